@@ -1,0 +1,106 @@
+"""Service settings: one dataclass whose field metadata feeds the CLI, the environment and --help.
+
+Every setting has a command-line flag and an environment variable; the flag wins. Keeping them
+in one place is what lets `python server.py --help` list every setting without drift.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import Field, dataclass, field, fields
+from typing import Any, Callable, Mapping
+
+
+def _flag(value: str) -> bool:
+    if value.strip().lower() in {"1", "true", "yes", "on"}:
+        return True
+    if value.strip().lower() in {"", "0", "false", "no", "off"}:
+        return False
+    raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(value: str) -> Any:
+        number = kind(value)
+        if number <= 0:
+            raise ValueError(f"must be greater than 0, got {value!r}")
+        return number
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _port(value: str) -> int:
+    number = int(value)
+    if not 0 <= number <= 65535:
+        raise ValueError(f"must be between 0 and 65535, got {value!r}")
+    return number
+
+
+def _setting(default: Any, env: str, parse: Callable[[str], Any], help: str) -> Any:
+    return field(default=default, metadata={"env": env, "parse": parse, "help": help})
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = _setting("127.0.0.1", "HOST", str, "interface to listen on")
+    port: int = _setting(8000, "PORT", _port, "TCP port to listen on (0 picks a free one)")
+    keys_file: str = _setting("keys.env", "API_KEYS_FILE", str,
+                              "API keys file (env format, SHA-256 digests only)")
+    keys_reload_interval: float = _setting(
+        1.0, "KEYS_RELOAD_INTERVAL", _positive(float),
+        "seconds between checks of the keys file for created or revoked keys")
+    rate_limit: int = _setting(100, "RATE_LIMIT", _positive(int),
+                               "requests each API key may make in any window")
+    rate_window: int = _setting(60, "RATE_WINDOW", _positive(int),
+                                "rate-limit window in whole seconds")
+    input_timeout: float = _setting(10.0, "INPUT_TIMEOUT", _positive(float),
+                                    "time budget in seconds for resolving one input")
+    enable_introspection: bool = _setting(False, "ENABLE_INTROSPECTION", _flag,
+                                          "allow GraphQL introspection queries (1 to enable)")
+    shutdown_timeout: float = _setting(30.0, "SHUTDOWN_TIMEOUT", _positive(float),
+                                       "seconds in-flight requests get to finish after SIGTERM")
+
+
+class SettingError(ValueError):
+    """A setting has a value it cannot take; the message names the setting."""
+
+
+def _flag_name(setting: Field) -> str:
+    return "--" + setting.name.replace("_", "-")
+
+
+def add_arguments(parser: argparse.ArgumentParser, only: tuple[str, ...] | None = None,
+                  suppress_default: bool = False) -> None:
+    """Add a flag for every setting (or the named ones); unset flags leave room for the env.
+
+    Subcommands pass `suppress_default` so that their unset flag does not erase a value the
+    top-level parser already took.
+    """
+    for setting in fields(Settings):
+        if only is not None and setting.name not in only:
+            continue
+        parser.add_argument(
+            _flag_name(setting),
+            dest=setting.name,
+            default=argparse.SUPPRESS if suppress_default else None,
+            metavar=setting.metadata["env"],
+            help=f"{setting.metadata['help']} (env {setting.metadata['env']}, default {setting.default})",
+        )
+
+
+def resolve(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Settings:
+    """Settings from flags, then environment, then defaults; a bad value raises SettingError."""
+    values: dict[str, Any] = {}
+    for setting in fields(Settings):
+        raw, source = getattr(args, setting.name, None), _flag_name(setting)
+        if raw is None:
+            raw, source = environ.get(setting.metadata["env"]), setting.metadata["env"]
+        if raw is None:
+            continue
+        try:
+            values[setting.name] = setting.metadata["parse"](raw)
+        except ValueError as exc:
+            raise SettingError(f"{source}: {exc}") from None
+    return Settings(**values)

@@ -1,0 +1,47 @@
+"""Per-input failures that adapters raise, mapped to the error codes of decisions.md §3.
+
+An adapter raises one of these with a message written for the client; the resolver turns it into
+an entry of `walletPositions.errors`. Anything else an adapter raises becomes UNKNOWN_ERROR with a
+generic message, and its detail goes to the server log only.
+"""
+
+from __future__ import annotations
+
+
+class PositionError(Exception):
+    """A per-input failure whose message is safe to show the client (no URLs, no paths)."""
+
+    code = "UNKNOWN_ERROR"
+    retryable = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InputValidationError(PositionError):
+    """Unknown protocol, chain the protocol does not support, malformed address."""
+
+    code = "VALIDATION_ERROR"
+    retryable = False
+
+
+class NetworkError(PositionError):
+    """The chain's RPC endpoint is unreachable, refuses, or rate-limits us."""
+
+    code = "NETWORK_ERROR"
+    retryable = True
+
+
+class ProtocolError(PositionError):
+    """The chain answered but the protocol's contracts did not (revert, missing code, bad data)."""
+
+    code = "PROTOCOL_ERROR"
+    retryable = False
+
+
+class BudgetExceeded(PositionError):
+    """The input's time budget ran out."""
+
+    code = "TIMEOUT"
+    retryable = True

@@ -1,0 +1,39 @@
+"""The protocol registry: protocol name -> async fetch function and the chains it serves.
+
+A fetch function takes `(ctx, chain_id, wallet_address)` with the address already validated and
+lower-cased, and returns the position object as a dict holding the fields of its GraphQL type
+(`blockNumber` and the position lists). The resolver adds `protocol`, `chainId` and
+`walletAddress`, so an adapter cannot get them wrong. Failures are raised as the exceptions of
+`errors.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Mapping
+
+
+@dataclass(frozen=True)
+class FetchContext:
+    """What an adapter gets besides its input; one per input."""
+
+    deadline: float
+    """Event-loop time (`loop.time()`) at which the input's budget ends; retries must stop by then."""
+
+
+FetchFunction = Callable[[FetchContext, int, str], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    type_name: str
+    """The `<Protocol>WalletPositions` member of the `WalletPositions` union."""
+    chains: frozenset[int]
+    fetch: FetchFunction
+
+
+Registry = Mapping[str, Protocol]
+
+PROTOCOLS: Registry = {}
+"""The protocols this service answers for. Adapters register here as they land."""

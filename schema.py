@@ -1,0 +1,133 @@
+"""The GraphQL schema, built from schema.graphql, and the `walletPositions` resolver.
+
+The resolver validates each input (decisions.md §3), runs the inputs concurrently, each under its
+own time budget, and maps failures to error codes. Identical inputs within one request share one
+fetch, even across aliases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphql import GraphQLResolveInfo, GraphQLSchema, GraphQLUnionType, build_schema
+
+from errors import BudgetExceeded, InputValidationError, PositionError
+from protocols import FetchContext, Protocol, Registry
+
+log = logging.getLogger("wallet_positions.resolver")
+
+SDL_PATH = Path(__file__).with_name("schema.graphql")
+ADDRESS_RE = re.compile(r"0x[0-9a-fA-F]{40}")
+
+InputKey = tuple[str, int, str]
+
+
+@dataclass
+class RequestContext:
+    """Per-request state shared by every `walletPositions` field of one operation."""
+
+    registry: Registry
+    input_timeout: float
+    outcomes: list[str] = field(default_factory=list)
+    """One code per resolved input ("OK" or an error code), for the access log."""
+    fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+
+
+def build(registry: Registry) -> GraphQLSchema:
+    """The executable schema; every registered protocol must name a member of the union."""
+    schema = build_schema(SDL_PATH.read_text(encoding="utf-8"))
+    union = schema.type_map["WalletPositions"]
+    assert isinstance(union, GraphQLUnionType)
+    members = {member.name for member in union.types}
+    for protocol in registry.values():
+        if protocol.type_name not in members:
+            raise ValueError(f"protocol {protocol.name!r}: {protocol.type_name} is not in the "
+                             "WalletPositions union of schema.graphql")
+    schema.query_type.fields["walletPositions"].resolve = resolve_wallet_positions
+    return schema
+
+
+async def resolve_wallet_positions(
+    _root: Any, info: GraphQLResolveInfo, inputs: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
+    context: RequestContext = info.context
+    outcomes = await asyncio.gather(*(_resolve_input(context, item) for item in inputs))
+    data, errors = [], []
+    for position, error in outcomes:
+        if error is None:
+            data.append(position)
+            context.outcomes.append("OK")
+        else:
+            errors.append(error)
+            context.outcomes.append(error["error"]["code"])
+    return {"data": data, "errors": errors}
+
+
+async def _resolve_input(
+    context: RequestContext, item: dict[str, Any]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
+    try:
+        protocol = _validate(context.registry, name, chain_id, address)
+        key = (protocol.name, chain_id, address)
+        if key not in context.fetches:
+            context.fetches[key] = asyncio.ensure_future(
+                _fetch(protocol, chain_id, address, context.input_timeout))
+        position = await asyncio.shield(context.fetches[key])
+    except PositionError as exc:
+        return None, {
+            "protocol": name,
+            "chainId": chain_id,
+            "walletAddress": address,
+            "error": {"code": exc.code, "message": exc.message, "retryable": exc.retryable},
+        }
+    return {
+        **position,
+        "__typename": protocol.type_name,
+        "protocol": protocol.name,
+        "chainId": chain_id,
+        "walletAddress": address,
+    }, None
+
+
+def _validate(registry: Registry, name: str, chain_id: int, address: str) -> Protocol:
+    protocol = registry.get(name.lower())
+    if protocol is None:
+        supported = ", ".join(sorted(registry)) or "none yet"
+        raise InputValidationError(f"Unknown protocol {_shorten(name)!r}. Supported protocols: {supported}.")
+    if chain_id not in protocol.chains:
+        chains = ", ".join(str(c) for c in sorted(protocol.chains))
+        raise InputValidationError(
+            f"Chain {chain_id} is not supported by protocol {protocol.name!r}. Supported chains: {chains}.")
+    if not ADDRESS_RE.fullmatch(address):
+        raise InputValidationError(
+            "Malformed walletAddress: expected 0x followed by 40 hexadecimal characters.")
+    return protocol
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+async def _fetch(protocol: Protocol, chain_id: int, address: str, budget: float) -> dict[str, Any]:
+    """One adapter call under the input's time budget; anything unexpected is UNKNOWN_ERROR."""
+    loop = asyncio.get_running_loop()
+    context = FetchContext(deadline=loop.time() + budget)
+    try:
+        async with asyncio.timeout(budget):
+            position = await protocol.fetch(context, chain_id, address)
+        if not isinstance(position, dict):
+            raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
+    except PositionError:
+        raise
+    except TimeoutError:
+        raise BudgetExceeded(f"The input did not resolve within its time budget of {budget:g} s.") from None
+    except Exception:
+        log.exception("unexpected failure in %s fetch (chain %d)", protocol.name, chain_id)
+        raise PositionError("Internal error while reading positions; it has been logged.") from None
+    return position

@@ -1,0 +1,342 @@
+"""The wallet positions service: aiohttp app factory and command-line entry.
+
+    python server.py                          serve (see --help for every setting)
+    python server.py keys create --name NAME  print a new API key on stdout, nothing else
+    python server.py keys list                id, name, created, revoked of every key
+    python server.py keys revoke ID           revoke a key; running servers notice within 2 s
+
+A request flows one way: access log -> JSON errors -> auth -> rate limit -> request limits ->
+GraphQL validation -> resolvers (schema.py) -> protocol adapters (protocols.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+from aiohttp import web
+
+import auth
+import graphql_http
+import schema
+from config import SettingError, Settings, add_arguments, resolve
+from limits import MAX_BODY_BYTES, RateLimiter
+from protocols import PROTOCOLS, Registry
+
+log = logging.getLogger("wallet_positions.server")
+access_log = logging.getLogger("wallet_positions.access")
+
+SETTINGS = web.AppKey("settings", Settings)
+KEYS = web.AppKey("keys", auth.KeyStore)
+LIMITER = web.AppKey("limiter", RateLimiter)
+SCHEMA = web.AppKey("schema", Any)
+REGISTRY = web.AppKey("registry", Any)
+
+
+@dataclass
+class AccessRecord:
+    """What the handler learns about a request that belongs in its access-log line."""
+
+    key_id: str | None = None
+    inputs: int = 0
+    outcomes: list[str] = field(default_factory=list)
+
+
+ACCESS = web.RequestKey("access", AccessRecord)
+
+JSON = "application/json"
+GRAPHQL_RESPONSE = "application/graphql-response+json"
+STATUS_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+
+
+def error_body(message: str, code: str, **extensions: Any) -> dict[str, Any]:
+    return {"errors": [{"message": message, "extensions": {"code": code, **extensions}}]}
+
+
+def json_response(payload: dict[str, Any], status: int = 200, media: str = JSON,
+                  headers: dict[str, str] | None = None) -> web.Response:
+    response = web.Response(status=status, body=json.dumps(payload).encode(), headers=headers)
+    response.content_type = media
+    response.charset = "utf-8"
+    return response
+
+
+def negotiate(accept: str | None) -> str | None:
+    """The response media type for an Accept header, or None when it admits neither JSON type.
+
+    An explicit `application/graphql-response+json` wins at equal quality; wildcards and a
+    missing header get `application/json`, which every client understands.
+    """
+    if not accept or not accept.strip():
+        return JSON
+    best, best_rank = None, (0.0, -1)
+    for part in accept.split(","):
+        media, *params = (piece.strip().lower() for piece in part.split(";"))
+        quality = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        specificity = {GRAPHQL_RESPONSE: 2, JSON: 2, "application/*": 1, "*/*": 0}.get(media)
+        if specificity is None or not 0 < quality <= 1:
+            continue
+        rank = (quality, specificity)
+        if rank > best_rank:
+            best, best_rank = (media if specificity == 2 else JSON), rank
+    return best
+
+
+@web.middleware
+async def log_access(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """One JSON line per request; the key's id only, never the key."""
+    started = time.perf_counter()
+    status = 500
+    record = request[ACCESS] = AccessRecord()
+    try:
+        response = await handler(request)
+        status = response.status
+        return response
+    finally:
+        access_log.info("request", extra={"fields": {
+            "method": request.method,
+            "path": request.path,
+            "status": status,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            **asdict(record),
+        }})
+
+
+@web.middleware
+async def json_errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+    """Every error answer is JSON; nothing unexpected escapes as an HTML page or a traceback."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        headers = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
+        code = STATUS_CODES.get(exc.status, f"HTTP_{exc.status}")
+        return json_response(error_body(exc.reason, code), exc.status, headers=headers)
+    except Exception:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return json_response(error_body("Internal server error; it has been logged.",
+                                        "INTERNAL_SERVER_ERROR"), 500)
+
+
+async def graphql_endpoint(request: web.Request) -> web.Response:
+    if request.method != "POST":
+        return json_response(
+            error_body("Use POST with a JSON body: {\"query\": \"...\"}.", "METHOD_NOT_ALLOWED"),
+            405, headers={"Allow": "POST"})
+    media = negotiate(request.headers.get("Accept"))
+    try:
+        key_id = request[ACCESS].key_id = request.app[KEYS].identify(request.headers)
+    except auth.AuthError as exc:
+        return json_response(error_body(exc.message, "UNAUTHENTICATED"), 401, media or JSON,
+                             {"WWW-Authenticate": "Bearer"})
+    decision = request.app[LIMITER].hit(key_id)
+    headers = decision.headers()
+    if not decision.allowed:
+        headers["Retry-After"] = str(decision.reset)
+        return json_response(error_body("Rate limit exceeded. Please try again later.",
+                                        "RATE_LIMITED", retryAfter=decision.reset),
+                             429, media or JSON, headers)
+    try:
+        payload = await _execute(request, media)
+    except graphql_http.RequestError as exc:
+        return json_response(exc.payload, exc.status, media or JSON, headers)
+    return json_response(payload, 200, media, headers)
+
+
+async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
+    if media is None:
+        raise graphql_http.RequestError.single(
+            406, f"Acceptable response types are {GRAPHQL_RESPONSE} and {JSON}.", "NOT_ACCEPTABLE")
+    if request.content_type != JSON:
+        raise graphql_http.RequestError.single(
+            415, "Send the request body as Content-Type: application/json.", "UNSUPPORTED_MEDIA_TYPE")
+    too_large = graphql_http.RequestError.single(
+        413, f"The request body exceeds the limit of {MAX_BODY_BYTES} bytes.", "PAYLOAD_TOO_LARGE",
+        limit=MAX_BODY_BYTES)
+    if (request.content_length or 0) > MAX_BODY_BYTES:
+        raise too_large
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise too_large from None
+    settings = request.app[SETTINGS]
+    operation = graphql_http.prepare(body, request.app[SCHEMA], settings.enable_introspection)
+    request[ACCESS].inputs = operation.inputs
+    context = schema.RequestContext(request.app[REGISTRY], settings.input_timeout,
+                                    outcomes=request[ACCESS].outcomes)
+    return await graphql_http.run(operation, request.app[SCHEMA], context)
+
+
+async def schema_sdl(_request: web.Request) -> web.Response:
+    return web.Response(text=schema.SDL_PATH.read_text(encoding="utf-8"), content_type="text/plain")
+
+
+async def healthz(_request: web.Request) -> web.Response:
+    return json_response({"status": "ok"})
+
+
+async def _watch_keys(app: web.Application) -> AsyncIterator[None]:
+    """Re-read the keys file whenever it changes, so created and revoked keys take effect live."""
+    store, interval = app[KEYS], app[SETTINGS].keys_reload_interval
+
+    async def watch() -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                store.refresh()
+            except Exception:
+                log.exception("keys file check failed; keeping the current keys")
+
+    task = asyncio.create_task(watch())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def create_app(settings: Settings, registry: Registry = PROTOCOLS,
+               clock: Callable[[], float] = time.monotonic) -> web.Application:
+    """The application; raises auth.KeyFileError when the keys file is corrupt."""
+    keys = auth.KeyStore(settings.keys_file)
+    if keys.load() == 0:
+        log.warning("no active API keys in %s: every request gets 401 until one is created with "
+                    "`python server.py keys create --name NAME`", settings.keys_file)
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[log_access, json_errors])
+    app[SETTINGS] = settings
+    app[KEYS] = keys
+    app[LIMITER] = RateLimiter(settings.rate_limit, settings.rate_window, clock)
+    app[SCHEMA] = schema.build(registry)
+    app[REGISTRY] = registry
+    app.cleanup_ctx.append(_watch_keys)
+    app.router.add_route("*", "/graphql", graphql_endpoint)
+    app.router.add_get("/schema.graphql", schema_sdl)
+    app.router.add_get("/healthz", healthz)
+    return app
+
+
+async def serve(app: web.Application, settings: Settings) -> None:
+    """Serve until SIGTERM or SIGINT, then let in-flight requests finish before returning."""
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=settings.shutdown_timeout)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, settings.host, settings.port).start()
+        for host, port in (address[:2] for address in runner.addresses):
+            log.info("listening on http://%s:%d", host, port, extra={"fields": {"port": port}})
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+        log.info("stopping: draining in-flight requests")
+    finally:
+        await runner.cleanup()
+    log.info("stopped")
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+            **getattr(record, "fields", {}),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str)
+
+
+def configure_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="server.py",
+        description="Wallet positions GraphQL service. Without a command it serves; every "
+                    "setting can also come from the environment variable shown.")
+    add_arguments(parser)
+    commands = parser.add_subparsers(dest="command", metavar="{keys}")
+    keys = commands.add_parser("keys", help="manage API keys (create, list, revoke)")
+    actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,list,revoke}")
+    create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
+    create.add_argument("--name", required=True, help="label for the key: letters, digits, . _ -")
+    listing = actions.add_parser("list", help="list keys: id, name, created, revoked")
+    revoke = actions.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("id", help="the key's id, as `keys list` shows it")
+    for sub in (create, listing, revoke):
+        add_arguments(sub, only=("keys_file",), suppress_default=True)
+    return parser
+
+
+def keys_command(args: argparse.Namespace, settings: Settings) -> int:
+    """`keys create|list|revoke`: only a new key goes to stdout for create; messages to stderr."""
+    path = settings.keys_file
+    try:
+        if args.keys_command == "create":
+            key, record = auth.create_key(path, args.name)
+            print(key)
+            print(f"created key {record.id} ({record.name}) in {path}; it is shown only once",
+                  file=sys.stderr)
+        elif args.keys_command == "list":
+            rows = [("ID", "NAME", "CREATED", "REVOKED")] + [
+                (r.id, r.name, r.created or "-", r.revoked or "-")
+                for r in auth.load_keys(path).values()]
+            widths = [max(len(row[i]) for row in rows) for i in range(4)]
+            for row in rows:
+                print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        else:
+            record, changed = auth.revoke_key(path, args.id)
+            verb = "revoked" if changed else "was already revoked"
+            print(f"key {record.id} ({record.name}) {verb} at {record.revoked}", file=sys.stderr)
+    except (auth.KeyFileError, ValueError, LookupError) as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = resolve(args)
+    except SettingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "keys":
+        return keys_command(args, settings)
+    configure_logging()
+    try:
+        app = create_app(settings)
+    except auth.KeyFileError as exc:
+        log.error("cannot start: the keys file is corrupt: %s", exc)
+        return 1
+    try:
+        asyncio.run(serve(app, settings))
+    except OSError as exc:
+        log.error("cannot listen on %s:%d: %s", settings.host, settings.port, exc.strerror or exc)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Shared fixtures: a keys file with a real key, the stand-in registry, and an HTTP helper."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from multidict import CIMultiDictProxy
+
+import auth
+import server
+from config import Settings
+from tests.stand_ins import StandIns
+
+WALLET = "0x" + "ab" * 20
+QUICKSTART = """
+query Positions($inputs: [PositionInput!]!) {
+  walletPositions(inputs: $inputs) {
+    data {
+      ... on MorphoWalletPositions {
+        protocol walletAddress chainId blockNumber
+        vaultV2Positions { vaultName assetsUsd apy shares }
+      }
+    }
+    errors { protocol chainId walletAddress error { code message retryable } }
+  }
+}
+"""
+
+
+def position_input(protocol: str = "morpho", chain_id: int = 1, wallet: str = WALLET) -> dict[str, Any]:
+    return {"protocol": protocol, "chainId": chain_id, "walletAddress": wallet}
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: CIMultiDictProxy[str]
+    body: Any
+
+
+class Api:
+    """Posts GraphQL to a test client with a valid key unless told otherwise."""
+
+    def __init__(self, client: Any, key: str, app: Any) -> None:
+        self.client, self.key, self.app = client, key, app
+
+    async def post(self, payload: Any = None, *, raw: bytes | None = None,
+                   headers: dict[str, str] | None = None, key: str | None = "default") -> Reply:
+        sent = {"Content-Type": "application/json"}
+        if key == "default":
+            key = self.key
+        if key is not None:
+            sent["x-api-key"] = key
+        sent.update(headers or {})
+        data = raw if raw is not None else json.dumps(payload).encode()
+        async with self.client.post("/graphql", data=data, headers=sent) as response:
+            text = await response.text()
+            return Reply(response.status, response.headers, json.loads(text) if text else None)
+
+    async def query(self, query: str, variables: dict[str, Any] | None = None, **kwargs: Any) -> Reply:
+        payload: dict[str, Any] = {"query": query}
+        if variables is not None:
+            payload["variables"] = variables
+        return await self.post(payload, **kwargs)
+
+    async def positions(self, *inputs: dict[str, Any], **kwargs: Any) -> Reply:
+        return await self.query(QUICKSTART, {"inputs": list(inputs)}, **kwargs)
+
+
+@pytest.fixture
+def keys_file(tmp_path: Path) -> Path:
+    return tmp_path / "keys.env"
+
+
+@pytest.fixture
+def api_key(keys_file: Path) -> str:
+    return auth.create_key(keys_file, "test")[0]
+
+
+@pytest.fixture
+def stand_ins() -> StandIns:
+    return StandIns()
+
+
+@pytest.fixture
+def make_api(aiohttp_client: Any, keys_file: Path, api_key: str, stand_ins: StandIns) -> Callable[..., Any]:
+    """Build an app with the given settings (keys file preset) and return an Api for it."""
+
+    async def make(clock: Callable[[], float] | None = None, **settings: Any) -> Api:
+        options = {"clock": clock} if clock else {}
+        app = server.create_app(Settings(keys_file=str(keys_file), **settings),
+                                stand_ins.registry(), **options)
+        return Api(await aiohttp_client(app), api_key, app)
+
+    return make
+
+
+@pytest.fixture
+async def api(make_api: Callable[..., Any]) -> Api:
+    return await make_api()
+
+
+async def raw_http(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send bytes as they are (headers no client library would send) and read the answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    writer.close()
+    return status, headers, body

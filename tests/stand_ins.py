@@ -1,0 +1,89 @@
+"""Test fetch functions that stand in for protocol adapters in the HTTP/GraphQL tests.
+
+They are registered under their own names, all typed as MorphoWalletPositions, so the tests
+exercise the real schema, resolver and error mapping without any chain access.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from errors import NetworkError, ProtocolError
+from protocols import FetchContext, Protocol
+
+CHAINS = frozenset({1, 8453})
+
+
+def vault_position(address: str, chain_id: int) -> dict[str, Any]:
+    """A position whose every figure is a function of the input, so tests can tell them apart."""
+    return {
+        "blockNumber": 1000 + chain_id,
+        "vaultV1Positions": [],
+        "vaultV2Positions": [{
+            "type": "morpho-vault-v2",
+            "vaultAddress": "0x" + "11" * 20,
+            "vaultName": f"Vault for {address[:10]} on {chain_id}",
+            "vaultSymbol": "vTEST",
+            "asset": {"address": "0x" + "22" * 20, "symbol": "TST", "name": "Test", "decimals": 6},
+            "shares": str(int(address[2:10], 16)),
+            "assets": "1250000000",
+            "assetsUsd": 1250.0,
+            "apy": 0.0685,
+        }],
+        "marketPositions": [],
+    }
+
+
+class StandIns:
+    """A registry of stand-ins plus a log of the fetches they received."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, str]] = []
+        self.contexts: list[FetchContext] = []
+        self.rendezvous_started = 0
+        self.rendezvous_ready = asyncio.Event()
+        self.rendezvous_size = 2
+
+    def registry(self) -> dict[str, Protocol]:
+        fetches = {
+            "morpho": self.ok,
+            "slow": self.slow,
+            "netfail": self.network_failure,
+            "revert": self.revert,
+            "buggy": self.buggy,
+            "badshape": self.bad_shape,
+            "rendezvous": self.rendezvous,
+        }
+        return {name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch)
+                for name, fetch in fetches.items()}
+
+    async def ok(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        self.calls.append(("morpho", chain_id, address))
+        self.contexts.append(ctx)
+        await asyncio.sleep(0.01)
+        return vault_position(address, chain_id)
+
+    async def slow(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    async def network_failure(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        raise NetworkError("The chain's RPC endpoint could not be reached.")
+
+    async def revert(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        raise ProtocolError("Vault 0x11 reverted on convertToAssets.")
+
+    async def buggy(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        raise RuntimeError("boom at /srv/secret/path via https://rpc.example/secret-token")
+
+    async def bad_shape(self, ctx: FetchContext, chain_id: int, address: str) -> Any:
+        return ["not", "a", "dict"]
+
+    async def rendezvous(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        """Completes only once `rendezvous_size` fetches are running at the same time."""
+        self.rendezvous_started += 1
+        if self.rendezvous_started >= self.rendezvous_size:
+            self.rendezvous_ready.set()
+        await self.rendezvous_ready.wait()
+        return vault_position(address, chain_id)
