@@ -94,8 +94,8 @@ class RateLimiter:
 
 
 def _whole_seconds_after(seconds: float) -> int:
-    """Smallest whole number of seconds strictly after `seconds` (a token returns just after)."""
-    return max(1, math.floor(seconds) + 1)
+    """Whole seconds strictly after `seconds` (a token returns just after), robust to float noise."""
+    return max(1, math.floor(seconds + 1e-6) + 1)
 
 
 def _error(message: str, code: str, node: Any = None) -> GraphQLError:

@@ -21,7 +21,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 from aiohttp import web
 
@@ -52,6 +52,36 @@ class AccessRecord:
 
 
 ACCESS = web.RequestKey("access", AccessRecord)
+
+
+class InFlight:
+    """Counts requests being handled, so that shutdown can wait for the last one to finish.
+
+    aiohttp's own graceful shutdown stops reading from open connections, which would strand a
+    request whose body is still arriving; waiting here first lets such a request complete.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[None]:
+        self.count += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self.count -= 1
+            if self.count == 0:
+                self._idle.set()
+
+    async def idle(self) -> None:
+        await self._idle.wait()
+
+
+INFLIGHT = web.AppKey("inflight", InFlight)
 
 JSON = "application/json"
 GRAPHQL_RESPONSE = "application/graphql-response+json"
@@ -105,7 +135,8 @@ async def log_access(request: web.Request, handler: Callable[[web.Request], Awai
     status = 500
     record = request[ACCESS] = AccessRecord()
     try:
-        response = await handler(request)
+        with request.app[INFLIGHT].track():
+            response = await handler(request)
         status = response.status
         return response
     finally:
@@ -224,6 +255,7 @@ def create_app(settings: Settings, registry: Registry = PROTOCOLS,
     app[LIMITER] = RateLimiter(settings.rate_limit, settings.rate_window, clock)
     app[SCHEMA] = schema.build(registry)
     app[REGISTRY] = registry
+    app[INFLIGHT] = InFlight()
     app.cleanup_ctx.append(_watch_keys)
     app.router.add_route("*", "/graphql", graphql_endpoint)
     app.router.add_get("/schema.graphql", schema_sdl)
@@ -236,7 +268,8 @@ async def serve(app: web.Application, settings: Settings) -> None:
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=settings.shutdown_timeout)
     await runner.setup()
     try:
-        await web.TCPSite(runner, settings.host, settings.port).start()
+        site = web.TCPSite(runner, settings.host, settings.port)
+        await site.start()
         for host, port in (address[:2] for address in runner.addresses):
             log.info("listening on http://%s:%d", host, port, extra={"fields": {"port": port}})
         stop = asyncio.Event()
@@ -244,7 +277,13 @@ async def serve(app: web.Application, settings: Settings) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         await stop.wait()
-        log.info("stopping: draining in-flight requests")
+        await site.stop()
+        inflight = app[INFLIGHT]
+        log.info("stopping: accepting no new connections, draining %d in-flight requests", inflight.count)
+        try:
+            await asyncio.wait_for(inflight.idle(), settings.shutdown_timeout)
+        except TimeoutError:
+            log.warning("shutdown timeout: %d requests still in flight are cut off", inflight.count)
     finally:
         await runner.cleanup()
     log.info("stopped")

@@ -1,0 +1,131 @@
+"""Authentication as decisions.md §5: both headers, exact messages, 401 + WWW-Authenticate."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+import auth
+from server import KEYS
+from tests.conftest import QUICKSTART, position_input, raw_http
+
+MISSING = "Missing API key. Provide via x-api-key header or Authorization: Bearer <key>."
+INVALID = "Invalid or revoked API key."
+
+
+def assert_401(reply, message):
+    assert reply.status == 401
+    assert reply.headers["WWW-Authenticate"] == "Bearer"
+    assert reply.body == {"errors": [{"message": message, "extensions": {"code": "UNAUTHENTICATED"}}]}
+    assert "RateLimit" not in reply.headers
+
+
+async def test_x_api_key_header_is_accepted(api):
+    assert (await api.positions(position_input())).status == 200
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+async def test_authorization_bearer_is_accepted(api, scheme):
+    reply = await api.positions(position_input(), key=None, headers={"Authorization": f"{scheme} {api.key}"})
+    assert reply.status == 200
+
+
+async def test_missing_key(api):
+    assert_401(await api.positions(position_input(), key=None), MISSING)
+
+
+@pytest.mark.parametrize("headers", [
+    {"x-api-key": ""},
+    {"x-api-key": "   "},
+    {"Authorization": "Bearer"},
+    {"Authorization": "Bearer   "},
+    {"Authorization": "Basic dXNlcjpwYXNz"},
+])
+async def test_empty_or_foreign_credentials_count_as_missing(api, headers):
+    assert_401(await api.positions(position_input(), key=None, headers=headers), MISSING)
+
+
+@pytest.mark.parametrize("key", [
+    "pk_" + "0" * 64,
+    "pk_" + "A" * 64,
+    "pk_" + "a" * 63,
+    "sk_" + "a" * 64,
+    "not-a-key",
+    "pk_" + "a" * 5_000,
+])
+async def test_unknown_or_malformed_key(api, key):
+    assert_401(await api.positions(position_input(), key=key), INVALID)
+
+
+async def test_revoked_key_is_refused(api, keys_file):
+    record = next(iter(auth.load_keys(keys_file).values()))
+    auth.revoke_key(keys_file, record.id)
+    api.app[KEYS].load()
+    assert_401(await api.positions(position_input()), INVALID)
+
+
+async def test_both_headers_with_the_same_key_are_fine(api):
+    reply = await api.positions(position_input(), headers={"Authorization": f"Bearer {api.key}"})
+    assert reply.status == 200
+
+
+async def test_both_headers_with_different_keys_are_refused(api, keys_file):
+    other = auth.create_key(keys_file, "other")[0]
+    reply = await api.positions(position_input(), headers={"Authorization": f"Bearer {other}"})
+    assert_401(reply, auth.CONFLICTING_KEYS)
+
+
+async def test_conflict_is_refused_even_when_one_key_is_invalid(api):
+    reply = await api.positions(position_input(), headers={"Authorization": "Bearer pk_" + "0" * 64})
+    assert_401(reply, auth.CONFLICTING_KEYS)
+
+
+@pytest.mark.parametrize("value", [
+    "pk_\xe9\xe9\xe9".encode("latin-1"),
+    "pk_ключ".encode("utf-8"),
+    b"\xff\xfe\xfd",
+    b"pk_" + b"a" * 60 + "é".encode("utf-8") + b"aa",
+])
+async def test_non_ascii_header_values_are_refused_cleanly(api, value):
+    port = api.client.server.port
+    body = json.dumps({"query": QUICKSTART, "variables": {"inputs": [position_input()]}}).encode()
+    for header in (b"x-api-key: " + value, b"Authorization: Bearer " + value):
+        status, headers, raw = await raw_http(port, b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                              b"Content-Type: application/json\r\n" + header +
+                                              b"\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        assert status == 401, raw
+        assert json.loads(raw)["errors"][0]["message"] == INVALID
+
+
+async def test_header_over_the_http_parser_limit_is_a_400_not_a_500(api):
+    status, _, _ = await raw_http(api.client.server.port, b"POST /graphql HTTP/1.1\r\nHost: x\r\n"
+                                  b"x-api-key: " + b"a" * 9000 + b"\r\nContent-Length: 0\r\n\r\n")
+    assert status == 400
+
+
+async def test_refused_requests_do_not_count_against_the_limit(make_api):
+    api = await make_api(rate_limit=2)
+    for _ in range(5):
+        assert (await api.positions(position_input(), key="pk_" + "0" * 64)).status == 401
+    assert [(await api.positions(position_input())).status for _ in range(3)] == [200, 200, 429]
+
+
+async def test_keys_never_reach_the_logs(api, keys_file, caplog):
+    caplog.set_level(logging.DEBUG)
+    await api.positions(position_input())
+    await api.positions(position_input(), key="pk_" + "1" * 64)
+    text = "\n".join(f"{r.getMessage()} {getattr(r, 'fields', '')}" for r in caplog.records)
+    assert "pk_" not in text
+    access = [r.fields for r in caplog.records if r.name == "wallet_positions.access"]
+    assert [entry["status"] for entry in access] == [200, 401]
+    assert access[0]["key_id"] == next(iter(auth.load_keys(keys_file)))
+    assert access[1]["key_id"] is None
+
+
+def test_keys_are_stored_only_as_digests(keys_file, api_key):
+    text = keys_file.read_text()
+    assert api_key not in text
+    assert auth.digest_of(api_key) in text
+    assert keys_file.stat().st_mode & 0o777 == 0o600

@@ -1,0 +1,91 @@
+"""`python server.py` as a real process: keys from the CLI, live revocation, SIGTERM drain."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import QUICKSTART, position_input
+from tests.test_keys import SERVER, cli
+
+
+def wait_for_port(log: Path, process: subprocess.Popen, within: float = 30.0) -> int:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        for line in log.read_text().splitlines():
+            entry = json.loads(line)
+            if entry["message"].startswith("listening on"):
+                return entry["port"]
+        time.sleep(0.05)
+    raise AssertionError(f"server did not start: {log.read_text()}")
+
+
+def post(port: int, key: str, body: bytes) -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("POST", "/graphql", body, {"Content-Type": "application/json", "x-api-key": key})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_served_process_end_to_end(tmp_path):
+    keys = tmp_path / "keys.env"
+    key = cli("keys", "create", "--name", "e2e", keys_file=keys).stdout.strip()
+    log = tmp_path / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--host", "127.0.0.1",
+                                    "--keys-file", str(keys)], stdout=sink, stderr=sink, cwd=tmp_path)
+    try:
+        port = wait_for_port(log, process)
+        body = json.dumps({"query": QUICKSTART, "variables": {"inputs": [position_input("nowhere")]}}).encode()
+
+        status, answer = post(port, key, body)
+        assert status == 200
+        assert answer["data"]["walletPositions"]["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
+
+        key_id = next(line.split()[0] for line in cli("keys", "list", keys_file=keys).stdout.splitlines()[1:])
+        assert cli("keys", "revoke", key_id, keys_file=keys).returncode == 0
+        deadline = time.monotonic() + 2.0
+        while (status := post(port, key, body)[0]) != 401 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert status == 401
+
+        fresh = cli("keys", "create", "--name", "drain", keys_file=keys).stdout.strip()
+        deadline = time.monotonic() + 2.0
+        while (status := post(port, fresh, body)[0]) != 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert status == 200
+
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+            conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"x-api-key: " + fresh.encode() + b"\r\nConnection: close\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+            time.sleep(0.5)
+            process.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            assert process.poll() is None, "the server must wait for the in-flight request"
+            conn.sendall(body[10:])
+            reply = b""
+            while chunk := conn.recv(65536):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 200"), reply
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert key not in log.read_text() and fresh not in log.read_text()
+    access = [entry for entry in lines if entry["logger"] == "wallet_positions.access"]
+    assert {"time", "status", "duration_ms", "key_id", "inputs", "outcomes"} <= set(access[0])
+    assert access[0]["inputs"] == 1 and access[0]["outcomes"] == ["VALIDATION_ERROR"]
+    assert lines[-1]["message"] == "stopped"

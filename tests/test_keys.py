@@ -1,0 +1,184 @@
+"""Key management from the CLI, the keys file format, and live reload in a running app."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import auth
+from tests.conftest import position_input
+
+SERVER = Path(__file__).resolve().parents[1] / "server.py"
+
+
+def cli(*args: str, keys_file: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(SERVER), *args]
+    if keys_file is not None:
+        command += ["--keys-file", str(keys_file)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env,
+                          cwd=keys_file.parent if keys_file else None)
+
+
+def test_create_prints_only_the_key_on_stdout(keys_file):
+    done = cli("keys", "create", "--name", "ci", keys_file=keys_file)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"pk_[0-9a-f]{64}\n", done.stdout)
+    key = done.stdout.strip()
+    assert "created key" in done.stderr and key not in done.stderr
+    text = keys_file.read_text()
+    assert key not in text and auth.digest_of(key) in text
+    assert keys_file.stat().st_mode & 0o777 == 0o600
+    (record,) = auth.load_keys(keys_file).values()
+    assert record.name == "ci" and record.active and re.fullmatch(r"\d{4}-.*Z", record.created)
+
+
+def test_keys_file_comes_from_the_environment(tmp_path):
+    target = tmp_path / "elsewhere.env"
+    done = subprocess.run([sys.executable, str(SERVER), "keys", "create", "--name", "env"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={**os.environ, "API_KEYS_FILE": str(target)})
+    assert done.returncode == 0, done.stderr
+    assert len(auth.load_keys(target)) == 1
+
+
+def test_default_keys_file_is_keys_env_in_the_working_directory(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "API_KEYS_FILE"}
+    done = subprocess.run([sys.executable, str(SERVER), "keys", "create", "--name", "cwd"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert len(auth.load_keys(tmp_path / "keys.env")) == 1
+
+
+def test_list_shows_metadata_but_never_a_key_or_digest(keys_file):
+    key = cli("keys", "create", "--name", "alpha", keys_file=keys_file).stdout.strip()
+    cli("keys", "create", "--name", "beta", keys_file=keys_file)
+    done = cli("keys", "list", keys_file=keys_file)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["ID", "NAME", "CREATED", "REVOKED"]
+    assert [line.split()[1] for line in lines[1:]] == ["alpha", "beta"]
+    assert key not in done.stdout and auth.digest_of(key) not in done.stdout
+    assert not re.search(r"[0-9a-f]{32}", done.stdout)
+
+
+def test_revoke_marks_the_key_and_is_idempotent(keys_file):
+    cli("keys", "create", "--name", "gone", keys_file=keys_file)
+    (record,) = auth.load_keys(keys_file).values()
+    done = cli("keys", "revoke", record.id, keys_file=keys_file)
+    assert done.returncode == 0 and "revoked at" in done.stderr
+    (after,) = auth.load_keys(keys_file).values()
+    assert not after.active
+    again = cli("keys", "revoke", record.id, keys_file=keys_file)
+    assert again.returncode == 0 and "already revoked" in again.stderr
+    listing = cli("keys", "list", keys_file=keys_file).stdout
+    assert after.revoked in listing
+
+
+def test_revoking_an_unknown_id_fails_clearly(keys_file):
+    cli("keys", "create", "--name", "x", keys_file=keys_file)
+    done = cli("keys", "revoke", "000000000000", keys_file=keys_file)
+    assert done.returncode == 1
+    assert "no key with id '000000000000'" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["", "has space", "quote\"d", "x" * 65, "new\nline"])
+def test_bad_names_are_refused(keys_file, name):
+    done = cli("keys", "create", "--name", name, keys_file=keys_file)
+    assert done.returncode == 1 and "key name must be" in done.stderr
+    assert done.stdout == ""
+    assert not keys_file.exists()
+
+
+def test_concurrent_creates_never_lose_a_key(keys_file):
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        runs = list(pool.map(lambda i: cli("keys", "create", "--name", f"k{i}", keys_file=keys_file), range(8)))
+    keys = [run.stdout.strip() for run in runs]
+    assert all(run.returncode == 0 for run in runs), [run.stderr for run in runs]
+    digests = {record.digest for record in auth.load_keys(keys_file).values()}
+    assert digests == {auth.digest_of(key) for key in keys}
+    assert len(digests) == 8
+
+
+def test_edits_keep_comments_and_unrelated_lines(keys_file):
+    keys_file.write_text("# operator note: rotate quarterly\n")
+    auth.create_key(keys_file, "one")
+    (record,) = auth.load_keys(keys_file).values()
+    auth.revoke_key(keys_file, record.id)
+    auth.create_key(keys_file, "two")
+    text = keys_file.read_text()
+    assert text.startswith("# operator note: rotate quarterly\n")
+    assert len(auth.load_keys(keys_file)) == 2
+
+
+def test_corrupt_file_is_not_overwritten_by_create(keys_file):
+    keys_file.write_text("KEY_abc=oops\n")
+    done = cli("keys", "create", "--name", "x", keys_file=keys_file)
+    assert done.returncode == 1 and "line 1" in done.stderr
+    assert keys_file.read_text() == "KEY_abc=oops\n"
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("garbage\n", "line 1: expected NAME=value"),
+    ("OTHER=1\n", "unexpected variable 'OTHER'"),
+    ("KEY_0123456789ab_SHA256=xyz\n", "no valid KEY_0123456789ab_SHA256"),
+    ("KEY_0123456789ab_NAME=a\nKEY_0123456789ab_NAME=b\n", "line 2: KEY_0123456789ab_NAME is set twice"),
+    ("KEY_0123456789ab_SHA256=" + "a" * 64 + "\nKEY_0123456789ab_CREATED=yesterday\n", "not a UTC time"),
+])
+def test_corrupt_file_errors_name_the_problem(keys_file, text, problem):
+    keys_file.write_text(text)
+    with pytest.raises(auth.KeyFileError, match=re.escape(problem)):
+        auth.load_keys(keys_file)
+
+
+def test_quoted_values_and_export_prefix_are_accepted(keys_file):
+    digest = "b" * 64
+    keys_file.write_text(f'export KEY_0123456789ab_NAME="quoted"\nKEY_0123456789ab_SHA256=\'{digest}\'\n')
+    (record,) = auth.load_keys(keys_file).values()
+    assert (record.name, record.digest) == ("quoted", digest)
+
+
+def test_corrupt_file_at_startup_exits_non_zero(keys_file):
+    keys_file.write_text("this is not an env file\n")
+    done = cli("--port", "0", keys_file=keys_file)
+    assert done.returncode == 1
+    assert "keys file is corrupt" in done.stderr and "line 1" in done.stderr
+
+
+async def wait_for_status(api, expected: int, key: str, within: float = 2.0) -> int:
+    """Poll until the status is `expected` or `within` seconds pass; returns the last status."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        status = (await api.positions(position_input(), key=key)).status
+        if status == expected or loop.time() > deadline:
+            return status
+        await asyncio.sleep(0.05)
+
+
+async def test_running_app_sees_created_and_revoked_keys_within_two_seconds(make_api, keys_file):
+    api = await make_api()
+    new_key, record = auth.create_key(keys_file, "late")
+    assert await wait_for_status(api, 200, new_key) == 200
+    auth.revoke_key(keys_file, record.id)
+    assert await wait_for_status(api, 401, new_key) == 401
+
+
+async def test_corrupt_file_at_reload_keeps_the_last_good_set(make_api, keys_file, caplog):
+    caplog.set_level(logging.ERROR, logger="wallet_positions.auth")
+    api = await make_api()
+    good = keys_file.read_text()
+    keys_file.write_text(good + "half-written line\n")
+    await asyncio.sleep(1.5)
+    assert (await api.positions(position_input())).status == 200
+    assert any("keys file is corrupt" in r.getMessage() for r in caplog.records)
+    keys_file.write_text(good)
+    new_key = auth.create_key(keys_file, "after-fix")[0]
+    assert await wait_for_status(api, 200, new_key) == 200

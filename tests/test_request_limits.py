@@ -1,0 +1,212 @@
+"""Request-level rules of decisions.md §4: refused before anything executes, never a 500."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from limits import MAX_BODY_BYTES
+from tests.conftest import QUICKSTART, WALLET, position_input
+
+ITEM = '{protocol: "morpho", chainId: 1, walletAddress: "%s"}' % WALLET
+FIELD = "walletPositions(inputs: [%s]) { errors { protocol } }"
+
+
+def request_error(reply, status: int, code: str) -> str:
+    assert reply.status == status, reply.body
+    assert "data" not in reply.body
+    assert reply.body["errors"], reply.body
+    codes = {error["extensions"]["code"] for error in reply.body["errors"]}
+    assert code in codes, reply.body
+    return reply.body["errors"][0]["message"]
+
+
+def items(n: int) -> str:
+    return ", ".join([ITEM] * n)
+
+
+@pytest.mark.parametrize("query", [
+    "{ %s }" % (FIELD % items(6)),
+    "{ a: %s b: %s }" % (FIELD % items(3), FIELD % items(3)),
+    "{ a: %s ...F } fragment F on Query { b: %s }" % (FIELD % items(5), FIELD % items(1)),
+    "{ a: %s ... on Query { b: %s } }" % (FIELD % items(4), FIELD % items(2)),
+    "{ a: %s b: %s c: %s d: %s e: %s f: %s }" % tuple([FIELD % items(1)] * 6),
+])
+async def test_more_than_five_inputs_over_the_operation_is_refused(api, stand_ins, query):
+    message = request_error(await api.query(query), 400, "TOO_MANY_INPUTS")
+    assert "limit is 5" in message
+    assert stand_ins.calls == []
+
+
+async def test_inputs_in_variables_are_counted(api, stand_ins):
+    reply = await api.query(QUICKSTART, {"inputs": [position_input()] * 6})
+    request_error(reply, 400, "TOO_MANY_INPUTS")
+    assert reply.body["errors"][0]["extensions"]["inputs"] == 6
+    assert stand_ins.calls == []
+    assert (await api.query(QUICKSTART, {"inputs": [position_input()] * 5})).status == 200
+
+
+async def test_variables_are_counted_per_alias(api):
+    query = """query($x: [PositionInput!]!) { a: walletPositions(inputs: $x) { errors { protocol } }
+                                              b: walletPositions(inputs: $x) { errors { protocol } } }"""
+    request_error(await api.query(query, {"x": [position_input()] * 3}), 400, "TOO_MANY_INPUTS")
+
+
+async def test_one_field_spread_twice_executes_once_and_counts_once(api):
+    query = "{ ...F ...F ... on Query { ...F } } fragment F on Query { %s }" % (FIELD % items(5))
+    reply = await api.query(query)
+    assert reply.status == 200 and len(reply.body["data"]["walletPositions"]["errors"]) == 0
+
+
+async def test_a_single_object_coerces_to_one_input(api):
+    reply = await api.query("{ walletPositions(inputs: %s) { data { __typename } } }" % ITEM)
+    assert reply.status == 200 and len(reply.body["data"]["walletPositions"]["data"]) == 1
+
+
+INTROSPECTION_7 = "{ __schema { types { fields { type { ofType { ofType { name } } } } } } }"
+INTROSPECTION_8 = "{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }"
+
+
+async def test_depth_seven_passes_and_eight_is_refused(make_api):
+    api = await make_api(enable_introspection=True)
+    assert (await api.query(INTROSPECTION_7)).status == 200
+    message = request_error(await api.query(INTROSPECTION_8), 400, "DEPTH_LIMIT_EXCEEDED")
+    assert "depth 8 exceeds the limit of 7" in message
+
+
+async def test_depth_counts_through_fragments(make_api):
+    api = await make_api(enable_introspection=True)
+    query = ("{ __schema { ...T } } fragment T on __Schema { types { fields { type { ...O } } } } "
+             "fragment O on __Type { ofType { ofType { ofType { name } } } }")
+    request_error(await api.query(query), 400, "DEPTH_LIMIT_EXCEEDED")
+
+
+async def test_depth_is_checked_even_when_fields_are_unknown(api):
+    request_error(await api.query("{ a { b { c { d { e { f { g { h { i } } } } } } } } }"), 400,
+                  "DEPTH_LIMIT_EXCEEDED")
+
+
+@pytest.mark.parametrize("query", [
+    "{ __schema { types { name } } }",
+    '{ __type(name: "Query") { name } }',
+    "{ alias: __schema { queryType { name } } }",
+    "{ ...F } fragment F on Query { __schema { queryType { name } } }",
+])
+async def test_introspection_is_off_by_default(api, query):
+    message = request_error(await api.query(query), 400, "INTROSPECTION_DISABLED")
+    assert "GET /schema.graphql" in message
+
+
+async def test_typename_is_allowed_without_introspection(api):
+    assert (await api.query("{ __typename }")).body == {"data": {"__typename": "Query"}}
+
+
+async def test_introspection_can_be_enabled(make_api):
+    api = await make_api(enable_introspection=True)
+    reply = await api.query("{ __schema { queryType { name } } }")
+    assert reply.body == {"data": {"__schema": {"queryType": {"name": "Query"}}}}
+
+
+async def test_body_over_100_kib_is_413(api):
+    payload = {"query": QUICKSTART, "variables": {"inputs": [position_input()]}, "pad": "x" * MAX_BODY_BYTES}
+    request_error(await api.post(payload), 413, "PAYLOAD_TOO_LARGE")
+
+
+async def test_chunked_body_over_100_kib_is_413(api):
+    async def chunks():
+        for _ in range(30):
+            yield b" " * 4096
+        yield b'{"query": "{ __typename }"}'
+
+    async with api.client.post("/graphql", data=chunks(), headers={
+            "Content-Type": "application/json", "x-api-key": api.key}) as response:
+        assert response.status == 413
+        assert (await response.json())["errors"][0]["extensions"]["code"] == "PAYLOAD_TOO_LARGE"
+
+
+async def test_body_just_under_the_limit_is_served(api):
+    payload = {"query": QUICKSTART, "variables": {"inputs": [position_input()]}}
+    raw = json.dumps(payload).encode()
+    raw = raw[:-1] + b" " * (MAX_BODY_BYTES - len(raw)) + b"}"
+    assert len(raw) == MAX_BODY_BYTES
+    assert (await api.post(raw=raw)).status == 200
+
+
+async def test_batching_is_refused(api, stand_ins):
+    reply = await api.post([{"query": "{ __typename }"}, {"query": "{ __typename }"}])
+    request_error(reply, 400, "BATCHING_NOT_SUPPORTED")
+
+
+async def test_several_operations_need_an_operation_name(api):
+    query = "query A { __typename } query B { walletPositions(inputs: []) { errors { protocol } } }"
+    message = request_error(await api.query(query), 400, "GRAPHQL_VALIDATION_FAILED")
+    assert "operationName" in message
+    chosen = await api.post({"query": query, "operationName": "B"})
+    assert chosen.body == {"data": {"walletPositions": {"errors": []}}}
+    message = request_error(await api.post({"query": query, "operationName": "C"}), 400,
+                            "GRAPHQL_VALIDATION_FAILED")
+    assert message == "Unknown operation named 'C'."
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH"])
+async def test_other_methods_are_405_with_allow_post(api, method):
+    async with api.client.request(method, "/graphql", headers={"x-api-key": api.key}) as response:
+        assert response.status == 405
+        assert response.headers["Allow"] == "POST"
+        body = await response.json()
+        assert "data" not in body and body["errors"][0]["extensions"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+@pytest.mark.parametrize("raw, code, fragment", [
+    (b"not json", "BAD_REQUEST", "not valid JSON"),
+    (b"", "BAD_REQUEST", "not valid JSON"),
+    (b"\xff\xfe\x00garbage", "BAD_REQUEST", "not valid JSON"),
+    (b"[" * 50_000 + b"]" * 50_000, "BAD_REQUEST", "not valid JSON"),
+    (b'"just a string"', "BAD_REQUEST", "JSON object"),
+    (b"42", "BAD_REQUEST", "JSON object"),
+    (b"null", "BAD_REQUEST", "JSON object"),
+    (b"{}", "BAD_REQUEST", "\"query\" must be"),
+    (b'{"query": 42}', "BAD_REQUEST", "\"query\" must be"),
+    (b'{"query": ["{ __typename }"]}', "BAD_REQUEST", "\"query\" must be"),
+    (b'{"query": "   "}', "BAD_REQUEST", "\"query\" must be"),
+    (b'{"query": "{ __typename }", "variables": "{}"}', "BAD_REQUEST", "\"variables\" must be"),
+    (b'{"query": "{ __typename }", "variables": []}', "BAD_REQUEST", "\"variables\" must be"),
+    (b'{"query": "{ __typename }", "operationName": 7}', "BAD_REQUEST", "\"operationName\" must be"),
+    (b'{"query": "{ __typename }", "extensions": 7}', "BAD_REQUEST", "\"extensions\" must be"),
+    (b'{"query": "{ walletPositions("}', "GRAPHQL_PARSE_FAILED", "Syntax Error"),
+    (b'{"query": "' + b"{a" * 20_000 + b'"}', "GRAPHQL_PARSE_FAILED", ""),
+    (b'{"query": "{ nope }"}', "GRAPHQL_VALIDATION_FAILED", "Cannot query field 'nope'"),
+    (b'{"query": "mutation { x }"}', "GRAPHQL_VALIDATION_FAILED", "mutation"),
+    (b'{"query": "subscription { x }"}', "GRAPHQL_VALIDATION_FAILED", "subscription"),
+])
+async def test_malformed_requests_are_400_with_a_clear_message(api, stand_ins, raw, code, fragment):
+    message = request_error(await api.post(raw=raw), 400, code)
+    assert fragment in message
+    assert stand_ins.calls == []
+
+
+@pytest.mark.parametrize("variables, fragment", [
+    ({"inputs": "nope"}, "inputs"),
+    ({"inputs": [{"protocol": "morpho", "chainId": "1", "walletAddress": WALLET}]}, "chainId"),
+    ({"inputs": [{"protocol": "morpho", "chainId": 2 ** 40, "walletAddress": WALLET}]}, "chainId"),
+    ({"inputs": [{"protocol": "morpho", "walletAddress": WALLET}]}, "chainId"),
+    ({"inputs": [{"protocol": "morpho", "chainId": 1, "walletAddress": WALLET, "extra": 1}]}, "extra"),
+    ({}, "inputs"),
+    ({"inputs": None}, "inputs"),
+])
+async def test_wrong_variable_types_are_400(api, stand_ins, variables, fragment):
+    message = request_error(await api.query(QUICKSTART, variables), 400, "BAD_USER_INPUT")
+    assert fragment in message
+    assert stand_ins.calls == []
+
+
+async def test_wrong_content_type_is_415(api):
+    reply = await api.post({"query": "{ __typename }"}, headers={"Content-Type": "text/plain"})
+    request_error(reply, 415, "UNSUPPORTED_MEDIA_TYPE")
+
+
+async def test_json_content_type_with_charset_is_accepted(api):
+    reply = await api.post({"query": "{ __typename }"},
+                           headers={"Content-Type": "application/json; charset=utf-8"})
+    assert reply.status == 200
