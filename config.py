@@ -61,6 +61,12 @@ class Settings:
                                           "allow GraphQL introspection queries (1 to enable)")
     shutdown_timeout: float = _setting(30.0, "SHUTDOWN_TIMEOUT", _positive(float),
                                        "seconds in-flight requests get to finish after SIGTERM")
+    multicall_max_calls: int = _setting(200, "MULTICALL_MAX_CALLS", _positive(int),
+                                        "sub-calls per Multicall3 aggregate3 call")
+    logs_block_range: int = _setting(10_000, "LOGS_BLOCK_RANGE", _positive(int),
+                                     "blocks per eth_getLogs query (narrowed when a node refuses)")
+    chain_cache_size: int = _setting(10_000, "CHAIN_CACHE_SIZE", _positive(int),
+                                     "immutable chain facts (symbols, decimals...) kept in memory")
 
 
 class SettingError(ValueError):

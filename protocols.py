@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
+from chain import ChainReader, ChainRequest
+
 
 @dataclass(frozen=True)
 class FetchContext:
@@ -19,6 +21,11 @@ class FetchContext:
 
     deadline: float
     """Event-loop time (`loop.time()`) at which the input's budget ends; retries must stop by then."""
+    chains: ChainRequest
+
+    def reader(self, chain_id: int) -> ChainReader:
+        """The request's reader for a chain: pinned to one block, batching with other inputs."""
+        return self.chains.reader(chain_id)
 
 
 FetchFunction = Callable[[FetchContext, int, str], Awaitable[dict[str, Any]]]

@@ -16,6 +16,7 @@ from typing import Any
 
 from graphql import GraphQLResolveInfo, GraphQLSchema, GraphQLUnionType, build_schema
 
+from chain import ChainRequest
 from errors import BudgetExceeded, InputValidationError, PositionError
 from protocols import FetchContext, Protocol, Registry
 
@@ -33,6 +34,7 @@ class RequestContext:
 
     registry: Registry
     input_timeout: float
+    chains: ChainRequest
     outcomes: list[str] = field(default_factory=list)
     """One code per resolved input ("OK" or an error code), for the access log."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
@@ -77,7 +79,7 @@ async def _resolve_input(
         key = (protocol.name, chain_id, address)
         if key not in context.fetches:
             context.fetches[key] = asyncio.ensure_future(
-                _fetch(protocol, chain_id, address, context.input_timeout))
+                _fetch(protocol, chain_id, address, context))
         position = await asyncio.shield(context.fetches[key])
     except PositionError as exc:
         return None, {
@@ -114,10 +116,10 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _fetch(protocol: Protocol, chain_id: int, address: str, budget: float) -> dict[str, Any]:
+async def _fetch(protocol: Protocol, chain_id: int, address: str, request: RequestContext) -> dict[str, Any]:
     """One adapter call under the input's time budget; anything unexpected is UNKNOWN_ERROR."""
-    loop = asyncio.get_running_loop()
-    context = FetchContext(deadline=loop.time() + budget)
+    budget = request.input_timeout
+    context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains)
     try:
         async with asyncio.timeout(budget):
             position = await protocol.fetch(context, chain_id, address)

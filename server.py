@@ -16,21 +16,24 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping
 
 from aiohttp import web
+from graphql import GraphQLSchema
 
 import auth
 import graphql_http
 import schema
+from chain import DEFAULT_RPC_URLS, ChainConfig, Chains, rpc_urls_from_env
 from config import SettingError, Settings, add_arguments, resolve
 from limits import MAX_BODY_BYTES, RateLimiter
-from protocols import PROTOCOLS, Registry
+from protocols import PROTOCOLS, Protocol, Registry
 
 log = logging.getLogger("wallet_positions.server")
 access_log = logging.getLogger("wallet_positions.access")
@@ -38,8 +41,9 @@ access_log = logging.getLogger("wallet_positions.access")
 SETTINGS = web.AppKey("settings", Settings)
 KEYS = web.AppKey("keys", auth.KeyStore)
 LIMITER = web.AppKey("limiter", RateLimiter)
-SCHEMA = web.AppKey("schema", Any)
-REGISTRY = web.AppKey("registry", Any)
+SCHEMA = web.AppKey("schema", GraphQLSchema)
+REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
+CHAINS = web.AppKey("chains", Chains)
 
 
 @dataclass
@@ -49,6 +53,8 @@ class AccessRecord:
     key_id: str | None = None
     inputs: int = 0
     outcomes: list[str] = field(default_factory=list)
+    rpc_requests: int = 0
+    rpc_subcalls: int = 0
 
 
 ACCESS = web.RequestKey("access", AccessRecord)
@@ -209,10 +215,16 @@ async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
         raise too_large from None
     settings = request.app[SETTINGS]
     operation = graphql_http.prepare(body, request.app[SCHEMA], settings.enable_introspection)
-    request[ACCESS].inputs = operation.inputs
-    context = schema.RequestContext(request.app[REGISTRY], settings.input_timeout,
-                                    outcomes=request[ACCESS].outcomes)
-    return await graphql_http.run(operation, request.app[SCHEMA], context)
+    record = request[ACCESS]
+    record.inputs = operation.inputs
+    deadline = asyncio.get_running_loop().time() + settings.input_timeout
+    chains = request.app[CHAINS].request(deadline)
+    context = schema.RequestContext(request.app[REGISTRY], settings.input_timeout, chains,
+                                    outcomes=record.outcomes)
+    try:
+        return await graphql_http.run(operation, request.app[SCHEMA], context)
+    finally:
+        record.rpc_requests, record.rpc_subcalls = chains.stats.requests, chains.stats.subcalls
 
 
 async def schema_sdl(_request: web.Request) -> web.Response:
@@ -242,9 +254,19 @@ async def _watch_keys(app: web.Application) -> AsyncIterator[None]:
         await task
 
 
+async def _chain_session(app: web.Application) -> AsyncIterator[None]:
+    await app[CHAINS].open()
+    yield
+    await app[CHAINS].close()
+
+
 def create_app(settings: Settings, registry: Registry = PROTOCOLS,
-               clock: Callable[[], float] = time.monotonic) -> web.Application:
-    """The application; raises auth.KeyFileError when the keys file is corrupt."""
+               clock: Callable[[], float] = time.monotonic,
+               rpc_urls: Mapping[int, str] | None = None) -> web.Application:
+    """The application; raises auth.KeyFileError when the keys file is corrupt.
+
+    `rpc_urls` defaults to the public endpoints overridden by `RPC_URL_<chainId>` variables.
+    """
     keys = auth.KeyStore(settings.keys_file)
     if keys.load() == 0:
         log.warning("no active API keys in %s: every request gets 401 until one is created with "
@@ -256,7 +278,10 @@ def create_app(settings: Settings, registry: Registry = PROTOCOLS,
     app[SCHEMA] = schema.build(registry)
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
+    app[CHAINS] = Chains(rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls, ChainConfig(
+        settings.multicall_max_calls, settings.logs_block_range, settings.chain_cache_size))
     app.cleanup_ctx.append(_watch_keys)
+    app.cleanup_ctx.append(_chain_session)
     app.router.add_route("*", "/graphql", graphql_endpoint)
     app.router.add_get("/schema.graphql", schema_sdl)
     app.router.add_get("/healthz", healthz)
@@ -313,7 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="server.py",
         description="Wallet positions GraphQL service. Without a command it serves; every "
-                    "setting can also come from the environment variable shown.")
+                    "setting can also come from the environment variable shown.",
+        epilog="RPC endpoints: RPC_URL_<chainId> (e.g. RPC_URL_8453) sets the JSON-RPC URL of a "
+               "chain; public defaults exist for chains " + ", ".join(
+                   str(chain) for chain in DEFAULT_RPC_URLS) + ". URLs never appear in logs.")
     add_arguments(parser)
     commands = parser.add_subparsers(dest="command", metavar="{keys}")
     keys = commands.add_parser("keys", help="manage API keys (create, list, revoke)")

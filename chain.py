@@ -1,0 +1,534 @@
+"""Chain access: JSON-RPC over one shared aiohttp session, block pinning and batched reads.
+
+Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL request:
+
+- The first read pins the block: one JSON-RPC batch carries `eth_blockNumber` (plus, on an
+  endpoint's first use, `eth_chainId` to refuse a URL that serves another chain, and
+  `eth_getCode` of Multicall3 to learn whether batching through it is possible). Every `eth_call`
+  after that names this block, and every input of the request on that chain shares it.
+- Calls issued concurrently are coalesced (the DataLoader pattern): they queue until a loop
+  iteration passes with no new call, then leave together as Multicall3 `aggregate3` calls with
+  `allowFailure` (chunked to `max_calls` sub-calls, all chunks in one JSON-RPC batch), so one
+  failing sub-call fails only itself. Without Multicall3 they go as small JSON-RPC batches.
+  The HTTP requests of a GraphQL request thus number its dependent read rounds, not its calls.
+- Transient failures (connection errors, HTTP 429 and 5xx) are retried with jittered backoff,
+  never past the input's deadline. Failures become the errors of errors.py; no message and no
+  log line ever contains an RPC URL, which often embeds a provider secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import aiohttp
+
+from abi import AbiError, Function, decode
+from errors import InputValidationError, NetworkError, ProtocolError
+
+log = logging.getLogger("wallet_positions.chain")
+
+MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11"
+AGGREGATE3 = Function("aggregate3((address,bool,bytes)[])", "82ad56cb", ("(bool,bytes)[]",))
+ERROR_STRING_SELECTOR = "08c379a0"
+"""Error(string), the revert payload of `require(cond, "reason")`."""
+
+DEFAULT_RPC_URLS: Mapping[int, str] = {
+    1: "https://ethereum-rpc.publicnode.com",
+    8453: "https://mainnet.base.org",
+    42161: "https://arb1.arbitrum.io/rpc",
+    10: "https://mainnet.optimism.io",
+    137: "https://polygon-rpc.com",
+    43114: "https://api.avax.network/ext/bc/C/rpc",
+}
+"""Public endpoints for the chains adapters support; `RPC_URL_<chainId>` overrides each."""
+
+PLAIN_BATCH_SIZE = 20
+"""eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
+
+_RANGE_TOO_LARGE = re.compile(r"range|more than|exceed|too large|too wide|response size", re.I)
+_RATE_LIMITED = re.compile(r"rate.?limit|too many requests", re.I)
+MAX_NARROWING_ROUNDS = 16
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
+
+
+def rpc_urls_from_env(environ: Mapping[str, str]) -> dict[int, str]:
+    """The defaults, overridden and extended by every `RPC_URL_<chainId>` variable."""
+    urls = dict(DEFAULT_RPC_URLS)
+    for name, value in environ.items():
+        match = re.fullmatch(r"RPC_URL_(\d+)", name)
+        if match and value.strip():
+            urls[int(match.group(1))] = value.strip()
+    return urls
+
+
+@dataclass(frozen=True)
+class ChainConfig:
+    max_calls: int = 200
+    """Sub-calls per aggregate3 call; all chunks of one round still travel in one HTTP request."""
+    logs_block_range: int = 10_000
+    """Blocks per eth_getLogs query; halved for an endpoint each time it says the range is too large."""
+    cache_size: int = 10_000
+    """Immutable facts (symbol, decimals, market parameters) kept across requests."""
+    max_attempts: int = 3
+    """HTTP attempts for a transient failure, all inside the input's time budget."""
+
+
+@dataclass
+class RpcStats:
+    """Per GraphQL request, for the access log and the benchmark."""
+
+    requests: int = 0
+    subcalls: int = 0
+
+
+@dataclass(frozen=True)
+class RpcError:
+    """A JSON-RPC error object answered for one call of a batch."""
+
+    code: int
+    message: str
+    data: Any = None
+
+
+@dataclass(frozen=True)
+class Log:
+    address: str
+    topics: tuple[str, ...]
+    data: bytes
+    block_number: int
+    log_index: int
+    transaction_hash: str
+
+
+class ImmutableCache:
+    """A bounded LRU for answers that never change; shared by all requests."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: tuple[Any, ...], value: tuple[Any, ...]) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _clean(message: Any, limit: int = 200) -> str:
+    """A node's error text made safe to show: no URLs, bounded length."""
+    return _URL.sub("<url>", str(message))[:limit]
+
+
+def _revert_reason(data: Any) -> str:
+    """The reason of an Error(string) revert payload, else a short description of it."""
+    raw = bytes.fromhex(data[2:]) if isinstance(data, str) and data.startswith("0x") else data
+    if not isinstance(raw, bytes) or not raw:
+        return "no reason given"
+    if raw[:4].hex() == ERROR_STRING_SELECTOR:
+        try:
+            return f"reason {_clean(decode(['string'], raw[4:])[0])!r}"
+        except AbiError:
+            pass
+    return f"revert data 0x{raw[:36].hex()}"
+
+
+def _range_too_large(error: RpcError) -> bool:
+    """Whether an eth_getLogs error asks for a smaller block range (and is not rate limiting)."""
+    if _RATE_LIMITED.search(error.message):
+        return False
+    return error.code == -32005 or bool(_RANGE_TOO_LARGE.search(error.message))
+
+
+def _hex_int(value: Any, what: str) -> int:
+    if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]{1,64}", value):
+        raise ProtocolError(f"The chain answered {what} with something that is not a hex number.")
+    return int(value, 16)
+
+
+def _hex_bytes(value: Any, what: str) -> bytes:
+    if not isinstance(value, str) or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", value):
+        raise ProtocolError(f"The chain answered {what} with something that is not hex data.")
+    return bytes.fromhex(value[2:])
+
+
+class Endpoint:
+    """One chain's JSON-RPC endpoint and what has been learned about it, shared by all requests."""
+
+    def __init__(self, chain_id: int, url: str, chains: Chains) -> None:
+        self.chain_id = chain_id
+        self._url = url
+        self._chains = chains
+        self.chain_checked = False
+        self.has_multicall: bool | None = None
+        self.batches_supported = True
+        self.logs_block_range = chains.config.logs_block_range
+
+    def __repr__(self) -> str:
+        return f"Endpoint(chain_id={self.chain_id})"
+
+    async def post(self, payload: Any, stats: RpcStats, deadline: float) -> Any:
+        """One JSON-RPC HTTP exchange, retried on transient failures while the budget allows."""
+        loop = asyncio.get_running_loop()
+        attempts = self._chains.config.max_attempts
+        for attempt in range(1, attempts + 1):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError
+            stats.requests += 1
+            try:
+                return await self._exchange(payload, remaining)
+            except _Transient as exc:
+                failure = exc.message
+            log.warning("rpc failure on chain %d (attempt %d of %d): %s",
+                        self.chain_id, attempt, attempts, failure)
+            delay = min(0.1 * 2 ** attempt, 2.0) * random.uniform(0.5, 1.5)
+            if attempt == attempts or loop.time() + delay >= deadline:
+                break
+            await asyncio.sleep(delay)
+        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure}.")
+
+    async def _exchange(self, payload: Any, timeout: float) -> Any:
+        try:
+            async with self._chains.session.post(
+                self._url, json=payload, timeout=aiohttp.ClientTimeout(total=timeout)
+            ) as response:
+                if response.status == 429:
+                    raise _Transient("rate-limited the service (HTTP 429)")
+                if response.status >= 500:
+                    raise _Transient(f"failed (HTTP {response.status})")
+                if response.status != 200:
+                    raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused the "
+                                       f"request (HTTP {response.status}).")
+                body = await response.read()
+        except asyncio.TimeoutError:
+            raise TimeoutError from None
+        except aiohttp.ClientError as exc:
+            raise _Transient(f"could not be reached ({type(exc).__name__})") from None
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with "
+                               "something that is not JSON.") from None
+
+
+class _Transient(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Chains:
+    """App-wide chain access: the HTTP session, one Endpoint per chain, the immutable cache."""
+
+    def __init__(self, urls: Mapping[int, str], config: ChainConfig = ChainConfig()) -> None:
+        self.config = config
+        self.cache = ImmutableCache(config.cache_size)
+        self._urls = dict(urls)
+        self._endpoints: dict[int, Endpoint] = {}
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            raise RuntimeError("Chains.open() was not awaited")
+        return self._session
+
+    async def open(self) -> None:
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=64, ttl_dns_cache=300),
+            headers={"Content-Type": "application/json"},
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def endpoint(self, chain_id: int) -> Endpoint:
+        if chain_id not in self._endpoints:
+            if chain_id not in self._urls:
+                raise InputValidationError(
+                    f"Chain {chain_id} has no RPC endpoint configured on this server.")
+            self._endpoints[chain_id] = Endpoint(chain_id, self._urls[chain_id], self)
+        return self._endpoints[chain_id]
+
+    def request(self, deadline: float) -> ChainRequest:
+        return ChainRequest(self, deadline)
+
+
+@dataclass
+class ChainRequest:
+    """The chain reads of one GraphQL request: one reader per chain, shared RPC counters."""
+
+    chains: Chains
+    deadline: float
+    stats: RpcStats = field(default_factory=RpcStats)
+    _readers: dict[int, ChainReader] = field(default_factory=dict)
+
+    def reader(self, chain_id: int) -> ChainReader:
+        if chain_id not in self._readers:
+            self._readers[chain_id] = ChainReader(self.chains.endpoint(chain_id), self)
+        return self._readers[chain_id]
+
+
+@dataclass
+class _Call:
+    target: str
+    function: Function
+    calldata: bytes
+    label: str
+    future: asyncio.Future[tuple[Any, ...]]
+
+
+class ChainReader:
+    """Reads of one chain for one request, all at one pinned block, batched across callers."""
+
+    def __init__(self, endpoint: Endpoint, request: ChainRequest) -> None:
+        self.endpoint = endpoint
+        self.chain_id = endpoint.chain_id
+        self._request = request
+        self._config = request.chains.config
+        self._cache = request.chains.cache
+        self._block: asyncio.Future[int] | None = None
+        self._pending: list[_Call] = []
+        self._flush_scheduled = False
+        self._queued_since_check = False
+        self._sending: set[asyncio.Task[None]] = set()
+
+    # ---------------------------------------------------------------- block pinning
+
+    async def block_number(self) -> int:
+        """The block every read of this request on this chain is made at (fetched once)."""
+        if self._block is None:
+            self._block = asyncio.ensure_future(self._pin())
+        return await asyncio.shield(self._block)
+
+    async def _pin(self) -> int:
+        endpoint = self.endpoint
+        calls: list[tuple[str, list[Any]]] = [("eth_blockNumber", [])]
+        if not endpoint.chain_checked:
+            calls.append(("eth_chainId", []))
+        if endpoint.has_multicall is None:
+            calls.append(("eth_getCode", [MULTICALL3, "latest"]))
+        answers = dict(zip((method for method, _ in calls), await self._rpc(calls)))
+        for method, answer in answers.items():
+            if isinstance(answer, RpcError):
+                raise ProtocolError(f"The chain {self.chain_id} endpoint answered {method} with "
+                                    f"error {answer.code}: {_clean(answer.message)}")
+        if "eth_chainId" in answers:
+            served = _hex_int(answers["eth_chainId"], "eth_chainId")
+            if served != self.chain_id:
+                log.error("RPC_URL_%d serves chain %d; refusing to use it", self.chain_id, served)
+                raise NetworkError(f"The RPC endpoint configured for chain {self.chain_id} serves "
+                                   f"chain {served}; it is not used.")
+            endpoint.chain_checked = True
+        if "eth_getCode" in answers:
+            endpoint.has_multicall = len(_hex_bytes(answers["eth_getCode"], "eth_getCode")) > 0
+            if not endpoint.has_multicall:
+                log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches",
+                         self.chain_id)
+        return _hex_int(answers["eth_blockNumber"], "eth_blockNumber")
+
+    # ---------------------------------------------------------------- eth_call
+
+    async def call(self, target: str, function: Function, *args: Any, label: str | None = None) -> tuple[Any, ...]:
+        """`function(*args)` on `target` at the pinned block; ProtocolError names both on failure."""
+        target = target.lower()
+        calldata = function.calldata(*args)
+        key = (self.chain_id, target, calldata)
+        if function.immutable and (cached := self._cache.get(key)) is not None:
+            return cached
+        future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Call(target, function, calldata, label or f"contract {target}", future))
+        self._queued_since_check = True
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._maybe_flush)
+        result = await future
+        if function.immutable:
+            self._cache.put(key, result)
+        return result
+
+    def _maybe_flush(self) -> None:
+        """Send the queue once a loop iteration passes in which no caller added to it."""
+        loop = asyncio.get_running_loop()
+        if self._queued_since_check:
+            self._queued_since_check = False
+            loop.call_soon(self._maybe_flush)
+            return
+        self._flush_scheduled = False
+        batch, self._pending = self._pending, []
+        task = loop.create_task(self._send(batch))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, batch: list[_Call]) -> None:
+        try:
+            block = await self.block_number()
+            if self.endpoint.has_multicall:
+                await self._send_multicall(batch, block)
+            else:
+                await self._send_plain(batch, block)
+        except BaseException as exc:
+            for call in batch:
+                if not call.future.done():
+                    call.future.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
+            if not isinstance(exc, Exception):
+                raise
+
+    async def _send_multicall(self, batch: list[_Call], block: int) -> None:
+        size = self._config.max_calls
+        chunks = [batch[i:i + size] for i in range(0, len(batch), size)]
+        requests = [("eth_call", [{"to": MULTICALL3, "data": "0x" + AGGREGATE3.calldata(
+            [(call.target, True, call.calldata) for call in chunk]).hex()}, hex(block)])
+            for chunk in chunks]
+        self._request.stats.subcalls += len(batch)
+        for chunk, answer in zip(chunks, await self._rpc(requests)):
+            if isinstance(answer, RpcError):
+                error = ProtocolError(f"Multicall3 aggregate3 failed on chain {self.chain_id} at block "
+                                      f"{block}: {_clean(answer.message)}")
+                for call in chunk:
+                    call.future.set_exception(error)
+                continue
+            try:
+                (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3"))
+                if len(results) != len(chunk):
+                    raise AbiError("result count differs from call count")
+            except (AbiError, ProtocolError):
+                error = ProtocolError(f"Multicall3 aggregate3 on chain {self.chain_id} returned "
+                                      "undecodable data.")
+                for call in chunk:
+                    call.future.set_exception(error)
+                continue
+            for call, (success, data) in zip(chunk, results):
+                self._settle(call, block, data if success else None, None if success else data)
+
+    async def _send_plain(self, batch: list[_Call], block: int) -> None:
+        requests = [("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
+                    for call in batch]
+        self._request.stats.subcalls += len(batch)
+        for call, answer in zip(batch, await self._rpc(requests, PLAIN_BATCH_SIZE)):
+            if isinstance(answer, RpcError):
+                self._settle(call, block, None, answer.data, answer.message)
+                continue
+            try:
+                data = _hex_bytes(answer, f"{call.function.name}")
+            except ProtocolError as exc:
+                call.future.set_exception(exc)
+                continue
+            self._settle(call, block, data, None)
+
+    def _settle(self, call: _Call, block: int, data: bytes | None, revert: Any, message: str = "") -> None:
+        where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
+        if data is None:
+            reason = _revert_reason(revert) if revert else _clean(message) or "no reason given"
+            call.future.set_exception(ProtocolError(f"{where} reverted ({reason})."))
+        elif not data and call.function.outputs:
+            call.future.set_exception(ProtocolError(
+                f"{where} returned no data (no contract code at {call.target}?)."))
+        else:
+            try:
+                call.future.set_result(call.function.decode(data))
+            except AbiError as exc:
+                call.future.set_exception(ProtocolError(f"{where} returned undecodable data ({exc})."))
+
+    # ---------------------------------------------------------------- eth_getLogs
+
+    async def get_logs(self, address: str | Sequence[str], topics: Sequence[Any],
+                       from_block: int, to_block: int | None = None) -> list[Log]:
+        """Logs in [from_block, to_block] (default: the pinned block), in chain order.
+
+        The span is cut into the endpoint's block range, all pieces in one JSON-RPC batch; a piece
+        the endpoint calls too large is halved (and the endpoint remembers the smaller range).
+        """
+        last = await self.block_number() if to_block is None else to_block
+        addresses = [address.lower()] if isinstance(address, str) else [a.lower() for a in address]
+        step = self.endpoint.logs_block_range
+        ranges = [(start, min(start + step - 1, last)) for start in range(from_block, last + 1, step)]
+        logs: list[Log] = []
+        for _ in range(MAX_NARROWING_ROUNDS):
+            if not ranges:
+                return sorted(logs, key=lambda entry: (entry.block_number, entry.log_index))
+            requests = [("eth_getLogs", [{"address": addresses, "topics": list(topics),
+                                          "fromBlock": hex(low), "toBlock": hex(high)}])
+                        for low, high in ranges]
+            retry = []
+            for (low, high), answer in zip(ranges, await self._rpc(requests)):
+                if isinstance(answer, RpcError):
+                    if high > low and _range_too_large(answer):
+                        middle = (low + high) // 2
+                        retry += [(low, middle), (middle + 1, high)]
+                        self.endpoint.logs_block_range = min(self.endpoint.logs_block_range, middle - low + 1)
+                        continue
+                    raise ProtocolError(f"eth_getLogs on chain {self.chain_id} failed: {_clean(answer.message)}")
+                logs.extend(self._log(entry) for entry in (answer or []))
+            ranges = retry
+        raise ProtocolError(f"eth_getLogs on chain {self.chain_id}: the endpoint refused every "
+                            "block range, down to the smallest tried.")
+
+    def _log(self, entry: Any) -> Log:
+        try:
+            return Log(
+                address=entry["address"].lower(),
+                topics=tuple(topic.lower() for topic in entry["topics"]),
+                data=_hex_bytes(entry["data"], "eth_getLogs"),
+                block_number=_hex_int(entry["blockNumber"], "eth_getLogs"),
+                log_index=_hex_int(entry["logIndex"], "eth_getLogs"),
+                transaction_hash=str(entry.get("transactionHash") or "").lower(),
+            )
+        except (KeyError, TypeError, AttributeError):
+            raise ProtocolError(f"eth_getLogs on chain {self.chain_id} returned a malformed log.") from None
+
+    # ---------------------------------------------------------------- JSON-RPC
+
+    async def _rpc(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None = None) -> list[Any]:
+        """Results (or RpcError) of `calls`, in order: one HTTP request per batch of `batch_size`
+        (default: all in one), or one per call where the endpoint refuses batches."""
+        endpoint, stats, deadline = self.endpoint, self._request.stats, self._request.deadline
+        if not endpoint.batches_supported or len(calls) == 1:
+            return list(await asyncio.gather(*(self._single(method, params) for method, params in calls)))
+        size = batch_size or len(calls)
+        groups = [list(enumerate(calls))[i:i + size] for i in range(0, len(calls), size)]
+        answers = await asyncio.gather(*(endpoint.post(
+            [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
+             for index, (method, params) in group], stats, deadline) for group in groups))
+        if not all(isinstance(answer, list) for answer in answers):
+            log.info("chain %d endpoint refused a JSON-RPC batch; sending calls one by one", self.chain_id)
+            endpoint.batches_supported = False
+            return await self._rpc(calls)
+        by_id = {item.get("id"): item for answer in answers for item in answer if isinstance(item, dict)}
+        if set(by_id) != set(range(len(calls))):
+            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered a batch with "
+                               "missing or unknown ids.")
+        return [self._result(by_id[index], method) for index, (method, _) in enumerate(calls)]
+
+    async def _single(self, method: str, params: list[Any]) -> Any:
+        answer = await self.endpoint.post({"jsonrpc": "2.0", "id": 0, "method": method, "params": params},
+                                          self._request.stats, self._request.deadline)
+        return self._result(answer, method)
+
+    def _result(self, answer: Any, method: str) -> Any:
+        if isinstance(answer, dict) and "result" in answer:
+            return answer["result"]
+        if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
+            error = answer["error"]
+            code = error.get("code") if isinstance(error.get("code"), int) else 0
+            return RpcError(code, str(error.get("message", "")), error.get("data"))
+        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered {method} with "
+                           "something that is not JSON-RPC.")
