@@ -121,3 +121,57 @@ async def raw_http(port: int, request: bytes) -> tuple[int, dict[str, str], byte
     body = await reader.readexactly(int(headers.get("content-length", "0")))
     writer.close()
     return status, headers, body
+
+
+# ---------------------------------------------------------------------------- a real local chain
+
+@pytest.fixture(scope="session")
+def artifacts() -> dict[str, Any]:
+    from tests.evm import CONTRACTS, compile_contracts
+    return compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol"])
+
+
+@pytest.fixture(scope="session")
+def anvil(artifacts: dict[str, Any]) -> Any:
+    """anvil with a Multicall3-compatible contract at the canonical address."""
+    from tests.evm import Anvil
+    node = Anvil()
+    node.install_multicall(artifacts["Multicall3"])
+    yield node
+    node.stop()
+
+
+@pytest.fixture(scope="session")
+def bare_anvil() -> Any:
+    """anvil without Multicall3, for the plain JSON-RPC fallback."""
+    from tests.evm import Anvil
+    node = Anvil()
+    yield node
+    node.stop()
+
+
+@pytest.fixture
+async def open_chains() -> Any:
+    """Build a Chains for given URLs (opened now, closed after the test)."""
+    from chain import ChainConfig, Chains
+    opened = []
+
+    async def make(urls: dict[int, str], **config: Any) -> Chains:
+        chains = Chains(urls, ChainConfig(**config))
+        await chains.open()
+        opened.append(chains)
+        return chains
+
+    yield make
+    for chains in opened:
+        await chains.close()
+
+
+@pytest.fixture
+async def proxy(aiohttp_server: Any, anvil: Any) -> Any:
+    """A misbehaving-on-demand JSON-RPC proxy in front of `anvil`, on a loopback port."""
+    from tests.rpc_proxy import RpcProxy
+    fake = RpcProxy(anvil.url)
+    server = await aiohttp_server(fake.app(), host="127.0.0.1")
+    fake.url = str(server.make_url("/"))
+    return fake

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import erc20
 from errors import NetworkError, ProtocolError
 from protocols import FetchContext, Protocol
 
@@ -33,6 +34,28 @@ def vault_position(address: str, chain_id: int) -> dict[str, Any]:
         }],
         "marketPositions": [],
     }
+
+
+def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
+    """A stand-in that really reads the chain: the wallet's balance of each token, in one round."""
+
+    async def fetch(ctx: FetchContext, chain: int, address: str) -> dict[str, Any]:
+        reader = ctx.reader(chain)
+        block = await reader.block_number()
+        balances = await asyncio.gather(*(reader.call(t, erc20.BALANCE_OF, address) for t in tokens))
+        return {
+            "blockNumber": block,
+            "vaultV1Positions": [{
+                "type": "morpho-vault-v1", "vaultAddress": token, "vaultName": "balance",
+                "vaultSymbol": "BAL", "shares": str(balance), "assets": str(balance),
+                "asset": {"address": token, "symbol": "T", "name": "T", "decimals": 18},
+                "assetsUsd": None, "apy": None,
+            } for token, (balance,) in zip(tokens, balances)],
+            "vaultV2Positions": [],
+            "marketPositions": [],
+        }
+
+    return Protocol("balances", "MorphoWalletPositions", frozenset({chain_id}), fetch)
 
 
 class StandIns:

@@ -1,0 +1,159 @@
+"""A real local chain for tests: anvil from tools/, contracts compiled by the pinned solcjs.
+
+The test side encodes and decodes with eth-abi and eth-hash, independently of the service's own
+ABI code, so every chain test is also a cross-check of abi.py.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import eth_abi
+from eth_hash.auto import keccak
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = ROOT / "tools" / "node_modules"
+ANVIL = TOOLS / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
+CHAIN_ID = 31337
+MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def selector(signature: str) -> bytes:
+    return keccak(signature.encode())[:4]
+
+
+def arg_types(signature: str) -> list[str]:
+    inner = signature[signature.index("(") + 1:-1]
+    return [t for t in _split(inner)] if inner else []
+
+
+def _split(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    return parts + [text[start:]]
+
+
+@dataclass(frozen=True)
+class Artifact:
+    abi: list[dict[str, Any]]
+    bytecode: str
+    runtime: str
+
+
+def compile_contracts(files: Sequence[Path], roots: Sequence[Path] = (), optimize_runs: int = 200,
+                      via_ir: bool = False) -> dict[str, Artifact]:
+    """Compile sources with solcjs; returns artifacts by contract name."""
+    sources = {path.name: {"content": path.read_text()} for path in files}
+    settings: dict[str, Any] = {
+        "optimizer": {"enabled": True, "runs": optimize_runs},
+        "outputSelection": {"*": {"*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]}},
+    }
+    if via_ir:
+        settings["viaIR"] = True
+    request = json.dumps({"language": "Solidity", "sources": sources, "settings": settings})
+    done = subprocess.run(["node", str(ROOT / "tests" / "compile.cjs"), *map(str, [CONTRACTS, *roots])],
+                          input=request, capture_output=True, text=True, check=True, timeout=900)
+    output = json.loads(done.stdout)
+    errors = [e["formattedMessage"] for e in output.get("errors", []) if e["severity"] == "error"]
+    if errors:
+        raise RuntimeError("compilation failed:\n" + "\n".join(errors))
+    return {name: Artifact(entry["abi"], "0x" + entry["evm"]["bytecode"]["object"],
+                           "0x" + entry["evm"]["deployedBytecode"]["object"])
+            for unit in output["contracts"].values() for name, entry in unit.items()}
+
+
+class Anvil:
+    """An anvil process on a free loopback port, stopped by its own process id."""
+
+    def __init__(self, chain_id: int = CHAIN_ID) -> None:
+        self.chain_id = chain_id
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(chain_id),
+             "--silent"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.rpc("eth_chainId")
+                break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("anvil did not start") from None
+                time.sleep(0.05)
+        self.accounts = self.rpc("eth_accounts")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def rpc(self, method: str, *params: Any) -> Any:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
+        request = urllib.request.Request(self.url, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            answer = json.loads(response.read())
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        return answer["result"]
+
+    # ------------------------------------------------------------ contracts
+
+    def deploy(self, artifact: Artifact, types: Sequence[str] = (), args: Sequence[Any] = (),
+               sender: str | None = None) -> str:
+        data = artifact.bytecode + eth_abi.encode(list(types), list(args)).hex()
+        receipt = self._transact({"data": data}, sender)
+        return receipt["contractAddress"].lower()
+
+    def send(self, to: str, signature: str, *args: Any, sender: str | None = None) -> dict[str, Any]:
+        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        return self._transact({"to": to, "data": data}, sender)
+
+    def call(self, to: str, signature: str, *args: Any, returns: Sequence[str] = ("uint256",),
+             block: int | str = "latest") -> Any:
+        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        tag = hex(block) if isinstance(block, int) else block
+        raw = bytes.fromhex(self.rpc("eth_call", {"to": to, "data": data}, tag)[2:])
+        values = eth_abi.decode(list(returns), raw)
+        return values[0] if len(values) == 1 else values
+
+    def _transact(self, tx: dict[str, Any], sender: str | None) -> dict[str, Any]:
+        tx = {"from": sender or self.accounts[0], "gas": hex(29_000_000), **tx}
+        tx_hash = self.rpc("eth_sendTransaction", tx)
+        deadline = time.monotonic() + 30
+        while (receipt := self.rpc("eth_getTransactionReceipt", tx_hash)) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if receipt is None or int(receipt["status"], 16) != 1:
+            raise RuntimeError(f"transaction failed: {tx} -> {receipt}")
+        return receipt
+
+    def block_number(self) -> int:
+        return int(self.rpc("eth_blockNumber"), 16)
+
+    def mine(self, blocks: int = 1) -> None:
+        self.rpc("anvil_mine", hex(blocks))
+
+    def install_multicall(self, artifact: Artifact) -> None:
+        self.rpc("anvil_setCode", MULTICALL3, artifact.runtime)

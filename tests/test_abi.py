@@ -1,0 +1,157 @@
+"""abi.py against eth-abi and eth-hash: differential properties and every selector constant."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import eth_abi
+import pytest
+from eth_hash.auto import keccak
+from hypothesis import given, settings, strategies as st
+
+import abi
+from abi import AbiError, Event, Function
+
+LEAVES = ["address", "bool", "string", "bytes", "uint8", "uint64", "uint128", "uint256",
+          "int8", "int24", "int256", "bytes1", "bytes4", "bytes32"]
+
+
+def type_strategy(depth: int = 2) -> st.SearchStrategy[str]:
+    leaf = st.sampled_from(LEAVES)
+    if depth == 0:
+        return leaf
+    inner = type_strategy(depth - 1)
+    return st.one_of(
+        leaf,
+        inner.map(lambda t: t + "[]"),
+        st.tuples(inner, st.integers(1, 3)).map(lambda pair: f"{pair[0]}[{pair[1]}]"),
+        st.lists(inner, min_size=1, max_size=3).map(lambda parts: "(" + ",".join(parts) + ")"),
+    )
+
+
+def values_for(abi_type: abi.AbiType) -> st.SearchStrategy:
+    kind = abi_type.kind
+    if kind == "address":
+        return st.binary(min_size=20, max_size=20).map(lambda raw: "0x" + raw.hex())
+    if kind == "bool":
+        return st.booleans()
+    if kind == "uint":
+        return st.integers(0, 2 ** abi_type.size - 1)
+    if kind == "int":
+        return st.integers(-(2 ** (abi_type.size - 1)), 2 ** (abi_type.size - 1) - 1)
+    if kind == "fixedbytes":
+        return st.binary(min_size=abi_type.size, max_size=abi_type.size)
+    if kind == "bytes":
+        return st.binary(max_size=70)
+    if kind == "string":
+        return st.text(max_size=40)
+    if kind == "array":
+        item = values_for(abi_type.items[0])
+        if abi_type.size:
+            return st.lists(item, min_size=abi_type.size, max_size=abi_type.size)
+        return st.lists(item, max_size=4)
+    return st.tuples(*(values_for(item) for item in abi_type.items))
+
+
+def normalized(value):
+    """eth-abi answers sequences as tuples; abi.py answers arrays as lists and tuples as tuples."""
+    if isinstance(value, (list, tuple)):
+        return tuple(normalized(item) for item in value)
+    return value
+
+
+@st.composite
+def typed_values(draw):
+    types = draw(st.lists(type_strategy(), min_size=1, max_size=4))
+    values = [draw(values_for(abi.parse_type(t))) for t in types]
+    return types, values
+
+
+@settings(max_examples=400, deadline=None)
+@given(typed_values())
+def test_encoding_matches_eth_abi_and_round_trips(case):
+    types, values = case
+    encoded = abi.encode(types, values)
+    assert encoded == eth_abi.encode(types, values)
+    assert normalized(abi.decode(types, encoded)) == normalized(eth_abi.decode(types, encoded))
+    assert normalized(abi.decode(types, encoded)) == normalized(values)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(type_strategy(1), min_size=1, max_size=3), st.binary(max_size=300))
+def test_decoding_garbage_agrees_with_eth_abi_when_both_accept(types, data):
+    try:
+        ours = abi.decode(types, data)
+    except AbiError:
+        return
+    assert normalized(ours) == normalized(eth_abi.decode(types, data, strict=False))
+
+
+def test_aliased_offsets_cannot_blow_up_decoding():
+    # uint256[][] whose 1000 inner arrays all point at the same 1000-item array
+    length = 1000
+    inner_offset = 32 * length
+    data = (32).to_bytes(32, "big") + length.to_bytes(32, "big")
+    data += inner_offset.to_bytes(32, "big") * length
+    data += length.to_bytes(32, "big") + bytes(32 * length)
+    with pytest.raises(AbiError, match="more values than it can hold"):
+        abi.decode(["uint256[][]"], data)
+
+
+@pytest.mark.parametrize("types, data, problem", [
+    (["uint256"], b"\x01" * 31, "too short"),
+    (["uint8"], (256).to_bytes(32, "big"), "does not fit uint8"),
+    (["bool"], (2).to_bytes(32, "big"), "neither 0 nor 1"),
+    (["address"], (1 << 160).to_bytes(32, "big"), "non-zero high bytes"),
+    (["bytes"], (32).to_bytes(32, "big") + (10**9).to_bytes(32, "big"), "runs past"),
+    (["uint256[]"], (32).to_bytes(32, "big") + (2**200).to_bytes(32, "big"), "runs past"),
+    (["string"], (32).to_bytes(32, "big") + (1).to_bytes(32, "big") + b"\xff" + bytes(31), "not UTF-8"),
+    (["bytes"], (2**100).to_bytes(32, "big"), "points past"),
+])
+def test_malformed_data_is_refused_with_a_reason(types, data, problem):
+    with pytest.raises(AbiError, match=problem):
+        abi.decode(types, data)
+
+
+@pytest.mark.parametrize("types, values", [
+    (["uint8"], [256]), (["int8"], [-129]), (["uint256"], [True]), (["address"], ["0x12"]),
+    (["bytes4"], [b"abc"]), (["uint256[2]"], [[1]]), (["(uint8,bool)"], [(1,)]), (["bool"], [1]),
+])
+def test_values_that_do_not_fit_are_refused(types, values):
+    with pytest.raises(AbiError):
+        abi.encode(types, values)
+
+
+@pytest.mark.parametrize("text", ["uint7", "uint264", "bytes33", "bytes0", "foo", "uint256[0]", "address8"])
+def test_unsupported_types_are_refused(text):
+    with pytest.raises(AbiError):
+        abi.parse_type(text)
+
+
+def service_modules():
+    root = Path(__file__).resolve().parents[1]
+    for module in pkgutil.iter_modules([str(root)]):
+        yield importlib.import_module(module.name)
+
+
+def test_every_selector_and_topic_constant_is_keccak_of_its_signature():
+    checked = 0
+    for module in service_modules():
+        for value in vars(module).values():
+            if isinstance(value, Function):
+                assert value.selector == keccak(value.signature.encode())[:4].hex(), value
+                checked += 1
+            elif isinstance(value, Event):
+                assert value.topic == "0x" + keccak(value.signature.encode()).hex(), value
+                checked += 1
+    assert checked >= 6
+
+
+def test_function_calldata_matches_eth_abi():
+    function = Function("transfer(address,uint256)", "a9059cbb", ("bool",))
+    address = "0x" + "ab" * 20
+    assert function.calldata(address, 5) == keccak(b"transfer(address,uint256)")[:4] + eth_abi.encode(
+        ["address", "uint256"], [address, 5])
+    assert function.inputs == ["address", "uint256"] and function.name == "transfer"
