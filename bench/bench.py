@@ -1,0 +1,125 @@
+"""Benchmark: anvil + the service, a fixed mix of walletPositions queries, figures printed.
+
+    .venv/bin/python bench/bench.py [--requests 300] [--concurrency 16]
+
+Run by hand (after ./scripts/test has installed the tools), never in CI. It deploys test tokens,
+serves the app on a loopback port with the chain-reading stand-in protocol of the tests (real
+adapters join the mix as they land), sends the mix, and prints requests/s, p50/p99 latency and
+the RPC HTTP requests and sub-calls per GraphQL request taken from the access log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import auth  # noqa: E402
+import server  # noqa: E402
+from config import Settings  # noqa: E402
+from tests.evm import CHAIN_ID, CONTRACTS, Anvil, compile_contracts  # noqa: E402
+from tests.stand_ins import chain_balances  # noqa: E402
+
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares } } }
+  errors { error { code } } } }"""
+MIX = (1, 3, 5)
+"""Inputs per query, cycled."""
+
+
+class AccessFields(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[dict] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name == "wallet_positions.access":
+            self.lines.append(record.fields)
+
+
+async def run(requests: int, concurrency: int, token_count: int) -> None:
+    artifacts = compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol"])
+    node = Anvil()
+    try:
+        node.install_multicall(artifacts["Multicall3"])
+        tokens = [node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["B", "B", 18])
+                  for _ in range(token_count)]
+        wallets = ["0x" + f"{i + 1:040x}" for i in range(max(MIX))]
+        for index, wallet in enumerate(wallets):
+            node.send(tokens[index % token_count], "mint(address,uint256)", wallet, 10**18 + index)
+        with tempfile.TemporaryDirectory() as folder:
+            keys = Path(folder) / "keys.env"
+            key = auth.create_key(keys, "bench")[0]
+            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9),
+                                    {"balances": chain_balances(tokens, CHAIN_ID)}, rpc_urls={CHAIN_ID: node.url})
+            await measure(app, key, wallets, requests, concurrency, token_count)
+    finally:
+        node.stop()
+
+
+async def measure(app: web.Application, key: str, wallets: list[str], requests: int,
+                  concurrency: int, token_count: int) -> None:
+    fields = AccessFields()
+    logging.getLogger("wallet_positions.access").addHandler(fields)
+    logging.getLogger("wallet_positions.access").setLevel(logging.INFO)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/graphql"
+    latencies: dict[int, list[float]] = {n: [] for n in MIX}
+    queue = list(range(requests))
+    async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
+        async def worker() -> None:
+            while queue:
+                n = MIX[queue.pop() % len(MIX)]
+                inputs = [{"protocol": "balances", "chainId": CHAIN_ID, "walletAddress": w} for w in wallets[:n]]
+                started = time.perf_counter()
+                async with session.post(url, json={"query": QUERY, "variables": {"inputs": inputs}}) as reply:
+                    body = await reply.json()
+                    assert reply.status == 200 and not body["data"]["walletPositions"]["errors"], body
+                latencies[n].append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    await runner.cleanup()
+
+    everything = sorted(t for values in latencies.values() for t in values)
+    print(f"{requests} requests, concurrency {concurrency}, {token_count} tokens per input, mix {MIX} inputs")
+    print(f"throughput     {requests / elapsed:8.1f} requests/s")
+    print(f"latency p50    {percentile(everything, 50) * 1000:8.1f} ms")
+    print(f"latency p99    {percentile(everything, 99) * 1000:8.1f} ms")
+    print("inputs  requests  p50 ms  p99 ms  rpc requests/query  rpc sub-calls/query")
+    for n in MIX:
+        lines = [line for line in fields.lines if line["inputs"] == n]
+        print(f"{n:6d}  {len(latencies[n]):8d}  {percentile(sorted(latencies[n]), 50) * 1000:6.1f}  "
+              f"{percentile(sorted(latencies[n]), 99) * 1000:6.1f}  "
+              f"{statistics.mean(line['rpc_requests'] for line in lines):18.2f}  "
+              f"{statistics.mean(line['rpc_subcalls'] for line in lines):19.2f}")
+
+
+def percentile(values: list[float], rank: float) -> float:
+    return values[min(len(values) - 1, int(len(values) * rank / 100))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--tokens", type=int, default=8, help="token balances read per input")
+    args = parser.parse_args()
+    asyncio.run(run(args.requests, args.concurrency, args.tokens))
+
+
+if __name__ == "__main__":
+    main()
