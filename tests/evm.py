@@ -1,7 +1,7 @@
 """A real local chain for tests: anvil from tools/, contracts compiled by the pinned solcjs.
 
 The test side encodes and decodes with eth-abi and eth-hash, independently of the service's own
-ABI code, so every chain test is also a cross-check of abi.py.
+ABI code (only the type-list splitting is shared), so every chain test also cross-checks abi.py.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any, Sequence
 
 import eth_abi
 from eth_hash.auto import keccak
+
+from abi import split_types
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools" / "node_modules"
@@ -37,18 +39,7 @@ def selector(signature: str) -> bytes:
 
 
 def arg_types(signature: str) -> list[str]:
-    inner = signature[signature.index("(") + 1:-1]
-    return [t for t in _split(inner)] if inner else []
-
-
-def _split(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
-    return parts + [text[start:]]
+    return split_types(signature[signature.index("(") + 1:-1])
 
 
 @dataclass(frozen=True)
