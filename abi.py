@@ -181,12 +181,14 @@ def decode(types: Sequence[str], data: bytes) -> tuple[Any, ...]:
 
 
 class _Decoder:
-    """One decoding pass. Values are counted against the data's size, so offsets that point
-    many items at the same bytes (an "ABI bomb") cannot blow up the work."""
+    """One decoding pass. Values and the bytes of `bytes`/`string` values are counted against
+    the data's size, so offsets that point many items at the same bytes (an "ABI bomb") cannot
+    blow up the work or the memory."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.budget = 4 * (len(data) // 32 + 1)
+        self.byte_budget = len(data)
 
     def word(self, position: int) -> int:
         if position < 0 or position + 32 > len(self.data):
@@ -215,13 +217,20 @@ class _Decoder:
             return self.scalar(abi_type, self.word(position))
         if kind == "fixedbytes":
             self.word(position)
+            if any(self.data[position + abi_type.size:position + 32]):
+                raise AbiError(f"bytes{abi_type.size} has non-zero padding")
             return self.data[position:position + abi_type.size]
         if kind in ("bytes", "string"):
             length = self.word(position)
             start = position + 32
             if length > len(self.data) - start:
                 raise AbiError(f"{kind} length {length} runs past the data")
+            self.byte_budget -= length
+            if self.byte_budget < 0:
+                raise AbiError("data decodes to more bytes than it holds")
             raw = self.data[start:start + length]
+            if any(self.data[start + length:start + length + (-length % 32)]):
+                raise AbiError(f"{kind} has non-zero padding")
             if kind == "bytes":
                 return raw
             try:

@@ -221,6 +221,15 @@ def revoke_key(path: str | Path, key_id: str) -> tuple[KeyRecord, bool]:
     return record, True
 
 
+def redact(text: str) -> str:
+    """`text` with every API-key-shaped token replaced, for log lines."""
+    return KEY_RE.sub("pk_[redacted]", text)
+
+
+def has_credentials(headers: CIMultiDictProxy[str]) -> bool:
+    return "x-api-key" in headers or "Authorization" in headers
+
+
 def presented_key(headers: CIMultiDictProxy[str]) -> str:
     """The one key a request carries in `x-api-key` or `Authorization: Bearer`, or AuthError."""
     candidates = {value.strip() for value in headers.getall("x-api-key", [])} - {""}
@@ -253,12 +262,13 @@ class KeyStore:
 
     def refresh(self) -> None:
         """Reload when the file changed since the last load; a corrupt file is logged, not used."""
-        if self._file_stamp() == self._stamp:
+        stamp = self._file_stamp()
+        if stamp == self._stamp:
             return
         try:
             count = self.load()
         except KeyFileError as exc:
-            self._stamp = self._file_stamp()
+            self._stamp = stamp
             log.error("keys file is corrupt; keeping the last good set of keys: %s", exc)
             return
         log.info("keys file reloaded: %d active keys", count)

@@ -53,9 +53,15 @@ PLAIN_BATCH_SIZE = 20
 """eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
 
 _RANGE_TOO_LARGE = re.compile(r"range|more than|exceed|too large|too wide|response size", re.I)
-_RATE_LIMITED = re.compile(r"rate.?limit|too many requests", re.I)
+_RATE_LIMITED = re.compile(r"rate.?limit|too many requests|request rate|rate exceeded|\b429\b|capacity exceeded", re.I)
 MAX_NARROWING_ROUNDS = 16
+MIN_LOGS_BLOCK_RANGE = 16
+"""Narrowing stops here: an endpoint that refuses 16 blocks is failing, not paginating."""
+MAX_LOG_QUERIES = 5_000
+"""eth_getLogs queries one call may make; a span needing more is refused, not attempted."""
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
 def rpc_urls_from_env(environ: Mapping[str, str]) -> dict[int, str]:
@@ -137,7 +143,10 @@ def _clean(message: Any, limit: int = 200) -> str:
 
 def _revert_reason(data: Any) -> str:
     """The reason of an Error(string) revert payload, else a short description of it."""
-    raw = bytes.fromhex(data[2:]) if isinstance(data, str) and data.startswith("0x") else data
+    try:
+        raw = bytes.fromhex(data[2:]) if isinstance(data, str) and data.startswith("0x") else data
+    except ValueError:
+        return "undecodable revert data"
     if not isinstance(raw, bytes) or not raw:
         return "no reason given"
     if raw[:4].hex() == ERROR_STRING_SELECTOR:
@@ -149,9 +158,7 @@ def _revert_reason(data: Any) -> str:
 
 
 def _range_too_large(error: RpcError) -> bool:
-    """Whether an eth_getLogs error asks for a smaller block range (and is not rate limiting)."""
-    if _RATE_LIMITED.search(error.message):
-        return False
+    """Whether an eth_getLogs error asks for a smaller block range."""
     return error.code == -32005 or bool(_RANGE_TOO_LARGE.search(error.message))
 
 
@@ -215,14 +222,19 @@ class Endpoint:
                 if response.status != 200:
                     raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused the "
                                        f"request (HTTP {response.status}).")
-                body = await response.read()
+                body = bytearray()
+                async for chunk in response.content.iter_chunked(1 << 16):
+                    body += chunk
+                    if len(body) > MAX_RESPONSE_BYTES:
+                        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with "
+                                           f"more than {MAX_RESPONSE_BYTES} bytes.")
         except asyncio.TimeoutError:
             raise TimeoutError from None
         except aiohttp.ClientError as exc:
             raise _Transient(f"could not be reached ({type(exc).__name__})") from None
         try:
             return json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with "
                                "something that is not JSON.") from None
 
@@ -289,11 +301,32 @@ class ChainRequest:
 
 @dataclass
 class _Call:
+    """An eth_call waiting for the next round."""
+
     target: str
     function: Function
     calldata: bytes
     label: str
     future: asyncio.Future[tuple[Any, ...]]
+
+
+@dataclass
+class _Raw:
+    """Another JSON-RPC request that rides along in the next round's batch."""
+
+    method: str
+    params: list[Any]
+    future: asyncio.Future[Any]
+
+
+def _resolve(future: asyncio.Future[Any], result: Any = None, error: BaseException | None = None) -> None:
+    """Settle a caller's future unless it is already settled (its caller may have been cancelled)."""
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 class ChainReader:
@@ -306,7 +339,8 @@ class ChainReader:
         self._config = request.chains.config
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
-        self._pending: list[_Call] = []
+        self._timestamp: asyncio.Future[int] | None = None
+        self._pending: list[_Call | _Raw] = []
         self._flush_scheduled = False
         self._queued_since_check = False
         self._sending: set[asyncio.Task[None]] = set()
@@ -318,6 +352,20 @@ class ChainReader:
         if self._block is None:
             self._block = asyncio.ensure_future(self._pin())
         return await asyncio.shield(self._block)
+
+    async def block_timestamp(self) -> int:
+        """Timestamp of the pinned block; read in the next round, with the calls queued for it."""
+        if self._timestamp is None:
+            self._timestamp = asyncio.ensure_future(self._read_timestamp())
+        return await asyncio.shield(self._timestamp)
+
+    async def _read_timestamp(self) -> int:
+        block = await self.block_number()
+        header = await self._enqueue(_Raw("eth_getBlockByNumber", [hex(block), False],
+                                          asyncio.get_running_loop().create_future()))
+        if isinstance(header, RpcError) or not isinstance(header, dict):
+            raise ProtocolError(f"The chain {self.chain_id} endpoint did not return block {block}.")
+        return _hex_int(header.get("timestamp"), "eth_getBlockByNumber")
 
     async def _pin(self) -> int:
         endpoint = self.endpoint
@@ -349,21 +397,26 @@ class ChainReader:
 
     async def call(self, target: str, function: Function, *args: Any, label: str | None = None) -> tuple[Any, ...]:
         """`function(*args)` on `target` at the pinned block; ProtocolError names both on failure."""
+        if not isinstance(target, str) or not _ADDRESS.fullmatch(target):
+            raise ProtocolError(f"{label or 'a contract'}: {function.name} has no valid target address.")
         target = target.lower()
         calldata = function.calldata(*args)
         key = (self.chain_id, target, calldata)
         if function.immutable and (cached := self._cache.get(key)) is not None:
             return cached
         future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Call(target, function, calldata, label or f"contract {target}", future))
+        result = await self._enqueue(_Call(target, function, calldata, label or f"contract {target}", future))
+        if function.immutable:
+            self._cache.put(key, result)
+        return result
+
+    async def _enqueue(self, item: _Call | _Raw) -> Any:
+        self._pending.append(item)
         self._queued_since_check = True
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._maybe_flush)
-        result = await future
-        if function.immutable:
-            self._cache.put(key, result)
-        return result
+        return await item.future
 
     def _maybe_flush(self) -> None:
         """Send the queue once a loop iteration passes in which no caller added to it."""
@@ -378,75 +431,79 @@ class ChainReader:
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
 
-    async def _send(self, batch: list[_Call]) -> None:
+    async def _send(self, batch: list[_Call | _Raw]) -> None:
+        """One round: every queued call (as aggregate3 chunks, or plain eth_calls) and every
+        ride-along request in one JSON-RPC batch; each caller gets its own result or error."""
         try:
             block = await self.block_number()
+            calls = [item for item in batch if isinstance(item, _Call)]
+            raws = [item for item in batch if isinstance(item, _Raw)]
             if self.endpoint.has_multicall:
-                await self._send_multicall(batch, block)
+                size = self._config.max_calls
+                chunks = [calls[i:i + size] for i in range(0, len(calls), size)]
+                requests = [("eth_call", [{"to": MULTICALL3, "data": "0x" + AGGREGATE3.calldata(
+                    [(call.target, True, call.calldata) for call in chunk]).hex()}, hex(block)])
+                    for chunk in chunks]
             else:
-                await self._send_plain(batch, block)
+                chunks = [[call] for call in calls]
+                requests = [("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
+                            for call in calls]
+            requests += [(raw.method, raw.params) for raw in raws]
+            self._request.stats.subcalls += len(calls)
+            answers = await self._rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
+            for chunk, answer in zip(chunks, answers):
+                self._settle_chunk(chunk, answer, block)
+            for raw, answer in zip(raws, answers[len(chunks):]):
+                _resolve(raw.future, answer)
         except BaseException as exc:
-            for call in batch:
-                if not call.future.done():
-                    call.future.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
+            error = exc if isinstance(exc, Exception) else asyncio.CancelledError()
+            for item in batch:
+                _resolve(item.future, error=error)
             if not isinstance(exc, Exception):
                 raise
 
-    async def _send_multicall(self, batch: list[_Call], block: int) -> None:
-        size = self._config.max_calls
-        chunks = [batch[i:i + size] for i in range(0, len(batch), size)]
-        requests = [("eth_call", [{"to": MULTICALL3, "data": "0x" + AGGREGATE3.calldata(
-            [(call.target, True, call.calldata) for call in chunk]).hex()}, hex(block)])
-            for chunk in chunks]
-        self._request.stats.subcalls += len(batch)
-        for chunk, answer in zip(chunks, await self._rpc(requests)):
-            if isinstance(answer, RpcError):
-                error = ProtocolError(f"Multicall3 aggregate3 failed on chain {self.chain_id} at block "
-                                      f"{block}: {_clean(answer.message)}")
-                for call in chunk:
-                    call.future.set_exception(error)
-                continue
-            try:
-                (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3"))
-                if len(results) != len(chunk):
-                    raise AbiError("result count differs from call count")
-            except (AbiError, ProtocolError):
-                error = ProtocolError(f"Multicall3 aggregate3 on chain {self.chain_id} returned "
-                                      "undecodable data.")
-                for call in chunk:
-                    call.future.set_exception(error)
-                continue
-            for call, (success, data) in zip(chunk, results):
-                self._settle(call, block, data if success else None, None if success else data)
-
-    async def _send_plain(self, batch: list[_Call], block: int) -> None:
-        requests = [("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
-                    for call in batch]
-        self._request.stats.subcalls += len(batch)
-        for call, answer in zip(batch, await self._rpc(requests, PLAIN_BATCH_SIZE)):
+    def _settle_chunk(self, chunk: list[_Call], answer: Any, block: int) -> None:
+        if not self.endpoint.has_multicall:
+            (call,) = chunk
             if isinstance(answer, RpcError):
                 self._settle(call, block, None, answer.data, answer.message)
-                continue
+            else:
+                try:
+                    self._settle(call, block, _hex_bytes(answer, call.function.name), None)
+                except ProtocolError as exc:
+                    _resolve(call.future, error=exc)
+            return
+        try:
+            if isinstance(answer, RpcError):
+                raise ProtocolError(f"Multicall3 aggregate3 failed on chain {self.chain_id} at block "
+                                    f"{block}: {_clean(answer.message)}")
             try:
-                data = _hex_bytes(answer, f"{call.function.name}")
-            except ProtocolError as exc:
-                call.future.set_exception(exc)
-                continue
-            self._settle(call, block, data, None)
+                (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3"))
+            except AbiError:
+                results = None
+            if results is None or len(results) != len(chunk):
+                raise ProtocolError(f"Multicall3 aggregate3 on chain {self.chain_id} returned "
+                                    "undecodable data.")
+        except ProtocolError as exc:
+            for call in chunk:
+                _resolve(call.future, error=exc)
+            return
+        for call, (success, data) in zip(chunk, results):
+            self._settle(call, block, data if success else None, None if success else data)
 
     def _settle(self, call: _Call, block: int, data: bytes | None, revert: Any, message: str = "") -> None:
         where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
         if data is None:
             reason = _revert_reason(revert) if revert else _clean(message) or "no reason given"
-            call.future.set_exception(ProtocolError(f"{where} reverted ({reason})."))
+            _resolve(call.future, error=ProtocolError(f"{where} reverted ({reason})."))
         elif not data and call.function.outputs:
-            call.future.set_exception(ProtocolError(
+            _resolve(call.future, error=ProtocolError(
                 f"{where} returned no data (no contract code at {call.target}?)."))
         else:
             try:
-                call.future.set_result(call.function.decode(data))
+                _resolve(call.future, call.function.decode(data))
             except AbiError as exc:
-                call.future.set_exception(ProtocolError(f"{where} returned undecodable data ({exc})."))
+                _resolve(call.future, error=ProtocolError(f"{where} returned undecodable data ({exc})."))
 
     # ---------------------------------------------------------------- eth_getLogs
 
@@ -454,16 +511,25 @@ class ChainReader:
                        from_block: int, to_block: int | None = None) -> list[Log]:
         """Logs in [from_block, to_block] (default: the pinned block), in chain order.
 
-        The span is cut into the endpoint's block range, all pieces in one JSON-RPC batch; a piece
-        the endpoint calls too large is halved (and the endpoint remembers the smaller range).
+        The span is cut into the endpoint's block range, all pieces in one JSON-RPC batch. A piece
+        the endpoint calls too large is halved, down to MIN_LOGS_BLOCK_RANGE, and the endpoint
+        keeps the smaller range; a call that needed no narrowing lets it grow back, doubling up to
+        the configured range.
         """
         last = await self.block_number() if to_block is None else to_block
         addresses = [address.lower()] if isinstance(address, str) else [a.lower() for a in address]
-        step = self.endpoint.logs_block_range
+        endpoint = self.endpoint
+        step = endpoint.logs_block_range
+        if (last - from_block) // step >= MAX_LOG_QUERIES:
+            raise ProtocolError(f"eth_getLogs on chain {self.chain_id}: blocks {from_block}-{last} need "
+                                f"more than {MAX_LOG_QUERIES} queries of {step} blocks.")
         ranges = [(start, min(start + step - 1, last)) for start in range(from_block, last + 1, step)]
         logs: list[Log] = []
+        narrowed = False
         for _ in range(MAX_NARROWING_ROUNDS):
             if not ranges:
+                if not narrowed:
+                    endpoint.logs_block_range = min(step * 2, self._config.logs_block_range)
                 return sorted(logs, key=lambda entry: (entry.block_number, entry.log_index))
             requests = [("eth_getLogs", [{"address": addresses, "topics": list(topics),
                                           "fromBlock": hex(low), "toBlock": hex(high)}])
@@ -471,13 +537,20 @@ class ChainReader:
             retry = []
             for (low, high), answer in zip(ranges, await self._rpc(requests)):
                 if isinstance(answer, RpcError):
-                    if high > low and _range_too_large(answer):
+                    span = high - low + 1
+                    if span > MIN_LOGS_BLOCK_RANGE and _range_too_large(answer) \
+                            and len(ranges) + len(retry) < MAX_LOG_QUERIES:
                         middle = (low + high) // 2
                         retry += [(low, middle), (middle + 1, high)]
-                        self.endpoint.logs_block_range = min(self.endpoint.logs_block_range, middle - low + 1)
+                        narrowed = True
+                        endpoint.logs_block_range = max(MIN_LOGS_BLOCK_RANGE,
+                                                        min(endpoint.logs_block_range, span // 2))
                         continue
-                    raise ProtocolError(f"eth_getLogs on chain {self.chain_id} failed: {_clean(answer.message)}")
-                logs.extend(self._log(entry) for entry in (answer or []))
+                    raise ProtocolError(f"eth_getLogs on chain {self.chain_id} failed for blocks "
+                                        f"{low}-{high}: {_clean(answer.message)}")
+                if not isinstance(answer, list):
+                    raise ProtocolError(f"eth_getLogs on chain {self.chain_id} returned no list of logs.")
+                logs.extend(self._log(entry) for entry in answer)
             ranges = retry
         raise ProtocolError(f"eth_getLogs on chain {self.chain_id}: the endpoint refused every "
                             "block range, down to the smallest tried.")
@@ -512,7 +585,8 @@ class ChainReader:
             log.info("chain %d endpoint refused a JSON-RPC batch; sending calls one by one", self.chain_id)
             endpoint.batches_supported = False
             return await self._rpc(calls)
-        by_id = {item.get("id"): item for answer in answers for item in answer if isinstance(item, dict)}
+        by_id = {item["id"]: item for answer in answers for item in answer
+                 if isinstance(item, dict) and isinstance(item.get("id"), int)}
         if set(by_id) != set(range(len(calls))):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered a batch with "
                                "missing or unknown ids.")
@@ -529,6 +603,10 @@ class ChainReader:
         if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
             error = answer["error"]
             code = error.get("code") if isinstance(error.get("code"), int) else 0
-            return RpcError(code, str(error.get("message", "")), error.get("data"))
+            message = str(error.get("message", ""))
+            if _RATE_LIMITED.search(message):
+                raise NetworkError(f"The RPC endpoint for chain {self.chain_id} rate-limited the "
+                                   "service.")
+            return RpcError(code, message, error.get("data"))
         raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered {method} with "
                            "something that is not JSON-RPC.")

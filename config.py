@@ -7,6 +7,7 @@ in one place is what lets `python server.py --help` list every setting without d
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from dataclasses import Field, dataclass, field, fields
 from typing import Any, Callable, Mapping
@@ -23,7 +24,7 @@ def _flag(value: str) -> bool:
 def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
     def parse(value: str) -> Any:
         number = kind(value)
-        if number <= 0:
+        if not math.isfinite(number) or number <= 0:
             raise ValueError(f"must be greater than 0, got {value!r}")
         return number
 

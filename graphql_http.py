@@ -27,7 +27,7 @@ from graphql import (
 )
 from graphql.execution.values import get_variable_values
 
-from limits import MAX_INPUTS, MAX_TOKENS, DepthLimitRule, NoIntrospectionRule, count_inputs
+from limits import MAX_INPUTS, MAX_TOKENS, DepthLimitRule, NoIntrospectionRule, count_inputs, shape_problem
 
 log = logging.getLogger("wallet_positions.graphql")
 
@@ -75,6 +75,9 @@ def prepare(body: bytes, schema: GraphQLSchema, introspection: bool) -> Operatio
     params = _params(body)
     try:
         document = parse(params["query"], max_tokens=MAX_TOKENS)
+        problem = shape_problem(document)
+        if problem:
+            raise _bad_request(problem, "QUERY_TOO_COMPLEX")
         rules = [*specified_rules, DepthLimitRule]
         if not introspection:
             rules.append(NoIntrospectionRule)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -34,6 +35,12 @@ MAX_DEPTH = 7
 MAX_BODY_BYTES = 100 * 1024
 MAX_TOKENS = 10_000
 """Parser token cap: far above any real query, and a bound on the work a body can cause."""
+
+MAX_SAME_FIELD = 16
+MAX_SPREADS = 16
+MAX_FRAGMENTS = 32
+"""Shape limits: GraphQL's field-merging validation is quadratic in the fields that share a
+response name and in the fragments spread into one selection set; real queries need few."""
 
 POLICY_NAME = "default"
 
@@ -151,6 +158,34 @@ class NoIntrospectionRule(ValidationRule):
             self.report_error(_error(
                 "Introspection is disabled on this server; the schema is published at "
                 "GET /schema.graphql.", "INTROSPECTION_DISABLED", node))
+
+
+def shape_problem(document: DocumentNode) -> str | None:
+    """Why a document is too costly to validate, or None. Runs before validation, iteratively."""
+    fragments = sum(isinstance(d, FragmentDefinitionNode) for d in document.definitions)
+    if fragments > MAX_FRAGMENTS:
+        return f"The document defines {fragments} fragments; the limit is {MAX_FRAGMENTS}."
+    pending = [d.selection_set for d in document.definitions if getattr(d, "selection_set", None)]
+    while pending:
+        names: Counter[str] = Counter()
+        spreads = 0
+        flat = [pending.pop()]
+        while flat:
+            for selection in flat.pop().selections:
+                if isinstance(selection, FieldNode):
+                    names[(selection.alias or selection.name).value] += 1
+                    if selection.selection_set:
+                        pending.append(selection.selection_set)
+                elif isinstance(selection, InlineFragmentNode):
+                    flat.append(selection.selection_set)
+                else:
+                    spreads += 1
+        if spreads > MAX_SPREADS:
+            return f"A selection set spreads {spreads} fragments; the limit is {MAX_SPREADS}."
+        if names and max(names.values()) > MAX_SAME_FIELD:
+            name, count = names.most_common(1)[0]
+            return f"Field {name[:40]!r} is selected {count} times in one selection set; the limit is {MAX_SAME_FIELD}."
+    return None
 
 
 def count_inputs(

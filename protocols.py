@@ -20,7 +20,8 @@ class FetchContext:
     """What an adapter gets besides its input; one per input."""
 
     deadline: float
-    """Event-loop time (`loop.time()`) at which the input's budget ends; retries must stop by then."""
+    """Event-loop time (`loop.time()`) at which the input's budget ends, for an adapter's own
+    waits; chain reads already carry the request's deadline, which is the same moment."""
     chains: ChainRequest
 
     def reader(self, chain_id: int) -> ChainReader:

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphql import GraphQLResolveInfo, GraphQLSchema, GraphQLUnionType, build_schema
+from graphql import (
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLResolveInfo,
+    GraphQLSchema,
+    GraphQLType,
+    GraphQLUnionType,
+    build_schema,
+)
 
 from chain import ChainRequest
 from errors import BudgetExceeded, InputValidationError, PositionError
@@ -24,6 +34,7 @@ log = logging.getLogger("wallet_positions.resolver")
 
 SDL_PATH = Path(__file__).with_name("schema.graphql")
 ADDRESS_RE = re.compile(r"0x[0-9a-fA-F]{40}")
+INTERNAL_ERROR = "Internal error while reading positions; it has been logged."
 
 InputKey = tuple[str, int, str]
 
@@ -58,7 +69,7 @@ async def resolve_wallet_positions(
     _root: Any, info: GraphQLResolveInfo, inputs: list[dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
     context: RequestContext = info.context
-    outcomes = await asyncio.gather(*(_resolve_input(context, item) for item in inputs))
+    outcomes = await asyncio.gather(*(_resolve_input(context, item, info.schema) for item in inputs))
     data, errors = [], []
     for position, error in outcomes:
         if error is None:
@@ -71,7 +82,7 @@ async def resolve_wallet_positions(
 
 
 async def _resolve_input(
-    context: RequestContext, item: dict[str, Any]
+    context: RequestContext, item: dict[str, Any], schema: GraphQLSchema
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
     try:
@@ -80,21 +91,62 @@ async def _resolve_input(
         if key not in context.fetches:
             context.fetches[key] = asyncio.ensure_future(
                 _fetch(protocol, chain_id, address, context))
-        position = await asyncio.shield(context.fetches[key])
+        position = {
+            **await asyncio.shield(context.fetches[key]),
+            "__typename": protocol.type_name,
+            "protocol": protocol.name,
+            "chainId": chain_id,
+            "walletAddress": address,
+        }
+        problem = nonconformity(position, schema.type_map[protocol.type_name])
+        if problem:
+            log.error("%s fetch returned an object that does not fit its type: %s", protocol.name, problem)
+            raise PositionError(INTERNAL_ERROR)
     except PositionError as exc:
         return None, {
             "protocol": name,
             "chainId": chain_id,
-            "walletAddress": address,
+            "walletAddress": _shorten(address, 64),
             "error": {"code": exc.code, "message": exc.message, "retryable": exc.retryable},
         }
-    return {
-        **position,
-        "__typename": protocol.type_name,
-        "protocol": protocol.name,
-        "chainId": chain_id,
-        "walletAddress": address,
-    }, None
+    return position, None
+
+
+def nonconformity(value: Any, graphql_type: GraphQLType, path: str = "") -> str | None:
+    """Where `value` breaks `graphql_type` (a missing non-null field, a wrong scalar), or None.
+
+    Checked per input, so that one adapter's bad object becomes that input's UNKNOWN_ERROR
+    instead of a null that GraphQL would propagate up to the whole result.
+    """
+    if isinstance(graphql_type, GraphQLNonNull):
+        if value is None:
+            return f"{path or 'value'} is null"
+        return nonconformity(value, graphql_type.of_type, path)
+    if value is None:
+        return None
+    if isinstance(graphql_type, GraphQLList):
+        if not isinstance(value, list):
+            return f"{path} is not a list"
+        for index, item in enumerate(value):
+            if problem := nonconformity(item, graphql_type.of_type, f"{path}[{index}]"):
+                return problem
+        return None
+    if isinstance(graphql_type, GraphQLObjectType):
+        if not isinstance(value, dict):
+            return f"{path} is not an object"
+        for field_name, field_def in graphql_type.fields.items():
+            if problem := nonconformity(value.get(field_name), field_def.type, f"{path}.{field_name}"):
+                return problem
+        return None
+    return None if _SCALAR_CHECKS[graphql_type.name](value) else f"{path} is not a {graphql_type.name}"
+
+
+_SCALAR_CHECKS = {
+    "String": lambda v: isinstance(v, str),
+    "Boolean": lambda v: isinstance(v, bool),
+    "Int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31,
+    "Float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+}
 
 
 def _validate(registry: Registry, name: str, chain_id: int, address: str) -> Protocol:
@@ -131,5 +183,5 @@ async def _fetch(protocol: Protocol, chain_id: int, address: str, request: Reque
         raise BudgetExceeded(f"The input did not resolve within its time budget of {budget:g} s.") from None
     except Exception:
         log.exception("unexpected failure in %s fetch (chain %d)", protocol.name, chain_id)
-        raise PositionError("Internal error while reading positions; it has been logged.") from None
+        raise PositionError(INTERNAL_ERROR) from None
     return position

@@ -109,8 +109,8 @@ def json_response(payload: dict[str, Any], status: int = 200, media: str = JSON,
 def negotiate(accept: str | None) -> str | None:
     """The response media type for an Accept header, or None when it admits neither JSON type.
 
-    An explicit `application/graphql-response+json` wins at equal quality; wildcards and a
-    missing header get `application/json`, which every client understands.
+    Highest quality wins, then an explicit type over a wildcard, then the first listed;
+    wildcards and a missing header get `application/json`, which every client understands.
     """
     if not accept or not accept.strip():
         return JSON
@@ -173,10 +173,10 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Awa
 
 
 async def graphql_endpoint(request: web.Request) -> web.Response:
-    if request.method != "POST":
-        return json_response(
-            error_body("Use POST with a JSON body: {\"query\": \"...\"}.", "METHOD_NOT_ALLOWED"),
-            405, headers={"Allow": "POST"})
+    """Method, auth and rate limit, then the operation. A non-POST request without credentials
+    is simply 405; with credentials it is authenticated and counted like any other."""
+    if request.method != "POST" and not auth.has_credentials(request.headers):
+        return _not_post({})
     media = negotiate(request.headers.get("Accept"))
     try:
         key_id = request[ACCESS].key_id = request.app[KEYS].identify(request.headers)
@@ -190,11 +190,19 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
         return json_response(error_body("Rate limit exceeded. Please try again later.",
                                         "RATE_LIMITED", retryAfter=decision.reset),
                              429, media or JSON, headers)
+    if request.method != "POST":
+        return _not_post(headers)
     try:
         payload = await _execute(request, media)
     except graphql_http.RequestError as exc:
         return json_response(exc.payload, exc.status, media or JSON, headers)
     return json_response(payload, 200, media, headers)
+
+
+def _not_post(headers: dict[str, str]) -> web.Response:
+    return json_response(
+        error_body("Use POST with a JSON body: {\"query\": \"...\"}.", "METHOD_NOT_ALLOWED"),
+        405, headers={"Allow": "POST", **headers})
 
 
 async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
@@ -290,7 +298,7 @@ def create_app(settings: Settings, registry: Registry = PROTOCOLS,
 
 async def serve(app: web.Application, settings: Settings) -> None:
     """Serve until SIGTERM or SIGINT, then let in-flight requests finish before returning."""
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=settings.shutdown_timeout)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port)
@@ -315,6 +323,10 @@ async def serve(app: web.Application, settings: Settings) -> None:
 
 
 class JsonFormatter(logging.Formatter):
+    """One JSON object per line. Anything shaped like an API key is redacted from the finished
+    line, so a key can reach no log even through a library's message (aiohttp logs the raw
+    header line of a request it cannot parse)."""
+
     def format(self, record: logging.LogRecord) -> str:
         entry = {
             "time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
@@ -325,7 +337,7 @@ class JsonFormatter(logging.Formatter):
         }
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str)
+        return auth.redact(json.dumps(entry, default=str))
 
 
 def configure_logging() -> None:
@@ -378,6 +390,9 @@ def keys_command(args: argparse.Namespace, settings: Settings) -> int:
             print(f"key {record.id} ({record.name}) {verb} at {record.revoked}", file=sys.stderr)
     except (auth.KeyFileError, ValueError, LookupError) as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: cannot use the keys file {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 

@@ -18,7 +18,7 @@ class RpcProxy:
         self.statuses: list[int] = []
         """HTTP statuses to answer the next requests with, before forwarding resumes."""
         self.mode = "forward"
-        """forward | hang | not-json | not-jsonrpc | bad-hex | no-batches"""
+        """forward | hang | not-json | not-jsonrpc | bad-hex | no-batches | rate-limit-error"""
         self.max_log_range: int | None = None
 
     def app(self) -> web.Application:
@@ -37,6 +37,11 @@ class RpcProxy:
             return web.Response(text="<html>502 Bad Gateway</html>", content_type="text/html")
         if self.mode == "not-jsonrpc":
             return web.json_response({"hello": "world"})
+        if self.mode == "rate-limit-error":
+            items = payload if isinstance(payload, list) else [payload]
+            errors = [{"jsonrpc": "2.0", "id": item["id"],
+                       "error": {"code": -32005, "message": "project ID request rate exceeded"}} for item in items]
+            return web.json_response(errors if isinstance(payload, list) else errors[0])
         if self.mode == "no-batches" and isinstance(payload, list):
             return web.json_response({"jsonrpc": "2.0", "id": None,
                                       "error": {"code": -32600, "message": "batch requests are not supported"}})

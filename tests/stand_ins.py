@@ -76,6 +76,8 @@ class StandIns:
             "revert": self.revert,
             "buggy": self.buggy,
             "badshape": self.bad_shape,
+            "noblock": self.missing_block,
+            "badfloat": self.bad_float,
             "rendezvous": self.rendezvous,
         }
         return {name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch)
@@ -102,6 +104,16 @@ class StandIns:
 
     async def bad_shape(self, ctx: FetchContext, chain_id: int, address: str) -> Any:
         return ["not", "a", "dict"]
+
+    async def missing_block(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        position = vault_position(address, chain_id)
+        del position["blockNumber"]
+        return position
+
+    async def bad_float(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+        position = vault_position(address, chain_id)
+        position["vaultV2Positions"][0]["apy"] = float("nan")
+        return position
 
     async def rendezvous(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
         """Completes only once `rendezvous_size` fetches are running at the same time."""

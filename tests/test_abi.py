@@ -100,6 +100,15 @@ def test_aliased_offsets_cannot_blow_up_decoding():
         abi.decode(["uint256[][]"], data)
 
 
+def test_aliased_strings_cannot_blow_up_memory():
+    count, size = 100, 10_000
+    data = (32).to_bytes(32, "big") + count.to_bytes(32, "big")
+    data += (32 * count).to_bytes(32, "big") * count
+    data += size.to_bytes(32, "big") + b"a" * size
+    with pytest.raises(AbiError, match="more bytes than it holds"):
+        abi.decode(["string[]"], data)
+
+
 @pytest.mark.parametrize("types, data, problem", [
     (["uint256"], b"\x01" * 31, "too short"),
     (["uint8"], (256).to_bytes(32, "big"), "does not fit uint8"),

@@ -124,6 +124,18 @@ async def test_keys_never_reach_the_logs(api, keys_file, caplog):
     assert access[1]["key_id"] is None
 
 
+def test_log_lines_redact_anything_shaped_like_a_key(api_key):
+    from server import JsonFormatter
+    try:
+        raise ValueError(f"bad header line: x-api-key: {api_key}\x01")
+    except ValueError:
+        import sys
+        record = logging.LogRecord("aiohttp.server", logging.ERROR, __file__, 1, "Error handling %s",
+                                   (api_key,), sys.exc_info())
+    line = JsonFormatter().format(record)
+    assert api_key not in line and line.count("pk_[redacted]") == 2
+
+
 def test_keys_are_stored_only_as_digests(keys_file, api_key):
     text = keys_file.read_text()
     assert api_key not in text

@@ -205,7 +205,7 @@ async def test_get_logs_narrows_the_range_until_the_endpoint_accepts(anvil, arti
         anvil.send(token, "mint(address,uint256)", WALLET, amount)
         if amount % 3 == 0:
             anvil.mine(2)
-    proxy.max_log_range = 8
+    proxy.max_log_range = 20
     reader = await reader_for(open_chains, proxy.url, logs_block_range=64)
     logs = await reader.get_logs(token, [erc20.TRANSFER.topic], start)
     expected = anvil.rpc("eth_getLogs", {"address": token, "topics": [erc20.TRANSFER.topic],
@@ -214,12 +214,56 @@ async def test_get_logs_narrows_the_range_until_the_endpoint_accepts(anvil, arti
         (int(e["blockNumber"], 16), int(e["logIndex"], 16), bytes.fromhex(e["data"][2:])) for e in expected]
     assert [int.from_bytes(entry.data, "big") for entry in logs] == list(range(1, 41))
     assert logs[0].topics[2] == "0x" + "00" * 12 + WALLET[2:]
-    assert reader.endpoint.logs_block_range <= 8
+    assert reader.endpoint.logs_block_range == 16
     rounds = len([post for post in proxy.posts if "eth_getLogs" in str(post)])
     again = await reader.get_logs(token, [erc20.TRANSFER.topic], start)
     assert again == logs
     assert len([post for post in proxy.posts if "eth_getLogs" in str(post)]) == rounds + 1, \
         "the narrowed range is remembered: one round the second time"
+    assert reader.endpoint.logs_block_range == 32, "a call without narrowing lets the range grow back"
+
+
+async def test_get_logs_refuses_spans_needing_too_many_queries(open_chains, anvil):
+    reader = await reader_for(open_chains, anvil.url, logs_block_range=1)
+    with pytest.raises(ProtocolError, match="need more than 5000 queries"):
+        await reader.get_logs("0x" + "11" * 20, [], 0, 10_000)
+
+
+async def test_json_rpc_rate_limit_errors_are_network_errors(open_chains, proxy):
+    proxy.mode = "rate-limit-error"
+    reader = await reader_for(open_chains, proxy.url)
+    with pytest.raises(NetworkError, match="rate-limited the service"):
+        await reader.block_number()
+
+
+async def test_one_cancelled_caller_does_not_break_its_batch(anvil, artifacts, open_chains):
+    token = deploy_token(anvil, artifacts)
+    anvil.send(token, "mint(address,uint256)", WALLET, 9)
+    reader = await reader_for(open_chains, anvil.url)
+    await reader.block_number()
+    doomed = asyncio.ensure_future(reader.call(token, erc20.BALANCE_OF, WALLET))
+    survivor = asyncio.ensure_future(reader.call(token, erc20.BALANCE_OF, WALLET))
+    await asyncio.sleep(0)
+    doomed.cancel()
+    assert await survivor == (9,)
+
+
+async def test_a_bad_target_fails_only_its_own_call(anvil, artifacts, open_chains):
+    token = deploy_token(anvil, artifacts)
+    reader = await reader_for(open_chains, anvil.url)
+    good, bad = await asyncio.gather(reader.call(token, erc20.SYMBOL), reader.call("0x12", erc20.SYMBOL),
+                                     return_exceptions=True)
+    assert good == ("TST",)
+    assert isinstance(bad, ProtocolError) and "no valid target address" in bad.message
+
+
+async def test_block_timestamp_rides_along_with_the_next_round(anvil, artifacts, open_chains):
+    token = deploy_token(anvil, artifacts)
+    reader = await reader_for(open_chains, anvil.url)
+    block = await reader.block_number()
+    timestamp, symbol = await asyncio.gather(reader.block_timestamp(), reader.call(token, erc20.SYMBOL))
+    assert timestamp == int(anvil.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+    assert symbol == ("TST",) and stats(reader).requests == 2
 
 
 async def test_immutable_facts_are_cached_across_requests(anvil, artifacts, open_chains):

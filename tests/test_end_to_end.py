@@ -59,6 +59,11 @@ def test_served_process_end_to_end(tmp_path):
             time.sleep(0.05)
         assert status == 401
 
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+            conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nx-api-key: " + key.encode() +
+                         b"\x01\r\nContent-Length: 0\r\n\r\n")
+            assert conn.recv(65536).split(b"\r\n")[0].endswith(b" 400 Bad Request")
+
         fresh = cli("keys", "create", "--name", "drain", keys_file=keys).stdout.strip()
         deadline = time.monotonic() + 2.0
         while (status := post(port, fresh, body)[0]) != 200 and time.monotonic() < deadline:

@@ -19,12 +19,12 @@ from tests.conftest import position_input
 SERVER = Path(__file__).resolve().parents[1] / "server.py"
 
 
-def cli(*args: str, keys_file: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, keys_file: Path | None = None) -> subprocess.CompletedProcess:
     command = [sys.executable, str(SERVER), *args]
     if keys_file is not None:
         command += ["--keys-file", str(keys_file)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env,
-                          cwd=keys_file.parent if keys_file else None)
+    return subprocess.run(command, capture_output=True, text=True, timeout=60,
+                          cwd=keys_file.parent if keys_file and keys_file.parent.exists() else None)
 
 
 def test_create_prints_only_the_key_on_stdout(keys_file):
@@ -116,6 +116,19 @@ def test_edits_keep_comments_and_unrelated_lines(keys_file):
     text = keys_file.read_text()
     assert text.startswith("# operator note: rotate quarterly\n")
     assert len(auth.load_keys(keys_file)) == 2
+
+
+def test_unwritable_keys_file_is_a_clear_error(tmp_path):
+    done = cli("keys", "create", "--name", "x", keys_file=tmp_path / "missing" / "keys.env")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: cannot use the keys file") and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("flag, value", [("--input-timeout", "nan"), ("--rate-limit", "0"),
+                                         ("--port", "70000"), ("--enable-introspection", "maybe")])
+def test_bad_settings_exit_2_naming_the_setting(flag, value):
+    import server
+    assert server.main([flag, value]) == 2
 
 
 def test_corrupt_file_is_not_overwritten_by_create(keys_file):

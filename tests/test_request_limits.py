@@ -150,12 +150,27 @@ async def test_several_operations_need_an_operation_name(api):
 
 
 @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH"])
-async def test_other_methods_are_405_with_allow_post(api, method):
-    async with api.client.request(method, "/graphql", headers={"x-api-key": api.key}) as response:
+@pytest.mark.parametrize("with_key", [True, False])
+async def test_other_methods_are_405_with_allow_post(api, method, with_key):
+    headers = {"x-api-key": api.key} if with_key else {}
+    async with api.client.request(method, "/graphql", headers=headers) as response:
         assert response.status == 405
         assert response.headers["Allow"] == "POST"
+        assert ("RateLimit" in response.headers) is with_key, "an authenticated request counts"
         body = await response.json()
         assert "data" not in body and body["errors"][0]["extensions"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+@pytest.mark.parametrize("query, fragment", [
+    ("{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 17), "selected 17 times"),
+    ("{ walletPositions(inputs: []) { %s } } %s" % (
+        " ".join(f"...F{i}" for i in range(17)),
+        " ".join(f"fragment F{i} on WalletPositionsResult {{ errors {{ protocol }} }}" for i in range(17))),
+     "spreads 17 fragments"),
+    (" ".join(f"fragment F{i} on Query {{ __typename }}" for i in range(33)) + " { __typename }", "33 fragments"),
+])
+async def test_documents_too_costly_to_validate_are_refused(api, query, fragment):
+    assert fragment in request_error(await api.query(query), 400, "QUERY_TOO_COMPLEX")
 
 
 @pytest.mark.parametrize("raw, code, fragment", [
