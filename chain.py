@@ -25,7 +25,7 @@ import random
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 import aiohttp
 
@@ -48,6 +48,11 @@ DEFAULT_RPC_URLS: Mapping[int, str] = {
     43114: "https://api.avax.network/ext/bc/C/rpc",
 }
 """Public endpoints for the chains adapters support; `RPC_URL_<chainId>` overrides each."""
+
+IDLE_TICKS = 8
+"""Loop iterations without a new call before a round leaves: callers resumed by the previous
+round reach their next call through a few awaits (gather, shield, tasks); waiting a handful of
+iterations, microseconds, lets all of them join the round instead of trailing into the next."""
 
 PLAIN_BATCH_SIZE = 20
 """eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
@@ -254,6 +259,7 @@ class Chains:
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
         self._session: aiohttp.ClientSession | None = None
+        self.log_indexes: dict[tuple[Any, ...], _LogIndex] = {}
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -282,6 +288,20 @@ class Chains:
 
     def request(self, deadline: float) -> ChainRequest:
         return ChainRequest(self, deadline)
+
+
+CONFIRMATIONS = 64
+"""Logs older than this many blocks are kept for good; newer ones are re-read every time, so a
+reorganisation near the head can neither leave a stale log behind nor hide a new one."""
+
+
+@dataclass
+class _LogIndex:
+    """Logs of some contracts and one event, from a start block; scanned once, then extended."""
+
+    final: list[Log] = field(default_factory=list)
+    final_to: int = -1
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass
@@ -340,10 +360,18 @@ class ChainReader:
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._timestamp: asyncio.Future[int] | None = None
+        self._indexed: dict[tuple[Any, ...], asyncio.Future[list[Log]]] = {}
+        self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._pending: list[_Call | _Raw] = []
         self._flush_scheduled = False
-        self._queued_since_check = False
+        self._idle_ticks = 0
         self._sending: set[asyncio.Task[None]] = set()
+
+    async def shared(self, key: Any, read: Callable[[], Awaitable[Any]]) -> Any:
+        """`read()` once per request and key, however many inputs and positions ask for it."""
+        if key not in self._shared:
+            self._shared[key] = asyncio.ensure_future(read())
+        return await asyncio.shield(self._shared[key])
 
     # ---------------------------------------------------------------- block pinning
 
@@ -412,24 +440,36 @@ class ChainReader:
 
     async def _enqueue(self, item: _Call | _Raw) -> Any:
         self._pending.append(item)
-        self._queued_since_check = True
+        self._idle_ticks = 0
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._maybe_flush)
         return await item.future
 
     def _maybe_flush(self) -> None:
-        """Send the queue once a loop iteration passes in which no caller added to it."""
+        """Send the queue once IDLE_TICKS loop iterations pass in which no caller added to it, and no
+        earlier round is still in flight: calls queued meanwhile, by any input, wait for it and
+        then travel together, so inputs move in lockstep and rounds are shared."""
         loop = asyncio.get_running_loop()
-        if self._queued_since_check:
-            self._queued_since_check = False
+        self._idle_ticks += 1
+        if self._idle_ticks < IDLE_TICKS:
             loop.call_soon(self._maybe_flush)
+            return
+        if self._sending:
+            self._flush_scheduled = False
             return
         self._flush_scheduled = False
         batch, self._pending = self._pending, []
         task = loop.create_task(self._send(batch))
         self._sending.add(task)
-        task.add_done_callback(self._sending.discard)
+        task.add_done_callback(self._round_done)
+
+    def _round_done(self, task: asyncio.Task[None]) -> None:
+        self._sending.discard(task)
+        if self._pending and not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._idle_ticks = 0
+            asyncio.get_running_loop().call_soon(self._maybe_flush)
 
     async def _send(self, batch: list[_Call | _Raw]) -> None:
         """One round: every queued call (as aggregate3 chunks, or plain eth_calls) and every
@@ -511,7 +551,8 @@ class ChainReader:
                        from_block: int, to_block: int | None = None) -> list[Log]:
         """Logs in [from_block, to_block] (default: the pinned block), in chain order.
 
-        The span is cut into the endpoint's block range, all pieces in one JSON-RPC batch. A piece
+        The span is cut into the endpoint's block range, all pieces riding in the next round's
+        JSON-RPC batch (with any calls and other scans queued for it). A piece
         the endpoint calls too large is halved, down to MIN_LOGS_BLOCK_RANGE, and the endpoint
         keeps the smaller range; a call that needed no narrowing lets it grow back, doubling up to
         the configured range.
@@ -531,11 +572,12 @@ class ChainReader:
                 if not narrowed:
                     endpoint.logs_block_range = min(step * 2, self._config.logs_block_range)
                 return sorted(logs, key=lambda entry: (entry.block_number, entry.log_index))
-            requests = [("eth_getLogs", [{"address": addresses, "topics": list(topics),
-                                          "fromBlock": hex(low), "toBlock": hex(high)}])
-                        for low, high in ranges]
+            loop = asyncio.get_running_loop()
+            answers = await asyncio.gather(*(self._enqueue(_Raw("eth_getLogs", [{
+                "address": addresses, "topics": list(topics), "fromBlock": hex(low), "toBlock": hex(high),
+            }], loop.create_future())) for low, high in ranges))
             retry = []
-            for (low, high), answer in zip(ranges, await self._rpc(requests)):
+            for (low, high), answer in zip(ranges, answers):
                 if isinstance(answer, RpcError):
                     span = high - low + 1
                     if span > MIN_LOGS_BLOCK_RANGE and _range_too_large(answer) \
@@ -554,6 +596,38 @@ class ChainReader:
             ranges = retry
         raise ProtocolError(f"eth_getLogs on chain {self.chain_id}: the endpoint refused every "
                             "block range, down to the smallest tried.")
+
+    async def indexed_logs(self, addresses: Sequence[str], topic: str, start_block: int) -> list[Log]:
+        """Every `topic` log of `addresses` from `start_block` up to the pinned block.
+
+        The app keeps them between requests: the first request scans history (the cold start,
+        logged with its cost), later ones only the blocks since, so no request rescans history;
+        within a request, every input shares one read.
+        """
+        addresses = sorted(address.lower() for address in addresses)
+        key = (self.chain_id, tuple(addresses), topic, start_block)
+        if key not in self._indexed:
+            self._indexed[key] = asyncio.ensure_future(self._extend_index(key, addresses, topic, start_block))
+        return await asyncio.shield(self._indexed[key])
+
+    async def _extend_index(self, key: tuple[Any, ...], addresses: list[str], topic: str,
+                            start_block: int) -> list[Log]:
+        index = self._request.chains.log_indexes.setdefault(key, _LogIndex(final_to=start_block - 1))
+        block = await self.block_number()
+        async with index.lock:
+            cold = index.final_to < start_block
+            loop, stats = asyncio.get_running_loop(), self._request.stats
+            started, requests = loop.time(), stats.requests
+            fresh = await self.get_logs(addresses, [topic], index.final_to + 1, block) if block > index.final_to else []
+            settled = block - CONFIRMATIONS
+            index.final.extend(entry for entry in fresh if entry.block_number <= settled)
+            index.final_to = max(index.final_to, min(block, settled))
+            if cold:
+                log.info("cold start on chain %d: %d blocks of %d contracts scanned for %s in %.2f s, "
+                         "%d logs, %d RPC requests", self.chain_id, block - start_block + 1, len(addresses),
+                         topic[:10], loop.time() - started, len(fresh), stats.requests - requests)
+        return [entry for entry in index.final if entry.block_number <= block] + \
+               [entry for entry in fresh if entry.block_number > settled]
 
     def _log(self, entry: Any) -> Log:
         try:

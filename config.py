@@ -62,6 +62,8 @@ class Settings:
                                           "allow GraphQL introspection queries (1 to enable)")
     shutdown_timeout: float = _setting(30.0, "SHUTDOWN_TIMEOUT", _positive(float),
                                        "seconds in-flight requests get to finish after SIGTERM")
+    addresses_file: str = _setting("", "ADDRESSES_FILE", str,
+                                   "JSON laid over the built-in contract addresses and price feeds")
     multicall_max_calls: int = _setting(200, "MULTICALL_MAX_CALLS", _positive(int),
                                         "sub-calls per Multicall3 aggregate3 call")
     logs_block_range: int = _setting(10_000, "LOGS_BLOCK_RANGE", _positive(int),

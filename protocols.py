@@ -9,9 +9,12 @@ lower-cased, and returns the position object as a dict holding the fields of its
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
+import morpho
+from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
 
 
@@ -43,5 +46,10 @@ class Protocol:
 
 Registry = Mapping[str, Protocol]
 
-PROTOCOLS: Registry = {}
-"""The protocols this service answers for. Adapters register here as they land."""
+
+def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
+    """The protocols this service answers for, each on the chains its addresses data covers."""
+    return {
+        "morpho": Protocol("morpho", "MorphoWalletPositions", morpho.chains(addresses),
+                           functools.partial(morpho.fetch, addresses)),
+    }

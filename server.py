@@ -33,7 +33,9 @@ import schema
 from chain import DEFAULT_RPC_URLS, ChainConfig, Chains, rpc_urls_from_env
 from config import SettingError, Settings, add_arguments, resolve
 from limits import MAX_BODY_BYTES, RateLimiter
-from protocols import PROTOCOLS, Protocol, Registry
+import addresses
+import protocols
+from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.server")
 access_log = logging.getLogger("wallet_positions.access")
@@ -268,13 +270,17 @@ async def _chain_session(app: web.Application) -> AsyncIterator[None]:
     await app[CHAINS].close()
 
 
-def create_app(settings: Settings, registry: Registry = PROTOCOLS,
+def create_app(settings: Settings, registry: Registry | None = None,
                clock: Callable[[], float] = time.monotonic,
                rpc_urls: Mapping[int, str] | None = None) -> web.Application:
-    """The application; raises auth.KeyFileError when the keys file is corrupt.
+    """The application; raises auth.KeyFileError or addresses.AddressesError on unusable data.
 
-    `rpc_urls` defaults to the public endpoints overridden by `RPC_URL_<chainId>` variables.
+    `registry` defaults to every protocol on the chains of the addresses data (built in, with
+    ADDRESSES_FILE laid over it); `rpc_urls` to the public endpoints overridden by
+    `RPC_URL_<chainId>` variables.
     """
+    if registry is None:
+        registry = protocols.registry(addresses.load(settings.addresses_file or None))
     keys = auth.KeyStore(settings.keys_file)
     if keys.load() == 0:
         log.warning("no active API keys in %s: every request gets 401 until one is created with "
@@ -411,6 +417,9 @@ def main(argv: list[str] | None = None) -> int:
         app = create_app(settings)
     except auth.KeyFileError as exc:
         log.error("cannot start: the keys file is corrupt: %s", exc)
+        return 1
+    except addresses.AddressesError as exc:
+        log.error("cannot start: the addresses data is unusable: %s", exc)
         return 1
     try:
         asyncio.run(serve(app, settings))

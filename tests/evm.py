@@ -49,10 +49,12 @@ class Artifact:
     runtime: str
 
 
-def compile_contracts(files: Sequence[Path], roots: Sequence[Path] = (), optimize_runs: int = 200,
+def compile_contracts(files: Sequence[Path], packages: Sequence[str] = (), optimize_runs: int = 200,
                       via_ir: bool = False) -> dict[str, Artifact]:
-    """Compile sources with solcjs; returns artifacts by contract name."""
+    """Compile test sources, and sources of npm packages named by their import path
+    (`@morpho-org/morpho-blue/src/Morpho.sol`), with solcjs; returns artifacts by contract name."""
     sources = {path.name: {"content": path.read_text()} for path in files}
+    sources.update({unit: {"content": (TOOLS / unit).read_text()} for unit in packages})
     settings: dict[str, Any] = {
         "optimizer": {"enabled": True, "runs": optimize_runs},
         "outputSelection": {"*": {"*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"]}},
@@ -60,7 +62,7 @@ def compile_contracts(files: Sequence[Path], roots: Sequence[Path] = (), optimiz
     if via_ir:
         settings["viaIR"] = True
     request = json.dumps({"language": "Solidity", "sources": sources, "settings": settings})
-    done = subprocess.run(["node", str(ROOT / "tests" / "compile.cjs"), *map(str, [CONTRACTS, *roots])],
+    done = subprocess.run(["node", str(ROOT / "tests" / "compile.cjs"), str(CONTRACTS), str(TOOLS)],
                           input=request, capture_output=True, text=True, check=True, timeout=900)
     output = json.loads(done.stdout)
     errors = [e["formattedMessage"] for e in output.get("errors", []) if e["severity"] == "error"]

@@ -1,0 +1,139 @@
+"""Per-chain contract addresses, deployment blocks and USD price feeds: data, kept in one place.
+
+The built-in data is `addresses.json` beside this module, taken from the protocols' own
+published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
+shape that is laid over it: for each chain it lists, a protocol section ("morpho") replaces the
+built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only the
+file lists (a local devnet) is served like any other.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+BUILT_IN = Path(__file__).with_name("addresses.json")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+
+
+class AddressesError(ValueError):
+    """The addresses data is not usable; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Deployment:
+    address: str
+    start_block: int
+    """Block the contract was deployed at: event scans start here."""
+
+
+@dataclass(frozen=True)
+class PriceFeed:
+    pair: str
+    feed: str
+    """A Chainlink-style AggregatorV3 (latestRoundData, decimals) quoting the token in USD."""
+    heartbeat: int
+    """Seconds after which an answer that was not updated counts as stale."""
+
+
+@dataclass(frozen=True)
+class MorphoAddresses:
+    blue: Deployment
+    vault_v1_factories: tuple[Deployment, ...]
+    vault_v2_factories: tuple[Deployment, ...]
+
+
+@dataclass(frozen=True)
+class ChainAddresses:
+    chain_id: int
+    name: str
+    morpho: MorphoAddresses | None
+    price_feeds: Mapping[str, PriceFeed]
+    """By lower-case token address."""
+
+
+def load(override: str | Path | None = None) -> dict[int, ChainAddresses]:
+    """The built-in data with `override` laid over it; AddressesError when either is unusable."""
+    raw = _read(BUILT_IN)
+    if override:
+        for chain, sections in _read(Path(override)).items():
+            if not isinstance(sections, dict):
+                raise AddressesError(f"{override}: chain {chain} must map to an object")
+            merged = dict(raw.get(chain, {}))
+            feeds = {**merged.get("priceFeeds", {}), **sections.get("priceFeeds", {})}
+            merged.update(sections)
+            merged["priceFeeds"] = feeds
+            raw[chain] = merged
+    source = f"{BUILT_IN.name}{f' + {override}' if override else ''}"
+    return {chain.chain_id: chain for chain in (_chain(key, value, source) for key, value in raw.items())}
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise AddressesError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise AddressesError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise AddressesError(f"{path}: must be a JSON object keyed by chain id")
+    return data
+
+
+def _chain(key: str, value: Any, source: str) -> ChainAddresses:
+    where = f"{source}: chain {key}"
+    if not key.isdigit() or not isinstance(value, dict):
+        raise AddressesError(f"{where}: keys must be chain ids and values objects")
+    feeds = value.get("priceFeeds", {})
+    if not isinstance(feeds, dict):
+        raise AddressesError(f"{where}: priceFeeds must be an object keyed by token address")
+    return ChainAddresses(
+        chain_id=int(key),
+        name=str(value.get("name", f"chain {key}")),
+        morpho=_morpho(value["morpho"], f"{where} morpho") if "morpho" in value else None,
+        price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
+                     for token, feed in feeds.items()},
+    )
+
+
+def _morpho(value: Any, where: str) -> MorphoAddresses:
+    if not isinstance(value, dict):
+        raise AddressesError(f"{where}: must be an object")
+    return MorphoAddresses(
+        blue=_deployment(value.get("blue"), f"{where} blue"),
+        vault_v1_factories=_deployments(value.get("vaultV1Factories", []), f"{where} vaultV1Factories"),
+        vault_v2_factories=_deployments(value.get("vaultV2Factories", []), f"{where} vaultV2Factories"),
+    )
+
+
+def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:
+    if not isinstance(value, list):
+        raise AddressesError(f"{where}: must be a list")
+    return tuple(_deployment(item, f"{where}[{index}]") for index, item in enumerate(value))
+
+
+def _deployment(value: Any, where: str) -> Deployment:
+    if not isinstance(value, dict):
+        raise AddressesError(f"{where}: must be an object with address and startBlock")
+    block = value.get("startBlock")
+    if not isinstance(block, int) or isinstance(block, bool) or block < 0:
+        raise AddressesError(f"{where}: startBlock must be a block number")
+    return Deployment(_address(value.get("address"), where), block)
+
+
+def _feed(value: Any, where: str) -> PriceFeed:
+    if not isinstance(value, dict):
+        raise AddressesError(f"{where}: must be an object with pair, feed and heartbeat")
+    heartbeat = value.get("heartbeat")
+    if not isinstance(heartbeat, int) or isinstance(heartbeat, bool) or heartbeat <= 0:
+        raise AddressesError(f"{where}: heartbeat must be a positive number of seconds")
+    return PriceFeed(str(value.get("pair", "")), _address(value.get("feed"), where), heartbeat)
+
+
+def _address(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not _ADDRESS.fullmatch(value):
+        raise AddressesError(f"{where}: {str(value)[:50]!r} is not an address (0x + 40 hex)")
+    return value.lower()

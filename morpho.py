@@ -1,0 +1,422 @@
+"""Morpho: vaults V1 (MetaMorpho), vaults V2 and Morpho Blue markets, read on-chain.
+
+How each figure is derived (all at the request's pinned block; the README has the long form):
+
+- Discovery: vaults from every factory's creation events (CreateMetaMorpho, CreateVaultV2),
+  markets from Morpho Blue's CreateMarket events, kept by the app and extended as blocks
+  advance (chain.ChainReader.indexed_logs). Then one round asks every vault for the wallet's
+  `balanceOf` and Morpho Blue for the wallet's `position` in every market; non-zero ones are held.
+- Markets: `market(id)` totals, accrued to the block's timestamp as MorphoBalancesLib does
+  (borrow rate from the market's IRM `borrowRateView`, compounded by wTaylorCompounded, fee
+  shares minted to the fee recipient); shares to assets with virtual shares 1e6 and virtual
+  assets 1 (supply rounded down, borrow up). Borrow APY = e^(rate x seconds per year) - 1;
+  supply APY = borrow APY x utilization x (1 - market fee).
+- Health factor = collateral x oracle price / 1e36 x LLTV / borrowed assets; collateral USD is
+  collateral priced by the market oracle in loan-asset units, times the loan asset's USD price.
+- Vault assets: `convertToAssets(balanceOf)`. V1 APY: the vault's supply in each market of its
+  withdraw queue weighted by that market's supply APY, times (1 - vault fee). V2 APY: each
+  adapter's assets weighted by what they earn (a market adapter: its markets' supply APYs; a V1
+  vault adapter: that vault's net APY), idle assets earning nothing, then net of fees:
+  gross x (1 - performance fee) - management fee per second x seconds per year.
+- USD: the asset's Chainlink-style USD feed (prices.py); none or stale: null.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+import erc20
+from abi import AbiError, Event, Function, decode
+from addresses import ChainAddresses, MorphoAddresses
+from chain import ChainReader
+from errors import ProtocolError
+from prices import UsdPrice, usd_price
+
+if TYPE_CHECKING:
+    from protocols import FetchContext
+
+log = logging.getLogger("wallet_positions.morpho")
+
+WAD = 10**18
+ORACLE_PRICE_SCALE = 10**36
+VIRTUAL_SHARES = 10**6
+VIRTUAL_ASSETS = 1
+SECONDS_PER_YEAR = 365 * 24 * 3600
+MARKET_PARAMS = "(address,address,address,address,uint256)"
+
+CREATE_META_MORPHO = Event("CreateMetaMorpho(address,address,address,uint256,address,string,string,bytes32)",
+                           "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d")
+CREATE_VAULT_V2 = Event("CreateVaultV2(address,address,bytes32,address)",
+                        "0x341ce009267aa0d78cc12b34155e223904a51ed49d144beb6eb8be87813edb4e")
+CREATE_MARKET = Event("CreateMarket(bytes32,(address,address,address,address,uint256))",
+                      "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac")
+
+POSITION = Function("position(bytes32,address)", "93c52062", ("uint256", "uint128", "uint128"))
+MARKET = Function("market(bytes32)", "5c60e39a", ("uint128",) * 6)
+BORROW_RATE_VIEW = Function(
+    "borrowRateView((address,address,address,address,uint256),(uint128,uint128,uint128,uint128,uint128,uint128))",
+    "8c00bf6b", ("uint256",))
+ORACLE_PRICE = Function("price()", "a035b1fe", ("uint256",))
+
+ASSET = Function("asset()", "38d52e0f", ("address",), immutable=True)
+VAULT_NAME = Function("name()", "06fdde03", ("string",))
+VAULT_SYMBOL = Function("symbol()", "95d89b41", ("string",))
+CONVERT_TO_ASSETS = Function("convertToAssets(uint256)", "07a2d13a", ("uint256",))
+TOTAL_ASSETS = Function("totalAssets()", "01e1d114", ("uint256",))
+FEE = Function("fee()", "ddca3f43", ("uint96",))
+WITHDRAW_QUEUE_LENGTH = Function("withdrawQueueLength()", "33f91ebb", ("uint256",))
+WITHDRAW_QUEUE = Function("withdrawQueue(uint256)", "62518ddf", ("bytes32",))
+
+PERFORMANCE_FEE = Function("performanceFee()", "87788782", ("uint96",))
+MANAGEMENT_FEE = Function("managementFee()", "a6f7f5d6", ("uint96",))
+ADAPTERS_LENGTH = Function("adaptersLength()", "5aa22bc8", ("uint256",))
+ADAPTERS = Function("adapters(uint256)", "4ef501ac", ("address",))
+REAL_ASSETS = Function("realAssets()", "56c07573", ("uint256",))
+MARKET_IDS_LENGTH = Function("marketIdsLength()", "ace48b45", ("uint256",))
+MARKET_IDS = Function("marketIds(uint256)", "779a9683", ("bytes32",))
+MARKET_PARAMS_LIST_LENGTH = Function("marketParamsListLength()", "b045ff5b", ("uint256",))
+MARKET_PARAMS_LIST = Function("marketParamsList(uint256)", "3e351242",
+                              ("address", "address", "address", "address", "uint256"))
+MORPHO_VAULT_V1 = Function("morphoVaultV1()", "e4baaddf", ("address",), immutable=True)
+
+
+@dataclass(frozen=True)
+class MarketParams:
+    loan_token: str
+    collateral_token: str
+    oracle: str
+    irm: str
+    lltv: int
+
+    def as_tuple(self) -> tuple[str, str, str, str, int]:
+        return (self.loan_token, self.collateral_token, self.oracle, self.irm, self.lltv)
+
+
+@dataclass(frozen=True)
+class MarketState:
+    """A market's totals accrued to the block's timestamp, and its rates (None: not derivable)."""
+
+    params: MarketParams
+    total_supply_assets: int
+    total_supply_shares: int
+    total_borrow_assets: int
+    total_borrow_shares: int
+    fee: int
+    borrow_apy: float | None
+    supply_apy: float | None
+
+    def supply_assets(self, shares: int) -> int:
+        return _mul_div_down(shares, self.total_supply_assets + VIRTUAL_ASSETS,
+                             self.total_supply_shares + VIRTUAL_SHARES)
+
+    def borrow_assets(self, shares: int) -> int:
+        return _mul_div_up(shares, self.total_borrow_assets + VIRTUAL_ASSETS,
+                           self.total_borrow_shares + VIRTUAL_SHARES)
+
+
+def _mul_div_down(x: int, y: int, d: int) -> int:
+    return x * y // d
+
+
+def _mul_div_up(x: int, y: int, d: int) -> int:
+    return (x * y + d - 1) // d
+
+
+def _w_taylor_compounded(rate: int, elapsed: int) -> int:
+    """e^(rate x elapsed) - 1 in WAD, to the third term, as Morpho Blue's MathLib computes it."""
+    first = rate * elapsed
+    second = _mul_div_down(first, first, 2 * WAD)
+    third = _mul_div_down(second, first, 3 * WAD)
+    return first + second + third
+
+
+def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int) -> MarketState:
+    """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them."""
+    supply_assets, supply_shares, borrow_assets, borrow_shares, last_update, fee = totals
+    elapsed = now - last_update
+    if borrow_rate and elapsed > 0 and borrow_assets:
+        interest = _mul_div_down(borrow_assets, _w_taylor_compounded(borrow_rate, elapsed), WAD)
+        borrow_assets += interest
+        supply_assets += interest
+        if fee:
+            fee_amount = _mul_div_down(interest, fee, WAD)
+            supply_shares += _mul_div_down(fee_amount, supply_shares + VIRTUAL_SHARES,
+                                           supply_assets - fee_amount + VIRTUAL_ASSETS)
+    borrow_apy = supply_apy = None
+    if borrow_rate is not None:
+        borrow_apy = math.expm1(borrow_rate * SECONDS_PER_YEAR / WAD)
+        utilization = borrow_assets / supply_assets if supply_assets else 0.0
+        supply_apy = borrow_apy * utilization * (1 - fee / WAD)
+    return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
+                       borrow_apy, supply_apy)
+
+
+class MorphoReader:
+    """The reads of one input, sharing the request's reader (and so its rounds and block)."""
+
+    def __init__(self, reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses,
+                 markets: dict[str, MarketParams]) -> None:
+        self.reader = reader
+        self.blue = deployment.blue.address
+        self.chain = chain
+        self.markets = markets
+
+    async def market(self, market_id: str) -> MarketState:
+        return await self.reader.shared(("morpho", "market", market_id), lambda: self._read_market(market_id))
+
+    async def _read_market(self, market_id: str) -> MarketState:
+        params = self.markets.get(market_id) or await self._market_params(market_id)
+        totals, now = await asyncio.gather(
+            self.reader.call(self.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
+            self.reader.block_timestamp())
+        rate = 0 if int(params.irm, 16) == 0 else await self._borrow_rate(market_id, params, totals)
+        return accrue(params, totals, rate, now)
+
+    async def _market_params(self, market_id: str) -> MarketParams:
+        raise ProtocolError(f"Morpho Blue market {market_id} is not among the markets created on "
+                            f"chain {self.reader.chain_id} up to block {await self.reader.block_number()}.")
+
+    async def _borrow_rate(self, market_id: str, params: MarketParams, totals: tuple[int, ...]) -> int | None:
+        try:
+            (rate,) = await self.reader.call(params.irm, BORROW_RATE_VIEW, params.as_tuple(), totals,
+                                             label=f"IRM of market {market_id}")
+        except ProtocolError as exc:
+            log.warning("no rate for market %s: %s", market_id, exc.message)
+            return None
+        return rate
+
+    async def price(self, token: str) -> UsdPrice | None:
+        return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain.price_feeds, token))
+
+    async def token(self, token: str) -> dict[str, Any]:
+        return await self.reader.shared(("morpho", "token", token), lambda: erc20.token_info(self.reader, token))
+
+    async def oracle_price(self, oracle: str) -> int | None:
+        async def read() -> int | None:
+            try:
+                return (await self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))[0]
+            except ProtocolError as exc:
+                log.warning("oracle %s failed: %s", oracle, exc.message)
+                return None
+        return await self.reader.shared(("morpho", "oracle", oracle), read)
+
+    async def supplied(self, market_id: str, owner: str) -> int:
+        """Assets `owner` supplies to a market, accrued to the block."""
+        (shares, _, _), state = await asyncio.gather(
+            self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
+            self.market(market_id))
+        return state.supply_assets(shares)
+
+    async def vault_v1_apy(self, vault: str) -> float | None:
+        return await self.reader.shared(("morpho", "v1apy", vault), lambda: self._vault_v1_apy(vault))
+
+    async def _vault_v1_apy(self, vault: str) -> float | None:
+        label = f"vault {vault}"
+        (fee,), (length,) = await asyncio.gather(self.reader.call(vault, FEE, label=label),
+                                                 self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label))
+        ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label) for i in range(length)))
+        ids = ["0x" + market_id.hex() for (market_id,) in ids]
+        gross = await self.weighted_apy([(self.supplied(market_id, vault), self.market(market_id)) for market_id in ids])
+        return None if gross is None else gross * (1 - fee / WAD)
+
+    async def weighted_apy(self, parts: list[tuple[Awaitable[int], Awaitable[Any]]], idle: int = 0) -> float | None:
+        """Σ assets x APY / (Σ assets + idle); None when a part's APY is unknown or nothing is held."""
+        amounts = await asyncio.gather(*(amount for amount, _ in parts))
+        earnings = await asyncio.gather(*(apy for _, apy in parts))
+        rates = [e.supply_apy if isinstance(e, MarketState) else e for e in earnings]
+        total = sum(amounts) + idle
+        if total == 0 or any(rate is None for rate, amount in zip(rates, amounts) if amount):
+            return None
+        return sum(amount * rate for amount, rate in zip(amounts, rates) if amount) / total
+
+
+async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
+    chain = addresses[chain_id]
+    deployment = chain.morpho
+    assert deployment is not None
+    reader = ctx.reader(chain_id)
+    block = await reader.block_number()
+    v1_logs, v2_logs, market_logs = await asyncio.gather(
+        _creations(reader, deployment.vault_v1_factories, CREATE_META_MORPHO),
+        _creations(reader, deployment.vault_v2_factories, CREATE_VAULT_V2),
+        reader.indexed_logs([deployment.blue.address], CREATE_MARKET.topic, deployment.blue.start_block))
+    v1_vaults = [_topic_address(entry.topics[1]) for entry in v1_logs]
+    v2_vaults = [_topic_address(entry.topics[3]) for entry in v2_logs]
+    markets = dict(_market(entry) for entry in market_logs)
+    morpho = MorphoReader(reader, deployment, chain, markets)
+
+    v1_shares, v2_shares, positions = await asyncio.gather(
+        _balances(reader, v1_vaults, wallet), _balances(reader, v2_vaults, wallet),
+        asyncio.gather(*(reader.call(deployment.blue.address, POSITION, bytes.fromhex(m[2:]), wallet,
+                                     label="Morpho Blue") for m in markets)))
+    v1, v2, market_positions = await asyncio.gather(
+        _kept("vault", {vault: _vault_position(morpho, vault, amount, "morpho-vault-v1", morpho.vault_v1_apy)
+                        for vault, amount in v1_shares.items()}),
+        _kept("vault", {vault: _vault_position(morpho, vault, amount, "morpho-vault-v2",
+                                               lambda v: _vault_v2_apy(morpho, v))
+                        for vault, amount in v2_shares.items()}),
+        _kept("market", {market_id: _market_position(morpho, market_id, *position)
+                         for market_id, position in zip(markets, positions) if any(position)}))
+    return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
+            "marketPositions": market_positions}
+
+
+async def _creations(reader: ChainReader, factories: tuple[Any, ...], event: Event) -> list[Any]:
+    if not factories:
+        return []
+    logs = await reader.indexed_logs([f.address for f in factories], event.topic,
+                                     min(f.start_block for f in factories))
+    return [entry for entry in logs if len(entry.topics) == 4]
+
+
+def _topic_address(topic: str) -> str:
+    return "0x" + topic[-40:]
+
+
+def _market(entry: Any) -> tuple[str, MarketParams]:
+    try:
+        (params,) = decode([MARKET_PARAMS], entry.data)
+    except AbiError:
+        raise ProtocolError(f"A CreateMarket log at block {entry.block_number} is undecodable.") from None
+    return entry.topics[1], MarketParams(*params)
+
+
+async def _balances(reader: ChainReader, vaults: list[str], wallet: str) -> dict[str, int]:
+    """The wallet's shares in each vault that answers; a vault that cannot is logged and skipped."""
+    answers = await asyncio.gather(*(reader.call(vault, erc20.BALANCE_OF, wallet, label=f"vault {vault}")
+                                     for vault in vaults), return_exceptions=True)
+    held = {}
+    for vault, answer in zip(vaults, answers):
+        if isinstance(answer, ProtocolError):
+            log.info("vault %s skipped in discovery: %s", vault, answer.message)
+        elif isinstance(answer, BaseException):
+            raise answer
+        elif answer[0]:
+            held[vault] = answer[0]
+    return held
+
+
+async def _kept(what: str, reads: dict[str, Awaitable[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The positions that could be read; one whose contracts fail is logged and left out."""
+    positions = await asyncio.gather(*reads.values(), return_exceptions=True)
+    kept = []
+    for key, position in zip(reads, positions):
+        if isinstance(position, ProtocolError):
+            log.warning("%s %s left out: %s", what, key, position.message)
+        elif isinstance(position, BaseException):
+            raise position
+        else:
+            kept.append(position)
+    return kept
+
+
+async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: str,
+                          apy: Callable[[str], Awaitable[float | None]]) -> dict[str, Any]:
+    reader, label = morpho.reader, f"vault {vault}"
+    rate = asyncio.ensure_future(_optional(apy(vault)))
+    (asset,), (name,), (symbol,), (assets,) = await asyncio.gather(
+        reader.call(vault, ASSET, label=label), reader.call(vault, VAULT_NAME, label=label),
+        reader.call(vault, VAULT_SYMBOL, label=label), reader.call(vault, CONVERT_TO_ASSETS, shares, label=label))
+    token, price = await asyncio.gather(morpho.token(asset), morpho.price(asset))
+    return {
+        "type": kind, "vaultAddress": vault, "vaultName": name, "vaultSymbol": symbol, "asset": token,
+        "shares": str(shares), "assets": str(assets),
+        "assetsUsd": price.value(assets, token["decimals"]) if price else None,
+        "apy": await rate,
+    }
+
+
+async def _optional(figure: Awaitable[float | None]) -> float | None:
+    """A figure that may be missing: a contract that cannot give it makes it null, not an error."""
+    try:
+        return await figure
+    except ProtocolError as exc:
+        log.warning("figure left null: %s", exc.message)
+        return None
+
+
+async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
+    reader, label = morpho.reader, f"vault {vault}"
+    (performance_fee,), (management_fee,), (length,), (total,), (asset,) = await asyncio.gather(
+        reader.call(vault, PERFORMANCE_FEE, label=label), reader.call(vault, MANAGEMENT_FEE, label=label),
+        reader.call(vault, ADAPTERS_LENGTH, label=label), reader.call(vault, TOTAL_ASSETS, label=label),
+        reader.call(vault, ASSET, label=label))
+    adapters = [a for (a,) in await asyncio.gather(*(reader.call(vault, ADAPTERS, i, label=label)
+                                                     for i in range(length)))]
+    (idle,), parts = await asyncio.gather(reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
+                                          asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)))
+    gross = await morpho.weighted_apy([part for adapter_parts in parts for part in adapter_parts], idle)
+    if gross is None:
+        return None
+    return gross * (1 - performance_fee / WAD) - management_fee * SECONDS_PER_YEAR / WAD
+
+
+async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[tuple[Awaitable[int], Awaitable[Any]]]:
+    """(assets, what they earn) of one V2 adapter: its markets, or the V1 vault it holds."""
+    reader, label = morpho.reader, f"adapter {adapter}"
+    ids_length, params_length, underlying = await asyncio.gather(
+        reader.call(adapter, MARKET_IDS_LENGTH, label=label),
+        reader.call(adapter, MARKET_PARAMS_LIST_LENGTH, label=label),
+        reader.call(adapter, MORPHO_VAULT_V1, label=label), return_exceptions=True)
+    if not isinstance(ids_length, BaseException):
+        ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label) for i in range(ids_length[0])))
+        market_ids = ["0x" + market_id.hex() for (market_id,) in ids]
+    elif not isinstance(params_length, BaseException):
+        params = await asyncio.gather(*(reader.call(adapter, MARKET_PARAMS_LIST, i, label=label)
+                                        for i in range(params_length[0])))
+        by_params = {p.as_tuple(): market_id for market_id, p in morpho.markets.items()}
+        market_ids = [by_params[tuple(p)] for p in params if tuple(p) in by_params]
+    elif not isinstance(underlying, BaseException):
+        return [(_first(reader.call(adapter, REAL_ASSETS, label=label)), morpho.vault_v1_apy(underlying[0]))]
+    else:
+        raise ProtocolError(f"{label} is neither a Morpho market adapter nor a V1 vault adapter.")
+    return [(morpho.supplied(market_id, adapter), morpho.market(market_id)) for market_id in market_ids]
+
+
+async def _first(call: Awaitable[tuple[Any, ...]]) -> Any:
+    return (await call)[0]
+
+
+async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: int,
+                           borrow_shares: int, collateral: int) -> dict[str, Any]:
+    state = await morpho.market(market_id)
+    params = state.params
+    has_collateral_token = int(params.collateral_token, 16) != 0
+    loan, collateral_token, loan_price, oracle_price = await asyncio.gather(
+        morpho.token(params.loan_token),
+        morpho.token(params.collateral_token) if has_collateral_token else _none(),
+        morpho.price(params.loan_token),
+        morpho.oracle_price(params.oracle) if collateral or borrow_shares else _none())
+    supply, borrow = state.supply_assets(supply_shares), state.borrow_assets(borrow_shares)
+    decimals = loan["decimals"]
+    collateral_in_loan = Fraction(collateral * oracle_price, ORACLE_PRICE_SCALE) if oracle_price is not None else None
+    health = None
+    if borrow and collateral_in_loan is not None:
+        health = float(collateral_in_loan * params.lltv / WAD / borrow)
+    return {
+        "type": "morpho-market", "marketId": market_id, "loanAsset": loan, "collateralAsset": collateral_token,
+        "lltv": params.lltv / WAD,
+        "supplyShares": str(supply_shares), "supplyAssets": str(supply),
+        "supplyAssetsUsd": loan_price.value(supply, decimals) if loan_price else None,
+        "borrowShares": str(borrow_shares), "borrowAssets": str(borrow),
+        "borrowAssetsUsd": loan_price.value(borrow, decimals) if loan_price else None,
+        "collateral": str(collateral),
+        "collateralUsd": (float(collateral_in_loan * loan_price.answer / 10 ** (decimals + loan_price.decimals))
+                          if loan_price and collateral_in_loan is not None else None),
+        "supplyApy": state.supply_apy, "borrowApy": state.borrow_apy,
+        "healthFactor": health,
+    }
+
+
+async def _none() -> None:
+    return None
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    """Every chain whose addresses data has a "morpho" section."""
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.morpho)

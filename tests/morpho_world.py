@@ -1,0 +1,163 @@
+"""A Morpho deployment on anvil: the real Morpho Blue from its npm package, tokens, oracle, IRM,
+two markets with lenders and borrowers, V1 and V2 test vaults, price feeds, and time advanced so
+that interest is owed but not yet accrued in storage. Used by the tests and by scripts/devnet.py.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
+
+WAD = 10**18
+USDC = 10**6
+ETHER = 10**18
+LLTV_A = 860_000_000_000_000_000
+LLTV_B = 945_000_000_000_000_000
+MARKET_FEE = 100_000_000_000_000_000
+V1_FEE = 150_000_000_000_000_000
+V2_PERFORMANCE_FEE = 50_000_000_000_000_000
+V2_MANAGEMENT_FEE = 10**16 // (365 * 24 * 3600)
+ORACLE_PRICE = 3000 * 10**36 * USDC // ETHER
+"""1 WETH = 3000 USDC in Morpho's oracle scale (1e36 x loan decimals / collateral decimals)."""
+USDC_USD = 100_010_000
+"""The USDC/USD feed answer: 1.0001 USD, 8 decimals."""
+ELAPSED = 30 * 24 * 3600
+
+PACKAGES = ("@morpho-org/morpho-blue/src/Morpho.sol", "@morpho-org/morpho-blue/src/mocks/IrmMock.sol",
+            "@morpho-org/morpho-blue/src/mocks/OracleMock.sol")
+SOURCES = ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestVaultFactory.sol", "TestVaults.sol")
+
+
+def compile_all() -> dict[str, Artifact]:
+    return compile_contracts([CONTRACTS / name for name in SOURCES], PACKAGES, optimize_runs=999_999)
+
+
+@dataclass
+class MorphoWorld:
+    node: Anvil
+    morpho: str = ""
+    irm: str = ""
+    oracle: str = ""
+    usdc: str = ""
+    weth: str = ""
+    usdc_feed: str = ""
+    factory: str = ""
+    lens: str = ""
+    market_a: tuple[Any, ...] = ()
+    market_b: tuple[Any, ...] = ()
+    vault_v1: str = ""
+    broken_vault: str = ""
+    vault_v2: str = ""
+    market_adapter: str = ""
+    vault_adapter: str = ""
+    wallets: dict[str, str] = field(default_factory=dict)
+
+    def addresses_override(self) -> dict[str, Any]:
+        """The ADDRESSES_FILE content that points the service at this deployment."""
+        return {str(self.node.chain_id): {
+            "name": "anvil devnet",
+            "morpho": {
+                "blue": {"address": self.morpho, "startBlock": 0},
+                "vaultV1Factories": [{"address": self.factory, "startBlock": 0}],
+                "vaultV2Factories": [{"address": self.factory, "startBlock": 0}],
+            },
+            "priceFeeds": {self.usdc: {"pair": "USDC/USD", "feed": self.usdc_feed, "heartbeat": 86400}},
+        }}
+
+    def write_addresses(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.addresses_override(), indent=2))
+        return path
+
+    def timestamp(self, block: int | str = "latest") -> int:
+        tag = hex(block) if isinstance(block, int) else block
+        return int(self.node.rpc("eth_getBlockByNumber", tag, False)["timestamp"], 16)
+
+    def set_feed(self, answer: int, age: int = 0) -> None:
+        """Set the USDC/USD answer, updated `age` seconds before the next block."""
+        self.node.send(self.usdc_feed, "set(int256,uint256)", answer, self.timestamp() - age)
+
+
+def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
+    world = MorphoWorld(node)
+    owner, lender, borrower, depositor, saver, empty, borrower_b = node.accounts[:7]
+    world.wallets = {"lender": lender, "borrower": borrower, "depositor": depositor, "saver": saver,
+                     "empty": empty, "borrower_b": borrower_b}
+    node.install_multicall(artifacts["Multicall3"])
+    world.morpho = node.deploy(artifacts["Morpho"], ["address"], [owner])
+    world.irm = node.deploy(artifacts["IrmMock"])
+    world.oracle = node.deploy(artifacts["OracleMock"])
+    world.usdc = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USD Coin", "USDC", 6])
+    world.weth = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Wrapped Ether", "WETH", 18])
+    world.usdc_feed = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    world.factory = node.deploy(artifacts["TestVaultFactory"])
+    world.lens = node.deploy(artifacts["TestLens"])
+    node.send(world.oracle, "setPrice(uint256)", ORACLE_PRICE)
+    node.send(world.morpho, "enableIrm(address)", world.irm)
+    for lltv in (LLTV_A, LLTV_B):
+        node.send(world.morpho, "enableLltv(uint256)", lltv)
+    world.market_a = (world.usdc, world.weth, world.oracle, world.irm, LLTV_A)
+    world.market_b = (world.usdc, world.weth, world.oracle, world.irm, LLTV_B)
+    params = "(address,address,address,address,uint256)"
+    for market in (world.market_a, world.market_b):
+        node.send(world.morpho, f"createMarket({params})", market)
+    node.send(world.morpho, "setFeeRecipient(address)", owner)
+    node.send(world.morpho, f"setFee({params},uint256)", world.market_a, MARKET_FEE)
+
+    for wallet in (lender, depositor, saver):
+        _fund(world, world.usdc, wallet, 10_000_000 * USDC)
+    for wallet in (borrower, borrower_b):
+        _fund(world, world.weth, wallet, 1_000 * ETHER)
+    supply = f"supply({params},uint256,uint256,address,bytes)"
+    node.send(world.morpho, supply, world.market_a, 1_000_000 * USDC, 0, lender, b"", sender=lender)
+    node.send(world.morpho, supply, world.market_b, 200_000 * USDC, 0, lender, b"", sender=lender)
+    collateral = f"supplyCollateral({params},uint256,address,bytes)"
+    borrow = f"borrow({params},uint256,uint256,address,address)"
+    node.send(world.morpho, collateral, world.market_a, 100 * ETHER, borrower, b"", sender=borrower)
+    node.send(world.morpho, borrow, world.market_a, 150_000 * USDC, 0, borrower, borrower, sender=borrower)
+    node.send(world.morpho, collateral, world.market_b, 100 * ETHER, borrower_b, b"", sender=borrower_b)
+    node.send(world.morpho, borrow, world.market_b, 120_000 * USDC, 0, borrower_b, borrower_b, sender=borrower_b)
+
+    world.vault_v1 = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
+                                 [world.morpho, world.usdc, "Test USDC Vault", "tvUSDC", V1_FEE])
+    world.broken_vault = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
+                                     [world.morpho, world.usdc, "Broken Vault", "bvUSDC", 0])
+    for vault in (world.vault_v1, world.broken_vault):
+        for market in (world.market_a, world.market_b):
+            node.send(vault, f"addMarket({params})", market)
+        node.send(world.usdc, "approve(address,uint256)", vault, 2**256 - 1, sender=depositor)
+        node.send(world.factory, "announceV1(address,address,string,string)", vault, world.usdc, "v", "v")
+    deposit = "deposit(uint256,address,uint256)"
+    node.send(world.vault_v1, deposit, 50_000 * USDC, depositor, 0, sender=depositor)
+    node.send(world.vault_v1, deposit, 20_000 * USDC, depositor, 1, sender=depositor)
+    node.send(world.broken_vault, deposit, 1_000 * USDC, depositor, 0, sender=depositor)
+    node.send(world.broken_vault, "setBroken(bool)", True)
+
+    world.vault_v2 = node.deploy(artifacts["TestVaultV2"], ["address", "string", "string", "uint96", "uint96"],
+                                 [world.usdc, "Test USDC Vault V2", "tv2USDC", V2_PERFORMANCE_FEE, V2_MANAGEMENT_FEE])
+    world.market_adapter = node.deploy(artifacts["TestMarketAdapter"], ["address", "address"],
+                                       [world.morpho, world.vault_v2])
+    world.vault_adapter = node.deploy(artifacts["TestVaultV1Adapter"], ["address"], [world.vault_v1])
+    for adapter in (world.market_adapter, world.vault_adapter):
+        node.send(world.vault_v2, "addAdapter(address)", adapter)
+    node.send(world.factory, "announceV2(address,address)", world.vault_v2, world.usdc)
+    node.send(world.usdc, "approve(address,uint256)", world.vault_v2, 2**256 - 1, sender=saver)
+    node.send(world.vault_v2, "deposit(uint256,address)", 40_000 * USDC, saver, sender=saver)
+    node.send(world.vault_v2, f"allocateToMarket(address,{params},uint256)", world.market_adapter,
+              world.market_a, 15_000 * USDC)
+    node.send(world.vault_v2, f"allocateToMarket(address,{params},uint256)", world.market_adapter,
+              world.market_b, 5_000 * USDC)
+    node.send(world.vault_v2, "allocateToVault(address,uint256,uint256)", world.vault_adapter, 12_000 * USDC, 1)
+
+    node.rpc("evm_increaseTime", ELAPSED)
+    node.mine(200)
+    world.set_feed(USDC_USD)
+    return world
+
+
+def _fund(world: MorphoWorld, token: str, wallet: str, amount: int) -> None:
+    world.node.send(token, "mint(address,uint256)", wallet, amount)
+    world.node.send(token, "approve(address,uint256)", world.morpho, 2**256 - 1, sender=wallet)

@@ -1,0 +1,214 @@
+"""The Morpho adapter against the real Morpho Blue on anvil, with test vaults and price feeds.
+
+Every expected figure is computed here from chain state at the block the service reports:
+balances through Morpho's own MorphoBalancesLib (deployed as TestLens), rates from the IRM,
+prices from the feed and oracle, with the formulas the README documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from fractions import Fraction
+
+import eth_abi
+import pytest
+from eth_hash.auto import keccak
+
+import chain
+import server
+from config import Settings
+from tests import morpho_world as W
+from tests.conftest import Api
+from tests.evm import Anvil
+
+PARAMS = "(address,address,address,address,uint256)"
+MARKET = "(uint128,uint128,uint128,uint128,uint128,uint128)"
+YEAR = 365 * 24 * 3600
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MorphoWalletPositions { protocol walletAddress chainId blockNumber
+    vaultV1Positions { type vaultAddress vaultName vaultSymbol asset { address symbol name decimals }
+                       shares assets assetsUsd apy }
+    vaultV2Positions { type vaultAddress vaultName vaultSymbol asset { address symbol name decimals }
+                       shares assets assetsUsd apy }
+    marketPositions { type marketId loanAsset { address symbol decimals } collateralAsset { address symbol decimals }
+      lltv supplyShares supplyAssets supplyAssetsUsd borrowShares borrowAssets borrowAssetsUsd
+      collateral collateralUsd supplyApy borrowApy healthFactor } } }
+  errors { protocol chainId walletAddress error { code message retryable } } } }"""
+
+
+@pytest.fixture(scope="module")
+def world():
+    node = Anvil()
+    try:
+        yield W.build(node, W.compile_all())
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+async def morpho_api(aiohttp_client, keys_file, api_key, world, tmp_path):
+    settings = Settings(keys_file=str(keys_file), addresses_file=str(world.write_addresses(tmp_path / "a.json")))
+    app = server.create_app(settings, rpc_urls={world.node.chain_id: world.node.url})
+    return Api(await aiohttp_client(app), api_key, app)
+
+
+async def positions(api, *wallets, chain_id=None):
+    chain_id = chain_id or 31337
+    reply = await api.query(QUERY, {"inputs": [{"protocol": "morpho", "chainId": chain_id, "walletAddress": w}
+                                               for w in wallets]})
+    assert reply.status == 200, reply.body
+    return reply.body["data"]["walletPositions"]
+
+
+def market_id(params) -> str:
+    return "0x" + keccak(eth_abi.encode([PARAMS], [params])).hex()
+
+
+class Chain:
+    """Independent reads of the expected figures at one block."""
+
+    def __init__(self, world, block: int) -> None:
+        self.world, self.node, self.block = world, world.node, block
+
+    def call(self, to, signature, *args, returns=("uint256",)):
+        return self.node.call(to, signature, *args, returns=returns, block=self.block)
+
+    def supply_assets(self, params, user) -> int:
+        return self.call(self.world.lens, f"expectedSupplyAssets(address,{PARAMS},address)", self.world.morpho, params, user)
+
+    def borrow_assets(self, params, user) -> int:
+        return self.call(self.world.lens, f"expectedBorrowAssets(address,{PARAMS},address)", self.world.morpho, params, user)
+
+    def rates(self, params) -> tuple[float, float]:
+        totals = self.call(self.world.morpho, "market(bytes32)", bytes.fromhex(market_id(params)[2:]),
+                           returns=["uint128"] * 6)
+        rate = self.call(params[3], f"borrowRateView({PARAMS},{MARKET})", params, totals)
+        supply, _, borrow, _ = self.call(self.world.lens, f"expectedMarketBalances(address,{PARAMS})",
+                                         self.world.morpho, params, returns=["uint256"] * 4)
+        borrow_apy = math.exp(rate * YEAR / 1e18) - 1
+        return borrow_apy * borrow / supply * (1 - totals[5] / 1e18), borrow_apy
+
+    def usd(self, usdc_amount: int) -> float:
+        return float(Fraction(usdc_amount * W.USDC_USD, 10 ** (6 + 8)))
+
+    def vault_v1_apy(self) -> float:
+        parts = [(self.supply_assets(m, self.world.vault_v1), self.rates(m)[0])
+                 for m in (self.world.market_a, self.world.market_b)]
+        return sum(a * r for a, r in parts) / sum(a for a, _ in parts) * (1 - W.V1_FEE / 1e18)
+
+
+def close(actual, expected, rel=1e-9):
+    return actual == pytest.approx(expected, rel=rel, abs=1e-15)
+
+
+async def test_wallet_without_positions_gets_empty_lists(morpho_api, world):
+    result = await positions(morpho_api, world.wallets["empty"])
+    (entry,) = result["data"]
+    assert result["errors"] == []
+    assert entry["vaultV1Positions"] == entry["vaultV2Positions"] == entry["marketPositions"] == []
+    assert entry["blockNumber"] == world.node.block_number()
+    assert entry["protocol"] == "morpho" and entry["walletAddress"] == world.wallets["empty"]
+
+
+async def test_market_positions_match_morpho_balances_lib(morpho_api, world):
+    result = await positions(morpho_api, world.wallets["lender"], world.wallets["borrower"])
+    lender, borrower = result["data"]
+    chain = Chain(world, lender["blockNumber"])
+    assert borrower["blockNumber"] == chain.block
+    by_id = {p["marketId"]: p for p in lender["marketPositions"]}
+    assert set(by_id) == {market_id(world.market_a), market_id(world.market_b)}
+    a = by_id[market_id(world.market_a)]
+    supplied = chain.supply_assets(world.market_a, world.wallets["lender"])
+    shares = chain.call(world.morpho, "position(bytes32,address)", bytes.fromhex(a["marketId"][2:]),
+                        world.wallets["lender"], returns=["uint256", "uint128", "uint128"])
+    assert a["supplyShares"] == str(shares[0]) and a["supplyAssets"] == str(supplied)
+    assert supplied > 1_000_000 * W.USDC, "30 days of interest are included"
+    assert a["supplyAssetsUsd"] == chain.usd(supplied)
+    supply_apy, borrow_apy = chain.rates(world.market_a)
+    assert close(a["supplyApy"], supply_apy) and close(a["borrowApy"], borrow_apy)
+    assert a["healthFactor"] is None and a["borrowAssets"] == "0" and a["borrowAssetsUsd"] == 0.0
+    assert a["lltv"] == 0.86 and a["loanAsset"] == {"address": world.usdc, "symbol": "USDC", "decimals": 6}
+    assert a["collateralAsset"]["symbol"] == "WETH"
+
+    (debt,) = borrower["marketPositions"]
+    borrowed = chain.borrow_assets(world.market_a, world.wallets["borrower"])
+    assert debt["borrowAssets"] == str(borrowed) and borrowed > 150_000 * W.USDC
+    assert debt["collateral"] == str(100 * W.ETHER)
+    collateral_in_usdc = Fraction(100 * W.ETHER * W.ORACLE_PRICE, 10**36)
+    assert debt["collateralUsd"] == float(collateral_in_usdc * W.USDC_USD / 10**14)
+    assert debt["healthFactor"] == float(collateral_in_usdc * W.LLTV_A / 10**18 / borrowed)
+    assert debt["borrowAssetsUsd"] == chain.usd(borrowed)
+
+
+async def test_vault_positions_and_apys(morpho_api, world):
+    (entry,) = (await positions(morpho_api, world.wallets["depositor"], world.wallets["saver"]))["data"][:1]
+    chain = Chain(world, entry["blockNumber"])
+    (v1,) = entry["vaultV1Positions"]
+    shares = chain.call(world.vault_v1, "balanceOf(address)", world.wallets["depositor"])
+    assets = chain.call(world.vault_v1, "convertToAssets(uint256)", shares)
+    assert v1 == {
+        "type": "morpho-vault-v1", "vaultAddress": world.vault_v1, "vaultName": "Test USDC Vault",
+        "vaultSymbol": "tvUSDC", "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6},
+        "shares": str(shares), "assets": str(assets), "assetsUsd": chain.usd(assets), "apy": v1["apy"],
+    }
+    assert close(v1["apy"], chain.vault_v1_apy())
+
+
+async def test_vault_v2_apy_goes_through_its_adapters(morpho_api, world):
+    (entry,) = (await positions(morpho_api, world.wallets["saver"]))["data"]
+    chain = Chain(world, entry["blockNumber"])
+    (v2,) = entry["vaultV2Positions"]
+    shares = chain.call(world.vault_v2, "balanceOf(address)", world.wallets["saver"])
+    assert v2["shares"] == str(shares)
+    assert v2["assets"] == str(chain.call(world.vault_v2, "convertToAssets(uint256)", shares))
+    parts = [(chain.supply_assets(m, world.market_adapter), chain.rates(m)[0]) for m in (world.market_a, world.market_b)]
+    parts.append((chain.call(world.vault_adapter, "realAssets()"), chain.vault_v1_apy()))
+    idle = chain.call(world.usdc, "balanceOf(address)", world.vault_v2)
+    gross = sum(a * r for a, r in parts) / (sum(a for a, _ in parts) + idle)
+    expected = gross * (1 - W.V2_PERFORMANCE_FEE / 1e18) - W.V2_MANAGEMENT_FEE * YEAR / 1e18
+    assert idle > 0 and close(v2["apy"], expected)
+    assert entry["vaultV1Positions"] == [] and entry["marketPositions"] == []
+
+
+async def test_a_vault_whose_calls_revert_is_skipped_and_logged(morpho_api, world, caplog):
+    caplog.set_level(logging.WARNING, logger="wallet_positions.morpho")
+    (entry,) = (await positions(morpho_api, world.wallets["depositor"]))["data"]
+    assert [v["vaultAddress"] for v in entry["vaultV1Positions"]] == [world.vault_v1]
+    assert any(world.broken_vault in r.getMessage() and "TestVault: broken" in r.getMessage()
+               for r in caplog.records)
+
+
+async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(morpho_api, world):
+    world.set_feed(W.USDC_USD, age=86400 + 60)
+    try:
+        (entry,) = (await positions(morpho_api, world.wallets["lender"]))["data"]
+    finally:
+        world.set_feed(W.USDC_USD)
+    for position in entry["marketPositions"]:
+        assert position["supplyAssetsUsd"] is None and position["borrowAssetsUsd"] is None
+        assert int(position["supplyAssets"]) > 0 and position["supplyApy"] > 0
+
+
+async def test_an_unsupported_chain_is_a_validation_error(morpho_api, world):
+    result = await positions(morpho_api, world.wallets["lender"], chain_id=137)
+    assert result["data"] == []
+    assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
+    assert "Chain 137 is not supported by protocol 'morpho'" in result["errors"][0]["error"]["message"]
+
+
+async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(morpho_api, world, caplog):
+    caplog.set_level(logging.INFO)
+    await positions(morpho_api, world.wallets["empty"])
+    names = ("lender", "borrower", "depositor", "saver", "empty")
+    caplog.clear()
+    for name in names:
+        await positions(morpho_api, world.wallets[name])
+    await positions(morpho_api, *(world.wallets[name] for name in names))
+    *singles, together = [r.fields for r in caplog.records if r.name == "wallet_positions.access"]
+    assert together["rpc_requests"] <= max(single["rpc_requests"] for single in singles), (singles, together)
+    assert not any("cold start" in r.getMessage() for r in caplog.records)
+    indexes = morpho_api.app[server.CHAINS].log_indexes.values()
+    assert len(indexes) == 3
+    assert {index.final_to for index in indexes} == {world.node.block_number() - chain.CONFIRMATIONS}, \
+        "settled history is kept; only the last CONFIRMATIONS blocks are read again"
