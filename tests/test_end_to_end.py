@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -94,3 +95,42 @@ def test_served_process_end_to_end(tmp_path):
     assert {"time", "status", "duration_ms", "key_id", "inputs", "outcomes"} <= set(access[0])
     assert access[0]["inputs"] == 1 and access[0]["outcomes"] == ["VALIDATION_ERROR"]
     assert lines[-1]["message"] == "stopped"
+
+
+def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
+    """The README's offline path: scripts/devnet.py, then python server.py with what it prints."""
+    devnet_out = tmp_path / "devnet.out"
+    with devnet_out.open("w") as sink:
+        devnet = subprocess.Popen([sys.executable, str(SERVER.parent / "scripts" / "devnet.py"),
+                                   "--addresses-file", str(tmp_path / "devnet.json")],
+                                  stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path)
+    server_process = None
+    try:
+        deadline = time.monotonic() + 120
+        while "Ctrl-C" not in devnet_out.read_text():
+            assert devnet.poll() is None and time.monotonic() < deadline, devnet_out.read_text()
+            time.sleep(0.1)
+        lines = devnet_out.read_text().splitlines()
+        env = dict(line[len("export "):].split("=", 1) for line in lines if line.startswith("export "))
+        saver = next(line.split()[2] for line in lines if line.startswith("#   saver"))
+        keys = tmp_path / "keys.env"
+        key = cli("keys", "create", "--name", "devnet", keys_file=keys).stdout.strip()
+        log = tmp_path / "server.log"
+        with log.open("w") as sink:
+            server_process = subprocess.Popen(
+                [sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys)],
+                stdout=sink, stderr=sink, cwd=tmp_path, env={**os.environ, **env})
+        port = wait_for_port(log, server_process)
+        body = json.dumps({"query": QUICKSTART, "variables": {"inputs": [
+            {"protocol": "morpho", "chainId": 31337, "walletAddress": saver}]}}).encode()
+        status, answer = post(port, key, body)
+        assert status == 200, answer
+        (entry,) = answer["data"]["walletPositions"]["data"]
+        (vault,) = entry["vaultV2Positions"]
+        assert vault["vaultName"] == "Test USDC Vault V2" and vault["assetsUsd"] > 40_000 and vault["apy"] > 0
+    finally:
+        for process in (server_process, devnet):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                process.wait(30)
+    assert devnet.returncode == 0

@@ -1,0 +1,46 @@
+"""A local chain with Morpho positions, for trying the service without internet access.
+
+    ./scripts/devnet            (installs the tools, then runs this)
+
+Starts anvil on a loopback port, deploys the test Morpho world (the real Morpho Blue from its npm
+package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), writes the
+addresses file that points the service at it, prints the environment for `python server.py`
+and the demo wallets, and keeps the chain up until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests import morpho_world  # noqa: E402
+from tests.evm import Anvil  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--addresses-file", default="devnet-addresses.json",
+                        help="where to write the ADDRESSES_FILE for the service")
+    args = parser.parse_args()
+    node = Anvil()
+    try:
+        world = morpho_world.build(node, morpho_world.compile_all())
+        path = world.write_addresses(Path(args.addresses_file).resolve())
+        print(f"export RPC_URL_{node.chain_id}={node.url}")
+        print(f"export ADDRESSES_FILE={path}")
+        print(f"# chain id {node.chain_id}; demo wallets (protocol \"morpho\"):")
+        for role, wallet in world.wallets.items():
+            print(f"#   {role:<10} {wallet}")
+        print("# Ctrl-C stops the chain.", flush=True)
+        signal.sigwait({signal.SIGINT, signal.SIGTERM})
+    finally:
+        node.stop()
+
+
+if __name__ == "__main__":
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    main()
