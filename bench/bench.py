@@ -2,10 +2,11 @@
 
     .venv/bin/python bench/bench.py [--requests 300] [--concurrency 16]
 
-Run by hand (after ./scripts/test has installed the tools), never in CI. It deploys test tokens,
-serves the app on a loopback port with the chain-reading stand-in protocol of the tests (real
-adapters join the mix as they land), sends the mix, and prints requests/s, p50/p99 latency and
-the RPC HTTP requests and sub-calls per GraphQL request taken from the access log.
+Run by hand (after ./scripts/test has installed the tools), never in CI. It deploys the test
+Morpho world (tests/morpho_world.py) and test tokens, serves the app on a loopback port with the
+real Morpho adapter and the chain-reading stand-in of the tests, sends each scenario's mix, and
+prints requests/s, p50/p99 latency and the RPC HTTP requests and sub-calls per GraphQL request
+taken from the access log.
 """
 
 from __future__ import annotations
@@ -27,12 +28,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import auth  # noqa: E402
 import server  # noqa: E402
 from config import Settings  # noqa: E402
-from tests.evm import CHAIN_ID, CONTRACTS, Anvil, compile_contracts  # noqa: E402
+import addresses  # noqa: E402
+import protocols  # noqa: E402
+from tests import morpho_world  # noqa: E402
+from tests.evm import CHAIN_ID, Anvil  # noqa: E402
 from tests.stand_ins import chain_balances  # noqa: E402
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-  data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares } } }
-  errors { error { code } } } }"""
+  data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares assetsUsd apy }
+    vaultV2Positions { shares assetsUsd apy } marketPositions { supplyAssets borrowAssets healthFactor } } }
+  errors { error { code message } } } }"""
 MIX = (1, 3, 5)
 """Inputs per query, cycled."""
 
@@ -48,30 +53,38 @@ class AccessFields(logging.Handler):
 
 
 async def run(requests: int, concurrency: int, token_count: int) -> None:
-    artifacts = compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol"])
+    artifacts = morpho_world.compile_all()
     node = Anvil()
     try:
-        node.install_multicall(artifacts["Multicall3"])
+        world = morpho_world.build(node, artifacts)
         tokens = [node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["B", "B", 18])
                   for _ in range(token_count)]
         wallets = ["0x" + f"{i + 1:040x}" for i in range(max(MIX))]
         for index, wallet in enumerate(wallets):
             node.send(tokens[index % token_count], "mint(address,uint256)", wallet, 10**18 + index)
+        demo = [world.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
         with tempfile.TemporaryDirectory() as folder:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]
-            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9),
-                                    {"balances": chain_balances(tokens, CHAIN_ID)}, rpc_urls={CHAIN_ID: node.url})
-            await measure(app, key, wallets, requests, concurrency, token_count)
+            data = addresses.load(world.write_addresses(Path(folder) / "addresses.json"))
+            registry = {**protocols.registry(data), "balances": chain_balances(tokens, CHAIN_ID)}
+            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9), registry,
+                                    rpc_urls={CHAIN_ID: node.url})
+            print(f"scenario balances: {token_count} token balances per input")
+            await measure(app, key, "balances", wallets, requests, concurrency)
+            print("\nscenario morpho: the demo wallets (markets, V1 and V2 vaults, nothing)")
+            await measure(app, key, "morpho", demo, requests, concurrency)
     finally:
         node.stop()
 
 
-async def measure(app: web.Application, key: str, wallets: list[str], requests: int,
-                  concurrency: int, token_count: int) -> None:
+async def measure(app: web.Application, key: str, protocol: str, wallets: list[str], requests: int,
+                  concurrency: int) -> None:
     fields = AccessFields()
-    logging.getLogger("wallet_positions.access").addHandler(fields)
-    logging.getLogger("wallet_positions.access").setLevel(logging.INFO)
+    logging.getLogger("wallet_positions").setLevel(logging.ERROR)
+    access = logging.getLogger("wallet_positions.access")
+    access.handlers, access.propagate = [fields], False
+    access.setLevel(logging.INFO)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()
@@ -82,7 +95,7 @@ async def measure(app: web.Application, key: str, wallets: list[str], requests: 
         async def worker() -> None:
             while queue:
                 n = MIX[queue.pop() % len(MIX)]
-                inputs = [{"protocol": "balances", "chainId": CHAIN_ID, "walletAddress": w} for w in wallets[:n]]
+                inputs = [{"protocol": protocol, "chainId": CHAIN_ID, "walletAddress": w} for w in wallets[:n]]
                 started = time.perf_counter()
                 async with session.post(url, json={"query": QUERY, "variables": {"inputs": inputs}}) as reply:
                     body = await reply.json()
@@ -95,7 +108,7 @@ async def measure(app: web.Application, key: str, wallets: list[str], requests: 
     await runner.cleanup()
 
     everything = sorted(t for values in latencies.values() for t in values)
-    print(f"{requests} requests, concurrency {concurrency}, {token_count} tokens per input, mix {MIX} inputs")
+    print(f"{requests} requests, concurrency {concurrency}, mix {MIX} inputs")
     print(f"throughput     {requests / elapsed:8.1f} requests/s")
     print(f"latency p50    {percentile(everything, 50) * 1000:8.1f} ms")
     print(f"latency p99    {percentile(everything, 99) * 1000:8.1f} ms")
