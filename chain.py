@@ -55,6 +55,14 @@ round reach their next call through a few awaits (gather, shield, tasks); waitin
 iterations, microseconds, lets all of them join the round instead of trailing into the next."""
 
 PLAIN_BATCH_SIZE = 20
+MAX_BATCH_ITEMS = 50
+"""JSON-RPC requests per HTTP request: a round larger than this (a cold history scan, thousands
+of aggregate3 chunks) is split so that no single answer grows without bound."""
+SCAN_BUDGET = 300.0
+"""Seconds a history scan may take. It runs apart from the request that started it, keeps its
+progress after every window, and later requests pick up where it stands."""
+SCAN_WINDOW = 50
+"""eth_getLogs queries per step of a history scan."""
 """eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
 
 _RANGE_TOO_LARGE = re.compile(r"range|more than|exceed|too large|too wide|response size", re.I)
@@ -67,6 +75,19 @@ MAX_LOG_QUERIES = 5_000
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+
+
+def shared_future(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
+    """A task several callers await (each through asyncio.shield). Its outcome counts as
+    retrieved even if every caller stopped waiting, so no "exception was never retrieved"."""
+    future = asyncio.ensure_future(awaitable)
+    future.add_done_callback(_retrieve)
+    return future
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def rpc_urls_from_env(environ: Mapping[str, str]) -> dict[int, str]:
@@ -261,6 +282,11 @@ class Chains:
         self._session: aiohttp.ClientSession | None = None
         self.log_indexes: dict[tuple[Any, ...], _LogIndex] = {}
 
+    def log_index(self, key: tuple[Any, ...], start_block: int) -> _LogIndex:
+        if key not in self.log_indexes:
+            self.log_indexes[key] = _LogIndex(start_block)
+        return self.log_indexes[key]
+
     @property
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -274,6 +300,8 @@ class Chains:
         )
 
     async def close(self) -> None:
+        for index in self.log_indexes.values():
+            index.cancel()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -295,13 +323,41 @@ CONFIRMATIONS = 64
 reorganisation near the head can neither leave a stale log behind nor hide a new one."""
 
 
-@dataclass
 class _LogIndex:
-    """Logs of some contracts and one event, from a start block; scanned once, then extended."""
+    """Settled logs of some contracts and one event, from a start block; extended by one
+    background scan at a time, which keeps its progress after every window."""
 
-    final: list[Log] = field(default_factory=list)
-    final_to: int = -1
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    def __init__(self, start_block: int) -> None:
+        self.start_block = start_block
+        self.final: list[Log] = []
+        self.final_to = start_block - 1
+        self._scan: asyncio.Task[None] | None = None
+
+    def cancel(self) -> None:
+        if self._scan is not None:
+            self._scan.cancel()
+
+    async def settle(self, chains: Chains, chain_id: int, addresses: list[str], topic: str, target: int) -> None:
+        """Make the index reach `target`; the scan outlives a caller that stops waiting."""
+        while self.final_to < target:
+            if self._scan is None or self._scan.done():
+                self._scan = shared_future(self._extend(chains, chain_id, addresses, topic, target))
+            await asyncio.shield(self._scan)
+
+    async def _extend(self, chains: Chains, chain_id: int, addresses: list[str], topic: str, target: int) -> None:
+        loop = asyncio.get_running_loop()
+        request = chains.request(loop.time() + SCAN_BUDGET)
+        reader = request.reader(chain_id)
+        started, first = loop.time(), self.final_to + 1
+        while self.final_to < target:
+            low = self.final_to + 1
+            high = min(target, low + reader.endpoint.logs_block_range * SCAN_WINDOW - 1)
+            self.final.extend(await reader.get_logs(addresses, [topic], low, high))
+            self.final_to = high
+        if first == self.start_block:
+            log.info("cold start on chain %d: blocks %d-%d of %d contracts scanned for %s in %.2f s, "
+                     "%d logs, %d RPC requests", chain_id, first, target, len(addresses), topic[:10],
+                     loop.time() - started, len(self.final), request.stats.requests)
 
 
 @dataclass
@@ -370,7 +426,7 @@ class ChainReader:
     async def shared(self, key: Any, read: Callable[[], Awaitable[Any]]) -> Any:
         """`read()` once per request and key, however many inputs and positions ask for it."""
         if key not in self._shared:
-            self._shared[key] = asyncio.ensure_future(read())
+            self._shared[key] = shared_future(read())
         return await asyncio.shield(self._shared[key])
 
     # ---------------------------------------------------------------- block pinning
@@ -378,13 +434,13 @@ class ChainReader:
     async def block_number(self) -> int:
         """The block every read of this request on this chain is made at (fetched once)."""
         if self._block is None:
-            self._block = asyncio.ensure_future(self._pin())
+            self._block = shared_future(self._pin())
         return await asyncio.shield(self._block)
 
     async def block_timestamp(self) -> int:
         """Timestamp of the pinned block; read in the next round, with the calls queued for it."""
         if self._timestamp is None:
-            self._timestamp = asyncio.ensure_future(self._read_timestamp())
+            self._timestamp = shared_future(self._read_timestamp())
         return await asyncio.shield(self._timestamp)
 
     async def _read_timestamp(self) -> int:
@@ -481,9 +537,7 @@ class ChainReader:
             if self.endpoint.has_multicall:
                 size = self._config.max_calls
                 chunks = [calls[i:i + size] for i in range(0, len(calls), size)]
-                requests = [("eth_call", [{"to": MULTICALL3, "data": "0x" + AGGREGATE3.calldata(
-                    [(call.target, True, call.calldata) for call in chunk]).hex()}, hex(block)])
-                    for chunk in chunks]
+                requests = [self._aggregate3(chunk, block) for chunk in chunks]
             else:
                 chunks = [[call] for call in calls]
                 requests = [("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
@@ -491,8 +545,7 @@ class ChainReader:
             requests += [(raw.method, raw.params) for raw in raws]
             self._request.stats.subcalls += len(calls)
             answers = await self._rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
-            for chunk, answer in zip(chunks, answers):
-                self._settle_chunk(chunk, answer, block)
+            await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
             for raw, answer in zip(raws, answers[len(chunks):]):
                 _resolve(raw.future, answer)
         except BaseException as exc:
@@ -502,34 +555,51 @@ class ChainReader:
             if not isinstance(exc, Exception):
                 raise
 
-    def _settle_chunk(self, chunk: list[_Call], answer: Any, block: int) -> None:
+    async def _settle_chunk(self, chunk: list[_Call], answer: Any, block: int) -> None:
+        """Give each call of a chunk its result. A whole aggregate3 that fails (one sub-call
+        running it out of gas or memory, say) is split in halves and sent again, down to plain
+        eth_calls, so that only the culprit fails."""
         if not self.endpoint.has_multicall:
-            (call,) = chunk
-            if isinstance(answer, RpcError):
-                self._settle(call, block, None, answer.data, answer.message)
-            else:
-                try:
-                    self._settle(call, block, _hex_bytes(answer, call.function.name), None)
-                except ProtocolError as exc:
-                    _resolve(call.future, error=exc)
+            self._settle_plain(chunk[0], answer, block)
             return
         try:
             if isinstance(answer, RpcError):
-                raise ProtocolError(f"Multicall3 aggregate3 failed on chain {self.chain_id} at block "
-                                    f"{block}: {_clean(answer.message)}")
-            try:
-                (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3"))
-            except AbiError:
-                results = None
-            if results is None or len(results) != len(chunk):
-                raise ProtocolError(f"Multicall3 aggregate3 on chain {self.chain_id} returned "
-                                    "undecodable data.")
-        except ProtocolError as exc:
-            for call in chunk:
-                _resolve(call.future, error=exc)
+                raise AbiError(answer.message)
+            (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3"))
+            if len(results) != len(chunk):
+                raise AbiError("result count differs from call count")
+        except (AbiError, ProtocolError) as exc:
+            log.info("aggregate3 of %d calls failed on chain %d (%s); splitting it", len(chunk),
+                     self.chain_id, _clean(exc, 80))
+            await self._resend(chunk, block)
             return
         for call, (success, data) in zip(chunk, results):
             self._settle(call, block, data if success else None, None if success else data)
+
+    async def _resend(self, chunk: list[_Call], block: int) -> None:
+        if len(chunk) == 1:
+            (call,) = chunk
+            (answer,) = await self._rpc([("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()},
+                                                       hex(block)])])
+            self._settle_plain(call, answer, block)
+            return
+        halves = [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
+        answers = await self._rpc([self._aggregate3(half, block) for half in halves])
+        await asyncio.gather(*(self._settle_chunk(half, answer, block) for half, answer in zip(halves, answers)))
+
+    def _settle_plain(self, call: _Call, answer: Any, block: int) -> None:
+        if isinstance(answer, RpcError):
+            self._settle(call, block, None, answer.data, answer.message)
+            return
+        try:
+            self._settle(call, block, _hex_bytes(answer, call.function.name), None)
+        except ProtocolError as exc:
+            _resolve(call.future, error=exc)
+
+    @staticmethod
+    def _aggregate3(chunk: list[_Call], block: int) -> tuple[str, list[Any]]:
+        return ("eth_call", [{"to": MULTICALL3, "data": "0x" + AGGREGATE3.calldata(
+            [(call.target, True, call.calldata) for call in chunk]).hex()}, hex(block)])
 
     def _settle(self, call: _Call, block: int, data: bytes | None, revert: Any, message: str = "") -> None:
         where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
@@ -600,34 +670,26 @@ class ChainReader:
     async def indexed_logs(self, addresses: Sequence[str], topic: str, start_block: int) -> list[Log]:
         """Every `topic` log of `addresses` from `start_block` up to the pinned block.
 
-        The app keeps them between requests: the first request scans history (the cold start,
-        logged with its cost), later ones only the blocks since, so no request rescans history;
-        within a request, every input shares one read.
+        The app keeps the settled ones (older than CONFIRMATIONS blocks) between requests: the
+        first request starts the history scan (the cold start, logged with its cost; it runs on
+        in the background with SCAN_BUDGET if the request's own budget ends first, and keeps its
+        progress), later ones read only the unsettled tail, so no request rescans history.
+        Within a request, every input shares one read.
         """
         addresses = sorted(address.lower() for address in addresses)
         key = (self.chain_id, tuple(addresses), topic, start_block)
         if key not in self._indexed:
-            self._indexed[key] = asyncio.ensure_future(self._extend_index(key, addresses, topic, start_block))
+            self._indexed[key] = shared_future(self._indexed_logs(key, addresses, topic, start_block))
         return await asyncio.shield(self._indexed[key])
 
-    async def _extend_index(self, key: tuple[Any, ...], addresses: list[str], topic: str,
+    async def _indexed_logs(self, key: tuple[Any, ...], addresses: list[str], topic: str,
                             start_block: int) -> list[Log]:
-        index = self._request.chains.log_indexes.setdefault(key, _LogIndex(final_to=start_block - 1))
+        index = self._request.chains.log_index(key, start_block)
         block = await self.block_number()
-        async with index.lock:
-            cold = index.final_to < start_block
-            loop, stats = asyncio.get_running_loop(), self._request.stats
-            started, requests = loop.time(), stats.requests
-            fresh = await self.get_logs(addresses, [topic], index.final_to + 1, block) if block > index.final_to else []
-            settled = block - CONFIRMATIONS
-            index.final.extend(entry for entry in fresh if entry.block_number <= settled)
-            index.final_to = max(index.final_to, min(block, settled))
-            if cold:
-                log.info("cold start on chain %d: %d blocks of %d contracts scanned for %s in %.2f s, "
-                         "%d logs, %d RPC requests", self.chain_id, block - start_block + 1, len(addresses),
-                         topic[:10], loop.time() - started, len(fresh), stats.requests - requests)
-        return [entry for entry in index.final if entry.block_number <= block] + \
-               [entry for entry in fresh if entry.block_number > settled]
+        await index.settle(self._request.chains, self.chain_id, addresses, topic, block - CONFIRMATIONS)
+        settled_to = index.final_to
+        tail = await self.get_logs(addresses, [topic], settled_to + 1, block) if block > settled_to else []
+        return [entry for entry in index.final if entry.block_number <= min(block, settled_to)] + tail
 
     def _log(self, entry: Any) -> Log:
         try:
@@ -646,12 +708,13 @@ class ChainReader:
 
     async def _rpc(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None = None) -> list[Any]:
         """Results (or RpcError) of `calls`, in order: one HTTP request per batch of `batch_size`
-        (default: all in one), or one per call where the endpoint refuses batches."""
+        (default MAX_BATCH_ITEMS), or one per call where the endpoint refuses batches."""
         endpoint, stats, deadline = self.endpoint, self._request.stats, self._request.deadline
         if not endpoint.batches_supported or len(calls) == 1:
             return list(await asyncio.gather(*(self._single(method, params) for method, params in calls)))
-        size = batch_size or len(calls)
-        groups = [list(enumerate(calls))[i:i + size] for i in range(0, len(calls), size)]
+        size = batch_size or MAX_BATCH_ITEMS
+        indexed = list(enumerate(calls))
+        groups = [indexed[i:i + size] for i in range(0, len(indexed), size)]
         answers = await asyncio.gather(*(endpoint.post(
             [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
              for index, (method, params) in group], stats, deadline) for group in groups))

@@ -24,6 +24,7 @@ How each figure is derived (all at the request's pinned block; the README has th
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader
+from chain import ChainReader, shared_future
 from errors import ProtocolError
 from prices import UsdPrice, usd_price
 
@@ -48,6 +49,10 @@ VIRTUAL_SHARES = 10**6
 VIRTUAL_ASSETS = 1
 SECONDS_PER_YEAR = 365 * 24 * 3600
 MARKET_PARAMS = "(address,address,address,address,uint256)"
+MAX_QUEUE_LENGTH = 30
+"""MetaMorpho's own cap on its queues (ConstantsLib.MAX_QUEUE_LENGTH)."""
+MAX_ADAPTERS = 32
+MAX_ADAPTER_MARKETS = 64
 
 CREATE_META_MORPHO = Event("CreateMetaMorpho(address,address,address,uint256,address,string,string,bytes32)",
                            "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d")
@@ -57,6 +62,7 @@ CREATE_MARKET = Event("CreateMarket(bytes32,(address,address,address,address,uin
                       "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac")
 
 POSITION = Function("position(bytes32,address)", "93c52062", ("uint256", "uint128", "uint128"))
+FEE_RECIPIENT = Function("feeRecipient()", "46904840", ("address",))
 MARKET = Function("market(bytes32)", "5c60e39a", ("uint128",) * 6)
 BORROW_RATE_VIEW = Function(
     "borrowRateView((address,address,address,address,uint256),(uint128,uint128,uint128,uint128,uint128,uint128))",
@@ -67,7 +73,6 @@ ASSET = Function("asset()", "38d52e0f", ("address",), immutable=True)
 VAULT_NAME = Function("name()", "06fdde03", ("string",))
 VAULT_SYMBOL = Function("symbol()", "95d89b41", ("string",))
 CONVERT_TO_ASSETS = Function("convertToAssets(uint256)", "07a2d13a", ("uint256",))
-TOTAL_ASSETS = Function("totalAssets()", "01e1d114", ("uint256",))
 FEE = Function("fee()", "ddca3f43", ("uint96",))
 WITHDRAW_QUEUE_LENGTH = Function("withdrawQueueLength()", "33f91ebb", ("uint256",))
 WITHDRAW_QUEUE = Function("withdrawQueue(uint256)", "62518ddf", ("bytes32",))
@@ -109,6 +114,8 @@ class MarketState:
     fee: int
     borrow_apy: float | None
     supply_apy: float | None
+    pending_fee_shares: int = 0
+    """Supply shares the accrual mints to the fee recipient, not yet in its `position()`."""
 
     def supply_assets(self, shares: int) -> int:
         return _mul_div_down(shares, self.total_supply_assets + VIRTUAL_ASSETS,
@@ -136,24 +143,36 @@ def _w_taylor_compounded(rate: int, elapsed: int) -> int:
 
 
 def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int) -> MarketState:
-    """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them."""
+    """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them.
+
+    Without a borrow rate the totals cannot be brought to `now` when interest is owed; that is
+    a ProtocolError (the position is left out), not stale amounts shown as current.
+    """
     supply_assets, supply_shares, borrow_assets, borrow_shares, last_update, fee = totals
     elapsed = now - last_update
-    if borrow_rate and elapsed > 0 and borrow_assets:
+    fee_shares = 0
+    if elapsed > 0 and borrow_assets:
+        if borrow_rate is None:
+            raise ProtocolError("the market's IRM gave no borrow rate, so its interest cannot be accrued")
         interest = _mul_div_down(borrow_assets, _w_taylor_compounded(borrow_rate, elapsed), WAD)
         borrow_assets += interest
         supply_assets += interest
         if fee:
             fee_amount = _mul_div_down(interest, fee, WAD)
-            supply_shares += _mul_div_down(fee_amount, supply_shares + VIRTUAL_SHARES,
-                                           supply_assets - fee_amount + VIRTUAL_ASSETS)
+            fee_shares = _mul_div_down(fee_amount, supply_shares + VIRTUAL_SHARES,
+                                       supply_assets - fee_amount + VIRTUAL_ASSETS)
+            supply_shares += fee_shares
     borrow_apy = supply_apy = None
     if borrow_rate is not None:
-        borrow_apy = math.expm1(borrow_rate * SECONDS_PER_YEAR / WAD)
-        utilization = borrow_assets / supply_assets if supply_assets else 0.0
-        supply_apy = borrow_apy * utilization * (1 - fee / WAD)
+        try:
+            borrow_apy = math.expm1(borrow_rate * SECONDS_PER_YEAR / WAD)
+        except OverflowError:
+            borrow_apy = None
+        if borrow_apy is not None:
+            utilization = borrow_assets / supply_assets if supply_assets else 0.0
+            supply_apy = borrow_apy * utilization * (1 - fee / WAD)
     return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
-                       borrow_apy, supply_apy)
+                       borrow_apy, supply_apy, fee_shares)
 
 
 class MorphoReader:
@@ -165,6 +184,10 @@ class MorphoReader:
         self.blue = deployment.blue.address
         self.chain = chain
         self.markets = markets
+
+    @functools.cached_property
+    def markets_by_params(self) -> dict[tuple[Any, ...], str]:
+        return {params.as_tuple(): market_id for market_id, params in self.markets.items()}
 
     async def market(self, market_id: str) -> MarketState:
         return await self.reader.shared(("morpho", "market", market_id), lambda: self._read_market(market_id))
@@ -219,15 +242,16 @@ class MorphoReader:
         label = f"vault {vault}"
         (fee,), (length,) = await asyncio.gather(self.reader.call(vault, FEE, label=label),
                                                  self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label))
-        ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label) for i in range(length)))
-        ids = ["0x" + market_id.hex() for (market_id,) in ids]
+        ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
+                                     for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))))
+        ids = {"0x" + market_id.hex() for (market_id,) in ids}
         gross = await self.weighted_apy([(self.supplied(market_id, vault), self.market(market_id)) for market_id in ids])
         return None if gross is None else gross * (1 - fee / WAD)
 
     async def weighted_apy(self, parts: list[tuple[Awaitable[int], Awaitable[Any]]], idle: int = 0) -> float | None:
         """Σ assets x APY / (Σ assets + idle); None when a part's APY is unknown or nothing is held."""
-        amounts = await asyncio.gather(*(amount for amount, _ in parts))
-        earnings = await asyncio.gather(*(apy for _, apy in parts))
+        both = await asyncio.gather(*(amount for amount, _ in parts), *(apy for _, apy in parts))
+        amounts, earnings = both[:len(parts)], both[len(parts):]
         rates = [e.supply_apy if isinstance(e, MarketState) else e for e in earnings]
         total = sum(amounts) + idle
         if total == 0 or any(rate is None for rate, amount in zip(rates, amounts) if amount):
@@ -250,17 +274,18 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     markets = dict(_market(entry) for entry in market_logs)
     morpho = MorphoReader(reader, deployment, chain, markets)
 
-    v1_shares, v2_shares, positions = await asyncio.gather(
+    v1_shares, v2_shares, positions, (fee_recipient,) = await asyncio.gather(
         _balances(reader, v1_vaults, wallet), _balances(reader, v2_vaults, wallet),
         asyncio.gather(*(reader.call(deployment.blue.address, POSITION, bytes.fromhex(m[2:]), wallet,
-                                     label="Morpho Blue") for m in markets)))
+                                     label="Morpho Blue") for m in markets)),
+        reader.call(deployment.blue.address, FEE_RECIPIENT, label="Morpho Blue"))
     v1, v2, market_positions = await asyncio.gather(
         _kept("vault", {vault: _vault_position(morpho, vault, amount, "morpho-vault-v1", morpho.vault_v1_apy)
                         for vault, amount in v1_shares.items()}),
         _kept("vault", {vault: _vault_position(morpho, vault, amount, "morpho-vault-v2",
                                                lambda v: _vault_v2_apy(morpho, v))
                         for vault, amount in v2_shares.items()}),
-        _kept("market", {market_id: _market_position(morpho, market_id, *position)
+        _kept("market", {market_id: _market_position(morpho, market_id, *position, wallet == fee_recipient)
                          for market_id, position in zip(markets, positions) if any(position)}))
     return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
             "marketPositions": market_positions}
@@ -318,11 +343,16 @@ async def _kept(what: str, reads: dict[str, Awaitable[dict[str, Any]]]) -> list[
 async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: str,
                           apy: Callable[[str], Awaitable[float | None]]) -> dict[str, Any]:
     reader, label = morpho.reader, f"vault {vault}"
-    rate = asyncio.ensure_future(_optional(apy(vault)))
-    (asset,), (name,), (symbol,), (assets,) = await asyncio.gather(
-        reader.call(vault, ASSET, label=label), reader.call(vault, VAULT_NAME, label=label),
-        reader.call(vault, VAULT_SYMBOL, label=label), reader.call(vault, CONVERT_TO_ASSETS, shares, label=label))
-    token, price = await asyncio.gather(morpho.token(asset), morpho.price(asset))
+    rate = shared_future(_optional(apy(vault)))
+    try:
+        (asset,), (name,), (symbol,), (assets,) = await asyncio.gather(
+            reader.call(vault, ASSET, label=label), reader.call(vault, VAULT_NAME, label=label),
+            reader.call(vault, VAULT_SYMBOL, label=label),
+            reader.call(vault, CONVERT_TO_ASSETS, shares, label=label))
+        token, price = await asyncio.gather(morpho.token(asset), morpho.price(asset))
+    except BaseException:
+        rate.cancel()
+        raise
     return {
         "type": kind, "vaultAddress": vault, "vaultName": name, "vaultSymbol": symbol, "asset": token,
         "shares": str(shares), "assets": str(assets),
@@ -342,12 +372,11 @@ async def _optional(figure: Awaitable[float | None]) -> float | None:
 
 async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
     reader, label = morpho.reader, f"vault {vault}"
-    (performance_fee,), (management_fee,), (length,), (total,), (asset,) = await asyncio.gather(
+    (performance_fee,), (management_fee,), (length,), (asset,) = await asyncio.gather(
         reader.call(vault, PERFORMANCE_FEE, label=label), reader.call(vault, MANAGEMENT_FEE, label=label),
-        reader.call(vault, ADAPTERS_LENGTH, label=label), reader.call(vault, TOTAL_ASSETS, label=label),
-        reader.call(vault, ASSET, label=label))
-    adapters = [a for (a,) in await asyncio.gather(*(reader.call(vault, ADAPTERS, i, label=label)
-                                                     for i in range(length)))]
+        reader.call(vault, ADAPTERS_LENGTH, label=label), reader.call(vault, ASSET, label=label))
+    adapters = {a for (a,) in await asyncio.gather(*(reader.call(vault, ADAPTERS, i, label=label)
+                                                     for i in range(_bounded(length, MAX_ADAPTERS, label))))}
     (idle,), parts = await asyncio.gather(reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
                                           asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)))
     gross = await morpho.weighted_apy([part for adapter_parts in parts for part in adapter_parts], idle)
@@ -363,14 +392,18 @@ async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[tuple[Await
         reader.call(adapter, MARKET_IDS_LENGTH, label=label),
         reader.call(adapter, MARKET_PARAMS_LIST_LENGTH, label=label),
         reader.call(adapter, MORPHO_VAULT_V1, label=label), return_exceptions=True)
+    for answer in (ids_length, params_length, underlying):
+        if isinstance(answer, BaseException) and not isinstance(answer, ProtocolError):
+            raise answer
     if not isinstance(ids_length, BaseException):
-        ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label) for i in range(ids_length[0])))
-        market_ids = ["0x" + market_id.hex() for (market_id,) in ids]
+        ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label)
+                                     for i in range(_bounded(ids_length[0], MAX_ADAPTER_MARKETS, label))))
+        market_ids = {"0x" + market_id.hex() for (market_id,) in ids}
     elif not isinstance(params_length, BaseException):
         params = await asyncio.gather(*(reader.call(adapter, MARKET_PARAMS_LIST, i, label=label)
-                                        for i in range(params_length[0])))
-        by_params = {p.as_tuple(): market_id for market_id, p in morpho.markets.items()}
-        market_ids = [by_params[tuple(p)] for p in params if tuple(p) in by_params]
+                                        for i in range(_bounded(params_length[0], MAX_ADAPTER_MARKETS, label))))
+        by_params = morpho.markets_by_params
+        market_ids = {by_params[tuple(p)] for p in params if tuple(p) in by_params}
     elif not isinstance(underlying, BaseException):
         return [(_first(reader.call(adapter, REAL_ASSETS, label=label)), morpho.vault_v1_apy(underlying[0]))]
     else:
@@ -378,13 +411,23 @@ async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[tuple[Await
     return [(morpho.supplied(market_id, adapter), morpho.market(market_id)) for market_id in market_ids]
 
 
+def _bounded(length: int, limit: int, label: str) -> int:
+    """A length read from a contract, refused beyond what honest contracts have, so that a
+    hostile contract cannot make one request issue millions of calls."""
+    if length > limit:
+        raise ProtocolError(f"{label} reports {length} entries, more than the {limit} this service reads.")
+    return length
+
+
 async def _first(call: Awaitable[tuple[Any, ...]]) -> Any:
     return (await call)[0]
 
 
 async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: int,
-                           borrow_shares: int, collateral: int) -> dict[str, Any]:
+                           borrow_shares: int, collateral: int, fee_recipient: bool) -> dict[str, Any]:
     state = await morpho.market(market_id)
+    if fee_recipient:
+        supply_shares += state.pending_fee_shares
     params = state.params
     has_collateral_token = int(params.collateral_token, 16) != 0
     loan, collateral_token, loan_price, oracle_price = await asyncio.gather(

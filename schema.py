@@ -26,7 +26,7 @@ from graphql import (
     build_schema,
 )
 
-from chain import ChainRequest
+from chain import ChainRequest, shared_future
 from errors import BudgetExceeded, InputValidationError, PositionError
 from protocols import FetchContext, Protocol, Registry
 
@@ -89,8 +89,7 @@ async def _resolve_input(
         protocol = _validate(context.registry, name, chain_id, address)
         key = (protocol.name, chain_id, address)
         if key not in context.fetches:
-            context.fetches[key] = asyncio.ensure_future(
-                _fetch(protocol, chain_id, address, context))
+            context.fetches[key] = shared_future(_fetch(protocol, chain_id, address, context))
         position = {
             **await asyncio.shield(context.fetches[key]),
             "__typename": protocol.type_name,

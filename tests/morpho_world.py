@@ -5,6 +5,7 @@ that interest is owed but not yet accrued in storage. Used by the tests and by s
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +30,11 @@ ELAPSED = 30 * 24 * 3600
 
 PACKAGES = ("@morpho-org/morpho-blue/src/Morpho.sol", "@morpho-org/morpho-blue/src/mocks/IrmMock.sol",
             "@morpho-org/morpho-blue/src/mocks/OracleMock.sol")
-SOURCES = ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestVaultFactory.sol", "TestVaults.sol")
+SOURCES = ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestVaultFactory.sol", "TestVaults.sol",
+           "TestHostile.sol")
 
 
+@functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
     return compile_contracts([CONTRACTS / name for name in SOURCES], PACKAGES, optimize_runs=999_999)
 
@@ -161,3 +164,34 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
 def _fund(world: MorphoWorld, token: str, wallet: str, amount: int) -> None:
     world.node.send(token, "mint(address,uint256)", wallet, amount)
     world.node.send(token, "approve(address,uint256)", world.morpho, 2**256 - 1, sender=wallet)
+
+
+def add_hostile_parts(world: MorphoWorld, artifacts: dict[str, Artifact]) -> dict[str, Any]:
+    """Contracts that misbehave, wired to the demo wallets: a market whose IRM view reverts, a
+    market whose oracle is a return bomb (collateral supplied on the borrower's behalf, as anyone
+    may), and a V2 look-alike vault claiming 2**255 adapters."""
+    node, owner = world.node, world.node.accounts[0]
+    lender, borrower = world.wallets["lender"], world.wallets["borrower"]
+    params = "(address,address,address,address,uint256)"
+    flaky_irm = node.deploy(artifacts["FlakyIrm"])
+    bomb = node.deploy(artifacts["BombOracle"])
+    node.send(world.morpho, "enableIrm(address)", flaky_irm)
+    flaky = (world.usdc, world.weth, world.oracle, flaky_irm, LLTV_A)
+    bombed = (world.usdc, world.weth, bomb, world.irm, LLTV_A)
+    for market in (flaky, bombed):
+        node.send(world.morpho, f"createMarket({params})", market)
+    _fund(world, world.weth, lender, 10 * ETHER)
+    node.send(world.morpho, f"supply({params},uint256,uint256,address,bytes)", flaky, 10_000 * USDC, 0,
+              lender, b"", sender=lender)
+    node.send(world.morpho, f"supplyCollateral({params},uint256,address,bytes)", flaky, ETHER, lender, b"",
+              sender=lender)
+    node.send(world.morpho, f"borrow({params},uint256,uint256,address,address)", flaky, 1_000 * USDC, 0,
+              lender, lender, sender=lender)
+    node.send(world.morpho, f"supplyCollateral({params},uint256,address,bytes)", bombed, 1, borrower, b"",
+              sender=world.wallets["borrower_b"])
+    hostile_vault = node.deploy(artifacts["HostileVaultV2"], ["address"], [world.usdc])
+    node.send(world.factory, "announceV2(address,address)", hostile_vault, world.usdc)
+    node.rpc("evm_increaseTime", 3600)
+    node.mine()
+    world.set_feed(USDC_USD)
+    return {"flaky": flaky, "bombed": bombed, "hostile_vault": hostile_vault}

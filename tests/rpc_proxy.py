@@ -20,6 +20,8 @@ class RpcProxy:
         self.mode = "forward"
         """forward | hang | not-json | not-jsonrpc | bad-hex | no-batches | rate-limit-error"""
         self.max_log_range: int | None = None
+        self.delay = 0.0
+        """Seconds added to every answer."""
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -29,6 +31,7 @@ class RpcProxy:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         payload = await request.json()
         self.posts.append(payload)
+        await asyncio.sleep(self.delay)
         if self.statuses:
             return web.Response(status=self.statuses.pop(0), text="upstream trouble")
         if self.mode == "hang":

@@ -212,3 +212,42 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(morph
     assert len(indexes) == 3
     assert {index.final_to for index in indexes} == {world.node.block_number() - chain.CONFIRMATIONS}, \
         "settled history is kept; only the last CONFIRMATIONS blocks are read again"
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    node = Anvil()
+    try:
+        artifacts = W.compile_all()
+        world = W.build(node, artifacts)
+        yield world, W.add_hostile_parts(world, artifacts)
+    finally:
+        node.stop()
+
+
+async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, keys_file, api_key, hostile, tmp_path, caplog):
+    caplog.set_level(logging.INFO)
+    world, parts = hostile
+    settings = Settings(keys_file=str(keys_file), addresses_file=str(world.write_addresses(tmp_path / "a.json")))
+    api = Api(await aiohttp_client(server.create_app(settings, rpc_urls={world.node.chain_id: world.node.url})),
+              api_key, None)
+    lender, borrower, saver = (await positions(api, world.wallets["lender"], world.wallets["borrower"],
+                                               world.wallets["saver"]))["data"]
+
+    flaky = market_id(parts["flaky"])
+    assert flaky not in {p["marketId"] for p in lender["marketPositions"]}, "un-accruable position left out"
+    assert {p["marketId"] for p in lender["marketPositions"]} == {market_id(world.market_a), market_id(world.market_b)}
+    assert any(flaky in r.getMessage() and "cannot be accrued" in r.getMessage() for r in caplog.records)
+
+    by_id = {p["marketId"]: p for p in borrower["marketPositions"]}
+    bombed = by_id[market_id(parts["bombed"])]
+    assert bombed["collateral"] == "1" and bombed["collateralUsd"] is None and bombed["healthFactor"] is None
+    healthy = by_id[market_id(world.market_a)]
+    assert healthy["healthFactor"] > 1 and healthy["collateralUsd"] > 0, "the bomb did not take the batch down"
+    assert any("splitting it" in r.getMessage() for r in caplog.records), "the bomb did fail its aggregate3"
+
+    by_vault = {v["vaultAddress"]: v for v in saver["vaultV2Positions"]}
+    claimed = by_vault[parts["hostile_vault"]]
+    assert claimed["apy"] is None and claimed["assets"] == str(5 * 10**6), "amounts kept, APY refused"
+    assert by_vault[world.vault_v2]["apy"] > 0
+    assert any("more than the 32 this service reads" in r.getMessage() for r in caplog.records)

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+import {MarketParams, Market} from "@morpho-org/morpho-blue/src/interfaces/IMorpho.sol";
+
+/// An IRM that Morpho Blue can use (borrowRate works) but whose view reverts.
+contract FlakyIrm {
+    function borrowRate(MarketParams memory, Market memory) external pure returns (uint256) {
+        return 1e9;
+    }
+
+    function borrowRateView(MarketParams memory, Market memory) external pure returns (uint256) {
+        revert("FlakyIrm: no view");
+    }
+}
+
+/// An oracle whose price() returns 4 MB: a "return bomb" that runs any caller copying it out of gas.
+contract BombOracle {
+    function price() external pure returns (uint256) {
+        assembly {
+            return(0, 4000000)
+        }
+    }
+}
+
+/// A Vault V2 look-alike that claims 2**255 adapters, to check the service refuses to enumerate them.
+contract HostileVaultV2 {
+    address public immutable asset;
+    string public name = "Hostile Vault";
+    string public symbol = "HOST";
+    uint96 public performanceFee;
+    uint96 public managementFee;
+
+    constructor(address asset_) {
+        asset = asset_;
+    }
+
+    function balanceOf(address) external pure returns (uint256) {
+        return 5e18;
+    }
+
+    function convertToAssets(uint256 shares) external pure returns (uint256) {
+        return shares / 1e12;
+    }
+
+    function adaptersLength() external pure returns (uint256) {
+        return 2 ** 255;
+    }
+}
