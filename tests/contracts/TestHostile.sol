@@ -14,11 +14,11 @@ contract FlakyIrm {
     }
 }
 
-/// An oracle whose price() returns 4 MB: a "return bomb" that runs any caller copying it out of gas.
+/// An oracle whose price() returns 2 MB: a "return bomb" that runs any caller copying it out of gas.
 contract BombOracle {
     function price() external pure returns (uint256) {
         assembly {
-            return(0, 4000000)
+            return(0, 2000000)
         }
     }
 }
