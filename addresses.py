@@ -53,6 +53,8 @@ class ChainAddresses:
     morpho: MorphoAddresses | None
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
+    sequencer_uptime_feed: str | None = None
+    """On an L2, Chainlink's sequencer uptime feed: prices count only while the sequencer is up."""
 
 
 def load(override: str | Path | None = None) -> dict[int, ChainAddresses]:
@@ -96,6 +98,8 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         morpho=_morpho(value["morpho"], f"{where} morpho") if "morpho" in value else None,
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
+        sequencer_uptime_feed=(_address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
+                               if "sequencerUptimeFeed" in value else None),
     )
 
 

@@ -214,7 +214,7 @@ class MorphoReader:
         return rate
 
     async def price(self, token: str) -> UsdPrice | None:
-        return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain.price_feeds, token))
+        return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
 
     async def token(self, token: str) -> dict[str, Any]:
         return await self.reader.shared(("morpho", "token", token), lambda: erc20.token_info(self.reader, token))

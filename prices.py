@@ -3,7 +3,9 @@
 A token is priced only through the feed the addresses data names for it on that chain. The
 answer of `latestRoundData()` at the pinned block is the price, scaled by the feed's
 `decimals()`. No feed, a failing feed, a non-positive answer, or an answer older than the feed's
-heartbeat at the pinned block's timestamp: no price, and the USD field is null.
+heartbeat at the pinned block's timestamp: no price, and the USD field is null. On an L2 with a
+sequencer uptime feed, as Chainlink advises, no price either while the sequencer is down or
+within SEQUENCER_GRACE seconds of it coming back (feeds may not have caught up yet).
 """
 
 from __future__ import annotations
@@ -12,15 +14,16 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping
 
 from abi import Function
-from addresses import PriceFeed
+from addresses import ChainAddresses
 from chain import ChainReader
 from erc20 import DECIMALS
 from errors import ProtocolError
 
 log = logging.getLogger("wallet_positions.prices")
+
+SEQUENCER_GRACE = 3600
 
 LATEST_ROUND_DATA = Function("latestRoundData()", "feaf968c", ("uint80", "int256", "uint256", "uint256", "uint80"))
 
@@ -36,23 +39,37 @@ class UsdPrice:
         return float(Fraction(amount * self.answer, 10 ** (token_decimals + self.decimals)))
 
 
-async def usd_price(reader: ChainReader, feeds: Mapping[str, PriceFeed], token: str) -> UsdPrice | None:
+async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | None:
     """The token's USD price at the pinned block, or None when it has no trustworthy one."""
-    feed = feeds.get(token.lower())
+    feed = chain.price_feeds.get(token.lower())
     if feed is None:
         return None
     label = f"{feed.pair} feed {feed.feed}"
     try:
-        (_, answer, _, updated_at, _), (decimals,), now = await asyncio.gather(
+        (_, answer, _, updated_at, _), (decimals,), now, sequencer_up = await asyncio.gather(
             reader.call(feed.feed, LATEST_ROUND_DATA, label=label),
             reader.call(feed.feed, DECIMALS, label=label),
             reader.block_timestamp(),
-        )
+            _sequencer_up(reader, chain.sequencer_uptime_feed))
     except ProtocolError as exc:
         log.warning("no price for %s on chain %d: %s", token, reader.chain_id, exc.message)
         return None
-    if answer <= 0 or now - updated_at > feed.heartbeat:
-        log.info("no price for %s on chain %d: %s answer %d updated at %d, block time %d, heartbeat %d s",
-                 token, reader.chain_id, feed.pair, answer, updated_at, now, feed.heartbeat)
+    if answer <= 0 or now - updated_at > feed.heartbeat or not sequencer_up:
+        log.info("no price for %s on chain %d: %s answer %d updated at %d, block time %d, heartbeat %d s, "
+                 "sequencer up: %s", token, reader.chain_id, feed.pair, answer, updated_at, now,
+                 feed.heartbeat, sequencer_up)
         return None
     return UsdPrice(answer, decimals)
+
+
+async def _sequencer_up(reader: ChainReader, uptime_feed: str | None) -> bool:
+    """True on chains without an uptime feed; else whether the sequencer has been up (answer 0)
+    for at least SEQUENCER_GRACE seconds at the pinned block."""
+    if uptime_feed is None:
+        return True
+    async def read() -> bool:
+        (_, status, since, _, _), now = await asyncio.gather(
+            reader.call(uptime_feed, LATEST_ROUND_DATA, label=f"sequencer uptime feed {uptime_feed}"),
+            reader.block_timestamp())
+        return status == 0 and now - since >= SEQUENCER_GRACE
+    return await reader.shared(("sequencer", uptime_feed), read)

@@ -59,9 +59,10 @@ class MorphoWorld:
     vault_adapter: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
 
-    def addresses_override(self) -> dict[str, Any]:
+    def addresses_override(self, sequencer_feed: str | None = None) -> dict[str, Any]:
         """The ADDRESSES_FILE content that points the service at this deployment."""
-        return {str(self.node.chain_id): {
+        extra = {"sequencerUptimeFeed": sequencer_feed} if sequencer_feed else {}
+        return {str(self.node.chain_id): {**extra,
             "name": "anvil devnet",
             "morpho": {
                 "blue": {"address": self.morpho, "startBlock": 0},
@@ -71,8 +72,8 @@ class MorphoWorld:
             "priceFeeds": {self.usdc: {"pair": "USDC/USD", "feed": self.usdc_feed, "heartbeat": 86400}},
         }}
 
-    def write_addresses(self, path: Path) -> Path:
-        path.write_text(json.dumps(self.addresses_override(), indent=2))
+    def write_addresses(self, path: Path, sequencer_feed: str | None = None) -> Path:
+        path.write_text(json.dumps(self.addresses_override(sequencer_feed), indent=2))
         return path
 
     def timestamp(self, block: int | str = "latest") -> int:

@@ -190,6 +190,20 @@ async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(morpho_api, world
         assert int(position["supplyAssets"]) > 0 and position["supplyApy"] > 0
 
 
+@pytest.mark.parametrize("status, since, priced", [(0, 7200, True), (1, 7200, False), (0, 600, False)])
+async def test_l2_prices_need_the_sequencer_up_for_an_hour(aiohttp_client, keys_file, api_key, world, tmp_path,
+                                                          status, since, priced):
+    uptime = world.node.deploy(W.compile_all()["TestPriceFeed"], ["uint8"], [0])
+    world.node.send(uptime, "set(int256,uint256)", status, world.timestamp() - since)
+    world.set_feed(W.USDC_USD)
+    path = world.write_addresses(tmp_path / "a.json", sequencer_feed=uptime)
+    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
+                            rpc_urls={world.node.chain_id: world.node.url})
+    (entry,) = (await positions(Api(await aiohttp_client(app), api_key, app), world.wallets["lender"]))["data"]
+    assert all((p["supplyAssetsUsd"] is not None) is priced for p in entry["marketPositions"])
+    assert all(int(p["supplyAssets"]) > 0 for p in entry["marketPositions"])
+
+
 async def test_an_unsupported_chain_is_a_validation_error(morpho_api, world):
     result = await positions(morpho_api, world.wallets["lender"], chain_id=137)
     assert result["data"] == []
