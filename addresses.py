@@ -2,9 +2,9 @@
 
 The built-in data is `addresses.json` beside this module, taken from the protocols' own
 published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
-shape that is laid over it: for each chain it lists, a protocol section ("morpho") replaces the
-built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only the
-file lists (a local devnet) is served like any other.
+shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave")
+replaces the built-in one, and "priceFeeds" entries are added or replaced token by token. A
+chain that only the file lists (a local devnet) is served like any other.
 """
 
 from __future__ import annotations
@@ -47,10 +47,22 @@ class MorphoAddresses:
 
 
 @dataclass(frozen=True)
+class AaveMarket:
+    name: str
+    """The market's name in Aave's address book (AaveV3Ethereum, AaveV3EthereumLido, ...)."""
+    addresses_provider: str
+    pool: str
+    data_provider: str
+    """The market's AaveProtocolDataProvider."""
+    oracle: str
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
     morpho: MorphoAddresses | None
+    aave: tuple[AaveMarket, ...]
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
     sequencer_uptime_feed: str | None = None
@@ -96,6 +108,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         chain_id=int(key),
         name=str(value.get("name", f"chain {key}")),
         morpho=_morpho(value["morpho"], f"{where} morpho") if "morpho" in value else None,
+        aave=_aave(value.get("aave", []), f"{where} aave"),
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
         sequencer_uptime_feed=(_address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
@@ -111,6 +124,19 @@ def _morpho(value: Any, where: str) -> MorphoAddresses:
         vault_v1_factories=_deployments(value.get("vaultV1Factories", []), f"{where} vaultV1Factories"),
         vault_v2_factories=_deployments(value.get("vaultV2Factories", []), f"{where} vaultV2Factories"),
     )
+
+
+def _aave(value: Any, where: str) -> tuple[AaveMarket, ...]:
+    if not isinstance(value, list):
+        raise AddressesError(f"{where}: must be a list of markets")
+    markets = []
+    for index, market in enumerate(value):
+        here = f"{where}[{index}]"
+        if not isinstance(market, dict) or not isinstance(market.get("name"), str):
+            raise AddressesError(f"{here}: must be an object with a name")
+        markets.append(AaveMarket(market["name"], *(_address(market.get(field), f"{here} {field}") for field in
+                                                    ("addressesProvider", "pool", "dataProvider", "oracle"))))
+    return tuple(markets)
 
 
 def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:

@@ -13,6 +13,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
+import aave
 import morpho
 from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
@@ -52,4 +53,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     return {
         "morpho": Protocol("morpho", "MorphoWalletPositions", morpho.chains(addresses),
                            functools.partial(morpho.fetch, addresses)),
+        "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
+                         functools.partial(aave.fetch, addresses)),
     }

@@ -82,7 +82,7 @@ class Anvil:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(chain_id),
-             "--silent"],
+             "--silent", "--accounts", "20"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:

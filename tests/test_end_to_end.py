@@ -121,13 +121,20 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
                 [sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys)],
                 stdout=sink, stderr=sink, cwd=tmp_path, env={**os.environ, **env})
         port = wait_for_port(log, server_process)
-        body = json.dumps({"query": QUICKSTART, "variables": {"inputs": [
-            {"protocol": "morpho", "chainId": 31337, "walletAddress": saver}]}}).encode()
+        query = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+          data { ... on MorphoWalletPositions { vaultV2Positions { vaultName assetsUsd apy } }
+                 ... on AaveWalletPositions { supplyPositions { marketName balanceUsd } } }
+          errors { error { code message } } } }"""
+        body = json.dumps({"query": query, "variables": {"inputs": [
+            {"protocol": "morpho", "chainId": 31337, "walletAddress": saver},
+            {"protocol": "aave", "chainId": 31337, "walletAddress": saver}]}}).encode()
         status, answer = post(port, key, body)
         assert status == 200, answer
-        (entry,) = answer["data"]["walletPositions"]["data"]
-        (vault,) = entry["vaultV2Positions"]
+        morpho_entry, aave_entry = answer["data"]["walletPositions"]["data"]
+        (vault,) = morpho_entry["vaultV2Positions"]
         assert vault["vaultName"] == "Test USDC Vault V2" and vault["assetsUsd"] > 40_000 and vault["apy"] > 0
+        (supply,) = aave_entry["supplyPositions"]
+        assert supply["marketName"] == "AaveV3TestSecond" and supply["balanceUsd"] > 3_000
     finally:
         for process in (server_process, devnet):
             if process is not None and process.poll() is None:

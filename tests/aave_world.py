@@ -1,0 +1,161 @@
+"""Two real Aave v3 markets on anvil, deployed from the bytecode Aave publishes in `@aave/core-v3`
+(libraries linked, pool behind its proxy, oracle with mock Chainlink aggregators), with suppliers
+and borrowers, and time advanced so that interest accrues. Used by the tests and scripts/devnet.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import eth_abi
+
+from tests.evm import TOOLS, Anvil
+
+ARTIFACTS = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
+RAY = 10**27
+ETHER = 10**18
+USDC = 10**6
+INPUT = "(address,address,address,uint8,address,address,address,address,string,string,string,string,string,string,bytes)"
+ELAPSED = 30 * 24 * 3600
+
+
+@functools.lru_cache(maxsize=None)
+def artifact(name: str) -> dict[str, Any]:
+    (path,) = [p for p in ARTIFACTS.rglob(f"{name}.json") if not p.name.endswith(".dbg.json")]
+    return json.loads(path.read_text())
+
+
+def abi_type(entry: dict[str, Any]) -> str:
+    if entry["type"].startswith("tuple"):
+        return "(" + ",".join(abi_type(c) for c in entry["components"]) + ")" + entry["type"][5:]
+    return entry["type"]
+
+
+def signature(contract: str, name: str) -> tuple[str, tuple[str, ...]]:
+    """The Solidity signature and output types of a function, as the published ABI declares it."""
+    for entry in artifact(contract)["abi"]:
+        if entry.get("type") == "function" and entry["name"] == name:
+            inputs = ",".join(abi_type(i) for i in entry["inputs"])
+            return f"{name}({inputs})", tuple(abi_type(o) for o in entry["outputs"])
+    raise KeyError(f"{contract} has no function {name}")
+
+
+@dataclass
+class AaveMarketDeployment:
+    name: str
+    provider: str = ""
+    pool: str = ""
+    configurator: str = ""
+    data_provider: str = ""
+    oracle: str = ""
+    tokens: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AaveWorld:
+    node: Anvil
+    markets: list[AaveMarketDeployment] = field(default_factory=list)
+    wallets: dict[str, str] = field(default_factory=dict)
+
+    def addresses_override(self) -> dict[str, Any]:
+        return {str(self.node.chain_id): {"name": "anvil devnet", "aave": [
+            {"name": m.name, "addressesProvider": m.provider, "pool": m.pool,
+             "dataProvider": m.data_provider, "oracle": m.oracle} for m in self.markets]}}
+
+
+class Deployer:
+    def __init__(self, node: Anvil) -> None:
+        self.node = node
+        self.libraries: dict[str, str] = {}
+
+    def deploy(self, name: str, *args: Any) -> str:
+        data = artifact(name)
+        code = data["bytecode"][2:]
+        for references in data.get("linkReferences", {}).values():
+            for library, places in references.items():
+                for place in places:
+                    start = place["start"] * 2
+                    code = code[:start] + self.libraries[library][2:] + code[start + 40:]
+        constructor = [[abi_type(i) for i in e["inputs"]] for e in data["abi"] if e["type"] == "constructor"]
+        encoded = eth_abi.encode(constructor[0], list(args)).hex() if constructor else ""
+        receipt = self.node._transact({"data": "0x" + code + encoded}, None)
+        return receipt["contractAddress"].lower()
+
+
+def deploy_market(deployer: Deployer, name: str, assets: dict[str, tuple[int, int]]) -> AaveMarketDeployment:
+    """One Aave v3 market; `assets` maps a symbol to (decimals, USD price with 8 decimals)."""
+    node, owner = deployer.node, deployer.node.accounts[0]
+    market = AaveMarketDeployment(name)
+    market.provider = deployer.deploy("PoolAddressesProvider", name, owner)
+    node.send(market.provider, "setACLAdmin(address)", owner)
+    acl = deployer.deploy("ACLManager", market.provider)
+    node.send(market.provider, "setACLManager(address)", acl)
+    node.send(acl, "addPoolAdmin(address)", owner)
+    node.send(market.provider, "setPoolImpl(address)", deployer.deploy("Pool", market.provider))
+    market.pool = node.call(market.provider, "getPool()", returns=["address"]).lower()
+    node.send(market.provider, "setPoolConfiguratorImpl(address)", deployer.deploy("PoolConfigurator"))
+    market.configurator = node.call(market.provider, "getPoolConfigurator()", returns=["address"]).lower()
+    for symbol, (decimals, price) in assets.items():
+        market.tokens[symbol] = deployer.deploy("MintableERC20", f"Test {symbol}", symbol, decimals)
+        market.sources[symbol] = deployer.deploy("MockAggregator", price)
+    market.oracle = deployer.deploy("AaveOracle", market.provider, list(market.tokens.values()),
+                                    list(market.sources.values()), "0x" + "00" * 20, "0x" + "00" * 20, 10**8)
+    node.send(market.provider, "setPriceOracle(address)", market.oracle)
+    market.data_provider = deployer.deploy("AaveProtocolDataProvider", market.provider)
+    node.send(market.provider, "setPoolDataProvider(address)", market.data_provider)
+    a_token, stable, variable = (deployer.deploy(n, market.pool) for n in ("AToken", "StableDebtToken", "VariableDebtToken"))
+    strategy = deployer.deploy("DefaultReserveInterestRateStrategy", market.provider, RAY * 8 // 10, 0,
+                               RAY * 4 // 100, RAY * 60 // 100, RAY * 2 // 100, RAY * 60 // 100,
+                               RAY * 2 // 100, RAY * 5 // 100, RAY * 2 // 10)
+    node.send(market.configurator, f"initReserves({INPUT}[])", [
+        (a_token, stable, variable, assets[symbol][0], strategy, token, owner, "0x" + "00" * 20,
+         f"a{symbol}", f"a{symbol}", f"v{symbol}", f"v{symbol}", f"s{symbol}", f"s{symbol}", b"")
+        for symbol, token in market.tokens.items()])
+    for token in market.tokens.values():
+        node.send(market.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)",
+                  token, 8000, 8250, 10500)
+        node.send(market.configurator, "setReserveBorrowing(address,bool)", token, True)
+    return market
+
+
+def supply(node: Anvil, market: AaveMarketDeployment, symbol: str, amount: int, wallet: str) -> None:
+    token = market.tokens[symbol]
+    node.send(token, "mint(uint256)", amount, sender=wallet)
+    node.send(token, "approve(address,uint256)", market.pool, 2**256 - 1, sender=wallet)
+    node.send(market.pool, "supply(address,uint256,address,uint16)", token, amount, wallet, 0, sender=wallet)
+
+
+def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
+    """`wallets` (lender, borrower, saver, empty) default to anvil accounts 10-13."""
+    world = AaveWorld(node)
+    world.wallets = wallets or dict(zip(("lender", "borrower", "saver", "empty"), node.accounts[10:14]))
+    lender, borrower, saver = world.wallets["lender"], world.wallets["borrower"], world.wallets["saver"]
+    deployer = Deployer(node)
+    for library in ("BorrowLogic", "BridgeLogic", "EModeLogic", "LiquidationLogic", "PoolLogic",
+                    "SupplyLogic", "FlashLoanLogic", "ConfiguratorLogic"):
+        deployer.libraries[library] = deployer.deploy(library)
+    core = deploy_market(deployer, "AaveV3TestCore", {"WETH": (18, 3000 * 10**8), "USDC": (6, 100_010_000)})
+    second = deploy_market(deployer, "AaveV3TestSecond", {"DAI": (18, 99_990_000), "USDC": (6, 100_000_000)})
+    world.markets = [core, second]
+    supply(node, core, "USDC", 1_000_000 * USDC, lender)
+    supply(node, core, "WETH", 10 * ETHER, borrower)
+    node.send(core.pool, "borrow(address,uint256,uint256,uint16,address)", core.tokens["USDC"],
+              12_000 * USDC, 2, 0, borrower, sender=borrower)
+    supply(node, second, "USDC", 500_000 * USDC, lender)
+    supply(node, second, "DAI", 20_000 * ETHER, borrower)
+    node.send(second.pool, "borrow(address,uint256,uint256,uint16,address)", second.tokens["USDC"],
+              5_000 * USDC, 2, 0, borrower, sender=borrower)
+    supply(node, second, "USDC", 3_000 * USDC, saver)
+    node.rpc("evm_increaseTime", ELAPSED)
+    node.mine()
+    return world
+
+
+def write_addresses(world: AaveWorld, path: Path) -> Path:
+    path.write_text(json.dumps(world.addresses_override(), indent=2))
+    return path

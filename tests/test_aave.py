@@ -1,0 +1,191 @@
+"""The Aave v3 adapter against real Aave v3 markets deployed on anvil from Aave's npm artifacts.
+
+Expected figures come from other functions than the adapter reads: token balances straight from
+the aToken and debt tokens, rates from the Pool's own getReserveData, prices from the oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import pytest
+
+import aave
+import server
+from abi import Function
+from config import Settings
+from tests import aave_world as A
+from tests.conftest import Api
+from tests.evm import Anvil
+
+SECONDS = 365 * 24 * 3600
+POOL_RESERVE = ["uint256", "uint128", "uint128", "uint128", "uint128", "uint128", "uint40", "uint16",
+                "address", "address", "address", "address", "uint128", "uint128", "uint128"]
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on AaveWalletPositions { protocol walletAddress chainId blockNumber
+    marketStates { marketAddress marketName netWorthUsd totalCollateralUsd totalDebtUsd availableBorrowsUsd
+                   healthFactor ltv liquidationThreshold eModeCategoryId }
+    supplyPositions { type marketAddress marketName currency { address symbol name decimals } balance balanceUsd
+                      apy isCollateral canBeCollateral }
+    borrowPositions { type marketAddress marketName currency { address symbol decimals } debt debtUsd apy } } }
+  errors { protocol chainId walletAddress error { code message retryable } } } }"""
+
+
+@pytest.fixture(scope="module")
+def world():
+    node = Anvil()
+    try:
+        yield A.build(node)
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+async def aave_api(aiohttp_client, keys_file, api_key, world, tmp_path):
+    path = A.write_addresses(world, tmp_path / "a.json")
+    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
+                            rpc_urls={world.node.chain_id: world.node.url})
+    return Api(await aiohttp_client(app), api_key, app)
+
+
+async def positions(api, *wallets, chain_id=31337):
+    reply = await api.query(QUERY, {"inputs": [{"protocol": "aave", "chainId": chain_id, "walletAddress": w}
+                                               for w in wallets]})
+    assert reply.status == 200, reply.body
+    return reply.body["data"]["walletPositions"]
+
+
+def compounded(rate_ray: int) -> float:
+    """(1 + rate / 1e27 / seconds)^seconds - 1, with 60 significant digits."""
+    with localcontext() as context:
+        context.prec = 60
+        return float((1 + Decimal(rate_ray) / Decimal(10**27) / SECONDS) ** SECONDS - 1)
+
+
+class Expected:
+    def __init__(self, world, block):
+        self.node, self.block = world.node, block
+
+    def call(self, to, signature, *args, returns=("uint256",)):
+        return self.node.call(to, signature, *args, returns=returns, block=self.block)
+
+    def reserve(self, market, symbol):
+        return self.call(market.pool, "getReserveData(address)", market.tokens[symbol], returns=POOL_RESERVE)
+
+    def supplied(self, market, symbol, wallet):
+        return self.call(self.reserve(market, symbol)[8], "balanceOf(address)", wallet)
+
+    def owed(self, market, symbol, wallet):
+        reserve = self.reserve(market, symbol)
+        return sum(self.call(token, "balanceOf(address)", wallet) for token in (reserve[9], reserve[10]))
+
+    def usd(self, market, symbol, amount, decimals):
+        price = self.call(market.oracle, "getAssetPrice(address)", market.tokens[symbol])
+        return float(Fraction(amount * price, 10**decimals * 10**8))
+
+
+async def test_wallet_without_positions_gets_empty_lists(aave_api, world):
+    (entry,) = (await positions(aave_api, world.wallets["empty"]))["data"]
+    assert entry["marketStates"] == entry["supplyPositions"] == entry["borrowPositions"] == []
+    assert entry["blockNumber"] == world.node.block_number()
+
+
+async def test_supply_only_wallet_has_no_health_factor(aave_api, world):
+    (entry,) = (await positions(aave_api, world.wallets["lender"]))["data"]
+    expected = Expected(world, entry["blockNumber"])
+    core, second = world.markets
+    assert [(p["marketName"], p["currency"]["symbol"]) for p in entry["supplyPositions"]] == [
+        ("AaveV3TestCore", "USDC"), ("AaveV3TestSecond", "USDC")]
+    for position, market in zip(entry["supplyPositions"], world.markets):
+        balance = expected.supplied(market, "USDC", world.wallets["lender"])
+        assert position["balance"] == str(balance) and balance > 500_000 * A.USDC
+        assert position["balanceUsd"] == expected.usd(market, "USDC", balance, 6)
+        assert position["apy"] == pytest.approx(compounded(expected.reserve(market, "USDC")[2]), rel=1e-9)
+        assert position["isCollateral"] is True and position["canBeCollateral"] is True
+        assert position["marketAddress"] == market.pool
+    assert entry["borrowPositions"] == []
+    assert [s["healthFactor"] for s in entry["marketStates"]] == [None, None]
+    assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore", "AaveV3TestSecond"]
+
+
+async def test_borrower_in_two_markets_of_one_chain(aave_api, world):
+    (entry,) = (await positions(aave_api, world.wallets["borrower"]))["data"]
+    expected = Expected(world, entry["blockNumber"])
+    borrower = world.wallets["borrower"]
+    core, second = world.markets
+    debts = {(p["marketName"], p["currency"]["symbol"]): p for p in entry["borrowPositions"]}
+    for market in (core, second):
+        debt = debts[(market.name, "USDC")]
+        owed = expected.owed(market, "USDC", borrower)
+        assert debt["debt"] == str(owed) and owed > 5_000 * A.USDC
+        assert debt["debtUsd"] == expected.usd(market, "USDC", owed, 6)
+        assert debt["apy"] == pytest.approx(compounded(expected.reserve(market, "USDC")[4]), rel=1e-9)
+        assert debt["type"] == "aave-borrow"
+    for state, market in zip(entry["marketStates"], world.markets):
+        collateral, debt, available, threshold, ltv, health = expected.call(
+            market.pool, "getUserAccountData(address)", borrower, returns=["uint256"] * 6)
+        assert state["totalCollateralUsd"] == collateral / 1e8 and state["totalDebtUsd"] == debt / 1e8
+        assert state["netWorthUsd"] == pytest.approx((collateral - debt) / 1e8, rel=1e-12)
+        assert state["availableBorrowsUsd"] == available / 1e8
+        assert state["healthFactor"] == pytest.approx(health / 1e18, rel=1e-15)
+        assert state["ltv"] == 0.8 and state["liquidationThreshold"] == 0.825 and state["eModeCategoryId"] == 0
+        collateral_usd = sum(p["balanceUsd"] for p in entry["supplyPositions"] if p["marketName"] == market.name)
+        debt_usd = sum(p["debtUsd"] for p in entry["borrowPositions"] if p["marketName"] == market.name)
+        assert state["healthFactor"] == pytest.approx(collateral_usd * 0.825 / debt_usd, rel=1e-6), \
+            "the health factor follows from the positions themselves"
+
+
+async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(aave_api, world):
+    node, second = world.node, world.markets[1]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        broken = A.Deployer(node).deploy("MockAggregator", 0)
+        node.send(second.oracle, "setAssetSources(address[],address[])", [second.tokens["DAI"]], [broken])
+        (entry,) = (await positions(aave_api, world.wallets["borrower"]))["data"]
+    finally:
+        node.rpc("evm_revert", snapshot)
+    dai = next(p for p in entry["supplyPositions"] if p["currency"]["symbol"] == "DAI")
+    assert dai["balanceUsd"] is None and int(dai["balance"]) >= 20_000 * A.ETHER
+    assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore"], \
+        "the broken market's account totals need the oracle; the other market's state stays"
+    usdc = next(p for p in entry["borrowPositions"] if p["marketName"] == "AaveV3TestSecond")
+    assert usdc["debtUsd"] is not None, "other assets of the same market keep their prices"
+
+
+async def test_an_unsupported_chain_is_a_validation_error(aave_api, world):
+    result = await positions(aave_api, world.wallets["lender"], chain_id=250)
+    assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
+
+
+async def test_a_market_whose_pool_fails_is_left_out(aiohttp_client, keys_file, api_key, world, tmp_path, caplog):
+    caplog.set_level(logging.WARNING, logger="wallet_positions.aave")
+    override = world.addresses_override()
+    chain = override[str(world.node.chain_id)]
+    chain["aave"].append({**chain["aave"][0], "name": "Nowhere", "pool": "0x" + "de" * 20})
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(override))
+    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
+                            rpc_urls={world.node.chain_id: world.node.url})
+    (entry,) = (await positions(Api(await aiohttp_client(app), api_key, app), world.wallets["lender"]))["data"]
+    assert len(entry["supplyPositions"]) == 2
+    assert any("Nowhere left out" in r.getMessage() for r in caplog.records)
+
+
+def test_the_adapter_calls_exactly_the_published_abi():
+    """Every function the adapter calls, checked against the ABI files in Aave's npm package."""
+    contracts = {"RESERVES_LIST": "IPool", "USER_ACCOUNT_DATA": "IPool", "USER_EMODE": "IPool",
+                 "USER_RESERVE_DATA": "AaveProtocolDataProvider", "RESERVE_DATA": "AaveProtocolDataProvider",
+                 "RESERVE_CONFIGURATION": "AaveProtocolDataProvider", "ASSET_PRICE": "IAaveOracle",
+                 "BASE_CURRENCY": "IAaveOracle", "BASE_CURRENCY_UNIT": "IAaveOracle"}
+    functions = {name: value for name, value in vars(aave).items() if isinstance(value, Function)}
+    assert set(functions) == set(contracts)
+    for name, function in functions.items():
+        assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
+
+
+@pytest.mark.parametrize("rate", [0, 1, 10**20, 5 * 10**25, 10**27, 3 * 10**28])
+def test_apy_matches_per_second_compounding(rate):
+    assert aave.apy(rate) == pytest.approx(compounded(rate), rel=1e-12, abs=1e-30)
