@@ -2,9 +2,9 @@
 
 The built-in data is `addresses.json` beside this module, taken from the protocols' own
 published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
-shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave")
-replaces the built-in one, and "priceFeeds" entries are added or replaced token by token. A
-chain that only the file lists (a local devnet) is served like any other.
+shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave",
+"compound") replaces the built-in one, and "priceFeeds" entries are added or replaced token by
+token. A chain that only the file lists (a local devnet) is served like any other.
 """
 
 from __future__ import annotations
@@ -58,11 +58,20 @@ class AaveMarket:
 
 
 @dataclass(frozen=True)
+class CompoundAddresses:
+    rewards: str | None
+    """The chain's CometRewards contract."""
+    markets: tuple[tuple[str, str], ...]
+    """(name, Comet proxy address) of every market, e.g. ("cUSDCv3", "0xc3d6...")."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
     morpho: MorphoAddresses | None
     aave: tuple[AaveMarket, ...]
+    compound: CompoundAddresses | None
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
     sequencer_uptime_feed: str | None = None
@@ -109,6 +118,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         name=str(value.get("name", f"chain {key}")),
         morpho=_morpho(value["morpho"], f"{where} morpho") if "morpho" in value else None,
         aave=_aave(value.get("aave", []), f"{where} aave"),
+        compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
         sequencer_uptime_feed=(_address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
@@ -137,6 +147,18 @@ def _aave(value: Any, where: str) -> tuple[AaveMarket, ...]:
         markets.append(AaveMarket(market["name"], *(_address(market.get(field), f"{here} {field}") for field in
                                                     ("addressesProvider", "pool", "dataProvider", "oracle"))))
     return tuple(markets)
+
+
+def _compound(value: Any, where: str) -> CompoundAddresses:
+    if not isinstance(value, dict) or not isinstance(value.get("markets"), list):
+        raise AddressesError(f"{where}: must be an object with a markets list")
+    markets = []
+    for index, market in enumerate(value["markets"]):
+        if not isinstance(market, dict) or not isinstance(market.get("name"), str):
+            raise AddressesError(f"{where} markets[{index}]: must be an object with name and comet")
+        markets.append((market["name"], _address(market.get("comet"), f"{where} markets[{index}]")))
+    rewards = _address(value["rewards"], f"{where} rewards") if value.get("rewards") else None
+    return CompoundAddresses(rewards, tuple(markets))
 
 
 def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:

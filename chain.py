@@ -46,6 +46,11 @@ DEFAULT_RPC_URLS: Mapping[int, str] = {
     10: "https://mainnet.optimism.io",
     137: "https://polygon-rpc.com",
     43114: "https://api.avax.network/ext/bc/C/rpc",
+    534352: "https://rpc.scroll.io",
+    5000: "https://rpc.mantle.xyz",
+    59144: "https://rpc.linea.build",
+    130: "https://mainnet.unichain.org",
+    2020: "https://api.roninchain.com/rpc",
 }
 """Public endpoints for the chains adapters support; `RPC_URL_<chainId>` overrides each."""
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
 import aave
+import compound
 import morpho
 from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
@@ -55,4 +56,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                            functools.partial(morpho.fetch, addresses)),
         "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
                          functools.partial(aave.fetch, addresses)),
+        "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),
+                             functools.partial(compound.fetch, addresses)),
     }

@@ -3,8 +3,9 @@
     ./scripts/devnet            (installs the tools, then runs this)
 
 Starts anvil on a loopback port, deploys the test Morpho world (the real Morpho Blue from its npm
-package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed) and two real Aave
-v3 markets (from Aave's npm artifacts) in which the same demo wallets hold positions, writes the
+package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), two real Aave
+v3 markets (from Aave's npm artifacts) and two Comet test markets, in which the same demo
+wallets hold positions, writes the
 addresses file that points the service at both, prints the environment for `python server.py`
 and the demo wallets, and keeps the chain up until interrupted.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests import aave_world, morpho_world  # noqa: E402
+from tests import aave_world, compound_world, morpho_world  # noqa: E402
 from tests.evm import Anvil  # noqa: E402
 
 
@@ -32,15 +33,17 @@ def main() -> None:
     try:
         world = morpho_world.build(node, morpho_world.compile_all())
         aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
+        comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
         world.set_feed(morpho_world.USDC_USD)
         chain = str(node.chain_id)
         data = world.addresses_override()
         data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
+        data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
         path = Path(args.addresses_file).resolve()
         path.write_text(json.dumps(data, indent=2))
         print(f"export RPC_URL_{node.chain_id}={node.url}")
         print(f"export ADDRESSES_FILE={path}")
-        print(f"# chain id {node.chain_id}; demo wallets (protocols \"morpho\" and \"aave\"):")
+        print(f"# chain id {node.chain_id}; demo wallets (protocols \"morpho\", \"aave\", \"compound\"):")
         for role, wallet in world.wallets.items():
             print(f"#   {role:<10} {wallet}")
         print("# Ctrl-C stops the chain.", flush=True)

@@ -123,18 +123,22 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         port = wait_for_port(log, server_process)
         query = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
           data { ... on MorphoWalletPositions { vaultV2Positions { vaultName assetsUsd apy } }
-                 ... on AaveWalletPositions { supplyPositions { marketName balanceUsd } } }
+                 ... on AaveWalletPositions { supplyPositions { marketName balanceUsd } }
+                 ... on CompoundWalletPositions { supplyPositions { balanceUsd } rewardPositions { accrued } } }
           errors { error { code message } } } }"""
         body = json.dumps({"query": query, "variables": {"inputs": [
             {"protocol": "morpho", "chainId": 31337, "walletAddress": saver},
-            {"protocol": "aave", "chainId": 31337, "walletAddress": saver}]}}).encode()
+            {"protocol": "aave", "chainId": 31337, "walletAddress": saver},
+            {"protocol": "compound", "chainId": 31337, "walletAddress": saver}]}}).encode()
         status, answer = post(port, key, body)
         assert status == 200, answer
-        morpho_entry, aave_entry = answer["data"]["walletPositions"]["data"]
+        morpho_entry, aave_entry, compound_entry = answer["data"]["walletPositions"]["data"]
         (vault,) = morpho_entry["vaultV2Positions"]
         assert vault["vaultName"] == "Test USDC Vault V2" and vault["assetsUsd"] > 40_000 and vault["apy"] > 0
         (supply,) = aave_entry["supplyPositions"]
         assert supply["marketName"] == "AaveV3TestSecond" and supply["balanceUsd"] > 3_000
+        assert compound_entry["supplyPositions"][0]["balanceUsd"] > 25_000
+        assert compound_entry["rewardPositions"][0]["accrued"] == str(12 * 10**17)
     finally:
         for process in (server_process, devnet):
             if process is not None and process.poll() is None:

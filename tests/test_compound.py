@@ -1,0 +1,165 @@
+"""The Compound v3 adapter against Comet test contracts on anvil.
+
+The contracts implement exactly the functions the adapter calls; their signatures are checked
+against Compound's published Comet ABI (npm `@compound-finance/compound-js`), and the rewards
+function against the function list the README cites from Compound's CometRewards source.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from decimal import Decimal, localcontext
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import compound
+import server
+from abi import Function
+from config import Settings
+from tests import compound_world as C
+from tests.conftest import Api
+from tests.evm import TOOLS, Anvil
+
+SECONDS = 365 * 24 * 3600
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on CompoundWalletPositions { protocol walletAddress chainId blockNumber
+    supplyPositions { type marketAddress baseAsset { address symbol decimals } balance balanceUsd apr apy }
+    borrowPositions { type marketAddress baseAsset { symbol } debt debtUsd apr apy borrowCapacityUsd liquidationThresholdUsd }
+    collateralPositions { type marketAddress asset { symbol decimals } balance balanceUsd
+                          borrowCollateralFactor liquidateCollateralFactor }
+    rewardPositions { type marketAddress rewardToken { address symbol decimals } accrued accruedUsd } } }
+  errors { protocol chainId walletAddress error { code message retryable } } } }"""
+
+
+@pytest.fixture(scope="module")
+def world():
+    node = Anvil()
+    try:
+        yield C.build(node)
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+async def compound_api(aiohttp_client, keys_file, api_key, world, tmp_path):
+    path = world.write_addresses(tmp_path / "a.json")
+    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
+                            rpc_urls={world.node.chain_id: world.node.url})
+    return Api(await aiohttp_client(app), api_key, app)
+
+
+async def positions(api, *wallets, chain_id=31337):
+    reply = await api.query(QUERY, {"inputs": [{"protocol": "compound", "chainId": chain_id, "walletAddress": w}
+                                               for w in wallets]})
+    assert reply.status == 200, reply.body
+    return reply.body["data"]["walletPositions"]
+
+
+def compounded(rate: int) -> float:
+    with localcontext() as context:
+        context.prec = 60
+        return float((1 + Decimal(rate) / Decimal(10**18)) ** SECONDS - 1)
+
+
+def usd(amount: int, symbol: str) -> float:
+    return float(Fraction(amount * C.PRICES[symbol], 10 ** C.DECIMALS[symbol] * 10**8))
+
+
+def rate(world, market, name, block) -> int:
+    utilization = world.node.call(market, "getUtilization()", block=block)
+    return world.node.call(market, f"{name}(uint256)", utilization, returns=["uint64"], block=block)
+
+
+async def test_supply_borrow_collateral_and_rewards(compound_api, world):
+    saver, borrower = (await positions(compound_api, world.wallets["saver"], world.wallets["borrower"]))["data"]
+    block = saver["blockNumber"]
+    (supply,) = saver["supplyPositions"]
+    balance = 25_000 * C.USDC + 123
+    supply_rate = rate(world, world.usdc_market, "getSupplyRate", block)
+    assert supply == {"type": "compound-supply", "marketAddress": world.usdc_market,
+                      "baseAsset": {"address": world.tokens["USDC"], "symbol": "USDC", "decimals": 6},
+                      "balance": str(balance), "balanceUsd": usd(balance, "USDC"),
+                      "apr": supply_rate * SECONDS / 1e18, "apy": supply["apy"]}
+    assert supply["apy"] == pytest.approx(compounded(supply_rate), rel=1e-12)
+    assert saver["borrowPositions"] == [] and saver["collateralPositions"] == []
+
+    (borrow,) = borrower["borrowPositions"]
+    debt, borrow_rate = 3 * C.ETHER + 7, rate(world, world.weth_market, "getBorrowRate", block)
+    assert borrow["debt"] == str(debt) and borrow["debtUsd"] == usd(debt, "WETH")
+    assert borrow["apr"] == borrow_rate * SECONDS / 1e18
+    assert borrow["apy"] == pytest.approx(compounded(borrow_rate), rel=1e-12)
+    wbtc, usdc = usd(15 * 10**7, "WBTC"), usd(4_000 * C.USDC, "USDC")
+    assert borrow["borrowCapacityUsd"] == pytest.approx(wbtc * 0.80 + usdc * 0.85, rel=1e-15)
+    assert borrow["liquidationThresholdUsd"] == pytest.approx(wbtc * 0.85 + usdc * 0.90, rel=1e-15)
+    assert [(c["asset"]["symbol"], c["balance"], c["balanceUsd"], c["borrowCollateralFactor"],
+             c["liquidateCollateralFactor"]) for c in borrower["collateralPositions"]] == [
+        ("WBTC", str(15 * 10**7), wbtc, 0.8, 0.85), ("USDC", str(4_000 * C.USDC), usdc, 0.85, 0.9)]
+
+    (reward,) = saver["rewardPositions"]
+    assert reward == {"type": "compound-reward", "marketAddress": world.usdc_market,
+                      "rewardToken": {"address": world.tokens["COMP"], "symbol": "COMP", "decimals": 18},
+                      "accrued": str(12 * 10**17), "accruedUsd": usd(12 * 10**17, "COMP")}
+    assert [r["accrued"] for r in borrower["rewardPositions"]] == [str(3 * 10**16)]
+
+
+async def test_a_wallet_with_nothing(compound_api, world):
+    (entry,) = (await positions(compound_api, world.wallets["empty"]))["data"]
+    assert all(entry[key] == [] for key in ("supplyPositions", "borrowPositions", "collateralPositions",
+                                            "rewardPositions"))
+
+
+async def test_one_failing_market_is_logged_and_left_out(compound_api, world, caplog):
+    caplog.set_level(logging.WARNING, logger="wallet_positions.compound")
+    world.node.send(world.weth_market, "setBroken(bool)", True)
+    try:
+        saver, borrower = (await positions(compound_api, world.wallets["saver"], world.wallets["borrower"]))["data"]
+        world.node.send(world.usdc_market, "setBroken(bool)", True)
+        result = await positions(compound_api, world.wallets["saver"])
+    finally:
+        for market in (world.usdc_market, world.weth_market):
+            world.node.send(market, "setBroken(bool)", False)
+    assert len(saver["supplyPositions"]) == 1 and len(saver["rewardPositions"]) == 1
+    assert borrower["borrowPositions"] == borrower["collateralPositions"] == []
+    assert any("cWETHv3" in r.getMessage() and "TestComet: broken" in r.getMessage() for r in caplog.records)
+    assert result["data"] == [] and result["errors"][0]["error"]["code"] == "PROTOCOL_ERROR", \
+        "when every market fails, the input fails"
+
+
+async def test_an_unsupported_chain_is_a_validation_error(compound_api, world):
+    result = await positions(compound_api, world.wallets["saver"], chain_id=43114)
+    assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
+    assert "Chain 43114 is not supported by protocol 'compound'" in result["errors"][0]["error"]["message"]
+
+
+def abi_signatures(abi: list[dict]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    def kind(entry):
+        if entry["type"].startswith("tuple"):
+            return "(" + ",".join(kind(c) for c in entry["components"]) + ")" + entry["type"][5:]
+        return entry["type"]
+    return {f"{e['name']}({','.join(kind(i) for i in e['inputs'])})": tuple(kind(o) for o in e["outputs"])
+            for e in abi if e.get("type") == "function"}
+
+
+def test_comet_calls_match_compounds_published_abi():
+    path = TOOLS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
+    published = abi_signatures(json.loads(path.read_text())["abi"])
+    functions = [f for f in vars(compound).values() if isinstance(f, Function) and f is not compound.GET_REWARD_OWED]
+    assert len(functions) == 12
+    for function in functions:
+        assert published.get(function.signature) == function.outputs, function.signature
+
+
+def test_rewards_call_matches_the_function_list_the_readme_cites():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    cited = re.search(r"CometRewards functions called: `([^`]+)`", readme).group(1)
+    assert cited == f"{compound.GET_REWARD_OWED.signature} returns ({','.join(compound.GET_REWARD_OWED.outputs)})"
+
+
+@pytest.mark.parametrize("per_second", [0, 1, 317097919, 10**12])
+def test_apr_and_apy(per_second):
+    assert compound.apr(per_second) == per_second * SECONDS / 1e18
+    assert compound.apy(per_second) == pytest.approx(compounded(per_second), rel=1e-12, abs=1e-30)
