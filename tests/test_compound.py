@@ -155,7 +155,7 @@ def test_comet_calls_match_compounds_published_abi():
 
 def test_rewards_call_matches_the_function_list_the_readme_cites():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    cited = re.search(r"CometRewards functions called: `([^`]+)`", readme).group(1)
+    cited = re.search(r"CometRewards functions called:\s+`([^`]+)`", readme).group(1)
     assert cited == f"{compound.GET_REWARD_OWED.signature} returns ({','.join(compound.GET_REWARD_OWED.outputs)})"
 
 
