@@ -6,9 +6,11 @@ getUserReserveData, getReserveData, getReserveConfigurationData; AaveOracle.getA
 BASE_CURRENCY, BASE_CURRENCY_UNIT), so no version detection is needed. Fields that later
 versions deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
 
-- Per market, round 1: the reserve list, the wallet's account data and e-mode; round 2: the
-  wallet's `getUserReserveData` for every reserve; round 3: for the reserves it holds, the
-  reserve's rates and configuration, the oracle price and the token facts.
+- Per market, round 1: the reserve list, the wallet's account data and e-mode, and the market's
+  current data provider and oracle from its PoolAddressesProvider; round 2: the wallet's
+  `getUserReserveData` for every reserve and the oracle's base currency; round 3: for the
+  reserves it holds, the reserve's rates and configuration, the oracle price and the token
+  facts. A reserve that cannot be read is logged and left out; the market's other reserves stay.
 - Balances: `currentATokenBalance` (supply) and `currentStableDebt + currentVariableDebt` (debt),
   already accrued to the block by Aave's indexes.
 - APY from the ray (1e27) annual rates, compounded per second over a 365-day year as Aave
@@ -16,8 +18,11 @@ versions deprecated (stable debt, `unbacked`) keep their slots and read as 0 the
   variable rate and (pre-3.2 markets) the user's stable rate by the two debts.
 - USD: amount x `getAssetPrice` / 10^decimals / `BASE_CURRENCY_UNIT`, only when the market's
   base currency is USD (`BASE_CURRENCY()` is the zero address); account totals from
-  `getUserAccountData` likewise; health factor / 1e18, null without debt; ltv and liquidation
-  threshold in basis points / 1e4.
+  `getUserAccountData` likewise, except net worth = Σ supplies - Σ debts in USD (all supplies,
+  as Aave's own UI counts them, not only collateral); health factor / 1e18, null without debt;
+  ltv and liquidation threshold in basis points / 1e4. A reserve can be collateral when its LTV
+  is not 0 (Aave refuses to enable one with LTV 0); a supply is collateral when the user's flag
+  is set and the reserve's liquidation threshold is not 0, or the user is in an e-mode.
 """
 
 from __future__ import annotations
@@ -58,11 +63,16 @@ RESERVE_CONFIGURATION = Function("getReserveConfigurationData(address)", "3e1501
 ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
 BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=True)
 BASE_CURRENCY_UNIT = Function("BASE_CURRENCY_UNIT()", "8c89b64f", ("uint256",), immutable=True)
+GET_POOL_DATA_PROVIDER = Function("getPoolDataProvider()", "e860accb", ("address",))
+GET_PRICE_ORACLE = Function("getPriceOracle()", "fca513a8", ("address",))
 
 
 def apy(rate_ray: int) -> float:
     """Per-second compounding of a ray-denominated annual rate over a 365-day year."""
-    return math.expm1(SECONDS_PER_YEAR * math.log1p(rate_ray / RAY / SECONDS_PER_YEAR))
+    try:
+        return math.expm1(SECONDS_PER_YEAR * math.log1p(rate_ray / RAY / SECONDS_PER_YEAR))
+    except OverflowError:
+        raise ProtocolError(f"a reserve reports a rate of {rate_ray} ray, too large to be an APY") from None
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
@@ -96,25 +106,46 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
 
 async def _market(reader: ChainReader, market: AaveMarket, wallet: str) -> tuple[dict[str, Any] | None, list, list]:
     label = f"Aave market {market.name}"
-    (reserves,), account, (emode,), (base_currency,), (unit,) = await asyncio.gather(
+    (reserves,), account, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
         _or_error(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
         reader.call(market.pool, USER_EMODE, wallet, label=label),
-        reader.call(market.oracle, BASE_CURRENCY, label=f"{label} oracle"),
-        reader.call(market.oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle"))
+        _current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
+        _current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
     if len(reserves) > MAX_RESERVES:
         raise ProtocolError(f"{label} lists {len(reserves)} reserves, more than Aave's {MAX_RESERVES}.")
-    user_data = await asyncio.gather(*(reader.call(market.data_provider, USER_RESERVE_DATA, asset, wallet,
-                                                   label=f"{label} data provider") for asset in reserves))
+    user_data, base_currency, unit = await asyncio.gather(
+        asyncio.gather(*(reader.call(data_provider, USER_RESERVE_DATA, asset, wallet,
+                                     label=f"{label} data provider") for asset in reserves)),
+        _or_error(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
+        _or_error(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")))
     held = [(asset, data) for asset, data in zip(reserves, user_data) if data[0] or data[1] or data[2]]
     if not held:
         return None, [], []
-    usd_unit = unit if base_currency == ZERO_ADDRESS and unit else None
-    reserves_read = await asyncio.gather(*(_reserve(reader, market, asset, data, usd_unit)
-                                           for asset, data in held))
-    supplies = [supply for supply, _ in reserves_read if supply]
-    borrows = [borrow for _, borrow in reserves_read if borrow]
-    return _state(market, account, emode, usd_unit), supplies, borrows
+    usd_unit = unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
+    reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit, emode)
+                                   for asset, data in held), return_exceptions=True)
+    supplies, borrows = [], []
+    for (asset, _), read in zip(held, reads):
+        if isinstance(read, ProtocolError):
+            log.warning("reserve %s of Aave market %s left out: %s", asset, market.name, read.message)
+        elif isinstance(read, BaseException):
+            raise read
+        else:
+            supplies += [read[0]] if read[0] else []
+            borrows += [read[1]] if read[1] else []
+    return _state(market, account, emode, usd_unit, supplies, borrows), supplies, borrows
+
+
+async def _current(reader: ChainReader, provider: str, function: Function, recorded: str, label: str) -> str:
+    """The market's current contract as its PoolAddressesProvider names it (Aave redeploys data
+    providers and oracles in upgrades), or the address book's if the provider cannot say."""
+    try:
+        (address,) = await reader.call(provider, function, label=f"{label} addresses provider")
+    except ProtocolError as exc:
+        log.warning("%s: using the recorded %s (%s)", label, function.name, exc.message)
+        return recorded
+    return address
 
 
 async def _or_error(call: Any) -> Any:
@@ -124,16 +155,23 @@ async def _or_error(call: Any) -> Any:
         return exc
 
 
-def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None) -> dict[str, Any] | None:
+def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None,
+           supplies: list[dict[str, Any]], borrows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The market's account totals, or None (logged) when they cannot be given in USD."""
-    if isinstance(account, ProtocolError) or usd_unit is None:
-        reason = account.message if isinstance(account, ProtocolError) else "base currency is not USD"
-        log.warning("no account state for Aave market %s: %s", market.name, reason)
+    problem = (account.message if isinstance(account, ProtocolError) else
+               "base currency is not USD" if usd_unit is None else
+               f"e-mode category {emode} is not one Aave can have" if emode > 255 else None)
+    if problem:
+        log.warning("no account state for Aave market %s: %s", market.name, problem)
         return None
     collateral, debt, available, threshold, ltv, health = account
+    if None in [p["balanceUsd"] for p in supplies] + [p["debtUsd"] for p in borrows]:
+        net_worth = float(Fraction(collateral - debt, usd_unit))
+    else:
+        net_worth = sum(p["balanceUsd"] for p in supplies) - sum(p["debtUsd"] for p in borrows)
     return {
         "marketAddress": market.pool, "marketName": market.name,
-        "netWorthUsd": float(Fraction(collateral - debt, usd_unit)),
+        "netWorthUsd": net_worth,
         "totalCollateralUsd": float(Fraction(collateral, usd_unit)),
         "totalDebtUsd": float(Fraction(debt, usd_unit)),
         "availableBorrowsUsd": float(Fraction(available, usd_unit)),
@@ -143,17 +181,18 @@ def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None) -
     }
 
 
-async def _reserve(reader: ChainReader, market: AaveMarket, asset: str, user: tuple[Any, ...],
-                   usd_unit: int | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, oracle: str, asset: str,
+                   user: tuple[Any, ...], usd_unit: int | None,
+                   emode: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     label = f"Aave market {market.name}"
     reserve, config, price, token = await asyncio.gather(
-        reader.call(market.data_provider, RESERVE_DATA, asset, label=f"{label} data provider"),
-        reader.call(market.data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
-        _or_error(reader.call(market.oracle, ASSET_PRICE, asset, label=f"{label} oracle")),
+        reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"),
+        reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
+        _or_error(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")),
         erc20.token_info(reader, asset))
     if isinstance(price, ProtocolError):
         log.warning("no price for %s in Aave market %s: %s", asset, market.name, price.message)
-    decimals = token["decimals"]
+    decimals = config[0]
 
     def usd(amount: int) -> float | None:
         if usd_unit is None or isinstance(price, ProtocolError):
@@ -162,13 +201,14 @@ async def _reserve(reader: ChainReader, market: AaveMarket, asset: str, user: tu
 
     balance, stable_debt, variable_debt, *_, stable_rate, _, _, collateral_enabled = user
     liquidity_rate, variable_rate = reserve[5], reserve[6]
-    can_be_collateral = config[2] != 0
-    base = {"marketAddress": market.pool, "marketName": market.name, "currency": token}
+    ltv, threshold = config[1], config[2]
+    base = {"marketAddress": market.pool, "marketName": market.name, "currency": {**token, "decimals": decimals}}
     supply = borrow = None
     if balance:
         supply = {**base, "type": "aave-supply", "balance": str(balance), "balanceUsd": usd(balance),
-                  "apy": apy(liquidity_rate), "isCollateral": bool(collateral_enabled and can_be_collateral),
-                  "canBeCollateral": can_be_collateral}
+                  "apy": apy(liquidity_rate),
+                  "isCollateral": bool(collateral_enabled and (threshold != 0 or emode != 0)),
+                  "canBeCollateral": ltv != 0}
     debt = stable_debt + variable_debt
     if debt:
         rate = (stable_debt * apy(stable_rate) + variable_debt * apy(variable_rate)) / debt

@@ -82,6 +82,10 @@ _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
+class UndecodableReturn(ProtocolError):
+    """A call succeeded but its return data does not decode as the function's outputs."""
+
+
 def shared_future(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
     """A task several callers await (each through asyncio.shield). Its outcome counts as
     retrieved even if every caller stopped waiting, so no "exception was never retrieved"."""
@@ -490,7 +494,7 @@ class ChainReader:
             raise ProtocolError(f"{label or 'a contract'}: {function.name} has no valid target address.")
         target = target.lower()
         calldata = function.calldata(*args)
-        key = (self.chain_id, target, calldata)
+        key = (self.chain_id, target, calldata, function.outputs)
         if function.immutable and (cached := self._cache.get(key)) is not None:
             return cached
         future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
@@ -618,7 +622,7 @@ class ChainReader:
             try:
                 _resolve(call.future, call.function.decode(data))
             except AbiError as exc:
-                _resolve(call.future, error=ProtocolError(f"{where} returned undecodable data ({exc})."))
+                _resolve(call.future, error=UndecodableReturn(f"{where} returned undecodable data ({exc})."))
 
     # ---------------------------------------------------------------- eth_getLogs
 

@@ -6,12 +6,15 @@ import asyncio
 from typing import Any
 
 from abi import Event, Function
-from chain import ChainReader
+from chain import ChainReader, UndecodableReturn
 
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
 NAME = Function("name()", "06fdde03", ("string",), immutable=True)
 SYMBOL = Function("symbol()", "95d89b41", ("string",), immutable=True)
 DECIMALS = Function("decimals()", "313ce567", ("uint8",), immutable=True)
+NAME_BYTES32 = Function("name()", "06fdde03", ("bytes32",), immutable=True)
+SYMBOL_BYTES32 = Function("symbol()", "95d89b41", ("bytes32",), immutable=True)
+"""Early tokens (MKR, SAI) return name and symbol as bytes32, not string."""
 TRANSFER = Event("Transfer(address,address,uint256)",
                  "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
 
@@ -19,9 +22,19 @@ TRANSFER = Event("Transfer(address,address,uint256)",
 async def token_info(reader: ChainReader, token: str) -> dict[str, Any]:
     """`TokenInfo` of a token; read once per token and then served from the immutable cache."""
     label = f"token {token.lower()}"
-    (name,), (symbol,), (decimals,) = await asyncio.gather(
-        reader.call(token, NAME, label=label),
-        reader.call(token, SYMBOL, label=label),
+    name, symbol, (decimals,) = await asyncio.gather(
+        _text(reader, token, NAME, NAME_BYTES32, label),
+        _text(reader, token, SYMBOL, SYMBOL_BYTES32, label),
         reader.call(token, DECIMALS, label=label),
     )
     return {"address": token.lower(), "symbol": symbol, "name": name, "decimals": decimals}
+
+
+async def _text(reader: ChainReader, token: str, function: Function, bytes32: Function, label: str) -> str:
+    """A string view, or its bytes32 form (trailing zero bytes dropped) for tokens that use it."""
+    try:
+        (text,) = await reader.call(token, function, label=label)
+    except UndecodableReturn:
+        (raw,) = await reader.call(token, bytes32, label=label)
+        text = raw.rstrip(b"\0").decode("utf-8", "replace")
+    return text

@@ -155,6 +155,32 @@ async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(aave_api, worl
     assert usdc["debtUsd"] is not None, "other assets of the same market keep their prices"
 
 
+async def test_collateral_flags_ltv_zero_and_e_mode(aave_api, world):
+    node, (core, second) = world.node, world.markets
+    lender, borrower = world.wallets["lender"], world.wallets["borrower"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens["USDC"], False, sender=lender)
+        node.send(core.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)",
+                  core.tokens["WETH"], 0, 8250, 10500)
+        node.send(second.configurator, "setEModeCategory(uint8,uint16,uint16,uint16,address,string)",
+                  1, 9000, 9300, 10100, "0x" + "00" * 20, "stablecoins")
+        node.send(second.configurator, "setAssetEModeCategory(address,uint8)", second.tokens["USDC"], 1)
+        node.send(second.pool, "setUserEMode(uint8)", 1, sender=borrower)
+        lent, borrowed = (await positions(aave_api, lender, borrower))["data"]
+    finally:
+        node.rpc("evm_revert", snapshot)
+    core_supply = next(p for p in lent["supplyPositions"] if p["marketName"] == core.name)
+    assert core_supply["isCollateral"] is False and core_supply["canBeCollateral"] is True
+    core_state = next(s for s in lent["marketStates"] if s["marketName"] == core.name)
+    assert core_state["totalCollateralUsd"] == 0.0
+    assert core_state["netWorthUsd"] == core_supply["balanceUsd"], "net worth counts every supply"
+    weth = next(p for p in borrowed["supplyPositions"] if p["currency"]["symbol"] == "WETH")
+    assert weth["canBeCollateral"] is False and weth["isCollateral"] is True, \
+        "an LTV-0 asset cannot be enabled, but still counts for the liquidation threshold"
+    assert [s["eModeCategoryId"] for s in borrowed["marketStates"]] == [0, 1]
+
+
 async def test_an_unsupported_chain_is_a_validation_error(aave_api, world):
     result = await positions(aave_api, world.wallets["lender"], chain_id=250)
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
@@ -179,7 +205,8 @@ def test_the_adapter_calls_exactly_the_published_abi():
     contracts = {"RESERVES_LIST": "IPool", "USER_ACCOUNT_DATA": "IPool", "USER_EMODE": "IPool",
                  "USER_RESERVE_DATA": "AaveProtocolDataProvider", "RESERVE_DATA": "AaveProtocolDataProvider",
                  "RESERVE_CONFIGURATION": "AaveProtocolDataProvider", "ASSET_PRICE": "IAaveOracle",
-                 "BASE_CURRENCY": "IAaveOracle", "BASE_CURRENCY_UNIT": "IAaveOracle"}
+                 "BASE_CURRENCY": "IAaveOracle", "BASE_CURRENCY_UNIT": "IAaveOracle",
+                 "GET_POOL_DATA_PROVIDER": "IPoolAddressesProvider", "GET_PRICE_ORACLE": "IPoolAddressesProvider"}
     functions = {name: value for name, value in vars(aave).items() if isinstance(value, Function)}
     assert set(functions) == set(contracts)
     for name, function in functions.items():

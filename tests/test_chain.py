@@ -303,3 +303,11 @@ async def test_a_cold_history_scan_outlives_a_short_budget_and_keeps_its_progres
     logs = await patient.indexed_logs([token], erc20.TRANSFER.topic, start)
     assert [int.from_bytes(entry.data, "big") for entry in logs] == [1, 2]
     assert index.final_to == await patient.block_number() - chain.CONFIRMATIONS
+
+
+async def test_token_info_reads_bytes32_names_too(anvil, open_chains):
+    from tests.morpho_world import compile_all
+    token = anvil.deploy(compile_all()["Bytes32Token"])
+    reader = await reader_for(open_chains, anvil.url)
+    assert await erc20.token_info(reader, token) == {"address": token, "symbol": "MKR", "name": "Maker",
+                                                     "decimals": 18}

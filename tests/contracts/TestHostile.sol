@@ -47,3 +47,10 @@ contract HostileVaultV2 {
         return 2 ** 255;
     }
 }
+
+/// An early-ERC-20-style token (like MKR) whose name and symbol are bytes32.
+contract Bytes32Token {
+    bytes32 public constant name = "Maker";
+    bytes32 public constant symbol = "MKR";
+    uint8 public constant decimals = 18;
+}
