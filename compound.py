@@ -124,17 +124,23 @@ async def _market(reader: ChainReader, deployment: CompoundAddresses, comet: str
     assets = [info for (info,) in infos]
     balances, prices = await asyncio.gather(
         asyncio.gather(*(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label) for asset in assets)),
-        asyncio.gather(*(reader.call(comet, GET_PRICE, asset[2], label=label) for asset in assets)))
-    held = [(asset, balance, price) for asset, (balance,), (price,) in zip(assets, balances, prices) if balance]
+        asyncio.gather(*(_price(reader, comet, asset[2], label) for asset in assets)))
+    held = [(asset, balance, price) for asset, (balance,), price in zip(assets, balances, prices) if balance]
     known_prices = {base: (base_price, base_scale), **{asset[1]: (price, asset[3])
-                                                       for asset, (price,) in zip(assets, prices)}}
+                                                       for asset, price in zip(assets, prices) if price}}
     if not (supplied or borrowed or held or reward):
         return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known_prices}
     base_info, *collateral_infos = await asyncio.gather(erc20.token_info(reader, base),
                                                         *(erc20.token_info(reader, asset[1]) for asset, _, _ in held))
 
-    def usd(amount: int, price: int, scale: int) -> float:
-        return float(Fraction(amount * price, scale * PRICE_SCALE))
+    def usd(amount: int, price: int | None, scale: int) -> float | None:
+        return float(Fraction(amount * price, scale * PRICE_SCALE)) if price is not None else None
+
+    def weighted(factor: int) -> float | None:
+        """Σ collateral USD x a collateral factor; None when a collateral has no price."""
+        if any(price is None for _, _, price in held):
+            return None
+        return float(sum(Fraction(b * p * a[factor], a[3] * PRICE_SCALE * WAD) for a, b, p in held))
 
     collateral = [{
         "type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
@@ -149,11 +155,19 @@ async def _market(reader: ChainReader, deployment: CompoundAddresses, comet: str
     if borrowed:
         borrow = {**base_fields, "type": "compound-borrow", "debt": str(borrowed),
                   "debtUsd": usd(borrowed, base_price, base_scale), "apr": apr(borrow_rate), "apy": apy(borrow_rate),
-                  "borrowCapacityUsd": float(sum(Fraction(b * p * a[4], a[3] * PRICE_SCALE * WAD) for a, b, p in held)),
-                  "liquidationThresholdUsd": float(sum(Fraction(b * p * a[5], a[3] * PRICE_SCALE * WAD)
-                                                       for a, b, p in held))}
+                  "borrowCapacityUsd": weighted(4), "liquidationThresholdUsd": weighted(5)}
     return {"supply": supply, "borrow": borrow, "collateral": collateral, "prices": known_prices,
             "reward": (comet, *reward) if reward else None}
+
+
+async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int | None:
+    """Comet's price for a collateral feed; None (USD fields null) when Comet refuses it."""
+    try:
+        (price,) = await reader.call(comet, GET_PRICE, feed, label=label)
+    except ProtocolError as exc:
+        log.warning("no price from %s for feed %s: %s", label, feed, exc.message)
+        return None
+    return price
 
 
 async def _reward_owed(reader: ChainReader, deployment: CompoundAddresses, comet: str,

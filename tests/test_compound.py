@@ -106,6 +106,22 @@ async def test_supply_borrow_collateral_and_rewards(compound_api, world):
     assert [r["accrued"] for r in borrower["rewardPositions"]] == [str(3 * 10**16)]
 
 
+async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(compound_api, world):
+    node = world.node
+    timestamp = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
+    node.send(world.feeds["WBTC"], "set(int256,uint256)", 0, timestamp)
+    try:
+        (entry,) = (await positions(compound_api, world.wallets["borrower"]))["data"]
+    finally:
+        node.send(world.feeds["WBTC"], "set(int256,uint256)", C.PRICES["WBTC"], timestamp)
+    (borrow,) = entry["borrowPositions"]
+    assert borrow["borrowCapacityUsd"] is None and borrow["liquidationThresholdUsd"] is None
+    assert borrow["debtUsd"] == usd(3 * C.ETHER + 7, "WETH")
+    wbtc, usdc = entry["collateralPositions"]
+    assert wbtc["balanceUsd"] is None and wbtc["balance"] == str(15 * 10**7)
+    assert usdc["balanceUsd"] == usd(4_000 * C.USDC, "USDC")
+
+
 async def test_a_wallet_with_nothing(compound_api, world):
     (entry,) = (await positions(compound_api, world.wallets["empty"]))["data"]
     assert all(entry[key] == [] for key in ("supplyPositions", "borrowPositions", "collateralPositions",
