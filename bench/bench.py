@@ -3,8 +3,9 @@
     .venv/bin/python bench/bench.py [--requests 300] [--concurrency 16]
 
 Run by hand (after ./scripts/test has installed the tools), never in CI. It deploys the test
-Morpho world (tests/morpho_world.py) and test tokens, serves the app on a loopback port with the
-real Morpho adapter and the chain-reading stand-in of the tests, sends each scenario's mix, and
+worlds (Morpho, two Aave v3 markets, two Comet markets) and test tokens, serves the app on a
+loopback port with the real adapters and the chain-reading stand-in of the tests, sends each
+scenario's mix, and
 prints requests/s, p50/p99 latency and the RPC HTTP requests and sub-calls per GraphQL request
 taken from the access log.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import statistics
 import sys
@@ -30,13 +32,15 @@ import server  # noqa: E402
 from config import Settings  # noqa: E402
 import addresses  # noqa: E402
 import protocols  # noqa: E402
-from tests import morpho_world  # noqa: E402
+from tests import aave_world, compound_world, morpho_world  # noqa: E402
 from tests.evm import CHAIN_ID, Anvil  # noqa: E402
 from tests.stand_ins import chain_balances  # noqa: E402
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares assetsUsd apy }
-    vaultV2Positions { shares assetsUsd apy } marketPositions { supplyAssets borrowAssets healthFactor } } }
+    vaultV2Positions { shares assetsUsd apy } marketPositions { supplyAssets borrowAssets healthFactor } }
+    ... on AaveWalletPositions { marketStates { healthFactor } supplyPositions { balanceUsd apy } }
+    ... on CompoundWalletPositions { borrowPositions { debtUsd borrowCapacityUsd } rewardPositions { accrued } } }
   errors { error { code message } } } }"""
 MIX = (1, 3, 5)
 """Inputs per query, cycled."""
@@ -63,23 +67,37 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
         for index, wallet in enumerate(wallets):
             node.send(tokens[index % token_count], "mint(address,uint256)", wallet, 10**18 + index)
         demo = [world.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
+        aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
+        comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
+        world.set_feed(morpho_world.USDC_USD)
+        override = world.addresses_override()
+        override[str(CHAIN_ID)].update(aave.addresses_override()[str(CHAIN_ID)])
+        override[str(CHAIN_ID)]["compound"] = comet.addresses_override()[str(CHAIN_ID)]["compound"]
+        mixed = [("morpho", world.wallets["saver"]), ("aave", world.wallets["borrower"]),
+                 ("compound", world.wallets["borrower"]), ("aave", world.wallets["lender"]),
+                 ("compound", world.wallets["saver"])]
         with tempfile.TemporaryDirectory() as folder:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]
-            data = addresses.load(world.write_addresses(Path(folder) / "addresses.json"))
+            path = Path(folder) / "addresses.json"
+            path.write_text(json.dumps(override))
+            data = addresses.load(path)
             registry = {**protocols.registry(data), "balances": chain_balances(tokens, CHAIN_ID)}
             app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9), registry,
                                     rpc_urls={CHAIN_ID: node.url})
             print(f"scenario balances: {token_count} token balances per input")
-            await measure(app, key, "balances", wallets, requests, concurrency)
+            await measure(app, key, [("balances", w) for w in wallets], requests, concurrency)
             print("\nscenario morpho: the demo wallets (markets, V1 and V2 vaults, nothing)")
-            await measure(app, key, "morpho", demo, requests, concurrency)
+            await measure(app, key, [("morpho", w) for w in demo], requests, concurrency)
+            print("\nscenario mixed: morpho, aave and compound inputs in one request")
+            await measure(app, key, mixed, requests, concurrency)
     finally:
         node.stop()
 
 
-async def measure(app: web.Application, key: str, protocol: str, wallets: list[str], requests: int,
+async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], requests: int,
                   concurrency: int) -> None:
+    """Send `requests` queries of 1, 3 and 5 inputs taken from `mix` (protocol, wallet) in turn."""
     fields = AccessFields()
     logging.getLogger("wallet_positions").setLevel(logging.ERROR)
     access = logging.getLogger("wallet_positions.access")
@@ -95,7 +113,7 @@ async def measure(app: web.Application, key: str, protocol: str, wallets: list[s
         async def worker() -> None:
             while queue:
                 n = MIX[queue.pop() % len(MIX)]
-                inputs = [{"protocol": protocol, "chainId": CHAIN_ID, "walletAddress": w} for w in wallets[:n]]
+                inputs = [{"protocol": p, "chainId": CHAIN_ID, "walletAddress": w} for p, w in mix[:n]]
                 started = time.perf_counter()
                 async with session.post(url, json={"query": QUERY, "variables": {"inputs": inputs}}) as reply:
                     body = await reply.json()
