@@ -67,6 +67,10 @@ class AaveWorld:
             {"name": m.name, "addressesProvider": m.provider, "pool": m.pool,
              "dataProvider": m.data_provider, "oracle": m.oracle} for m in self.markets]}}
 
+    def write_addresses(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.addresses_override(), indent=2))
+        return path
+
 
 class Deployer:
     def __init__(self, node: Anvil) -> None:
@@ -154,8 +158,3 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
     node.rpc("evm_increaseTime", ELAPSED)
     node.mine()
     return world
-
-
-def write_addresses(world: AaveWorld, path: Path) -> Path:
-    path.write_text(json.dumps(world.addresses_override(), indent=2))
-    return path

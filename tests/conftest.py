@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import Any, Callable
 
@@ -103,6 +104,27 @@ def make_api(aiohttp_client: Any, keys_file: Path, api_key: str, stand_ins: Stan
 @pytest.fixture
 async def api(make_api: Callable[..., Any]) -> Api:
     return await make_api()
+
+
+async def world_api(aiohttp_client: Any, keys_file: Path, api_key: str, addresses_file: Path, node: Any) -> Api:
+    """The real app, with its real protocol registry, pointed at a test chain by an addresses file."""
+    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(addresses_file)),
+                            rpc_urls={node.chain_id: node.url})
+    return Api(await aiohttp_client(app), api_key, app)
+
+
+async def query_positions(api: Api, query: str, protocol: str, wallets: Any, chain_id: int = 31337) -> dict[str, Any]:
+    reply = await api.query(query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "walletAddress": w}
+                                               for w in wallets]})
+    assert reply.status == 200, reply.body
+    return reply.body["data"]["walletPositions"]
+
+
+def compounded_per_second(rate: int, scale: int, seconds: int = 365 * 24 * 3600) -> float:
+    """(1 + rate / scale)^seconds - 1 with 60 significant digits: the reference for APY tests."""
+    with localcontext() as context:
+        context.prec = 60
+        return float((1 + Decimal(rate) / Decimal(scale)) ** seconds - 1)
 
 
 async def raw_http(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -171,7 +171,7 @@ def add_hostile_parts(world: MorphoWorld, artifacts: dict[str, Artifact]) -> dic
     """Contracts that misbehave, wired to the demo wallets: a market whose IRM view reverts, a
     market whose oracle is a return bomb (collateral supplied on the borrower's behalf, as anyone
     may), and a V2 look-alike vault claiming 2**255 adapters."""
-    node, owner = world.node, world.node.accounts[0]
+    node = world.node
     lender, borrower = world.wallets["lender"], world.wallets["borrower"]
     params = "(address,address,address,address,uint256)"
     flaky_irm = node.deploy(artifacts["FlakyIrm"])

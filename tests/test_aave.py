@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import json
 import logging
-from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pytest
 
 import aave
-import server
 from abi import Function
-from config import Settings
 from tests import aave_world as A
-from tests.conftest import Api
+from tests.conftest import compounded_per_second, query_positions, world_api
 from tests.evm import Anvil
 
 SECONDS = 365 * 24 * 3600
@@ -45,24 +42,15 @@ def world():
 
 @pytest.fixture
 async def aave_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    path = A.write_addresses(world, tmp_path / "a.json")
-    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
-                            rpc_urls={world.node.chain_id: world.node.url})
-    return Api(await aiohttp_client(app), api_key, app)
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
 
 
 async def positions(api, *wallets, chain_id=31337):
-    reply = await api.query(QUERY, {"inputs": [{"protocol": "aave", "chainId": chain_id, "walletAddress": w}
-                                               for w in wallets]})
-    assert reply.status == 200, reply.body
-    return reply.body["data"]["walletPositions"]
+    return await query_positions(api, QUERY, "aave", wallets, chain_id)
 
 
 def compounded(rate_ray: int) -> float:
-    """(1 + rate / 1e27 / seconds)^seconds - 1, with 60 significant digits."""
-    with localcontext() as context:
-        context.prec = 60
-        return float((1 + Decimal(rate_ray) / Decimal(10**27) / SECONDS) ** SECONDS - 1)
+    return compounded_per_second(rate_ray, 10**27 * SECONDS)
 
 
 class Expected:
@@ -193,9 +181,8 @@ async def test_a_market_whose_pool_fails_is_left_out(aiohttp_client, keys_file, 
     chain["aave"].append({**chain["aave"][0], "name": "Nowhere", "pool": "0x" + "de" * 20})
     path = tmp_path / "a.json"
     path.write_text(json.dumps(override))
-    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
-                            rpc_urls={world.node.chain_id: world.node.url})
-    (entry,) = (await positions(Api(await aiohttp_client(app), api_key, app), world.wallets["lender"]))["data"]
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     assert len(entry["supplyPositions"]) == 2
     assert any("Nowhere left out" in r.getMessage() for r in caplog.records)
 

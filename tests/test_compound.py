@@ -10,18 +10,15 @@ from __future__ import annotations
 import json
 import logging
 import re
-from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 import compound
-import server
 from abi import Function
-from config import Settings
 from tests import compound_world as C
-from tests.conftest import Api
+from tests.conftest import compounded_per_second, query_positions, world_api
 from tests.evm import TOOLS, Anvil
 
 SECONDS = 365 * 24 * 3600
@@ -46,23 +43,15 @@ def world():
 
 @pytest.fixture
 async def compound_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    path = world.write_addresses(tmp_path / "a.json")
-    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
-                            rpc_urls={world.node.chain_id: world.node.url})
-    return Api(await aiohttp_client(app), api_key, app)
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
 
 
 async def positions(api, *wallets, chain_id=31337):
-    reply = await api.query(QUERY, {"inputs": [{"protocol": "compound", "chainId": chain_id, "walletAddress": w}
-                                               for w in wallets]})
-    assert reply.status == 200, reply.body
-    return reply.body["data"]["walletPositions"]
+    return await query_positions(api, QUERY, "compound", wallets, chain_id)
 
 
 def compounded(rate: int) -> float:
-    with localcontext() as context:
-        context.prec = 60
-        return float((1 + Decimal(rate) / Decimal(10**18)) ** SECONDS - 1)
+    return compounded_per_second(rate, 10**18)
 
 
 def usd(amount: int, symbol: str) -> float:

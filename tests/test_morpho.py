@@ -17,9 +17,8 @@ from eth_hash.auto import keccak
 
 import chain
 import server
-from config import Settings
 from tests import morpho_world as W
-from tests.conftest import Api
+from tests.conftest import query_positions, world_api
 from tests.evm import Anvil
 
 PARAMS = "(address,address,address,address,uint256)"
@@ -48,17 +47,11 @@ def world():
 
 @pytest.fixture
 async def morpho_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    settings = Settings(keys_file=str(keys_file), addresses_file=str(world.write_addresses(tmp_path / "a.json")))
-    app = server.create_app(settings, rpc_urls={world.node.chain_id: world.node.url})
-    return Api(await aiohttp_client(app), api_key, app)
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
 
 
-async def positions(api, *wallets, chain_id=None):
-    chain_id = chain_id or 31337
-    reply = await api.query(QUERY, {"inputs": [{"protocol": "morpho", "chainId": chain_id, "walletAddress": w}
-                                               for w in wallets]})
-    assert reply.status == 200, reply.body
-    return reply.body["data"]["walletPositions"]
+async def positions(api, *wallets, chain_id=31337):
+    return await query_positions(api, QUERY, "morpho", wallets, chain_id)
 
 
 def market_id(params) -> str:
@@ -197,9 +190,8 @@ async def test_l2_prices_need_the_sequencer_up_for_an_hour(aiohttp_client, keys_
     world.node.send(uptime, "set(int256,uint256)", status, world.timestamp() - since)
     world.set_feed(W.USDC_USD)
     path = world.write_addresses(tmp_path / "a.json", sequencer_feed=uptime)
-    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(path)),
-                            rpc_urls={world.node.chain_id: world.node.url})
-    (entry,) = (await positions(Api(await aiohttp_client(app), api_key, app), world.wallets["lender"]))["data"]
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     assert all((p["supplyAssetsUsd"] is not None) is priced for p in entry["marketPositions"])
     assert all(int(p["supplyAssets"]) > 0 for p in entry["marketPositions"])
 
@@ -242,9 +234,7 @@ def hostile():
 async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, keys_file, api_key, hostile, tmp_path, caplog):
     caplog.set_level(logging.INFO)
     world, parts = hostile
-    settings = Settings(keys_file=str(keys_file), addresses_file=str(world.write_addresses(tmp_path / "a.json")))
-    api = Api(await aiohttp_client(server.create_app(settings, rpc_urls={world.node.chain_id: world.node.url})),
-              api_key, None)
+    api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
     lender, borrower, saver = (await positions(api, world.wallets["lender"], world.wallets["borrower"],
                                                world.wallets["saver"]))["data"]
 
