@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -58,11 +58,20 @@ class AaveMarket:
 
 
 @dataclass(frozen=True)
+class CometMarket:
+    name: str
+    """Compound's name for the market, e.g. cUSDCv3."""
+    comet: str
+    price_currency: str = "USD"
+    """What the market's `getPrice` is quoted in: USD, or the base asset's unit (the WETH markets
+    quote in ETH through a constant 1e8 base feed, cWBTCv3 in BTC)."""
+
+
+@dataclass(frozen=True)
 class CompoundAddresses:
     rewards: str | None
     """The chain's CometRewards contract."""
-    markets: tuple[tuple[str, str], ...]
-    """(name, Comet proxy address) of every market, e.g. ("cUSDCv3", "0xc3d6...")."""
+    markets: tuple[CometMarket, ...]
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,8 @@ class ChainAddresses:
     compound: CompoundAddresses | None
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
+    currency_feeds: Mapping[str, PriceFeed] = field(default_factory=dict)
+    """USD feeds of currencies that are not tokens ("ETH", "BTC"), for prices quoted in them."""
     sequencer_uptime_feed: str | None = None
     """On an L2, Chainlink's sequencer uptime feed: prices count only while the sequencer is up."""
 
@@ -121,9 +132,17 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
+        currency_feeds={currency: _feed(feed, f"{where} currencyFeeds {currency}")
+                        for currency, feed in _object(value.get("currencyFeeds", {}), f"{where} currencyFeeds").items()},
         sequencer_uptime_feed=(_address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
                                if "sequencerUptimeFeed" in value else None),
     )
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise AddressesError(f"{where}: must be an object")
+    return value
 
 
 def _morpho(value: Any, where: str) -> MorphoAddresses:
@@ -156,7 +175,8 @@ def _compound(value: Any, where: str) -> CompoundAddresses:
     for index, market in enumerate(value["markets"]):
         if not isinstance(market, dict) or not isinstance(market.get("name"), str):
             raise AddressesError(f"{where} markets[{index}]: must be an object with name and comet")
-        markets.append((market["name"], _address(market.get("comet"), f"{where} markets[{index}]")))
+        markets.append(CometMarket(market["name"], _address(market.get("comet"), f"{where} markets[{index}]"),
+                                   str(market.get("priceCurrency", "USD"))))
     rewards = _address(value["rewards"], f"{where} rewards") if value.get("rewards") else None
     return CompoundAddresses(rewards, tuple(markets))
 

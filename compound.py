@@ -3,14 +3,17 @@
 Every Comet market the addresses data lists for the chain is read:
 
 - Round 1: `baseToken`, `baseTokenPriceFeed`, `baseScale`, `numAssets`, `getUtilization`, the
-  wallet's `balanceOf` and `borrowBalanceOf` (both accrued to the block by Comet itself), and its
-  unclaimed reward, `CometRewards.getRewardOwed(comet, wallet)` (not a view, but eth_call runs it
-  without effect; a market without rewards reverts it and simply has none).
+  wallet's `balanceOf` and `borrowBalanceOf` (both accrued to the block by Comet itself).
 - Round 2: `getAssetInfo(i)` for every collateral asset, the supply and borrow rates at that
   utilization, the base price.
-- Round 3: the wallet's `collateralBalanceOf` for every asset and each asset's `getPrice`.
-- Prices are Comet's own: `getPrice(priceFeed)`, USD with 8 decimals. A reward token is priced
-  through the feed of a market on the chain that lists it as collateral or base, if any.
+- Round 3: the wallet's `collateralBalanceOf` for every asset, each asset's `getPrice`, and the
+  unclaimed reward, `CometRewards.getRewardOwed(comet, wallet)` (not a view, but eth_call runs it
+  without effect; a market without rewards reverts it and simply has none).
+- Prices are Comet's own: `getPrice(priceFeed)`, 8 decimals, in the market's price currency:
+  USD for most markets, the base asset's unit for the WETH, wstETH and WBTC markets (their base
+  feed is a constant 1), converted to USD through the chain's Chainlink feed for that currency
+  (null when there is none). A reward token is priced through a market on the chain that lists
+  it as collateral or base, if any.
 - APR = per-second rate x 31,536,000 / 1e18, as Compound documents; APY compounds the rate
   per second over that year: (1 + rate / 1e18)^31,536,000 - 1.
 - Borrow capacity and liquidation threshold, as Comet's isBorrowCollateralized and
@@ -28,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import erc20
 from abi import Function
-from addresses import ChainAddresses, CompoundAddresses
+from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader
 from errors import ProtocolError
+from prices import feed_price
 
 if TYPE_CHECKING:
     from protocols import FetchContext
@@ -41,7 +45,8 @@ WAD = 10**18
 PRICE_SCALE = 10**8
 SECONDS_PER_YEAR = 365 * 24 * 3600
 MAX_ASSETS = 32
-"""Comet holds at most 24 collateral assets (CometWithExtendedAssetList); more is refused."""
+"""Comet holds at most 15 collateral assets (24 with the extended asset list); a market
+reporting more than this is refused."""
 
 BASE_TOKEN = Function("baseToken()", "c55dae63", ("address",), immutable=True)
 BASE_TOKEN_PRICE_FEED = Function("baseTokenPriceFeed()", "e7dad6bd", ("address",))
@@ -64,7 +69,10 @@ def apr(rate: int) -> float:
 
 
 def apy(rate: int) -> float:
-    return math.expm1(SECONDS_PER_YEAR * math.log1p(rate / WAD))
+    try:
+        return math.expm1(SECONDS_PER_YEAR * math.log1p(rate / WAD))
+    except OverflowError:
+        raise ProtocolError(f"a Comet reports a rate of {rate} per second, too large to be an APY") from None
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
@@ -73,23 +81,25 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    deployment = addresses[chain_id].compound
+    chain = addresses[chain_id]
+    deployment = chain.compound
     assert deployment is not None
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
-    markets = await asyncio.gather(*(_market(reader, deployment, comet, wallet)
-                                     for _, comet in deployment.markets), return_exceptions=True)
+    markets = await asyncio.gather(*(_market(reader, chain, deployment, market, wallet)
+                                     for market in deployment.markets), return_exceptions=True)
     kept: list[dict[str, Any]] = []
-    for (name, comet), result in zip(deployment.markets, markets):
+    for market, result in zip(deployment.markets, markets):
         if isinstance(result, ProtocolError):
-            log.warning("Compound market %s (%s) left out on chain %d: %s", name, comet, chain_id, result.message)
+            log.warning("Compound market %s (%s) left out on chain %d: %s", market.name, market.comet,
+                        chain_id, result.message)
         elif isinstance(result, BaseException):
             raise result
         else:
             kept.append(result)
     if not kept:
         raise next(r for r in markets if isinstance(r, BaseException))
-    prices = {token: price for market in kept for token, price in market["prices"].items()}
+    prices = {token: usd for market in kept for token, usd in market["prices"].items() if usd is not None}
     rewards = await asyncio.gather(*(_reward(reader, market, prices) for market in kept if market["reward"]),
                                    return_exceptions=True)
     for reward in rewards:
@@ -106,62 +116,96 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     }
 
 
-async def _market(reader: ChainReader, deployment: CompoundAddresses, comet: str, wallet: str) -> dict[str, Any]:
-    label = f"Comet {comet}"
-    (base,), (base_feed,), (base_scale,), (count,), (utilization,), (supplied,), (borrowed,), reward = \
+async def _market(reader: ChainReader, chain: ChainAddresses, deployment: CompoundAddresses, market: CometMarket,
+                  wallet: str) -> dict[str, Any]:
+    comet, label = market.comet, f"Comet {market.comet}"
+    (base,), (base_feed,), (base_scale,), (count,), (utilization,), (supplied,), (borrowed,), unit_usd = \
         await asyncio.gather(
             reader.call(comet, BASE_TOKEN, label=label), reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
             reader.call(comet, BASE_SCALE, label=label), reader.call(comet, NUM_ASSETS, label=label),
             reader.call(comet, GET_UTILIZATION, label=label), reader.call(comet, BALANCE_OF, wallet, label=label),
-            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), _reward_owed(reader, deployment, comet, wallet))
+            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), _unit_usd(reader, chain, market))
     if count > MAX_ASSETS:
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
-    infos, (supply_rate,), (borrow_rate,), (base_price,) = await asyncio.gather(
+    infos, (supply_rate,), (borrow_rate,), base_price = await asyncio.gather(
         asyncio.gather(*(reader.call(comet, GET_ASSET_INFO, i, label=label) for i in range(count))),
         reader.call(comet, GET_SUPPLY_RATE, utilization, label=label),
         reader.call(comet, GET_BORROW_RATE, utilization, label=label),
-        reader.call(comet, GET_PRICE, base_feed, label=label))
+        _price(reader, comet, base_feed, label))
     assets = [info for (info,) in infos]
-    balances, prices = await asyncio.gather(
+    if base_scale == 0 or any(asset[3] == 0 for asset in assets):
+        raise ProtocolError(f"{label} reports a scale of 0.")
+    balances, prices, reward = await asyncio.gather(
         asyncio.gather(*(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label) for asset in assets)),
-        asyncio.gather(*(_price(reader, comet, asset[2], label) for asset in assets)))
-    held = [(asset, balance, price) for asset, (balance,), price in zip(assets, balances, prices) if balance]
-    known_prices = {base: (base_price, base_scale), **{asset[1]: (price, asset[3])
-                                                       for asset, price in zip(assets, prices) if price}}
-    if not (supplied or borrowed or held or reward):
-        return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known_prices}
-    base_info, *collateral_infos = await asyncio.gather(erc20.token_info(reader, base),
-                                                        *(erc20.token_info(reader, asset[1]) for asset, _, _ in held))
+        asyncio.gather(*(_price(reader, comet, asset[2], label) for asset in assets)),
+        _reward_owed(reader, deployment, comet, wallet))
 
-    def usd(amount: int, price: int | None, scale: int) -> float | None:
-        return float(Fraction(amount * price, scale * PRICE_SCALE)) if price is not None else None
+    def per_unit(price: int | None, scale: int) -> Fraction | None:
+        """USD per raw unit: Comet's price is per whole unit, 8 decimals, in the market's currency."""
+        if price is None or unit_usd is None:
+            return None
+        return Fraction(price, scale * PRICE_SCALE) * unit_usd
+
+    held = [(asset, balance, per_unit(price, asset[3])) for asset, (balance,), price in zip(assets, balances, prices)
+            if balance]
+    base_usd = per_unit(base_price, base_scale)
+    known = {base: base_usd, **{asset[1]: per_unit(price, asset[3]) for asset, price in zip(assets, prices)}}
+    if not (supplied or borrowed or held or reward):
+        return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known}
+    base_info, *collateral_infos = await asyncio.gather(
+        erc20.token_info(reader, base), *(erc20.token_info(reader, asset[1]) for asset, _, _ in held),
+        return_exceptions=True)
+    if isinstance(base_info, BaseException):
+        raise base_info
 
     def weighted(factor: int) -> float | None:
         """Σ collateral USD x a collateral factor; None when a collateral has no price."""
-        if any(price is None for _, _, price in held):
+        if any(usd is None for _, _, usd in held):
             return None
-        return float(sum(Fraction(b * p * a[factor], a[3] * PRICE_SCALE * WAD) for a, b, p in held))
+        return float(sum(balance * usd * asset[factor] / WAD for asset, balance, usd in held))
 
-    collateral = [{
-        "type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
-        "balanceUsd": usd(balance, price, asset[3]),
-        "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD,
-    } for (asset, balance, price), info in zip(held, collateral_infos)]
+    collateral = []
+    for (asset, balance, usd), info in zip(held, collateral_infos):
+        if isinstance(info, ProtocolError):
+            log.warning("collateral %s of %s left out: %s", asset[1], label, info.message)
+            continue
+        if isinstance(info, BaseException):
+            raise info
+        collateral.append({
+            "type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
+            "balanceUsd": float(balance * usd) if usd is not None else None,
+            "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD,
+        })
     base_fields = {"marketAddress": comet, "baseAsset": base_info}
     supply = borrow = None
     if supplied:
         supply = {**base_fields, "type": "compound-supply", "balance": str(supplied),
-                  "balanceUsd": usd(supplied, base_price, base_scale), "apr": apr(supply_rate), "apy": apy(supply_rate)}
+                  "balanceUsd": float(supplied * base_usd) if base_usd is not None else None,
+                  "apr": apr(supply_rate), "apy": apy(supply_rate)}
     if borrowed:
         borrow = {**base_fields, "type": "compound-borrow", "debt": str(borrowed),
-                  "debtUsd": usd(borrowed, base_price, base_scale), "apr": apr(borrow_rate), "apy": apy(borrow_rate),
+                  "debtUsd": float(borrowed * base_usd) if base_usd is not None else None,
+                  "apr": apr(borrow_rate), "apy": apy(borrow_rate),
                   "borrowCapacityUsd": weighted(4), "liquidationThresholdUsd": weighted(5)}
-    return {"supply": supply, "borrow": borrow, "collateral": collateral, "prices": known_prices,
+    return {"supply": supply, "borrow": borrow, "collateral": collateral, "prices": known,
             "reward": (comet, *reward) if reward else None}
 
 
+async def _unit_usd(reader: ChainReader, chain: ChainAddresses, market: CometMarket) -> Fraction | None:
+    """USD per unit of the market's price currency: 1 for USD, else the chain's feed for it."""
+    if market.price_currency == "USD":
+        return Fraction(1)
+    feed = chain.currency_feeds.get(market.price_currency)
+    if feed is None:
+        log.info("no USD feed for %s on chain %d: %s USD figures are null", market.price_currency,
+                 reader.chain_id, market.name)
+        return None
+    price = await feed_price(reader, chain, feed, market.price_currency)
+    return Fraction(price.answer, 10**price.decimals) if price else None
+
+
 async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int | None:
-    """Comet's price for a collateral feed; None (USD fields null) when Comet refuses it."""
+    """Comet's price for a feed; None (USD fields null) when Comet refuses it."""
     try:
         (price,) = await reader.call(comet, GET_PRICE, feed, label=label)
     except ProtocolError as exc:
@@ -172,7 +216,10 @@ async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int 
 
 async def _reward_owed(reader: ChainReader, deployment: CompoundAddresses, comet: str,
                        wallet: str) -> tuple[str, int] | None:
-    """(token, owed) of the wallet's unclaimed rewards in a market, None when there are none."""
+    """(token, owed) of the wallet's unclaimed rewards in a market, None when there are none.
+
+    Read in the last round: getRewardOwed accrues the market, and a batch runs its calls in
+    order, so it must not precede another input's utilization read in the same batch."""
     if deployment.rewards is None:
         return None
     try:
@@ -184,9 +231,9 @@ async def _reward_owed(reader: ChainReader, deployment: CompoundAddresses, comet
     return (token, owed) if owed else None
 
 
-async def _reward(reader: ChainReader, market: dict[str, Any], prices: dict[str, tuple[int, int]]) -> dict[str, Any]:
+async def _reward(reader: ChainReader, market: dict[str, Any], prices: dict[str, Fraction | None]) -> dict[str, Any]:
     comet, token, owed = market["reward"]
     info = await erc20.token_info(reader, token)
-    price = prices.get(token)
+    usd = prices.get(token)
     return {"type": "compound-reward", "marketAddress": comet, "rewardToken": info, "accrued": str(owed),
-            "accruedUsd": float(Fraction(owed * price[0], 10 ** info["decimals"] * PRICE_SCALE)) if price else None}
+            "accruedUsd": float(owed * usd) if usd is not None else None}

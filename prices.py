@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from abi import Function
-from addresses import ChainAddresses
+from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
 from erc20 import DECIMALS
 from errors import ProtocolError
@@ -42,8 +42,11 @@ class UsdPrice:
 async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | None:
     """The token's USD price at the pinned block, or None when it has no trustworthy one."""
     feed = chain.price_feeds.get(token.lower())
-    if feed is None:
-        return None
+    return await feed_price(reader, chain, feed, token) if feed else None
+
+
+async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed, what: str) -> UsdPrice | None:
+    """A USD feed's answer at the pinned block, or None when it is not trustworthy then."""
     label = f"{feed.pair} feed {feed.feed}"
     try:
         (_, answer, _, updated_at, _), (decimals,), now, sequencer_up = await asyncio.gather(
@@ -52,11 +55,11 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> U
             reader.block_timestamp(),
             _sequencer_up(reader, chain.sequencer_uptime_feed))
     except ProtocolError as exc:
-        log.warning("no price for %s on chain %d: %s", token, reader.chain_id, exc.message)
+        log.warning("no price for %s on chain %d: %s", what, reader.chain_id, exc.message)
         return None
     if answer <= 0 or now - updated_at > feed.heartbeat or not sequencer_up:
         log.info("no price for %s on chain %d: %s answer %d updated at %d, block time %d, heartbeat %d s, "
-                 "sequencer up: %s", token, reader.chain_id, feed.pair, answer, updated_at, now,
+                 "sequencer up: %s", what, reader.chain_id, feed.pair, answer, updated_at, now,
                  feed.heartbeat, sequencer_up)
         return None
     return UsdPrice(answer, decimals)

@@ -14,6 +14,9 @@ from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
 
 USDC, ETHER = 10**6, 10**18
 PRICES = {"USDC": 100_000_000, "WETH": 3000 * 10**8, "WBTC": 90_000 * 10**8, "COMP": 45 * 10**8}
+IN_ETH = {"WETH": 10**8, "WBTC": 30 * 10**8, "USDC": 33_333}
+"""The WETH market quotes in ETH, as Compound's WETH markets do: a constant 1e8 base feed and
+collateral feeds in ETH; its figures reach USD through the chain's ETH/USD feed."""
 DECIMALS = {"USDC": 6, "WETH": 18, "WBTC": 8, "COMP": 18}
 
 
@@ -30,14 +33,17 @@ class CompoundWorld:
     feeds: dict[str, str] = field(default_factory=dict)
     usdc_market: str = ""
     weth_market: str = ""
+    eth_feeds: dict[str, str] = field(default_factory=dict)
+    eth_usd: str = ""
     rewards: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
 
     def addresses_override(self) -> dict[str, Any]:
         return {str(self.node.chain_id): {"name": "anvil devnet", "compound": {
             "rewards": self.rewards,
-            "markets": [{"name": "cUSDCv3", "comet": self.usdc_market}, {"name": "cWETHv3", "comet": self.weth_market}],
-        }}}
+            "markets": [{"name": "cUSDCv3", "comet": self.usdc_market},
+                        {"name": "cWETHv3", "comet": self.weth_market, "priceCurrency": "ETH"}],
+        }, "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": self.eth_usd, "heartbeat": 86400}}}}
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
@@ -56,16 +62,20 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
                                            [f"Test {symbol}", symbol, decimals])
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[symbol], "set(int256,uint256)", PRICES[symbol], timestamp)
+    for symbol, answer in IN_ETH.items():
+        world.eth_feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+        node.send(world.eth_feeds[symbol], "set(int256,uint256)", answer, timestamp)
+    world.eth_usd = world.feeds["WETH"]
     comet = artifacts["TestComet"]
     world.usdc_market = node.deploy(comet, ["address", "address", "uint256"],
                                     [world.tokens["USDC"], world.feeds["USDC"], USDC])
     world.weth_market = node.deploy(comet, ["address", "address", "uint256"],
-                                    [world.tokens["WETH"], world.feeds["WETH"], ETHER])
+                                    [world.tokens["WETH"], world.eth_feeds["WETH"], ETHER])
     add = "addAsset(address,address,uint64,uint64,uint64)"
     node.send(world.usdc_market, add, world.tokens["WETH"], world.feeds["WETH"], ETHER, 825 * 10**15, 895 * 10**15)
     node.send(world.usdc_market, add, world.tokens["COMP"], world.feeds["COMP"], ETHER, 65 * 10**16, 70 * 10**16)
-    node.send(world.weth_market, add, world.tokens["WBTC"], world.feeds["WBTC"], 10**8, 80 * 10**16, 85 * 10**16)
-    node.send(world.weth_market, add, world.tokens["USDC"], world.feeds["USDC"], USDC, 85 * 10**16, 90 * 10**16)
+    node.send(world.weth_market, add, world.tokens["WBTC"], world.eth_feeds["WBTC"], 10**8, 80 * 10**16, 85 * 10**16)
+    node.send(world.weth_market, add, world.tokens["USDC"], world.eth_feeds["USDC"], USDC, 85 * 10**16, 90 * 10**16)
     node.send(world.usdc_market, "setUtilization(uint256)", 72 * 10**16)
     node.send(world.weth_market, "setUtilization(uint256)", 41 * 10**16)
     saver, borrower = world.wallets["saver"], world.wallets["borrower"]

@@ -58,6 +58,11 @@ def usd(amount: int, symbol: str) -> float:
     return float(Fraction(amount * C.PRICES[symbol], 10 ** C.DECIMALS[symbol] * 10**8))
 
 
+def usd_via_eth(amount: int, symbol: str) -> float:
+    """A figure of the ETH-quoted market: Comet's price in ETH, times the ETH/USD feed."""
+    return float(Fraction(amount * C.IN_ETH[symbol] * C.PRICES["WETH"], 10 ** C.DECIMALS[symbol] * 10**16))
+
+
 def rate(world, market, name, block) -> int:
     utilization = world.node.call(market, "getUtilization()", block=block)
     return world.node.call(market, f"{name}(uint256)", utilization, returns=["uint64"], block=block)
@@ -78,10 +83,10 @@ async def test_supply_borrow_collateral_and_rewards(compound_api, world):
 
     (borrow,) = borrower["borrowPositions"]
     debt, borrow_rate = 3 * C.ETHER + 7, rate(world, world.weth_market, "getBorrowRate", block)
-    assert borrow["debt"] == str(debt) and borrow["debtUsd"] == usd(debt, "WETH")
+    assert borrow["debt"] == str(debt) and borrow["debtUsd"] == usd_via_eth(debt, "WETH")
     assert borrow["apr"] == borrow_rate * SECONDS / 1e18
     assert borrow["apy"] == pytest.approx(compounded(borrow_rate), rel=1e-12)
-    wbtc, usdc = usd(15 * 10**7, "WBTC"), usd(4_000 * C.USDC, "USDC")
+    wbtc, usdc = usd_via_eth(15 * 10**7, "WBTC"), usd_via_eth(4_000 * C.USDC, "USDC")
     assert borrow["borrowCapacityUsd"] == pytest.approx(wbtc * 0.80 + usdc * 0.85, rel=1e-15)
     assert borrow["liquidationThresholdUsd"] == pytest.approx(wbtc * 0.85 + usdc * 0.90, rel=1e-15)
     assert [(c["asset"]["symbol"], c["balance"], c["balanceUsd"], c["borrowCollateralFactor"],
@@ -98,17 +103,30 @@ async def test_supply_borrow_collateral_and_rewards(compound_api, world):
 async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(compound_api, world):
     node = world.node
     timestamp = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
-    node.send(world.feeds["WBTC"], "set(int256,uint256)", 0, timestamp)
+    node.send(world.eth_feeds["WBTC"], "set(int256,uint256)", 0, timestamp)
     try:
         (entry,) = (await positions(compound_api, world.wallets["borrower"]))["data"]
     finally:
-        node.send(world.feeds["WBTC"], "set(int256,uint256)", C.PRICES["WBTC"], timestamp)
+        node.send(world.eth_feeds["WBTC"], "set(int256,uint256)", C.IN_ETH["WBTC"], timestamp)
     (borrow,) = entry["borrowPositions"]
     assert borrow["borrowCapacityUsd"] is None and borrow["liquidationThresholdUsd"] is None
-    assert borrow["debtUsd"] == usd(3 * C.ETHER + 7, "WETH")
+    assert borrow["debtUsd"] == usd_via_eth(3 * C.ETHER + 7, "WETH")
     wbtc, usdc = entry["collateralPositions"]
     assert wbtc["balanceUsd"] is None and wbtc["balance"] == str(15 * 10**7)
-    assert usdc["balanceUsd"] == usd(4_000 * C.USDC, "USDC")
+    assert usdc["balanceUsd"] == usd_via_eth(4_000 * C.USDC, "USDC")
+
+
+async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(aiohttp_client, keys_file, api_key, world,
+                                                                       tmp_path):
+    override = world.addresses_override()
+    del override[str(world.node.chain_id)]["currencyFeeds"]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(override))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    (entry,) = (await positions(api, world.wallets["borrower"]))["data"]
+    (borrow,) = entry["borrowPositions"]
+    assert borrow["debtUsd"] is None and borrow["borrowCapacityUsd"] is None and borrow["apr"] > 0
+    assert [c["balanceUsd"] for c in entry["collateralPositions"]] == [None, None]
 
 
 async def test_a_wallet_with_nothing(compound_api, world):
