@@ -73,6 +73,14 @@ class Api:
         return await self.query(QUICKSTART, {"inputs": list(inputs)}, **kwargs)
 
 
+@pytest.fixture(autouse=True)
+def no_public_endpoints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests talk to loopback only: the public default RPC endpoints are replaced by a dead
+    loopback port, so a read that should never happen fails fast instead of leaving the host."""
+    import chain
+    monkeypatch.setattr(chain, "DEFAULT_RPC_URLS", {chain_id: "http://127.0.0.1:9/" for chain_id in chain.DEFAULT_RPC_URLS})
+
+
 @pytest.fixture
 def keys_file(tmp_path: Path) -> Path:
     return tmp_path / "keys.env"
