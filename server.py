@@ -27,14 +27,14 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from aiohttp import web
 from graphql import GraphQLSchema
 
+import addresses
 import auth
 import graphql_http
+import protocols
 import schema
 from chain import DEFAULT_RPC_URLS, ChainConfig, Chains, rpc_urls_from_env
 from config import SettingError, Settings, add_arguments, resolve
 from limits import MAX_BODY_BYTES, RateLimiter
-import addresses
-import protocols
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.server")
