@@ -193,16 +193,15 @@ class MorphoReader:
         return await self.reader.shared(("morpho", "market", market_id), lambda: self._read_market(market_id))
 
     async def _read_market(self, market_id: str) -> MarketState:
-        params = self.markets.get(market_id) or await self._market_params(market_id)
+        params = self.markets.get(market_id)
+        if params is None:
+            raise ProtocolError(f"Morpho Blue market {market_id} is not among the markets created on "
+                                f"chain {self.reader.chain_id}.")
         totals, now = await asyncio.gather(
             self.reader.call(self.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
             self.reader.block_timestamp())
         rate = 0 if int(params.irm, 16) == 0 else await self._borrow_rate(market_id, params, totals)
         return accrue(params, totals, rate, now)
-
-    async def _market_params(self, market_id: str) -> MarketParams:
-        raise ProtocolError(f"Morpho Blue market {market_id} is not among the markets created on "
-                            f"chain {self.reader.chain_id} up to block {await self.reader.block_number()}.")
 
     async def _borrow_rate(self, market_id: str, params: MarketParams, totals: tuple[int, ...]) -> int | None:
         try:

@@ -87,7 +87,7 @@ class Deployer:
                     code = code[:start] + self.libraries[library][2:] + code[start + 40:]
         constructor = [[abi_type(i) for i in e["inputs"]] for e in data["abi"] if e["type"] == "constructor"]
         encoded = eth_abi.encode(constructor[0], list(args)).hex() if constructor else ""
-        receipt = self.node._transact({"data": "0x" + code + encoded}, None)
+        receipt = self.node.transact({"data": "0x" + code + encoded}, None)
         return receipt["contractAddress"].lower()
 
 

@@ -117,12 +117,12 @@ class Anvil:
     def deploy(self, artifact: Artifact, types: Sequence[str] = (), args: Sequence[Any] = (),
                sender: str | None = None) -> str:
         data = artifact.bytecode + eth_abi.encode(list(types), list(args)).hex()
-        receipt = self._transact({"data": data}, sender)
+        receipt = self.transact({"data": data}, sender)
         return receipt["contractAddress"].lower()
 
     def send(self, to: str, signature: str, *args: Any, sender: str | None = None) -> dict[str, Any]:
         data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
-        return self._transact({"to": to, "data": data}, sender)
+        return self.transact({"to": to, "data": data}, sender)
 
     def call(self, to: str, signature: str, *args: Any, returns: Sequence[str] = ("uint256",),
              block: int | str = "latest") -> Any:
@@ -132,7 +132,7 @@ class Anvil:
         values = eth_abi.decode(list(returns), raw)
         return values[0] if len(values) == 1 else values
 
-    def _transact(self, tx: dict[str, Any], sender: str | None) -> dict[str, Any]:
+    def transact(self, tx: dict[str, Any], sender: str | None) -> dict[str, Any]:
         tx = {"from": sender or self.accounts[0], "gas": hex(29_000_000), **tx}
         tx_hash = self.rpc("eth_sendTransaction", tx)
         deadline = time.monotonic() + 30
