@@ -37,7 +37,7 @@ import erc20
 from abi import Function
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader
-from errors import ProtocolError
+from errors import ProtocolError, survivors
 
 if TYPE_CHECKING:
     from protocols import FetchContext
@@ -86,14 +86,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     markets = addresses[chain_id].aave
     results = await asyncio.gather(*(_market(reader, market, wallet) for market in markets),
                                    return_exceptions=True)
-    kept = []
-    for market, result in zip(markets, results):
-        if isinstance(result, ProtocolError):
-            log.warning("Aave market %s left out on chain %d: %s", market.name, chain_id, result.message)
-        elif isinstance(result, BaseException):
-            raise result
-        else:
-            kept.append(result)
+    kept = survivors(log, "Aave market", ((market.name, result) for market, result in zip(markets, results)))
     if not kept:
         raise next(r for r in results if isinstance(r, BaseException))
     return {
@@ -125,15 +118,9 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str) -> tuple
     usd_unit = unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
     reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit, emode)
                                    for asset, data in held), return_exceptions=True)
-    supplies, borrows = [], []
-    for (asset, _), read in zip(held, reads):
-        if isinstance(read, ProtocolError):
-            log.warning("reserve %s of Aave market %s left out: %s", asset, market.name, read.message)
-        elif isinstance(read, BaseException):
-            raise read
-        else:
-            supplies += [read[0]] if read[0] else []
-            borrows += [read[1]] if read[1] else []
+    kept = survivors(log, f"{market.name} reserve", ((asset, read) for (asset, _), read in zip(held, reads)))
+    supplies = [supply for supply, _ in kept if supply]
+    borrows = [borrow for _, borrow in kept if borrow]
     return _state(market, account, emode, usd_unit, supplies, borrows), supplies, borrows
 
 

@@ -33,7 +33,7 @@ import erc20
 from abi import Function
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader
-from errors import ProtocolError
+from errors import ProtocolError, survivors
 from prices import feed_price
 
 if TYPE_CHECKING:
@@ -88,31 +88,21 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     block = await reader.block_number()
     markets = await asyncio.gather(*(_market(reader, chain, deployment, market, wallet)
                                      for market in deployment.markets), return_exceptions=True)
-    kept: list[dict[str, Any]] = []
-    for market, result in zip(deployment.markets, markets):
-        if isinstance(result, ProtocolError):
-            log.warning("Compound market %s (%s) left out on chain %d: %s", market.name, market.comet,
-                        chain_id, result.message)
-        elif isinstance(result, BaseException):
-            raise result
-        else:
-            kept.append(result)
+    kept = survivors(log, "Compound market", ((f"{market.name} ({market.comet})", result)
+                                              for market, result in zip(deployment.markets, markets)))
     if not kept:
         raise next(r for r in markets if isinstance(r, BaseException))
     prices = {token: usd for market in kept for token, usd in market["prices"].items() if usd is not None}
-    rewards = await asyncio.gather(*(_reward(reader, market, prices) for market in kept if market["reward"]),
+    with_rewards = [market for market in kept if market["reward"]]
+    rewards = await asyncio.gather(*(_reward(reader, market, prices) for market in with_rewards),
                                    return_exceptions=True)
-    for reward in rewards:
-        if isinstance(reward, ProtocolError):
-            log.warning("Compound reward left out on chain %d: %s", chain_id, reward.message)
-        elif isinstance(reward, BaseException):
-            raise reward
     return {
         "blockNumber": block,
         "supplyPositions": [market["supply"] for market in kept if market["supply"]],
         "borrowPositions": [market["borrow"] for market in kept if market["borrow"]],
         "collateralPositions": [position for market in kept for position in market["collateral"]],
-        "rewardPositions": [reward for reward in rewards if not isinstance(reward, BaseException)],
+        "rewardPositions": survivors(log, "Compound reward of", ((market["reward"][0], reward)
+                                                                 for market, reward in zip(with_rewards, rewards))),
     }
 
 
@@ -164,18 +154,15 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
             return None
         return float(sum(balance * usd * asset[factor] / WAD for asset, balance, usd in held))
 
-    collateral = []
-    for (asset, balance, usd), info in zip(held, collateral_infos):
-        if isinstance(info, ProtocolError):
-            log.warning("collateral %s of %s left out: %s", asset[1], label, info.message)
-            continue
+    def collateral_position(asset: tuple[Any, ...], balance: int, usd: Fraction | None, info: Any) -> Any:
         if isinstance(info, BaseException):
-            raise info
-        collateral.append({
-            "type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
-            "balanceUsd": float(balance * usd) if usd is not None else None,
-            "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD,
-        })
+            return info
+        return {"type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
+                "balanceUsd": float(balance * usd) if usd is not None else None,
+                "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD}
+
+    collateral = survivors(log, f"{label} collateral", ((asset[1], collateral_position(asset, balance, usd, info))
+                                                        for (asset, balance, usd), info in zip(held, collateral_infos)))
     base_fields = {"marketAddress": comet, "baseAsset": base_info}
     supply = borrow = None
     if supplied:

@@ -35,7 +35,7 @@ import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, shared_future
-from errors import ProtocolError
+from errors import ProtocolError, survivors
 from prices import UsdPrice, usd_price
 
 if TYPE_CHECKING:
@@ -328,15 +328,7 @@ async def _balances(reader: ChainReader, vaults: list[str], wallet: str) -> dict
 async def _kept(what: str, reads: dict[str, Awaitable[dict[str, Any]]]) -> list[dict[str, Any]]:
     """The positions that could be read; one whose contracts fail is logged and left out."""
     positions = await asyncio.gather(*reads.values(), return_exceptions=True)
-    kept = []
-    for key, position in zip(reads, positions):
-        if isinstance(position, ProtocolError):
-            log.warning("%s %s left out: %s", what, key, position.message)
-        elif isinstance(position, BaseException):
-            raise position
-        else:
-            kept.append(position)
-    return kept
+    return survivors(log, what, zip(reads, positions))
 
 
 async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: str,
