@@ -6,10 +6,11 @@ Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL
   endpoint's first use, `eth_chainId` to refuse a URL that serves another chain, and
   `eth_getCode` of Multicall3 to learn whether batching through it is possible). Every `eth_call`
   after that names this block, and every input of the request on that chain shares it.
-- Calls issued concurrently are coalesced (the DataLoader pattern): they queue until a loop
-  iteration passes with no new call, then leave together as Multicall3 `aggregate3` calls with
-  `allowFailure` (chunked to `max_calls` sub-calls, all chunks in one JSON-RPC batch), so one
-  failing sub-call fails only itself. Without Multicall3 they go as small JSON-RPC batches.
+- Calls issued concurrently are coalesced (the DataLoader pattern), and identical calls asked
+  once: they queue until IDLE_TICKS loop iterations pass with no new call and the previous round
+  is back, then leave together as Multicall3 `aggregate3` calls with `allowFailure` (chunked to
+  `max_calls` sub-calls, up to MAX_BATCH_ITEMS per JSON-RPC batch), so one failing sub-call
+  fails only itself. Without Multicall3 they go as small JSON-RPC batches.
   The HTTP requests of a GraphQL request thus number its dependent read rounds, not its calls.
 - Transient failures (connection errors, HTTP 429 and 5xx) are retried with jittered backoff,
   never past the input's deadline. Failures become the errors of errors.py; no message and no
@@ -145,7 +146,6 @@ class Log:
     data: bytes
     block_number: int
     log_index: int
-    transaction_hash: str
 
 
 class ImmutableCache:
@@ -427,6 +427,9 @@ class ChainReader:
         self._timestamp: asyncio.Future[int] | None = None
         self._indexed: dict[tuple[Any, ...], asyncio.Future[list[Log]]] = {}
         self._shared: dict[Any, asyncio.Future[Any]] = {}
+        self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
+        """Every call of the request, by target, calldata and outputs: asked once, however many
+        inputs and positions ask (all read the same pinned block, so the answer is the same)."""
         self._pending: list[_Call | _Raw] = []
         self._flush_scheduled = False
         self._idle_ticks = 0
@@ -497,8 +500,11 @@ class ChainReader:
         key = (self.chain_id, target, calldata, function.outputs)
         if function.immutable and (cached := self._cache.get(key)) is not None:
             return cached
-        future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-        result = await self._enqueue(_Call(target, function, calldata, label or f"contract {target}", future))
+        if key not in self._calls:
+            future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+            self._calls[key] = shared_future(
+                self._enqueue(_Call(target, function, calldata, label or f"contract {target}", future)))
+        result = await asyncio.shield(self._calls[key])
         if function.immutable:
             self._cache.put(key, result)
         return result
@@ -708,7 +714,6 @@ class ChainReader:
                 data=_hex_bytes(entry["data"], "eth_getLogs"),
                 block_number=_hex_int(entry["blockNumber"], "eth_getLogs"),
                 log_index=_hex_int(entry["logIndex"], "eth_getLogs"),
-                transaction_hash=str(entry.get("transactionHash") or "").lower(),
             )
         except (KeyError, TypeError, AttributeError):
             raise ProtocolError(f"eth_getLogs on chain {self.chain_id} returned a malformed log.") from None

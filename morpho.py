@@ -270,7 +270,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         reader.indexed_logs([deployment.blue.address], CREATE_MARKET.topic, deployment.blue.start_block))
     v1_vaults = [_topic_address(entry.topics[1]) for entry in v1_logs]
     v2_vaults = [_topic_address(entry.topics[3]) for entry in v2_logs]
-    markets = dict(_market(entry) for entry in market_logs)
+    markets = await reader.shared(("morpho", "markets", deployment.blue.address), lambda: _markets(market_logs))
     morpho = MorphoReader(reader, deployment, chain, markets)
 
     v1_shares, v2_shares, positions, (fee_recipient,) = await asyncio.gather(
@@ -300,6 +300,11 @@ async def _creations(reader: ChainReader, factories: tuple[Any, ...], event: Eve
 
 def _topic_address(topic: str) -> str:
     return "0x" + topic[-40:]
+
+
+async def _markets(logs: list[Any]) -> dict[str, MarketParams]:
+    """Market id -> parameters from CreateMarket logs, decoded once per request."""
+    return dict(_market(entry) for entry in logs)
 
 
 def _market(entry: Any) -> tuple[str, MarketParams]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import eth_abi
 
-from tests.evm import TOOLS, Anvil
+from tests.evm import TOOLS, Anvil, abi_type, function_signatures
 
 ARTIFACTS = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
 RAY = 10**27
@@ -29,19 +29,13 @@ def artifact(name: str) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def abi_type(entry: dict[str, Any]) -> str:
-    if entry["type"].startswith("tuple"):
-        return "(" + ",".join(abi_type(c) for c in entry["components"]) + ")" + entry["type"][5:]
-    return entry["type"]
-
-
 def signature(contract: str, name: str) -> tuple[str, tuple[str, ...]]:
     """The Solidity signature and output types of a function, as the published ABI declares it."""
-    for entry in artifact(contract)["abi"]:
-        if entry.get("type") == "function" and entry["name"] == name:
-            inputs = ",".join(abi_type(i) for i in entry["inputs"])
-            return f"{name}({inputs})", tuple(abi_type(o) for o in entry["outputs"])
-    raise KeyError(f"{contract} has no function {name}")
+    matches = [(text, outputs) for text, outputs in function_signatures(artifact(contract)["abi"]).items()
+               if text.startswith(f"{name}(")]
+    if len(matches) != 1:
+        raise KeyError(f"{contract} has {len(matches)} functions named {name}")
+    return matches[0]
 
 
 @dataclass

@@ -38,6 +38,19 @@ def selector(signature: str) -> bytes:
     return keccak(signature.encode())[:4]
 
 
+def abi_type(entry: dict[str, Any]) -> str:
+    """The canonical type of an ABI JSON parameter entry (tuples spelled out)."""
+    if entry["type"].startswith("tuple"):
+        return "(" + ",".join(abi_type(c) for c in entry["components"]) + ")" + entry["type"][5:]
+    return entry["type"]
+
+
+def function_signatures(abi: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """Signature -> output types of every function of an ABI JSON."""
+    return {f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})": tuple(abi_type(o) for o in e["outputs"])
+            for e in abi if e.get("type") == "function"}
+
+
 def arg_types(signature: str) -> list[str]:
     return split_types(signature[signature.index("(") + 1:-1])
 

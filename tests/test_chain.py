@@ -52,9 +52,20 @@ async def test_concurrent_calls_travel_in_one_http_request(anvil, artifacts, ope
     for amount, token in enumerate(tokens, start=1):
         anvil.send(token, "mint(address,uint256)", WALLET, amount * 10**18)
     reader = await reader_for(open_chains, anvil.url)
-    results = await asyncio.gather(*(reader.call(t, erc20.BALANCE_OF, WALLET) for t in tokens * 10))
-    assert [value for (value,) in results] == [anvil.call(t, "balanceOf(address)", WALLET) for t in tokens] * 10
+    holders = [WALLET] + ["0x" + f"{i:040x}" for i in range(1, 10)]
+    pairs = [(t, h) for t in tokens for h in holders]
+    results = await asyncio.gather(*(reader.call(t, erc20.BALANCE_OF, h) for t, h in pairs))
+    assert [value for (value,) in results] == [anvil.call(t, "balanceOf(address)", h) for t, h in pairs]
     assert (stats(reader).requests, stats(reader).subcalls) == (2, 50)
+
+
+async def test_identical_calls_of_a_request_are_asked_once(anvil, artifacts, open_chains):
+    token = deploy_token(anvil, artifacts)
+    anvil.send(token, "mint(address,uint256)", WALLET, 3)
+    reader = await reader_for(open_chains, anvil.url)
+    assert await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, WALLET) for _ in range(10))) == [(3,)] * 10
+    assert await reader.call(token, erc20.BALANCE_OF, WALLET) == (3,)
+    assert (stats(reader).requests, stats(reader).subcalls) == (2, 1)
 
 
 async def test_calls_from_nested_tasks_still_coalesce(anvil, artifacts, open_chains):
@@ -64,7 +75,7 @@ async def test_calls_from_nested_tasks_still_coalesce(anvil, artifacts, open_cha
 
     async def nested(depth: int):
         if depth:
-            return await asyncio.gather(nested(depth - 1), reader.call(token, erc20.BALANCE_OF, WALLET))
+            return await asyncio.gather(nested(depth - 1), reader.call(token, erc20.BALANCE_OF, "0x" + f"{depth:040x}"))
         return await reader.call(token, erc20.DECIMALS)
 
     await asyncio.gather(nested(3), reader.call(token, erc20.SYMBOL))
@@ -116,9 +127,10 @@ async def test_without_multicall_reads_fall_back_to_small_batches(bare_anvil, ar
     token = deploy_token(bare_anvil, artifacts)
     bare_anvil.send(token, "mint(address,uint256)", WALLET, 7)
     reader = await reader_for(open_chains, bare_anvil.url)
-    results = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, WALLET) for _ in range(30)),
+    holders = [WALLET] + ["0x" + f"{i:040x}" for i in range(1, 30)]
+    results = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, h) for h in holders),
                                    reader.call(token, ALWAYS_REVERTS), return_exceptions=True)
-    assert results[:30] == [(7,)] * 30
+    assert results[:30] == [(7,)] + [(0,)] * 29
     assert isinstance(results[30], ProtocolError) and "TestToken: always reverts" in results[30].message
     assert reader.endpoint.has_multicall is False
     assert (stats(reader).requests, stats(reader).subcalls) == (1 + 2, 31)

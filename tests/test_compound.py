@@ -19,7 +19,7 @@ import compound
 from abi import Function
 from tests import compound_world as C
 from tests.conftest import compounded_per_second, query_positions, world_api
-from tests.evm import TOOLS, Anvil
+from tests.evm import TOOLS, Anvil, function_signatures
 
 SECONDS = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -158,18 +158,9 @@ async def test_an_unsupported_chain_is_a_validation_error(compound_api, world):
     assert "Chain 43114 is not supported by protocol 'compound'" in result["errors"][0]["error"]["message"]
 
 
-def abi_signatures(abi: list[dict]) -> dict[str, tuple[str, tuple[str, ...]]]:
-    def kind(entry):
-        if entry["type"].startswith("tuple"):
-            return "(" + ",".join(kind(c) for c in entry["components"]) + ")" + entry["type"][5:]
-        return entry["type"]
-    return {f"{e['name']}({','.join(kind(i) for i in e['inputs'])})": tuple(kind(o) for o in e["outputs"])
-            for e in abi if e.get("type") == "function"}
-
-
 def test_comet_calls_match_compounds_published_abi():
     path = TOOLS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
-    published = abi_signatures(json.loads(path.read_text())["abi"])
+    published = function_signatures(json.loads(path.read_text())["abi"])
     functions = [f for f in vars(compound).values() if isinstance(f, Function) and f is not compound.GET_REWARD_OWED]
     assert len(functions) == 12
     for function in functions:
