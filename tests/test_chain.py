@@ -163,6 +163,13 @@ async def test_an_endpoint_that_is_down_is_a_network_error_after_retries(open_ch
     assert "secret-token" not in logged and "127.0.0.1" not in logged and "127.0.0.1" not in caught.value.message
 
 
+@pytest.mark.parametrize("url", ["not a url", "ftp://127.0.0.1/", "http://"])
+async def test_a_malformed_rpc_url_is_a_network_error_not_a_crash(open_chains, url):
+    reader = await reader_for(open_chains, url, budget=5)
+    with pytest.raises(NetworkError, match=f"The RPC endpoint for chain {CHAIN_ID}"):
+        await reader.block_number()
+
+
 @pytest.mark.parametrize("statuses", [[429], [503, 502]])
 async def test_transient_http_failures_are_retried(anvil, open_chains, proxy, statuses):
     proxy.statuses = list(statuses)
