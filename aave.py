@@ -10,7 +10,9 @@ versions deprecated (stable debt, `unbacked`) keep their slots and read as 0 the
   current data provider and oracle from its PoolAddressesProvider; round 2: the wallet's
   `getUserReserveData` for every reserve and the oracle's base currency; round 3: for the
   reserves it holds, the reserve's rates and configuration, the oracle price and the token
-  facts. A reserve that cannot be read is logged and left out; the market's other reserves stay.
+  facts. A market whose pool or data provider fails is left out with a warning; a held reserve
+  whose data, configuration, price or token fails stays listed with those figures null, each
+  with a warning (position_warnings).
 - Balances: `currentATokenBalance` (supply) and `currentStableDebt + currentVariableDebt` (debt),
   already accrued to the block by Aave's indexes.
 - APY from the ray (1e27) annual rates, compounded per second over a 365-day year as Aave
@@ -37,7 +39,8 @@ import erc20
 from abi import Function
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader
-from errors import ProtocolError, survivors
+from errors import ProtocolError
+from position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 
 if TYPE_CHECKING:
     from protocols import FetchContext
@@ -84,9 +87,9 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
     markets = addresses[chain_id].aave
-    results = await asyncio.gather(*(_market(reader, market, wallet) for market in markets),
+    results = await asyncio.gather(*(_market(reader, market, wallet, ctx.warnings) for market in markets),
                                    return_exceptions=True)
-    kept = survivors(log, "Aave market", ((market.name, result) for market, result in zip(markets, results)))
+    kept = ctx.warnings.survivors("Aave market", ((market.pool, result) for market, result in zip(markets, results)))
     if not kept:
         raise next(r for r in results if isinstance(r, BaseException))
     return {
@@ -97,11 +100,12 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     }
 
 
-async def _market(reader: ChainReader, market: AaveMarket, wallet: str) -> tuple[dict[str, Any] | None, list, list]:
+async def _market(reader: ChainReader, market: AaveMarket, wallet: str,
+                  warnings: Warnings) -> tuple[dict[str, Any] | None, list, list]:
     label = f"Aave market {market.name}"
     (reserves,), account, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
-        _or_error(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
+        outcome(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
         reader.call(market.pool, USER_EMODE, wallet, label=label),
         _current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
         _current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
@@ -110,18 +114,17 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str) -> tuple
     user_data, base_currency, unit = await asyncio.gather(
         asyncio.gather(*(reader.call(data_provider, USER_RESERVE_DATA, asset, wallet,
                                      label=f"{label} data provider") for asset in reserves)),
-        _or_error(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
-        _or_error(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")))
+        outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
+        outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")))
     held = [(asset, data) for asset, data in zip(reserves, user_data) if data[0] or data[1] or data[2]]
     if not held:
         return None, [], []
     usd_unit = unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
-    reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit, emode)
-                                   for asset, data in held), return_exceptions=True)
-    kept = survivors(log, f"{market.name} reserve", ((asset, read) for (asset, _), read in zip(held, reads)))
-    supplies = [supply for supply, _ in kept if supply]
-    borrows = [borrow for _, borrow in kept if borrow]
-    return _state(market, account, emode, usd_unit, supplies, borrows), supplies, borrows
+    reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit, emode,
+                                            warnings) for asset, data in held))
+    supplies = [supply for supply, _ in reads if supply]
+    borrows = [borrow for _, borrow in reads if borrow]
+    return _state(market, account, emode, usd_unit, supplies, borrows, warnings), supplies, borrows
 
 
 async def _current(reader: ChainReader, provider: str, function: Function, recorded: str, label: str) -> str:
@@ -135,21 +138,14 @@ async def _current(reader: ChainReader, provider: str, function: Function, recor
     return address
 
 
-async def _or_error(call: Any) -> Any:
-    try:
-        return await call
-    except ProtocolError as exc:
-        return exc
-
-
-def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None,
-           supplies: list[dict[str, Any]], borrows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The market's account totals, or None (logged) when they cannot be given in USD."""
+def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None, supplies: list[dict[str, Any]],
+           borrows: list[dict[str, Any]], warnings: Warnings) -> dict[str, Any] | None:
+    """The market's account totals, or None (with a warning) when they cannot be given in USD."""
     problem = (account.message if isinstance(account, ProtocolError) else
-               "base currency is not USD" if usd_unit is None else
+               "the market's base currency is not USD" if usd_unit is None else
                f"e-mode category {emode} is not one Aave can have" if emode > 255 else None)
     if problem:
-        log.warning("no account state for Aave market %s: %s", market.name, problem)
+        warnings.add(FIGURE_UNAVAILABLE, market.pool, f"the marketState of {market.name} is left out: {problem}")
         return None
     collateral, debt, available, threshold, ltv, health = account
     if None in [p["balanceUsd"] for p in supplies] + [p["debtUsd"] for p in borrows]:
@@ -169,35 +165,51 @@ def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None,
 
 
 async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, oracle: str, asset: str,
-                   user: tuple[Any, ...], usd_unit: int | None,
-                   emode: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    label = f"Aave market {market.name}"
+                   user: tuple[Any, ...], usd_unit: int | None, emode: int,
+                   warnings: Warnings) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning."""
+    label, optional = f"Aave market {market.name}", warnings.optional
     reserve, config, price, token = await asyncio.gather(
-        reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"),
-        reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
-        _or_error(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")),
-        erc20.token_info(reader, asset))
-    if isinstance(price, ProtocolError):
-        log.warning("no price for %s in Aave market %s: %s", asset, market.name, price.message)
-    decimals = config[0]
+        optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
+        optional(reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"), asset,
+                 "isCollateral and canBeCollateral are"),
+        optional(_priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
+        optional(erc20.token_info(reader, asset), asset, "currency is"))
+    decimals = config[0] if config else token["decimals"] if token else None
 
     def usd(amount: int) -> float | None:
-        if usd_unit is None or isinstance(price, ProtocolError):
+        if usd_unit is None or price is None or decimals is None:
             return None
-        return float(Fraction(amount * price[0], 10**decimals * usd_unit))
+        return float(Fraction(amount * price, 10**decimals * usd_unit))
+
+    def rate(value: int) -> float | None:
+        try:
+            return apy(value)
+        except ProtocolError as exc:
+            warnings.figure(asset, "apy is", exc)
+            return None
 
     balance, stable_debt, variable_debt, *_, stable_rate, _, _, collateral_enabled = user
-    liquidity_rate, variable_rate = reserve[5], reserve[6]
-    ltv, threshold = config[1], config[2]
-    base = {"marketAddress": market.pool, "marketName": market.name, "currency": {**token, "decimals": decimals}}
+    currency = {**token, "decimals": decimals} if token else None
+    base = {"marketAddress": market.pool, "marketName": market.name, "currency": currency}
     supply = borrow = None
     if balance:
         supply = {**base, "type": "aave-supply", "balance": str(balance), "balanceUsd": usd(balance),
-                  "apy": apy(liquidity_rate),
-                  "isCollateral": bool(collateral_enabled and (threshold != 0 or emode != 0)),
-                  "canBeCollateral": ltv != 0}
+                  "apy": rate(reserve[5]) if reserve else None,
+                  "isCollateral": bool(collateral_enabled and (config[2] != 0 or emode != 0)) if config else None,
+                  "canBeCollateral": config[1] != 0 if config else None}
     debt = stable_debt + variable_debt
     if debt:
-        rate = (stable_debt * apy(stable_rate) + variable_debt * apy(variable_rate)) / debt
-        borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": rate}
+        stable, variable = (rate(stable_rate) if stable_debt else 0.0), (rate(reserve[6]) if reserve else None)
+        weighted = None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
+        borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
     return supply, borrow
+
+
+async def _priced(call: Any) -> int:
+    """The oracle's price; a failing oracle is a PriceUnavailable (a PRICE_UNAVAILABLE warning)."""
+    try:
+        (price,) = await call
+    except ProtocolError as exc:
+        raise PriceUnavailable(f"the oracle failed: {exc.message}") from None
+    return price

@@ -1,4 +1,4 @@
-"""Chain access: JSON-RPC over one shared aiohttp session, block pinning and batched reads.
+"""Chain access: block pinning and batched reads over the JSON-RPC transport of rpc.py.
 
 Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL request:
 
@@ -12,26 +12,28 @@ Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL
   `max_calls` sub-calls, up to MAX_BATCH_ITEMS per JSON-RPC batch), so one failing sub-call
   fails only itself. Without Multicall3 they go as small JSON-RPC batches.
   The HTTP requests of a GraphQL request thus number its dependent read rounds, not its calls.
-- Transient failures (connection errors, HTTP 429 and 5xx) are retried with jittered backoff,
-  never past the input's deadline. Failures become the errors of errors.py; no message and no
-  log line ever contains an RPC URL, which often embeds a provider secret.
+- Failures are sorted by rpc.classify: a node's failure of any call (not a contract's) is
+  retried, for that call only, with jittered backoff inside the input's deadline, and then fails
+  its callers with a retryable NetworkError; it never splits a batch and never reaches an
+  adapter as a contract's failure. A sub-call that failed with empty revert data inside an
+  `aggregate3` (an earlier sub-call may have used up the gas) is run again on its own, at the
+  same block, before it counts as its contract's failure.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import random
+import math
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Awaitable, Callable, Mapping, Sequence
-
-import aiohttp
 
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
+from rpc import (AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify, clean,
+                 safe_text)
 
 log = logging.getLogger("wallet_positions.chain")
 
@@ -40,27 +42,13 @@ AGGREGATE3 = Function("aggregate3((address,bool,bytes)[])", "82ad56cb", ("(bool,
 ERROR_STRING_SELECTOR = "08c379a0"
 """Error(string), the revert payload of `require(cond, "reason")`."""
 
-DEFAULT_RPC_URLS: Mapping[int, str] = {
-    1: "https://ethereum-rpc.publicnode.com",
-    8453: "https://mainnet.base.org",
-    42161: "https://arb1.arbitrum.io/rpc",
-    10: "https://mainnet.optimism.io",
-    137: "https://polygon-rpc.com",
-    43114: "https://api.avax.network/ext/bc/C/rpc",
-    534352: "https://rpc.scroll.io",
-    5000: "https://rpc.mantle.xyz",
-    59144: "https://rpc.linea.build",
-    130: "https://mainnet.unichain.org",
-    2020: "https://api.roninchain.com/rpc",
-}
-"""Public endpoints for the chains adapters support; `RPC_URL_<chainId>` overrides each."""
-
 IDLE_TICKS = 8
 """Loop iterations without a new call before a round leaves: callers resumed by the previous
 round reach their next call through a few awaits (gather, shield, tasks); waiting a handful of
 iterations, microseconds, lets all of them join the round instead of trailing into the next."""
 
 PLAIN_BATCH_SIZE = 20
+"""eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
 MAX_BATCH_ITEMS = 50
 """JSON-RPC requests per HTTP request: a round larger than this (a cold history scan, thousands
 of aggregate3 chunks) is split so that no single answer grows without bound."""
@@ -69,17 +57,17 @@ SCAN_BUDGET = 300.0
 progress after every window, and later requests pick up where it stands."""
 SCAN_WINDOW = 50
 """eth_getLogs queries per step of a history scan."""
-"""eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
+SETTLE_SECONDS = 900
+"""Where an endpoint has no `finalized` block tag, logs count as settled once they are this old."""
+BLOCK_SECONDS: Mapping[int, float] = {1: 12, 10: 2, 130: 1, 137: 2, 2020: 3, 5000: 2, 8453: 2, 42161: 0.25,
+                                      43114: 2, 59144: 2, 534352: 3}
+"""Block times, to turn SETTLE_SECONDS into a depth per chain (64 blocks is 16 s on Arbitrum)."""
 
-_RANGE_TOO_LARGE = re.compile(r"range|more than|exceed|too large|too wide|response size", re.I)
-_RATE_LIMITED = re.compile(r"rate.?limit|too many requests|request rate|rate exceeded|\b429\b|capacity exceeded", re.I)
 MAX_NARROWING_ROUNDS = 16
 MIN_LOGS_BLOCK_RANGE = 16
 """Narrowing stops here: an endpoint that refuses 16 blocks is failing, not paginating."""
 MAX_LOG_QUERIES = 5_000
 """eth_getLogs queries one call may make; a span needing more is refused, not attempted."""
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
@@ -100,14 +88,13 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-def rpc_urls_from_env(environ: Mapping[str, str]) -> dict[int, str]:
-    """The defaults, overridden and extended by every `RPC_URL_<chainId>` variable."""
-    urls = dict(DEFAULT_RPC_URLS)
-    for name, value in environ.items():
-        match = re.fullmatch(r"RPC_URL_(\d+)", name)
-        if match and value.strip():
-            urls[int(match.group(1))] = value.strip()
-    return urls
+async def _nothing() -> list[Log]:
+    return []
+
+
+def settle_depth(chain_id: int) -> int:
+    """Blocks after which a log counts as settled on a chain whose endpoint has no `finalized`."""
+    return math.ceil(SETTLE_SECONDS / BLOCK_SECONDS.get(chain_id, 12))
 
 
 @dataclass(frozen=True)
@@ -119,24 +106,13 @@ class ChainConfig:
     cache_size: int = 10_000
     """Immutable facts (symbol, decimals, market parameters) kept across requests."""
     max_attempts: int = 3
-    """HTTP attempts for a transient failure, all inside the input's time budget."""
-
-
-@dataclass
-class RpcStats:
-    """Per GraphQL request, for the access log and the benchmark."""
-
-    requests: int = 0
-    subcalls: int = 0
-
-
-@dataclass(frozen=True)
-class RpcError:
-    """A JSON-RPC error object answered for one call of a batch."""
-
-    code: int
-    message: str
-    data: Any = None
+    """Attempts for a transient failure, all inside the input's time budget."""
+    connections: int = 16
+    """Open connections per endpoint at most; one endpoint that hangs cannot starve another."""
+    max_response_bytes: int = 16 * 1024 * 1024
+    """Largest HTTP answer read from an endpoint; a larger batch answer is asked again in halves."""
+    cache_bytes: int = 16 * 1024 * 1024
+    """Bytes of text and data the immutable-facts cache holds at most."""
 
 
 @dataclass(frozen=True)
@@ -149,31 +125,44 @@ class Log:
 
 
 class ImmutableCache:
-    """A bounded LRU for answers that never change; shared by all requests."""
+    """A bounded LRU for answers that never change; shared by all requests. Bounded in entries
+    and in bytes, since what it holds comes from untrusted contracts."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._items: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], int]] = OrderedDict()
 
     def get(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
+        item = self._items.get(key)
+        if item is None:
+            return None
+        self._items.move_to_end(key)
+        return item[0]
 
     def put(self, key: tuple[Any, ...], value: tuple[Any, ...]) -> None:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
+        weight = _weight(key) + _weight(value)
+        if weight > self.max_bytes:
+            return
+        if key in self._items:
+            self.bytes -= self._items.pop(key)[1]
+        self._items[key] = (value, weight)
+        self.bytes += weight
+        while len(self._items) > self.size or self.bytes > self.max_bytes:
+            self.bytes -= self._items.popitem(last=False)[1][1]
 
     def __len__(self) -> int:
         return len(self._items)
 
 
-def _clean(message: Any, limit: int = 200) -> str:
-    """A node's error text made safe to show: no URLs, bounded length."""
-    return _URL.sub("<url>", str(message))[:limit]
+def _weight(value: Any) -> int:
+    """Roughly the bytes a cached value holds: its text and data, plus a little per item."""
+    if isinstance(value, (str, bytes)):
+        return 48 + len(value)
+    if isinstance(value, (tuple, list)):
+        return 56 + sum(_weight(item) for item in value)
+    return 32
 
 
 def _revert_reason(data: Any) -> str:
@@ -186,109 +175,49 @@ def _revert_reason(data: Any) -> str:
         return "no reason given"
     if raw[:4].hex() == ERROR_STRING_SELECTOR:
         try:
-            return f"reason {_clean(decode(['string'], raw[4:])[0])!r}"
+            return f"reason {clean(decode(['string'], raw[4:])[0])!r}"
         except AbiError:
             pass
     return f"revert data 0x{raw[:36].hex()}"
 
 
-def _range_too_large(error: RpcError) -> bool:
-    """Whether an eth_getLogs error asks for a smaller block range."""
-    return error.code == -32005 or bool(_RANGE_TOO_LARGE.search(error.message))
+def _safe(value: Any) -> Any:
+    """A decoded return value with every string made safe (rpc.safe_text) before any use."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, tuple):
+        return tuple(_safe(item) for item in value)
+    if isinstance(value, list):
+        return [_safe(item) for item in value]
+    return value
 
 
-def _hex_int(value: Any, what: str) -> int:
+def _empty_revert(revert: Any) -> bool:
+    return revert in (b"", "0x", None)
+
+
+def _hex_int(value: Any, what: str, chain_id: int) -> int:
     if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]{1,64}", value):
-        raise ProtocolError(f"The chain answered {what} with something that is not a hex number.")
+        raise NetworkError(f"The RPC endpoint for chain {chain_id} answered {what} with something "
+                           "that is not a hex number.")
     return int(value, 16)
 
 
-def _hex_bytes(value: Any, what: str) -> bytes:
+def _hex_bytes(value: Any, what: str, chain_id: int) -> bytes:
     if not isinstance(value, str) or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", value):
-        raise ProtocolError(f"The chain answered {what} with something that is not hex data.")
+        raise NetworkError(f"The RPC endpoint for chain {chain_id} answered {what} with something "
+                           "that is not hex data.")
     return bytes.fromhex(value[2:])
 
 
-class Endpoint:
-    """One chain's JSON-RPC endpoint and what has been learned about it, shared by all requests."""
-
-    def __init__(self, chain_id: int, url: str, chains: Chains) -> None:
-        self.chain_id = chain_id
-        self._url = url
-        self._chains = chains
-        self.chain_checked = False
-        self.has_multicall: bool | None = None
-        self.batches_supported = True
-        self.logs_block_range = chains.config.logs_block_range
-
-    def __repr__(self) -> str:
-        return f"Endpoint(chain_id={self.chain_id})"
-
-    async def post(self, payload: Any, stats: RpcStats, deadline: float) -> Any:
-        """One JSON-RPC HTTP exchange, retried on transient failures while the budget allows."""
-        loop = asyncio.get_running_loop()
-        attempts = self._chains.config.max_attempts
-        for attempt in range(1, attempts + 1):
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise TimeoutError
-            stats.requests += 1
-            try:
-                return await self._exchange(payload, remaining)
-            except _Transient as exc:
-                failure = exc.message
-            log.warning("rpc failure on chain %d (attempt %d of %d): %s",
-                        self.chain_id, attempt, attempts, failure)
-            delay = min(0.1 * 2 ** attempt, 2.0) * random.uniform(0.5, 1.5)
-            if attempt == attempts or loop.time() + delay >= deadline:
-                break
-            await asyncio.sleep(delay)
-        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure}.")
-
-    async def _exchange(self, payload: Any, timeout: float) -> Any:
-        try:
-            async with self._chains.session.post(
-                self._url, json=payload, timeout=aiohttp.ClientTimeout(total=timeout)
-            ) as response:
-                if response.status == 429:
-                    raise _Transient("rate-limited the service (HTTP 429)")
-                if response.status >= 500:
-                    raise _Transient(f"failed (HTTP {response.status})")
-                if response.status != 200:
-                    raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused the "
-                                       f"request (HTTP {response.status}).")
-                body = bytearray()
-                async for chunk in response.content.iter_chunked(1 << 16):
-                    body += chunk
-                    if len(body) > MAX_RESPONSE_BYTES:
-                        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with "
-                                           f"more than {MAX_RESPONSE_BYTES} bytes.")
-        except asyncio.TimeoutError:
-            raise TimeoutError from None
-        except aiohttp.ClientError as exc:
-            raise _Transient(f"could not be reached ({type(exc).__name__})") from None
-        try:
-            return json.loads(body)
-        except (ValueError, RecursionError):
-            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with "
-                               "something that is not JSON.") from None
-
-
-class _Transient(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 class Chains:
-    """App-wide chain access: the HTTP session, one Endpoint per chain, the immutable cache."""
+    """App-wide chain access: one Endpoint per chain (each with its own connections), the cache."""
 
     def __init__(self, urls: Mapping[int, str], config: ChainConfig = ChainConfig()) -> None:
         self.config = config
-        self.cache = ImmutableCache(config.cache_size)
+        self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
-        self._session: aiohttp.ClientSession | None = None
         self.log_indexes: dict[tuple[Any, ...], _LogIndex] = {}
 
     def log_index(self, key: tuple[Any, ...], start_block: int) -> _LogIndex:
@@ -296,40 +225,25 @@ class Chains:
             self.log_indexes[key] = _LogIndex(start_block)
         return self.log_indexes[key]
 
-    @property
-    def session(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            raise RuntimeError("Chains.open() was not awaited")
-        return self._session
-
-    async def open(self) -> None:
-        self._session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=64, ttl_dns_cache=300),
-            headers={"Content-Type": "application/json"},
-        )
-
     async def close(self) -> None:
         for index in self.log_indexes.values():
             index.cancel()
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        for endpoint in self._endpoints.values():
+            await endpoint.close()
 
     def endpoint(self, chain_id: int) -> Endpoint:
         if chain_id not in self._endpoints:
             if chain_id not in self._urls:
                 raise InputValidationError(
                     f"Chain {chain_id} has no RPC endpoint configured on this server.")
-            self._endpoints[chain_id] = Endpoint(chain_id, self._urls[chain_id], self)
+            config = self.config
+            self._endpoints[chain_id] = Endpoint(chain_id, self._urls[chain_id], config.connections,
+                                                 config.max_response_bytes, config.max_attempts,
+                                                 config.logs_block_range)
         return self._endpoints[chain_id]
 
     def request(self, deadline: float) -> ChainRequest:
         return ChainRequest(self, deadline)
-
-
-CONFIRMATIONS = 64
-"""Logs older than this many blocks are kept for good; newer ones are re-read every time, so a
-reorganisation near the head can neither leave a stale log behind nor hide a new one."""
 
 
 class _LogIndex:
@@ -342,9 +256,22 @@ class _LogIndex:
         self.final_to = start_block - 1
         self._scan: asyncio.Task[None] | None = None
 
+    @property
+    def cold(self) -> bool:
+        """Nothing scanned yet: the whole history is read first (the cold start)."""
+        return self.final_to < self.start_block
+
     def cancel(self) -> None:
         if self._scan is not None:
             self._scan.cancel()
+
+    def absorb(self, logs: list[Log], from_block: int, settled: int) -> None:
+        """Keep the settled part of logs a request read from `from_block` on, so that the index
+        follows the chain without queries of its own (unless a scan or another request moved it)."""
+        if self.final_to != from_block - 1 or settled < from_block or not (self._scan is None or self._scan.done()):
+            return
+        self.final.extend(entry for entry in logs if entry.block_number <= settled)
+        self.final_to = settled
 
     async def settle(self, chains: Chains, chain_id: int, addresses: list[str], topic: str, target: int) -> None:
         """Make the index reach `target`; the scan outlives a caller that stops waiting."""
@@ -393,6 +320,8 @@ class _Call:
     calldata: bytes
     label: str
     future: asyncio.Future[tuple[Any, ...]]
+    alone: bool = False
+    """Sent as a plain eth_call, not inside aggregate3 (a re-run of a starved sub-call)."""
 
 
 @dataclass
@@ -450,18 +379,34 @@ class ChainReader:
         return await asyncio.shield(self._block)
 
     async def block_timestamp(self) -> int:
-        """Timestamp of the pinned block; read in the next round, with the calls queued for it."""
+        """Timestamp of the pinned block; read in the next round, with the calls queued for it.
+        A node that does not know the block yet (behind a load balancer) is retried, then a
+        NetworkError: never a missing figure."""
         if self._timestamp is None:
             self._timestamp = shared_future(self._read_timestamp())
         return await asyncio.shield(self._timestamp)
 
     async def _read_timestamp(self) -> int:
         block = await self.block_number()
-        header = await self._enqueue(_Raw("eth_getBlockByNumber", [hex(block), False],
-                                          asyncio.get_running_loop().create_future()))
-        if isinstance(header, RpcError) or not isinstance(header, dict):
-            raise ProtocolError(f"The chain {self.chain_id} endpoint did not return block {block}.")
-        return _hex_int(header.get("timestamp"), "eth_getBlockByNumber")
+        header = await self._ride_along("eth_getBlockByNumber", [hex(block), False])
+        return _hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
+
+    async def settled_block(self) -> int:
+        """The newest block whose logs can be kept for good: the endpoint's `finalized` block
+        where it has that tag (asked once per request), else the pinned block less the chain's
+        settle_depth. Never past the pinned block."""
+        async def read() -> int:
+            block = await self.block_number()
+            if self.endpoint.has_finalized is not False:
+                header = await self._ride_along("eth_getBlockByNumber", ["finalized", False])
+                if isinstance(header, dict):
+                    self.endpoint.has_finalized = True
+                    return min(block, _hex_int(header.get("number"), "eth_getBlockByNumber", self.chain_id))
+                log.info("chain %d endpoint has no finalized block tag; logs settle after %d blocks",
+                         self.chain_id, settle_depth(self.chain_id))
+                self.endpoint.has_finalized = False
+            return block - settle_depth(self.chain_id)
+        return await self.shared(("settled block",), read)
 
     async def _pin(self) -> int:
         endpoint = self.endpoint
@@ -471,28 +416,25 @@ class ChainReader:
         if endpoint.has_multicall is None:
             calls.append(("eth_getCode", [MULTICALL3, "latest"]))
         answers = dict(zip((method for method, _ in calls), await self._rpc(calls)))
-        for method, answer in answers.items():
-            if isinstance(answer, RpcError):
-                raise ProtocolError(f"The chain {self.chain_id} endpoint answered {method} with "
-                                    f"error {answer.code}: {_clean(answer.message)}")
         if "eth_chainId" in answers:
-            served = _hex_int(answers["eth_chainId"], "eth_chainId")
+            served = _hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
             if served != self.chain_id:
                 log.error("RPC_URL_%d serves chain %d; refusing to use it", self.chain_id, served)
                 raise NetworkError(f"The RPC endpoint configured for chain {self.chain_id} serves "
                                    f"chain {served}; it is not used.")
             endpoint.chain_checked = True
         if "eth_getCode" in answers:
-            endpoint.has_multicall = len(_hex_bytes(answers["eth_getCode"], "eth_getCode")) > 0
+            endpoint.has_multicall = len(_hex_bytes(answers["eth_getCode"], "eth_getCode", self.chain_id)) > 0
             if not endpoint.has_multicall:
                 log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches",
                          self.chain_id)
-        return _hex_int(answers["eth_blockNumber"], "eth_blockNumber")
+        return _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
 
     # ---------------------------------------------------------------- eth_call
 
     async def call(self, target: str, function: Function, *args: Any, label: str | None = None) -> tuple[Any, ...]:
-        """`function(*args)` on `target` at the pinned block; ProtocolError names both on failure."""
+        """`function(*args)` on `target` at the pinned block; ProtocolError names both on failure.
+        Strings in the result are capped and stripped of control characters (rpc.safe_text)."""
         if not isinstance(target, str) or not _ADDRESS.fullmatch(target):
             raise ProtocolError(f"{label or 'a contract'}: {function.name} has no valid target address.")
         target = target.lower()
@@ -509,13 +451,20 @@ class ChainReader:
             self._cache.put(key, result)
         return result
 
+    async def _ride_along(self, method: str, params: list[Any]) -> Any:
+        """Another JSON-RPC request, sent with the next round's calls."""
+        return await self._enqueue(_Raw(method, params, asyncio.get_running_loop().create_future()))
+
     async def _enqueue(self, item: _Call | _Raw) -> Any:
+        self._queue(item)
+        return await item.future
+
+    def _queue(self, item: _Call | _Raw) -> None:
         self._pending.append(item)
         self._idle_ticks = 0
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._maybe_flush)
-        return await item.future
 
     def _maybe_flush(self) -> None:
         """Send the queue once IDLE_TICKS loop iterations pass in which no caller added to it, and no
@@ -549,19 +498,19 @@ class ChainReader:
             block = await self.block_number()
             calls = [item for item in batch if isinstance(item, _Call)]
             raws = [item for item in batch if isinstance(item, _Raw)]
-            if self.endpoint.has_multicall:
-                size = self._config.max_calls
-                chunks = [calls[i:i + size] for i in range(0, len(calls), size)]
-                requests = [self._aggregate3(chunk, block) for chunk in chunks]
-            else:
-                chunks = [[call] for call in calls]
-                requests = [("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
-                            for call in calls]
-            requests += [(raw.method, raw.params) for raw in raws]
+            grouped = [call for call in calls if not call.alone] if self.endpoint.has_multicall else []
+            plain = [call for call in calls if call.alone] if self.endpoint.has_multicall else calls
+            size = self._config.max_calls
+            chunks = [grouped[i:i + size] for i in range(0, len(grouped), size)]
+            requests = ([self._aggregate3(chunk, block) for chunk in chunks]
+                        + [self._eth_call(call, block) for call in plain]
+                        + [(raw.method, raw.params) for raw in raws])
             self._request.stats.subcalls += len(calls)
             answers = await self._rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
             await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
-            for raw, answer in zip(raws, answers[len(chunks):]):
+            for call, answer in zip(plain, answers[len(chunks):]):
+                self._settle_plain(call, answer, block)
+            for raw, answer in zip(raws, answers[len(chunks) + len(plain):]):
                 _resolve(raw.future, answer)
         except BaseException as exc:
             error = exc if isinstance(exc, Exception) else asyncio.CancelledError()
@@ -571,31 +520,31 @@ class ChainReader:
                 raise
 
     async def _settle_chunk(self, chunk: list[_Call], answer: Any, block: int) -> None:
-        """Give each call of a chunk its result. A whole aggregate3 that fails (one sub-call
-        running it out of gas or memory, say) is split in halves and sent again, down to plain
-        eth_calls, so that only the culprit fails."""
-        if not self.endpoint.has_multicall:
-            self._settle_plain(chunk[0], answer, block)
-            return
+        """Give each call of a chunk its result. A whole aggregate3 that the EVM failed (one
+        sub-call running it out of gas or memory, say) is split in halves and sent again, down
+        to plain eth_calls, so that only the culprit fails. A sub-call that failed with empty
+        revert data may have been starved of gas by an earlier one: it is queued to run alone."""
         try:
             if isinstance(answer, RpcError):
                 raise AbiError(answer.message)
-            (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3"))
+            (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3", self.chain_id))
             if len(results) != len(chunk):
                 raise AbiError("result count differs from call count")
-        except (AbiError, ProtocolError) as exc:
+        except AbiError as exc:
             log.info("aggregate3 of %d calls failed on chain %d (%s); splitting it", len(chunk),
-                     self.chain_id, _clean(exc, 80))
+                     self.chain_id, clean(exc, 80))
             await self._resend(chunk, block)
             return
         for call, (success, data) in zip(chunk, results):
-            self._settle(call, block, data if success else None, None if success else data)
+            if not success and _empty_revert(data):
+                self._queue(replace(call, alone=True))
+            else:
+                self._settle(call, block, data if success else None, None if success else data)
 
     async def _resend(self, chunk: list[_Call], block: int) -> None:
         if len(chunk) == 1:
             (call,) = chunk
-            (answer,) = await self._rpc([("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()},
-                                                       hex(block)])])
+            (answer,) = await self._rpc([self._eth_call(call, block)])
             self._settle_plain(call, answer, block)
             return
         halves = [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
@@ -607,9 +556,13 @@ class ChainReader:
             self._settle(call, block, None, answer.data, answer.message)
             return
         try:
-            self._settle(call, block, _hex_bytes(answer, call.function.name), None)
-        except ProtocolError as exc:
+            self._settle(call, block, _hex_bytes(answer, call.function.name, self.chain_id), None)
+        except NetworkError as exc:
             _resolve(call.future, error=exc)
+
+    @staticmethod
+    def _eth_call(call: _Call, block: int) -> tuple[str, list[Any]]:
+        return ("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
 
     @staticmethod
     def _aggregate3(chunk: list[_Call], block: int) -> tuple[str, list[Any]]:
@@ -619,14 +572,14 @@ class ChainReader:
     def _settle(self, call: _Call, block: int, data: bytes | None, revert: Any, message: str = "") -> None:
         where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
         if data is None:
-            reason = _revert_reason(revert) if revert else _clean(message) or "no reason given"
+            reason = _revert_reason(revert) if revert else clean(message) or "no reason given"
             _resolve(call.future, error=ProtocolError(f"{where} reverted ({reason})."))
         elif not data and call.function.outputs:
             _resolve(call.future, error=ProtocolError(
                 f"{where} returned no data (no contract code at {call.target}?)."))
         else:
             try:
-                _resolve(call.future, call.function.decode(data))
+                _resolve(call.future, _safe(call.function.decode(data)))
             except AbiError as exc:
                 _resolve(call.future, error=UndecodableReturn(f"{where} returned undecodable data ({exc})."))
 
@@ -657,37 +610,32 @@ class ChainReader:
                 if not narrowed:
                     endpoint.logs_block_range = min(step * 2, self._config.logs_block_range)
                 return sorted(logs, key=lambda entry: (entry.block_number, entry.log_index))
-            loop = asyncio.get_running_loop()
-            answers = await asyncio.gather(*(self._enqueue(_Raw("eth_getLogs", [{
+            answers = await asyncio.gather(*(self._ride_along("eth_getLogs", [{
                 "address": addresses, "topics": list(topics), "fromBlock": hex(low), "toBlock": hex(high),
-            }], loop.create_future())) for low, high in ranges))
+            }]) for low, high in ranges))
             retry = []
             for (low, high), answer in zip(ranges, answers):
                 if isinstance(answer, RpcError):
                     span = high - low + 1
-                    if span > MIN_LOGS_BLOCK_RANGE and _range_too_large(answer) \
-                            and len(ranges) + len(retry) < MAX_LOG_QUERIES:
-                        middle = (low + high) // 2
-                        retry += [(low, middle), (middle + 1, high)]
-                        narrowed = True
-                        endpoint.logs_block_range = max(MIN_LOGS_BLOCK_RANGE,
-                                                        min(endpoint.logs_block_range, span // 2))
-                        continue
-                    raise ProtocolError(f"eth_getLogs on chain {self.chain_id} failed for blocks "
-                                        f"{low}-{high}: {_clean(answer.message)}")
-                if not isinstance(answer, list):
-                    raise ProtocolError(f"eth_getLogs on chain {self.chain_id} returned no list of logs.")
+                    if span <= MIN_LOGS_BLOCK_RANGE or len(ranges) + len(retry) >= MAX_LOG_QUERIES:
+                        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused eth_getLogs "
+                                           f"for blocks {low}-{high}: {clean(answer.message)}")
+                    middle = (low + high) // 2
+                    retry += [(low, middle), (middle + 1, high)]
+                    narrowed = True
+                    endpoint.logs_block_range = max(MIN_LOGS_BLOCK_RANGE, min(endpoint.logs_block_range, span // 2))
+                    continue
                 logs.extend(self._log(entry) for entry in answer)
             ranges = retry
-        raise ProtocolError(f"eth_getLogs on chain {self.chain_id}: the endpoint refused every "
-                            "block range, down to the smallest tried.")
+        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused every eth_getLogs "
+                           "block range, down to the smallest tried.")
 
     async def indexed_logs(self, addresses: Sequence[str], topic: str, start_block: int) -> list[Log]:
         """Every `topic` log of `addresses` from `start_block` up to the pinned block.
 
-        The app keeps the settled ones (older than CONFIRMATIONS blocks) between requests: the
-        first request starts the history scan (the cold start, logged with its cost; it runs on
-        in the background with SCAN_BUDGET if the request's own budget ends first, and keeps its
+        The app keeps the settled ones (up to settled_block()) between requests: the first
+        request starts the history scan (the cold start, logged with its cost; it runs on in the
+        background with SCAN_BUDGET if the request's own budget ends first, and keeps its
         progress), later ones read only the unsettled tail, so no request rescans history.
         Within a request, every input shares one read.
         """
@@ -701,63 +649,95 @@ class ChainReader:
                             start_block: int) -> list[Log]:
         index = self._request.chains.log_index(key, start_block)
         block = await self.block_number()
-        await index.settle(self._request.chains, self.chain_id, addresses, topic, block - CONFIRMATIONS)
-        settled_to = index.final_to
-        tail = await self.get_logs(addresses, [topic], settled_to + 1, block) if block > settled_to else []
-        return [entry for entry in index.final if entry.block_number <= min(block, settled_to)] + tail
+        if index.cold:
+            await index.settle(self._request.chains, self.chain_id, addresses, topic, await self.settled_block())
+        tail_from = index.final_to + 1
+        tail, settled = await asyncio.gather(
+            self.get_logs(addresses, [topic], tail_from, block) if block >= tail_from else _nothing(),
+            self.settled_block())
+        index.absorb(tail, tail_from, settled)
+        return [entry for entry in index.final if entry.block_number < tail_from] + tail
 
     def _log(self, entry: Any) -> Log:
         try:
             return Log(
                 address=entry["address"].lower(),
                 topics=tuple(topic.lower() for topic in entry["topics"]),
-                data=_hex_bytes(entry["data"], "eth_getLogs"),
-                block_number=_hex_int(entry["blockNumber"], "eth_getLogs"),
-                log_index=_hex_int(entry["logIndex"], "eth_getLogs"),
+                data=_hex_bytes(entry["data"], "eth_getLogs", self.chain_id),
+                block_number=_hex_int(entry["blockNumber"], "eth_getLogs", self.chain_id),
+                log_index=_hex_int(entry["logIndex"], "eth_getLogs", self.chain_id),
             )
         except (KeyError, TypeError, AttributeError):
-            raise ProtocolError(f"eth_getLogs on chain {self.chain_id} returned a malformed log.") from None
+            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered eth_getLogs with a "
+                               "malformed log.") from None
 
     # ---------------------------------------------------------------- JSON-RPC
 
     async def _rpc(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None = None) -> list[Any]:
-        """Results (or RpcError) of `calls`, in order: one HTTP request per batch of `batch_size`
-        (default MAX_BATCH_ITEMS), or one per call where the endpoint refuses batches."""
-        endpoint, stats, deadline = self.endpoint, self._request.stats, self._request.deadline
-        if not endpoint.batches_supported or len(calls) == 1:
+        """Answers of `calls`, in order: results, or RpcError where the error is the answer (see
+        rpc.classify). Calls the node failed are sent again, alone of the rest, with backoff while
+        the budget allows; a failure that persists is a NetworkError for the whole round."""
+        loop = asyncio.get_running_loop()
+        deadline, attempts = self._request.deadline, self._config.max_attempts
+        answers: list[Any] = [None] * len(calls)
+        todo = list(range(len(calls)))
+        for attempt in range(1, attempts + 1):
+            got = await self._exchange([calls[i] for i in todo], batch_size)
+            failed = [(i, answer) for i, answer in zip(todo, got) if isinstance(answer, NodeFailure)]
+            for i, answer in zip(todo, got):
+                answers[i] = answer
+            if not failed:
+                return answers
+            todo, failure = [i for i, _ in failed], failed[0][1]
+            log.warning("node failure on chain %d (attempt %d of %d, %d of %d calls): %s", self.chain_id,
+                        attempt, attempts, len(failed), len(calls), failure.message)
+            delay = backoff(attempt)
+            if attempt == attempts or loop.time() + delay >= deadline:
+                break
+            await asyncio.sleep(delay)
+        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure.message}.")
+
+    async def _exchange(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None) -> list[Any]:
+        """Classified answers of `calls`: one HTTP request per batch of `batch_size` (default
+        MAX_BATCH_ITEMS), or one per call while the endpoint refuses batches."""
+        if not self.endpoint.batches_supported or len(calls) == 1:
             return list(await asyncio.gather(*(self._single(method, params) for method, params in calls)))
         size = batch_size or MAX_BATCH_ITEMS
-        indexed = list(enumerate(calls))
-        groups = [indexed[i:i + size] for i in range(0, len(indexed), size)]
-        answers = await asyncio.gather(*(endpoint.post(
-            [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
-             for index, (method, params) in group], stats, deadline) for group in groups))
-        if not all(isinstance(answer, list) for answer in answers):
-            log.info("chain %d endpoint refused a JSON-RPC batch; sending calls one by one", self.chain_id)
-            endpoint.batches_supported = False
-            return await self._rpc(calls)
-        by_id = {item["id"]: item for answer in answers for item in answer
-                 if isinstance(item, dict) and isinstance(item.get("id"), int)}
-        if set(by_id) != set(range(len(calls))):
-            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered a batch with "
-                               "missing or unknown ids.")
-        return [self._result(by_id[index], method) for index, (method, _) in enumerate(calls)]
+        groups = [list(calls[i:i + size]) for i in range(0, len(calls), size)]
+        answers = await asyncio.gather(*(self._batch(group) for group in groups))
+        if any(answer is None for answer in answers):
+            self.endpoint.refuse_batches()
+            return await self._exchange(calls, batch_size)
+        return [item for answer in answers for item in answer if answer is not None]
+
+    async def _batch(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
+        """One JSON-RPC batch; None if the endpoint refused the batch form. An answer over the
+        size ceiling is asked again in halves, so no batch is cut short for good."""
+        payload = [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
+                   for index, (method, params) in enumerate(group)]
+        try:
+            answer = await self.endpoint.post(payload, self._request.stats, self._request.deadline)
+        except AnswerTooLarge:
+            if len(group) == 1:
+                return [self._too_large()]
+            half = len(group) // 2
+            first, second = await asyncio.gather(self._batch(group[:half]), self._batch(group[half:]))
+            return None if first is None or second is None else first + second
+        if isinstance(answer, dict):
+            failure = classify(answer, "a batch", [])
+            return [failure] * len(group) if failure == NodeFailure("rate-limited the service") else None
+        if not isinstance(answer, list):
+            return None
+        by_id = {item["id"]: item for item in answer if isinstance(item, dict) and isinstance(item.get("id"), int)}
+        return [classify(by_id.get(index), method, params) for index, (method, params) in enumerate(group)]
 
     async def _single(self, method: str, params: list[Any]) -> Any:
-        answer = await self.endpoint.post({"jsonrpc": "2.0", "id": 0, "method": method, "params": params},
-                                          self._request.stats, self._request.deadline)
-        return self._result(answer, method)
+        try:
+            answer = await self.endpoint.post({"jsonrpc": "2.0", "id": 0, "method": method, "params": params},
+                                              self._request.stats, self._request.deadline)
+        except AnswerTooLarge:
+            return self._too_large()
+        return classify(answer, method, params)
 
-    def _result(self, answer: Any, method: str) -> Any:
-        if isinstance(answer, dict) and "result" in answer:
-            return answer["result"]
-        if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
-            error = answer["error"]
-            code = error.get("code") if isinstance(error.get("code"), int) else 0
-            message = str(error.get("message", ""))
-            if _RATE_LIMITED.search(message):
-                raise NetworkError(f"The RPC endpoint for chain {self.chain_id} rate-limited the "
-                                   "service.")
-            return RpcError(code, message, error.get("data"))
-        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered {method} with "
-                           "something that is not JSON-RPC.")
+    def _too_large(self) -> NodeFailure:
+        return NodeFailure(f"answered with more than {self.endpoint.max_response_bytes} bytes")

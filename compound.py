@@ -16,6 +16,9 @@ Every Comet market the addresses data lists for the chain is read:
   it as collateral or base, if any.
 - APR = per-second rate x 31,536,000 / 1e18, as Compound documents; APY compounds the rate
   per second over that year: (1 + rate / 1e18)^31,536,000 - 1.
+- Failures: a market whose first round fails is left out with a warning, as is a collateral
+  asset whose balance cannot be read; a held position whose rate, price or token fails stays
+  listed with those figures null, each with a warning (position_warnings).
 - Borrow capacity and liquidation threshold, as Comet's isBorrowCollateralized and
   isLiquidatable weigh collateral: Σ collateral x price / scale x borrowCollateralFactor (resp.
   liquidateCollateralFactor) / 1e18, in USD.
@@ -33,7 +36,8 @@ import erc20
 from abi import Function
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader
-from errors import ProtocolError, survivors
+from errors import ProtocolError
+from position_warnings import PriceUnavailable, Warnings, outcome
 from prices import feed_price
 
 if TYPE_CHECKING:
@@ -86,100 +90,112 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     assert deployment is not None
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
-    markets = await asyncio.gather(*(_market(reader, chain, deployment, market, wallet)
+    warnings = ctx.warnings
+    markets = await asyncio.gather(*(_market(reader, chain, deployment, market, wallet, warnings)
                                      for market in deployment.markets), return_exceptions=True)
-    kept = survivors(log, "Compound market", ((f"{market.name} ({market.comet})", result)
-                                              for market, result in zip(deployment.markets, markets)))
+    kept = warnings.survivors("Compound market", ((market.comet, result)
+                                                  for market, result in zip(deployment.markets, markets)))
     if not kept:
         raise next(r for r in markets if isinstance(r, BaseException))
     prices = {token: usd for market in kept for token, usd in market["prices"].items() if usd is not None}
     with_rewards = [market for market in kept if market["reward"]]
-    rewards = await asyncio.gather(*(_reward(reader, market, prices) for market in with_rewards),
-                                   return_exceptions=True)
+    rewards = await asyncio.gather(*(_reward(reader, market, prices, warnings) for market in with_rewards))
     return {
         "blockNumber": block,
         "supplyPositions": [market["supply"] for market in kept if market["supply"]],
         "borrowPositions": [market["borrow"] for market in kept if market["borrow"]],
         "collateralPositions": [position for market in kept for position in market["collateral"]],
-        "rewardPositions": survivors(log, "Compound reward of", ((market["reward"][0], reward)
-                                                                 for market, reward in zip(with_rewards, rewards))),
+        "rewardPositions": rewards,
     }
 
 
 async def _market(reader: ChainReader, chain: ChainAddresses, deployment: CompoundAddresses, market: CometMarket,
-                  wallet: str) -> dict[str, Any]:
+                  wallet: str, warnings: Warnings) -> dict[str, Any]:
     comet, label = market.comet, f"Comet {market.comet}"
     (base,), (base_feed,), (base_scale,), (count,), (utilization,), (supplied,), (borrowed,), unit_usd = \
         await asyncio.gather(
             reader.call(comet, BASE_TOKEN, label=label), reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
             reader.call(comet, BASE_SCALE, label=label), reader.call(comet, NUM_ASSETS, label=label),
             reader.call(comet, GET_UTILIZATION, label=label), reader.call(comet, BALANCE_OF, wallet, label=label),
-            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), _unit_usd(reader, chain, market))
+            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), outcome(_unit_usd(reader, chain, market)))
     if count > MAX_ASSETS:
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
-    infos, (supply_rate,), (borrow_rate,), base_price = await asyncio.gather(
-        asyncio.gather(*(reader.call(comet, GET_ASSET_INFO, i, label=label) for i in range(count))),
-        reader.call(comet, GET_SUPPLY_RATE, utilization, label=label),
-        reader.call(comet, GET_BORROW_RATE, utilization, label=label),
-        _price(reader, comet, base_feed, label))
+    infos, supply_rate, borrow_rate, base_price = await asyncio.gather(
+        outcome(asyncio.gather(*(reader.call(comet, GET_ASSET_INFO, i, label=label) for i in range(count)))),
+        outcome(_first(reader.call(comet, GET_SUPPLY_RATE, utilization, label=label))),
+        outcome(_first(reader.call(comet, GET_BORROW_RATE, utilization, label=label))),
+        outcome(_price(reader, comet, base_feed, label)))
+    if isinstance(infos, ProtocolError):
+        warnings.left_out("the collateral of", comet, infos)
+        infos = []
     assets = [info for (info,) in infos]
     if base_scale == 0 or any(asset[3] == 0 for asset in assets):
         raise ProtocolError(f"{label} reports a scale of 0.")
     balances, prices, reward = await asyncio.gather(
-        asyncio.gather(*(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label) for asset in assets)),
-        asyncio.gather(*(_price(reader, comet, asset[2], label) for asset in assets)),
+        asyncio.gather(*(outcome(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label))
+                         for asset in assets)),
+        asyncio.gather(*(outcome(_price(reader, comet, asset[2], label)) for asset in assets)),
         _reward_owed(reader, deployment, comet, wallet))
 
-    def per_unit(price: int | None, scale: int) -> Fraction | None:
+    def per_unit(price: int | ProtocolError, scale: int) -> Fraction | ProtocolError | None:
         """USD per raw unit: Comet's price is per whole unit, 8 decimals, in the market's currency."""
-        if price is None or unit_usd is None:
-            return None
-        return Fraction(price, scale * PRICE_SCALE) * unit_usd
+        for part in (price, unit_usd):
+            if isinstance(part, ProtocolError):
+                return part
+        return None if unit_usd is None else Fraction(price, scale * PRICE_SCALE) * unit_usd
 
-    held = [(asset, balance, per_unit(price, asset[3])) for asset, (balance,), price in zip(assets, balances, prices)
-            if balance]
+    held = []
+    for asset, balance, price in zip(assets, balances, prices):
+        if isinstance(balance, ProtocolError):
+            warnings.left_out(f"collateral {asset[1]} of", comet, balance)
+        elif balance[0]:
+            held.append((asset, balance[0], per_unit(price, asset[3])))
     base_usd = per_unit(base_price, base_scale)
     known = {base: base_usd, **{asset[1]: per_unit(price, asset[3]) for asset, price in zip(assets, prices)}}
+    known = {token: usd for token, usd in known.items() if isinstance(usd, Fraction)}
     if not (supplied or borrowed or held or reward):
         return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known}
     base_info, *collateral_infos = await asyncio.gather(
-        erc20.token_info(reader, base), *(erc20.token_info(reader, asset[1]) for asset, _, _ in held),
-        return_exceptions=True)
-    if isinstance(base_info, BaseException):
-        raise base_info
+        warnings.optional(erc20.token_info(reader, base), base, "baseAsset is"),
+        *(warnings.optional(erc20.token_info(reader, asset[1]), asset[1], "asset is") for asset, _, _ in held))
+    collateral_usd = [warnings.value(usd, asset[1], "balanceUsd, borrowCapacityUsd and liquidationThresholdUsd are")
+                      for asset, _, usd in held]
 
     def weighted(factor: int) -> float | None:
         """Σ collateral USD x a collateral factor; None when a collateral has no price."""
-        if any(usd is None for _, _, usd in held):
+        if any(usd is None for usd in collateral_usd):
             return None
-        return float(sum(balance * usd * asset[factor] / WAD for asset, balance, usd in held))
+        return float(sum(balance * usd * asset[factor] / WAD for (asset, balance, _), usd in zip(held, collateral_usd)))
 
-    def collateral_position(asset: tuple[Any, ...], balance: int, usd: Fraction | None, info: Any) -> Any:
-        if isinstance(info, BaseException):
-            return info
-        return {"type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
-                "balanceUsd": float(balance * usd) if usd is not None else None,
-                "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD}
-
-    collateral = survivors(log, f"{label} collateral", ((asset[1], collateral_position(asset, balance, usd, info))
-                                                        for (asset, balance, usd), info in zip(held, collateral_infos)))
+    collateral = [{"type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
+                   "balanceUsd": float(balance * usd) if usd is not None else None,
+                   "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD}
+                  for (asset, balance, _), usd, info in zip(held, collateral_usd, collateral_infos)]
     base_fields = {"marketAddress": comet, "baseAsset": base_info}
+    base_value = warnings.value(base_usd, comet, "balanceUsd and debtUsd are") if supplied or borrowed else None
     supply = borrow = None
     if supplied:
+        rate = warnings.value(supply_rate, comet, "the supply apr and apy are")
         supply = {**base_fields, "type": "compound-supply", "balance": str(supplied),
-                  "balanceUsd": float(supplied * base_usd) if base_usd is not None else None,
-                  "apr": apr(supply_rate), "apy": apy(supply_rate)}
+                  "balanceUsd": float(supplied * base_value) if base_value is not None else None,
+                  "apr": None if rate is None else apr(rate), "apy": None if rate is None else apy(rate)}
     if borrowed:
+        rate = warnings.value(borrow_rate, comet, "the borrow apr and apy are")
         borrow = {**base_fields, "type": "compound-borrow", "debt": str(borrowed),
-                  "debtUsd": float(borrowed * base_usd) if base_usd is not None else None,
-                  "apr": apr(borrow_rate), "apy": apy(borrow_rate),
+                  "debtUsd": float(borrowed * base_value) if base_value is not None else None,
+                  "apr": None if rate is None else apr(rate), "apy": None if rate is None else apy(rate),
                   "borrowCapacityUsd": weighted(4), "liquidationThresholdUsd": weighted(5)}
     return {"supply": supply, "borrow": borrow, "collateral": collateral, "prices": known,
             "reward": (comet, *reward) if reward else None}
 
 
+async def _first(call: Any) -> Any:
+    return (await call)[0]
+
+
 async def _unit_usd(reader: ChainReader, chain: ChainAddresses, market: CometMarket) -> Fraction | None:
-    """USD per unit of the market's price currency: 1 for USD, else the chain's feed for it."""
+    """USD per unit of the market's price currency: 1 for USD, else the chain's feed for it
+    (None, by design, where the chain has none; PriceUnavailable where it fails)."""
     if market.price_currency == "USD":
         return Fraction(1)
     feed = chain.currency_feeds.get(market.price_currency)
@@ -188,16 +204,15 @@ async def _unit_usd(reader: ChainReader, chain: ChainAddresses, market: CometMar
                  reader.chain_id, market.name)
         return None
     price = await feed_price(reader, chain, feed, market.price_currency)
-    return Fraction(price.answer, 10**price.decimals) if price else None
+    return Fraction(price.answer, 10**price.decimals)
 
 
-async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int | None:
-    """Comet's price for a feed; None (USD fields null) when Comet refuses it."""
+async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int:
+    """Comet's price for a feed; PriceUnavailable when Comet refuses it."""
     try:
         (price,) = await reader.call(comet, GET_PRICE, feed, label=label)
     except ProtocolError as exc:
-        log.warning("no price from %s for feed %s: %s", label, feed, exc.message)
-        return None
+        raise PriceUnavailable(f"{label} gives no price for feed {feed}: {exc.message}") from None
     return price
 
 
@@ -218,9 +233,10 @@ async def _reward_owed(reader: ChainReader, deployment: CompoundAddresses, comet
     return (token, owed) if owed else None
 
 
-async def _reward(reader: ChainReader, market: dict[str, Any], prices: dict[str, Fraction | None]) -> dict[str, Any]:
+async def _reward(reader: ChainReader, market: dict[str, Any], prices: dict[str, Fraction],
+                  warnings: Warnings) -> dict[str, Any]:
     comet, token, owed = market["reward"]
-    info = await erc20.token_info(reader, token)
+    info = await warnings.optional(erc20.token_info(reader, token), token, "rewardToken is")
     usd = prices.get(token)
     return {"type": "compound-reward", "marketAddress": comet, "rewardToken": info, "accrued": str(owed),
             "accruedUsd": float(owed * usd) if usd is not None else None}

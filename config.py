@@ -70,6 +70,10 @@ class Settings:
                                      "blocks per eth_getLogs query (narrowed when a node refuses)")
     chain_cache_size: int = _setting(10_000, "CHAIN_CACHE_SIZE", _positive(int),
                                      "immutable chain facts (symbols, decimals...) kept in memory")
+    rpc_connections: int = _setting(16, "RPC_CONNECTIONS", _positive(int),
+                                    "open connections per RPC endpoint at most")
+    rpc_max_response_bytes: int = _setting(16 * 1024 * 1024, "RPC_MAX_RESPONSE_BYTES", _positive(int),
+                                           "largest RPC answer read (a larger batch is asked in halves)")
 
 
 class SettingError(ValueError):

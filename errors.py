@@ -7,9 +7,6 @@ generic message, and its detail goes to the server log only.
 
 from __future__ import annotations
 
-import logging
-from typing import Any, Iterable
-
 
 class PositionError(Exception):
     """A per-input failure whose message is safe to show the client (no URLs, no paths)."""
@@ -48,18 +45,3 @@ class BudgetExceeded(PositionError):
 
     code = "TIMEOUT"
     retryable = True
-
-
-def survivors(log: logging.Logger, what: str, outcomes: Iterable[tuple[str, Any]]) -> list[Any]:
-    """The outcomes that are results. A ProtocolError concerns one part (a market, a vault, a
-    reserve): it is logged as "<what> <key> left out" and the part is dropped. Any other
-    exception (network trouble, the budget, a bug) concerns the whole input and is raised."""
-    kept = []
-    for key, outcome in outcomes:
-        if isinstance(outcome, ProtocolError):
-            log.warning("%s %s left out: %s", what, key, outcome.message)
-        elif isinstance(outcome, BaseException):
-            raise outcome
-        else:
-            kept.append(outcome)
-    return kept

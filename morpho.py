@@ -13,6 +13,8 @@ How each figure is derived (all at the request's pinned block; the README has th
   supply APY = borrow APY x utilization x (1 - market fee).
 - Health factor = collateral x oracle price / 1e36 x LLTV / borrowed assets; collateral USD is
   collateral priced by the market oracle in loan-asset units, times the loan asset's USD price.
+- Failures: a vault whose `balanceOf` fails is left out, and a held position whose figures
+  cannot be read is listed with those figures null, each with a warning (position_warnings).
 - Vault assets: `convertToAssets(balanceOf)`. V1 APY: the vault's supply in each market of its
   withdraw queue weighted by that market's supply APY, times (1 - vault fee). V2 APY: each
   adapter's assets weighted by what they earn (a market adapter: its markets' supply APYs; a V1
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,14 +35,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader, shared_future
-from errors import ProtocolError, survivors
+from chain import ChainReader
+from errors import ProtocolError
+from position_warnings import FIGURE_UNAVAILABLE, Warnings
 from prices import UsdPrice, usd_price
 
 if TYPE_CHECKING:
     from protocols import FetchContext
-
-log = logging.getLogger("wallet_positions.morpho")
 
 WAD = 10**18
 ORACLE_PRICE_SCALE = 10**36
@@ -116,6 +116,8 @@ class MarketState:
     supply_apy: float | None
     pending_fee_shares: int = 0
     """Supply shares the accrual mints to the fee recipient, not yet in its `position()`."""
+    rate_problem: str | None = None
+    """Why the APYs are None, when they are."""
 
     def supply_assets(self, shares: int) -> int:
         return _mul_div_down(shares, self.total_supply_assets + VIRTUAL_ASSETS,
@@ -142,18 +144,19 @@ def _w_taylor_compounded(rate: int, elapsed: int) -> int:
     return first + second + third
 
 
-def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int) -> MarketState:
+def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int,
+           rate_problem: str | None = None) -> MarketState:
     """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them.
 
     Without a borrow rate the totals cannot be brought to `now` when interest is owed; that is
-    a ProtocolError (the position is left out), not stale amounts shown as current.
+    a ProtocolError (the amounts are null, with a warning), not stale amounts shown as current.
     """
     supply_assets, supply_shares, borrow_assets, borrow_shares, last_update, fee = totals
     elapsed = now - last_update
     fee_shares = 0
     if elapsed > 0 and borrow_assets:
         if borrow_rate is None:
-            raise ProtocolError("the market's IRM gave no borrow rate, so its interest cannot be accrued")
+            raise ProtocolError(f"its interest cannot be accrued: {rate_problem}")
         interest = _mul_div_down(borrow_assets, _w_taylor_compounded(borrow_rate, elapsed), WAD)
         borrow_assets += interest
         supply_assets += interest
@@ -167,20 +170,21 @@ def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | Non
         try:
             borrow_apy = math.expm1(borrow_rate * SECONDS_PER_YEAR / WAD)
         except OverflowError:
-            borrow_apy = None
+            rate_problem = f"the IRM's rate of {borrow_rate} per second is too large to be an APY"
         if borrow_apy is not None:
             utilization = borrow_assets / supply_assets if supply_assets else 0.0
             supply_apy = borrow_apy * utilization * (1 - fee / WAD)
     return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
-                       borrow_apy, supply_apy, fee_shares)
+                       borrow_apy, supply_apy, fee_shares, rate_problem)
 
 
 class MorphoReader:
     """The reads of one input, sharing the request's reader (and so its rounds and block)."""
 
     def __init__(self, reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses,
-                 markets: dict[str, MarketParams]) -> None:
+                 markets: dict[str, MarketParams], warnings: Warnings) -> None:
         self.reader = reader
+        self.warnings = warnings
         self.blue = deployment.blue.address
         self.chain = chain
         self.markets = markets
@@ -200,17 +204,14 @@ class MorphoReader:
         totals, now = await asyncio.gather(
             self.reader.call(self.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
             self.reader.block_timestamp())
-        rate = 0 if int(params.irm, 16) == 0 else await self._borrow_rate(market_id, params, totals)
-        return accrue(params, totals, rate, now)
-
-    async def _borrow_rate(self, market_id: str, params: MarketParams, totals: tuple[int, ...]) -> int | None:
+        if int(params.irm, 16) == 0:
+            return accrue(params, totals, 0, now)
         try:
             (rate,) = await self.reader.call(params.irm, BORROW_RATE_VIEW, params.as_tuple(), totals,
                                              label=f"IRM of market {market_id}")
         except ProtocolError as exc:
-            log.warning("no rate for market %s: %s", market_id, exc.message)
-            return None
-        return rate
+            return accrue(params, totals, None, now, exc.message)
+        return accrue(params, totals, rate, now)
 
     async def price(self, token: str) -> UsdPrice | None:
         return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
@@ -218,14 +219,8 @@ class MorphoReader:
     async def token(self, token: str) -> dict[str, Any]:
         return await self.reader.shared(("morpho", "token", token), lambda: erc20.token_info(self.reader, token))
 
-    async def oracle_price(self, oracle: str) -> int | None:
-        async def read() -> int | None:
-            try:
-                return (await self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))[0]
-            except ProtocolError as exc:
-                log.warning("oracle %s failed: %s", oracle, exc.message)
-                return None
-        return await self.reader.shared(("morpho", "oracle", oracle), read)
+    async def oracle_price(self, oracle: str) -> int:
+        return await _first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))
 
     async def supplied(self, market_id: str, owner: str) -> int:
         """Assets `owner` supplies to a market, accrued to the block."""
@@ -248,14 +243,21 @@ class MorphoReader:
         return None if gross is None else gross * (1 - fee / WAD)
 
     async def weighted_apy(self, parts: list[tuple[Awaitable[int], Awaitable[Any]]], idle: int = 0) -> float | None:
-        """Σ assets x APY / (Σ assets + idle); None when a part's APY is unknown or nothing is held."""
+        """Σ assets x APY / (Σ assets + idle); None when nothing is held, ProtocolError when a
+        part that holds assets has no APY (the vault's APY is then null, with a warning)."""
         both = await asyncio.gather(*(amount for amount, _ in parts), *(apy for _, apy in parts))
         amounts, earnings = both[:len(parts)], both[len(parts):]
-        rates = [e.supply_apy if isinstance(e, MarketState) else e for e in earnings]
         total = sum(amounts) + idle
-        if total == 0 or any(rate is None for rate, amount in zip(rates, amounts) if amount):
+        if total == 0:
             return None
-        return sum(amount * rate for amount, rate in zip(amounts, rates) if amount) / total
+        weighted = 0.0
+        for amount, earning in zip(amounts, earnings):
+            rate = earning.supply_apy if isinstance(earning, MarketState) else earning
+            if amount and rate is None:
+                problem = earning.rate_problem if isinstance(earning, MarketState) else "a part has no APY"
+                raise ProtocolError(f"a part holding {amount} assets has no APY ({problem})")
+            weighted += amount * rate if amount else 0.0
+        return weighted / total
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
@@ -271,21 +273,20 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     v1_vaults = [_topic_address(entry.topics[1]) for entry in v1_logs]
     v2_vaults = [_topic_address(entry.topics[3]) for entry in v2_logs]
     markets = await reader.shared(("morpho", "markets", deployment.blue.address), lambda: _markets(market_logs))
-    morpho = MorphoReader(reader, deployment, chain, markets)
+    morpho = MorphoReader(reader, deployment, chain, markets, ctx.warnings)
 
     v1_shares, v2_shares, positions, (fee_recipient,) = await asyncio.gather(
-        _balances(reader, v1_vaults, wallet), _balances(reader, v2_vaults, wallet),
+        _balances(morpho, v1_vaults, wallet), _balances(morpho, v2_vaults, wallet),
         asyncio.gather(*(reader.call(deployment.blue.address, POSITION, bytes.fromhex(m[2:]), wallet,
                                      label="Morpho Blue") for m in markets)),
         reader.call(deployment.blue.address, FEE_RECIPIENT, label="Morpho Blue"))
     v1, v2, market_positions = await asyncio.gather(
-        _kept("vault", {vault: _vault_position(morpho, vault, amount, "morpho-vault-v1", morpho.vault_v1_apy)
-                        for vault, amount in v1_shares.items()}),
-        _kept("vault", {vault: _vault_position(morpho, vault, amount, "morpho-vault-v2",
-                                               lambda v: _vault_v2_apy(morpho, v))
-                        for vault, amount in v2_shares.items()}),
-        _kept("market", {market_id: _market_position(morpho, market_id, *position, wallet == fee_recipient)
-                         for market_id, position in zip(markets, positions) if any(position)}))
+        asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1", morpho.vault_v1_apy)
+                         for vault, amount in v1_shares.items())),
+        asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v2", lambda v: _vault_v2_apy(morpho, v))
+                         for vault, amount in v2_shares.items())),
+        asyncio.gather(*(_market_position(morpho, market_id, *position, wallet == fee_recipient)
+                         for market_id, position in zip(markets, positions) if any(position))))
     return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
             "marketPositions": market_positions}
 
@@ -315,55 +316,34 @@ def _market(entry: Any) -> tuple[str, MarketParams]:
     return entry.topics[1], MarketParams(*params)
 
 
-async def _balances(reader: ChainReader, vaults: list[str], wallet: str) -> dict[str, int]:
-    """The wallet's shares in each vault that answers; a vault that cannot is logged and skipped."""
-    answers = await asyncio.gather(*(reader.call(vault, erc20.BALANCE_OF, wallet, label=f"vault {vault}")
+async def _balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:
+    """The wallet's shares in each vault that answers; a vault that cannot is left out with a warning."""
+    answers = await asyncio.gather(*(morpho.reader.call(vault, erc20.BALANCE_OF, wallet, label=f"vault {vault}")
                                      for vault in vaults), return_exceptions=True)
-    held = {}
-    for vault, answer in zip(vaults, answers):
-        if isinstance(answer, ProtocolError):
-            log.info("vault %s skipped in discovery: %s", vault, answer.message)
-        elif isinstance(answer, BaseException):
-            raise answer
-        elif answer[0]:
-            held[vault] = answer[0]
-    return held
-
-
-async def _kept(what: str, reads: dict[str, Awaitable[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """The positions that could be read; one whose contracts fail is logged and left out."""
-    positions = await asyncio.gather(*reads.values(), return_exceptions=True)
-    return survivors(log, what, zip(reads, positions))
+    morpho.warnings.survivors("vault", zip(vaults, answers))
+    return {vault: answer[0] for vault, answer in zip(vaults, answers)
+            if not isinstance(answer, BaseException) and answer[0]}
 
 
 async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: str,
                           apy: Callable[[str], Awaitable[float | None]]) -> dict[str, Any]:
-    reader, label = morpho.reader, f"vault {vault}"
-    rate = shared_future(_optional(apy(vault)))
-    try:
-        (asset,), (name,), (symbol,), (assets,) = await asyncio.gather(
-            reader.call(vault, ASSET, label=label), reader.call(vault, VAULT_NAME, label=label),
-            reader.call(vault, VAULT_SYMBOL, label=label),
-            reader.call(vault, CONVERT_TO_ASSETS, shares, label=label))
-        token, price = await asyncio.gather(morpho.token(asset), morpho.price(asset))
-    except BaseException:
-        rate.cancel()
-        raise
+    """A vault the wallet holds shares of: listed whatever fails, each failing figure null with a warning."""
+    reader, label, optional = morpho.reader, f"vault {vault}", morpho.warnings.optional
+    asset, name, symbol, assets, rate = await asyncio.gather(
+        optional(_first(reader.call(vault, ASSET, label=label)), vault, "asset, assets and assetsUsd are"),
+        optional(_first(reader.call(vault, VAULT_NAME, label=label)), vault, "vaultName is"),
+        optional(_first(reader.call(vault, VAULT_SYMBOL, label=label)), vault, "vaultSymbol is"),
+        optional(_first(reader.call(vault, CONVERT_TO_ASSETS, shares, label=label)), vault, "assets and assetsUsd are"),
+        optional(apy(vault), vault, "apy is"))
+    token, price = await asyncio.gather(
+        optional(morpho.token(asset), asset, "the vault's asset is") if asset else _none(),
+        optional(morpho.price(asset), asset, "assetsUsd is") if asset else _none())
     return {
         "type": kind, "vaultAddress": vault, "vaultName": name, "vaultSymbol": symbol, "asset": token,
-        "shares": str(shares), "assets": str(assets),
-        "assetsUsd": price.value(assets, token["decimals"]) if price else None,
-        "apy": await rate,
+        "shares": str(shares), "assets": None if assets is None else str(assets),
+        "assetsUsd": price.value(assets, token["decimals"]) if price and token and assets is not None else None,
+        "apy": rate,
     }
-
-
-async def _optional(figure: Awaitable[float | None]) -> float | None:
-    """A figure that may be missing: a contract that cannot give it makes it null, not an error."""
-    try:
-        return await figure
-    except ProtocolError as exc:
-        log.warning("figure left null: %s", exc.message)
-        return None
 
 
 async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
@@ -421,33 +401,44 @@ async def _first(call: Awaitable[tuple[Any, ...]]) -> Any:
 
 async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: int,
                            borrow_shares: int, collateral: int, fee_recipient: bool) -> dict[str, Any]:
-    state = await morpho.market(market_id)
-    if fee_recipient:
-        supply_shares += state.pending_fee_shares
-    params = state.params
+    """A market the wallet has a position in: listed whatever fails, each failing figure null with a warning."""
+    optional = morpho.warnings.optional
+    params = morpho.markets[market_id]
     has_collateral_token = int(params.collateral_token, 16) != 0
-    loan, collateral_token, loan_price, oracle_price = await asyncio.gather(
-        morpho.token(params.loan_token),
-        morpho.token(params.collateral_token) if has_collateral_token else _none(),
-        morpho.price(params.loan_token),
-        morpho.oracle_price(params.oracle) if collateral or borrow_shares else _none())
-    supply, borrow = state.supply_assets(supply_shares), state.borrow_assets(borrow_shares)
-    decimals = loan["decimals"]
+    state, loan, collateral_token, loan_price, oracle_price = await asyncio.gather(
+        optional(morpho.market(market_id), market_id, "supplyAssets, borrowAssets and their USD values are"),
+        optional(morpho.token(params.loan_token), params.loan_token, "the market's loanAsset is"),
+        optional(morpho.token(params.collateral_token), params.collateral_token, "the market's collateralAsset is")
+        if has_collateral_token else _none(),
+        optional(morpho.price(params.loan_token), params.loan_token, "the market's USD values are"),
+        optional(morpho.oracle_price(params.oracle), market_id, "collateralUsd and healthFactor are")
+        if collateral or borrow_shares else _none())
+    if state is not None and state.rate_problem:
+        morpho.warnings.add(FIGURE_UNAVAILABLE, market_id, f"supplyApy and borrowApy are null: {state.rate_problem}")
+    if state is not None and fee_recipient:
+        supply_shares += state.pending_fee_shares
+    supply = state.supply_assets(supply_shares) if state else None
+    borrow = state.borrow_assets(borrow_shares) if state else None
     collateral_in_loan = Fraction(collateral * oracle_price, ORACLE_PRICE_SCALE) if oracle_price is not None else None
     health = None
     if borrow and collateral_in_loan is not None:
         health = float(collateral_in_loan * params.lltv / WAD / borrow)
+    usd = loan_price if loan_price and loan else None
+
+    def value(amount: int | None) -> float | None:
+        return usd.value(amount, loan["decimals"]) if usd and amount is not None else None
+
     return {
         "type": "morpho-market", "marketId": market_id, "loanAsset": loan, "collateralAsset": collateral_token,
         "lltv": params.lltv / WAD,
-        "supplyShares": str(supply_shares), "supplyAssets": str(supply),
-        "supplyAssetsUsd": loan_price.value(supply, decimals) if loan_price else None,
-        "borrowShares": str(borrow_shares), "borrowAssets": str(borrow),
-        "borrowAssetsUsd": loan_price.value(borrow, decimals) if loan_price else None,
+        "supplyShares": str(supply_shares), "supplyAssets": None if supply is None else str(supply),
+        "supplyAssetsUsd": value(supply),
+        "borrowShares": str(borrow_shares), "borrowAssets": None if borrow is None else str(borrow),
+        "borrowAssetsUsd": value(borrow),
         "collateral": str(collateral),
-        "collateralUsd": (float(collateral_in_loan * loan_price.answer / 10 ** (decimals + loan_price.decimals))
-                          if loan_price and collateral_in_loan is not None else None),
-        "supplyApy": state.supply_apy, "borrowApy": state.borrow_apy,
+        "collateralUsd": (float(collateral_in_loan * usd.answer / 10 ** (loan["decimals"] + usd.decimals))
+                          if usd and collateral_in_loan is not None else None),
+        "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
         "healthFactor": health,
     }
 

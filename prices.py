@@ -2,16 +2,17 @@
 
 A token is priced only through the feed the addresses data names for it on that chain. The
 answer of `latestRoundData()` at the pinned block is the price, scaled by the feed's
-`decimals()`. No feed, a failing feed, a non-positive answer, or an answer older than the feed's
-heartbeat at the pinned block's timestamp: no price, and the USD field is null. On an L2 with a
-sequencer uptime feed, as Chainlink advises, no price either while the sequencer is down or
-within SEQUENCER_GRACE seconds of it coming back (feeds may not have caught up yet).
+`decimals()`. No feed: no price (None), and the USD field is null by design. A failing feed, a
+non-positive answer, or an answer older than the feed's heartbeat at the pinned block's
+timestamp: PriceUnavailable, which the adapter turns into a null USD field and a
+PRICE_UNAVAILABLE warning. On an L2 with a sequencer uptime feed, as Chainlink advises, no price
+either while the sequencer is down or within SEQUENCER_GRACE seconds of it coming back (feeds
+may not have caught up yet).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,8 +21,7 @@ from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
 from erc20 import DECIMALS
 from errors import ProtocolError
-
-log = logging.getLogger("wallet_positions.prices")
+from position_warnings import PriceUnavailable
 
 SEQUENCER_GRACE = 3600
 
@@ -40,13 +40,14 @@ class UsdPrice:
 
 
 async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | None:
-    """The token's USD price at the pinned block, or None when it has no trustworthy one."""
+    """The token's USD price at the pinned block; None when it has no feed, PriceUnavailable
+    when its feed gives no trustworthy price."""
     feed = chain.price_feeds.get(token.lower())
     return await feed_price(reader, chain, feed, token) if feed else None
 
 
-async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed, what: str) -> UsdPrice | None:
-    """A USD feed's answer at the pinned block, or None when it is not trustworthy then."""
+async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed, what: str) -> UsdPrice:
+    """A USD feed's answer at the pinned block; PriceUnavailable when it is not trustworthy then."""
     label = f"{feed.pair} feed {feed.feed}"
     try:
         (_, answer, _, updated_at, _), (decimals,), now, sequencer_up = await asyncio.gather(
@@ -55,13 +56,15 @@ async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed
             reader.block_timestamp(),
             _sequencer_up(reader, chain.sequencer_uptime_feed))
     except ProtocolError as exc:
-        log.warning("no price for %s on chain %d: %s", what, reader.chain_id, exc.message)
-        return None
-    if answer <= 0 or now - updated_at > feed.heartbeat or not sequencer_up:
-        log.info("no price for %s on chain %d: %s answer %d updated at %d, block time %d, heartbeat %d s, "
-                 "sequencer up: %s", what, reader.chain_id, feed.pair, answer, updated_at, now,
-                 feed.heartbeat, sequencer_up)
-        return None
+        raise PriceUnavailable(f"the {label} failed: {exc.message}") from None
+    if not sequencer_up:
+        raise PriceUnavailable(f"the chain's sequencer is down or up for less than {SEQUENCER_GRACE} s, "
+                               f"so the {label} may lag")
+    if answer <= 0:
+        raise PriceUnavailable(f"the {label} answers {answer}")
+    if now - updated_at > feed.heartbeat:
+        raise PriceUnavailable(f"the {label} was last updated {now - updated_at} s before the block, "
+                               f"more than its heartbeat of {feed.heartbeat} s")
     return UsdPrice(answer, decimals)
 
 

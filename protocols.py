@@ -2,15 +2,15 @@
 
 A fetch function takes `(ctx, chain_id, wallet_address)` with the address already validated and
 lower-cased, and returns the position object as a dict holding the fields of its GraphQL type
-(`blockNumber` and the position lists). The resolver adds `protocol`, `chainId` and
-`walletAddress`, so an adapter cannot get them wrong. Failures are raised as the exceptions of
+(`blockNumber` and the position lists). The resolver adds `protocol`, `chainId`,
+`walletAddress` and `warnings` (from `ctx.warnings`), so an adapter cannot get them wrong. Failures are raised as the exceptions of
 `errors.py`.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
 import aave
@@ -18,6 +18,7 @@ import compound
 import morpho
 from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
+from position_warnings import Warnings
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class FetchContext:
     """Event-loop time (`loop.time()`) at which the input's budget ends, for an adapter's own
     waits; chain reads already carry the request's deadline, which is the same moment."""
     chains: ChainRequest
+    warnings: Warnings = field(default_factory=Warnings)
+    """What the answer lacks (parts left out, null figures); the resolver returns it as `warnings`."""
 
     def reader(self, chain_id: int) -> ChainReader:
         """The request's reader for a chain: pinned to one block, batching with other inputs."""

@@ -102,6 +102,7 @@ async def _resolve_input(
             log.error("%s fetch returned an object that does not fit its type: %s", protocol.name, problem)
             raise PositionError(INTERNAL_ERROR)
     except PositionError as exc:
+        log.warning("input failed: %s on chain %d: %s %s", _shorten(name), chain_id, exc.code, exc.message)
         return None, {
             "protocol": name,
             "chainId": chain_id,
@@ -176,6 +177,7 @@ async def _fetch(protocol: Protocol, chain_id: int, address: str, request: Reque
             position = await protocol.fetch(context, chain_id, address)
         if not isinstance(position, dict):
             raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
+        position["warnings"] = context.warnings.as_list()
     except PositionError:
         raise
     except TimeoutError:

@@ -32,10 +32,11 @@ import auth
 import graphql_http
 import protocols
 import schema
-from chain import DEFAULT_RPC_URLS, ChainConfig, Chains, rpc_urls_from_env
+from chain import ChainConfig, Chains
 from config import SettingError, Settings, add_arguments, resolve
 from limits import MAX_BODY_BYTES, RateLimiter
 from protocols import Protocol, Registry
+from rpc import DEFAULT_RPC_URLS, RpcUrlError, rpc_urls_from_env
 
 log = logging.getLogger("wallet_positions.server")
 access_log = logging.getLogger("wallet_positions.access")
@@ -265,7 +266,6 @@ async def _watch_keys(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _chain_session(app: web.Application) -> AsyncIterator[None]:
-    await app[CHAINS].open()
     yield
     await app[CHAINS].close()
 
@@ -273,7 +273,8 @@ async def _chain_session(app: web.Application) -> AsyncIterator[None]:
 def create_app(settings: Settings, registry: Registry | None = None,
                clock: Callable[[], float] = time.monotonic,
                rpc_urls: Mapping[int, str] | None = None) -> web.Application:
-    """The application; raises auth.KeyFileError or addresses.AddressesError on unusable data.
+    """The application; raises auth.KeyFileError, addresses.AddressesError or rpc.RpcUrlError
+    on unusable data.
 
     `registry` defaults to every protocol on the chains of the addresses data (built in, with
     ADDRESSES_FILE laid over it); `rpc_urls` to the public endpoints overridden by
@@ -293,7 +294,9 @@ def create_app(settings: Settings, registry: Registry | None = None,
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
     app[CHAINS] = Chains(rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls, ChainConfig(
-        settings.multicall_max_calls, settings.logs_block_range, settings.chain_cache_size))
+        max_calls=settings.multicall_max_calls, logs_block_range=settings.logs_block_range,
+        cache_size=settings.chain_cache_size, connections=settings.rpc_connections,
+        max_response_bytes=settings.rpc_max_response_bytes))
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_chain_session)
     app.router.add_route("*", "/graphql", graphql_endpoint)
@@ -421,6 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     except addresses.AddressesError as exc:
         log.error("cannot start: the addresses data is unusable: %s", exc)
         return 1
+    except RpcUrlError as exc:
+        log.error("cannot start: %s", exc)
+        return 2
     try:
         asyncio.run(serve(app, settings))
     except OSError as exc:

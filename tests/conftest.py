@@ -77,8 +77,8 @@ class Api:
 def no_public_endpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to loopback only: the public default RPC endpoints are replaced by a dead
     loopback port, so a read that should never happen fails fast instead of leaving the host."""
-    import chain
-    monkeypatch.setattr(chain, "DEFAULT_RPC_URLS", {chain_id: "http://127.0.0.1:9/" for chain_id in chain.DEFAULT_RPC_URLS})
+    import rpc
+    monkeypatch.setattr(rpc, "DEFAULT_RPC_URLS", {chain_id: "http://127.0.0.1:9/" for chain_id in rpc.DEFAULT_RPC_URLS})
 
 
 @pytest.fixture
@@ -188,7 +188,6 @@ async def open_chains() -> Any:
 
     async def make(urls: dict[int, str], **config: Any) -> Chains:
         chains = Chains(urls, ChainConfig(**config))
-        await chains.open()
         opened.append(chains)
         return chains
 

@@ -158,6 +158,10 @@ class Anvil:
     def block_number(self) -> int:
         return int(self.rpc("eth_blockNumber"), 16)
 
+    def finalized_block(self) -> int:
+        """anvil's `finalized` tag: 64 blocks behind the head."""
+        return int(self.rpc("eth_getBlockByNumber", "finalized", False)["number"], 16)
+
     def mine(self, blocks: int = 1) -> None:
         self.rpc("anvil_mine", hex(blocks))
 

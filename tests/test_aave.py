@@ -22,7 +22,7 @@ SECONDS = 365 * 24 * 3600
 POOL_RESERVE = ["uint256", "uint128", "uint128", "uint128", "uint128", "uint128", "uint40", "uint16",
                 "address", "address", "address", "address", "uint128", "uint128", "uint128"]
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-  data { ... on AaveWalletPositions { protocol walletAddress chainId blockNumber
+  data { ... on AaveWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
     marketStates { marketAddress marketName netWorthUsd totalCollateralUsd totalDebtUsd availableBorrowsUsd
                    healthFactor ltv liquidationThreshold eModeCategoryId }
     supplyPositions { type marketAddress marketName currency { address symbol name decimals } balance balanceUsd
@@ -78,6 +78,7 @@ class Expected:
 async def test_wallet_without_positions_gets_empty_lists(aave_api, world):
     (entry,) = (await positions(aave_api, world.wallets["empty"]))["data"]
     assert entry["marketStates"] == entry["supplyPositions"] == entry["borrowPositions"] == []
+    assert entry["warnings"] == []
     assert entry["blockNumber"] == world.node.block_number()
 
 
@@ -94,7 +95,7 @@ async def test_supply_only_wallet_has_no_health_factor(aave_api, world):
         assert position["apy"] == pytest.approx(compounded(expected.reserve(market, "USDC")[2]), rel=1e-9)
         assert position["isCollateral"] is True and position["canBeCollateral"] is True
         assert position["marketAddress"] == market.pool
-    assert entry["borrowPositions"] == []
+    assert entry["borrowPositions"] == [] and entry["warnings"] == []
     assert [s["healthFactor"] for s in entry["marketStates"]] == [None, None]
     assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore", "AaveV3TestSecond"]
 
@@ -141,6 +142,8 @@ async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(aave_api, worl
         "the broken market's account totals need the oracle; the other market's state stays"
     usdc = next(p for p in entry["borrowPositions"] if p["marketName"] == "AaveV3TestSecond")
     assert usdc["debtUsd"] is not None, "other assets of the same market keep their prices"
+    assert sorted((w["code"], w["target"]) for w in entry["warnings"]) == [
+        ("FIGURE_UNAVAILABLE", second.pool), ("PRICE_UNAVAILABLE", second.tokens["DAI"])]
 
 
 async def test_collateral_flags_ltv_zero_and_e_mode(aave_api, world):
@@ -174,17 +177,21 @@ async def test_an_unsupported_chain_is_a_validation_error(aave_api, world):
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
 
 
-async def test_a_market_whose_pool_fails_is_left_out(aiohttp_client, keys_file, api_key, world, tmp_path, caplog):
-    caplog.set_level(logging.WARNING, logger="wallet_positions.aave")
+async def test_a_market_whose_pool_fails_is_left_out_with_a_warning(aiohttp_client, keys_file, api_key, world,
+                                                                    tmp_path):
     override = world.addresses_override()
     chain = override[str(world.node.chain_id)]
-    chain["aave"].append({**chain["aave"][0], "name": "Nowhere", "pool": "0x" + "de" * 20})
+    nowhere = "0x" + "de" * 20
+    chain["aave"].append({**chain["aave"][0], "name": "Nowhere", "pool": nowhere})
     path = tmp_path / "a.json"
     path.write_text(json.dumps(override))
     api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
     (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     assert len(entry["supplyPositions"]) == 2
-    assert any("Nowhere left out" in r.getMessage() for r in caplog.records)
+    (warning,) = entry["warnings"]
+    assert (warning["code"], warning["target"]) == ("PART_UNREADABLE", nowhere)
+    assert warning["message"].startswith(f"Aave market {nowhere} is left out: ")
+    assert "no contract code" in warning["message"]
 
 
 def test_the_adapter_calls_exactly_the_published_abi():

@@ -23,7 +23,7 @@ from tests.evm import TOOLS, Anvil, function_signatures
 
 SECONDS = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-  data { ... on CompoundWalletPositions { protocol walletAddress chainId blockNumber
+  data { ... on CompoundWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
     supplyPositions { type marketAddress baseAsset { address symbol decimals } balance balanceUsd apr apy }
     borrowPositions { type marketAddress baseAsset { symbol } debt debtUsd apr apy borrowCapacityUsd liquidationThresholdUsd }
     collateralPositions { type marketAddress asset { symbol decimals } balance balanceUsd
@@ -71,6 +71,7 @@ def rate(world, market, name, block) -> int:
 async def test_supply_borrow_collateral_and_rewards(compound_api, world):
     saver, borrower = (await positions(compound_api, world.wallets["saver"], world.wallets["borrower"]))["data"]
     block = saver["blockNumber"]
+    assert saver["warnings"] == borrower["warnings"] == []
     (supply,) = saver["supplyPositions"]
     balance = 25_000 * C.USDC + 123
     supply_rate = rate(world, world.usdc_market, "getSupplyRate", block)
@@ -113,6 +114,8 @@ async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(c
     assert borrow["debtUsd"] == usd_via_eth(3 * C.ETHER + 7, "WETH")
     wbtc, usdc = entry["collateralPositions"]
     assert wbtc["balanceUsd"] is None and wbtc["balance"] == str(15 * 10**7)
+    (warning,) = entry["warnings"]
+    assert (warning["code"], warning["target"]) == ("PRICE_UNAVAILABLE", world.tokens["WBTC"])
     assert usdc["balanceUsd"] == usd_via_eth(4_000 * C.USDC, "USDC")
 
 
@@ -127,16 +130,16 @@ async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(aiohttp_c
     (borrow,) = entry["borrowPositions"]
     assert borrow["debtUsd"] is None and borrow["borrowCapacityUsd"] is None and borrow["apr"] > 0
     assert [c["balanceUsd"] for c in entry["collateralPositions"]] == [None, None]
+    assert entry["warnings"] == [], "no price source at all is null by design, not a warning"
 
 
 async def test_a_wallet_with_nothing(compound_api, world):
     (entry,) = (await positions(compound_api, world.wallets["empty"]))["data"]
     assert all(entry[key] == [] for key in ("supplyPositions", "borrowPositions", "collateralPositions",
-                                            "rewardPositions"))
+                                            "rewardPositions", "warnings"))
 
 
-async def test_one_failing_market_is_logged_and_left_out(compound_api, world, caplog):
-    caplog.set_level(logging.WARNING, logger="wallet_positions.compound")
+async def test_one_failing_market_is_left_out_with_a_warning(compound_api, world):
     world.node.send(world.weth_market, "setBroken(bool)", True)
     try:
         saver, borrower = (await positions(compound_api, world.wallets["saver"], world.wallets["borrower"]))["data"]
@@ -147,7 +150,10 @@ async def test_one_failing_market_is_logged_and_left_out(compound_api, world, ca
             world.node.send(market, "setBroken(bool)", False)
     assert len(saver["supplyPositions"]) == 1 and len(saver["rewardPositions"]) == 1
     assert borrower["borrowPositions"] == borrower["collateralPositions"] == []
-    assert any("cWETHv3" in r.getMessage() and "TestComet: broken" in r.getMessage() for r in caplog.records)
+    for entry in (saver, borrower):
+        (warning,) = entry["warnings"]
+        assert (warning["code"], warning["target"]) == ("PART_UNREADABLE", world.weth_market)
+        assert "TestComet: broken" in warning["message"]
     assert result["data"] == [] and result["errors"][0]["error"]["code"] == "PROTOCOL_ERROR", \
         "when every market fails, the input fails"
 

@@ -25,7 +25,7 @@ PARAMS = "(address,address,address,address,uint256)"
 MARKET = "(uint128,uint128,uint128,uint128,uint128,uint128)"
 YEAR = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-  data { ... on MorphoWalletPositions { protocol walletAddress chainId blockNumber
+  data { ... on MorphoWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
     vaultV1Positions { type vaultAddress vaultName vaultSymbol asset { address symbol name decimals }
                        shares assets assetsUsd apy }
     vaultV2Positions { type vaultAddress vaultName vaultSymbol asset { address symbol name decimals }
@@ -100,6 +100,7 @@ async def test_wallet_without_positions_gets_empty_lists(morpho_api, world):
     (entry,) = result["data"]
     assert result["errors"] == []
     assert entry["vaultV1Positions"] == entry["vaultV2Positions"] == entry["marketPositions"] == []
+    assert entry["warnings"] == [], "an empty list: the answer is complete"
     assert entry["blockNumber"] == world.node.block_number()
     assert entry["protocol"] == "morpho" and entry["walletAddress"] == world.wallets["empty"]
 
@@ -107,6 +108,7 @@ async def test_wallet_without_positions_gets_empty_lists(morpho_api, world):
 async def test_market_positions_match_morpho_balances_lib(morpho_api, world):
     result = await positions(morpho_api, world.wallets["lender"], world.wallets["borrower"])
     lender, borrower = result["data"]
+    assert lender["warnings"] == borrower["warnings"] == []
     chain = Chain(world, lender["blockNumber"])
     assert borrower["blockNumber"] == chain.block
     by_id = {p["marketId"]: p for p in lender["marketPositions"]}
@@ -137,7 +139,7 @@ async def test_market_positions_match_morpho_balances_lib(morpho_api, world):
 async def test_vault_positions_and_apys(morpho_api, world):
     (entry,) = (await positions(morpho_api, world.wallets["depositor"], world.wallets["saver"]))["data"][:1]
     chain = Chain(world, entry["blockNumber"])
-    (v1,) = entry["vaultV1Positions"]
+    (v1,) = [v for v in entry["vaultV1Positions"] if v["vaultAddress"] == world.vault_v1]
     shares = chain.call(world.vault_v1, "balanceOf(address)", world.wallets["depositor"])
     assets = chain.call(world.vault_v1, "convertToAssets(uint256)", shares)
     assert v1 == {
@@ -164,12 +166,18 @@ async def test_vault_v2_apy_goes_through_its_adapters(morpho_api, world):
     assert entry["vaultV1Positions"] == [] and entry["marketPositions"] == []
 
 
-async def test_a_vault_whose_calls_revert_is_skipped_and_logged(morpho_api, world, caplog):
-    caplog.set_level(logging.WARNING, logger="wallet_positions.morpho")
+async def test_a_held_vault_that_cannot_convert_stays_listed_with_a_warning(morpho_api, world):
     (entry,) = (await positions(morpho_api, world.wallets["depositor"]))["data"]
-    assert [v["vaultAddress"] for v in entry["vaultV1Positions"]] == [world.vault_v1]
-    assert any(world.broken_vault in r.getMessage() and "TestVault: broken" in r.getMessage()
-               for r in caplog.records)
+    by_vault = {v["vaultAddress"]: v for v in entry["vaultV1Positions"]}
+    assert set(by_vault) == {world.vault_v1, world.broken_vault}
+    broken = by_vault[world.broken_vault]
+    shares = world.node.call(world.broken_vault, "balanceOf(address)", world.wallets["depositor"])
+    assert broken["shares"] == str(shares) and shares > 0
+    assert broken["vaultName"] == "Broken Vault" and broken["asset"]["symbol"] == "USDC"
+    assert broken["assets"] is None and broken["assetsUsd"] is None, "no figure is guessed"
+    (warning,) = entry["warnings"]
+    assert warning["code"] == "FIGURE_UNAVAILABLE" and warning["target"] == world.broken_vault
+    assert "assets and assetsUsd are null" in warning["message"] and "TestVault: broken" in warning["message"]
 
 
 async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(morpho_api, world):
@@ -181,6 +189,9 @@ async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(morpho_api, world
     for position in entry["marketPositions"]:
         assert position["supplyAssetsUsd"] is None and position["borrowAssetsUsd"] is None
         assert int(position["supplyAssets"]) > 0 and position["supplyApy"] > 0
+    (warning,) = entry["warnings"]
+    assert warning["code"] == "PRICE_UNAVAILABLE" and warning["target"] == world.usdc
+    assert "more than its heartbeat of 86400 s" in warning["message"]
 
 
 @pytest.mark.parametrize("status, since, priced", [(0, 7200, True), (1, 7200, False), (0, 600, False)])
@@ -194,6 +205,7 @@ async def test_l2_prices_need_the_sequencer_up_for_an_hour(aiohttp_client, keys_
     (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     assert all((p["supplyAssetsUsd"] is not None) is priced for p in entry["marketPositions"])
     assert all(int(p["supplyAssets"]) > 0 for p in entry["marketPositions"])
+    assert [w["code"] for w in entry["warnings"]] == ([] if priced else ["PRICE_UNAVAILABLE"])
 
 
 async def test_an_unsupported_chain_is_a_validation_error(morpho_api, world):
@@ -216,8 +228,8 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(morph
     assert not any("cold start" in r.getMessage() for r in caplog.records)
     indexes = morpho_api.app[server.CHAINS].log_indexes.values()
     assert len(indexes) == 3
-    assert {index.final_to for index in indexes} == {world.node.block_number() - chain.CONFIRMATIONS}, \
-        "settled history is kept; only the last CONFIRMATIONS blocks are read again"
+    assert {index.final_to for index in indexes} == {world.node.finalized_block()}, \
+        "settled history is kept, up to the endpoint's finalized block; only the blocks after it are read again"
 
 
 @pytest.fixture(scope="module")
@@ -239,9 +251,13 @@ async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, key
                                                world.wallets["saver"]))["data"]
 
     flaky = market_id(parts["flaky"])
-    assert flaky not in {p["marketId"] for p in lender["marketPositions"]}, "un-accruable position left out"
-    assert {p["marketId"] for p in lender["marketPositions"]} == {market_id(world.market_a), market_id(world.market_b)}
-    assert any(flaky in r.getMessage() and "cannot be accrued" in r.getMessage() for r in caplog.records)
+    by_id = {p["marketId"]: p for p in lender["marketPositions"]}
+    assert set(by_id) == {market_id(world.market_a), market_id(world.market_b), flaky}, "a held position stays"
+    assert by_id[flaky]["supplyAssets"] is None and by_id[flaky]["borrowAssets"] is None
+    assert by_id[flaky]["supplyShares"] != "0" and by_id[flaky]["collateral"] == str(W.ETHER)
+    assert by_id[flaky]["supplyApy"] is None and by_id[flaky]["healthFactor"] is None
+    (warning,) = [w for w in lender["warnings"] if w["target"] == flaky]
+    assert warning["code"] == "FIGURE_UNAVAILABLE" and "FlakyIrm: no view" in warning["message"]
 
     by_id = {p["marketId"]: p for p in borrower["marketPositions"]}
     bombed = by_id[market_id(parts["bombed"])]
@@ -255,4 +271,5 @@ async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, key
     claimed = by_vault[parts["hostile_vault"]]
     assert claimed["apy"] is None and claimed["assets"] == str(5 * 10**6), "amounts kept, APY refused"
     assert by_vault[world.vault_v2]["apy"] > 0
-    assert any("more than the 32 this service reads" in r.getMessage() for r in caplog.records)
+    (warning,) = saver["warnings"]
+    assert warning["target"] == parts["hostile_vault"] and "more than the 32 this service reads" in warning["message"]

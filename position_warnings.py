@@ -1,0 +1,100 @@
+"""What an answer lacks: the `warnings` list of every `<Protocol>WalletPositions`.
+
+Nothing is dropped silently. Every adapter reports through one `Warnings` per input:
+
+- PART_UNREADABLE: a part (a market, vault, reserve, Comet, collateral asset) whose contracts
+  failed is left out; the wallet may hold a position there that the answer does not show.
+- FIGURE_UNAVAILABLE: a position the wallet holds is listed, but figures that need a failed
+  contract read are null (the message names them).
+- PRICE_UNAVAILABLE: a USD figure is null because its price source failed or is not trustworthy
+  at the block (stale, or an L2 sequencer down or just back). An asset with no price source at
+  all is not a warning: its USD figures are null by design.
+
+Only a contract's failure (errors.ProtocolError) becomes a warning. A node's failure, the time
+budget or a bug fails the whole input instead, so an empty list means the answer is complete.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Awaitable, Iterable, TypeVar
+
+from errors import ProtocolError
+
+log = logging.getLogger("wallet_positions.warnings")
+
+PART_UNREADABLE = "PART_UNREADABLE"
+FIGURE_UNAVAILABLE = "FIGURE_UNAVAILABLE"
+PRICE_UNAVAILABLE = "PRICE_UNAVAILABLE"
+CODES = (PART_UNREADABLE, FIGURE_UNAVAILABLE, PRICE_UNAVAILABLE)
+
+T = TypeVar("T")
+
+
+class PriceUnavailable(ProtocolError):
+    """A price source exists but gives no trustworthy price at the block."""
+
+
+class Warnings:
+    """One input's warnings, in the order they arose, each (code, target, message) once."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[str, str, str], None] = {}
+
+    def add(self, code: str, target: str, message: str) -> None:
+        if (code, target, message) not in self._items:
+            log.info("warning %s for %s: %s", code, target, message)
+            self._items[(code, target, message)] = None
+
+    def left_out(self, what: str, target: str, error: ProtocolError) -> None:
+        self.add(PART_UNREADABLE, target, f"{what} {target} is left out: {error.message}")
+
+    def figure(self, target: str, what: str, error: ProtocolError) -> None:
+        code = PRICE_UNAVAILABLE if isinstance(error, PriceUnavailable) else FIGURE_UNAVAILABLE
+        self.add(code, target, f"{what} null: {error.message}")
+
+    async def optional(self, read: Awaitable[T], target: str, what: str) -> T | None:
+        """`read`'s value, or None with a warning when a contract fails it (`what` names the
+        figures that are then null, e.g. "apy is")."""
+        try:
+            return await read
+        except ProtocolError as exc:
+            self.figure(target, what, exc)
+            return None
+
+    def value(self, outcome: T | ProtocolError, target: str, what: str) -> T | None:
+        """An outcome read earlier (a value, or the ProtocolError that failed it): the value, or
+        None with a warning. For reads shared by positions that may not need them, so that a
+        warning is given only where a figure of the answer is null."""
+        if isinstance(outcome, ProtocolError):
+            self.figure(target, what, outcome)
+            return None
+        return outcome
+
+    def survivors(self, what: str, outcomes: Iterable[tuple[str, Any]]) -> list[Any]:
+        """The outcomes that are results; a part whose contract failed is left out with a
+        warning. Any other exception (a node's failure, the budget, a bug) is raised: it
+        concerns the whole input."""
+        kept = []
+        for target, outcome in outcomes:
+            if isinstance(outcome, ProtocolError):
+                self.left_out(what, target, outcome)
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                kept.append(outcome)
+        return kept
+
+    def as_list(self) -> list[dict[str, str]]:
+        return [{"code": code, "target": target, "message": message} for code, target, message in self._items]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+async def outcome(read: Awaitable[T]) -> T | ProtocolError:
+    """`read`'s value, or the ProtocolError that failed it, for Warnings.value to judge later."""
+    try:
+        return await read
+    except ProtocolError as exc:
+        return exc
