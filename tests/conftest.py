@@ -158,7 +158,7 @@ async def raw_http(port: int, request: bytes) -> tuple[int, dict[str, str], byte
 @pytest.fixture(scope="session")
 def artifacts() -> dict[str, Any]:
     from tests.evm import CONTRACTS, compile_contracts
-    return compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol"])
+    return compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol", CONTRACTS / "TestFaults.sol"])
 
 
 @pytest.fixture(scope="session")
@@ -203,4 +203,5 @@ async def proxy(aiohttp_server: Any, anvil: Any) -> Any:
     fake = RpcProxy(anvil.url)
     server = await aiohttp_server(fake.app(), host="127.0.0.1")
     fake.url = str(server.make_url("/"))
-    return fake
+    yield fake
+    fake.released.set()

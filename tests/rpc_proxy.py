@@ -1,32 +1,59 @@
 """A JSON-RPC proxy in front of anvil that can misbehave: the one hand-written fake, used only
-for the outside edges (an endpoint that fails, hangs, answers garbage or limits log ranges)."""
+for the outside edges (an endpoint that fails, hangs, lags, answers garbage or limits log ranges)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
+HEADER_NOT_FOUND = {"code": -32000, "message": "header not found"}
+MISSING_TRIE_NODE = {"code": -32000, "message": "missing trie node 5f2c (path )"}
+LIMIT_EXCEEDED = {"code": -32005, "message": "limit exceeded"}
+INTERNAL_ERROR = {"code": -32603, "message": "internal error"}
+NODE_ERRORS = (HEADER_NOT_FOUND, MISSING_TRIE_NODE, LIMIT_EXCEEDED, INTERNAL_ERROR)
+"""JSON-RPC errors a node gives about itself (lag, pruned state, limits), never about a contract."""
+
 
 class RpcProxy:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
+        self.url = ""
         self.posts: list[Any] = []
+        self.elsewhere: list[Any] = []
+        """Requests that reached /elsewhere, the target of the redirect mode (none should)."""
         self.statuses: list[int] = []
         """HTTP statuses to answer the next requests with, before forwarding resumes."""
         self.mode = "forward"
-        """forward | hang | not-json | not-jsonrpc | bad-hex | no-batches | rate-limit-error"""
+        """forward | hang | not-json | not-jsonrpc | bad-hex | no-batches | rate-limit-error | redirect | oversized"""
         self.max_log_range: int | None = None
         self.delay = 0.0
         """Seconds added to every answer."""
+        self.item_faults: dict[str, tuple[float, dict[str, Any] | None]] = {}
+        """method, or "method:first-param" (e.g. "eth_getBlockByNumber:finalized") -> (share of its
+        calls, what they get instead: a JSON-RPC error object, or None for a null result), drawn
+        from `rng`; a call of a JSON-RPC batch is hit alone."""
+        self.fault_limit: int | None = None
+        """Faults to give before behaving again (None: no limit)."""
+        self.http_fault_share = 0.0
+        """Share of HTTP requests answered 503."""
+        self.rng = random.Random(0)
+        self.released = asyncio.Event()
+        """Set when the test ends: hanging answers stop hanging, so the server can shut down."""
 
     def app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/", self.handle)
+        app.router.add_post("/elsewhere", self.handle_elsewhere)
         return app
+
+    async def handle_elsewhere(self, request: web.Request) -> web.StreamResponse:
+        self.elsewhere.append(await request.json())
+        return web.json_response({"jsonrpc": "2.0", "id": 0, "result": "0x1"})
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         payload = await request.json()
@@ -34,8 +61,14 @@ class RpcProxy:
         await asyncio.sleep(self.delay)
         if self.statuses:
             return web.Response(status=self.statuses.pop(0), text="upstream trouble")
+        if self.http_fault_share and self.rng.random() < self.http_fault_share:
+            return web.Response(status=503, text="upstream trouble")
         if self.mode == "hang":
-            await asyncio.sleep(3600)
+            await asyncio.wait_for(self.released.wait(), 3600)
+        if self.mode == "redirect":
+            raise web.HTTPTemporaryRedirect(str(request.url.with_path("/elsewhere")))
+        if self.mode == "oversized":
+            return await self.oversized(request)
         if self.mode == "not-json":
             return web.Response(text="<html>502 Bad Gateway</html>", content_type="text/html")
         if self.mode == "not-jsonrpc":
@@ -52,7 +85,29 @@ class RpcProxy:
         answers = [await self.answer(item) for item in items]
         return web.json_response(answers if isinstance(payload, list) else answers[0])
 
+    async def oversized(self, request: web.Request) -> web.StreamResponse:
+        """64 MiB of a JSON string, streamed: a reader must stop at its ceiling, not buffer it all."""
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        await response.write(b'{"jsonrpc": "2.0", "id": 0, "result": "0x')
+        chunk = b"00" * (1 << 19)
+        try:
+            for _ in range(64):
+                await response.write(chunk)
+            await response.write(b'"}')
+        except (ConnectionError, RuntimeError):
+            pass
+        return response
+
     async def answer(self, item: dict[str, Any]) -> dict[str, Any]:
+        first = item["params"][0] if item.get("params") else None
+        fault = self.item_faults.get(f"{item['method']}:{first}", self.item_faults.get(item["method"]))
+        if fault is not None and self.fault_limit != 0 and self.rng.random() < fault[0]:
+            if self.fault_limit is not None:
+                self.fault_limit -= 1
+            if fault[1] is None:
+                return {"jsonrpc": "2.0", "id": item["id"], "result": None}
+            return {"jsonrpc": "2.0", "id": item["id"], "error": fault[1]}
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:
             span = int(item["params"][0]["toBlock"], 16) - int(item["params"][0]["fromBlock"], 16) + 1
             if span > self.max_log_range:

@@ -54,7 +54,7 @@ async def test_rpc_requests_do_not_grow_with_inputs(aiohttp_client, keys_file, a
 
 
 async def test_hanging_endpoint_is_a_timeout_and_down_endpoint_a_network_error(
-        aiohttp_client, keys_file, api_key, proxy):
+        aiohttp_client, keys_file, api_key, proxy, caplog):
     proxy.mode = "hang"
     api = await make_api(aiohttp_client, keys_file, api_key, [], proxy.url, input_timeout=0.5)
     reply = await api.query(QUERY, {"inputs": [position_input("balances", CHAIN_ID)]})
@@ -66,6 +66,10 @@ async def test_hanging_endpoint_is_a_timeout_and_down_endpoint_a_network_error(
     (error,) = reply.body["data"]["walletPositions"]["errors"]
     assert error["error"]["code"] == "NETWORK_ERROR" and error["error"]["retryable"] is True
     assert "127.0.0.1" not in error["error"]["message"] and "key123" not in error["error"]["message"]
+    causes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("input failed")]
+    assert causes[0].startswith(f"input failed: balances on chain {CHAIN_ID}: TIMEOUT")
+    assert causes[1].startswith(f"input failed: balances on chain {CHAIN_ID}: NETWORK_ERROR The RPC endpoint")
+    assert not any("key123" in cause or "127.0.0.1" in cause for cause in causes), "never the URL"
 
 
 async def test_reverting_contract_is_a_protocol_error(aiohttp_client, keys_file, api_key, anvil):
