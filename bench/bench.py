@@ -32,7 +32,7 @@ import server  # noqa: E402
 from config import Settings  # noqa: E402
 import addresses  # noqa: E402
 import protocols  # noqa: E402
-from tests import aave_world, compound_world, morpho_world  # noqa: E402
+from tests import all_worlds, morpho_world  # noqa: E402
 from tests.evm import CHAIN_ID, Anvil  # noqa: E402
 from tests.stand_ins import chain_balances  # noqa: E402
 
@@ -60,22 +60,17 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
     artifacts = morpho_world.compile_all()
     node = Anvil()
     try:
-        world = morpho_world.build(node, artifacts)
+        worlds = all_worlds.build(node)
         tokens = [node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["B", "B", 18])
                   for _ in range(token_count)]
         wallets = ["0x" + f"{i + 1:040x}" for i in range(max(MIX))]
         for index, wallet in enumerate(wallets):
             node.send(tokens[index % token_count], "mint(address,uint256)", wallet, 10**18 + index)
-        demo = [world.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
-        aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
-        comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
-        world.set_feed(morpho_world.USDC_USD)
-        override = world.addresses_override()
-        override[str(CHAIN_ID)].update(aave.addresses_override()[str(CHAIN_ID)])
-        override[str(CHAIN_ID)]["compound"] = comet.addresses_override()[str(CHAIN_ID)]["compound"]
-        mixed = [("morpho", world.wallets["saver"]), ("aave", world.wallets["borrower"]),
-                 ("compound", world.wallets["borrower"]), ("aave", world.wallets["lender"]),
-                 ("compound", world.wallets["saver"])]
+        demo = [worlds.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
+        override = worlds.addresses
+        mixed = [("morpho", worlds.wallets["saver"]), ("aave", worlds.wallets["borrower"]),
+                 ("compound", worlds.wallets["borrower"]), ("aave", worlds.wallets["lender"]),
+                 ("compound", worlds.wallets["saver"])]
         with tempfile.TemporaryDirectory() as folder:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests import aave_world, compound_world, morpho_world  # noqa: E402
+from tests import all_worlds  # noqa: E402
 from tests.evm import Anvil  # noqa: E402
 
 
@@ -31,20 +31,13 @@ def main() -> None:
     args = parser.parse_args()
     node = Anvil()
     try:
-        world = morpho_world.build(node, morpho_world.compile_all())
-        aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
-        comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
-        world.set_feed(morpho_world.USDC_USD)
-        chain = str(node.chain_id)
-        data = world.addresses_override()
-        data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
-        data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
+        worlds = all_worlds.build(node)
         path = Path(args.addresses_file).resolve()
-        path.write_text(json.dumps(data, indent=2))
+        path.write_text(json.dumps(worlds.addresses, indent=2))
         print(f"export RPC_URL_{node.chain_id}={node.url}")
         print(f"export ADDRESSES_FILE={path}")
         print(f"# chain id {node.chain_id}; demo wallets (protocols \"morpho\", \"aave\", \"compound\"):")
-        for role, wallet in world.wallets.items():
+        for role, wallet in worlds.wallets.items():
             print(f"#   {role:<10} {wallet}")
         print("# Ctrl-C stops the chain.", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})

@@ -1,0 +1,30 @@
+"""Every test world on one chain: the Morpho world, two Aave v3 markets and two Comets, in which
+the same demo wallets hold positions. The devnet and the fault-schedule property test use it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tests import aave_world, compound_world, morpho_world
+from tests.evm import Anvil
+
+
+@dataclass
+class AllWorlds:
+    node: Anvil
+    wallets: dict[str, str]
+    addresses: dict[str, Any]
+    """The ADDRESSES_FILE content that points the service at all of them."""
+
+
+def build(node: Anvil) -> AllWorlds:
+    world = morpho_world.build(node, morpho_world.compile_all())
+    aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
+    comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
+    world.set_feed(morpho_world.USDC_USD)
+    chain = str(node.chain_id)
+    data = world.addresses_override()
+    data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
+    data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
+    return AllWorlds(node, dict(world.wallets), data)

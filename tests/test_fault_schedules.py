@@ -1,0 +1,127 @@
+"""Property: whatever a node does, no position is lost silently.
+
+One chain holds every test world (tests/all_worlds.py: the real Morpho Blue, two real Aave v3
+markets, two Comets). The proxy of tests/rpc_proxy.py injects a random fault schedule: per
+JSON-RPC method a share of calls answered with an error the node gives about itself, or null,
+plus a share of HTTP 503s. Every input of each answer, compared with the fault-free answer at
+the same block, either equals it, or is in `errors` with `retryable: true`, or names what is
+missing in its `warnings`. Never a shorter list with empty warnings.
+
+Since a node's failure is never taken for a contract's, the stricter form is asserted: a node
+fault is retried away (the answer equals the fault-free one, warnings included) or fails the
+input as retryable. A warning that quoted a node's error would be a misclassification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import auth
+import server
+from config import Settings
+from schema import SDL_PATH
+from tests import all_worlds
+from tests.evm import Anvil
+from tests.rpc_proxy import HEADER_NOT_FOUND, NODE_ERRORS, RpcProxy
+
+INPUTS = [("morpho", "lender"), ("morpho", "depositor"), ("aave", "borrower"), ("compound", "borrower"),
+          ("morpho", "saver")]
+METHODS = ("eth_blockNumber", "eth_chainId", "eth_getCode", "eth_call", "eth_getBlockByNumber", "eth_getLogs")
+
+
+def select_all(graphql_type: Any) -> str:
+    """A selection of every field of a type, fragments for union members: the whole answer."""
+    while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
+        graphql_type = graphql_type.of_type
+    if isinstance(graphql_type, GraphQLUnionType):
+        return "{ " + " ".join(f"... on {m.name} {select_all(m)}" for m in graphql_type.types) + " }"
+    if isinstance(graphql_type, GraphQLObjectType):
+        return "{ " + " ".join(f"{name} {select_all(f.type)}" for name, f in graphql_type.fields.items()) + " }"
+    return ""
+
+
+SCHEMA = build_schema(SDL_PATH.read_text())
+QUERY = ("query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
+         + select_all(SCHEMA.type_map["WalletPositionsResult"]) + " }")
+
+fault_schedules = st.fixed_dictionaries({
+    "items": st.dictionaries(st.sampled_from(METHODS),
+                             st.tuples(st.sampled_from([0.05, 0.2, 0.5, 1.0]), st.sampled_from([None, *NODE_ERRORS])),
+                             max_size=3),
+    "http": st.sampled_from([0.0, 0.0, 0.1, 0.3]),
+    "seed": st.integers(0, 2**32 - 1),
+})
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    node = Anvil()
+    try:
+        built = all_worlds.build(node)
+        folder = tmp_path_factory.mktemp("faults")
+        (folder / "addresses.json").write_text(json.dumps(built.addresses))
+        key = auth.create_key(folder / "keys.env", "faults")[0]
+        baseline = asyncio.run(answer(built, folder, key, None))
+        yield built, folder, key, baseline
+    finally:
+        node.stop()
+
+
+async def answer(worlds: Any, folder: Path, key: str, schedule: dict[str, Any] | None) -> dict[str, Any]:
+    """The service's answer through the proxy, with the schedule's faults (none: fault-free)."""
+    proxy = RpcProxy(worlds.node.url)
+    async with TestServer(proxy.app(), host="127.0.0.1") as proxy_server:
+        if schedule:
+            proxy.item_faults, proxy.http_fault_share = schedule["items"], schedule["http"]
+            proxy.rng.seed(schedule["seed"])
+        app = server.create_app(Settings(keys_file=str(folder / "keys.env"),
+                                         addresses_file=str(folder / "addresses.json")),
+                                rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))})
+        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+            inputs = [{"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[w]}
+                      for p, w in INPUTS]
+            async with client.post("/graphql", json={"query": QUERY, "variables": {"inputs": inputs}},
+                                   headers={"x-api-key": key}) as response:
+                assert response.status == 200
+                body = await response.json()
+        proxy.released.set()
+    result = body["data"]["walletPositions"]
+    return {"data": {(e["protocol"], e["walletAddress"]): e for e in result["data"]},
+            "errors": {(e["protocol"], e["walletAddress"]): e for e in result["errors"]}}
+
+
+def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
+    built, _, _, baseline = worlds
+    assert baseline["errors"] == {} and len(baseline["data"]) == len(INPUTS)
+    lender = baseline["data"][("morpho", built.wallets["lender"])]
+    assert len(lender["marketPositions"]) == 2 and lender["warnings"] == []
+    depositor = baseline["data"][("morpho", built.wallets["depositor"])]
+    assert [w["code"] for w in depositor["warnings"]] == ["FIGURE_UNAVAILABLE"], "the Broken Vault, named"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@example({"items": {"eth_call": (0.5, HEADER_NOT_FOUND)}, "http": 0.0, "seed": 1})
+@example({"items": {"eth_getBlockByNumber": (1.0, None)}, "http": 0.0, "seed": 2})
+@given(schedule=fault_schedules)
+def test_no_fault_schedule_loses_a_position_silently(worlds, schedule):
+    built, folder, key, baseline = worlds
+    faulty = asyncio.run(answer(built, folder, key, schedule))
+    for protocol, role in INPUTS:
+        key_ = (protocol, built.wallets[role])
+        expected = baseline["data"][key_]
+        if key_ in faulty["errors"]:
+            error = faulty["errors"][key_]["error"]
+            assert error["retryable"] is True and error["code"] in ("NETWORK_ERROR", "TIMEOUT"), error
+            continue
+        assert faulty["data"][key_] == expected, \
+            f"{protocol} {role}: a node's fault must be retried away or fail the input, never change the answer"
