@@ -329,15 +329,21 @@ async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: s
                           apy: Callable[[str], Awaitable[float | None]]) -> dict[str, Any]:
     """A vault the wallet holds shares of: listed whatever fails, each failing figure null with a warning."""
     reader, label, optional = morpho.reader, f"vault {vault}", morpho.warnings.optional
-    asset, name, symbol, assets, rate = await asyncio.gather(
-        optional(_first(reader.call(vault, ASSET, label=label)), vault, "asset, assets and assetsUsd are"),
+
+    async def asset_facts() -> tuple[dict[str, Any] | None, UsdPrice | None]:
+        asset = await optional(_first(reader.call(vault, ASSET, label=label)), vault, "asset, assets and assetsUsd are")
+        if asset is None:
+            return None, None
+        token, price = await asyncio.gather(optional(morpho.token(asset), asset, "the vault's asset is"),
+                                            optional(morpho.price(asset), asset, "assetsUsd is"))
+        return token, price
+
+    (token, price), name, symbol, assets, rate = await asyncio.gather(
+        asset_facts(),
         optional(_first(reader.call(vault, VAULT_NAME, label=label)), vault, "vaultName is"),
         optional(_first(reader.call(vault, VAULT_SYMBOL, label=label)), vault, "vaultSymbol is"),
         optional(_first(reader.call(vault, CONVERT_TO_ASSETS, shares, label=label)), vault, "assets and assetsUsd are"),
         optional(apy(vault), vault, "apy is"))
-    token, price = await asyncio.gather(
-        optional(morpho.token(asset), asset, "the vault's asset is") if asset else _none(),
-        optional(morpho.price(asset), asset, "assetsUsd is") if asset else _none())
     return {
         "type": kind, "vaultAddress": vault, "vaultName": name, "vaultSymbol": symbol, "asset": token,
         "shares": str(shares), "assets": None if assets is None else str(assets),
@@ -364,27 +370,41 @@ async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
 async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[tuple[Awaitable[int], Awaitable[Any]]]:
     """(assets, what they earn) of one V2 adapter: its markets, or the V1 vault it holds."""
     reader, label = morpho.reader, f"adapter {adapter}"
-    ids_length, params_length, underlying = await asyncio.gather(
-        reader.call(adapter, MARKET_IDS_LENGTH, label=label),
-        reader.call(adapter, MARKET_PARAMS_LIST_LENGTH, label=label),
-        reader.call(adapter, MORPHO_VAULT_V1, label=label), return_exceptions=True)
-    for answer in (ids_length, params_length, underlying):
-        if isinstance(answer, BaseException) and not isinstance(answer, ProtocolError):
-            raise answer
-    if not isinstance(ids_length, BaseException):
+    (kind,) = await reader.remembered(("morpho adapter kind", adapter), lambda: _adapter_kind(reader, adapter))
+    if kind == MORPHO_VAULT_V1.name:
+        (underlying,) = await reader.call(adapter, MORPHO_VAULT_V1, label=label)
+        return [(_first(reader.call(adapter, REAL_ASSETS, label=label)), morpho.vault_v1_apy(underlying))]
+    if kind == MARKET_IDS_LENGTH.name:
+        (length,) = await reader.call(adapter, MARKET_IDS_LENGTH, label=label)
         ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label)
-                                     for i in range(_bounded(ids_length[0], MAX_ADAPTER_MARKETS, label))))
+                                     for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
         market_ids = {"0x" + market_id.hex() for (market_id,) in ids}
-    elif not isinstance(params_length, BaseException):
+    else:
+        (length,) = await reader.call(adapter, MARKET_PARAMS_LIST_LENGTH, label=label)
         params = await asyncio.gather(*(reader.call(adapter, MARKET_PARAMS_LIST, i, label=label)
-                                        for i in range(_bounded(params_length[0], MAX_ADAPTER_MARKETS, label))))
+                                        for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
         by_params = morpho.markets_by_params
         market_ids = {by_params[tuple(p)] for p in params if tuple(p) in by_params}
-    elif not isinstance(underlying, BaseException):
-        return [(_first(reader.call(adapter, REAL_ASSETS, label=label)), morpho.vault_v1_apy(underlying[0]))]
-    else:
-        raise ProtocolError(f"{label} is neither a Morpho market adapter nor a V1 vault adapter.")
     return [(morpho.supplied(market_id, adapter), morpho.market(market_id)) for market_id in market_ids]
+
+
+ADAPTER_PROBES = (MARKET_IDS_LENGTH, MARKET_PARAMS_LIST_LENGTH, MORPHO_VAULT_V1)
+"""One view of each V2 adapter interface: a market adapter (V2, or the legacy one with market
+parameters) or a V1-vault adapter."""
+
+
+async def _adapter_kind(reader: ChainReader, adapter: str) -> tuple[str]:
+    """The name of the probe an adapter answers. Probing costs a round more the first time (two
+    probes revert, and a sub-call reverting with empty data is re-run alone); adapters are
+    immutable contracts, so the app remembers the answer."""
+    answers = await asyncio.gather(*(reader.call(adapter, probe, label=f"adapter {adapter}")
+                                     for probe in ADAPTER_PROBES), return_exceptions=True)
+    for probe, answer in zip(ADAPTER_PROBES, answers):
+        if not isinstance(answer, BaseException):
+            return (probe.name,)
+        if not isinstance(answer, ProtocolError):
+            raise answer
+    raise ProtocolError(f"adapter {adapter} is neither a Morpho market adapter nor a V1 vault adapter.")
 
 
 def _bounded(length: int, limit: int, label: str) -> int:
