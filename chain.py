@@ -32,8 +32,8 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
-from rpc import (AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify, clean,
-                 safe_text)
+from rpc import (RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify,
+                 clean, safe_text)
 
 log = logging.getLogger("wallet_positions.chain")
 
@@ -719,7 +719,7 @@ class ChainReader:
         if any(answer is None for answer in answers):
             self.endpoint.refuse_batches()
             return await self._exchange(calls, batch_size)
-        return [item for answer in answers for item in answer if answer is not None]
+        return [item for answer in answers if answer is not None for item in answer]
 
     async def _batch(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
         """One JSON-RPC batch; None if the endpoint refused the batch form. An answer over the
@@ -735,8 +735,7 @@ class ChainReader:
             first, second = await asyncio.gather(self._batch(group[:half]), self._batch(group[half:]))
             return None if first is None or second is None else first + second
         if isinstance(answer, dict):
-            failure = classify(answer, "a batch", [])
-            return [failure] * len(group) if failure == NodeFailure("rate-limited the service") else None
+            return [RATE_LIMITED] * len(group) if classify(answer, "a batch", []) == RATE_LIMITED else None
         if not isinstance(answer, list):
             return None
         by_id = {item["id"]: item for item in answer if isinstance(item, dict) and isinstance(item.get("id"), int)}

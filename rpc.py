@@ -111,6 +111,9 @@ class NodeFailure:
     """Completes "The RPC endpoint for chain N ...", e.g. "answered eth_call with error -32000: ..."."""
 
 
+RATE_LIMITED = NodeFailure("rate-limited the service")
+
+
 @dataclass
 class RpcStats:
     """Per GraphQL request, for the access log and the benchmark."""
@@ -128,7 +131,7 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
         code = error.get("code") if isinstance(error.get("code"), int) else 0
         rpc_error = RpcError(code, str(error.get("message", ""))[:4096], error.get("data"))
         if _RATE_LIMITED.search(rpc_error.message):
-            return NodeFailure("rate-limited the service")
+            return RATE_LIMITED
         if _is_the_answer(rpc_error, method, params):
             return rpc_error
         return NodeFailure(f"answered {method} with error {code}: {clean(rpc_error.message)}")
