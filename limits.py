@@ -33,14 +33,20 @@ from graphql import (
 MAX_INPUTS = 5
 MAX_DEPTH = 7
 MAX_BODY_BYTES = 100 * 1024
-MAX_TOKENS = 10_000
-"""Parser token cap: far above any real query, and a bound on the work a body can cause."""
+MAX_TOKENS = 1_000
+"""Parser token cap: parsing costs about 8 microseconds a token; a full query is about 260."""
 
-MAX_SAME_FIELD = 16
-MAX_SPREADS = 16
 MAX_FRAGMENTS = 32
-"""Shape limits: GraphQL's field-merging validation is quadratic in the fields that share a
-response name and in the fragments spread into one selection set; real queries need few."""
+MAX_FIELDS = 200
+MAX_ALIASES = 32
+MAX_SPREADS = 64
+MAX_SELECTIONS = 64
+MAX_MERGED = 16
+MAX_EXPANDED = 300
+"""The cost bound of `cost_problem`, measured (bench/bench.py --adversarial) so that the most
+expensive document within all of them parses and validates in about 20 ms on a 2-core machine.
+Real queries need far less: every field of every protocol type, selected once, is about 170
+fields, 260 tokens."""
 
 POLICY_NAME = "default"
 
@@ -160,32 +166,105 @@ class NoIntrospectionRule(ValidationRule):
                 "GET /schema.graphql.", "INTROSPECTION_DISABLED", node))
 
 
-def shape_problem(document: DocumentNode) -> str | None:
-    """Why a document is too costly to validate, or None. Runs before validation, iteratively."""
-    fragments = sum(isinstance(d, FragmentDefinitionNode) for d in document.definitions)
-    if fragments > MAX_FRAGMENTS:
-        return f"The document defines {fragments} fragments; the limit is {MAX_FRAGMENTS}."
+def cost_problem(document: DocumentNode) -> str | None:
+    """Why a document would cost too much to validate, or None. Linear, and run before validation.
+
+    graphql-core's validation walks every field once per place it is merged into (fragments
+    expanded), and compares every pair of fields merged at one response path: a few nested
+    repetitions multiply (4 aliases x 4 fragments x 4 x 4 fields put 256 nodes at one path, and
+    12 KB cost 0.9 s). So the document is bounded syntactically (fragments, field nodes, aliases,
+    spreads, selection-set sizes) and by what validation would see: the fields at each response
+    path once fragments are expanded (MAX_MERGED), and all of them together (MAX_EXPANDED).
+    """
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    if len(fragments) > MAX_FRAGMENTS:
+        return f"The document defines {len(fragments)} fragments; the limit is {MAX_FRAGMENTS}."
+    problem = _syntax_problem(document)
+    if problem:
+        return problem
+    flattened: dict[str, list[tuple[FieldNode, int]]] = {}
+    expanded = 0
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            problem, fields = _merge_problem(definition.selection_set, fragments, flattened)
+            if problem:
+                return problem
+            expanded += fields
+    if expanded > MAX_EXPANDED:
+        return (f"With its fragments expanded the document selects {expanded} fields; the limit is "
+                f"{MAX_EXPANDED}.")
+    return None
+
+
+def _syntax_problem(document: DocumentNode) -> str | None:
+    fields = aliases = spreads = 0
     pending = [d.selection_set for d in document.definitions if getattr(d, "selection_set", None)]
     while pending:
-        names: Counter[str] = Counter()
-        spreads = 0
-        flat = [pending.pop()]
-        while flat:
-            for selection in flat.pop().selections:
-                if isinstance(selection, FieldNode):
-                    names[(selection.alias or selection.name).value] += 1
-                    if selection.selection_set:
-                        pending.append(selection.selection_set)
-                elif isinstance(selection, InlineFragmentNode):
-                    flat.append(selection.selection_set)
-                else:
-                    spreads += 1
-        if spreads > MAX_SPREADS:
-            return f"A selection set spreads {spreads} fragments; the limit is {MAX_SPREADS}."
-        if names and max(names.values()) > MAX_SAME_FIELD:
-            name, count = names.most_common(1)[0]
-            return f"Field {name[:40]!r} is selected {count} times in one selection set; the limit is {MAX_SAME_FIELD}."
+        selection_set = pending.pop()
+        if len(selection_set.selections) > MAX_SELECTIONS:
+            return (f"A selection set holds {len(selection_set.selections)} selections; the limit is "
+                    f"{MAX_SELECTIONS}.")
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                fields += 1
+                aliases += selection.alias is not None
+            elif isinstance(selection, FragmentSpreadNode):
+                spreads += 1
+            if getattr(selection, "selection_set", None):
+                pending.append(selection.selection_set)
+    for count, limit, what in ((fields, MAX_FIELDS, "fields"), (aliases, MAX_ALIASES, "aliases"),
+                               (spreads, MAX_SPREADS, "fragment spreads")):
+        if count > limit:
+            return f"The document has {count} {what}; the limit is {limit}."
     return None
+
+
+def _merge_problem(root: SelectionSetNode, fragments: Mapping[str, FragmentDefinitionNode],
+                   flattened: dict[str, list[tuple[FieldNode, int]]]) -> tuple[str | None, int]:
+    """Walk the response paths of an operation as validation merges them: each group is the
+    fields (with their multiplicity) that share one path. Stops at the first group too large,
+    so the walk itself stays within MAX_MERGED fields per path."""
+    expanded = 0
+    groups = [("", [(root, 1)])]
+    while groups:
+        path, group = groups.pop()
+        children: dict[str, list[tuple[SelectionSetNode, int]]] = {}
+        sizes: Counter[str] = Counter()
+        for selection_set, multiplicity in group:
+            for field, count in _fields(selection_set, fragments, flattened, set()):
+                name = (field.alias or field.name).value
+                sizes[name] += multiplicity * count
+                if sizes[name] > MAX_MERGED:
+                    return (f"Field {path + name!r} is selected {sizes[name]} times or more once fragments "
+                            f"and repeated parents are merged; the limit is {MAX_MERGED}."), expanded
+                if field.selection_set:
+                    children.setdefault(name, []).append((field.selection_set, multiplicity * count))
+        expanded += sum(sizes.values())
+        groups.extend((f"{path}{name}.", child) for name, child in children.items())
+    return None, expanded
+
+
+def _fields(selection_set: SelectionSetNode, fragments: Mapping[str, FragmentDefinitionNode],
+            flattened: dict[str, list[tuple[FieldNode, int]]], active: set[str]) -> list[tuple[FieldNode, int]]:
+    """The fields a selection set contributes at its own level (inline fragments and spreads
+    opened), with how often each is reached; each fragment is flattened once."""
+    counts: dict[int, tuple[FieldNode, int]] = {}
+
+    def add(field: FieldNode, count: int) -> None:
+        counts[id(field)] = (field, counts.get(id(field), (field, 0))[1] + count)
+
+    for selection in selection_set.selections:
+        if isinstance(selection, FieldNode):
+            add(selection, 1)
+        elif isinstance(selection, InlineFragmentNode):
+            for field, count in _fields(selection.selection_set, fragments, flattened, active):
+                add(field, count)
+        elif (name := selection.name.value) in fragments and name not in active:
+            if name not in flattened:
+                flattened[name] = _fields(fragments[name].selection_set, fragments, flattened, active | {name})
+            for field, count in flattened[name]:
+                add(field, count)
+    return list(counts.values())
 
 
 def count_inputs(

@@ -90,6 +90,11 @@ MARKET_PARAMS_LIST = Function("marketParamsList(uint256)", "3e351242",
 MORPHO_VAULT_V1 = Function("morphoVaultV1()", "e4baaddf", ("address",), immutable=True)
 
 
+Part = tuple[Callable[[], Awaitable[int]], Callable[[], Awaitable[Any]]]
+"""(assets, what they earn) of a vault's holding, read only when the vault's APY is weighed, so
+that no read starts (and is left unawaited) when a sibling part fails first."""
+
+
 @dataclass(frozen=True)
 class MarketParams:
     loan_token: str
@@ -239,13 +244,17 @@ class MorphoReader:
         ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
                                      for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))))
         ids = {"0x" + market_id.hex() for (market_id,) in ids}
-        gross = await self.weighted_apy([(self.supplied(market_id, vault), self.market(market_id)) for market_id in ids])
+        gross = await self.weighted_apy([self.market_part(market_id, vault) for market_id in ids])
         return None if gross is None else gross * (1 - fee / WAD)
 
-    async def weighted_apy(self, parts: list[tuple[Awaitable[int], Awaitable[Any]]], idle: int = 0) -> float | None:
+    def market_part(self, market_id: str, owner: str) -> Part:
+        """What `owner` supplies to a market, and what that earns."""
+        return functools.partial(self.supplied, market_id, owner), functools.partial(self.market, market_id)
+
+    async def weighted_apy(self, parts: list[Part], idle: int = 0) -> float | None:
         """Σ assets x APY / (Σ assets + idle); None when nothing is held, ProtocolError when a
         part that holds assets has no APY (the vault's APY is then null, with a warning)."""
-        both = await asyncio.gather(*(amount for amount, _ in parts), *(apy for _, apy in parts))
+        both = await asyncio.gather(*(amount() for amount, _ in parts), *(apy() for _, apy in parts))
         amounts, earnings = both[:len(parts)], both[len(parts):]
         total = sum(amounts) + idle
         if total == 0:
@@ -367,13 +376,14 @@ async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
     return gross * (1 - performance_fee / WAD) - management_fee * SECONDS_PER_YEAR / WAD
 
 
-async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[tuple[Awaitable[int], Awaitable[Any]]]:
+async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[Part]:
     """(assets, what they earn) of one V2 adapter: its markets, or the V1 vault it holds."""
     reader, label = morpho.reader, f"adapter {adapter}"
     (kind,) = await reader.remembered(("morpho adapter kind", adapter), lambda: _adapter_kind(reader, adapter))
     if kind == MORPHO_VAULT_V1.name:
         (underlying,) = await reader.call(adapter, MORPHO_VAULT_V1, label=label)
-        return [(_first(reader.call(adapter, REAL_ASSETS, label=label)), morpho.vault_v1_apy(underlying))]
+        return [(lambda: _first(reader.call(adapter, REAL_ASSETS, label=label)),
+                 functools.partial(morpho.vault_v1_apy, underlying))]
     if kind == MARKET_IDS_LENGTH.name:
         (length,) = await reader.call(adapter, MARKET_IDS_LENGTH, label=label)
         ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label)
@@ -385,7 +395,7 @@ async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[tuple[Await
                                         for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
         by_params = morpho.markets_by_params
         market_ids = {by_params[tuple(p)] for p in params if tuple(p) in by_params}
-    return [(morpho.supplied(market_id, adapter), morpho.market(market_id)) for market_id in market_ids]
+    return [morpho.market_part(market_id, adapter) for market_id in market_ids]
 
 
 ADAPTER_PROBES = (MARKET_IDS_LENGTH, MARKET_PARAMS_LIST_LENGTH, MORPHO_VAULT_V1)

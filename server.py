@@ -47,6 +47,7 @@ LIMITER = web.AppKey("limiter", RateLimiter)
 SCHEMA = web.AppKey("schema", GraphQLSchema)
 REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
 CHAINS = web.AppKey("chains", Chains)
+PREPARER = web.AppKey("preparer", graphql_http.Preparer)
 
 
 @dataclass
@@ -225,7 +226,7 @@ async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
     except web.HTTPRequestEntityTooLarge:
         raise too_large from None
     settings = request.app[SETTINGS]
-    operation = graphql_http.prepare(body, request.app[SCHEMA], settings.enable_introspection)
+    operation = await request.app[PREPARER].prepare(body, request.app[SCHEMA], settings.enable_introspection)
     record = request[ACCESS]
     record.inputs = operation.inputs
     deadline = asyncio.get_running_loop().time() + settings.input_timeout
@@ -270,6 +271,11 @@ async def _chain_session(app: web.Application) -> AsyncIterator[None]:
     await app[CHAINS].close()
 
 
+async def _validation_worker(app: web.Application) -> AsyncIterator[None]:
+    yield
+    await asyncio.get_running_loop().run_in_executor(None, app[PREPARER].close)
+
+
 def create_app(settings: Settings, registry: Registry | None = None,
                clock: Callable[[], float] = time.monotonic,
                rpc_urls: Mapping[int, str] | None = None) -> web.Application:
@@ -291,6 +297,7 @@ def create_app(settings: Settings, registry: Registry | None = None,
     app[KEYS] = keys
     app[LIMITER] = RateLimiter(settings.rate_limit, settings.rate_window, clock)
     app[SCHEMA] = schema.build(registry)
+    app[PREPARER] = graphql_http.Preparer(schema.SDL_PATH.read_text(encoding="utf-8"))
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
     app[CHAINS] = Chains(rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls, ChainConfig(
@@ -299,6 +306,7 @@ def create_app(settings: Settings, registry: Registry | None = None,
         max_response_bytes=settings.rpc_max_response_bytes))
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_chain_session)
+    app.cleanup_ctx.append(_validation_worker)
     app.router.add_route("*", "/graphql", graphql_endpoint)
     app.router.add_get("/schema.graphql", schema_sdl)
     app.router.add_get("/healthz", healthz)
@@ -309,6 +317,7 @@ async def serve(app: web.Application, settings: Settings) -> None:
     """Serve until SIGTERM or SIGINT, then let in-flight requests finish before returning."""
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
+    app[PREPARER].warm_up()
     try:
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
+import graphql_http
 from limits import MAX_BODY_BYTES
 from tests.conftest import QUICKSTART, WALLET, position_input
+
+INPUT = '{protocol: "morpho", chainId: 1, walletAddress: "%s"}' % WALLET
 
 ITEM = '{protocol: "morpho", chainId: 1, walletAddress: "%s"}' % WALLET
 FIELD = "walletPositions(inputs: [%s]) { errors { protocol } }"
@@ -161,16 +165,44 @@ async def test_other_methods_are_405_with_allow_post(api, method, with_key):
         assert "data" not in body and body["errors"][0]["extensions"]["code"] == "METHOD_NOT_ALLOWED"
 
 
+NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
+    ["... on MorphoWalletPositions { %s }" % " ".join(["vaultV1Positions { asset { address } }"] * 3)] * 3)
+
+
 @pytest.mark.parametrize("query, fragment", [
-    ("{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 17), "selected 17 times"),
-    ("{ walletPositions(inputs: []) { %s } } %s" % (
-        " ".join(f"...F{i}" for i in range(17)),
-        " ".join(f"fragment F{i} on WalletPositionsResult {{ errors {{ protocol }} }}" for i in range(17))),
-     "spreads 17 fragments"),
+    ("{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 17),
+     "Field 'walletPositions.errors' is selected 17 times"),
+    ("{ %s }" % " ".join([NESTED] * 2), "Field 'walletPositions.data.vaultV1Positions' is selected 17 times or more"),
+    ("{ walletPositions(inputs: []) { %s } x: walletPositions(inputs: []) { %s } } %s" % (
+        " ".join(f"...F{i % 8}" for i in range(33)), " ".join(f"...F{i % 8}" for i in range(32)),
+        " ".join(f"fragment F{i} on WalletPositionsResult {{ e{i}: errors {{ protocol }} }}" for i in range(8))),
+     "65 fragment spreads"),
     (" ".join(f"fragment F{i} on Query {{ __typename }}" for i in range(33)) + " { __typename }", "33 fragments"),
+    ("{ %s }" % " ".join(f"a{i}: __typename" for i in range(33)), "33 aliases"),
+    ("{ walletPositions(inputs: []) { %s } }" % " ".join(f"e{i}: errors {{ protocol }}" for i in range(65)),
+     "A selection set holds 65 selections"),
+    ("{ %s }" % " ".join(f"w{i % 30}: walletPositions(inputs: []) {{ errors {{ protocol chainId walletAddress "
+                         f"error {{ code message retryable }} }} }}" for i in range(30)), "has 270 fields"),
+    ("{ %s } fragment F on WalletPositionsResult { %s }" % (
+        " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(16)),
+        " ".join(f"e{i}: errors {{ protocol }}" for i in range(10))), "selects 336 fields"),
 ])
-async def test_documents_too_costly_to_validate_are_refused(api, query, fragment):
+async def test_documents_too_costly_to_validate_are_refused(api, stand_ins, query, fragment):
     assert fragment in request_error(await api.query(query), 400, "QUERY_TOO_COMPLEX")
+    assert stand_ins.calls == []
+
+
+async def test_a_full_selection_of_every_type_stays_within_the_bounds(api):
+    from tests.test_fault_schedules import QUERY
+    reply = await api.query(QUERY, {"inputs": []})
+    assert reply.status == 200, reply.body
+
+
+async def test_inputs_are_counted_before_validation(api, monkeypatch):
+    import graphql_http
+    monkeypatch.setattr(graphql_http, "validate", lambda *_: pytest.fail("validated a refused document"))
+    query = "{ %s }" % " ".join(f"a{i}: walletPositions(inputs: [{INPUT}]) {{ errors {{ protocol }} }}" for i in range(6))
+    request_error(await api.query(query), 400, "TOO_MANY_INPUTS")
 
 
 @pytest.mark.parametrize("raw, code, fragment", [
@@ -225,3 +257,37 @@ async def test_json_content_type_with_charset_is_accepted(api):
     reply = await api.post({"query": "{ __typename }"},
                            headers={"Content-Type": "application/json; charset=utf-8"})
     assert reply.status == 200
+
+
+LARGE = "{ %s }" % " ".join(f"a{i}: walletPositions(inputs: []) {{ errors {{ protocol chainId walletAddress }} }}"
+                            for i in range(20))
+
+
+async def test_large_documents_are_prepared_in_the_worker_process_with_the_same_answers(api):
+    import server
+    assert len(LARGE) > graphql_http.INLINE_QUERY_BYTES
+    reply = await api.query(LARGE)
+    assert reply.status == 200 and reply.body["data"]["a19"] == {"errors": []}
+    refused = await api.query(LARGE.replace("protocol chainId", "protocol nope"))
+    assert "Cannot query field 'nope'" in request_error(refused, 400, "GRAPHQL_VALIDATION_FAILED")
+    too_many = await api.query(LARGE.replace("inputs: []", f"inputs: [{INPUT}]"))
+    assert request_error(too_many, 400, "TOO_MANY_INPUTS")
+    assert api.app[server.PREPARER]._pool is not None, "the worker was used"
+
+
+async def test_a_dead_validation_worker_is_replaced(api, caplog):
+    import os
+    import signal
+
+    import server
+    assert (await api.query(LARGE)).status == 200
+    pool = api.app[server.PREPARER]._pool
+    for pid in list(pool._processes):
+        os.kill(pid, signal.SIGKILL)
+    await asyncio.sleep(0.5)
+    assert (await api.query(LARGE)).status == 200, "answered inline meanwhile"
+    assert any("validation worker died" in r.getMessage() for r in caplog.records)
+    assert (await api.query(LARGE)).status == 200
+    assert api.app[server.PREPARER]._pool is not pool, "a new worker"
+
+
