@@ -34,6 +34,10 @@ from multidict import CIMultiDictProxy
 log = logging.getLogger("wallet_positions.auth")
 
 KEY_RE = re.compile(r"pk_[0-9a-f]{64}")
+LOGGED_KEY_RE = re.compile(r"pk_(?:(?:\\+[rnt]|\\+u[0-9a-f]{4}|\s)*[0-9a-f]){16,}", re.I)
+"""What is redacted from logs: `pk_` and 16 or more hex digits in any case, line folds, escaped
+newlines or control characters allowed between them. Wider than a valid key on purpose: a key
+cut short, upper-cased or folded over two header lines is still mostly a key."""
 NAME_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _LINE_RE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)")
 _VAR_RE = re.compile(r"KEY_([0-9a-f]{12})_(NAME|SHA256|CREATED|REVOKED)")
@@ -222,8 +226,8 @@ def revoke_key(path: str | Path, key_id: str) -> tuple[KeyRecord, bool]:
 
 
 def redact(text: str) -> str:
-    """`text` with every API-key-shaped token replaced, for log lines."""
-    return KEY_RE.sub("pk_[redacted]", text)
+    """`text` with everything shaped like an API key (LOGGED_KEY_RE) replaced, for log lines."""
+    return LOGGED_KEY_RE.sub("pk_[redacted]", text)
 
 
 def has_credentials(headers: CIMultiDictProxy[str]) -> bool:

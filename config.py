@@ -62,6 +62,12 @@ class Settings:
                                           "allow GraphQL introspection queries (1 to enable)")
     shutdown_timeout: float = _setting(30.0, "SHUTDOWN_TIMEOUT", _positive(float),
                                        "seconds in-flight requests get to finish after SIGTERM")
+    header_timeout: float = _setting(10.0, "HEADER_TIMEOUT", _positive(float),
+                                     "seconds a request's headers may take to arrive (then 408)")
+    body_timeout: float = _setting(30.0, "BODY_TIMEOUT", _positive(float),
+                                   "seconds a request's body may take to arrive (then 408)")
+    max_connections: int = _setting(1024, "MAX_CONNECTIONS", _positive(int),
+                                    "open client connections at most (one more is answered 503)")
     addresses_file: str = _setting("", "ADDRESSES_FILE", str,
                                    "JSON laid over the built-in contract addresses and price feeds")
     multicall_max_calls: int = _setting(200, "MULTICALL_MAX_CALLS", _positive(int),

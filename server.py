@@ -29,6 +29,7 @@ from graphql import GraphQLSchema
 
 import addresses
 import auth
+import connections
 import graphql_http
 import protocols
 import schema
@@ -199,8 +200,20 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     try:
         payload = await _execute(request, media)
     except graphql_http.RequestError as exc:
-        return json_response(exc.payload, exc.status, media or JSON, headers)
+        response = json_response(exc.payload, exc.status, media or JSON, headers)
+        if exc.status == 408:
+            await _send_and_close(request, response)
+        return response
     return json_response(payload, 200, media, headers)
+
+
+async def _send_and_close(request: web.Request, response: web.Response) -> None:
+    """Send the answer now and close the connection: aiohttp would otherwise first read (linger
+    over) the rest of a body that is not arriving."""
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    request.protocol.force_close()
 
 
 def _not_post(headers: dict[str, str]) -> web.Response:
@@ -221,11 +234,15 @@ async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
         limit=MAX_BODY_BYTES)
     if (request.content_length or 0) > MAX_BODY_BYTES:
         raise too_large
+    settings = request.app[SETTINGS]
     try:
-        body = await request.read()
+        async with asyncio.timeout(settings.body_timeout):
+            body = await request.read()
     except web.HTTPRequestEntityTooLarge:
         raise too_large from None
-    settings = request.app[SETTINGS]
+    except TimeoutError:
+        raise graphql_http.RequestError.single(
+            408, f"The request body did not arrive in {settings.body_timeout:g} s.", "REQUEST_TIMEOUT") from None
     operation = await request.app[PREPARER].prepare(body, request.app[SCHEMA], settings.enable_introspection)
     record = request[ACCESS]
     record.inputs = operation.inputs
@@ -319,7 +336,8 @@ async def serve(app: web.Application, settings: Settings) -> None:
     await runner.setup()
     app[PREPARER].warm_up()
     try:
-        site = web.TCPSite(runner, settings.host, settings.port)
+        site = connections.Site(runner, settings.host, settings.port,
+                                connections.Limits(settings.header_timeout, settings.max_connections))
         await site.start()
         for host, port in (address[:2] for address in runner.addresses):
             log.info("listening on http://%s:%d", host, port, extra={"fields": {"port": port}})
@@ -407,7 +425,7 @@ def keys_command(args: argparse.Namespace, settings: Settings) -> int:
             verb = "revoked" if changed else "was already revoked"
             print(f"key {record.id} ({record.name}) {verb} at {record.revoked}", file=sys.stderr)
     except (auth.KeyFileError, ValueError, LookupError) as exc:
-        print(f"error: {exc.args[0]}", file=sys.stderr)
+        print(f"error: {auth.redact(str(exc.args[0]))}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"error: cannot use the keys file {path}: {exc.strerror or exc}", file=sys.stderr)

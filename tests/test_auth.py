@@ -141,3 +141,33 @@ def test_keys_are_stored_only_as_digests(keys_file, api_key):
     assert api_key not in text
     assert auth.digest_of(api_key) in text
     assert keys_file.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("shape", [
+    lambda key: key[:30] + "\r\n\t" + key[30:],
+    lambda key: key.upper(),
+    lambda key: key[:49],
+    lambda key: key[:64],
+    lambda key: key.replace("pk_", "PK_"),
+    lambda key: json.dumps({"header": key[:20] + "\n " + key[20:]}),
+])
+def test_every_key_shaped_text_is_redacted_from_log_lines(api_key, shape):
+    from server import JsonFormatter
+    record = logging.LogRecord("any.library", logging.WARNING, __file__, 1, "saw %s", (shape(api_key),), None)
+    line = JsonFormatter().format(record)
+    assert "pk_[redacted]" in line
+    hexes = api_key[3:]
+    assert not any(hexes[i:i + 12] in line.lower().replace("\\r\\n\\t", "").replace("\\n ", "")
+                   for i in range(0, 52)), line
+
+
+def test_a_key_pasted_into_the_keys_file_never_reaches_the_log(tmp_path, api_key):
+    import subprocess
+    import sys
+    from tests.evm import ROOT
+    bad = tmp_path / "pasted.env"
+    bad.write_text(f"# my keys\n{api_key}\n")
+    done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--keys-file", str(bad), "--port", "0"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "keys file is corrupt" in done.stderr
+    assert api_key[3:20] not in done.stderr and api_key[40:60] not in done.stderr
