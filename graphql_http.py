@@ -32,7 +32,8 @@ from graphql import (
 )
 from graphql.execution.values import get_variable_values
 
-from limits import MAX_INPUTS, MAX_TOKENS, DepthLimitRule, NoIntrospectionRule, cost_problem, count_inputs
+from limits import (MAX_INPUTS, MAX_TOKENS, DepthLimitRule, IntrospectionDepthLimitRule, NoIntrospectionRule,
+                    cost_problem, count_inputs)
 
 log = logging.getLogger("wallet_positions.graphql")
 
@@ -96,7 +97,7 @@ def prepare(body: bytes, schema: GraphQLSchema, introspection: bool) -> Operatio
         fragments = {d.name.value: d for d in document.definitions
                      if isinstance(d, FragmentDefinitionNode)}
         _check_inputs(count_inputs(operation, fragments, params["variables"]))
-        rules = [*specified_rules, DepthLimitRule]
+        rules = [*specified_rules, IntrospectionDepthLimitRule if introspection else DepthLimitRule]
         if not introspection:
             rules.append(NoIntrospectionRule)
         errors = validate(schema, document, rules)

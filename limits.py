@@ -118,17 +118,69 @@ def _error(message: str, code: str, node: Any = None) -> GraphQLError:
 class DepthLimitRule(ValidationRule):
     """Refuses operations nested deeper than MAX_DEPTH fields (fragments expanded)."""
 
+    separate_introspection = False
+
     def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
         fragments = {
             d.name.value: d
             for d in self.context.document.definitions
             if isinstance(d, FragmentDefinitionNode)
         }
-        depth = _depth(node.selection_set, fragments, {}, set())
+        introspection: list[FieldNode] = []
+        depth = _depth(node.selection_set, fragments, {}, set(),
+                       introspection if self.separate_introspection else None)
         if depth > MAX_DEPTH:
             self.report_error(_error(
                 f"Query depth {depth} exceeds the limit of {MAX_DEPTH} levels of nesting.",
                 "DEPTH_LIMIT_EXCEEDED", node))
+        for field in introspection:
+            problem = _introspection_problem(field, fragments)
+            if problem:
+                self.report_error(_error(problem, "DEPTH_LIMIT_EXCEEDED", field))
+
+
+class IntrospectionDepthLimitRule(DepthLimitRule):
+    """With introspection on: `__schema` and `__type` count one level against MAX_DEPTH, and
+    their subtrees are bounded by their own shape instead (see `_introspection_problem`), so
+    graphql-core's standard introspection query (15 levels) and the tools built on it work."""
+
+    separate_introspection = True
+
+
+INTROSPECTION_FIELDS = ("__schema", "__type")
+MAX_INTROSPECTION_DEPTH = 15
+MAX_INTROSPECTION_LISTS = 3
+INTROSPECTION_LISTS = frozenset({"types", "fields", "args", "inputFields", "interfaces", "possibleTypes",
+                                 "enumValues", "directives"})
+"""Introspection fields that return lists. Nested in each other they walk the schema's graph
+(`types { fields { type { fields ... } } }`) and the answer grows with every level, so they may
+nest three deep, as in the standard query (`types > fields > args`); `type`/`ofType` chains are
+single objects and only the depth bounds them."""
+
+
+def _introspection_problem(field: FieldNode, fragments: Mapping[str, FragmentDefinitionNode]) -> str | None:
+    deepest, lists = 0, 0
+    pending: list[tuple[SelectionSetNode | None, int, int, frozenset[str]]] = [
+        (field.selection_set, 1, 0, frozenset())]
+    while pending:
+        selection_set, depth, nested_lists, active = pending.pop()
+        deepest, lists = max(deepest, depth), max(lists, nested_lists)
+        if deepest > MAX_INTROSPECTION_DEPTH or lists > MAX_INTROSPECTION_LISTS or selection_set is None:
+            continue
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                pending.append((selection.selection_set, depth + 1,
+                                nested_lists + (selection.name.value in INTROSPECTION_LISTS), active))
+            elif isinstance(selection, InlineFragmentNode):
+                pending.append((selection.selection_set, depth, nested_lists, active))
+            elif (name := selection.name.value) in fragments and name not in active:
+                pending.append((fragments[name].selection_set, depth, nested_lists, active | {name}))
+    if deepest > MAX_INTROSPECTION_DEPTH:
+        return f"Introspection deeper than {MAX_INTROSPECTION_DEPTH} levels is refused."
+    if lists > MAX_INTROSPECTION_LISTS:
+        return (f"Introspection may nest at most {MAX_INTROSPECTION_LISTS} list fields (types, fields, "
+                "args, ...) in each other: deeper, the answer grows with every level.")
+    return None
 
 
 def _depth(
@@ -136,20 +188,26 @@ def _depth(
     fragments: Mapping[str, FragmentDefinitionNode],
     memo: dict[str, int],
     active: set[str],
+    introspection: list[FieldNode] | None = None,
 ) -> int:
-    """Field nesting depth; each fragment is measured once, so shared spreads cost nothing."""
+    """Field nesting depth; each fragment is measured once, so shared spreads cost nothing.
+    With `introspection`, introspection fields count 1 and are collected there instead."""
     deepest = 0
     for selection in selection_set.selections:
         if isinstance(selection, FieldNode):
             inner = selection.selection_set
-            depth = 1 + (_depth(inner, fragments, memo, active) if inner else 0)
+            if introspection is not None and selection.name.value in INTROSPECTION_FIELDS:
+                introspection.append(selection)
+                depth = 1
+            else:
+                depth = 1 + (_depth(inner, fragments, memo, active, introspection) if inner else 0)
         elif isinstance(selection, InlineFragmentNode):
-            depth = _depth(selection.selection_set, fragments, memo, active)
+            depth = _depth(selection.selection_set, fragments, memo, active, introspection)
         else:
             name = selection.name.value
             if name not in memo and name in fragments and name not in active:
                 active.add(name)
-                memo[name] = _depth(fragments[name].selection_set, fragments, memo, active)
+                memo[name] = _depth(fragments[name].selection_set, fragments, memo, active, introspection)
                 active.discard(name)
             depth = memo.get(name, 0)
         deepest = max(deepest, depth)
@@ -298,7 +356,7 @@ def count_inputs(
 
 
 def _argument_length(field: FieldNode, name: str, variables: Mapping[str, Any]) -> int:
-    for argument in field.arguments:
+    for argument in field.arguments or ():
         if argument.name.value != name:
             continue
         value = argument.value

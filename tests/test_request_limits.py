@@ -68,22 +68,24 @@ async def test_a_single_object_coerces_to_one_input(api):
     assert reply.status == 200 and len(reply.body["data"]["walletPositions"]["data"]) == 1
 
 
-INTROSPECTION_7 = "{ __schema { types { fields { type { ofType { ofType { name } } } } } } }"
-INTROSPECTION_8 = "{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }"
+def nested(depth: int) -> str:
+    return "{ " + " { ".join(f"f{i}" for i in range(depth)) + " }" * depth
 
 
-async def test_depth_seven_passes_and_eight_is_refused(make_api):
+async def test_depth_seven_passes_and_eight_is_refused(api):
+    seven = (await api.query(nested(7))).body["errors"]
+    assert "DEPTH_LIMIT_EXCEEDED" not in {error["extensions"]["code"] for error in seven}
+    reply = await api.query(nested(8))
+    depth = [e["message"] for e in reply.body["errors"] if e["extensions"]["code"] == "DEPTH_LIMIT_EXCEEDED"]
+    assert depth == ["Query depth 8 exceeds the limit of 7 levels of nesting."]
+
+
+async def test_introspection_depth_counts_through_fragments(make_api):
     api = await make_api(enable_introspection=True)
-    assert (await api.query(INTROSPECTION_7)).status == 200
-    message = request_error(await api.query(INTROSPECTION_8), 400, "DEPTH_LIMIT_EXCEEDED")
-    assert "depth 8 exceeds the limit of 7" in message
-
-
-async def test_depth_counts_through_fragments(make_api):
-    api = await make_api(enable_introspection=True)
-    query = ("{ __schema { ...T } } fragment T on __Schema { types { fields { type { ...O } } } } "
-             "fragment O on __Type { ofType { ofType { ofType { name } } } }")
-    request_error(await api.query(query), 400, "DEPTH_LIMIT_EXCEEDED")
+    type_ref = "fragment O on __Type { %s name %s }" % ("ofType { " * 11, "}" * 11)
+    query = "{ __schema { ...T } } fragment T on __Schema { types { fields { type { ...O } } } } " + type_ref
+    assert "deeper than 15 levels" in request_error(await api.query(query), 400, "DEPTH_LIMIT_EXCEEDED")
+    assert (await api.query(query.replace("ofType { " * 11, "ofType { " * 9).replace("}" * 11, "}" * 9))).status == 200
 
 
 async def test_depth_is_checked_even_when_fields_are_unknown(api):
@@ -224,6 +226,7 @@ async def test_inputs_are_counted_before_validation(api, monkeypatch):
     (b'{"query": "{ walletPositions("}', "GRAPHQL_PARSE_FAILED", "Syntax Error"),
     (b'{"query": "' + b"{a" * 20_000 + b'"}', "GRAPHQL_PARSE_FAILED", ""),
     (b'{"query": "{ nope }"}', "GRAPHQL_VALIDATION_FAILED", "Cannot query field 'nope'"),
+    (b'{"query": "{ walletPositions { errors { protocol } } }"}', "GRAPHQL_VALIDATION_FAILED", "is required"),
     (b'{"query": "mutation { x }"}', "GRAPHQL_VALIDATION_FAILED", "mutation"),
     (b'{"query": "subscription { x }"}', "GRAPHQL_VALIDATION_FAILED", "subscription"),
 ])
