@@ -55,6 +55,7 @@ CONFLICTING_KEYS = (
     "Conflicting API keys: the x-api-key and Authorization headers carry different keys. "
     "Send one key."
 )
+CONFLICTING_SAME_HEADER = "Conflicting API keys: several {header} headers carry different keys. Send one key."
 
 
 class KeyFileError(Exception):
@@ -187,6 +188,10 @@ def create_key(path: str | Path, name: str) -> tuple[str, KeyRecord]:
     path = Path(path)
     with _locked(path) as text:
         records, _ = parse_keys(text, str(path))
+        holder = next((r for r in records.values() if r.active and r.name == name), None)
+        if holder is not None:
+            raise ValueError(f"an active key is already named {name!r} (id {holder.id}); choose another "
+                             "name or revoke that key first")
         key = "pk_" + secrets.token_hex(32)
         key_id = secrets.token_hex(6)
         while key_id in records:
@@ -236,11 +241,16 @@ def has_credentials(headers: CIMultiDictProxy[str]) -> bool:
 
 def presented_key(headers: CIMultiDictProxy[str]) -> str:
     """The one key a request carries in `x-api-key` or `Authorization: Bearer`, or AuthError."""
-    candidates = {value.strip() for value in headers.getall("x-api-key", [])} - {""}
+    from_header = {value.strip() for value in headers.getall("x-api-key", [])} - {""}
+    bearer = set()
     for value in headers.getall("Authorization", []):
         scheme, _, token = value.strip().partition(" ")
         if scheme.lower() == "bearer" and token.strip():
-            candidates.add(token.strip())
+            bearer.add(token.strip())
+    for header, keys in (("x-api-key", from_header), ("Authorization", bearer)):
+        if len(keys) > 1:
+            raise AuthError(CONFLICTING_SAME_HEADER.format(header=header))
+    candidates = from_header | bearer
     if not candidates:
         raise AuthError(MISSING_KEY)
     if len(candidates) > 1:
@@ -265,9 +275,16 @@ class KeyStore:
         return len(self._active)
 
     def refresh(self) -> None:
-        """Reload when the file changed since the last load; a corrupt file is logged, not used."""
+        """Reload when the file changed since the last load. A corrupt or vanished file is
+        logged as an error and not used (the last good set stays); an emptied one applies, with
+        a warning, since revoking every key is something an operator may mean."""
         stamp = self._file_stamp()
         if stamp == self._stamp:
+            return
+        if stamp is None:
+            self._stamp = stamp
+            log.error("keys file %s has disappeared; keeping the last good set of %d keys", self.path,
+                      len(self._active))
             return
         try:
             count = self.load()
@@ -275,7 +292,10 @@ class KeyStore:
             self._stamp = stamp
             log.error("keys file is corrupt; keeping the last good set of keys: %s", exc)
             return
-        log.info("keys file reloaded: %d active keys", count)
+        if count == 0:
+            log.warning("keys file %s reloaded with no active keys: every request now gets 401", self.path)
+        else:
+            log.info("keys file reloaded: %d active keys", count)
 
     def _file_stamp(self) -> tuple[int, int, int] | None:
         try:

@@ -1,10 +1,12 @@
 """Rate limit per API key and the request-level limits of decisions.md §4.
 
-The rate limit is a token bucket whose every spent token returns `window` seconds after it was
-spent (a sliding log). That shape is what gives both halves of the guarantee in decisions.md §6:
-a grant needs fewer than `quota` grants in the closed interval [now - window, now], so no closed
-window ever holds more than `quota` grants, and a client that keeps every such window under
-`quota` always finds a token. Refused requests spend nothing.
+The rate limit is a token bucket whose every spent token returns exactly `window` seconds after
+it was spent (a sliding log). That shape is what gives both halves of the guarantee in
+decisions.md §6: a grant needs fewer than `quota` grants in the interval (now - window, now], so
+no interval [a, a + window) ever holds more than `quota` grants, and a client that keeps every
+such interval under `quota` always finds a token. Refused requests spend nothing. Intervals are
+half-open so that the wait a client is told (`t`, Retry-After, whole seconds rounded up) is
+honest and never more than the window.
 """
 
 from __future__ import annotations
@@ -86,12 +88,12 @@ class RateLimiter:
         now = self._clock()
         self._sweep(now)
         grants = self._grants.setdefault(key_id, deque())
-        while grants and grants[0] < now - self.window:
+        while grants and grants[0] <= now - self.window:
             grants.popleft()
         allowed = len(grants) < self.quota
         if allowed:
             grants.append(now)
-        reset = _whole_seconds_after(grants[0] + self.window - now) if grants else 0
+        reset = _whole_seconds_until(grants[0] + self.window - now) if grants else 0
         return RateDecision(allowed, self.quota, self.window, self.quota - len(grants), reset)
 
     def tracked_keys(self) -> int:
@@ -101,14 +103,14 @@ class RateLimiter:
         if now - self._last_sweep < self.window:
             return
         self._last_sweep = now
-        idle = [key for key, grants in self._grants.items() if not grants or grants[-1] < now - self.window]
+        idle = [key for key, grants in self._grants.items() if not grants or grants[-1] <= now - self.window]
         for key in idle:
             del self._grants[key]
 
 
-def _whole_seconds_after(seconds: float) -> int:
-    """Whole seconds strictly after `seconds` (a token returns just after), robust to float noise."""
-    return max(1, math.floor(seconds + 1e-6) + 1)
+def _whole_seconds_until(seconds: float) -> int:
+    """`seconds` rounded up to whole seconds (at least 1), robust to float noise."""
+    return max(1, math.ceil(seconds - 1e-6))
 
 
 def _error(message: str, code: str, node: Any = None) -> GraphQLError:

@@ -103,8 +103,9 @@ async def _resolve_input(
             raise PositionError(INTERNAL_ERROR)
     except PositionError as exc:
         log.warning("input failed: %s on chain %d: %s %s", _shorten(name), chain_id, exc.code, exc.message)
+        known = context.registry.get(name.lower())
         return None, {
-            "protocol": name,
+            "protocol": known.name if known else _shorten(name),
             "chainId": chain_id,
             "walletAddress": _shorten(address, 64),
             "error": {"code": exc.code, "message": exc.message, "retryable": exc.retryable},

@@ -143,13 +143,16 @@ def negotiate(accept: str | None) -> str | None:
 async def log_access(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """One JSON line per request; the key's id only, never the key."""
     started = time.perf_counter()
-    status = 500
+    status, cut = 500, {}
     record = request[ACCESS] = AccessRecord()
     try:
         with request.app[INFLIGHT].track():
             response = await handler(request)
         status = response.status
         return response
+    except asyncio.CancelledError:
+        status, cut = 503, {"refused": "SHUTDOWN"}
+        raise
     finally:
         access_log.info("request", extra={"fields": {
             "method": request.method,
@@ -157,6 +160,7 @@ async def log_access(request: web.Request, handler: Callable[[web.Request], Awai
             "status": status,
             "duration_ms": round((time.perf_counter() - started) * 1000, 3),
             **asdict(record),
+            **cut,
         }})
 
 

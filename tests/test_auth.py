@@ -171,3 +171,14 @@ def test_a_key_pasted_into_the_keys_file_never_reaches_the_log(tmp_path, api_key
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "keys file is corrupt" in done.stderr
     assert api_key[3:20] not in done.stderr and api_key[40:60] not in done.stderr
+
+
+@pytest.mark.parametrize("header", ["x-api-key", "Authorization"])
+async def test_two_different_keys_in_one_header_get_a_message_naming_that_header(api, keys_file, header):
+    other = auth.create_key(keys_file, "other")[0]
+    values = [api.key, other] if header == "x-api-key" else [f"Bearer {api.key}", f"Bearer {other}"]
+    async with api.client.post("/graphql", json={"query": "{ __typename }"},
+                               headers=[("Content-Type", "application/json"), *((header, v) for v in values)]) as response:
+        body = await response.json()
+    assert response.status == 401
+    assert body["errors"][0]["message"] == auth.CONFLICTING_SAME_HEADER.format(header=header)

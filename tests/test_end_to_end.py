@@ -145,3 +145,28 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
                 process.send_signal(signal.SIGTERM)
                 process.wait(30)
     assert devnet.returncode == 0
+
+
+def test_a_request_cut_by_the_shutdown_timeout_is_logged_as_such(tmp_path):
+    keys = tmp_path / "keys.env"
+    key = cli("keys", "create", "--name", "cut", keys_file=keys).stdout.strip()
+    log = tmp_path / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys),
+                                    "--shutdown-timeout", "0.5"], stdout=sink, stderr=sink, cwd=tmp_path)
+    try:
+        port = wait_for_port(log, process)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
+            conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: "
+                         + key.encode() + b"\r\nContent-Length: 100\r\n\r\n{\"query\"")
+            time.sleep(0.5)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    (cut,) = [entry for entry in lines if entry["logger"] == "wallet_positions.access"]
+    assert cut["status"] == 503 and cut["refused"] == "SHUTDOWN"
+    assert any("cut off" in entry["message"] for entry in lines)

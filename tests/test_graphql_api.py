@@ -200,3 +200,9 @@ async def test_every_query_field_of_the_sdl_is_executable(api):
         shares assets assetsUsd apy"""), {"inputs": [position_input()]})
     position = reply.body["data"]["walletPositions"]["data"][0]["vaultV2Positions"][0]
     assert position == vault_position(WALLET, 1)["vaultV2Positions"][0]
+
+
+async def test_per_input_errors_name_a_known_protocol_in_lower_case(api):
+    reply = await api.positions(position_input("MORPHO", wallet="0x12"), position_input("NoSuch"))
+    errors = reply.body["data"]["walletPositions"]["errors"]
+    assert [e["protocol"] for e in errors] == ["morpho", "NoSuch"], "known: lower case; unknown: as sent"

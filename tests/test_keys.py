@@ -195,3 +195,35 @@ async def test_corrupt_file_at_reload_keeps_the_last_good_set(make_api, keys_fil
     keys_file.write_text(good)
     new_key = auth.create_key(keys_file, "after-fix")[0]
     assert await wait_for_status(api, 200, new_key) == 200
+
+
+async def test_a_keys_file_that_disappears_keeps_the_last_good_set_and_an_emptied_one_applies(
+        make_api, keys_file, caplog):
+    caplog.set_level(logging.INFO, logger="wallet_positions.auth")
+    api = await make_api()
+    good = keys_file.read_text()
+    keys_file.unlink()
+    await asyncio.sleep(1.5)
+    assert (await api.positions(position_input())).status == 200, "nobody is locked out by a vanished file"
+    assert any(r.levelno == logging.ERROR and "has disappeared" in r.getMessage() for r in caplog.records)
+    keys_file.write_text(good)
+    await asyncio.sleep(1.5)
+    assert (await api.positions(position_input())).status == 200
+    keys_file.write_text(auth.HEADER)
+    assert await wait_for_status(api, 401, api.key) == 401, "an emptied file is applied"
+    assert any(r.levelno == logging.WARNING and "no active keys" in r.getMessage() for r in caplog.records)
+
+
+def test_a_name_held_by_an_active_key_is_refused(keys_file):
+    key, record = auth.create_key(keys_file, "ci")
+    with pytest.raises(ValueError, match="an active key is already named 'ci'"):
+        auth.create_key(keys_file, "ci")
+    done = cli("keys", "create", "--name", "ci", keys_file=keys_file)
+    assert done.returncode == 1 and "already named" in done.stderr and done.stdout == ""
+    auth.revoke_key(keys_file, record.id)
+    assert auth.create_key(keys_file, "ci")[1].name == "ci", "a revoked key's name is free again"
+
+
+def test_cli_usage_errors_exit_2(keys_file):
+    assert cli("keys", "frobnicate", keys_file=keys_file).returncode == 2
+    assert cli("keys", "create", keys_file=keys_file).returncode == 2, "--name is required"

@@ -23,9 +23,9 @@ class Clock:
 
 
 def most_in_any_window(times: list[float], window: float) -> int:
-    """Largest number of `times` inside one closed interval of length `window`."""
+    """Largest number of `times` inside one half-open interval [a, a + window)."""
     times = sorted(times)
-    return max((sum(1 for t in times if start <= t <= start + window) for start in times), default=0)
+    return max((sum(1 for t in times if start <= t < start + window) for start in times), default=0)
 
 
 gaps = st.lists(st.floats(min_value=0, max_value=5, allow_nan=False), min_size=1, max_size=400)
@@ -59,15 +59,16 @@ def test_a_key_that_stays_under_the_quota_is_never_refused(steps):
         assert limiter.hit("k").allowed, t
 
 
-def test_the_window_boundary_is_closed_and_retry_after_is_honest():
+def test_the_window_is_half_open_and_retry_after_is_honest_and_within_the_window():
     clock = Clock(0.0)
     limiter = RateLimiter(QUOTA, WINDOW, clock)
-    assert all(limiter.hit("k").allowed for _ in range(QUOTA))
+    decisions = [limiter.hit("k") for _ in range(QUOTA)]
+    assert all(d.allowed for d in decisions) and {d.reset for d in decisions} == {WINDOW}, "t never exceeds w"
     clock.now = 30.0
     refused = limiter.hit("k")
-    assert not refused.allowed and refused.remaining == 0 and refused.reset == 31
-    clock.now = 60.0
-    assert not limiter.hit("k").allowed, "0 and 60 lie in one closed 60 s interval"
+    assert not refused.allowed and refused.remaining == 0 and refused.reset == 30
+    clock.now = 59.999
+    assert not limiter.hit("k").allowed, "0 and 59.999 lie in one interval [0, 60)"
     clock.now = 30.0 + refused.reset
     decision = limiter.hit("k")
     assert decision.allowed and decision.remaining == QUOTA - 1, "all 100 grants of t=0 returned"
@@ -88,7 +89,7 @@ def test_headers_follow_the_ietf_draft_form():
     clock = Clock()
     limiter = RateLimiter(QUOTA, WINDOW, clock)
     assert limiter.hit("k").headers() == {
-        "RateLimit-Policy": '"default";q=100;w=60', "RateLimit": '"default";r=99;t=61'}
+        "RateLimit-Policy": '"default";q=100;w=60', "RateLimit": '"default";r=99;t=60'}
 
 
 async def test_http_429_body_and_headers_with_injected_clock(make_api):
