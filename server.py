@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import multiprocessing
 import os
 import signal
 import sys
@@ -467,4 +468,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    multiprocessing.freeze_support()
     sys.exit(main())

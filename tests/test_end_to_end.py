@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 from tests.conftest import QUICKSTART, position_input
 from tests.test_keys import SERVER, cli
@@ -28,6 +30,21 @@ def wait_for_port(log: Path, process: subprocess.Popen, within: float = 30.0) ->
     raise AssertionError(f"server did not start: {log.read_text()}")
 
 
+@contextlib.contextmanager
+def served(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen, int, Path]]:
+    """`python server.py --port 0 ARGS` with its log in tmp_path; killed at the end if still running."""
+    log = tmp_path / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", *args], stdout=sink, stderr=sink,
+                                   cwd=tmp_path, env=env)
+    try:
+        yield process, wait_for_port(log, process), log
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 def post(port: int, key: str, body: bytes) -> tuple[int, dict]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -41,12 +58,7 @@ def post(port: int, key: str, body: bytes) -> tuple[int, dict]:
 def test_served_process_end_to_end(tmp_path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "e2e", keys_file=keys).stdout.strip()
-    log = tmp_path / "server.log"
-    with log.open("w") as sink:
-        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--host", "127.0.0.1",
-                                    "--keys-file", str(keys)], stdout=sink, stderr=sink, cwd=tmp_path)
-    try:
-        port = wait_for_port(log, process)
+    with served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys)) as (process, port, log):
         body = json.dumps({"query": QUICKSTART, "variables": {"inputs": [position_input("nowhere")]}}).encode()
 
         status, answer = post(port, key, body)
@@ -85,10 +97,6 @@ def test_served_process_end_to_end(tmp_path):
                 reply += chunk
         assert reply.startswith(b"HTTP/1.1 200"), reply
         assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert key not in log.read_text() and fresh not in log.read_text()
     access = [entry for entry in lines if entry["logger"] == "wallet_positions.access"]
@@ -150,22 +158,13 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
 def test_a_request_cut_by_the_shutdown_timeout_is_logged_as_such(tmp_path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "cut", keys_file=keys).stdout.strip()
-    log = tmp_path / "server.log"
-    with log.open("w") as sink:
-        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys),
-                                    "--shutdown-timeout", "0.5"], stdout=sink, stderr=sink, cwd=tmp_path)
-    try:
-        port = wait_for_port(log, process)
+    with served(tmp_path, "--keys-file", str(keys), "--shutdown-timeout", "0.5") as (process, port, log):
         with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
             conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: "
                          + key.encode() + b"\r\nContent-Length: 100\r\n\r\n{\"query\"")
             time.sleep(0.5)
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     (cut,) = [entry for entry in lines if entry["logger"] == "wallet_positions.access"]
     assert cut["status"] == 503 and cut["refused"] == "SHUTDOWN"

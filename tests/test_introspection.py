@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from graphql import get_introspection_query
 
-from tests.test_end_to_end import wait_for_port
-from tests.test_keys import SERVER, cli
+from tests.test_end_to_end import served
+from tests.test_keys import cli
 from tests.test_request_limits import request_error
 
 
@@ -49,20 +49,14 @@ async def test_ordinary_fields_beside_introspection_still_count_against_the_dept
 def test_schemathesis_run_from_the_url_finds_no_server_error(tmp_path: Path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "schemathesis", keys_file=keys).stdout.strip()
-    log = tmp_path / "server.log"
-    with log.open("w") as sink:
-        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys),
-                                    "--enable-introspection", "1", "--rate-limit", "100000"],
-                                   stderr=sink, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        port = wait_for_port(log, process)
+    with served(tmp_path, "--keys-file", str(keys), "--enable-introspection", "1", "--rate-limit", "100000",
+                env={**os.environ, "PYTHONUNBUFFERED": "1"}) as (process, port, log):
         done = subprocess.run([str(Path(sys.executable).with_name("schemathesis")), "run",
                                f"http://127.0.0.1:{port}/graphql", "-H", f"x-api-key: {key}",
                                "--max-examples", "100", "--seed", "1", "-c", "not_a_server_error"],
                               capture_output=True, text=True, timeout=600, cwd=tmp_path)
         assert done.returncode == 0, done.stdout[-3000:]
         assert "100 passed" in done.stdout
-    finally:
         process.send_signal(signal.SIGTERM)
         process.wait(30)
     errors = [json.loads(line) for line in log.read_text().splitlines() if '"level": "error"' in line]
