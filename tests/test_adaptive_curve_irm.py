@@ -33,8 +33,8 @@ def test_w_exp_at_its_bounds_and_signs():
     assert irm.w_exp(0) == irm.WAD
     assert irm.w_exp(irm.LN_WEI_INT - 1) == 0
     assert irm.w_exp(irm.WEXP_UPPER_BOUND) == irm.WEXP_UPPER_VALUE
-    assert abs(irm.w_exp(irm.WAD) / 2718281828459045235 - 1) < 0.005, "second-order Taylor, as ExpLib"
-    assert abs(irm.w_exp(-irm.WAD) / 367879441171442321 - 1) < 0.005
+    assert abs(irm.w_exp(irm.WAD) / 2718281828459045235 - 1) < 0.01, "second-order Taylor (error up to r^3/6), as ExpLib"
+    assert abs(irm.w_exp(-irm.WAD) / 367879441171442321 - 1) < 0.01
 
 
 def test_rates_drift_up_above_target_and_down_below():
