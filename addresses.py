@@ -44,6 +44,8 @@ class MorphoAddresses:
     blue: Deployment
     vault_v1_factories: tuple[Deployment, ...]
     vault_v2_factories: tuple[Deployment, ...]
+    adaptive_curve_irm: str | None = None
+    """Morpho's AdaptiveCurveIrm on the chain: its markets' APYs are quoted at the instantaneous rate."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,8 @@ def _morpho(value: Any, where: str) -> MorphoAddresses:
         blue=_deployment(value.get("blue"), f"{where} blue"),
         vault_v1_factories=_deployments(value.get("vaultV1Factories", []), f"{where} vaultV1Factories"),
         vault_v2_factories=_deployments(value.get("vaultV2Factories", []), f"{where} vaultV2Factories"),
+        adaptive_curve_irm=(_address(value["adaptiveCurveIrm"], f"{where} adaptiveCurveIrm")
+                            if value.get("adaptiveCurveIrm") else None),
     )
 
 

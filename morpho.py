@@ -9,8 +9,8 @@ How each figure is derived (all at the request's pinned block; the README has th
 - Markets: `market(id)` totals, accrued to the block's timestamp as MorphoBalancesLib does
   (borrow rate from the market's IRM `borrowRateView`, compounded by wTaylorCompounded, fee
   shares minted to the fee recipient); shares to assets with virtual shares 1e6 and virtual
-  assets 1 (supply rounded down, borrow up). Borrow APY = e^(rate x seconds per year) - 1;
-  supply APY = borrow APY x utilization x (1 - market fee).
+  assets 1 (supply rounded down, borrow up). APYs as Morpho's SDK quotes them (see `accrue`),
+  at the instantaneous rate for AdaptiveCurveIrm markets (adaptive_curve_irm.py).
 - Health factor = collateral x oracle price / 1e36 x LLTV / borrowed assets; collateral USD is
   collateral priced by the market oracle in loan-asset units, times the loan asset's USD price.
 - Failures: a vault whose `balanceOf` fails is left out, and a held position whose figures
@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+import adaptive_curve_irm as irm
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader
 from errors import ProtocolError
-from position_warnings import FIGURE_UNAVAILABLE, Warnings
+from position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ CREATE_MARKET = Event("CreateMarket(bytes32,(address,address,address,address,uin
 POSITION = Function("position(bytes32,address)", "93c52062", ("uint256", "uint128", "uint128"))
 FEE_RECIPIENT = Function("feeRecipient()", "46904840", ("address",))
 MARKET = Function("market(bytes32)", "5c60e39a", ("uint128",) * 6)
+RATE_AT_TARGET = Function("rateAtTarget(bytes32)", "01977b57", ("int256",))
 BORROW_RATE_VIEW = Function(
     "borrowRateView((address,address,address,address,uint256),(uint128,uint128,uint128,uint128,uint128,uint128))",
     "8c00bf6b", ("uint256",))
@@ -150,8 +152,12 @@ def _w_taylor_compounded(rate: int, elapsed: int) -> int:
 
 
 def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int,
-           rate_problem: str | None = None) -> MarketState:
-    """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them.
+           quoted_rate: int | None, rate_problem: str | None = None) -> MarketState:
+    """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them, with
+    `borrow_rate` (what the next accrual charges); APYs at `quoted_rate`, as Morpho's SDK quotes
+    them (Market.getBorrowApy / getSupplyApy): borrow APY = e^(rate x year) - 1, supply rate =
+    rate x utilization x (1 - fee), rounded as the SDK does, compounded the same way; the
+    utilization is the market's as stored (the IRM's view until the next update).
 
     Without a borrow rate the totals cannot be brought to `now` when interest is owed; that is
     a ProtocolError (the amounts are null, with a warning), not stale amounts shown as current.
@@ -171,16 +177,20 @@ def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | Non
                                        supply_assets - fee_amount + VIRTUAL_ASSETS)
             supply_shares += fee_shares
     borrow_apy = supply_apy = None
-    if borrow_rate is not None:
+    if quoted_rate is not None:
+        utilization = irm.utilization(totals[2], totals[0])
+        supply_rate = _mul_div_up(_mul_div_down(quoted_rate, utilization, WAD), WAD - fee, WAD)
         try:
-            borrow_apy = math.expm1(borrow_rate * SECONDS_PER_YEAR / WAD)
+            borrow_apy, supply_apy = rate_to_apy(quoted_rate), rate_to_apy(supply_rate)
         except OverflowError:
-            rate_problem = f"the IRM's rate of {borrow_rate} per second is too large to be an APY"
-        if borrow_apy is not None:
-            utilization = borrow_assets / supply_assets if supply_assets else 0.0
-            supply_apy = borrow_apy * utilization * (1 - fee / WAD)
+            rate_problem = f"the IRM's rate of {quoted_rate} per second is too large to be an APY"
     return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
                        borrow_apy, supply_apy, fee_shares, rate_problem)
+
+
+def rate_to_apy(rate: int) -> float:
+    """A per-second WAD rate compounded continuously over a 365-day year (MarketUtils.rateToApy)."""
+    return math.expm1(rate * SECONDS_PER_YEAR / WAD)
 
 
 class MorphoReader:
@@ -191,6 +201,7 @@ class MorphoReader:
         self.reader = reader
         self.warnings = warnings
         self.blue = deployment.blue.address
+        self.adaptive_curve_irm = deployment.adaptive_curve_irm
         self.chain = chain
         self.markets = markets
 
@@ -206,17 +217,26 @@ class MorphoReader:
         if params is None:
             raise ProtocolError(f"Morpho Blue market {market_id} is not among the markets created on "
                                 f"chain {self.reader.chain_id}.")
-        totals, now = await asyncio.gather(
+        adaptive = params.irm == self.adaptive_curve_irm
+        label = f"IRM of market {market_id}"
+        totals, now, at_target = await asyncio.gather(
             self.reader.call(self.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
-            self.reader.block_timestamp())
+            self.reader.block_timestamp(),
+            outcome(self.reader.call(params.irm, RATE_AT_TARGET, bytes.fromhex(market_id[2:]), label=label))
+            if adaptive else _none())
         if int(params.irm, 16) == 0:
-            return accrue(params, totals, 0, now)
+            return accrue(params, totals, 0, now, 0)
         try:
-            (rate,) = await self.reader.call(params.irm, BORROW_RATE_VIEW, params.as_tuple(), totals,
-                                             label=f"IRM of market {market_id}")
+            (rate,) = await self.reader.call(params.irm, BORROW_RATE_VIEW, params.as_tuple(), totals, label=label)
         except ProtocolError as exc:
-            return accrue(params, totals, None, now, exc.message)
-        return accrue(params, totals, rate, now)
+            return accrue(params, totals, None, now, None, exc.message)
+        if not adaptive:
+            return accrue(params, totals, rate, now, rate)
+        if isinstance(at_target, ProtocolError):
+            return accrue(params, totals, rate, now, None, at_target.message)
+        (rate_at_target,) = at_target
+        end = irm.borrow_rates(irm.utilization(totals[2], totals[0]), rate_at_target, now - totals[4]).end
+        return accrue(params, totals, rate, now, end)
 
     async def price(self, token: str) -> UsdPrice | None:
         return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
@@ -449,7 +469,8 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
         supply_shares += state.pending_fee_shares
     supply = state.supply_assets(supply_shares) if state else None
     borrow = state.borrow_assets(borrow_shares) if state else None
-    collateral_in_loan = Fraction(collateral * oracle_price, ORACLE_PRICE_SCALE) if oracle_price is not None else None
+    collateral_in_loan = (Fraction(collateral * oracle_price, ORACLE_PRICE_SCALE) if oracle_price is not None
+                          else Fraction(0) if collateral == 0 else None)
     health = None
     if borrow and collateral_in_loan is not None:
         health = float(collateral_in_loan * params.lltv / WAD / borrow)

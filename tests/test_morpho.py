@@ -77,10 +77,7 @@ class Chain:
         totals = self.call(self.world.morpho, "market(bytes32)", bytes.fromhex(market_id(params)[2:]),
                            returns=["uint128"] * 6)
         rate = self.call(params[3], f"borrowRateView({PARAMS},{MARKET})", params, totals)
-        supply, _, borrow, _ = self.call(self.world.lens, f"expectedMarketBalances(address,{PARAMS})",
-                                         self.world.morpho, params, returns=["uint256"] * 4)
-        borrow_apy = math.exp(rate * YEAR / 1e18) - 1
-        return borrow_apy * borrow / supply * (1 - totals[5] / 1e18), borrow_apy
+        return sdk_apys(rate, totals)
 
     def usd(self, usdc_amount: int) -> float:
         return float(Fraction(usdc_amount * W.USDC_USD, 10 ** (6 + 8)))
@@ -89,6 +86,15 @@ class Chain:
         parts = [(self.supply_assets(m, self.world.vault_v1), self.rates(m)[0])
                  for m in (self.world.market_a, self.world.market_b)]
         return sum(a * r for a, r in parts) / sum(a for a, _ in parts) * (1 - W.V1_FEE / 1e18)
+
+
+def sdk_apys(borrow_rate: int, totals) -> tuple[float, float]:
+    """(supply APY, borrow APY) as Morpho's SDK quotes a rate: MarketUtils.rateToApy of the rate, and
+    of rate x utilization x (1 - fee) (WAD, rounded down, then up), utilization from stored totals."""
+    wad = 10**18
+    utilization = totals[2] * wad // totals[0]
+    supply_rate = -(-(borrow_rate * utilization // wad) * (wad - totals[5]) // wad)
+    return math.expm1(supply_rate * YEAR / wad), math.expm1(borrow_rate * YEAR / wad)
 
 
 def close(actual, expected, rel=1e-9):

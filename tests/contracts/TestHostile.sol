@@ -54,3 +54,23 @@ contract Bytes32Token {
     bytes32 public constant symbol = "MKR";
     uint8 public constant decimals = 18;
 }
+
+/// An IRM with AdaptiveCurveIrm's `rateAtTarget` view, set by the test: Morpho's SDK quotes a
+/// market's APYs from it. Accruals here charge a fixed rate (the differential tests feed the SDK
+/// the state read at the same block, whatever rate made it).
+contract TestAdaptiveIrm {
+    mapping(bytes32 => int256) public rateAtTarget;
+    uint256 public constant RATE = 2e9;
+
+    function setRateAtTarget(bytes32 id, int256 value) external {
+        rateAtTarget[id] = value;
+    }
+
+    function borrowRate(MarketParams memory, Market memory) external pure returns (uint256) {
+        return RATE;
+    }
+
+    function borrowRateView(MarketParams memory, Market memory) external pure returns (uint256) {
+        return RATE;
+    }
+}

@@ -1,0 +1,91 @@
+"""Morpho market figures against Morpho's own SDK (@morpho-org/blue-sdk, tests/morpho_sdk.py) at
+the same block, on the real Morpho Blue: a market whose IRM has AdaptiveCurveIrm's
+`rateAtTarget`, at 93 % utilization, untouched for 20 days, with a fee."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import adaptive_curve_irm as irm
+from tests import morpho_world as W
+from tests.conftest import world_api
+from tests.evm import Anvil
+from tests.morpho_sdk import ask
+from tests.test_morpho import PARAMS, close, market_id, positions
+
+RATE_AT_TARGET = 3 * 10**9
+UNTOUCHED = 20 * 24 * 3600
+
+
+@pytest.fixture(scope="module")
+def adaptive():
+    node = Anvil()
+    try:
+        artifacts = W.compile_all()
+        world = W.build(node, artifacts)
+        adaptive_irm = node.deploy(artifacts["TestAdaptiveIrm"])
+        node.send(world.morpho, "enableIrm(address)", adaptive_irm)
+        params = (world.usdc, world.weth, world.oracle, adaptive_irm, W.LLTV_A)
+        node.send(world.morpho, f"createMarket({PARAMS})", params)
+        node.send(world.morpho, f"setFee({PARAMS},uint256)", params, W.MARKET_FEE)
+        lender, borrower = world.wallets["lender"], node.accounts[8]
+        W._fund(world, world.weth, borrower, 1_000 * W.ETHER)
+        node.send(world.morpho, f"supply({PARAMS},uint256,uint256,address,bytes)", params, 1_000_000 * W.USDC, 0,
+                  lender, b"", sender=lender)
+        node.send(world.morpho, f"supplyCollateral({PARAMS},uint256,address,bytes)", params, 600 * W.ETHER, borrower,
+                  b"", sender=borrower)
+        node.send(world.morpho, f"borrow({PARAMS},uint256,uint256,address,address)", params, 930_000 * W.USDC, 0,
+                  borrower, borrower, sender=borrower)
+        node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(params)[2:]), RATE_AT_TARGET)
+        node.rpc("evm_increaseTime", UNTOUCHED)
+        node.mine()
+        world.set_feed(W.USDC_USD)
+        yield world, params, adaptive_irm, borrower
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+async def api(aiohttp_client, keys_file, api_key, adaptive, tmp_path):
+    world, _, adaptive_irm, _ = adaptive
+    override = world.addresses_override()
+    override[str(world.node.chain_id)]["morpho"]["adaptiveCurveIrm"] = adaptive_irm
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(override))
+    return await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+
+
+def sdk_market(world, params, block: int) -> dict:
+    """The SDK's Market built from the state read at `block`, asked for its APYs at that block."""
+    node, key = world.node, bytes.fromhex(market_id(params)[2:])
+    totals = node.call(world.morpho, "market(bytes32)", key, returns=["uint128"] * 6, block=block)
+    rate_at_target = node.call(params[3], "rateAtTarget(bytes32)", key, returns=["int256"], block=block)
+    timestamp = int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+    (answer,) = ask([{"kind": "market", "params": [*params[:4], str(params[4])], "totals": [str(t) for t in totals],
+                      "rateAtTarget": str(rate_at_target), "timestamp": str(timestamp)}])
+    return {**answer, "totals": totals, "rateAtTarget": rate_at_target, "timestamp": timestamp}
+
+
+async def test_market_apys_equal_the_sdks_at_the_same_block(api, adaptive):
+    world, params, _, borrower = adaptive
+    lender_entry, borrower_entry = (await positions(api, world.wallets["lender"], borrower))["data"]
+    assert lender_entry["blockNumber"] == borrower_entry["blockNumber"]
+    sdk = sdk_market(world, params, lender_entry["blockNumber"])
+    for entry in (lender_entry, borrower_entry):
+        (position,) = [p for p in entry["marketPositions"] if p["marketId"] == market_id(params)]
+        assert close(position["borrowApy"], sdk["borrowApy"]) and close(position["supplyApy"], sdk["supplyApy"])
+        assert entry["warnings"] == []
+    totals = sdk["totals"]
+    assert totals[2] * 100 // totals[0] == 93 and sdk["timestamp"] - totals[4] >= UNTOUCHED
+    rates = irm.borrow_rates(irm.utilization(totals[2], totals[0]), sdk["rateAtTarget"], sdk["timestamp"] - totals[4])
+    assert rates.end == int(sdk["endBorrowRate"]) and rates.end > rates.average, \
+        "the instantaneous rate has drifted above the average since the last update"
+
+
+async def test_zero_collateral_is_worth_zero_as_the_sdk_says(api, adaptive):
+    world, params, _, _ = adaptive
+    (entry,) = (await positions(api, world.wallets["lender"]))["data"]
+    (position,) = [p for p in entry["marketPositions"] if p["marketId"] == market_id(params)]
+    assert position["collateral"] == "0" and position["collateralUsd"] == 0.0
