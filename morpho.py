@@ -15,11 +15,10 @@ How each figure is derived (all at the request's pinned block; the README has th
   collateral priced by the market oracle in loan-asset units, times the loan asset's USD price.
 - Failures: a vault whose `balanceOf` fails is left out, and a held position whose figures
   cannot be read is listed with those figures null, each with a warning (position_warnings).
-- Vault assets: `convertToAssets(balanceOf)`. V1 APY: the vault's supply in each market of its
-  withdraw queue weighted by that market's supply APY, times (1 - vault fee). V2 APY: each
-  adapter's assets weighted by what they earn (a market adapter: its markets' supply APYs; a V1
-  vault adapter: that vault's net APY), idle assets earning nothing, then net of fees:
-  gross x (1 - performance fee) - management fee per second x seconds per year.
+- Vault assets: `convertToAssets(balanceOf)`. APYs are per-second rates weighed, then
+  compounded: V1 as Morpho's SDK (its markets' average supply rates weighted by its supply in
+  each, fee off the rate); V2 ours (adapters' assets and rates, idle earning nothing, capped at
+  `maxRate`, fees off; see `_vault_v2_apy`).
 - USD: the asset's Chainlink-style USD feed (prices.py); none or stale: null.
 """
 
@@ -81,6 +80,7 @@ WITHDRAW_QUEUE = Function("withdrawQueue(uint256)", "62518ddf", ("bytes32",))
 
 PERFORMANCE_FEE = Function("performanceFee()", "87788782", ("uint96",))
 MANAGEMENT_FEE = Function("managementFee()", "a6f7f5d6", ("uint96",))
+MAX_RATE = Function("maxRate()", "ece1d6e5", ("uint64",))
 ADAPTERS_LENGTH = Function("adaptersLength()", "5aa22bc8", ("uint256",))
 ADAPTERS = Function("adapters(uint256)", "4ef501ac", ("address",))
 REAL_ASSETS = Function("realAssets()", "56c07573", ("uint256",))
@@ -92,9 +92,9 @@ MARKET_PARAMS_LIST = Function("marketParamsList(uint256)", "3e351242",
 MORPHO_VAULT_V1 = Function("morphoVaultV1()", "e4baaddf", ("address",), immutable=True)
 
 
-Part = tuple[Callable[[], Awaitable[int]], Callable[[], Awaitable[Any]]]
-"""(assets, what they earn) of a vault's holding, read only when the vault's APY is weighed, so
-that no read starts (and is left unawaited) when a sibling part fails first."""
+Part = tuple[Callable[[], Awaitable[int]], Callable[[], Awaitable[int]]]
+"""(assets, per-second rate they earn) of a vault's holding, read only when the vault's rate is
+weighed, so that no read starts (and is left unawaited) when a sibling part fails first."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,13 @@ class MarketState:
     """Supply shares the accrual mints to the fee recipient, not yet in its `position()`."""
     rate_problem: str | None = None
     """Why the APYs are None, when they are."""
+    stored: tuple[int, ...] = ()
+    """`market(id)` as stored, before accrual: what Morpho's SDK weighs vault allocations by."""
+    average_supply_rate: int | None = None
+    """Per second, WAD: what suppliers earn on average since the last update (Market.getAvgSupplyRate)."""
+
+    def stored_supply_assets(self, shares: int) -> int:
+        return _mul_div_down(shares, self.stored[0] + VIRTUAL_ASSETS, self.stored[1] + VIRTUAL_SHARES)
 
     def supply_assets(self, shares: int) -> int:
         return _mul_div_down(shares, self.total_supply_assets + VIRTUAL_ASSETS,
@@ -152,12 +159,13 @@ def _w_taylor_compounded(rate: int, elapsed: int) -> int:
 
 
 def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int,
-           quoted_rate: int | None, rate_problem: str | None = None) -> MarketState:
+           quoted: irm.BorrowRates | None, rate_problem: str | None = None) -> MarketState:
     """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them, with
-    `borrow_rate` (what the next accrual charges); APYs at `quoted_rate`, as Morpho's SDK quotes
+    `borrow_rate` (what the next accrual charges); APYs at `quoted.end`, as Morpho's SDK quotes
     them (Market.getBorrowApy / getSupplyApy): borrow APY = e^(rate x year) - 1, supply rate =
     rate x utilization x (1 - fee), rounded as the SDK does, compounded the same way; the
-    utilization is the market's as stored (the IRM's view until the next update).
+    utilization is the market's as stored (the IRM's view until the next update). The average
+    supply rate (from `quoted.average`) is what vaults are weighed by.
 
     Without a borrow rate the totals cannot be brought to `now` when interest is owed; that is
     a ProtocolError (the amounts are null, with a warning), not stale amounts shown as current.
@@ -176,16 +184,21 @@ def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | Non
             fee_shares = _mul_div_down(fee_amount, supply_shares + VIRTUAL_SHARES,
                                        supply_assets - fee_amount + VIRTUAL_ASSETS)
             supply_shares += fee_shares
-    borrow_apy = supply_apy = None
-    if quoted_rate is not None:
-        utilization = irm.utilization(totals[2], totals[0])
-        supply_rate = _mul_div_up(_mul_div_down(quoted_rate, utilization, WAD), WAD - fee, WAD)
+    borrow_apy = supply_apy = average_supply_rate = None
+    if quoted is not None:
+        average_supply_rate = _supply_rate(quoted.average, totals)
         try:
-            borrow_apy, supply_apy = rate_to_apy(quoted_rate), rate_to_apy(supply_rate)
+            borrow_apy, supply_apy = rate_to_apy(quoted.end), rate_to_apy(_supply_rate(quoted.end, totals))
         except OverflowError:
-            rate_problem = f"the IRM's rate of {quoted_rate} per second is too large to be an APY"
+            rate_problem = f"the IRM's rate of {quoted.end} per second is too large to be an APY"
     return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
-                       borrow_apy, supply_apy, fee_shares, rate_problem)
+                       borrow_apy, supply_apy, fee_shares, rate_problem, totals, average_supply_rate)
+
+
+def _supply_rate(borrow_rate: int, totals: tuple[int, ...]) -> int:
+    """borrow rate x stored utilization x (1 - fee), WAD, rounded down then up (Market.getSupplyApy)."""
+    utilization = irm.utilization(totals[2], totals[0])
+    return _mul_div_up(_mul_div_down(borrow_rate, utilization, WAD), WAD - totals[5], WAD)
 
 
 def rate_to_apy(rate: int) -> float:
@@ -225,18 +238,18 @@ class MorphoReader:
             outcome(self.reader.call(params.irm, RATE_AT_TARGET, bytes.fromhex(market_id[2:]), label=label))
             if adaptive else _none())
         if int(params.irm, 16) == 0:
-            return accrue(params, totals, 0, now, 0)
+            return accrue(params, totals, 0, now, irm.BorrowRates(0, 0, 0))
         try:
             (rate,) = await self.reader.call(params.irm, BORROW_RATE_VIEW, params.as_tuple(), totals, label=label)
         except ProtocolError as exc:
             return accrue(params, totals, None, now, None, exc.message)
         if not adaptive:
-            return accrue(params, totals, rate, now, rate)
+            return accrue(params, totals, rate, now, irm.BorrowRates(rate, rate, 0))
         if isinstance(at_target, ProtocolError):
             return accrue(params, totals, rate, now, None, at_target.message)
         (rate_at_target,) = at_target
-        end = irm.borrow_rates(irm.utilization(totals[2], totals[0]), rate_at_target, now - totals[4]).end
-        return accrue(params, totals, rate, now, end)
+        quoted = irm.borrow_rates(irm.utilization(totals[2], totals[0]), rate_at_target, now - totals[4])
+        return accrue(params, totals, rate, now, quoted)
 
     async def price(self, token: str) -> UsdPrice | None:
         return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
@@ -247,46 +260,46 @@ class MorphoReader:
     async def oracle_price(self, oracle: str) -> int:
         return await _first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))
 
-    async def supplied(self, market_id: str, owner: str) -> int:
-        """Assets `owner` supplies to a market, accrued to the block."""
-        (shares, _, _), state = await asyncio.gather(
-            self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
-            self.market(market_id))
-        return state.supply_assets(shares)
+    async def vault_v1_rate(self, vault: str) -> int:
+        """A MetaMorpho vault's net per-second rate, as Morpho's SDK has it (AccrualVault.getNetApy):
+        its markets' average supply rates weighted by its supply in each (at stored totals), fee
+        taken off the rate."""
+        return await self.reader.shared(("morpho", "v1rate", vault), lambda: self._vault_v1_rate(vault))
 
-    async def vault_v1_apy(self, vault: str) -> float | None:
-        return await self.reader.shared(("morpho", "v1apy", vault), lambda: self._vault_v1_apy(vault))
-
-    async def _vault_v1_apy(self, vault: str) -> float | None:
+    async def _vault_v1_rate(self, vault: str) -> int:
         label = f"vault {vault}"
         (fee,), (length,) = await asyncio.gather(self.reader.call(vault, FEE, label=label),
                                                  self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label))
         ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
                                      for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))))
         ids = {"0x" + market_id.hex() for (market_id,) in ids}
-        gross = await self.weighted_apy([self.market_part(market_id, vault) for market_id in ids])
-        return None if gross is None else gross * (1 - fee / WAD)
+        gross = await self.weighted_rate([self.market_part(market_id, vault) for market_id in ids])
+        return _mul_div_down(gross, WAD - fee, WAD)
 
     def market_part(self, market_id: str, owner: str) -> Part:
-        """What `owner` supplies to a market, and what that earns."""
-        return functools.partial(self.supplied, market_id, owner), functools.partial(self.market, market_id)
+        """What `owner` supplies to a market (at stored totals), and its average supply rate."""
+        return functools.partial(self._stored_supply, market_id, owner), functools.partial(self._supply_rate, market_id)
 
-    async def weighted_apy(self, parts: list[Part], idle: int = 0) -> float | None:
-        """Σ assets x APY / (Σ assets + idle); None when nothing is held, ProtocolError when a
-        part that holds assets has no APY (the vault's APY is then null, with a warning)."""
-        both = await asyncio.gather(*(amount() for amount, _ in parts), *(apy() for _, apy in parts))
-        amounts, earnings = both[:len(parts)], both[len(parts):]
+    async def _stored_supply(self, market_id: str, owner: str) -> int:
+        (shares, _, _), state = await asyncio.gather(
+            self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
+            self.market(market_id))
+        return state.stored_supply_assets(shares)
+
+    async def _supply_rate(self, market_id: str) -> int:
+        state = await self.market(market_id)
+        if state.average_supply_rate is None:
+            raise ProtocolError(f"market {market_id} has no rate ({state.rate_problem})")
+        return state.average_supply_rate
+
+    async def weighted_rate(self, parts: list[Part], idle: int = 0) -> int:
+        """Σ assets x rate / (Σ assets + idle), per second, WAD, rounded down; 0 when nothing is
+        held. ProtocolError when a part that holds assets has no rate (the APY is then null, with
+        a warning)."""
+        amounts = await asyncio.gather(*(amount() for amount, _ in parts))
+        rates = await asyncio.gather(*(rate() for (_, rate), amount in zip(parts, amounts) if amount))
         total = sum(amounts) + idle
-        if total == 0:
-            return None
-        weighted = 0.0
-        for amount, earning in zip(amounts, earnings):
-            rate = earning.supply_apy if isinstance(earning, MarketState) else earning
-            if amount and rate is None:
-                problem = earning.rate_problem if isinstance(earning, MarketState) else "a part has no APY"
-                raise ProtocolError(f"a part holding {amount} assets has no APY ({problem})")
-            weighted += amount * rate if amount else 0.0
-        return weighted / total
+        return sum(amount * rate for amount, rate in zip([a for a in amounts if a], rates)) // total if total else 0
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
@@ -310,7 +323,8 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
                                      label="Morpho Blue") for m in markets)),
         reader.call(deployment.blue.address, FEE_RECIPIENT, label="Morpho Blue"))
     v1, v2, market_positions = await asyncio.gather(
-        asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1", morpho.vault_v1_apy)
+        asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1",
+                                         lambda v: _apy(morpho.vault_v1_rate(v)))
                          for vault, amount in v1_shares.items())),
         asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v2", lambda v: _vault_v2_apy(morpho, v))
                          for vault, amount in v2_shares.items())),
@@ -381,19 +395,28 @@ async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: s
     }
 
 
+async def _apy(rate: Awaitable[int]) -> float:
+    return rate_to_apy(await rate)
+
+
 async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
+    """Ours (Morpho's SDK gives no V2 APY): the adapters' assets weighted by their per-second
+    rates (markets: average supply rate; a V1 vault: its net rate), idle assets earning nothing,
+    capped at the vault's `maxRate` (VaultV2 lets total assets grow no faster), then the
+    performance fee off the rate and the management fee (per second) subtracted, compounded as
+    every other APY."""
     reader, label = morpho.reader, f"vault {vault}"
-    (performance_fee,), (management_fee,), (length,), (asset,) = await asyncio.gather(
+    (performance_fee,), (management_fee,), (length,), (asset,), (max_rate,) = await asyncio.gather(
         reader.call(vault, PERFORMANCE_FEE, label=label), reader.call(vault, MANAGEMENT_FEE, label=label),
-        reader.call(vault, ADAPTERS_LENGTH, label=label), reader.call(vault, ASSET, label=label))
+        reader.call(vault, ADAPTERS_LENGTH, label=label), reader.call(vault, ASSET, label=label),
+        reader.call(vault, MAX_RATE, label=label))
     adapters = {a for (a,) in await asyncio.gather(*(reader.call(vault, ADAPTERS, i, label=label)
                                                      for i in range(_bounded(length, MAX_ADAPTERS, label))))}
     (idle,), parts = await asyncio.gather(reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
                                           asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)))
-    gross = await morpho.weighted_apy([part for adapter_parts in parts for part in adapter_parts], idle)
-    if gross is None:
-        return None
-    return gross * (1 - performance_fee / WAD) - management_fee * SECONDS_PER_YEAR / WAD
+    gross = min(await morpho.weighted_rate([part for adapter_parts in parts for part in adapter_parts], idle),
+                max_rate)
+    return rate_to_apy(_mul_div_down(gross, WAD - performance_fee, WAD) - management_fee)
 
 
 async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[Part]:
@@ -403,7 +426,7 @@ async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[Part]:
     if kind == MORPHO_VAULT_V1.name:
         (underlying,) = await reader.call(adapter, MORPHO_VAULT_V1, label=label)
         return [(lambda: _first(reader.call(adapter, REAL_ASSETS, label=label)),
-                 functools.partial(morpho.vault_v1_apy, underlying))]
+                 functools.partial(morpho.vault_v1_rate, underlying))]
     if kind == MARKET_IDS_LENGTH.name:
         (length,) = await reader.call(adapter, MARKET_IDS_LENGTH, label=label)
         ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label)

@@ -73,28 +73,46 @@ class Chain:
     def borrow_assets(self, params, user) -> int:
         return self.call(self.world.lens, f"expectedBorrowAssets(address,{PARAMS},address)", self.world.morpho, params, user)
 
+    def totals(self, params) -> tuple[int, ...]:
+        return self.call(self.world.morpho, "market(bytes32)", bytes.fromhex(market_id(params)[2:]),
+                         returns=["uint128"] * 6)
+
+    def borrow_rate(self, params) -> int:
+        return self.call(params[3], f"borrowRateView({PARAMS},{MARKET})", params, self.totals(params))
+
     def rates(self, params) -> tuple[float, float]:
-        totals = self.call(self.world.morpho, "market(bytes32)", bytes.fromhex(market_id(params)[2:]),
-                           returns=["uint128"] * 6)
-        rate = self.call(params[3], f"borrowRateView({PARAMS},{MARKET})", params, totals)
-        return sdk_apys(rate, totals)
+        return sdk_apys(self.borrow_rate(params), self.totals(params))
+
+    def stored_supply_and_rate(self, params, owner) -> tuple[int, int]:
+        """`owner`'s supply at stored totals, and the market's supply rate (the SDK's vault weights)."""
+        totals = self.totals(params)
+        shares = self.call(self.world.morpho, "position(bytes32,address)", bytes.fromhex(market_id(params)[2:]),
+                           owner, returns=["uint256", "uint128", "uint128"])[0]
+        return shares * (totals[0] + 1) // (totals[1] + 10**6), supply_rate(self.borrow_rate(params), totals)
+
+    def vault_v1_rate(self) -> int:
+        parts = [self.stored_supply_and_rate(m, self.world.vault_v1) for m in (self.world.market_a, self.world.market_b)]
+        gross = sum(a * r for a, r in parts) // sum(a for a, _ in parts)
+        return gross * (10**18 - W.V1_FEE) // 10**18
 
     def usd(self, usdc_amount: int) -> float:
         return float(Fraction(usdc_amount * W.USDC_USD, 10 ** (6 + 8)))
 
     def vault_v1_apy(self) -> float:
-        parts = [(self.supply_assets(m, self.world.vault_v1), self.rates(m)[0])
-                 for m in (self.world.market_a, self.world.market_b)]
-        return sum(a * r for a, r in parts) / sum(a for a, _ in parts) * (1 - W.V1_FEE / 1e18)
+        return math.expm1(self.vault_v1_rate() * YEAR / 10**18)
+
+
+def supply_rate(borrow_rate: int, totals) -> int:
+    """rate x utilization x (1 - fee), WAD, rounded down then up, utilization from stored totals."""
+    wad = 10**18
+    utilization = totals[2] * wad // totals[0]
+    return -(-(borrow_rate * utilization // wad) * (wad - totals[5]) // wad)
 
 
 def sdk_apys(borrow_rate: int, totals) -> tuple[float, float]:
-    """(supply APY, borrow APY) as Morpho's SDK quotes a rate: MarketUtils.rateToApy of the rate, and
-    of rate x utilization x (1 - fee) (WAD, rounded down, then up), utilization from stored totals."""
-    wad = 10**18
-    utilization = totals[2] * wad // totals[0]
-    supply_rate = -(-(borrow_rate * utilization // wad) * (wad - totals[5]) // wad)
-    return math.expm1(supply_rate * YEAR / wad), math.expm1(borrow_rate * YEAR / wad)
+    """(supply APY, borrow APY) as Morpho's SDK quotes a rate: MarketUtils.rateToApy of the supply
+    rate and of the borrow rate."""
+    return math.expm1(supply_rate(borrow_rate, totals) * YEAR / 10**18), math.expm1(borrow_rate * YEAR / 10**18)
 
 
 def close(actual, expected, rel=1e-9):
@@ -163,12 +181,12 @@ async def test_vault_v2_apy_goes_through_its_adapters(morpho_api, world):
     shares = chain.call(world.vault_v2, "balanceOf(address)", world.wallets["saver"])
     assert v2["shares"] == str(shares)
     assert v2["assets"] == str(chain.call(world.vault_v2, "convertToAssets(uint256)", shares))
-    parts = [(chain.supply_assets(m, world.market_adapter), chain.rates(m)[0]) for m in (world.market_a, world.market_b)]
-    parts.append((chain.call(world.vault_adapter, "realAssets()"), chain.vault_v1_apy()))
+    parts = [chain.stored_supply_and_rate(m, world.market_adapter) for m in (world.market_a, world.market_b)]
+    parts.append((chain.call(world.vault_adapter, "realAssets()"), chain.vault_v1_rate()))
     idle = chain.call(world.usdc, "balanceOf(address)", world.vault_v2)
-    gross = sum(a * r for a, r in parts) / (sum(a for a, _ in parts) + idle)
-    expected = gross * (1 - W.V2_PERFORMANCE_FEE / 1e18) - W.V2_MANAGEMENT_FEE * YEAR / 1e18
-    assert idle > 0 and close(v2["apy"], expected)
+    gross = min(sum(a * r for a, r in parts) // (sum(a for a, _ in parts) + idle), chain.call(world.vault_v2, "maxRate()"))
+    net = gross * (10**18 - W.V2_PERFORMANCE_FEE) // 10**18 - W.V2_MANAGEMENT_FEE
+    assert idle > 0 and close(v2["apy"], math.expm1(net * YEAR / 10**18))
     assert entry["vaultV1Positions"] == [] and entry["marketPositions"] == []
 
 
@@ -279,3 +297,15 @@ async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, key
     assert by_vault[world.vault_v2]["apy"] > 0
     (warning,) = saver["warnings"]
     assert warning["target"] == parts["hostile_vault"] and "more than the 32 this service reads" in warning["message"]
+
+
+async def test_vault_v2_apy_is_capped_at_its_max_rate(morpho_api, world):
+    cap = 10**8
+    world.node.send(world.vault_v2, "setMaxRate(uint64)", cap)
+    try:
+        (entry,) = (await positions(morpho_api, world.wallets["saver"]))["data"]
+    finally:
+        world.node.send(world.vault_v2, "setMaxRate(uint64)", 2 * 10**18 // YEAR)
+    (v2,) = entry["vaultV2Positions"]
+    net = cap * (10**18 - W.V2_PERFORMANCE_FEE) // 10**18 - W.V2_MANAGEMENT_FEE
+    assert close(v2["apy"], math.expm1(net * YEAR / 10**18)), "depositors earn no more than maxRate lets assets grow"

@@ -30,6 +30,7 @@ contract HostileVaultV2 {
     string public symbol = "HOST";
     uint96 public performanceFee;
     uint96 public managementFee;
+    uint64 public maxRate = 1e12;
 
     constructor(address asset_) {
         asset = asset_;

@@ -147,7 +147,12 @@ contract TestVaultV1Adapter {
 contract TestVaultV2 is TestShares {
     uint96 public performanceFee;
     uint96 public managementFee;
+    uint64 public maxRate = 200e16 / uint64(365 days);
     address[] public adapters;
+
+    function setMaxRate(uint64 maxRate_) external {
+        maxRate = maxRate_;
+    }
 
     constructor(address asset_, string memory name_, string memory symbol_, uint96 performanceFee_,
         uint96 managementFee_) TestShares(asset_, name_, symbol_)
