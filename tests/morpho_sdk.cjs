@@ -1,7 +1,36 @@
 // Morpho's own SDK (@morpho-org/blue-sdk, pinned in tools/) as a test oracle: reads a JSON list of
 // requests on stdin, answers a JSON list on stdout. Integers travel as decimal strings.
 "use strict";
+
+// The SDK uses iterator helpers (`map.values().reduce(...)`), standard from Node 22; the machines
+// here run Node 20, so `reduce` is supplied as the proposal defines it.
+const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+if (typeof IteratorPrototype.reduce !== "function") {
+  Object.defineProperty(IteratorPrototype, "reduce", {
+    configurable: true, writable: true,
+    value(reducer, ...initial) {
+      let accumulator = initial[0];
+      let first = initial.length === 0;
+      for (const value of this) {
+        if (first) { accumulator = value; first = false; } else { accumulator = reducer(accumulator, value); }
+      }
+      if (first) throw new TypeError("Reduce of empty iterator with no initial value");
+      return accumulator;
+    },
+  });
+}
+
 const sdk = require(process.argv[2] + "/@morpho-org/blue-sdk");
+
+function buildMarket({ params, totals, rateAtTarget }) {
+  const [totalSupplyAssets, totalSupplyShares, totalBorrowAssets, totalBorrowShares, lastUpdate, fee] = totals.map(BigInt);
+  return new sdk.Market({
+    params: new sdk.MarketParams({ loanToken: params[0], collateralToken: params[1], oracle: params[2],
+                                   irm: params[3], lltv: BigInt(params[4]) }),
+    totalSupplyAssets, totalBorrowAssets, totalSupplyShares, totalBorrowShares, lastUpdate, fee,
+    rateAtTarget: rateAtTarget == null ? undefined : BigInt(rateAtTarget),
+  });
+}
 
 const handlers = {
   irm({ utilization, rateAtTarget, elapsed }) {
@@ -9,18 +38,30 @@ const handlers = {
     return { average: String(rates.avgBorrowRate), end: String(rates.endBorrowRate),
              endRateAtTarget: String(rates.endRateAtTarget) };
   },
-  market({ params, totals, rateAtTarget, timestamp }) {
-    const [totalSupplyAssets, totalSupplyShares, totalBorrowAssets, totalBorrowShares, lastUpdate, fee] =
-      totals.map(BigInt);
-    const market = new sdk.Market({
-      params: new sdk.MarketParams({ loanToken: params[0], collateralToken: params[1], oracle: params[2],
-                                     irm: params[3], lltv: BigInt(params[4]) }),
-      totalSupplyAssets, totalBorrowAssets, totalSupplyShares, totalBorrowShares, lastUpdate, fee,
-      rateAtTarget: rateAtTarget == null ? undefined : BigInt(rateAtTarget),
-    });
-    const at = BigInt(timestamp);
+  market(request) {
+    const market = buildMarket(request);
+    const at = BigInt(request.timestamp);
     return { borrowApy: market.getBorrowApy(at), supplyApy: market.getSupplyApy(at),
              endBorrowRate: String(market.getEndBorrowRate(at)) };
+  },
+  vault({ address, asset, fee, totalSupply, allocations, timestamp }) {
+    const built = allocations.map(({ supplyShares, ...state }) => {
+      const position = new sdk.AccrualPosition(
+        { user: address, supplyShares: BigInt(supplyShares), borrowShares: 0n, collateral: 0n }, buildMarket(state));
+      const marketId = position.market.id;
+      return { position, config: { vault: address, marketId, cap: 2n ** 184n - 1n, pendingCap: { value: 0n, validAt: 0n },
+                                   removableAt: 0n, enabled: true,
+                                   publicAllocatorConfig: { vault: address, marketId, maxIn: 0n, maxOut: 0n } } };
+    });
+    const zero = "0x0000000000000000000000000000000000000000";
+    const vault = new sdk.AccrualVault({
+      address, asset, name: "vault", symbol: "vault", decimalsOffset: 0n, fee: BigInt(fee), totalSupply: BigInt(totalSupply),
+      totalAssets: 0n, lastTotalAssets: 0n, lostAssets: 0n, curator: zero, owner: zero, guardian: zero, feeRecipient: zero,
+      skimRecipient: zero, timelock: 0n, pendingTimelock: { value: 0n, validAt: 0n },
+      pendingGuardian: { value: zero, validAt: 0n }, pendingOwner: zero, supplyQueue: [], withdrawQueue: [],
+      publicAllocatorConfig: undefined,
+    }, built);
+    return { netApy: vault.getNetApy(BigInt(timestamp)) };
   },
 };
 

@@ -39,17 +39,44 @@ def adaptive():
         node.send(world.morpho, f"borrow({PARAMS},uint256,uint256,address,address)", params, 930_000 * W.USDC, 0,
                   borrower, borrower, sender=borrower)
         node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(params)[2:]), RATE_AT_TARGET)
+        vault, vault_markets = _vault_over_two_markets(world, artifacts, adaptive_irm, borrower)
         node.rpc("evm_increaseTime", UNTOUCHED)
         node.mine()
         world.set_feed(W.USDC_USD)
-        yield world, params, adaptive_irm, borrower
+        yield world, params, adaptive_irm, borrower, vault, vault_markets
     finally:
         node.stop()
 
 
+def _vault_over_two_markets(world, artifacts, adaptive_irm, borrower):
+    """A MetaMorpho-like vault with a fee, supplying to two more AdaptiveCurveIrm markets that are
+    borrowed from at 67 % and 95 %, each with its own rate at target."""
+    node, depositor = world.node, world.wallets["depositor"]
+    second_oracle = node.deploy(artifacts["OracleMock"])
+    node.send(second_oracle, "setPrice(uint256)", W.ORACLE_PRICE)
+    markets = [(world.usdc, world.weth, world.oracle, adaptive_irm, W.LLTV_B),
+               (world.usdc, world.weth, second_oracle, adaptive_irm, W.LLTV_A)]
+    vault = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
+                        [world.morpho, world.usdc, "SDK Vault", "sdkUSDC", W.V1_FEE])
+    node.send(world.usdc, "approve(address,uint256)", vault, 2**256 - 1, sender=depositor)
+    for index, (market, deposit, borrowed, at_target) in enumerate(
+            zip(markets, (300_000, 200_000), (200_000, 190_000), (10**9, 5 * 10**9))):
+        node.send(world.morpho, f"createMarket({PARAMS})", market)
+        node.send(world.morpho, f"setFee({PARAMS},uint256)", market, W.MARKET_FEE // 2)
+        node.send(vault, f"addMarket({PARAMS})", market)
+        node.send(vault, "deposit(uint256,address,uint256)", deposit * W.USDC, depositor, index, sender=depositor)
+        node.send(world.morpho, f"supplyCollateral({PARAMS},uint256,address,bytes)", market, 200 * W.ETHER,
+                  borrower, b"", sender=borrower)
+        node.send(world.morpho, f"borrow({PARAMS},uint256,uint256,address,address)", market, borrowed * W.USDC, 0,
+                  borrower, borrower, sender=borrower)
+        node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(market)[2:]), at_target)
+    node.send(world.factory, "announceV1(address,address,string,string)", vault, world.usdc, "v", "v")
+    return vault, markets
+
+
 @pytest.fixture
 async def api(aiohttp_client, keys_file, api_key, adaptive, tmp_path):
-    world, _, adaptive_irm, _ = adaptive
+    world, _, adaptive_irm, *_ = adaptive
     override = world.addresses_override()
     override[str(world.node.chain_id)]["morpho"]["adaptiveCurveIrm"] = adaptive_irm
     path = tmp_path / "a.json"
@@ -69,7 +96,7 @@ def sdk_market(world, params, block: int) -> dict:
 
 
 async def test_market_apys_equal_the_sdks_at_the_same_block(api, adaptive):
-    world, params, _, borrower = adaptive
+    world, params, _, borrower, *_ = adaptive
     lender_entry, borrower_entry = (await positions(api, world.wallets["lender"], borrower))["data"]
     assert lender_entry["blockNumber"] == borrower_entry["blockNumber"]
     sdk = sdk_market(world, params, lender_entry["blockNumber"])
@@ -85,7 +112,26 @@ async def test_market_apys_equal_the_sdks_at_the_same_block(api, adaptive):
 
 
 async def test_zero_collateral_is_worth_zero_as_the_sdk_says(api, adaptive):
-    world, params, _, _ = adaptive
+    world, params, *_ = adaptive
     (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     (position,) = [p for p in entry["marketPositions"] if p["marketId"] == market_id(params)]
     assert position["collateral"] == "0" and position["collateralUsd"] == 0.0
+
+
+async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
+    world, _, _, _, vault, markets = adaptive
+    node = world.node
+    (entry,) = (await positions(api, world.wallets["depositor"]))["data"]
+    (position,) = [v for v in entry["vaultV1Positions"] if v["vaultAddress"] == vault]
+    block = entry["blockNumber"]
+    allocations = []
+    for market in markets:
+        state = sdk_market(world, market, block)
+        shares = node.call(world.morpho, "position(bytes32,address)", bytes.fromhex(market_id(market)[2:]), vault,
+                           returns=["uint256", "uint128", "uint128"], block=block)[0]
+        allocations.append({"params": [*market[:4], str(market[4])], "totals": [str(t) for t in state["totals"]],
+                            "rateAtTarget": str(state["rateAtTarget"]), "supplyShares": str(shares)})
+    (answer,) = ask([{"kind": "vault", "address": vault, "asset": world.usdc, "fee": str(W.V1_FEE),
+                      "totalSupply": str(node.call(vault, "totalSupply()", block=block)), "allocations": allocations,
+                      "timestamp": str(state["timestamp"])}])
+    assert answer["netApy"] > 0 and close(position["apy"], answer["netApy"])
