@@ -328,10 +328,25 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
                          for vault, amount in v1_shares.items())),
         asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v2", lambda v: _vault_v2_apy(morpho, v))
                          for vault, amount in v2_shares.items())),
-        asyncio.gather(*(_market_position(morpho, market_id, *position, wallet == fee_recipient)
-                         for market_id, position in zip(markets, positions) if any(position))))
+        _market_positions(morpho, dict(zip(markets, positions)), wallet == fee_recipient))
     return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
             "marketPositions": market_positions}
+
+
+async def _market_positions(morpho: MorphoReader, positions: dict[str, tuple[int, int, int]],
+                            fee_recipient: bool) -> list[dict[str, Any]]:
+    """The wallet's market positions. For Morpho Blue's fee recipient also the markets where
+    only the accrual's pending fee shares are its own (its `position()` there may still be zero):
+    every market's totals are read for that one wallet."""
+    held = [market_id for market_id, position in positions.items() if any(position)]
+    if fee_recipient:
+        others = [market_id for market_id in positions if market_id not in held]
+        states = await asyncio.gather(*(morpho.market(market_id) for market_id in others), return_exceptions=True)
+        morpho.warnings.survivors("market", zip(others, states))
+        held += [market_id for market_id, state in zip(others, states)
+                 if isinstance(state, MarketState) and state.pending_fee_shares]
+    return list(await asyncio.gather(*(_market_position(morpho, market_id, *positions[market_id], fee_recipient)
+                                       for market_id in held)))
 
 
 async def _creations(reader: ChainReader, factories: tuple[Any, ...], event: Event) -> list[Any]:

@@ -40,6 +40,7 @@ def adaptive():
                   borrower, borrower, sender=borrower)
         node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(params)[2:]), RATE_AT_TARGET)
         vault, vault_markets = _vault_over_two_markets(world, artifacts, adaptive_irm, borrower)
+        node.send(world.morpho, "setFeeRecipient(address)", node.accounts[9])
         node.rpc("evm_increaseTime", UNTOUCHED)
         node.mine()
         world.set_feed(W.USDC_USD)
@@ -135,3 +136,28 @@ async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
                       "totalSupply": str(node.call(vault, "totalSupply()", block=block)), "allocations": allocations,
                       "timestamp": str(state["timestamp"])}])
     assert answer["netApy"] > 0 and close(position["apy"], answer["netApy"])
+
+
+async def test_a_new_fee_recipient_is_shown_its_pending_fee_shares(api, adaptive):
+    """Morpho Blue mints the fee as supply shares to the fee recipient at the next accrual; until
+    then its `position()` may be zero. The reference is the contract: accrue the market in a
+    snapshot at the same timestamp and read the recipient's shares."""
+    world, params, *_ = adaptive
+    node, recipient = world.node, world.node.accounts[9]
+    (entry,) = (await positions(api, recipient))["data"]
+    block, key = entry["blockNumber"], bytes.fromhex(market_id(params)[2:])
+    assert node.call(world.morpho, "position(bytes32,address)", key, recipient,
+                     returns=["uint256", "uint128", "uint128"], block=block)[0] == 0
+    timestamp = int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.rpc("evm_setNextBlockTimestamp", hex(timestamp))
+        node.send(world.morpho, f"accrueInterest({PARAMS})", params)
+        shares = node.call(world.morpho, "position(bytes32,address)", key, recipient,
+                           returns=["uint256", "uint128", "uint128"])[0]
+        totals = node.call(world.morpho, "market(bytes32)", key, returns=["uint128"] * 6)
+    finally:
+        node.rpc("evm_revert", snapshot)
+    (position,) = [p for p in entry["marketPositions"] if p["marketId"] == market_id(params)]
+    assert shares > 0 and position["supplyShares"] == str(shares)
+    assert position["supplyAssets"] == str(shares * (totals[0] + 1) // (totals[1] + 10**6))
