@@ -22,13 +22,14 @@ if (typeof IteratorPrototype.reduce !== "function") {
 
 const sdk = require(process.argv[2] + "/@morpho-org/blue-sdk");
 
-function buildMarket({ params, totals, rateAtTarget }) {
+function buildMarket({ params, totals, rateAtTarget, price }) {
   const [totalSupplyAssets, totalSupplyShares, totalBorrowAssets, totalBorrowShares, lastUpdate, fee] = totals.map(BigInt);
   return new sdk.Market({
     params: new sdk.MarketParams({ loanToken: params[0], collateralToken: params[1], oracle: params[2],
                                    irm: params[3], lltv: BigInt(params[4]) }),
     totalSupplyAssets, totalBorrowAssets, totalSupplyShares, totalBorrowShares, lastUpdate, fee,
     rateAtTarget: rateAtTarget == null ? undefined : BigInt(rateAtTarget),
+    price: price == null ? undefined : BigInt(price),
   });
 }
 
@@ -43,6 +44,15 @@ const handlers = {
     const at = BigInt(request.timestamp);
     return { borrowApy: market.getBorrowApy(at), supplyApy: market.getSupplyApy(at),
              endBorrowRate: String(market.getEndBorrowRate(at)) };
+  },
+  position({ supplyShares, borrowShares, collateral, timestamp, ...state }) {
+    const position = new sdk.AccrualPosition(
+      { user: "0x0000000000000000000000000000000000000001", supplyShares: BigInt(supplyShares),
+        borrowShares: BigInt(borrowShares), collateral: BigInt(collateral) },
+      buildMarket(state)).accrueInterest(BigInt(timestamp));
+    const health = position.healthFactor;
+    return { supplyAssets: String(position.supplyAssets), borrowAssets: String(position.borrowAssets),
+             collateralValue: String(position.collateralValue), healthFactor: health == null ? null : String(health) };
   },
   vault({ address, asset, fee, totalSupply, allocations, timestamp }) {
     const built = allocations.map(({ supplyShares, ...state }) => {

@@ -1,6 +1,7 @@
-"""Morpho market figures against Morpho's own SDK (@morpho-org/blue-sdk, tests/morpho_sdk.py) at
-the same block, on the real Morpho Blue: a market whose IRM has AdaptiveCurveIrm's
-`rateAtTarget`, at 93 % utilization, untouched for 20 days, with a fee."""
+"""Morpho figures against Morpho's own SDK (@morpho-org/blue-sdk, tests/morpho_sdk.py) at the
+same block, on the real Morpho Blue with an AdaptiveCurveIrm of our own (TestAdaptiveIrm, the
+published formulas; no registry package ships the real one): a market at 93 % utilization,
+untouched for 20 days, with a fee, and a fee-charging vault over two more markets."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def adaptive():
     try:
         artifacts = W.compile_all()
         world = W.build(node, artifacts)
-        adaptive_irm = node.deploy(artifacts["TestAdaptiveIrm"])
+        adaptive_irm = node.deploy(artifacts["TestAdaptiveIrm"], ["address"], [world.morpho])
         node.send(world.morpho, "enableIrm(address)", adaptive_irm)
         params = (world.usdc, world.weth, world.oracle, adaptive_irm, W.LLTV_A)
         node.send(world.morpho, f"createMarket({PARAMS})", params)
@@ -161,3 +162,27 @@ async def test_a_new_fee_recipient_is_shown_its_pending_fee_shares(api, adaptive
     (position,) = [p for p in entry["marketPositions"] if p["marketId"] == market_id(params)]
     assert shares > 0 and position["supplyShares"] == str(shares)
     assert position["supplyAssets"] == str(shares * (totals[0] + 1) // (totals[1] + 10**6))
+
+
+async def test_amounts_and_health_factor_equal_the_sdks_accrual_position(api, adaptive):
+    world, params, _, borrower, *_ = adaptive
+    node = world.node
+    lender_entry, borrower_entry = (await positions(api, world.wallets["lender"], borrower))["data"]
+    block, key = lender_entry["blockNumber"], bytes.fromhex(market_id(params)[2:])
+    state = sdk_market(world, params, block)
+    price = node.call(params[2], "price()", block=block)
+    requests = []
+    for wallet in (world.wallets["lender"], borrower):
+        shares = node.call(world.morpho, "position(bytes32,address)", key, wallet,
+                           returns=["uint256", "uint128", "uint128"], block=block)
+        requests.append({"kind": "position", "params": [*params[:4], str(params[4])],
+                         "totals": [str(t) for t in state["totals"]], "rateAtTarget": str(state["rateAtTarget"]),
+                         "price": str(price), "supplyShares": str(shares[0]), "borrowShares": str(shares[1]),
+                         "collateral": str(shares[2]), "timestamp": str(state["timestamp"])})
+    lender_sdk, borrower_sdk = ask(requests)
+    (lent,) = [p for p in lender_entry["marketPositions"] if p["marketId"] == market_id(params)]
+    (owed,) = [p for p in borrower_entry["marketPositions"] if p["marketId"] == market_id(params)]
+    assert lent["supplyAssets"] == lender_sdk["supplyAssets"] and int(lent["supplyAssets"]) > 1_000_000 * W.USDC
+    assert owed["borrowAssets"] == borrower_sdk["borrowAssets"] and int(owed["borrowAssets"]) > 930_000 * W.USDC
+    assert close(owed["healthFactor"], int(borrower_sdk["healthFactor"]) / 1e18)
+    assert close(owed["collateralUsd"], int(borrower_sdk["collateralValue"]) * W.USDC_USD / 10**14)

@@ -56,22 +56,85 @@ contract Bytes32Token {
     uint8 public constant decimals = 18;
 }
 
-/// An IRM with AdaptiveCurveIrm's `rateAtTarget` view, set by the test: Morpho's SDK quotes a
-/// market's APYs from it. Accruals here charge a fixed rate (the differential tests feed the SDK
-/// the state read at the same block, whatever rate made it).
+/// Our own implementation of the published AdaptiveCurveIrm formulas (the same as
+/// adaptive_curve_irm.py): `rateAtTarget` per market, updated by Morpho's accruals, so that the
+/// chain accrues what Morpho's SDK computes. `setRateAtTarget` lets a test start from any state.
 contract TestAdaptiveIrm {
+    int256 private constant WAD = 1e18;
+    int256 private constant CURVE_STEEPNESS = 4e18;
+    int256 private constant ADJUSTMENT_SPEED = 50e18 / int256(365 days);
+    int256 private constant TARGET_UTILIZATION = 0.9e18;
+    int256 private constant INITIAL_RATE_AT_TARGET = 0.04e18 / int256(365 days);
+    int256 private constant MIN_RATE_AT_TARGET = 0.001e18 / int256(365 days);
+    int256 private constant MAX_RATE_AT_TARGET = 2e18 / int256(365 days);
+    int256 private constant LN_2_INT = 0.693147180559945309e18;
+    int256 private constant LN_WEI_INT = -41.446531673892822312e18;
+    int256 private constant WEXP_UPPER_BOUND = 93.859467695000404319e18;
+    int256 private constant WEXP_UPPER_VALUE = 57716089161558943949701069502944508345128.422502756744429568e18;
+
+    address public immutable morpho;
     mapping(bytes32 => int256) public rateAtTarget;
-    uint256 public constant RATE = 2e9;
+
+    constructor(address morpho_) {
+        morpho = morpho_;
+    }
 
     function setRateAtTarget(bytes32 id, int256 value) external {
         rateAtTarget[id] = value;
     }
 
-    function borrowRate(MarketParams memory, Market memory) external pure returns (uint256) {
-        return RATE;
+    function borrowRateView(MarketParams memory marketParams, Market memory market) external view returns (uint256) {
+        (uint256 average,) = _borrowRate(keccak256(abi.encode(marketParams)), market);
+        return average;
     }
 
-    function borrowRateView(MarketParams memory, Market memory) external pure returns (uint256) {
-        return RATE;
+    function borrowRate(MarketParams memory marketParams, Market memory market) external returns (uint256) {
+        require(msg.sender == morpho, "TestAdaptiveIrm: not Morpho");
+        bytes32 id = keccak256(abi.encode(marketParams));
+        (uint256 average, int256 endRateAtTarget) = _borrowRate(id, market);
+        rateAtTarget[id] = endRateAtTarget;
+        return average;
+    }
+
+    function _borrowRate(bytes32 id, Market memory market) private view returns (uint256, int256) {
+        int256 utilization = market.totalSupplyAssets > 0
+            ? int256(uint256(market.totalBorrowAssets) * uint256(WAD) / market.totalSupplyAssets)
+            : int256(0);
+        int256 errNormFactor = utilization > TARGET_UTILIZATION ? WAD - TARGET_UTILIZATION : TARGET_UTILIZATION;
+        int256 err = (utilization - TARGET_UTILIZATION) * WAD / errNormFactor;
+        int256 start = rateAtTarget[id];
+        int256 average;
+        int256 end;
+        if (start == 0) {
+            average = INITIAL_RATE_AT_TARGET;
+            end = INITIAL_RATE_AT_TARGET;
+        } else {
+            int256 linearAdaptation = ADJUSTMENT_SPEED * err / WAD * int256(block.timestamp - market.lastUpdate);
+            if (linearAdaptation == 0) {
+                average = start;
+                end = start;
+            } else {
+                end = _adapted(start, linearAdaptation);
+                average = (start + end + 2 * _adapted(start, linearAdaptation / 2)) / 4;
+            }
+        }
+        int256 coeff = err < 0 ? WAD - WAD * WAD / CURVE_STEEPNESS : CURVE_STEEPNESS - WAD;
+        return (uint256((coeff * err / WAD + WAD) * average / WAD), end);
+    }
+
+    function _adapted(int256 start, int256 linearAdaptation) private pure returns (int256 rate) {
+        rate = start * _wExp(linearAdaptation) / WAD;
+        if (rate < MIN_RATE_AT_TARGET) rate = MIN_RATE_AT_TARGET;
+        if (rate > MAX_RATE_AT_TARGET) rate = MAX_RATE_AT_TARGET;
+    }
+
+    function _wExp(int256 x) private pure returns (int256) {
+        if (x < LN_WEI_INT) return 0;
+        if (x >= WEXP_UPPER_BOUND) return WEXP_UPPER_VALUE;
+        int256 roundingAdjustment = x < 0 ? -(LN_2_INT / 2) : LN_2_INT / 2;
+        int256 q = (x + roundingAdjustment) / LN_2_INT;
+        int256 r = x - q * LN_2_INT;
+        int256 expR = WAD + r + r * r / WAD / 2;
+        return q >= 0 ? expR << uint256(q) : expR >> uint256(-q);
     }
 }
