@@ -296,10 +296,13 @@ class MorphoReader:
         """Σ assets x rate / (Σ assets + idle), per second, WAD, rounded down; 0 when nothing is
         held. ProtocolError when a part that holds assets has no rate (the APY is then null, with
         a warning)."""
-        amounts = await asyncio.gather(*(amount() for amount, _ in parts))
-        rates = await asyncio.gather(*(rate() for (_, rate), amount in zip(parts, amounts) if amount))
+        both = await asyncio.gather(*(amount() for amount, _ in parts), *(outcome(rate()) for _, rate in parts))
+        amounts, rates = both[:len(parts)], both[len(parts):]
+        for amount, rate in zip(amounts, rates):
+            if amount and isinstance(rate, ProtocolError):
+                raise rate
         total = sum(amounts) + idle
-        return sum(amount * rate for amount, rate in zip([a for a in amounts if a], rates)) // total if total else 0
+        return sum(amount * rate for amount, rate in zip(amounts, rates) if amount) // total if total else 0
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:

@@ -268,7 +268,7 @@ LARGE = "{ %s }" % " ".join(f"a{i}: walletPositions(inputs: []) {{ errors {{ pro
 
 async def test_large_documents_are_prepared_in_the_worker_process_with_the_same_answers(api):
     import server
-    assert len(LARGE) > graphql_http.INLINE_QUERY_BYTES
+    assert len(LARGE) > graphql_http.INLINE_QUERY_CHARS
     reply = await api.query(LARGE)
     assert reply.status == 200 and reply.body["data"]["a19"] == {"errors": []}
     refused = await api.query(LARGE.replace("protocol chainId", "protocol nope"))
