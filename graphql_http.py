@@ -87,7 +87,10 @@ def prepare(body: bytes, schema: GraphQLSchema, introspection: bool) -> Operatio
     list keeps its length through coercion; one that fails coercion is refused either way).
     Validation, the costly part, runs only on documents that pass all of them.
     """
-    params = _params(body)
+    return _prepare(_params(body), schema, introspection)
+
+
+def _prepare(params: dict[str, Any], schema: GraphQLSchema, introspection: bool) -> Operation:
     try:
         document = parse(params["query"], max_tokens=MAX_TOKENS)
         problem = cost_problem(document)
@@ -140,14 +143,15 @@ class Preparer:
         self._executor().submit(int)
 
     async def prepare(self, body: bytes, schema: GraphQLSchema, introspection: bool) -> Operation:
-        if len(_params(body)["query"]) <= INLINE_QUERY_CHARS:
-            return prepare(body, schema, introspection)
+        params = _params(body)
+        if len(params["query"]) <= INLINE_QUERY_CHARS:
+            return _prepare(params, schema, introspection)
         try:
-            return await asyncio.wrap_future(self._executor().submit(_prepare_in_worker, body, introspection))
+            return await asyncio.wrap_future(self._executor().submit(_prepare_in_worker, params, introspection))
         except BrokenProcessPool:
             log.error("the validation worker died; preparing this request inline and starting a new one")
             self._pool = None
-            return prepare(body, schema, introspection)
+            return _prepare(params, schema, introspection)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -170,9 +174,9 @@ def _start_worker(sdl: str) -> None:
     _worker_schema = build_schema(sdl)
 
 
-def _prepare_in_worker(body: bytes, introspection: bool) -> Operation:
+def _prepare_in_worker(params: dict[str, Any], introspection: bool) -> Operation:
     assert _worker_schema is not None
-    return prepare(body, _worker_schema, introspection)
+    return _prepare(params, _worker_schema, introspection)
 
 
 def _check_inputs(inputs: int) -> None:
