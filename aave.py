@@ -1,10 +1,11 @@
 """Aave v3: supplies, borrows and account health in every listed market of a chain, on-chain.
 
-Only view functions whose signatures and return layouts are the same from v3.0 to v3.7 are read
-(Pool.getReservesList, getUserAccountData, getUserEMode; AaveProtocolDataProvider.
+Amounts, rates and prices come from views whose signatures and return layouts are the same from
+v3.0 to v3.7 (Pool.getReservesList, getUserAccountData, getUserEMode; AaveProtocolDataProvider.
 getUserReserveData, getReserveData, getReserveConfigurationData; AaveOracle.getAssetPrice,
-BASE_CURRENCY, BASE_CURRENCY_UNIT), so no version detection is needed. Fields that later
-versions deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
+BASE_CURRENCY, BASE_CURRENCY_UNIT), so no version detection is needed for them; only the
+collateral rules tell v3.6 from earlier (aave_collateral.py). Fields that later versions
+deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
 
 - Per market, round 1: the reserve list, the wallet's account data and e-mode, and the market's
   current data provider and oracle from its PoolAddressesProvider; round 2: the wallet's
@@ -22,9 +23,9 @@ versions deprecated (stable debt, `unbacked`) keep their slots and read as 0 the
   base currency is USD (`BASE_CURRENCY()` is the zero address); account totals from
   `getUserAccountData` likewise, except net worth = Σ supplies - Σ debts in USD (all supplies,
   as Aave's own UI counts them, not only collateral); health factor / 1e18, null without debt;
-  ltv and liquidation threshold in basis points / 1e4. A reserve can be collateral when its LTV
-  is not 0 (Aave refuses to enable one with LTV 0); a supply is collateral when the user's flag
-  is set and the reserve's liquidation threshold is not 0, or the user is in an e-mode.
+  ltv and liquidation threshold in basis points / 1e4.
+- isCollateral and canBeCollateral as the Pool decides them, v3.0 to v3.5 and v3.6 on (e-mode-only
+  collateral): aave_collateral.py. Its reads join the held reserves' round.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ import asyncio
 import logging
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+import aave_collateral as collateral
 import erc20
 from abi import Function
 from addresses import AaveMarket, ChainAddresses
-from chain import ChainReader
+from chain import ChainReader, no_read
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 
@@ -68,6 +70,9 @@ BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=
 BASE_CURRENCY_UNIT = Function("BASE_CURRENCY_UNIT()", "8c89b64f", ("uint256",), immutable=True)
 GET_POOL_DATA_PROVIDER = Function("getPoolDataProvider()", "e860accb", ("address",))
 GET_PRICE_ORACLE = Function("getPriceOracle()", "fca513a8", ("address",))
+
+Rules = tuple[int, Callable[[], Awaitable["collateral.Rules"]]]
+"""The wallet's e-mode category, and its collateral rules (read once per market, when a supply asks)."""
 
 
 def apy(rate_ray: int) -> float:
@@ -120,8 +125,11 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str,
     if not held:
         return None, [], []
     usd_unit = unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
-    reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit, emode,
-                                            warnings) for asset, data in held))
+    flagged = [asset for asset, data in zip(reserves, user_data) if data[8]]
+    rules = (emode, lambda: reader.shared(("aave collateral rules", market.pool, wallet), lambda: collateral.rules(
+        reader, market.pool, data_provider, emode, flagged, label)))
+    reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit,
+                                            rules, warnings) for asset, data in held))
     supplies = [supply for supply, _ in reads if supply]
     borrows = [borrow for _, borrow in reads if borrow]
     return _state(market, account, emode, usd_unit, supplies, borrows, warnings), supplies, borrows
@@ -165,16 +173,19 @@ def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None, s
 
 
 async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, oracle: str, asset: str,
-                   user: tuple[Any, ...], usd_unit: int | None, emode: int,
+                   user: tuple[Any, ...], usd_unit: int | None, rules: Rules,
                    warnings: Warnings) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning."""
     label, optional = f"Aave market {market.name}", warnings.optional
-    reserve, config, price, token = await asyncio.gather(
+    balance, stable_debt, variable_debt, *_, stable_rate, _, _, _ = user
+    reserve, config, price, token, terms = await asyncio.gather(
         optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
         optional(reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"), asset,
                  "isCollateral and canBeCollateral are"),
         optional(_priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
-        optional(erc20.token_info(reader, asset), asset, "currency is"))
+        optional(erc20.token_info(reader, asset), asset, "currency is"),
+        optional(_collateral_terms(reader, market.pool, data_provider, asset, *rules, label), asset,
+                 "isCollateral and canBeCollateral are") if balance else no_read())
     decimals = config[0] if config else token["decimals"] if token else None
 
     def usd(amount: int) -> float | None:
@@ -189,21 +200,33 @@ async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, 
             warnings.figure(asset, "apy is", exc)
             return None
 
-    balance, stable_debt, variable_debt, *_, stable_rate, _, _, collateral_enabled = user
     currency = {**token, "decimals": decimals} if token else None
     base = {"marketAddress": market.pool, "marketName": market.name, "currency": currency}
     supply = borrow = None
     if balance:
+        is_collateral = can_be_collateral = None
+        if config and terms:
+            is_collateral, can_be_collateral = collateral.decide(terms[0], asset, config[1], config[2], *terms[1:])
         supply = {**base, "type": "aave-supply", "balance": str(balance), "balanceUsd": usd(balance),
                   "apy": rate(reserve[5]) if reserve else None,
-                  "isCollateral": bool(collateral_enabled and (config[2] != 0 or emode != 0)) if config else None,
-                  "canBeCollateral": config[1] != 0 if config else None}
+                  "isCollateral": is_collateral, "canBeCollateral": can_be_collateral}
     debt = stable_debt + variable_debt
     if debt:
         stable, variable = (rate(stable_rate) if stable_debt else 0.0), (rate(reserve[6]) if reserve else None)
         weighted = None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
         borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
     return supply, borrow
+
+
+async def _collateral_terms(reader: ChainReader, pool: str, data_provider: str, asset: str, emode: int,
+                            rules: Callable[[], Awaitable[collateral.Rules]],
+                            label: str) -> tuple[collateral.Rules, int, int | None]:
+    """What the Pool's collateral decision on one supply needs: the wallet's rules, the reserve's
+    debt ceiling and (in an e-mode) its id; all read in the round of the reserve's other reads."""
+    terms, (debt_ceiling,), reserve = await asyncio.gather(
+        rules(), reader.call(data_provider, collateral.DEBT_CEILING, asset, label=f"{label} data provider"),
+        collateral.reserve_id(reader, pool, asset, emode, label))
+    return terms, debt_ceiling, reserve
 
 
 async def _priced(call: Any) -> int:

@@ -93,6 +93,11 @@ async def _nothing() -> list[Log]:
     return []
 
 
+async def no_read() -> None:
+    """In a gather, the place of a read that this position does not need."""
+    return None
+
+
 def settle_depth(chain_id: int) -> int:
     """Blocks after which a log counts as settled on a chain whose endpoint has no `finalized`."""
     return math.ceil(SETTLE_SECONDS / BLOCK_SECONDS.get(chain_id, 12))

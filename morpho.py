@@ -16,9 +16,10 @@ How each figure is derived (all at the request's pinned block; the README has th
 - Failures: a vault whose `balanceOf` fails is left out, and a held position whose figures
   cannot be read is listed with those figures null, each with a warning (position_warnings).
 - Vault assets: `convertToAssets(balanceOf)`. APYs are per-second rates weighed, then
-  compounded: V1 as Morpho's SDK (its markets' average supply rates weighted by its supply in
-  each, fee off the rate); V2 ours (adapters' assets and rates, idle earning nothing, capped at
-  `maxRate`, fees off; see `_vault_v2_apy`).
+  compounded: V1 as Morpho's SDK for the vault accrued to the block (its markets' accrued
+  supply rates weighted by its supply in each, over `totalAssets()`, which includes v1.1's
+  `lostAssets`; fee off the rate); V2 ours (adapters' assets and rates, idle earning nothing,
+  capped at `maxRate`, fees off; see `_vault_v2_apy`).
 - USD: the asset's Chainlink-style USD feed (prices.py); none or stale: null.
 """
 
@@ -35,7 +36,7 @@ import adaptive_curve_irm as irm
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader
+from chain import ChainReader, no_read
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
@@ -74,6 +75,7 @@ ASSET = Function("asset()", "38d52e0f", ("address",), immutable=True)
 VAULT_NAME = Function("name()", "06fdde03", ("string",))
 VAULT_SYMBOL = Function("symbol()", "95d89b41", ("string",))
 CONVERT_TO_ASSETS = Function("convertToAssets(uint256)", "07a2d13a", ("uint256",))
+TOTAL_ASSETS = Function("totalAssets()", "01e1d114", ("uint256",))
 FEE = Function("fee()", "ddca3f43", ("uint96",))
 WITHDRAW_QUEUE_LENGTH = Function("withdrawQueueLength()", "33f91ebb", ("uint256",))
 WITHDRAW_QUEUE = Function("withdrawQueue(uint256)", "62518ddf", ("bytes32",))
@@ -125,13 +127,8 @@ class MarketState:
     """Supply shares the accrual mints to the fee recipient, not yet in its `position()`."""
     rate_problem: str | None = None
     """Why the APYs are None, when they are."""
-    stored: tuple[int, ...] = ()
-    """`market(id)` as stored, before accrual: what Morpho's SDK weighs vault allocations by."""
-    average_supply_rate: int | None = None
-    """Per second, WAD: what suppliers earn on average since the last update (Market.getAvgSupplyRate)."""
-
-    def stored_supply_assets(self, shares: int) -> int:
-        return _mul_div_down(shares, self.stored[0] + VIRTUAL_ASSETS, self.stored[1] + VIRTUAL_SHARES)
+    accrued_supply_rate: int | None = None
+    """Per second, WAD: what suppliers earn from the accrued state on (the rate vaults are weighed by)."""
 
     def supply_assets(self, shares: int) -> int:
         return _mul_div_down(shares, self.total_supply_assets + VIRTUAL_ASSETS,
@@ -159,13 +156,17 @@ def _w_taylor_compounded(rate: int, elapsed: int) -> int:
 
 
 def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int,
-           quoted: irm.BorrowRates | None, rate_problem: str | None = None) -> MarketState:
+           quoted: irm.BorrowRates | None, rate_problem: str | None = None, adaptive: bool = False) -> MarketState:
     """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them, with
     `borrow_rate` (what the next accrual charges); APYs at `quoted.end`, as Morpho's SDK quotes
     them (Market.getBorrowApy / getSupplyApy): borrow APY = e^(rate x year) - 1, supply rate =
     rate x utilization x (1 - fee), rounded as the SDK does, compounded the same way; the
-    utilization is the market's as stored (the IRM's view until the next update). The average
-    supply rate (from `quoted.average`) is what vaults are weighed by.
+    utilization is the market's as stored (the IRM's view until the next update).
+
+    The accrued supply rate is what the market pays once accrued to `now` (the SDK's
+    `market.accrueInterest(now).getAvgSupplyRate(now)`): for AdaptiveCurveIrm the curve at the
+    end rate at target and the accrued utilization; for other IRMs `borrowRateView`, the only
+    state they are asked about, times the accrued utilization.
 
     Without a borrow rate the totals cannot be brought to `now` when interest is owed; that is
     a ProtocolError (the amounts are null, with a warning), not stale amounts shown as current.
@@ -184,21 +185,24 @@ def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | Non
             fee_shares = _mul_div_down(fee_amount, supply_shares + VIRTUAL_SHARES,
                                        supply_assets - fee_amount + VIRTUAL_ASSETS)
             supply_shares += fee_shares
-    borrow_apy = supply_apy = average_supply_rate = None
+    borrow_apy = supply_apy = accrued_supply_rate = None
     if quoted is not None:
-        average_supply_rate = _supply_rate(quoted.average, totals)
+        accrued_utilization = irm.utilization(borrow_assets, supply_assets)
+        accrued_borrow_rate = (irm.borrow_rates(accrued_utilization, quoted.end_rate_at_target, 0).end if adaptive
+                               else quoted.end)
+        accrued_supply_rate = _supply_rate(accrued_borrow_rate, accrued_utilization, fee)
         try:
-            borrow_apy, supply_apy = rate_to_apy(quoted.end), rate_to_apy(_supply_rate(quoted.end, totals))
+            borrow_apy = rate_to_apy(quoted.end)
+            supply_apy = rate_to_apy(_supply_rate(quoted.end, irm.utilization(totals[2], totals[0]), fee))
         except OverflowError:
             rate_problem = f"the IRM's rate of {quoted.end} per second is too large to be an APY"
     return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
-                       borrow_apy, supply_apy, fee_shares, rate_problem, totals, average_supply_rate)
+                       borrow_apy, supply_apy, fee_shares, rate_problem, accrued_supply_rate)
 
 
-def _supply_rate(borrow_rate: int, totals: tuple[int, ...]) -> int:
-    """borrow rate x stored utilization x (1 - fee), WAD, rounded down then up (Market.getSupplyApy)."""
-    utilization = irm.utilization(totals[2], totals[0])
-    return _mul_div_up(_mul_div_down(borrow_rate, utilization, WAD), WAD - totals[5], WAD)
+def _supply_rate(borrow_rate: int, utilization: int, fee: int) -> int:
+    """borrow rate x utilization x (1 - fee), WAD, rounded down then up (Market.getSupplyApy)."""
+    return _mul_div_up(_mul_div_down(borrow_rate, utilization, WAD), WAD - fee, WAD)
 
 
 def rate_to_apy(rate: int) -> float:
@@ -236,7 +240,7 @@ class MorphoReader:
             self.reader.call(self.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
             self.reader.block_timestamp(),
             outcome(self.reader.call(params.irm, RATE_AT_TARGET, bytes.fromhex(market_id[2:]), label=label))
-            if adaptive else _none())
+            if adaptive else no_read())
         if int(params.irm, 16) == 0:
             return accrue(params, totals, 0, now, irm.BorrowRates(0, 0, 0))
         try:
@@ -249,7 +253,7 @@ class MorphoReader:
             return accrue(params, totals, rate, now, None, at_target.message)
         (rate_at_target,) = at_target
         quoted = irm.borrow_rates(irm.utilization(totals[2], totals[0]), rate_at_target, now - totals[4])
-        return accrue(params, totals, rate, now, quoted)
+        return accrue(params, totals, rate, now, quoted, adaptive=True)
 
     async def price(self, token: str) -> UsdPrice | None:
         return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
@@ -261,48 +265,49 @@ class MorphoReader:
         return await _first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))
 
     async def vault_v1_rate(self, vault: str) -> int:
-        """A MetaMorpho vault's net per-second rate, as Morpho's SDK has it (AccrualVault.getNetApy):
-        its markets' average supply rates weighted by its supply in each (at stored totals), fee
-        taken off the rate."""
+        """A MetaMorpho vault's net per-second rate, as Morpho's SDK has it for the vault accrued to
+        the block (`AccrualVault.accrueInterest(now).getNetApy(now)`): its markets' accrued supply
+        rates weighted by its accrued supply in each, over the vault's `totalAssets()` (which
+        MetaMorpho v1.1 keeps including `lostAssets`, so bad debt dilutes the rate as it dilutes
+        the share price), fee taken off the rate."""
         return await self.reader.shared(("morpho", "v1rate", vault), lambda: self._vault_v1_rate(vault))
 
     async def _vault_v1_rate(self, vault: str) -> int:
         label = f"vault {vault}"
-        (fee,), (length,) = await asyncio.gather(self.reader.call(vault, FEE, label=label),
-                                                 self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label))
+        (fee,), (length,), (total,) = await asyncio.gather(
+            self.reader.call(vault, FEE, label=label), self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label),
+            self.reader.call(vault, TOTAL_ASSETS, label=label))
         ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
                                      for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))))
         ids = {"0x" + market_id.hex() for (market_id,) in ids}
-        gross = await self.weighted_rate([self.market_part(market_id, vault) for market_id in ids])
-        return _mul_div_down(gross, WAD - fee, WAD)
+        earned, _ = await self.earnings([self.market_part(market_id, vault) for market_id in ids])
+        return _mul_div_down(earned // total, WAD - fee, WAD) if total else 0
 
     def market_part(self, market_id: str, owner: str) -> Part:
-        """What `owner` supplies to a market (at stored totals), and its average supply rate."""
-        return functools.partial(self._stored_supply, market_id, owner), functools.partial(self._supply_rate, market_id)
+        """What `owner` supplies to a market (accrued to the block), and the market's accrued supply rate."""
+        return functools.partial(self._supply, market_id, owner), functools.partial(self._supply_rate, market_id)
 
-    async def _stored_supply(self, market_id: str, owner: str) -> int:
+    async def _supply(self, market_id: str, owner: str) -> int:
         (shares, _, _), state = await asyncio.gather(
             self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
             self.market(market_id))
-        return state.stored_supply_assets(shares)
+        return state.supply_assets(shares)
 
     async def _supply_rate(self, market_id: str) -> int:
         state = await self.market(market_id)
-        if state.average_supply_rate is None:
+        if state.accrued_supply_rate is None:
             raise ProtocolError(f"market {market_id} has no rate ({state.rate_problem})")
-        return state.average_supply_rate
+        return state.accrued_supply_rate
 
-    async def weighted_rate(self, parts: list[Part], idle: int = 0) -> int:
-        """Σ assets x rate / (Σ assets + idle), per second, WAD, rounded down; 0 when nothing is
-        held. ProtocolError when a part that holds assets has no rate (the APY is then null, with
-        a warning)."""
+    async def earnings(self, parts: list[Part]) -> tuple[int, int]:
+        """(Σ assets x rate, Σ assets) over the parts, rates per second in WAD. ProtocolError
+        when a part that holds assets has no rate (the APY is then null, with a warning)."""
         both = await asyncio.gather(*(amount() for amount, _ in parts), *(outcome(rate()) for _, rate in parts))
         amounts, rates = both[:len(parts)], both[len(parts):]
         for amount, rate in zip(amounts, rates):
             if amount and isinstance(rate, ProtocolError):
                 raise rate
-        total = sum(amounts) + idle
-        return sum(amount * rate for amount, rate in zip(amounts, rates) if amount) // total if total else 0
+        return sum(amount * rate for amount, rate in zip(amounts, rates) if amount), sum(amounts)
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
@@ -419,7 +424,7 @@ async def _apy(rate: Awaitable[int]) -> float:
 
 async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
     """Ours (Morpho's SDK gives no V2 APY): the adapters' assets weighted by their per-second
-    rates (markets: average supply rate; a V1 vault: its net rate), idle assets earning nothing,
+    rates (markets: accrued supply rate; a V1 vault: its net rate), idle assets earning nothing,
     capped at the vault's `maxRate` (VaultV2 lets total assets grow no faster), then the
     performance fee off the rate and the management fee (per second) subtracted, compounded as
     every other APY."""
@@ -432,8 +437,8 @@ async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
                                                      for i in range(_bounded(length, MAX_ADAPTERS, label))))}
     (idle,), parts = await asyncio.gather(reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
                                           asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)))
-    gross = min(await morpho.weighted_rate([part for adapter_parts in parts for part in adapter_parts], idle),
-                max_rate)
+    earned, assets = await morpho.earnings([part for adapter_parts in parts for part in adapter_parts])
+    gross = min(earned // (assets + idle) if assets + idle else 0, max_rate)
     return rate_to_apy(_mul_div_down(gross, WAD - performance_fee, WAD) - management_fee)
 
 
@@ -500,10 +505,10 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
         optional(morpho.market(market_id), market_id, "supplyAssets, borrowAssets and their USD values are"),
         optional(morpho.token(params.loan_token), params.loan_token, "the market's loanAsset is"),
         optional(morpho.token(params.collateral_token), params.collateral_token, "the market's collateralAsset is")
-        if has_collateral_token else _none(),
+        if has_collateral_token else no_read(),
         optional(morpho.price(params.loan_token), params.loan_token, "the market's USD values are"),
         optional(morpho.oracle_price(params.oracle), market_id, "collateralUsd and healthFactor are")
-        if collateral or borrow_shares else _none())
+        if collateral or borrow_shares else no_read())
     if state is not None and state.rate_problem:
         morpho.warnings.add(FIGURE_UNAVAILABLE, market_id, f"supplyApy and borrowApy are null: {state.rate_problem}")
     if state is not None and fee_recipient:
@@ -533,10 +538,6 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
         "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
         "healthFactor": health,
     }
-
-
-async def _none() -> None:
-    return None
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:

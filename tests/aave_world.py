@@ -9,7 +9,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import eth_abi
 
@@ -67,13 +67,15 @@ class AaveWorld:
 
 
 class Deployer:
-    def __init__(self, node: Anvil) -> None:
-        self.node = node
+    """Deploys artifacts by name (Aave's published ones, or `artifacts`), linking the libraries deployed so far."""
+
+    def __init__(self, node: Anvil, artifacts: Callable[[str], dict[str, Any]] = artifact) -> None:
+        self.node, self.artifact = node, artifacts
         self.libraries: dict[str, str] = {}
 
     def deploy(self, name: str, *args: Any) -> str:
-        data = artifact(name)
-        code = data["bytecode"][2:]
+        data = self.artifact(name)
+        code = data["bytecode"].removeprefix("0x")
         for references in data.get("linkReferences", {}).values():
             for library, places in references.items():
                 for place in places:
@@ -98,14 +100,23 @@ def deploy_market(deployer: Deployer, name: str, assets: dict[str, tuple[int, in
     market.pool = node.call(market.provider, "getPool()", returns=["address"]).lower()
     node.send(market.provider, "setPoolConfiguratorImpl(address)", deployer.deploy("PoolConfigurator"))
     market.configurator = node.call(market.provider, "getPoolConfigurator()", returns=["address"]).lower()
-    for symbol, (decimals, price) in assets.items():
-        market.tokens[symbol] = deployer.deploy("MintableERC20", f"Test {symbol}", symbol, decimals)
-        market.sources[symbol] = deployer.deploy("MockAggregator", price)
-    market.oracle = deployer.deploy("AaveOracle", market.provider, list(market.tokens.values()),
-                                    list(market.sources.values()), "0x" + "00" * 20, "0x" + "00" * 20, 10**8)
+    market.oracle = deployer.deploy("AaveOracle", market.provider, [], [], "0x" + "00" * 20, "0x" + "00" * 20, 10**8)
     node.send(market.provider, "setPriceOracle(address)", market.oracle)
     market.data_provider = deployer.deploy("AaveProtocolDataProvider", market.provider)
     node.send(market.provider, "setPoolDataProvider(address)", market.data_provider)
+    add_reserves(deployer, market, assets)
+    return market
+
+
+def add_reserves(deployer: Deployer, market: AaveMarketDeployment, assets: dict[str, tuple[int, int]]) -> None:
+    """New test tokens listed as reserves (LTV 80 %, threshold 82.5 %, borrowable), priced by mock feeds."""
+    node, owner = deployer.node, deployer.node.accounts[0]
+    tokens = {}
+    for symbol, (decimals, price) in assets.items():
+        tokens[symbol] = market.tokens[symbol] = deployer.deploy("MintableERC20", f"Test {symbol}", symbol, decimals)
+        market.sources[symbol] = deployer.deploy("MockAggregator", price)
+    node.send(market.oracle, "setAssetSources(address[],address[])", list(tokens.values()),
+              [market.sources[symbol] for symbol in tokens])
     a_token, stable, variable = (deployer.deploy(n, market.pool) for n in ("AToken", "StableDebtToken", "VariableDebtToken"))
     strategy = deployer.deploy("DefaultReserveInterestRateStrategy", market.provider, RAY * 8 // 10, 0,
                                RAY * 4 // 100, RAY * 60 // 100, RAY * 2 // 100, RAY * 60 // 100,
@@ -113,12 +124,11 @@ def deploy_market(deployer: Deployer, name: str, assets: dict[str, tuple[int, in
     node.send(market.configurator, f"initReserves({INPUT}[])", [
         (a_token, stable, variable, assets[symbol][0], strategy, token, owner, "0x" + "00" * 20,
          f"a{symbol}", f"a{symbol}", f"v{symbol}", f"v{symbol}", f"s{symbol}", f"s{symbol}", b"")
-        for symbol, token in market.tokens.items()])
-    for token in market.tokens.values():
+        for symbol, token in tokens.items()])
+    for token in tokens.values():
         node.send(market.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)",
                   token, 8000, 8250, 10500)
         node.send(market.configurator, "setReserveBorrowing(address,bool)", token, True)
-    return market
 
 
 def supply(node: Anvil, market: AaveMarketDeployment, symbol: str, amount: int, wallet: str) -> None:

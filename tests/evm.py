@@ -145,6 +145,17 @@ class Anvil:
         values = eth_abi.decode(list(returns), raw)
         return values[0] if len(values) == 1 else values
 
+    def call_reverts(self, to: str, signature: str, *args: Any, sender: str) -> bool:
+        """Whether `sender` sending this call now would revert (asked with eth_call, nothing sent)."""
+        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        try:
+            self.rpc("eth_call", {"from": sender, "to": to, "data": data}, "latest")
+        except RuntimeError as exc:
+            if "revert" not in str(exc):
+                raise
+            return True
+        return False
+
     def transact(self, tx: dict[str, Any], sender: str | None) -> dict[str, Any]:
         tx = {"from": sender or self.accounts[0], "gas": hex(29_000_000), **tx}
         tx_hash = self.rpc("eth_sendTransaction", tx)

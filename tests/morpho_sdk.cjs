@@ -54,7 +54,9 @@ const handlers = {
     return { supplyAssets: String(position.supplyAssets), borrowAssets: String(position.borrowAssets),
              collateralValue: String(position.collateralValue), healthFactor: health == null ? null : String(health) };
   },
-  vault({ address, asset, fee, totalSupply, allocations, timestamp }) {
+  // The vault accrued to the block, as the SDK has it once `accrueInterest` runs: v1.1's lost
+  // assets are counted in its total assets there (and only there).
+  vault({ address, asset, fee, totalSupply, lastTotalAssets, lostAssets, allocations, timestamp }) {
     const built = allocations.map(({ supplyShares, ...state }) => {
       const position = new sdk.AccrualPosition(
         { user: address, supplyShares: BigInt(supplyShares), borrowShares: 0n, collateral: 0n }, buildMarket(state));
@@ -66,12 +68,14 @@ const handlers = {
     const zero = "0x0000000000000000000000000000000000000000";
     const vault = new sdk.AccrualVault({
       address, asset, name: "vault", symbol: "vault", decimalsOffset: 0n, fee: BigInt(fee), totalSupply: BigInt(totalSupply),
-      totalAssets: 0n, lastTotalAssets: 0n, lostAssets: 0n, curator: zero, owner: zero, guardian: zero, feeRecipient: zero,
+      totalAssets: 0n, lastTotalAssets: BigInt(lastTotalAssets), lostAssets: lostAssets == null ? undefined : BigInt(lostAssets), curator: zero, owner: zero, guardian: zero, feeRecipient: zero,
       skimRecipient: zero, timelock: 0n, pendingTimelock: { value: 0n, validAt: 0n },
       pendingGuardian: { value: zero, validAt: 0n }, pendingOwner: zero, supplyQueue: [], withdrawQueue: [],
       publicAllocatorConfig: undefined,
     }, built);
-    return { netApy: vault.getNetApy(BigInt(timestamp)) };
+    const at = BigInt(timestamp);
+    const accrued = vault.accrueInterest(at);
+    return { netApy: accrued.getNetApy(at), totalAssets: String(accrued.totalAssets) };
   },
 };
 

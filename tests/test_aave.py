@@ -13,6 +13,7 @@ from fractions import Fraction
 import pytest
 
 import aave
+import aave_collateral as collateral
 from abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api
@@ -172,6 +173,38 @@ async def test_collateral_flags_ltv_zero_and_e_mode(aave_api, world):
     assert [s["eModeCategoryId"] for s in borrowed["marketStates"]] == [0, 1]
 
 
+async def test_isolation_mode_decides_can_be_collateral_as_the_pool_does(aave_api, world):
+    """An asset with a debt ceiling: enabled alone it isolates the wallet (nothing else can be
+    enabled); beside other collateral it cannot be enabled. Each figure is checked against what
+    the Pool then does when asked to enable."""
+    node, (core, _) = world.node, world.markets
+    isolated_holder, other_holder = node.accounts[14], node.accounts[15]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        A.add_reserves(A.Deployer(node), core, {"ISO": (18, 2 * 10**8)})
+        node.send(core.configurator, "setDebtCeiling(address,uint256)", core.tokens["ISO"], 1_000_000)
+        A.supply(node, core, "ISO", 1_000 * A.ETHER, isolated_holder)
+        node.send(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens["ISO"], True,
+                  sender=isolated_holder)
+        A.supply(node, core, "USDC", 1_000 * A.USDC, isolated_holder)
+        A.supply(node, core, "USDC", 1_000 * A.USDC, other_holder)
+        A.supply(node, core, "ISO", 1_000 * A.ETHER, other_holder)
+        isolated, other = (await positions(aave_api, isolated_holder, other_holder))["data"]
+        refused = [node.call_reverts(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens[symbol],
+                                     True, sender=wallet)
+                   for wallet, symbol in ((isolated_holder, "USDC"), (other_holder, "ISO"))]
+    finally:
+        node.rpc("evm_revert", snapshot)
+    by_symbol = {p["currency"]["symbol"]: p for p in isolated["supplyPositions"]}
+    assert (by_symbol["ISO"]["isCollateral"], by_symbol["ISO"]["canBeCollateral"]) == (True, True)
+    assert (by_symbol["USDC"]["isCollateral"], by_symbol["USDC"]["canBeCollateral"]) == (False, False)
+    assert isolated["marketStates"][0]["totalCollateralUsd"] == 2_000.0
+    by_symbol = {p["currency"]["symbol"]: p for p in other["supplyPositions"]}
+    assert (by_symbol["USDC"]["isCollateral"], by_symbol["USDC"]["canBeCollateral"]) == (True, True)
+    assert (by_symbol["ISO"]["isCollateral"], by_symbol["ISO"]["canBeCollateral"]) == (False, False)
+    assert refused == [True, True], "the Pool refuses exactly what canBeCollateral says it would"
+
+
 async def test_an_unsupported_chain_is_a_validation_error(aave_api, world):
     result = await positions(aave_api, world.wallets["lender"], chain_id=250)
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
@@ -205,6 +238,17 @@ def test_the_adapter_calls_exactly_the_published_abi():
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
+
+
+def test_the_collateral_rules_read_the_published_v3_0_abi():
+    """The views every version has; the e-mode views of v3.2 and v3.6 are checked against the
+    v3.6 sources (tests/test_aave36_world.py)."""
+    signature, (struct,) = A.signature("IPool", "getReserveData")
+    assert signature == collateral.POOL_RESERVE_DATA.signature
+    assert struct.replace("(", "").replace(")", "").split(",") == list(collateral.POOL_RESERVE_DATA.outputs), \
+        "a struct of static fields is encoded as its fields in a row"
+    assert A.signature("AaveProtocolDataProvider", "getDebtCeiling") == (collateral.DEBT_CEILING.signature,
+                                                                         collateral.DEBT_CEILING.outputs)
 
 
 @pytest.mark.parametrize("rate", [0, 1, 10**20, 5 * 10**25, 10**27, 3 * 10**28])

@@ -83,16 +83,17 @@ class Chain:
     def rates(self, params) -> tuple[float, float]:
         return sdk_apys(self.borrow_rate(params), self.totals(params))
 
-    def stored_supply_and_rate(self, params, owner) -> tuple[int, int]:
-        """`owner`'s supply at stored totals, and the market's supply rate (the SDK's vault weights)."""
-        totals = self.totals(params)
-        shares = self.call(self.world.morpho, "position(bytes32,address)", bytes.fromhex(market_id(params)[2:]),
-                           owner, returns=["uint256", "uint128", "uint128"])[0]
-        return shares * (totals[0] + 1) // (totals[1] + 10**6), supply_rate(self.borrow_rate(params), totals)
+    def accrued_supply_and_rate(self, params, owner) -> tuple[int, int]:
+        """`owner`'s supply accrued to the block, and the market's supply rate at its accrued
+        utilization (what the SDK weighs an accrued vault by; the test IRM is not adaptive)."""
+        supply, _, borrow, _ = self.call(self.world.lens, f"expectedMarketBalances(address,{PARAMS})",
+                                         self.world.morpho, params, returns=["uint256"] * 4)
+        fee = self.totals(params)[5]
+        return self.supply_assets(params, owner), supply_rate(self.borrow_rate(params), (supply, 0, borrow, 0, 0, fee))
 
     def vault_v1_rate(self) -> int:
-        parts = [self.stored_supply_and_rate(m, self.world.vault_v1) for m in (self.world.market_a, self.world.market_b)]
-        gross = sum(a * r for a, r in parts) // sum(a for a, _ in parts)
+        parts = [self.accrued_supply_and_rate(m, self.world.vault_v1) for m in (self.world.market_a, self.world.market_b)]
+        gross = sum(a * r for a, r in parts) // self.call(self.world.vault_v1, "totalAssets()")
         return gross * (10**18 - W.V1_FEE) // 10**18
 
     def usd(self, usdc_amount: int) -> float:
@@ -103,7 +104,7 @@ class Chain:
 
 
 def supply_rate(borrow_rate: int, totals) -> int:
-    """rate x utilization x (1 - fee), WAD, rounded down then up, utilization from stored totals."""
+    """rate x utilization x (1 - fee), WAD, rounded down then up, utilization from `totals`."""
     wad = 10**18
     utilization = totals[2] * wad // totals[0]
     return -(-(borrow_rate * utilization // wad) * (wad - totals[5]) // wad)
@@ -181,7 +182,7 @@ async def test_vault_v2_apy_goes_through_its_adapters(morpho_api, world):
     shares = chain.call(world.vault_v2, "balanceOf(address)", world.wallets["saver"])
     assert v2["shares"] == str(shares)
     assert v2["assets"] == str(chain.call(world.vault_v2, "convertToAssets(uint256)", shares))
-    parts = [chain.stored_supply_and_rate(m, world.market_adapter) for m in (world.market_a, world.market_b)]
+    parts = [chain.accrued_supply_and_rate(m, world.market_adapter) for m in (world.market_a, world.market_b)]
     parts.append((chain.call(world.vault_adapter, "realAssets()"), chain.vault_v1_rate()))
     idle = chain.call(world.usdc, "balanceOf(address)", world.vault_v2)
     gross = min(sum(a * r for a, r in parts) // (sum(a for a, _ in parts) + idle), chain.call(world.vault_v2, "maxRate()"))

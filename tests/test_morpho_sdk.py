@@ -6,6 +6,7 @@ untouched for 20 days, with a fee, and a fee-charging vault over two more market
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -120,13 +121,10 @@ async def test_zero_collateral_is_worth_zero_as_the_sdk_says(api, adaptive):
     assert position["collateral"] == "0" and position["collateralUsd"] == 0.0
 
 
-async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
-    world, _, _, _, vault, markets = adaptive
-    node = world.node
-    (entry,) = (await positions(api, world.wallets["depositor"]))["data"]
-    (position,) = [v for v in entry["vaultV1Positions"] if v["vaultAddress"] == vault]
-    block = entry["blockNumber"]
-    allocations = []
+def sdk_vault(world, vault, markets, block: int, v1_1: bool = True) -> dict:
+    """The SDK's AccrualVault built from the vault's state at `block`, accrued to that block
+    (`v1_1=False`: as a v1.0 vault, which has no lost assets)."""
+    node, allocations = world.node, []
     for market in markets:
         state = sdk_market(world, market, block)
         shares = node.call(world.morpho, "position(bytes32,address)", bytes.fromhex(market_id(market)[2:]), vault,
@@ -134,21 +132,58 @@ async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
         allocations.append({"params": [*market[:4], str(market[4])], "totals": [str(t) for t in state["totals"]],
                             "rateAtTarget": str(state["rateAtTarget"]), "supplyShares": str(shares)})
     (answer,) = ask([{"kind": "vault", "address": vault, "asset": world.usdc, "fee": str(W.V1_FEE),
-                      "totalSupply": str(node.call(vault, "totalSupply()", block=block)), "allocations": allocations,
-                      "timestamp": str(state["timestamp"])}])
-    assert answer["netApy"] > 0 and close(position["apy"], answer["netApy"])
+                      "totalSupply": str(node.call(vault, "totalSupply()", block=block)),
+                      "lastTotalAssets": str(node.call(vault, "lastTotalAssets()", block=block)),
+                      "lostAssets": str(node.call(vault, "lostAssets()", block=block)) if v1_1 else None,
+                      "allocations": allocations, "timestamp": str(state["timestamp"])}])
+    return answer
 
 
-async def test_a_new_fee_recipient_is_shown_its_pending_fee_shares(api, adaptive):
-    """Morpho Blue mints the fee as supply shares to the fee recipient at the next accrual; until
-    then its `position()` may be zero. The reference is the contract: accrue the market in a
-    snapshot at the same timestamp and read the recipient's shares."""
-    world, params, *_ = adaptive
-    node, recipient = world.node, world.node.accounts[9]
+async def _vault_apy(api, world, vault) -> tuple[float, int]:
+    (entry,) = (await positions(api, world.wallets["depositor"]))["data"]
+    (position,) = [v for v in entry["vaultV1Positions"] if v["vaultAddress"] == vault]
+    assert [w for w in entry["warnings"] if w["target"] == vault] == []
+    return position["apy"], entry["blockNumber"]
+
+
+async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
+    world, _, _, _, vault, markets = adaptive
+    apy, block = await _vault_apy(api, world, vault)
+    answer = sdk_vault(world, vault, markets, block)
+    assert answer["netApy"] > 0 and close(apy, answer["netApy"])
+    assert int(answer["totalAssets"]) == world.node.call(vault, "totalAssets()", block=block)
+
+
+async def test_lost_assets_dilute_the_vault_apy_as_in_the_sdk(api, adaptive):
+    """MetaMorpho v1.1 keeps bad debt in `lostAssets`, inside `totalAssets()`: the share price
+    stops falling, and what the remaining assets earn is spread over more."""
+    world, _, _, _, vault, markets = adaptive
+    node = world.node
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(vault, "lose(uint256,uint256)", 50_000 * W.USDC, 0)
+        apy, block = await _vault_apy(api, world, vault)
+        answer, undiluted = (sdk_vault(world, vault, markets, block, v1_1) for v1_1 in (True, False))
+        total, last = (node.call(vault, f"{view}()", block=block) for view in ("totalAssets", "lastTotalAssets"))
+        real = sum(node.call(world.lens, f"expectedSupplyAssets(address,{PARAMS},address)", world.morpho, m, vault,
+                             block=block) for m in markets)
+    finally:
+        node.rpc("evm_revert", snapshot)
+    assert total == last > real, "the loss is counted as lost assets: total assets stay at the last total"
+    assert int(answer["totalAssets"]) == total
+    assert close(apy, answer["netApy"])
+    assert math.log1p(apy) / math.log1p(undiluted["netApy"]) == pytest.approx(real / total, rel=1e-9)
+
+
+async def _recipient_against_the_contract(api, world, params, recipient) -> tuple[dict, int, int]:
+    """The recipient's position as served, its supply shares at the served block, and its
+    shares once the contract itself accrues the market in a snapshot at the same timestamp
+    (Morpho Blue mints the fee as supply shares to the fee recipient at the next accrual)."""
+    node, key = world.node, bytes.fromhex(market_id(params)[2:])
     (entry,) = (await positions(api, recipient))["data"]
-    block, key = entry["blockNumber"], bytes.fromhex(market_id(params)[2:])
-    assert node.call(world.morpho, "position(bytes32,address)", key, recipient,
-                     returns=["uint256", "uint128", "uint128"], block=block)[0] == 0
+    block = entry["blockNumber"]
+    before = node.call(world.morpho, "position(bytes32,address)", key, recipient,
+                       returns=["uint256", "uint128", "uint128"], block=block)[0]
     timestamp = int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
     snapshot = node.rpc("evm_snapshot")
     try:
@@ -160,8 +195,29 @@ async def test_a_new_fee_recipient_is_shown_its_pending_fee_shares(api, adaptive
     finally:
         node.rpc("evm_revert", snapshot)
     (position,) = [p for p in entry["marketPositions"] if p["marketId"] == market_id(params)]
-    assert shares > 0 and position["supplyShares"] == str(shares)
+    assert position["supplyShares"] == str(shares)
     assert position["supplyAssets"] == str(shares * (totals[0] + 1) // (totals[1] + 10**6))
+    return position, before, shares
+
+
+async def test_a_new_fee_recipient_is_shown_its_pending_fee_shares(api, adaptive):
+    """Its `position()` is still zero; Morpho's SDK has no figure for it (AccrualPosition accrues
+    the market, not the recipient's fee shares), so the reference is the contract."""
+    world, params, *_ = adaptive
+    _, before, after = await _recipient_against_the_contract(api, world, params, world.node.accounts[9])
+    assert before == 0 < after
+
+
+async def test_a_fee_recipient_that_supplies_is_shown_its_supply_and_pending_fee(api, adaptive):
+    world, params, *_ = adaptive
+    node, lender = world.node, world.wallets["lender"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(world.morpho, "setFeeRecipient(address)", lender)
+        _, before, after = await _recipient_against_the_contract(api, world, params, lender)
+    finally:
+        node.rpc("evm_revert", snapshot)
+    assert 0 < before < after
 
 
 async def test_amounts_and_health_factor_equal_the_sdks_accrual_position(api, adaptive):

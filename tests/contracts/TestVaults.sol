@@ -48,7 +48,9 @@ abstract contract TestShares {
     }
 }
 
-/// The MetaMorpho (V1) view interface the adapter reads, backed by real Morpho Blue supply.
+/// The MetaMorpho (V1) view interface the adapter reads, backed by real Morpho Blue supply, with
+/// MetaMorpho v1.1's loss accounting: `totalAssets()` = real assets + `lostAssets`, where lost
+/// assets grow whenever real assets fall below what the last interaction left.
 contract TestVaultV1 is TestShares {
     using MarketParamsLib for MarketParams;
     using MorphoBalancesLib for IMorpho;
@@ -56,6 +58,8 @@ contract TestVaultV1 is TestShares {
     IMorpho public immutable MORPHO;
     uint96 public fee;
     Id[] public withdrawQueue;
+    uint256 public lastTotalAssets;
+    uint256 public lostAssets;
     mapping(Id => MarketParams) internal params;
 
     constructor(IMorpho morpho, address asset_, string memory name_, string memory symbol_, uint96 fee_)
@@ -74,17 +78,30 @@ contract TestVaultV1 is TestShares {
         return withdrawQueue.length;
     }
 
-    function totalAssets() public view override returns (uint256 assets) {
-        for (uint256 i = 0; i < withdrawQueue.length; i++) {
-            assets += MORPHO.expectedSupplyAssets(params[withdrawQueue[i]], address(this));
-        }
+    function totalAssets() public view override returns (uint256) {
+        (uint256 real, uint256 lost) = _realAndLost();
+        return real + lost;
     }
 
     /// Deposits and supplies the assets to the market at `index` of the queue.
     function deposit(uint256 assets, address receiver, uint256 index) external returns (uint256 shares) {
+        (, lostAssets) = _realAndLost();
         shares = _mintFor(assets, receiver);
         IToken(asset).approve(address(MORPHO), assets);
         MORPHO.supply(params[withdrawQueue[index]], assets, 0, address(this), "");
+        lastTotalAssets = totalAssets();
+    }
+
+    /// Takes `assets` out of the market at `index` and gives them away, as realised bad debt would.
+    function lose(uint256 assets, uint256 index) external {
+        MORPHO.withdraw(params[withdrawQueue[index]], assets, 0, address(this), msg.sender);
+    }
+
+    function _realAndLost() internal view returns (uint256 real, uint256 lost) {
+        for (uint256 i = 0; i < withdrawQueue.length; i++) {
+            real += MORPHO.expectedSupplyAssets(params[withdrawQueue[i]], address(this));
+        }
+        lost = real < lastTotalAssets - lostAssets ? lastTotalAssets - real : lostAssets;
     }
 }
 
