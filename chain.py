@@ -28,10 +28,12 @@ import math
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
+from event_index import Indexes, Stream, View
 from rpc import (RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify,
                  clean, safe_text)
 
@@ -53,11 +55,6 @@ PLAIN_BATCH_SIZE = 20
 MAX_BATCH_ITEMS = 50
 """JSON-RPC requests per HTTP request: a round larger than this (a cold history scan, thousands
 of aggregate3 chunks) is split so that no single answer grows without bound."""
-SCAN_BUDGET = 300.0
-"""Seconds a history scan may take. It runs apart from the request that started it, keeps its
-progress after every window, and later requests pick up where it stands."""
-SCAN_WINDOW = 50
-"""eth_getLogs queries per step of a history scan."""
 SETTLE_SECONDS = 900
 """Where an endpoint has no `finalized` block tag, logs count as settled once they are this old."""
 BLOCK_SECONDS: Mapping[int, float] = {1: 12, 10: 2, 130: 1, 137: 2, 2020: 3, 5000: 2, 8453: 2, 42161: 0.25,
@@ -89,10 +86,6 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-async def _nothing() -> list[Log]:
-    return []
-
-
 async def no_read() -> None:
     """In a gather, the place of a read that this position does not need."""
     return None
@@ -117,6 +110,8 @@ class ChainConfig:
     """Open connections per endpoint at most; one endpoint that hangs cannot starve another."""
     max_response_bytes: int = 16 * 1024 * 1024
     """Largest HTTP answer read from an endpoint; a larger batch answer is asked again in halves."""
+    state_dir: str = "state"
+    """Where the event index files live (event_index.py)."""
     cache_bytes: int = 16 * 1024 * 1024
     """Bytes of text and data the immutable-facts cache holds at most."""
 
@@ -224,16 +219,10 @@ class Chains:
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
-        self.log_indexes: dict[tuple[Any, ...], _LogIndex] = {}
-
-    def log_index(self, key: tuple[Any, ...], start_block: int) -> _LogIndex:
-        if key not in self.log_indexes:
-            self.log_indexes[key] = _LogIndex(start_block)
-        return self.log_indexes[key]
+        self.indexes = Indexes(Path(config.state_dir))
 
     async def close(self) -> None:
-        for index in self.log_indexes.values():
-            index.cancel()
+        self.indexes.close()
         for endpoint in self._endpoints.values():
             await endpoint.close()
 
@@ -250,56 +239,6 @@ class Chains:
 
     def request(self, deadline: float) -> ChainRequest:
         return ChainRequest(self, deadline)
-
-
-class _LogIndex:
-    """Settled logs of some contracts and one event, from a start block; extended by one
-    background scan at a time, which keeps its progress after every window."""
-
-    def __init__(self, start_block: int) -> None:
-        self.start_block = start_block
-        self.final: list[Log] = []
-        self.final_to = start_block - 1
-        self._scan: asyncio.Task[None] | None = None
-
-    @property
-    def cold(self) -> bool:
-        """Nothing scanned yet: the whole history is read first (the cold start)."""
-        return self.final_to < self.start_block
-
-    def cancel(self) -> None:
-        if self._scan is not None:
-            self._scan.cancel()
-
-    def absorb(self, logs: list[Log], from_block: int, settled: int) -> None:
-        """Keep the settled part of logs a request read from `from_block` on, so that the index
-        follows the chain without queries of its own (unless a scan or another request moved it)."""
-        if self.final_to != from_block - 1 or settled < from_block or not (self._scan is None or self._scan.done()):
-            return
-        self.final.extend(entry for entry in logs if entry.block_number <= settled)
-        self.final_to = settled
-
-    async def settle(self, chains: Chains, chain_id: int, addresses: list[str], topic: str, target: int) -> None:
-        """Make the index reach `target`; the scan outlives a caller that stops waiting."""
-        while self.final_to < target:
-            if self._scan is None or self._scan.done():
-                self._scan = shared_future(self._extend(chains, chain_id, addresses, topic, target))
-            await asyncio.shield(self._scan)
-
-    async def _extend(self, chains: Chains, chain_id: int, addresses: list[str], topic: str, target: int) -> None:
-        loop = asyncio.get_running_loop()
-        request = chains.request(loop.time() + SCAN_BUDGET)
-        reader = request.reader(chain_id)
-        started, first = loop.time(), self.final_to + 1
-        while self.final_to < target:
-            low = self.final_to + 1
-            high = min(target, low + reader.endpoint.logs_block_range * SCAN_WINDOW - 1)
-            self.final.extend(await reader.get_logs(addresses, [topic], low, high))
-            self.final_to = high
-        if first == self.start_block:
-            log.info("cold start on chain %d: blocks %d-%d of %d contracts scanned for %s in %.2f s, "
-                     "%d logs, %d RPC requests", chain_id, first, target, len(addresses), topic[:10],
-                     loop.time() - started, len(self.final), request.stats.requests)
 
 
 @dataclass
@@ -360,7 +299,6 @@ class ChainReader:
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._timestamp: asyncio.Future[int] | None = None
-        self._indexed: dict[tuple[Any, ...], asyncio.Future[list[Log]]] = {}
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
         """Every call of the request, by target, calldata and outputs: asked once, however many
@@ -646,33 +584,20 @@ class ChainReader:
         raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused every eth_getLogs "
                            "block range, down to the smallest tried.")
 
-    async def indexed_logs(self, addresses: Sequence[str], topic: str, start_block: int) -> list[Log]:
-        """Every `topic` log of `addresses` from `start_block` up to the pinned block.
+    async def events(self, stream: Stream) -> View:
+        """`stream` as of the pinned block (event_index.py): the app keeps the settled part on
+        disk; within a request every input shares one read of the rest."""
+        return await self.shared(("events", stream.name), lambda: self._request.chains.indexes.view(self, stream))
 
-        The app keeps the settled ones (up to settled_block()) between requests: the first
-        request starts the history scan (the cold start, logged with its cost; it runs on in the
-        background with SCAN_BUDGET if the request's own budget ends first, and keeps its
-        progress), later ones read only the unsettled tail, so no request rescans history.
-        Within a request, every input shares one read.
-        """
-        addresses = sorted(address.lower() for address in addresses)
-        key = (self.chain_id, tuple(addresses), topic, start_block)
-        if key not in self._indexed:
-            self._indexed[key] = shared_future(self._indexed_logs(key, addresses, topic, start_block))
-        return await asyncio.shield(self._indexed[key])
+    @property
+    def chains(self) -> Chains:
+        return self._request.chains
 
-    async def _indexed_logs(self, key: tuple[Any, ...], addresses: list[str], topic: str,
-                            start_block: int) -> list[Log]:
-        index = self._request.chains.log_index(key, start_block)
-        block = await self.block_number()
-        if index.cold:
-            await index.settle(self._request.chains, self.chain_id, addresses, topic, await self.settled_block())
-        tail_from = index.final_to + 1
-        tail, settled = await asyncio.gather(
-            self.get_logs(addresses, [topic], tail_from, block) if block >= tail_from else _nothing(),
-            self.settled_block())
-        index.absorb(tail, tail_from, settled)
-        return [entry for entry in index.final if entry.block_number < tail_from] + tail
+    async def block_hash(self, number: int) -> str:
+        header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
+        if not isinstance(header, dict) or not isinstance(header.get("hash"), str):
+            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} has no header for block {number}.")
+        return header["hash"].lower()
 
     def _log(self, entry: Any) -> Log:
         try:

@@ -74,6 +74,8 @@ class Settings:
                                         "sub-calls per Multicall3 aggregate3 call")
     logs_block_range: int = _setting(10_000, "LOGS_BLOCK_RANGE", _positive(int),
                                      "blocks per eth_getLogs query (narrowed when a node refuses)")
+    state_dir: str = _setting("state", "STATE_DIR", str,
+                              "directory of the event index files (one SQLite file per chain)")
     chain_cache_size: int = _setting(10_000, "CHAIN_CACHE_SIZE", _positive(int),
                                      "immutable chain facts (symbols, decimals...) kept in memory")
     rpc_connections: int = _setting(16, "RPC_CONNECTIONS", _positive(int),

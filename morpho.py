@@ -2,10 +2,12 @@
 
 How each figure is derived (all at the request's pinned block; the README has the long form):
 
-- Discovery: vaults from every factory's creation events (CreateMetaMorpho, CreateVaultV2),
-  markets from Morpho Blue's CreateMarket events, kept by the app and extended as blocks
-  advance (chain.ChainReader.indexed_logs). Then one round asks every vault for the wallet's
-  `balanceOf` and Morpho Blue for the wallet's `position` in every market; non-zero ones are held.
+- Discovery through the persisted event index (event_index.py, `stream`): vaults from every
+  factory's creation events, markets from Morpho Blue's CreateMarket events, and the markets
+  and vaults the wallet's own events name (Supply, SupplyCollateral, Borrow `onBehalf`; vault
+  share Transfer recipients). Only those are asked, in one round, for the wallet's `position`
+  and `balanceOf`; non-zero ones are held. Morpho Blue's fee recipient gains shares without
+  events, so for it every market is asked.
 - Markets: `market(id)` totals, accrued to the block's timestamp as MorphoBalancesLib does
   (borrow rate from the market's IRM `borrowRateView`, compounded by wTaylorCompounded, fee
   shares minted to the fee recipient); shares to assets with virtual shares 1e6 and virtual
@@ -36,7 +38,8 @@ import adaptive_curve_irm as irm
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader, no_read
+from chain import ChainReader, Log, no_read
+from event_index import Entry, Holding, Rows, Stream
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
@@ -59,6 +62,12 @@ CREATE_META_MORPHO = Event("CreateMetaMorpho(address,address,address,uint256,add
                            "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d")
 CREATE_VAULT_V2 = Event("CreateVaultV2(address,address,bytes32,address)",
                         "0x341ce009267aa0d78cc12b34155e223904a51ed49d144beb6eb8be87813edb4e")
+SUPPLY = Event("Supply(bytes32,address,address,uint256,uint256)",
+               "0xedf8870433c83823eb071d3df1caa8d008f12f6440918c20d75a3602cda30fe0")
+SUPPLY_COLLATERAL = Event("SupplyCollateral(bytes32,address,address,uint256)",
+                          "0xa3b9472a1399e17e123f3c2e6586c23e504184d504de59cdaa2b375e880c6184")
+BORROW = Event("Borrow(bytes32,address,address,address,uint256,uint256)",
+               "0x570954540bed6b1304a87dfe815a5eda4a648f7097a16240dcd85c9b5fd42a43")
 CREATE_MARKET = Event("CreateMarket(bytes32,(address,address,address,address,uint256))",
                       "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac")
 
@@ -315,37 +324,42 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     deployment = chain.morpho
     assert deployment is not None
     reader = ctx.reader(chain_id)
-    block = await reader.block_number()
-    v1_logs, v2_logs, market_logs = await asyncio.gather(
-        _creations(reader, deployment.vault_v1_factories, CREATE_META_MORPHO),
-        _creations(reader, deployment.vault_v2_factories, CREATE_VAULT_V2),
-        reader.indexed_logs([deployment.blue.address], CREATE_MARKET.topic, deployment.blue.start_block))
-    v1_vaults = [_topic_address(entry.topics[1]) for entry in v1_logs]
-    v2_vaults = [_topic_address(entry.topics[3]) for entry in v2_logs]
-    markets = await reader.shared(("morpho", "markets", deployment.blue.address), lambda: _markets(market_logs))
+    blue = deployment.blue.address
+    block, view = await asyncio.gather(reader.block_number(), reader.events(stream(deployment)))
+    markets = await reader.shared(("morpho", "markets", blue), lambda: _markets(view.of("market")))
     morpho = MorphoReader(reader, deployment, chain, markets, ctx.warnings)
-
+    held = view.keys(wallet)
+    candidates = [market_id for market_id in markets if market_id in held]
     v1_shares, v2_shares, positions, (fee_recipient,) = await asyncio.gather(
-        _balances(morpho, v1_vaults, wallet), _balances(morpho, v2_vaults, wallet),
-        asyncio.gather(*(reader.call(deployment.blue.address, POSITION, bytes.fromhex(m[2:]), wallet,
-                                     label="Morpho Blue") for m in markets)),
-        reader.call(deployment.blue.address, FEE_RECIPIENT, label="Morpho Blue"))
+        _balances(morpho, [e.key for e in view.of("vault-v1") if e.key in held], wallet),
+        _balances(morpho, [e.key for e in view.of("vault-v2") if e.key in held], wallet),
+        _positions(morpho, candidates, wallet),
+        reader.call(blue, FEE_RECIPIENT, label="Morpho Blue"))
     v1, v2, market_positions = await asyncio.gather(
         asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1",
                                          lambda v: _apy(morpho.vault_v1_rate(v)))
                          for vault, amount in v1_shares.items())),
         asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v2", lambda v: _vault_v2_apy(morpho, v))
                          for vault, amount in v2_shares.items())),
-        _market_positions(morpho, dict(zip(markets, positions)), wallet == fee_recipient))
+        _market_positions(morpho, positions, wallet if wallet == fee_recipient else None))
     return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
             "marketPositions": market_positions}
 
 
+async def _positions(morpho: MorphoReader, market_ids: list[str], wallet: str) -> dict[str, tuple[int, int, int]]:
+    answers = await asyncio.gather(*(morpho.reader.call(morpho.blue, POSITION, bytes.fromhex(m[2:]), wallet,
+                                                        label="Morpho Blue") for m in market_ids))
+    return dict(zip(market_ids, answers))
+
+
 async def _market_positions(morpho: MorphoReader, positions: dict[str, tuple[int, int, int]],
-                            fee_recipient: bool) -> list[dict[str, Any]]:
-    """The wallet's market positions. For Morpho Blue's fee recipient also the markets where
-    only the accrual's pending fee shares are its own (its `position()` there may still be zero):
-    every market's totals are read for that one wallet."""
+                            fee_recipient: str | None) -> list[dict[str, Any]]:
+    """The wallet's market positions. Morpho Blue's fee recipient gets supply shares without an
+    event (minted by every accrual), so for that one wallet every market is read: its position
+    and the accrual's pending fee shares, also where its `position()` is still zero."""
+    if fee_recipient:
+        others = [market_id for market_id in morpho.markets if market_id not in positions]
+        positions = {**positions, **await _positions(morpho, others, fee_recipient)}
     held = [market_id for market_id, position in positions.items() if any(position)]
     if fee_recipient:
         others = [market_id for market_id in positions if market_id not in held]
@@ -353,33 +367,59 @@ async def _market_positions(morpho: MorphoReader, positions: dict[str, tuple[int
         morpho.warnings.survivors("market", zip(others, states))
         held += [market_id for market_id, state in zip(others, states)
                  if isinstance(state, MarketState) and state.pending_fee_shares]
-    return list(await asyncio.gather(*(_market_position(morpho, market_id, *positions[market_id], fee_recipient)
-                                       for market_id in held)))
+    return list(await asyncio.gather(*(_market_position(morpho, market_id, *positions[market_id],
+                                                        fee_recipient is not None) for market_id in held)))
 
 
-async def _creations(reader: ChainReader, factories: tuple[Any, ...], event: Event) -> list[Any]:
-    if not factories:
+@functools.lru_cache(maxsize=None)
+def stream(deployment: MorphoAddresses) -> Stream:
+    """Morpho's events in the index: markets and vaults created (catalog entries), and who may
+    hold what (holdings): the `onBehalf` of every Supply, SupplyCollateral and Borrow (the only
+    ways into a market position) and the recipient of every vault share Transfer."""
+    blue = deployment.blue.address.lower()
+    v1 = {factory.address.lower() for factory in deployment.vault_v1_factories}
+    v2 = {factory.address.lower() for factory in deployment.vault_v2_factories}
+    contracts = (blue, *sorted(v1), *sorted(v2))
+    start = min(d.start_block for d in (deployment.blue, *deployment.vault_v1_factories,
+                                        *deployment.vault_v2_factories))
+
+    def rows(entry: Log) -> Rows:
+        topics, address = entry.topics, entry.address
+        kind = topics[0] if topics else None
+        if address == blue and len(topics) == 2 and kind == CREATE_MARKET.topic:
+            return [Entry("market", topics[1], entry.data, entry.block_number)]
+        if address == blue and len(topics) == 4 and kind in (SUPPLY.topic, SUPPLY_COLLATERAL.topic):
+            return [Holding(_topic_address(topics[3]), topics[1])]
+        if address == blue and len(topics) == 4 and kind == BORROW.topic:
+            return [Holding(_topic_address(topics[2]), topics[1])]
+        if address in v1 and len(topics) == 4 and kind == CREATE_META_MORPHO.topic:
+            return [Entry("vault-v1", _topic_address(topics[1]), b"", entry.block_number)]
+        if address in v2 and len(topics) == 4 and kind == CREATE_VAULT_V2.topic:
+            return [Entry("vault-v2", _topic_address(topics[3]), b"", entry.block_number)]
+        if address not in contracts and len(topics) == 3 and kind == erc20.TRANSFER.topic:
+            return [Holding(_topic_address(topics[2]), address)]
         return []
-    logs = await reader.indexed_logs([f.address for f in factories], event.topic,
-                                     min(f.start_block for f in factories))
-    return [entry for entry in logs if len(entry.topics) == 4]
+
+    topics = (CREATE_MARKET.topic, SUPPLY.topic, SUPPLY_COLLATERAL.topic, BORROW.topic, CREATE_META_MORPHO.topic,
+              CREATE_VAULT_V2.topic, erc20.TRANSFER.topic)
+    return Stream(f"morpho {blue} {','.join(contracts)}", contracts, topics, start, rows, ("vault-v1", "vault-v2"))
 
 
 def _topic_address(topic: str) -> str:
     return "0x" + topic[-40:]
 
 
-async def _markets(logs: list[Any]) -> dict[str, MarketParams]:
+async def _markets(entries: list[Entry]) -> dict[str, MarketParams]:
     """Market id -> parameters from CreateMarket logs, decoded once per request."""
-    return dict(_market(entry) for entry in logs)
+    return dict(_market(entry) for entry in entries)
 
 
-def _market(entry: Any) -> tuple[str, MarketParams]:
+def _market(entry: Entry) -> tuple[str, MarketParams]:
     try:
-        (params,) = decode([MARKET_PARAMS], entry.data)
+        (params,) = decode([MARKET_PARAMS], entry.value)
     except AbiError:
-        raise ProtocolError(f"A CreateMarket log at block {entry.block_number} is undecodable.") from None
-    return entry.topics[1], MarketParams(*params)
+        raise ProtocolError(f"A CreateMarket log at block {entry.block} is undecodable.") from None
+    return entry.key, MarketParams(*params)
 
 
 async def _balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:

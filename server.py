@@ -324,6 +324,7 @@ def create_app(settings: Settings, registry: Registry | None = None,
     app[INFLIGHT] = InFlight()
     app[CHAINS] = Chains(rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls, ChainConfig(
         max_calls=settings.multicall_max_calls, logs_block_range=settings.logs_block_range,
+        state_dir=settings.state_dir,
         cache_size=settings.chain_cache_size, connections=settings.rpc_connections,
         max_response_bytes=settings.rpc_max_response_bytes))
     app.cleanup_ctx.append(_watch_keys)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from pathlib import Path
@@ -102,6 +103,7 @@ def make_api(aiohttp_client: Any, keys_file: Path, api_key: str, stand_ins: Stan
 
     async def make(clock: Callable[[], float] | None = None, **settings: Any) -> Api:
         options = {"clock": clock} if clock else {}
+        settings.setdefault("state_dir", tempfile.mkdtemp(prefix="index-"))
         app = server.create_app(Settings(keys_file=str(keys_file), **settings),
                                 stand_ins.registry(), **options)
         return Api(await aiohttp_client(app), api_key, app)
@@ -116,7 +118,8 @@ async def api(make_api: Callable[..., Any]) -> Api:
 
 async def world_api(aiohttp_client: Any, keys_file: Path, api_key: str, addresses_file: Path, node: Any) -> Api:
     """The real app, with its real protocol registry, pointed at a test chain by an addresses file."""
-    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(addresses_file)),
+    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(addresses_file),
+                                     state_dir=tempfile.mkdtemp(prefix="index-")),
                             rpc_urls={node.chain_id: node.url})
     return Api(await aiohttp_client(app), api_key, app)
 
@@ -187,7 +190,7 @@ async def open_chains() -> Any:
     opened = []
 
     async def make(urls: dict[int, str], **config: Any) -> Chains:
-        chains = Chains(urls, ChainConfig(**config))
+        chains = Chains(urls, ChainConfig(**{"state_dir": tempfile.mkdtemp(prefix="index-"), **config}))
         opened.append(chains)
         return chains
 

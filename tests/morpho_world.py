@@ -192,6 +192,7 @@ def add_hostile_parts(world: MorphoWorld, artifacts: dict[str, Artifact]) -> dic
               sender=world.wallets["borrower_b"])
     hostile_vault = node.deploy(artifacts["HostileVaultV2"], ["address"], [world.usdc])
     node.send(world.factory, "announceV2(address,address)", hostile_vault, world.usdc)
+    node.send(hostile_vault, "announce(address)", world.wallets["saver"])
     node.rpc("evm_increaseTime", 3600)
     node.mine()
     world.set_feed(USDC_USD)

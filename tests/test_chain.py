@@ -300,29 +300,6 @@ async def test_immutable_facts_are_cached_across_requests(anvil, artifacts, open
     assert len(chains.cache) == 3, "the cache stays within its bound"
 
 
-async def test_a_cold_history_scan_outlives_a_short_budget_and_keeps_its_progress(anvil, artifacts, open_chains, proxy):
-    token = deploy_token(anvil, artifacts)
-    start = anvil.block_number()
-    anvil.send(token, "mint(address,uint256)", WALLET, 1)
-    anvil.mine(1500)
-    anvil.send(token, "mint(address,uint256)", WALLET, 2)
-    proxy.delay = 0.2
-    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=8)
-    loop = asyncio.get_running_loop()
-    impatient = chains.request(loop.time() + 0.5).reader(CHAIN_ID)
-    with pytest.raises(TimeoutError):
-        async with asyncio.timeout(0.5):
-            await impatient.indexed_logs([token], erc20.TRANSFER.topic, start)
-    (index,) = chains.log_indexes.values()
-    reached = index.final_to
-    await asyncio.sleep(1.5)
-    assert index.final_to > reached, "the scan went on after its first caller gave up"
-    patient = chains.request(loop.time() + 30).reader(CHAIN_ID)
-    logs = await patient.indexed_logs([token], erc20.TRANSFER.topic, start)
-    assert [int.from_bytes(entry.data, "big") for entry in logs] == [1, 2]
-    assert index.final_to == anvil.finalized_block(), "settled up to the endpoint's finalized block"
-
-
 async def test_token_info_reads_bytes32_names_too(anvil, open_chains):
     from tests.morpho_world import compile_all
     token = anvil.deploy(compile_all()["Bytes32Token"])

@@ -65,8 +65,9 @@ async def test_headers_that_do_not_arrive_in_time_get_408_and_a_closed_connectio
 
 
 async def test_many_half_sent_requests_are_all_closed_by_the_deadline(listen):
+    """100 at once: below the listen backlog (128), which a loaded machine may not drain in time."""
     port = await listen(header_timeout=0.3, max_connections=300)
-    answers = await asyncio.gather(*(exchange(port, b"POST /graphql HTTP/1.1\r\nHost: x\r\n") for _ in range(200)))
+    answers = await asyncio.gather(*(exchange(port, b"POST /graphql HTTP/1.1\r\nHost: x\r\n") for _ in range(100)))
     assert {status_and_body(answer)[0] for answer in answers} == {408}
 
 

@@ -181,21 +181,6 @@ async def test_untrusted_text_is_capped_and_stripped_and_the_cache_is_bounded_in
     assert len(chains.cache) > 3 and 0 < chains.cache.bytes <= 8_000
 
 
-async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, artifacts, open_chains, proxy):
-    token = deploy_token(anvil, artifacts)
-    start = anvil.block_number()
-    anvil.send(token, "mint(address,uint256)", WALLET, 1)
-    anvil.mine(100)
-    proxy.item_faults = {"eth_getBlockByNumber:finalized": (1.0, {"code": -32602, "message": "invalid block tag"})}
-    chains = await open_chains({CHAIN_ID: proxy.url})
-    reader = chains.request(asyncio.get_running_loop().time() + 10).reader(CHAIN_ID)
-    logs = await reader.indexed_logs([token], erc20.TRANSFER.topic, start)
-    assert [int.from_bytes(entry.data, "big") for entry in logs] == [1]
-    (index,) = chains.log_indexes.values()
-    assert index.final_to == await reader.block_number() - settle_depth(CHAIN_ID)
-    assert reader.endpoint.has_finalized is False
-
-
 def test_a_malformed_rpc_url_stops_start_up_naming_the_variable_only(tmp_path):
     env = {**os.environ, "RPC_URL_8453": "htps//user:secret-value@nowhere", "API_KEYS_FILE": str(tmp_path / "k.env")}
     done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--port", "0"], env=env, capture_output=True,

@@ -36,8 +36,15 @@ contract HostileVaultV2 {
         asset = asset_;
     }
 
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
     function balanceOf(address) external pure returns (uint256) {
         return 5e18;
+    }
+
+    /// The event an honest vault would emit for the shares `holder` is claimed to hold.
+    function announce(address holder) external {
+        emit Transfer(address(0), holder, 5e18);
     }
 
     function convertToAssets(uint256 shares) external pure returns (uint256) {

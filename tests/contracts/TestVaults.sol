@@ -39,12 +39,22 @@ abstract contract TestShares {
         broken = broken_;
     }
 
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
     function _mintFor(uint256 assets, address receiver) internal returns (uint256 shares) {
         uint256 total = totalAssets();
         shares = totalSupply == 0 ? assets * 1e12 : assets * totalSupply / total;
         IToken(asset).transferFrom(msg.sender, address(this), assets);
         totalSupply += shares;
         balanceOf[receiver] += shares;
+        emit Transfer(address(0), receiver, shares);
+    }
+
+    function transfer(address to, uint256 shares) external returns (bool) {
+        balanceOf[msg.sender] -= shares;
+        balanceOf[to] += shares;
+        emit Transfer(msg.sender, to, shares);
+        return true;
     }
 }
 

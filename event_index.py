@@ -1,0 +1,293 @@
+"""A persisted index of contract events per chain: where to look for a wallet's positions.
+
+A stream (contracts, event topics, a start block, and a function that turns a log into rows) is
+scanned once from its start block into one SQLite file per chain under the state directory,
+extended in the background as blocks settle, and resumed after a restart from where it stands.
+Rows are of two kinds: catalog entries (a market and its parameters, a vault) and holdings (a
+wallet that may hold something under a key). The index only says where to look: positions are
+read on-chain at the request's block. Logs after the settled block are read by each request and
+never stored, so a reorg leaves no trace; the stored part is tied to the chain by the hash of the
+block it reaches, so a file from another chain (or a devnet restarted) is dropped, not trusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from errors import ProtocolError
+
+if TYPE_CHECKING:
+    from chain import ChainReader, Chains, Log
+
+log = logging.getLogger("wallet_positions.index")
+
+TAIL_QUERIES = 20
+"""eth_getLogs queries a request may spend on the blocks the index does not cover yet; beyond
+that it waits for the background scan (within its own budget)."""
+WINDOW_QUERIES = 50
+"""eth_getLogs queries per step of a scan, fewer when the address list makes them large."""
+WINDOW_BYTES = 512 * 1024
+"""Request bytes one step of a scan may send (its queries ride in one JSON-RPC batch)."""
+WINDOW_BUDGET = 120.0
+"""Seconds one step of a scan may take; a step that fails is tried again after a pause."""
+PROGRESS_SECONDS = 5.0
+RETRY_SECONDS = (1, 5, 30, 60)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS progress (stream TEXT PRIMARY KEY, start_block INTEGER NOT NULL,
+    covered_to INTEGER NOT NULL, block_hash TEXT);
+CREATE TABLE IF NOT EXISTS entries (stream TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
+    value BLOB NOT NULL, block INTEGER NOT NULL, PRIMARY KEY (stream, kind, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS holdings (stream TEXT NOT NULL, holder TEXT NOT NULL, key TEXT NOT NULL,
+    PRIMARY KEY (stream, holder, key)) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str
+    key: str
+    value: bytes
+    block: int
+
+
+@dataclass(frozen=True)
+class Holding:
+    holder: str
+    key: str
+
+
+Rows = list["Entry | Holding"]
+
+
+@dataclass(frozen=True)
+class Stream:
+    """What to scan: `topics` (topic0 alternatives) of `addresses` from `start_block`, and of the
+    contracts that entries of `followed_kinds` name (their keys are addresses) from their block."""
+
+    name: str
+    addresses: tuple[str, ...]
+    topics: tuple[str, ...]
+    start_block: int
+    rows: Callable[["Log"], Rows]
+    followed_kinds: tuple[str, ...] = ()
+
+
+@dataclass
+class View:
+    """A stream as of a request's block: every entry, and whose keys are whose (stored and tail)."""
+
+    entries: dict[str, dict[str, Entry]]
+    covered_to: int
+    index: ChainIndex
+    stream: Stream
+    tail: dict[str, set[str]]
+
+    def of(self, kind: str) -> list[Entry]:
+        return sorted(self.entries.get(kind, {}).values(), key=lambda entry: (entry.block, entry.key))
+
+    def keys(self, holder: str) -> set[str]:
+        """What `holder` may hold: keys its events name, stored or in the tail."""
+        return self.index.keys(self.stream, holder) | self.tail.get(holder.lower(), set())
+
+
+@dataclass
+class _Progress:
+    start_block: int
+    covered_to: int
+    block_hash: str | None
+
+
+class ChainIndex:
+    """One chain's SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(SCHEMA)
+        self._entries: dict[str, dict[str, dict[str, Entry]]] = {}
+
+    def close(self) -> None:
+        self._db.close()
+
+    def progress(self, stream: Stream) -> _Progress:
+        row = self._db.execute("SELECT start_block, covered_to, block_hash FROM progress WHERE stream = ?",
+                               (stream.name,)).fetchone()
+        if row is None or row[0] != stream.start_block:
+            return _Progress(stream.start_block, stream.start_block - 1, None)
+        return _Progress(*row)
+
+    def entries(self, stream: Stream) -> dict[str, dict[str, Entry]]:
+        """Every entry of the stream by kind and key (kept in memory until the next write)."""
+        if stream.name not in self._entries:
+            found: dict[str, dict[str, Entry]] = {}
+            for kind, key, value, block in self._db.execute(
+                    "SELECT kind, key, value, block FROM entries WHERE stream = ?", (stream.name,)):
+                found.setdefault(kind, {})[key] = Entry(kind, key, value, block)
+            self._entries[stream.name] = found
+        return self._entries[stream.name]
+
+    def keys(self, stream: Stream, holder: str) -> set[str]:
+        return {key for (key,) in self._db.execute(
+            "SELECT key FROM holdings WHERE stream = ? AND holder = ?", (stream.name, holder.lower()))}
+
+    def write(self, stream: Stream, rows: Rows, covered_to: int, block_hash: str) -> None:
+        """The rows of the blocks up to `covered_to`, and the new progress, in one transaction."""
+        entries = [(stream.name, r.kind, r.key, r.value, r.block) for r in rows if isinstance(r, Entry)]
+        holdings = [(stream.name, r.holder, r.key) for r in rows if isinstance(r, Holding)]
+        with self._transaction():
+            self._db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?)", entries)
+            self._db.executemany("INSERT OR IGNORE INTO holdings VALUES (?, ?, ?)", holdings)
+            self._db.execute("INSERT OR REPLACE INTO progress VALUES (?, ?, ?, ?)",
+                             (stream.name, stream.start_block, covered_to, block_hash))
+        if entries:
+            self._entries.pop(stream.name, None)
+
+    def drop(self, stream: Stream) -> None:
+        with self._transaction():
+            for table in ("progress", "entries", "holdings"):
+                self._db.execute(f"DELETE FROM {table} WHERE stream = ?", (stream.name,))
+        self._entries.pop(stream.name, None)
+
+    def _transaction(self) -> Any:
+        db = self._db
+
+        class Transaction:
+            def __enter__(self) -> None:
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, kind: Any, *_: Any) -> None:
+                db.execute("ROLLBACK" if kind else "COMMIT")
+
+        return Transaction()
+
+
+@dataclass
+class Indexes:
+    """The app's indexes: one file per chain, one background scan per chain and stream."""
+
+    state_dir: Path
+    _files: dict[int, ChainIndex] = field(default_factory=dict)
+    _scans: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
+    _checked: set[tuple[int, str]] = field(default_factory=set)
+
+    def file(self, chain_id: int) -> ChainIndex:
+        if chain_id not in self._files:
+            self._files[chain_id] = ChainIndex(self.state_dir / f"index-{chain_id}.sqlite")
+        return self._files[chain_id]
+
+    def close(self) -> None:
+        for scan in self._scans.values():
+            scan.cancel()
+        for index in self._files.values():
+            index.close()
+
+    async def view(self, reader: ChainReader, stream: Stream) -> View:
+        """The stream at the reader's block: the stored part, and the blocks after it read now.
+        While the stored part is far behind (a cold start), the request waits for the scan."""
+        index = self.file(reader.chain_id)
+        block, settled = await asyncio.gather(reader.block_number(), reader.settled_block())
+        await self._check(reader, index, stream)
+        self._advance(reader.chains, reader.chain_id, stream, settled)
+        progress = index.progress(stream)
+        scan = self._scans.get((reader.chain_id, stream.name))
+        if scan is not None and (block - progress.covered_to) // reader.endpoint.logs_block_range > TAIL_QUERIES:
+            await asyncio.shield(scan)
+            progress = index.progress(stream)
+        entries = {kind: dict(found) for kind, found in index.entries(stream).items()}
+        tail: dict[str, set[str]] = {}
+        for row in await scan_rows(reader, stream, entries, progress.covered_to + 1, block):
+            if isinstance(row, Entry):
+                entries.setdefault(row.kind, {}).setdefault(row.key, row)
+            else:
+                tail.setdefault(row.holder, set()).add(row.key)
+        return View(entries, progress.covered_to, index, stream, tail)
+
+    async def _check(self, reader: ChainReader, index: ChainIndex, stream: Stream) -> None:
+        """Once per process and stream: the stored part must be of this chain (the hash of the
+        block it reaches is the node's); otherwise it is dropped and scanned again."""
+        key = (reader.chain_id, stream.name)
+        if key in self._checked:
+            return
+        progress = index.progress(stream)
+        if progress.block_hash is not None:
+            found = await reader.block_hash(progress.covered_to)
+            if found != progress.block_hash:
+                log.warning("index of %s on chain %d does not match the chain at block %d: dropped, "
+                            "scanning again", stream.name, reader.chain_id, progress.covered_to)
+                index.drop(stream)
+        self._checked.add(key)
+
+    def _advance(self, chains: Chains, chain_id: int, stream: Stream, target: int) -> None:
+        """Start the stream's background scan towards `target` unless one runs."""
+        key = (chain_id, stream.name)
+        scan = self._scans.get(key)
+        if scan is None or scan.done():
+            if self.file(chain_id).progress(stream).covered_to < target:
+                self._scans[key] = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
+
+    async def _scan(self, chains: Chains, chain_id: int, stream: Stream, target: int) -> None:
+        """Window after window up to `target`, each stored with its progress; a failing window is
+        tried again after a pause, for as long as it takes (no cap on the number of queries)."""
+        index = self.file(chain_id)
+        first = index.progress(stream).covered_to + 1
+        started = last_report = time.monotonic()
+        failures = 0
+        while (covered := index.progress(stream).covered_to) < target:
+            loop = asyncio.get_running_loop()
+            reader = chains.request(loop.time() + WINDOW_BUDGET).reader(chain_id)
+            entries = index.entries(stream)
+            high = min(target, covered + _window_blocks(reader, stream, entries))
+            try:
+                rows = await scan_rows(reader, stream, entries, covered + 1, high)
+                block_hash = await reader.block_hash(high)
+            except (ProtocolError, TimeoutError) as exc:
+                delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
+                failures += 1
+                log.warning("index of %s on chain %d: blocks %d-%d failed (%s); again in %d s", stream.name,
+                            chain_id, covered + 1, high, getattr(exc, "message", "timeout"), delay)
+                await asyncio.sleep(delay)
+                continue
+            failures = 0
+            index.write(stream, rows, high, block_hash)
+            now = time.monotonic()
+            if now - last_report >= PROGRESS_SECONDS or high == target:
+                done, left = high - first + 1, target - high
+                rate = done / max(now - started, 1e-9)
+                log.info("index of %s on chain %d: %d blocks done, %d left, %.0f blocks/s, ETA %.0f s",
+                         stream.name, chain_id, done, left, rate, left / rate if rate else 0)
+                last_report = now
+
+
+def _window_blocks(reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]]) -> int:
+    """Blocks per scan step: WINDOW_QUERIES queries of the endpoint's range, fewer when the
+    address list would make the step's batch larger than WINDOW_BYTES."""
+    addresses = len(stream.addresses) + sum(len(entries.get(kind, {})) for kind in stream.followed_kinds)
+    per_query = 300 + 45 * addresses + 70 * len(stream.topics)
+    return reader.endpoint.logs_block_range * max(1, min(WINDOW_QUERIES, WINDOW_BYTES // per_query))
+
+
+async def scan_rows(reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]],
+                    low: int, high: int) -> Rows:
+    """The rows of blocks low..high: one getLogs over the stream's contracts and the followed
+    ones known before `low`, then, for contracts that appear in these blocks, their own logs
+    from the block they appear in."""
+    if high < low:
+        return []
+    followed = {key for kind in stream.followed_kinds for key in entries.get(kind, {})}
+    logs = await reader.get_logs([*stream.addresses, *sorted(followed)], [list(stream.topics)], low, high)
+    rows = [row for entry in logs for row in stream.rows(entry)]
+    new = sorted({(row.block, row.key) for row in rows
+                  if isinstance(row, Entry) and row.kind in stream.followed_kinds and row.key not in followed})
+    if new:
+        later = await reader.get_logs([key for _, key in new], [list(stream.topics)], new[0][0], high)
+        rows += [row for entry in later for row in stream.rows(entry)]
+    return rows

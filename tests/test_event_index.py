@@ -1,0 +1,123 @@
+"""The persisted event index (event_index.py) against a real anvil node: a cold scan that outlives
+its first caller, settling without a `finalized` tag, a restart that does not rescan, a file of
+another chain dropped, and a scan through an endpoint capped at 1,000 blocks per eth_getLogs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import erc20
+from chain import settle_depth
+from event_index import Entry, Holding, Stream
+from tests.evm import CHAIN_ID
+from tests.test_chain import WALLET, deploy_token
+
+
+def transfers(token: str, start: int) -> Stream:
+    """A test stream: each Transfer of `token` is an entry, and its recipient a holder."""
+    def rows(entry):
+        return [Entry("transfer", f"{entry.block_number}:{entry.log_index}", entry.data, entry.block_number),
+                Holding("0x" + entry.topics[2][-40:], entry.address)]
+    return Stream(f"transfers {token}", (token,), (erc20.TRANSFER.topic,), start, rows)
+
+
+def amounts(view) -> list[int]:
+    return [int.from_bytes(entry.value, "big") for entry in view.of("transfer")]
+
+
+def reader(chains, budget=30.0):
+    return chains.request(asyncio.get_running_loop().time() + budget).reader(CHAIN_ID)
+
+
+async def test_a_cold_scan_outlives_a_short_budget_and_keeps_its_progress(anvil, artifacts, open_chains, proxy):
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, 1)
+    anvil.mine(1500)
+    anvil.send(token, "mint(address,uint256)", WALLET, 2)
+    proxy.delay = 0.2
+    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=8)
+    stream = transfers(token, start)
+    try:
+        async with asyncio.timeout(0.5):
+            await reader(chains, 0.5).events(stream)
+    except TimeoutError:
+        pass
+    index = chains.indexes.file(CHAIN_ID)
+    reached = index.progress(stream).covered_to
+    for _ in range(50):
+        if index.progress(stream).covered_to > reached:
+            break
+        await asyncio.sleep(0.1)
+    assert index.progress(stream).covered_to > reached, "the scan went on after its first caller gave up"
+    view = await reader(chains).events(stream)
+    assert amounts(view) == [1, 2] and view.keys(WALLET) == {token}
+    assert index.progress(stream).covered_to == anvil.finalized_block(), "settled up to the finalized block"
+
+
+async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, artifacts, open_chains, proxy):
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, 1)
+    anvil.mine(100)
+    proxy.item_faults = {"eth_getBlockByNumber:finalized": (1.0, {"code": -32602, "message": "invalid block tag"})}
+    chains = await open_chains({CHAIN_ID: proxy.url})
+    stream, read = transfers(token, start), reader(chains)
+    assert amounts(await read.events(stream)) == [1]
+    await asyncio.sleep(0.5)
+    covered = chains.indexes.file(CHAIN_ID).progress(stream).covered_to
+    assert covered == await read.block_number() - settle_depth(CHAIN_ID)
+    assert read.endpoint.has_finalized is False
+
+
+async def test_a_restart_resumes_from_the_file_without_rescanning(anvil, artifacts, open_chains, proxy, tmp_path,
+                                                                  caplog):
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, 7)
+    anvil.mine(300)
+    stream = transfers(token, start)
+    first = await open_chains({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
+    assert amounts(await reader(first).events(stream)) == [7]
+    await asyncio.sleep(0.5)
+    covered = first.indexes.file(CHAIN_ID).progress(stream).covered_to
+    assert covered == anvil.finalized_block()
+    await first.close()
+    proxy.posts.clear()
+    caplog.set_level(logging.INFO, "wallet_positions.index")
+    caplog.clear()
+    second = await open_chains({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
+    view = await reader(second).events(stream)
+    assert amounts(view) == [7] and view.keys(WALLET) == {token} and view.covered_to == covered
+    scanned = [r.getMessage() for r in caplog.records if "blocks done" in r.getMessage()]
+    assert scanned == [], "nothing to scan: the file covers the settled history"
+    assert len(proxy.calls("eth_getLogs")) <= 2, "only the unsettled tail is read"
+
+
+async def test_a_file_of_another_chain_is_dropped_and_scanned_again(anvil, artifacts, open_chains, tmp_path):
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, 3)
+    anvil.mine(100)
+    stream = transfers(token, start)
+    chains = await open_chains({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    index = chains.indexes.file(CHAIN_ID)
+    covered = anvil.finalized_block()
+    index.write(stream, [Entry("transfer", "forged", (99).to_bytes(32, "big"), covered)], covered, "0x" + "ab" * 32)
+    assert amounts(await reader(chains).events(stream)) == [3], "the forged row went with its file"
+
+
+async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil, artifacts, open_chains, proxy):
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    for amount in (1, 2, 3):
+        anvil.send(token, "mint(address,uint256)", WALLET, amount)
+        anvil.mine(700)
+    proxy.max_log_range = 1_000
+    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=10_000)
+    stream = transfers(token, start)
+    assert amounts(await reader(chains, 60).events(stream)) == [1, 2, 3]
+    spans = [int(c["params"][0]["toBlock"], 16) - int(c["params"][0]["fromBlock"], 16) + 1
+             for c in proxy.calls("eth_getLogs")]
+    assert max(spans) > 1_000, "wider queries were tried, refused by the cap, and narrowed"
