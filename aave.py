@@ -45,7 +45,7 @@ from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 
 if TYPE_CHECKING:
-    from protocols import FetchContext
+    from fetch_context import FetchContext
 
 log = logging.getLogger("wallet_positions.aave")
 

@@ -41,7 +41,7 @@ from position_warnings import PriceUnavailable, Warnings, outcome
 from prices import feed_price
 
 if TYPE_CHECKING:
-    from protocols import FetchContext
+    from fetch_context import FetchContext
 
 log = logging.getLogger("wallet_positions.compound")
 

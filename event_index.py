@@ -151,6 +151,22 @@ class ChainIndex:
         if entries:
             self._entries.pop(stream.name, None)
 
+    def status(self) -> list[tuple[str, int, int, int, int]]:
+        """(stream, start block, covered to, entries, holdings) of every stream in the file."""
+        return [(name, start, covered,
+                 self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0],
+                 self._db.execute("SELECT COUNT(*) FROM holdings WHERE stream = ?", (name,)).fetchone()[0])
+                for name, start, covered in self._db.execute(
+                    "SELECT stream, start_block, covered_to FROM progress ORDER BY stream")]
+
+    def export(self, target: Path) -> None:
+        """A consistent copy of the file, taken while scans may write (SQLite's backup)."""
+        copy = sqlite3.connect(target)
+        try:
+            self._db.backup(copy)
+        finally:
+            copy.close()
+
     def drop(self, stream: Stream) -> None:
         with self._transaction():
             for table in ("progress", "entries", "holdings"):
@@ -226,6 +242,14 @@ class Indexes:
                 index.drop(stream)
         self._checked.add(key)
 
+    async def build(self, reader: ChainReader, stream: Stream, report: Callable[[int, int, int], None]) -> int:
+        """Scan the stream up to the settled block now (`index build`); `report(first, done_to,
+        target)` after every window. Returns the block it reaches."""
+        await self._check(reader, self.file(reader.chain_id), stream)
+        target = await reader.settled_block()
+        await self._scan(reader.chains, reader.chain_id, stream, target, report)
+        return target
+
     def _advance(self, chains: Chains, chain_id: int, stream: Stream, target: int) -> None:
         """Start the stream's background scan towards `target` unless one runs."""
         key = (chain_id, stream.name)
@@ -234,7 +258,8 @@ class Indexes:
             if self.file(chain_id).progress(stream).covered_to < target:
                 self._scans[key] = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
 
-    async def _scan(self, chains: Chains, chain_id: int, stream: Stream, target: int) -> None:
+    async def _scan(self, chains: Chains, chain_id: int, stream: Stream, target: int,
+                    report: Callable[[int, int, int], None] | None = None) -> None:
         """Window after window up to `target`, each stored with its progress; a failing window is
         tried again after a pause, for as long as it takes (no cap on the number of queries)."""
         index = self.file(chain_id)
@@ -258,6 +283,8 @@ class Indexes:
                 continue
             failures = 0
             index.write(stream, rows, high, block_hash)
+            if report:
+                report(first, high, target)
             now = time.monotonic()
             if now - last_report >= PROGRESS_SECONDS or high == target:
                 done, left = high - first + 1, target - high

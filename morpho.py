@@ -45,7 +45,7 @@ from position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
 
 if TYPE_CHECKING:
-    from protocols import FetchContext
+    from fetch_context import FetchContext
 
 WAD = 10**18
 ORACLE_PRICE_SCALE = 10**36
@@ -578,6 +578,11 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
         "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
         "healthFactor": health,
     }
+
+
+def streams(addresses: dict[int, ChainAddresses], chain_id: int) -> tuple[Stream, ...]:
+    deployment = addresses[chain_id].morpho if chain_id in addresses else None
+    return (stream(deployment),) if deployment else ()
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:

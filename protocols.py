@@ -10,34 +10,15 @@ lower-cased, and returns the position object as a dict holding the fields of its
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Callable, Mapping
 
 import aave
 import compound
 import morpho
 from addresses import ChainAddresses
-from chain import ChainReader, ChainRequest
-from position_warnings import Warnings
-
-
-@dataclass(frozen=True)
-class FetchContext:
-    """What an adapter gets besides its input; one per input."""
-
-    deadline: float
-    """Event-loop time (`loop.time()`) at which the input's budget ends, for an adapter's own
-    waits; chain reads already carry the request's deadline, which is the same moment."""
-    chains: ChainRequest
-    warnings: Warnings = field(default_factory=Warnings)
-    """What the answer lacks (parts left out, null figures); the resolver returns it as `warnings`."""
-
-    def reader(self, chain_id: int) -> ChainReader:
-        """The request's reader for a chain: pinned to one block, batching with other inputs."""
-        return self.chains.reader(chain_id)
-
-
-FetchFunction = Callable[[FetchContext, int, str], Awaitable[dict[str, Any]]]
+from event_index import Stream
+from fetch_context import FetchFunction
 
 
 @dataclass(frozen=True)
@@ -47,6 +28,8 @@ class Protocol:
     """The `<Protocol>WalletPositions` member of the `WalletPositions` union."""
     chains: frozenset[int]
     fetch: FetchFunction
+    streams: Callable[[int], tuple[Stream, ...]] = lambda chain_id: ()
+    """The event streams its discovery reads on a chain (event_index.py; `index build` scans them)."""
 
 
 Registry = Mapping[str, Protocol]
@@ -56,7 +39,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     """The protocols this service answers for, each on the chains its addresses data covers."""
     return {
         "morpho": Protocol("morpho", "MorphoWalletPositions", morpho.chains(addresses),
-                           functools.partial(morpho.fetch, addresses)),
+                           functools.partial(morpho.fetch, addresses), functools.partial(morpho.streams, addresses)),
         "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
                          functools.partial(aave.fetch, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),

@@ -28,7 +28,8 @@ from graphql import (
 
 from chain import ChainRequest, shared_future
 from errors import BudgetExceeded, InputValidationError, PositionError
-from protocols import FetchContext, Protocol, Registry
+from fetch_context import FetchContext
+from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")
 

@@ -32,6 +32,7 @@ import addresses
 import auth
 import connections
 import graphql_http
+import index_cli
 import protocols
 import schema
 from chain import ChainConfig, Chains
@@ -397,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
                "chain; public defaults exist for chains " + ", ".join(
                    str(chain) for chain in DEFAULT_RPC_URLS) + ". URLs never appear in logs.")
     add_arguments(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{keys}")
+    commands = parser.add_subparsers(dest="command", metavar="{keys,index}")
     keys = commands.add_parser("keys", help="manage API keys (create, list, revoke)")
     actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,list,revoke}")
     create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
@@ -407,6 +408,8 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("id", help="the key's id, as `keys list` shows it")
     for sub in (create, listing, revoke):
         add_arguments(sub, only=("keys_file",), suppress_default=True)
+    index_cli.add_parser(commands, lambda sub: add_arguments(
+        sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True))
     return parser
 
 
@@ -449,6 +452,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "keys":
         return keys_command(args, settings)
     configure_logging()
+    if args.command == "index":
+        try:
+            return index_cli.index_command(args, settings, protocols.registry(
+                addresses.load(settings.addresses_file or None)))
+        except (addresses.AddressesError, RpcUrlError) as exc:
+            log.error("cannot run the index command: %s", exc)
+            return 2
     try:
         app = create_app(settings)
     except auth.KeyFileError as exc:

@@ -11,7 +11,8 @@ from typing import Any
 
 import erc20
 from errors import NetworkError, ProtocolError
-from protocols import FetchContext, Protocol
+from fetch_context import FetchContext
+from protocols import Protocol
 
 CHAINS = frozenset({1, 8453})
 

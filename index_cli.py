@@ -1,0 +1,171 @@
+"""`python server.py index build|status|export|import`: the event index from the command line, so
+an operator can build it ahead of serving and ship a prebuilt snapshot with the container."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sqlite3
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from chain import ChainConfig, Chains
+from config import Settings
+from errors import NetworkError, ProtocolError
+from event_index import SCHEMA, ChainIndex
+from protocols import Registry
+from rpc import rpc_urls_from_env
+
+TABLES = {"progress": {"stream", "start_block", "covered_to", "block_hash"},
+          "entries": {"stream", "kind", "key", "value", "block"},
+          "holdings": {"stream", "holder", "key"}}
+
+
+def add_parser(commands: argparse._SubParsersAction, settings: Callable[[argparse.ArgumentParser], None]) -> None:
+    """The `index` command; `settings` adds the service settings each action accepts."""
+    index = commands.add_parser("index", help="build, inspect, export or import the event index")
+    actions = index.add_subparsers(dest="index_command", required=True, metavar="{build,status,export,import}")
+    build = actions.add_parser("build", help="scan a chain's event streams up to its settled block (resumable)")
+    build.add_argument("--chain", type=int, required=True, help="chain id")
+    status = actions.add_parser("status", help="every index file: streams, blocks covered, rows")
+    settings(build)
+    settings(status)
+    for name, verb in (("export", "write a consistent copy of"), ("import", "install a copy as")):
+        action = actions.add_parser(name, help=f"{verb} a chain's index file")
+        action.add_argument("--chain", type=int, required=True, help="chain id")
+        action.add_argument("file", help="the snapshot file")
+        settings(action)
+
+
+def index_command(args: argparse.Namespace, settings: Settings, registry: Registry) -> int:
+    state = Path(settings.state_dir)
+    if args.index_command == "status":
+        return _status(state)
+    if args.index_command == "build":
+        try:
+            return asyncio.run(_build(args.chain, settings, registry))
+        except KeyboardInterrupt:
+            print("\ninterrupted: every finished window is kept; run the same command to go on", file=sys.stderr)
+            return 130
+    path = state / f"index-{args.chain}.sqlite"
+    if args.index_command == "export":
+        if not path.exists():
+            print(f"error: there is no index for chain {args.chain} in {state}", file=sys.stderr)
+            return 1
+        index = ChainIndex(path)
+        try:
+            index.export(Path(args.file))
+        finally:
+            index.close()
+        print(f"exported the index of chain {args.chain} to {args.file}", file=sys.stderr)
+        return 0
+    problem = _check_snapshot(Path(args.file))
+    if problem:
+        print(f"error: {args.file} is not an index snapshot: {problem}", file=sys.stderr)
+        return 1
+    _install(Path(args.file), path)
+    print(f"imported {args.file} as the index of chain {args.chain}"
+          + (f"; the previous file is kept as {path.name}.bak" if path.with_suffix(".sqlite.bak").exists() else ""),
+          file=sys.stderr)
+    return 0
+
+
+async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
+    streams = [stream for protocol in registry.values() for stream in protocol.streams(chain_id)]
+    if not streams:
+        print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
+        return 2
+    chains = Chains(rpc_urls_from_env(os.environ), ChainConfig(logs_block_range=settings.logs_block_range,
+                                                               state_dir=settings.state_dir))
+    try:
+        for stream in streams:
+            reader = chains.request(asyncio.get_running_loop().time() + 120).reader(chain_id)
+            started = time.monotonic()
+            reached = await chains.indexes.build(reader, stream, _progress_bar(stream.name, started))
+            print(f"\n{stream.name.split()[0]}: up to block {reached} in {time.monotonic() - started:.0f} s",
+                  file=sys.stderr)
+    except (NetworkError, ProtocolError) as exc:
+        print(f"\nerror: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        await chains.close()
+    return 0
+
+
+def _progress_bar(name: str, started: float):  # type: ignore[no-untyped-def]
+    label = name.split()[0]
+
+    def report(first: int, done_to: int, target: int) -> None:
+        total, done = max(target - first + 1, 1), done_to - first + 1
+        elapsed = time.monotonic() - started
+        rate = done / elapsed if elapsed else 0.0
+        eta = (target - done_to) / rate if rate else 0.0
+        bar = "#" * (30 * done // total)
+        print(f"\r{label} [{bar:<30}] block {done_to} of {target}, {rate:.0f} blocks/s, ETA {eta:.0f} s",
+              end="", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _status(state: Path) -> int:
+    files = sorted(state.glob("index-*.sqlite"))
+    if not files:
+        print(f"no index files in {state}", file=sys.stderr)
+        return 0
+    print("CHAIN  STREAM  START  COVERED_TO  ENTRIES  HOLDINGS")
+    for path in files:
+        index = ChainIndex(path)
+        try:
+            for name, start, covered, entries, holdings in index.status():
+                print(f"{path.stem.removeprefix('index-')}  {name.split()[0]}  {start}  {covered}  {entries}  {holdings}")
+        finally:
+            index.close()
+    return 0
+
+
+def _check_snapshot(path: Path) -> str | None:
+    """Why the file cannot serve as an index, or None."""
+    if not path.is_file():
+        return "no such file"
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if db.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                return "it fails SQLite's integrity check"
+            for table, columns in TABLES.items():
+                found = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                if found != columns:
+                    return f"its table {table} has columns {sorted(found)}, not {sorted(columns)}"
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as exc:
+        return f"not a SQLite database ({exc})"
+    return None
+
+
+def _install(source: Path, path: Path) -> None:
+    """The snapshot becomes the chain's file: copied beside it, the old file (its write-ahead log
+    folded in first) kept as .bak, then renamed into place. Run it while no server uses the
+    state directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    incoming = path.with_suffix(".sqlite.incoming")
+    reader, writer = sqlite3.connect(f"file:{source}?mode=ro", uri=True), sqlite3.connect(incoming)
+    try:
+        reader.backup(writer)
+        writer.executescript(SCHEMA)
+    finally:
+        reader.close()
+        writer.close()
+    if path.exists():
+        old = sqlite3.connect(path)
+        try:
+            old.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            old.close()
+        os.replace(path, path.with_suffix(".sqlite.bak"))
+    for leftover in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)
+    os.replace(incoming, path)
