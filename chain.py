@@ -55,6 +55,14 @@ PLAIN_BATCH_SIZE = 20
 MAX_BATCH_ITEMS = 50
 """JSON-RPC requests per HTTP request: a round larger than this (a cold history scan, thousands
 of aggregate3 chunks) is split so that no single answer grows without bound."""
+MAX_RPC_BODY_BYTES = 1024 * 1024
+"""HTTP request body at most: batches are split by bytes too (anvil refuses about 2 MiB, geth
+5 MiB, many providers less)."""
+SPLIT_BYTES = 64 * 1024
+"""A refused batch at least this large is split (every endpoint takes this much); a smaller one
+refused means the endpoint refuses batches."""
+MAX_CHUNK_CALLDATA = 128 * 1024
+"""Sub-call calldata bytes per aggregate3 call (hex in JSON doubles it), beside `max_calls`."""
 SETTLE_SECONDS = 900
 """Where an endpoint has no `finalized` block tag, logs count as settled once they are this old."""
 BLOCK_SECONDS: Mapping[int, float] = {1: 12, 10: 2, 130: 1, 137: 2, 2020: 3, 5000: 2, 8453: 2, 42161: 0.25,
@@ -89,6 +97,34 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
 async def no_read() -> None:
     """In a gather, the place of a read that this position does not need."""
     return None
+
+
+def _chunks(calls: list[_Call], size: int) -> list[list[_Call]]:
+    """aggregate3 chunks of at most `size` sub-calls and MAX_CHUNK_CALLDATA bytes of calldata."""
+    chunks: list[list[_Call]] = []
+    used = MAX_CHUNK_CALLDATA
+    for call in calls:
+        if used + len(call.calldata) > MAX_CHUNK_CALLDATA or len(chunks[-1]) >= size:
+            chunks.append([])
+            used = 0
+        chunks[-1].append(call)
+        used += len(call.calldata)
+    return chunks
+
+
+def _groups(calls: Sequence[tuple[str, list[Any]]], size: int) -> list[list[tuple[str, list[Any]]]]:
+    """JSON-RPC batches of at most `size` requests and about MAX_RPC_BODY_BYTES each (a request
+    larger than that alone goes alone)."""
+    groups: list[list[tuple[str, list[Any]]]] = []
+    used = MAX_RPC_BODY_BYTES
+    for call in calls:
+        weight = _weight(call[1]) + 64
+        if used + weight > MAX_RPC_BODY_BYTES or len(groups[-1]) >= size:
+            groups.append([])
+            used = 0
+        groups[-1].append(call)
+        used += weight
+    return groups
 
 
 def settle_depth(chain_id: int) -> int:
@@ -158,11 +194,14 @@ class ImmutableCache:
 
 
 def _weight(value: Any) -> int:
-    """Roughly the bytes a cached value holds: its text and data, plus a little per item."""
+    """Roughly the bytes a value holds (a cached one, or JSON-RPC params): its text and data,
+    plus a little per item."""
     if isinstance(value, (str, bytes)):
         return 48 + len(value)
     if isinstance(value, (tuple, list)):
         return 56 + sum(_weight(item) for item in value)
+    if isinstance(value, dict):
+        return 56 + sum(_weight(key) + _weight(item) for key, item in value.items())
     return 32
 
 
@@ -454,8 +493,7 @@ class ChainReader:
             raws = [item for item in batch if isinstance(item, _Raw)]
             grouped = [call for call in calls if not call.alone] if self.endpoint.has_multicall else []
             plain = [call for call in calls if call.alone] if self.endpoint.has_multicall else calls
-            size = self._config.max_calls
-            chunks = [grouped[i:i + size] for i in range(0, len(grouped), size)]
+            chunks = _chunks(grouped, self._config.max_calls)
             requests = ([self._aggregate3(chunk, block) for chunk in chunks]
                         + [self._eth_call(call, block) for call in plain]
                         + [(raw.method, raw.params) for raw in raws])
@@ -643,13 +681,23 @@ class ChainReader:
         MAX_BATCH_ITEMS), or one per call while the endpoint refuses batches."""
         if not self.endpoint.batches_supported or len(calls) == 1:
             return list(await asyncio.gather(*(self._single(method, params) for method, params in calls)))
-        size = batch_size or MAX_BATCH_ITEMS
-        groups = [list(calls[i:i + size]) for i in range(0, len(calls), size)]
-        answers = await asyncio.gather(*(self._batch(group) for group in groups))
+        groups = _groups(calls, batch_size or MAX_BATCH_ITEMS)
+        answers = await asyncio.gather(*(self._batch_or_halves(group) for group in groups))
         if any(answer is None for answer in answers):
             self.endpoint.refuse_batches()
             return await self._exchange(calls, batch_size)
         return [item for answer in answers if answer is not None for item in answer]
+
+    async def _batch_or_halves(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
+        """A large batch the endpoint refuses (over its body limit) is sent again in halves; a
+        small one refused means the endpoint takes no batches at all (None)."""
+        answer = await self._batch(group)
+        if answer is not None or len(group) == 1 or sum(_weight(params) for _, params in group) < SPLIT_BYTES:
+            return answer
+        half = len(group) // 2
+        first, second = await asyncio.gather(self._batch_or_halves(group[:half]),
+                                             self._batch_or_halves(group[half:]))
+        return None if first is None or second is None else first + second
 
     async def _batch(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
         """One JSON-RPC batch; None if the endpoint refused the batch form. An answer over the

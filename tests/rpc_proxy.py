@@ -31,6 +31,9 @@ class RpcProxy:
         self.mode = "forward"
         """forward | hang | not-json | not-jsonrpc | bad-hex | no-batches | rate-limit-error | redirect | oversized"""
         self.max_log_range: int | None = None
+        self.max_body_bytes: int | None = None
+        """Larger request bodies are refused as anvil refuses them (-32600 Invalid request)."""
+        self.body_sizes: list[int] = []
         self.delay = 0.0
         """Seconds added to every answer."""
         self.item_faults: dict[str, tuple[float, dict[str, Any] | None]] = {}
@@ -56,8 +59,13 @@ class RpcProxy:
         return web.json_response({"jsonrpc": "2.0", "id": 0, "result": "0x1"})
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        payload = await request.json()
+        body = await request.read()
+        payload = json.loads(body)
         self.posts.append(payload)
+        self.body_sizes.append(len(body))
+        if self.max_body_bytes is not None and len(body) > self.max_body_bytes:
+            return web.json_response({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": -32600, "message": "Invalid request"}})
         await asyncio.sleep(self.delay)
         if self.statuses:
             return web.Response(status=self.statuses.pop(0), text="upstream trouble")

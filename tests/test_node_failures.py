@@ -6,12 +6,14 @@ Real anvil behind tests/rpc_proxy.py, which lags, errors, redirects or floods on
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 
 import pytest
 
+import chain
 import erc20
 import rpc
 from abi import Function
@@ -147,6 +149,27 @@ async def test_one_hanging_endpoint_cannot_starve_another_chain(anvil, artifacts
         for task in stuck:
             task.cancel()
         await asyncio.gather(*stuck, return_exceptions=True)
+
+
+async def test_a_batch_too_large_for_the_endpoint_is_split_not_given_up(anvil, artifacts, open_chains, proxy):
+    """A body over the endpoint's limit is refused whole (anvil: about 2 MiB): the batch is sent
+    again in halves, every call is answered, and the endpoint keeps its batches."""
+    token = deploy_token(anvil, artifacts)
+    proxy.max_body_bytes = 48 * 1024
+    reader = await reader_for(open_chains, proxy.url, max_calls=100)
+    holders = ["0x" + f"{i:040x}" for i in range(1, 1_201)]
+    balances = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, holder) for holder in holders))
+    assert balances == [(0,)] * len(holders)
+    assert reader.endpoint.batches_supported is True
+    assert max(proxy.body_sizes) > proxy.max_body_bytes, "the first try was too large"
+    assert len(proxy.posts) < 40, "split in halves, not sent one call at a time"
+
+
+def test_batches_and_chunks_are_bounded_by_bytes():
+    calls = [("eth_call", [{"to": "0x" + "11" * 20, "data": "0x" + "ab" * 20_000}, "latest"])] * 200
+    groups = chain._groups(calls, 50)
+    assert all(sum(len(json.dumps(c)) for c in group) <= chain.MAX_RPC_BODY_BYTES for group in groups)
+    assert sum(len(group) for group in groups) == 200 and len(groups) > 4
 
 
 async def test_an_endpoint_that_refused_a_batch_is_probed_again_later(anvil, artifacts, open_chains, proxy):
