@@ -18,7 +18,8 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from collections import ChainMap
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from errors import ProtocolError
 
@@ -81,16 +82,22 @@ class Stream:
 
 @dataclass
 class View:
-    """A stream as of a request's block: every entry, and whose keys are whose (stored and tail)."""
+    """A stream as of a request's block: its entries (stored, and new in the tail), and whose
+    keys are whose. Nothing is copied: a chain's thousands of entries are shared by requests."""
 
-    entries: dict[str, dict[str, Entry]]
+    stored: dict[str, dict[str, Entry]]
+    fresh: dict[str, dict[str, Entry]]
     covered_to: int
     index: ChainIndex
     stream: Stream
     tail: dict[str, set[str]]
 
+    def kind(self, kind: str) -> Mapping[str, Entry]:
+        """The entries of one kind by key."""
+        return ChainMap(self.fresh.get(kind, {}), self.stored.get(kind, {}))
+
     def of(self, kind: str) -> list[Entry]:
-        return sorted(self.entries.get(kind, {}).values(), key=lambda entry: (entry.block, entry.key))
+        return sorted(self.kind(kind).values(), key=lambda entry: (entry.block, entry.key))
 
     def keys(self, holder: str) -> set[str]:
         """What `holder` may hold: keys its events name, stored or in the tail."""
@@ -218,14 +225,15 @@ class Indexes:
         if scan is not None and (block - progress.covered_to) // reader.endpoint.logs_block_range > TAIL_QUERIES:
             await asyncio.shield(scan)
             progress = index.progress(stream)
-        entries = {kind: dict(found) for kind, found in index.entries(stream).items()}
+        stored = index.entries(stream)
+        fresh: dict[str, dict[str, Entry]] = {}
         tail: dict[str, set[str]] = {}
-        for row in await scan_rows(reader, stream, entries, progress.covered_to + 1, block):
+        for row in await scan_rows(reader, stream, stored, progress.covered_to + 1, block):
             if isinstance(row, Entry):
-                entries.setdefault(row.kind, {}).setdefault(row.key, row)
+                fresh.setdefault(row.kind, {}).setdefault(row.key, row)
             else:
                 tail.setdefault(row.holder, set()).add(row.key)
-        return View(entries, progress.covered_to, index, stream, tail)
+        return View(stored, fresh, progress.covered_to, index, stream, tail)
 
     async def _check(self, reader: ChainReader, index: ChainIndex, stream: Stream) -> None:
         """Once per process and stream: the stored part must be of this chain (the hash of the

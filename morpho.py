@@ -32,14 +32,14 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Mapping
 
 import adaptive_curve_irm as irm
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, no_read
-from event_index import Entry, Holding, Rows, Stream
+from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
@@ -223,7 +223,7 @@ class MorphoReader:
     """The reads of one input, sharing the request's reader (and so its rounds and block)."""
 
     def __init__(self, reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses,
-                 markets: dict[str, MarketParams], warnings: Warnings) -> None:
+                 markets: Mapping[str, MarketParams], warnings: Warnings) -> None:
         self.reader = reader
         self.warnings = warnings
         self.blue = deployment.blue.address
@@ -326,14 +326,12 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     reader = ctx.reader(chain_id)
     blue = deployment.blue.address
     block, view = await asyncio.gather(reader.block_number(), reader.events(stream(deployment)))
-    markets = await reader.shared(("morpho", "markets", blue), lambda: _markets(view.of("market")))
-    morpho = MorphoReader(reader, deployment, chain, markets, ctx.warnings)
+    morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     held = view.keys(wallet)
-    candidates = [market_id for market_id in markets if market_id in held]
     v1_shares, v2_shares, positions, (fee_recipient,) = await asyncio.gather(
-        _balances(morpho, [e.key for e in view.of("vault-v1") if e.key in held], wallet),
-        _balances(morpho, [e.key for e in view.of("vault-v2") if e.key in held], wallet),
-        _positions(morpho, candidates, wallet),
+        _balances(morpho, _of(view, "vault-v1", held), wallet),
+        _balances(morpho, _of(view, "vault-v2", held), wallet),
+        _positions(morpho, _of(view, "market", held), wallet),
         reader.call(blue, FEE_RECIPIENT, label="Morpho Blue"))
     v1, v2, market_positions = await asyncio.gather(
         asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1",
@@ -409,17 +407,38 @@ def _topic_address(topic: str) -> str:
     return "0x" + topic[-40:]
 
 
-async def _markets(entries: list[Entry]) -> dict[str, MarketParams]:
-    """Market id -> parameters from CreateMarket logs, decoded once per request."""
-    return dict(_market(entry) for entry in entries)
+def _of(view: View, kind: str, held: set[str]) -> list[str]:
+    """The keys of one kind among those the wallet's events name, in creation order."""
+    entries = view.kind(kind)
+    return [entry.key for entry in sorted((entries[key] for key in held if key in entries),
+                                          key=lambda entry: (entry.block, entry.key))]
 
 
-def _market(entry: Entry) -> tuple[str, MarketParams]:
-    try:
-        (params,) = decode([MARKET_PARAMS], entry.value)
-    except AbiError:
-        raise ProtocolError(f"A CreateMarket log at block {entry.block} is undecodable.") from None
-    return entry.key, MarketParams(*params)
+class Markets(Mapping[str, MarketParams]):
+    """Market id -> parameters, over the index's CreateMarket entries, decoded when asked."""
+
+    def __init__(self, entries: Mapping[str, Entry]) -> None:
+        self._entries = entries
+
+    def __getitem__(self, market_id: str) -> MarketParams:
+        entry = self._entries[market_id]
+        try:
+            return _market_params(entry.value)
+        except AbiError:
+            raise ProtocolError(f"The CreateMarket log of {market_id} at block {entry.block} is undecodable.") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _market_params(data: bytes) -> MarketParams:
+    """Decoded once per process: a chain's thousands of markets are listed by every request."""
+    (params,) = decode([MARKET_PARAMS], data)
+    return MarketParams(*params)
 
 
 async def _balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:

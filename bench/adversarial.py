@@ -124,7 +124,7 @@ async def load(documents: list[str], requests: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         keys = Path(folder) / "keys.env"
         key = auth.create_key(keys, "adversary")[0]
-        app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9), StandIns().registry())
+        app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder), StandIns().registry())
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()

@@ -78,7 +78,7 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
             path.write_text(json.dumps(override))
             data = addresses.load(path)
             registry = {**protocols.registry(data), "balances": chain_balances(tokens, CHAIN_ID)}
-            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9), registry,
+            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder), registry,
                                     rpc_urls={CHAIN_ID: node.url})
             print(f"scenario balances: {token_count} token balances per input")
             await measure(app, key, [("balances", w) for w in wallets], requests, concurrency)

@@ -125,6 +125,12 @@ class Anvil:
             raise RuntimeError(f"{method}: {answer['error']}")
         return answer["result"]
 
+    def rpc_batch(self, batch: list[dict[str, Any]]) -> list[Any]:
+        """A JSON-RPC batch as it is (for sending many transactions at once); the answers."""
+        request = urllib.request.Request(self.url, json.dumps(batch).encode(), {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=300) as response:
+            return json.loads(response.read())
+
     # ------------------------------------------------------------ contracts
 
     def deploy(self, artifact: Artifact, types: Sequence[str] = (), args: Sequence[Any] = (),

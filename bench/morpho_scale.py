@@ -1,0 +1,214 @@
+"""Benchmark: Morpho queries as the chain grows to mainnet scale, figures printed.
+
+    .venv/bin/python bench/morpho_scale.py [--markets 10000] [--vaults 1000] [--queries 40]
+
+Run by hand (after ./scripts/test has installed the tools), never in CI. On anvil with the real
+Morpho Blue and the Morpho test world, it measures 1- and 5-input queries of the demo wallets at
+about 100 markets, then creates markets (random parameters) and announces vaults (random
+addresses) until the chain has `--markets` and `--vaults`, builds the event index in the
+background as the service does, and measures again. Every RPC request goes through a loopback
+proxy (tests/rpc_proxy.py, forwarding only) that records body sizes. Printed per world: latency
+p50, RPC HTTP requests and sub-calls per query, the largest request body, the server's RSS, and
+`/healthz` p99 while the 5-input queries run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+import eth_abi
+from aiohttp import web
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import auth  # noqa: E402
+import server  # noqa: E402
+from bench import AccessFields, percentile  # noqa: E402  (bench/bench.py, beside this script)
+from config import Settings  # noqa: E402
+from tests import morpho_world  # noqa: E402
+from tests.evm import CHAIN_ID, Anvil, selector  # noqa: E402
+from tests.rpc_proxy import RpcProxy  # noqa: E402
+
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares assetsUsd apy }
+    vaultV2Positions { shares assetsUsd apy } marketPositions { supplyAssets borrowAssets healthFactor } } }
+  errors { error { code message } } } }"""
+PARAMS = "(address,address,address,address,uint256)"
+SEND_BATCH = 500
+
+
+async def run(markets: int, vaults: int, queries: int) -> None:
+    node = Anvil()
+    try:
+        world = morpho_world.build(node, morpho_world.compile_all())
+        grow(world, 100, 0)
+        proxy = RpcProxy(node.url)
+        proxy_runner = web.AppRunner(proxy.app(), access_log=None)
+        await proxy_runner.setup()
+        await web.TCPSite(proxy_runner, "127.0.0.1", 0).start()
+        proxy.url = f"http://127.0.0.1:{proxy_runner.addresses[0][1]}/"
+        with tempfile.TemporaryDirectory() as folder:
+            keys = Path(folder) / "keys.env"
+            key = auth.create_key(keys, "bench")[0]
+            path = world.write_addresses(Path(folder) / "addresses.json")
+            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, addresses_file=str(path),
+                                             state_dir=str(Path(folder) / "state")), rpc_urls={CHAIN_ID: proxy.url})
+            demo = [world.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
+            async with Served(app) as url:
+                print(f"world: {count(world, 'markets')} markets, {count(world, 'vaults')} vaults")
+                await measure(url, key, demo, queries, proxy)
+                started = time.perf_counter()
+                grow(world, markets, vaults)
+                print(f"\ncreated in {time.perf_counter() - started:.0f} s; the index scans them as they settle")
+                await settle(url, key, demo[:1])
+                print(f"world: {count(world, 'markets')} markets, {count(world, 'vaults')} vaults")
+                await measure(url, key, demo, queries, proxy)
+        await proxy_runner.cleanup()
+    finally:
+        node.stop()
+
+
+class Served:
+    def __init__(self, app: web.Application) -> None:
+        self.runner = web.AppRunner(app, access_log=None)
+
+    async def __aenter__(self) -> str:
+        await self.runner.setup()
+        await web.TCPSite(self.runner, "127.0.0.1", 0).start()
+        return f"http://127.0.0.1:{self.runner.addresses[0][1]}"
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.runner.cleanup()
+
+
+def count(world: morpho_world.MorphoWorld, what: str) -> int:
+    topics = {"markets": "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac",
+              "vaults": "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d"}
+    address = world.morpho if what == "markets" else world.factory
+    return len(world.node.rpc("eth_getLogs", {"address": address, "topics": [topics[what]],
+                                              "fromBlock": "0x0", "toBlock": "latest"}))
+
+
+def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
+    """Create markets (random collateral and oracle addresses) and announce vaults (random
+    addresses) until the chain has that many, sent in JSON-RPC batches of transactions."""
+    rng = random.Random(count(world, "markets"))
+    node = world.node
+    create = "0x" + selector(f"createMarket({PARAMS})").hex()
+    announce = "0x" + selector("announceV1(address,address,string,string)").hex()
+
+    def address() -> str:
+        return "0x" + rng.randbytes(20).hex()
+
+    txs = [{"to": world.morpho, "data": create + eth_abi.encode(
+        [PARAMS], [(world.usdc, address(), address(), world.irm, morpho_world.LLTV_A)]).hex()}
+        for _ in range(max(0, markets - count(world, "markets")))]
+    txs += [{"to": world.factory, "data": announce + eth_abi.encode(
+        ["address", "address", "string", "string"], [address(), world.usdc, "v", "v"]).hex()}
+        for _ in range(max(0, vaults - count(world, "vaults")))]
+    sender = node.accounts[0]
+    nonce = int(node.rpc("eth_getTransactionCount", sender, "pending"), 16)
+    node.rpc("evm_setAutomine", False)
+    hashes = []
+    for start in range(0, len(txs), SEND_BATCH):
+        batch = [{"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction",
+                  "params": [{"from": sender, "gas": hex(250_000), "nonce": hex(nonce + start + i), **tx}]}
+                 for i, tx in enumerate(txs[start:start + SEND_BATCH])]
+        answers = node.rpc_batch(batch)
+        if any("error" in answer for answer in answers):
+            raise RuntimeError(f"anvil refused a transaction: {next(a for a in answers if 'error' in a)}")
+        hashes += [answer["result"] for answer in answers]
+    while hashes and node.rpc("eth_getTransactionReceipt", hashes[-1]) is None:
+        node.rpc("evm_mine")
+    node.rpc("evm_setAutomine", True)
+    failed = [r for r in (node.rpc("eth_getTransactionReceipt", h) for h in hashes[::97]) if r["status"] != "0x1"]
+    if failed:
+        raise RuntimeError(f"{len(failed)} sampled creation transactions failed, e.g. gas used "
+                           f"{int(failed[0]['gasUsed'], 16)} to {failed[0]['to']}")
+    node.mine(70)
+
+
+async def settle(url: str, key: str, wallets: list[str]) -> None:
+    """Ask until an answer comes (the first waits for the scan within its budget)."""
+    async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
+        while True:
+            started = time.perf_counter()
+            body = await post(session, url, wallets)
+            if not body["data"]["walletPositions"]["errors"]:
+                print(f"index ready; last query {time.perf_counter() - started:.1f} s")
+                return
+
+
+async def post(session: aiohttp.ClientSession, url: str, wallets: list[str]) -> dict:
+    inputs = [{"protocol": "morpho", "chainId": CHAIN_ID, "walletAddress": w} for w in wallets]
+    async with session.post(f"{url}/graphql", json={"query": QUERY, "variables": {"inputs": inputs}}) as reply:
+        return await reply.json()
+
+
+async def measure(url: str, key: str, demo: list[str], queries: int, proxy: RpcProxy) -> None:
+    fields = AccessFields()
+    logging.getLogger("wallet_positions").setLevel(logging.ERROR)
+    access = logging.getLogger("wallet_positions.access")
+    access.handlers, access.propagate = [fields], False
+    access.setLevel(logging.INFO)
+    proxy.body_sizes.clear()
+    health: list[float] = []
+    async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
+        for inputs in (1, 5):
+            fields.lines.clear()
+            latencies = []
+            done = asyncio.Event()
+
+            async def probe() -> None:
+                while not done.is_set():
+                    started = time.perf_counter()
+                    async with session.get(f"{url}/healthz") as reply:
+                        await reply.read()
+                    health.append(time.perf_counter() - started)
+                    await asyncio.sleep(0.01)
+
+            prober = asyncio.create_task(probe()) if inputs == 5 else None
+            for i in range(queries):
+                started = time.perf_counter()
+                body = await post(session, url, demo[:inputs] if inputs == 5 else [demo[i % len(demo)]])
+                assert not body["data"]["walletPositions"]["errors"], body
+                latencies.append(time.perf_counter() - started)
+            done.set()
+            if prober:
+                await prober
+            lines = [f for f in fields.lines if f["inputs"] == inputs]
+            print(f"{inputs} input(s): p50 {percentile(sorted(latencies), 50) * 1000:7.1f} ms, "
+                  f"RPC requests/query {statistics.mean(f['rpc_requests'] for f in lines):5.1f}, "
+                  f"sub-calls/query {statistics.mean(f['rpc_subcalls'] for f in lines):7.1f}")
+    print(f"largest RPC body {max(proxy.body_sizes) / 1024:.1f} KiB; server RSS {rss_mib():.0f} MiB; "
+          f"/healthz p99 while 5-input queries run {percentile(sorted(health), 99) * 1000:.1f} ms")
+
+
+def rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--markets", type=int, default=10_000)
+    parser.add_argument("--vaults", type=int, default=1_000)
+    parser.add_argument("--queries", type=int, default=40)
+    args = parser.parse_args()
+    asyncio.run(run(args.markets, args.vaults, args.queries))
+
+
+if __name__ == "__main__":
+    main()
