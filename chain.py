@@ -9,7 +9,7 @@ Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL
 - Calls issued concurrently are coalesced (the DataLoader pattern), and identical calls asked
   once: they queue until IDLE_TICKS loop iterations pass with no new call and the previous round
   is back, then leave together as Multicall3 `aggregate3` calls with `allowFailure` (chunked to
-  `max_calls` sub-calls, up to MAX_BATCH_ITEMS per JSON-RPC batch), so one failing sub-call
+  `max_calls` sub-calls, in JSON-RPC batches bounded by rpc_batches), so one failing sub-call
   fails only itself. Without Multicall3 they go as small JSON-RPC batches.
   The HTTP requests of a GraphQL request thus number its dependent read rounds, not its calls.
 - Failures are sorted by rpc.classify: a node's failure of any call (not a contract's) is
@@ -26,7 +26,6 @@ import asyncio
 import logging
 import math
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
@@ -34,8 +33,9 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
 from event_index import Indexes, Stream, View
-from rpc import (RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify,
-                 clean, safe_text)
+from immutable_cache import ImmutableCache
+from rpc import Endpoint, RpcError, RpcStats, clean, safe_text
+from rpc_batches import Exchange
 
 log = logging.getLogger("wallet_positions.chain")
 
@@ -52,15 +52,6 @@ iterations, microseconds, lets all of them join the round instead of trailing in
 
 PLAIN_BATCH_SIZE = 20
 """eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
-MAX_BATCH_ITEMS = 50
-"""JSON-RPC requests per HTTP request: a round larger than this (a cold history scan, thousands
-of aggregate3 chunks) is split so that no single answer grows without bound."""
-MAX_RPC_BODY_BYTES = 1024 * 1024
-"""HTTP request body at most: batches are split by bytes too (anvil refuses about 2 MiB, geth
-5 MiB, many providers less)."""
-SPLIT_BYTES = 64 * 1024
-"""A refused batch at least this large is split (every endpoint takes this much); a smaller one
-refused means the endpoint refuses batches."""
 MAX_CHUNK_CALLDATA = 128 * 1024
 """Sub-call calldata bytes per aggregate3 call (hex in JSON doubles it), beside `max_calls`."""
 SETTLE_SECONDS = 900
@@ -112,21 +103,6 @@ def _chunks(calls: list[_Call], size: int) -> list[list[_Call]]:
     return chunks
 
 
-def _groups(calls: Sequence[tuple[str, list[Any]]], size: int) -> list[list[tuple[str, list[Any]]]]:
-    """JSON-RPC batches of at most `size` requests and about MAX_RPC_BODY_BYTES each (a request
-    larger than that alone goes alone)."""
-    groups: list[list[tuple[str, list[Any]]]] = []
-    used = MAX_RPC_BODY_BYTES
-    for call in calls:
-        weight = _weight(call[1]) + 64
-        if used + weight > MAX_RPC_BODY_BYTES or len(groups[-1]) >= size:
-            groups.append([])
-            used = 0
-        groups[-1].append(call)
-        used += weight
-    return groups
-
-
 def settle_depth(chain_id: int) -> int:
     """Blocks after which a log counts as settled on a chain whose endpoint has no `finalized`."""
     return math.ceil(SETTLE_SECONDS / BLOCK_SECONDS.get(chain_id, 12))
@@ -159,50 +135,6 @@ class Log:
     data: bytes
     block_number: int
     log_index: int
-
-
-class ImmutableCache:
-    """A bounded LRU for answers that never change; shared by all requests. Bounded in entries
-    and in bytes, since what it holds comes from untrusted contracts."""
-
-    def __init__(self, size: int, max_bytes: int) -> None:
-        self.size = size
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._items: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], int]] = OrderedDict()
-
-    def get(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        item = self._items.get(key)
-        if item is None:
-            return None
-        self._items.move_to_end(key)
-        return item[0]
-
-    def put(self, key: tuple[Any, ...], value: tuple[Any, ...]) -> None:
-        weight = _weight(key) + _weight(value)
-        if weight > self.max_bytes:
-            return
-        if key in self._items:
-            self.bytes -= self._items.pop(key)[1]
-        self._items[key] = (value, weight)
-        self.bytes += weight
-        while len(self._items) > self.size or self.bytes > self.max_bytes:
-            self.bytes -= self._items.popitem(last=False)[1][1]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-def _weight(value: Any) -> int:
-    """Roughly the bytes a value holds (a cached one, or JSON-RPC params): its text and data,
-    plus a little per item."""
-    if isinstance(value, (str, bytes)):
-        return 48 + len(value)
-    if isinstance(value, (tuple, list)):
-        return 56 + sum(_weight(item) for item in value)
-    if isinstance(value, dict):
-        return 56 + sum(_weight(key) + _weight(item) for key, item in value.items())
-    return 32
 
 
 def _revert_reason(data: Any) -> str:
@@ -335,6 +267,7 @@ class ChainReader:
         self.chain_id = endpoint.chain_id
         self._request = request
         self._config = request.chains.config
+        self._exchange = Exchange(endpoint, request.stats, request.deadline, self._config.max_attempts)
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._timestamp: asyncio.Future[int] | None = None
@@ -408,7 +341,7 @@ class ChainReader:
             calls.append(("eth_chainId", []))
         if endpoint.has_multicall is None:
             calls.append(("eth_getCode", [MULTICALL3, "latest"]))
-        answers = dict(zip((method for method, _ in calls), await self._rpc(calls)))
+        answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls)))
         if "eth_chainId" in answers:
             served = _hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
             if served != self.chain_id:
@@ -498,7 +431,7 @@ class ChainReader:
                         + [self._eth_call(call, block) for call in plain]
                         + [(raw.method, raw.params) for raw in raws])
             self._request.stats.subcalls += len(calls)
-            answers = await self._rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
+            answers = await self._exchange.rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
             await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
             for call, answer in zip(plain, answers[len(chunks):]):
                 self._settle_plain(call, answer, block)
@@ -536,11 +469,11 @@ class ChainReader:
     async def _resend(self, chunk: list[_Call], block: int) -> None:
         if len(chunk) == 1:
             (call,) = chunk
-            (answer,) = await self._rpc([self._eth_call(call, block)])
+            (answer,) = await self._exchange.rpc([self._eth_call(call, block)])
             self._settle_plain(call, answer, block)
             return
         halves = [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
-        answers = await self._rpc([self._aggregate3(half, block) for half in halves])
+        answers = await self._exchange.rpc([self._aggregate3(half, block) for half in halves])
         await asyncio.gather(*(self._settle_chunk(half, answer, block) for half, answer in zip(halves, answers)))
 
     def _settle_plain(self, call: _Call, answer: Any, block: int) -> None:
@@ -631,6 +564,20 @@ class ChainReader:
     def chains(self) -> Chains:
         return self._request.chains
 
+    @property
+    def deadline(self) -> float:
+        return self._request.deadline
+
+    async def raw_call(self, target: str, data: bytes) -> bytes:
+        """One eth_call of ready-made calldata at the pinned block, with the next round (for bulk
+        reads that encode and decode by hand: sweep.py). A revert is a ProtocolError."""
+        block = await self.block_number()
+        answer = await self._ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, hex(block)])
+        if isinstance(answer, RpcError):
+            raise ProtocolError(f"a bulk read of {target} on chain {self.chain_id} at block {block} failed: "
+                                f"{clean(answer.message)}")
+        return _hex_bytes(answer, "eth_call", self.chain_id)
+
     async def block_hash(self, number: int) -> str:
         header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
         if not isinstance(header, dict) or not isinstance(header.get("hash"), str):
@@ -649,83 +596,3 @@ class ChainReader:
         except (KeyError, TypeError, AttributeError):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered eth_getLogs with a "
                                "malformed log.") from None
-
-    # ---------------------------------------------------------------- JSON-RPC
-
-    async def _rpc(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None = None) -> list[Any]:
-        """Answers of `calls`, in order: results, or RpcError where the error is the answer (see
-        rpc.classify). Calls the node failed are sent again, alone of the rest, with backoff while
-        the budget allows; a failure that persists is a NetworkError for the whole round."""
-        loop = asyncio.get_running_loop()
-        deadline, attempts = self._request.deadline, self._config.max_attempts
-        answers: list[Any] = [None] * len(calls)
-        todo = list(range(len(calls)))
-        for attempt in range(1, attempts + 1):
-            got = await self._exchange([calls[i] for i in todo], batch_size)
-            failed = [(i, answer) for i, answer in zip(todo, got) if isinstance(answer, NodeFailure)]
-            for i, answer in zip(todo, got):
-                answers[i] = answer
-            if not failed:
-                return answers
-            todo, failure = [i for i, _ in failed], failed[0][1]
-            log.warning("node failure on chain %d (attempt %d of %d, %d of %d calls): %s", self.chain_id,
-                        attempt, attempts, len(failed), len(calls), failure.message)
-            delay = backoff(attempt)
-            if attempt == attempts or loop.time() + delay >= deadline:
-                break
-            await asyncio.sleep(delay)
-        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure.message}.")
-
-    async def _exchange(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None) -> list[Any]:
-        """Classified answers of `calls`: one HTTP request per batch of `batch_size` (default
-        MAX_BATCH_ITEMS), or one per call while the endpoint refuses batches."""
-        if not self.endpoint.batches_supported or len(calls) == 1:
-            return list(await asyncio.gather(*(self._single(method, params) for method, params in calls)))
-        groups = _groups(calls, batch_size or MAX_BATCH_ITEMS)
-        answers = await asyncio.gather(*(self._batch_or_halves(group) for group in groups))
-        if any(answer is None for answer in answers):
-            self.endpoint.refuse_batches()
-            return await self._exchange(calls, batch_size)
-        return [item for answer in answers if answer is not None for item in answer]
-
-    async def _batch_or_halves(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
-        """A large batch the endpoint refuses (over its body limit) is sent again in halves; a
-        small one refused means the endpoint takes no batches at all (None)."""
-        answer = await self._batch(group)
-        if answer is not None or len(group) == 1 or sum(_weight(params) for _, params in group) < SPLIT_BYTES:
-            return answer
-        half = len(group) // 2
-        first, second = await asyncio.gather(self._batch_or_halves(group[:half]),
-                                             self._batch_or_halves(group[half:]))
-        return None if first is None or second is None else first + second
-
-    async def _batch(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
-        """One JSON-RPC batch; None if the endpoint refused the batch form. An answer over the
-        size ceiling is asked again in halves, so no batch is cut short for good."""
-        payload = [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
-                   for index, (method, params) in enumerate(group)]
-        try:
-            answer = await self.endpoint.post(payload, self._request.stats, self._request.deadline)
-        except AnswerTooLarge:
-            if len(group) == 1:
-                return [self._too_large()]
-            half = len(group) // 2
-            first, second = await asyncio.gather(self._batch(group[:half]), self._batch(group[half:]))
-            return None if first is None or second is None else first + second
-        if isinstance(answer, dict):
-            return [RATE_LIMITED] * len(group) if classify(answer, "a batch", []) == RATE_LIMITED else None
-        if not isinstance(answer, list):
-            return None
-        by_id = {item["id"]: item for item in answer if isinstance(item, dict) and isinstance(item.get("id"), int)}
-        return [classify(by_id.get(index), method, params) for index, (method, params) in enumerate(group)]
-
-    async def _single(self, method: str, params: list[Any]) -> Any:
-        try:
-            answer = await self.endpoint.post({"jsonrpc": "2.0", "id": 0, "method": method, "params": params},
-                                              self._request.stats, self._request.deadline)
-        except AnswerTooLarge:
-            return self._too_large()
-        return classify(answer, method, params)
-
-    def _too_large(self) -> NodeFailure:
-        return NodeFailure(f"answered with more than {self.endpoint.max_response_bytes} bytes")

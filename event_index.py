@@ -13,6 +13,7 @@ block it reaches, so a file from another chain (or a devnet restarted) is droppe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 from collections import ChainMap
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from errors import ProtocolError
+from errors import PositionError
 
 if TYPE_CHECKING:
     from chain import ChainReader, Chains, Log
@@ -30,7 +31,8 @@ log = logging.getLogger("wallet_positions.index")
 
 TAIL_QUERIES = 20
 """eth_getLogs queries a request may spend on the blocks the index does not cover yet; beyond
-that it waits for the background scan (within its own budget)."""
+that it waits for the background scan for half its budget, then answers from what is stored
+(View.complete is False)."""
 WINDOW_QUERIES = 50
 """eth_getLogs queries per step of a scan, fewer when the address list makes them large."""
 WINDOW_BYTES = 512 * 1024
@@ -91,6 +93,10 @@ class View:
     index: ChainIndex
     stream: Stream
     tail: dict[str, set[str]]
+    complete: bool = True
+    """False while the stored part is too far behind for the tail to be read (a cold index whose
+    scan did not finish in half the request's budget): entries and keys are then only those up
+    to `covered_to`, and an adapter checks the catalog itself (see morpho.py's sweep)."""
 
     def kind(self, kind: str) -> Mapping[str, Entry]:
         """The entries of one kind by key."""
@@ -222,9 +228,13 @@ class Indexes:
         self._advance(reader.chains, reader.chain_id, stream, settled)
         progress = index.progress(stream)
         scan = self._scans.get((reader.chain_id, stream.name))
-        if scan is not None and (block - progress.covered_to) // reader.endpoint.logs_block_range > TAIL_QUERIES:
-            await asyncio.shield(scan)
+        if scan is not None and self._behind(reader, block, progress.covered_to):
+            wait = (reader.deadline - asyncio.get_running_loop().time()) / 2
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(scan), max(wait, 0))
             progress = index.progress(stream)
+            if self._behind(reader, block, progress.covered_to):
+                return View(index.entries(stream), {}, progress.covered_to, index, stream, {}, complete=False)
         stored = index.entries(stream)
         fresh: dict[str, dict[str, Entry]] = {}
         tail: dict[str, set[str]] = {}
@@ -234,6 +244,10 @@ class Indexes:
             else:
                 tail.setdefault(row.holder, set()).add(row.key)
         return View(stored, fresh, progress.covered_to, index, stream, tail)
+
+    @staticmethod
+    def _behind(reader: ChainReader, block: int, covered_to: int) -> bool:
+        return (block - covered_to) // reader.endpoint.logs_block_range > TAIL_QUERIES
 
     async def _check(self, reader: ChainReader, index: ChainIndex, stream: Stream) -> None:
         """Once per process and stream: the stored part must be of this chain (the hash of the
@@ -264,7 +278,8 @@ class Indexes:
         scan = self._scans.get(key)
         if scan is None or scan.done():
             if self.file(chain_id).progress(stream).covered_to < target:
-                self._scans[key] = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
+                self._scans[key] = scan = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
+                scan.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     async def _scan(self, chains: Chains, chain_id: int, stream: Stream, target: int,
                     report: Callable[[int, int, int], None] | None = None) -> None:
@@ -282,7 +297,7 @@ class Indexes:
             try:
                 rows = await scan_rows(reader, stream, entries, covered + 1, high)
                 block_hash = await reader.block_hash(high)
-            except (ProtocolError, TimeoutError) as exc:
+            except (PositionError, TimeoutError) as exc:
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
                 failures += 1
                 log.warning("index of %s on chain %d: blocks %d-%d failed (%s); again in %d s", stream.name,

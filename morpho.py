@@ -7,7 +7,9 @@ How each figure is derived (all at the request's pinned block; the README has th
   and vaults the wallet's own events name (Supply, SupplyCollateral, Borrow `onBehalf`; vault
   share Transfer recipients). Only those are asked, in one round, for the wallet's `position`
   and `balanceOf`; non-zero ones are held. Morpho Blue's fee recipient gains shares without
-  events, so for it every market is asked.
+  events, so for it every market is asked. While the index is too far behind (a cold start),
+  every market and vault of the catalog it has is checked in bulk instead (`_swept_positions`,
+  sweep.py) and a warning names the block the index reaches.
 - Markets: `market(id)` totals, accrued to the block's timestamp as MorphoBalancesLib does
   (borrow rate from the market's IRM `borrowRateView`, compounded by wTaylorCompounded, fee
   shares minted to the fee recipient); shares to assets with virtual shares 1e6 and virtual
@@ -41,8 +43,9 @@ from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, no_read
 from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
-from position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
+from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
+from sweep import sweep
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
@@ -327,12 +330,20 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     blue = deployment.blue.address
     block, view = await asyncio.gather(reader.block_number(), reader.events(stream(deployment)))
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
-    held = view.keys(wallet)
-    v1_shares, v2_shares, positions, (fee_recipient,) = await asyncio.gather(
-        _balances(morpho, _of(view, "vault-v1", held), wallet),
-        _balances(morpho, _of(view, "vault-v2", held), wallet),
-        _positions(morpho, _of(view, "market", held), wallet),
-        reader.call(blue, FEE_RECIPIENT, label="Morpho Blue"))
+    if view.complete:
+        held = view.keys(wallet)
+        discovery = asyncio.gather(_balances(morpho, _of(view, "vault-v1", held), wallet),
+                                   _balances(morpho, _of(view, "vault-v2", held), wallet),
+                                   _positions(morpho, _of(view, "market", held), wallet))
+    else:
+        discovery = asyncio.gather(_swept_balances(morpho, [e.key for e in view.of("vault-v1")], wallet),
+                                   _swept_balances(morpho, [e.key for e in view.of("vault-v2")], wallet),
+                                   _swept_positions(morpho, wallet))
+        ctx.warnings.add(PART_UNREADABLE, blue, (
+            f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: every market and vault "
+            f"created up to it was checked, later ones are not listed; they are once the index has caught up"))
+    (v1_shares, v2_shares, positions), (fee_recipient,) = await asyncio.gather(
+        discovery, reader.call(blue, FEE_RECIPIENT, label="Morpho Blue"))
     v1, v2, market_positions = await asyncio.gather(
         asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1",
                                          lambda v: _apy(morpho.vault_v1_rate(v)))
@@ -342,6 +353,28 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         _market_positions(morpho, positions, wallet if wallet == fee_recipient else None))
     return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
             "marketPositions": market_positions}
+
+
+async def _swept_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple[int, int, int]]:
+    """The wallet's `position` in every market of the catalog, in bulk (sweep.py): while the
+    index is too far behind to say where to look. Markets whose sub-call failed are named in a
+    warning."""
+    market_ids = list(morpho.markets)
+    if not morpho.reader.endpoint.has_multicall:
+        return {m: p for m, p in (await _positions(morpho, market_ids, wallet)).items() if any(p)}
+    call = bytes.fromhex(POSITION.selector)
+    owner = bytes(12) + bytes.fromhex(wallet[2:])
+    answers = await sweep(morpho.reader, [(morpho.blue, call + bytes.fromhex(market_id[2:]) + owner)
+                                          for market_id in market_ids])
+    positions = {}
+    for market_id, data in zip(market_ids, answers):
+        if data is None or len(data) != 96:
+            morpho.warnings.add(PART_UNREADABLE, market_id, f"market {market_id} is left out: its position "
+                                                            "could not be read in the bulk read")
+        elif any(data):
+            positions[market_id] = (int.from_bytes(data[:32], "big"), int.from_bytes(data[32:64], "big"),
+                                    int.from_bytes(data[64:], "big"))
+    return positions
 
 
 async def _positions(morpho: MorphoReader, market_ids: list[str], wallet: str) -> dict[str, tuple[int, int, int]]:
@@ -439,6 +472,22 @@ def _market_params(data: bytes) -> MarketParams:
     """Decoded once per process: a chain's thousands of markets are listed by every request."""
     (params,) = decode([MARKET_PARAMS], data)
     return MarketParams(*params)
+
+
+async def _swept_balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:
+    """`balanceOf(wallet)` in every vault of the catalog, in bulk (sweep.py), while the index is
+    too far behind to say where to look; a vault whose call fails is left out with a warning."""
+    if not morpho.reader.endpoint.has_multicall:
+        return await _balances(morpho, vaults, wallet)
+    call = bytes.fromhex(erc20.BALANCE_OF.selector) + bytes(12) + bytes.fromhex(wallet[2:])
+    answers = await sweep(morpho.reader, [(vault, call) for vault in vaults])
+    balances = {}
+    for vault, data in zip(vaults, answers):
+        if data is None or len(data) != 32:
+            morpho.warnings.add(PART_UNREADABLE, vault, f"vault {vault} is left out: its balanceOf could not be read")
+        elif amount := int.from_bytes(data, "big"):
+            balances[vault] = amount
+    return balances
 
 
 async def _balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:

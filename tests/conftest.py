@@ -117,11 +117,12 @@ async def api(make_api: Callable[..., Any]) -> Api:
 
 
 async def world_api(aiohttp_client: Any, keys_file: Path, api_key: str, addresses_file: Path, node: Any,
-                    state_dir: str | None = None) -> Api:
-    """The real app, with its real protocol registry, pointed at a test chain by an addresses file."""
+                    state_dir: str | None = None, url: str | None = None, **settings: Any) -> Api:
+    """The real app, with its real protocol registry, pointed at a test chain by an addresses file
+    (at `url`, a proxy in front of the node, if given)."""
     app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(addresses_file),
-                                     state_dir=state_dir or tempfile.mkdtemp(prefix="index-")),
-                            rpc_urls={node.chain_id: node.url})
+                                     state_dir=state_dir or tempfile.mkdtemp(prefix="index-"), **settings),
+                            rpc_urls={node.chain_id: url or node.url})
     return Api(await aiohttp_client(app), api_key, app)
 
 

@@ -36,6 +36,8 @@ class RpcProxy:
         self.body_sizes: list[int] = []
         self.delay = 0.0
         """Seconds added to every answer."""
+        self.method_delays: dict[str, float] = {}
+        """Seconds added to an answer that carries a call of the method (e.g. a slow eth_getLogs)."""
         self.item_faults: dict[str, tuple[float, dict[str, Any] | None]] = {}
         """method, or "method:first-param" (e.g. "eth_getBlockByNumber:finalized") -> (share of its
         calls, what they get instead: a JSON-RPC error object, or None for a null result), drawn
@@ -63,6 +65,8 @@ class RpcProxy:
         payload = json.loads(body)
         self.posts.append(payload)
         self.body_sizes.append(len(body))
+        methods = {item.get("method") for item in (payload if isinstance(payload, list) else [payload])}
+        await asyncio.sleep(max([self.method_delays.get(m, 0.0) for m in methods], default=0.0))
         if self.max_body_bytes is not None and len(body) > self.max_body_bytes:
             return web.json_response({"jsonrpc": "2.0", "id": None,
                                       "error": {"code": -32600, "message": "Invalid request"}})

@@ -5,10 +5,15 @@ another chain dropped, and a scan through an endpoint capped at 1,000 blocks per
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
+import pytest
+
 import erc20
+import sweep
 from chain import settle_depth
+from errors import PositionError, ProtocolError
 from event_index import Entry, Holding, Stream
 from tests.evm import CHAIN_ID
 from tests.test_chain import WALLET, deploy_token
@@ -121,3 +126,32 @@ async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil,
     spans = [int(c["params"][0]["toBlock"], 16) - int(c["params"][0]["fromBlock"], 16) + 1
              for c in proxy.calls("eth_getLogs")]
     assert max(spans) > 1_000, "wider queries were tried, refused by the cap, and narrowed"
+
+
+def test_a_bulk_read_refuses_aggregate3_data_it_cannot_cut():
+    good = sweep._word(32) + sweep._word(1) + sweep._word(32) + sweep._word(1) + sweep._word(64) + sweep._word(0)
+    assert sweep._decode(good, 1) == [b""]
+    for bad in (good[:-32], good[:40], sweep._word(32) + sweep._word(2) + good[64:], b"\xff" * 64):
+        with pytest.raises(ProtocolError):
+            sweep._decode(bad, 1)
+
+
+async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_chains, proxy, caplog):
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, 5)
+    anvil.mine(400)
+    proxy.item_faults = {"eth_getLogs": (1.0, {"code": -32000, "message": "header not found"})}
+    proxy.fault_limit = 200
+    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=8)
+    stream = transfers(token, start)
+    with contextlib.suppress(PositionError):
+        await reader(chains, 2).events(stream)
+    index = chains.indexes.file(CHAIN_ID)
+    for _ in range(300):
+        if index.progress(stream).covered_to == anvil.finalized_block():
+            break
+        await asyncio.sleep(0.1)
+    assert any("failed" in r.getMessage() and "again in" in r.getMessage() for r in caplog.records)
+    assert index.progress(stream).covered_to == anvil.finalized_block(), "the scan outlived the failures"
+    assert amounts(await reader(chains).events(stream)) == [5]

@@ -23,6 +23,7 @@ import server
 from tests import morpho_world as W
 from tests.conftest import query_positions, world_api
 from tests.evm import Anvil
+from tests.rpc_proxy import RpcProxy
 
 PARAMS = "(address,address,address,address,uint256)"
 MARKET = "(uint128,uint128,uint128,uint128,uint128,uint128)"
@@ -318,3 +319,38 @@ async def test_vault_v2_apy_is_capped_at_its_max_rate(morpho_api, world):
     (v2,) = entry["vaultV2Positions"]
     net = cap * (10**18 - W.V2_PERFORMANCE_FEE) // 10**18 - W.V2_MANAGEMENT_FEE
     assert close(v2["apy"], math.expm1(net * YEAR / 10**18)), "depositors earn no more than maxRate lets assets grow"
+
+
+async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reaches(
+        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """While the stored index is too far behind and its scan is slow, the answer does not wait
+    for it: every market the catalog holds is checked in bulk, and a warning names the block the
+    index reaches."""
+    node, newcomer = world.node, world.node.accounts[19]
+    proxy = RpcProxy(node.url)
+    proxy.url = str((await aiohttp_server(proxy.app(), host="127.0.0.1")).make_url("/"))
+    api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), node,
+                          url=proxy.url, logs_block_range=4, input_timeout=4)
+    deployment = addresses.load(str(tmp_path / "a.json"))[node.chain_id].morpho
+    index = api.app[server.CHAINS].indexes.file(node.chain_id)
+    await positions(api, newcomer)
+    for _ in range(200):
+        if index.progress(morpho.stream(deployment)).covered_to == node.finalized_block():
+            break
+        await asyncio.sleep(0.05)
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        W._fund(world, world.usdc, newcomer, 1_000 * W.USDC)
+        node.send(world.morpho, f"supply({PARAMS},uint256,uint256,address,bytes)", world.market_b, 1_000 * W.USDC, 0,
+                  newcomer, b"", sender=newcomer)
+        node.mine(120)
+        proxy.method_delays = {"eth_getLogs": 10.0}
+        (entry,) = (await positions(api, newcomer))["data"]
+    finally:
+        proxy.method_delays = {}
+        node.rpc("evm_revert", snapshot)
+    assert [p["marketId"] for p in entry["marketPositions"]] == [market_id(world.market_b)]
+    (warning,) = entry["warnings"]
+    covered = index.progress(morpho.stream(deployment)).covered_to
+    assert warning["code"] == "PART_UNREADABLE" and warning["target"] == world.morpho
+    assert f"reaches block {covered} of {entry['blockNumber']}" in warning["message"]

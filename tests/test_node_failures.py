@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-import chain
 import erc20
 import rpc
+import rpc_batches
 from abi import Function
 from chain import settle_depth
 from errors import NetworkError, ProtocolError
@@ -167,8 +167,8 @@ async def test_a_batch_too_large_for_the_endpoint_is_split_not_given_up(anvil, a
 
 def test_batches_and_chunks_are_bounded_by_bytes():
     calls = [("eth_call", [{"to": "0x" + "11" * 20, "data": "0x" + "ab" * 20_000}, "latest"])] * 200
-    groups = chain._groups(calls, 50)
-    assert all(sum(len(json.dumps(c)) for c in group) <= chain.MAX_RPC_BODY_BYTES for group in groups)
+    groups = rpc_batches._groups(calls, 50)
+    assert all(sum(len(json.dumps(c)) for c in group) <= rpc_batches.MAX_RPC_BODY_BYTES for group in groups)
     assert sum(len(group) for group in groups) == 200 and len(groups) > 4
 
 

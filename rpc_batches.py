@@ -1,0 +1,130 @@
+"""The JSON-RPC requests of one chain for one GraphQL request: grouped into batches bounded by count
+and by bytes, each answer classified (rpc.classify), a node's failures retried alone with
+backoff inside the budget, an oversized answer asked again in halves, a refused large batch
+sent again in halves, and an endpoint that takes no batches asked one call at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Sequence
+
+from errors import NetworkError
+from immutable_cache import weight
+from rpc import RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcStats, backoff, classify
+
+log = logging.getLogger("wallet_positions.chain")
+
+MAX_BATCH_ITEMS = 50
+"""JSON-RPC requests per HTTP request: a round larger than this (a cold history scan, thousands
+of aggregate3 chunks) is split so that no single answer grows without bound."""
+MAX_RPC_BODY_BYTES = 1024 * 1024
+"""HTTP request body at most: batches are split by bytes too (anvil refuses about 2 MiB, geth
+5 MiB, many providers less)."""
+SPLIT_BYTES = 64 * 1024
+"""A refused batch at least this large is split (every endpoint takes this much); a smaller one
+refused means the endpoint refuses batches."""
+
+
+class Exchange:
+    """One chain's JSON-RPC traffic of one request (its endpoint, counters and deadline)."""
+
+    def __init__(self, endpoint: Endpoint, stats: RpcStats, deadline: float, max_attempts: int) -> None:
+        self.endpoint = endpoint
+        self.chain_id = endpoint.chain_id
+        self.stats = stats
+        self.deadline = deadline
+        self.max_attempts = max_attempts
+
+    async def rpc(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None = None) -> list[Any]:
+        """Answers of `calls`, in order: results, or RpcError where the error is the answer (see
+        rpc.classify). Calls the node failed are sent again, alone of the rest, with backoff while
+        the budget allows; a failure that persists is a NetworkError for the whole round."""
+        loop = asyncio.get_running_loop()
+        deadline, attempts = self.deadline, self.max_attempts
+        answers: list[Any] = [None] * len(calls)
+        todo = list(range(len(calls)))
+        for attempt in range(1, attempts + 1):
+            got = await self._exchange([calls[i] for i in todo], batch_size)
+            failed = [(i, answer) for i, answer in zip(todo, got) if isinstance(answer, NodeFailure)]
+            for i, answer in zip(todo, got):
+                answers[i] = answer
+            if not failed:
+                return answers
+            todo, failure = [i for i, _ in failed], failed[0][1]
+            log.warning("node failure on chain %d (attempt %d of %d, %d of %d calls): %s", self.chain_id,
+                        attempt, attempts, len(failed), len(calls), failure.message)
+            delay = backoff(attempt)
+            if attempt == attempts or loop.time() + delay >= deadline:
+                break
+            await asyncio.sleep(delay)
+        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure.message}.")
+
+    async def _exchange(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None) -> list[Any]:
+        """Classified answers of `calls`: one HTTP request per batch of `batch_size` (default
+        MAX_BATCH_ITEMS), or one per call while the endpoint refuses batches."""
+        if not self.endpoint.batches_supported or len(calls) == 1:
+            return list(await asyncio.gather(*(self._single(method, params) for method, params in calls)))
+        groups = _groups(calls, batch_size or MAX_BATCH_ITEMS)
+        answers = await asyncio.gather(*(self._batch_or_halves(group) for group in groups))
+        if any(answer is None for answer in answers):
+            self.endpoint.refuse_batches()
+            return await self._exchange(calls, batch_size)
+        return [item for answer in answers if answer is not None for item in answer]
+
+    async def _batch_or_halves(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
+        """A large batch the endpoint refuses (over its body limit) is sent again in halves; a
+        small one refused means the endpoint takes no batches at all (None)."""
+        answer = await self._batch(group)
+        if answer is not None or len(group) == 1 or sum(weight(params) for _, params in group) < SPLIT_BYTES:
+            return answer
+        half = len(group) // 2
+        first, second = await asyncio.gather(self._batch_or_halves(group[:half]),
+                                             self._batch_or_halves(group[half:]))
+        return None if first is None or second is None else first + second
+
+    async def _batch(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
+        """One JSON-RPC batch; None if the endpoint refused the batch form. An answer over the
+        size ceiling is asked again in halves, so no batch is cut short for good."""
+        payload = [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
+                   for index, (method, params) in enumerate(group)]
+        try:
+            answer = await self.endpoint.post(payload, self.stats, self.deadline)
+        except AnswerTooLarge:
+            if len(group) == 1:
+                return [self._too_large()]
+            half = len(group) // 2
+            first, second = await asyncio.gather(self._batch(group[:half]), self._batch(group[half:]))
+            return None if first is None or second is None else first + second
+        if isinstance(answer, dict):
+            return [RATE_LIMITED] * len(group) if classify(answer, "a batch", []) == RATE_LIMITED else None
+        if not isinstance(answer, list):
+            return None
+        by_id = {item["id"]: item for item in answer if isinstance(item, dict) and isinstance(item.get("id"), int)}
+        return [classify(by_id.get(index), method, params) for index, (method, params) in enumerate(group)]
+
+    async def _single(self, method: str, params: list[Any]) -> Any:
+        try:
+            answer = await self.endpoint.post({"jsonrpc": "2.0", "id": 0, "method": method, "params": params},
+                                              self.stats, self.deadline)
+        except AnswerTooLarge:
+            return self._too_large()
+        return classify(answer, method, params)
+
+    def _too_large(self) -> NodeFailure:
+        return NodeFailure(f"answered with more than {self.endpoint.max_response_bytes} bytes")
+
+
+def _groups(calls: Sequence[tuple[str, list[Any]]], size: int) -> list[list[tuple[str, list[Any]]]]:
+    """JSON-RPC batches of at most `size` requests and about MAX_RPC_BODY_BYTES each (a request
+    larger than that alone goes alone)."""
+    groups: list[list[tuple[str, list[Any]]]] = []
+    used = MAX_RPC_BODY_BYTES
+    for call in calls:
+        size_of = weight(call[1]) + 64
+        if used + size_of > MAX_RPC_BODY_BYTES or len(groups[-1]) >= size:
+            groups.append([])
+            used = 0
+        groups[-1].append(call)
+        used += size_of
+    return groups
