@@ -221,7 +221,8 @@ class Indexes:
 
     async def view(self, reader: ChainReader, stream: Stream) -> View:
         """The stream at the reader's block: the stored part, and the blocks after it read now.
-        While the stored part is far behind (a cold start), the request waits for the scan."""
+        While the stored part is far behind (a cold start), the request waits for the scan for half
+        its budget, then gets what is stored (`complete` False)."""
         index = self.file(reader.chain_id)
         block, settled = await asyncio.gather(reader.block_number(), reader.settled_block())
         await self._check(reader, index, stream)
