@@ -39,6 +39,8 @@ WINDOW_BYTES = 512 * 1024
 """Request bytes one step of a scan may send (its queries ride in one JSON-RPC batch)."""
 WINDOW_BUDGET = 120.0
 """Seconds one step of a scan may take; a step that fails is tried again after a pause."""
+MAX_LOG_ADDRESSES = 1_000
+"""Contract addresses per eth_getLogs query; more are asked in several queries."""
 PROGRESS_SECONDS = 5.0
 RETRY_SECONDS = (1, 5, 30, 60)
 
@@ -334,11 +336,21 @@ async def scan_rows(reader: ChainReader, stream: Stream, entries: dict[str, dict
     if high < low:
         return []
     followed = {key for kind in stream.followed_kinds for key in entries.get(kind, {})}
-    logs = await reader.get_logs([*stream.addresses, *sorted(followed)], [list(stream.topics)], low, high)
+    logs = await _logs(reader, [*stream.addresses, *sorted(followed)], stream.topics, low, high)
     rows = [row for entry in logs for row in stream.rows(entry)]
     new = sorted({(row.block, row.key) for row in rows
                   if isinstance(row, Entry) and row.kind in stream.followed_kinds and row.key not in followed})
     if new:
-        later = await reader.get_logs([key for _, key in new], [list(stream.topics)], new[0][0], high)
+        later = await _logs(reader, [key for _, key in new], stream.topics, new[0][0], high)
         rows += [row for entry in later for row in stream.rows(entry)]
     return rows
+
+
+async def _logs(reader: ChainReader, addresses: list[str], topics: tuple[str, ...], low: int, high: int) -> list[Log]:
+    """getLogs over many addresses, MAX_LOG_ADDRESSES at a time (Infura caps a query's
+    parameters at 5,000), all in the same round, merged in chain order."""
+    parts = await asyncio.gather(*(reader.get_logs(addresses[i:i + MAX_LOG_ADDRESSES], [list(topics)], low, high)
+                                   for i in range(0, len(addresses), MAX_LOG_ADDRESSES)))
+    if len(parts) == 1:
+        return parts[0]
+    return sorted((entry for part in parts for entry in part), key=lambda entry: (entry.block_number, entry.log_index))

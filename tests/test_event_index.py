@@ -155,3 +155,18 @@ async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_chain
     assert any("failed" in r.getMessage() and "again in" in r.getMessage() for r in caplog.records)
     assert index.progress(stream).covered_to == anvil.finalized_block(), "the scan outlived the failures"
     assert amounts(await reader(chains).events(stream)) == [5]
+
+
+async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifacts, open_chains, proxy, monkeypatch):
+    import event_index
+    monkeypatch.setattr(event_index, "MAX_LOG_ADDRESSES", 2)
+    tokens = [deploy_token(anvil, artifacts) for _ in range(3)]
+    start = anvil.block_number()
+    for amount, token in enumerate(tokens, 1):
+        anvil.send(token, "mint(address,uint256)", WALLET, amount)
+    stream = Stream("three tokens", tuple(tokens), (erc20.TRANSFER.topic,), start,
+                    transfers(tokens[0], start).rows)
+    chains = await open_chains({CHAIN_ID: proxy.url})
+    view = await reader(chains).events(stream)
+    assert amounts(view) == [1, 2, 3] and view.keys(WALLET) == set(tokens)
+    assert max(len(c["params"][0]["address"]) for c in proxy.calls("eth_getLogs")) == 2
