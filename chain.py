@@ -193,7 +193,7 @@ class Chains:
         self.indexes = Indexes(Path(config.state_dir))
 
     async def close(self) -> None:
-        self.indexes.close()
+        await self.indexes.close()
         for endpoint in self._endpoints.values():
             await endpoint.close()
 
@@ -437,6 +437,8 @@ class ChainReader:
                 self._settle_plain(call, answer, block)
             for raw, answer in zip(raws, answers[len(chunks) + len(plain):]):
                 _resolve(raw.future, answer)
+        except GeneratorExit:
+            raise
         except BaseException as exc:
             error = exc if isinstance(exc, Exception) else asyncio.CancelledError()
             for item in batch:
@@ -567,6 +569,11 @@ class ChainReader:
     @property
     def deadline(self) -> float:
         return self._request.deadline
+
+    def cancel_rounds(self) -> None:
+        """Stop the rounds in flight (their callers are gone: a cancelled background scan)."""
+        for task in self._sending:
+            task.cancel()
 
     async def raw_call(self, target: str, data: bytes) -> bytes:
         """One eth_call of ready-made calldata at the pinned block, with the next round (for bulk

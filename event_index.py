@@ -215,9 +215,11 @@ class Indexes:
             self._files[chain_id] = ChainIndex(self.state_dir / f"index-{chain_id}.sqlite")
         return self._files[chain_id]
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Stop the scans (each window done is kept), then close the files."""
         for scan in self._scans.values():
             scan.cancel()
+        await asyncio.gather(*self._scans.values(), return_exceptions=True)
         for index in self._files.values():
             index.close()
 
@@ -300,6 +302,9 @@ class Indexes:
             try:
                 rows = await scan_rows(reader, stream, entries, covered + 1, high)
                 block_hash = await reader.block_hash(high)
+            except asyncio.CancelledError:
+                reader.cancel_rounds()
+                raise
             except (PositionError, TimeoutError) as exc:
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
                 failures += 1
