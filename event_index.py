@@ -216,34 +216,44 @@ class Indexes:
         return self._files[chain_id]
 
     async def close(self) -> None:
-        """Stop the scans (each window done is kept), then close the files."""
-        for scan in self._scans.values():
+        """Stop the scans (each window done is kept), then close the files; a later use (an app
+        started again) opens them again."""
+        scans, files = list(self._scans.values()), list(self._files.values())
+        self._scans.clear()
+        self._files.clear()
+        self._checked.clear()
+        for scan in scans:
             scan.cancel()
-        await asyncio.gather(*self._scans.values(), return_exceptions=True)
-        for index in self._files.values():
+        await asyncio.gather(*scans, return_exceptions=True)
+        for index in files:
             index.close()
 
     async def view(self, reader: ChainReader, stream: Stream) -> View:
-        """The stream at the reader's block: the stored part, and the blocks after it read now.
+        """The stream at the reader's block: the stored part, and the blocks after it read now
+        (in the round that asks for the settled block, which moves the background scan on).
         While the stored part is far behind (a cold start), the request waits for the scan for half
         its budget, then gets what is stored (`complete` False)."""
         index = self.file(reader.chain_id)
-        block, settled = await asyncio.gather(reader.block_number(), reader.settled_block())
+        block = await reader.block_number()
         await self._check(reader, index, stream)
-        self._advance(reader.chains, reader.chain_id, stream, settled)
         progress = index.progress(stream)
-        scan = self._scans.get((reader.chain_id, stream.name))
-        if scan is not None and self._behind(reader, block, progress.covered_to):
-            wait = (reader.deadline - asyncio.get_running_loop().time()) / 2
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(scan), max(wait, 0))
-            progress = index.progress(stream)
-            if self._behind(reader, block, progress.covered_to):
-                return View(index.entries(stream), {}, progress.covered_to, index, stream, {}, complete=False)
+        if self._behind(reader, block, progress.covered_to):
+            self._advance(reader.chains, reader.chain_id, stream, await reader.settled_block())
+            scan = self._scans.get((reader.chain_id, stream.name))
+            if scan is not None and not scan.done():
+                wait = (reader.deadline - asyncio.get_running_loop().time()) / 2
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(scan), max(wait, 0))
+                progress = index.progress(stream)
+                if self._behind(reader, block, progress.covered_to):
+                    return View(index.entries(stream), {}, progress.covered_to, index, stream, {}, complete=False)
         stored = index.entries(stream)
+        rows, settled = await asyncio.gather(scan_rows(reader, stream, stored, progress.covered_to + 1, block),
+                                             reader.settled_block())
+        self._advance(reader.chains, reader.chain_id, stream, settled)
         fresh: dict[str, dict[str, Entry]] = {}
         tail: dict[str, set[str]] = {}
-        for row in await scan_rows(reader, stream, stored, progress.covered_to + 1, block):
+        for row in rows:
             if isinstance(row, Entry):
                 fresh.setdefault(row.kind, {}).setdefault(row.key, row)
             else:

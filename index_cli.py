@@ -14,7 +14,7 @@ from typing import Callable
 
 from chain import ChainConfig, Chains
 from config import Settings
-from errors import NetworkError, ProtocolError
+from errors import PositionError
 from event_index import SCHEMA, ChainIndex
 from protocols import Registry
 from rpc import rpc_urls_from_env
@@ -87,7 +87,7 @@ async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
             reached = await chains.indexes.build(reader, stream, _progress_bar(stream.name, started))
             print(f"\n{stream.name.split()[0]}: up to block {reached} in {time.monotonic() - started:.0f} s",
                   file=sys.stderr)
-    except (NetworkError, ProtocolError) as exc:
+    except PositionError as exc:
         print(f"\nerror: {exc.message}", file=sys.stderr)
         return 1
     finally:

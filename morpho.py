@@ -356,9 +356,13 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
 
 
 async def _swept_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple[int, int, int]]:
-    """The wallet's `position` in every market of the catalog, in bulk (sweep.py): while the
-    index is too far behind to say where to look. Markets whose sub-call failed are named in a
-    warning."""
+    """The wallet's non-zero `position`s over every market of the catalog, in bulk (sweep.py),
+    once per request: while the index is too far behind to say where to look, and for the fee
+    recipient. Markets whose sub-call failed are named in a warning."""
+    return await morpho.reader.shared(("morpho swept positions", wallet), lambda: _sweep_positions(morpho, wallet))
+
+
+async def _sweep_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple[int, int, int]]:
     market_ids = list(morpho.markets)
     if not morpho.reader.endpoint.has_multicall:
         return {m: p for m, p in (await _positions(morpho, market_ids, wallet)).items() if any(p)}
@@ -389,16 +393,15 @@ async def _market_positions(morpho: MorphoReader, positions: dict[str, tuple[int
     event (minted by every accrual), so for that one wallet every market is read: its position
     and the accrual's pending fee shares, also where its `position()` is still zero."""
     if fee_recipient:
-        others = [market_id for market_id in morpho.markets if market_id not in positions]
-        positions = {**positions, **await _positions(morpho, others, fee_recipient)}
+        positions = {**positions, **await _swept_positions(morpho, fee_recipient)}
     held = [market_id for market_id, position in positions.items() if any(position)]
     if fee_recipient:
-        others = [market_id for market_id in positions if market_id not in held]
+        others = [market_id for market_id in morpho.markets if market_id not in held]
         states = await asyncio.gather(*(morpho.market(market_id) for market_id in others), return_exceptions=True)
         morpho.warnings.survivors("market", zip(others, states))
         held += [market_id for market_id, state in zip(others, states)
                  if isinstance(state, MarketState) and state.pending_fee_shares]
-    return list(await asyncio.gather(*(_market_position(morpho, market_id, *positions[market_id],
+    return list(await asyncio.gather(*(_market_position(morpho, market_id, *positions.get(market_id, (0, 0, 0)),
                                                         fee_recipient is not None) for market_id in held)))
 
 

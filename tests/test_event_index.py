@@ -170,3 +170,15 @@ async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifac
     view = await reader(chains).events(stream)
     assert amounts(view) == [1, 2, 3] and view.keys(WALLET) == set(tokens)
     assert max(len(c["params"][0]["address"]) for c in proxy.calls("eth_getLogs")) == 2
+
+
+async def test_closed_indexes_open_again_when_used_again(anvil, artifacts, open_chains, tmp_path):
+    """An app stopped and started again (its cleanup closes the chains) keeps working."""
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, 4)
+    chains = await open_chains({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    stream = transfers(token, start)
+    assert amounts(await reader(chains).events(stream)) == [4]
+    await chains.close()
+    assert amounts(await reader(chains).events(stream)) == [4]

@@ -13,10 +13,10 @@ from tests.evm import ROOT
 from tests.test_morpho import market_id, positions, world  # noqa: F401 (the world fixture, shared)
 
 
-def index(world, tmp_path, *args, state="state"):
-    env = {**os.environ, f"RPC_URL_{world.node.chain_id}": world.node.url,
+def index(world, tmp_path, *args, state="state", rpc=True):
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RPC_URL_")},
            "ADDRESSES_FILE": str(world.write_addresses(tmp_path / "addresses.json")),
-           "STATE_DIR": str(tmp_path / state)}
+           "STATE_DIR": str(tmp_path / state), **({f"RPC_URL_{world.node.chain_id}": world.node.url} if rpc else {})}
     return subprocess.run([sys.executable, str(ROOT / "server.py"), "index", *args], env=env, capture_output=True,
                           text=True, timeout=120)
 
@@ -68,3 +68,9 @@ async def test_an_imported_snapshot_serves_without_a_scan(world, tmp_path, aioht
     (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     assert {p["marketId"] for p in entry["marketPositions"]} == {market_id(world.market_a), market_id(world.market_b)}
     assert not any("blocks done" in r.getMessage() for r in caplog.records)
+
+
+def test_build_without_an_endpoint_for_the_chain_says_so(world, tmp_path):
+    refused = index(world, tmp_path, "build", "--chain", str(world.node.chain_id), rpc=False)
+    assert refused.returncode == 1 and "has no RPC endpoint configured" in refused.stderr
+    assert "Traceback" not in refused.stderr

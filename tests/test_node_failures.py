@@ -17,7 +17,6 @@ import erc20
 import rpc
 import rpc_batches
 from abi import Function
-from chain import settle_depth
 from errors import NetworkError, ProtocolError
 from tests.evm import CHAIN_ID, ROOT
 from tests.rpc_proxy import HEADER_NOT_FOUND, LIMIT_EXCEEDED, NODE_ERRORS
