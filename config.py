@@ -68,6 +68,9 @@ class Settings:
                                    "seconds a request's body may take to arrive (then 408)")
     max_connections: int = _setting(1024, "MAX_CONNECTIONS", _positive(int),
                                     "open client connections at most (one more is answered 503)")
+    document_cache_size: int = _setting(
+        1000, "DOCUMENT_CACHE_SIZE", _positive(int),
+        "GraphQL documents whose parsed and validated form is kept (least recently used out first)")
     addresses_file: str = _setting("", "ADDRESSES_FILE", str,
                                    "JSON laid over the built-in contract addresses and price feeds")
     multicall_max_calls: int = _setting(200, "MULTICALL_MAX_CALLS", _positive(int),

@@ -1,7 +1,9 @@
 """GraphQL over HTTP: a request body becomes one checked operation, then its result.
 
-Every request-level rule (decisions.md §4) is enforced in `prepare`, before anything executes, so
-a refused request has run no resolver and its answer carries no `data` key.
+Every request-level rule (decisions.md §4) is enforced in `checked`, before anything executes, so
+a refused request has run no resolver and its answer carries no `data` key. What does not depend
+on a request's variables (parsing, the cost bound, validation) is done once per document and kept
+in a DocumentCache; the rest is checked for every request.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import logging
 import multiprocessing
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import (
@@ -24,16 +26,20 @@ from graphql import (
     GraphQLSyntaxError,
     OperationDefinitionNode,
     build_schema,
-    execute,
+    default_field_resolver,
+    default_type_resolver,
     get_operation_ast,
     parse,
     specified_rules,
     validate,
 )
-from graphql.execution.values import get_variable_values
+from graphql.execution.collect_fields import FragmentDetails
+from graphql.execution.values import VariableValues, get_variable_values
 
-from limits import (MAX_INPUTS, MAX_TOKENS, DepthLimitRule, IntrospectionDepthLimitRule, NoIntrospectionRule,
-                    cost_problem, count_inputs)
+from immutable_cache import ImmutableCache, weight
+from projection import ProjectingExecutor
+from limits import (MAX_INPUTS, MAX_TOKENS, DepthLimitRule, InputCount, IntrospectionDepthLimitRule,
+                    NoIntrospectionRule, cost_problem, input_count)
 
 log = logging.getLogger("wallet_positions.graphql")
 
@@ -59,6 +65,10 @@ class RequestError(Exception):
             formatted.append(entry)
         return cls(400, formatted)
 
+    def again(self) -> RequestError:
+        """A new exception with the same answer, for a refusal kept in the document cache."""
+        return RequestError(self.status, self.errors)
+
     @property
     def payload(self) -> dict[str, Any]:
         return {"errors": self.errors}
@@ -69,9 +79,11 @@ class RequestError(Exception):
 
 @dataclass(frozen=True)
 class Operation:
-    document: DocumentNode
-    name: str | None
-    variables: dict[str, Any]
+    """A request's operation, checked, with its variables coerced (once: execution takes them)."""
+
+    analysis: Analysis
+    node: OperationDefinitionNode
+    variables: VariableValues
     inputs: int
 
 
@@ -79,79 +91,175 @@ def _bad_request(message: str, code: str = "BAD_REQUEST") -> RequestError:
     return RequestError.single(400, message, code)
 
 
-def prepare(body: bytes, schema: GraphQLSchema, introspection: bool) -> Operation:
-    """The one operation the body asks for, checked against every request-level rule.
+@dataclass
+class Analysis:
+    """A document as far as no request's variables matter: parsed, bounded and validated.
 
-    The cheap checks come first, so that no refused document is validated: the parser's token
-    cap, the cost bound (limits.cost_problem), then the inputs counted on the raw variables (a
-    list keeps its length through coercion; one that fails coercion is refused either way).
-    Validation, the costly part, runs only on documents that pass all of them.
+    The refusals are kept as data and raised anew for each request (an exception raised again
+    would grow its traceback with every request).
     """
-    return _prepare(_params(body), schema, introspection)
+
+    document: DocumentNode | None
+    refusal: RequestError | None
+    """Why every request with this document is refused whatever it holds: parse, cost bound."""
+    invalid: RequestError | None = None
+    """The validation errors (depth, introspection and the specified rules), reported only after
+    the operation is chosen and its inputs are counted, as for a document seen the first time."""
+    fragments: dict[str, FragmentDefinitionNode] = field(default_factory=dict)
+    fragment_details: dict[str, FragmentDetails] = field(default_factory=dict)
+    operations: dict[str | None, tuple[OperationDefinitionNode, InputCount]] = field(default_factory=dict)
+    """By operationName: only names the document defines get here, so it stays small."""
+
+    def operation(self, name: str | None) -> tuple[OperationDefinitionNode, InputCount]:
+        known = self.operations.get(name)
+        if known is None:
+            assert self.document is not None
+            operation = _operation(self.document, name)
+            known = self.operations[name] = (operation, input_count(operation, self.fragments))
+        return known
+
+    @property
+    def weight(self) -> int:
+        """Roughly the bytes held: a parsed token with its share of the tree is about 500 bytes."""
+        if self.refusal is not None:
+            return weight(self.refusal.errors)
+        assert self.document is not None
+        tokens, token = 0, self.document.loc.start_token if self.document.loc else None
+        while token is not None:
+            tokens, token = tokens + 1, token.next
+        return TOKEN_BYTES * tokens + (weight(self.invalid.errors) if self.invalid else 0)
 
 
-def _prepare(params: dict[str, Any], schema: GraphQLSchema, introspection: bool) -> Operation:
+TOKEN_BYTES = 512
+DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024
+"""What the analyses kept by one process may weigh at most, whatever DOCUMENT_CACHE_SIZE allows:
+real documents weigh about 35 KB, one at the token cap about 500 KB."""
+
+
+def analyse(text: str, schema: GraphQLSchema, introspection: bool) -> Analysis:
+    """Parse, bound and validate a document. The cost bound (limits.cost_problem) runs first, so
+    that no document too costly to validate is validated."""
     try:
-        document = parse(params["query"], max_tokens=MAX_TOKENS)
+        document = parse(text, max_tokens=MAX_TOKENS)
         problem = cost_problem(document)
         if problem:
-            raise _bad_request(problem, "QUERY_TOO_COMPLEX")
-        operation = _operation(document, params["operationName"])
-        fragments = {d.name.value: d for d in document.definitions
-                     if isinstance(d, FragmentDefinitionNode)}
-        _check_inputs(count_inputs(operation, fragments, params["variables"]))
+            return Analysis(None, _bad_request(problem, "QUERY_TOO_COMPLEX"))
         rules = [*specified_rules, IntrospectionDepthLimitRule if introspection else DepthLimitRule]
         if not introspection:
             rules.append(NoIntrospectionRule)
         errors = validate(schema, document, rules)
-        if errors:
-            raise RequestError.from_graphql(errors, "GRAPHQL_VALIDATION_FAILED")
-        coerced = get_variable_values(schema, operation.variable_definitions or (), params["variables"])
-        if isinstance(coerced, list):
-            raise RequestError.from_graphql(coerced, "BAD_USER_INPUT")
-        inputs = count_inputs(operation, fragments, coerced.coerced)
     except GraphQLSyntaxError as exc:
-        raise RequestError.from_graphql([exc], "GRAPHQL_PARSE_FAILED") from None
+        return Analysis(None, RequestError.from_graphql([exc], "GRAPHQL_PARSE_FAILED"))
     except RecursionError:
-        raise _bad_request("The query is nested too deeply to process.", "GRAPHQL_PARSE_FAILED") from None
+        return Analysis(None, _too_deep())
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    return Analysis(document, None, RequestError.from_graphql(errors, "GRAPHQL_VALIDATION_FAILED") if errors else None,
+                    fragments, {name: FragmentDetails(definition) for name, definition in fragments.items()})
+
+
+def _too_deep() -> RequestError:
+    return _bad_request("The query is nested too deeply to process.", "GRAPHQL_PARSE_FAILED")
+
+
+def checked(params: dict[str, Any], analysis: Analysis, schema: GraphQLSchema) -> Operation:
+    """The operation a request asks for, checked against every request-level rule in this order:
+    the document's own refusal, the operation's choice, the inputs counted on the raw variables (a
+    list keeps its length through coercion; one that fails coercion is refused either way), the
+    validation errors, the variables' coercion, and the inputs counted on the coerced variables."""
+    if analysis.refusal is not None:
+        raise analysis.refusal.again()
+    operation, count = analysis.operation(params["operationName"])
+    _check_inputs(count(params["variables"]))
+    if analysis.invalid is not None:
+        raise analysis.invalid.again()
+    try:
+        coerced = get_variable_values(schema, operation.variable_definitions or (), params["variables"])
+    except RecursionError:
+        raise _too_deep() from None
+    if isinstance(coerced, list):
+        raise RequestError.from_graphql(coerced, "BAD_USER_INPUT")
+    inputs = count(coerced.coerced)
     _check_inputs(inputs)
-    return Operation(document, params["operationName"], params["variables"], inputs)
+    return Operation(analysis, operation, coerced, inputs)
+
+
+def prepare(body: bytes, schema: GraphQLSchema, introspection: bool) -> Operation:
+    """The one operation the body asks for, analysed afresh (no cache): what a first request costs."""
+    params = _params(body)
+    return checked(params, analyse(params["query"], schema, introspection), schema)
+
+
+class DocumentCache:
+    """Analyses by (schema, introspection on or off, document text), least recently used out first.
+
+    Keyed by the schema object itself (held, so its identity stays unique): another schema never
+    sees an analysis made against this one, and the text is compared in full, not by a digest.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._items = ImmutableCache(size, DOCUMENT_CACHE_BYTES)
+        self.hits = self.misses = 0
+
+    def get(self, schema: GraphQLSchema, introspection: bool, text: str) -> Analysis | None:
+        analysis = self._items.get((schema, introspection, text))
+        if analysis is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return analysis
+
+    def put(self, schema: GraphQLSchema, introspection: bool, text: str, analysis: Analysis) -> None:
+        self._items.put((schema, introspection, text), analysis, analysis.weight)
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 INLINE_QUERY_CHARS = 1024
-"""Documents up to this length are prepared on the event loop: a couple of milliseconds at most.
+"""Documents up to this length are analysed on the event loop: a couple of milliseconds at most.
 The document's length decides, not the body's: variables cost next to nothing to read."""
 
 
 class Preparer:
-    """`prepare` for the server: short documents inline, longer ones (up to the cost bound's ~20 ms)
-    in one worker process, so that the event loop keeps serving every other request meanwhile.
+    """Requests to checked operations, for the server. A document seen before is taken from the
+    cache; a new one is analysed inline when short, in one worker process when longer (up to the
+    cost bound's ~20 ms), so that the event loop keeps serving every other request meanwhile.
 
     A process, not a thread: in a thread, validation holds the GIL, and the interpreter's full
     garbage collections (tens of ms with graphql-core's garbage) run in whichever thread allocates,
     so the loop still stalled (measured: /healthz p99 of 50 ms and more under attack). The worker
-    returns the checked Operation, parsed and validated, or the RequestError; unpickling the
-    document costs about what parsing it does. The process starts on first use (`warm_up` starts
-    it early) and is started again if it dies.
+    builds its schema from the same SDL and returns the Analysis; unpickling the document costs
+    about what parsing it does. The process starts on first use (`warm_up` starts it early) and is
+    started again if it dies.
     """
 
-    def __init__(self, sdl: str) -> None:
+    def __init__(self, schema: GraphQLSchema, sdl: str, cache_size: int) -> None:
+        self.schema = schema
+        self.cache = DocumentCache(cache_size)
         self._sdl = sdl
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
 
     def warm_up(self) -> None:
         self._executor().submit(int)
 
-    async def prepare(self, body: bytes, schema: GraphQLSchema, introspection: bool) -> Operation:
+    async def prepare(self, body: bytes, introspection: bool) -> Operation:
         params = _params(body)
-        if len(params["query"]) <= INLINE_QUERY_CHARS:
-            return _prepare(params, schema, introspection)
+        text = params["query"]
+        analysis = self.cache.get(self.schema, introspection, text)
+        if analysis is None:
+            analysis = await self._analyse(text, introspection)
+            self.cache.put(self.schema, introspection, text, analysis)
+        return checked(params, analysis, self.schema)
+
+    async def _analyse(self, text: str, introspection: bool) -> Analysis:
+        if len(text) <= INLINE_QUERY_CHARS:
+            return analyse(text, self.schema, introspection)
         try:
-            return await asyncio.wrap_future(self._executor().submit(_prepare_in_worker, params, introspection))
+            return await asyncio.wrap_future(self._executor().submit(_analyse_in_worker, text, introspection))
         except BrokenProcessPool:
-            log.error("the validation worker died; preparing this request inline and starting a new one")
+            log.error("the validation worker died; analysing this document inline and starting a new one")
             self._pool = None
-            return _prepare(params, schema, introspection)
+            return analyse(text, self.schema, introspection)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -174,9 +282,9 @@ def _start_worker(sdl: str) -> None:
     _worker_schema = build_schema(sdl)
 
 
-def _prepare_in_worker(params: dict[str, Any], introspection: bool) -> Operation:
+def _analyse_in_worker(text: str, introspection: bool) -> Analysis:
     assert _worker_schema is not None
-    return _prepare(params, _worker_schema, introspection)
+    return analyse(text, _worker_schema, introspection)
 
 
 def _check_inputs(inputs: int) -> None:
@@ -225,8 +333,10 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
 
 async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> dict[str, Any]:
     """Execute a prepared operation; resolver bugs are logged and shown only as a generic error."""
-    result = execute(schema, operation.document, context_value=context,
-                     variable_values=operation.variables, operation_name=operation.name)
+    analysis = operation.analysis
+    result = ProjectingExecutor(
+        schema, analysis.fragments, analysis.fragment_details, None, context, operation.node, operation.variables,
+        default_field_resolver, default_type_resolver, default_field_resolver).execute_operation()
     if inspect.isawaitable(result):
         result = await result
     payload = result.formatted

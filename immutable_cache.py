@@ -1,5 +1,6 @@
-"""A bounded LRU for chain answers that never change (symbols, decimals, interfaces), shared by all
-requests; bounded in entries and in bytes, since what it holds comes from untrusted contracts."""
+"""A bounded LRU for values that never change for their key, shared by all requests: chain facts
+(symbols, decimals, interfaces) and the analyses of GraphQL documents. Bounded in entries and in
+bytes, since what it holds comes from untrusted contracts and clients."""
 
 from __future__ import annotations
 
@@ -8,24 +9,25 @@ from typing import Any
 
 
 class ImmutableCache:
-    """A bounded LRU for answers that never change; shared by all requests. Bounded in entries
-    and in bytes, since what it holds comes from untrusted contracts."""
+    """Least recently used entries go first, once there are more than `size` or they weigh more
+    than `max_bytes`."""
 
     def __init__(self, size: int, max_bytes: int) -> None:
         self.size = size
         self.max_bytes = max_bytes
         self.bytes = 0
-        self._items: OrderedDict[tuple[Any, ...], tuple[tuple[Any, ...], int]] = OrderedDict()
+        self._items: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
 
-    def get(self, key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    def get(self, key: tuple[Any, ...]) -> Any:
         item = self._items.get(key)
         if item is None:
             return None
         self._items.move_to_end(key)
         return item[0]
 
-    def put(self, key: tuple[Any, ...], value: tuple[Any, ...]) -> None:
-        size = weight(key) + weight(value)
+    def put(self, key: tuple[Any, ...], value: Any, value_bytes: int | None = None) -> None:
+        """`value_bytes` is what the value holds where `weight` cannot see it (a parsed document)."""
+        size = weight(key) + (weight(value) if value_bytes is None else value_bytes)
         if size > self.max_bytes:
             return
         if key in self._items:

@@ -29,6 +29,7 @@ from graphql import (
     OperationDefinitionNode,
     SelectionSetNode,
     ValidationRule,
+    ValueNode,
     VariableNode,
 )
 
@@ -327,26 +328,44 @@ def _fields(selection_set: SelectionSetNode, fragments: Mapping[str, FragmentDef
     return list(counts.values())
 
 
-def count_inputs(
+@dataclass(frozen=True)
+class InputCount:
+    """How many inputs an operation asks for: literal lists are counted once, when the document is
+    analysed; arguments given by a variable are looked up in each request's variables."""
+
+    literal: int
+    variables: tuple[str, ...]
+    """One name per response key whose `inputs` is a variable (a variable used twice counts twice)."""
+
+    def __call__(self, variables: Mapping[str, Any]) -> int:
+        return self.literal + sum(_length(variables.get(name)) for name in self.variables)
+
+
+def input_count(
     operation: OperationDefinitionNode,
     fragments: Mapping[str, FragmentDefinitionNode],
-    variables: Mapping[str, Any],
     field_name: str = "walletPositions",
-) -> int:
-    """Inputs the operation would resolve, summed over every response key of `field_name`.
+) -> InputCount:
+    """The inputs the operation would resolve, summed over every response key of `field_name`.
 
     Root fields are collected the way execution collects them: fragments expanded once, and
     fields with the same response key merged (they execute once). Every other alias counts.
     """
-    counts: dict[str, int] = {}
+    seen: set[str] = set()
+    literal, variables = 0, []
     visited: set[str] = set()
     pending = [operation.selection_set]
     while pending:
         for selection in pending.pop().selections:
             if isinstance(selection, FieldNode):
                 key = (selection.alias or selection.name).value
-                if selection.name.value == field_name and key not in counts:
-                    counts[key] = _argument_length(selection, "inputs", variables)
+                if selection.name.value == field_name and key not in seen:
+                    seen.add(key)
+                    value = _argument(selection, "inputs")
+                    if isinstance(value, VariableNode):
+                        variables.append(value.name.value)
+                    else:
+                        literal += _literal_length(value)
             elif isinstance(selection, InlineFragmentNode):
                 pending.append(selection.selection_set)
             elif isinstance(selection, FragmentSpreadNode):
@@ -354,18 +373,19 @@ def count_inputs(
                 if name not in visited and name in fragments:
                     visited.add(name)
                     pending.append(fragments[name].selection_set)
-    return sum(counts.values())
+    return InputCount(literal, tuple(variables))
 
 
-def _argument_length(field: FieldNode, name: str, variables: Mapping[str, Any]) -> int:
-    for argument in field.arguments or ():
-        if argument.name.value != name:
-            continue
-        value = argument.value
-        if isinstance(value, VariableNode):
-            coerced = variables.get(value.name.value)
-            return len(coerced) if isinstance(coerced, list) else int(coerced is not None)
-        if isinstance(value, ListValueNode):
-            return len(value.values)
-        return 1 if isinstance(value, ObjectValueNode) else 0
-    return 0
+def _argument(field: FieldNode, name: str) -> ValueNode | None:
+    return next((argument.value for argument in field.arguments or () if argument.name.value == name), None)
+
+
+def _literal_length(value: ValueNode | None) -> int:
+    if isinstance(value, ListValueNode):
+        return len(value.values)
+    return 1 if isinstance(value, ObjectValueNode) else 0
+
+
+def _length(value: Any) -> int:
+    """A list variable counts its items; a single object (coerced into a list of one) counts 1."""
+    return len(value) if isinstance(value, list) else int(value is not None)

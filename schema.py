@@ -11,9 +11,10 @@ import asyncio
 import logging
 import math
 import re
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from graphql import (
     GraphQLList,
@@ -69,10 +70,17 @@ def build(registry: Registry) -> GraphQLSchema:
 async def resolve_wallet_positions(
     _root: Any, info: GraphQLResolveInfo, inputs: list[dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
+    """Every valid input's fetch starts at once, one task per distinct input; the answer is built
+    when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
+    another field of the request may share them."""
     context: RequestContext = info.context
-    outcomes = await asyncio.gather(*(_resolve_input(context, item, info.schema) for item in inputs))
+    started = [_start(context, item) for item in inputs]
+    fetches = {id(future): future for future in started if isinstance(future, asyncio.Future)}
+    if fetches:
+        await asyncio.wait(fetches.values())
     data, errors = [], []
-    for position, error in outcomes:
+    for item, outcome in zip(inputs, started):
+        position, error = _outcome(context, item, outcome, info.schema)
         if error is None:
             data.append(position)
             context.outcomes.append("OK")
@@ -82,68 +90,122 @@ async def resolve_wallet_positions(
     return {"data": data, "errors": errors}
 
 
-async def _resolve_input(
-    context: RequestContext, item: dict[str, Any], schema: GraphQLSchema
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def _start(context: RequestContext, item: dict[str, Any]) -> asyncio.Future[dict[str, Any]] | PositionError:
+    """The input's fetch, started or joined (identical inputs share one, even across aliases), or
+    why the input is refused."""
     name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
     try:
         protocol = _validate(context.registry, name, chain_id, address)
-        key = (protocol.name, chain_id, address)
-        if key not in context.fetches:
-            context.fetches[key] = shared_future(_fetch(protocol, chain_id, address, context))
+    except PositionError as exc:
+        return exc
+    key = (protocol.name, chain_id, address)
+    if key not in context.fetches:
+        context.fetches[key] = shared_future(_fetch(protocol, chain_id, address, context))
+    return context.fetches[key]
+
+
+def _outcome(
+    context: RequestContext, item: dict[str, Any], started: asyncio.Future[dict[str, Any]] | PositionError,
+    schema: GraphQLSchema,
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
+    failure = started if isinstance(started, PositionError) else started.exception()
+    if failure is None:
+        assert isinstance(started, asyncio.Future)
+        protocol = context.registry[name.lower()]
         position = {
-            **await asyncio.shield(context.fetches[key]),
+            **started.result(),
             "__typename": protocol.type_name,
             "protocol": protocol.name,
             "chainId": chain_id,
             "walletAddress": address,
         }
         problem = nonconformity(position, schema.type_map[protocol.type_name])
-        if problem:
-            log.error("%s fetch returned an object that does not fit its type: %s", protocol.name, problem)
-            raise PositionError(INTERNAL_ERROR)
-    except PositionError as exc:
-        log.warning("input failed: %s on chain %d: %s %s", _shorten(name), chain_id, exc.code, exc.message)
-        known = context.registry.get(name.lower())
-        return None, {
-            "protocol": known.name if known else _shorten(name),
-            "chainId": chain_id,
-            "walletAddress": _shorten(address, 64),
-            "error": {"code": exc.code, "message": exc.message, "retryable": exc.retryable},
-        }
-    return position, None
+        if problem is None:
+            return position, None
+        log.error("%s fetch returned an object that does not fit its type: %s", protocol.name, problem)
+        failure = PositionError(INTERNAL_ERROR)
+    assert isinstance(failure, PositionError), failure
+    log.warning("input failed: %s on chain %d: %s %s", _shorten(name), chain_id, failure.code, failure.message)
+    known = context.registry.get(name.lower())
+    return None, {
+        "protocol": known.name if known else _shorten(name),
+        "chainId": chain_id,
+        "walletAddress": _shorten(address, 64),
+        "error": {"code": failure.code, "message": failure.message, "retryable": failure.retryable},
+    }
 
 
-def nonconformity(value: Any, graphql_type: GraphQLType, path: str = "") -> str | None:
+def nonconformity(value: Any, graphql_type: GraphQLType) -> str | None:
     """Where `value` breaks `graphql_type` (a missing non-null field, a wrong scalar), or None.
 
     Checked per input, so that one adapter's bad object becomes that input's UNKNOWN_ERROR
-    instead of a null that GraphQL would propagate up to the whole result.
+    instead of a null that GraphQL would propagate up to the whole result. The check of each type
+    is built once (a closure per field), and the path is spelled only for a problem found.
     """
+    problem = _checker(graphql_type)(value)
+    if problem is None:
+        return None
+    what, *path = problem
+    return f"{''.join(reversed(path)) or 'value'} {what}"
+
+
+Problem = list[str]
+"""What is wrong, then the path to it from the inside out."""
+Check = Callable[[Any], "Problem | None"]
+_CHECKS: weakref.WeakKeyDictionary[GraphQLType, Check] = weakref.WeakKeyDictionary()
+
+
+def _checker(graphql_type: GraphQLType) -> Check:
+    check = _CHECKS.get(graphql_type)
+    if check is None:
+        check = _CHECKS[graphql_type] = _build_checker(graphql_type)
+    return check
+
+
+def _build_checker(graphql_type: GraphQLType) -> Check:
     if isinstance(graphql_type, GraphQLNonNull):
-        if value is None:
-            return f"{path or 'value'} is null"
-        return nonconformity(value, graphql_type.of_type, path)
-    if value is None:
-        return None
+        inner = _checker(graphql_type.of_type)
+        return lambda value: ["is null"] if value is None else inner(value)
     if isinstance(graphql_type, GraphQLList):
-        if not isinstance(value, list):
-            return f"{path} is not a list"
-        for index, item in enumerate(value):
-            if problem := nonconformity(item, graphql_type.of_type, f"{path}[{index}]"):
-                return problem
-        return None
+        return _list_checker(_checker(graphql_type.of_type))
     if isinstance(graphql_type, GraphQLObjectType):
-        if not isinstance(value, dict):
-            return f"{path} is not an object"
-        for field_name, field_def in graphql_type.fields.items():
-            if problem := nonconformity(value.get(field_name), field_def.type, f"{path}.{field_name}"):
+        return _object_checker([(name, _checker(field.type)) for name, field in graphql_type.fields.items()])
+    valid, problem = _SCALAR_CHECKS[graphql_type.name], f"is not a {graphql_type.name}"
+    return lambda value: None if value is None or valid(value) else [problem]
+
+
+def _list_checker(item: Check) -> Check:
+    def check(value: Any) -> Problem | None:
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            return ["is not a list"]
+        for index, element in enumerate(value):
+            if (problem := item(element)) is not None:
+                problem.append(f"[{index}]")
                 return problem
         return None
-    return None if _SCALAR_CHECKS[graphql_type.name](value) else f"{path} is not a {graphql_type.name}"
+
+    return check
 
 
-_SCALAR_CHECKS = {
+def _object_checker(fields: list[tuple[str, Check]]) -> Check:
+    def check(value: Any) -> Problem | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            return ["is not an object"]
+        for name, field in fields:
+            if (problem := field(value.get(name))) is not None:
+                problem.append(f".{name}")
+                return problem
+        return None
+
+    return check
+
+
+_SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
     "String": lambda v: isinstance(v, str),
     "Boolean": lambda v: isinstance(v, bool),
     "Int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31,

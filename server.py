@@ -249,7 +249,7 @@ async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
     except TimeoutError:
         raise graphql_http.RequestError.single(
             408, f"The request body did not arrive in {settings.body_timeout:g} s.", "REQUEST_TIMEOUT") from None
-    operation = await request.app[PREPARER].prepare(body, request.app[SCHEMA], settings.enable_introspection)
+    operation = await request.app[PREPARER].prepare(body, settings.enable_introspection)
     record = request[ACCESS]
     record.inputs = operation.inputs
     deadline = asyncio.get_running_loop().time() + settings.input_timeout
@@ -320,7 +320,8 @@ def create_app(settings: Settings, registry: Registry | None = None,
     app[KEYS] = keys
     app[LIMITER] = RateLimiter(settings.rate_limit, settings.rate_window, clock)
     app[SCHEMA] = schema.build(registry)
-    app[PREPARER] = graphql_http.Preparer(schema.SDL_PATH.read_text(encoding="utf-8"))
+    app[PREPARER] = graphql_http.Preparer(app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"),
+                                          settings.document_cache_size)
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
     app[CHAINS] = Chains(rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls, ChainConfig(
