@@ -37,7 +37,7 @@ from graphql.execution.collect_fields import FragmentDetails
 from graphql.execution.values import VariableValues, get_variable_values
 
 from immutable_cache import ImmutableCache, weight
-from projection import ProjectingExecutor
+from projection import ProjectingExecutor, Projection, selects_by_variables
 from limits import (MAX_INPUTS, MAX_TOKENS, DepthLimitRule, InputCount, IntrospectionDepthLimitRule,
                     NoIntrospectionRule, cost_problem, input_count)
 
@@ -82,13 +82,22 @@ class Operation:
     """A request's operation, checked, with its variables coerced (once: execution takes them)."""
 
     analysis: Analysis
-    node: OperationDefinitionNode
+    chosen: Chosen
     variables: VariableValues
     inputs: int
 
 
 def _bad_request(message: str, code: str = "BAD_REQUEST") -> RequestError:
     return RequestError.single(400, message, code)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """One operation of a document, with what every request choosing it can share."""
+
+    node: OperationDefinitionNode
+    count: InputCount
+    projection: Projection | None
 
 
 @dataclass
@@ -107,16 +116,24 @@ class Analysis:
     the operation is chosen and its inputs are counted, as for a document seen the first time."""
     fragments: dict[str, FragmentDefinitionNode] = field(default_factory=dict)
     fragment_details: dict[str, FragmentDetails] = field(default_factory=dict)
-    operations: dict[str | None, tuple[OperationDefinitionNode, InputCount]] = field(default_factory=dict)
+    operations: dict[str | None, Chosen] = field(default_factory=dict)
     """By operationName: only names the document defines get here, so it stays small."""
 
-    def operation(self, name: str | None) -> tuple[OperationDefinitionNode, InputCount]:
+    def operation(self, name: str | None, schema: GraphQLSchema) -> Chosen:
         known = self.operations.get(name)
         if known is None:
             assert self.document is not None
             operation = _operation(self.document, name)
-            known = self.operations[name] = (operation, input_count(operation, self.fragments))
+            shared = not selects_by_variables(operation, self.fragments)
+            known = self.operations[name] = Chosen(
+                operation, input_count(operation, self.fragments),
+                Projection(schema, self.fragment_details, operation) if shared else None)
         return known
+
+    def projection(self, chosen: Chosen, schema: GraphQLSchema) -> Projection:
+        """The operation's compiled projection: shared by every request where no variable can
+        change what it selects, else compiled for this request."""
+        return chosen.projection or Projection(schema, self.fragment_details, chosen.operation)
 
     @property
     def weight(self) -> int:
@@ -168,19 +185,19 @@ def checked(params: dict[str, Any], analysis: Analysis, schema: GraphQLSchema) -
     validation errors, the variables' coercion, and the inputs counted on the coerced variables."""
     if analysis.refusal is not None:
         raise analysis.refusal.again()
-    operation, count = analysis.operation(params["operationName"])
-    _check_inputs(count(params["variables"]))
+    chosen = analysis.operation(params["operationName"], schema)
+    _check_inputs(chosen.count(params["variables"]))
     if analysis.invalid is not None:
         raise analysis.invalid.again()
     try:
-        coerced = get_variable_values(schema, operation.variable_definitions or (), params["variables"])
+        coerced = get_variable_values(schema, chosen.node.variable_definitions or (), params["variables"])
     except RecursionError:
         raise _too_deep() from None
     if isinstance(coerced, list):
         raise RequestError.from_graphql(coerced, "BAD_USER_INPUT")
-    inputs = count(coerced.coerced)
+    inputs = chosen.count(coerced.coerced)
     _check_inputs(inputs)
-    return Operation(analysis, operation, coerced, inputs)
+    return Operation(analysis, chosen, coerced, inputs)
 
 
 def prepare(body: bytes, schema: GraphQLSchema, introspection: bool) -> Operation:
@@ -333,10 +350,11 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
 
 async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> dict[str, Any]:
     """Execute a prepared operation; resolver bugs are logged and shown only as a generic error."""
-    analysis = operation.analysis
+    analysis, chosen = operation.analysis, operation.chosen
     result = ProjectingExecutor(
-        schema, analysis.fragments, analysis.fragment_details, None, context, operation.node, operation.variables,
-        default_field_resolver, default_type_resolver, default_field_resolver).execute_operation()
+        schema, analysis.fragments, analysis.fragment_details, None, context, chosen.node, operation.variables,
+        default_field_resolver, default_type_resolver, default_field_resolver,
+        projection=analysis.projection(chosen, schema)).execute_operation()
     if inspect.isawaitable(result):
         result = await result
     payload = result.formatted

@@ -1,0 +1,32 @@
+"""The access line written out directly (server.access_line) is the line JsonFormatter makes of
+the same record, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import server
+
+CODES = st.sampled_from(["OK", "VALIDATION_ERROR", "TIMEOUT", "NETWORK_ERROR"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(created=st.floats(0, 4e9), method=st.text(max_size=12), path=st.text(max_size=40),
+       status=st.integers(100, 599), duration=st.floats(0, 1e6).map(lambda d: round(d, 3)),
+       key_id=st.none() | st.text("0123456789abcdef", min_size=12, max_size=12), inputs=st.integers(0, 5),
+       outcomes=st.lists(CODES, max_size=5), rpc=st.integers(0, 10**6), refused=st.none() | st.text(max_size=20))
+def test_the_access_line_is_what_the_formatter_makes(created, method, path, status, duration, key_id, inputs,
+                                                   outcomes, rpc, refused):
+    fields = {"method": method, "path": path, "status": status, "duration_ms": duration, "key_id": key_id,
+              "inputs": inputs, "outcomes": outcomes, "rpc_requests": rpc, "rpc_subcalls": 2 * rpc}
+    if refused is not None:
+        fields["refused"] = refused
+    record = logging.LogRecord("wallet_positions.access", logging.INFO, __file__, 0, "request", (), None)
+    record.created, record.fields = created, fields
+    expected = server.JsonFormatter().format(record)
+    assert server.access_line(created, fields) == expected
+    assert json.loads(expected)["path"] == path
