@@ -37,9 +37,9 @@ from graphql.execution.collect_fields import FragmentDetails
 from graphql.execution.values import VariableValues, get_variable_values
 
 from immutable_cache import ImmutableCache, weight
-from projection import ProjectingExecutor, Projection, selects_by_variables
 from limits import (MAX_INPUTS, MAX_TOKENS, DepthLimitRule, InputCount, IntrospectionDepthLimitRule,
                     NoIntrospectionRule, cost_problem, input_count)
+from projection import ProjectingExecutor, Projection, selects_by_variables
 
 log = logging.getLogger("wallet_positions.graphql")
 

@@ -75,7 +75,7 @@ async def resolve_wallet_positions(
     another field of the request may share them."""
     context: RequestContext = info.context
     started = [_start(context, item) for item in inputs]
-    fetches = {id(future): future for future in started if isinstance(future, asyncio.Future)}
+    fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
     if fetches:
         await asyncio.wait(fetches.values())
     data, errors = [], []
@@ -90,9 +90,12 @@ async def resolve_wallet_positions(
     return {"data": data, "errors": errors}
 
 
-def _start(context: RequestContext, item: dict[str, Any]) -> asyncio.Future[dict[str, Any]] | PositionError:
-    """The input's fetch, started or joined (identical inputs share one, even across aliases), or
-    why the input is refused."""
+Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
+
+
+def _start(context: RequestContext, item: dict[str, Any]) -> Started:
+    """The input's protocol and fetch, started or joined (identical inputs share one, even across
+    aliases), or why the input is refused."""
     name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
     try:
         protocol = _validate(context.registry, name, chain_id, address)
@@ -101,20 +104,19 @@ def _start(context: RequestContext, item: dict[str, Any]) -> asyncio.Future[dict
     key = (protocol.name, chain_id, address)
     if key not in context.fetches:
         context.fetches[key] = shared_future(_fetch(protocol, chain_id, address, context))
-    return context.fetches[key]
+    return protocol, context.fetches[key]
 
 
 def _outcome(
-    context: RequestContext, item: dict[str, Any], started: asyncio.Future[dict[str, Any]] | PositionError,
-    schema: GraphQLSchema,
+    context: RequestContext, item: dict[str, Any], started: Started, schema: GraphQLSchema,
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
-    failure = started if isinstance(started, PositionError) else started.exception()
+    failure = started if isinstance(started, PositionError) else started[1].exception()
     if failure is None:
-        assert isinstance(started, asyncio.Future)
-        protocol = context.registry[name.lower()]
+        assert isinstance(started, tuple)
+        protocol, fetch = started
         position = {
-            **started.result(),
+            **fetch.result(),
             "__typename": protocol.type_name,
             "protocol": protocol.name,
             "chainId": chain_id,
@@ -196,8 +198,8 @@ def _object_checker(fields: list[tuple[str, Check]]) -> Check:
             return None
         if not isinstance(value, dict):
             return ["is not an object"]
-        for name, field in fields:
-            if (problem := field(value.get(name))) is not None:
+        for name, check_field in fields:
+            if (problem := check_field(value.get(name))) is not None:
                 problem.append(f".{name}")
                 return problem
         return None

@@ -18,6 +18,7 @@ import functools
 import gc
 import json
 import logging
+import math
 import multiprocessing
 import os
 import signal
@@ -448,9 +449,13 @@ LOG_ENCODER = json.JSONEncoder(default=str)
 
 
 def _timestamp(created: float) -> str:
-    """ISO 8601 in UTC to the millisecond; the part up to the second is formatted once a second."""
-    second = int(created)
-    return f"{_second(second)}.{int((created - second) * 1000):03d}+00:00"
+    """ISO 8601 in UTC to the millisecond, as datetime's isoformat gives it (microseconds rounded
+    half to even, then cut to milliseconds); the part up to the second is formatted once a second."""
+    second = math.floor(created)
+    micros = round((created - second) * 1_000_000)
+    if micros == 1_000_000:
+        second, micros = second + 1, 0
+    return f"{_second(second)}.{micros // 1000:03d}+00:00"
 
 
 @functools.lru_cache(maxsize=4)

@@ -125,7 +125,8 @@ def test_unwritable_keys_file_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.parametrize("flag, value", [("--input-timeout", "nan"), ("--rate-limit", "0"),
-                                         ("--port", "70000"), ("--enable-introspection", "maybe")])
+                                         ("--port", "70000"), ("--enable-introspection", "maybe"),
+                                         ("--document-cache-size", "0"), ("--document-cache-size", "many")])
 def test_bad_settings_exit_2_naming_the_setting(flag, value):
     import server
     assert server.main([flag, value]) == 2

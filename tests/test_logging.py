@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime, timezone
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,3 +31,10 @@ def test_the_access_line_is_what_the_formatter_makes(created, method, path, stat
     expected = server.JsonFormatter().format(record)
     assert server.access_line(created, fields) == expected
     assert json.loads(expected)["path"] == path
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(0, 4e9) | st.integers(0, 4 * 10**15).map(lambda micros: micros / 1e6))
+def test_the_timestamp_is_datetimes_isoformat(created):
+    assert server._timestamp(created) == datetime.fromtimestamp(created, timezone.utc).isoformat(
+        timespec="milliseconds")
