@@ -241,6 +241,10 @@ def has_credentials(headers: CIMultiDictProxy[str]) -> bool:
 
 def presented_key(headers: CIMultiDictProxy[str]) -> str:
     """The one key a request carries in `x-api-key` or `Authorization: Bearer`, or AuthError."""
+    if "Authorization" not in headers:
+        given = headers.getall("x-api-key", ())
+        if len(given) == 1 and (key := given[0].strip()):
+            return key
     from_header = {value.strip() for value in headers.getall("x-api-key", [])} - {""}
     bearer = set()
     for value in headers.getall("Authorization", []):

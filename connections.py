@@ -51,14 +51,20 @@ def log_refusal(status: int, refused: str) -> None:
 
 
 class Handler(RequestHandler):
-    """aiohttp's handler with a header deadline, a connection cap and quiet parser errors."""
+    """aiohttp's handler with a header deadline, a connection cap and quiet parser errors.
 
-    __slots__ = ("_limits", "_counted", "_header_timer")
+    The deadline is a time, not a timer per request: a request's first bytes set it and its parsed
+    headers clear it; and the one timer of the connection, when it fires, refuses the request or moves
+    on to the deadline set since. At many requests per second a keep-alive connection so pays for
+    a timer once per `header_timeout`, not once per request."""
+
+    __slots__ = ("_limits", "_counted", "_headers_due", "_header_timer")
 
     def __init__(self, manager: web.Server, limits: Limits, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
         self._limits = limits
         self._counted = False
+        self._headers_due: float | None = None
         self._header_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -72,24 +78,26 @@ class Handler(RequestHandler):
         self._limits.open += 1
         self._counted = True
         super().connection_made(transport)
-        self._arm()
+        self._expect_headers()
 
     def connection_lost(self, exc: BaseException | None) -> None:
         if not self._counted:
             return
         self._counted = False
         self._limits.open -= 1
-        self._disarm()
+        self._headers_due = None
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if not self._request_in_progress and self._header_timer is None:
-            self._arm()
+        if not self._request_in_progress and self._headers_due is None:
+            self._expect_headers()
+        parsed = self._request_count
         super().data_received(data)
-
-    async def _handle_request(self, request: Any, start_time: Any, request_handler: Any) -> Any:
-        self._disarm()
-        return await super()._handle_request(request, start_time, request_handler)
+        if self._request_count != parsed:
+            self._headers_due = None
 
     def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
                      message: str | None = None) -> web.StreamResponse:
@@ -103,19 +111,18 @@ class Handler(RequestHandler):
         response.force_close()
         return response
 
-    def _arm(self) -> None:
-        self._disarm()
-        loop = asyncio.get_running_loop()
-        self._header_timer = loop.call_later(self._limits.header_timeout, self._headers_late)
-
-    def _disarm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-            self._header_timer = None
+    def _expect_headers(self) -> None:
+        self._headers_due = self._loop.time() + self._limits.header_timeout
+        if self._header_timer is None:
+            self._header_timer = self._loop.call_at(self._headers_due, self._headers_late)
 
     def _headers_late(self) -> None:
         self._header_timer = None
-        if self._request_in_progress or self.transport is None:
+        due = self._headers_due
+        if due is None or self._request_in_progress or self.transport is None:
+            return
+        if self._loop.time() < due:
+            self._header_timer = self._loop.call_at(due, self._headers_late)
             return
         self.transport.write(raw_response(408, "Request Timeout", "The request's headers did not arrive in "
                                           f"{self._limits.header_timeout:g} s.", "REQUEST_TIMEOUT"))

@@ -15,7 +15,7 @@ import math
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from graphql import (
     DocumentNode,
@@ -54,8 +54,7 @@ fields, 260 tokens."""
 POLICY_NAME = "default"
 
 
-@dataclass(frozen=True)
-class RateDecision:
+class RateDecision(NamedTuple):
     allowed: bool
     quota: int
     window: int

@@ -168,39 +168,33 @@ async def handle(request: web.Request, handler: Callable[[web.Request], Awaitabl
     record = request[ACCESS] = AccessRecord()
     inflight = request.app[INFLIGHT]
     inflight.enter()
+    response: web.StreamResponse | None = None
     try:
-        response = await _json_errors(request, handler)
-        status = response.status
-        return response
-    except asyncio.CancelledError:
-        status, refused = 503, "SHUTDOWN"
-        raise
-    finally:
-        inflight.leave()
-        _log_access(request, record, status, started, refused)
-
-
-async def _json_errors(request: web.Request,
-                       handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-    try:
-        return await handler(request)
+        response = await handler(request)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
         headers = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
-        return json_response(error_body(exc.reason, STATUS_CODES.get(exc.status, f"HTTP_{exc.status}")),
-                             exc.status, headers=headers)
+        response = json_response(error_body(exc.reason, STATUS_CODES.get(exc.status, f"HTTP_{exc.status}")),
+                                 exc.status, headers=headers)
+    except asyncio.CancelledError:
+        status, refused = 503, "SHUTDOWN"
+        raise
     except Exception:
         log.exception("unhandled error on %s %s", auth.redact(request.method), auth.redact(request.path))
-        return json_response(error_body("Internal server error; it has been logged.", "INTERNAL_SERVER_ERROR"),
-                             500)
+        response = json_response(error_body("Internal server error; it has been logged.", "INTERNAL_SERVER_ERROR"),
+                                 500)
+    finally:
+        inflight.leave()
+        _log_access(request, record, status if response is None else response.status, started, refused)
+    return response
 
 
 def _log_access(request: web.Request, record: AccessRecord, status: int, started: float,
                 refused: str | None = None) -> None:
     """One line per request, made cheaply: only the method and the path come from the client, so
     only they are redacted; the JSON line is written out directly (access_line), once; and the
-    record is made and handled without Logger.info, whose search for the caller's file and line
+    record is filled from a template and handled without Logger.info, whose search for the caller's file and line
     (which no line shows) costs as much as the rest."""
     if not access_log.isEnabledFor(logging.INFO):
         return
@@ -217,10 +211,30 @@ def _log_access(request: web.Request, record: AccessRecord, status: int, started
     }
     if refused is not None:
         fields["refused"] = refused
-    entry = access_log.makeRecord(access_log.name, logging.INFO, __file__, 0, "request", (), None,
-                                  extra={"fields": fields})
-    entry.line = access_line(entry.created, fields)
-    access_log.handle(entry)
+    access_log.handle(_access_record(fields))
+
+
+def _access_record(fields: dict[str, Any]) -> logging.LogRecord:
+    """A LogRecord filled from a template made once: what LogRecord's constructor works out per
+    line (level name, file and module names, thread and process) is the same for every access
+    line, and working it out was a fifth of a rejection's cost."""
+    entry = logging.LogRecord.__new__(logging.LogRecord)
+    entry.__dict__.update(_ACCESS_TEMPLATE)
+    entry.created = created = time.time()
+    entry.msecs = int((created - int(created)) * 1000) + 0.0
+    entry.relativeCreated = _ACCESS_TEMPLATE["relativeCreated"] + (created - _ACCESS_TEMPLATE["created"]) * 1000
+    entry.fields = fields
+    entry.line = access_line(created, fields)
+    return entry
+
+
+def _access_template() -> dict[str, Any]:
+    """The attributes of an access record as LogRecord sets them (made again when configure_logging
+    changes what records hold)."""
+    return vars(logging.LogRecord(access_log.name, logging.INFO, __file__, 0, "request", (), None))
+
+
+_ACCESS_TEMPLATE = _access_template()
 
 
 def access_line(created: float, fields: dict[str, Any]) -> str:
@@ -466,6 +480,7 @@ def _second(second: int) -> str:
 def configure_logging() -> None:
     """JSON lines on stderr. LogRecords skip the thread and process names, which no line shows."""
     logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
+    _ACCESS_TEMPLATE.update(_access_template())
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)

@@ -81,6 +81,26 @@ async def test_a_body_that_does_not_arrive_in_time_gets_408(listen, api_key):
     assert b"Connection: close" in answer
 
 
+async def test_the_next_request_on_a_kept_alive_connection_gets_its_own_header_deadline(listen):
+    """The connection's timer was set by the first request; the second's deadline counts from its
+    own first bytes, so the timer must move on instead of refusing early."""
+    port = await listen(header_timeout=0.5)
+    loop = asyncio.get_running_loop()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    await reader.readexactly(length)
+    assert head.startswith(b"HTTP/1.1 200")
+    await asyncio.sleep(0.3)
+    started = loop.time()
+    writer.write(b"POST /graphql HTTP/1.1\r\nHost: x\r\n")
+    answer = await asyncio.wait_for(reader.read(), 5)
+    writer.close()
+    assert status_and_body(answer)[0] == 408
+    assert loop.time() - started > 0.45, "refused by the first request's deadline"
+
+
 async def test_a_slow_but_steady_request_within_the_deadlines_is_served(listen, api_key):
     port = await listen(header_timeout=1.0, body_timeout=1.0)
     body = b'{"query": "{ __typename }"}'

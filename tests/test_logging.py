@@ -38,3 +38,18 @@ def test_the_access_line_is_what_the_formatter_makes(created, method, path, stat
 def test_the_timestamp_is_datetimes_isoformat(created):
     assert server._timestamp(created) == datetime.fromtimestamp(created, timezone.utc).isoformat(
         timespec="milliseconds")
+
+
+def test_the_access_record_from_the_template_is_what_logging_makes():
+    """Every attribute a handler or formatter may read, as LogRecord's own constructor sets it."""
+    fields = {"method": "POST", "path": "/graphql", "status": 200, "duration_ms": 1.5, "key_id": None,
+              "inputs": 1, "outcomes": ["OK"], "rpc_requests": 0, "rpc_subcalls": 0}
+    made = server._access_record(fields)
+    reference = logging.LogRecord("wallet_positions.access", logging.INFO, server.__file__, 0, "request", (), None)
+    times = {"created", "msecs", "relativeCreated"}
+    assert {k: v for k, v in vars(made).items() if k not in times | {"fields", "line"}} == \
+        {k: v for k, v in vars(reference).items() if k not in times}
+    assert 0 <= reference.created - made.created < 5
+    assert made.msecs == int((made.created - int(made.created)) * 1000)
+    assert abs((reference.relativeCreated - made.relativeCreated) - (reference.created - made.created) * 1000) < 1e-3
+    assert made.getMessage() == "request" and made.line == server.access_line(made.created, fields)
