@@ -3,7 +3,7 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own
 published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
 shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave",
-"compound") replaces the built-in one, and "priceFeeds" entries are added or replaced token by
+"compound", "pendle") replaces the built-in one, and "priceFeeds" entries are added or replaced token by
 token. A chain that only the file lists (a local devnet) is served like any other.
 """
 
@@ -77,12 +77,21 @@ class CompoundAddresses:
 
 
 @dataclass(frozen=True)
+class PendleAddresses:
+    market_factories: tuple[Deployment, ...]
+    """Every market factory version: markets are created by their CreateNewMarket events."""
+    yield_contract_factories: tuple[Deployment, ...]
+    """Every yield-contract factory version: PT and YT pairs by their CreateYieldContract events."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
     morpho: MorphoAddresses | None
     aave: tuple[AaveMarket, ...]
     compound: CompoundAddresses | None
+    pendle: PendleAddresses | None
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
     currency_feeds: Mapping[str, PriceFeed] = field(default_factory=dict)
@@ -132,6 +141,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         morpho=_morpho(value["morpho"], f"{where} morpho") if "morpho" in value else None,
         aave=_aave(value.get("aave", []), f"{where} aave"),
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
+        pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
         currency_feeds={currency: _feed(feed, f"{where} currencyFeeds {currency}")
@@ -183,6 +193,12 @@ def _compound(value: Any, where: str) -> CompoundAddresses:
                                    str(market.get("priceCurrency", "USD"))))
     rewards = _address(value["rewards"], f"{where} rewards") if value.get("rewards") else None
     return CompoundAddresses(rewards, tuple(markets))
+
+
+def _pendle(value: Any, where: str) -> PendleAddresses:
+    value = _object(value, where)
+    return PendleAddresses(_deployments(value.get("marketFactories", []), f"{where} marketFactories"),
+                           _deployments(value.get("yieldContractFactories", []), f"{where} yieldContractFactories"))
 
 
 def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:

@@ -45,7 +45,7 @@ from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
-from sweep import sweep
+from sweep import balances, swept_balances, sweep
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
@@ -332,13 +332,13 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     if view.complete:
         held = view.keys(wallet)
-        discovery = asyncio.gather(_balances(morpho, _of(view, "vault-v1", held), wallet),
-                                   _balances(morpho, _of(view, "vault-v2", held), wallet),
+        discovery = asyncio.gather(balances(reader, _of(view, "vault-v1", held), wallet, ctx.warnings, "vault"),
+                                   balances(reader, _of(view, "vault-v2", held), wallet, ctx.warnings, "vault"),
                                    _positions(morpho, _of(view, "market", held), wallet))
     else:
-        discovery = asyncio.gather(_swept_balances(morpho, [e.key for e in view.of("vault-v1")], wallet),
-                                   _swept_balances(morpho, [e.key for e in view.of("vault-v2")], wallet),
-                                   _swept_positions(morpho, wallet))
+        catalog = [[entry.key for entry in view.of(kind)] for kind in ("vault-v1", "vault-v2")]
+        discovery = asyncio.gather(*(swept_balances(reader, vaults, wallet, ctx.warnings, "vault")
+                                     for vaults in catalog), _swept_positions(morpho, wallet))
         ctx.warnings.add(PART_UNREADABLE, blue, (
             f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: every market and vault "
             f"created up to it was checked, later ones are not listed; they are once the index has caught up"))
@@ -475,31 +475,6 @@ def _market_params(data: bytes) -> MarketParams:
     """Decoded once per process: a chain's thousands of markets are listed by every request."""
     (params,) = decode([MARKET_PARAMS], data)
     return MarketParams(*params)
-
-
-async def _swept_balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:
-    """`balanceOf(wallet)` in every vault of the catalog, in bulk (sweep.py), while the index is
-    too far behind to say where to look; a vault whose call fails is left out with a warning."""
-    if not morpho.reader.endpoint.has_multicall:
-        return await _balances(morpho, vaults, wallet)
-    call = bytes.fromhex(erc20.BALANCE_OF.selector) + bytes(12) + bytes.fromhex(wallet[2:])
-    answers = await sweep(morpho.reader, [(vault, call) for vault in vaults])
-    balances = {}
-    for vault, data in zip(vaults, answers):
-        if data is None or len(data) != 32:
-            morpho.warnings.add(PART_UNREADABLE, vault, f"vault {vault} is left out: its balanceOf could not be read")
-        elif amount := int.from_bytes(data, "big"):
-            balances[vault] = amount
-    return balances
-
-
-async def _balances(morpho: MorphoReader, vaults: list[str], wallet: str) -> dict[str, int]:
-    """The wallet's shares in each vault that answers; a vault that cannot is left out with a warning."""
-    answers = await asyncio.gather(*(morpho.reader.call(vault, erc20.BALANCE_OF, wallet, label=f"vault {vault}")
-                                     for vault in vaults), return_exceptions=True)
-    morpho.warnings.survivors("vault", zip(vaults, answers))
-    return {vault: answer[0] for vault, answer in zip(vaults, answers)
-            if not isinstance(answer, BaseException) and answer[0]}
 
 
 async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: str,

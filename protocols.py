@@ -16,6 +16,7 @@ from typing import Callable, Mapping
 import aave
 import compound
 import morpho
+import pendle
 from addresses import ChainAddresses
 from event_index import Stream
 from fetch_context import FetchFunction
@@ -44,4 +45,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                          functools.partial(aave.fetch, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),
                              functools.partial(compound.fetch, addresses)),
+        "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),
+                           functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses)),
     }

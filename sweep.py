@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 
+import erc20
 from chain import MULTICALL3, ChainReader
 from errors import ProtocolError
+from position_warnings import PART_UNREADABLE, Warnings
 
 SWEEP_CALLS = 1_000
 """Sub-calls per aggregate3: a `position` call costs about 7,000 gas, so 7 M gas and about
@@ -71,3 +73,31 @@ def _decode(data: bytes, count: int) -> list[bytes | None]:
         return results
     except IndexError:
         raise ProtocolError("a bulk read returned undecodable aggregate3 data.") from None
+
+
+async def swept_balances(reader: ChainReader, tokens: list[str], wallet: str, warnings: Warnings,
+                         what: str) -> dict[str, int]:
+    """The wallet's non-zero `balanceOf` in every token of a catalog, in bulk; a token whose
+    sub-call fails is left out with a warning (`what` names it: "vault", "SY")."""
+    if not reader.endpoint.has_multicall:
+        return await balances(reader, tokens, wallet, warnings, what)
+    call = bytes.fromhex(erc20.BALANCE_OF.selector) + bytes(12) + bytes.fromhex(wallet[2:])
+    answers = await sweep(reader, [(token, call) for token in tokens])
+    found = {}
+    for token, data in zip(tokens, answers):
+        if data is None or len(data) != 32:
+            warnings.add(PART_UNREADABLE, token, f"{what} {token} is left out: its balanceOf could not be read")
+        elif amount := int.from_bytes(data, "big"):
+            found[token] = amount
+    return found
+
+
+async def balances(reader: ChainReader, tokens: list[str], wallet: str, warnings: Warnings,
+                   what: str) -> dict[str, int]:
+    """The wallet's non-zero `balanceOf` in each token, one call each; a token that cannot answer
+    is left out with a warning."""
+    answers = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, wallet, label=f"{what} {token}")
+                                     for token in tokens), return_exceptions=True)
+    warnings.survivors(what, zip(tokens, answers))
+    return {token: answer[0] for token, answer in zip(tokens, answers)
+            if not isinstance(answer, BaseException) and answer[0]}

@@ -69,7 +69,7 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
         demo = [worlds.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
         override = worlds.addresses
         mixed = [("morpho", worlds.wallets["saver"]), ("aave", worlds.wallets["borrower"]),
-                 ("compound", worlds.wallets["borrower"]), ("aave", worlds.wallets["lender"]),
+                 ("compound", worlds.wallets["borrower"]), ("pendle", worlds.wallets["saver"]),
                  ("compound", worlds.wallets["saver"])]
         with tempfile.TemporaryDirectory() as folder:
             keys = Path(folder) / "keys.env"
@@ -84,7 +84,7 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
             await measure(app, key, [("balances", w) for w in wallets], requests, concurrency)
             print("\nscenario morpho: the demo wallets (markets, V1 and V2 vaults, nothing)")
             await measure(app, key, [("morpho", w) for w in demo], requests, concurrency)
-            print("\nscenario mixed: morpho, aave and compound inputs in one request")
+            print("\nscenario mixed: morpho, aave, compound and pendle inputs in one request")
             await measure(app, key, mixed, requests, concurrency)
     finally:
         node.stop()

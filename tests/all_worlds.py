@@ -1,12 +1,13 @@
-"""Every test world on one chain: the Morpho world, two Aave v3 markets and two Comets, in which
-the same demo wallets hold positions. The devnet and the fault-schedule property test use it."""
+"""Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets and two Pendle
+maturities, in which the same demo wallets hold positions. The devnet and the fault-schedule
+property test use it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from tests import aave_world, compound_world, morpho_world
+from tests import aave_world, compound_world, morpho_world, pendle_world
 from tests.evm import Anvil
 
 
@@ -19,6 +20,10 @@ class AllWorlds:
 
 
 def build(node: Anvil) -> AllWorlds:
+    """Pendle's world first: its maturities need time to pass, which the others' feeds would not survive."""
+    accounts = morpho_world.demo_wallets(node)
+    pendle = pendle_world.build(node, {"pendler": accounts["saver"], "former": accounts["depositor"],
+                                       "empty": accounts["empty"]})
     world = morpho_world.build(node, morpho_world.compile_all())
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
@@ -27,4 +32,6 @@ def build(node: Anvil) -> AllWorlds:
     data = world.addresses_override()
     data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
+    data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
+    data[chain]["priceFeeds"].update(pendle.addresses_override()[chain]["priceFeeds"])
     return AllWorlds(node, dict(world.wallets), data)

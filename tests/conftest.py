@@ -133,6 +133,14 @@ async def query_positions(api: Api, query: str, protocol: str, wallets: Any, cha
     return reply.body["data"]["walletPositions"]
 
 
+async def until_indexed(index: Any, stream: Any, node: Any) -> None:
+    """Wait (up to 20 s) for the background scan to store a stream up to the node's finalized block."""
+    for _ in range(400):
+        if index.progress(stream).covered_to == node.finalized_block():
+            return
+        await asyncio.sleep(0.05)
+
+
 def compounded_per_second(rate: int, scale: int, seconds: int = 365 * 24 * 3600) -> float:
     """(1 + rate / scale)^seconds - 1 with 60 significant digits: the reference for APY tests."""
     with localcontext() as context:

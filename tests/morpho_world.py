@@ -85,11 +85,17 @@ class MorphoWorld:
         self.node.send(self.usdc_feed, "set(int256,uint256)", answer, self.timestamp() - age)
 
 
+def demo_wallets(node: Anvil) -> dict[str, str]:
+    """The demo wallets by role: anvil accounts 1-6 (account 0 deploys)."""
+    return dict(zip(("lender", "borrower", "depositor", "saver", "empty", "borrower_b"), node.accounts[1:7]))
+
+
 def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     world = MorphoWorld(node)
-    owner, lender, borrower, depositor, saver, empty, borrower_b = node.accounts[:7]
-    world.wallets = {"lender": lender, "borrower": borrower, "depositor": depositor, "saver": saver,
-                     "empty": empty, "borrower_b": borrower_b}
+    owner = node.accounts[0]
+    world.wallets = demo_wallets(node)
+    lender, borrower, depositor, saver, borrower_b = (world.wallets[role] for role in
+                                                      ("lender", "borrower", "depositor", "saver", "borrower_b"))
     node.install_multicall(artifacts["Multicall3"])
     world.morpho = node.deploy(artifacts["Morpho"], ["address"], [owner])
     world.irm = node.deploy(artifacts["IrmMock"])

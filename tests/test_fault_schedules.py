@@ -34,7 +34,7 @@ from tests.evm import Anvil
 from tests.rpc_proxy import HEADER_NOT_FOUND, NODE_ERRORS, RpcProxy
 
 INPUTS = [("morpho", "lender"), ("morpho", "depositor"), ("aave", "borrower"), ("compound", "borrower"),
-          ("morpho", "saver")]
+          ("pendle", "saver")]
 METHODS = ("eth_blockNumber", "eth_chainId", "eth_getCode", "eth_call", "eth_getBlockByNumber", "eth_getLogs")
 
 
@@ -106,6 +106,9 @@ def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
     assert len(lender["marketPositions"]) == 2 and lender["warnings"] == []
     depositor = baseline["data"][("morpho", built.wallets["depositor"])]
     assert [w["code"] for w in depositor["warnings"]] == ["FIGURE_UNAVAILABLE"], "the Broken Vault, named"
+    pendler = baseline["data"][("pendle", built.wallets["saver"])]
+    assert [len(pendler[kind]) for kind in ("ptPositions", "ytPositions", "lpPositions", "syPositions")] == [2, 2, 1, 1]
+    assert pendler["warnings"] == []
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

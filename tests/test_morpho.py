@@ -21,7 +21,7 @@ import chain
 import morpho
 import server
 from tests import morpho_world as W
-from tests.conftest import query_positions, world_api
+from tests.conftest import query_positions, until_indexed, world_api
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
 
@@ -334,10 +334,7 @@ async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reache
     deployment = addresses.load(str(tmp_path / "a.json"))[node.chain_id].morpho
     index = api.app[server.CHAINS].indexes.file(node.chain_id)
     await positions(api, newcomer)
-    for _ in range(200):
-        if index.progress(morpho.stream(deployment)).covered_to == node.finalized_block():
-            break
-        await asyncio.sleep(0.05)
+    await until_indexed(index, morpho.stream(deployment), node)
     snapshot = node.rpc("evm_snapshot")
     try:
         W._fund(world, world.usdc, newcomer, 1_000 * W.USDC)

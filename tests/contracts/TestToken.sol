@@ -19,12 +19,14 @@ contract TestToken {
     }
 
     function mint(address to, uint256 amount) external {
+        _beforeTransfer(address(0), to);
         balanceOf[to] += amount;
         totalSupply += amount;
         emit Transfer(address(0), to, amount);
     }
 
     function transfer(address to, uint256 amount) external returns (bool) {
+        _beforeTransfer(msg.sender, to);
         balanceOf[msg.sender] -= amount;
         balanceOf[to] += amount;
         emit Transfer(msg.sender, to, amount);
@@ -38,11 +40,15 @@ contract TestToken {
 
     function transferFrom(address from, address to, uint256 amount) external returns (bool) {
         if (allowance[from][msg.sender] != type(uint256).max) allowance[from][msg.sender] -= amount;
+        _beforeTransfer(from, to);
         balanceOf[from] -= amount;
         balanceOf[to] += amount;
         emit Transfer(from, to, amount);
         return true;
     }
+
+    /// A hook for tokens that account per holder (TestSY's rewards).
+    function _beforeTransfer(address from, address to) internal virtual {}
 
     function alwaysReverts() external pure returns (uint256) {
         revert("TestToken: always reverts");

@@ -1,0 +1,238 @@
+"""The Pendle adapter against Pendle's own PT, YT and market contracts on anvil (tests/pendle_world.py).
+
+Every figure is compared with what Pendle's software says at the same block: RouterStatic's
+rates and its simulated user views (deployed from the same package), and Pendle's offchain math
+for the implied yield and the PT's exchange rate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+from datetime import datetime, timezone
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import addresses
+import pendle
+import server
+from tests import pendle_world as P
+from tests.conftest import query_positions, until_indexed, world_api
+from tests.evm import TOOLS, Anvil
+from tests.rpc_proxy import RpcProxy
+
+WAD = 10**18
+TOKEN = "{ address symbol name decimals }"
+COMMON = f"marketAddress chainId underlyingAsset {TOKEN} syTokenAddress balance balanceUsd impliedApy expiry " \
+         "expiryDate expired"
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on PendleWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
+    ptPositions {{ type {COMMON} ptToken {TOKEN} ptPrice ptDiscount }}
+    ytPositions {{ type {COMMON} ytToken {TOKEN} ytPrice accruedInterest {{ amount amountUsd }}
+                  rewards {{ token {TOKEN} amount amountUsd }} }}
+    lpPositions {{ type {COMMON} lpToken {TOKEN} lpPrice ptShare syShare }}
+    syPositions {{ type syTokenAddress chainId syToken {TOKEN} underlyingAsset {TOKEN} balance balanceUsd
+                  exchangeRate }} }} }}
+  errors {{ protocol chainId walletAddress error {{ code message retryable }} }} }} }}"""
+MARKET_STATE = ("address", "address", "address", "int256", "uint256",
+                "(int256,int256,int256,address,int256,uint256,uint256,uint256,uint256)")
+USER_INFO = "((address,uint256),(address,uint256),(address,uint256),(address,uint256)[])"
+"""RouterStatic's UserPYInfo (PT, YT, interest, rewards) and UserMarketInfo (LP, PT, SY, rewards)."""
+
+
+@pytest.fixture(scope="module")
+def world():
+    node = Anvil()
+    try:
+        yield P.build(node)
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+async def pendle_api(aiohttp_client, keys_file, api_key, world, tmp_path):
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
+
+
+async def positions(api, *wallets):
+    return await query_positions(api, QUERY, "pendle", wallets)
+
+
+def offchain_math(items: list[dict[str, int]]) -> list[dict[str, int]]:
+    done = subprocess.run(["node", str(Path(__file__).with_name("pendle_math.cjs")), str(TOOLS)],
+                          input=json.dumps([{k: str(v) for k, v in item.items()} for item in items]),
+                          capture_output=True, text=True, check=True, timeout=120)
+    return [{k: int(v) for k, v in answer.items()} for answer in json.loads(done.stdout)]
+
+
+def usd(amount_in_asset: Fraction, feed_answer: int = P.USDE_USD) -> float:
+    return float(amount_in_asset * feed_answer / 10 ** (18 + 8))
+
+
+def close(value: float | None, expected: float, relative: float = 1e-12) -> bool:
+    return value is not None and abs(value - expected) <= relative * abs(expected)
+
+
+def token(world, address: str, symbol: str) -> dict:
+    name = world.node.call(address, "name()", returns=["string"])
+    return {"address": address, "symbol": symbol, "name": name, "decimals": 18}
+
+
+async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(pendle_api, world):
+    (answer,) = (await positions(pendle_api, world.wallets["pendler"]))["data"]
+    block = answer["blockNumber"]
+    assert answer["warnings"] == [] and answer["protocol"] == "pendle" and answer["chainId"] == 31337
+    now = int(world.node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+    active, expired = world.active, world.expired
+    usde = token(world, world.tokens["USDE"], "USDE")
+
+    def static(signature, *args, returns=("uint256",)):
+        return world.static(signature, *args, returns=returns, block=block)
+
+    _, _, _, implied_yield, _, state = static("getMarketState(address)", active.market, returns=MARKET_STATE)
+    total_pt, total_sy, total_lp, *_, ln_rate = state
+    (oracle,) = offchain_math([{"lnImpliedRate": ln_rate, "timeToExpiry": active.expiry - now}])
+    assert oracle["impliedYield"] == implied_yield, "Pendle's offchain math and RouterStatic agree"
+    implied_apy = implied_yield / WAD - 1
+    pt_price = static("getPtToAssetRate(address)", active.market) / WAD
+    assert close(pt_price, WAD / oracle["assetToPtRate"])
+    expired_pt_price = static("getPtToAssetRate(address)", expired.market) / WAD
+
+    pts = {pt["ptToken"]["address"]: pt for pt in answer["ptPositions"]}
+    assert set(pts) == {active.pt, expired.pt}
+    live, done = pts[active.pt], pts[expired.pt]
+    assert live["type"] == "pendle-pt" and live["marketAddress"] == active.market and live["chainId"] == 31337
+    assert live["underlyingAsset"] == usde and live["syTokenAddress"] == world.sy
+    assert live["ptToken"] == token(world, active.pt, "PT-TEST")
+    assert live["balance"] == str(150 * WAD + 7)
+    assert close(live["impliedApy"], implied_apy) and close(live["ptPrice"], pt_price)
+    assert close(live["ptDiscount"], 1 - pt_price, 1e-10)
+    assert close(live["balanceUsd"], usd(Fraction(150 * WAD + 7) * Fraction(pt_price)))
+    assert live["expiry"] == active.expiry and live["expired"] is False
+    assert live["expiryDate"] == datetime.fromtimestamp(active.expiry, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert done["expired"] is True and done["impliedApy"] is None and done["marketAddress"] == expired.market
+    assert close(done["ptPrice"], expired_pt_price) and done["balance"] == str(40 * WAD)
+
+    pendler = world.wallets["pendler"]
+    yts = {yt["ytToken"]["address"]: yt for yt in answer["ytPositions"]}
+    assert set(yts) == {active.yt, expired.yt}
+    for maturity, balance in ((active, 120 * WAD + 3), (expired, 30 * WAD + 1)):
+        yt = yts[maturity.yt]
+        info = world.static("getUserPYInfo(address,address)", maturity.yt, pendler, returns=(USER_INFO,), block=block)
+        (_, pt_balance), (_, yt_balance), (sy, interest), rewards = info
+        assert yt["balance"] == str(yt_balance) == str(balance)
+        assert yt["accruedInterest"]["amount"] == str(interest) and interest > 0
+        assert close(yt["accruedInterest"]["amountUsd"], usd(Fraction(interest * 118, 100)))
+        assert [(r["token"]["address"], r["amount"]) for r in yt["rewards"]] == [(t, str(a)) for t, a in rewards]
+        assert rewards[0][1] > 0 and close(yt["rewards"][0]["amountUsd"], float(Fraction(rewards[0][1] * 2, WAD)))
+        yt_price = static("getYtToAssetRate(address)", maturity.market) / WAD
+        assert close(yt["ytPrice"], yt_price, 1e-9)
+        assert close(yt["balanceUsd"], usd(Fraction(balance) * Fraction(yt["ytPrice"])))
+    assert close(yts[active.yt]["impliedApy"], implied_apy) and yts[expired.yt]["impliedApy"] is None
+
+    (lp,) = answer["lpPositions"]
+    lp_balance = 50 * WAD + 11
+    (_, lp_held), (_, pt_share), (_, sy_share), _ = world.static(
+        "getUserMarketInfo(address,address)", active.market, pendler, returns=(USER_INFO,), block=block)
+    assert lp["type"] == "pendle-lp" and lp["marketAddress"] == active.market
+    assert lp["lpToken"]["address"] == active.market and lp["balance"] == str(lp_held) == str(lp_balance)
+    assert (lp["ptShare"], lp["syShare"]) == (str(pt_share), str(sy_share))
+    assert (pt_share, sy_share) == (lp_balance * total_pt // total_lp, lp_balance * total_sy // total_lp)
+    lp_price = static("getLpToAssetRate(address)", active.market) / WAD
+    assert close(lp["lpPrice"], lp_price) and close(lp["impliedApy"], implied_apy)
+    assert close(lp["balanceUsd"], usd(Fraction(lp_balance) * Fraction(lp["lpPrice"])))
+
+    (sy,) = answer["syPositions"]
+    assert sy == {"type": "pendle-sy", "syTokenAddress": world.sy, "chainId": 31337,
+                  "syToken": token(world, world.sy, "SY-USDE"), "underlyingAsset": usde, "balance": str(77 * WAD + 5),
+                  "balanceUsd": usd(Fraction((77 * WAD + 5) * 118, 100)), "exchangeRate": 1.18}
+
+
+async def test_a_yt_sold_after_interest_accrued_is_listed_with_the_interest_due(pendle_api, world):
+    (answer,) = (await positions(pendle_api, world.wallets["former"]))["data"]
+    (yt,) = answer["ytPositions"]
+    _, _, (_, interest), _ = world.static("getUserPYInfo(address,address)", world.active.yt, world.wallets["former"],
+                                          returns=(USER_INFO,), block=answer["blockNumber"])
+    assert yt["balance"] == "0" and yt["balanceUsd"] == 0.0
+    assert yt["accruedInterest"]["amount"] == str(interest) and interest > 0
+    assert answer["ptPositions"] == answer["lpPositions"] == answer["syPositions"] == []
+
+
+async def test_a_wallet_without_pendle_positions_gets_empty_lists(pendle_api, world):
+    (answer,) = (await positions(pendle_api, world.wallets["empty"]))["data"]
+    assert answer["warnings"] == []
+    assert answer["ptPositions"] == answer["ytPositions"] == answer["lpPositions"] == answer["syPositions"] == []
+
+
+async def test_a_broken_sy_leaves_positions_listed_with_its_figures_null_and_named(pendle_api, world):
+    world.node.send(world.sy, "setBroken(bool)", True)
+    try:
+        (answer,) = (await positions(pendle_api, world.wallets["pendler"]))["data"]
+    finally:
+        world.node.send(world.sy, "setBroken(bool)", False)
+    assert [len(answer[kind]) for kind in ("ptPositions", "ytPositions", "lpPositions", "syPositions")] == [2, 2, 1, 1]
+    for position in answer["ptPositions"] + answer["ytPositions"] + answer["lpPositions"]:
+        assert position["balanceUsd"] is None and position["impliedApy"] is None and position["expired"] is None
+    assert all(yt["accruedInterest"] is None and yt["rewards"] is None for yt in answer["ytPositions"])
+    assert answer["syPositions"][0]["exchangeRate"] is None and answer["syPositions"][0]["balanceUsd"] is None
+    named = {(w["code"], w["target"]) for w in answer["warnings"]}
+    assert ("FIGURE_UNAVAILABLE", world.sy) in named and ("FIGURE_UNAVAILABLE", world.active.market) in named
+    assert ("FIGURE_UNAVAILABLE", world.active.yt) in named
+
+
+async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches(
+        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """While the stored index is too far behind and its scan is slow, every PT, YT and LP of the
+    catalog it has is checked in bulk, and a warning says how far the index reaches."""
+    node, newcomer = world.node, world.node.accounts[16]
+    proxy = RpcProxy(node.url)
+    proxy.url = str((await aiohttp_server(proxy.app(), host="127.0.0.1")).make_url("/"))
+    path = world.write_addresses(tmp_path / "a.json")
+    api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4,
+                          input_timeout=4)
+    stream = pendle.stream(addresses.load(str(path))[node.chain_id].pendle)
+    index = api.app[server.CHAINS].indexes.file(node.chain_id)
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.mine(100)
+        await positions(api, newcomer)
+        await until_indexed(index, stream, node)
+        node.send(world.active.pt, "transfer(address,uint256)", newcomer, 5 * WAD)
+        node.mine(120)
+        proxy.method_delays = {"eth_getLogs": 10.0}
+        (entry,) = (await positions(api, newcomer))["data"]
+    finally:
+        proxy.method_delays = {}
+        node.rpc("evm_revert", snapshot)
+    found = [(pt["ptToken"]["address"], pt["balance"]) for pt in entry["ptPositions"]]
+    assert found == [(world.active.pt, str(5 * WAD))]
+    (warning,) = entry["warnings"]
+    assert warning["code"] == "PART_UNREADABLE" and warning["target"] == "pendle"
+    assert f"reaches block {index.progress(stream).covered_to} of {entry['blockNumber']}" in warning["message"]
+
+
+async def test_an_lp_of_a_market_whose_pt_no_listed_factory_made_is_left_out_and_named(
+        aiohttp_client, keys_file, api_key, world, tmp_path):
+    node, holder = world.node, world.node.accounts[15]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        other = node.deploy(P.compile_all()["TestPendleFactory"], ["address", "address"],
+                            [node.accounts[1], world.tokens["PENDLE"]])
+        now = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
+        stranger = P.maturity(node, dataclasses.replace(world, factory=other), now + 90 * P.DAY)
+        node.send(stranger.market, "transfer(address,uint256)", holder, 3 * WAD)
+        data = world.addresses_override()
+        data[str(node.chain_id)]["pendle"]["marketFactories"].append({"address": other, "startBlock": 0})
+        path = tmp_path / "a.json"
+        path.write_text(json.dumps(data))
+        api = await world_api(aiohttp_client, keys_file, api_key, path, node)
+        (entry,) = (await positions(api, holder))["data"]
+    finally:
+        node.rpc("evm_revert", snapshot)
+    assert entry["lpPositions"] == []
+    (warning,) = entry["warnings"]
+    assert warning["code"] == "PART_UNREADABLE" and warning["target"] == stranger.market
+    assert stranger.pt in warning["message"] and "not from a known yield-contract factory" in warning["message"]
