@@ -40,7 +40,9 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
   data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares assetsUsd apy }
     vaultV2Positions { shares assetsUsd apy } marketPositions { supplyAssets borrowAssets healthFactor } }
     ... on AaveWalletPositions { marketStates { healthFactor } supplyPositions { balanceUsd apy } }
-    ... on CompoundWalletPositions { borrowPositions { debtUsd borrowCapacityUsd } rewardPositions { accrued } } }
+    ... on CompoundWalletPositions { borrowPositions { debtUsd borrowCapacityUsd } rewardPositions { accrued } }
+    ... on PendleWalletPositions { ptPositions { balanceUsd impliedApy } ytPositions { accruedInterest { amount } }
+      lpPositions { lpPrice } syPositions { balanceUsd } } }
   errors { error { code message } } } }"""
 MIX = (1, 3, 5)
 """Inputs per query, cycled."""
