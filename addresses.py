@@ -3,7 +3,7 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own
 published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
 shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave",
-"compound", "pendle") replaces the built-in one, and "priceFeeds" entries are added or replaced token by
+"compound", "pendle", "fluid") replaces the built-in one, and "priceFeeds" entries are added or replaced token by
 token. A chain that only the file lists (a local devnet) is served like any other.
 """
 
@@ -85,6 +85,14 @@ class PendleAddresses:
 
 
 @dataclass(frozen=True)
+class FluidAddresses:
+    lending_resolver: str
+    """Fluid's LendingResolver: every fToken with a wallet's shares."""
+    vault_resolver: str
+    """Fluid's VaultResolver: a wallet's vault position NFTs with their vaults' data."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -92,6 +100,7 @@ class ChainAddresses:
     aave: tuple[AaveMarket, ...]
     compound: CompoundAddresses | None
     pendle: PendleAddresses | None
+    fluid: FluidAddresses | None
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
     currency_feeds: Mapping[str, PriceFeed] = field(default_factory=dict)
@@ -142,6 +151,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         aave=_aave(value.get("aave", []), f"{where} aave"),
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
+        fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
         currency_feeds={currency: _feed(feed, f"{where} currencyFeeds {currency}")
@@ -199,6 +209,12 @@ def _pendle(value: Any, where: str) -> PendleAddresses:
     value = _object(value, where)
     return PendleAddresses(_deployments(value.get("marketFactories", []), f"{where} marketFactories"),
                            _deployments(value.get("yieldContractFactories", []), f"{where} yieldContractFactories"))
+
+
+def _fluid(value: Any, where: str) -> FluidAddresses:
+    value = _object(value, where)
+    return FluidAddresses(*(_address(value.get(field), f"{where} {field}")
+                            for field in ("lendingResolver", "vaultResolver")))
 
 
 def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:

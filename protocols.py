@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 
 import aave
 import compound
+import fluid
 import morpho
 import pendle
 from addresses import ChainAddresses
@@ -45,6 +46,8 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                          functools.partial(aave.fetch, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),
                              functools.partial(compound.fetch, addresses)),
+        "fluid": Protocol("fluid", "FluidWalletPositions", fluid.chains(addresses),
+                          functools.partial(fluid.fetch, addresses)),
         "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),
                            functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses)),
     }

@@ -4,8 +4,8 @@
 
 Starts anvil on a loopback port, deploys the test Morpho world (the real Morpho Blue from its npm
 package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), two real Aave
-v3 markets (from Aave's npm artifacts), two Comet test markets and two Pendle maturities (Pendle's
-own PT, YT and market from its npm artifacts), in which the same demo wallets hold positions,
+v3 markets (from Aave's npm artifacts), two Comet test markets, two Pendle maturities (Pendle's
+own PT, YT and market from its npm artifacts) and Fluid resolvers, in which the same demo wallets hold positions,
 writes the
 addresses file that points the service at both, prints the environment for `python server.py`
 and the demo wallets, and keeps the chain up until interrupted.
@@ -37,7 +37,8 @@ def main() -> None:
         path.write_text(json.dumps(worlds.addresses, indent=2))
         print(f"export RPC_URL_{node.chain_id}={node.url}")
         print(f"export ADDRESSES_FILE={path}")
-        print(f"# chain id {node.chain_id}; demo wallets (protocols \"morpho\", \"aave\", \"compound\", \"pendle\"):")
+        protocols = ", ".join(f'"{name}"' for name in ("morpho", "aave", "compound", "pendle", "fluid"))
+        print(f"# chain id {node.chain_id}; demo wallets (protocols {protocols}):")
         for role, wallet in worlds.wallets.items():
             print(f"#   {role:<10} {wallet}")
         print("# Ctrl-C stops the chain.", flush=True)

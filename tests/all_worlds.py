@@ -1,13 +1,13 @@
-"""Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets and two Pendle
-maturities, in which the same demo wallets hold positions. The devnet and the fault-schedule
-property test use it."""
+"""Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
+maturities and Fluid's resolvers, in which the same demo wallets hold positions. The devnet and
+the fault-schedule property test use it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from tests import aave_world, compound_world, morpho_world, pendle_world
+from tests import aave_world, compound_world, fluid_world, morpho_world, pendle_world
 from tests.evm import Anvil
 
 
@@ -27,11 +27,14 @@ def build(node: Anvil) -> AllWorlds:
     world = morpho_world.build(node, morpho_world.compile_all())
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
+    fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
     world.set_feed(morpho_world.USDC_USD)
     chain = str(node.chain_id)
     data = world.addresses_override()
     data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
-    data[chain]["priceFeeds"].update(pendle.addresses_override()[chain]["priceFeeds"])
+    data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
+    for other in (pendle, fluid):
+        data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     return AllWorlds(node, dict(world.wallets), data)

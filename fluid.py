@@ -1,0 +1,202 @@
+"""Fluid: lending (fToken) and vault positions, read through Fluid's own resolvers.
+
+How each figure is derived (all at the request's pinned block; the README has the long form):
+
+- Lending: `LendingResolver.getUserPositions(wallet)` lists every fToken with the wallet's
+  shares; those with shares are held. Amount = the resolver's `underlyingAssets` (the fToken's
+  `convertToAssets`). Supply APR = `supplyRate` / 1e4 (Fluid's rates are percent with two
+  decimals: 100 = 1 %); rewards APR = `rewardsRate` / 1e14 (its own scale: 1e12 = 1 %); supply
+  APY = (1 + APR / 31,536,000)^31,536,000 - 1 over both.
+- Vaults: `VaultResolver.positionsByUser(wallet)`: one entry per position NFT with its vault's
+  data. Amounts are the resolver's (liquidation applied, dust debt left out): tokens on a normal
+  side, Fluid DEX shares on a smart side. Collateral factor and liquidation threshold = the
+  configs / 1e4; supply and borrow rates = `supplyRateVault` / 1e4 and `borrowRateVault` / 1e4,
+  APRs that may be negative (a smart side's own rate; the DEX's trading APR is not included).
+- Health = supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / borrow: the vault's
+  oracle gives debt units per collateral unit (tokens or DEX shares, decimals included, 1e27),
+  so both sides are compared in the debt's unit, as the vault's liquidation does.
+- USD: a normal side through the token's feed (prices.py); a smart side through the other side's
+  token and the vault's operate price; null when both sides are smart or no feed prices it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import erc20
+from abi import Function
+from addresses import ChainAddresses
+from chain import ChainReader, no_read
+from errors import ProtocolError
+from position_warnings import Warnings, outcome
+from prices import UsdPrice, usd_price
+
+if TYPE_CHECKING:
+    from fetch_context import FetchContext
+
+RATE_SCALE = 10**4
+"""Fluid's percent with two decimals: 10,000 = 100 %."""
+REWARDS_RATE_SCALE = 10**14
+"""The lending rewards model's scale: 1e12 = 1 %."""
+ORACLE_PRICE_SCALE = 10**27
+SECONDS_PER_YEAR = 365 * 24 * 3600
+
+USER_SUPPLY_DATA = "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)"
+GET_USER_POSITIONS = Function(
+    "getUserPositions(address)", "2a6bc2dd",
+    (f"((address,bool,bool,string,string,uint256,address,uint256,uint256,uint256,uint256,uint256,uint256,int256,"
+     f"{USER_SUPPLY_DATA}),(uint256,uint256,uint256,uint256))[]",))
+VAULT_ENTIRE_DATA = (
+    "(address,bool,bool,"
+    "(address,address,address,address,address,address,address,address,(address,address),(address,address),"
+    "uint256,uint256,bytes32,bytes32,bytes32,bytes32),"
+    "(uint16,uint16,uint16,uint16,uint16,uint16,uint16,uint16,address,uint256,uint256,address,uint256),"
+    "(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,int256,int256,int256,int256),"
+    "(uint256,uint256,uint256,uint256,uint256,uint256),"
+    "(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256),"
+    "(uint256,int256,uint256,uint256,uint256,uint256,(uint256,int256,uint256,uint256,uint256,uint256,int256)),"
+    f"{USER_SUPPLY_DATA},"
+    "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256))")
+POSITIONS_BY_USER = Function(
+    "positionsByUser(address)", "347ca8bb",
+    ("(uint256,address,bool,bool,int256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)[]",
+     f"{VAULT_ENTIRE_DATA}[]"))
+"""Fields by position: UserPosition (nftId, owner, isLiquidated, isSupplyPosition, tick, tickId,
+beforeSupply, beforeBorrow, beforeDustBorrow, supply, borrow, dustBorrow) and VaultEntireData
+(vault, isSmartCol, isSmartDebt, constantVariables, configs, exchangePricesAndRates, ...); the
+indices below name the ones read."""
+CONSTANTS, CONFIGS, RATES = 3, 4, 5
+SUPPLY_TOKEN, BORROW_TOKEN = 8, 9
+COLLATERAL_FACTOR, LIQUIDATION_THRESHOLD, ORACLE_PRICE_OPERATE, ORACLE_PRICE_LIQUIDATE = 2, 3, 9, 10
+SUPPLY_RATE_VAULT, BORROW_RATE_VAULT = 10, 11
+VAULT_TYPES = {(False, False): "standard", (True, False): "smart-collateral", (False, True): "smart-debt",
+               (True, True): "smart-collateral-and-debt"}
+
+
+class FluidReader:
+    """Token facts and prices of one input, shared through the request's reader."""
+
+    def __init__(self, reader: ChainReader, chain: ChainAddresses, warnings: Warnings) -> None:
+        self.reader = reader
+        self.chain = chain
+        self.warnings = warnings
+
+    async def token(self, token: str) -> dict[str, Any] | None:
+        read = self.reader.shared(("fluid", "token", token), lambda: erc20.token_info(self.reader, token))
+        return await self.warnings.optional(read, token, "the token's facts are")
+
+    async def price(self, token: str) -> UsdPrice | None:
+        read = self.reader.shared(("fluid", "price", token), lambda: usd_price(self.reader, self.chain, token))
+        return await self.warnings.optional(read, token, "its USD values are")
+
+
+async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
+    chain = addresses[chain_id]
+    deployment = chain.fluid
+    assert deployment is not None
+    reader = ctx.reader(chain_id)
+    fluid = FluidReader(reader, chain, ctx.warnings)
+    block, lending, vaults = await asyncio.gather(
+        reader.block_number(),
+        outcome(reader.call(deployment.lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver")),
+        outcome(reader.call(deployment.vault_resolver, POSITIONS_BY_USER, wallet, label="Fluid VaultResolver")))
+    if isinstance(lending, ProtocolError) and isinstance(vaults, ProtocolError):
+        raise lending
+    lending_positions: list[dict[str, Any]] = []
+    vault_positions: list[dict[str, Any]] = []
+    if isinstance(lending, ProtocolError):
+        ctx.warnings.left_out("Fluid lending, read through", deployment.lending_resolver, lending)
+    else:
+        (entries,) = lending
+        lending_positions = list(await asyncio.gather(*(_lending_position(fluid, details, position, chain_id)
+                                                        for details, position in entries if position[0])))
+    if isinstance(vaults, ProtocolError):
+        ctx.warnings.left_out("Fluid vaults, read through", deployment.vault_resolver, vaults)
+    else:
+        positions, data = vaults
+        if len(positions) != len(data):
+            raise ProtocolError(f"Fluid VaultResolver gives {len(positions)} positions with {len(data)} vaults")
+        vault_positions = list(await asyncio.gather(*(_vault_position(fluid, position, vault, chain_id)
+                                                      for position, vault in zip(positions, data))))
+    return {"blockNumber": block, "lendingPositions": lending_positions, "vaultPositions": vault_positions}
+
+
+async def _lending_position(fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...],
+                            chain_id: int) -> dict[str, Any]:
+    ftoken, name, symbol, decimals, asset = details[0], details[3], details[4], details[5], details[6]
+    rewards_rate, supply_rate = details[11], details[12]
+    shares, assets = position[0], position[1]
+    underlying, price = await asyncio.gather(fluid.token(asset), fluid.price(asset))
+    supply_apr = supply_rate / RATE_SCALE
+    rewards_apr = rewards_rate / REWARDS_RATE_SCALE
+    return {"type": "fluid-lending", "fTokenAddress": ftoken, "chainId": chain_id,
+            "fToken": {"address": ftoken, "name": name, "symbol": symbol, "decimals": decimals},
+            "underlyingAsset": underlying, "shares": str(shares), "underlyingAmount": str(assets),
+            "underlyingAmountUsd": price.value(assets, underlying["decimals"]) if price and underlying else None,
+            "supplyApr": supply_apr, "rewardsApr": rewards_apr,
+            "supplyApy": _compounded(supply_apr + rewards_apr)}
+
+
+def _compounded(apr: float) -> float:
+    """(1 + APR / seconds)^seconds - 1: per-second compounding, as the other adapters quote APYs."""
+    return math.expm1(SECONDS_PER_YEAR * math.log1p(apr / SECONDS_PER_YEAR))
+
+
+async def _vault_position(fluid: FluidReader, position: tuple[Any, ...], vault: tuple[Any, ...],
+                          chain_id: int) -> dict[str, Any]:
+    smart_col, smart_debt = vault[1], vault[2]
+    constants, configs, rates = vault[CONSTANTS], vault[CONFIGS], vault[RATES]
+    supply, borrow = position[9], position[10]
+    col_tokens, debt_tokens = constants[SUPPLY_TOKEN], constants[BORROW_TOKEN]
+    threshold = configs[LIQUIDATION_THRESHOLD]
+    operate, liquidate = configs[ORACLE_PRICE_OPERATE], configs[ORACLE_PRICE_LIQUIDATE]
+    col_token, col_price, debt_token, debt_price, col_dex, debt_dex = await asyncio.gather(
+        fluid.token(col_tokens[0]) if not smart_col else no_read(),
+        fluid.price(col_tokens[0]) if not smart_col else no_read(),
+        fluid.token(debt_tokens[0]) if not smart_debt else no_read(),
+        fluid.price(debt_tokens[0]) if not smart_debt else no_read(),
+        _dex_tokens(fluid, col_tokens) if smart_col else no_read(),
+        _dex_tokens(fluid, debt_tokens) if smart_debt else no_read())
+    supply_usd = borrow_usd = None
+    if not smart_col:
+        supply_usd = _usd(col_price, col_token, supply)
+    elif not smart_debt and operate:
+        supply_usd = _usd(debt_price, debt_token, Fraction(supply * operate, ORACLE_PRICE_SCALE))
+    if not smart_debt:
+        borrow_usd = _usd(debt_price, debt_token, borrow)
+    elif not smart_col and operate:
+        borrow_usd = _usd(col_price, col_token, Fraction(borrow * ORACLE_PRICE_SCALE, operate))
+    health = None
+    if borrow and liquidate:
+        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / borrow)
+    return {
+        "type": "fluid-vault", "vaultAddress": vault[0], "chainId": chain_id, "nftId": str(position[0]),
+        "owner": position[1], "isLiquidated": position[2], "vaultType": VAULT_TYPES[(smart_col, smart_debt)],
+        "supplyToken": col_token, "supply": None if smart_col else str(supply),
+        "supplyShares": str(supply) if smart_col else None, "supplyDexTokens": col_dex, "supplyUsd": supply_usd,
+        "borrowToken": debt_token, "borrow": None if smart_debt else str(borrow),
+        "borrowShares": str(borrow) if smart_debt else None, "borrowDexTokens": debt_dex, "borrowUsd": borrow_usd,
+        "collateralFactor": configs[COLLATERAL_FACTOR] / RATE_SCALE,
+        "liquidationThreshold": threshold / RATE_SCALE,
+        "supplyRate": rates[SUPPLY_RATE_VAULT] / RATE_SCALE, "borrowRate": rates[BORROW_RATE_VAULT] / RATE_SCALE,
+        "healthFactor": health,
+    }
+
+
+async def _dex_tokens(fluid: FluidReader, pair: tuple[str, str]) -> list[dict[str, Any] | None]:
+    """The two tokens of a smart side's Fluid DEX."""
+    return list(await asyncio.gather(*(fluid.token(token) for token in pair)))
+
+
+def _usd(price: UsdPrice | None, token: dict[str, Any] | None, amount: Fraction | int) -> float | None:
+    if price is None or token is None:
+        return None
+    return float(Fraction(amount) * price.answer / 10 ** (token["decimals"] + price.decimals))
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    """Every chain whose addresses data has a "fluid" section."""
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.fluid)

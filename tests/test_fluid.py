@@ -1,0 +1,135 @@
+"""The Fluid adapter against resolvers on anvil that answer in the layouts of Fluid's deployed
+ABIs (tests/fluid_world.py): every field, for a lender and for a borrower with standard, smart,
+liquidated and several-per-vault positions; a resolver that fails; the ABI the adapter decodes
+against the deployed one."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+import fluid
+from tests import fluid_world as F
+from tests.conftest import compounded_per_second, query_positions, world_api
+from tests.evm import Anvil
+
+TOKEN = "{ address symbol name decimals }"
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on FluidWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
+    lendingPositions {{ type fTokenAddress chainId fToken {TOKEN} underlyingAsset {TOKEN} shares underlyingAmount
+                       underlyingAmountUsd supplyApr rewardsApr supplyApy }}
+    vaultPositions {{ type vaultAddress chainId nftId owner isLiquidated vaultType supplyToken {TOKEN} supply
+                     supplyShares supplyDexTokens {{ symbol }} supplyUsd borrowToken {TOKEN} borrow borrowShares
+                     borrowDexTokens {{ symbol }} borrowUsd collateralFactor liquidationThreshold supplyRate
+                     borrowRate healthFactor }} }} }}
+  errors {{ protocol chainId walletAddress error {{ code message retryable }} }} }} }}"""
+YEAR = 365 * 24 * 3600
+
+
+@pytest.fixture(scope="module")
+def world():
+    node = Anvil()
+    try:
+        yield F.build(node)
+    finally:
+        node.stop()
+
+
+@pytest.fixture
+async def fluid_api(aiohttp_client, keys_file, api_key, world, tmp_path):
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
+
+
+async def positions(api, *wallets):
+    return await query_positions(api, QUERY, "fluid", wallets)
+
+
+def token(world, symbol: str) -> dict:
+    return {"address": world.tokens[symbol], "symbol": symbol, "name": f"Test {symbol}", "decimals": F.DECIMALS[symbol]}
+
+
+def usd(amount: Fraction | int, symbol: str) -> float:
+    return float(Fraction(amount) * F.PRICES[symbol] / 10 ** (F.DECIMALS[symbol] + 8))
+
+
+def test_the_adapter_decodes_the_layouts_fluid_deployed():
+    for resolver, function in (("LendingResolver", fluid.GET_USER_POSITIONS),
+                               ("VaultResolver", fluid.POSITIONS_BY_USER)):
+        deployed = F.ABI[resolver][function.signature]
+        assert "0x" + function.selector == deployed["selector"]
+        assert list(function.outputs) == deployed["outputs"]
+
+
+async def test_a_lenders_ftoken_with_its_rates(fluid_api, world):
+    (answer,) = (await positions(fluid_api, world.wallets["lender"]))["data"]
+    assert answer["warnings"] == [] and answer["vaultPositions"] == []
+    f_usdc = world.ftokens[0]
+    shares, assets = world.holdings[world.wallets["lender"]][f_usdc.address]
+    assert answer["lendingPositions"] == [{
+        "type": "fluid-lending", "fTokenAddress": f_usdc.address, "chainId": 31337,
+        "fToken": {"address": f_usdc.address, "symbol": "fUSDC", "name": "Fluid USDC", "decimals": 6},
+        "underlyingAsset": token(world, "USDC"), "shares": str(shares), "underlyingAmount": str(assets),
+        "underlyingAmountUsd": usd(assets, "USDC"), "supplyApr": 0.0412, "rewardsApr": 0.005,
+        "supplyApy": pytest.approx(compounded_per_second(412 + 50, 10**4 * YEAR), rel=1e-12)}]
+
+
+async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(fluid_api, world):
+    (answer,) = (await positions(fluid_api, world.wallets["borrower"]))["data"]
+    assert answer["warnings"] == [] and answer["lendingPositions"] == []
+    found = {p["nftId"]: p for p in answer["vaultPositions"]}
+    assert list(found) == ["11", "12", "40", "41", "42"], "every NFT, in the resolver's order"
+    for position in world.positions:
+        got, vault = found[str(position.nft_id)], position.vault
+        assert got["type"] == "fluid-vault" and got["vaultAddress"] == vault.address and got["chainId"] == 31337
+        assert got["owner"] == position.owner and got["isLiquidated"] is position.liquidated
+        assert got["collateralFactor"] == vault.collateral_factor / 1e4
+        assert got["liquidationThreshold"] == vault.liquidation_threshold / 1e4
+        assert (got["supplyRate"], got["borrowRate"]) == (vault.supply_rate / 1e4, vault.borrow_rate / 1e4)
+        health = (float(Fraction(position.supply * vault.price_liquidate, 10**27) * vault.liquidation_threshold
+                        / 10**4 / position.borrow) if position.borrow else None)
+        assert got["healthFactor"] == health
+    standard, liquidated = found["11"], found["12"]
+    assert standard["vaultType"] == "standard" and liquidated["isLiquidated"] is True
+    assert (standard["supplyToken"], standard["borrowToken"]) == (token(world, "WETH"), token(world, "USDC"))
+    assert (standard["supply"], standard["borrow"]) == (str(2 * 10**18), str(3_000 * 10**6))
+    assert standard["supplyShares"] is standard["borrowShares"] is None
+    assert standard["supplyDexTokens"] is standard["borrowDexTokens"] is None
+    assert (standard["supplyUsd"], standard["borrowUsd"]) == (usd(2 * 10**18, "WETH"), usd(3_000 * 10**6, "USDC"))
+    assert liquidated["supply"] == str(10**18) and liquidated["borrow"] == str(2_500 * 10**6)
+
+    smart_col = found["40"]
+    assert smart_col["vaultType"] == "smart-collateral" and smart_col["supplyRate"] == -0.0035
+    assert smart_col["supplyToken"] is None and smart_col["supply"] is None
+    assert smart_col["supplyShares"] == str(5 * 10**18)
+    assert [t["symbol"] for t in smart_col["supplyDexTokens"]] == ["wstETH", "WETH"]
+    assert smart_col["supplyUsd"] == usd(Fraction(5 * 10**18 * 21 * 10**26, 10**27), "WETH"), "priced in its debt token"
+    assert smart_col["borrow"] == str(10**18) and smart_col["borrowUsd"] == usd(10**18, "WETH")
+
+    smart_debt = found["41"]
+    assert smart_debt["vaultType"] == "smart-debt" and smart_debt["borrowRate"] == -0.012
+    assert smart_debt["borrow"] is None and smart_debt["borrowShares"] == str(1_000 * 10**18)
+    assert [t["symbol"] for t in smart_debt["borrowDexTokens"]] == ["USDC", "USDT"]
+    assert smart_debt["borrowUsd"] == usd(Fraction(1_000 * 10**18 * 10**27, 2_900 * 10**27), "WETH")
+    assert smart_debt["supplyUsd"] == usd(10**18, "WETH")
+
+    both = found["42"]
+    assert both["vaultType"] == "smart-collateral-and-debt" and both["supplyUsd"] is None and both["borrowUsd"] is None
+    assert both["healthFactor"] is None and both["borrowShares"] == "0"
+
+
+async def test_an_empty_wallet_gets_empty_lists(fluid_api, world):
+    (answer,) = (await positions(fluid_api, world.wallets["empty"]))["data"]
+    assert answer["lendingPositions"] == answer["vaultPositions"] == [] and answer["warnings"] == []
+
+
+async def test_a_resolver_that_fails_is_named_and_both_failing_fail_the_input(fluid_api, world):
+    half, none = world.node.accounts[8], world.node.accounts[9]
+    world.answer("LendingResolver", F.LENDING, half, ([],))
+    reply = await positions(fluid_api, half, none)
+    (answer,) = reply["data"]
+    (warning,) = answer["warnings"]
+    assert warning["code"] == "PART_UNREADABLE" and warning["target"] == world.vault_resolver
+    assert answer["vaultPositions"] == []
+    (error,) = reply["errors"]
+    assert error["walletAddress"] == none.lower() and error["error"]["code"] == "PROTOCOL_ERROR"
