@@ -1,14 +1,13 @@
-"""A local chain with Morpho positions, for trying the service without internet access.
+"""A local chain with positions in every protocol the service serves, for trying it without internet access.
 
     ./scripts/devnet            (installs the tools, then runs this)
 
 Starts anvil on a loopback port, deploys the test Morpho world (the real Morpho Blue from its npm
 package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), two real Aave
 v3 markets (from Aave's npm artifacts), two Comet test markets, two Pendle maturities (Pendle's
-own PT, YT and market from its npm artifacts) and Fluid resolvers, in which the same demo wallets hold positions,
-writes the
-addresses file that points the service at both, prints the environment for `python server.py`
-and the demo wallets, and keeps the chain up until interrupted.
+own PT, YT and market from its npm artifacts) and Fluid resolvers, in which the same demo wallets
+hold positions, writes the addresses file that points the service at all of them, prints the
+environment for `python server.py` and the demo wallets, and keeps the chain up until interrupted.
 """
 
 from __future__ import annotations
