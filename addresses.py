@@ -3,8 +3,8 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own
 published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
 shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave",
-"compound", "pendle", "fluid") replaces the built-in one, and "priceFeeds" entries are added or replaced token by
-token. A chain that only the file lists (a local devnet) is served like any other.
+"compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant") replaces the built-in one, and
+"priceFeeds" entries are added or replaced token by token. A chain that only the file lists (a local devnet) is served like any other.
 """
 
 from __future__ import annotations
@@ -93,6 +93,43 @@ class FluidAddresses:
 
 
 @dataclass(frozen=True)
+class ShareVault:
+    """An ERC-4626 vault whose shares a wallet holds (vault_style.py)."""
+
+    kind: str
+    """The position's `type`, e.g. "neutrl-snusd"."""
+    address: str
+    cooldown: bool = False
+    """Ethena-style: assets the wallet unstaked wait in `cooldowns(wallet)` until they can be claimed."""
+
+
+@dataclass(frozen=True)
+class PricedToken:
+    """A token valued by its issuer's own Chainlink-style feed (vault_style.py)."""
+
+    kind: str
+    token: str
+    feed: PriceFeed
+    """Quotes one token in `currency`; `heartbeat` is the longest an answer counts as fresh."""
+    currency: str = "USD"
+    """USD, or a currency of the chain's currencyFeeds (BTC, ETH, EUR) that converts it to USD."""
+
+
+@dataclass(frozen=True)
+class VaultStyleAddresses:
+    """A vault-style protocol on a chain: every vault and token it has there."""
+
+    vaults: tuple[ShareVault, ...] = ()
+    tokens: tuple[PricedToken, ...] = ()
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which an APY is measured (the growth of an exchange rate or price)."""
+
+
+VAULT_STYLE = ("neutrl", "midas", "avantis", "avant")
+"""Protocols served by vault_style.py: each is a section of vaults and tokens in the data."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -103,6 +140,8 @@ class ChainAddresses:
     fluid: FluidAddresses | None
     price_feeds: Mapping[str, PriceFeed]
     """By lower-case token address."""
+    vault_style: Mapping[str, VaultStyleAddresses] = field(default_factory=dict)
+    """By protocol name (VAULT_STYLE)."""
     currency_feeds: Mapping[str, PriceFeed] = field(default_factory=dict)
     """USD feeds of currencies that are not tokens ("ETH", "BTC"), for prices quoted in them."""
     sequencer_uptime_feed: str | None = None
@@ -154,6 +193,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
         price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
                      for token, feed in feeds.items()},
+        vault_style={name: _vault_style(value[name], f"{where} {name}") for name in VAULT_STYLE if name in value},
         currency_feeds={currency: _feed(feed, f"{where} currencyFeeds {currency}")
                         for currency, feed in _object(value.get("currencyFeeds", {}), f"{where} currencyFeeds").items()},
         sequencer_uptime_feed=(_address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
@@ -217,10 +257,41 @@ def _fluid(value: Any, where: str) -> FluidAddresses:
                             for field in ("lendingResolver", "vaultResolver")))
 
 
-def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:
+def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
+    value = _object(value, where)
+    days = value.get("apyPeriodDays", 7)
+    if not isinstance(days, int) or isinstance(days, bool) or days <= 0:
+        raise AddressesError(f"{where}: apyPeriodDays must be a positive number of days")
+    vaults = []
+    for index, vault in enumerate(_list(value.get("vaults", []), f"{where} vaults")):
+        here = f"{where} vaults[{index}]"
+        vault = _object(vault, here)
+        vaults.append(ShareVault(_kind(vault, here), _address(vault.get("address"), here),
+                                 vault.get("cooldown") is True))
+    tokens = []
+    for index, token in enumerate(_list(value.get("tokens", []), f"{where} tokens")):
+        here = f"{where} tokens[{index}]"
+        token = _object(token, here)
+        currency = str(token.get("currency", "USD"))
+        feed = _feed({"pair": f"{token.get('symbol', '')}/{currency}", **token}, here)
+        tokens.append(PricedToken(_kind(token, here), _address(token.get("token"), here), feed, currency))
+    return VaultStyleAddresses(tuple(vaults), tuple(tokens), days * 24 * 3600)
+
+
+def _kind(value: dict[str, Any], where: str) -> str:
+    if not isinstance(value.get("type"), str) or not value["type"]:
+        raise AddressesError(f"{where}: must have a type (the positions' `type`)")
+    return value["type"]
+
+
+def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise AddressesError(f"{where}: must be a list")
-    return tuple(_deployment(item, f"{where}[{index}]") for index, item in enumerate(value))
+    return value
+
+
+def _deployments(value: Any, where: str) -> tuple[Deployment, ...]:
+    return tuple(_deployment(item, f"{where}[{index}]") for index, item in enumerate(_list(value, where)))
 
 
 def _deployment(value: Any, where: str) -> Deployment:

@@ -219,12 +219,14 @@ class ChainRequest:
     chains: Chains
     deadline: float
     stats: RpcStats = field(default_factory=RpcStats)
-    _readers: dict[int, ChainReader] = field(default_factory=dict)
+    _readers: dict[tuple[int, int | None], ChainReader] = field(default_factory=dict)
 
-    def reader(self, chain_id: int) -> ChainReader:
-        if chain_id not in self._readers:
-            self._readers[chain_id] = ChainReader(self.chains.endpoint(chain_id), self)
-        return self._readers[chain_id]
+    def reader(self, chain_id: int, block: int | None = None) -> ChainReader:
+        """The chain's reader pinned to its newest block, or to `block` (an earlier one)."""
+        key = (chain_id, block)
+        if key not in self._readers:
+            self._readers[key] = ChainReader(self.chains.endpoint(chain_id), self, block)
+        return self._readers[key]
 
 
 @dataclass
@@ -262,12 +264,15 @@ def _resolve(future: asyncio.Future[Any], result: Any = None, error: BaseExcepti
 class ChainReader:
     """Reads of one chain for one request, all at one pinned block, batched across callers."""
 
-    def __init__(self, endpoint: Endpoint, request: ChainRequest) -> None:
+    def __init__(self, endpoint: Endpoint, request: ChainRequest, block: int | None = None) -> None:
         self.endpoint = endpoint
         self.chain_id = endpoint.chain_id
         self._request = request
         self._config = request.chains.config
-        self._exchange = Exchange(endpoint, request.stats, request.deadline, self._config.max_attempts)
+        self._at = block
+        """A block given, not the newest: a node without its state is pruned (HistoryUnavailable)."""
+        self._exchange = Exchange(endpoint, request.stats, request.deadline, self._config.max_attempts,
+                                  history=block is not None)
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._timestamp: asyncio.Future[int] | None = None
@@ -279,6 +284,11 @@ class ChainReader:
         self._flush_scheduled = False
         self._idle_ticks = 0
         self._sending: set[asyncio.Task[None]] = set()
+
+    def at(self, block: int) -> ChainReader:
+        """The request's reader of this chain pinned to `block` (an earlier one), for figures that
+        compare two blocks; its reads batch among themselves."""
+        return self._request.reader(self.chain_id, block)
 
     async def shared(self, key: Any, read: Callable[[], Awaitable[Any]]) -> Any:
         """`read()` once per request and key, however many inputs and positions ask for it."""
@@ -313,9 +323,21 @@ class ChainReader:
         return await asyncio.shield(self._timestamp)
 
     async def _read_timestamp(self) -> int:
-        block = await self.block_number()
-        header = await self._ride_along("eth_getBlockByNumber", [hex(block), False])
-        return _hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
+        return await self.timestamp_of(await self.block_number())
+
+    async def timestamp_of(self, number: int) -> int:
+        """Timestamp of block `number` (at most the pinned one), with the next round; kept in the
+        app's immutable cache once the block has settled."""
+        key = (self.chain_id, "timestamp", number)
+        if (cached := self._cache.get(key)) is not None:
+            return cached
+        async def read() -> int:
+            header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
+            return _hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
+        timestamp = await self.shared(key, read)
+        if number <= await self.block_number() - settle_depth(self.chain_id):
+            self._cache.put(key, timestamp)
+        return timestamp
 
     async def settled_block(self) -> int:
         """The newest block whose logs can be kept for good: the endpoint's `finalized` block
@@ -336,12 +358,12 @@ class ChainReader:
 
     async def _pin(self) -> int:
         endpoint = self.endpoint
-        calls: list[tuple[str, list[Any]]] = [("eth_blockNumber", [])]
+        calls: list[tuple[str, list[Any]]] = [] if self._at is not None else [("eth_blockNumber", [])]
         if not endpoint.chain_checked:
             calls.append(("eth_chainId", []))
         if endpoint.has_multicall is None:
             calls.append(("eth_getCode", [MULTICALL3, "latest"]))
-        answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls)))
+        answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls))) if calls else {}
         if "eth_chainId" in answers:
             served = _hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
             if served != self.chain_id:
@@ -354,6 +376,8 @@ class ChainReader:
             if not endpoint.has_multicall:
                 log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches",
                          self.chain_id)
+        if self._at is not None:
+            return self._at
         return _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
 
     # ---------------------------------------------------------------- eth_call

@@ -38,7 +38,7 @@ from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader
 from errors import ProtocolError
 from position_warnings import PriceUnavailable, Warnings, outcome
-from prices import feed_price
+from prices import currency_usd
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
@@ -117,7 +117,7 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
             reader.call(comet, BASE_TOKEN, label=label), reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
             reader.call(comet, BASE_SCALE, label=label), reader.call(comet, NUM_ASSETS, label=label),
             reader.call(comet, GET_UTILIZATION, label=label), reader.call(comet, BALANCE_OF, wallet, label=label),
-            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), outcome(_unit_usd(reader, chain, market)))
+            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), outcome(currency_usd(reader, chain, market.price_currency, market.name)))
     if count > MAX_ASSETS:
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
     infos, supply_rate, borrow_rate, base_price = await asyncio.gather(
@@ -191,20 +191,6 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
 
 async def _first(call: Any) -> Any:
     return (await call)[0]
-
-
-async def _unit_usd(reader: ChainReader, chain: ChainAddresses, market: CometMarket) -> Fraction | None:
-    """USD per unit of the market's price currency: 1 for USD, else the chain's feed for it
-    (None, by design, where the chain has none; PriceUnavailable where it fails)."""
-    if market.price_currency == "USD":
-        return Fraction(1)
-    feed = chain.currency_feeds.get(market.price_currency)
-    if feed is None:
-        log.info("no USD feed for %s on chain %d: %s USD figures are null", market.price_currency,
-                 reader.chain_id, market.name)
-        return None
-    price = await feed_price(reader, chain, feed, market.price_currency)
-    return Fraction(price.answer, 10**price.decimals)
 
 
 async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int:

@@ -9,6 +9,7 @@ from abi import Event, Function
 from chain import ChainReader, UndecodableReturn
 
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
+TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))
 NAME = Function("name()", "06fdde03", ("string",), immutable=True)
 SYMBOL = Function("symbol()", "95d89b41", ("string",), immutable=True)
 DECIMALS = Function("decimals()", "313ce567", ("uint8",), immutable=True)

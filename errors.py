@@ -33,6 +33,13 @@ class NetworkError(PositionError):
     retryable = True
 
 
+class HistoryUnavailable(NetworkError):
+    """The endpoint keeps no state as old as a block the answer needs (a pruned, non-archive
+    node): asking again does not help, another endpoint may."""
+
+    retryable = False
+
+
 class ProtocolError(PositionError):
     """The chain answered but the protocol's contracts did not (revert, missing code, bad data)."""
 

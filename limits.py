@@ -40,12 +40,12 @@ MAX_TOKENS = 1_000
 """Parser token cap: parsing costs about 8 microseconds a token; a full query is about 260."""
 
 MAX_FRAGMENTS = 32
-MAX_FIELDS = 400
+MAX_FIELDS = 600
 MAX_ALIASES = 32
 MAX_SPREADS = 64
 MAX_SELECTIONS = 64
 MAX_MERGED = 16
-MAX_EXPANDED = 500
+MAX_EXPANDED = 700
 """The cost bound of `cost_problem`, measured (bench/adversarial.py) so that the most expensive
 document within all of them parses and validates in about 60 ms on a 2-core machine (30 ms
 with the 200 fields and 300 expanded before Pendle; such documents are analysed in a worker

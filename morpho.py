@@ -41,6 +41,7 @@ import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, no_read
+from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
@@ -83,11 +84,8 @@ BORROW_RATE_VIEW = Function(
     "8c00bf6b", ("uint256",))
 ORACLE_PRICE = Function("price()", "a035b1fe", ("uint256",))
 
-ASSET = Function("asset()", "38d52e0f", ("address",), immutable=True)
 VAULT_NAME = Function("name()", "06fdde03", ("string",))
 VAULT_SYMBOL = Function("symbol()", "95d89b41", ("string",))
-CONVERT_TO_ASSETS = Function("convertToAssets(uint256)", "07a2d13a", ("uint256",))
-TOTAL_ASSETS = Function("totalAssets()", "01e1d114", ("uint256",))
 FEE = Function("fee()", "ddca3f43", ("uint96",))
 WITHDRAW_QUEUE_LENGTH = Function("withdrawQueueLength()", "33f91ebb", ("uint256",))
 WITHDRAW_QUEUE = Function("withdrawQueue(uint256)", "62518ddf", ("bytes32",))

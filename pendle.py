@@ -35,7 +35,6 @@ import asyncio
 import functools
 import math
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +44,7 @@ from addresses import ChainAddresses, PendleAddresses
 from chain import ChainReader, Log
 from errors import ProtocolError
 from event_index import Entry, Holding, Rows, Stream, View
+from history import iso_date
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
 from sweep import balances, swept_balances
@@ -65,7 +65,6 @@ CREATE_YIELD_CONTRACT = Event("CreateYieldContract(address,uint256,address,addre
                               "0xaa79d8f17776adeaa316c5411b72e8b0057d064974fa8748f32492ecaa22ecd1")
 
 STORAGE = Function("_storage()", "c3fb90d6", ("int128", "int128", "uint96", "uint16", "uint16", "uint16"))
-TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))
 EXCHANGE_RATE = Function("exchangeRate()", "3ba0b9a9", ("uint256",))
 ASSET_INFO = Function("assetInfo()", "a40bee50", ("uint8", "address", "uint8"), immutable=True)
 PY_INDEX_STORED = Function("pyIndexStored()", "d2a3584e", ("uint256",))
@@ -175,7 +174,7 @@ class PendleReader:
             return MarketState(None, pair, now, sy_rate, py_index)
         label = f"market {market}"
         (total_pt, total_sy, ln_rate, *_), (total_lp,) = await asyncio.gather(
-            reader.call(market, STORAGE, label=label), reader.call(market, TOTAL_SUPPLY, label=label))
+            reader.call(market, STORAGE, label=label), reader.call(market, erc20.TOTAL_SUPPLY, label=label))
         return MarketState(market, pair, now, sy_rate, py_index, total_pt, total_sy, total_lp, ln_rate)
 
     async def asset(self, sy: str) -> Asset:
@@ -274,7 +273,7 @@ async def _common(pendle: PendleReader, market: str | None, pair: YieldContract,
         warnings.add(FIGURE_UNAVAILABLE, pair.pt, "its price and USD value are null: no market trades this PT")
     fields = {"marketAddress": market, "chainId": chain_id, token_field: info,
               "underlyingAsset": asset.token if asset else None, "syTokenAddress": pair.sy,
-              "expiry": pair.expiry, "expiryDate": _iso(pair.expiry), "expired": state.expired if state else None,
+              "expiry": pair.expiry, "expiryDate": iso_date(pair.expiry), "expired": state.expired if state else None,
               "impliedApy": state.implied_apy if state else None}
     return fields, state, asset
 
@@ -350,10 +349,6 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
 
 def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
-
-
-def _iso(timestamp: int) -> str:
-    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _pair(data: bytes) -> YieldContract:

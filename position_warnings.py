@@ -9,9 +9,13 @@ Nothing is dropped silently. Every adapter reports through one `Warnings` per in
 - PRICE_UNAVAILABLE: a USD figure is null because its price source failed or is not trustworthy
   at the block (stale, or an L2 sequencer down or just back). An asset with no price source at
   all is not a warning: its USD figures are null by design.
+- HISTORY_UNAVAILABLE: a figure that compares with the state a period earlier (an APY from the
+  growth of an exchange rate or oracle price) is null: the endpoint keeps no state that old (a
+  pruned, non-archive node), or the chain has no block that old.
 
-Only a contract's failure (errors.ProtocolError) becomes a warning. A node's failure, the time
-budget or a bug fails the whole input instead, so an empty list means the answer is complete.
+Only a contract's failure (errors.ProtocolError) becomes a warning, and an endpoint's missing
+history (HISTORY_UNAVAILABLE). Any other failure of a node, the time budget or a bug fails the
+whole input instead, so an empty list means the answer is complete.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ log = logging.getLogger("wallet_positions.warnings")
 PART_UNREADABLE = "PART_UNREADABLE"
 FIGURE_UNAVAILABLE = "FIGURE_UNAVAILABLE"
 PRICE_UNAVAILABLE = "PRICE_UNAVAILABLE"
-CODES = (PART_UNREADABLE, FIGURE_UNAVAILABLE, PRICE_UNAVAILABLE)
+HISTORY_UNAVAILABLE = "HISTORY_UNAVAILABLE"
+CODES = (PART_UNREADABLE, FIGURE_UNAVAILABLE, PRICE_UNAVAILABLE, HISTORY_UNAVAILABLE)
 
 T = TypeVar("T")
 

@@ -13,6 +13,7 @@ may not have caught up yet).
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -23,6 +24,8 @@ from erc20 import DECIMALS
 from errors import ProtocolError
 from position_warnings import PriceUnavailable
 
+log = logging.getLogger("wallet_positions.prices")
+
 SEQUENCER_GRACE = 3600
 
 LATEST_ROUND_DATA = Function("latestRoundData()", "feaf968c", ("uint80", "int256", "uint256", "uint256", "uint80"))
@@ -32,7 +35,9 @@ LATEST_ROUND_DATA = Function("latestRoundData()", "feaf968c", ("uint80", "int256
 class UsdPrice:
     answer: int
     decimals: int
-    """USD per whole token = answer / 10**decimals."""
+    """USD (or the feed's currency) per whole token = answer / 10**decimals."""
+    updated_at: int = 0
+    """When the feed's answer was set (unix seconds)."""
 
     def value(self, amount: int, token_decimals: int) -> float:
         """USD value of `amount` raw token units, computed exactly, rounded once to a float."""
@@ -65,7 +70,21 @@ async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed
     if now - updated_at > feed.heartbeat:
         raise PriceUnavailable(f"the {label} was last updated {now - updated_at} s before the block, "
                                f"more than its heartbeat of {feed.heartbeat} s")
-    return UsdPrice(answer, decimals)
+    return UsdPrice(answer, decimals, updated_at)
+
+
+async def currency_usd(reader: ChainReader, chain: ChainAddresses, currency: str, what: str) -> Fraction | None:
+    """USD per unit of `currency` (what a price is quoted in): 1 for USD, else the chain's
+    currencyFeeds entry (None, by design, where the chain has none: `what`'s USD figures are
+    null; PriceUnavailable where it fails)."""
+    if currency == "USD":
+        return Fraction(1)
+    feed = chain.currency_feeds.get(currency)
+    if feed is None:
+        log.info("no USD feed for %s on chain %d: %s USD figures are null", currency, reader.chain_id, what)
+        return None
+    price = await feed_price(reader, chain, feed, currency)
+    return Fraction(price.answer, 10**price.decimals)
 
 
 async def _sequencer_up(reader: ChainReader, uptime_feed: str | None) -> bool:

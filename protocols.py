@@ -17,7 +17,9 @@ import aave
 import compound
 import fluid
 import morpho
+import neutrl
 import pendle
+import vault_style
 from addresses import ChainAddresses
 from event_index import Stream
 from fetch_context import FetchFunction
@@ -50,4 +52,12 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                           functools.partial(fluid.fetch, addresses)),
         "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),
                            functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses)),
+        "neutrl": Protocol("neutrl", "NeutrlWalletPositions", vault_style.chains(addresses, "neutrl"),
+                           functools.partial(neutrl.fetch, addresses)),
+        "midas": Protocol("midas", "MidasWalletPositions", vault_style.chains(addresses, "midas"),
+                          functools.partial(vault_style.fetch, addresses, "midas")),
+        "avantis": Protocol("avantis", "AvantisWalletPositions", vault_style.chains(addresses, "avantis"),
+                            functools.partial(vault_style.fetch, addresses, "avantis")),
+        "avant": Protocol("avant", "AvantWalletPositions", vault_style.chains(addresses, "avant"),
+                          functools.partial(vault_style.fetch, addresses, "avant")),
     }

@@ -11,7 +11,9 @@ else (`classify`):
 - a `NodeFailure`: anything else the node says (unknown or null block or header, missing state,
   limits, rate limits, internal errors, null or malformed answers where data is due). Those are
   retried by the reader inside the input's budget and, if they persist, fail the input with a
-  retryable NETWORK_ERROR. They are never taken for a contract's failure.
+  retryable NETWORK_ERROR. They are never taken for a contract's failure. Missing state is
+  marked: at an earlier block it means a pruned node, which is not asked again
+  (rpc_batches.Exchange, HistoryUnavailable).
 
 No message or log line ever holds an RPC URL, which often embeds a provider secret.
 """
@@ -65,6 +67,11 @@ _CONTRACT_FAILURE = re.compile(
     r"execution reverted|\brevert|EVM error|out of gas|invalid opcode|invalid jump|stack underflow|"
     r"stack limit reached|write protection|return data out of bounds|max call depth", re.I)
 """Messages of an eth_call whose code ran and failed: geth's and anvil's revert and halt errors."""
+_MISSING_STATE = re.compile(
+    r"missing trie node|historical state|state.{0,24}(not available|unavailable|pruned)|\bpruned?\b|pruning|"
+    r"archive|state histor", re.I)
+"""A node without the state of the block asked: geth's (hash- and path-based), Erigon's, reth's,
+Nethermind's and OpenEthereum's wording, as seen on pruned nodes and providers' non-archive tiers."""
 
 
 class RpcUrlError(ValueError):
@@ -109,6 +116,9 @@ class NodeFailure:
 
     message: str
     """Completes "The RPC endpoint for chain N ...", e.g. "answered eth_call with error -32000: ..."."""
+    missing_state: bool = False
+    """The node says it has no state at the block: a lag at the newest block, but at an old block
+    a pruned node, which no retry helps (rpc_batches.Exchange with `history`)."""
 
 
 RATE_LIMITED = NodeFailure("rate-limited the service")
@@ -134,7 +144,8 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
             return RATE_LIMITED
         if _is_the_answer(rpc_error, method, params):
             return rpc_error
-        return NodeFailure(f"answered {method} with error {code}: {clean(rpc_error.message)}")
+        return NodeFailure(f"answered {method} with error {code}: {clean(rpc_error.message)}",
+                           bool(_MISSING_STATE.search(rpc_error.message)))
     if "result" not in answer:
         return NodeFailure(f"answered {method} with something that is not JSON-RPC")
     result = answer["result"]

@@ -9,7 +9,7 @@ import asyncio
 import logging
 from typing import Any, Sequence
 
-from errors import NetworkError
+from errors import HistoryUnavailable, NetworkError
 from immutable_cache import weight
 from rpc import RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcStats, backoff, classify
 
@@ -29,17 +29,21 @@ refused means the endpoint refuses batches."""
 class Exchange:
     """One chain's JSON-RPC traffic of one request (its endpoint, counters and deadline)."""
 
-    def __init__(self, endpoint: Endpoint, stats: RpcStats, deadline: float, max_attempts: int) -> None:
+    def __init__(self, endpoint: Endpoint, stats: RpcStats, deadline: float, max_attempts: int,
+                 history: bool = False) -> None:
         self.endpoint = endpoint
         self.chain_id = endpoint.chain_id
         self.stats = stats
         self.deadline = deadline
         self.max_attempts = max_attempts
+        self.history = history
+        """Reads of an old block: a node that has no state there is pruned, and is not asked again."""
 
     async def rpc(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None = None) -> list[Any]:
         """Answers of `calls`, in order: results, or RpcError where the error is the answer (see
         rpc.classify). Calls the node failed are sent again, alone of the rest, with backoff while
-        the budget allows; a failure that persists is a NetworkError for the whole round."""
+        the budget allows; a failure that persists is a NetworkError for the whole round. Reads of an
+        old block that the node has no state for fail at once with HistoryUnavailable."""
         loop = asyncio.get_running_loop()
         deadline, attempts = self.deadline, self.max_attempts
         answers: list[Any] = [None] * len(calls)
@@ -52,6 +56,9 @@ class Exchange:
             if not failed:
                 return answers
             todo, failure = [i for i, _ in failed], failed[0][1]
+            if self.history and (pruned := [answer for _, answer in failed if answer.missing_state]):
+                raise HistoryUnavailable(f"The RPC endpoint for chain {self.chain_id} has no state that old "
+                                         f"(it {pruned[0].message}); an archive node has it.")
             log.warning("node failure on chain %d (attempt %d of %d, %d of %d calls): %s", self.chain_id,
                         attempt, attempts, len(failed), len(calls), failure.message)
             delay = backoff(attempt)

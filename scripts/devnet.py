@@ -5,9 +5,11 @@
 Starts anvil on a loopback port, deploys the test Morpho world (the real Morpho Blue from its npm
 package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), two real Aave
 v3 markets (from Aave's npm artifacts), two Comet test markets, two Pendle maturities (Pendle's
-own PT, YT and market from its npm artifacts) and Fluid resolvers, in which the same demo wallets
-hold positions, writes the addresses file that points the service at all of them, prints the
-environment for `python server.py` and the demo wallets, and keeps the chain up until interrupted.
+own PT, YT and market from its npm artifacts), Fluid resolvers and the vault-style protocols'
+vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold
+positions; writes the addresses file that points the service at all of them, prints the
+environment for `python server.py` and the demo wallets, and keeps the chain up until
+interrupted.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import addresses  # noqa: E402
+import protocols as protocols_registry  # noqa: E402
 from tests import all_worlds  # noqa: E402
 from tests.evm import Anvil  # noqa: E402
 
@@ -36,7 +40,8 @@ def main() -> None:
         path.write_text(json.dumps(worlds.addresses, indent=2))
         print(f"export RPC_URL_{node.chain_id}={node.url}")
         print(f"export ADDRESSES_FILE={path}")
-        protocols = ", ".join(f'"{name}"' for name in ("morpho", "aave", "compound", "pendle", "fluid"))
+        served = protocols_registry.registry(addresses.load(path))
+        protocols = ", ".join(f'"{name}"' for name, protocol in served.items() if node.chain_id in protocol.chains)
         print(f"# chain id {node.chain_id}; demo wallets (protocols {protocols}):")
         for role, wallet in worlds.wallets.items():
             print(f"#   {role:<10} {wallet}")

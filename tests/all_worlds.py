@@ -1,13 +1,14 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
-maturities and Fluid's resolvers, in which the same demo wallets hold positions. The devnet and
-the fault-schedule property test use it."""
+maturities, Fluid's resolvers and the vault-style protocols' vaults and feeds (Neutrl, Midas,
+Avantis, Avant), in which the same demo wallets hold positions. The devnet and the fault-schedule
+property test use it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from tests import aave_world, compound_world, fluid_world, morpho_world, pendle_world
+from tests import aave_world, compound_world, fluid_world, morpho_world, pendle_world, vault_style_world
 from tests.evm import Anvil
 
 
@@ -20,7 +21,9 @@ class AllWorlds:
 
 
 def build(node: Anvil) -> AllWorlds:
-    """Pendle's world first: its maturities need time to pass, which the others' feeds would not survive."""
+    """Pendle's world first: its maturities need time to pass, which the others' feeds would not survive.
+    The vault-style world last: its APYs span the week before the newest block; the two feeds
+    with a one-day heartbeat are set again after it."""
     accounts = morpho_world.demo_wallets(node)
     pendle = pendle_world.build(node, {"pendler": accounts["saver"], "former": accounts["depositor"],
                                        "empty": accounts["empty"]})
@@ -28,6 +31,9 @@ def build(node: Anvil) -> AllWorlds:
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
+    vaults = vault_style_world.build(node, {"holder": accounts["saver"], "cooler": accounts["borrower"],
+                                            "empty": accounts["empty"]})
+    node.send(comet.eth_usd, "set(int256,uint256)", compound_world.PRICES["WETH"], world.timestamp())
     world.set_feed(morpho_world.USDC_USD)
     chain = str(node.chain_id)
     data = world.addresses_override()
@@ -35,6 +41,10 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
-    for other in (pendle, fluid):
+    for protocol in ("neutrl", "midas", "avantis", "avant"):
+        data[chain][protocol] = vaults.addresses_override()[chain][protocol]
+    for other in (comet, vaults):
+        data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
+    for other in (pendle, fluid, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     return AllWorlds(node, dict(world.wallets), data)

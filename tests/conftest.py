@@ -126,6 +126,19 @@ async def world_api(aiohttp_client: Any, keys_file: Path, api_key: str, addresse
     return Api(await aiohttp_client(app), api_key, app)
 
 
+def world_fixture(build: Callable[[Any], Any]) -> Any:
+    """A module-scoped `world` fixture: `build(node)` on a fresh anvil, stopped after the module."""
+    @pytest.fixture(scope="module")
+    def world() -> Any:
+        from tests.evm import Anvil
+        node = Anvil()
+        try:
+            yield build(node)
+        finally:
+            node.stop()
+    return world
+
+
 async def query_positions(api: Api, query: str, protocol: str, wallets: Any, chain_id: int = 31337) -> dict[str, Any]:
     reply = await api.query(query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "walletAddress": w}
                                                for w in wallets]})

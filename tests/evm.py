@@ -7,8 +7,10 @@ ABI code (only the type-list splitting is shared), so every chain test also cros
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -87,15 +89,18 @@ def compile_contracts(files: Sequence[Path], packages: Sequence[str] = (), optim
 
 
 class Anvil:
-    """An anvil process on a free loopback port, stopped by its own process id."""
+    """An anvil process on a free loopback port, stopped by its own process id. The states it
+    spills to disk (every block's, for reads at past blocks) go to a directory of its own, removed
+    when it stops: anvil's default, ~/.foundry/anvil/tmp, is never cleaned (gigabytes a run)."""
 
     def __init__(self, chain_id: int = CHAIN_ID) -> None:
         self.chain_id = chain_id
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.cache = tempfile.mkdtemp(prefix="anvil-states-")
         self.process = subprocess.Popen(
             [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(chain_id),
-             "--silent", "--accounts", "20"],
+             "--silent", "--accounts", "20", "--cache-path", self.cache],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:
@@ -115,6 +120,7 @@ class Anvil:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        shutil.rmtree(self.cache, ignore_errors=True)
 
     def rpc(self, method: str, *params: Any) -> Any:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()

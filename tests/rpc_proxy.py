@@ -44,6 +44,8 @@ class RpcProxy:
         from `rng`; a call of a JSON-RPC batch is hit alone."""
         self.fault_limit: int | None = None
         """Faults to give before behaving again (None: no limit)."""
+        self.history_from: int | None = None
+        """A pruned node: an eth_call at a block below this one gets MISSING_TRIE_NODE."""
         self.http_fault_share = 0.0
         """Share of HTTP requests answered 503."""
         self.rng = random.Random(0)
@@ -120,6 +122,8 @@ class RpcProxy:
             if fault[1] is None:
                 return {"jsonrpc": "2.0", "id": item["id"], "result": None}
             return {"jsonrpc": "2.0", "id": item["id"], "error": fault[1]}
+        if item["method"] == "eth_call" and self.history_from is not None and self.pruned(item["params"][1]):
+            return {"jsonrpc": "2.0", "id": item["id"], "error": MISSING_TRIE_NODE}
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:
             span = int(item["params"][0]["toBlock"], 16) - int(item["params"][0]["fromBlock"], 16) + 1
             if span > self.max_log_range:
@@ -131,6 +135,9 @@ class RpcProxy:
         if self.mode == "bad-hex" and item["method"] == "eth_blockNumber":
             answer["result"] = "0xnothex"
         return answer
+
+    def pruned(self, tag: str) -> bool:
+        return tag.startswith("0x") and self.history_from is not None and int(tag, 16) < self.history_from
 
     def calls(self, method: str) -> list[dict[str, Any]]:
         """Every JSON-RPC call of `method` the proxy received, batched or not."""

@@ -7,7 +7,6 @@ the aToken and debt tokens, rates from the Pool's own getReserveData, prices fro
 from __future__ import annotations
 
 import json
-import logging
 from fractions import Fraction
 
 import pytest
@@ -16,8 +15,7 @@ import aave
 import aave_collateral as collateral
 from abi import Function
 from tests import aave_world as A
-from tests.conftest import compounded_per_second, query_positions, world_api
-from tests.evm import Anvil
+from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 
 SECONDS = 365 * 24 * 3600
 POOL_RESERVE = ["uint256", "uint128", "uint128", "uint128", "uint128", "uint128", "uint40", "uint16",
@@ -32,13 +30,7 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
   errors { protocol chainId walletAddress error { code message retryable } } } }"""
 
 
-@pytest.fixture(scope="module")
-def world():
-    node = Anvil()
-    try:
-        yield A.build(node)
-    finally:
-        node.stop()
+world = world_fixture(A.build)
 
 
 @pytest.fixture

@@ -9,20 +9,14 @@ import pytest
 
 import aave_collateral
 from tests import aave36_world as W
-from tests.conftest import query_positions, world_api
-from tests.evm import Anvil, function_signatures
+from tests.conftest import query_positions, world_api, world_fixture
+from tests.evm import function_signatures
 from tests.test_aave import QUERY
 
 ACCOUNT_DATA = ["uint256"] * 6  # collateral, debt, available borrows (base), LT, LTV, health factor
 
 
-@pytest.fixture(scope="module")
-def world():
-    node = Anvil()
-    try:
-        yield W.build(node)
-    finally:
-        node.stop()
+world = world_fixture(W.build)
 
 
 def account(world, role):

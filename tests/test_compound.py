@@ -8,7 +8,6 @@ function against the function list the README cites from Compound's CometRewards
 from __future__ import annotations
 
 import json
-import logging
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -18,8 +17,8 @@ import pytest
 import compound
 from abi import Function
 from tests import compound_world as C
-from tests.conftest import compounded_per_second, query_positions, world_api
-from tests.evm import TOOLS, Anvil, function_signatures
+from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
+from tests.evm import TOOLS, function_signatures
 
 SECONDS = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -32,13 +31,7 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
   errors { protocol chainId walletAddress error { code message retryable } } } }"""
 
 
-@pytest.fixture(scope="module")
-def world():
-    node = Anvil()
-    try:
-        yield C.build(node)
-    finally:
-        node.stop()
+world = world_fixture(C.build)
 
 
 @pytest.fixture

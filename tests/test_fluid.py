@@ -11,8 +11,7 @@ import pytest
 
 import fluid
 from tests import fluid_world as F
-from tests.conftest import compounded_per_second, query_positions, world_api
-from tests.evm import Anvil
+from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
@@ -27,13 +26,7 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
 YEAR = 365 * 24 * 3600
 
 
-@pytest.fixture(scope="module")
-def world():
-    node = Anvil()
-    try:
-        yield F.build(node)
-    finally:
-        node.stop()
+world = world_fixture(F.build)
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ import addresses
 import pendle
 import server
 from tests import pendle_world as P
-from tests.conftest import query_positions, until_indexed, world_api
-from tests.evm import TOOLS, Anvil
+from tests.conftest import query_positions, until_indexed, world_api, world_fixture
+from tests.evm import TOOLS
 from tests.rpc_proxy import RpcProxy
 
 WAD = 10**18
@@ -43,13 +43,7 @@ USER_INFO = "((address,uint256),(address,uint256),(address,uint256),(address,uin
 """RouterStatic's UserPYInfo (PT, YT, interest, rewards) and UserMarketInfo (LP, PT, SY, rewards)."""
 
 
-@pytest.fixture(scope="module")
-def world():
-    node = Anvil()
-    try:
-        yield P.build(node)
-    finally:
-        node.stop()
+world = world_fixture(P.build)
 
 
 @pytest.fixture

@@ -183,11 +183,11 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
     ("{ %s }" % " ".join(f"a{i}: __typename" for i in range(33)), "33 aliases"),
     ("{ walletPositions(inputs: []) { %s } }" % " ".join(f"e{i}: errors {{ protocol }}" for i in range(65)),
      "A selection set holds 65 selections"),
-    ("{ %s }" % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 15} }} }}"
-                         for i in range(25)), "has 425 fields"),
+    ("{ %s }" % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 24} }} }}"
+                         for i in range(25)), "has 650 fields"),
     ("{ %s } fragment F on WalletPositionsResult { %s }" % (
-        " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(16)),
-        " ".join(f"e{i}: errors {{ protocol }}" for i in range(16))), "selects 528 fields"),
+        " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(20)),
+        " ".join(f"e{i}: errors {{ protocol chainId walletAddress }}" for i in range(12))), "selects 980 fields"),
 ])
 async def test_documents_too_costly_to_validate_are_refused(api, stand_ins, query, fragment):
     assert fragment in request_error(await api.query(query), 400, "QUERY_TOO_COMPLEX")

@@ -1,0 +1,134 @@
+"""Figures that compare the pinned block with one a period earlier: the block at a time, and an
+APY from the growth of a rate between the two.
+
+- The earlier block is the newest one whose timestamp is at most the pinned block's less the
+  period, found from block timestamps (a chain's nominal block time only guides the first
+  probes): a step back from the pinned block, then interpolation inside a bracket that every
+  round narrows, two headers per round, halving where interpolation is slow. About three rounds
+  on a chain with regular blocks; settled headers are kept in the app's immutable cache.
+- The rate is read at both blocks by the same view; the earlier read goes through a reader
+  pinned to that block, so an endpoint without that state (a pruned node) says so
+  (HistoryUnavailable) instead of being retried.
+- APY = (rate_now / rate_then) ^ (YEAR / (t_now - t_then)) - 1, with the two blocks' own
+  timestamps and YEAR = 365 days: the growth over the period, compounded over a year.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Awaitable, Callable
+
+from chain import BLOCK_SECONDS, ChainReader
+from errors import HistoryUnavailable, ProtocolError
+from position_warnings import HISTORY_UNAVAILABLE, Warnings
+
+YEAR = 365 * 24 * 3600
+WEEK = 7 * 24 * 3600
+FIRST_STEP = 1024
+"""Blocks back of the first probe on a chain of unknown block time, which measures it."""
+MAX_ROUNDS = 64
+MAX_ISO_TIMESTAMP = 253_402_300_799
+"""9999-12-31T23:59:59Z."""
+
+
+async def block_at(reader: ChainReader, target: int) -> tuple[int, int] | None:
+    """The newest block at or before the pinned one whose timestamp is at most `target`, with
+    its timestamp; None when the chain's first block is younger."""
+    hi = await reader.block_number()
+    t_hi = await reader.timestamp_of(hi)
+    if t_hi <= target:
+        return hi, t_hi
+    lo: tuple[int, int] | None = None
+    if seconds := BLOCK_SECONDS.get(reader.chain_id):
+        guess = hi - math.ceil((t_hi - target) / seconds)
+        probes = [max(0, guess), max(0, guess - (hi - guess) // 20 - 1)]
+    else:
+        probes = [max(0, hi - FIRST_STEP)]
+    width = hi
+    for _ in range(MAX_ROUNDS):
+        blocks = sorted(set(probes))
+        stamps = list(zip(blocks, await asyncio.gather(*(reader.timestamp_of(block) for block in blocks))))
+        for block, stamp in stamps:
+            if stamp <= target and (lo is None or block > lo[0]):
+                lo = (block, stamp)
+            elif stamp > target and block < hi:
+                hi, t_hi = block, stamp
+        if lo is None:
+            if 0 in probes:
+                return None
+            probes = _extrapolated(stamps[0], (hi, t_hi), target)
+            continue
+        if hi - lo[0] <= 1:
+            return lo
+        slow = hi - lo[0] > width // 2
+        width = hi - lo[0]
+        probes = _interpolated(lo, (hi, t_hi), target, halve=slow)
+    raise ProtocolError(f"no block found at timestamp {target} on chain {reader.chain_id} "
+                        f"within {MAX_ROUNDS} rounds")
+
+
+def _extrapolated(oldest: tuple[int, int], newest: tuple[int, int], target: int) -> list[int]:
+    """Probes below every block seen, at the recent block time: the estimate and a margin
+    before it (a twentieth of the way), so that one likely lands at or before `target`."""
+    (b0, t0), (b1, t1) = oldest, newest
+    per_block = Fraction(max(t1 - t0, 1), max(b1 - b0, 1))
+    guess = b1 - int((t1 - target) / per_block) - 1
+    margin = (b0 - guess) // 20 + 1
+    return [max(0, min(guess, b0 - 1)), max(0, min(guess, b0 - 1) - margin)]
+
+
+def _interpolated(lo: tuple[int, int], hi: tuple[int, int], target: int, halve: bool) -> list[int]:
+    """Inside the bracket: the interpolated block and the one after it (both found when the
+    interpolation is exact), plus the middle when the last round did not halve the bracket."""
+    (b0, t0), (b1, t1) = lo, hi
+    guess = b0 + (target - t0) * (b1 - b0) // max(t1 - t0, 1)
+    guess = min(max(guess, b0 + 1), b1 - 1)
+    probes = [guess, min(guess + 1, b1 - 1)]
+    if halve:
+        probes.append((b0 + b1) // 2)
+    return probes
+
+
+def compounded(now: int, then: int, seconds: int) -> float | None:
+    """The growth from `then` to `now` over `seconds`, compounded over a year; None without a
+    base (a rate of zero then, or no time between)."""
+    if then <= 0 or now <= 0 or seconds <= 0:
+        return None
+    return float(Fraction(now, then)) ** (YEAR / seconds) - 1
+
+
+async def period_apy(reader: ChainReader, period: int, rate: Callable[[ChainReader], Awaitable[int]],
+                     warnings: Warnings, target: str, what: str) -> float | None:
+    """The APY of `rate` (a view read through the reader it is given) over the `period` before the
+    pinned block; None with a warning naming `what` when the earlier state cannot be read."""
+    try:
+        now, t_now = await rate(reader), await reader.block_timestamp()
+        earlier = await reader.shared(("block at", period), lambda: _block_before(reader, period, t_now))
+        if earlier is None:
+            warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: the chain has no block {period} s "
+                                                      "before this one")
+            return None
+        block, t_then = earlier
+        then = await rate(reader.at(block))
+    except HistoryUnavailable as exc:
+        warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: {exc.message}")
+        return None
+    except ProtocolError as exc:
+        warnings.figure(target, what, exc)
+        return None
+    return compounded(now, then, t_now - t_then)
+
+
+def iso_date(timestamp: int) -> str | None:
+    """A unix time as ISO 8601 in UTC to the second; None past the year 9999 (a contract's
+    sentinel or garbage)."""
+    if not 0 <= timestamp <= MAX_ISO_TIMESTAMP:
+        return None
+    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def _block_before(reader: ChainReader, period: int, now: int) -> tuple[int, int] | None:
+    return await block_at(reader, now - period)

@@ -1,0 +1,19 @@
+"""Neutrl: the sNUSD staking vault on Ethereum, served by vault_style.py. The hosted API this
+service mirrors gives it one `vaultPosition` (null without a position), kept here beside the
+`vaultPositions` list that every vault-style protocol has."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import vault_style
+from addresses import ChainAddresses
+
+if TYPE_CHECKING:
+    from fetch_context import FetchContext
+
+
+async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
+    answer = await vault_style.fetch(addresses, "neutrl", ctx, chain_id, wallet)
+    snusd = [position for position in answer["vaultPositions"] if position["type"] == "neutrl-snusd"]
+    return {**answer, "vaultPosition": snusd[0] if snusd else None}

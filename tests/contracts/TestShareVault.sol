@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+/// The ERC-4626 views a vault-style adapter reads, with an Ethena-style cooldown (StakedUSDeV2's
+/// `cooldowns` layout); shares, assets and cooldowns are set by the test.
+contract TestShareVault {
+    struct UserCooldown {
+        uint104 cooldownEnd;
+        uint152 underlyingAmount;
+    }
+
+    string public name;
+    string public symbol;
+    uint8 public immutable decimals;
+    address public immutable asset;
+    uint256 public totalSupply;
+    uint256 public totalAssets;
+    mapping(address => uint256) internal shares;
+    mapping(address => UserCooldown) internal _cooldowns;
+    /// 1: convertToAssets reverts; 2: balanceOf reverts; 3: cooldowns reverts.
+    uint8 public broken;
+
+    constructor(string memory name_, string memory symbol_, uint8 decimals_, address asset_) {
+        name = name_;
+        symbol = symbol_;
+        decimals = decimals_;
+        asset = asset_;
+    }
+
+    function mint(address to, uint256 amount) external {
+        shares[to] += amount;
+        totalSupply += amount;
+    }
+
+    function setTotalAssets(uint256 assets) external {
+        totalAssets = assets;
+    }
+
+    function setCooldown(address user, uint104 end, uint152 amount) external {
+        _cooldowns[user] = UserCooldown(end, amount);
+    }
+
+    function setBroken(uint8 mode) external {
+        broken = mode;
+    }
+
+    function balanceOf(address account) external view returns (uint256) {
+        require(broken != 2, "balanceOf broken");
+        return shares[account];
+    }
+
+    function convertToAssets(uint256 amount) external view returns (uint256) {
+        require(broken != 1, "convertToAssets broken");
+        return totalSupply == 0 ? amount : amount * totalAssets / totalSupply;
+    }
+
+    function cooldowns(address user) external view returns (uint104 cooldownEnd, uint152 underlyingAmount) {
+        require(broken != 3, "cooldowns broken");
+        UserCooldown memory c = _cooldowns[user];
+        return (c.cooldownEnd, c.underlyingAmount);
+    }
+}

@@ -1,0 +1,184 @@
+"""Neutrl, Midas, Avantis and Avant against test vaults and feeds on anvil
+(tests/vault_style_world.py): every field for a holder, a cooldown alone, an empty wallet, APYs
+across two blocks a week apart, a pruned endpoint, failing views."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from history import iso_date
+from tests import vault_style_world as W
+from tests.conftest import world_api, world_fixture
+from tests.rpc_proxy import RpcProxy
+
+TOKEN = "{ address symbol name decimals }"
+VAULT = (f"{{ type vaultAddress chainId vaultToken {TOKEN} underlyingAsset {TOKEN} balance assets balanceUsd "
+         "exchangeRate apy vaultMetrics { totalAssets totalSupply decimals } "
+         "cooldown { underlyingAmount underlyingAmountUsd cooldownEnd cooldownEndDate claimable } }")
+COMMON = "protocol walletAddress chainId blockNumber warnings { code message target }"
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{
+    ... on NeutrlWalletPositions {{ {COMMON} vaultPosition {VAULT} vaultPositions {VAULT} }}
+    ... on AvantisWalletPositions {{ {COMMON} vaultPositions {VAULT} }}
+    ... on AvantWalletPositions {{ {COMMON} vaultPositions {VAULT} }}
+    ... on MidasWalletPositions {{ {COMMON} tokenPositions {{ type tokenAddress chainId symbol decimals balance
+      balanceUsd apy oraclePrice oracleCurrency oracleAddress oracleUpdatedAt }} }} }}
+  errors {{ protocol chainId walletAddress error {{ code message retryable }} }} }} }}"""
+PROTOCOLS = ("neutrl", "midas", "avantis", "avant")
+
+
+world = world_fixture(W.build)
+
+
+@pytest.fixture
+async def vault_api(aiohttp_client, keys_file, api_key, world, tmp_path):
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
+
+
+async def answers(api, wallet: str, protocols=PROTOCOLS) -> dict[str, dict]:
+    reply = await api.query(QUERY, {"inputs": [{"protocol": p, "chainId": 31337, "walletAddress": wallet}
+                                               for p in protocols]})
+    assert reply.status == 200, reply.body
+    result = reply.body["data"]["walletPositions"]
+    assert result["errors"] == []
+    return {answer["protocol"]: answer for answer in result["data"]}
+
+
+def token(world, symbol: str) -> dict:
+    return {"address": world.tokens[symbol], "symbol": symbol, "name": f"Test {symbol}", "decimals": W.DECIMALS[symbol]}
+
+
+def expected_vault(world, spec: W.VaultSpec, wallet: str, block: int) -> dict:
+    shares = world.shares.get(wallet, {}).get(spec.kind, 0)
+    then, now = spec.assets
+    one = 10**spec.decimals
+    assets = shares * now // spec.supply
+    usd_feed = W.USD_FEEDS.get(spec.asset)
+
+    def usd(amount: int) -> float | None:
+        return float(Fraction(amount * usd_feed, 10 ** (W.DECIMALS[spec.asset] + 8))) if usd_feed else None
+
+    cooldown = None
+    if spec.kind in world.cooldowns.get(wallet, {}):
+        end, amount = world.cooldowns[wallet][spec.kind]
+        cooldown = {"underlyingAmount": str(amount), "underlyingAmountUsd": usd(amount), "cooldownEnd": str(end),
+                    "cooldownEndDate": iso_date(end), "claimable": end <= world.timestamp(block)}
+    return {
+        "type": spec.kind, "vaultAddress": world.vaults[spec.kind], "chainId": 31337,
+        "vaultToken": {"address": world.vaults[spec.kind], "symbol": spec.symbol, "name": f"Staked {spec.asset}",
+                       "decimals": spec.decimals},
+        "underlyingAsset": token(world, spec.asset), "balance": str(shares), "assets": str(assets),
+        "balanceUsd": usd(assets), "exchangeRate": float(Fraction(one * now // spec.supply, 10 ** W.DECIMALS[spec.asset])),
+        "apy": pytest.approx(world.apy(one * then // spec.supply, one * now // spec.supply, block), rel=1e-12),
+        "vaultMetrics": {"totalAssets": str(now), "totalSupply": str(spec.supply), "decimals": spec.decimals},
+        "cooldown": cooldown}
+
+
+async def test_every_field_for_a_holder_of_each_protocol(vault_api, world):
+    holder = world.wallets["holder"]
+    found = await answers(vault_api, holder)
+    for protocol, answer in found.items():
+        assert (answer["walletAddress"], answer["chainId"], answer["warnings"]) == (holder, 31337, []), protocol
+    for spec in W.VAULTS:
+        answer = found[spec.protocol]
+        assert answer["vaultPositions"] == [expected_vault(world, spec, holder, answer["blockNumber"])]
+    assert found["neutrl"]["vaultPosition"] == found["neutrl"]["vaultPositions"][0]
+    assert found["neutrl"]["vaultPosition"]["cooldown"]["claimable"] is True
+    midas = found["midas"]
+    positions = {p["symbol"]: p for p in midas["tokenPositions"]}
+    assert sorted(positions) == sorted(W.MIDAS)
+    for symbol, (currency, (then, now)) in W.MIDAS.items():
+        balance = world.midas[holder][symbol]
+        unit = Fraction(W.BTC_USD, 10**8) if currency == "BTC" else 1
+        set_at = world.node.call(world.feeds[symbol], "latestRoundData()", returns=("uint80", "int256", "uint256",
+                                                                                     "uint256", "uint80"))[3]
+        assert positions[symbol] == {
+            "type": "midas-token", "tokenAddress": world.tokens[symbol], "chainId": 31337, "symbol": symbol,
+            "decimals": 18, "balance": str(balance),
+            "balanceUsd": float(Fraction(balance * now, 10 ** (18 + 8)) * unit),
+            "apy": pytest.approx(world.apy(then, now, midas["blockNumber"]), rel=1e-12),
+            "oraclePrice": now / 10**8, "oracleCurrency": currency, "oracleAddress": world.feeds[symbol],
+            "oracleUpdatedAt": str(set_at)}
+
+
+async def test_the_apy_compares_with_the_block_a_week_earlier(vault_api, world):
+    """The APY's earlier block is the newest at least a week older than the answer's: the week
+    is measured in block timestamps, so the growth spans more than 7 days here."""
+    found = await answers(vault_api, world.wallets["holder"], ("avantis",))
+    block = found["avantis"]["blockNumber"]
+    assert world.timestamp(world.then + 1) > world.timestamp(block) - W.WEEK >= world.t_then
+    spec = W.VAULTS[1]
+    growth = Fraction(spec.assets[1], spec.assets[0])
+    naive = float(growth) ** (365 / 7) - 1
+    assert found["avantis"]["vaultPositions"][0]["apy"] < naive
+
+
+async def test_a_cooldown_alone_is_a_position(vault_api, world):
+    cooler = world.wallets["cooler"]
+    found = await answers(vault_api, cooler, ("avant", "neutrl"))
+    (position,) = found["avant"]["vaultPositions"]
+    assert position == expected_vault(world, W.VAULTS[2], cooler, found["avant"]["blockNumber"])
+    assert position["balance"] == "0" and position["cooldown"]["claimable"] is False
+    assert found["neutrl"]["vaultPositions"] == [] and found["neutrl"]["vaultPosition"] is None
+
+
+async def test_an_empty_wallet_has_no_positions_and_no_warnings(vault_api, world):
+    found = await answers(vault_api, world.wallets["empty"])
+    assert sorted(found) == sorted(PROTOCOLS)
+    for protocol, answer in found.items():
+        assert answer["warnings"] == [], protocol
+        assert answer.get("vaultPositions", []) == [] and answer.get("tokenPositions", []) == []
+    assert found["neutrl"]["vaultPosition"] is None
+
+
+async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once(
+        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    proxy = RpcProxy(world.node.url)
+    server = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    proxy.url = str(server.make_url("/"))
+    proxy.history_from = world.then + 1
+    api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"),
+                          world.node, url=proxy.url)
+    holder = world.wallets["holder"]
+    found = await answers(api, holder)
+    for spec in W.VAULTS:
+        answer = found[spec.protocol]
+        expected = expected_vault(world, spec, holder, answer["blockNumber"])
+        assert answer["vaultPositions"] == [{**expected, "apy": None}]
+        assert [(w["code"], w["target"]) for w in answer["warnings"]] == [
+            ("HISTORY_UNAVAILABLE", world.vaults[spec.kind])]
+        assert "has no state that old" in answer["warnings"][0]["message"]
+        assert "archive node" in answer["warnings"][0]["message"]
+    assert {p["apy"] for p in found["midas"]["tokenPositions"]} == {None}
+    assert {w["code"] for w in found["midas"]["warnings"]} == {"HISTORY_UNAVAILABLE"}
+    old = [call for call in proxy.calls("eth_call") if proxy.pruned(call["params"][1])]
+    assert len(old) == 1, "every old read of the request went in one round, and a pruned node is not asked again"
+
+
+@pytest.mark.parametrize("mode, kind, code, what", [
+    (1, "avantis-vault", "FIGURE_UNAVAILABLE", "its asset, assets, exchange rate, totals, USD values and apy are null"),
+    (2, "avant-savusd", "PART_UNREADABLE", "vault"),
+    (3, "neutrl-snusd", "PART_UNREADABLE", "the cooldown"),
+])
+async def test_a_failing_view_is_named_and_nothing_else_is_lost(vault_api, world, mode, kind, code, what):
+    spec = next(spec for spec in W.VAULTS if spec.kind == kind)
+    holder = world.wallets["holder"]
+    world.node.send(world.vaults[kind], "setBroken(uint8)", mode)
+    try:
+        answer = (await answers(vault_api, holder, (spec.protocol,)))[spec.protocol]
+    finally:
+        world.node.send(world.vaults[kind], "setBroken(uint8)", 0)
+    ((warning),) = answer["warnings"]
+    assert (warning["code"], warning["target"]) == (code, world.vaults[kind])
+    assert warning["message"].startswith(what) and "broken" in warning["message"]
+    expected = expected_vault(world, spec, holder, answer["blockNumber"])
+    if mode == 1:
+        nulls = dict.fromkeys(("vaultToken", "underlyingAsset", "assets", "balanceUsd", "exchangeRate", "apy",
+                               "vaultMetrics"))
+        assert answer["vaultPositions"] == [{**expected, **nulls}]
+    elif mode == 2:
+        assert answer["vaultPositions"] == []
+    else:
+        assert answer["vaultPositions"] == [{**expected, "cooldown": None}]

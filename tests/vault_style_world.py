@@ -1,0 +1,166 @@
+"""Neutrl, Midas, Avantis and Avant on anvil: ERC-4626 test vaults (two with Ethena-style
+cooldowns) and Midas-style tokens with Chainlink-style feeds, whose exchange rates and prices
+change between two blocks a week apart.
+
+The timeline is set block by block: every first state is written by block `then`, at `t_then`;
+the next block is a week and a bit later and starts the second state. So for as long as a test
+runs, the block a week before the newest is `then`, and the expected APY follows from the two
+states and the two blocks' timestamps.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
+
+WEEK = 7 * 24 * 3600
+DECIMALS = {"NUSD": 18, "USDC": 6, "avUSD": 18, "mTBILL": 18, "mBTC": 18}
+FEED_DECIMALS = 8
+USD_FEEDS = {"USDC": 99_990_000}
+"""USD feeds of the test's assets (8 decimals); NUSD and avUSD have none, as on mainnet."""
+BTC_USD = 9_000_000_000_000
+
+
+@dataclass(frozen=True)
+class VaultSpec:
+    protocol: str
+    kind: str
+    symbol: str
+    decimals: int
+    asset: str
+    cooldown: bool
+    supply: int
+    """Shares in existence."""
+    assets: tuple[int, int]
+    """totalAssets at `then` and now: the exchange rate's growth."""
+
+
+VAULTS = (
+    VaultSpec("neutrl", "neutrl-snusd", "sNUSD", 18, "NUSD", True, 1_000_000 * 10**18,
+              (1_050_000 * 10**18, 1_051_000 * 10**18)),
+    VaultSpec("avantis", "avantis-vault", "avUSDC", 6, "USDC", False, 2_000_000 * 10**6,
+              (2_560_000 * 10**6, 2_566_100 * 10**6)),
+    VaultSpec("avant", "avant-savusd", "savUSD", 18, "avUSD", True, 500_000 * 10**18,
+              (560_000 * 10**18, 560_600 * 10**18)),
+)
+MIDAS = {"mTBILL": ("USD", (103_500_000, 103_580_000)), "mBTC": ("BTC", (100_200_000, 100_230_000))}
+"""Symbol -> (feed currency, answers at `then` and now, 8 decimals)."""
+
+
+@functools.lru_cache(maxsize=1)
+def compile_all() -> dict[str, Artifact]:
+    return compile_contracts([CONTRACTS / name for name in
+                              ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestShareVault.sol")])
+
+
+@dataclass
+class VaultStyleWorld:
+    node: Anvil
+    wallets: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    feeds: dict[str, str] = field(default_factory=dict)
+    """By symbol: USD feeds of assets, Midas feeds, and "BTC" (BTC/USD)."""
+    vaults: dict[str, str] = field(default_factory=dict)
+    """By kind."""
+    shares: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Wallet -> vault kind -> shares."""
+    cooldowns: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    """Wallet -> vault kind -> (cooldownEnd, underlyingAmount)."""
+    midas: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Wallet -> Midas symbol -> balance."""
+    then: int = 0
+    t_then: int = 0
+
+    def addresses_override(self) -> dict[str, Any]:
+        sections: dict[str, Any] = {spec.protocol: {"apyPeriodDays": 7, "vaults": []} for spec in VAULTS}
+        for spec in VAULTS:
+            sections[spec.protocol]["vaults"].append(
+                {"type": spec.kind, "address": self.vaults[spec.kind], "cooldown": spec.cooldown})
+        sections["midas"] = {"apyPeriodDays": 7, "tokens": [
+            {"type": "midas-token", "symbol": symbol, "token": self.tokens[symbol], "feed": self.feeds[symbol],
+             "currency": currency, "heartbeat": 30 * 24 * 3600} for symbol, (currency, _) in MIDAS.items()]}
+        return {str(self.node.chain_id): {
+            "name": "anvil devnet", **sections,
+            "priceFeeds": {self.tokens[s]: {"pair": f"{s}/USD", "feed": self.feeds[s], "heartbeat": 10**9}
+                           for s in USD_FEEDS},
+            "currencyFeeds": {"BTC": {"pair": "BTC/USD", "feed": self.feeds["BTC"], "heartbeat": 10**9}}}}
+
+    def write_addresses(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.addresses_override(), indent=2))
+        return path
+
+    def timestamp(self, block: int | str = "latest") -> int:
+        tag = block if isinstance(block, str) else hex(block)
+        return int(self.node.rpc("eth_getBlockByNumber", tag, False)["timestamp"], 16)
+
+    def apy(self, then: int | Fraction, now: int | Fraction, block: int) -> float:
+        """The growth from `then` to `now` between block `then` and `block`, compounded to a year."""
+        return float(Fraction(now) / Fraction(then)) ** (365 * 24 * 3600 / (self.timestamp(block) - self.t_then)) - 1
+
+
+def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld:
+    """`wallets` (holder, cooler: a cooldown only, empty) default to anvil accounts 14-16."""
+    artifacts = compile_all()
+    node.install_multicall(artifacts["Multicall3"])
+    world = VaultStyleWorld(node)
+    world.wallets = wallets or dict(zip(("holder", "cooler", "empty"), node.accounts[14:17]))
+    holder, cooler = world.wallets["holder"], world.wallets["cooler"]
+    for symbol, decimals in DECIMALS.items():
+        world.tokens[symbol] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"],
+                                           [f"Test {symbol}", symbol, decimals])
+    for symbol in (*USD_FEEDS, *MIDAS, "BTC"):
+        world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [FEED_DECIMALS])
+    for spec in VAULTS:
+        world.vaults[spec.kind] = node.deploy(artifacts["TestShareVault"], ["string", "string", "uint8", "address"],
+                                              [f"Staked {spec.asset}", spec.symbol, spec.decimals,
+                                               world.tokens[spec.asset]])
+    _first_state(world)
+    world.then = node.block_number()
+    world.t_then = world.timestamp(world.then)
+    node.rpc("evm_setNextBlockTimestamp", hex(world.t_then + WEEK + 600))
+    _second_state(world)
+    now = world.timestamp()
+    world.cooldowns = {
+        holder: {"neutrl-snusd": (now - 3600, 1_234 * 10**18)},
+        cooler: {"avant-savusd": (now + 5 * 24 * 3600, 777 * 10**18 + 5)},
+    }
+    for wallet, entries in world.cooldowns.items():
+        for kind, (end, amount) in entries.items():
+            node.send(world.vaults[kind], "setCooldown(address,uint104,uint152)", wallet, end, amount)
+    return world
+
+
+def _first_state(world: VaultStyleWorld) -> None:
+    node, holder = world.node, world.wallets["holder"]
+    world.shares = {holder: {"neutrl-snusd": 3_210 * 10**18 + 7, "avantis-vault": 15_000 * 10**6 + 3,
+                             "avant-savusd": 42 * 10**18}}
+    world.midas = {holder: {"mTBILL": 25_000 * 10**18 + 11, "mBTC": 2 * 10**18}}
+    for spec in VAULTS:
+        vault = world.vaults[spec.kind]
+        node.send(vault, "mint(address,uint256)", node.accounts[0], spec.supply - world.shares[holder][spec.kind])
+        node.send(vault, "mint(address,uint256)", holder, world.shares[holder][spec.kind])
+        node.send(vault, "setTotalAssets(uint256)", spec.assets[0])
+    for symbol, amount in world.midas[holder].items():
+        node.send(world.tokens[symbol], "mint(address,uint256)", holder, amount)
+    now = world.timestamp()
+    for symbol, (_, answers) in MIDAS.items():
+        node.send(world.feeds[symbol], "set(int256,uint256)", answers[0], now)
+    for symbol, answer in (*USD_FEEDS.items(), ("BTC", BTC_USD)):
+        node.send(world.feeds[symbol], "set(int256,uint256)", answer, now)
+
+
+def _second_state(world: VaultStyleWorld) -> None:
+    node = world.node
+    for spec in VAULTS:
+        node.send(world.vaults[spec.kind], "setTotalAssets(uint256)", spec.assets[1])
+    now = world.timestamp()
+    for symbol, (_, answers) in MIDAS.items():
+        node.send(world.feeds[symbol], "set(int256,uint256)", answers[1], now)
+    for symbol, answer in (*USD_FEEDS.items(), ("BTC", BTC_USD)):
+        node.send(world.feeds[symbol], "set(int256,uint256)", answer, now)

@@ -1,0 +1,167 @@
+"""Vault-style protocols (Neutrl, Midas, Avantis, Avant): positions that are ERC-4626 shares, or
+tokens priced by their issuer's own feed. Each protocol is a section of the addresses data (its
+vaults and tokens per chain), so the next one is a data entry, a schema type and a registry line.
+
+How each figure is derived (all at the request's pinned block; the README has the long form):
+
+- Share vaults: balance = `balanceOf(wallet)` (shares); assets = `convertToAssets(balance)`;
+  exchange rate = `convertToAssets(10^shareDecimals)` / 10^assetDecimals, the assets of one whole
+  share; totals = `totalAssets()` and `totalSupply()`. An Ethena-style vault (sNUSD, savUSD) keeps
+  what the wallet unstaked in `cooldowns(wallet)` (amount in the asset, claimable from
+  `cooldownEnd`): listed as the position's cooldown, and a wallet with only a cooldown has a
+  position. USD = assets x the asset's feed (prices.py): null where the data names no feed.
+- Priced tokens: balance = `balanceOf(wallet)`; oracle price = the issuer feed's
+  `latestRoundData()` answer / 10^`decimals()`, in the feed's currency, refused when older than
+  the feed's heartbeat; USD = balance x oracle price x the currency's USD feed (1 for USD).
+- APY: the growth of that exchange rate or oracle price over the protocol's period (7 days),
+  read by the same view at the block one period back and compounded to a year (history.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import erc20
+import history
+from abi import Function
+from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddresses
+from chain import ChainReader, no_read
+from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
+from errors import ProtocolError
+from position_warnings import Warnings, outcome
+from prices import LATEST_ROUND_DATA, currency_usd, feed_price, usd_price
+from sweep import balances
+
+if TYPE_CHECKING:
+    from fetch_context import FetchContext
+
+COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104", "uint152"))
+"""Ethena's StakedUSDeV2 layout: (cooldownEnd, underlyingAmount)."""
+
+
+def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if protocol in chain.vault_style)
+
+
+async def fetch(addresses: dict[int, ChainAddresses], protocol: str, ctx: FetchContext, chain_id: int,
+                wallet: str) -> dict[str, Any]:
+    chain = addresses[chain_id]
+    section = chain.vault_style[protocol]
+    reader = ctx.reader(chain_id)
+    block, vaults, tokens = await asyncio.gather(
+        reader.block_number(),
+        _vault_positions(reader, chain, section, wallet, ctx.warnings),
+        _token_positions(reader, chain, section, wallet, ctx.warnings))
+    return {"blockNumber": block, "vaultPositions": vaults, "tokenPositions": tokens}
+
+
+# ---------------------------------------------------------------- share vaults
+
+async def _vault_positions(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str,
+                           warnings: Warnings) -> list[dict[str, Any]]:
+    reads = await asyncio.gather(*(_holding(reader, vault, wallet, warnings) for vault in section.vaults),
+                                 return_exceptions=True)
+    holdings = warnings.survivors("vault", zip((vault.address for vault in section.vaults), reads))
+    return list(await asyncio.gather(*(_vault_position(reader, chain, section.apy_period, *holding, warnings)
+                                       for holding in holdings if holding[1] or holding[2])))
+
+
+async def _holding(reader: ChainReader, vault: ShareVault, wallet: str,
+                   warnings: Warnings) -> tuple[ShareVault, int, tuple[int, int] | None]:
+    """The wallet's shares and its cooldown (end, amount) where it has one."""
+    label = f"vault {vault.address}"
+    (shares,), cooldown = await asyncio.gather(
+        reader.call(vault.address, erc20.BALANCE_OF, wallet, label=label),
+        outcome(reader.call(vault.address, COOLDOWNS, wallet, label=label)) if vault.cooldown else no_read())
+    if isinstance(cooldown, ProtocolError):
+        warnings.left_out("the cooldown (assets unstaked, waiting to be claimed) in vault", vault.address, cooldown)
+        cooldown = None
+    return vault, shares, cooldown if cooldown and cooldown[1] else None
+
+
+async def _vault_position(reader: ChainReader, chain: ChainAddresses, period: int, vault: ShareVault, shares: int,
+                          cooldown: tuple[int, int] | None, warnings: Warnings) -> dict[str, Any]:
+    target = vault.address
+    facts, now = await asyncio.gather(
+        warnings.optional(_vault_facts(reader, target, shares), target,
+                          "its asset, assets, exchange rate, totals, USD values and apy are"),
+        reader.block_timestamp())
+    position: dict[str, Any] = {
+        "type": vault.kind, "vaultAddress": target, "chainId": reader.chain_id, "balance": str(shares),
+        "vaultToken": None, "underlyingAsset": None, "assets": None, "balanceUsd": None, "exchangeRate": None,
+        "apy": None, "vaultMetrics": None, "cooldown": None}
+    price = None
+    if facts is not None:
+        share_token, asset, assets, per_share, total_assets, total_supply = facts
+        one_share = 10 ** share_token["decimals"]
+        price, apy = await asyncio.gather(
+            warnings.optional(usd_price(reader, chain, asset["address"]), asset["address"], "its USD values are"),
+            history.period_apy(reader, period, lambda at: _assets_of(at, target, one_share), warnings, target,
+                               "apy is"))
+        position.update(
+            vaultToken=share_token, underlyingAsset=asset, assets=str(assets),
+            balanceUsd=price.value(assets, asset["decimals"]) if price else None,
+            exchangeRate=float(Fraction(per_share, 10 ** asset["decimals"])), apy=apy,
+            vaultMetrics={"totalAssets": str(total_assets), "totalSupply": str(total_supply),
+                          "decimals": share_token["decimals"]})
+    if cooldown:
+        end, amount = cooldown
+        position["cooldown"] = {
+            "underlyingAmount": str(amount),
+            "underlyingAmountUsd": price.value(amount, facts[1]["decimals"]) if price and facts else None,
+            "cooldownEnd": str(end), "cooldownEndDate": history.iso_date(end), "claimable": end <= now}
+    return position
+
+
+async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[Any, ...]:
+    label = f"vault {vault}"
+    share_token, (asset,), (assets,), (total_assets,), (total_supply,) = await asyncio.gather(
+        erc20.token_info(reader, vault), reader.call(vault, ASSET, label=label),
+        reader.call(vault, CONVERT_TO_ASSETS, shares, label=label), reader.call(vault, TOTAL_ASSETS, label=label),
+        reader.call(vault, erc20.TOTAL_SUPPLY, label=label))
+    asset_token, per_share = await asyncio.gather(
+        erc20.token_info(reader, asset), _assets_of(reader, vault, 10 ** share_token["decimals"]))
+    return share_token, asset_token, assets, per_share, total_assets, total_supply
+
+
+async def _assets_of(reader: ChainReader, vault: str, shares: int) -> int:
+    (assets,) = await reader.call(vault, CONVERT_TO_ASSETS, shares, label=f"vault {vault}")
+    return assets
+
+
+# ---------------------------------------------------------------- priced tokens
+
+async def _token_positions(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str,
+                           warnings: Warnings) -> list[dict[str, Any]]:
+    if not section.tokens:
+        return []
+    held = await balances(reader, [token.token for token in section.tokens], wallet, warnings, "token")
+    return list(await asyncio.gather(*(_token_position(reader, chain, section.apy_period, token, held[token.token],
+                                                       warnings)
+                                       for token in section.tokens if token.token in held)))
+
+
+async def _token_position(reader: ChainReader, chain: ChainAddresses, period: int, priced: PricedToken, balance: int,
+                          warnings: Warnings) -> dict[str, Any]:
+    target, feed = priced.token, priced.feed.feed
+    info, price, unit, apy = await asyncio.gather(
+        warnings.optional(erc20.token_info(reader, target), target, "its symbol, decimals and balanceUsd are"),
+        warnings.optional(feed_price(reader, chain, priced.feed, target), target, "oraclePrice and balanceUsd are"),
+        warnings.optional(currency_usd(reader, chain, priced.currency, priced.feed.pair), target, "balanceUsd is"),
+        history.period_apy(reader, period, lambda at: _answer(at, feed), warnings, target, "apy is"))
+    usd = None
+    if info and price and unit is not None:
+        usd = float(Fraction(balance * price.answer, 10 ** (info["decimals"] + price.decimals)) * unit)
+    return {"type": priced.kind, "tokenAddress": target, "chainId": reader.chain_id,
+            "symbol": info["symbol"] if info else None, "decimals": info["decimals"] if info else None,
+            "balance": str(balance), "balanceUsd": usd, "apy": apy,
+            "oraclePrice": float(Fraction(price.answer, 10 ** price.decimals)) if price else None,
+            "oracleCurrency": priced.currency, "oracleAddress": feed,
+            "oracleUpdatedAt": str(price.updated_at) if price else None}
+
+
+async def _answer(reader: ChainReader, feed: str) -> int:
+    (_, answer, _, _, _) = await reader.call(feed, LATEST_ROUND_DATA, label=f"price feed {feed}")
+    return answer
