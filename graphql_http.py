@@ -308,7 +308,7 @@ def _check_inputs(inputs: int) -> None:
     if inputs > MAX_INPUTS:
         raise RequestError.single(
             400, f"Too many inputs: the operation asks for {inputs}, the limit is {MAX_INPUTS} "
-            "per request, counted over every walletPositions field.", "TOO_MANY_INPUTS",
+            "per request, counted over every walletPositions and poolDetails field.", "TOO_MANY_INPUTS",
             limit=MAX_INPUTS, inputs=inputs)
 
 

@@ -341,12 +341,16 @@ class InputCount:
         return self.literal + sum(_length(variables.get(name)) for name in self.variables)
 
 
+INPUT_FIELDS = frozenset({"walletPositions", "poolDetails"})
+"""The root fields whose inputs count together towards MAX_INPUTS."""
+
+
 def input_count(
     operation: OperationDefinitionNode,
     fragments: Mapping[str, FragmentDefinitionNode],
-    field_name: str = "walletPositions",
+    field_names: frozenset[str] = INPUT_FIELDS,
 ) -> InputCount:
-    """The inputs the operation would resolve, summed over every response key of `field_name`.
+    """The inputs the operation would resolve, summed over every response key of `field_names`.
 
     Root fields are collected the way execution collects them: fragments expanded once, and
     fields with the same response key merged (they execute once). Every other alias counts.
@@ -359,7 +363,7 @@ def input_count(
         for selection in pending.pop().selections:
             if isinstance(selection, FieldNode):
                 key = (selection.alias or selection.name).value
-                if selection.name.value == field_name and key not in seen:
+                if selection.name.value in field_names and key not in seen:
                     seen.add(key)
                     value = _argument(selection, "inputs")
                     if isinstance(value, VariableNode):

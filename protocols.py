@@ -17,6 +17,7 @@ import aave
 import compound
 import fluid
 import morpho
+import morpho_pools
 import neutrl
 import pendle
 import vault_style
@@ -34,6 +35,9 @@ class Protocol:
     fetch: FetchFunction
     streams: Callable[[int], tuple[Stream, ...]] = lambda chain_id: ()
     """The event streams its discovery reads on a chain (event_index.py; `index build` scans them)."""
+    details: FetchFunction | None = None
+    """`poolDetails`: (ctx, chain_id, pool address or id) -> {"blockNumber", "details"}, the
+    details a member of the PoolDetails union (`__typename`, `type`); None where not offered."""
 
 
 Registry = Mapping[str, Protocol]
@@ -43,7 +47,8 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     """The protocols this service answers for, each on the chains its addresses data covers."""
     return {
         "morpho": Protocol("morpho", "MorphoWalletPositions", morpho.chains(addresses),
-                           functools.partial(morpho.fetch, addresses), functools.partial(morpho.streams, addresses)),
+                           functools.partial(morpho.fetch, addresses), functools.partial(morpho.streams, addresses),
+                           functools.partial(morpho_pools.details, addresses)),
         "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
                          functools.partial(aave.fetch, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),

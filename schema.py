@@ -1,13 +1,17 @@
-"""The GraphQL schema, built from schema.graphql, and the `walletPositions` resolver.
+"""The GraphQL schema, built from schema.graphql, and the resolver of its two root fields:
+`walletPositions` (a wallet's positions) and `poolDetails` (a pool's data).
 
 The resolver validates each input (decisions.md §3), runs the inputs concurrently, each under its
 own time budget, and maps failures to error codes. Identical inputs within one request share one
-fetch, even across aliases.
+fetch, even across aliases. The two fields differ only in what `RootField` says: the address
+input, the adapter function (`Protocol.fetch` or `Protocol.details`) and the output object.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import logging
 import math
 import re
@@ -29,21 +33,61 @@ from graphql import (
 
 from chain import ChainRequest, shared_future
 from errors import BudgetExceeded, InputValidationError, PositionError
-from fetch_context import FetchContext
+from fetch_context import FetchContext, FetchFunction
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")
 
 SDL_PATH = Path(__file__).with_name("schema.graphql")
 ADDRESS_RE = re.compile(r"0x[0-9a-fA-F]{40}")
+POOL_RE = re.compile(r"0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})")
 INTERNAL_ERROR = "Internal error while reading positions; it has been logged."
+ADDRESS_ECHO = 70
+"""Characters of a submitted address an error echoes: a market id (66) whole, garbage cut."""
 
-InputKey = tuple[str, int, str]
+InputKey = tuple[str, str, int, str]
+
+
+@dataclass(frozen=True)
+class RootField:
+    """What one root field resolves: which address an input names and how it must look, which
+    adapter function answers it, and how an answer becomes the field's output object."""
+
+    name: str
+    address_key: str
+    address_re: re.Pattern[str]
+    address_shape: str
+    function: Callable[[Protocol], FetchFunction | None]
+    output: Callable[[Protocol, int, str, dict[str, Any]], tuple[dict[str, Any], str]]
+    """(answer object, name of the GraphQL type it must fit)."""
+
+
+def _position(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    return {**answer, "__typename": protocol.type_name, "protocol": protocol.name, "chainId": chain_id,
+            "walletAddress": address}, protocol.type_name
+
+
+def _pool(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A pool's answer: its typed `details`, and the same object as the JSON string `data` (with
+    its `type`), for clients written against the hosted API."""
+    details = answer["details"]
+    data = json.dumps({name: value for name, value in details.items() if name != "__typename"},
+                      separators=(",", ":"))
+    return {"protocol": protocol.name, "chainId": chain_id, "poolAddress": address,
+            "blockNumber": answer["blockNumber"], "warnings": answer["warnings"], "data": data,
+            "details": details}, "PoolOutput"
+
+
+WALLETS = RootField("walletPositions", "walletAddress", ADDRESS_RE, "0x followed by 40 hexadecimal characters",
+                    lambda protocol: protocol.fetch, _position)
+POOLS = RootField("poolDetails", "poolAddress", POOL_RE,
+                  "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id)",
+                  lambda protocol: protocol.details, _pool)
 
 
 @dataclass
 class RequestContext:
-    """Per-request state shared by every `walletPositions` field of one operation."""
+    """Per-request state shared by every root field of one operation."""
 
     registry: Registry
     input_timeout: float
@@ -63,26 +107,26 @@ def build(registry: Registry) -> GraphQLSchema:
         if protocol.type_name not in members:
             raise ValueError(f"protocol {protocol.name!r}: {protocol.type_name} is not in the "
                              "WalletPositions union of schema.graphql")
-    schema.query_type.fields["walletPositions"].resolve = resolve_wallet_positions
+    for root in (WALLETS, POOLS):
+        schema.query_type.fields[root.name].resolve = functools.partial(resolve, root)
     return schema
 
 
-async def resolve_wallet_positions(
-    _root: Any, info: GraphQLResolveInfo, inputs: list[dict[str, Any]]
-) -> dict[str, list[dict[str, Any]]]:
+async def resolve(root: RootField, _root: Any, info: GraphQLResolveInfo,
+                  inputs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """Every valid input's fetch starts at once, one task per distinct input; the answer is built
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
     another field of the request may share them."""
     context: RequestContext = info.context
-    started = [_start(context, item) for item in inputs]
+    started = [_start(root, context, item) for item in inputs]
     fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
     if fetches:
         await asyncio.wait(fetches.values())
     data, errors = [], []
     for item, outcome in zip(inputs, started):
-        position, error = _outcome(context, item, outcome, info.schema)
+        answer, error = _outcome(root, context, item, outcome, info.schema)
         if error is None:
-            data.append(position)
+            data.append(answer)
             context.outcomes.append("OK")
         else:
             errors.append(error)
@@ -93,39 +137,37 @@ async def resolve_wallet_positions(
 Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
 
 
-def _start(context: RequestContext, item: dict[str, Any]) -> Started:
+def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> Started:
     """The input's protocol and fetch, started or joined (identical inputs share one, even across
     aliases), or why the input is refused."""
-    name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
+    name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
     try:
-        protocol = _validate(context.registry, name, chain_id, address)
+        protocol, function = _validate(root, context.registry, name, chain_id, address)
     except PositionError as exc:
         return exc
-    key = (protocol.name, chain_id, address)
+    key = (root.name, protocol.name, chain_id, address)
     if key not in context.fetches:
-        context.fetches[key] = shared_future(_fetch(protocol, chain_id, address, context))
+        context.fetches[key] = shared_future(_fetch(protocol, function, chain_id, address, context))
     return protocol, context.fetches[key]
 
 
 def _outcome(
-    context: RequestContext, item: dict[str, Any], started: Started, schema: GraphQLSchema,
+    root: RootField, context: RequestContext, item: dict[str, Any], started: Started, schema: GraphQLSchema,
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
+    name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
     failure = started if isinstance(started, PositionError) else started[1].exception()
     if failure is None:
         assert isinstance(started, tuple)
         protocol, fetch = started
-        position = {
-            **fetch.result(),
-            "__typename": protocol.type_name,
-            "protocol": protocol.name,
-            "chainId": chain_id,
-            "walletAddress": address,
-        }
-        problem = nonconformity(position, schema.type_map[protocol.type_name])
+        problem: str | None
+        try:
+            answer, type_name = root.output(protocol, chain_id, address, fetch.result())
+            problem = nonconformity(answer, schema.type_map[type_name])
+        except (KeyError, TypeError, ValueError) as exc:
+            problem = f"cannot be shaped ({type(exc).__name__}: {exc})"
         if problem is None:
-            return position, None
-        log.error("%s fetch returned an object that does not fit its type: %s", protocol.name, problem)
+            return answer, None
+        log.error("%s %s answer does not fit its type: %s", protocol.name, root.name, problem)
         failure = PositionError(INTERNAL_ERROR)
     assert isinstance(failure, PositionError), failure
     log.warning("input failed: %s on chain %d: %s %s", _shorten(name), chain_id, failure.code, failure.message)
@@ -133,7 +175,7 @@ def _outcome(
     return None, {
         "protocol": known.name if known else _shorten(name),
         "chainId": chain_id,
-        "walletAddress": _shorten(address, 64),
+        root.address_key: _shorten(address, ADDRESS_ECHO),
         "error": {"code": failure.code, "message": failure.message, "retryable": failure.retryable},
     }
 
@@ -173,6 +215,8 @@ def _build_checker(graphql_type: GraphQLType) -> Check:
         return _list_checker(_checker(graphql_type.of_type))
     if isinstance(graphql_type, GraphQLObjectType):
         return _object_checker([(name, _checker(field.type)) for name, field in graphql_type.fields.items()])
+    if isinstance(graphql_type, GraphQLUnionType):
+        return _member_checker(graphql_type)
     valid, problem = _SCALAR_CHECKS[graphql_type.name], f"is not a {graphql_type.name}"
     return lambda value: None if value is None or valid(value) else [problem]
 
@@ -188,6 +232,21 @@ def _list_checker(item: Check) -> Check:
                 problem.append(f"[{index}]")
                 return problem
         return None
+
+    return check
+
+
+def _member_checker(union: GraphQLUnionType) -> Check:
+    """A union's value names its member in `__typename`, and fits that member."""
+    members = {member.name: member for member in union.types}
+
+    def check(value: Any) -> Problem | None:
+        if value is None:
+            return None
+        member = members.get(value.get("__typename")) if isinstance(value, dict) else None
+        if member is None:
+            return [f"is not a member of {union.name}"]
+        return _checker(member)(value)
 
     return check
 
@@ -215,32 +274,38 @@ _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _validate(registry: Registry, name: str, chain_id: int, address: str) -> Protocol:
+def _validate(root: RootField, registry: Registry, name: str, chain_id: int,
+              address: str) -> tuple[Protocol, FetchFunction]:
     protocol = registry.get(name.lower())
     if protocol is None:
         supported = ", ".join(sorted(registry)) or "none yet"
         raise InputValidationError(f"Unknown protocol {_shorten(name)!r}. Supported protocols: {supported}.")
+    function = root.function(protocol)
+    if function is None:
+        offered = ", ".join(sorted(p.name for p in registry.values() if root.function(p))) or "none yet"
+        raise InputValidationError(f"Protocol {protocol.name!r} has no {root.name} yet. Protocols with "
+                                   f"{root.name}: {offered}.")
     if chain_id not in protocol.chains:
         chains = ", ".join(str(c) for c in sorted(protocol.chains))
         raise InputValidationError(
             f"Chain {chain_id} is not supported by protocol {protocol.name!r}. Supported chains: {chains}.")
-    if not ADDRESS_RE.fullmatch(address):
-        raise InputValidationError(
-            "Malformed walletAddress: expected 0x followed by 40 hexadecimal characters.")
-    return protocol
+    if not root.address_re.fullmatch(address):
+        raise InputValidationError(f"Malformed {root.address_key}: expected {root.address_shape}.")
+    return protocol, function
 
 
 def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _fetch(protocol: Protocol, chain_id: int, address: str, request: RequestContext) -> dict[str, Any]:
+async def _fetch(protocol: Protocol, function: FetchFunction, chain_id: int, address: str,
+                 request: RequestContext) -> dict[str, Any]:
     """One adapter call under the input's time budget; anything unexpected is UNKNOWN_ERROR."""
     budget = request.input_timeout
     context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains)
     try:
         async with asyncio.timeout(budget):
-            position = await protocol.fetch(context, chain_id, address)
+            position = await function(context, chain_id, address)
         if not isinstance(position, dict):
             raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
         position["warnings"] = context.warnings.as_list()

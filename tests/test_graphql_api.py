@@ -92,7 +92,7 @@ async def test_invalid_inputs_are_validation_errors(api, stand_ins, item, messag
     assert error["error"]["retryable"] is False
     assert error["error"]["message"].startswith(message)
     assert len(error["error"]["message"]) < 300
-    assert error["walletAddress"] == schema._shorten(item["walletAddress"].lower(), 64)
+    assert error["walletAddress"] == schema._shorten(item["walletAddress"].lower(), schema.ADDRESS_ECHO)
     assert error["protocol"] == item["protocol"] and error["chainId"] == item["chainId"]
     assert stand_ins.calls == []
 
