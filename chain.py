@@ -275,7 +275,6 @@ class ChainReader:
                                   history=block is not None)
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
-        self._timestamp: asyncio.Future[int] | None = None
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
         """Every call of the request, by target, calldata and outputs: asked once, however many
@@ -318,11 +317,6 @@ class ChainReader:
         """Timestamp of the pinned block; read in the next round, with the calls queued for it.
         A node that does not know the block yet (behind a load balancer) is retried, then a
         NetworkError: never a missing figure."""
-        if self._timestamp is None:
-            self._timestamp = shared_future(self._read_timestamp())
-        return await asyncio.shield(self._timestamp)
-
-    async def _read_timestamp(self) -> int:
         return await self.timestamp_of(await self.block_number())
 
     async def timestamp_of(self, number: int) -> int:

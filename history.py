@@ -106,7 +106,7 @@ async def period_apy(reader: ChainReader, period: int, rate: Callable[[ChainRead
     pinned block; None with a warning naming `what` when the earlier state cannot be read."""
     try:
         now, t_now = await rate(reader), await reader.block_timestamp()
-        earlier = await reader.shared(("block at", period), lambda: _block_before(reader, period, t_now))
+        earlier = await reader.shared(("block at", period), lambda: block_at(reader, t_now - period))
         if earlier is None:
             warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: the chain has no block {period} s "
                                                       "before this one")
@@ -128,7 +128,3 @@ def iso_date(timestamp: int) -> str | None:
     if not 0 <= timestamp <= MAX_ISO_TIMESTAMP:
         return None
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-async def _block_before(reader: ChainReader, period: int, now: int) -> tuple[int, int] | None:
-    return await block_at(reader, now - period)

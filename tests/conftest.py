@@ -139,6 +139,12 @@ def world_fixture(build: Callable[[Any], Any]) -> Any:
     return world
 
 
+@pytest.fixture
+async def world_client(aiohttp_client: Any, keys_file: Path, api_key: str, world: Any, tmp_path: Path) -> Api:
+    """The real app pointed at the module's `world` (a fixture each world test module defines)."""
+    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
+
+
 async def query_positions(api: Api, query: str, protocol: str, wallets: Any, chain_id: int = 31337) -> dict[str, Any]:
     reply = await api.query(query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "walletAddress": w}
                                                for w in wallets]})

@@ -33,11 +33,6 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
 world = world_fixture(A.build)
 
 
-@pytest.fixture
-async def aave_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
-
-
 async def positions(api, *wallets, chain_id=31337):
     return await query_positions(api, QUERY, "aave", wallets, chain_id)
 
@@ -68,15 +63,15 @@ class Expected:
         return float(Fraction(amount * price, 10**decimals * 10**8))
 
 
-async def test_wallet_without_positions_gets_empty_lists(aave_api, world):
-    (entry,) = (await positions(aave_api, world.wallets["empty"]))["data"]
+async def test_wallet_without_positions_gets_empty_lists(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["empty"]))["data"]
     assert entry["marketStates"] == entry["supplyPositions"] == entry["borrowPositions"] == []
     assert entry["warnings"] == []
     assert entry["blockNumber"] == world.node.block_number()
 
 
-async def test_supply_only_wallet_has_no_health_factor(aave_api, world):
-    (entry,) = (await positions(aave_api, world.wallets["lender"]))["data"]
+async def test_supply_only_wallet_has_no_health_factor(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["lender"]))["data"]
     expected = Expected(world, entry["blockNumber"])
     core, second = world.markets
     assert [(p["marketName"], p["currency"]["symbol"]) for p in entry["supplyPositions"]] == [
@@ -93,8 +88,8 @@ async def test_supply_only_wallet_has_no_health_factor(aave_api, world):
     assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore", "AaveV3TestSecond"]
 
 
-async def test_borrower_in_two_markets_of_one_chain(aave_api, world):
-    (entry,) = (await positions(aave_api, world.wallets["borrower"]))["data"]
+async def test_borrower_in_two_markets_of_one_chain(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     expected = Expected(world, entry["blockNumber"])
     borrower = world.wallets["borrower"]
     core, second = world.markets
@@ -120,13 +115,13 @@ async def test_borrower_in_two_markets_of_one_chain(aave_api, world):
             "the health factor follows from the positions themselves"
 
 
-async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(aave_api, world):
+async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(world_client, world):
     node, second = world.node, world.markets[1]
     snapshot = node.rpc("evm_snapshot")
     try:
         broken = A.Deployer(node).deploy("MockAggregator", 0)
         node.send(second.oracle, "setAssetSources(address[],address[])", [second.tokens["DAI"]], [broken])
-        (entry,) = (await positions(aave_api, world.wallets["borrower"]))["data"]
+        (entry,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     finally:
         node.rpc("evm_revert", snapshot)
     dai = next(p for p in entry["supplyPositions"] if p["currency"]["symbol"] == "DAI")
@@ -139,7 +134,7 @@ async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(aave_api, worl
         ("FIGURE_UNAVAILABLE", second.pool), ("PRICE_UNAVAILABLE", second.tokens["DAI"])]
 
 
-async def test_collateral_flags_ltv_zero_and_e_mode(aave_api, world):
+async def test_collateral_flags_ltv_zero_and_e_mode(world_client, world):
     node, (core, second) = world.node, world.markets
     lender, borrower = world.wallets["lender"], world.wallets["borrower"]
     snapshot = node.rpc("evm_snapshot")
@@ -151,7 +146,7 @@ async def test_collateral_flags_ltv_zero_and_e_mode(aave_api, world):
                   1, 9000, 9300, 10100, "0x" + "00" * 20, "stablecoins")
         node.send(second.configurator, "setAssetEModeCategory(address,uint8)", second.tokens["USDC"], 1)
         node.send(second.pool, "setUserEMode(uint8)", 1, sender=borrower)
-        lent, borrowed = (await positions(aave_api, lender, borrower))["data"]
+        lent, borrowed = (await positions(world_client, lender, borrower))["data"]
     finally:
         node.rpc("evm_revert", snapshot)
     core_supply = next(p for p in lent["supplyPositions"] if p["marketName"] == core.name)
@@ -165,7 +160,7 @@ async def test_collateral_flags_ltv_zero_and_e_mode(aave_api, world):
     assert [s["eModeCategoryId"] for s in borrowed["marketStates"]] == [0, 1]
 
 
-async def test_isolation_mode_decides_can_be_collateral_as_the_pool_does(aave_api, world):
+async def test_isolation_mode_decides_can_be_collateral_as_the_pool_does(world_client, world):
     """An asset with a debt ceiling: enabled alone it isolates the wallet (nothing else can be
     enabled); beside other collateral it cannot be enabled. Each figure is checked against what
     the Pool then does when asked to enable."""
@@ -181,7 +176,7 @@ async def test_isolation_mode_decides_can_be_collateral_as_the_pool_does(aave_ap
         A.supply(node, core, "USDC", 1_000 * A.USDC, isolated_holder)
         A.supply(node, core, "USDC", 1_000 * A.USDC, other_holder)
         A.supply(node, core, "ISO", 1_000 * A.ETHER, other_holder)
-        isolated, other = (await positions(aave_api, isolated_holder, other_holder))["data"]
+        isolated, other = (await positions(world_client, isolated_holder, other_holder))["data"]
         refused = [node.call_reverts(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens[symbol],
                                      True, sender=wallet)
                    for wallet, symbol in ((isolated_holder, "USDC"), (other_holder, "ISO"))]
@@ -197,8 +192,8 @@ async def test_isolation_mode_decides_can_be_collateral_as_the_pool_does(aave_ap
     assert refused == [True, True], "the Pool refuses exactly what canBeCollateral says it would"
 
 
-async def test_an_unsupported_chain_is_a_validation_error(aave_api, world):
-    result = await positions(aave_api, world.wallets["lender"], chain_id=250)
+async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
+    result = await positions(world_client, world.wallets["lender"], chain_id=250)
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
 
 

@@ -34,11 +34,6 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
 world = world_fixture(C.build)
 
 
-@pytest.fixture
-async def compound_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
-
-
 async def positions(api, *wallets, chain_id=31337):
     return await query_positions(api, QUERY, "compound", wallets, chain_id)
 
@@ -61,8 +56,8 @@ def rate(world, market, name, block) -> int:
     return world.node.call(market, f"{name}(uint256)", utilization, returns=["uint64"], block=block)
 
 
-async def test_supply_borrow_collateral_and_rewards(compound_api, world):
-    saver, borrower = (await positions(compound_api, world.wallets["saver"], world.wallets["borrower"]))["data"]
+async def test_supply_borrow_collateral_and_rewards(world_client, world):
+    saver, borrower = (await positions(world_client, world.wallets["saver"], world.wallets["borrower"]))["data"]
     block = saver["blockNumber"]
     assert saver["warnings"] == borrower["warnings"] == []
     (supply,) = saver["supplyPositions"]
@@ -94,12 +89,12 @@ async def test_supply_borrow_collateral_and_rewards(compound_api, world):
     assert [r["accrued"] for r in borrower["rewardPositions"]] == [str(3 * 10**16)]
 
 
-async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(compound_api, world):
+async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(world_client, world):
     node = world.node
     timestamp = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
     node.send(world.eth_feeds["WBTC"], "set(int256,uint256)", 0, timestamp)
     try:
-        (entry,) = (await positions(compound_api, world.wallets["borrower"]))["data"]
+        (entry,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     finally:
         node.send(world.eth_feeds["WBTC"], "set(int256,uint256)", C.IN_ETH["WBTC"], timestamp)
     (borrow,) = entry["borrowPositions"]
@@ -126,18 +121,18 @@ async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(aiohttp_c
     assert entry["warnings"] == [], "no price source at all is null by design, not a warning"
 
 
-async def test_a_wallet_with_nothing(compound_api, world):
-    (entry,) = (await positions(compound_api, world.wallets["empty"]))["data"]
+async def test_a_wallet_with_nothing(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["empty"]))["data"]
     assert all(entry[key] == [] for key in ("supplyPositions", "borrowPositions", "collateralPositions",
                                             "rewardPositions", "warnings"))
 
 
-async def test_one_failing_market_is_left_out_with_a_warning(compound_api, world):
+async def test_one_failing_market_is_left_out_with_a_warning(world_client, world):
     world.node.send(world.weth_market, "setBroken(bool)", True)
     try:
-        saver, borrower = (await positions(compound_api, world.wallets["saver"], world.wallets["borrower"]))["data"]
+        saver, borrower = (await positions(world_client, world.wallets["saver"], world.wallets["borrower"]))["data"]
         world.node.send(world.usdc_market, "setBroken(bool)", True)
-        result = await positions(compound_api, world.wallets["saver"])
+        result = await positions(world_client, world.wallets["saver"])
     finally:
         for market in (world.usdc_market, world.weth_market):
             world.node.send(market, "setBroken(bool)", False)
@@ -151,8 +146,8 @@ async def test_one_failing_market_is_left_out_with_a_warning(compound_api, world
         "when every market fails, the input fails"
 
 
-async def test_an_unsupported_chain_is_a_validation_error(compound_api, world):
-    result = await positions(compound_api, world.wallets["saver"], chain_id=43114)
+async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
+    result = await positions(world_client, world.wallets["saver"], chain_id=43114)
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
     assert "Chain 43114 is not supported by protocol 'compound'" in result["errors"][0]["error"]["message"]
 

@@ -11,7 +11,7 @@ import pytest
 
 import fluid
 from tests import fluid_world as F
-from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
+from tests.conftest import compounded_per_second, query_positions, world_fixture
 
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
@@ -27,11 +27,6 @@ YEAR = 365 * 24 * 3600
 
 
 world = world_fixture(F.build)
-
-
-@pytest.fixture
-async def fluid_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
 
 
 async def positions(api, *wallets):
@@ -54,8 +49,8 @@ def test_the_adapter_decodes_the_layouts_fluid_deployed():
         assert list(function.outputs) == deployed["outputs"]
 
 
-async def test_a_lenders_ftoken_with_its_rates(fluid_api, world):
-    (answer,) = (await positions(fluid_api, world.wallets["lender"]))["data"]
+async def test_a_lenders_ftoken_with_its_rates(world_client, world):
+    (answer,) = (await positions(world_client, world.wallets["lender"]))["data"]
     assert answer["warnings"] == [] and answer["vaultPositions"] == []
     f_usdc = world.ftokens[0]
     shares, assets = world.holdings[world.wallets["lender"]][f_usdc.address]
@@ -67,8 +62,8 @@ async def test_a_lenders_ftoken_with_its_rates(fluid_api, world):
         "supplyApy": pytest.approx(compounded_per_second(412 + 50, 10**4 * YEAR), rel=1e-12)}]
 
 
-async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(fluid_api, world):
-    (answer,) = (await positions(fluid_api, world.wallets["borrower"]))["data"]
+async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client, world):
+    (answer,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     assert answer["warnings"] == [] and answer["lendingPositions"] == []
     found = {p["nftId"]: p for p in answer["vaultPositions"]}
     assert list(found) == ["11", "12", "40", "41", "42"], "every NFT, in the resolver's order"
@@ -111,15 +106,15 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(fluid_api, w
     assert both["healthFactor"] is None and both["borrowShares"] == "0"
 
 
-async def test_an_empty_wallet_gets_empty_lists(fluid_api, world):
-    (answer,) = (await positions(fluid_api, world.wallets["empty"]))["data"]
+async def test_an_empty_wallet_gets_empty_lists(world_client, world):
+    (answer,) = (await positions(world_client, world.wallets["empty"]))["data"]
     assert answer["lendingPositions"] == answer["vaultPositions"] == [] and answer["warnings"] == []
 
 
-async def test_a_resolver_that_fails_is_named_and_both_failing_fail_the_input(fluid_api, world):
+async def test_a_resolver_that_fails_is_named_and_both_failing_fail_the_input(world_client, world):
     half, none = world.node.accounts[8], world.node.accounts[9]
     world.answer("LendingResolver", F.LENDING, half, ([],))
-    reply = await positions(fluid_api, half, none)
+    reply = await positions(world_client, half, none)
     (answer,) = reply["data"]
     (warning,) = answer["warnings"]
     assert warning["code"] == "PART_UNREADABLE" and warning["target"] == world.vault_resolver

@@ -21,7 +21,7 @@ import chain
 import morpho
 import server
 from tests import morpho_world as W
-from tests.conftest import query_positions, until_indexed, world_api
+from tests.conftest import query_positions, until_indexed, world_api, world_fixture
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
 
@@ -40,18 +40,7 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
   errors { protocol chainId walletAddress error { code message retryable } } } }"""
 
 
-@pytest.fixture(scope="module")
-def world():
-    node = Anvil()
-    try:
-        yield W.build(node, W.compile_all())
-    finally:
-        node.stop()
-
-
-@pytest.fixture
-async def morpho_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
+world = world_fixture(lambda node: W.build(node, W.compile_all()))
 
 
 async def positions(api, *wallets, chain_id=31337):
@@ -124,8 +113,8 @@ def close(actual, expected, rel=1e-9):
     return actual == pytest.approx(expected, rel=rel, abs=1e-15)
 
 
-async def test_wallet_without_positions_gets_empty_lists(morpho_api, world):
-    result = await positions(morpho_api, world.wallets["empty"])
+async def test_wallet_without_positions_gets_empty_lists(world_client, world):
+    result = await positions(world_client, world.wallets["empty"])
     (entry,) = result["data"]
     assert result["errors"] == []
     assert entry["vaultV1Positions"] == entry["vaultV2Positions"] == entry["marketPositions"] == []
@@ -134,8 +123,8 @@ async def test_wallet_without_positions_gets_empty_lists(morpho_api, world):
     assert entry["protocol"] == "morpho" and entry["walletAddress"] == world.wallets["empty"]
 
 
-async def test_market_positions_match_morpho_balances_lib(morpho_api, world):
-    result = await positions(morpho_api, world.wallets["lender"], world.wallets["borrower"])
+async def test_market_positions_match_morpho_balances_lib(world_client, world):
+    result = await positions(world_client, world.wallets["lender"], world.wallets["borrower"])
     lender, borrower = result["data"]
     assert lender["warnings"] == borrower["warnings"] == []
     chain = Chain(world, lender["blockNumber"])
@@ -165,8 +154,8 @@ async def test_market_positions_match_morpho_balances_lib(morpho_api, world):
     assert debt["borrowAssetsUsd"] == chain.usd(borrowed)
 
 
-async def test_vault_positions_and_apys(morpho_api, world):
-    (entry,) = (await positions(morpho_api, world.wallets["depositor"], world.wallets["saver"]))["data"][:1]
+async def test_vault_positions_and_apys(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["depositor"], world.wallets["saver"]))["data"][:1]
     chain = Chain(world, entry["blockNumber"])
     (v1,) = [v for v in entry["vaultV1Positions"] if v["vaultAddress"] == world.vault_v1]
     shares = chain.call(world.vault_v1, "balanceOf(address)", world.wallets["depositor"])
@@ -179,8 +168,8 @@ async def test_vault_positions_and_apys(morpho_api, world):
     assert close(v1["apy"], chain.vault_v1_apy())
 
 
-async def test_vault_v2_apy_goes_through_its_adapters(morpho_api, world):
-    (entry,) = (await positions(morpho_api, world.wallets["saver"]))["data"]
+async def test_vault_v2_apy_goes_through_its_adapters(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["saver"]))["data"]
     chain = Chain(world, entry["blockNumber"])
     (v2,) = entry["vaultV2Positions"]
     shares = chain.call(world.vault_v2, "balanceOf(address)", world.wallets["saver"])
@@ -195,8 +184,8 @@ async def test_vault_v2_apy_goes_through_its_adapters(morpho_api, world):
     assert entry["vaultV1Positions"] == [] and entry["marketPositions"] == []
 
 
-async def test_a_held_vault_that_cannot_convert_stays_listed_with_a_warning(morpho_api, world):
-    (entry,) = (await positions(morpho_api, world.wallets["depositor"]))["data"]
+async def test_a_held_vault_that_cannot_convert_stays_listed_with_a_warning(world_client, world):
+    (entry,) = (await positions(world_client, world.wallets["depositor"]))["data"]
     by_vault = {v["vaultAddress"]: v for v in entry["vaultV1Positions"]}
     assert set(by_vault) == {world.vault_v1, world.broken_vault}
     broken = by_vault[world.broken_vault]
@@ -209,10 +198,10 @@ async def test_a_held_vault_that_cannot_convert_stays_listed_with_a_warning(morp
     assert "assets and assetsUsd are null" in warning["message"] and "TestVault: broken" in warning["message"]
 
 
-async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(morpho_api, world):
+async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(world_client, world):
     world.set_feed(W.USDC_USD, age=86400 + 60)
     try:
-        (entry,) = (await positions(morpho_api, world.wallets["lender"]))["data"]
+        (entry,) = (await positions(world_client, world.wallets["lender"]))["data"]
     finally:
         world.set_feed(W.USDC_USD)
     for position in entry["marketPositions"]:
@@ -237,18 +226,18 @@ async def test_l2_prices_need_the_sequencer_up_for_an_hour(aiohttp_client, keys_
     assert [w["code"] for w in entry["warnings"]] == ([] if priced else ["PRICE_UNAVAILABLE"])
 
 
-async def test_an_unsupported_chain_is_a_validation_error(morpho_api, world):
-    result = await positions(morpho_api, world.wallets["lender"], chain_id=137)
+async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
+    result = await positions(world_client, world.wallets["lender"], chain_id=137)
     assert result["data"] == []
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
     assert "Chain 137 is not supported by protocol 'morpho'" in result["errors"][0]["error"]["message"]
 
 
-async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(morpho_api, world, caplog):
+async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world_client, world, caplog):
     caplog.set_level(logging.INFO)
-    await positions(morpho_api, world.wallets["empty"])
-    deployment = addresses.load(str(morpho_api.app[server.SETTINGS].addresses_file))[world.node.chain_id].morpho
-    index = morpho_api.app[server.CHAINS].indexes.file(world.node.chain_id)
+    await positions(world_client, world.wallets["empty"])
+    deployment = addresses.load(str(world_client.app[server.SETTINGS].addresses_file))[world.node.chain_id].morpho
+    index = world_client.app[server.CHAINS].indexes.file(world.node.chain_id)
     for _ in range(100):
         if index.progress(morpho.stream(deployment)).covered_to == world.node.finalized_block():
             break
@@ -256,8 +245,8 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(morph
     names = ("lender", "borrower", "depositor", "saver", "empty")
     caplog.clear()
     for name in names:
-        await positions(morpho_api, world.wallets[name])
-    await positions(morpho_api, *(world.wallets[name] for name in names))
+        await positions(world_client, world.wallets[name])
+    await positions(world_client, *(world.wallets[name] for name in names))
     *singles, together = [r.fields for r in caplog.records if r.name == "wallet_positions.access"]
     assert together["rpc_requests"] <= max(single["rpc_requests"] for single in singles), (singles, together)
     scanned = [r.getMessage() for r in caplog.records if r.name == "wallet_positions.index"]
@@ -309,11 +298,11 @@ async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, key
     assert warning["target"] == parts["hostile_vault"] and "more than the 32 this service reads" in warning["message"]
 
 
-async def test_vault_v2_apy_is_capped_at_its_max_rate(morpho_api, world):
+async def test_vault_v2_apy_is_capped_at_its_max_rate(world_client, world):
     cap = 10**8
     world.node.send(world.vault_v2, "setMaxRate(uint64)", cap)
     try:
-        (entry,) = (await positions(morpho_api, world.wallets["saver"]))["data"]
+        (entry,) = (await positions(world_client, world.wallets["saver"]))["data"]
     finally:
         world.node.send(world.vault_v2, "setMaxRate(uint64)", 2 * 10**18 // YEAR)
     (v2,) = entry["vaultV2Positions"]

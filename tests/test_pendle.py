@@ -14,8 +14,6 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
 
-import pytest
-
 import addresses
 import pendle
 import server
@@ -46,11 +44,6 @@ USER_INFO = "((address,uint256),(address,uint256),(address,uint256),(address,uin
 world = world_fixture(P.build)
 
 
-@pytest.fixture
-async def pendle_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
-
-
 async def positions(api, *wallets):
     return await query_positions(api, QUERY, "pendle", wallets)
 
@@ -75,8 +68,8 @@ def token(world, address: str, symbol: str) -> dict:
     return {"address": address, "symbol": symbol, "name": name, "decimals": 18}
 
 
-async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(pendle_api, world):
-    (answer,) = (await positions(pendle_api, world.wallets["pendler"]))["data"]
+async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(world_client, world):
+    (answer,) = (await positions(world_client, world.wallets["pendler"]))["data"]
     block = answer["blockNumber"]
     assert answer["warnings"] == [] and answer["protocol"] == "pendle" and answer["chainId"] == 31337
     now = int(world.node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
@@ -145,8 +138,8 @@ async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(pendle_api, wor
                   "balanceUsd": usd(Fraction((77 * WAD + 5) * 118, 100)), "exchangeRate": 1.18}
 
 
-async def test_a_yt_sold_after_interest_accrued_is_listed_with_the_interest_due(pendle_api, world):
-    (answer,) = (await positions(pendle_api, world.wallets["former"]))["data"]
+async def test_a_yt_sold_after_interest_accrued_is_listed_with_the_interest_due(world_client, world):
+    (answer,) = (await positions(world_client, world.wallets["former"]))["data"]
     (yt,) = answer["ytPositions"]
     _, _, (_, interest), _ = world.static("getUserPYInfo(address,address)", world.active.yt, world.wallets["former"],
                                           returns=(USER_INFO,), block=answer["blockNumber"])
@@ -155,16 +148,16 @@ async def test_a_yt_sold_after_interest_accrued_is_listed_with_the_interest_due(
     assert answer["ptPositions"] == answer["lpPositions"] == answer["syPositions"] == []
 
 
-async def test_a_wallet_without_pendle_positions_gets_empty_lists(pendle_api, world):
-    (answer,) = (await positions(pendle_api, world.wallets["empty"]))["data"]
+async def test_a_wallet_without_pendle_positions_gets_empty_lists(world_client, world):
+    (answer,) = (await positions(world_client, world.wallets["empty"]))["data"]
     assert answer["warnings"] == []
     assert answer["ptPositions"] == answer["ytPositions"] == answer["lpPositions"] == answer["syPositions"] == []
 
 
-async def test_a_broken_sy_leaves_positions_listed_with_its_figures_null_and_named(pendle_api, world):
+async def test_a_broken_sy_leaves_positions_listed_with_its_figures_null_and_named(world_client, world):
     world.node.send(world.sy, "setBroken(bool)", True)
     try:
-        (answer,) = (await positions(pendle_api, world.wallets["pendler"]))["data"]
+        (answer,) = (await positions(world_client, world.wallets["pendler"]))["data"]
     finally:
         world.node.send(world.sy, "setBroken(bool)", False)
     assert [len(answer[kind]) for kind in ("ptPositions", "ytPositions", "lpPositions", "syPositions")] == [2, 2, 1, 1]

@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-import pytest
-
 from tests import morpho_world as W
-from tests.conftest import world_api, world_fixture
+from tests.conftest import world_fixture
 from tests.test_morpho import PARAMS, Chain, close, market_id
 
 TOKEN = "{ address symbol name decimals }"
@@ -24,20 +22,15 @@ QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
 world = world_fixture(lambda node: W.build(node, W.compile_all()))
 
 
-@pytest.fixture
-async def pools_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
-
-
 async def pools(api, *inputs):
     reply = await api.query(QUERY, {"inputs": [{"protocol": p, "chainId": c, "poolAddress": a} for p, c, a in inputs]})
     assert reply.status == 200, reply.body
     return reply.body["data"]["poolDetails"]
 
 
-async def test_a_market_matches_morpho_balances_lib_and_the_wallet_query(pools_api, world):
+async def test_a_market_matches_morpho_balances_lib_and_the_wallet_query(world_client, world):
     pool_id = market_id(world.market_a)
-    result = await pools(pools_api, ("morpho", 31337, pool_id.upper().replace("0X", "0x")))
+    result = await pools(world_client, ("morpho", 31337, pool_id.upper().replace("0X", "0x")))
     assert result["errors"] == []
     (answer,) = result["data"]
     assert (answer["protocol"], answer["chainId"], answer["poolAddress"], answer["warnings"]) == (
@@ -65,13 +58,13 @@ async def test_a_market_matches_morpho_balances_lib_and_the_wallet_query(pools_a
     assert data == details, "data is the whole of details as JSON, with its type"
 
 
-async def test_the_wallet_query_and_pool_details_agree_on_apys(pools_api, world):
+async def test_the_wallet_query_and_pool_details_agree_on_apys(world_client, world):
     query = """query($w: [PositionInput!]!, $p: [PoolInput!]!) {
       walletPositions(inputs: $w) { data { ... on MorphoWalletPositions { blockNumber
         marketPositions { marketId supplyApy borrowApy } } } }
       poolDetails(inputs: $p) { data { blockNumber details { ... on MorphoMarketPool { supplyApy borrowApy } } } } }"""
     pool_id = market_id(world.market_b)
-    reply = await pools_api.query(query, {
+    reply = await world_client.query(query, {
         "w": [{"protocol": "morpho", "chainId": 31337, "walletAddress": world.wallets["lender"]}],
         "p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": pool_id}]})
     assert reply.status == 200, reply.body
@@ -83,9 +76,9 @@ async def test_the_wallet_query_and_pool_details_agree_on_apys(pools_api, world)
                                                               pool["details"]["borrowApy"])
 
 
-async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(pools_api, world):
+async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_client, world):
     not_a_market = "0x" + "ab" * 32
-    result = await pools(pools_api, ("morpho", 31337, market_id(world.market_b)), ("morpho", 31337, not_a_market),
+    result = await pools(world_client, ("morpho", 31337, market_id(world.market_b)), ("morpho", 31337, not_a_market),
                          ("morpho", 31337, world.vault_v1), ("aave", 1, "0x" + "11" * 20),
                          ("morpho", 31337, "0x1234"))
     assert [entry["poolAddress"] for entry in result["data"]] == [market_id(world.market_b)]
@@ -99,18 +92,25 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(pools_api
     assert errors[3][2] == ("Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
                             "or 64 (a Morpho Blue market id).")
     assert all(e["error"]["retryable"] is False for e in result["errors"])
+    result = await pools(world_client, ("uniswap", 1, not_a_market), ("morpho", 5, not_a_market))
+    assert result["data"] == []
+    unknown, chain = (e["error"] for e in result["errors"])
+    assert unknown["code"] == chain["code"] == "VALIDATION_ERROR"
+    assert unknown["message"].startswith("Unknown protocol 'uniswap'. Supported protocols: ")
+    assert chain["message"].startswith("Chain 5 is not supported by protocol 'morpho'.")
+    assert all(e["error"]["retryable"] is False for e in result["errors"])
 
 
-async def test_wallet_and_pool_inputs_count_together_towards_five(pools_api, world):
+async def test_wallet_and_pool_inputs_count_together_towards_five(world_client, world):
     query = """query($w: [PositionInput!]!, $p: [PoolInput!]!) {
       walletPositions(inputs: $w) { errors { protocol } } poolDetails(inputs: $p) { errors { protocol } } }"""
     wallet = {"protocol": "morpho", "chainId": 31337, "walletAddress": world.wallets["lender"]}
     pool = {"protocol": "morpho", "chainId": 31337, "poolAddress": market_id(world.market_a)}
-    reply = await pools_api.query(query, {"w": [wallet] * 3, "p": [pool] * 3})
+    reply = await world_client.query(query, {"w": [wallet] * 3, "p": [pool] * 3})
     assert reply.status == 400
     (error,) = reply.body["errors"]
     assert error["extensions"]["code"] == "TOO_MANY_INPUTS"
     assert "the operation asks for 6, the limit is 5" in error["message"]
     assert "counted over every walletPositions and poolDetails field" in error["message"]
-    reply = await pools_api.query(query, {"w": [wallet] * 2, "p": [pool] * 3})
+    reply = await world_client.query(query, {"w": [wallet] * 2, "p": [pool] * 3})
     assert reply.status == 200, reply.body

@@ -32,11 +32,6 @@ PROTOCOLS = ("neutrl", "midas", "avantis", "avant")
 world = world_fixture(W.build)
 
 
-@pytest.fixture
-async def vault_api(aiohttp_client, keys_file, api_key, world, tmp_path):
-    return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
-
-
 async def answers(api, wallet: str, protocols=PROTOCOLS) -> dict[str, dict]:
     reply = await api.query(QUERY, {"inputs": [{"protocol": p, "chainId": 31337, "walletAddress": wallet}
                                                for p in protocols]})
@@ -76,9 +71,9 @@ def expected_vault(world, spec: W.VaultSpec, wallet: str, block: int) -> dict:
         "cooldown": cooldown}
 
 
-async def test_every_field_for_a_holder_of_each_protocol(vault_api, world):
+async def test_every_field_for_a_holder_of_each_protocol(world_client, world):
     holder = world.wallets["holder"]
-    found = await answers(vault_api, holder)
+    found = await answers(world_client, holder)
     for protocol, answer in found.items():
         assert (answer["walletAddress"], answer["chainId"], answer["warnings"]) == (holder, 31337, []), protocol
     for spec in W.VAULTS:
@@ -103,10 +98,10 @@ async def test_every_field_for_a_holder_of_each_protocol(vault_api, world):
             "oracleUpdatedAt": str(set_at)}
 
 
-async def test_the_apy_compares_with_the_block_a_week_earlier(vault_api, world):
+async def test_the_apy_compares_with_the_block_a_week_earlier(world_client, world):
     """The APY's earlier block is the newest at least a week older than the answer's: the week
     is measured in block timestamps, so the growth spans more than 7 days here."""
-    found = await answers(vault_api, world.wallets["holder"], ("avantis",))
+    found = await answers(world_client, world.wallets["holder"], ("avantis",))
     block = found["avantis"]["blockNumber"]
     assert world.timestamp(world.then + 1) > world.timestamp(block) - W.WEEK >= world.t_then
     spec = W.VAULTS[1]
@@ -115,17 +110,17 @@ async def test_the_apy_compares_with_the_block_a_week_earlier(vault_api, world):
     assert found["avantis"]["vaultPositions"][0]["apy"] < naive
 
 
-async def test_a_cooldown_alone_is_a_position(vault_api, world):
+async def test_a_cooldown_alone_is_a_position(world_client, world):
     cooler = world.wallets["cooler"]
-    found = await answers(vault_api, cooler, ("avant", "neutrl"))
+    found = await answers(world_client, cooler, ("avant", "neutrl"))
     (position,) = found["avant"]["vaultPositions"]
     assert position == expected_vault(world, W.VAULTS[2], cooler, found["avant"]["blockNumber"])
     assert position["balance"] == "0" and position["cooldown"]["claimable"] is False
     assert found["neutrl"]["vaultPositions"] == [] and found["neutrl"]["vaultPosition"] is None
 
 
-async def test_an_empty_wallet_has_no_positions_and_no_warnings(vault_api, world):
-    found = await answers(vault_api, world.wallets["empty"])
+async def test_an_empty_wallet_has_no_positions_and_no_warnings(world_client, world):
+    found = await answers(world_client, world.wallets["empty"])
     assert sorted(found) == sorted(PROTOCOLS)
     for protocol, answer in found.items():
         assert answer["warnings"] == [], protocol
@@ -162,12 +157,12 @@ async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once
     (2, "avant-savusd", "PART_UNREADABLE", "vault"),
     (3, "neutrl-snusd", "PART_UNREADABLE", "the cooldown"),
 ])
-async def test_a_failing_view_is_named_and_nothing_else_is_lost(vault_api, world, mode, kind, code, what):
+async def test_a_failing_view_is_named_and_nothing_else_is_lost(world_client, world, mode, kind, code, what):
     spec = next(spec for spec in W.VAULTS if spec.kind == kind)
     holder = world.wallets["holder"]
     world.node.send(world.vaults[kind], "setBroken(uint8)", mode)
     try:
-        answer = (await answers(vault_api, holder, (spec.protocol,)))[spec.protocol]
+        answer = (await answers(world_client, holder, (spec.protocol,)))[spec.protocol]
     finally:
         world.node.send(world.vaults[kind], "setBroken(uint8)", 0)
     ((warning),) = answer["warnings"]
