@@ -76,6 +76,8 @@ CREATE_MARKET = Event("CreateMarket(bytes32,(address,address,address,address,uin
                       "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac")
 
 POSITION = Function("position(bytes32,address)", "93c52062", ("uint256", "uint128", "uint128"))
+ID_TO_MARKET_PARAMS = Function("idToMarketParams(bytes32)", "2c3c9157",
+                               ("address", "address", "address", "address", "uint256"))
 FEE_RECIPIENT = Function("feeRecipient()", "46904840", ("address",))
 MARKET = Function("market(bytes32)", "5c60e39a", ("uint128",) * 6)
 RATE_AT_TARGET = Function("rateAtTarget(bytes32)", "01977b57", ("int256",))
@@ -119,6 +121,11 @@ class MarketParams:
 
     def as_tuple(self) -> tuple[str, str, str, str, int]:
         return (self.loan_token, self.collateral_token, self.oracle, self.irm, self.lltv)
+
+    @property
+    def exists(self) -> bool:
+        """False for the zero parameters `idToMarketParams` gives an id no market has."""
+        return int(self.loan_token, 16) != 0
 
 
 @dataclass(frozen=True)
@@ -239,11 +246,30 @@ class MorphoReader:
     async def market(self, market_id: str) -> MarketState:
         return await self.reader.shared(("morpho", "market", market_id), lambda: self._read_market(market_id))
 
+    async def quoted_market(self, market_id: str, what: str) -> MarketState | None:
+        """A market's state for an answer: None with a warning when it cannot be read (`what`
+        names the figures then null), and a warning when only its APYs cannot be derived."""
+        state = await self.warnings.optional(self.market(market_id), market_id, what)
+        if state is not None and state.rate_problem:
+            self.warnings.add(FIGURE_UNAVAILABLE, market_id, f"supplyApy and borrowApy are null: {state.rate_problem}")
+        return state
+
+    async def params(self, market_id: str) -> MarketParams:
+        """A market's parameters: from the index's catalog, or else Morpho Blue's own
+        `idToMarketParams` at the block (a market the index has not reached, or a reader
+        without a catalog)."""
+        known = self.markets.get(market_id)
+        if known is not None:
+            return known
+        found = MarketParams(*await self.reader.call(self.blue, ID_TO_MARKET_PARAMS, bytes.fromhex(market_id[2:]),
+                                                     label="Morpho Blue"))
+        if not found.exists:
+            raise ProtocolError(f"{market_id} is not a market of Morpho Blue {self.blue} on chain "
+                                f"{self.reader.chain_id} at block {await self.reader.block_number()}.")
+        return found
+
     async def _read_market(self, market_id: str) -> MarketState:
-        params = self.markets.get(market_id)
-        if params is None:
-            raise ProtocolError(f"Morpho Blue market {market_id} is not among the markets created on "
-                                f"chain {self.reader.chain_id}.")
+        params = await self.params(market_id)
         adaptive = params.irm == self.adaptive_curve_irm
         label = f"IRM of market {market_id}"
         totals, now, at_target = await asyncio.gather(
@@ -272,32 +298,44 @@ class MorphoReader:
         return await self.reader.shared(("morpho", "token", token), lambda: erc20.token_info(self.reader, token))
 
     async def oracle_price(self, oracle: str) -> int:
-        return await _first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))
+        return await first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))
 
     async def vault_v1_rate(self, vault: str) -> int:
-        """A MetaMorpho vault's net per-second rate, as Morpho's SDK has it for the vault accrued to
-        the block (`AccrualVault.accrueInterest(now).getNetApy(now)`): its markets' accrued supply
-        rates weighted by its accrued supply in each, over the vault's `totalAssets()` (which
-        MetaMorpho v1.1 keeps including `lostAssets`, so bad debt dilutes the rate as it dilutes
-        the share price), fee taken off the rate."""
-        return await self.reader.shared(("morpho", "v1rate", vault), lambda: self._vault_v1_rate(vault))
+        """A MetaMorpho vault's net per-second rate (see `vault_v1_rates`)."""
+        return (await self.vault_v1_rates(vault))[1]
 
-    async def _vault_v1_rate(self, vault: str) -> int:
+    async def vault_v1_rates(self, vault: str) -> tuple[int, int]:
+        """A MetaMorpho vault's per-second rates before and after its fee, as Morpho's SDK has
+        them for the vault accrued to the block (`AccrualVault.accrueInterest(now)`, then
+        `getApy(now)` and `getNetApy(now)`): its markets' accrued supply rates weighted by its
+        accrued supply in each, over the vault's `totalAssets()` (which MetaMorpho v1.1 keeps
+        including `lostAssets`, so bad debt dilutes the rate as it dilutes the share price);
+        the net rate is the gross one less the fee."""
+        return await self.reader.shared(("morpho", "v1rates", vault), lambda: self._vault_v1_rates(vault))
+
+    async def _vault_v1_rates(self, vault: str) -> tuple[int, int]:
         label = f"vault {vault}"
-        (fee,), (length,), (total,) = await asyncio.gather(
-            self.reader.call(vault, FEE, label=label), self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label),
+        (fee,), queue, (total,) = await asyncio.gather(
+            self.reader.call(vault, FEE, label=label), self.withdraw_queue(vault),
             self.reader.call(vault, TOTAL_ASSETS, label=label))
+        earned, _ = await self.earnings([self.market_part(market_id, vault) for market_id in queue])
+        gross = earned // total if total else 0
+        return gross, _mul_div_down(gross, WAD - fee, WAD)
+
+    async def withdraw_queue(self, vault: str) -> list[str]:
+        """A MetaMorpho vault's markets, in its withdraw-queue order (every market it may hold)."""
+        label = f"vault {vault}"
+        (length,) = await self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label)
         ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
                                      for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))))
-        ids = {"0x" + market_id.hex() for (market_id,) in ids}
-        earned, _ = await self.earnings([self.market_part(market_id, vault) for market_id in ids])
-        return _mul_div_down(earned // total, WAD - fee, WAD) if total else 0
+        return list(dict.fromkeys("0x" + market_id.hex() for (market_id,) in ids))
 
     def market_part(self, market_id: str, owner: str) -> Part:
         """What `owner` supplies to a market (accrued to the block), and the market's accrued supply rate."""
-        return functools.partial(self._supply, market_id, owner), functools.partial(self._supply_rate, market_id)
+        return functools.partial(self.supply, market_id, owner), functools.partial(self._supply_rate, market_id)
 
-    async def _supply(self, market_id: str, owner: str) -> int:
+    async def supply(self, market_id: str, owner: str) -> int:
+        """The assets `owner` supplies to a market, accrued to the block."""
         (shares, _, _), state = await asyncio.gather(
             self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
             self.market(market_id))
@@ -479,20 +517,11 @@ async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: s
                           apy: Callable[[str], Awaitable[float | None]]) -> dict[str, Any]:
     """A vault the wallet holds shares of: listed whatever fails, each failing figure null with a warning."""
     reader, label, optional = morpho.reader, f"vault {vault}", morpho.warnings.optional
-
-    async def asset_facts() -> tuple[dict[str, Any] | None, UsdPrice | None]:
-        asset = await optional(_first(reader.call(vault, ASSET, label=label)), vault, "asset, assets and assetsUsd are")
-        if asset is None:
-            return None, None
-        token, price = await asyncio.gather(optional(morpho.token(asset), asset, "the vault's asset is"),
-                                            optional(morpho.price(asset), asset, "assetsUsd is"))
-        return token, price
-
     (token, price), name, symbol, assets, rate = await asyncio.gather(
-        asset_facts(),
-        optional(_first(reader.call(vault, VAULT_NAME, label=label)), vault, "vaultName is"),
-        optional(_first(reader.call(vault, VAULT_SYMBOL, label=label)), vault, "vaultSymbol is"),
-        optional(_first(reader.call(vault, CONVERT_TO_ASSETS, shares, label=label)), vault, "assets and assetsUsd are"),
+        vault_asset(morpho, vault, "asset, assets and assetsUsd are", "assetsUsd is"),
+        optional(first(reader.call(vault, VAULT_NAME, label=label)), vault, "vaultName is"),
+        optional(first(reader.call(vault, VAULT_SYMBOL, label=label)), vault, "vaultSymbol is"),
+        optional(first(reader.call(vault, CONVERT_TO_ASSETS, shares, label=label)), vault, "assets and assetsUsd are"),
         optional(apy(vault), vault, "apy is"))
     return {
         "type": kind, "vaultAddress": vault, "vaultName": name, "vaultSymbol": symbol, "asset": token,
@@ -502,50 +531,93 @@ async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: s
     }
 
 
+async def vault_asset(morpho: MorphoReader, vault: str, asset_figures: str,
+                      usd_figures: str) -> tuple[dict[str, Any] | None, UsdPrice | None]:
+    """A vault's asset and its USD price, each None with a warning naming the figures then null."""
+    optional = morpho.warnings.optional
+    asset = await optional(first(morpho.reader.call(vault, ASSET, label=f"vault {vault}")), vault, asset_figures)
+    if asset is None:
+        return None, None
+    token, price = await asyncio.gather(optional(morpho.token(asset), asset, "the vault's asset is"),
+                                        optional(morpho.price(asset), asset, usd_figures))
+    return token, price
+
+
 async def _apy(rate: Awaitable[int]) -> float:
     return rate_to_apy(await rate)
 
 
 async def _vault_v2_apy(morpho: MorphoReader, vault: str) -> float | None:
-    """Ours (Morpho's SDK gives no V2 APY): the adapters' assets weighted by their per-second
-    rates (markets: accrued supply rate; a V1 vault: its net rate), idle assets earning nothing,
-    capped at the vault's `maxRate` (VaultV2 lets total assets grow no faster), then the
-    performance fee off the rate and the management fee (per second) subtracted, compounded as
-    every other APY."""
+    return rate_to_apy((await vault_v2_rates(morpho, vault))[1])
+
+
+async def vault_v2_rates(morpho: MorphoReader, vault: str) -> tuple[int, int]:
+    """A Vault V2's per-second rates before and after its fees; ours (Morpho's SDK gives no V2
+    APY): the adapters' assets weighted by their per-second rates (markets: accrued supply rate;
+    a V1 vault: its net rate), idle assets earning nothing, capped at the vault's `maxRate`
+    (VaultV2 lets total assets grow no faster); net: the performance fee off the rate and the
+    management fee (per second) subtracted. Both compound as every other APY."""
     reader, label = morpho.reader, f"vault {vault}"
-    (performance_fee,), (management_fee,), (length,), (asset,), (max_rate,) = await asyncio.gather(
+    (performance_fee,), (management_fee,), adapters, (asset,), (max_rate,) = await asyncio.gather(
         reader.call(vault, PERFORMANCE_FEE, label=label), reader.call(vault, MANAGEMENT_FEE, label=label),
-        reader.call(vault, ADAPTERS_LENGTH, label=label), reader.call(vault, ASSET, label=label),
+        vault_adapters(reader, vault), reader.call(vault, ASSET, label=label),
         reader.call(vault, MAX_RATE, label=label))
-    adapters = {a for (a,) in await asyncio.gather(*(reader.call(vault, ADAPTERS, i, label=label)
-                                                     for i in range(_bounded(length, MAX_ADAPTERS, label))))}
     (idle,), parts = await asyncio.gather(reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
                                           asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)))
     earned, assets = await morpho.earnings([part for adapter_parts in parts for part in adapter_parts])
     gross = min(earned // (assets + idle) if assets + idle else 0, max_rate)
-    return rate_to_apy(_mul_div_down(gross, WAD - performance_fee, WAD) - management_fee)
+    return gross, _mul_div_down(gross, WAD - performance_fee, WAD) - management_fee
 
 
-async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[Part]:
-    """(assets, what they earn) of one V2 adapter: its markets, or the V1 vault it holds."""
+async def vault_adapters(reader: ChainReader, vault: str) -> list[str]:
+    """A Vault V2's adapters, in its order, each once."""
+    label = f"vault {vault}"
+    (length,) = await reader.call(vault, ADAPTERS_LENGTH, label=label)
+    return list(dict.fromkeys(a for (a,) in await asyncio.gather(
+        *(reader.call(vault, ADAPTERS, i, label=label) for i in range(_bounded(length, MAX_ADAPTERS, label))))))
+
+
+@dataclass(frozen=True)
+class AdapterHolding:
+    """Where a V2 adapter puts its assets: Morpho Blue markets, or one V1 vault."""
+
+    kind: str
+    """"morpho-market-v1" or "morpho-vault-v1"."""
+    market_ids: tuple[str, ...] = ()
+    vault: str | None = None
+
+
+async def adapter_holding(morpho: MorphoReader, adapter: str) -> AdapterHolding:
     reader, label = morpho.reader, f"adapter {adapter}"
     (kind,) = await reader.remembered(("morpho adapter kind", adapter), lambda: _adapter_kind(reader, adapter))
     if kind == MORPHO_VAULT_V1.name:
         (underlying,) = await reader.call(adapter, MORPHO_VAULT_V1, label=label)
-        return [(lambda: _first(reader.call(adapter, REAL_ASSETS, label=label)),
-                 functools.partial(morpho.vault_v1_rate, underlying))]
+        return AdapterHolding("morpho-vault-v1", vault=underlying)
     if kind == MARKET_IDS_LENGTH.name:
         (length,) = await reader.call(adapter, MARKET_IDS_LENGTH, label=label)
         ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label)
                                      for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
-        market_ids = {"0x" + market_id.hex() for (market_id,) in ids}
+        market_ids = dict.fromkeys("0x" + market_id.hex() for (market_id,) in ids)
     else:
         (length,) = await reader.call(adapter, MARKET_PARAMS_LIST_LENGTH, label=label)
         params = await asyncio.gather(*(reader.call(adapter, MARKET_PARAMS_LIST, i, label=label)
                                         for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
         by_params = morpho.markets_by_params
-        market_ids = {by_params[tuple(p)] for p in params if tuple(p) in by_params}
-    return [morpho.market_part(market_id, adapter) for market_id in market_ids]
+        unknown = [p for p in params if tuple(p) not in by_params]
+        if unknown:
+            raise ProtocolError(f"adapter {adapter} supplies to {len(unknown)} market(s) the event index of chain "
+                                f"{reader.chain_id} has not reached yet (it names markets by their parameters).")
+        market_ids = dict.fromkeys(by_params[tuple(p)] for p in params)
+    return AdapterHolding("morpho-market-v1", market_ids=tuple(market_ids))
+
+
+async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[Part]:
+    """(assets, what they earn) of one V2 adapter: its markets, or the V1 vault it holds."""
+    holding = await adapter_holding(morpho, adapter)
+    if holding.vault is not None:
+        return [(lambda: first(morpho.reader.call(adapter, REAL_ASSETS, label=f"adapter {adapter}")),
+                 functools.partial(morpho.vault_v1_rate, holding.vault))]
+    return [morpho.market_part(market_id, adapter) for market_id in holding.market_ids]
 
 
 ADAPTER_PROBES = (MARKET_IDS_LENGTH, MARKET_PARAMS_LIST_LENGTH, MORPHO_VAULT_V1)
@@ -575,7 +647,7 @@ def _bounded(length: int, limit: int, label: str) -> int:
     return length
 
 
-async def _first(call: Awaitable[tuple[Any, ...]]) -> Any:
+async def first(call: Awaitable[tuple[Any, ...]]) -> Any:
     return (await call)[0]
 
 
@@ -586,15 +658,13 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
     params = morpho.markets[market_id]
     has_collateral_token = int(params.collateral_token, 16) != 0
     state, loan, collateral_token, loan_price, oracle_price = await asyncio.gather(
-        optional(morpho.market(market_id), market_id, "supplyAssets, borrowAssets and their USD values are"),
+        morpho.quoted_market(market_id, "supplyAssets, borrowAssets and their USD values are"),
         optional(morpho.token(params.loan_token), params.loan_token, "the market's loanAsset is"),
         optional(morpho.token(params.collateral_token), params.collateral_token, "the market's collateralAsset is")
         if has_collateral_token else no_read(),
         optional(morpho.price(params.loan_token), params.loan_token, "the market's USD values are"),
         optional(morpho.oracle_price(params.oracle), market_id, "collateralUsd and healthFactor are")
         if collateral or borrow_shares else no_read())
-    if state is not None and state.rate_problem:
-        morpho.warnings.add(FIGURE_UNAVAILABLE, market_id, f"supplyApy and borrowApy are null: {state.rate_problem}")
     if state is not None and fee_recipient:
         supply_shares += state.pending_fee_shares
     supply = state.supply_assets(supply_shares) if state else None

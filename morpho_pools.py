@@ -1,75 +1,127 @@
-"""Morpho's `poolDetails`: a Morpho Blue market by its 66-character id, read with the wallet
-query's own code (morpho.MorphoReader), so that both give the same figures at a block.
+"""Morpho's `poolDetails`: a Morpho Blue market by its 66-character id, a vault (V1 MetaMorpho or
+Vault V2) by its address, read with the wallet query's own code (morpho.MorphoReader), so that
+both give the same figures at a block.
 
-- The market's parameters: Morpho Blue's `idToMarketParams(id)` at the block (exact whatever the
-  event index has reached); an id without parameters is not a market (VALIDATION_ERROR).
-- Totals accrued to the block as MorphoBalancesLib.expectedMarketBalances accrues them; APYs as
-  the market positions quote them (Morpho's SDK); utilization = borrow / supply of the accrued
-  totals; liquidity = supply - borrow; USD through the loan token's feed; `oraclePrice` the raw
-  `price()` of the market's oracle (loan units per collateral unit, 1e36).
+- The pool kind: a 66-character id is a market if Morpho Blue's `idToMarketParams(id)` has
+  parameters at the block; an address is a vault if a configured factory says it created it
+  (`isMetaMorpho` / `isVaultV2` at the block: exact, whatever the event index has reached).
+  Anything else is a VALIDATION_ERROR naming what was expected.
+- Markets: totals accrued to the block as MorphoBalancesLib.expectedMarketBalances accrues them;
+  APYs as the market positions quote them (Morpho's SDK); utilization = borrow / supply of the
+  accrued totals; liquidity = supply - borrow; USD through the loan token's feed; `oraclePrice`
+  the raw `price()` of the market's oracle (loan units per collateral unit, 1e36).
+- V1 vaults: the views as the contract answers them; `apy` / `netApy` as Morpho's SDK has them
+  for the vault accrued to the block (`getApy` / `getNetApy`, see MorphoReader.vault_v1_rates);
+  one allocation per withdraw-queue market: the vault's supply accrued to the block, its cap
+  (`config(id).cap`), the market's supply APY, and `withdrawable` = the lesser of that supply and
+  the market's liquidity; the vault's `liquidity` is their sum.
+- V2 vaults: `apy` / `netApy` as the wallet query's V2 APY (morpho.vault_v2_rates); fees and
+  `maxRate` per second times 365 days; per adapter: what it holds (`realAssets`), the vault's
+  `allocation`, `absoluteCap` and `relativeCap` for the adapter's id (`adapterId()`), and its
+  markets or the V1 vault it holds.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+import erc20
 from abi import Function
-from addresses import ChainAddresses
-from chain import no_read
-from errors import InputValidationError
-from morpho import MARKET, WAD, MarketParams, MorphoReader
-from position_warnings import FIGURE_UNAVAILABLE
+from addresses import ChainAddresses, MorphoAddresses
+from chain import ChainReader, no_read
+from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
+from errors import InputValidationError, ProtocolError
+from morpho import (FEE, ID_TO_MARKET_PARAMS, MANAGEMENT_FEE, MARKET, MAX_RATE, PERFORMANCE_FEE, REAL_ASSETS,
+                    SECONDS_PER_YEAR, VAULT_NAME, VAULT_SYMBOL, WAD, MarketParams, MorphoReader, Markets,
+                    adapter_holding, first, rate_to_apy, stream, vault_adapters, vault_asset, vault_v2_rates)
+from position_warnings import outcome
+from prices import UsdPrice
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
 
-ID_TO_MARKET_PARAMS = Function("idToMarketParams(bytes32)", "2c3c9157",
-                               ("address", "address", "address", "address", "uint256"))
+IS_META_MORPHO = Function("isMetaMorpho(address)", "29b5352c", ("bool",))
+IS_VAULT_V2 = Function("isVaultV2(address)", "5edec50d", ("bool",))
+TIMELOCK = Function("timelock()", "d33219b4", ("uint256",))
+OWNER = Function("owner()", "8da5cb5b", ("address",))
+CURATOR = Function("curator()", "e66f53b7", ("address",))
+GUARDIAN = Function("guardian()", "452a9320", ("address",))
+CONFIG = Function("config(bytes32)", "cc718f76", ("uint184", "bool", "uint64"))
+LIQUIDITY_ADAPTER = Function("liquidityAdapter()", "ad468d11", ("address",))
+ADAPTER_ID = Function("adapterId()", "5fb86b01", ("bytes32",), immutable=True)
+ALLOCATION = Function("allocation(bytes32)", "c69507dd", ("uint256",))
+ABSOLUTE_CAP = Function("absoluteCap(bytes32)", "bc0dd374", ("uint256",))
+RELATIVE_CAP = Function("relativeCap(bytes32)", "a68bafa3", ("uint256",))
 INT_MAX = 2**31 - 1
+
+Money = Callable[[int | None], float | None]
+"""Raw units of a vault's or market's asset to USD (None where the amount or the price is)."""
 
 
 async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    if len(pool) != 66:
-        raise InputValidationError(
-            f"{pool} is not a Morpho Blue market id: poolDetails serves Morpho markets, each named by its "
-            "id (0x + 64 hexadecimal characters); Morpho vaults are not served by poolDetails yet.")
     chain = addresses[chain_id]
     deployment = chain.morpho
     assert deployment is not None
     reader = ctx.reader(chain_id)
-    blue = deployment.blue.address
-    market_id = bytes.fromhex(pool[2:])
-    block, found = await asyncio.gather(
-        reader.block_number(), reader.call(blue, ID_TO_MARKET_PARAMS, market_id, label="Morpho Blue"))
-    params = MarketParams(*found)
-    if int(params.loan_token, 16) == 0:
-        raise InputValidationError(f"{pool} is not a market of Morpho Blue {blue} on chain {chain_id} at block "
-                                   f"{block}: it has no market parameters. Expected a Morpho Blue market id.")
-    morpho = MorphoReader(reader, deployment, chain, {pool: params}, ctx.warnings)
-    return {"blockNumber": block, "details": await _market(morpho, pool, params)}
+    if len(pool) == 66:
+        block, found = await asyncio.gather(
+            reader.block_number(),
+            reader.call(deployment.blue.address, ID_TO_MARKET_PARAMS, bytes.fromhex(pool[2:]), label="Morpho Blue"))
+        params = MarketParams(*found)
+        if not params.exists:
+            raise InputValidationError(
+                f"{pool} is not a market of Morpho Blue {deployment.blue.address} on chain {chain_id} at block "
+                f"{block}: it has no market parameters. Expected a Morpho Blue market id.")
+        morpho = MorphoReader(reader, deployment, chain, {pool: params}, ctx.warnings)
+        return {"blockNumber": block, "details": await _market(morpho, pool, params)}
+    block = await reader.block_number()
+    kind = await _vault_kind(reader, deployment, pool, block)
+    if kind == "v1":
+        morpho = MorphoReader(reader, deployment, chain, {}, ctx.warnings)
+        return {"blockNumber": block, "details": await _vault_v1(morpho, pool)}
+    if kind == "v2":
+        view = await reader.events(stream(deployment))
+        morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
+        return {"blockNumber": block, "details": await _vault_v2(morpho, pool)}
+    raise InputValidationError(
+        f"{pool} is not a Morpho vault on chain {chain_id} at block {block}: no configured MetaMorpho or Vault V2 "
+        "factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 hexadecimal characters).")
+
+
+async def _vault_kind(reader: ChainReader, deployment: MorphoAddresses, address: str, block: int) -> str | None:
+    """"v1" or "v2" after the factories deployed by the block; a factory that fails its view is
+    a PROTOCOL_ERROR unless another one vouches for the address."""
+    probes = [(factory.address, IS_META_MORPHO, "v1") for factory in deployment.vault_v1_factories
+              if factory.start_block <= block]
+    probes += [(factory.address, IS_VAULT_V2, "v2") for factory in deployment.vault_v2_factories
+               if factory.start_block <= block]
+    answers = await asyncio.gather(*(outcome(reader.call(factory, view, address, label=f"factory {factory}"))
+                                     for factory, view, _ in probes))
+    kinds = [kind for (_, _, kind), answer in zip(probes, answers) if not isinstance(answer, ProtocolError) and answer[0]]
+    if kinds:
+        return kinds[0]
+    for answer in answers:
+        if isinstance(answer, ProtocolError):
+            raise answer
+    return None
 
 
 async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) -> dict[str, Any]:
     optional, reader = morpho.warnings.optional, morpho.reader
     has_collateral = int(params.collateral_token, 16) != 0
     state, loan, collateral, price, oracle_price, totals = await asyncio.gather(
-        optional(morpho.market(market_id), market_id, "the totals, utilization and APYs are"),
+        morpho.quoted_market(market_id, "the totals, utilization and APYs are"),
         optional(morpho.token(params.loan_token), params.loan_token, "loanAsset is"),
         optional(morpho.token(params.collateral_token), params.collateral_token, "collateralAsset is")
         if has_collateral else no_read(),
         optional(morpho.price(params.loan_token), params.loan_token, "the USD values are"),
         optional(morpho.oracle_price(params.oracle), params.oracle, "oraclePrice is") if has_collateral else no_read(),
         reader.call(morpho.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"))
-    if state is not None and state.rate_problem:
-        morpho.warnings.add(FIGURE_UNAVAILABLE, market_id, f"supplyApy and borrowApy are null: {state.rate_problem}")
     supply = state.total_supply_assets if state else None
     borrow = state.total_borrow_assets if state else None
     liquidity = supply - borrow if state else None
-
-    def usd(amount: int | None) -> float | None:
-        return price.value(amount, loan["decimals"]) if price and loan and amount is not None else None
-
+    usd = _money(loan, price)
     last_update = totals[4]
     return {
         "__typename": "MorphoMarketPool", "type": "morpho-market-pool", "marketId": market_id,
@@ -81,8 +133,158 @@ async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) ->
         "utilization": (borrow / supply if supply else 0.0) if state else None,
         "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
         "fee": totals[5] / WAD, "oraclePrice": _text(oracle_price),
-        "lastUpdate": last_update if last_update <= INT_MAX else None,
+        "lastUpdate": _int(last_update),
     }
+
+
+async def _vault_v1(morpho: MorphoReader, vault: str) -> dict[str, Any]:
+    view = _views(morpho, vault)
+    (basics, usd), timelock, guardian, queue = await asyncio.gather(
+        _vault_basics(morpho, vault, morpho.vault_v1_rates(vault), FEE, "asset and the USD values are"),
+        view(TIMELOCK, "timelock is"), view(GUARDIAN, "guardian is"),
+        morpho.warnings.optional(morpho.withdraw_queue(vault), vault, "allocations and liquidity are"))
+    allocations = None if queue is None else list(
+        await asyncio.gather(*(_allocation(morpho, vault, market_id, usd) for market_id in queue)))
+    withdrawable = [allocation.pop("_withdrawable") for allocation in allocations or ()]
+    liquidity = None if allocations is None or None in withdrawable else sum(withdrawable)
+    return {"__typename": "MorphoVaultV1Pool", "type": "morpho-vault-pool", **basics,
+            "liquidity": _text(liquidity), "liquidityUsd": usd(liquidity), "timelock": _int(timelock),
+            "guardian": _role(guardian), "allocations": allocations}
+
+
+async def _vault_basics(morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]], fee: Function,
+                        asset_figures: str) -> tuple[dict[str, Any], Money]:
+    """What V1 and V2 vaults share: an ERC-4626 share token, (gross, net) rates, a performance
+    fee (`fee`), an owner and a curator; and the vault's asset to USD."""
+    view = _views(morpho, vault)
+    (token, price), share, name, symbol, total_assets, total_supply, performance_fee, owner, curator, \
+        (gross, net) = await asyncio.gather(
+            vault_asset(morpho, vault, asset_figures, "the USD values are"), _share(morpho, vault),
+            view(VAULT_NAME, "name is"), view(VAULT_SYMBOL, "symbol is"), view(TOTAL_ASSETS, "totalAssets is"),
+            view(erc20.TOTAL_SUPPLY, "totalSupply is"), view(fee, "performanceFee is"), view(OWNER, "owner is"),
+            view(CURATOR, "curator is"), _apys(morpho, vault, rates))
+    usd = _money(token, price)
+    return {
+        "vaultAddress": vault, "chainId": morpho.reader.chain_id, "name": name, "symbol": symbol, "asset": token,
+        **share, "totalAssets": _text(total_assets), "totalAssetsUsd": usd(total_assets),
+        "totalSupply": _text(total_supply), "apy": gross, "netApy": net,
+        "performanceFee": None if performance_fee is None else performance_fee / WAD,
+        "owner": _role(owner), "curator": _role(curator),
+    }, usd
+
+
+async def _apys(morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]]) -> tuple[float | None, float | None]:
+    found = await morpho.warnings.optional(rates, vault, "apy and netApy are")
+    return (None, None) if found is None else (rate_to_apy(found[0]), rate_to_apy(found[1]))
+
+
+async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Money) -> dict[str, Any]:
+    """One market of a V1 vault's withdraw queue; `_withdrawable` is taken out for the vault's sum."""
+    optional, where = morpho.warnings.optional, f"the vault's allocation to market {market_id}:"
+
+    async def collateral() -> tuple[MarketParams | None, dict[str, Any] | None]:
+        params = await optional(morpho.params(market_id), market_id, f"{where} collateralAsset and lltv are")
+        if params is None or int(params.collateral_token, 16) == 0:
+            return params, None
+        return params, await optional(morpho.token(params.collateral_token), params.collateral_token,
+                                      f"{where} collateralAsset is")
+
+    (params, collateral_token), state, supplied, config = await asyncio.gather(
+        collateral(), morpho.quoted_market(market_id, f"{where} supplyApy and withdrawable are"),
+        optional(morpho.supply(market_id, vault), market_id, f"{where} supplyAssets and withdrawable are"),
+        optional(morpho.reader.call(vault, CONFIG, bytes.fromhex(market_id[2:]), label=f"vault {vault}"), vault,
+                 f"{where} supplyCap is"))
+    withdrawable = (min(supplied, state.total_supply_assets - state.total_borrow_assets)
+                    if state is not None and supplied is not None else None)
+    return {
+        "marketId": market_id, "collateralAsset": collateral_token,
+        "lltv": None if params is None else params.lltv / WAD,
+        "supplyAssets": _text(supplied), "supplyAssetsUsd": usd(supplied),
+        "supplyCap": None if config is None else str(config[0]),
+        "supplyApy": state.supply_apy if state else None,
+        "withdrawable": _text(withdrawable), "withdrawableUsd": usd(withdrawable), "_withdrawable": withdrawable,
+    }
+
+
+async def _vault_v2(morpho: MorphoReader, vault: str) -> dict[str, Any]:
+    view = _views(morpho, vault)
+    optional = morpho.warnings.optional
+    (basics, usd), management_fee, max_rate, liquidity_adapter, adapters = await asyncio.gather(
+        _vault_basics(morpho, vault, vault_v2_rates(morpho, vault), PERFORMANCE_FEE,
+                      "asset, idleAssets and the USD values are"),
+        view(MANAGEMENT_FEE, "managementFee is"), view(MAX_RATE, "maxRate is"),
+        view(LIQUIDITY_ADAPTER, "liquidityAdapter is"),
+        optional(vault_adapters(morpho.reader, vault), vault, "adapters are"))
+    token = basics["asset"]
+    idle, adapter_list = await asyncio.gather(
+        optional(first(morpho.reader.call(token["address"], erc20.BALANCE_OF, vault, label=f"token {token['address']}")),
+                 token["address"], "idleAssets is") if token else no_read(),
+        asyncio.gather(*(_adapter(morpho, vault, adapter, usd) for adapter in adapters or ())))
+    return {"__typename": "MorphoVaultV2Pool", "type": "morpho-vault-v2-pool", **basics,
+            "idleAssets": _text(idle), "idleAssetsUsd": usd(idle),
+            "managementFee": _per_year(management_fee), "maxRate": _per_year(max_rate),
+            "liquidityAdapter": _role(liquidity_adapter), "adapters": None if adapters is None else list(adapter_list)}
+
+
+async def _adapter(morpho: MorphoReader, vault: str, adapter: str, usd: Money) -> dict[str, Any]:
+    """One adapter of a V2 vault: what it holds, and the vault's allocation and caps for its id."""
+    optional, reader, label = morpho.warnings.optional, morpho.reader, f"adapter {adapter}"
+    holding, real, adapter_id = await asyncio.gather(
+        optional(adapter_holding(morpho, adapter), adapter, "its kind, marketIds and vault are"),
+        optional(first(reader.call(adapter, REAL_ASSETS, label=label)), adapter, "realAssets is"),
+        optional(first(reader.call(adapter, ADAPTER_ID, label=label)), adapter, "allocation and caps are"))
+
+    def by_id(function: Function, what: str) -> Awaitable[Any]:
+        if adapter_id is None:
+            return no_read()
+        return optional(first(reader.call(vault, function, adapter_id, label=f"vault {vault}")), adapter, what)
+
+    allocation, absolute, relative = await asyncio.gather(
+        by_id(ALLOCATION, "allocation is"), by_id(ABSOLUTE_CAP, "absoluteCap is"), by_id(RELATIVE_CAP, "relativeCap is"))
+    return {
+        "address": adapter, "kind": holding.kind if holding else None,
+        "realAssets": _text(real), "realAssetsUsd": usd(real),
+        "allocation": _text(allocation), "absoluteCap": _text(absolute),
+        "relativeCap": None if relative is None else relative / WAD,
+        "marketIds": list(holding.market_ids) if holding else None, "vault": holding.vault if holding else None,
+    }
+
+
+def _views(morpho: MorphoReader, vault: str) -> Callable[[Function, str], Awaitable[Any]]:
+    """A view of the vault with no argument: its value, or None with a warning (`what` names the figure)."""
+    def view(function: Function, what: str) -> Awaitable[Any]:
+        return morpho.warnings.optional(first(morpho.reader.call(vault, function, label=f"vault {vault}")), vault, what)
+    return view
+
+
+async def _share(morpho: MorphoReader, vault: str) -> dict[str, Any]:
+    """The share token's decimals and what one whole share is worth: `convertToAssets(10^decimals)`."""
+    view = _views(morpho, vault)
+    decimals = await view(erc20.DECIMALS, "decimals and sharePrice are")
+    price = None if decimals is None else await morpho.warnings.optional(
+        first(morpho.reader.call(vault, CONVERT_TO_ASSETS, 10**decimals, label=f"vault {vault}")), vault,
+        "sharePrice is")
+    return {"decimals": decimals, "sharePrice": _text(price)}
+
+
+def _money(token: dict[str, Any] | None, price: UsdPrice | None) -> Money:
+    def usd(amount: int | None) -> float | None:
+        return price.value(amount, token["decimals"]) if price and token and amount is not None else None
+    return usd
+
+
+def _per_year(rate: int | None) -> float | None:
+    """A per-second WAD rate times 365 days, not compounded (fees and caps are set that way)."""
+    return None if rate is None else rate * SECONDS_PER_YEAR / WAD
+
+
+def _role(address: str | None) -> str | None:
+    """An address role, None where none is set (the zero address)."""
+    return None if address is None or int(address, 16) == 0 else address
+
+
+def _int(value: int | None) -> int | None:
+    return value if value is not None and value <= INT_MAX else None
 
 
 def _text(amount: int | None) -> str | None:

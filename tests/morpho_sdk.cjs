@@ -75,7 +75,7 @@ const handlers = {
     }, built);
     const at = BigInt(timestamp);
     const accrued = vault.accrueInterest(at);
-    return { netApy: accrued.getNetApy(at), totalAssets: String(accrued.totalAssets) };
+    return { apy: accrued.getApy(at), netApy: accrued.getNetApy(at), totalAssets: String(accrued.totalAssets) };
   },
 };
 

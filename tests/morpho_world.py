@@ -27,6 +27,12 @@ ORACLE_PRICE = 3000 * 10**36 * USDC // ETHER
 USDC_USD = 100_010_000
 """The USDC/USD feed answer: 1.0001 USD, 8 decimals."""
 ELAPSED = 30 * 24 * 3600
+V1_CAPS = (5_000_000 * USDC, 1_000_000 * USDC)
+"""The V1 vaults' supply caps in markets A and B."""
+V2_CAPS = ((30_000 * USDC, 8 * 10**17), (2**256 - 1, 10**18))
+"""The V2 vault's (absolute, relative) caps on its market adapter and its V1-vault adapter."""
+CURATOR = "0x00000000000000000000000000000000c0a7e200"
+GUARDIAN = "0x000000000000000000000000000000009ad1a200"
 
 PACKAGES = ("@morpho-org/morpho-blue/src/Morpho.sol", "@morpho-org/morpho-blue/src/mocks/IrmMock.sol",
             "@morpho-org/morpho-blue/src/mocks/OracleMock.sol")
@@ -58,6 +64,8 @@ class MorphoWorld:
     market_adapter: str = ""
     vault_adapter: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
+    hostile: dict[str, Any] = field(default_factory=dict)
+    """The misbehaving contracts, once add_hostile_parts has deployed them."""
 
     def addresses_override(self, sequencer_feed: str | None = None) -> dict[str, Any]:
         """The ADDRESSES_FILE content that points the service at this deployment."""
@@ -136,8 +144,8 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     world.broken_vault = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
                                      [world.morpho, world.usdc, "Broken Vault", "bvUSDC", 0])
     for vault in (world.vault_v1, world.broken_vault):
-        for market in (world.market_a, world.market_b):
-            node.send(vault, f"addMarket({params})", market)
+        for market, cap in zip((world.market_a, world.market_b), V1_CAPS):
+            node.send(vault, f"addMarket({params},uint184)", market, cap)
         node.send(world.usdc, "approve(address,uint256)", vault, 2**256 - 1, sender=depositor)
         node.send(world.factory, "announceV1(address,address,string,string)", vault, world.usdc, "v", "v")
     deposit = "deposit(uint256,address,uint256)"
@@ -151,8 +159,12 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     world.market_adapter = node.deploy(artifacts["TestMarketAdapter"], ["address", "address"],
                                        [world.morpho, world.vault_v2])
     world.vault_adapter = node.deploy(artifacts["TestVaultV1Adapter"], ["address"], [world.vault_v1])
-    for adapter in (world.market_adapter, world.vault_adapter):
+    for adapter, (absolute, relative) in zip((world.market_adapter, world.vault_adapter), V2_CAPS):
         node.send(world.vault_v2, "addAdapter(address)", adapter)
+        node.send(world.vault_v2, "setCaps(address,uint256,uint256)", adapter, absolute, relative)
+    node.send(world.vault_v1, "setRoles(address,address)", CURATOR, GUARDIAN)
+    node.send(world.vault_v2, "setCurator(address)", CURATOR)
+    node.send(world.vault_v2, "setLiquidityAdapter(address)", world.market_adapter)
     node.send(world.factory, "announceV2(address,address)", world.vault_v2, world.usdc)
     node.send(world.usdc, "approve(address,uint256)", world.vault_v2, 2**256 - 1, sender=saver)
     node.send(world.vault_v2, "deposit(uint256,address)", 40_000 * USDC, saver, sender=saver)
@@ -202,4 +214,5 @@ def add_hostile_parts(world: MorphoWorld, artifacts: dict[str, Artifact]) -> dic
     node.rpc("evm_increaseTime", 3600)
     node.mine()
     world.set_feed(USDC_USD)
-    return {"flaky": flaky, "bombed": bombed, "hostile_vault": hostile_vault}
+    world.hostile = {"flaky": flaky, "bombed": bombed, "hostile_vault": hostile_vault}
+    return world.hostile

@@ -66,7 +66,7 @@ def _vault_over_two_markets(world, artifacts, adaptive_irm, borrower):
             zip(markets, (300_000, 200_000), (200_000, 190_000), (10**9, 5 * 10**9))):
         node.send(world.morpho, f"createMarket({PARAMS})", market)
         node.send(world.morpho, f"setFee({PARAMS},uint256)", market, W.MARKET_FEE // 2)
-        node.send(vault, f"addMarket({PARAMS})", market)
+        node.send(vault, f"addMarket({PARAMS},uint184)", market, 2**184 - 1)
         node.send(vault, "deposit(uint256,address,uint256)", deposit * W.USDC, depositor, index, sender=depositor)
         node.send(world.morpho, f"supplyCollateral({PARAMS},uint256,address,bytes)", market, 200 * W.ETHER,
                   borrower, b"", sender=borrower)
@@ -152,6 +152,18 @@ async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
     answer = sdk_vault(world, vault, markets, block)
     assert answer["netApy"] > 0 and close(apy, answer["netApy"])
     assert int(answer["totalAssets"]) == world.node.call(vault, "totalAssets()", block=block)
+
+
+async def test_the_vault_pool_apys_equal_the_sdks_before_and_after_the_fee(api, adaptive):
+    world, _, _, _, vault, markets = adaptive
+    reply = await api.query("""query($p: [PoolInput!]!) { poolDetails(inputs: $p) { data { blockNumber warnings { code }
+      details { ... on MorphoVaultV1Pool { apy netApy totalAssets } } } } }""",
+                            {"p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": vault}]})
+    (pool,) = reply.body["data"]["poolDetails"]["data"]
+    answer = sdk_vault(world, vault, markets, pool["blockNumber"])
+    assert pool["warnings"] == [] and answer["apy"] > answer["netApy"] > 0
+    assert close(pool["details"]["apy"], answer["apy"]) and close(pool["details"]["netApy"], answer["netApy"])
+    assert pool["details"]["totalAssets"] == answer["totalAssets"]
 
 
 async def test_lost_assets_dilute_the_vault_apy_as_in_the_sdk(api, adaptive):

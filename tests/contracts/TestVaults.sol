@@ -58,6 +58,13 @@ abstract contract TestShares {
     }
 }
 
+/// MetaMorpho's per-market configuration, with its layout (`config(id)` returns its members).
+struct MarketConfig {
+    uint184 cap;
+    bool enabled;
+    uint64 removableAt;
+}
+
 /// The MetaMorpho (V1) view interface the adapter reads, backed by real Morpho Blue supply, with
 /// MetaMorpho v1.1's loss accounting: `totalAssets()` = real assets + `lostAssets`, where lost
 /// assets grow whenever real assets fall below what the last interaction left.
@@ -67,7 +74,12 @@ contract TestVaultV1 is TestShares {
 
     IMorpho public immutable MORPHO;
     uint96 public fee;
+    uint256 public timelock = 1 days;
+    address public owner = msg.sender;
+    address public curator;
+    address public guardian;
     Id[] public withdrawQueue;
+    mapping(Id => MarketConfig) public config;
     uint256 public lastTotalAssets;
     uint256 public lostAssets;
     mapping(Id => MarketParams) internal params;
@@ -79,9 +91,16 @@ contract TestVaultV1 is TestShares {
         fee = fee_;
     }
 
-    function addMarket(MarketParams memory marketParams) external {
+    function setRoles(address curator_, address guardian_) external {
+        curator = curator_;
+        guardian = guardian_;
+    }
+
+    /// Appends a market to the withdraw queue with a supply cap (MetaMorpho's submitCap + acceptCap).
+    function addMarket(MarketParams memory marketParams, uint184 cap) external {
         withdrawQueue.push(marketParams.id());
         params[marketParams.id()] = marketParams;
+        config[marketParams.id()] = MarketConfig(cap, true, 0);
     }
 
     function withdrawQueueLength() external view returns (uint256) {
@@ -122,6 +141,7 @@ contract TestMarketAdapter {
 
     IMorpho public immutable morpho;
     address public immutable parentVault;
+    bytes32 public immutable adapterId = keccak256(abi.encode("this", address(this)));
     Id[] public marketIds;
     mapping(Id => MarketParams) internal params;
 
@@ -154,6 +174,7 @@ contract TestMarketAdapter {
 /// A Vault V2 adapter holding shares of a V1 vault (the MorphoVaultV1Adapter views).
 contract TestVaultV1Adapter {
     TestVaultV1 public immutable morphoVaultV1;
+    bytes32 public immutable adapterId = keccak256(abi.encode("this", address(this)));
 
     constructor(TestVaultV1 vault) {
         morphoVaultV1 = vault;
@@ -170,12 +191,36 @@ contract TestVaultV1Adapter {
     }
 }
 
-/// The Vault V2 view interface the adapter reads: idle assets plus its adapters' real assets.
+interface IAdapterId {
+    function adapterId() external view returns (bytes32);
+}
+
+/// The Vault V2 view interface the adapter reads: idle assets plus its adapters' real assets,
+/// allocations and caps by id (here only adapter ids: `keccak256(abi.encode("this", adapter))`).
 contract TestVaultV2 is TestShares {
     uint96 public performanceFee;
     uint96 public managementFee;
     uint64 public maxRate = 200e16 / uint64(365 days);
     address[] public adapters;
+    address public owner = msg.sender;
+    address public curator;
+    address public liquidityAdapter;
+    mapping(bytes32 => uint256) public allocation;
+    mapping(bytes32 => uint256) public absoluteCap;
+    mapping(bytes32 => uint256) public relativeCap;
+
+    function setCurator(address curator_) external {
+        curator = curator_;
+    }
+
+    function setLiquidityAdapter(address adapter) external {
+        liquidityAdapter = adapter;
+    }
+
+    function setCaps(address adapter, uint256 absolute, uint256 relative) external {
+        absoluteCap[IAdapterId(adapter).adapterId()] = absolute;
+        relativeCap[IAdapterId(adapter).adapterId()] = relative;
+    }
 
     function setMaxRate(uint64 maxRate_) external {
         maxRate = maxRate_;
@@ -211,10 +256,12 @@ contract TestVaultV2 is TestShares {
 
     function allocateToMarket(TestMarketAdapter adapter, MarketParams memory marketParams, uint256 assets) external {
         adapter.supply(marketParams, assets);
+        allocation[adapter.adapterId()] += assets;
     }
 
     function allocateToVault(TestVaultV1Adapter adapter, uint256 assets, uint256 index) external {
         adapter.deposit(assets, index);
+        allocation[adapter.adapterId()] += assets;
     }
 }
 
