@@ -83,6 +83,15 @@ def apy(rate_ray: int) -> float:
         raise ProtocolError(f"a reserve reports a rate of {rate_ray} ray, too large to be an APY") from None
 
 
+def quoted_apy(rate_ray: int, asset: str, warnings: Warnings, what: str) -> float | None:
+    """`apy(rate_ray)`, or None with a warning (`what` names the figure) for a rate too large."""
+    try:
+        return apy(rate_ray)
+    except ProtocolError as exc:
+        warnings.figure(asset, what, exc)
+        return None
+
+
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     """Every chain whose addresses data lists Aave markets."""
     return frozenset(chain_id for chain_id, chain in addresses.items() if chain.aave)
@@ -112,19 +121,16 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str,
         reader.call(market.pool, RESERVES_LIST, label=label),
         outcome(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
         reader.call(market.pool, USER_EMODE, wallet, label=label),
-        _current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
-        _current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
-    if len(reserves) > MAX_RESERVES:
-        raise ProtocolError(f"{label} lists {len(reserves)} reserves, more than Aave's {MAX_RESERVES}.")
-    user_data, base_currency, unit = await asyncio.gather(
+        current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
+        current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
+    bounded_reserves(reserves, label)
+    user_data, usd_unit = await asyncio.gather(
         asyncio.gather(*(reader.call(data_provider, USER_RESERVE_DATA, asset, wallet,
                                      label=f"{label} data provider") for asset in reserves)),
-        outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
-        outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")))
+        usd_unit_of(reader, oracle, label))
     held = [(asset, data) for asset, data in zip(reserves, user_data) if data[0] or data[1] or data[2]]
     if not held:
         return None, [], []
-    usd_unit = unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
     flagged = [asset for asset, data in zip(reserves, user_data) if data[8]]
     rules = (emode, lambda: reader.shared(("aave collateral rules", market.pool, wallet), lambda: collateral.rules(
         reader, market.pool, data_provider, emode, flagged, label)))
@@ -135,7 +141,27 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str,
     return _state(market, account, emode, usd_unit, supplies, borrows, warnings), supplies, borrows
 
 
-async def _current(reader: ChainReader, provider: str, function: Function, recorded: str, label: str) -> str:
+def bounded_reserves(reserves: list[str], label: str) -> None:
+    if len(reserves) > MAX_RESERVES:
+        raise ProtocolError(f"{label} lists {len(reserves)} reserves, more than Aave's {MAX_RESERVES}.")
+
+
+async def usd_unit_of(reader: ChainReader, oracle: str, label: str) -> int | None:
+    """The oracle's BASE_CURRENCY_UNIT when its base currency is USD (the zero address), else
+    None: the market's prices are then in no currency this service converts."""
+    base_currency, unit = await asyncio.gather(outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
+                                               outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")))
+    return unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
+
+
+def usd_value(amount: int, price: int | None, decimals: int | None, usd_unit: int | None) -> float | None:
+    """amount / 10^decimals x price / BASE_CURRENCY_UNIT; None where a part is unknown."""
+    if usd_unit is None or price is None or decimals is None:
+        return None
+    return float(Fraction(amount * price, 10**decimals * usd_unit))
+
+
+async def current(reader: ChainReader, provider: str, function: Function, recorded: str, label: str) -> str:
     """The market's current contract as its PoolAddressesProvider names it (Aave redeploys data
     providers and oracles in upgrades), or the address book's if the provider cannot say."""
     try:
@@ -182,23 +208,17 @@ async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, 
         optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
         optional(reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"), asset,
                  "isCollateral and canBeCollateral are"),
-        optional(_priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
+        optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
         optional(erc20.token_info(reader, asset), asset, "currency is"),
         optional(_collateral_terms(reader, market.pool, data_provider, asset, *rules, label), asset,
                  "isCollateral and canBeCollateral are") if balance else no_read())
     decimals = config[0] if config else token["decimals"] if token else None
 
     def usd(amount: int) -> float | None:
-        if usd_unit is None or price is None or decimals is None:
-            return None
-        return float(Fraction(amount * price, 10**decimals * usd_unit))
+        return usd_value(amount, price, decimals, usd_unit)
 
     def rate(value: int) -> float | None:
-        try:
-            return apy(value)
-        except ProtocolError as exc:
-            warnings.figure(asset, "apy is", exc)
-            return None
+        return quoted_apy(value, asset, warnings, "apy is")
 
     currency = {**token, "decimals": decimals} if token else None
     base = {"marketAddress": market.pool, "marketName": market.name, "currency": currency}
@@ -229,7 +249,7 @@ async def _collateral_terms(reader: ChainReader, pool: str, data_provider: str, 
     return terms, debt_ceiling, reserve
 
 
-async def _priced(call: Any) -> int:
+async def priced(call: Any) -> int:
     """The oracle's price; a failing oracle is a PriceUnavailable (a PRICE_UNAVAILABLE warning)."""
     try:
         (price,) = await call

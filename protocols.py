@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import aave
+import aave_pools
 import compound
 import fluid
 import morpho
@@ -50,7 +51,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                            functools.partial(morpho.fetch, addresses), functools.partial(morpho.streams, addresses),
                            functools.partial(morpho_pools.details, addresses)),
         "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
-                         functools.partial(aave.fetch, addresses)),
+                         functools.partial(aave.fetch, addresses), details=functools.partial(aave_pools.details, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),
                              functools.partial(compound.fetch, addresses)),
         "fluid": Protocol("fluid", "FluidWalletPositions", fluid.chains(addresses),

@@ -6,6 +6,7 @@ the aToken and debt tokens, rates from the Pool's own getReserveData, prices fro
 
 from __future__ import annotations
 
+import contextlib
 import json
 from fractions import Fraction
 
@@ -13,9 +14,11 @@ import pytest
 
 import aave
 import aave_collateral as collateral
+import aave_pools
 from abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
+from tests.node_oracles import aave_apys
 
 SECONDS = 365 * 24 * 3600
 POOL_RESERVE = ["uint256", "uint128", "uint128", "uint128", "uint128", "uint128", "uint40", "uint16",
@@ -80,7 +83,9 @@ async def test_supply_only_wallet_has_no_health_factor(world_client, world):
         balance = expected.supplied(market, "USDC", world.wallets["lender"])
         assert position["balance"] == str(balance) and balance > 500_000 * A.USDC
         assert position["balanceUsd"] == expected.usd(market, "USDC", balance, 6)
-        assert position["apy"] == pytest.approx(compounded(expected.reserve(market, "USDC")[2]), rel=1e-9)
+        rate = expected.reserve(market, "USDC")[2]
+        assert position["apy"] == pytest.approx(compounded(rate), rel=1e-9)
+        assert position["apy"] == pytest.approx(*aave_apys([rate]), rel=1e-9), "as Aave's math-utils has it"
         assert position["isCollateral"] is True and position["canBeCollateral"] is True
         assert position["marketAddress"] == market.pool
     assert entry["borrowPositions"] == [] and entry["warnings"] == []
@@ -115,15 +120,24 @@ async def test_borrower_in_two_markets_of_one_chain(world_client, world):
             "the health factor follows from the positions themselves"
 
 
-async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(world_client, world):
-    node, second = world.node, world.markets[1]
+@contextlib.contextmanager
+def failing_price(world, market, symbol):
+    """The market oracle's source for `symbol` replaced by one answering 0 (the oracle then
+    reverts), in a snapshot undone afterwards."""
+    node = world.node
     snapshot = node.rpc("evm_snapshot")
     try:
         broken = A.Deployer(node).deploy("MockAggregator", 0)
-        node.send(second.oracle, "setAssetSources(address[],address[])", [second.tokens["DAI"]], [broken])
-        (entry,) = (await positions(world_client, world.wallets["borrower"]))["data"]
+        node.send(market.oracle, "setAssetSources(address[],address[])", [market.tokens[symbol]], [broken])
+        yield
     finally:
         node.rpc("evm_revert", snapshot)
+
+
+async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(world_client, world):
+    second = world.markets[1]
+    with failing_price(world, second, "DAI"):
+        (entry,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     dai = next(p for p in entry["supplyPositions"] if p["currency"]["symbol"] == "DAI")
     assert dai["balanceUsd"] is None and int(dai["balance"]) >= 20_000 * A.ETHER
     assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore"], \
@@ -214,6 +228,71 @@ async def test_a_market_whose_pool_fails_is_left_out_with_a_warning(aiohttp_clie
     assert "no contract code" in warning["message"]
 
 
+POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress blockNumber data warnings { code message target }
+    details { ... on AaveMarketPool { type addressesProvider chainId marketName pool reserves {
+      asset { address symbol name decimals } aToken variableDebtToken totalSupplied totalSuppliedUsd totalBorrowed
+      totalBorrowedUsd utilization supplyApy borrowApy priceUsd ltv liquidationThreshold liquidationBonus
+      reserveFactor supplyCap borrowCap usageAsCollateralEnabled borrowingEnabled isActive isFrozen isPaused } } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def pools(api, *addresses):
+    reply = await api.query(POOL_QUERY, {"inputs": [{"protocol": "aave", "chainId": 31337, "poolAddress": a}
+                                                    for a in addresses]})
+    assert reply.status == 200, reply.body
+    return reply.body["data"]["poolDetails"]
+
+
+async def test_a_market_by_its_addresses_provider_or_pool_with_every_reserve(world_client, world):
+    core, second = world.markets
+    result = await pools(world_client, core.provider, second.pool, "0x" + "77" * 20)
+    by_provider, by_pool = result["data"]
+    assert (by_provider["warnings"], by_pool["warnings"]) == ([], [])
+    assert by_pool["details"]["addressesProvider"] == second.provider and by_pool["poolAddress"] == second.pool
+    (error,) = result["errors"]
+    assert (error["poolAddress"], error["error"]["code"]) == ("0x" + "77" * 20, "VALIDATION_ERROR")
+    assert error["error"]["message"] == (
+        f"{'0x' + '77' * 20} is not an Aave v3 market on chain 31337: expected the PoolAddressesProvider (or Pool) of "
+        f"one of AaveV3TestCore {core.provider}, AaveV3TestSecond {second.provider}.")
+    expected = Expected(world, by_provider["blockNumber"])
+    details = by_provider["details"]
+    reserves = details.pop("reserves")
+    assert details == {"type": "aave-market-pool", "addressesProvider": core.provider, "chainId": 31337,
+                       "marketName": "AaveV3TestCore", "pool": core.pool}
+    assert json.loads(by_provider["data"])["reserves"] == reserves
+    rates = [expected.reserve(core, symbol)[i] for symbol in ("WETH", "USDC") for i in (2, 4)]
+    math_utils = aave_apys(rates)
+    for reserve, symbol, (decimals, price) in zip(reserves, ("WETH", "USDC"), ((18, 3000 * 10**8), (6, 100_010_000))):
+        data = expected.reserve(core, symbol)
+        supplied, variable, stable = (expected.call(token, "totalSupply()") for token in (data[8], data[10], data[9]))
+        supply_apy, borrow_apy = math_utils[:2] if symbol == "WETH" else math_utils[2:]
+        assert reserve.pop("supplyApy") == pytest.approx(supply_apy, rel=1e-9)
+        assert reserve.pop("borrowApy") == pytest.approx(borrow_apy, rel=1e-9)
+        assert reserve == {
+            "asset": {"address": core.tokens[symbol], "symbol": symbol, "name": f"Test {symbol}", "decimals": decimals},
+            "aToken": data[8], "variableDebtToken": data[10],
+            "totalSupplied": str(supplied), "totalSuppliedUsd": expected.usd(core, symbol, supplied, decimals),
+            "totalBorrowed": str(variable + stable),
+            "totalBorrowedUsd": expected.usd(core, symbol, variable + stable, decimals),
+            "utilization": (variable + stable) / supplied, "priceUsd": price / 10**8,
+            "ltv": 0.8, "liquidationThreshold": 0.825, "liquidationBonus": 0.05, "reserveFactor": 0.0,
+            "supplyCap": "0", "borrowCap": "0", "usageAsCollateralEnabled": True, "borrowingEnabled": True,
+            "isActive": True, "isFrozen": False, "isPaused": False}
+    assert int(reserves[1]["totalBorrowed"]) > 12_000 * A.USDC, "the debt accrued to the block"
+
+
+async def test_a_reserve_whose_oracle_fails_keeps_its_amounts(world_client, world):
+    core = world.markets[0]
+    with failing_price(world, core, "WETH"):
+        (answer,) = (await pools(world_client, core.provider))["data"]
+    weth, usdc = answer["details"]["reserves"]
+    assert weth["priceUsd"] is None and weth["totalSuppliedUsd"] is None and weth["totalSupplied"] != "0"
+    assert usdc["priceUsd"] is not None
+    (warning,) = answer["warnings"]
+    assert (warning["code"], warning["target"]) == ("PRICE_UNAVAILABLE", core.tokens["WETH"])
+
+
 def test_the_adapter_calls_exactly_the_published_abi():
     """Every function the adapter calls, checked against the ABI files in Aave's npm package."""
     contracts = {"RESERVES_LIST": "IPool", "USER_ACCOUNT_DATA": "IPool", "USER_EMODE": "IPool",
@@ -221,7 +300,10 @@ def test_the_adapter_calls_exactly_the_published_abi():
                  "RESERVE_CONFIGURATION": "AaveProtocolDataProvider", "ASSET_PRICE": "IAaveOracle",
                  "BASE_CURRENCY": "IAaveOracle", "BASE_CURRENCY_UNIT": "IAaveOracle",
                  "GET_POOL_DATA_PROVIDER": "IPoolAddressesProvider", "GET_PRICE_ORACLE": "IPoolAddressesProvider"}
-    functions = {name: value for name, value in vars(aave).items() if isinstance(value, Function)}
+    contracts |= {"RESERVE_CAPS": "AaveProtocolDataProvider", "PAUSED": "AaveProtocolDataProvider",
+                  "RESERVE_TOKENS": "AaveProtocolDataProvider"}
+    functions = {name: value for module in (aave, aave_pools) for name, value in vars(module).items()
+                 if isinstance(value, Function)}
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+import aave
 import aave_collateral
+import aave_pools
 from tests import aave36_world as W
 from tests.conftest import query_positions, world_api, world_fixture
 from tests.evm import function_signatures
-from tests.test_aave import QUERY
+from tests.test_aave import POOL_QUERY, QUERY
 
 ACCOUNT_DATA = ["uint256"] * 6  # collateral, debt, available borrows (base), LT, LTV, health factor
 
@@ -158,3 +160,24 @@ def test_the_e_mode_views_are_the_published_v3_6_abi():
     for function in (aave_collateral.LTVZERO_BITMAP, aave_collateral.COLLATERAL_BITMAP, aave_collateral.COLLATERAL_CONFIG):
         (outputs,) = abi[function.signature]
         assert outputs.strip("()").split(",") == list(function.outputs), function.signature
+
+
+def test_the_data_provider_views_are_the_published_v3_6_abi():
+    """The views the wallet query and poolDetails read from the data provider: unchanged in v3.6."""
+    abi = function_signatures(W.compile_all()["AaveProtocolDataProvider"]["abi"])
+    for function in (aave.USER_RESERVE_DATA, aave.RESERVE_DATA, aave.RESERVE_CONFIGURATION, aave_pools.RESERVE_CAPS,
+                     aave_pools.PAUSED, aave_pools.RESERVE_TOKENS):
+        assert tuple(abi[function.signature]) == function.outputs, function.signature
+
+
+async def test_pool_details_of_the_v3_6_market(api, world):
+    reply = await api.query(POOL_QUERY, {"inputs": [{"protocol": "aave", "chainId": 31337,
+                                                     "poolAddress": world.provider}]})
+    (answer,) = reply.body["data"]["poolDetails"]["data"]
+    assert answer["warnings"] == []
+    reserves = answer["details"]["reserves"]
+    assert {r["asset"]["address"] for r in reserves} == {t.lower() for t in world.tokens.values()}
+    for reserve in reserves:
+        a_token = reserve["aToken"]
+        assert reserve["totalSupplied"] == str(world.node.call(a_token, "totalSupply()", block=answer["blockNumber"]))
+        assert reserve["isActive"] is True and reserve["supplyApy"] is not None

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import adaptive_curve_irm as irm
-from tests.morpho_sdk import ask
+from tests.node_oracles import morpho_sdk as ask
 
 YEAR = irm.SECONDS_PER_YEAR
 states = st.tuples(

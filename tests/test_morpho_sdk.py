@@ -1,4 +1,4 @@
-"""Morpho figures against Morpho's own SDK (@morpho-org/blue-sdk, tests/morpho_sdk.py) at the
+"""Morpho figures against Morpho's own SDK (@morpho-org/blue-sdk, through tests/node_oracles.py) at the
 same block, on the real Morpho Blue with an AdaptiveCurveIrm of our own (TestAdaptiveIrm, the
 published formulas; no registry package ships the real one): a market at 93 % utilization,
 untouched for 20 days, with a fee, and a fee-charging vault over two more markets."""
@@ -14,7 +14,7 @@ import adaptive_curve_irm as irm
 from tests import morpho_world as W
 from tests.conftest import world_api
 from tests.evm import Anvil
-from tests.morpho_sdk import ask
+from tests.node_oracles import morpho_sdk as ask
 from tests.test_morpho import PARAMS, close, market_id, positions
 
 RATE_AT_TARGET = 3 * 10**9

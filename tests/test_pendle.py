@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
 from datetime import datetime, timezone
 from fractions import Fraction
-from pathlib import Path
 
 import addresses
 import pendle
 import server
 from tests import pendle_world as P
 from tests.conftest import query_positions, until_indexed, world_api, world_fixture
-from tests.evm import TOOLS
+from tests.node_oracles import ask
 from tests.rpc_proxy import RpcProxy
 
 WAD = 10**18
@@ -49,10 +47,8 @@ async def positions(api, *wallets):
 
 
 def offchain_math(items: list[dict[str, int]]) -> list[dict[str, int]]:
-    done = subprocess.run(["node", str(Path(__file__).with_name("pendle_math.cjs")), str(TOOLS)],
-                          input=json.dumps([{k: str(v) for k, v in item.items()} for item in items]),
-                          capture_output=True, text=True, check=True, timeout=120)
-    return [{k: int(v) for k, v in answer.items()} for answer in json.loads(done.stdout)]
+    answers = ask("pendle_math.cjs", [{k: str(v) for k, v in item.items()} for item in items])
+    return [{k: int(v) for k, v in answer.items()} for answer in answers]
 
 
 def usd(amount_in_asset: Fraction, feed_answer: int = P.USDE_USD) -> float:

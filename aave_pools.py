@@ -1,0 +1,118 @@
+"""Aave's `poolDetails`: one market, named by its PoolAddressesProvider (as the hosted API names
+it) or its Pool, with every reserve, read through the views the wallet query uses (aave.py).
+
+- The market's current data provider and oracle from its PoolAddressesProvider (aave.current).
+- Per reserve, from the data provider: `getReserveData` (totals and rates), `getReserveConfigurationData`,
+  `getReserveCaps`, `getPaused`, `getReserveTokensAddresses`; the oracle's `getAssetPrice`.
+- totalSupplied = the aToken's total supply (`totalAToken`, accrued to the block by the liquidity
+  index); totalBorrowed = total stable + variable debt (accrued likewise); utilization =
+  totalBorrowed / totalSupplied (0 without supply).
+- APYs: the ray annual rates compounded per second over a 365-day year (aave.apy), as
+  `@aave/math-utils` calculateCompoundedRate does for `supplyAPY` / `variableBorrowAPY`.
+- Fractions: basis points / 1e4 (ltv, liquidationThreshold, reserveFactor); liquidationBonus is
+  the bonus over 100 % (10500 -> 0.05). Caps are whole tokens, as the contract keeps them; 0 is none.
+- USD as the wallet query: amount x price / 10^decimals / BASE_CURRENCY_UNIT, only when the
+  market's base currency is USD.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import erc20
+from abi import Function
+from addresses import AaveMarket, ChainAddresses
+from aave import (ASSET_PRICE, GET_POOL_DATA_PROVIDER, GET_PRICE_ORACLE, RESERVE_CONFIGURATION, RESERVE_DATA,
+                  RESERVES_LIST, bounded_reserves, current, priced, quoted_apy, usd_unit_of, usd_value)
+from chain import ChainReader
+from errors import InputValidationError
+from position_warnings import Warnings
+
+if TYPE_CHECKING:
+    from fetch_context import FetchContext
+
+RESERVE_CAPS = Function("getReserveCaps(address)", "46fbe558", ("uint256", "uint256"))
+PAUSED = Function("getPaused(address)", "b55d9904", ("bool",))
+RESERVE_TOKENS = Function("getReserveTokensAddresses(address)", "d2493b6c", ("address", "address", "address"))
+
+
+async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
+    markets = addresses[chain_id].aave
+    found = [m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())]
+    if not found:
+        known = ", ".join(f"{m.name} {m.addresses_provider.lower()}" for m in markets)
+        raise InputValidationError(f"{pool} is not an Aave v3 market on chain {chain_id}: expected the "
+                                   f"PoolAddressesProvider (or Pool) of one of {known}.")
+    reader = ctx.reader(chain_id)
+    block, details = await asyncio.gather(reader.block_number(), _market(reader, found[0], ctx.warnings))
+    return {"blockNumber": block, "details": details}
+
+
+async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -> dict[str, Any]:
+    label = f"Aave market {market.name}"
+    (reserves,), data_provider, oracle = await asyncio.gather(
+        reader.call(market.pool, RESERVES_LIST, label=label),
+        current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
+        current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
+    bounded_reserves(reserves, label)
+    usd_unit, *rows = await asyncio.gather(
+        usd_unit_of(reader, oracle, label),
+        *(_reserve(reader, data_provider, oracle, asset, label, warnings) for asset in reserves))
+    return {
+        "__typename": "AaveMarketPool", "type": "aave-market-pool",
+        "addressesProvider": market.addresses_provider.lower(), "chainId": reader.chain_id,
+        "marketName": market.name, "pool": market.pool.lower(),
+        "reserves": [_priced_row(row, usd_unit) for row in rows],
+    }
+
+
+async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: str, label: str,
+                   warnings: Warnings) -> dict[str, Any]:
+    """One reserve; `_price` and `_decimals` are left for the USD figures, once the unit is known."""
+    optional, provider = warnings.optional, f"{label} data provider"
+
+    def read(function: Function, what: str) -> Any:
+        return optional(reader.call(data_provider, function, asset, label=provider), asset, what)
+
+    token, data, config, caps, paused, tokens, price = await asyncio.gather(
+        optional(erc20.token_info(reader, asset), asset, "asset is"),
+        read(RESERVE_DATA, "the totals, utilization and APYs are"),
+        read(RESERVE_CONFIGURATION, "the reserve's configuration is"),
+        read(RESERVE_CAPS, "supplyCap and borrowCap are"), read(PAUSED, "isPaused is"),
+        read(RESERVE_TOKENS, "aToken and variableDebtToken are"),
+        optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "the USD values are"))
+    supplied = data[2] if data else None
+    borrowed = data[3] + data[4] if data else None
+    rates = ((quoted_apy(data[5], asset, warnings, "supplyApy is"), quoted_apy(data[6], asset, warnings, "borrowApy is"))
+             if data else (None, None))
+    return {
+        "asset": token, "aToken": tokens[0].lower() if tokens else None,
+        "variableDebtToken": tokens[2].lower() if tokens else None,
+        "totalSupplied": _text(supplied), "totalBorrowed": _text(borrowed),
+        "utilization": (borrowed / supplied if supplied else 0.0) if data else None,
+        "supplyApy": rates[0], "borrowApy": rates[1],
+        "ltv": config[1] / 10_000 if config else None,
+        "liquidationThreshold": config[2] / 10_000 if config else None,
+        "liquidationBonus": (config[3] - 10_000) / 10_000 if config and config[3] else (0.0 if config else None),
+        "reserveFactor": config[4] / 10_000 if config else None,
+        "supplyCap": str(caps[1]) if caps else None, "borrowCap": str(caps[0]) if caps else None,
+        "usageAsCollateralEnabled": config[5] if config else None, "borrowingEnabled": config[6] if config else None,
+        "isActive": config[8] if config else None, "isFrozen": config[9] if config else None,
+        "isPaused": paused[0] if paused else None,
+        "_price": price, "_decimals": config[0] if config else token["decimals"] if token else None,
+    }
+
+
+def _priced_row(row: dict[str, Any], usd_unit: int | None) -> dict[str, Any]:
+    price, decimals = row.pop("_price"), row.pop("_decimals")
+
+    def usd(amount: str | None) -> float | None:
+        return None if amount is None else usd_value(int(amount), price, decimals, usd_unit)
+
+    return {**row, "totalSuppliedUsd": usd(row["totalSupplied"]), "totalBorrowedUsd": usd(row["totalBorrowed"]),
+            "priceUsd": None if decimals is None else usd_value(10**decimals, price, decimals, usd_unit)}
+
+
+def _text(amount: int | None) -> str | None:
+    return None if amount is None else str(amount)
