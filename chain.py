@@ -90,6 +90,11 @@ async def no_read() -> None:
     return None
 
 
+async def first(call: Awaitable[tuple[Any, ...]]) -> Any:
+    """The first (often only) value a call returns."""
+    return (await call)[0]
+
+
 def _chunks(calls: list[_Call], size: int) -> list[list[_Call]]:
     """aggregate3 chunks of at most `size` sub-calls and MAX_CHUNK_CALLDATA bytes of calldata."""
     chunks: list[list[_Call]] = []

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import erc20
 from abi import Function
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
-from chain import ChainReader
+from chain import ChainReader, first
 from errors import ProtocolError
 from position_warnings import PriceUnavailable, Warnings, outcome
 from prices import currency_usd
@@ -122,9 +122,9 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
     infos, supply_rate, borrow_rate, base_price = await asyncio.gather(
         outcome(asyncio.gather(*(reader.call(comet, GET_ASSET_INFO, i, label=label) for i in range(count)))),
-        outcome(_first(reader.call(comet, GET_SUPPLY_RATE, utilization, label=label))),
-        outcome(_first(reader.call(comet, GET_BORROW_RATE, utilization, label=label))),
-        outcome(_price(reader, comet, base_feed, label)))
+        outcome(first(reader.call(comet, GET_SUPPLY_RATE, utilization, label=label))),
+        outcome(first(reader.call(comet, GET_BORROW_RATE, utilization, label=label))),
+        outcome(comet_price(reader, comet, base_feed, label)))
     if isinstance(infos, ProtocolError):
         warnings.left_out("the collateral of", comet, infos)
         infos = []
@@ -134,15 +134,11 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
     balances, prices, reward = await asyncio.gather(
         asyncio.gather(*(outcome(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label))
                          for asset in assets)),
-        asyncio.gather(*(outcome(_price(reader, comet, asset[2], label)) for asset in assets)),
+        asyncio.gather(*(outcome(comet_price(reader, comet, asset[2], label)) for asset in assets)),
         _reward_owed(reader, deployment, comet, wallet))
 
     def per_unit(price: int | ProtocolError, scale: int) -> Fraction | ProtocolError | None:
-        """USD per raw unit: Comet's price is per whole unit, 8 decimals, in the market's currency."""
-        for part in (price, unit_usd):
-            if isinstance(part, ProtocolError):
-                return part
-        return None if unit_usd is None else Fraction(price, scale * PRICE_SCALE) * unit_usd
+        return usd_per_unit(price, scale, unit_usd)
 
     held = []
     for asset, balance, price in zip(assets, balances, prices):
@@ -189,11 +185,17 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
             "reward": (comet, *reward) if reward else None}
 
 
-async def _first(call: Any) -> Any:
-    return (await call)[0]
+def usd_per_unit(price: int | ProtocolError, scale: int,
+                 unit_usd: Fraction | None | ProtocolError) -> Fraction | ProtocolError | None:
+    """USD per raw unit: Comet's price is per whole unit (`scale` raw units), 8 decimals, in the
+    market's currency, worth `unit_usd` (None: no feed for that currency)."""
+    for part in (price, unit_usd):
+        if isinstance(part, ProtocolError):
+            return part
+    return None if unit_usd is None else Fraction(price, scale * PRICE_SCALE) * unit_usd
 
 
-async def _price(reader: ChainReader, comet: str, feed: str, label: str) -> int:
+async def comet_price(reader: ChainReader, comet: str, feed: str, label: str) -> int:
     """Comet's price for a feed; PriceUnavailable when Comet refuses it."""
     try:
         (price,) = await reader.call(comet, GET_PRICE, feed, label=label)

@@ -40,7 +40,7 @@ import adaptive_curve_irm as irm
 import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader, Log, no_read
+from chain import ChainReader, Log, first, no_read
 from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
@@ -645,10 +645,6 @@ def _bounded(length: int, limit: int, label: str) -> int:
     if length > limit:
         raise ProtocolError(f"{label} reports {length} entries, more than the {limit} this service reads.")
     return length
-
-
-async def first(call: Awaitable[tuple[Any, ...]]) -> Any:
-    return (await call)[0]
 
 
 async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: int,

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import erc20
 from abi import Function
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader, no_read
+from chain import ChainReader, first, no_read
 from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import InputValidationError, ProtocolError
 from morpho import (FEE, ID_TO_MARKET_PARAMS, MANAGEMENT_FEE, MARKET, MAX_RATE, PERFORMANCE_FEE, REAL_ASSETS,
                     SECONDS_PER_YEAR, VAULT_NAME, VAULT_SYMBOL, WAD, MarketParams, MorphoReader, Markets,
-                    adapter_holding, first, rate_to_apy, stream, vault_adapters, vault_asset, vault_v2_rates)
+                    adapter_holding, rate_to_apy, stream, vault_adapters, vault_asset, vault_v2_rates)
 from position_warnings import outcome
 from prices import UsdPrice
 

@@ -16,6 +16,7 @@ from typing import Callable, Mapping
 import aave
 import aave_pools
 import compound
+import compound_pools
 import fluid
 import morpho
 import morpho_pools
@@ -53,7 +54,8 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
         "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
                          functools.partial(aave.fetch, addresses), details=functools.partial(aave_pools.details, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),
-                             functools.partial(compound.fetch, addresses)),
+                             functools.partial(compound.fetch, addresses),
+                             details=functools.partial(compound_pools.details, addresses)),
         "fluid": Protocol("fluid", "FluidWalletPositions", fluid.chains(addresses),
                           functools.partial(fluid.fetch, addresses)),
         "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),

@@ -78,6 +78,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
     node.send(world.weth_market, add, world.tokens["USDC"], world.eth_feeds["USDC"], USDC, 85 * 10**16, 90 * 10**16)
     node.send(world.usdc_market, "setUtilization(uint256)", 72 * 10**16)
     node.send(world.weth_market, "setUtilization(uint256)", 41 * 10**16)
+    node.send(world.usdc_market, "setTotals(uint256,uint256,int256)", 40_000_000 * USDC, 28_800_000 * USDC,
+              1_250_000 * USDC)
+    node.send(world.weth_market, "setTotals(uint256,uint256,int256)", 10_000 * ETHER, 4_100 * ETHER, -3 * ETHER)
+    for market, symbol, total in ((world.usdc_market, "WETH", 9_000 * ETHER), (world.usdc_market, "COMP", 50_000 * ETHER),
+                                  (world.weth_market, "WBTC", 120 * 10**8), (world.weth_market, "USDC", 700_000 * USDC)):
+        node.send(market, "setCollateralTotal(address,uint128)", world.tokens[symbol], total)
     saver, borrower = world.wallets["saver"], world.wallets["borrower"]
     node.send(world.usdc_market, "setAccount(address,uint256,uint256)", saver, 25_000 * USDC + 123, 0)
     node.send(world.weth_market, "setAccount(address,uint256,uint256)", borrower, 0, 3 * ETHER + 7)

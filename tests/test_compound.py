@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import compound
+import compound_pools
 from abi import Function
 from tests import compound_world as C
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
@@ -152,11 +153,55 @@ async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
     assert "Chain 43114 is not supported by protocol 'compound'" in result["errors"][0]["error"]["message"]
 
 
+POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress blockNumber data warnings { code message target }
+    details { ... on CompoundMarketPool { type cometAddress chainId name baseAsset { address symbol name decimals }
+      basePriceUsd totalSupply totalSupplyUsd totalBorrow totalBorrowUsd utilization supplyApr supplyApy borrowApr
+      borrowApy reserves baseBorrowMin collaterals { asset { symbol decimals } priceUsd totalSupply totalSupplyUsd
+        supplyCap borrowCollateralFactor liquidateCollateralFactor liquidationFactor } } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_pool_details_of_a_comet_priced_in_eth(world_client, world):
+    reply = await world_client.query(POOL_QUERY, {"inputs": [
+        {"protocol": "compound", "chainId": 31337, "poolAddress": address}
+        for address in (world.weth_market, world.tokens["USDC"])]})
+    (answer,) = reply.body["data"]["poolDetails"]["data"]
+    (error,) = reply.body["data"]["poolDetails"]["errors"]
+    assert error["error"]["message"] == (
+        f"{world.tokens['USDC']} is not a Compound v3 market on chain 31337: expected the Comet address of one of "
+        f"cUSDCv3 {world.usdc_market}, cWETHv3 {world.weth_market}.")
+    assert answer["warnings"] == []
+    block = answer["blockNumber"]
+    supply_rate, borrow_rate = (rate(world, world.weth_market, name, block) for name in ("getSupplyRate", "getBorrowRate"))
+    details = answer["details"]
+    for name, per_second in (("supply", supply_rate), ("borrow", borrow_rate)):
+        assert details.pop(f"{name}Apy") == pytest.approx(compounded(per_second), rel=1e-12)
+        assert details.pop(f"{name}Apr") == per_second * SECONDS / 10**18
+    assert details == {
+        "type": "compound-market-pool", "cometAddress": world.weth_market, "chainId": 31337, "name": "cWETHv3",
+        "baseAsset": {"address": world.tokens["WETH"], "symbol": "WETH", "name": "Test WETH", "decimals": 18},
+        "basePriceUsd": usd_via_eth(C.ETHER, "WETH"),
+        "totalSupply": str(10_000 * C.ETHER), "totalSupplyUsd": usd_via_eth(10_000 * C.ETHER, "WETH"),
+        "totalBorrow": str(4_100 * C.ETHER), "totalBorrowUsd": usd_via_eth(4_100 * C.ETHER, "WETH"),
+        "utilization": 0.41, "reserves": str(-3 * C.ETHER), "baseBorrowMin": str(100 * C.USDC),
+        "collaterals": [
+            {"asset": {"symbol": "WBTC", "decimals": 8}, "priceUsd": usd_via_eth(10**8, "WBTC"),
+             "totalSupply": str(120 * 10**8), "totalSupplyUsd": usd_via_eth(120 * 10**8, "WBTC"),
+             "supplyCap": str(10**30), "borrowCollateralFactor": 0.8, "liquidateCollateralFactor": 0.85,
+             "liquidationFactor": 0.95},
+            {"asset": {"symbol": "USDC", "decimals": 6}, "priceUsd": usd_via_eth(C.USDC, "USDC"),
+             "totalSupply": str(700_000 * C.USDC), "totalSupplyUsd": usd_via_eth(700_000 * C.USDC, "USDC"),
+             "supplyCap": str(10**30), "borrowCollateralFactor": 0.85, "liquidateCollateralFactor": 0.9,
+             "liquidationFactor": 0.95}]}
+
+
 def test_comet_calls_match_compounds_published_abi():
     path = TOOLS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
     published = function_signatures(json.loads(path.read_text())["abi"])
-    functions = [f for f in vars(compound).values() if isinstance(f, Function) and f is not compound.GET_REWARD_OWED]
-    assert len(functions) == 12
+    functions = {name: f for module in (compound, compound_pools) for name, f in vars(module).items()
+                 if isinstance(f, Function) and f is not compound.GET_REWARD_OWED}.values()
+    assert len(functions) == 17
     for function in functions:
         assert published.get(function.signature) == function.outputs, function.signature
 

@@ -28,6 +28,11 @@ contract TestComet {
     mapping(address => uint256) public balanceOf;
     mapping(address => uint256) public borrowBalanceOf;
     mapping(address => mapping(address => uint128)) public collateralBalanceOf;
+    uint256 public totalSupply;
+    uint256 public totalBorrow;
+    int256 public getReserves;
+    uint256 public baseBorrowMin = 100e6;
+    mapping(address => uint128) internal collateralTotals;
 
     constructor(address baseToken_, address baseTokenPriceFeed_, uint256 baseScale_) {
         baseToken = baseToken_;
@@ -51,6 +56,21 @@ contract TestComet {
 
     function setCollateral(address account, address asset, uint128 amount) external {
         collateralBalanceOf[account][asset] = amount;
+    }
+
+    function setTotals(uint256 supplied, uint256 borrowed, int256 reserves) external {
+        totalSupply = supplied;
+        totalBorrow = borrowed;
+        getReserves = reserves;
+    }
+
+    function setCollateralTotal(address asset, uint128 total) external {
+        collateralTotals[asset] = total;
+    }
+
+    /// (totalSupplyAsset, _reserved), as Comet's public `totalsCollateral` mapping answers.
+    function totalsCollateral(address asset) external view returns (uint128, uint128) {
+        return (collateralTotals[asset], 0);
     }
 
     function setUtilization(uint256 utilization_) external {
