@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import erc20
 from abi import Function
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader, first, no_read
+from chain import first, no_read
 from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
-from errors import InputValidationError, ProtocolError
+from errors import InputValidationError
+from factories import Probe, vouched_kind
 from morpho import (FEE, ID_TO_MARKET_PARAMS, MANAGEMENT_FEE, MARKET, MAX_RATE, PERFORMANCE_FEE, REAL_ASSETS,
                     SECONDS_PER_YEAR, VAULT_NAME, VAULT_SYMBOL, WAD, MarketParams, MorphoReader, Markets,
                     adapter_holding, rate_to_apy, stream, vault_adapters, vault_asset, vault_v2_rates)
-from position_warnings import outcome
 from prices import UsdPrice
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         morpho = MorphoReader(reader, deployment, chain, {pool: params}, ctx.warnings)
         return {"blockNumber": block, "details": await _market(morpho, pool, params)}
     block = await reader.block_number()
-    kind = await _vault_kind(reader, deployment, pool, block)
+    kind = await vouched_kind(reader, _vault_probes(deployment, block), pool)
     if kind == "v1":
         morpho = MorphoReader(reader, deployment, chain, {}, ctx.warnings)
         return {"blockNumber": block, "details": await _vault_v1(morpho, pool)}
@@ -89,22 +89,12 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         "factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 hexadecimal characters).")
 
 
-async def _vault_kind(reader: ChainReader, deployment: MorphoAddresses, address: str, block: int) -> str | None:
-    """"v1" or "v2" after the factories deployed by the block; a factory that fails its view is
-    a PROTOCOL_ERROR unless another one vouches for the address."""
-    probes = [(factory.address, IS_META_MORPHO, "v1") for factory in deployment.vault_v1_factories
-              if factory.start_block <= block]
-    probes += [(factory.address, IS_VAULT_V2, "v2") for factory in deployment.vault_v2_factories
-               if factory.start_block <= block]
-    answers = await asyncio.gather(*(outcome(reader.call(factory, view, address, label=f"factory {factory}"))
-                                     for factory, view, _ in probes))
-    kinds = [kind for (_, _, kind), answer in zip(probes, answers) if not isinstance(answer, ProtocolError) and answer[0]]
-    if kinds:
-        return kinds[0]
-    for answer in answers:
-        if isinstance(answer, ProtocolError):
-            raise answer
-    return None
+def _vault_probes(deployment: MorphoAddresses, block: int) -> list[Probe]:
+    """The vault factories deployed by the block, each with its registry view."""
+    return ([(factory.address, IS_META_MORPHO, "v1") for factory in deployment.vault_v1_factories
+             if factory.start_block <= block]
+            + [(factory.address, IS_VAULT_V2, "v2") for factory in deployment.vault_v2_factories
+               if factory.start_block <= block])
 
 
 async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) -> dict[str, Any]:

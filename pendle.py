@@ -137,14 +137,21 @@ class MarketState:
         return Fraction(1 / math.exp(exponent / WAD))
 
     @property
-    def lp_price(self) -> Fraction | None:
-        """Asset per LP (raw units)."""
+    def market_value(self) -> Fraction | None:
+        """What the market's SY and PT are worth, in the asset's raw unit."""
         pt_price = self.pt_price
-        if self.market is None or pt_price is None or not self.total_lp:
+        if self.market is None or pt_price is None:
             return None
         total_asset = self.total_sy * self.py_index // WAD
-        pt_value = self.total_pt if self.expired else self.total_pt * pt_price
-        return (total_asset + pt_value) / self.total_lp
+        return Fraction(total_asset + (self.total_pt if self.expired else self.total_pt * pt_price))
+
+    @property
+    def lp_price(self) -> Fraction | None:
+        """Asset per LP (raw units)."""
+        value = self.market_value
+        if value is None or not self.total_lp:
+            return None
+        return value / self.total_lp
 
 
 class PendleReader:

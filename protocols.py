@@ -22,6 +22,7 @@ import morpho
 import morpho_pools
 import neutrl
 import pendle
+import pendle_pools
 import vault_style
 from addresses import ChainAddresses
 from event_index import Stream
@@ -59,7 +60,8 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
         "fluid": Protocol("fluid", "FluidWalletPositions", fluid.chains(addresses),
                           functools.partial(fluid.fetch, addresses)),
         "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),
-                           functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses)),
+                           functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses),
+                           functools.partial(pendle_pools.details, addresses)),
         "neutrl": Protocol("neutrl", "NeutrlWalletPositions", vault_style.chains(addresses, "neutrl"),
                            functools.partial(neutrl.fetch, addresses)),
         "midas": Protocol("midas", "MidasWalletPositions", vault_style.chains(addresses, "midas"),

@@ -219,3 +219,52 @@ async def test_an_lp_of_a_market_whose_pt_no_listed_factory_made_is_left_out_and
     (warning,) = entry["warnings"]
     assert warning["code"] == "PART_UNREADABLE" and warning["target"] == stranger.market
     assert stranger.pt in warning["message"] and "not from a known yield-contract factory" in warning["message"]
+
+
+POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
+  data {{ poolAddress blockNumber data warnings {{ code message target }}
+    details {{ ... on PendleMarketPool {{ type marketAddress chainId sy {TOKEN} pt {TOKEN} yt {TOKEN}
+      underlyingAsset {TOKEN} expiry expiryDate isExpired impliedApy ptPrice ytPrice lpPrice ptDiscount syExchangeRate
+      pyIndex totalPt totalSy totalLp liquidityUsd }} }} }}
+  errors {{ poolAddress error {{ code message }} }} }} }}"""
+
+
+async def test_pool_details_of_a_live_and_an_expired_market_equal_router_static(world_client, world):
+    active, expired = world.active, world.expired
+    reply = await world_client.query(POOL_QUERY, {"inputs": [
+        {"protocol": "pendle", "chainId": 31337, "poolAddress": address}
+        for address in (active.market, expired.market, active.pt)]})
+    live, done = reply.body["data"]["poolDetails"]["data"]
+    (error,) = reply.body["data"]["poolDetails"]["errors"]
+    assert (error["poolAddress"], error["error"]["code"]) == (active.pt, "VALIDATION_ERROR")
+    assert error["error"]["message"].endswith("no configured market factory created it. Expected a Pendle market "
+                                              "address.")
+    block = live["blockNumber"]
+    assert live["warnings"] == done["warnings"] == []
+
+    def static(signature, *args, returns=("uint256",)):
+        return world.static(signature, *args, returns=returns, block=block)
+
+    _, _, _, implied_yield, _, state = static("getMarketState(address)", active.market, returns=MARKET_STATE)
+    total_pt, total_sy, total_lp, *_ = state
+    details = live["details"]
+    pt_price = static("getPtToAssetRate(address)", active.market) / WAD
+    assert close(details.pop("impliedApy"), implied_yield / WAD - 1)
+    assert close(details.pop("ptPrice"), pt_price) and close(details.pop("ptDiscount"), 1 - pt_price, 1e-10)
+    assert close(details.pop("ytPrice"), static("getYtToAssetRate(address)", active.market) / WAD, 1e-9)
+    lp_price = static("getLpToAssetRate(address)", active.market) / WAD
+    assert close(details.pop("lpPrice"), lp_price)
+    assert close(details.pop("liquidityUsd"), usd(Fraction(total_lp) * Fraction(lp_price)), 1e-9)
+    sy_rate = world.node.call(world.sy, "exchangeRate()", block=block)
+    assert details == {
+        "type": "pendle-market-pool", "marketAddress": active.market, "chainId": 31337,
+        "sy": token(world, world.sy, "SY-USDE"), "pt": token(world, active.pt, "PT-TEST"),
+        "yt": token(world, active.yt, "YT-TEST"), "underlyingAsset": token(world, world.tokens["USDE"], "USDE"),
+        "expiry": active.expiry, "expiryDate": datetime.fromtimestamp(active.expiry, timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"), "isExpired": False, "syExchangeRate": str(sy_rate),
+        "pyIndex": str(max(sy_rate, world.node.call(active.yt, "pyIndexStored()", block=block))),
+        "totalPt": str(total_pt), "totalSy": str(total_sy), "totalLp": str(total_lp)}
+    assert json.loads(live["data"])["totalLp"] == str(total_lp)
+    finished = done["details"]
+    assert finished["isExpired"] is True and finished["impliedApy"] is None
+    assert close(finished["ptPrice"], static("getPtToAssetRate(address)", expired.market) / WAD)

@@ -83,13 +83,15 @@ contract TestSY is TestToken {
 /// Pendle's yield-contract factory, market factory and gauge controller in one, for tests: it
 /// deploys Pendle's own PT, YT and market from the creation code of the published artifacts
 /// (PT, YT and market take their factory from msg.sender), answers what they ask of a factory
-/// (treasury, fee rates, market config, PENDLE), and emits Pendle's creation events.
+/// (treasury, fee rates, market config, PENDLE), emits Pendle's creation events and answers
+/// `isValidMarket` as the market factory does.
 contract TestPendleFactory {
     address public immutable treasury;
     address public immutable pendle;
     uint128 public constant interestFeeRate = 3e16;
     uint128 public constant rewardFeeRate = 3e16;
     uint8 public constant reserveFeePercent = 80;
+    mapping(address => bool) public isValidMarket;
 
     event CreateYieldContract(address indexed SY, uint256 indexed expiry, address PT, address YT);
     event CreateNewMarket(address indexed market, address indexed PT, int256 scalarRoot, int256 initialAnchor,
@@ -117,6 +119,7 @@ contract TestPendleFactory {
                              uint80 lnFeeRateRoot) external returns (address market) {
         market = _deploy(abi.encodePacked(marketCode, abi.encode(pt, scalarRoot, initialAnchor, lnFeeRateRoot,
                                                                   address(this))));
+        isValidMarket[market] = true;
         emit CreateNewMarket(market, pt, scalarRoot, initialAnchor, lnFeeRateRoot);
     }
 

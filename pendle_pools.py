@@ -1,0 +1,77 @@
+"""Pendle's `poolDetails`: one market by its address, with the figures the wallet query derives for
+its PT, YT and LP positions, by the same code (pendle.MarketState).
+
+- A market if a configured market factory says it created it (`isValidMarket(address)` at the
+  block); its SY, PT and YT from `readTokens()`, its maturity from `expiry()`.
+- Prices in the asset (PT, YT, LP), the implied APY, pyIndex and the SY exchange rate: see
+  pendle.py. totalPt / totalSy from the market's `_storage()`, totalLp its total supply.
+- liquidityUsd: what the market holds in the asset's unit, totalSy x pyIndex / 1e18 + totalPt x
+  PT price (the LP price's numerator), through the asset's USD feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from abi import Function
+from addresses import ChainAddresses
+from errors import InputValidationError
+from factories import vouched_kind
+from history import iso_date
+from pendle import PendleReader, YieldContract
+
+if TYPE_CHECKING:
+    from fetch_context import FetchContext
+
+IS_VALID_MARKET = Function("isValidMarket(address)", "58e6309f", ("bool",))
+READ_TOKENS = Function("readTokens()", "2c8ce6bc", ("address", "address", "address"), immutable=True)
+EXPIRY = Function("expiry()", "e184c9be", ("uint256",), immutable=True)
+
+
+async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
+    chain = addresses[chain_id]
+    assert chain.pendle is not None
+    reader = ctx.reader(chain_id)
+    block = await reader.block_number()
+    probes = [(f.address, IS_VALID_MARKET, "market") for f in chain.pendle.market_factories if f.start_block <= block]
+    if await vouched_kind(reader, probes, pool) is None:
+        raise InputValidationError(f"{pool} is not a Pendle market on chain {chain_id} at block {block}: no configured "
+                                   "market factory created it. Expected a Pendle market address.")
+    label = f"market {pool}"
+    (sy, pt, yt), (expiry,) = await asyncio.gather(reader.call(pool, READ_TOKENS, label=label),
+                                                   reader.call(pool, EXPIRY, label=label))
+    pair = YieldContract(sy.lower(), expiry, pt.lower(), yt.lower())
+    return {"blockNumber": block, "details": await _market(PendleReader(reader, chain, ctx.warnings), pool, pair)}
+
+
+async def _market(pendle: PendleReader, market: str, pair: YieldContract) -> dict[str, Any]:
+    warnings = pendle.warnings
+    state, asset, sy, pt, yt = await asyncio.gather(
+        warnings.optional(pendle.state(market, pair), market, "the prices, APY, totals and liquidity are"),
+        warnings.optional(pendle.asset(pair.sy), pair.sy, "underlyingAsset and liquidityUsd are"),
+        *(warnings.optional(pendle.token(token), token, f"{what} is")
+          for token, what in ((pair.sy, "sy"), (pair.pt, "pt"), (pair.yt, "yt"))))
+    pt_price = state.pt_price if state else None
+    return {
+        "__typename": "PendleMarketPool", "type": "pendle-market-pool", "marketAddress": market,
+        "chainId": pendle.reader.chain_id, "sy": sy, "pt": pt, "yt": yt,
+        "underlyingAsset": asset.token if asset else None,
+        "expiry": pair.expiry, "expiryDate": iso_date(pair.expiry), "isExpired": state.expired if state else None,
+        "impliedApy": state.implied_apy if state else None,
+        "ptPrice": _float(pt_price), "ytPrice": _float(None if pt_price is None else 1 - pt_price),
+        "lpPrice": _float(state.lp_price if state else None),
+        "ptDiscount": _float(None if pt_price is None else 1 - pt_price),
+        "syExchangeRate": _text(state.sy_rate if state else None), "pyIndex": _text(state.py_index if state else None),
+        "totalPt": _text(state.total_pt if state else None), "totalSy": _text(state.total_sy if state else None),
+        "totalLp": _text(state.total_lp if state else None), "liquidityUsd": asset.usd(state.market_value) if state and asset else None,
+    }
+
+
+def _float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _text(amount: int | None) -> str | None:
+    return None if amount is None else str(amount)
