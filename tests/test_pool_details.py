@@ -99,7 +99,7 @@ async def test_the_wallet_query_and_pool_details_agree_on_apys(world_client, wor
 async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_client, world):
     not_a_market = "0x" + "ab" * 32
     result = await pools(world_client, ("morpho", 31337, market_id(world.market_b)), ("morpho", 31337, not_a_market),
-                         ("morpho", 31337, world.usdc), ("aave", 1, "0x" + "11" * 20),
+                         ("morpho", 31337, world.usdc), ("midas", 1, "0x" + "11" * 20),
                          ("morpho", 31337, "0x1234"))
     assert [entry["poolAddress"] for entry in result["data"]] == [market_id(world.market_b)]
     errors = [(e["poolAddress"], e["error"]["code"], e["error"]["message"]) for e in result["errors"]]
@@ -111,7 +111,8 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
         f"{world.usdc} is not a Morpho vault on chain 31337 at block {result['data'][0]['blockNumber']}: no configured "
         "MetaMorpho or Vault V2 factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 "
         "hexadecimal characters).")
-    assert errors[2][2] == "Protocol 'aave' has no poolDetails yet. Protocols with poolDetails: morpho."
+    assert errors[2][2] == ("Protocol 'midas' has no poolDetails yet. Protocols with poolDetails: aave, compound, "
+                            "morpho, pendle.")
     assert errors[3][2] == ("Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
                             "or 64 (a Morpho Blue market id).")
     assert all(e["error"]["retryable"] is False for e in result["errors"])
