@@ -45,10 +45,12 @@ ORACLE_PRICE_SCALE = 10**27
 SECONDS_PER_YEAR = 365 * 24 * 3600
 
 USER_SUPPLY_DATA = "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)"
-GET_USER_POSITIONS = Function(
-    "getUserPositions(address)", "2a6bc2dd",
-    (f"((address,bool,bool,string,string,uint256,address,uint256,uint256,uint256,uint256,uint256,uint256,int256,"
-     f"{USER_SUPPLY_DATA}),(uint256,uint256,uint256,uint256))[]",))
+LENDING_DETAILS = ("(address,bool,bool,string,string,uint256,address,uint256,uint256,uint256,uint256,uint256,uint256,"
+                   f"int256,{USER_SUPPLY_DATA})")
+"""FTokenDetails: fToken, eip2612Deposits, isNativeUnderlying, name, symbol, decimals, asset,
+totalAssets, totalSupply, convertToShares, convertToAssets, rewardsRate, supplyRate, ..."""
+GET_USER_POSITIONS = Function("getUserPositions(address)", "2a6bc2dd",
+                              (f"({LENDING_DETAILS},(uint256,uint256,uint256,uint256))[]",))
 VAULT_ENTIRE_DATA = (
     "(address,bool,bool,"
     "(address,address,address,address,address,address,address,address,(address,address),(address,address),"
@@ -126,18 +128,24 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
 
 async def _lending_position(fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...],
                             chain_id: int) -> dict[str, Any]:
+    shares, assets = position[0], position[1]
+    fields, underlying, price = await ftoken_fields(fluid, details)
+    return {"type": "fluid-lending", **fields, "chainId": chain_id, "shares": str(shares),
+            "underlyingAmount": str(assets),
+            "underlyingAmountUsd": price.value(assets, underlying["decimals"]) if price and underlying else None}
+
+
+async def ftoken_fields(fluid: FluidReader, details: tuple[Any, ...]) -> tuple[dict[str, Any], Any, UsdPrice | None]:
+    """An fToken's own figures from the resolver's FTokenDetails (its token, asset and rates), and
+    the asset's token facts and USD price."""
     ftoken, name, symbol, decimals, asset = details[0], details[3], details[4], details[5], details[6]
     rewards_rate, supply_rate = details[11], details[12]
-    shares, assets = position[0], position[1]
     underlying, price = await asyncio.gather(fluid.token(asset), fluid.price(asset))
     supply_apr = supply_rate / RATE_SCALE
     rewards_apr = rewards_rate / REWARDS_RATE_SCALE
-    return {"type": "fluid-lending", "fTokenAddress": ftoken, "chainId": chain_id,
-            "fToken": {"address": ftoken, "name": name, "symbol": symbol, "decimals": decimals},
-            "underlyingAsset": underlying, "shares": str(shares), "underlyingAmount": str(assets),
-            "underlyingAmountUsd": price.value(assets, underlying["decimals"]) if price and underlying else None,
-            "supplyApr": supply_apr, "rewardsApr": rewards_apr,
-            "supplyApy": _compounded(supply_apr + rewards_apr)}
+    return {"fTokenAddress": ftoken, "fToken": {"address": ftoken, "name": name, "symbol": symbol, "decimals": decimals},
+            "underlyingAsset": underlying, "supplyApr": supply_apr, "rewardsApr": rewards_apr,
+            "supplyApy": _compounded(supply_apr + rewards_apr)}, underlying, price
 
 
 def _compounded(apr: float) -> float:
@@ -147,12 +155,26 @@ def _compounded(apr: float) -> float:
 
 async def _vault_position(fluid: FluidReader, position: tuple[Any, ...], vault: tuple[Any, ...],
                           chain_id: int) -> dict[str, Any]:
+    supply, borrow = position[9], position[10]
+    configs = vault[CONFIGS]
+    threshold, liquidate = configs[LIQUIDATION_THRESHOLD], configs[ORACLE_PRICE_LIQUIDATE]
+    health = None
+    if borrow and liquidate:
+        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / borrow)
+    return {
+        "type": "fluid-vault", "vaultAddress": vault[0], "chainId": chain_id, "nftId": str(position[0]),
+        "owner": position[1], "isLiquidated": position[2], **await vault_sides(fluid, vault, supply, borrow),
+        "healthFactor": health,
+    }
+
+
+async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
+    """A vault's two sides holding `supply` and `borrow` (a position's, or the vault's totals):
+    tokens or DEX shares, USD values, and the vault's type, factors and rates."""
     smart_col, smart_debt = vault[1], vault[2]
     constants, configs, rates = vault[CONSTANTS], vault[CONFIGS], vault[RATES]
-    supply, borrow = position[9], position[10]
     col_tokens, debt_tokens = constants[SUPPLY_TOKEN], constants[BORROW_TOKEN]
-    threshold = configs[LIQUIDATION_THRESHOLD]
-    operate, liquidate = configs[ORACLE_PRICE_OPERATE], configs[ORACLE_PRICE_LIQUIDATE]
+    operate = configs[ORACLE_PRICE_OPERATE]
     col_token, col_price, debt_token, debt_price, col_dex, debt_dex = await asyncio.gather(
         fluid.token(col_tokens[0]) if not smart_col else no_read(),
         fluid.price(col_tokens[0]) if not smart_col else no_read(),
@@ -169,20 +191,15 @@ async def _vault_position(fluid: FluidReader, position: tuple[Any, ...], vault: 
         borrow_usd = _usd(debt_price, debt_token, borrow)
     elif not smart_col and operate:
         borrow_usd = _usd(col_price, col_token, Fraction(borrow * ORACLE_PRICE_SCALE, operate))
-    health = None
-    if borrow and liquidate:
-        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / borrow)
     return {
-        "type": "fluid-vault", "vaultAddress": vault[0], "chainId": chain_id, "nftId": str(position[0]),
-        "owner": position[1], "isLiquidated": position[2], "vaultType": VAULT_TYPES[(smart_col, smart_debt)],
+        "vaultType": VAULT_TYPES[(smart_col, smart_debt)],
         "supplyToken": col_token, "supply": None if smart_col else str(supply),
         "supplyShares": str(supply) if smart_col else None, "supplyDexTokens": col_dex, "supplyUsd": supply_usd,
         "borrowToken": debt_token, "borrow": None if smart_debt else str(borrow),
         "borrowShares": str(borrow) if smart_debt else None, "borrowDexTokens": debt_dex, "borrowUsd": borrow_usd,
         "collateralFactor": configs[COLLATERAL_FACTOR] / RATE_SCALE,
-        "liquidationThreshold": threshold / RATE_SCALE,
+        "liquidationThreshold": configs[LIQUIDATION_THRESHOLD] / RATE_SCALE,
         "supplyRate": rates[SUPPLY_RATE_VAULT] / RATE_SCALE, "borrowRate": rates[BORROW_RATE_VAULT] / RATE_SCALE,
-        "healthFactor": health,
     }
 
 

@@ -18,6 +18,7 @@ import aave_pools
 import compound
 import compound_pools
 import fluid
+import fluid_pools
 import morpho
 import morpho_pools
 import neutrl
@@ -58,7 +59,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                              functools.partial(compound.fetch, addresses),
                              details=functools.partial(compound_pools.details, addresses)),
         "fluid": Protocol("fluid", "FluidWalletPositions", fluid.chains(addresses),
-                          functools.partial(fluid.fetch, addresses)),
+                          functools.partial(fluid.fetch, addresses), details=functools.partial(fluid_pools.details, addresses)),
         "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),
                            functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses),
                            functools.partial(pendle_pools.details, addresses)),

@@ -50,6 +50,8 @@ class Vault:
     price_liquidate: int
     supply_rate: int
     borrow_rate: int
+    total_supply: int = 0
+    total_borrow: int = 0
 
     def entire_data(self) -> tuple[Any, ...]:
         vault_type = {(False, False): T1, (True, False): T2, (False, True): T3, (True, True): T4}[
@@ -60,7 +62,9 @@ class Vault:
         rates = (10**12,) * 8 + (300, 500, self.supply_rate, self.borrow_rate, 0, 0)
         state = (5, -10, 1, 1, 0, 0, (0, 0, 0, 0, 0, 0, 0))
         supply_data = (True,) + (0,) * 10
-        return (self.address, self.smart_col, self.smart_debt, constants, configs, rates, (0,) * 6, (0,) * 8, state,
+        totals = (self.total_supply, self.total_borrow, self.total_supply, self.total_borrow, 0, 0)
+        limits = (0, 0, self.total_supply // 4, 0, 0, self.total_borrow // 5, 0, 0)
+        return (self.address, self.smart_col, self.smart_debt, constants, configs, rates, totals, limits, state,
                 supply_data, supply_data)
 
 
@@ -104,6 +108,7 @@ class FluidWorld:
     holdings: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     """Wallet -> fToken -> (shares, underlying amount)."""
     positions: list[Position] = field(default_factory=list)
+    vaults: list[Vault] = field(default_factory=list)
     wallets: dict[str, str] = field(default_factory=dict)
 
     def addresses_override(self) -> dict[str, Any]:
@@ -115,9 +120,9 @@ class FluidWorld:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
         return path
 
-    def answer(self, resolver: str, signature: str, wallet: str, values: tuple[Any, ...]) -> None:
-        """The resolver answers `signature(wallet)` with `values` in the deployed layout."""
-        call = selector(signature) + eth_abi.encode(["address"], [wallet])
+    def answer(self, resolver: str, signature: str, argument: str | None, values: tuple[Any, ...]) -> None:
+        """The resolver answers `signature(argument)` (an address, or none) with `values` in the deployed layout."""
+        call = selector(signature) + (eth_abi.encode(["address"], [argument]) if argument else b"")
         data = eth_abi.encode(ABI[resolver][signature]["outputs"], list(values))
         self.node.send(self.lending_resolver if resolver == "LendingResolver" else self.vault_resolver,
                        "setAnswer(bytes,bytes)", call, data)
@@ -130,6 +135,16 @@ class FluidWorld:
         mine = [position for position in self.positions if position.owner == wallet]
         self.answer("VaultResolver", VAULTS, wallet, ([p.user_position() for p in mine],
                                                       [p.vault.entire_data() for p in mine]))
+
+    def publish_pools(self, vaults: list[Vault]) -> None:
+        """What the resolvers answer about the pools themselves: the lists, and each one's data."""
+        self.answer("LendingResolver", "getAllFTokens()", None, ([f.address for f in self.ftokens],))
+        self.answer("VaultResolver", "getAllVaultsAddresses()", None, ([v.address for v in vaults],))
+        for ftoken in self.ftokens:
+            self.answer("LendingResolver", "getFTokenDetails(address)", ftoken.address, (ftoken.details(),))
+        for vault in vaults:
+            self.answer("VaultResolver", "getVaultEntireData(address)", vault.address, (vault.entire_data(),))
+        self.vaults = vaults
 
 
 def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
@@ -167,6 +182,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
                        Position(40, borrower, smart_col, 5 * 10**18, 10**18),
                        Position(41, borrower, smart_debt, 10**18, 1_000 * 10**18),
                        Position(42, borrower, smart_both, 3 * 10**18, 0)]
+    standard.total_supply, standard.total_borrow = 120 * 10**18, 250_000 * 10**6
+    smart_col.total_supply, smart_col.total_borrow = 900 * 10**18, 400 * 10**18
     for wallet in world.wallets.values():
         world.publish(wallet)
+    world.publish_pools([standard, smart_col, smart_debt, smart_both])
     return world

@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 import fluid
+import fluid_pools
 from tests import fluid_world as F
 from tests.conftest import compounded_per_second, query_positions, world_fixture
 
@@ -43,7 +44,11 @@ def usd(amount: Fraction | int, symbol: str) -> float:
 
 def test_the_adapter_decodes_the_layouts_fluid_deployed():
     for resolver, function in (("LendingResolver", fluid.GET_USER_POSITIONS),
-                               ("VaultResolver", fluid.POSITIONS_BY_USER)):
+                               ("VaultResolver", fluid.POSITIONS_BY_USER),
+                               ("LendingResolver", fluid_pools.GET_ALL_FTOKENS),
+                               ("LendingResolver", fluid_pools.GET_FTOKEN_DETAILS),
+                               ("VaultResolver", fluid_pools.GET_ALL_VAULTS),
+                               ("VaultResolver", fluid_pools.GET_VAULT_ENTIRE_DATA)):
         deployed = F.ABI[resolver][function.signature]
         assert "0x" + function.selector == deployed["selector"]
         assert list(function.outputs) == deployed["outputs"]
@@ -121,3 +126,48 @@ async def test_a_resolver_that_fails_is_named_and_both_failing_fail_the_input(wo
     assert answer["vaultPositions"] == []
     (error,) = reply["errors"]
     assert error["walletAddress"] == none.lower() and error["error"]["code"] == "PROTOCOL_ERROR"
+
+
+POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress warnings { code } details {
+    ... on FluidLendingPool { type fTokenAddress chainId fToken { symbol decimals } underlyingAsset { symbol }
+      supplyApr rewardsApr supplyApy totalAssets totalAssetsUsd totalSupply }
+    ... on FluidVaultPool { type vaultAddress chainId vaultType supplyToken { symbol } supply supplyShares
+      supplyDexTokens { symbol } supplyUsd borrowToken { symbol } borrow borrowShares borrowUsd collateralFactor
+      liquidationThreshold liquidationMaxLimit liquidationPenalty borrowFee supplyRate borrowRate oracle
+      oraclePriceOperate oraclePriceLiquidate withdrawable borrowable } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_pool_details_of_an_ftoken_and_of_vaults(world_client, world):
+    f_usdc = world.ftokens[0]
+    standard, smart_col = world.vaults[:2]
+    reply = await world_client.query(POOL_QUERY, {"inputs": [
+        {"protocol": "fluid", "chainId": 31337, "poolAddress": address}
+        for address in (f_usdc.address, standard.address, smart_col.address, world.tokens["USDC"])]})
+    lending, vault, smart = reply.body["data"]["poolDetails"]["data"]
+    (error,) = reply.body["data"]["poolDetails"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert "is not a Fluid fToken or vault on chain 31337" in error["error"]["message"]
+    assert lending["warnings"] == vault["warnings"] == smart["warnings"] == []
+    assert lending["details"] == {
+        "type": "fluid-lending-pool", "fTokenAddress": f_usdc.address, "chainId": 31337,
+        "fToken": {"symbol": "fUSDC", "decimals": 6}, "underlyingAsset": {"symbol": "USDC"},
+        "supplyApr": 0.0412, "rewardsApr": 0.005,
+        "supplyApy": pytest.approx(compounded_per_second(412 + 50, 10**4 * YEAR), rel=1e-12),
+        "totalAssets": str(10**15), "totalAssetsUsd": usd(10**15, "USDC"), "totalSupply": str(10**15)}
+    assert vault["details"] == {
+        "type": "fluid-vault-pool", "vaultAddress": standard.address, "chainId": 31337, "vaultType": "standard",
+        "supplyToken": {"symbol": "WETH"}, "supply": str(120 * 10**18), "supplyShares": None, "supplyDexTokens": None,
+        "supplyUsd": usd(120 * 10**18, "WETH"), "borrowToken": {"symbol": "USDC"}, "borrow": str(250_000 * 10**6),
+        "borrowShares": None, "borrowUsd": usd(250_000 * 10**6, "USDC"), "collateralFactor": 0.8,
+        "liquidationThreshold": 0.85, "liquidationMaxLimit": 0.95, "liquidationPenalty": 0.01, "borrowFee": 0.0,
+        "supplyRate": 0.025, "borrowRate": 0.048, "oracle": F.ZERO, "oraclePriceOperate": str(3 * 10**18),
+        "oraclePriceLiquidate": str(299 * 10**16), "withdrawable": str(30 * 10**18),
+        "borrowable": str(50_000 * 10**6)}
+    details = smart["details"]
+    assert details["vaultType"] == "smart-collateral" and details["supply"] is None
+    assert details["supplyShares"] == str(900 * 10**18)
+    assert [t["symbol"] for t in details["supplyDexTokens"]] == ["wstETH", "WETH"]
+    assert details["supplyUsd"] == usd(Fraction(900 * 10**18 * 21 * 10**26, 10**27), "WETH"), \
+        "DEX shares valued through the debt token and the vault's operate price"

@@ -111,7 +111,7 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
         f"{world.usdc} is not a Morpho vault on chain 31337 at block {result['data'][0]['blockNumber']}: no configured "
         "MetaMorpho or Vault V2 factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 "
         "hexadecimal characters).")
-    assert errors[2][2] == ("Protocol 'midas' has no poolDetails yet. Protocols with poolDetails: aave, compound, "
+    assert errors[2][2] == ("Protocol 'midas' has no poolDetails yet. Protocols with poolDetails: aave, compound, fluid, "
                             "morpho, pendle.")
     assert errors[3][2] == ("Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
                             "or 64 (a Morpho Blue market id).")
