@@ -27,6 +27,7 @@ from aave import (ASSET_PRICE, GET_POOL_DATA_PROVIDER, GET_PRICE_ORACLE, RESERVE
                   RESERVES_LIST, bounded_reserves, current, priced, quoted_apy, usd_unit_of, usd_value)
 from chain import ChainReader
 from errors import InputValidationError
+from formats import raw
 from position_warnings import Warnings
 
 if TYPE_CHECKING:
@@ -56,32 +57,36 @@ async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -
         current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
         current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
     bounded_reserves(reserves, label)
-    usd_unit, *rows = await asyncio.gather(
-        usd_unit_of(reader, oracle, label),
-        *(_reserve(reader, data_provider, oracle, asset, label, warnings) for asset in reserves))
+    rows = await asyncio.gather(*(_reserve(reader, data_provider, oracle, asset, label, warnings) for asset in reserves))
     return {
         "__typename": "AaveMarketPool", "type": "aave-market-pool",
         "addressesProvider": market.addresses_provider.lower(), "chainId": reader.chain_id,
         "marketName": market.name, "pool": market.pool.lower(),
-        "reserves": [_priced_row(row, usd_unit) for row in rows],
+        "reserves": list(rows),
     }
 
 
 async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: str, label: str,
                    warnings: Warnings) -> dict[str, Any]:
-    """One reserve; `_price` and `_decimals` are left for the USD figures, once the unit is known."""
+    """One reserve, every figure null with a warning where its read fails."""
     optional, provider = warnings.optional, f"{label} data provider"
 
     def read(function: Function, what: str) -> Any:
         return optional(reader.call(data_provider, function, asset, label=provider), asset, what)
 
-    token, data, config, caps, paused, tokens, price = await asyncio.gather(
+    token, data, config, caps, paused, tokens, price, usd_unit = await asyncio.gather(
         optional(erc20.token_info(reader, asset), asset, "asset is"),
         read(RESERVE_DATA, "the totals, utilization and APYs are"),
         read(RESERVE_CONFIGURATION, "the reserve's configuration is"),
         read(RESERVE_CAPS, "supplyCap and borrowCap are"), read(PAUSED, "isPaused is"),
         read(RESERVE_TOKENS, "aToken and variableDebtToken are"),
-        optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "the USD values are"))
+        optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "the USD values are"),
+        reader.shared(("aave usd unit", oracle), lambda: usd_unit_of(reader, oracle, label)))
+    decimals = config[0] if config else token["decimals"] if token else None
+
+    def usd(amount: int | None) -> float | None:
+        return None if amount is None else usd_value(amount, price, decimals, usd_unit)
+
     supplied = data[2] if data else None
     borrowed = data[3] + data[4] if data else None
     rates = ((quoted_apy(data[5], asset, warnings, "supplyApy is"), quoted_apy(data[6], asset, warnings, "borrowApy is"))
@@ -89,7 +94,8 @@ async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: 
     return {
         "asset": token, "aToken": tokens[0].lower() if tokens else None,
         "variableDebtToken": tokens[2].lower() if tokens else None,
-        "totalSupplied": _text(supplied), "totalBorrowed": _text(borrowed),
+        "totalSupplied": raw(supplied), "totalSuppliedUsd": usd(supplied),
+        "totalBorrowed": raw(borrowed), "totalBorrowedUsd": usd(borrowed),
         "utilization": (borrowed / supplied if supplied else 0.0) if data else None,
         "supplyApy": rates[0], "borrowApy": rates[1],
         "ltv": config[1] / 10_000 if config else None,
@@ -99,20 +105,5 @@ async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: 
         "supplyCap": str(caps[1]) if caps else None, "borrowCap": str(caps[0]) if caps else None,
         "usageAsCollateralEnabled": config[5] if config else None, "borrowingEnabled": config[6] if config else None,
         "isActive": config[8] if config else None, "isFrozen": config[9] if config else None,
-        "isPaused": paused[0] if paused else None,
-        "_price": price, "_decimals": config[0] if config else token["decimals"] if token else None,
+        "isPaused": paused[0] if paused else None, "priceUsd": None if decimals is None else usd(10**decimals),
     }
-
-
-def _priced_row(row: dict[str, Any], usd_unit: int | None) -> dict[str, Any]:
-    price, decimals = row.pop("_price"), row.pop("_decimals")
-
-    def usd(amount: str | None) -> float | None:
-        return None if amount is None else usd_value(int(amount), price, decimals, usd_unit)
-
-    return {**row, "totalSuppliedUsd": usd(row["totalSupplied"]), "totalBorrowedUsd": usd(row["totalBorrowed"]),
-            "priceUsd": None if decimals is None else usd_value(10**decimals, price, decimals, usd_unit)}
-
-
-def _text(amount: int | None) -> str | None:
-    return None if amount is None else str(amount)

@@ -23,6 +23,7 @@ from chain import ChainReader, first, no_read
 from compound import (BASE_SCALE, BASE_TOKEN, BASE_TOKEN_PRICE_FEED, GET_ASSET_INFO, GET_BORROW_RATE, GET_SUPPLY_RATE,
                       GET_UTILIZATION, MAX_ASSETS, NUM_ASSETS, WAD, apr, apy, comet_price, usd_per_unit)
 from errors import InputValidationError, ProtocolError
+from formats import raw
 from position_warnings import Warnings, outcome
 from prices import currency_usd
 
@@ -79,14 +80,14 @@ async def _market(reader: ChainReader, chain: ChainAddresses, market: CometMarke
         "__typename": "CompoundMarketPool", "type": "compound-market-pool", "cometAddress": comet,
         "chainId": reader.chain_id, "name": market.name, "baseAsset": token,
         "basePriceUsd": _usd(base_scale, base_usd),
-        "totalSupply": _text(supplied), "totalSupplyUsd": _usd(supplied, base_usd),
-        "totalBorrow": _text(borrowed), "totalBorrowUsd": _usd(borrowed, base_usd),
+        "totalSupply": raw(supplied), "totalSupplyUsd": _usd(supplied, base_usd),
+        "totalBorrow": raw(borrowed), "totalBorrowUsd": _usd(borrowed, base_usd),
         "utilization": None if no_rate else utilization / WAD,
         "supplyApr": None if supply_rate is None else apr(supply_rate),
         "supplyApy": None if supply_rate is None else apy(supply_rate),
         "borrowApr": None if borrow_rate is None else apr(borrow_rate),
         "borrowApy": None if borrow_rate is None else apy(borrow_rate),
-        "reserves": _text(reserves), "baseBorrowMin": _text(borrow_min),
+        "reserves": raw(reserves), "baseBorrowMin": raw(borrow_min),
         "collaterals": [c for c in collaterals if c is not None],
     }
 
@@ -111,7 +112,7 @@ async def _collateral(reader: ChainReader, comet: str, index: int, unit_usd: Any
     usd = warnings.value(usd_per_unit(price, scale, unit_usd), asset, "priceUsd and totalSupplyUsd are")
     total = totals[0] if totals else None
     return {
-        "asset": token, "priceUsd": _usd(scale, usd), "totalSupply": _text(total), "totalSupplyUsd": _usd(total, usd),
+        "asset": token, "priceUsd": _usd(scale, usd), "totalSupply": raw(total), "totalSupplyUsd": _usd(total, usd),
         "supplyCap": str(cap), "borrowCollateralFactor": borrow_factor / WAD,
         "liquidateCollateralFactor": liquidate_factor / WAD, "liquidationFactor": liquidation_factor / WAD,
     }
@@ -119,7 +120,3 @@ async def _collateral(reader: ChainReader, comet: str, index: int, unit_usd: Any
 
 def _usd(amount: int | None, per_unit: Fraction | None) -> float | None:
     return None if amount is None or per_unit is None else float(amount * per_unit)
-
-
-def _text(amount: int | None) -> str | None:
-    return None if amount is None else str(amount)

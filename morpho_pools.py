@@ -33,6 +33,7 @@ from chain import first, no_read
 from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import InputValidationError
 from factories import Probe, vouched_kind
+from formats import raw
 from morpho import (FEE, ID_TO_MARKET_PARAMS, MANAGEMENT_FEE, MARKET, MAX_RATE, PERFORMANCE_FEE, REAL_ASSETS,
                     SECONDS_PER_YEAR, VAULT_NAME, VAULT_SYMBOL, WAD, MarketParams, MorphoReader, Markets,
                     adapter_holding, rate_to_apy, stream, vault_adapters, vault_asset, vault_v2_rates)
@@ -117,12 +118,12 @@ async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) ->
         "__typename": "MorphoMarketPool", "type": "morpho-market-pool", "marketId": market_id,
         "chainId": reader.chain_id, "loanAsset": loan, "collateralAsset": collateral, "oracle": params.oracle,
         "irm": params.irm, "lltv": params.lltv / WAD,
-        "totalSupplyAssets": _text(supply), "totalSupplyAssetsUsd": usd(supply),
-        "totalBorrowAssets": _text(borrow), "totalBorrowAssetsUsd": usd(borrow),
-        "liquidity": _text(liquidity), "liquidityUsd": usd(liquidity),
+        "totalSupplyAssets": raw(supply), "totalSupplyAssetsUsd": usd(supply),
+        "totalBorrowAssets": raw(borrow), "totalBorrowAssetsUsd": usd(borrow),
+        "liquidity": raw(liquidity), "liquidityUsd": usd(liquidity),
         "utilization": (borrow / supply if supply else 0.0) if state else None,
         "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
-        "fee": totals[5] / WAD, "oraclePrice": _text(oracle_price),
+        "fee": totals[5] / WAD, "oraclePrice": raw(oracle_price),
         "lastUpdate": _int(last_update),
     }
 
@@ -135,10 +136,10 @@ async def _vault_v1(morpho: MorphoReader, vault: str) -> dict[str, Any]:
         morpho.warnings.optional(morpho.withdraw_queue(vault), vault, "allocations and liquidity are"))
     allocations = None if queue is None else list(
         await asyncio.gather(*(_allocation(morpho, vault, market_id, usd) for market_id in queue)))
-    withdrawable = [allocation.pop("_withdrawable") for allocation in allocations or ()]
-    liquidity = None if allocations is None or None in withdrawable else sum(withdrawable)
+    withdrawable = [allocation["withdrawable"] for allocation in allocations or ()]
+    liquidity = None if allocations is None or None in withdrawable else sum(map(int, withdrawable))
     return {"__typename": "MorphoVaultV1Pool", "type": "morpho-vault-pool", **basics,
-            "liquidity": _text(liquidity), "liquidityUsd": usd(liquidity), "timelock": _int(timelock),
+            "liquidity": raw(liquidity), "liquidityUsd": usd(liquidity), "timelock": _int(timelock),
             "guardian": _role(guardian), "allocations": allocations}
 
 
@@ -156,8 +157,8 @@ async def _vault_basics(morpho: MorphoReader, vault: str, rates: Awaitable[tuple
     usd = _money(token, price)
     return {
         "vaultAddress": vault, "chainId": morpho.reader.chain_id, "name": name, "symbol": symbol, "asset": token,
-        **share, "totalAssets": _text(total_assets), "totalAssetsUsd": usd(total_assets),
-        "totalSupply": _text(total_supply), "apy": gross, "netApy": net,
+        **share, "totalAssets": raw(total_assets), "totalAssetsUsd": usd(total_assets),
+        "totalSupply": raw(total_supply), "apy": gross, "netApy": net,
         "performanceFee": None if performance_fee is None else performance_fee / WAD,
         "owner": _role(owner), "curator": _role(curator),
     }, usd
@@ -169,7 +170,7 @@ async def _apys(morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, in
 
 
 async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Money) -> dict[str, Any]:
-    """One market of a V1 vault's withdraw queue; `_withdrawable` is taken out for the vault's sum."""
+    """One market of a V1 vault's withdraw queue."""
     optional, where = morpho.warnings.optional, f"the vault's allocation to market {market_id}:"
 
     async def collateral() -> tuple[MarketParams | None, dict[str, Any] | None]:
@@ -189,10 +190,10 @@ async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Mon
     return {
         "marketId": market_id, "collateralAsset": collateral_token,
         "lltv": None if params is None else params.lltv / WAD,
-        "supplyAssets": _text(supplied), "supplyAssetsUsd": usd(supplied),
+        "supplyAssets": raw(supplied), "supplyAssetsUsd": usd(supplied),
         "supplyCap": None if config is None else str(config[0]),
         "supplyApy": state.supply_apy if state else None,
-        "withdrawable": _text(withdrawable), "withdrawableUsd": usd(withdrawable), "_withdrawable": withdrawable,
+        "withdrawable": raw(withdrawable), "withdrawableUsd": usd(withdrawable),
     }
 
 
@@ -211,7 +212,7 @@ async def _vault_v2(morpho: MorphoReader, vault: str) -> dict[str, Any]:
                  token["address"], "idleAssets is") if token else no_read(),
         asyncio.gather(*(_adapter(morpho, vault, adapter, usd) for adapter in adapters or ())))
     return {"__typename": "MorphoVaultV2Pool", "type": "morpho-vault-v2-pool", **basics,
-            "idleAssets": _text(idle), "idleAssetsUsd": usd(idle),
+            "idleAssets": raw(idle), "idleAssetsUsd": usd(idle),
             "managementFee": _per_year(management_fee), "maxRate": _per_year(max_rate),
             "liquidityAdapter": _role(liquidity_adapter), "adapters": None if adapters is None else list(adapter_list)}
 
@@ -233,8 +234,8 @@ async def _adapter(morpho: MorphoReader, vault: str, adapter: str, usd: Money) -
         by_id(ALLOCATION, "allocation is"), by_id(ABSOLUTE_CAP, "absoluteCap is"), by_id(RELATIVE_CAP, "relativeCap is"))
     return {
         "address": adapter, "kind": holding.kind if holding else None,
-        "realAssets": _text(real), "realAssetsUsd": usd(real),
-        "allocation": _text(allocation), "absoluteCap": _text(absolute),
+        "realAssets": raw(real), "realAssetsUsd": usd(real),
+        "allocation": raw(allocation), "absoluteCap": raw(absolute),
         "relativeCap": None if relative is None else relative / WAD,
         "marketIds": list(holding.market_ids) if holding else None, "vault": holding.vault if holding else None,
     }
@@ -254,7 +255,7 @@ async def _share(morpho: MorphoReader, vault: str) -> dict[str, Any]:
     price = None if decimals is None else await morpho.warnings.optional(
         first(morpho.reader.call(vault, CONVERT_TO_ASSETS, 10**decimals, label=f"vault {vault}")), vault,
         "sharePrice is")
-    return {"decimals": decimals, "sharePrice": _text(price)}
+    return {"decimals": decimals, "sharePrice": raw(price)}
 
 
 def _money(token: dict[str, Any] | None, price: UsdPrice | None) -> Money:
@@ -275,7 +276,3 @@ def _role(address: str | None) -> str | None:
 
 def _int(value: int | None) -> int | None:
     return value if value is not None and value <= INT_MAX else None
-
-
-def _text(amount: int | None) -> str | None:
-    return None if amount is None else str(amount)

@@ -44,6 +44,7 @@ from addresses import ChainAddresses, PendleAddresses
 from chain import ChainReader, Log
 from errors import ProtocolError
 from event_index import Entry, Holding, Rows, Stream, View
+from formats import ratio
 from history import iso_date
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
@@ -291,7 +292,7 @@ async def _pt_position(pendle: PendleReader, market: str | None, pair: YieldCont
     price = state.pt_price if state else None
     return {"type": "pendle-pt", **fields, "balance": str(balance),
             "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
-            "ptPrice": _float(price), "ptDiscount": _float(1 - price if price is not None else None)}
+            "ptPrice": ratio(price), "ptDiscount": ratio(1 - price if price is not None else None)}
 
 
 async def _yt_position(pendle: PendleReader, market: str | None, pair: YieldContract, balance: int, wallet: str,
@@ -308,7 +309,7 @@ async def _yt_position(pendle: PendleReader, market: str | None, pair: YieldCont
                     "amountUsd": asset.usd(Fraction(interest_sy * state.sy_rate, WAD)) if asset and state else None}
     return {"type": "pendle-yt", **fields, "balance": str(balance),
             "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
-            "ytPrice": _float(price), "accruedInterest": interest, "rewards": rewards}
+            "ytPrice": ratio(price), "accruedInterest": interest, "rewards": rewards}
 
 
 async def _due(pendle: PendleReader, yt: str, wallet: str) -> tuple[int, list[dict[str, Any]]]:
@@ -336,7 +337,7 @@ async def _lp_position(pendle: PendleReader, market: str, pair: YieldContract, b
     share = state is not None and state.total_lp > 0
     return {"type": "pendle-lp", **fields, "balance": str(balance),
             "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
-            "lpPrice": _float(price),
+            "lpPrice": ratio(price),
             "ptShare": str(balance * state.total_pt // state.total_lp) if share else None,
             "syShare": str(balance * state.total_sy // state.total_lp) if share else None}
 
@@ -353,9 +354,6 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
             "balanceUsd": asset.usd(Fraction(balance * rate[0], WAD)) if asset and rate else None,
             "exchangeRate": rate[0] / WAD if rate else None}
 
-
-def _float(value: Fraction | None) -> float | None:
-    return None if value is None else float(value)
 
 
 def _pair(data: bytes) -> YieldContract:

@@ -12,13 +12,13 @@ its PT, YT and LP positions, by the same code (pendle.MarketState).
 from __future__ import annotations
 
 import asyncio
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from abi import Function
 from addresses import ChainAddresses
 from errors import InputValidationError
 from factories import vouched_kind
+from formats import raw, ratio
 from history import iso_date
 from pendle import PendleReader, YieldContract
 
@@ -60,18 +60,10 @@ async def _market(pendle: PendleReader, market: str, pair: YieldContract) -> dic
         "underlyingAsset": asset.token if asset else None,
         "expiry": pair.expiry, "expiryDate": iso_date(pair.expiry), "isExpired": state.expired if state else None,
         "impliedApy": state.implied_apy if state else None,
-        "ptPrice": _float(pt_price), "ytPrice": _float(None if pt_price is None else 1 - pt_price),
-        "lpPrice": _float(state.lp_price if state else None),
-        "ptDiscount": _float(None if pt_price is None else 1 - pt_price),
-        "syExchangeRate": _text(state.sy_rate if state else None), "pyIndex": _text(state.py_index if state else None),
-        "totalPt": _text(state.total_pt if state else None), "totalSy": _text(state.total_sy if state else None),
-        "totalLp": _text(state.total_lp if state else None), "liquidityUsd": asset.usd(state.market_value) if state and asset else None,
+        "ptPrice": ratio(pt_price), "ytPrice": ratio(None if pt_price is None else 1 - pt_price),
+        "lpPrice": ratio(state.lp_price if state else None),
+        "ptDiscount": ratio(None if pt_price is None else 1 - pt_price),
+        "syExchangeRate": raw(state.sy_rate if state else None), "pyIndex": raw(state.py_index if state else None),
+        "totalPt": raw(state.total_pt if state else None), "totalSy": raw(state.total_sy if state else None),
+        "totalLp": raw(state.total_lp if state else None), "liquidityUsd": asset.usd(state.market_value) if state and asset else None,
     }
-
-
-def _float(value: Fraction | None) -> float | None:
-    return None if value is None else float(value)
-
-
-def _text(amount: int | None) -> str | None:
-    return None if amount is None else str(amount)

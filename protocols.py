@@ -42,6 +42,8 @@ class Protocol:
     details: FetchFunction | None = None
     """`poolDetails`: (ctx, chain_id, pool address or id) -> {"blockNumber", "details"}, the
     details a member of the PoolDetails union (`__typename`, `type`); None where not offered."""
+    pool_ids: bool = False
+    """Whether `poolDetails` takes 64-character ids (Morpho Blue markets) besides addresses."""
 
 
 Registry = Mapping[str, Protocol]
@@ -52,7 +54,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     return {
         "morpho": Protocol("morpho", "MorphoWalletPositions", morpho.chains(addresses),
                            functools.partial(morpho.fetch, addresses), functools.partial(morpho.streams, addresses),
-                           functools.partial(morpho_pools.details, addresses)),
+                           functools.partial(morpho_pools.details, addresses), pool_ids=True),
         "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
                          functools.partial(aave.fetch, addresses), details=functools.partial(aave_pools.details, addresses)),
         "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),

@@ -291,6 +291,9 @@ def _validate(root: RootField, registry: Registry, name: str, chain_id: int,
             f"Chain {chain_id} is not supported by protocol {protocol.name!r}. Supported chains: {chains}.")
     if not root.address_re.fullmatch(address):
         raise InputValidationError(f"Malformed {root.address_key}: expected {root.address_shape}.")
+    if len(address) == 66 and not protocol.pool_ids:
+        raise InputValidationError(f"Malformed {root.address_key}: protocol {protocol.name!r} names its pools by "
+                                   "contract address, 0x followed by 40 hexadecimal characters.")
     return protocol, function
 
 

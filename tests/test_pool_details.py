@@ -116,6 +116,11 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
     assert errors[3][2] == ("Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
                             "or 64 (a Morpho Blue market id).")
     assert all(e["error"]["retryable"] is False for e in result["errors"])
+    result = await pools(world_client, ("aave", 1, not_a_market), ("pendle", 1, not_a_market))
+    assert result["data"] == []
+    assert [e["error"]["message"] for e in result["errors"]] == [
+        f"Malformed poolAddress: protocol {name!r} names its pools by contract address, 0x followed by 40 "
+        "hexadecimal characters." for name in ("aave", "pendle")]
     result = await pools(world_client, ("uniswap", 1, not_a_market), ("morpho", 5, not_a_market))
     assert result["data"] == []
     unknown, chain = (e["error"] for e in result["errors"])
