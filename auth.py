@@ -63,9 +63,11 @@ class KeyFileError(Exception):
 
 
 class AuthError(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
         self.message = message
+        self.reason = reason
+        """For `wp_auth_failures`: missing, conflicting, malformed or unknown (never the key)."""
 
 
 @dataclass(frozen=True)
@@ -253,12 +255,12 @@ def presented_key(headers: CIMultiDictProxy[str]) -> str:
             bearer.add(token.strip())
     for header, keys in (("x-api-key", from_header), ("Authorization", bearer)):
         if len(keys) > 1:
-            raise AuthError(CONFLICTING_SAME_HEADER.format(header=header))
+            raise AuthError(CONFLICTING_SAME_HEADER.format(header=header), "conflicting")
     candidates = from_header | bearer
     if not candidates:
-        raise AuthError(MISSING_KEY)
+        raise AuthError(MISSING_KEY, "missing")
     if len(candidates) > 1:
-        raise AuthError(CONFLICTING_KEYS)
+        raise AuthError(CONFLICTING_KEYS, "conflicting")
     return candidates.pop()
 
 
@@ -312,12 +314,12 @@ class KeyStore:
         """The id of the active key the request carries, or AuthError with the client message."""
         key = presented_key(headers)
         if not KEY_RE.fullmatch(key):
-            raise AuthError(INVALID_KEY)
+            raise AuthError(INVALID_KEY, "malformed")
         digest = hashlib.sha256(key.encode("ascii")).digest()
         found = None
         for stored, key_id in self._active:
             if hmac.compare_digest(stored, digest):
                 found = key_id
         if found is None:
-            raise AuthError(INVALID_KEY)
+            raise AuthError(INVALID_KEY, "unknown")
         return found

@@ -34,6 +34,7 @@ from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
 from event_index import Indexes, Stream, View
 from immutable_cache import ImmutableCache
+from metrics import Metrics
 from rpc import Endpoint, RpcError, RpcStats, clean, safe_text
 from rpc_batches import Exchange
 
@@ -190,8 +191,10 @@ def _hex_bytes(value: Any, what: str, chain_id: int) -> bytes:
 class Chains:
     """App-wide chain access: one Endpoint per chain (each with its own connections), the cache."""
 
-    def __init__(self, urls: Mapping[int, str], config: ChainConfig = ChainConfig()) -> None:
+    def __init__(self, urls: Mapping[int, str], config: ChainConfig = ChainConfig(),
+                 metrics: Metrics | None = None) -> None:
         self.config = config
+        self.metrics = metrics or Metrics()
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
@@ -210,7 +213,7 @@ class Chains:
             config = self.config
             self._endpoints[chain_id] = Endpoint(chain_id, self._urls[chain_id], config.connections,
                                                  config.max_response_bytes, config.max_attempts,
-                                                 config.logs_block_range)
+                                                 config.logs_block_range, self.metrics)
         return self._endpoints[chain_id]
 
     def request(self, deadline: float) -> ChainRequest:
@@ -377,7 +380,9 @@ class ChainReader:
                          self.chain_id)
         if self._at is not None:
             return self._at
-        return _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
+        head = _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
+        endpoint.metrics.chain_head.labels(endpoint.label).set(head)
+        return head
 
     # ---------------------------------------------------------------- eth_call
 
@@ -454,6 +459,7 @@ class ChainReader:
                         + [self._eth_call(call, block) for call in plain]
                         + [(raw.method, raw.params) for raw in raws])
             self._request.stats.subcalls += len(calls)
+            self.endpoint.metrics.rpc_subcalls.labels(self.endpoint.label).inc(len(calls))
             answers = await self._exchange.rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
             await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
             for call, answer in zip(plain, answers[len(chunks):]):

@@ -10,6 +10,7 @@ import argparse
 import math
 import os
 from dataclasses import Field, dataclass, field, fields
+from urllib.parse import urlsplit
 from typing import Any, Callable, Mapping
 
 
@@ -37,6 +38,23 @@ def _port(value: str) -> int:
     if not 0 <= number <= 65535:
         raise ValueError(f"must be between 0 and 65535, got {value!r}")
     return number
+
+
+def _redis_url(value: str) -> str:
+    """The URL may hold a password: the error names the schemes, never the value."""
+    if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+        raise ValueError("expected a redis://, rediss:// or unix:// URL")
+    return value
+
+
+def _choice(*choices: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if value.strip().lower() not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+        return value.strip().lower()
+
+    parse.__name__ = "choice"
+    return parse
 
 
 def _setting(default: Any, env: str, parse: Callable[[str], Any], help: str) -> Any:
@@ -83,6 +101,17 @@ class Settings:
                                      "immutable chain facts (symbols, decimals...) kept in memory")
     rpc_connections: int = _setting(16, "RPC_CONNECTIONS", _positive(int),
                                     "open connections per RPC endpoint at most")
+    metrics_port: int | None = _setting(
+        None, "METRICS_PORT", _port,
+        "serve Prometheus metrics at /metrics on this port, on the same host (off when unset; 0 picks a free one)")
+    redis_url: str = _setting("", "REDIS_URL", _redis_url,
+                              "keep the rate limit in this Redis, shared by every replica using it "
+                              "(redis://[:password@]host:port/db; in process when unset)")
+    redis_timeout: float = _setting(0.5, "REDIS_TIMEOUT", _positive(float),
+                                    "seconds a rate-limit decision may wait for Redis")
+    redis_unavailable: str = _setting(
+        "fallback", "REDIS_UNAVAILABLE", _choice("fallback", "refuse"),
+        "while Redis cannot decide: fallback (each replica limits alone) or refuse (503 with Retry-After)")
     rpc_max_response_bytes: int = _setting(16 * 1024 * 1024, "RPC_MAX_RESPONSE_BYTES", _positive(int),
                                            "largest RPC answer read (a larger batch is asked in halves)")
 
@@ -110,7 +139,8 @@ def add_arguments(parser: argparse.ArgumentParser, only: tuple[str, ...] | None 
             dest=setting.name,
             default=argparse.SUPPRESS if suppress_default else None,
             metavar=setting.metadata["env"],
-            help=f"{setting.metadata['help']} (env {setting.metadata['env']}, default {setting.default})",
+            help=f"{setting.metadata['help']} (env {setting.metadata['env']}, "
+                 f"default {'unset' if setting.default in (None, '') else setting.default})",
         )
 
 

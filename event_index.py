@@ -166,13 +166,16 @@ class ChainIndex:
         if entries:
             self._entries.pop(stream.name, None)
 
+    def covered(self) -> list[tuple[str, int, int]]:
+        """(stream, start block, covered to) of every stream in the file."""
+        return self._db.execute("SELECT stream, start_block, covered_to FROM progress ORDER BY stream").fetchall()
+
     def status(self) -> list[tuple[str, int, int, int, int]]:
         """(stream, start block, covered to, entries, holdings) of every stream in the file."""
         return [(name, start, covered,
                  self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0],
                  self._db.execute("SELECT COUNT(*) FROM holdings WHERE stream = ?", (name,)).fetchone()[0])
-                for name, start, covered in self._db.execute(
-                    "SELECT stream, start_block, covered_to FROM progress ORDER BY stream")]
+                for name, start, covered in self.covered()]
 
     def export(self, target: Path) -> None:
         """A consistent copy of the file, taken while scans may write (SQLite's backup)."""
@@ -214,6 +217,11 @@ class Indexes:
         if chain_id not in self._files:
             self._files[chain_id] = ChainIndex(self.state_dir / f"index-{chain_id}.sqlite")
         return self._files[chain_id]
+
+    def progress_rows(self) -> list[tuple[int, str, int]]:
+        """(chain id, stream, covered to) of every stream of the files open in this process."""
+        return [(chain_id, stream, covered) for chain_id, index in list(self._files.items())
+                for stream, _, covered in index.covered()]
 
     async def close(self) -> None:
         """Stop the scans (each window done is kept), then close the files; a later use (an app

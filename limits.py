@@ -15,7 +15,7 @@ import math
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Protocol
 
 from graphql import (
     DocumentNode,
@@ -71,6 +71,22 @@ class RateDecision(NamedTuple):
         }
 
 
+class Limiter(Protocol):
+    """What the server asks of a limiter: this one, or redis_limit.RedisRateLimiter."""
+
+    async def decide(self, key_id: str) -> RateDecision: ...
+
+    async def close(self) -> None: ...
+
+
+class LimiterUnavailable(Exception):
+    """The shared limit cannot be decided (Redis unreachable) and the setting is to refuse: 503."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
 class RateLimiter:
     """In-process limiter: per key, the times of the grants still inside the window.
 
@@ -94,8 +110,15 @@ class RateLimiter:
         allowed = len(grants) < self.quota
         if allowed:
             grants.append(now)
-        reset = _whole_seconds_until(grants[0] + self.window - now) if grants else 0
+        reset = whole_seconds_until(grants[0] + self.window - now) if grants else 0
         return RateDecision(allowed, self.quota, self.window, self.quota - len(grants), reset)
+
+    async def decide(self, key_id: str) -> RateDecision:
+        """`hit`, as the server calls every limiter (redis_limit.RedisRateLimiter's must await Redis)."""
+        return self.hit(key_id)
+
+    async def close(self) -> None:
+        """Nothing to release: the log lives in this process."""
 
     def tracked_keys(self) -> int:
         return len(self._grants)
@@ -109,7 +132,7 @@ class RateLimiter:
             del self._grants[key]
 
 
-def _whole_seconds_until(seconds: float) -> int:
+def whole_seconds_until(seconds: float) -> int:
     """`seconds` rounded up to whole seconds (at least 1), robust to float noise."""
     return max(1, math.ceil(seconds - 1e-6))
 

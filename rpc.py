@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from errors import NetworkError
+from metrics import Metrics
 
 log = logging.getLogger("wallet_positions.chain")
 
@@ -190,8 +191,10 @@ class Endpoint:
     """
 
     def __init__(self, chain_id: int, url: str, connections: int, max_response_bytes: int,
-                 max_attempts: int, logs_block_range: int) -> None:
+                 max_attempts: int, logs_block_range: int, metrics: Metrics) -> None:
         self.chain_id = chain_id
+        self.metrics = metrics
+        self.label = str(chain_id)
         self._url = url
         self._connections = connections
         self.max_response_bytes = max_response_bytes
@@ -230,10 +233,16 @@ class Endpoint:
             if remaining <= 0:
                 raise TimeoutError
             stats.requests += 1
+            started, outcome = loop.time(), "ok"
             try:
                 return await self._exchange(payload, remaining)
             except _Transient as exc:
-                failure = exc.message
+                failure, outcome = exc.message, exc.outcome
+            except BaseException as exc:
+                outcome = _OUTCOMES.get(type(exc), "error")
+                raise
+            finally:
+                self._observe(outcome, started)
             log.warning("rpc failure on chain %d (attempt %d of %d): %s",
                         self.chain_id, attempt, self._max_attempts, failure)
             delay = backoff(attempt)
@@ -241,6 +250,11 @@ class Endpoint:
                 break
             await asyncio.sleep(delay)
         raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure}.")
+
+    def _observe(self, outcome: str, started: float) -> None:
+        metrics, label = self.metrics, self.label
+        metrics.rpc_http_requests.labels(label, outcome).inc()
+        metrics.rpc_duration.labels(label).observe(asyncio.get_running_loop().time() - started)
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -250,13 +264,15 @@ class Endpoint:
         return self._session
 
     async def _exchange(self, payload: Any, timeout: float) -> Any:
+        data = json.dumps(payload).encode()
+        self.metrics.rpc_sent_bytes.labels(self.label).inc(len(data))
         try:
-            async with self._client().post(self._url, json=payload, allow_redirects=False,
+            async with self._client().post(self._url, data=data, allow_redirects=False,
                                            timeout=aiohttp.ClientTimeout(total=timeout)) as response:
                 if response.status == 429:
-                    raise _Transient("rate-limited the service (HTTP 429)")
+                    raise _Transient("rate-limited the service (HTTP 429)", "http_429")
                 if response.status >= 500:
-                    raise _Transient(f"failed (HTTP {response.status})")
+                    raise _Transient(f"failed (HTTP {response.status})", "http_error")
                 if 300 <= response.status < 400:
                     raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with a redirect "
                                        f"(HTTP {response.status}), which is not followed.")
@@ -267,11 +283,12 @@ class Endpoint:
         except asyncio.TimeoutError:
             raise TimeoutError from None
         except aiohttp.ClientError as exc:
-            raise _Transient(f"could not be reached ({type(exc).__name__})") from None
+            raise _Transient(f"could not be reached ({type(exc).__name__})", "unreachable") from None
+        self.metrics.rpc_received_bytes.labels(self.label).inc(len(body))
         try:
             return json.loads(body)
         except (ValueError, RecursionError):
-            raise _Transient("answered with something that is not JSON") from None
+            raise _Transient("answered with something that is not JSON", "not_json") from None
 
     async def _read(self, response: aiohttp.ClientResponse) -> bytearray:
         limit = self.max_response_bytes
@@ -298,7 +315,15 @@ class AnswerTooLarge(Exception):
         self.limit = limit
 
 
+_OUTCOMES: dict[type[BaseException], str] = {
+    TimeoutError: "timeout", AnswerTooLarge: "too_large", NetworkError: "http_error",
+    asyncio.CancelledError: "cancelled"}
+"""`wp_rpc_http_requests` outcomes of the exceptions an exchange ends with."""
+
+
 class _Transient(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, outcome: str) -> None:
         super().__init__(message)
         self.message = message
+        self.outcome = outcome
+        """Its `wp_rpc_http_requests` outcome label."""

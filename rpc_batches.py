@@ -6,12 +6,13 @@ sent again in halves, and an endpoint that takes no batches asked one call at a 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from typing import Any, Sequence
 
 from errors import HistoryUnavailable, NetworkError
 from immutable_cache import weight
-from rpc import RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcStats, backoff, classify
+from rpc import RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify
 
 log = logging.getLogger("wallet_positions.chain")
 
@@ -49,7 +50,9 @@ class Exchange:
         answers: list[Any] = [None] * len(calls)
         todo = list(range(len(calls)))
         for attempt in range(1, attempts + 1):
-            got = await self._exchange([calls[i] for i in todo], batch_size)
+            asked = [calls[i] for i in todo]
+            got = await self._exchange(asked, batch_size)
+            self._count(asked, got)
             failed = [(i, answer) for i, answer in zip(todo, got) if isinstance(answer, NodeFailure)]
             for i, answer in zip(todo, got):
                 answers[i] = answer
@@ -66,6 +69,16 @@ class Exchange:
                 break
             await asyncio.sleep(delay)
         raise NetworkError(f"The RPC endpoint for chain {self.chain_id} {failure.message}.")
+
+    def _count(self, calls: Sequence[tuple[str, list[Any]]], answers: Sequence[Any]) -> None:
+        """`wp_rpc_calls`: the answers by method and kind, one increment per distinct pair."""
+        counts = collections.Counter(
+            (method, "node_failure" if isinstance(answer, NodeFailure) else
+             "answer_error" if isinstance(answer, RpcError) else "ok")
+            for (method, _), answer in zip(calls, answers))
+        endpoint = self.endpoint
+        for (method, outcome), count in counts.items():
+            endpoint.metrics.rpc_calls.labels(endpoint.label, method, outcome).inc(count)
 
     async def _exchange(self, calls: Sequence[tuple[str, list[Any]]], batch_size: int | None) -> list[Any]:
         """Classified answers of `calls`: one HTTP request per batch of `batch_size` (default

@@ -18,7 +18,7 @@ import re
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from graphql import (
     GraphQLList,
@@ -85,6 +85,15 @@ POOLS = RootField("poolDetails", "poolAddress", POOL_RE,
                   lambda protocol: protocol.details, _pool)
 
 
+class Outcome(NamedTuple):
+    field: str
+    protocol: str
+    """As the client named it (lower-cased): not necessarily a protocol of the registry."""
+    chain_id: int
+    code: str
+    """"OK" or the input's error code."""
+
+
 @dataclass
 class RequestContext:
     """Per-request state shared by every root field of one operation."""
@@ -92,8 +101,8 @@ class RequestContext:
     registry: Registry
     input_timeout: float
     chains: ChainRequest
-    outcomes: list[str] = field(default_factory=list)
-    """One code per resolved input ("OK" or an error code), for the access log."""
+    outcomes: list[Outcome] = field(default_factory=list)
+    """One per resolved input, for the access log and the metrics."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
 
 
@@ -127,10 +136,10 @@ async def resolve(root: RootField, _root: Any, info: GraphQLResolveInfo,
         answer, error = _outcome(root, context, item, outcome, info.schema)
         if error is None:
             data.append(answer)
-            context.outcomes.append("OK")
         else:
             errors.append(error)
-            context.outcomes.append(error["error"]["code"])
+        context.outcomes.append(Outcome(root.name, item["protocol"].lower(), item["chainId"],
+                                        "OK" if error is None else error["error"]["code"]))
     return {"data": data, "errors": errors}
 
 

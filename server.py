@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 import time
+import urllib.request
 from datetime import datetime, timezone
 from json.encoder import encode_basestring_ascii
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
@@ -40,7 +41,8 @@ import protocols
 import schema
 from chain import ChainConfig, Chains
 from config import SettingError, Settings, add_arguments, resolve
-from limits import MAX_BODY_BYTES, RateLimiter
+from limits import MAX_BODY_BYTES, Limiter, LimiterUnavailable, RateLimiter
+from metrics import HTTP_METHODS, VERSION, Metrics, metrics_app
 from protocols import Protocol, Registry
 from rpc import DEFAULT_RPC_URLS, RpcUrlError, rpc_urls_from_env
 
@@ -49,7 +51,8 @@ access_log = logging.getLogger("wallet_positions.access")
 
 SETTINGS = web.AppKey("settings", Settings)
 KEYS = web.AppKey("keys", auth.KeyStore)
-LIMITER = web.AppKey("limiter", RateLimiter)
+LIMITER = web.AppKey("limiter", Limiter)
+METRICS = web.AppKey("metrics", Metrics)
 SCHEMA = web.AppKey("schema", GraphQLSchema)
 REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
 CHAINS = web.AppKey("chains", Chains)
@@ -57,14 +60,14 @@ PREPARER = web.AppKey("preparer", graphql_http.Preparer)
 
 
 class AccessRecord:
-    """What the handler learns about a request that belongs in its access-log line."""
+    """What the handler learns about a request that belongs in its access-log line and metrics."""
 
     __slots__ = ("key_id", "inputs", "outcomes", "rpc_requests", "rpc_subcalls")
 
     def __init__(self) -> None:
         self.key_id: str | None = None
         self.inputs = 0
-        self.outcomes: list[str] = []
+        self.outcomes: list[schema.Outcome] = []
         self.rpc_requests = 0
         self.rpc_subcalls = 0
 
@@ -186,8 +189,28 @@ async def handle(request: web.Request, handler: Callable[[web.Request], Awaitabl
                                  500)
     finally:
         inflight.leave()
-        _log_access(request, record, status if response is None else response.status, started, refused)
+        status = status if response is None else response.status
+        _observe(request, record, status, started)
+        _log_access(request, record, status, started, refused)
     return response
+
+
+def _observe(request: web.Request, record: AccessRecord, status: int, started: float) -> None:
+    """The request in the metrics, every label bounded: the route is the app's own path or
+    "other", the method a standard one or "other"; an input's protocol and chain are labels
+    only where the registry serves them."""
+    app = request.app
+    metrics = app[METRICS]
+    route = request.match_info.route.resource
+    path = route.canonical if route is not None else "other"
+    method = request.method if request.method in HTTP_METHODS else "other"
+    metrics.http_requests.labels(path, method, str(status)).inc()
+    metrics.http_duration.labels(path, method).observe(time.perf_counter() - started)
+    registry = app[REGISTRY]
+    for outcome in record.outcomes:
+        protocol = registry.get(outcome.protocol)
+        chain = str(outcome.chain_id) if protocol is not None and outcome.chain_id in protocol.chains else "other"
+        metrics.inputs.labels(outcome.field, protocol.name if protocol else "other", chain, outcome.code).inc()
 
 
 def _log_access(request: web.Request, record: AccessRecord, status: int, started: float,
@@ -205,7 +228,7 @@ def _log_access(request: web.Request, record: AccessRecord, status: int, started
         "duration_ms": round((time.perf_counter() - started) * 1000, 3),
         "key_id": record.key_id,
         "inputs": record.inputs,
-        "outcomes": record.outcomes,
+        "outcomes": [outcome.code for outcome in record.outcomes],
         "rpc_requests": record.rpc_requests,
         "rpc_subcalls": record.rpc_subcalls,
     }
@@ -259,10 +282,17 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     try:
         key_id = request[ACCESS].key_id = request.app[KEYS].identify(request.headers)
     except auth.AuthError as exc:
+        request.app[METRICS].auth_failures.labels(exc.reason).inc()
         return bytes_response(error_bytes(exc.message, "UNAUTHENTICATED"), 401, media or JSON, UNAUTHENTICATED)
-    decision = request.app[LIMITER].hit(key_id)
+    try:
+        decision = await request.app[LIMITER].decide(key_id)
+    except LimiterUnavailable as exc:
+        return bytes_response(error_bytes("The rate limit cannot be checked right now. Please try again later.",
+                                          "RATE_LIMIT_UNAVAILABLE", ("retryAfter", exc.retry_after)),
+                              503, media or JSON, {"Retry-After": str(exc.retry_after)})
     headers = decision.headers()
     if not decision.allowed:
+        request.app[METRICS].rate_limited.inc()
         headers["Retry-After"] = str(decision.reset)
         return bytes_response(error_bytes("Rate limit exceeded. Please try again later.", "RATE_LIMITED",
                                           ("retryAfter", decision.reset)), 429, media or JSON, headers)
@@ -354,6 +384,23 @@ async def _watch_keys(app: web.Application) -> AsyncIterator[None]:
         await task
 
 
+def _limiter(settings: Settings, metrics: Metrics, clock: Callable[[], float]) -> Limiter:
+    """In process, or kept in Redis when REDIS_URL is set (the redis package is loaded only then)."""
+    if not settings.redis_url:
+        metrics.rate_limit_store.set(0)
+        return RateLimiter(settings.rate_limit, settings.rate_window, clock)
+    from redis_limit import RedisRateLimiter
+    log.info("rate limit kept in Redis, shared by every replica using it")
+    return RedisRateLimiter(settings.redis_url, settings.rate_limit, settings.rate_window, metrics,
+                            timeout=settings.redis_timeout, refuse=settings.redis_unavailable == "refuse",
+                            clock=clock)
+
+
+async def _close_limiter(app: web.Application) -> AsyncIterator[None]:
+    yield
+    await app[LIMITER].close()
+
+
 async def _chain_session(app: web.Application) -> AsyncIterator[None]:
     yield
     await app[CHAINS].close()
@@ -383,7 +430,8 @@ def create_app(settings: Settings, registry: Registry | None = None,
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[handle])
     app[SETTINGS] = settings
     app[KEYS] = keys
-    app[LIMITER] = RateLimiter(settings.rate_limit, settings.rate_window, clock)
+    app[METRICS] = metrics = Metrics()
+    app[LIMITER] = _limiter(settings, metrics, clock)
     app[SCHEMA] = schema.build(registry)
     app[PREPARER] = graphql_http.Preparer(app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"),
                                           settings.document_cache_size)
@@ -393,8 +441,10 @@ def create_app(settings: Settings, registry: Registry | None = None,
         max_calls=settings.multicall_max_calls, logs_block_range=settings.logs_block_range,
         state_dir=settings.state_dir,
         cache_size=settings.chain_cache_size, connections=settings.rpc_connections,
-        max_response_bytes=settings.rpc_max_response_bytes))
+        max_response_bytes=settings.rpc_max_response_bytes), metrics)
+    metrics.watch_indexes(app[CHAINS].indexes.progress_rows)
     app.cleanup_ctx.append(_watch_keys)
+    app.cleanup_ctx.append(_close_limiter)
     app.cleanup_ctx.append(_chain_session)
     app.cleanup_ctx.append(_validation_worker)
     app.router.add_route("*", "/graphql", graphql_endpoint)
@@ -410,6 +460,7 @@ async def serve(app: web.Application, settings: Settings) -> None:
     process: gc.freeze() keeps the collector from walking it again in every full collection
     (tens of ms, and more often the more requests are in flight)."""
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+    metrics_runner: web.AppRunner | None = None
     await runner.setup()
     app[PREPARER].warm_up()
     gc.freeze()
@@ -419,6 +470,12 @@ async def serve(app: web.Application, settings: Settings) -> None:
         await site.start()
         for host, port in (address[:2] for address in runner.addresses):
             log.info("listening on http://%s:%d", host, port, extra={"fields": {"port": port}})
+        if settings.metrics_port is not None:
+            metrics_runner = web.AppRunner(metrics_app(app[METRICS]), access_log=None)
+            await metrics_runner.setup()
+            await web.TCPSite(metrics_runner, settings.host, settings.metrics_port).start()
+            for host, port in (address[:2] for address in metrics_runner.addresses):
+                log.info("metrics on http://%s:%d/metrics", host, port, extra={"fields": {"metrics_port": port}})
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -432,6 +489,8 @@ async def serve(app: web.Application, settings: Settings) -> None:
         except TimeoutError:
             log.warning("shutdown timeout: %d requests still in flight are cut off", inflight.count)
     finally:
+        if metrics_runner is not None:
+            await metrics_runner.cleanup()
         await runner.cleanup()
     log.info("stopped")
 
@@ -494,8 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="RPC endpoints: RPC_URL_<chainId> (e.g. RPC_URL_8453) sets the JSON-RPC URL of a "
                "chain; public defaults exist for chains " + ", ".join(
                    str(chain) for chain in DEFAULT_RPC_URLS) + ". URLs never appear in logs.")
+    parser.add_argument("--version", action="version", version=f"wallet-positions {VERSION}")
     add_arguments(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{keys,index}")
+    commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck}")
     keys = commands.add_parser("keys", help="manage API keys (create, list, revoke)")
     actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,list,revoke}")
     create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
@@ -507,7 +567,22 @@ def build_parser() -> argparse.ArgumentParser:
         add_arguments(sub, only=("keys_file",), suppress_default=True)
     index_cli.add_parser(commands, lambda sub: add_arguments(
         sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True))
+    health = commands.add_parser("healthcheck", help="exit 0 if the server on this machine answers GET /healthz "
+                                                     "(a container's health check; the image has no curl)")
+    add_arguments(health, only=("host", "port"), suppress_default=True)
     return parser
+
+
+def healthcheck(settings: Settings) -> int:
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "") else "::1" if settings.host == "::" else settings.host
+    url = f"http://{f'[{host}]' if ':' in host else host}:{settings.port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            healthy = response.status == 200 and json.load(response).get("status") == "ok"
+    except (OSError, ValueError) as exc:
+        print(f"unhealthy: {url}: {exc}", file=sys.stderr)
+        return 1
+    return 0 if healthy else 1
 
 
 def keys_command(args: argparse.Namespace, settings: Settings) -> int:
@@ -548,6 +623,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.command == "keys":
         return keys_command(args, settings)
+    if args.command == "healthcheck":
+        return healthcheck(settings)
     configure_logging()
     if args.command == "index":
         try:

@@ -31,11 +31,13 @@ def wait_for_port(log: Path, process: subprocess.Popen, within: float = 30.0) ->
 
 
 @contextlib.contextmanager
-def served(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen, int, Path]]:
-    """`python server.py --port 0 ARGS` with its log in tmp_path; killed at the end if still running."""
-    log = tmp_path / "server.log"
+def served(tmp_path: Path, *args: str, env: dict[str, str] | None = None, name: str = "server",
+           command: tuple[str, ...] = (sys.executable, str(SERVER))) -> Iterator[tuple[subprocess.Popen, int, Path]]:
+    """`python server.py --port 0 ARGS` (or `command`) with its log in tmp_path/NAME.log; killed at
+    the end if still running."""
+    log = tmp_path / f"{name}.log"
     with log.open("w") as sink:
-        process = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", *args], stdout=sink, stderr=sink,
+        process = subprocess.Popen([*command, "--port", "0", *args], stdout=sink, stderr=sink,
                                    cwd=tmp_path, env=env)
     try:
         yield process, wait_for_port(log, process), log
