@@ -66,7 +66,7 @@ class RedisRateLimiter:
                  retry: float = 1.0, refuse: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self.quota = quota
         self.window = window
-        self.fallback = RateLimiter(quota, window, clock)
+        self._fallback = RateLimiter(quota, window, clock)
         self._metrics = metrics
         self._retry = retry
         self._refuse = refuse
@@ -119,4 +119,4 @@ class RedisRateLimiter:
         self._metrics.rate_limit_store_failures.inc()
         if self._refuse:
             raise LimiterUnavailable(max(1, math.ceil(self._ask_at - self._clock())))
-        return self.fallback.hit(key_id)
+        return self._fallback.hit(key_id)
