@@ -647,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(serve(app, settings))
     except OSError as exc:
-        log.error("cannot listen on %s:%d: %s", settings.host, settings.port, exc.strerror or exc)
+        log.error("cannot listen: %s", exc.strerror or exc)
         return 1
     return 0
 
