@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import shlex
+import shutil
 import signal
 import ssl
 import struct
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +118,43 @@ async def serve_and_ask(binary: Path, tmp_path: Path, env: dict[str, str], keys:
         assert process.wait(timeout=30) == 0, log.read_text()
     assert "https://" not in log.read_text(), "an RPC URL never reaches the log"
     return answer
+
+
+def image_environment() -> dict[str, str]:
+    """The Dockerfile's ENV, its continuation lines joined."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    (line,) = [line for line in text.splitlines() if line.startswith("ENV ")]
+    return dict(pair.split("=", 1) for pair in line.split()[1:])
+
+
+def test_the_image_layout_runs_on_an_empty_root(binary, tmp_path):
+    """What `FROM scratch` gives the binary, emulated: dist/image as the whole root (plus the /proc
+    and /dev a container runtime mounts), the Dockerfile's user and environment and nothing else:
+    keys create, serve, the health check, a query, SIGTERM."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("emulating the image needs root and unshare (mount namespace, chroot)")
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "dist" / "image", root, symlinks=True)
+    for mount in ("proc", "dev"):
+        (root / mount).mkdir()
+    os.chown(root / "state", 65532, 65532)
+    environment = " ".join(f"{name}={shlex.quote(value)}" for name, value in image_environment().items())
+    inside = f"env -i {environment} PORT=18765 {shutil.which('chroot')} --userspec=65532:65532 {root}"
+    script = f"""set -e
+mount -t proc proc {root}/proc; mount --rbind /dev {root}/dev
+key=$({inside} /wallet-positions keys create --name image 2>/dev/null)
+{inside} /wallet-positions 2>{tmp_path}/serve.log & server=$!
+for _ in $(seq 100); do {inside} /wallet-positions healthcheck 2>/dev/null && break; sleep 0.2; done
+{inside} /wallet-positions healthcheck
+{sys.executable} -c 'import sys, json; from tests.test_end_to_end import post; print(json.dumps(post(18765, sys.argv[1], b"{{\\"query\\": \\"{{ __typename }}\\"}}")))' "$key"
+kill -TERM $server; wait $server; echo "exit $?"
+"""
+    done = subprocess.run(["unshare", "--mount", "--fork", "bash", "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=180)
+    if done.returncode != 0 and "Operation not permitted" in done.stderr:
+        pytest.skip(f"no mount namespace here: {done.stderr.strip()[:200]}")
+    assert done.returncode == 0, done.stderr + (tmp_path / "serve.log").read_text()
+    status, answer = json.loads(done.stdout.splitlines()[-2])
+    assert (status, answer) == (200, {"data": {"__typename": "Query"}})
+    assert done.stdout.splitlines()[-1] == "exit 0"
+    assert (root / "state" / "keys.env").stat().st_uid == 65532, "the key was written by the image's user"
