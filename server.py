@@ -4,8 +4,9 @@
     python server.py keys create --name NAME  print a new API key on stdout, nothing else
     python server.py keys list                id, name, created, revoked of every key
     python server.py keys revoke ID           revoke a key; running servers notice within 2 s
+    python server.py healthcheck              exit 0 if the server on this machine answers /healthz
 
-A request flows one way: access log -> JSON errors -> auth -> rate limit -> request limits ->
+A request flows one way: access log and metrics -> JSON errors -> auth -> rate limit -> request limits ->
 GraphQL validation -> resolvers (schema.py) -> protocol adapters (protocols.py).
 """
 
