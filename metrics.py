@@ -47,10 +47,10 @@ class Metrics:
             ["reason"], registry=registry)
         self.rate_limited = Counter(
             "wp_rate_limited", "Requests refused 429 by the per-key rate limit.", registry=registry)
-        self.rate_limit_store = Gauge(
+        self.rate_limit_shared = Gauge(
             "wp_rate_limit_shared", "1 while the rate limit is kept in Redis, 0 while this process "
             "limits alone (no REDIS_URL, or Redis unreachable).", registry=registry)
-        self.rate_limit_store_failures = Counter(
+        self.rate_limit_redis_failures = Counter(
             "wp_rate_limit_redis_failures", "Rate-limit decisions Redis could not make (each then fell "
             "back to the in-process limiter or was refused 503).", registry=registry)
         self.rpc_http_requests = Counter(
@@ -81,9 +81,6 @@ class Metrics:
         """Index progress, read from the index files at each scrape (`wp_index_covered_block`)."""
         self.registry.register(_IndexCollector(rows))
 
-    def handler(self) -> Callable[[web.Request], object]:
-        return make_aiohttp_handler(self.registry)
-
 
 class _IndexCollector(Collector):
     def __init__(self, rows: IndexRows) -> None:
@@ -100,5 +97,5 @@ class _IndexCollector(Collector):
 def metrics_app(metrics: Metrics) -> web.Application:
     """The metrics listener's app: GET /metrics in the Prometheus text format, nothing else."""
     app = web.Application()
-    app.router.add_get("/metrics", metrics.handler())
+    app.router.add_get("/metrics", make_aiohttp_handler(metrics.registry))
     return app

@@ -81,7 +81,7 @@ class RedisRateLimiter:
         self._process = os.urandom(8).hex()
         self._shared = True
         self._ask_at = 0.0
-        metrics.rate_limit_store.set(1)
+        metrics.rate_limit_shared.set(1)
 
     async def decide(self, key_id: str) -> RateDecision:
         """Raises LimiterUnavailable when Redis cannot decide and the setting is to refuse."""
@@ -98,7 +98,7 @@ class RedisRateLimiter:
             return self._without_redis(key_id)
         if not self._shared:
             self._shared = True
-            self._metrics.rate_limit_store.set(1)
+            self._metrics.rate_limit_shared.set(1)
             log.info("Redis answers again: the rate limit is shared by the replicas again")
         reset = whole_seconds_until(wait / 1_000_000) if count else 0
         return RateDecision(bool(allowed), self.quota, self.window, self.quota - count, reset)
@@ -109,14 +109,14 @@ class RedisRateLimiter:
     def _lost(self, exc: BaseException) -> None:
         if self._shared:
             self._shared = False
-            self._metrics.rate_limit_store.set(0)
+            self._metrics.rate_limit_shared.set(0)
             what = "refused with 503" if self._refuse else "limited by each replica alone"
             log.warning("Redis cannot decide the rate limit (%s); requests are %s until it answers, "
                         "asked again every %g s", type(exc).__name__, what, self._retry)
         self._ask_at = self._clock() + self._retry
 
     def _without_redis(self, key_id: str) -> RateDecision:
-        self._metrics.rate_limit_store_failures.inc()
+        self._metrics.rate_limit_redis_failures.inc()
         if self._refuse:
             raise LimiterUnavailable(max(1, math.ceil(self._ask_at - self._clock())))
         return self._fallback.hit(key_id)

@@ -388,7 +388,7 @@ async def _watch_keys(app: web.Application) -> AsyncIterator[None]:
 def _limiter(settings: Settings, metrics: Metrics, clock: Callable[[], float]) -> Limiter:
     """In process, or kept in Redis when REDIS_URL is set (the redis package is loaded only then)."""
     if not settings.redis_url:
-        metrics.rate_limit_store.set(0)
+        metrics.rate_limit_shared.set(0)
         return RateLimiter(settings.rate_limit, settings.rate_window, clock)
     from redis_limit import RedisRateLimiter
     log.info("rate limit kept in Redis, shared by every replica using it")

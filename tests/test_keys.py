@@ -126,10 +126,22 @@ def test_unwritable_keys_file_is_a_clear_error(tmp_path):
 
 @pytest.mark.parametrize("flag, value", [("--input-timeout", "nan"), ("--rate-limit", "0"),
                                          ("--port", "70000"), ("--enable-introspection", "maybe"),
-                                         ("--document-cache-size", "0"), ("--document-cache-size", "many")])
-def test_bad_settings_exit_2_naming_the_setting(flag, value):
+                                         ("--document-cache-size", "0"), ("--document-cache-size", "many"),
+                                         ("--metrics-port", "99999"), ("--redis-timeout", "0"),
+                                         ("--redis-unavailable", "maybe"), ("--redis-url", "http://cache:6379")])
+def test_bad_settings_exit_2_naming_the_setting(flag, value, capsys):
     import server
     assert server.main([flag, value]) == 2
+    assert capsys.readouterr().err.startswith(f"error: {flag}: ")
+
+
+def test_a_bad_redis_url_is_named_never_shown(capsys, monkeypatch):
+    """A Redis URL may carry a password: the error names the setting and the schemes only."""
+    import server
+    monkeypatch.setenv("REDIS_URL", "https://:s3cret@cache:6379/0")
+    assert server.main([]) == 2
+    error = capsys.readouterr().err
+    assert error == "error: REDIS_URL: expected a redis://, rediss:// or unix:// URL\n"
 
 
 def test_corrupt_file_is_not_overwritten_by_create(keys_file):
