@@ -41,6 +41,7 @@ import erc20
 from abi import Function
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, no_read
+from deployment import deployed
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 
@@ -100,7 +101,7 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
-    markets = addresses[chain_id].aave
+    markets = await deployed(reader, "aave", addresses[chain_id].aave, lambda market: market.pool, "markets' Pools")
     results = await asyncio.gather(*(_market(reader, market, wallet, ctx.warnings) for market in markets),
                                    return_exceptions=True)
     kept = ctx.warnings.survivors("Aave market", ((market.pool, result) for market, result in zip(markets, results)))

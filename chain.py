@@ -283,6 +283,8 @@ class ChainReader:
                                   history=block is not None)
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
+        self._multicall = False
+        """Whether Multicall3 has code at the pinned block (known once pinned)."""
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
         """Every call of the request, by target, calldata and outputs: asked once, however many
@@ -291,6 +293,17 @@ class ChainReader:
         self._flush_scheduled = False
         self._idle_ticks = 0
         self._sending: set[asyncio.Task[None]] = set()
+
+    @property
+    def past(self) -> bool:
+        """Whether the reader reads a block it was given (a client's `blockNumber`, or one a
+        period earlier), not the newest."""
+        return self._at is not None
+
+    @property
+    def has_multicall(self) -> bool:
+        """Whether reads batch through Multicall3 (it has code at the pinned block)."""
+        return self._multicall
 
     def at(self, block: int) -> ChainReader:
         """The request's reader of this chain pinned to `block` (an earlier one), for figures that
@@ -359,13 +372,15 @@ class ChainReader:
         return await self.shared(("settled block",), read)
 
     async def _pin(self) -> int:
+        if self._at is not None:
+            return await self._pin_past(self._at)
         endpoint = self.endpoint
-        calls: list[tuple[str, list[Any]]] = [] if self._at is not None else [("eth_blockNumber", [])]
+        calls: list[tuple[str, list[Any]]] = [("eth_blockNumber", [])]
         if not endpoint.chain_checked:
             calls.append(("eth_chainId", []))
         if endpoint.has_multicall is None:
             calls.append(("eth_getCode", [MULTICALL3, "latest"]))
-        answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls))) if calls else {}
+        answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls)))
         if "eth_chainId" in answers:
             served = _hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
             if served != self.chain_id:
@@ -378,11 +393,39 @@ class ChainReader:
             if not endpoint.has_multicall:
                 log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches",
                          self.chain_id)
-        if self._at is not None:
-            return self._at
         head = _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
         endpoint.metrics.chain_head.labels(endpoint.label).set(head)
+        if endpoint.has_multicall and (endpoint.multicall_since is None or head < endpoint.multicall_since):
+            endpoint.multicall_since = head
+        self._multicall = bool(endpoint.has_multicall)
         return head
+
+    async def _pin_past(self, block: int) -> int:
+        """A given block, once the head is pinned (which checks the endpoint): a block after the
+        head is the client's mistake. Whether Multicall3 existed then is asked once per endpoint
+        for blocks older than any seen with it (the canonical one was deployed in 2022)."""
+        head = await self._request.reader(self.chain_id).block_number()
+        if block > head:
+            raise InputValidationError(f"Block {block} is not on chain {self.chain_id} yet: its newest block "
+                                       f"is {head}.")
+        endpoint = self.endpoint
+        if not endpoint.has_multicall or block <= endpoint.multicall_absent_to:
+            return block
+        if endpoint.multicall_since is None or block < endpoint.multicall_since:
+            (code,) = await self._exchange.rpc([("eth_getCode", [MULTICALL3, hex(block)])])
+            if not _hex_bytes(code, "eth_getCode", self.chain_id):
+                endpoint.multicall_absent_to = max(block, endpoint.multicall_absent_to)
+                return block
+            endpoint.multicall_since = block
+        self._multicall = True
+        return block
+
+    async def has_code(self, address: str) -> bool:
+        """Whether `address` has code at the pinned block: a contract deployed by then."""
+        async def read() -> bool:
+            code = await self._ride_along("eth_getCode", [address, hex(await self.block_number())])
+            return len(_hex_bytes(code, "eth_getCode", self.chain_id)) > 0
+        return await self.shared(("code", address.lower()), read)
 
     # ---------------------------------------------------------------- eth_call
 
@@ -452,15 +495,15 @@ class ChainReader:
             block = await self.block_number()
             calls = [item for item in batch if isinstance(item, _Call)]
             raws = [item for item in batch if isinstance(item, _Raw)]
-            grouped = [call for call in calls if not call.alone] if self.endpoint.has_multicall else []
-            plain = [call for call in calls if call.alone] if self.endpoint.has_multicall else calls
+            grouped = [call for call in calls if not call.alone] if self._multicall else []
+            plain = [call for call in calls if call.alone] if self._multicall else calls
             chunks = _chunks(grouped, self._config.max_calls)
             requests = ([self._aggregate3(chunk, block) for chunk in chunks]
                         + [self._eth_call(call, block) for call in plain]
                         + [(raw.method, raw.params) for raw in raws])
             self._request.stats.subcalls += len(calls)
             self.endpoint.metrics.rpc_subcalls.labels(self.endpoint.label).inc(len(calls))
-            answers = await self._exchange.rpc(requests, None if self.endpoint.has_multicall else PLAIN_BATCH_SIZE)
+            answers = await self._exchange.rpc(requests, None if self._multicall else PLAIN_BATCH_SIZE)
             await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
             for call, answer in zip(plain, answers[len(chunks):]):
                 self._settle_plain(call, answer, block)

@@ -36,6 +36,7 @@ import erc20
 from abi import Function
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader, first
+from deployment import deployed
 from errors import ProtocolError
 from position_warnings import PriceUnavailable, Warnings, outcome
 from prices import currency_usd
@@ -91,10 +92,10 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
     warnings = ctx.warnings
+    comets = await deployed(reader, "compound", deployment.markets, lambda market: market.comet, "Comets")
     markets = await asyncio.gather(*(_market(reader, chain, deployment, market, wallet, warnings)
-                                     for market in deployment.markets), return_exceptions=True)
-    kept = warnings.survivors("Compound market", ((market.comet, result)
-                                                  for market, result in zip(deployment.markets, markets)))
+                                     for market in comets), return_exceptions=True)
+    kept = warnings.survivors("Compound market", ((market.comet, result) for market, result in zip(comets, markets)))
     if not kept:
         raise next(r for r in markets if isinstance(r, BaseException))
     prices = {token: usd for market in kept for token, usd in market["prices"].items() if usd is not None}

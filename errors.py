@@ -35,8 +35,9 @@ class NetworkError(PositionError):
 
 class HistoryUnavailable(NetworkError):
     """The endpoint keeps no state as old as a block the answer needs (a pruned, non-archive
-    node): asking again does not help, another endpoint may."""
+    node): asking again does not help, an archive endpoint would."""
 
+    code = "HISTORY_UNAVAILABLE"
     retryable = False
 
 

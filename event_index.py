@@ -50,8 +50,11 @@ CREATE TABLE IF NOT EXISTS progress (stream TEXT PRIMARY KEY, start_block INTEGE
 CREATE TABLE IF NOT EXISTS entries (stream TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
     value BLOB NOT NULL, block INTEGER NOT NULL, PRIMARY KEY (stream, kind, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS holdings (stream TEXT NOT NULL, holder TEXT NOT NULL, key TEXT NOT NULL,
-    PRIMARY KEY (stream, holder, key)) WITHOUT ROWID;
+    block INTEGER, PRIMARY KEY (stream, holder, key)) WITHOUT ROWID;
 """
+HOLDING_BLOCK = "ALTER TABLE holdings ADD COLUMN block INTEGER"
+"""Files written before holdings had their first block keep every row, with a null block: offered
+at every block (a position is read at the block anyway, so an early one is a zero, not an error)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Entry:
 class Holding:
     holder: str
     key: str
+    block: int
+    """The block of the event that named it: the first such event is the one stored."""
 
 
 Rows = list["Entry | Holding"]
@@ -95,21 +100,27 @@ class View:
     index: ChainIndex
     stream: Stream
     tail: dict[str, set[str]]
+    block: int
+    """The request's block: stored rows of later blocks (a past `blockNumber`) are not offered."""
     complete: bool = True
     """False while the stored part is too far behind for the tail to be read (a cold index whose
     scan did not finish in half the request's budget): entries and keys are then only those up
     to `covered_to`, and an adapter checks the catalog itself (see morpho.py's sweep)."""
 
     def kind(self, kind: str) -> Mapping[str, Entry]:
-        """The entries of one kind by key."""
-        return ChainMap(self.fresh.get(kind, {}), self.stored.get(kind, {}))
+        """The entries of one kind by key, as of the block."""
+        stored = self.stored.get(kind, {})
+        if self.block < self.covered_to:
+            stored = {key: entry for key, entry in stored.items() if entry.block <= self.block}
+        return ChainMap(self.fresh.get(kind, {}), stored)
 
     def of(self, kind: str) -> list[Entry]:
         return sorted(self.kind(kind).values(), key=lambda entry: (entry.block, entry.key))
 
     def keys(self, holder: str) -> set[str]:
         """What `holder` may hold: keys its events name, stored or in the tail."""
-        return self.index.keys(self.stream, holder) | self.tail.get(holder.lower(), set())
+        as_of = self.block if self.block < self.covered_to else None
+        return self.index.keys(self.stream, holder, as_of) | self.tail.get(holder.lower(), set())
 
 
 @dataclass
@@ -128,6 +139,8 @@ class ChainIndex:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
+        if "block" not in {column[1] for column in self._db.execute("PRAGMA table_info(holdings)")}:
+            self._db.execute(HOLDING_BLOCK)
         self._entries: dict[str, dict[str, dict[str, Entry]]] = {}
 
     def close(self) -> None:
@@ -150,17 +163,21 @@ class ChainIndex:
             self._entries[stream.name] = found
         return self._entries[stream.name]
 
-    def keys(self, stream: Stream, holder: str) -> set[str]:
-        return {key for (key,) in self._db.execute(
-            "SELECT key FROM holdings WHERE stream = ? AND holder = ?", (stream.name, holder.lower()))}
+    def keys(self, stream: Stream, holder: str, block: int | None = None) -> set[str]:
+        """What `holder` may hold, by events up to `block` (None: all stored)."""
+        query, args = "SELECT key FROM holdings WHERE stream = ? AND holder = ?", (stream.name, holder.lower())
+        if block is not None:
+            query, args = query + " AND (block IS NULL OR block <= ?)", (*args, block)
+        return {key for (key,) in self._db.execute(query, args)}
 
     def write(self, stream: Stream, rows: Rows, covered_to: int, block_hash: str) -> None:
         """The rows of the blocks up to `covered_to`, and the new progress, in one transaction."""
         entries = [(stream.name, r.kind, r.key, r.value, r.block) for r in rows if isinstance(r, Entry)]
-        holdings = [(stream.name, r.holder, r.key) for r in rows if isinstance(r, Holding)]
+        holdings = [(stream.name, r.holder, r.key, r.block) for r in rows if isinstance(r, Holding)]
         with self._transaction():
             self._db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?)", entries)
-            self._db.executemany("INSERT OR IGNORE INTO holdings VALUES (?, ?, ?)", holdings)
+            self._db.executemany("INSERT OR IGNORE INTO holdings (stream, holder, key, block) VALUES (?, ?, ?, ?)",
+                                 holdings)
             self._db.execute("INSERT OR REPLACE INTO progress VALUES (?, ?, ?, ?)",
                              (stream.name, stream.start_block, covered_to, block_hash))
         if entries:
@@ -254,7 +271,8 @@ class Indexes:
                     await asyncio.wait_for(asyncio.shield(scan), max(wait, 0))
                 progress = index.progress(stream)
                 if self._behind(reader, block, progress.covered_to):
-                    return View(index.entries(stream), {}, progress.covered_to, index, stream, {}, complete=False)
+                    return View(index.entries(stream), {}, progress.covered_to, index, stream, {}, block,
+                                complete=False)
         stored = index.entries(stream)
         rows, settled = await asyncio.gather(scan_rows(reader, stream, stored, progress.covered_to + 1, block),
                                              reader.settled_block())
@@ -266,7 +284,7 @@ class Indexes:
                 fresh.setdefault(row.kind, {}).setdefault(row.key, row)
             else:
                 tail.setdefault(row.holder, set()).add(row.key)
-        return View(stored, fresh, progress.covered_to, index, stream, tail)
+        return View(stored, fresh, progress.covered_to, index, stream, tail, block)
 
     @staticmethod
     def _behind(reader: ChainReader, block: int, covered_to: int) -> bool:

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import erc20
 from abi import Function
-from addresses import ChainAddresses
+from addresses import ChainAddresses, FluidAddresses
 from chain import ChainReader, no_read
+from deployment import before, existing
 from errors import ProtocolError
-from position_warnings import Warnings, outcome
+from position_warnings import PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
 
 if TYPE_CHECKING:
@@ -101,29 +102,46 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     assert deployment is not None
     reader = ctx.reader(chain_id)
     fluid = FluidReader(reader, chain, ctx.warnings)
-    block, lending, vaults = await asyncio.gather(
-        reader.block_number(),
-        outcome(reader.call(deployment.lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver")),
-        outcome(reader.call(deployment.vault_resolver, POSITIONS_BY_USER, wallet, label="Fluid VaultResolver")))
+    block, resolvers = await asyncio.gather(reader.block_number(), _resolvers(reader, deployment))
+    lending, vaults = await asyncio.gather(
+        outcome(reader.call(deployment.lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver"))
+        if deployment.lending_resolver in resolvers else no_read(),
+        outcome(reader.call(deployment.vault_resolver, POSITIONS_BY_USER, wallet, label="Fluid VaultResolver"))
+        if deployment.vault_resolver in resolvers else no_read())
+    for resolver, what in ((deployment.lending_resolver, "lending"), (deployment.vault_resolver, "vaults")):
+        if resolver not in resolvers:
+            ctx.warnings.add(PART_UNREADABLE, resolver.lower(), f"Fluid {what} is left out: the resolver it is read "
+                                                                f"through, {resolver.lower()}, was deployed after block {block}")
     if isinstance(lending, ProtocolError) and isinstance(vaults, ProtocolError):
         raise lending
     lending_positions: list[dict[str, Any]] = []
     vault_positions: list[dict[str, Any]] = []
     if isinstance(lending, ProtocolError):
         ctx.warnings.left_out("Fluid lending, read through", deployment.lending_resolver, lending)
-    else:
+    elif lending is not None:
         (entries,) = lending
         lending_positions = list(await asyncio.gather(*(_lending_position(fluid, details, position, chain_id)
                                                         for details, position in entries if position[0])))
     if isinstance(vaults, ProtocolError):
         ctx.warnings.left_out("Fluid vaults, read through", deployment.vault_resolver, vaults)
-    else:
+    elif vaults is not None:
         positions, data = vaults
         if len(positions) != len(data):
             raise ProtocolError(f"Fluid VaultResolver gives {len(positions)} positions with {len(data)} vaults")
         vault_positions = list(await asyncio.gather(*(_vault_position(fluid, position, vault, chain_id)
                                                       for position, vault in zip(positions, data))))
     return {"blockNumber": block, "lendingPositions": lending_positions, "vaultPositions": vault_positions}
+
+
+async def _resolvers(reader: ChainReader, deployment: FluidAddresses) -> list[str]:
+    """The resolvers deployed by the reader's block: Fluid is read through them, so a block before
+    both is before what this service can read (VALIDATION_ERROR)."""
+    resolvers = [deployment.lending_resolver, deployment.vault_resolver]
+    found = await existing(reader, resolvers, lambda resolver: resolver)
+    if not found:
+        raise before("fluid", reader.chain_id, await reader.block_number(),
+                     "neither of the resolvers it is read through (LendingResolver, VaultResolver) has code then")
+    return found
 
 
 async def _lending_position(fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...],

@@ -21,7 +21,9 @@ from rpc import rpc_urls_from_env
 
 TABLES = {"progress": {"stream", "start_block", "covered_to", "block_hash"},
           "entries": {"stream", "kind", "key", "value", "block"},
-          "holdings": {"stream", "holder", "key"}}
+          "holdings": {"stream", "holder", "key", "block"}}
+EARLIER = {"holdings": {"stream", "holder", "key"}}
+"""Layouts of snapshots written by earlier versions, still accepted (event_index migrates them)."""
 
 
 def add_parser(commands: argparse._SubParsersAction, settings: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -137,7 +139,7 @@ def _check_snapshot(path: Path) -> str | None:
                 return "it fails SQLite's integrity check"
             for table, columns in TABLES.items():
                 found = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                if found != columns:
+                if found not in (columns, EARLIER.get(table)):
                     return f"its table {table} has columns {sorted(found)}, not {sorted(columns)}"
         finally:
             db.close()

@@ -41,6 +41,7 @@ import erc20
 from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, first, no_read
+from deployment import started
 from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
@@ -364,7 +365,9 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     assert deployment is not None
     reader = ctx.reader(chain_id)
     blue = deployment.blue.address
-    block, view = await asyncio.gather(reader.block_number(), reader.events(stream(deployment)))
+    block = await reader.block_number()
+    started(reader, "morpho", block, deployment.blue.start_block, f"Morpho Blue {blue.lower()}")
+    view = await reader.events(stream(deployment))
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     if view.complete:
         held = view.keys(wallet)
@@ -400,7 +403,7 @@ async def _swept_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple
 
 async def _sweep_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple[int, int, int]]:
     market_ids = list(morpho.markets)
-    if not morpho.reader.endpoint.has_multicall:
+    if not morpho.reader.has_multicall:
         return {m: p for m, p in (await _positions(morpho, market_ids, wallet)).items() if any(p)}
     call = bytes.fromhex(POSITION.selector)
     owner = bytes(12) + bytes.fromhex(wallet[2:])
@@ -459,15 +462,15 @@ def stream(deployment: MorphoAddresses) -> Stream:
         if address == blue and len(topics) == 2 and kind == CREATE_MARKET.topic:
             return [Entry("market", topics[1], entry.data, entry.block_number)]
         if address == blue and len(topics) == 4 and kind in (SUPPLY.topic, SUPPLY_COLLATERAL.topic):
-            return [Holding(_topic_address(topics[3]), topics[1])]
+            return [Holding(_topic_address(topics[3]), topics[1], entry.block_number)]
         if address == blue and len(topics) == 4 and kind == BORROW.topic:
-            return [Holding(_topic_address(topics[2]), topics[1])]
+            return [Holding(_topic_address(topics[2]), topics[1], entry.block_number)]
         if address in v1 and len(topics) == 4 and kind == CREATE_META_MORPHO.topic:
             return [Entry("vault-v1", _topic_address(topics[1]), b"", entry.block_number)]
         if address in v2 and len(topics) == 4 and kind == CREATE_VAULT_V2.topic:
             return [Entry("vault-v2", _topic_address(topics[3]), b"", entry.block_number)]
         if address not in contracts and len(topics) == 3 and kind == erc20.TRANSFER.topic:
-            return [Holding(_topic_address(topics[2]), address)]
+            return [Holding(_topic_address(topics[2]), address, entry.block_number)]
         return []
 
     topics = (CREATE_MARKET.topic, SUPPLY.topic, SUPPLY_COLLATERAL.topic, BORROW.topic, CREATE_META_MORPHO.topic,

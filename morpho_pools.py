@@ -31,6 +31,7 @@ from abi import Function
 from addresses import ChainAddresses, MorphoAddresses
 from chain import first, no_read
 from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
+from deployment import started
 from errors import InputValidationError
 from factories import Probe, vouched_kind
 from formats import raw
@@ -65,6 +66,8 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     deployment = chain.morpho
     assert deployment is not None
     reader = ctx.reader(chain_id)
+    started(reader, "morpho", await reader.block_number(), deployment.blue.start_block,
+            f"Morpho Blue {deployment.blue.address.lower()}")
     if len(pool) == 66:
         block, found = await asyncio.gather(
             reader.block_number(),

@@ -42,6 +42,7 @@ import erc20
 from abi import Event, Function, decode, encode
 from addresses import ChainAddresses, PendleAddresses
 from chain import ChainReader, Log
+from deployment import started
 from errors import ProtocolError
 from event_index import Entry, Holding, Rows, Stream, View
 from formats import ratio
@@ -221,7 +222,10 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     chain = addresses[chain_id]
     assert chain.pendle is not None
     reader = ctx.reader(chain_id)
-    block, view = await asyncio.gather(reader.block_number(), reader.events(stream(chain.pendle)))
+    block = await reader.block_number()
+    events = stream(chain.pendle)
+    started(reader, "pendle", block, events.start_block, "its first factory")
+    view = await reader.events(events)
     catalog = Catalog(view)
     pendle = PendleReader(reader, chain, ctx.warnings)
     if view.complete:
@@ -382,7 +386,7 @@ def stream(deployment: PendleAddresses) -> Stream:
                            [_topic_address(topics[1]), int(topics[2], 16), pt, yt])
             return [Entry("pt", pt, value, entry.block_number), Entry("yt", yt, value, entry.block_number)]
         if address not in contracts and len(topics) == 3 and kind == erc20.TRANSFER.topic:
-            return [Holding(_topic_address(topics[2]), address)]
+            return [Holding(_topic_address(topics[2]), address, entry.block_number)]
         return []
 
     topics = (CREATE_NEW_MARKET.topic, CREATE_NEW_MARKET_V1.topic, CREATE_YIELD_CONTRACT.topic, erc20.TRANSFER.topic)

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from abi import Function
 from addresses import ChainAddresses
+from deployment import started
 from errors import InputValidationError
 from factories import vouched_kind
 from formats import raw, ratio
 from history import iso_date
-from pendle import PendleReader, YieldContract
+from pendle import PendleReader, YieldContract, stream
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
@@ -35,6 +36,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     assert chain.pendle is not None
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
+    started(reader, "pendle", block, stream(chain.pendle).start_block, "its first factory")
     probes = [(f.address, IS_VALID_MARKET, "market") for f in chain.pendle.market_factories if f.start_block <= block]
     if await vouched_kind(reader, probes, pool) is None:
         raise InputValidationError(f"{pool} is not a Pendle market on chain {chain_id} at block {block}: no configured "

@@ -202,6 +202,11 @@ class Endpoint:
         self._session: aiohttp.ClientSession | None = None
         self.chain_checked = False
         self.has_multicall: bool | None = None
+        """Whether Multicall3 has code at the head (asked on the endpoint's first use)."""
+        self.multicall_since: int | None = None
+        """The lowest block known to have Multicall3's code (it has no way to remove it), and the
+        highest known to lack it: readers of past blocks ask only in between."""
+        self.multicall_absent_to = -1
         self.has_finalized: bool | None = None
         self.batches_refused_at: float | None = None
         self.logs_block_range = logs_block_range

@@ -45,7 +45,7 @@ INTERNAL_ERROR = "Internal error while reading positions; it has been logged."
 ADDRESS_ECHO = 70
 """Characters of a submitted address an error echoes: a market id (66) whole, garbage cut."""
 
-InputKey = tuple[str, str, int, str]
+InputKey = tuple[str, str, int, str, "int | None"]
 
 
 @dataclass(frozen=True)
@@ -150,13 +150,14 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> St
     """The input's protocol and fetch, started or joined (identical inputs share one, even across
     aliases), or why the input is refused."""
     name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
+    block = item.get("blockNumber")
     try:
-        protocol, function = _validate(root, context.registry, name, chain_id, address)
+        protocol, function = _validate(root, context.registry, name, chain_id, address, block)
     except PositionError as exc:
         return exc
-    key = (root.name, protocol.name, chain_id, address)
+    key = (root.name, protocol.name, chain_id, address, block)
     if key not in context.fetches:
-        context.fetches[key] = shared_future(_fetch(protocol, function, chain_id, address, context))
+        context.fetches[key] = shared_future(_fetch(protocol, function, chain_id, address, block, context))
     return protocol, context.fetches[key]
 
 
@@ -185,6 +186,7 @@ def _outcome(
         "protocol": known.name if known else _shorten(name),
         "chainId": chain_id,
         root.address_key: _shorten(address, ADDRESS_ECHO),
+        "blockNumber": item.get("blockNumber"),
         "error": {"code": failure.code, "message": failure.message, "retryable": failure.retryable},
     }
 
@@ -283,8 +285,8 @@ _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _validate(root: RootField, registry: Registry, name: str, chain_id: int,
-              address: str) -> tuple[Protocol, FetchFunction]:
+def _validate(root: RootField, registry: Registry, name: str, chain_id: int, address: str,
+              block: int | None) -> tuple[Protocol, FetchFunction]:
     protocol = registry.get(name.lower())
     if protocol is None:
         supported = ", ".join(sorted(registry)) or "none yet"
@@ -303,6 +305,8 @@ def _validate(root: RootField, registry: Registry, name: str, chain_id: int,
     if len(address) == 66 and not protocol.pool_ids:
         raise InputValidationError(f"Malformed {root.address_key}: protocol {protocol.name!r} names its pools by "
                                    "contract address, 0x followed by 40 hexadecimal characters.")
+    if block is not None and block < 0:
+        raise InputValidationError(f"Malformed blockNumber {block}: a block number is 0 or more.")
     return protocol, function
 
 
@@ -310,11 +314,12 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _fetch(protocol: Protocol, function: FetchFunction, chain_id: int, address: str,
+async def _fetch(protocol: Protocol, function: FetchFunction, chain_id: int, address: str, block: int | None,
                  request: RequestContext) -> dict[str, Any]:
-    """One adapter call under the input's time budget; anything unexpected is UNKNOWN_ERROR."""
+    """One adapter call under the input's time budget, at the input's block; anything unexpected
+    is UNKNOWN_ERROR."""
     budget = request.input_timeout
-    context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains)
+    context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains, block)
     try:
         async with asyncio.timeout(budget):
             position = await function(context, chain_id, address)

@@ -79,7 +79,7 @@ async def swept_balances(reader: ChainReader, tokens: list[str], wallet: str, wa
                          what: str) -> dict[str, int]:
     """The wallet's non-zero `balanceOf` in every token of a catalog, in bulk; a token whose
     sub-call fails is left out with a warning (`what` names it: "vault", "SY")."""
-    if not reader.endpoint.has_multicall:
+    if not reader.has_multicall:
         return await balances(reader, tokens, wallet, warnings, what)
     call = bytes.fromhex(erc20.BALANCE_OF.selector) + bytes(12) + bytes.fromhex(wallet[2:])
     answers = await sweep(reader, [(token, call) for token in tokens])

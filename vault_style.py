@@ -20,6 +20,7 @@ How each figure is derived (all at the request's pinned block; the README has th
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ import history
 from abi import Function
 from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddresses
 from chain import ChainReader, no_read
+from deployment import before, existing
 from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import ProtocolError
 from position_warnings import Warnings, outcome
@@ -48,13 +50,22 @@ def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int
 async def fetch(addresses: dict[int, ChainAddresses], protocol: str, ctx: FetchContext, chain_id: int,
                 wallet: str) -> dict[str, Any]:
     chain = addresses[chain_id]
-    section = chain.vault_style[protocol]
     reader = ctx.reader(chain_id)
+    section = await _existing(reader, protocol, chain.vault_style[protocol])
     block, vaults, tokens = await asyncio.gather(
         reader.block_number(),
         _vault_positions(reader, chain, section, wallet, ctx.warnings),
         _token_positions(reader, chain, section, wallet, ctx.warnings))
     return {"blockNumber": block, "vaultPositions": vaults, "tokenPositions": tokens}
+
+
+async def _existing(reader: ChainReader, protocol: str, section: VaultStyleAddresses) -> VaultStyleAddresses:
+    """The section's vaults and tokens deployed by the reader's block; none: before the protocol."""
+    vaults, tokens = await asyncio.gather(existing(reader, section.vaults, lambda vault: vault.address),
+                                          existing(reader, section.tokens, lambda token: token.token))
+    if (section.vaults or section.tokens) and not vaults and not tokens:
+        raise before(protocol, reader.chain_id, await reader.block_number(), "none of its vaults and tokens has code then")
+    return replace(section, vaults=tuple(vaults), tokens=tuple(tokens))
 
 
 # ---------------------------------------------------------------- share vaults

@@ -18,6 +18,9 @@ class AllWorlds:
     wallets: dict[str, str]
     addresses: dict[str, Any]
     """The ADDRESSES_FILE content that points the service at all of them."""
+    parts: dict[str, Any]
+    """Each world by protocol (the vault-style protocols share "vaults"), to change positions, and
+    the Morpho world's compiled test contracts ("artifacts")."""
 
 
 def build(node: Anvil) -> AllWorlds:
@@ -27,7 +30,8 @@ def build(node: Anvil) -> AllWorlds:
     accounts = morpho_world.demo_wallets(node)
     pendle = pendle_world.build(node, {"pendler": accounts["saver"], "former": accounts["depositor"],
                                        "empty": accounts["empty"]})
-    world = morpho_world.build(node, morpho_world.compile_all())
+    artifacts = morpho_world.compile_all()
+    world = morpho_world.build(node, artifacts)
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
@@ -47,4 +51,6 @@ def build(node: Anvil) -> AllWorlds:
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
     for other in (pendle, fluid, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
-    return AllWorlds(node, dict(world.wallets), data)
+    parts = {"morpho": world, "aave": aave, "compound": comet, "pendle": pendle, "fluid": fluid, "vaults": vaults,
+             "artifacts": artifacts}
+    return AllWorlds(node, dict(world.wallets), data, parts)

@@ -64,6 +64,8 @@ class MorphoWorld:
     market_adapter: str = ""
     vault_adapter: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
+    start_block: int = 0
+    """The block Morpho Blue was deployed at: the index scans from there."""
     hostile: dict[str, Any] = field(default_factory=dict)
     """The misbehaving contracts, once add_hostile_parts has deployed them."""
 
@@ -73,9 +75,9 @@ class MorphoWorld:
         return {str(self.node.chain_id): {**extra,
             "name": "anvil devnet",
             "morpho": {
-                "blue": {"address": self.morpho, "startBlock": 0},
-                "vaultV1Factories": [{"address": self.factory, "startBlock": 0}],
-                "vaultV2Factories": [{"address": self.factory, "startBlock": 0}],
+                "blue": {"address": self.morpho, "startBlock": self.start_block},
+                "vaultV1Factories": [{"address": self.factory, "startBlock": self.start_block}],
+                "vaultV2Factories": [{"address": self.factory, "startBlock": self.start_block}],
             },
             "priceFeeds": {self.usdc: {"pair": "USDC/USD", "feed": self.usdc_feed, "heartbeat": 86400}},
         }}
@@ -106,6 +108,7 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
                                                       ("lender", "borrower", "depositor", "saver", "borrower_b"))
     node.install_multicall(artifacts["Multicall3"])
     world.morpho = node.deploy(artifacts["Morpho"], ["address"], [owner])
+    world.start_block = node.block_number()
     world.irm = node.deploy(artifacts["IrmMock"])
     world.oracle = node.deploy(artifacts["OracleMock"])
     world.usdc = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USD Coin", "USDC", 6])

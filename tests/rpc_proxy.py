@@ -13,6 +13,8 @@ from aiohttp import web
 
 HEADER_NOT_FOUND = {"code": -32000, "message": "header not found"}
 MISSING_TRIE_NODE = {"code": -32000, "message": "missing trie node 5f2c (path )"}
+STATE_READS = ("eth_call", "eth_getCode", "eth_getBalance", "eth_getStorageAt")
+"""Methods that read state at a block (their last parameter): a pruned node fails them for old blocks."""
 LIMIT_EXCEEDED = {"code": -32005, "message": "limit exceeded"}
 INTERNAL_ERROR = {"code": -32603, "message": "internal error"}
 NODE_ERRORS = (HEADER_NOT_FOUND, MISSING_TRIE_NODE, LIMIT_EXCEEDED, INTERNAL_ERROR)
@@ -45,7 +47,7 @@ class RpcProxy:
         self.fault_limit: int | None = None
         """Faults to give before behaving again (None: no limit)."""
         self.history_from: int | None = None
-        """A pruned node: an eth_call at a block below this one gets MISSING_TRIE_NODE."""
+        """A pruned node: a state read (STATE_READS) at a block below this one gets MISSING_TRIE_NODE."""
         self.http_fault_share = 0.0
         """Share of HTTP requests answered 503."""
         self.rng = random.Random(0)
@@ -122,7 +124,7 @@ class RpcProxy:
             if fault[1] is None:
                 return {"jsonrpc": "2.0", "id": item["id"], "result": None}
             return {"jsonrpc": "2.0", "id": item["id"], "error": fault[1]}
-        if item["method"] == "eth_call" and self.history_from is not None and self.pruned(item["params"][1]):
+        if item["method"] in STATE_READS and self.history_from is not None and self.pruned(item["params"][-1]):
             return {"jsonrpc": "2.0", "id": item["id"], "error": MISSING_TRIE_NODE}
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:
             span = int(item["params"][0]["toBlock"], 16) - int(item["params"][0]["fromBlock"], 16) + 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 
 import pytest
 
@@ -14,7 +15,7 @@ import erc20
 import sweep
 from chain import settle_depth
 from errors import PositionError, ProtocolError
-from event_index import Entry, Holding, Stream
+from event_index import ChainIndex, Entry, Holding, Stream
 from tests.evm import CHAIN_ID
 from tests.test_chain import WALLET, deploy_token
 
@@ -23,7 +24,7 @@ def transfers(token: str, start: int) -> Stream:
     """A test stream: each Transfer of `token` is an entry, and its recipient a holder."""
     def rows(entry):
         return [Entry("transfer", f"{entry.block_number}:{entry.log_index}", entry.data, entry.block_number),
-                Holding("0x" + entry.topics[2][-40:], entry.address)]
+                Holding("0x" + entry.topics[2][-40:], entry.address, entry.block_number)]
     return Stream(f"transfers {token}", (token,), (erc20.TRANSFER.topic,), start, rows)
 
 
@@ -31,8 +32,8 @@ def amounts(view) -> list[int]:
     return [int.from_bytes(entry.value, "big") for entry in view.of("transfer")]
 
 
-def reader(chains, budget=30.0):
-    return chains.request(asyncio.get_running_loop().time() + budget).reader(CHAIN_ID)
+def reader(chains, budget=30.0, block=None):
+    return chains.request(asyncio.get_running_loop().time() + budget).reader(CHAIN_ID, block)
 
 
 async def test_a_cold_scan_outlives_a_short_budget_and_keeps_its_progress(anvil, artifacts, open_chains, proxy):
@@ -111,6 +112,46 @@ async def test_a_file_of_another_chain_is_dropped_and_scanned_again(anvil, artif
     covered = anvil.finalized_block()
     index.write(stream, [Entry("transfer", "forged", (99).to_bytes(32, "big"), covered)], covered, "0x" + "ab" * 32)
     assert amounts(await reader(chains).events(stream)) == [3], "the forged row went with its file"
+
+
+async def test_a_past_block_sees_only_what_the_index_held_then(anvil, artifacts, open_chains, tmp_path):
+    """Stored rows of later blocks are not offered: entries by their block, holders by their first event."""
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    other = "0x" + "77" * 20
+    anvil.send(token, "mint(address,uint256)", WALLET, 5)
+    then = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", other, 6)
+    anvil.send(token, "mint(address,uint256)", WALLET, 8)
+    anvil.mine(100)
+    stream = transfers(token, start)
+    chains = await open_chains({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    newest = await reader(chains).events(stream)
+    assert amounts(newest) == [5, 6, 8] and newest.keys(other) == {token}
+    await asyncio.sleep(0.5)
+    assert chains.indexes.file(CHAIN_ID).progress(stream).covered_to > then
+    past = await reader(chains, block=then).events(stream)
+    assert amounts(past) == [5] and past.keys(WALLET) == {token} and past.keys(other) == set()
+
+
+def test_an_index_file_of_the_earlier_layout_keeps_its_holdings(tmp_path):
+    """Holdings stored before they had a block are kept, and offered at every block."""
+    path = tmp_path / "31337.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE holdings (stream TEXT NOT NULL, holder TEXT NOT NULL, key TEXT NOT NULL,
+                        PRIMARY KEY (stream, holder, key)) WITHOUT ROWID;
+                        INSERT INTO holdings VALUES ('transfers', '0xaa', 'early');""")
+    db.commit()
+    db.close()
+    stream = Stream("transfers", (), (), 0, lambda entry: [])
+    index = ChainIndex(path)
+    try:
+        index.write(stream, [Holding("0xaa", "later", 50)], 60, "0x" + "00" * 32)
+        assert index.keys(stream, "0xaa") == {"early", "later"}
+        assert index.keys(stream, "0xaa", 40) == {"early"}
+        assert index.keys(stream, "0xaa", 50) == {"early", "later"}
+    finally:
+        index.close()
 
 
 async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil, artifacts, open_chains, proxy):

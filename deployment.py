@@ -1,0 +1,48 @@
+"""What existed at the block an input asks for (`blockNumber`).
+
+The addresses data lists what a protocol has deployed today. At the newest block all of it is
+there; at a past block a market, Comet or vault deployed later did not exist yet and held
+nothing, so it is left out without a warning, while one that existed is read as usual. A part
+existed when its contract had code at the block (`eth_getCode`, one per part and request), or,
+where the data gives a deployment block (Morpho's and Pendle's event scans start there), when the
+block is not before it. A block before every part of a protocol is the client's mistake
+(VALIDATION_ERROR), not an empty answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable, Sequence, TypeVar
+
+from chain import ChainReader
+from errors import InputValidationError
+
+Part = TypeVar("Part")
+
+
+async def existing(reader: ChainReader, parts: Sequence[Part], address: Callable[[Part], str]) -> list[Part]:
+    """The parts that existed at the reader's block."""
+    if not reader.past:
+        return list(parts)
+    present = await asyncio.gather(*(reader.has_code(address(part)) for part in parts))
+    return [part for part, there in zip(parts, present) if there]
+
+
+async def deployed(reader: ChainReader, protocol: str, parts: Sequence[Part], address: Callable[[Part], str],
+                   what: str) -> list[Part]:
+    """The parts that existed at the reader's block; VALIDATION_ERROR when none did (`what` names
+    them for the message)."""
+    found = await existing(reader, parts, address)
+    if parts and not found:
+        raise before(protocol, reader.chain_id, await reader.block_number(), f"none of its {what} has code then")
+    return found
+
+
+def started(reader: ChainReader, protocol: str, block: int, start_block: int, what: str) -> None:
+    """VALIDATION_ERROR for a past block before `what` was deployed (at `start_block`)."""
+    if reader.past and block < start_block:
+        raise before(protocol, reader.chain_id, block, f"{what} was deployed at block {start_block}")
+
+
+def before(protocol: str, chain_id: int, block: int, why: str) -> InputValidationError:
+    return InputValidationError(f"Block {block} is before {protocol}'s deployment on chain {chain_id}: {why}.")
