@@ -26,7 +26,7 @@ from addresses import AaveMarket, ChainAddresses
 from aave import (ASSET_PRICE, GET_POOL_DATA_PROVIDER, GET_PRICE_ORACLE, RESERVE_CONFIGURATION, RESERVE_DATA,
                   RESERVES_LIST, bounded_reserves, current, priced, quoted_apy, usd_unit_of, usd_value)
 from chain import ChainReader
-from deployment import before, existing
+from deployment import require
 from errors import InputValidationError
 from formats import raw
 from position_warnings import Warnings
@@ -47,9 +47,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         raise InputValidationError(f"{pool} is not an Aave v3 market on chain {chain_id}: expected the "
                                    f"PoolAddressesProvider (or Pool) of one of {known}.")
     reader = ctx.reader(chain_id)
-    if not await existing(reader, found, lambda market: market.pool):
-        raise before(f"the Aave market {found[0].name}", chain_id, await reader.block_number(),
-                     f"its Pool {found[0].pool.lower()} has no code then")
+    await require(reader, f"the Aave market {found[0].name}", found[0].pool, "Pool")
     block, details = await asyncio.gather(reader.block_number(), _market(reader, found[0], ctx.warnings))
     return {"blockNumber": block, "details": details}
 

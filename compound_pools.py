@@ -22,7 +22,7 @@ from addresses import ChainAddresses, CometMarket
 from chain import ChainReader, first, no_read
 from compound import (BASE_SCALE, BASE_TOKEN, BASE_TOKEN_PRICE_FEED, GET_ASSET_INFO, GET_BORROW_RATE, GET_SUPPLY_RATE,
                       GET_UTILIZATION, MAX_ASSETS, NUM_ASSETS, WAD, apr, apy, comet_price, usd_per_unit)
-from deployment import before, existing
+from deployment import require
 from errors import InputValidationError, ProtocolError
 from formats import raw
 from position_warnings import Warnings, outcome
@@ -47,9 +47,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         raise InputValidationError(f"{pool} is not a Compound v3 market on chain {chain_id}: expected the Comet "
                                    f"address of one of {known}.")
     reader = ctx.reader(chain_id)
-    if not await existing(reader, found, lambda market: market.comet):
-        raise before(f"the Compound market {found[0].name}", chain_id, await reader.block_number(),
-                     f"its Comet {pool} has no code then")
+    await require(reader, f"the Compound market {found[0].name}", pool, "Comet")
     block, details = await asyncio.gather(reader.block_number(), _market(reader, chain, found[0], ctx.warnings))
     return {"blockNumber": block, "details": details}
 

@@ -38,6 +38,13 @@ async def deployed(reader: ChainReader, protocol: str, parts: Sequence[Part], ad
     return found
 
 
+async def require(reader: ChainReader, owner: str, address: str, what: str) -> None:
+    """VALIDATION_ERROR when the one contract an input names (a pool, a resolver it is read
+    through) had no code at the reader's block."""
+    if not await existing(reader, [address], lambda part: part):
+        raise before(owner, reader.chain_id, await reader.block_number(), f"its {what} {address.lower()} has no code then")
+
+
 def started(reader: ChainReader, protocol: str, block: int, start_block: int, what: str) -> None:
     """VALIDATION_ERROR for a past block before `what` was deployed (at `start_block`)."""
     if reader.past and block < start_block:

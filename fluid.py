@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import erc20
 from abi import Function
-from addresses import ChainAddresses, FluidAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, no_read
-from deployment import before, existing
+from deployment import deployed
 from errors import ProtocolError
 from position_warnings import PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
@@ -102,7 +102,9 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     assert deployment is not None
     reader = ctx.reader(chain_id)
     fluid = FluidReader(reader, chain, ctx.warnings)
-    block, resolvers = await asyncio.gather(reader.block_number(), _resolvers(reader, deployment))
+    block, resolvers = await asyncio.gather(reader.block_number(), deployed(
+        reader, "fluid", [deployment.lending_resolver, deployment.vault_resolver], lambda resolver: resolver,
+        "resolvers it is read through (LendingResolver, VaultResolver)"))
     lending, vaults = await asyncio.gather(
         outcome(reader.call(deployment.lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver"))
         if deployment.lending_resolver in resolvers else no_read(),
@@ -131,17 +133,6 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         vault_positions = list(await asyncio.gather(*(_vault_position(fluid, position, vault, chain_id)
                                                       for position, vault in zip(positions, data))))
     return {"blockNumber": block, "lendingPositions": lending_positions, "vaultPositions": vault_positions}
-
-
-async def _resolvers(reader: ChainReader, deployment: FluidAddresses) -> list[str]:
-    """The resolvers deployed by the reader's block: Fluid is read through them, so a block before
-    both is before what this service can read (VALIDATION_ERROR)."""
-    resolvers = [deployment.lending_resolver, deployment.vault_resolver]
-    found = await existing(reader, resolvers, lambda resolver: resolver)
-    if not found:
-        raise before("fluid", reader.chain_id, await reader.block_number(),
-                     "neither of the resolvers it is read through (LendingResolver, VaultResolver) has code then")
-    return found
 
 
 async def _lending_position(fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...],

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from abi import Function
 from addresses import ChainAddresses
-from deployment import before, existing
+from deployment import require
 from errors import InputValidationError
 from fluid import (CONFIGS, LENDING_DETAILS, ORACLE_PRICE_LIQUIDATE, ORACLE_PRICE_OPERATE, RATE_SCALE,
                    VAULT_ENTIRE_DATA, FluidReader, ftoken_fields, vault_sides)
@@ -40,10 +40,8 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     deployment = chain.fluid
     assert deployment is not None
     reader = ctx.reader(chain_id)
-    resolvers = [deployment.lending_resolver, deployment.vault_resolver]
-    if len(await existing(reader, resolvers, lambda resolver: resolver)) < len(resolvers):
-        raise before("fluid", chain_id, await reader.block_number(), "the LendingResolver and VaultResolver it is "
-                     "read through did not both have code then")
+    await asyncio.gather(require(reader, "fluid", deployment.lending_resolver, "LendingResolver"),
+                         require(reader, "fluid", deployment.vault_resolver, "VaultResolver"))
     block, (ftokens,), (vaults,) = await asyncio.gather(
         reader.block_number(),
         reader.call(deployment.lending_resolver, GET_ALL_FTOKENS, label="Fluid LendingResolver"),
