@@ -33,8 +33,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections.abc import Awaitable, Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import aave_collateral as collateral
 import erc20
@@ -60,12 +61,10 @@ ZERO_ADDRESS = "0x" + "00" * 20
 RESERVES_LIST = Function("getReservesList()", "d1946dbc", ("address[]",))
 USER_ACCOUNT_DATA = Function("getUserAccountData(address)", "bf92857c", ("uint256",) * 6)
 USER_EMODE = Function("getUserEMode(address)", "eddf1b79", ("uint256",))
-USER_RESERVE_DATA = Function("getUserReserveData(address,address)", "28dd2d01",
-                             ("uint256",) * 7 + ("uint40", "bool"))
+USER_RESERVE_DATA = Function("getUserReserveData(address,address)", "28dd2d01", ("uint256",) * 7 + ("uint40", "bool"))
 RESERVE_DATA = Function("getReserveData(address)", "35ea6a75", ("uint256",) * 11 + ("uint40",))
 """The data provider's layout (the Pool's getReserveData shares the selector, not the layout)."""
-RESERVE_CONFIGURATION = Function("getReserveConfigurationData(address)", "3e150141",
-                                 ("uint256",) * 5 + ("bool",) * 5)
+RESERVE_CONFIGURATION = Function("getReserveConfigurationData(address)", "3e150141", ("uint256",) * 5 + ("bool",) * 5)
 ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
 BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=True)
 BASE_CURRENCY_UNIT = Function("BASE_CURRENCY_UNIT()", "8c89b64f", ("uint256",), immutable=True)
@@ -102,8 +101,9 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
     markets = await deployed(reader, "aave", addresses[chain_id].aave, lambda market: market.pool, "markets' Pools")
-    results = await asyncio.gather(*(_market(reader, market, wallet, ctx.warnings) for market in markets),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(_market(reader, market, wallet, ctx.warnings) for market in markets), return_exceptions=True
+    )
     kept = ctx.warnings.survivors("Aave market", ((market.pool, result) for market, result in zip(markets, results)))
     if not kept:
         raise next(r for r in results if isinstance(r, BaseException))
@@ -115,28 +115,44 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     }
 
 
-async def _market(reader: ChainReader, market: AaveMarket, wallet: str,
-                  warnings: Warnings) -> tuple[dict[str, Any] | None, list, list]:
+async def _market(
+    reader: ChainReader, market: AaveMarket, wallet: str, warnings: Warnings
+) -> tuple[dict[str, Any] | None, list, list]:
     label = f"Aave market {market.name}"
     (reserves,), account, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
         outcome(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
         reader.call(market.pool, USER_EMODE, wallet, label=label),
         current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
-        current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
+        current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label),
+    )
     bounded_reserves(reserves, label)
     user_data, usd_unit = await asyncio.gather(
-        asyncio.gather(*(reader.call(data_provider, USER_RESERVE_DATA, asset, wallet,
-                                     label=f"{label} data provider") for asset in reserves)),
-        usd_unit_of(reader, oracle, label))
+        asyncio.gather(
+            *(
+                reader.call(data_provider, USER_RESERVE_DATA, asset, wallet, label=f"{label} data provider")
+                for asset in reserves
+            )
+        ),
+        usd_unit_of(reader, oracle, label),
+    )
     held = [(asset, data) for asset, data in zip(reserves, user_data) if data[0] or data[1] or data[2]]
     if not held:
         return None, [], []
     flagged = [asset for asset, data in zip(reserves, user_data) if data[8]]
-    rules = (emode, lambda: reader.shared(("aave collateral rules", market.pool, wallet), lambda: collateral.rules(
-        reader, market.pool, data_provider, emode, flagged, label)))
-    reads = await asyncio.gather(*(_reserve(reader, market, data_provider, oracle, asset, data, usd_unit,
-                                            rules, warnings) for asset, data in held))
+    rules = (
+        emode,
+        lambda: reader.shared(
+            ("aave collateral rules", market.pool, wallet),
+            lambda: collateral.rules(reader, market.pool, data_provider, emode, flagged, label),
+        ),
+    )
+    reads = await asyncio.gather(
+        *(
+            _reserve(reader, market, data_provider, oracle, asset, data, usd_unit, rules, warnings)
+            for asset, data in held
+        )
+    )
     supplies = [supply for supply, _ in reads if supply]
     borrows = [borrow for _, borrow in reads if borrow]
     return _state(market, account, emode, usd_unit, supplies, borrows, warnings), supplies, borrows
@@ -150,8 +166,10 @@ def bounded_reserves(reserves: list[str], label: str) -> None:
 async def usd_unit_of(reader: ChainReader, oracle: str, label: str) -> int | None:
     """The oracle's BASE_CURRENCY_UNIT when its base currency is USD (the zero address), else
     None: the market's prices are then in no currency this service converts."""
-    base_currency, unit = await asyncio.gather(outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
-                                               outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")))
+    base_currency, unit = await asyncio.gather(
+        outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
+        outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")),
+    )
     return unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
 
 
@@ -173,12 +191,25 @@ async def current(reader: ChainReader, provider: str, function: Function, record
     return address
 
 
-def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None, supplies: list[dict[str, Any]],
-           borrows: list[dict[str, Any]], warnings: Warnings) -> dict[str, Any] | None:
+def _state(
+    market: AaveMarket,
+    account: Any,
+    emode: int,
+    usd_unit: int | None,
+    supplies: list[dict[str, Any]],
+    borrows: list[dict[str, Any]],
+    warnings: Warnings,
+) -> dict[str, Any] | None:
     """The market's account totals, or None (with a warning) when they cannot be given in USD."""
-    problem = (account.message if isinstance(account, ProtocolError) else
-               "the market's base currency is not USD" if usd_unit is None else
-               f"e-mode category {emode} is not one Aave can have" if emode > 255 else None)
+    problem = (
+        account.message
+        if isinstance(account, ProtocolError)
+        else "the market's base currency is not USD"
+        if usd_unit is None
+        else f"e-mode category {emode} is not one Aave can have"
+        if emode > 255
+        else None
+    )
     if problem:
         warnings.add(FIGURE_UNAVAILABLE, market.pool, f"the marketState of {market.name} is left out: {problem}")
         return None
@@ -188,31 +219,50 @@ def _state(market: AaveMarket, account: Any, emode: int, usd_unit: int | None, s
     else:
         net_worth = sum(p["balanceUsd"] for p in supplies) - sum(p["debtUsd"] for p in borrows)
     return {
-        "marketAddress": market.pool, "marketName": market.name,
+        "marketAddress": market.pool,
+        "marketName": market.name,
         "netWorthUsd": net_worth,
         "totalCollateralUsd": float(Fraction(collateral, usd_unit)),
         "totalDebtUsd": float(Fraction(debt, usd_unit)),
         "availableBorrowsUsd": float(Fraction(available, usd_unit)),
         "healthFactor": float(Fraction(health, WAD)) if debt else None,
-        "ltv": ltv / 10_000, "liquidationThreshold": threshold / 10_000,
+        "ltv": ltv / 10_000,
+        "liquidationThreshold": threshold / 10_000,
         "eModeCategoryId": emode,
     }
 
 
-async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, oracle: str, asset: str,
-                   user: tuple[Any, ...], usd_unit: int | None, rules: Rules,
-                   warnings: Warnings) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+async def _reserve(
+    reader: ChainReader,
+    market: AaveMarket,
+    data_provider: str,
+    oracle: str,
+    asset: str,
+    user: tuple[Any, ...],
+    usd_unit: int | None,
+    rules: Rules,
+    warnings: Warnings,
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning."""
     label, optional = f"Aave market {market.name}", warnings.optional
     balance, stable_debt, variable_debt, *_, stable_rate, _, _, _ = user
     reserve, config, price, token, terms = await asyncio.gather(
         optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
-        optional(reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"), asset,
-                 "isCollateral and canBeCollateral are"),
+        optional(
+            reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
+            asset,
+            "isCollateral and canBeCollateral are",
+        ),
         optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
         optional(erc20.token_info(reader, asset), asset, "currency is"),
-        optional(_collateral_terms(reader, market.pool, data_provider, asset, *rules, label), asset,
-                 "isCollateral and canBeCollateral are") if balance else no_read())
+        optional(
+            _collateral_terms(reader, market.pool, data_provider, asset, *rules, label),
+            asset,
+            "isCollateral and canBeCollateral are",
+        )
+        if balance
+        else no_read(),
+    )
     decimals = config[0] if config else token["decimals"] if token else None
 
     def usd(amount: int) -> float | None:
@@ -228,25 +278,41 @@ async def _reserve(reader: ChainReader, market: AaveMarket, data_provider: str, 
         is_collateral = can_be_collateral = None
         if config and terms:
             is_collateral, can_be_collateral = collateral.decide(terms[0], asset, config[1], config[2], *terms[1:])
-        supply = {**base, "type": "aave-supply", "balance": str(balance), "balanceUsd": usd(balance),
-                  "apy": rate(reserve[5]) if reserve else None,
-                  "isCollateral": is_collateral, "canBeCollateral": can_be_collateral}
+        supply = {
+            **base,
+            "type": "aave-supply",
+            "balance": str(balance),
+            "balanceUsd": usd(balance),
+            "apy": rate(reserve[5]) if reserve else None,
+            "isCollateral": is_collateral,
+            "canBeCollateral": can_be_collateral,
+        }
     debt = stable_debt + variable_debt
     if debt:
         stable, variable = (rate(stable_rate) if stable_debt else 0.0), (rate(reserve[6]) if reserve else None)
-        weighted = None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
+        weighted = (
+            None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
+        )
         borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
     return supply, borrow
 
 
-async def _collateral_terms(reader: ChainReader, pool: str, data_provider: str, asset: str, emode: int,
-                            rules: Callable[[], Awaitable[collateral.Rules]],
-                            label: str) -> tuple[collateral.Rules, int, int | None]:
+async def _collateral_terms(
+    reader: ChainReader,
+    pool: str,
+    data_provider: str,
+    asset: str,
+    emode: int,
+    rules: Callable[[], Awaitable[collateral.Rules]],
+    label: str,
+) -> tuple[collateral.Rules, int, int | None]:
     """What the Pool's collateral decision on one supply needs: the wallet's rules, the reserve's
     debt ceiling and (in an e-mode) its id; all read in the round of the reserve's other reads."""
     terms, (debt_ceiling,), reserve = await asyncio.gather(
-        rules(), reader.call(data_provider, collateral.DEBT_CEILING, asset, label=f"{label} data provider"),
-        collateral.reserve_id(reader, pool, asset, emode, label))
+        rules(),
+        reader.call(data_provider, collateral.DEBT_CEILING, asset, label=f"{label} data provider"),
+        collateral.reserve_id(reader, pool, asset, emode, label),
+    )
     return terms, debt_ceiling, reserve
 
 

@@ -32,9 +32,11 @@ from position_warnings import outcome
 LTVZERO_BITMAP = Function("getEModeCategoryLtvzeroBitmap(uint8)", "fd89dee5", ("uint128",))
 COLLATERAL_BITMAP = Function("getEModeCategoryCollateralBitmap(uint8)", "b0771dba", ("uint128",))
 COLLATERAL_CONFIG = Function("getEModeCategoryCollateralConfig(uint8)", "b286f467", ("uint16",) * 3)
-POOL_RESERVE_DATA = Function("getReserveData(address)", "35ea6a75",
-                             ("uint256",) + ("uint128",) * 5 + ("uint40", "uint16") + ("address",) * 4
-                             + ("uint128",) * 3)
+POOL_RESERVE_DATA = Function(
+    "getReserveData(address)",
+    "35ea6a75",
+    ("uint256",) + ("uint128",) * 5 + ("uint40", "uint16") + ("address",) * 4 + ("uint128",) * 3,
+)
 """The Pool's ReserveDataLegacy (same selector as the data provider's getReserveData, another layout)."""
 DEBT_CEILING = Function("getDebtCeiling(address)", "3c798109", ("uint256",))
 
@@ -54,8 +56,9 @@ class Rules:
     ltvzero_bitmap: int = 0
 
 
-async def rules(reader: ChainReader, pool: str, data_provider: str, emode: int, flagged: list[str],
-                label: str) -> Rules:
+async def rules(
+    reader: ChainReader, pool: str, data_provider: str, emode: int, flagged: list[str], label: str
+) -> Rules:
     """The wallet's rules: the Pool's version, its e-mode category's collateral terms (v3.6 and
     later) and what isolation mode needs. One round: the e-mode reads are made before the
     version is known (they exist from v3.2) and used only from v3.6."""
@@ -65,7 +68,8 @@ async def rules(reader: ChainReader, pool: str, data_provider: str, emode: int, 
         outcome(reader.call(pool, LTVZERO_BITMAP, category, label=label)),
         outcome(reader.call(pool, COLLATERAL_BITMAP, category, label=label)) if emode else no_read(),
         outcome(reader.call(pool, COLLATERAL_CONFIG, category, label=label)) if emode else no_read(),
-        *(reader.call(data_provider, DEBT_CEILING, asset, label=f"{label} data provider") for asset in isolating))
+        *(reader.call(data_provider, DEBT_CEILING, asset, label=f"{label} data provider") for asset in isolating),
+    )
     v3_6 = not isinstance(probe, ProtocolError)
     common = {"flagged": tuple(flagged), "ceilings": {a: c for a, (c,) in zip(isolating, ceilings)}}
     if not (v3_6 and emode):
@@ -84,8 +88,9 @@ async def reserve_id(reader: ChainReader, pool: str, asset: str, emode: int, lab
     return (await reader.call(pool, POOL_RESERVE_DATA, asset, label=label))[7]
 
 
-def decide(rules: Rules, asset: str, ltv: int, liquidation_threshold: int, debt_ceiling: int,
-           reserve: int | None) -> tuple[bool, bool]:
+def decide(
+    rules: Rules, asset: str, ltv: int, liquidation_threshold: int, debt_ceiling: int, reserve: int | None
+) -> tuple[bool, bool]:
     """(isCollateral, canBeCollateral) of one supply, as the Pool decides them (see the module).
     canBeCollateral is whether the Pool lets the wallet enable it, again if it is enabled now:
     judged against the wallet's other collateral."""

@@ -21,10 +21,22 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 import erc20
+from aave import (
+    ASSET_PRICE,
+    GET_POOL_DATA_PROVIDER,
+    GET_PRICE_ORACLE,
+    RESERVE_CONFIGURATION,
+    RESERVE_DATA,
+    RESERVES_LIST,
+    bounded_reserves,
+    current,
+    priced,
+    quoted_apy,
+    usd_unit_of,
+    usd_value,
+)
 from abi import Function
 from addresses import AaveMarket, ChainAddresses
-from aave import (ASSET_PRICE, GET_POOL_DATA_PROVIDER, GET_PRICE_ORACLE, RESERVE_CONFIGURATION, RESERVE_DATA,
-                  RESERVES_LIST, bounded_reserves, current, priced, quoted_apy, usd_unit_of, usd_value)
 from chain import ChainReader
 from deployment import require
 from errors import InputValidationError
@@ -44,8 +56,10 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     found = [m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())]
     if not found:
         known = ", ".join(f"{m.name} {m.addresses_provider.lower()}" for m in markets)
-        raise InputValidationError(f"{pool} is not an Aave v3 market on chain {chain_id}: expected the "
-                                   f"PoolAddressesProvider (or Pool) of one of {known}.")
+        raise InputValidationError(
+            f"{pool} is not an Aave v3 market on chain {chain_id}: expected the "
+            f"PoolAddressesProvider (or Pool) of one of {known}."
+        )
     reader = ctx.reader(chain_id)
     await require(reader, f"the Aave market {found[0].name}", found[0].pool, "Pool")
     block, details = await asyncio.gather(reader.block_number(), _market(reader, found[0], ctx.warnings))
@@ -57,19 +71,26 @@ async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -
     (reserves,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
         current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
-        current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label))
+        current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label),
+    )
     bounded_reserves(reserves, label)
-    rows = await asyncio.gather(*(_reserve(reader, data_provider, oracle, asset, label, warnings) for asset in reserves))
+    rows = await asyncio.gather(
+        *(_reserve(reader, data_provider, oracle, asset, label, warnings) for asset in reserves)
+    )
     return {
-        "__typename": "AaveMarketPool", "type": "aave-market-pool",
-        "addressesProvider": market.addresses_provider.lower(), "chainId": reader.chain_id,
-        "marketName": market.name, "pool": market.pool.lower(),
+        "__typename": "AaveMarketPool",
+        "type": "aave-market-pool",
+        "addressesProvider": market.addresses_provider.lower(),
+        "chainId": reader.chain_id,
+        "marketName": market.name,
+        "pool": market.pool.lower(),
         "reserves": list(rows),
     }
 
 
-async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: str, label: str,
-                   warnings: Warnings) -> dict[str, Any]:
+async def _reserve(
+    reader: ChainReader, data_provider: str, oracle: str, asset: str, label: str, warnings: Warnings
+) -> dict[str, Any]:
     """One reserve, every figure null with a warning where its read fails."""
     optional, provider = warnings.optional, f"{label} data provider"
 
@@ -80,10 +101,12 @@ async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: 
         optional(erc20.token_info(reader, asset), asset, "asset is"),
         read(RESERVE_DATA, "the totals, utilization and APYs are"),
         read(RESERVE_CONFIGURATION, "the reserve's configuration is"),
-        read(RESERVE_CAPS, "supplyCap and borrowCap are"), read(PAUSED, "isPaused is"),
+        read(RESERVE_CAPS, "supplyCap and borrowCap are"),
+        read(PAUSED, "isPaused is"),
         read(RESERVE_TOKENS, "aToken and variableDebtToken are"),
         optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "the USD values are"),
-        reader.shared(("aave usd unit", oracle), lambda: usd_unit_of(reader, oracle, label)))
+        reader.shared(("aave usd unit", oracle), lambda: usd_unit_of(reader, oracle, label)),
+    )
     decimals = config[0] if config else token["decimals"] if token else None
 
     def usd(amount: int | None) -> float | None:
@@ -91,21 +114,32 @@ async def _reserve(reader: ChainReader, data_provider: str, oracle: str, asset: 
 
     supplied = data[2] if data else None
     borrowed = data[3] + data[4] if data else None
-    rates = ((quoted_apy(data[5], asset, warnings, "supplyApy is"), quoted_apy(data[6], asset, warnings, "borrowApy is"))
-             if data else (None, None))
+    rates = (
+        (quoted_apy(data[5], asset, warnings, "supplyApy is"), quoted_apy(data[6], asset, warnings, "borrowApy is"))
+        if data
+        else (None, None)
+    )
     return {
-        "asset": token, "aToken": tokens[0].lower() if tokens else None,
+        "asset": token,
+        "aToken": tokens[0].lower() if tokens else None,
         "variableDebtToken": tokens[2].lower() if tokens else None,
-        "totalSupplied": raw(supplied), "totalSuppliedUsd": usd(supplied),
-        "totalBorrowed": raw(borrowed), "totalBorrowedUsd": usd(borrowed),
+        "totalSupplied": raw(supplied),
+        "totalSuppliedUsd": usd(supplied),
+        "totalBorrowed": raw(borrowed),
+        "totalBorrowedUsd": usd(borrowed),
         "utilization": (borrowed / supplied if supplied else 0.0) if data else None,
-        "supplyApy": rates[0], "borrowApy": rates[1],
+        "supplyApy": rates[0],
+        "borrowApy": rates[1],
         "ltv": config[1] / 10_000 if config else None,
         "liquidationThreshold": config[2] / 10_000 if config else None,
         "liquidationBonus": (config[3] - 10_000) / 10_000 if config and config[3] else (0.0 if config else None),
         "reserveFactor": config[4] / 10_000 if config else None,
-        "supplyCap": str(caps[1]) if caps else None, "borrowCap": str(caps[0]) if caps else None,
-        "usageAsCollateralEnabled": config[5] if config else None, "borrowingEnabled": config[6] if config else None,
-        "isActive": config[8] if config else None, "isFrozen": config[9] if config else None,
-        "isPaused": paused[0] if paused else None, "priceUsd": None if decimals is None else usd(10**decimals),
+        "supplyCap": str(caps[1]) if caps else None,
+        "borrowCap": str(caps[0]) if caps else None,
+        "usageAsCollateralEnabled": config[5] if config else None,
+        "borrowingEnabled": config[6] if config else None,
+        "isActive": config[8] if config else None,
+        "isFrozen": config[9] if config else None,
+        "isPaused": paused[0] if paused else None,
+        "priceUsd": None if decimals is None else usd(10**decimals),
     }

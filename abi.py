@@ -14,9 +14,10 @@ recomputes every one with eth-hash.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 
 class AbiError(ValueError):
@@ -109,6 +110,7 @@ def split_types(text: str) -> list[str]:
 
 # ----------------------------------------------------------------------------- encoding
 
+
 def encode(types: Sequence[str], values: Sequence[Any]) -> bytes:
     """ABI-encode `values` as the tuple of `types` (function arguments, event data...)."""
     if len(types) != len(values):
@@ -139,8 +141,7 @@ def _encode(abi_type: AbiType, value: Any) -> bytes:
     if kind == "uint" or kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise AbiError(f"{kind}{abi_type.size} needs an int, got {type(value).__name__}")
-        low, high = (0, 2 ** abi_type.size) if kind == "uint" else (
-            -(2 ** (abi_type.size - 1)), 2 ** (abi_type.size - 1))
+        low, high = (0, 2**abi_type.size) if kind == "uint" else (-(2 ** (abi_type.size - 1)), 2 ** (abi_type.size - 1))
         if not low <= value < high:
             raise AbiError(f"{value} does not fit {kind}{abi_type.size}")
         return value.to_bytes(32, "big", signed=kind == "int")
@@ -175,6 +176,7 @@ def _encode(abi_type: AbiType, value: Any) -> bytes:
 
 # ----------------------------------------------------------------------------- decoding
 
+
 def decode(types: Sequence[str], data: bytes) -> tuple[Any, ...]:
     """Decode `data` as the tuple of `types`; AbiError when it does not fit."""
     return tuple(_Decoder(data).tuple([parse_type(t) for t in types], 0))
@@ -193,7 +195,7 @@ class _Decoder:
     def word(self, position: int) -> int:
         if position < 0 or position + 32 > len(self.data):
             raise AbiError(f"data too short: need 32 bytes at {position}, have {len(self.data)}")
-        return int.from_bytes(self.data[position:position + 32], "big")
+        return int.from_bytes(self.data[position : position + 32], "big")
 
     def tuple(self, types: Sequence[AbiType], base: int) -> list[Any]:
         values, position = [], base
@@ -217,9 +219,9 @@ class _Decoder:
             return self.scalar(abi_type, self.word(position))
         if kind == "fixedbytes":
             self.word(position)
-            if any(self.data[position + abi_type.size:position + 32]):
+            if any(self.data[position + abi_type.size : position + 32]):
                 raise AbiError(f"bytes{abi_type.size} has non-zero padding")
-            return self.data[position:position + abi_type.size]
+            return self.data[position : position + abi_type.size]
         if kind in ("bytes", "string"):
             length = self.word(position)
             start = position + 32
@@ -228,8 +230,8 @@ class _Decoder:
             self.byte_budget -= length
             if self.byte_budget < 0:
                 raise AbiError("data decodes to more bytes than it holds")
-            raw = self.data[start:start + length]
-            if any(self.data[start + length:start + length + (-length % 32)]):
+            raw = self.data[start : start + length]
+            if any(self.data[start + length : start + length + (-length % 32)]):
                 raise AbiError(f"{kind} has non-zero padding")
             if kind == "bytes":
                 return raw
@@ -270,6 +272,7 @@ class _Decoder:
 
 # ----------------------------------------------------------------------------- functions
 
+
 @dataclass(frozen=True)
 class Function:
     """A contract function: its signature, its selector (a constant), its output types."""
@@ -287,7 +290,7 @@ class Function:
 
     @property
     def inputs(self) -> list[str]:
-        return split_types(self.signature[len(self.name) + 1:-1])
+        return split_types(self.signature[len(self.name) + 1 : -1])
 
     def calldata(self, *args: Any) -> bytes:
         return bytes.fromhex(self.selector) + encode(self.inputs, args)

@@ -85,9 +85,10 @@ def borrow_rates(start_utilization: int, start_rate_at_target: int, elapsed: int
         if linear_adaptation == 0:
             average_at_target = end_at_target = start_rate_at_target
         else:
+
             def adapted(adaptation: int) -> int:
-                return min(max(w_mul(start_rate_at_target, w_exp(adaptation)), MIN_RATE_AT_TARGET),
-                           MAX_RATE_AT_TARGET)
+                return min(max(w_mul(start_rate_at_target, w_exp(adaptation)), MIN_RATE_AT_TARGET), MAX_RATE_AT_TARGET)
+
             end_at_target = adapted(linear_adaptation)
             middle = adapted(_div(linear_adaptation, 2))
             average_at_target = _div(start_rate_at_target + end_at_target + 2 * middle, 4)

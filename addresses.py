@@ -4,16 +4,18 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
 shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave",
 "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant") replaces the built-in one, and
-"priceFeeds" entries are added or replaced token by token. A chain that only the file lists (a local devnet) is served like any other.
+"priceFeeds" entries are added or replaced token by token. A chain that only the file lists (a local
+devnet) is served like any other.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 BUILT_IN = Path(__file__).with_name("addresses.json")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
@@ -191,13 +193,20 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
-        price_feeds={_address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
-                     for token, feed in feeds.items()},
+        price_feeds={
+            _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
+            for token, feed in feeds.items()
+        },
         vault_style={name: _vault_style(value[name], f"{where} {name}") for name in VAULT_STYLE if name in value},
-        currency_feeds={currency: _feed(feed, f"{where} currencyFeeds {currency}")
-                        for currency, feed in _object(value.get("currencyFeeds", {}), f"{where} currencyFeeds").items()},
-        sequencer_uptime_feed=(_address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
-                               if "sequencerUptimeFeed" in value else None),
+        currency_feeds={
+            currency: _feed(feed, f"{where} currencyFeeds {currency}")
+            for currency, feed in _object(value.get("currencyFeeds", {}), f"{where} currencyFeeds").items()
+        },
+        sequencer_uptime_feed=(
+            _address(value["sequencerUptimeFeed"], f"{where} sequencerUptimeFeed")
+            if "sequencerUptimeFeed" in value
+            else None
+        ),
     )
 
 
@@ -214,8 +223,9 @@ def _morpho(value: Any, where: str) -> MorphoAddresses:
         blue=_deployment(value.get("blue"), f"{where} blue"),
         vault_v1_factories=_deployments(value.get("vaultV1Factories", []), f"{where} vaultV1Factories"),
         vault_v2_factories=_deployments(value.get("vaultV2Factories", []), f"{where} vaultV2Factories"),
-        adaptive_curve_irm=(_address(value["adaptiveCurveIrm"], f"{where} adaptiveCurveIrm")
-                            if value.get("adaptiveCurveIrm") else None),
+        adaptive_curve_irm=(
+            _address(value["adaptiveCurveIrm"], f"{where} adaptiveCurveIrm") if value.get("adaptiveCurveIrm") else None
+        ),
     )
 
 
@@ -227,8 +237,15 @@ def _aave(value: Any, where: str) -> tuple[AaveMarket, ...]:
         here = f"{where}[{index}]"
         if not isinstance(market, dict) or not isinstance(market.get("name"), str):
             raise AddressesError(f"{here}: must be an object with a name")
-        markets.append(AaveMarket(market["name"], *(_address(market.get(field), f"{here} {field}") for field in
-                                                    ("addressesProvider", "pool", "dataProvider", "oracle"))))
+        markets.append(
+            AaveMarket(
+                market["name"],
+                *(
+                    _address(market.get(field), f"{here} {field}")
+                    for field in ("addressesProvider", "pool", "dataProvider", "oracle")
+                ),
+            )
+        )
     return tuple(markets)
 
 
@@ -239,22 +256,30 @@ def _compound(value: Any, where: str) -> CompoundAddresses:
     for index, market in enumerate(value["markets"]):
         if not isinstance(market, dict) or not isinstance(market.get("name"), str):
             raise AddressesError(f"{where} markets[{index}]: must be an object with name and comet")
-        markets.append(CometMarket(market["name"], _address(market.get("comet"), f"{where} markets[{index}]"),
-                                   str(market.get("priceCurrency", "USD"))))
+        markets.append(
+            CometMarket(
+                market["name"],
+                _address(market.get("comet"), f"{where} markets[{index}]"),
+                str(market.get("priceCurrency", "USD")),
+            )
+        )
     rewards = _address(value["rewards"], f"{where} rewards") if value.get("rewards") else None
     return CompoundAddresses(rewards, tuple(markets))
 
 
 def _pendle(value: Any, where: str) -> PendleAddresses:
     value = _object(value, where)
-    return PendleAddresses(_deployments(value.get("marketFactories", []), f"{where} marketFactories"),
-                           _deployments(value.get("yieldContractFactories", []), f"{where} yieldContractFactories"))
+    return PendleAddresses(
+        _deployments(value.get("marketFactories", []), f"{where} marketFactories"),
+        _deployments(value.get("yieldContractFactories", []), f"{where} yieldContractFactories"),
+    )
 
 
 def _fluid(value: Any, where: str) -> FluidAddresses:
     value = _object(value, where)
-    return FluidAddresses(*(_address(value.get(field), f"{where} {field}")
-                            for field in ("lendingResolver", "vaultResolver")))
+    return FluidAddresses(
+        *(_address(value.get(field), f"{where} {field}") for field in ("lendingResolver", "vaultResolver"))
+    )
 
 
 def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
@@ -266,8 +291,9 @@ def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
     for index, vault in enumerate(_list(value.get("vaults", []), f"{where} vaults")):
         here = f"{where} vaults[{index}]"
         vault = _object(vault, here)
-        vaults.append(ShareVault(_kind(vault, here), _address(vault.get("address"), here),
-                                 vault.get("cooldown") is True))
+        vaults.append(
+            ShareVault(_kind(vault, here), _address(vault.get("address"), here), vault.get("cooldown") is True)
+        )
     tokens = []
     for index, token in enumerate(_list(value.get("tokens", []), f"{where} tokens")):
         here = f"{where} tokens[{index}]"

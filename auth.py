@@ -24,10 +24,10 @@ import os
 import re
 import secrets
 import tempfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from multidict import CIMultiDictProxy
 
@@ -51,10 +51,7 @@ HEADER = (
 
 MISSING_KEY = "Missing API key. Provide via x-api-key header or Authorization: Bearer <key>."
 INVALID_KEY = "Invalid or revoked API key."
-CONFLICTING_KEYS = (
-    "Conflicting API keys: the x-api-key and Authorization headers carry different keys. "
-    "Send one key."
-)
+CONFLICTING_KEYS = "Conflicting API keys: the x-api-key and Authorization headers carry different keys. Send one key."
 CONFLICTING_SAME_HEADER = "Conflicting API keys: several {header} headers carry different keys. Send one key."
 
 
@@ -88,7 +85,7 @@ def digest_of(key: str) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_keys(text: str, source: str) -> tuple[dict[str, KeyRecord], dict[str, int]]:
@@ -133,8 +130,7 @@ def _record(key_id: str, values: Mapping[str, str], source: str) -> KeyRecord:
         stamp = values.get(field, "")
         if stamp and not _STAMP_RE.fullmatch(stamp):
             raise KeyFileError(f"{source}: KEY_{key_id}_{field} is not a UTC time like 2026-01-31T12:00:00Z")
-    return KeyRecord(key_id, values.get("NAME", ""), digest, values.get("CREATED", ""),
-                     values.get("REVOKED", ""))
+    return KeyRecord(key_id, values.get("NAME", ""), digest, values.get("CREATED", ""), values.get("REVOKED", ""))
 
 
 def _read_text(path: Path) -> str:
@@ -192,8 +188,10 @@ def create_key(path: str | Path, name: str) -> tuple[str, KeyRecord]:
         records, _ = parse_keys(text, str(path))
         holder = next((r for r in records.values() if r.active and r.name == name), None)
         if holder is not None:
-            raise ValueError(f"an active key is already named {name!r} (id {holder.id}); choose another "
-                             "name or revoke that key first")
+            raise ValueError(
+                f"an active key is already named {name!r} (id {holder.id}); choose another "
+                "name or revoke that key first"
+            )
         key = "pk_" + secrets.token_hex(32)
         key_id = secrets.token_hex(6)
         while key_id in records:
@@ -202,12 +200,16 @@ def create_key(path: str | Path, name: str) -> tuple[str, KeyRecord]:
         prefix = text if text else HEADER
         if prefix and not prefix.endswith("\n"):
             prefix += "\n"
-        _write_atomically(path, prefix + (
-            f"KEY_{key_id}_NAME={name}\n"
-            f"KEY_{key_id}_SHA256={record.digest}\n"
-            f"KEY_{key_id}_CREATED={record.created}\n"
-            f"KEY_{key_id}_REVOKED=\n"
-        ))
+        _write_atomically(
+            path,
+            prefix
+            + (
+                f"KEY_{key_id}_NAME={name}\n"
+                f"KEY_{key_id}_SHA256={record.digest}\n"
+                f"KEY_{key_id}_CREATED={record.created}\n"
+                f"KEY_{key_id}_REVOKED=\n"
+            ),
+        )
     return key, record
 
 
@@ -289,8 +291,9 @@ class KeyStore:
             return
         if stamp is None:
             self._stamp = stamp
-            log.error("keys file %s has disappeared; keeping the last good set of %d keys", self.path,
-                      len(self._active))
+            log.error(
+                "keys file %s has disappeared; keeping the last good set of %d keys", self.path, len(self._active)
+            )
             return
         try:
             count = self.load()

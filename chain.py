@@ -26,9 +26,10 @@ import asyncio
 import logging
 import math
 import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
@@ -57,8 +58,19 @@ MAX_CHUNK_CALLDATA = 128 * 1024
 """Sub-call calldata bytes per aggregate3 call (hex in JSON doubles it), beside `max_calls`."""
 SETTLE_SECONDS = 900
 """Where an endpoint has no `finalized` block tag, logs count as settled once they are this old."""
-BLOCK_SECONDS: Mapping[int, float] = {1: 12, 10: 2, 130: 1, 137: 2, 2020: 3, 5000: 2, 8453: 2, 42161: 0.25,
-                                      43114: 2, 59144: 2, 534352: 3}
+BLOCK_SECONDS: Mapping[int, float] = {
+    1: 12,
+    10: 2,
+    130: 1,
+    137: 2,
+    2020: 3,
+    5000: 2,
+    8453: 2,
+    42161: 0.25,
+    43114: 2,
+    59144: 2,
+    534352: 3,
+}
 """Block times, to turn SETTLE_SECONDS into a depth per chain (64 blocks is 16 s on Arbitrum)."""
 
 MAX_NARROWING_ROUNDS = 16
@@ -176,23 +188,26 @@ def _empty_revert(revert: Any) -> bool:
 
 def _hex_int(value: Any, what: str, chain_id: int) -> int:
     if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]{1,64}", value):
-        raise NetworkError(f"The RPC endpoint for chain {chain_id} answered {what} with something "
-                           "that is not a hex number.")
+        raise NetworkError(
+            f"The RPC endpoint for chain {chain_id} answered {what} with something that is not a hex number."
+        )
     return int(value, 16)
 
 
 def _hex_bytes(value: Any, what: str, chain_id: int) -> bytes:
     if not isinstance(value, str) or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", value):
-        raise NetworkError(f"The RPC endpoint for chain {chain_id} answered {what} with something "
-                           "that is not hex data.")
+        raise NetworkError(
+            f"The RPC endpoint for chain {chain_id} answered {what} with something that is not hex data."
+        )
     return bytes.fromhex(value[2:])
 
 
 class Chains:
     """App-wide chain access: one Endpoint per chain (each with its own connections), the cache."""
 
-    def __init__(self, urls: Mapping[int, str], config: ChainConfig = ChainConfig(),
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self, urls: Mapping[int, str], config: ChainConfig = ChainConfig(), metrics: Metrics | None = None
+    ) -> None:
         self.config = config
         self.metrics = metrics or Metrics()
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
@@ -208,12 +223,17 @@ class Chains:
     def endpoint(self, chain_id: int) -> Endpoint:
         if chain_id not in self._endpoints:
             if chain_id not in self._urls:
-                raise InputValidationError(
-                    f"Chain {chain_id} has no RPC endpoint configured on this server.")
+                raise InputValidationError(f"Chain {chain_id} has no RPC endpoint configured on this server.")
             config = self.config
-            self._endpoints[chain_id] = Endpoint(chain_id, self._urls[chain_id], config.connections,
-                                                 config.max_response_bytes, config.max_attempts,
-                                                 config.logs_block_range, self.metrics)
+            self._endpoints[chain_id] = Endpoint(
+                chain_id,
+                self._urls[chain_id],
+                config.connections,
+                config.max_response_bytes,
+                config.max_attempts,
+                config.logs_block_range,
+                self.metrics,
+            )
         return self._endpoints[chain_id]
 
     def request(self, deadline: float) -> ChainRequest:
@@ -279,8 +299,9 @@ class ChainReader:
         self._config = request.chains.config
         self._at = block
         """A block given, not the newest: a node without its state is pruned (HistoryUnavailable)."""
-        self._exchange = Exchange(endpoint, request.stats, request.deadline, self._config.max_attempts,
-                                  history=block is not None)
+        self._exchange = Exchange(
+            endpoint, request.stats, request.deadline, self._config.max_attempts, history=block is not None
+        )
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._multicall = False
@@ -346,9 +367,11 @@ class ChainReader:
         key = (self.chain_id, "timestamp", number)
         if (cached := self._cache.get(key)) is not None:
             return cached
+
         async def read() -> int:
             header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
             return _hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
+
         timestamp = await self.shared(key, read)
         if number <= await self.block_number() - settle_depth(self.chain_id):
             self._cache.put(key, timestamp)
@@ -358,6 +381,7 @@ class ChainReader:
         """The newest block whose logs can be kept for good: the endpoint's `finalized` block
         where it has that tag (asked once per request), else the pinned block less the chain's
         settle_depth. Never past the pinned block."""
+
         async def read() -> int:
             block = await self.block_number()
             if self.endpoint.has_finalized is not False:
@@ -365,10 +389,14 @@ class ChainReader:
                 if isinstance(header, dict):
                     self.endpoint.has_finalized = True
                     return min(block, _hex_int(header.get("number"), "eth_getBlockByNumber", self.chain_id))
-                log.info("chain %d endpoint has no finalized block tag; logs settle after %d blocks",
-                         self.chain_id, settle_depth(self.chain_id))
+                log.info(
+                    "chain %d endpoint has no finalized block tag; logs settle after %d blocks",
+                    self.chain_id,
+                    settle_depth(self.chain_id),
+                )
                 self.endpoint.has_finalized = False
             return block - settle_depth(self.chain_id)
+
         return await self.shared(("settled block",), read)
 
     async def _pin(self) -> int:
@@ -385,14 +413,14 @@ class ChainReader:
             served = _hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
             if served != self.chain_id:
                 log.error("RPC_URL_%d serves chain %d; refusing to use it", self.chain_id, served)
-                raise NetworkError(f"The RPC endpoint configured for chain {self.chain_id} serves "
-                                   f"chain {served}; it is not used.")
+                raise NetworkError(
+                    f"The RPC endpoint configured for chain {self.chain_id} serves chain {served}; it is not used."
+                )
             endpoint.chain_checked = True
         if "eth_getCode" in answers:
             endpoint.has_multicall = len(_hex_bytes(answers["eth_getCode"], "eth_getCode", self.chain_id)) > 0
             if not endpoint.has_multicall:
-                log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches",
-                         self.chain_id)
+                log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches", self.chain_id)
         head = _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
         endpoint.metrics.chain_head.labels(endpoint.label).set(head)
         if endpoint.has_multicall and (endpoint.multicall_since is None or head < endpoint.multicall_since):
@@ -406,8 +434,9 @@ class ChainReader:
         for blocks older than any seen with it (the canonical one was deployed in 2022)."""
         head = await self._request.reader(self.chain_id).block_number()
         if block > head:
-            raise InputValidationError(f"Block {block} is not on chain {self.chain_id} yet: its newest block "
-                                       f"is {head}.")
+            raise InputValidationError(
+                f"Block {block} is not on chain {self.chain_id} yet: its newest block is {head}."
+            )
         endpoint = self.endpoint
         if not endpoint.has_multicall or block <= endpoint.multicall_absent_to:
             return block
@@ -422,9 +451,11 @@ class ChainReader:
 
     async def has_code(self, address: str) -> bool:
         """Whether `address` has code at the pinned block: a contract deployed by then."""
+
         async def read() -> bool:
             code = await self._ride_along("eth_getCode", [address, hex(await self.block_number())])
             return len(_hex_bytes(code, "eth_getCode", self.chain_id)) > 0
+
         return await self.shared(("code", address.lower()), read)
 
     # ---------------------------------------------------------------- eth_call
@@ -442,7 +473,8 @@ class ChainReader:
         if key not in self._calls:
             future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
             self._calls[key] = shared_future(
-                self._enqueue(_Call(target, function, calldata, label or f"contract {target}", future)))
+                self._enqueue(_Call(target, function, calldata, label or f"contract {target}", future))
+            )
         result = await asyncio.shield(self._calls[key])
         if function.immutable:
             self._cache.put(key, result)
@@ -498,16 +530,18 @@ class ChainReader:
             grouped = [call for call in calls if not call.alone] if self._multicall else []
             plain = [call for call in calls if call.alone] if self._multicall else calls
             chunks = _chunks(grouped, self._config.max_calls)
-            requests = ([self._aggregate3(chunk, block) for chunk in chunks]
-                        + [self._eth_call(call, block) for call in plain]
-                        + [(raw.method, raw.params) for raw in raws])
+            requests = (
+                [self._aggregate3(chunk, block) for chunk in chunks]
+                + [self._eth_call(call, block) for call in plain]
+                + [(raw.method, raw.params) for raw in raws]
+            )
             self._request.stats.subcalls += len(calls)
             self.endpoint.metrics.rpc_subcalls.labels(self.endpoint.label).inc(len(calls))
             answers = await self._exchange.rpc(requests, None if self._multicall else PLAIN_BATCH_SIZE)
             await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
-            for call, answer in zip(plain, answers[len(chunks):]):
+            for call, answer in zip(plain, answers[len(chunks) :]):
                 self._settle_plain(call, answer, block)
-            for raw, answer in zip(raws, answers[len(chunks) + len(plain):]):
+            for raw, answer in zip(raws, answers[len(chunks) + len(plain) :]):
                 _resolve(raw.future, answer)
         except GeneratorExit:
             raise
@@ -530,8 +564,12 @@ class ChainReader:
             if len(results) != len(chunk):
                 raise AbiError("result count differs from call count")
         except AbiError as exc:
-            log.info("aggregate3 of %d calls failed on chain %d (%s); splitting it", len(chunk),
-                     self.chain_id, clean(exc, 80))
+            log.info(
+                "aggregate3 of %d calls failed on chain %d (%s); splitting it",
+                len(chunk),
+                self.chain_id,
+                clean(exc, 80),
+            )
             await self._resend(chunk, block)
             return
         for call, (success, data) in zip(chunk, results):
@@ -546,7 +584,7 @@ class ChainReader:
             (answer,) = await self._exchange.rpc([self._eth_call(call, block)])
             self._settle_plain(call, answer, block)
             return
-        halves = [chunk[:len(chunk) // 2], chunk[len(chunk) // 2:]]
+        halves = [chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]]
         answers = await self._exchange.rpc([self._aggregate3(half, block) for half in halves])
         await asyncio.gather(*(self._settle_chunk(half, answer, block) for half, answer in zip(halves, answers)))
 
@@ -565,8 +603,16 @@ class ChainReader:
 
     @staticmethod
     def _aggregate3(chunk: list[_Call], block: int) -> tuple[str, list[Any]]:
-        return ("eth_call", [{"to": MULTICALL3, "data": "0x" + AGGREGATE3.calldata(
-            [(call.target, True, call.calldata) for call in chunk]).hex()}, hex(block)])
+        return (
+            "eth_call",
+            [
+                {
+                    "to": MULTICALL3,
+                    "data": "0x" + AGGREGATE3.calldata([(call.target, True, call.calldata) for call in chunk]).hex(),
+                },
+                hex(block),
+            ],
+        )
 
     def _settle(self, call: _Call, block: int, data: bytes | None, revert: Any, message: str = "") -> None:
         where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
@@ -574,8 +620,9 @@ class ChainReader:
             reason = _revert_reason(revert) if revert else clean(message) or "no reason given"
             _resolve(call.future, error=ProtocolError(f"{where} reverted ({reason})."))
         elif not data and call.function.outputs:
-            _resolve(call.future, error=ProtocolError(
-                f"{where} returned no data (no contract code at {call.target}?)."))
+            _resolve(
+                call.future, error=ProtocolError(f"{where} returned no data (no contract code at {call.target}?).")
+            )
         else:
             try:
                 _resolve(call.future, _safe(call.function.decode(data)))
@@ -584,8 +631,9 @@ class ChainReader:
 
     # ---------------------------------------------------------------- eth_getLogs
 
-    async def get_logs(self, address: str | Sequence[str], topics: Sequence[Any],
-                       from_block: int, to_block: int | None = None) -> list[Log]:
+    async def get_logs(
+        self, address: str | Sequence[str], topics: Sequence[Any], from_block: int, to_block: int | None = None
+    ) -> list[Log]:
         """Logs in [from_block, to_block] (default: the pinned block), in chain order.
 
         The span is cut into the endpoint's block range, all pieces riding in the next round's
@@ -599,8 +647,10 @@ class ChainReader:
         endpoint = self.endpoint
         step = endpoint.logs_block_range
         if (last - from_block) // step >= MAX_LOG_QUERIES:
-            raise ProtocolError(f"eth_getLogs on chain {self.chain_id}: blocks {from_block}-{last} need "
-                                f"more than {MAX_LOG_QUERIES} queries of {step} blocks.")
+            raise ProtocolError(
+                f"eth_getLogs on chain {self.chain_id}: blocks {from_block}-{last} need "
+                f"more than {MAX_LOG_QUERIES} queries of {step} blocks."
+            )
         ranges = [(start, min(start + step - 1, last)) for start in range(from_block, last + 1, step)]
         logs: list[Log] = []
         narrowed = False
@@ -609,16 +659,31 @@ class ChainReader:
                 if not narrowed:
                     endpoint.logs_block_range = min(step * 2, self._config.logs_block_range)
                 return sorted(logs, key=lambda entry: (entry.block_number, entry.log_index))
-            answers = await asyncio.gather(*(self._ride_along("eth_getLogs", [{
-                "address": addresses, "topics": list(topics), "fromBlock": hex(low), "toBlock": hex(high),
-            }]) for low, high in ranges))
+            answers = await asyncio.gather(
+                *(
+                    self._ride_along(
+                        "eth_getLogs",
+                        [
+                            {
+                                "address": addresses,
+                                "topics": list(topics),
+                                "fromBlock": hex(low),
+                                "toBlock": hex(high),
+                            }
+                        ],
+                    )
+                    for low, high in ranges
+                )
+            )
             retry = []
             for (low, high), answer in zip(ranges, answers):
                 if isinstance(answer, RpcError):
                     span = high - low + 1
                     if span <= MIN_LOGS_BLOCK_RANGE or len(ranges) + len(retry) >= MAX_LOG_QUERIES:
-                        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused eth_getLogs "
-                                           f"for blocks {low}-{high}: {clean(answer.message)}")
+                        raise NetworkError(
+                            f"The RPC endpoint for chain {self.chain_id} refused eth_getLogs "
+                            f"for blocks {low}-{high}: {clean(answer.message)}"
+                        )
                     middle = (low + high) // 2
                     retry += [(low, middle), (middle + 1, high)]
                     narrowed = True
@@ -626,8 +691,10 @@ class ChainReader:
                     continue
                 logs.extend(self._log(entry) for entry in answer)
             ranges = retry
-        raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused every eth_getLogs "
-                           "block range, down to the smallest tried.")
+        raise NetworkError(
+            f"The RPC endpoint for chain {self.chain_id} refused every eth_getLogs "
+            "block range, down to the smallest tried."
+        )
 
     async def events(self, stream: Stream) -> View:
         """`stream` as of the pinned block (event_index.py): the app keeps the settled part on
@@ -653,8 +720,9 @@ class ChainReader:
         block = await self.block_number()
         answer = await self._ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, hex(block)])
         if isinstance(answer, RpcError):
-            raise ProtocolError(f"a bulk read of {target} on chain {self.chain_id} at block {block} failed: "
-                                f"{clean(answer.message)}")
+            raise ProtocolError(
+                f"a bulk read of {target} on chain {self.chain_id} at block {block} failed: {clean(answer.message)}"
+            )
         return _hex_bytes(answer, "eth_call", self.chain_id)
 
     async def block_hash(self, number: int) -> str:
@@ -673,5 +741,6 @@ class ChainReader:
                 log_index=_hex_int(entry["logIndex"], "eth_getLogs", self.chain_id),
             )
         except (KeyError, TypeError, AttributeError):
-            raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered eth_getLogs with a "
-                               "malformed log.") from None
+            raise NetworkError(
+                f"The RPC endpoint for chain {self.chain_id} answered eth_getLogs with a malformed log."
+            ) from None

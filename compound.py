@@ -57,8 +57,9 @@ BASE_TOKEN = Function("baseToken()", "c55dae63", ("address",), immutable=True)
 BASE_TOKEN_PRICE_FEED = Function("baseTokenPriceFeed()", "e7dad6bd", ("address",))
 BASE_SCALE = Function("baseScale()", "44c1e5eb", ("uint256",), immutable=True)
 NUM_ASSETS = Function("numAssets()", "a46fe83b", ("uint8",))
-GET_ASSET_INFO = Function("getAssetInfo(uint8)", "c8c7fe6b",
-                          ("(uint8,address,address,uint64,uint64,uint64,uint64,uint128)",))
+GET_ASSET_INFO = Function(
+    "getAssetInfo(uint8)", "c8c7fe6b", ("(uint8,address,address,uint64,uint64,uint64,uint64,uint128)",)
+)
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
 BORROW_BALANCE_OF = Function("borrowBalanceOf(address)", "374c49b4", ("uint256",))
 COLLATERAL_BALANCE_OF = Function("collateralBalanceOf(address,address)", "5c2549ee", ("uint128",))
@@ -93,8 +94,9 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     block = await reader.block_number()
     warnings = ctx.warnings
     comets = await deployed(reader, "compound", deployment.markets, lambda market: market.comet, "Comets")
-    markets = await asyncio.gather(*(_market(reader, chain, deployment, market, wallet, warnings)
-                                     for market in comets), return_exceptions=True)
+    markets = await asyncio.gather(
+        *(_market(reader, chain, deployment, market, wallet, warnings) for market in comets), return_exceptions=True
+    )
     kept = warnings.survivors("Compound market", ((market.comet, result) for market, result in zip(comets, markets)))
     if not kept:
         raise next(r for r in markets if isinstance(r, BaseException))
@@ -110,22 +112,42 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     }
 
 
-async def _market(reader: ChainReader, chain: ChainAddresses, deployment: CompoundAddresses, market: CometMarket,
-                  wallet: str, warnings: Warnings) -> dict[str, Any]:
+async def _market(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    deployment: CompoundAddresses,
+    market: CometMarket,
+    wallet: str,
+    warnings: Warnings,
+) -> dict[str, Any]:
     comet, label = market.comet, f"Comet {market.comet}"
-    (base,), (base_feed,), (base_scale,), (count,), (utilization,), (supplied,), (borrowed,), unit_usd = \
-        await asyncio.gather(
-            reader.call(comet, BASE_TOKEN, label=label), reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
-            reader.call(comet, BASE_SCALE, label=label), reader.call(comet, NUM_ASSETS, label=label),
-            reader.call(comet, GET_UTILIZATION, label=label), reader.call(comet, BALANCE_OF, wallet, label=label),
-            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label), outcome(currency_usd(reader, chain, market.price_currency, market.name)))
+    (
+        (base,),
+        (base_feed,),
+        (base_scale,),
+        (count,),
+        (utilization,),
+        (supplied,),
+        (borrowed,),
+        unit_usd,
+    ) = await asyncio.gather(
+        reader.call(comet, BASE_TOKEN, label=label),
+        reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
+        reader.call(comet, BASE_SCALE, label=label),
+        reader.call(comet, NUM_ASSETS, label=label),
+        reader.call(comet, GET_UTILIZATION, label=label),
+        reader.call(comet, BALANCE_OF, wallet, label=label),
+        reader.call(comet, BORROW_BALANCE_OF, wallet, label=label),
+        outcome(currency_usd(reader, chain, market.price_currency, market.name)),
+    )
     if count > MAX_ASSETS:
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
     infos, supply_rate, borrow_rate, base_price = await asyncio.gather(
         outcome(asyncio.gather(*(reader.call(comet, GET_ASSET_INFO, i, label=label) for i in range(count)))),
         outcome(first(reader.call(comet, GET_SUPPLY_RATE, utilization, label=label))),
         outcome(first(reader.call(comet, GET_BORROW_RATE, utilization, label=label))),
-        outcome(comet_price(reader, comet, base_feed, label)))
+        outcome(comet_price(reader, comet, base_feed, label)),
+    )
     if isinstance(infos, ProtocolError):
         warnings.left_out("the collateral of", comet, infos)
         infos = []
@@ -133,10 +155,12 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
     if base_scale == 0 or any(asset[3] == 0 for asset in assets):
         raise ProtocolError(f"{label} reports a scale of 0.")
     balances, prices, reward = await asyncio.gather(
-        asyncio.gather(*(outcome(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label))
-                         for asset in assets)),
+        asyncio.gather(
+            *(outcome(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label)) for asset in assets)
+        ),
         asyncio.gather(*(outcome(comet_price(reader, comet, asset[2], label)) for asset in assets)),
-        _reward_owed(reader, deployment, comet, wallet))
+        _reward_owed(reader, deployment, comet, wallet),
+    )
 
     def per_unit(price: int | ProtocolError, scale: int) -> Fraction | ProtocolError | None:
         return usd_per_unit(price, scale, unit_usd)
@@ -154,9 +178,12 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
         return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known}
     base_info, *collateral_infos = await asyncio.gather(
         warnings.optional(erc20.token_info(reader, base), base, "baseAsset is"),
-        *(warnings.optional(erc20.token_info(reader, asset[1]), asset[1], "asset is") for asset, _, _ in held))
-    collateral_usd = [warnings.value(usd, asset[1], "balanceUsd, borrowCapacityUsd and liquidationThresholdUsd are")
-                      for asset, _, usd in held]
+        *(warnings.optional(erc20.token_info(reader, asset[1]), asset[1], "asset is") for asset, _, _ in held),
+    )
+    collateral_usd = [
+        warnings.value(usd, asset[1], "balanceUsd, borrowCapacityUsd and liquidationThresholdUsd are")
+        for asset, _, usd in held
+    ]
 
     def weighted(factor: int) -> float | None:
         """Σ collateral USD x a collateral factor; None when a collateral has no price."""
@@ -164,30 +191,55 @@ async def _market(reader: ChainReader, chain: ChainAddresses, deployment: Compou
             return None
         return float(sum(balance * usd * asset[factor] / WAD for (asset, balance, _), usd in zip(held, collateral_usd)))
 
-    collateral = [{"type": "compound-collateral", "marketAddress": comet, "asset": info, "balance": str(balance),
-                   "balanceUsd": float(balance * usd) if usd is not None else None,
-                   "borrowCollateralFactor": asset[4] / WAD, "liquidateCollateralFactor": asset[5] / WAD}
-                  for (asset, balance, _), usd, info in zip(held, collateral_usd, collateral_infos)]
+    collateral = [
+        {
+            "type": "compound-collateral",
+            "marketAddress": comet,
+            "asset": info,
+            "balance": str(balance),
+            "balanceUsd": float(balance * usd) if usd is not None else None,
+            "borrowCollateralFactor": asset[4] / WAD,
+            "liquidateCollateralFactor": asset[5] / WAD,
+        }
+        for (asset, balance, _), usd, info in zip(held, collateral_usd, collateral_infos)
+    ]
     base_fields = {"marketAddress": comet, "baseAsset": base_info}
     base_value = warnings.value(base_usd, comet, "balanceUsd and debtUsd are") if supplied or borrowed else None
     supply = borrow = None
     if supplied:
         rate = warnings.value(supply_rate, comet, "the supply apr and apy are")
-        supply = {**base_fields, "type": "compound-supply", "balance": str(supplied),
-                  "balanceUsd": float(supplied * base_value) if base_value is not None else None,
-                  "apr": None if rate is None else apr(rate), "apy": None if rate is None else apy(rate)}
+        supply = {
+            **base_fields,
+            "type": "compound-supply",
+            "balance": str(supplied),
+            "balanceUsd": float(supplied * base_value) if base_value is not None else None,
+            "apr": None if rate is None else apr(rate),
+            "apy": None if rate is None else apy(rate),
+        }
     if borrowed:
         rate = warnings.value(borrow_rate, comet, "the borrow apr and apy are")
-        borrow = {**base_fields, "type": "compound-borrow", "debt": str(borrowed),
-                  "debtUsd": float(borrowed * base_value) if base_value is not None else None,
-                  "apr": None if rate is None else apr(rate), "apy": None if rate is None else apy(rate),
-                  "borrowCapacityUsd": weighted(4), "liquidationThresholdUsd": weighted(5)}
-    return {"supply": supply, "borrow": borrow, "collateral": collateral, "prices": known,
-            "reward": (comet, *reward) if reward else None}
+        borrow = {
+            **base_fields,
+            "type": "compound-borrow",
+            "debt": str(borrowed),
+            "debtUsd": float(borrowed * base_value) if base_value is not None else None,
+            "apr": None if rate is None else apr(rate),
+            "apy": None if rate is None else apy(rate),
+            "borrowCapacityUsd": weighted(4),
+            "liquidationThresholdUsd": weighted(5),
+        }
+    return {
+        "supply": supply,
+        "borrow": borrow,
+        "collateral": collateral,
+        "prices": known,
+        "reward": (comet, *reward) if reward else None,
+    }
 
 
-def usd_per_unit(price: int | ProtocolError, scale: int,
-                 unit_usd: Fraction | None | ProtocolError) -> Fraction | ProtocolError | None:
+def usd_per_unit(
+    price: int | ProtocolError, scale: int, unit_usd: Fraction | ProtocolError | None
+) -> Fraction | ProtocolError | None:
     """USD per raw unit: Comet's price is per whole unit (`scale` raw units), 8 decimals, in the
     market's currency, worth `unit_usd` (None: no feed for that currency)."""
     for part in (price, unit_usd):
@@ -205,8 +257,9 @@ async def comet_price(reader: ChainReader, comet: str, feed: str, label: str) ->
     return price
 
 
-async def _reward_owed(reader: ChainReader, deployment: CompoundAddresses, comet: str,
-                       wallet: str) -> tuple[str, int] | None:
+async def _reward_owed(
+    reader: ChainReader, deployment: CompoundAddresses, comet: str, wallet: str
+) -> tuple[str, int] | None:
     """(token, owed) of the wallet's unclaimed rewards in a market, None when there are none.
 
     Read in the last round: getRewardOwed accrues the market, and a batch runs its calls in
@@ -214,18 +267,25 @@ async def _reward_owed(reader: ChainReader, deployment: CompoundAddresses, comet
     if deployment.rewards is None:
         return None
     try:
-        token, owed = await reader.call(deployment.rewards, GET_REWARD_OWED, comet, wallet,
-                                        label=f"CometRewards {deployment.rewards}")
+        token, owed = await reader.call(
+            deployment.rewards, GET_REWARD_OWED, comet, wallet, label=f"CometRewards {deployment.rewards}"
+        )
     except ProtocolError as exc:
         log.info("no rewards for Comet %s: %s", comet, exc.message)
         return None
     return (token, owed) if owed else None
 
 
-async def _reward(reader: ChainReader, market: dict[str, Any], prices: dict[str, Fraction],
-                  warnings: Warnings) -> dict[str, Any]:
+async def _reward(
+    reader: ChainReader, market: dict[str, Any], prices: dict[str, Fraction], warnings: Warnings
+) -> dict[str, Any]:
     comet, token, owed = market["reward"]
     info = await warnings.optional(erc20.token_info(reader, token), token, "rewardToken is")
     usd = prices.get(token)
-    return {"type": "compound-reward", "marketAddress": comet, "rewardToken": info, "accrued": str(owed),
-            "accruedUsd": float(owed * usd) if usd is not None else None}
+    return {
+        "type": "compound-reward",
+        "marketAddress": comet,
+        "rewardToken": info,
+        "accrued": str(owed),
+        "accruedUsd": float(owed * usd) if usd is not None else None,
+    }

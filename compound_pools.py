@@ -20,8 +20,22 @@ import erc20
 from abi import Function
 from addresses import ChainAddresses, CometMarket
 from chain import ChainReader, first, no_read
-from compound import (BASE_SCALE, BASE_TOKEN, BASE_TOKEN_PRICE_FEED, GET_ASSET_INFO, GET_BORROW_RATE, GET_SUPPLY_RATE,
-                      GET_UTILIZATION, MAX_ASSETS, NUM_ASSETS, WAD, apr, apy, comet_price, usd_per_unit)
+from compound import (
+    BASE_SCALE,
+    BASE_TOKEN,
+    BASE_TOKEN_PRICE_FEED,
+    GET_ASSET_INFO,
+    GET_BORROW_RATE,
+    GET_SUPPLY_RATE,
+    GET_UTILIZATION,
+    MAX_ASSETS,
+    NUM_ASSETS,
+    WAD,
+    apr,
+    apy,
+    comet_price,
+    usd_per_unit,
+)
 from deployment import require
 from errors import InputValidationError, ProtocolError
 from formats import raw
@@ -44,28 +58,46 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     found = [m for m in chain.compound.markets if m.comet.lower() == pool]
     if not found:
         known = ", ".join(f"{m.name} {m.comet.lower()}" for m in chain.compound.markets)
-        raise InputValidationError(f"{pool} is not a Compound v3 market on chain {chain_id}: expected the Comet "
-                                   f"address of one of {known}.")
+        raise InputValidationError(
+            f"{pool} is not a Compound v3 market on chain {chain_id}: expected the Comet address of one of {known}."
+        )
     reader = ctx.reader(chain_id)
     await require(reader, f"the Compound market {found[0].name}", pool, "Comet")
     block, details = await asyncio.gather(reader.block_number(), _market(reader, chain, found[0], ctx.warnings))
     return {"blockNumber": block, "details": details}
 
 
-async def _market(reader: ChainReader, chain: ChainAddresses, market: CometMarket, warnings: Warnings) -> dict[str, Any]:
+async def _market(
+    reader: ChainReader, chain: ChainAddresses, market: CometMarket, warnings: Warnings
+) -> dict[str, Any]:
     comet, label, optional = market.comet.lower(), f"Comet {market.comet.lower()}", warnings.optional
 
     def view(function: Function, what: str, *args: Any) -> Any:
         return optional(first(reader.call(comet, function, *args, label=label)), comet, what)
 
-    (base,), (base_feed,), (base_scale,), (count,), utilization, supplied, borrowed, reserves, borrow_min, unit_usd = \
-        await asyncio.gather(
-            reader.call(comet, BASE_TOKEN, label=label), reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
-            reader.call(comet, BASE_SCALE, label=label), reader.call(comet, NUM_ASSETS, label=label),
-            view(GET_UTILIZATION, "utilization and the rates are"), view(TOTAL_SUPPLY, "totalSupply is"),
-            view(TOTAL_BORROW, "totalBorrow is"), view(GET_RESERVES, "reserves is"),
-            view(BASE_BORROW_MIN, "baseBorrowMin is"),
-            outcome(currency_usd(reader, chain, market.price_currency, market.name)))
+    (
+        (base,),
+        (base_feed,),
+        (base_scale,),
+        (count,),
+        utilization,
+        supplied,
+        borrowed,
+        reserves,
+        borrow_min,
+        unit_usd,
+    ) = await asyncio.gather(
+        reader.call(comet, BASE_TOKEN, label=label),
+        reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
+        reader.call(comet, BASE_SCALE, label=label),
+        reader.call(comet, NUM_ASSETS, label=label),
+        view(GET_UTILIZATION, "utilization and the rates are"),
+        view(TOTAL_SUPPLY, "totalSupply is"),
+        view(TOTAL_BORROW, "totalBorrow is"),
+        view(GET_RESERVES, "reserves is"),
+        view(BASE_BORROW_MIN, "baseBorrowMin is"),
+        outcome(currency_usd(reader, chain, market.price_currency, market.name)),
+    )
     if count > MAX_ASSETS:
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
     if base_scale == 0:
@@ -76,31 +108,41 @@ async def _market(reader: ChainReader, chain: ChainAddresses, market: CometMarke
         no_read() if no_rate else view(GET_SUPPLY_RATE, "supplyApr and supplyApy are", utilization),
         no_read() if no_rate else view(GET_BORROW_RATE, "borrowApr and borrowApy are", utilization),
         outcome(comet_price(reader, comet, base_feed, label)),
-        asyncio.gather(*(_collateral(reader, comet, i, unit_usd, warnings) for i in range(count))))
+        asyncio.gather(*(_collateral(reader, comet, i, unit_usd, warnings) for i in range(count))),
+    )
     base_usd = warnings.value(usd_per_unit(base_price, base_scale, unit_usd), comet, "the USD values are")
     return {
-        "__typename": "CompoundMarketPool", "type": "compound-market-pool", "cometAddress": comet,
-        "chainId": reader.chain_id, "name": market.name, "baseAsset": token,
+        "__typename": "CompoundMarketPool",
+        "type": "compound-market-pool",
+        "cometAddress": comet,
+        "chainId": reader.chain_id,
+        "name": market.name,
+        "baseAsset": token,
         "basePriceUsd": _usd(base_scale, base_usd),
-        "totalSupply": raw(supplied), "totalSupplyUsd": _usd(supplied, base_usd),
-        "totalBorrow": raw(borrowed), "totalBorrowUsd": _usd(borrowed, base_usd),
+        "totalSupply": raw(supplied),
+        "totalSupplyUsd": _usd(supplied, base_usd),
+        "totalBorrow": raw(borrowed),
+        "totalBorrowUsd": _usd(borrowed, base_usd),
         "utilization": None if no_rate else utilization / WAD,
         "supplyApr": None if supply_rate is None else apr(supply_rate),
         "supplyApy": None if supply_rate is None else apy(supply_rate),
         "borrowApr": None if borrow_rate is None else apr(borrow_rate),
         "borrowApy": None if borrow_rate is None else apy(borrow_rate),
-        "reserves": raw(reserves), "baseBorrowMin": raw(borrow_min),
+        "reserves": raw(reserves),
+        "baseBorrowMin": raw(borrow_min),
         "collaterals": [c for c in collaterals if c is not None],
     }
 
 
-async def _collateral(reader: ChainReader, comet: str, index: int, unit_usd: Any,
-                      warnings: Warnings) -> dict[str, Any] | None:
+async def _collateral(
+    reader: ChainReader, comet: str, index: int, unit_usd: Any, warnings: Warnings
+) -> dict[str, Any] | None:
     """One collateral asset; left out with a warning when Comet cannot describe it."""
     label = f"Comet {comet}"
     try:
         ((_, asset, feed, scale, borrow_factor, liquidate_factor, liquidation_factor, cap),) = await reader.call(
-            comet, GET_ASSET_INFO, index, label=label)
+            comet, GET_ASSET_INFO, index, label=label
+        )
     except ProtocolError as exc:
         warnings.left_out(f"collateral asset {index} of", comet, exc)
         return None
@@ -110,13 +152,19 @@ async def _collateral(reader: ChainReader, comet: str, index: int, unit_usd: Any
     token, totals, price = await asyncio.gather(
         warnings.optional(erc20.token_info(reader, asset), asset, "asset is"),
         warnings.optional(reader.call(comet, TOTALS_COLLATERAL, asset, label=label), asset, "totalSupply is"),
-        outcome(comet_price(reader, comet, feed, label)))
+        outcome(comet_price(reader, comet, feed, label)),
+    )
     usd = warnings.value(usd_per_unit(price, scale, unit_usd), asset, "priceUsd and totalSupplyUsd are")
     total = totals[0] if totals else None
     return {
-        "asset": token, "priceUsd": _usd(scale, usd), "totalSupply": raw(total), "totalSupplyUsd": _usd(total, usd),
-        "supplyCap": str(cap), "borrowCollateralFactor": borrow_factor / WAD,
-        "liquidateCollateralFactor": liquidate_factor / WAD, "liquidationFactor": liquidation_factor / WAD,
+        "asset": token,
+        "priceUsd": _usd(scale, usd),
+        "totalSupply": raw(total),
+        "totalSupplyUsd": _usd(total, usd),
+        "supplyCap": str(cap),
+        "borrowCollateralFactor": borrow_factor / WAD,
+        "liquidateCollateralFactor": liquidate_factor / WAD,
+        "liquidationFactor": liquidation_factor / WAD,
     }
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields
+from typing import Any
 from urllib.parse import urlsplit
-from typing import Any, Callable, Mapping
 
 
 def _flag(value: str) -> bool:
@@ -65,55 +66,83 @@ def _setting(default: Any, env: str, parse: Callable[[str], Any], help: str) -> 
 class Settings:
     host: str = _setting("127.0.0.1", "HOST", str, "interface to listen on")
     port: int = _setting(8000, "PORT", _port, "TCP port to listen on (0 picks a free one)")
-    keys_file: str = _setting("keys.env", "API_KEYS_FILE", str,
-                              "API keys file (env format, SHA-256 digests only)")
+    keys_file: str = _setting("keys.env", "API_KEYS_FILE", str, "API keys file (env format, SHA-256 digests only)")
     keys_reload_interval: float = _setting(
-        1.0, "KEYS_RELOAD_INTERVAL", _positive(float),
-        "seconds between checks of the keys file for created or revoked keys")
-    rate_limit: int = _setting(100, "RATE_LIMIT", _positive(int),
-                               "requests each API key may make in any window")
-    rate_window: int = _setting(60, "RATE_WINDOW", _positive(int),
-                                "rate-limit window in whole seconds")
-    input_timeout: float = _setting(10.0, "INPUT_TIMEOUT", _positive(float),
-                                    "time budget in seconds for resolving one input")
-    enable_introspection: bool = _setting(False, "ENABLE_INTROSPECTION", _flag,
-                                          "allow GraphQL introspection queries (1 to enable)")
-    shutdown_timeout: float = _setting(30.0, "SHUTDOWN_TIMEOUT", _positive(float),
-                                       "seconds in-flight requests get to finish after SIGTERM")
-    header_timeout: float = _setting(10.0, "HEADER_TIMEOUT", _positive(float),
-                                     "seconds a request's headers may take to arrive (then 408)")
-    body_timeout: float = _setting(30.0, "BODY_TIMEOUT", _positive(float),
-                                   "seconds a request's body may take to arrive (then 408)")
-    max_connections: int = _setting(1024, "MAX_CONNECTIONS", _positive(int),
-                                    "open client connections at most (one more is answered 503)")
+        1.0,
+        "KEYS_RELOAD_INTERVAL",
+        _positive(float),
+        "seconds between checks of the keys file for created or revoked keys",
+    )
+    rate_limit: int = _setting(100, "RATE_LIMIT", _positive(int), "requests each API key may make in any window")
+    rate_window: int = _setting(60, "RATE_WINDOW", _positive(int), "rate-limit window in whole seconds")
+    input_timeout: float = _setting(
+        10.0, "INPUT_TIMEOUT", _positive(float), "time budget in seconds for resolving one input"
+    )
+    enable_introspection: bool = _setting(
+        False, "ENABLE_INTROSPECTION", _flag, "allow GraphQL introspection queries (1 to enable)"
+    )
+    shutdown_timeout: float = _setting(
+        30.0, "SHUTDOWN_TIMEOUT", _positive(float), "seconds in-flight requests get to finish after SIGTERM"
+    )
+    header_timeout: float = _setting(
+        10.0, "HEADER_TIMEOUT", _positive(float), "seconds a request's headers may take to arrive (then 408)"
+    )
+    body_timeout: float = _setting(
+        30.0, "BODY_TIMEOUT", _positive(float), "seconds a request's body may take to arrive (then 408)"
+    )
+    max_connections: int = _setting(
+        1024, "MAX_CONNECTIONS", _positive(int), "open client connections at most (one more is answered 503)"
+    )
     document_cache_size: int = _setting(
-        1000, "DOCUMENT_CACHE_SIZE", _positive(int),
-        "GraphQL documents whose parsed and validated form is kept (least recently used out first)")
-    addresses_file: str = _setting("", "ADDRESSES_FILE", str,
-                                   "JSON laid over the built-in contract addresses and price feeds")
-    multicall_max_calls: int = _setting(200, "MULTICALL_MAX_CALLS", _positive(int),
-                                        "sub-calls per Multicall3 aggregate3 call")
-    logs_block_range: int = _setting(10_000, "LOGS_BLOCK_RANGE", _positive(int),
-                                     "blocks per eth_getLogs query (narrowed when a node refuses)")
-    state_dir: str = _setting("state", "STATE_DIR", str,
-                              "directory of the event index files (one SQLite file per chain)")
-    chain_cache_size: int = _setting(10_000, "CHAIN_CACHE_SIZE", _positive(int),
-                                     "immutable chain facts (symbols, decimals...) kept in memory")
-    rpc_connections: int = _setting(16, "RPC_CONNECTIONS", _positive(int),
-                                    "open connections per RPC endpoint at most")
+        1000,
+        "DOCUMENT_CACHE_SIZE",
+        _positive(int),
+        "GraphQL documents whose parsed and validated form is kept (least recently used out first)",
+    )
+    addresses_file: str = _setting(
+        "", "ADDRESSES_FILE", str, "JSON laid over the built-in contract addresses and price feeds"
+    )
+    multicall_max_calls: int = _setting(
+        200, "MULTICALL_MAX_CALLS", _positive(int), "sub-calls per Multicall3 aggregate3 call"
+    )
+    logs_block_range: int = _setting(
+        10_000, "LOGS_BLOCK_RANGE", _positive(int), "blocks per eth_getLogs query (narrowed when a node refuses)"
+    )
+    state_dir: str = _setting(
+        "state", "STATE_DIR", str, "directory of the event index files (one SQLite file per chain)"
+    )
+    chain_cache_size: int = _setting(
+        10_000, "CHAIN_CACHE_SIZE", _positive(int), "immutable chain facts (symbols, decimals...) kept in memory"
+    )
+    rpc_connections: int = _setting(16, "RPC_CONNECTIONS", _positive(int), "open connections per RPC endpoint at most")
     metrics_port: int | None = _setting(
-        None, "METRICS_PORT", _port,
-        "serve Prometheus metrics at /metrics on this port, on the same host (off when unset; 0 picks a free one)")
-    redis_url: str = _setting("", "REDIS_URL", _redis_url,
-                              "keep the rate limit in this Redis, shared by every replica using it "
-                              "(redis://[:password@]host:port/db; in process when unset)")
-    redis_timeout: float = _setting(0.5, "REDIS_TIMEOUT", _positive(float),
-                                    "seconds a rate-limit decision may wait for Redis")
+        None,
+        "METRICS_PORT",
+        _port,
+        "serve Prometheus metrics at /metrics on this port, on the same host (off when unset; 0 picks a free one)",
+    )
+    redis_url: str = _setting(
+        "",
+        "REDIS_URL",
+        _redis_url,
+        "keep the rate limit in this Redis, shared by every replica using it "
+        "(redis://[:password@]host:port/db; in process when unset)",
+    )
+    redis_timeout: float = _setting(
+        0.5, "REDIS_TIMEOUT", _positive(float), "seconds a rate-limit decision may wait for Redis"
+    )
     redis_unavailable: str = _setting(
-        "fallback", "REDIS_UNAVAILABLE", _choice("fallback", "refuse"),
-        "while Redis cannot decide: fallback (each replica limits alone) or refuse (503 with Retry-After)")
-    rpc_max_response_bytes: int = _setting(16 * 1024 * 1024, "RPC_MAX_RESPONSE_BYTES", _positive(int),
-                                           "largest RPC answer read (a larger batch is asked in halves)")
+        "fallback",
+        "REDIS_UNAVAILABLE",
+        _choice("fallback", "refuse"),
+        "while Redis cannot decide: fallback (each replica limits alone) or refuse (503 with Retry-After)",
+    )
+    rpc_max_response_bytes: int = _setting(
+        16 * 1024 * 1024,
+        "RPC_MAX_RESPONSE_BYTES",
+        _positive(int),
+        "largest RPC answer read (a larger batch is asked in halves)",
+    )
 
 
 class SettingError(ValueError):
@@ -124,8 +153,9 @@ def _flag_name(setting: Field) -> str:
     return "--" + setting.name.replace("_", "-")
 
 
-def add_arguments(parser: argparse.ArgumentParser, only: tuple[str, ...] | None = None,
-                  suppress_default: bool = False) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser, only: tuple[str, ...] | None = None, suppress_default: bool = False
+) -> None:
     """Add a flag for every setting (or the named ones); unset flags leave room for the env.
 
     Subcommands pass `suppress_default` so that their unset flag does not erase a value the
@@ -140,7 +170,7 @@ def add_arguments(parser: argparse.ArgumentParser, only: tuple[str, ...] | None 
             default=argparse.SUPPRESS if suppress_default else None,
             metavar=setting.metadata["env"],
             help=f"{setting.metadata['help']} (env {setting.metadata['env']}, "
-                 f"default {'unset' if setting.default in (None, '') else setting.default})",
+            f"default {'unset' if setting.default in (None, '') else setting.default})",
         )
 
 

@@ -39,15 +39,19 @@ class Limits:
 def raw_response(status: int, reason: str, message: str, code: str) -> bytes:
     """A complete JSON error answer for a connection no request handler owns."""
     body = json.dumps({"errors": [{"message": message, "extensions": {"code": code}}]}).encode()
-    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
     return head.encode() + body
 
 
 def log_refusal(status: int, refused: str) -> None:
     """An access line for a request refused before any handler ran."""
-    access_log.info("request", extra={"fields": {"method": "-", "path": "-", "status": status,
-                                                 "duration_ms": 0.0, "refused": refused}})
+    access_log.info(
+        "request",
+        extra={"fields": {"method": "-", "path": "-", "status": status, "duration_ms": 0.0, "refused": refused}},
+    )
 
 
 class Handler(RequestHandler):
@@ -58,7 +62,7 @@ class Handler(RequestHandler):
     on to the deadline set since. At many requests per second a keep-alive connection so pays for
     a timer once per `header_timeout`, not once per request."""
 
-    __slots__ = ("_limits", "_counted", "_headers_due", "_header_timer")
+    __slots__ = ("_counted", "_header_timer", "_headers_due", "_limits")
 
     def __init__(self, manager: web.Server, limits: Limits, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
@@ -70,8 +74,11 @@ class Handler(RequestHandler):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if self._limits.open >= self._limits.max_connections:
             assert isinstance(transport, asyncio.Transport)
-            transport.write(raw_response(503, "Service Unavailable", "Too many open connections; try again "
-                                         "shortly.", "TOO_MANY_CONNECTIONS"))
+            transport.write(
+                raw_response(
+                    503, "Service Unavailable", "Too many open connections; try again shortly.", "TOO_MANY_CONNECTIONS"
+                )
+            )
             transport.close()
             log_refusal(503, "TOO_MANY_CONNECTIONS")
             return
@@ -99,15 +106,27 @@ class Handler(RequestHandler):
         if self._request_count != parsed:
             self._headers_due = None
 
-    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
-                     message: str | None = None) -> web.StreamResponse:
+    def handle_error(
+        self, request: Any, status: int = 500, exc: BaseException | None = None, message: str | None = None
+    ) -> web.StreamResponse:
         if not isinstance(exc, HttpProcessingError):
             return super().handle_error(request, status, exc, message)
         log.warning("malformed HTTP request refused (%s, status %d)", type(exc).__name__, exc.code)
         log_refusal(exc.code, "MALFORMED_HTTP")
-        response = web.Response(status=exc.code, content_type="application/json", body=json.dumps(
-            {"errors": [{"message": "The HTTP request is malformed and cannot be read.",
-                         "extensions": {"code": "MALFORMED_HTTP"}}]}).encode())
+        response = web.Response(
+            status=exc.code,
+            content_type="application/json",
+            body=json.dumps(
+                {
+                    "errors": [
+                        {
+                            "message": "The HTTP request is malformed and cannot be read.",
+                            "extensions": {"code": "MALFORMED_HTTP"},
+                        }
+                    ]
+                }
+            ).encode(),
+        )
         response.force_close()
         return response
 
@@ -124,8 +143,14 @@ class Handler(RequestHandler):
         if self._loop.time() < due:
             self._header_timer = self._loop.call_at(due, self._headers_late)
             return
-        self.transport.write(raw_response(408, "Request Timeout", "The request's headers did not arrive in "
-                                          f"{self._limits.header_timeout:g} s.", "REQUEST_TIMEOUT"))
+        self.transport.write(
+            raw_response(
+                408,
+                "Request Timeout",
+                f"The request's headers did not arrive in {self._limits.header_timeout:g} s.",
+                "REQUEST_TIMEOUT",
+            )
+        )
         log_refusal(408, "HEADERS_TIMEOUT")
         self.force_close()
 
@@ -144,6 +169,8 @@ class Site(web.TCPSite):
         assert server is not None
         self._server = await loop.create_server(
             lambda: Handler(server, self._limits, loop=loop, access_log=None, keepalive_timeout=KEEPALIVE_TIMEOUT),
-            self._host, self._port, backlog=self._backlog)
+            self._host,
+            self._port,
+            backlog=self._backlog,
+        )
         self._bound_port = self._server.sockets[0].getsockname()[1]
-

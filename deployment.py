@@ -12,7 +12,8 @@ block is not before it. A block before every part of a protocol is the client's 
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from chain import ChainReader
 from errors import InputValidationError
@@ -28,8 +29,9 @@ async def existing(reader: ChainReader, parts: Sequence[Part], address: Callable
     return [part for part, there in zip(parts, present) if there]
 
 
-async def deployed(reader: ChainReader, protocol: str, parts: Sequence[Part], address: Callable[[Part], str],
-                   what: str) -> list[Part]:
+async def deployed(
+    reader: ChainReader, protocol: str, parts: Sequence[Part], address: Callable[[Part], str], what: str
+) -> list[Part]:
     """The parts that existed at the reader's block; VALIDATION_ERROR when none did (`what` names
     them for the message)."""
     found = await existing(reader, parts, address)
@@ -42,7 +44,9 @@ async def require(reader: ChainReader, owner: str, address: str, what: str) -> N
     """VALIDATION_ERROR when the one contract an input names (a pool, a resolver it is read
     through) had no code at the reader's block."""
     if not await existing(reader, [address], lambda part: part):
-        raise before(owner, reader.chain_id, await reader.block_number(), f"its {what} {address.lower()} has no code then")
+        raise before(
+            owner, reader.chain_id, await reader.block_number(), f"its {what} {address.lower()} has no code then"
+        )
 
 
 def started(reader: ChainReader, protocol: str, block: int, start_block: int, what: str) -> None:

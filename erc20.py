@@ -16,8 +16,9 @@ DECIMALS = Function("decimals()", "313ce567", ("uint8",), immutable=True)
 NAME_BYTES32 = Function("name()", "06fdde03", ("bytes32",), immutable=True)
 SYMBOL_BYTES32 = Function("symbol()", "95d89b41", ("bytes32",), immutable=True)
 """Early tokens (MKR, SAI) return name and symbol as bytes32, not string."""
-TRANSFER = Event("Transfer(address,address,uint256)",
-                 "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+TRANSFER = Event(
+    "Transfer(address,address,uint256)", "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+)
 
 
 async def token_info(reader: ChainReader, token: str) -> dict[str, Any]:

@@ -17,10 +17,11 @@ import contextlib
 import logging
 import sqlite3
 import time
+from collections import ChainMap
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections import ChainMap
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from errors import PositionError
 
@@ -85,7 +86,7 @@ class Stream:
     addresses: tuple[str, ...]
     topics: tuple[str, ...]
     start_block: int
-    rows: Callable[["Log"], Rows]
+    rows: Callable[[Log], Rows]
     followed_kinds: tuple[str, ...] = ()
 
 
@@ -147,8 +148,9 @@ class ChainIndex:
         self._db.close()
 
     def progress(self, stream: Stream) -> _Progress:
-        row = self._db.execute("SELECT start_block, covered_to, block_hash FROM progress WHERE stream = ?",
-                               (stream.name,)).fetchone()
+        row = self._db.execute(
+            "SELECT start_block, covered_to, block_hash FROM progress WHERE stream = ?", (stream.name,)
+        ).fetchone()
         if row is None or row[0] != stream.start_block:
             return _Progress(stream.start_block, stream.start_block - 1, None)
         return _Progress(*row)
@@ -158,7 +160,8 @@ class ChainIndex:
         if stream.name not in self._entries:
             found: dict[str, dict[str, Entry]] = {}
             for kind, key, value, block in self._db.execute(
-                    "SELECT kind, key, value, block FROM entries WHERE stream = ?", (stream.name,)):
+                "SELECT kind, key, value, block FROM entries WHERE stream = ?", (stream.name,)
+            ):
                 found.setdefault(kind, {})[key] = Entry(kind, key, value, block)
             self._entries[stream.name] = found
         return self._entries[stream.name]
@@ -176,10 +179,13 @@ class ChainIndex:
         holdings = [(stream.name, r.holder, r.key, r.block) for r in rows if isinstance(r, Holding)]
         with self._transaction():
             self._db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?)", entries)
-            self._db.executemany("INSERT OR IGNORE INTO holdings (stream, holder, key, block) VALUES (?, ?, ?, ?)",
-                                 holdings)
-            self._db.execute("INSERT OR REPLACE INTO progress VALUES (?, ?, ?, ?)",
-                             (stream.name, stream.start_block, covered_to, block_hash))
+            self._db.executemany(
+                "INSERT OR IGNORE INTO holdings (stream, holder, key, block) VALUES (?, ?, ?, ?)", holdings
+            )
+            self._db.execute(
+                "INSERT OR REPLACE INTO progress VALUES (?, ?, ?, ?)",
+                (stream.name, stream.start_block, covered_to, block_hash),
+            )
         if entries:
             self._entries.pop(stream.name, None)
 
@@ -189,10 +195,16 @@ class ChainIndex:
 
     def status(self) -> list[tuple[str, int, int, int, int]]:
         """(stream, start block, covered to, entries, holdings) of every stream in the file."""
-        return [(name, start, covered,
-                 self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0],
-                 self._db.execute("SELECT COUNT(*) FROM holdings WHERE stream = ?", (name,)).fetchone()[0])
-                for name, start, covered in self.covered()]
+        return [
+            (
+                name,
+                start,
+                covered,
+                self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0],
+                self._db.execute("SELECT COUNT(*) FROM holdings WHERE stream = ?", (name,)).fetchone()[0],
+            )
+            for name, start, covered in self.covered()
+        ]
 
     def export(self, target: Path) -> None:
         """A consistent copy of the file, taken while scans may write (SQLite's backup)."""
@@ -237,8 +249,11 @@ class Indexes:
 
     def progress_rows(self) -> list[tuple[int, str, int]]:
         """(chain id, stream, covered to) of every stream of the files open in this process."""
-        return [(chain_id, stream, covered) for chain_id, index in list(self._files.items())
-                for stream, _, covered in index.covered()]
+        return [
+            (chain_id, stream, covered)
+            for chain_id, index in list(self._files.items())
+            for stream, _, covered in index.covered()
+        ]
 
     async def close(self) -> None:
         """Stop the scans (each window done is kept), then close the files; a later use (an app
@@ -271,11 +286,13 @@ class Indexes:
                     await asyncio.wait_for(asyncio.shield(scan), max(wait, 0))
                 progress = index.progress(stream)
                 if self._behind(reader, block, progress.covered_to):
-                    return View(index.entries(stream), {}, progress.covered_to, index, stream, {}, block,
-                                complete=False)
+                    return View(
+                        index.entries(stream), {}, progress.covered_to, index, stream, {}, block, complete=False
+                    )
         stored = index.entries(stream)
-        rows, settled = await asyncio.gather(scan_rows(reader, stream, stored, progress.covered_to + 1, block),
-                                             reader.settled_block())
+        rows, settled = await asyncio.gather(
+            scan_rows(reader, stream, stored, progress.covered_to + 1, block), reader.settled_block()
+        )
         self._advance(reader.chains, reader.chain_id, stream, settled)
         fresh: dict[str, dict[str, Entry]] = {}
         tail: dict[str, set[str]] = {}
@@ -300,8 +317,12 @@ class Indexes:
         if progress.block_hash is not None:
             found = await reader.block_hash(progress.covered_to)
             if found != progress.block_hash:
-                log.warning("index of %s on chain %d does not match the chain at block %d: dropped, "
-                            "scanning again", stream.name, reader.chain_id, progress.covered_to)
+                log.warning(
+                    "index of %s on chain %d does not match the chain at block %d: dropped, scanning again",
+                    stream.name,
+                    reader.chain_id,
+                    progress.covered_to,
+                )
                 index.drop(stream)
         self._checked.add(key)
 
@@ -317,13 +338,18 @@ class Indexes:
         """Start the stream's background scan towards `target` unless one runs."""
         key = (chain_id, stream.name)
         scan = self._scans.get(key)
-        if scan is None or scan.done():
-            if self.file(chain_id).progress(stream).covered_to < target:
-                self._scans[key] = scan = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
-                scan.add_done_callback(lambda done: done.cancelled() or done.exception())
+        if (scan is None or scan.done()) and self.file(chain_id).progress(stream).covered_to < target:
+            self._scans[key] = scan = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
+            scan.add_done_callback(lambda done: done.cancelled() or done.exception())
 
-    async def _scan(self, chains: Chains, chain_id: int, stream: Stream, target: int,
-                    report: Callable[[int, int, int], None] | None = None) -> None:
+    async def _scan(
+        self,
+        chains: Chains,
+        chain_id: int,
+        stream: Stream,
+        target: int,
+        report: Callable[[int, int, int], None] | None = None,
+    ) -> None:
         """Window after window up to `target`, each stored with its progress; a failing window is
         tried again after a pause, for as long as it takes (no cap on the number of queries)."""
         index = self.file(chain_id)
@@ -344,8 +370,15 @@ class Indexes:
             except (PositionError, TimeoutError) as exc:
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
                 failures += 1
-                log.warning("index of %s on chain %d: blocks %d-%d failed (%s); again in %d s", stream.name,
-                            chain_id, covered + 1, high, getattr(exc, "message", "timeout"), delay)
+                log.warning(
+                    "index of %s on chain %d: blocks %d-%d failed (%s); again in %d s",
+                    stream.name,
+                    chain_id,
+                    covered + 1,
+                    high,
+                    getattr(exc, "message", "timeout"),
+                    delay,
+                )
                 await asyncio.sleep(delay)
                 continue
             failures = 0
@@ -356,8 +389,15 @@ class Indexes:
             if now - last_report >= PROGRESS_SECONDS or high == target:
                 done, left = high - first + 1, target - high
                 rate = done / max(now - started, 1e-9)
-                log.info("index of %s on chain %d: %d blocks done, %d left, %.0f blocks/s, ETA %.0f s",
-                         stream.name, chain_id, done, left, rate, left / rate if rate else 0)
+                log.info(
+                    "index of %s on chain %d: %d blocks done, %d left, %.0f blocks/s, ETA %.0f s",
+                    stream.name,
+                    chain_id,
+                    done,
+                    left,
+                    rate,
+                    left / rate if rate else 0,
+                )
                 last_report = now
 
 
@@ -369,8 +409,9 @@ def _window_blocks(reader: ChainReader, stream: Stream, entries: dict[str, dict[
     return reader.endpoint.logs_block_range * max(1, min(WINDOW_QUERIES, WINDOW_BYTES // per_query))
 
 
-async def scan_rows(reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]],
-                    low: int, high: int) -> Rows:
+async def scan_rows(
+    reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]], low: int, high: int
+) -> Rows:
     """The rows of blocks low..high: one getLogs over the stream's contracts and the followed
     ones known before `low`, then, for contracts that appear in these blocks, their own logs
     from the block they appear in."""
@@ -379,8 +420,13 @@ async def scan_rows(reader: ChainReader, stream: Stream, entries: dict[str, dict
     followed = {key for kind in stream.followed_kinds for key in entries.get(kind, {})}
     logs = await _logs(reader, [*stream.addresses, *sorted(followed)], stream.topics, low, high)
     rows = [row for entry in logs for row in stream.rows(entry)]
-    new = sorted({(row.block, row.key) for row in rows
-                  if isinstance(row, Entry) and row.kind in stream.followed_kinds and row.key not in followed})
+    new = sorted(
+        {
+            (row.block, row.key)
+            for row in rows
+            if isinstance(row, Entry) and row.kind in stream.followed_kinds and row.key not in followed
+        }
+    )
     if new:
         later = await _logs(reader, [key for _, key in new], stream.topics, new[0][0], high)
         rows += [row for entry in later for row in stream.rows(entry)]
@@ -390,8 +436,12 @@ async def scan_rows(reader: ChainReader, stream: Stream, entries: dict[str, dict
 async def _logs(reader: ChainReader, addresses: list[str], topics: tuple[str, ...], low: int, high: int) -> list[Log]:
     """getLogs over many addresses, MAX_LOG_ADDRESSES at a time (Infura caps a query's
     parameters at 5,000), all in the same round, merged in chain order."""
-    parts = await asyncio.gather(*(reader.get_logs(addresses[i:i + MAX_LOG_ADDRESSES], [list(topics)], low, high)
-                                   for i in range(0, len(addresses), MAX_LOG_ADDRESSES)))
+    parts = await asyncio.gather(
+        *(
+            reader.get_logs(addresses[i : i + MAX_LOG_ADDRESSES], [list(topics)], low, high)
+            for i in range(0, len(addresses), MAX_LOG_ADDRESSES)
+        )
+    )
     if len(parts) == 1:
         return parts[0]
     return sorted((entry for part in parts for entry in part), key=lambda entry: (entry.block_number, entry.log_index))

@@ -5,7 +5,7 @@ Asked at the request's block, so the answer is exact whatever the event index ha
 from __future__ import annotations
 
 import asyncio
-from typing import Sequence
+from collections.abc import Sequence
 
 from abi import Function
 from chain import ChainReader
@@ -19,8 +19,9 @@ Probe = tuple[str, Function, str]
 async def vouched_kind(reader: ChainReader, probes: Sequence[Probe], address: str) -> str | None:
     """The kind of the first factory that says it created `address`; None when none does. A
     factory whose view fails is a ProtocolError, unless another one vouches."""
-    answers = await asyncio.gather(*(outcome(reader.call(factory, view, address, label=f"factory {factory}"))
-                                     for factory, view, _ in probes))
+    answers = await asyncio.gather(
+        *(outcome(reader.call(factory, view, address, label=f"factory {factory}")) for factory, view, _ in probes)
+    )
     for (_, _, kind), answer in zip(probes, answers):
         if not isinstance(answer, ProtocolError) and answer[0]:
             return kind

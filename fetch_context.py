@@ -3,8 +3,9 @@ registry (protocols.py), which imports the adapters, does too."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from chain import ChainReader, ChainRequest
 from position_warnings import Warnings

@@ -46,12 +46,15 @@ ORACLE_PRICE_SCALE = 10**27
 SECONDS_PER_YEAR = 365 * 24 * 3600
 
 USER_SUPPLY_DATA = "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)"
-LENDING_DETAILS = ("(address,bool,bool,string,string,uint256,address,uint256,uint256,uint256,uint256,uint256,uint256,"
-                   f"int256,{USER_SUPPLY_DATA})")
+LENDING_DETAILS = (
+    "(address,bool,bool,string,string,uint256,address,uint256,uint256,uint256,uint256,uint256,uint256,"
+    f"int256,{USER_SUPPLY_DATA})"
+)
 """FTokenDetails: fToken, eip2612Deposits, isNativeUnderlying, name, symbol, decimals, asset,
 totalAssets, totalSupply, convertToShares, convertToAssets, rewardsRate, supplyRate, ..."""
-GET_USER_POSITIONS = Function("getUserPositions(address)", "2a6bc2dd",
-                              (f"({LENDING_DETAILS},(uint256,uint256,uint256,uint256))[]",))
+GET_USER_POSITIONS = Function(
+    "getUserPositions(address)", "2a6bc2dd", (f"({LENDING_DETAILS},(uint256,uint256,uint256,uint256))[]",)
+)
 VAULT_ENTIRE_DATA = (
     "(address,bool,bool,"
     "(address,address,address,address,address,address,address,address,(address,address),(address,address),"
@@ -62,11 +65,16 @@ VAULT_ENTIRE_DATA = (
     "(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256),"
     "(uint256,int256,uint256,uint256,uint256,uint256,(uint256,int256,uint256,uint256,uint256,uint256,int256)),"
     f"{USER_SUPPLY_DATA},"
-    "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256))")
+    "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256))"
+)
 POSITIONS_BY_USER = Function(
-    "positionsByUser(address)", "347ca8bb",
-    ("(uint256,address,bool,bool,int256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)[]",
-     f"{VAULT_ENTIRE_DATA}[]"))
+    "positionsByUser(address)",
+    "347ca8bb",
+    (
+        "(uint256,address,bool,bool,int256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)[]",
+        f"{VAULT_ENTIRE_DATA}[]",
+    ),
+)
 """Fields by position: UserPosition (nftId, owner, isLiquidated, isSupplyPosition, tick, tickId,
 beforeSupply, beforeBorrow, beforeDustBorrow, supply, borrow, dustBorrow) and VaultEntireData
 (vault, isSmartCol, isSmartDebt, constantVariables, configs, exchangePricesAndRates, ...); the
@@ -75,8 +83,12 @@ CONSTANTS, CONFIGS, RATES = 3, 4, 5
 SUPPLY_TOKEN, BORROW_TOKEN = 8, 9
 COLLATERAL_FACTOR, LIQUIDATION_THRESHOLD, ORACLE_PRICE_OPERATE, ORACLE_PRICE_LIQUIDATE = 2, 3, 9, 10
 SUPPLY_RATE_VAULT, BORROW_RATE_VAULT = 10, 11
-VAULT_TYPES = {(False, False): "standard", (True, False): "smart-collateral", (False, True): "smart-debt",
-               (True, True): "smart-collateral-and-debt"}
+VAULT_TYPES = {
+    (False, False): "standard",
+    (True, False): "smart-collateral",
+    (False, True): "smart-debt",
+    (True, True): "smart-collateral-and-debt",
+}
 
 
 class FluidReader:
@@ -102,18 +114,32 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     assert deployment is not None
     reader = ctx.reader(chain_id)
     fluid = FluidReader(reader, chain, ctx.warnings)
-    block, resolvers = await asyncio.gather(reader.block_number(), deployed(
-        reader, "fluid", [deployment.lending_resolver, deployment.vault_resolver], lambda resolver: resolver,
-        "resolvers it is read through (LendingResolver, VaultResolver)"))
+    block, resolvers = await asyncio.gather(
+        reader.block_number(),
+        deployed(
+            reader,
+            "fluid",
+            [deployment.lending_resolver, deployment.vault_resolver],
+            lambda resolver: resolver,
+            "resolvers it is read through (LendingResolver, VaultResolver)",
+        ),
+    )
     lending, vaults = await asyncio.gather(
         outcome(reader.call(deployment.lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver"))
-        if deployment.lending_resolver in resolvers else no_read(),
+        if deployment.lending_resolver in resolvers
+        else no_read(),
         outcome(reader.call(deployment.vault_resolver, POSITIONS_BY_USER, wallet, label="Fluid VaultResolver"))
-        if deployment.vault_resolver in resolvers else no_read())
+        if deployment.vault_resolver in resolvers
+        else no_read(),
+    )
     for resolver, what in ((deployment.lending_resolver, "lending"), (deployment.vault_resolver, "vaults")):
         if resolver not in resolvers:
-            ctx.warnings.add(PART_UNREADABLE, resolver.lower(), f"Fluid {what} is left out: the resolver it is read "
-                                                                f"through, {resolver.lower()}, was deployed after block {block}")
+            ctx.warnings.add(
+                PART_UNREADABLE,
+                resolver.lower(),
+                f"Fluid {what} is left out: the resolver it is read "
+                f"through, {resolver.lower()}, was deployed after block {block}",
+            )
     if isinstance(lending, ProtocolError) and isinstance(vaults, ProtocolError):
         raise lending
     lending_positions: list[dict[str, Any]] = []
@@ -122,26 +148,38 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         ctx.warnings.left_out("Fluid lending, read through", deployment.lending_resolver, lending)
     elif lending is not None:
         (entries,) = lending
-        lending_positions = list(await asyncio.gather(*(_lending_position(fluid, details, position, chain_id)
-                                                        for details, position in entries if position[0])))
+        lending_positions = list(
+            await asyncio.gather(
+                *(_lending_position(fluid, details, position, chain_id) for details, position in entries if position[0])
+            )
+        )
     if isinstance(vaults, ProtocolError):
         ctx.warnings.left_out("Fluid vaults, read through", deployment.vault_resolver, vaults)
     elif vaults is not None:
         positions, data = vaults
         if len(positions) != len(data):
             raise ProtocolError(f"Fluid VaultResolver gives {len(positions)} positions with {len(data)} vaults")
-        vault_positions = list(await asyncio.gather(*(_vault_position(fluid, position, vault, chain_id)
-                                                      for position, vault in zip(positions, data))))
+        vault_positions = list(
+            await asyncio.gather(
+                *(_vault_position(fluid, position, vault, chain_id) for position, vault in zip(positions, data))
+            )
+        )
     return {"blockNumber": block, "lendingPositions": lending_positions, "vaultPositions": vault_positions}
 
 
-async def _lending_position(fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...],
-                            chain_id: int) -> dict[str, Any]:
+async def _lending_position(
+    fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...], chain_id: int
+) -> dict[str, Any]:
     shares, assets = position[0], position[1]
     fields, underlying, price = await ftoken_fields(fluid, details)
-    return {"type": "fluid-lending", **fields, "chainId": chain_id, "shares": str(shares),
-            "underlyingAmount": str(assets),
-            "underlyingAmountUsd": price.value(assets, underlying["decimals"]) if price and underlying else None}
+    return {
+        "type": "fluid-lending",
+        **fields,
+        "chainId": chain_id,
+        "shares": str(shares),
+        "underlyingAmount": str(assets),
+        "underlyingAmountUsd": price.value(assets, underlying["decimals"]) if price and underlying else None,
+    }
 
 
 async def ftoken_fields(fluid: FluidReader, details: tuple[Any, ...]) -> tuple[dict[str, Any], Any, UsdPrice | None]:
@@ -152,9 +190,18 @@ async def ftoken_fields(fluid: FluidReader, details: tuple[Any, ...]) -> tuple[d
     underlying, price = await asyncio.gather(fluid.token(asset), fluid.price(asset))
     supply_apr = supply_rate / RATE_SCALE
     rewards_apr = rewards_rate / REWARDS_RATE_SCALE
-    return {"fTokenAddress": ftoken, "fToken": {"address": ftoken, "name": name, "symbol": symbol, "decimals": decimals},
-            "underlyingAsset": underlying, "supplyApr": supply_apr, "rewardsApr": rewards_apr,
-            "supplyApy": _compounded(supply_apr + rewards_apr)}, underlying, price
+    return (
+        {
+            "fTokenAddress": ftoken,
+            "fToken": {"address": ftoken, "name": name, "symbol": symbol, "decimals": decimals},
+            "underlyingAsset": underlying,
+            "supplyApr": supply_apr,
+            "rewardsApr": rewards_apr,
+            "supplyApy": _compounded(supply_apr + rewards_apr),
+        },
+        underlying,
+        price,
+    )
 
 
 def _compounded(apr: float) -> float:
@@ -162,8 +209,9 @@ def _compounded(apr: float) -> float:
     return math.expm1(SECONDS_PER_YEAR * math.log1p(apr / SECONDS_PER_YEAR))
 
 
-async def _vault_position(fluid: FluidReader, position: tuple[Any, ...], vault: tuple[Any, ...],
-                          chain_id: int) -> dict[str, Any]:
+async def _vault_position(
+    fluid: FluidReader, position: tuple[Any, ...], vault: tuple[Any, ...], chain_id: int
+) -> dict[str, Any]:
     supply, borrow = position[9], position[10]
     configs = vault[CONFIGS]
     threshold, liquidate = configs[LIQUIDATION_THRESHOLD], configs[ORACLE_PRICE_LIQUIDATE]
@@ -171,8 +219,13 @@ async def _vault_position(fluid: FluidReader, position: tuple[Any, ...], vault: 
     if borrow and liquidate:
         health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / borrow)
     return {
-        "type": "fluid-vault", "vaultAddress": vault[0], "chainId": chain_id, "nftId": str(position[0]),
-        "owner": position[1], "isLiquidated": position[2], **await vault_sides(fluid, vault, supply, borrow),
+        "type": "fluid-vault",
+        "vaultAddress": vault[0],
+        "chainId": chain_id,
+        "nftId": str(position[0]),
+        "owner": position[1],
+        "isLiquidated": position[2],
+        **await vault_sides(fluid, vault, supply, borrow),
         "healthFactor": health,
     }
 
@@ -190,7 +243,8 @@ async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, b
         fluid.token(debt_tokens[0]) if not smart_debt else no_read(),
         fluid.price(debt_tokens[0]) if not smart_debt else no_read(),
         _dex_tokens(fluid, col_tokens) if smart_col else no_read(),
-        _dex_tokens(fluid, debt_tokens) if smart_debt else no_read())
+        _dex_tokens(fluid, debt_tokens) if smart_debt else no_read(),
+    )
     supply_usd = borrow_usd = None
     if not smart_col:
         supply_usd = _usd(col_price, col_token, supply)
@@ -202,13 +256,20 @@ async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, b
         borrow_usd = _usd(col_price, col_token, Fraction(borrow * ORACLE_PRICE_SCALE, operate))
     return {
         "vaultType": VAULT_TYPES[(smart_col, smart_debt)],
-        "supplyToken": col_token, "supply": None if smart_col else str(supply),
-        "supplyShares": str(supply) if smart_col else None, "supplyDexTokens": col_dex, "supplyUsd": supply_usd,
-        "borrowToken": debt_token, "borrow": None if smart_debt else str(borrow),
-        "borrowShares": str(borrow) if smart_debt else None, "borrowDexTokens": debt_dex, "borrowUsd": borrow_usd,
+        "supplyToken": col_token,
+        "supply": None if smart_col else str(supply),
+        "supplyShares": str(supply) if smart_col else None,
+        "supplyDexTokens": col_dex,
+        "supplyUsd": supply_usd,
+        "borrowToken": debt_token,
+        "borrow": None if smart_debt else str(borrow),
+        "borrowShares": str(borrow) if smart_debt else None,
+        "borrowDexTokens": debt_dex,
+        "borrowUsd": borrow_usd,
         "collateralFactor": configs[COLLATERAL_FACTOR] / RATE_SCALE,
         "liquidationThreshold": configs[LIQUIDATION_THRESHOLD] / RATE_SCALE,
-        "supplyRate": rates[SUPPLY_RATE_VAULT] / RATE_SCALE, "borrowRate": rates[BORROW_RATE_VAULT] / RATE_SCALE,
+        "supplyRate": rates[SUPPLY_RATE_VAULT] / RATE_SCALE,
+        "borrowRate": rates[BORROW_RATE_VAULT] / RATE_SCALE,
     }
 
 

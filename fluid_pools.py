@@ -21,8 +21,17 @@ from abi import Function
 from addresses import ChainAddresses
 from deployment import require
 from errors import InputValidationError
-from fluid import (CONFIGS, LENDING_DETAILS, ORACLE_PRICE_LIQUIDATE, ORACLE_PRICE_OPERATE, RATE_SCALE,
-                   VAULT_ENTIRE_DATA, FluidReader, ftoken_fields, vault_sides)
+from fluid import (
+    CONFIGS,
+    LENDING_DETAILS,
+    ORACLE_PRICE_LIQUIDATE,
+    ORACLE_PRICE_OPERATE,
+    RATE_SCALE,
+    VAULT_ENTIRE_DATA,
+    FluidReader,
+    ftoken_fields,
+    vault_sides,
+)
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
@@ -40,40 +49,60 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     deployment = chain.fluid
     assert deployment is not None
     reader = ctx.reader(chain_id)
-    await asyncio.gather(require(reader, "fluid", deployment.lending_resolver, "LendingResolver"),
-                         require(reader, "fluid", deployment.vault_resolver, "VaultResolver"))
+    await asyncio.gather(
+        require(reader, "fluid", deployment.lending_resolver, "LendingResolver"),
+        require(reader, "fluid", deployment.vault_resolver, "VaultResolver"),
+    )
     block, (ftokens,), (vaults,) = await asyncio.gather(
         reader.block_number(),
         reader.call(deployment.lending_resolver, GET_ALL_FTOKENS, label="Fluid LendingResolver"),
-        reader.call(deployment.vault_resolver, GET_ALL_VAULTS, label="Fluid VaultResolver"))
+        reader.call(deployment.vault_resolver, GET_ALL_VAULTS, label="Fluid VaultResolver"),
+    )
     fluid = FluidReader(reader, chain, ctx.warnings)
     if pool in {address.lower() for address in ftokens}:
-        (found,) = await reader.call(deployment.lending_resolver, GET_FTOKEN_DETAILS, pool, label="Fluid LendingResolver")
+        (found,) = await reader.call(
+            deployment.lending_resolver, GET_FTOKEN_DETAILS, pool, label="Fluid LendingResolver"
+        )
         return {"blockNumber": block, "details": await _lending(fluid, found)}
     if pool in {address.lower() for address in vaults}:
-        (found,) = await reader.call(deployment.vault_resolver, GET_VAULT_ENTIRE_DATA, pool, label="Fluid VaultResolver")
+        (found,) = await reader.call(
+            deployment.vault_resolver, GET_VAULT_ENTIRE_DATA, pool, label="Fluid VaultResolver"
+        )
         return {"blockNumber": block, "details": await _vault(fluid, found)}
-    raise InputValidationError(f"{pool} is not a Fluid fToken or vault on chain {chain_id} at block {block}: "
-                               "expected an address the LendingResolver or VaultResolver lists.")
+    raise InputValidationError(
+        f"{pool} is not a Fluid fToken or vault on chain {chain_id} at block {block}: "
+        "expected an address the LendingResolver or VaultResolver lists."
+    )
 
 
 async def _lending(fluid: FluidReader, found: tuple[Any, ...]) -> dict[str, Any]:
     fields, underlying, price = await ftoken_fields(fluid, found)
     total_assets, total_supply = found[7], found[8]
-    return {"__typename": "FluidLendingPool", "type": "fluid-lending-pool", **fields, "chainId": fluid.reader.chain_id,
-            "totalAssets": str(total_assets),
-            "totalAssetsUsd": price.value(total_assets, underlying["decimals"]) if price and underlying else None,
-            "totalSupply": str(total_supply)}
+    return {
+        "__typename": "FluidLendingPool",
+        "type": "fluid-lending-pool",
+        **fields,
+        "chainId": fluid.reader.chain_id,
+        "totalAssets": str(total_assets),
+        "totalAssetsUsd": price.value(total_assets, underlying["decimals"]) if price and underlying else None,
+        "totalSupply": str(total_supply),
+    }
 
 
 async def _vault(fluid: FluidReader, found: tuple[Any, ...]) -> dict[str, Any]:
     configs, totals, limits = found[CONFIGS], found[TOTALS], found[LIMITS]
     return {
-        "__typename": "FluidVaultPool", "type": "fluid-vault-pool", "vaultAddress": found[0].lower(),
-        "chainId": fluid.reader.chain_id, **await vault_sides(fluid, found, totals[0], totals[1]),
+        "__typename": "FluidVaultPool",
+        "type": "fluid-vault-pool",
+        "vaultAddress": found[0].lower(),
+        "chainId": fluid.reader.chain_id,
+        **await vault_sides(fluid, found, totals[0], totals[1]),
         "liquidationMaxLimit": configs[LIQUIDATION_MAX_LIMIT] / RATE_SCALE,
-        "liquidationPenalty": configs[LIQUIDATION_PENALTY] / RATE_SCALE, "borrowFee": configs[BORROW_FEE] / RATE_SCALE,
-        "oracle": configs[ORACLE].lower(), "oraclePriceOperate": str(configs[ORACLE_PRICE_OPERATE]),
+        "liquidationPenalty": configs[LIQUIDATION_PENALTY] / RATE_SCALE,
+        "borrowFee": configs[BORROW_FEE] / RATE_SCALE,
+        "oracle": configs[ORACLE].lower(),
+        "oraclePriceOperate": str(configs[ORACLE_PRICE_OPERATE]),
         "oraclePriceLiquidate": str(configs[ORACLE_PRICE_LIQUIDATE]),
-        "withdrawable": str(limits[2]), "borrowable": str(limits[5]),
+        "withdrawable": str(limits[2]),
+        "borrowable": str(limits[5]),
     }

@@ -37,8 +37,16 @@ from graphql.execution.collect_fields import FragmentDetails
 from graphql.execution.values import VariableValues, get_variable_values
 
 from immutable_cache import ImmutableCache, weight
-from limits import (MAX_INPUTS, MAX_TOKENS, DepthLimitRule, InputCount, IntrospectionDepthLimitRule,
-                    NoIntrospectionRule, cost_problem, input_count)
+from limits import (
+    MAX_INPUTS,
+    MAX_TOKENS,
+    DepthLimitRule,
+    InputCount,
+    IntrospectionDepthLimitRule,
+    NoIntrospectionRule,
+    cost_problem,
+    input_count,
+)
 from projection import ProjectingExecutor, Projection, selects_by_variables
 
 log = logging.getLogger("wallet_positions.graphql")
@@ -126,8 +134,10 @@ class Analysis:
             operation = _operation(self.document, name)
             shared = not selects_by_variables(operation, self.fragments)
             known = self.operations[name] = Chosen(
-                operation, input_count(operation, self.fragments),
-                Projection(schema, self.fragment_details, operation) if shared else None)
+                operation,
+                input_count(operation, self.fragments),
+                Projection(schema, self.fragment_details, operation) if shared else None,
+            )
         return known
 
     def projection(self, chosen: Chosen, schema: GraphQLSchema) -> Projection:
@@ -170,8 +180,13 @@ def analyse(text: str, schema: GraphQLSchema, introspection: bool) -> Analysis:
     except RecursionError:
         return Analysis(None, _too_deep())
     fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-    return Analysis(document, None, RequestError.from_graphql(errors, "GRAPHQL_VALIDATION_FAILED") if errors else None,
-                    fragments, {name: FragmentDetails(definition) for name, definition in fragments.items()})
+    return Analysis(
+        document,
+        None,
+        RequestError.from_graphql(errors, "GRAPHQL_VALIDATION_FAILED") if errors else None,
+        fragments,
+        {name: FragmentDetails(definition) for name, definition in fragments.items()},
+    )
 
 
 def _too_deep() -> RequestError:
@@ -286,8 +301,8 @@ class Preparer:
     def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
-                initargs=(self._sdl,))
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(self._sdl,)
+            )
         return self._pool
 
 
@@ -307,9 +322,13 @@ def _analyse_in_worker(text: str, introspection: bool) -> Analysis:
 def _check_inputs(inputs: int) -> None:
     if inputs > MAX_INPUTS:
         raise RequestError.single(
-            400, f"Too many inputs: the operation asks for {inputs}, the limit is {MAX_INPUTS} "
-            "per request, counted over every walletPositions and poolDetails field.", "TOO_MANY_INPUTS",
-            limit=MAX_INPUTS, inputs=inputs)
+            400,
+            f"Too many inputs: the operation asks for {inputs}, the limit is {MAX_INPUTS} "
+            "per request, counted over every walletPositions and poolDetails field.",
+            "TOO_MANY_INPUTS",
+            limit=MAX_INPUTS,
+            inputs=inputs,
+        )
 
 
 def _params(body: bytes) -> dict[str, Any]:
@@ -318,22 +337,23 @@ def _params(body: bytes) -> dict[str, Any]:
     except (ValueError, RecursionError):
         raise _bad_request("The request body is not valid JSON.") from None
     if isinstance(payload, list):
-        raise _bad_request("Batching is not supported: send one operation per request, as a JSON "
-                           "object.", "BATCHING_NOT_SUPPORTED")
+        raise _bad_request(
+            "Batching is not supported: send one operation per request, as a JSON object.", "BATCHING_NOT_SUPPORTED"
+        )
     if not isinstance(payload, dict):
-        raise _bad_request("The request body must be a JSON object with a \"query\" string.")
+        raise _bad_request('The request body must be a JSON object with a "query" string.')
     query = payload.get("query")
     if not isinstance(query, str) or not query.strip():
-        raise _bad_request("\"query\" must be a non-empty string holding the GraphQL document.")
+        raise _bad_request('"query" must be a non-empty string holding the GraphQL document.')
     variables = payload.get("variables")
     if variables is not None and not isinstance(variables, dict):
-        raise _bad_request("\"variables\" must be a JSON object (or null).")
+        raise _bad_request('"variables" must be a JSON object (or null).')
     name = payload.get("operationName")
     if name is not None and not isinstance(name, str):
-        raise _bad_request("\"operationName\" must be a string (or null).")
+        raise _bad_request('"operationName" must be a string (or null).')
     extensions = payload.get("extensions")
     if extensions is not None and not isinstance(extensions, dict):
-        raise _bad_request("\"extensions\" must be a JSON object (or null).")
+        raise _bad_request('"extensions" must be a JSON object (or null).')
     return {"query": query, "variables": variables or {}, "operationName": name or None}
 
 
@@ -344,7 +364,7 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
     if name is not None:
         message = f"Unknown operation named {name[:64]!r}."
     else:
-        message = "The document has several operations: choose one with \"operationName\"."
+        message = 'The document has several operations: choose one with "operationName".'
     raise _bad_request(message, "GRAPHQL_VALIDATION_FAILED")
 
 
@@ -352,9 +372,18 @@ async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> dict
     """Execute a prepared operation; resolver bugs are logged and shown only as a generic error."""
     analysis, chosen = operation.analysis, operation.chosen
     result = ProjectingExecutor(
-        schema, analysis.fragments, analysis.fragment_details, None, context, chosen.node, operation.variables,
-        default_field_resolver, default_type_resolver, default_field_resolver,
-        projection=analysis.projection(chosen, schema)).execute_operation()
+        schema,
+        analysis.fragments,
+        analysis.fragment_details,
+        None,
+        context,
+        chosen.node,
+        operation.variables,
+        default_field_resolver,
+        default_type_resolver,
+        default_field_resolver,
+        projection=analysis.projection(chosen, schema),
+    ).execute_operation()
     if inspect.isawaitable(result):
         result = await result
     payload = result.formatted

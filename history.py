@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-from datetime import datetime, timezone
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from fractions import Fraction
-from typing import Awaitable, Callable
 
 from chain import BLOCK_SECONDS, ChainReader
 from errors import HistoryUnavailable, ProtocolError
@@ -66,8 +66,7 @@ async def block_at(reader: ChainReader, target: int) -> tuple[int, int] | None:
         slow = hi - lo[0] > width // 2
         width = hi - lo[0]
         probes = _interpolated(lo, (hi, t_hi), target, halve=slow)
-    raise ProtocolError(f"no block found at timestamp {target} on chain {reader.chain_id} "
-                        f"within {MAX_ROUNDS} rounds")
+    raise ProtocolError(f"no block found at timestamp {target} on chain {reader.chain_id} within {MAX_ROUNDS} rounds")
 
 
 def _extrapolated(oldest: tuple[int, int], newest: tuple[int, int], target: int) -> list[int]:
@@ -100,16 +99,21 @@ def compounded(now: int, then: int, seconds: int) -> float | None:
     return float(Fraction(now, then)) ** (YEAR / seconds) - 1
 
 
-async def period_apy(reader: ChainReader, period: int, rate: Callable[[ChainReader], Awaitable[int]],
-                     warnings: Warnings, target: str, what: str) -> float | None:
+async def period_apy(
+    reader: ChainReader,
+    period: int,
+    rate: Callable[[ChainReader], Awaitable[int]],
+    warnings: Warnings,
+    target: str,
+    what: str,
+) -> float | None:
     """The APY of `rate` (a view read through the reader it is given) over the `period` before the
     pinned block; None with a warning naming `what` when the earlier state cannot be read."""
     try:
         now, t_now = await rate(reader), await reader.block_timestamp()
         earlier = await reader.shared(("block at", period), lambda: block_at(reader, t_now - period))
         if earlier is None:
-            warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: the chain has no block {period} s "
-                                                      "before this one")
+            warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: the chain has no block {period} s before this one")
             return None
         block, t_then = earlier
         then = await rate(reader.at(block))
@@ -127,4 +131,4 @@ def iso_date(timestamp: int) -> str | None:
     sentinel or garbage)."""
     if not 0 <= timestamp <= MAX_ISO_TIMESTAMP:
         return None
-    return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -9,8 +9,8 @@ import os
 import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from chain import ChainConfig, Chains
 from config import Settings
@@ -19,9 +19,11 @@ from event_index import SCHEMA, ChainIndex
 from protocols import Registry
 from rpc import rpc_urls_from_env
 
-TABLES = {"progress": {"stream", "start_block", "covered_to", "block_hash"},
-          "entries": {"stream", "kind", "key", "value", "block"},
-          "holdings": {"stream", "holder", "key", "block"}}
+TABLES = {
+    "progress": {"stream", "start_block", "covered_to", "block_hash"},
+    "entries": {"stream", "kind", "key", "value", "block"},
+    "holdings": {"stream", "holder", "key", "block"},
+}
 EARLIER = {"holdings": {"stream", "holder", "key"}}
 """Layouts of snapshots written by earlier versions, still accepted (event_index migrates them)."""
 
@@ -69,9 +71,11 @@ def index_command(args: argparse.Namespace, settings: Settings, registry: Regist
         print(f"error: {args.file} is not an index snapshot: {problem}", file=sys.stderr)
         return 1
     _install(Path(args.file), path)
-    print(f"imported {args.file} as the index of chain {args.chain}"
-          + (f"; the previous file is kept as {path.name}.bak" if path.with_suffix(".sqlite.bak").exists() else ""),
-          file=sys.stderr)
+    print(
+        f"imported {args.file} as the index of chain {args.chain}"
+        + (f"; the previous file is kept as {path.name}.bak" if path.with_suffix(".sqlite.bak").exists() else ""),
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -80,15 +84,19 @@ async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
     if not streams:
         print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
         return 2
-    chains = Chains(rpc_urls_from_env(os.environ), ChainConfig(logs_block_range=settings.logs_block_range,
-                                                               state_dir=settings.state_dir))
+    chains = Chains(
+        rpc_urls_from_env(os.environ),
+        ChainConfig(logs_block_range=settings.logs_block_range, state_dir=settings.state_dir),
+    )
     try:
         for stream in streams:
             reader = chains.request(asyncio.get_running_loop().time() + 120).reader(chain_id)
             started = time.monotonic()
             reached = await chains.indexes.build(reader, stream, _progress_bar(stream.name, started))
-            print(f"\n{stream.name.split()[0]}: up to block {reached} in {time.monotonic() - started:.0f} s",
-                  file=sys.stderr)
+            print(
+                f"\n{stream.name.split()[0]}: up to block {reached} in {time.monotonic() - started:.0f} s",
+                file=sys.stderr,
+            )
     except PositionError as exc:
         print(f"\nerror: {exc.message}", file=sys.stderr)
         return 1
@@ -106,8 +114,12 @@ def _progress_bar(name: str, started: float):  # type: ignore[no-untyped-def]
         rate = done / elapsed if elapsed else 0.0
         eta = (target - done_to) / rate if rate else 0.0
         bar = "#" * (30 * done // total)
-        print(f"\r{label} [{bar:<30}] block {done_to} of {target}, {rate:.0f} blocks/s, ETA {eta:.0f} s",
-              end="", file=sys.stderr, flush=True)
+        print(
+            f"\r{label} [{bar:<30}] block {done_to} of {target}, {rate:.0f} blocks/s, ETA {eta:.0f} s",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     return report
 
@@ -122,7 +134,9 @@ def _status(state: Path) -> int:
         index = ChainIndex(path)
         try:
             for name, start, covered, entries, holdings in index.status():
-                print(f"{path.stem.removeprefix('index-')}  {name.split()[0]}  {start}  {covered}  {entries}  {holdings}")
+                print(
+                    f"{path.stem.removeprefix('index-')}  {name.split()[0]}  {start}  {covered}  {entries}  {holdings}"
+                )
         finally:
             index.close()
     return 0

@@ -14,8 +14,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from graphql import (
     DocumentNode,
@@ -148,17 +149,18 @@ class DepthLimitRule(ValidationRule):
 
     def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
         fragments = {
-            d.name.value: d
-            for d in self.context.document.definitions
-            if isinstance(d, FragmentDefinitionNode)
+            d.name.value: d for d in self.context.document.definitions if isinstance(d, FragmentDefinitionNode)
         }
         introspection: list[FieldNode] = []
-        depth = _depth(node.selection_set, fragments, {}, set(),
-                       introspection if self.separate_introspection else None)
+        depth = _depth(node.selection_set, fragments, {}, set(), introspection if self.separate_introspection else None)
         if depth > MAX_DEPTH:
-            self.report_error(_error(
-                f"Query depth {depth} exceeds the limit of {MAX_DEPTH} levels of nesting.",
-                "DEPTH_LIMIT_EXCEEDED", node))
+            self.report_error(
+                _error(
+                    f"Query depth {depth} exceeds the limit of {MAX_DEPTH} levels of nesting.",
+                    "DEPTH_LIMIT_EXCEEDED",
+                    node,
+                )
+            )
         for field in introspection:
             problem = _introspection_problem(field, fragments)
             if problem:
@@ -176,8 +178,9 @@ class IntrospectionDepthLimitRule(DepthLimitRule):
 INTROSPECTION_FIELDS = ("__schema", "__type")
 MAX_INTROSPECTION_DEPTH = 15
 MAX_INTROSPECTION_LISTS = 3
-INTROSPECTION_LISTS = frozenset({"types", "fields", "args", "inputFields", "interfaces", "possibleTypes",
-                                 "enumValues", "directives"})
+INTROSPECTION_LISTS = frozenset(
+    {"types", "fields", "args", "inputFields", "interfaces", "possibleTypes", "enumValues", "directives"}
+)
 """Introspection fields that return lists. Nested in each other they walk the schema's graph
 (`types { fields { type { fields ... } } }`) and the answer grows with every level, so they may
 nest three deep, as in the standard query (`types > fields > args`); `type`/`ofType` chains are
@@ -186,8 +189,7 @@ single objects and only the depth bounds them."""
 
 def _introspection_problem(field: FieldNode, fragments: Mapping[str, FragmentDefinitionNode]) -> str | None:
     deepest, lists = 0, 0
-    pending: list[tuple[SelectionSetNode | None, int, int, frozenset[str]]] = [
-        (field.selection_set, 1, 0, frozenset())]
+    pending: list[tuple[SelectionSetNode | None, int, int, frozenset[str]]] = [(field.selection_set, 1, 0, frozenset())]
     while pending:
         selection_set, depth, nested_lists, active = pending.pop()
         deepest, lists = max(deepest, depth), max(lists, nested_lists)
@@ -195,8 +197,14 @@ def _introspection_problem(field: FieldNode, fragments: Mapping[str, FragmentDef
             continue
         for selection in selection_set.selections:
             if isinstance(selection, FieldNode):
-                pending.append((selection.selection_set, depth + 1,
-                                nested_lists + (selection.name.value in INTROSPECTION_LISTS), active))
+                pending.append(
+                    (
+                        selection.selection_set,
+                        depth + 1,
+                        nested_lists + (selection.name.value in INTROSPECTION_LISTS),
+                        active,
+                    )
+                )
             elif isinstance(selection, InlineFragmentNode):
                 pending.append((selection.selection_set, depth, nested_lists, active))
             elif (name := selection.name.value) in fragments and name not in active:
@@ -204,8 +212,10 @@ def _introspection_problem(field: FieldNode, fragments: Mapping[str, FragmentDef
     if deepest > MAX_INTROSPECTION_DEPTH:
         return f"Introspection deeper than {MAX_INTROSPECTION_DEPTH} levels is refused."
     if lists > MAX_INTROSPECTION_LISTS:
-        return (f"Introspection may nest at most {MAX_INTROSPECTION_LISTS} list fields (types, fields, "
-                "args, ...) in each other: deeper, the answer grows with every level.")
+        return (
+            f"Introspection may nest at most {MAX_INTROSPECTION_LISTS} list fields (types, fields, "
+            "args, ...) in each other: deeper, the answer grows with every level."
+        )
     return None
 
 
@@ -245,9 +255,13 @@ class NoIntrospectionRule(ValidationRule):
 
     def enter_field(self, node: FieldNode, *_: Any) -> None:
         if node.name.value in ("__schema", "__type"):
-            self.report_error(_error(
-                "Introspection is disabled on this server; the schema is published at "
-                "GET /schema.graphql.", "INTROSPECTION_DISABLED", node))
+            self.report_error(
+                _error(
+                    "Introspection is disabled on this server; the schema is published at GET /schema.graphql.",
+                    "INTROSPECTION_DISABLED",
+                    node,
+                )
+            )
 
 
 def cost_problem(document: DocumentNode) -> str | None:
@@ -275,8 +289,7 @@ def cost_problem(document: DocumentNode) -> str | None:
                 return problem
             expanded += fields
     if expanded > MAX_EXPANDED:
-        return (f"With its fragments expanded the document selects {expanded} fields; the limit is "
-                f"{MAX_EXPANDED}.")
+        return f"With its fragments expanded the document selects {expanded} fields; the limit is {MAX_EXPANDED}."
     return None
 
 
@@ -286,8 +299,7 @@ def _syntax_problem(document: DocumentNode) -> str | None:
     while pending:
         selection_set = pending.pop()
         if len(selection_set.selections) > MAX_SELECTIONS:
-            return (f"A selection set holds {len(selection_set.selections)} selections; the limit is "
-                    f"{MAX_SELECTIONS}.")
+            return f"A selection set holds {len(selection_set.selections)} selections; the limit is {MAX_SELECTIONS}."
         for selection in selection_set.selections:
             if isinstance(selection, FieldNode):
                 fields += 1
@@ -296,15 +308,21 @@ def _syntax_problem(document: DocumentNode) -> str | None:
                 spreads += 1
             if getattr(selection, "selection_set", None):
                 pending.append(selection.selection_set)
-    for count, limit, what in ((fields, MAX_FIELDS, "fields"), (aliases, MAX_ALIASES, "aliases"),
-                               (spreads, MAX_SPREADS, "fragment spreads")):
+    for count, limit, what in (
+        (fields, MAX_FIELDS, "fields"),
+        (aliases, MAX_ALIASES, "aliases"),
+        (spreads, MAX_SPREADS, "fragment spreads"),
+    ):
         if count > limit:
             return f"The document has {count} {what}; the limit is {limit}."
     return None
 
 
-def _merge_problem(root: SelectionSetNode, fragments: Mapping[str, FragmentDefinitionNode],
-                   flattened: dict[str, list[tuple[FieldNode, int]]]) -> tuple[str | None, int]:
+def _merge_problem(
+    root: SelectionSetNode,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    flattened: dict[str, list[tuple[FieldNode, int]]],
+) -> tuple[str | None, int]:
     """Walk the response paths of an operation as validation merges them: each group is the
     fields (with their multiplicity) that share one path. Stops at the first group too large,
     so the walk itself stays within MAX_MERGED fields per path."""
@@ -319,8 +337,10 @@ def _merge_problem(root: SelectionSetNode, fragments: Mapping[str, FragmentDefin
                 name = (field.alias or field.name).value
                 sizes[name] += multiplicity * count
                 if sizes[name] > MAX_MERGED:
-                    return (f"Field {path + name!r} is selected {sizes[name]} times or more once fragments "
-                            f"and repeated parents are merged; the limit is {MAX_MERGED}."), expanded
+                    return (
+                        f"Field {path + name!r} is selected {sizes[name]} times or more once fragments "
+                        f"and repeated parents are merged; the limit is {MAX_MERGED}."
+                    ), expanded
                 if field.selection_set:
                     children.setdefault(name, []).append((field.selection_set, multiplicity * count))
         expanded += sum(sizes.values())
@@ -328,8 +348,12 @@ def _merge_problem(root: SelectionSetNode, fragments: Mapping[str, FragmentDefin
     return None, expanded
 
 
-def _fields(selection_set: SelectionSetNode, fragments: Mapping[str, FragmentDefinitionNode],
-            flattened: dict[str, list[tuple[FieldNode, int]]], active: set[str]) -> list[tuple[FieldNode, int]]:
+def _fields(
+    selection_set: SelectionSetNode,
+    fragments: Mapping[str, FragmentDefinitionNode],
+    flattened: dict[str, list[tuple[FieldNode, int]]],
+    active: set[str],
+) -> list[tuple[FieldNode, int]]:
     """The fields a selection set contributes at its own level (inline fragments and spreads
     opened), with how often each is reached; each fragment is flattened once."""
     counts: dict[int, tuple[FieldNode, int]] = {}

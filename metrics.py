@@ -10,7 +10,7 @@ is "other", an HTTP method outside the standard ones is "other".
 from __future__ import annotations
 
 import platform
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -34,47 +34,87 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = registry = CollectorRegistry()
         self.http_requests = Counter(
-            "wp_http_requests", "HTTP requests answered, by route, method and status.",
-            ["route", "method", "status"], registry=registry)
+            "wp_http_requests",
+            "HTTP requests answered, by route, method and status.",
+            ["route", "method", "status"],
+            registry=registry,
+        )
         self.http_duration = Histogram(
-            "wp_http_request_duration_seconds", "Time from a request's arrival to its answer.",
-            ["route", "method"], buckets=LATENCY_BUCKETS, registry=registry)
+            "wp_http_request_duration_seconds",
+            "Time from a request's arrival to its answer.",
+            ["route", "method"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
         self.inputs = Counter(
-            "wp_inputs", "Inputs resolved, by root field, protocol, chain and outcome (OK or the error code).",
-            ["field", "protocol", "chain_id", "outcome"], registry=registry)
+            "wp_inputs",
+            "Inputs resolved, by root field, protocol, chain and outcome (OK or the error code).",
+            ["field", "protocol", "chain_id", "outcome"],
+            registry=registry,
+        )
         self.auth_failures = Counter(
-            "wp_auth_failures", "Requests refused 401, by reason (missing, conflicting, malformed, unknown).",
-            ["reason"], registry=registry)
+            "wp_auth_failures",
+            "Requests refused 401, by reason (missing, conflicting, malformed, unknown).",
+            ["reason"],
+            registry=registry,
+        )
         self.rate_limited = Counter(
-            "wp_rate_limited", "Requests refused 429 by the per-key rate limit.", registry=registry)
+            "wp_rate_limited", "Requests refused 429 by the per-key rate limit.", registry=registry
+        )
         self.rate_limit_shared = Gauge(
-            "wp_rate_limit_shared", "1 while the rate limit is kept in Redis, 0 while this process "
-            "limits alone (no REDIS_URL, or Redis unreachable).", registry=registry)
+            "wp_rate_limit_shared",
+            "1 while the rate limit is kept in Redis, 0 while this process "
+            "limits alone (no REDIS_URL, or Redis unreachable).",
+            registry=registry,
+        )
         self.rate_limit_redis_failures = Counter(
-            "wp_rate_limit_redis_failures", "Rate-limit decisions Redis could not make (each then fell "
-            "back to the in-process limiter or was refused 503).", registry=registry)
+            "wp_rate_limit_redis_failures",
+            "Rate-limit decisions Redis could not make (each then fell "
+            "back to the in-process limiter or was refused 503).",
+            registry=registry,
+        )
         self.rpc_http_requests = Counter(
-            "wp_rpc_http_requests", "HTTP requests to RPC endpoints, by chain and outcome (ok, http_429, "
-            "http_error, unreachable, timeout, too_large, not_json).", ["chain_id", "outcome"], registry=registry)
+            "wp_rpc_http_requests",
+            "HTTP requests to RPC endpoints, by chain and outcome (ok, http_429, "
+            "http_error, unreachable, timeout, too_large, not_json).",
+            ["chain_id", "outcome"],
+            registry=registry,
+        )
         self.rpc_duration = Histogram(
-            "wp_rpc_http_request_duration_seconds", "Time of one HTTP request to an RPC endpoint.",
-            ["chain_id"], buckets=LATENCY_BUCKETS, registry=registry)
+            "wp_rpc_http_request_duration_seconds",
+            "Time of one HTTP request to an RPC endpoint.",
+            ["chain_id"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
         self.rpc_calls = Counter(
-            "wp_rpc_calls", "JSON-RPC calls answered, by chain, method and outcome: ok, answer_error (an "
+            "wp_rpc_calls",
+            "JSON-RPC calls answered, by chain, method and outcome: ok, answer_error (an "
             "error that is the answer, such as a revert) or node_failure.",
-            ["chain_id", "method", "outcome"], registry=registry)
+            ["chain_id", "method", "outcome"],
+            registry=registry,
+        )
         self.rpc_subcalls = Counter(
-            "wp_rpc_subcalls", "Contract reads (eth_call sub-calls, batched into aggregate3 or sent alone).",
-            ["chain_id"], registry=registry)
+            "wp_rpc_subcalls",
+            "Contract reads (eth_call sub-calls, batched into aggregate3 or sent alone).",
+            ["chain_id"],
+            registry=registry,
+        )
         self.rpc_sent_bytes = Counter(
-            "wp_rpc_sent_bytes", "Bytes of JSON-RPC request bodies sent.", ["chain_id"], registry=registry)
+            "wp_rpc_sent_bytes", "Bytes of JSON-RPC request bodies sent.", ["chain_id"], registry=registry
+        )
         self.rpc_received_bytes = Counter(
-            "wp_rpc_received_bytes", "Bytes of JSON-RPC answer bodies read.", ["chain_id"], registry=registry)
+            "wp_rpc_received_bytes", "Bytes of JSON-RPC answer bodies read.", ["chain_id"], registry=registry
+        )
         self.chain_head = Gauge(
-            "wp_chain_head_block", "The newest block a request was pinned to, by chain.", ["chain_id"],
-            registry=registry)
-        build = Gauge("wp_build_info", "The service's version and Python; always 1.", ["version", "python"],
-                      registry=registry)
+            "wp_chain_head_block",
+            "The newest block a request was pinned to, by chain.",
+            ["chain_id"],
+            registry=registry,
+        )
+        build = Gauge(
+            "wp_build_info", "The service's version and Python; always 1.", ["version", "python"], registry=registry
+        )
         build.labels(VERSION, platform.python_version()).set(1)
 
     def watch_indexes(self, rows: IndexRows) -> None:
@@ -87,8 +127,11 @@ class _IndexCollector(Collector):
         self._rows = rows
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        covered = GaugeMetricFamily("wp_index_covered_block", "The last block whose events an index stream "
-                                    "holds, by chain and stream.", labels=["chain_id", "stream"])
+        covered = GaugeMetricFamily(
+            "wp_index_covered_block",
+            "The last block whose events an index stream holds, by chain and stream.",
+            labels=["chain_id", "stream"],
+        )
         for chain_id, stream, block in self._rows():
             covered.add_metric([str(chain_id), stream], block)
         yield covered

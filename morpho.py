@@ -32,9 +32,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import adaptive_curve_irm as irm
 import erc20
@@ -43,11 +44,11 @@ from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, first, no_read
 from deployment import started
 from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
-from event_index import Entry, Holding, Rows, Stream, View
 from errors import ProtocolError
+from event_index import Entry, Holding, Rows, Stream, View
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
-from sweep import balances, swept_balances, sweep
+from sweep import balances, sweep, swept_balances
 
 if TYPE_CHECKING:
     from fetch_context import FetchContext
@@ -63,28 +64,43 @@ MAX_QUEUE_LENGTH = 30
 MAX_ADAPTERS = 32
 MAX_ADAPTER_MARKETS = 64
 
-CREATE_META_MORPHO = Event("CreateMetaMorpho(address,address,address,uint256,address,string,string,bytes32)",
-                           "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d")
-CREATE_VAULT_V2 = Event("CreateVaultV2(address,address,bytes32,address)",
-                        "0x341ce009267aa0d78cc12b34155e223904a51ed49d144beb6eb8be87813edb4e")
-SUPPLY = Event("Supply(bytes32,address,address,uint256,uint256)",
-               "0xedf8870433c83823eb071d3df1caa8d008f12f6440918c20d75a3602cda30fe0")
-SUPPLY_COLLATERAL = Event("SupplyCollateral(bytes32,address,address,uint256)",
-                          "0xa3b9472a1399e17e123f3c2e6586c23e504184d504de59cdaa2b375e880c6184")
-BORROW = Event("Borrow(bytes32,address,address,address,uint256,uint256)",
-               "0x570954540bed6b1304a87dfe815a5eda4a648f7097a16240dcd85c9b5fd42a43")
-CREATE_MARKET = Event("CreateMarket(bytes32,(address,address,address,address,uint256))",
-                      "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac")
+CREATE_META_MORPHO = Event(
+    "CreateMetaMorpho(address,address,address,uint256,address,string,string,bytes32)",
+    "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d",
+)
+CREATE_VAULT_V2 = Event(
+    "CreateVaultV2(address,address,bytes32,address)",
+    "0x341ce009267aa0d78cc12b34155e223904a51ed49d144beb6eb8be87813edb4e",
+)
+SUPPLY = Event(
+    "Supply(bytes32,address,address,uint256,uint256)",
+    "0xedf8870433c83823eb071d3df1caa8d008f12f6440918c20d75a3602cda30fe0",
+)
+SUPPLY_COLLATERAL = Event(
+    "SupplyCollateral(bytes32,address,address,uint256)",
+    "0xa3b9472a1399e17e123f3c2e6586c23e504184d504de59cdaa2b375e880c6184",
+)
+BORROW = Event(
+    "Borrow(bytes32,address,address,address,uint256,uint256)",
+    "0x570954540bed6b1304a87dfe815a5eda4a648f7097a16240dcd85c9b5fd42a43",
+)
+CREATE_MARKET = Event(
+    "CreateMarket(bytes32,(address,address,address,address,uint256))",
+    "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac",
+)
 
 POSITION = Function("position(bytes32,address)", "93c52062", ("uint256", "uint128", "uint128"))
-ID_TO_MARKET_PARAMS = Function("idToMarketParams(bytes32)", "2c3c9157",
-                               ("address", "address", "address", "address", "uint256"))
+ID_TO_MARKET_PARAMS = Function(
+    "idToMarketParams(bytes32)", "2c3c9157", ("address", "address", "address", "address", "uint256")
+)
 FEE_RECIPIENT = Function("feeRecipient()", "46904840", ("address",))
 MARKET = Function("market(bytes32)", "5c60e39a", ("uint128",) * 6)
 RATE_AT_TARGET = Function("rateAtTarget(bytes32)", "01977b57", ("int256",))
 BORROW_RATE_VIEW = Function(
     "borrowRateView((address,address,address,address,uint256),(uint128,uint128,uint128,uint128,uint128,uint128))",
-    "8c00bf6b", ("uint256",))
+    "8c00bf6b",
+    ("uint256",),
+)
 ORACLE_PRICE = Function("price()", "a035b1fe", ("uint256",))
 
 VAULT_NAME = Function("name()", "06fdde03", ("string",))
@@ -102,8 +118,9 @@ REAL_ASSETS = Function("realAssets()", "56c07573", ("uint256",))
 MARKET_IDS_LENGTH = Function("marketIdsLength()", "ace48b45", ("uint256",))
 MARKET_IDS = Function("marketIds(uint256)", "779a9683", ("bytes32",))
 MARKET_PARAMS_LIST_LENGTH = Function("marketParamsListLength()", "b045ff5b", ("uint256",))
-MARKET_PARAMS_LIST = Function("marketParamsList(uint256)", "3e351242",
-                              ("address", "address", "address", "address", "uint256"))
+MARKET_PARAMS_LIST = Function(
+    "marketParamsList(uint256)", "3e351242", ("address", "address", "address", "address", "uint256")
+)
 MORPHO_VAULT_V1 = Function("morphoVaultV1()", "e4baaddf", ("address",), immutable=True)
 
 
@@ -149,12 +166,12 @@ class MarketState:
     """Per second, WAD: what suppliers earn from the accrued state on (the rate vaults are weighed by)."""
 
     def supply_assets(self, shares: int) -> int:
-        return _mul_div_down(shares, self.total_supply_assets + VIRTUAL_ASSETS,
-                             self.total_supply_shares + VIRTUAL_SHARES)
+        return _mul_div_down(
+            shares, self.total_supply_assets + VIRTUAL_ASSETS, self.total_supply_shares + VIRTUAL_SHARES
+        )
 
     def borrow_assets(self, shares: int) -> int:
-        return _mul_div_up(shares, self.total_borrow_assets + VIRTUAL_ASSETS,
-                           self.total_borrow_shares + VIRTUAL_SHARES)
+        return _mul_div_up(shares, self.total_borrow_assets + VIRTUAL_ASSETS, self.total_borrow_shares + VIRTUAL_SHARES)
 
 
 def _mul_div_down(x: int, y: int, d: int) -> int:
@@ -173,8 +190,15 @@ def _w_taylor_compounded(rate: int, elapsed: int) -> int:
     return first + second + third
 
 
-def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | None, now: int,
-           quoted: irm.BorrowRates | None, rate_problem: str | None = None, adaptive: bool = False) -> MarketState:
+def accrue(
+    params: MarketParams,
+    totals: tuple[int, ...],
+    borrow_rate: int | None,
+    now: int,
+    quoted: irm.BorrowRates | None,
+    rate_problem: str | None = None,
+    adaptive: bool = False,
+) -> MarketState:
     """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them, with
     `borrow_rate` (what the next accrual charges); APYs at `quoted.end`, as Morpho's SDK quotes
     them (Market.getBorrowApy / getSupplyApy): borrow APY = e^(rate x year) - 1, supply rate =
@@ -200,22 +224,35 @@ def accrue(params: MarketParams, totals: tuple[int, ...], borrow_rate: int | Non
         supply_assets += interest
         if fee:
             fee_amount = _mul_div_down(interest, fee, WAD)
-            fee_shares = _mul_div_down(fee_amount, supply_shares + VIRTUAL_SHARES,
-                                       supply_assets - fee_amount + VIRTUAL_ASSETS)
+            fee_shares = _mul_div_down(
+                fee_amount, supply_shares + VIRTUAL_SHARES, supply_assets - fee_amount + VIRTUAL_ASSETS
+            )
             supply_shares += fee_shares
     borrow_apy = supply_apy = accrued_supply_rate = None
     if quoted is not None:
         accrued_utilization = irm.utilization(borrow_assets, supply_assets)
-        accrued_borrow_rate = (irm.borrow_rates(accrued_utilization, quoted.end_rate_at_target, 0).end if adaptive
-                               else quoted.end)
+        accrued_borrow_rate = (
+            irm.borrow_rates(accrued_utilization, quoted.end_rate_at_target, 0).end if adaptive else quoted.end
+        )
         accrued_supply_rate = _supply_rate(accrued_borrow_rate, accrued_utilization, fee)
         try:
             borrow_apy = rate_to_apy(quoted.end)
             supply_apy = rate_to_apy(_supply_rate(quoted.end, irm.utilization(totals[2], totals[0]), fee))
         except OverflowError:
             rate_problem = f"the IRM's rate of {quoted.end} per second is too large to be an APY"
-    return MarketState(params, supply_assets, supply_shares, borrow_assets, borrow_shares, fee,
-                       borrow_apy, supply_apy, fee_shares, rate_problem, accrued_supply_rate)
+    return MarketState(
+        params,
+        supply_assets,
+        supply_shares,
+        borrow_assets,
+        borrow_shares,
+        fee,
+        borrow_apy,
+        supply_apy,
+        fee_shares,
+        rate_problem,
+        accrued_supply_rate,
+    )
 
 
 def _supply_rate(borrow_rate: int, utilization: int, fee: int) -> int:
@@ -231,8 +268,14 @@ def rate_to_apy(rate: int) -> float:
 class MorphoReader:
     """The reads of one input, sharing the request's reader (and so its rounds and block)."""
 
-    def __init__(self, reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses,
-                 markets: Mapping[str, MarketParams], warnings: Warnings) -> None:
+    def __init__(
+        self,
+        reader: ChainReader,
+        deployment: MorphoAddresses,
+        chain: ChainAddresses,
+        markets: Mapping[str, MarketParams],
+        warnings: Warnings,
+    ) -> None:
         self.reader = reader
         self.warnings = warnings
         self.blue = deployment.blue.address
@@ -262,11 +305,14 @@ class MorphoReader:
         known = self.markets.get(market_id)
         if known is not None:
             return known
-        found = MarketParams(*await self.reader.call(self.blue, ID_TO_MARKET_PARAMS, bytes.fromhex(market_id[2:]),
-                                                     label="Morpho Blue"))
+        found = MarketParams(
+            *await self.reader.call(self.blue, ID_TO_MARKET_PARAMS, bytes.fromhex(market_id[2:]), label="Morpho Blue")
+        )
         if not found.exists:
-            raise ProtocolError(f"{market_id} is not a market of Morpho Blue {self.blue} on chain "
-                                f"{self.reader.chain_id} at block {await self.reader.block_number()}.")
+            raise ProtocolError(
+                f"{market_id} is not a market of Morpho Blue {self.blue} on chain "
+                f"{self.reader.chain_id} at block {await self.reader.block_number()}."
+            )
         return found
 
     async def _read_market(self, market_id: str) -> MarketState:
@@ -277,7 +323,9 @@ class MorphoReader:
             self.reader.call(self.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
             self.reader.block_timestamp(),
             outcome(self.reader.call(params.irm, RATE_AT_TARGET, bytes.fromhex(market_id[2:]), label=label))
-            if adaptive else no_read())
+            if adaptive
+            else no_read(),
+        )
         if int(params.irm, 16) == 0:
             return accrue(params, totals, 0, now, irm.BorrowRates(0, 0, 0))
         try:
@@ -317,8 +365,10 @@ class MorphoReader:
     async def _vault_v1_rates(self, vault: str) -> tuple[int, int]:
         label = f"vault {vault}"
         (fee,), queue, (total,) = await asyncio.gather(
-            self.reader.call(vault, FEE, label=label), self.withdraw_queue(vault),
-            self.reader.call(vault, TOTAL_ASSETS, label=label))
+            self.reader.call(vault, FEE, label=label),
+            self.withdraw_queue(vault),
+            self.reader.call(vault, TOTAL_ASSETS, label=label),
+        )
         earned, _ = await self.earnings([self.market_part(market_id, vault) for market_id in queue])
         gross = earned // total if total else 0
         return gross, _mul_div_down(gross, WAD - fee, WAD)
@@ -327,8 +377,12 @@ class MorphoReader:
         """A MetaMorpho vault's markets, in its withdraw-queue order (every market it may hold)."""
         label = f"vault {vault}"
         (length,) = await self.reader.call(vault, WITHDRAW_QUEUE_LENGTH, label=label)
-        ids = await asyncio.gather(*(self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
-                                     for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))))
+        ids = await asyncio.gather(
+            *(
+                self.reader.call(vault, WITHDRAW_QUEUE, i, label=label)
+                for i in range(_bounded(length, MAX_QUEUE_LENGTH, label))
+            )
+        )
         return list(dict.fromkeys("0x" + market_id.hex() for (market_id,) in ids))
 
     def market_part(self, market_id: str, owner: str) -> Part:
@@ -339,7 +393,8 @@ class MorphoReader:
         """The assets `owner` supplies to a market, accrued to the block."""
         (shares, _, _), state = await asyncio.gather(
             self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
-            self.market(market_id))
+            self.market(market_id),
+        )
         return state.supply_assets(shares)
 
     async def _supply_rate(self, market_id: str) -> int:
@@ -352,7 +407,7 @@ class MorphoReader:
         """(Σ assets x rate, Σ assets) over the parts, rates per second in WAD. ProtocolError
         when a part that holds assets has no rate (the APY is then null, with a warning)."""
         both = await asyncio.gather(*(amount() for amount, _ in parts), *(outcome(rate()) for _, rate in parts))
-        amounts, rates = both[:len(parts)], both[len(parts):]
+        amounts, rates = both[: len(parts)], both[len(parts) :]
         for amount, rate in zip(amounts, rates):
             if amount and isinstance(rate, ProtocolError):
                 raise rate
@@ -371,27 +426,45 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     if view.complete:
         held = view.keys(wallet)
-        discovery = asyncio.gather(balances(reader, _of(view, "vault-v1", held), wallet, ctx.warnings, "vault"),
-                                   balances(reader, _of(view, "vault-v2", held), wallet, ctx.warnings, "vault"),
-                                   _positions(morpho, _of(view, "market", held), wallet))
+        discovery = asyncio.gather(
+            balances(reader, _of(view, "vault-v1", held), wallet, ctx.warnings, "vault"),
+            balances(reader, _of(view, "vault-v2", held), wallet, ctx.warnings, "vault"),
+            _positions(morpho, _of(view, "market", held), wallet),
+        )
     else:
         catalog = [[entry.key for entry in view.of(kind)] for kind in ("vault-v1", "vault-v2")]
-        discovery = asyncio.gather(*(swept_balances(reader, vaults, wallet, ctx.warnings, "vault")
-                                     for vaults in catalog), _swept_positions(morpho, wallet))
-        ctx.warnings.add(PART_UNREADABLE, blue, (
-            f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: every market and vault "
-            f"created up to it was checked, later ones are not listed; they are once the index has caught up"))
+        discovery = asyncio.gather(
+            *(swept_balances(reader, vaults, wallet, ctx.warnings, "vault") for vaults in catalog),
+            _swept_positions(morpho, wallet),
+        )
+        ctx.warnings.add(
+            PART_UNREADABLE,
+            blue,
+            (
+                f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: "
+                f"every market and vault created up to it was checked, later ones are not listed; "
+                f"they are once the index has caught up"
+            ),
+        )
     (v1_shares, v2_shares, positions), (fee_recipient,) = await asyncio.gather(
-        discovery, reader.call(blue, FEE_RECIPIENT, label="Morpho Blue"))
+        discovery, reader.call(blue, FEE_RECIPIENT, label="Morpho Blue")
+    )
     v1, v2, market_positions = await asyncio.gather(
-        asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v1",
-                                         lambda v: _apy(morpho.vault_v1_rate(v)))
-                         for vault, amount in v1_shares.items())),
-        asyncio.gather(*(_vault_position(morpho, vault, amount, "morpho-vault-v2", lambda v: _vault_v2_apy(morpho, v))
-                         for vault, amount in v2_shares.items())),
-        _market_positions(morpho, positions, wallet if wallet == fee_recipient else None))
-    return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2,
-            "marketPositions": market_positions}
+        asyncio.gather(
+            *(
+                _vault_position(morpho, vault, amount, "morpho-vault-v1", lambda v: _apy(morpho.vault_v1_rate(v)))
+                for vault, amount in v1_shares.items()
+            )
+        ),
+        asyncio.gather(
+            *(
+                _vault_position(morpho, vault, amount, "morpho-vault-v2", lambda v: _vault_v2_apy(morpho, v))
+                for vault, amount in v2_shares.items()
+            )
+        ),
+        _market_positions(morpho, positions, wallet if wallet == fee_recipient else None),
+    )
+    return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2, "marketPositions": market_positions}
 
 
 async def _swept_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple[int, int, int]]:
@@ -407,27 +480,39 @@ async def _sweep_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple
         return {m: p for m, p in (await _positions(morpho, market_ids, wallet)).items() if any(p)}
     call = bytes.fromhex(POSITION.selector)
     owner = bytes(12) + bytes.fromhex(wallet[2:])
-    answers = await sweep(morpho.reader, [(morpho.blue, call + bytes.fromhex(market_id[2:]) + owner)
-                                          for market_id in market_ids])
+    answers = await sweep(
+        morpho.reader, [(morpho.blue, call + bytes.fromhex(market_id[2:]) + owner) for market_id in market_ids]
+    )
     positions = {}
     for market_id, data in zip(market_ids, answers):
         if data is None or len(data) != 96:
-            morpho.warnings.add(PART_UNREADABLE, market_id, f"market {market_id} is left out: its position "
-                                                            "could not be read in the bulk read")
+            morpho.warnings.add(
+                PART_UNREADABLE,
+                market_id,
+                f"market {market_id} is left out: its position could not be read in the bulk read",
+            )
         elif any(data):
-            positions[market_id] = (int.from_bytes(data[:32], "big"), int.from_bytes(data[32:64], "big"),
-                                    int.from_bytes(data[64:], "big"))
+            positions[market_id] = (
+                int.from_bytes(data[:32], "big"),
+                int.from_bytes(data[32:64], "big"),
+                int.from_bytes(data[64:], "big"),
+            )
     return positions
 
 
 async def _positions(morpho: MorphoReader, market_ids: list[str], wallet: str) -> dict[str, tuple[int, int, int]]:
-    answers = await asyncio.gather(*(morpho.reader.call(morpho.blue, POSITION, bytes.fromhex(m[2:]), wallet,
-                                                        label="Morpho Blue") for m in market_ids))
+    answers = await asyncio.gather(
+        *(
+            morpho.reader.call(morpho.blue, POSITION, bytes.fromhex(m[2:]), wallet, label="Morpho Blue")
+            for m in market_ids
+        )
+    )
     return dict(zip(market_ids, answers))
 
 
-async def _market_positions(morpho: MorphoReader, positions: dict[str, tuple[int, int, int]],
-                            fee_recipient: str | None) -> list[dict[str, Any]]:
+async def _market_positions(
+    morpho: MorphoReader, positions: dict[str, tuple[int, int, int]], fee_recipient: str | None
+) -> list[dict[str, Any]]:
     """The wallet's market positions. Morpho Blue's fee recipient gets supply shares without an
     event (minted by every accrual), so for that one wallet every market is read: its position
     and the accrual's pending fee shares, also where its `position()` is still zero."""
@@ -438,13 +523,22 @@ async def _market_positions(morpho: MorphoReader, positions: dict[str, tuple[int
         others = [market_id for market_id in morpho.markets if market_id not in held]
         states = await asyncio.gather(*(morpho.market(market_id) for market_id in others), return_exceptions=True)
         morpho.warnings.survivors("market", zip(others, states))
-        held += [market_id for market_id, state in zip(others, states)
-                 if isinstance(state, MarketState) and state.pending_fee_shares]
-    return list(await asyncio.gather(*(_market_position(morpho, market_id, *positions.get(market_id, (0, 0, 0)),
-                                                        fee_recipient is not None) for market_id in held)))
+        held += [
+            market_id
+            for market_id, state in zip(others, states)
+            if isinstance(state, MarketState) and state.pending_fee_shares
+        ]
+    return list(
+        await asyncio.gather(
+            *(
+                _market_position(morpho, market_id, *positions.get(market_id, (0, 0, 0)), fee_recipient is not None)
+                for market_id in held
+            )
+        )
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def stream(deployment: MorphoAddresses) -> Stream:
     """Morpho's events in the index: markets and vaults created (catalog entries), and who may
     hold what (holdings): the `onBehalf` of every Supply, SupplyCollateral and Borrow (the only
@@ -453,8 +547,9 @@ def stream(deployment: MorphoAddresses) -> Stream:
     v1 = {factory.address.lower() for factory in deployment.vault_v1_factories}
     v2 = {factory.address.lower() for factory in deployment.vault_v2_factories}
     contracts = (blue, *sorted(v1), *sorted(v2))
-    start = min(d.start_block for d in (deployment.blue, *deployment.vault_v1_factories,
-                                        *deployment.vault_v2_factories))
+    start = min(
+        d.start_block for d in (deployment.blue, *deployment.vault_v1_factories, *deployment.vault_v2_factories)
+    )
 
     def rows(entry: Log) -> Rows:
         topics, address = entry.topics, entry.address
@@ -473,8 +568,15 @@ def stream(deployment: MorphoAddresses) -> Stream:
             return [Holding(_topic_address(topics[2]), address, entry.block_number)]
         return []
 
-    topics = (CREATE_MARKET.topic, SUPPLY.topic, SUPPLY_COLLATERAL.topic, BORROW.topic, CREATE_META_MORPHO.topic,
-              CREATE_VAULT_V2.topic, erc20.TRANSFER.topic)
+    topics = (
+        CREATE_MARKET.topic,
+        SUPPLY.topic,
+        SUPPLY_COLLATERAL.topic,
+        BORROW.topic,
+        CREATE_META_MORPHO.topic,
+        CREATE_VAULT_V2.topic,
+        erc20.TRANSFER.topic,
+    )
     return Stream(f"morpho {blue} {','.join(contracts)}", contracts, topics, start, rows, ("vault-v1", "vault-v2"))
 
 
@@ -485,8 +587,12 @@ def _topic_address(topic: str) -> str:
 def _of(view: View, kind: str, held: set[str]) -> list[str]:
     """The keys of one kind among those the wallet's events name, in creation order."""
     entries = view.kind(kind)
-    return [entry.key for entry in sorted((entries[key] for key in held if key in entries),
-                                          key=lambda entry: (entry.block, entry.key))]
+    return [
+        entry.key
+        for entry in sorted(
+            (entries[key] for key in held if key in entries), key=lambda entry: (entry.block, entry.key)
+        )
+    ]
 
 
 class Markets(Mapping[str, MarketParams]):
@@ -516,8 +622,9 @@ def _market_params(data: bytes) -> MarketParams:
     return MarketParams(*params)
 
 
-async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: str,
-                          apy: Callable[[str], Awaitable[float | None]]) -> dict[str, Any]:
+async def _vault_position(
+    morpho: MorphoReader, vault: str, shares: int, kind: str, apy: Callable[[str], Awaitable[float | None]]
+) -> dict[str, Any]:
     """A vault the wallet holds shares of: listed whatever fails, each failing figure null with a warning."""
     reader, label, optional = morpho.reader, f"vault {vault}", morpho.warnings.optional
     (token, price), name, symbol, assets, rate = await asyncio.gather(
@@ -525,24 +632,32 @@ async def _vault_position(morpho: MorphoReader, vault: str, shares: int, kind: s
         optional(first(reader.call(vault, VAULT_NAME, label=label)), vault, "vaultName is"),
         optional(first(reader.call(vault, VAULT_SYMBOL, label=label)), vault, "vaultSymbol is"),
         optional(first(reader.call(vault, CONVERT_TO_ASSETS, shares, label=label)), vault, "assets and assetsUsd are"),
-        optional(apy(vault), vault, "apy is"))
+        optional(apy(vault), vault, "apy is"),
+    )
     return {
-        "type": kind, "vaultAddress": vault, "vaultName": name, "vaultSymbol": symbol, "asset": token,
-        "shares": str(shares), "assets": None if assets is None else str(assets),
+        "type": kind,
+        "vaultAddress": vault,
+        "vaultName": name,
+        "vaultSymbol": symbol,
+        "asset": token,
+        "shares": str(shares),
+        "assets": None if assets is None else str(assets),
         "assetsUsd": price.value(assets, token["decimals"]) if price and token and assets is not None else None,
         "apy": rate,
     }
 
 
-async def vault_asset(morpho: MorphoReader, vault: str, asset_figures: str,
-                      usd_figures: str) -> tuple[dict[str, Any] | None, UsdPrice | None]:
+async def vault_asset(
+    morpho: MorphoReader, vault: str, asset_figures: str, usd_figures: str
+) -> tuple[dict[str, Any] | None, UsdPrice | None]:
     """A vault's asset and its USD price, each None with a warning naming the figures then null."""
     optional = morpho.warnings.optional
     asset = await optional(first(morpho.reader.call(vault, ASSET, label=f"vault {vault}")), vault, asset_figures)
     if asset is None:
         return None, None
-    token, price = await asyncio.gather(optional(morpho.token(asset), asset, "the vault's asset is"),
-                                        optional(morpho.price(asset), asset, usd_figures))
+    token, price = await asyncio.gather(
+        optional(morpho.token(asset), asset, "the vault's asset is"), optional(morpho.price(asset), asset, usd_figures)
+    )
     return token, price
 
 
@@ -562,11 +677,16 @@ async def vault_v2_rates(morpho: MorphoReader, vault: str) -> tuple[int, int]:
     management fee (per second) subtracted. Both compound as every other APY."""
     reader, label = morpho.reader, f"vault {vault}"
     (performance_fee,), (management_fee,), adapters, (asset,), (max_rate,) = await asyncio.gather(
-        reader.call(vault, PERFORMANCE_FEE, label=label), reader.call(vault, MANAGEMENT_FEE, label=label),
-        vault_adapters(reader, vault), reader.call(vault, ASSET, label=label),
-        reader.call(vault, MAX_RATE, label=label))
-    (idle,), parts = await asyncio.gather(reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
-                                          asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)))
+        reader.call(vault, PERFORMANCE_FEE, label=label),
+        reader.call(vault, MANAGEMENT_FEE, label=label),
+        vault_adapters(reader, vault),
+        reader.call(vault, ASSET, label=label),
+        reader.call(vault, MAX_RATE, label=label),
+    )
+    (idle,), parts = await asyncio.gather(
+        reader.call(asset, erc20.BALANCE_OF, vault, label=f"token {asset}"),
+        asyncio.gather(*(_adapter_parts(morpho, adapter) for adapter in adapters)),
+    )
     earned, assets = await morpho.earnings([part for adapter_parts in parts for part in adapter_parts])
     gross = min(earned // (assets + idle) if assets + idle else 0, max_rate)
     return gross, _mul_div_down(gross, WAD - performance_fee, WAD) - management_fee
@@ -576,8 +696,14 @@ async def vault_adapters(reader: ChainReader, vault: str) -> list[str]:
     """A Vault V2's adapters, in its order, each once."""
     label = f"vault {vault}"
     (length,) = await reader.call(vault, ADAPTERS_LENGTH, label=label)
-    return list(dict.fromkeys(a for (a,) in await asyncio.gather(
-        *(reader.call(vault, ADAPTERS, i, label=label) for i in range(_bounded(length, MAX_ADAPTERS, label))))))
+    return list(
+        dict.fromkeys(
+            a
+            for (a,) in await asyncio.gather(
+                *(reader.call(vault, ADAPTERS, i, label=label) for i in range(_bounded(length, MAX_ADAPTERS, label)))
+            )
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -598,18 +724,28 @@ async def adapter_holding(morpho: MorphoReader, adapter: str) -> AdapterHolding:
         return AdapterHolding("morpho-vault-v1", vault=underlying)
     if kind == MARKET_IDS_LENGTH.name:
         (length,) = await reader.call(adapter, MARKET_IDS_LENGTH, label=label)
-        ids = await asyncio.gather(*(reader.call(adapter, MARKET_IDS, i, label=label)
-                                     for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
+        ids = await asyncio.gather(
+            *(
+                reader.call(adapter, MARKET_IDS, i, label=label)
+                for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))
+            )
+        )
         market_ids = dict.fromkeys("0x" + market_id.hex() for (market_id,) in ids)
     else:
         (length,) = await reader.call(adapter, MARKET_PARAMS_LIST_LENGTH, label=label)
-        params = await asyncio.gather(*(reader.call(adapter, MARKET_PARAMS_LIST, i, label=label)
-                                        for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))))
+        params = await asyncio.gather(
+            *(
+                reader.call(adapter, MARKET_PARAMS_LIST, i, label=label)
+                for i in range(_bounded(length, MAX_ADAPTER_MARKETS, label))
+            )
+        )
         by_params = morpho.markets_by_params
         unknown = [p for p in params if tuple(p) not in by_params]
         if unknown:
-            raise ProtocolError(f"adapter {adapter} supplies to {len(unknown)} market(s) the event index of chain "
-                                f"{reader.chain_id} has not reached yet (it names markets by their parameters).")
+            raise ProtocolError(
+                f"adapter {adapter} supplies to {len(unknown)} market(s) the event index of chain "
+                f"{reader.chain_id} has not reached yet (it names markets by their parameters)."
+            )
         market_ids = dict.fromkeys(by_params[tuple(p)] for p in params)
     return AdapterHolding("morpho-market-v1", market_ids=tuple(market_ids))
 
@@ -618,8 +754,12 @@ async def _adapter_parts(morpho: MorphoReader, adapter: str) -> list[Part]:
     """(assets, what they earn) of one V2 adapter: its markets, or the V1 vault it holds."""
     holding = await adapter_holding(morpho, adapter)
     if holding.vault is not None:
-        return [(lambda: first(morpho.reader.call(adapter, REAL_ASSETS, label=f"adapter {adapter}")),
-                 functools.partial(morpho.vault_v1_rate, holding.vault))]
+        return [
+            (
+                lambda: first(morpho.reader.call(adapter, REAL_ASSETS, label=f"adapter {adapter}")),
+                functools.partial(morpho.vault_v1_rate, holding.vault),
+            )
+        ]
     return [morpho.market_part(market_id, adapter) for market_id in holding.market_ids]
 
 
@@ -632,8 +772,9 @@ async def _adapter_kind(reader: ChainReader, adapter: str) -> tuple[str]:
     """The name of the probe an adapter answers. Probing costs a round more the first time (two
     probes revert, and a sub-call reverting with empty data is re-run alone); adapters are
     immutable contracts, so the app remembers the answer."""
-    answers = await asyncio.gather(*(reader.call(adapter, probe, label=f"adapter {adapter}")
-                                     for probe in ADAPTER_PROBES), return_exceptions=True)
+    answers = await asyncio.gather(
+        *(reader.call(adapter, probe, label=f"adapter {adapter}") for probe in ADAPTER_PROBES), return_exceptions=True
+    )
     for probe, answer in zip(ADAPTER_PROBES, answers):
         if not isinstance(answer, BaseException):
             return (probe.name,)
@@ -650,8 +791,9 @@ def _bounded(length: int, limit: int, label: str) -> int:
     return length
 
 
-async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: int,
-                           borrow_shares: int, collateral: int, fee_recipient: bool) -> dict[str, Any]:
+async def _market_position(
+    morpho: MorphoReader, market_id: str, supply_shares: int, borrow_shares: int, collateral: int, fee_recipient: bool
+) -> dict[str, Any]:
     """A market the wallet has a position in: listed whatever fails, each failing figure null with a warning."""
     optional = morpho.warnings.optional
     params = morpho.markets[market_id]
@@ -660,16 +802,24 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
         morpho.quoted_market(market_id, "supplyAssets, borrowAssets and their USD values are"),
         optional(morpho.token(params.loan_token), params.loan_token, "the market's loanAsset is"),
         optional(morpho.token(params.collateral_token), params.collateral_token, "the market's collateralAsset is")
-        if has_collateral_token else no_read(),
+        if has_collateral_token
+        else no_read(),
         optional(morpho.price(params.loan_token), params.loan_token, "the market's USD values are"),
         optional(morpho.oracle_price(params.oracle), market_id, "collateralUsd and healthFactor are")
-        if collateral or borrow_shares else no_read())
+        if collateral or borrow_shares
+        else no_read(),
+    )
     if state is not None and fee_recipient:
         supply_shares += state.pending_fee_shares
     supply = state.supply_assets(supply_shares) if state else None
     borrow = state.borrow_assets(borrow_shares) if state else None
-    collateral_in_loan = (Fraction(collateral * oracle_price, ORACLE_PRICE_SCALE) if oracle_price is not None
-                          else Fraction(0) if collateral == 0 else None)
+    collateral_in_loan = (
+        Fraction(collateral * oracle_price, ORACLE_PRICE_SCALE)
+        if oracle_price is not None
+        else Fraction(0)
+        if collateral == 0
+        else None
+    )
     health = None
     if borrow and collateral_in_loan is not None:
         health = float(collateral_in_loan * params.lltv / WAD / borrow)
@@ -679,16 +829,25 @@ async def _market_position(morpho: MorphoReader, market_id: str, supply_shares: 
         return usd.value(amount, loan["decimals"]) if usd and amount is not None else None
 
     return {
-        "type": "morpho-market", "marketId": market_id, "loanAsset": loan, "collateralAsset": collateral_token,
+        "type": "morpho-market",
+        "marketId": market_id,
+        "loanAsset": loan,
+        "collateralAsset": collateral_token,
         "lltv": params.lltv / WAD,
-        "supplyShares": str(supply_shares), "supplyAssets": None if supply is None else str(supply),
+        "supplyShares": str(supply_shares),
+        "supplyAssets": None if supply is None else str(supply),
         "supplyAssetsUsd": value(supply),
-        "borrowShares": str(borrow_shares), "borrowAssets": None if borrow is None else str(borrow),
+        "borrowShares": str(borrow_shares),
+        "borrowAssets": None if borrow is None else str(borrow),
         "borrowAssetsUsd": value(borrow),
         "collateral": str(collateral),
-        "collateralUsd": (float(collateral_in_loan * usd.answer / 10 ** (loan["decimals"] + usd.decimals))
-                          if usd and collateral_in_loan is not None else None),
-        "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
+        "collateralUsd": (
+            float(collateral_in_loan * usd.answer / 10 ** (loan["decimals"] + usd.decimals))
+            if usd and collateral_in_loan is not None
+            else None
+        ),
+        "supplyApy": state.supply_apy if state else None,
+        "borrowApy": state.borrow_apy if state else None,
         "healthFactor": health,
     }
 

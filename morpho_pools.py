@@ -24,20 +24,40 @@ both give the same figures at a block.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import erc20
 from abi import Function
 from addresses import ChainAddresses, MorphoAddresses
 from chain import first, no_read
-from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from deployment import started
+from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import InputValidationError
 from factories import Probe, vouched_kind
 from formats import raw
-from morpho import (FEE, ID_TO_MARKET_PARAMS, MANAGEMENT_FEE, MARKET, MAX_RATE, PERFORMANCE_FEE, REAL_ASSETS,
-                    SECONDS_PER_YEAR, VAULT_NAME, VAULT_SYMBOL, WAD, MarketParams, MorphoReader, Markets,
-                    adapter_holding, rate_to_apy, stream, vault_adapters, vault_asset, vault_v2_rates)
+from morpho import (
+    FEE,
+    ID_TO_MARKET_PARAMS,
+    MANAGEMENT_FEE,
+    MARKET,
+    MAX_RATE,
+    PERFORMANCE_FEE,
+    REAL_ASSETS,
+    SECONDS_PER_YEAR,
+    VAULT_NAME,
+    VAULT_SYMBOL,
+    WAD,
+    MarketParams,
+    Markets,
+    MorphoReader,
+    adapter_holding,
+    rate_to_apy,
+    stream,
+    vault_adapters,
+    vault_asset,
+    vault_v2_rates,
+)
 from prices import UsdPrice
 
 if TYPE_CHECKING:
@@ -66,17 +86,24 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     deployment = chain.morpho
     assert deployment is not None
     reader = ctx.reader(chain_id)
-    started(reader, "morpho", await reader.block_number(), deployment.blue.start_block,
-            f"Morpho Blue {deployment.blue.address.lower()}")
+    started(
+        reader,
+        "morpho",
+        await reader.block_number(),
+        deployment.blue.start_block,
+        f"Morpho Blue {deployment.blue.address.lower()}",
+    )
     if len(pool) == 66:
         block, found = await asyncio.gather(
             reader.block_number(),
-            reader.call(deployment.blue.address, ID_TO_MARKET_PARAMS, bytes.fromhex(pool[2:]), label="Morpho Blue"))
+            reader.call(deployment.blue.address, ID_TO_MARKET_PARAMS, bytes.fromhex(pool[2:]), label="Morpho Blue"),
+        )
         params = MarketParams(*found)
         if not params.exists:
             raise InputValidationError(
                 f"{pool} is not a market of Morpho Blue {deployment.blue.address} on chain {chain_id} at block "
-                f"{block}: it has no market parameters. Expected a Morpho Blue market id.")
+                f"{block}: it has no market parameters. Expected a Morpho Blue market id."
+            )
         morpho = MorphoReader(reader, deployment, chain, {pool: params}, ctx.warnings)
         return {"blockNumber": block, "details": await _market(morpho, pool, params)}
     block = await reader.block_number()
@@ -90,15 +117,21 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         return {"blockNumber": block, "details": await _vault_v2(morpho, pool)}
     raise InputValidationError(
         f"{pool} is not a Morpho vault on chain {chain_id} at block {block}: no configured MetaMorpho or Vault V2 "
-        "factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 hexadecimal characters).")
+        "factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 hexadecimal characters)."
+    )
 
 
 def _vault_probes(deployment: MorphoAddresses, block: int) -> list[Probe]:
     """The vault factories deployed by the block, each with its registry view."""
-    return ([(factory.address, IS_META_MORPHO, "v1") for factory in deployment.vault_v1_factories
-             if factory.start_block <= block]
-            + [(factory.address, IS_VAULT_V2, "v2") for factory in deployment.vault_v2_factories
-               if factory.start_block <= block])
+    return [
+        (factory.address, IS_META_MORPHO, "v1")
+        for factory in deployment.vault_v1_factories
+        if factory.start_block <= block
+    ] + [
+        (factory.address, IS_VAULT_V2, "v2")
+        for factory in deployment.vault_v2_factories
+        if factory.start_block <= block
+    ]
 
 
 async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) -> dict[str, Any]:
@@ -108,25 +141,38 @@ async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) ->
         morpho.quoted_market(market_id, "the totals, utilization and APYs are"),
         optional(morpho.token(params.loan_token), params.loan_token, "loanAsset is"),
         optional(morpho.token(params.collateral_token), params.collateral_token, "collateralAsset is")
-        if has_collateral else no_read(),
+        if has_collateral
+        else no_read(),
         optional(morpho.price(params.loan_token), params.loan_token, "the USD values are"),
         optional(morpho.oracle_price(params.oracle), params.oracle, "oraclePrice is") if has_collateral else no_read(),
-        reader.call(morpho.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"))
+        reader.call(morpho.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
+    )
     supply = state.total_supply_assets if state else None
     borrow = state.total_borrow_assets if state else None
     liquidity = supply - borrow if state else None
     usd = _money(loan, price)
     last_update = totals[4]
     return {
-        "__typename": "MorphoMarketPool", "type": "morpho-market-pool", "marketId": market_id,
-        "chainId": reader.chain_id, "loanAsset": loan, "collateralAsset": collateral, "oracle": params.oracle,
-        "irm": params.irm, "lltv": params.lltv / WAD,
-        "totalSupplyAssets": raw(supply), "totalSupplyAssetsUsd": usd(supply),
-        "totalBorrowAssets": raw(borrow), "totalBorrowAssetsUsd": usd(borrow),
-        "liquidity": raw(liquidity), "liquidityUsd": usd(liquidity),
+        "__typename": "MorphoMarketPool",
+        "type": "morpho-market-pool",
+        "marketId": market_id,
+        "chainId": reader.chain_id,
+        "loanAsset": loan,
+        "collateralAsset": collateral,
+        "oracle": params.oracle,
+        "irm": params.irm,
+        "lltv": params.lltv / WAD,
+        "totalSupplyAssets": raw(supply),
+        "totalSupplyAssetsUsd": usd(supply),
+        "totalBorrowAssets": raw(borrow),
+        "totalBorrowAssetsUsd": usd(borrow),
+        "liquidity": raw(liquidity),
+        "liquidityUsd": usd(liquidity),
         "utilization": (borrow / supply if supply else 0.0) if state else None,
-        "supplyApy": state.supply_apy if state else None, "borrowApy": state.borrow_apy if state else None,
-        "fee": totals[5] / WAD, "oraclePrice": raw(oracle_price),
+        "supplyApy": state.supply_apy if state else None,
+        "borrowApy": state.borrow_apy if state else None,
+        "fee": totals[5] / WAD,
+        "oraclePrice": raw(oracle_price),
         "lastUpdate": _int(last_update),
     }
 
@@ -135,39 +181,80 @@ async def _vault_v1(morpho: MorphoReader, vault: str) -> dict[str, Any]:
     view = _views(morpho, vault)
     (basics, usd), timelock, guardian, queue = await asyncio.gather(
         _vault_basics(morpho, vault, morpho.vault_v1_rates(vault), FEE, "asset and the USD values are"),
-        view(TIMELOCK, "timelock is"), view(GUARDIAN, "guardian is"),
-        morpho.warnings.optional(morpho.withdraw_queue(vault), vault, "allocations and liquidity are"))
-    allocations = None if queue is None else list(
-        await asyncio.gather(*(_allocation(morpho, vault, market_id, usd) for market_id in queue)))
+        view(TIMELOCK, "timelock is"),
+        view(GUARDIAN, "guardian is"),
+        morpho.warnings.optional(morpho.withdraw_queue(vault), vault, "allocations and liquidity are"),
+    )
+    allocations = (
+        None
+        if queue is None
+        else list(await asyncio.gather(*(_allocation(morpho, vault, market_id, usd) for market_id in queue)))
+    )
     withdrawable = [allocation["withdrawable"] for allocation in allocations or ()]
     liquidity = None if allocations is None or None in withdrawable else sum(map(int, withdrawable))
-    return {"__typename": "MorphoVaultV1Pool", "type": "morpho-vault-pool", **basics,
-            "liquidity": raw(liquidity), "liquidityUsd": usd(liquidity), "timelock": _int(timelock),
-            "guardian": _role(guardian), "allocations": allocations}
+    return {
+        "__typename": "MorphoVaultV1Pool",
+        "type": "morpho-vault-pool",
+        **basics,
+        "liquidity": raw(liquidity),
+        "liquidityUsd": usd(liquidity),
+        "timelock": _int(timelock),
+        "guardian": _role(guardian),
+        "allocations": allocations,
+    }
 
 
-async def _vault_basics(morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]], fee: Function,
-                        asset_figures: str) -> tuple[dict[str, Any], Money]:
+async def _vault_basics(
+    morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]], fee: Function, asset_figures: str
+) -> tuple[dict[str, Any], Money]:
     """What V1 and V2 vaults share: an ERC-4626 share token, (gross, net) rates, a performance
     fee (`fee`), an owner and a curator; and the vault's asset to USD."""
     view = _views(morpho, vault)
-    (token, price), share, name, symbol, total_assets, total_supply, performance_fee, owner, curator, \
-        (gross, net) = await asyncio.gather(
-            vault_asset(morpho, vault, asset_figures, "the USD values are"), _share(morpho, vault),
-            view(VAULT_NAME, "name is"), view(VAULT_SYMBOL, "symbol is"), view(TOTAL_ASSETS, "totalAssets is"),
-            view(erc20.TOTAL_SUPPLY, "totalSupply is"), view(fee, "performanceFee is"), view(OWNER, "owner is"),
-            view(CURATOR, "curator is"), _apys(morpho, vault, rates))
+    (
+        (token, price),
+        share,
+        name,
+        symbol,
+        total_assets,
+        total_supply,
+        performance_fee,
+        owner,
+        curator,
+        (gross, net),
+    ) = await asyncio.gather(
+        vault_asset(morpho, vault, asset_figures, "the USD values are"),
+        _share(morpho, vault),
+        view(VAULT_NAME, "name is"),
+        view(VAULT_SYMBOL, "symbol is"),
+        view(TOTAL_ASSETS, "totalAssets is"),
+        view(erc20.TOTAL_SUPPLY, "totalSupply is"),
+        view(fee, "performanceFee is"),
+        view(OWNER, "owner is"),
+        view(CURATOR, "curator is"),
+        _apys(morpho, vault, rates),
+    )
     usd = _money(token, price)
     return {
-        "vaultAddress": vault, "chainId": morpho.reader.chain_id, "name": name, "symbol": symbol, "asset": token,
-        **share, "totalAssets": raw(total_assets), "totalAssetsUsd": usd(total_assets),
-        "totalSupply": raw(total_supply), "apy": gross, "netApy": net,
+        "vaultAddress": vault,
+        "chainId": morpho.reader.chain_id,
+        "name": name,
+        "symbol": symbol,
+        "asset": token,
+        **share,
+        "totalAssets": raw(total_assets),
+        "totalAssetsUsd": usd(total_assets),
+        "totalSupply": raw(total_supply),
+        "apy": gross,
+        "netApy": net,
         "performanceFee": None if performance_fee is None else performance_fee / WAD,
-        "owner": _role(owner), "curator": _role(curator),
+        "owner": _role(owner),
+        "curator": _role(curator),
     }, usd
 
 
-async def _apys(morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]]) -> tuple[float | None, float | None]:
+async def _apys(
+    morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]]
+) -> tuple[float | None, float | None]:
     found = await morpho.warnings.optional(rates, vault, "apy and netApy are")
     return (None, None) if found is None else (rate_to_apy(found[0]), rate_to_apy(found[1]))
 
@@ -180,23 +267,35 @@ async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Mon
         params = await optional(morpho.params(market_id), market_id, f"{where} collateralAsset and lltv are")
         if params is None or int(params.collateral_token, 16) == 0:
             return params, None
-        return params, await optional(morpho.token(params.collateral_token), params.collateral_token,
-                                      f"{where} collateralAsset is")
+        return params, await optional(
+            morpho.token(params.collateral_token), params.collateral_token, f"{where} collateralAsset is"
+        )
 
     (params, collateral_token), state, supplied, config = await asyncio.gather(
-        collateral(), morpho.quoted_market(market_id, f"{where} supplyApy and withdrawable are"),
+        collateral(),
+        morpho.quoted_market(market_id, f"{where} supplyApy and withdrawable are"),
         optional(morpho.supply(market_id, vault), market_id, f"{where} supplyAssets and withdrawable are"),
-        optional(morpho.reader.call(vault, CONFIG, bytes.fromhex(market_id[2:]), label=f"vault {vault}"), vault,
-                 f"{where} supplyCap is"))
-    withdrawable = (min(supplied, state.total_supply_assets - state.total_borrow_assets)
-                    if state is not None and supplied is not None else None)
+        optional(
+            morpho.reader.call(vault, CONFIG, bytes.fromhex(market_id[2:]), label=f"vault {vault}"),
+            vault,
+            f"{where} supplyCap is",
+        ),
+    )
+    withdrawable = (
+        min(supplied, state.total_supply_assets - state.total_borrow_assets)
+        if state is not None and supplied is not None
+        else None
+    )
     return {
-        "marketId": market_id, "collateralAsset": collateral_token,
+        "marketId": market_id,
+        "collateralAsset": collateral_token,
         "lltv": None if params is None else params.lltv / WAD,
-        "supplyAssets": raw(supplied), "supplyAssetsUsd": usd(supplied),
+        "supplyAssets": raw(supplied),
+        "supplyAssetsUsd": usd(supplied),
         "supplyCap": None if config is None else str(config[0]),
         "supplyApy": state.supply_apy if state else None,
-        "withdrawable": raw(withdrawable), "withdrawableUsd": usd(withdrawable),
+        "withdrawable": raw(withdrawable),
+        "withdrawableUsd": usd(withdrawable),
     }
 
 
@@ -204,20 +303,36 @@ async def _vault_v2(morpho: MorphoReader, vault: str) -> dict[str, Any]:
     view = _views(morpho, vault)
     optional = morpho.warnings.optional
     (basics, usd), management_fee, max_rate, liquidity_adapter, adapters = await asyncio.gather(
-        _vault_basics(morpho, vault, vault_v2_rates(morpho, vault), PERFORMANCE_FEE,
-                      "asset, idleAssets and the USD values are"),
-        view(MANAGEMENT_FEE, "managementFee is"), view(MAX_RATE, "maxRate is"),
+        _vault_basics(
+            morpho, vault, vault_v2_rates(morpho, vault), PERFORMANCE_FEE, "asset, idleAssets and the USD values are"
+        ),
+        view(MANAGEMENT_FEE, "managementFee is"),
+        view(MAX_RATE, "maxRate is"),
         view(LIQUIDITY_ADAPTER, "liquidityAdapter is"),
-        optional(vault_adapters(morpho.reader, vault), vault, "adapters are"))
+        optional(vault_adapters(morpho.reader, vault), vault, "adapters are"),
+    )
     token = basics["asset"]
     idle, adapter_list = await asyncio.gather(
-        optional(first(morpho.reader.call(token["address"], erc20.BALANCE_OF, vault, label=f"token {token['address']}")),
-                 token["address"], "idleAssets is") if token else no_read(),
-        asyncio.gather(*(_adapter(morpho, vault, adapter, usd) for adapter in adapters or ())))
-    return {"__typename": "MorphoVaultV2Pool", "type": "morpho-vault-v2-pool", **basics,
-            "idleAssets": raw(idle), "idleAssetsUsd": usd(idle),
-            "managementFee": _per_year(management_fee), "maxRate": _per_year(max_rate),
-            "liquidityAdapter": _role(liquidity_adapter), "adapters": None if adapters is None else list(adapter_list)}
+        optional(
+            first(morpho.reader.call(token["address"], erc20.BALANCE_OF, vault, label=f"token {token['address']}")),
+            token["address"],
+            "idleAssets is",
+        )
+        if token
+        else no_read(),
+        asyncio.gather(*(_adapter(morpho, vault, adapter, usd) for adapter in adapters or ())),
+    )
+    return {
+        "__typename": "MorphoVaultV2Pool",
+        "type": "morpho-vault-v2-pool",
+        **basics,
+        "idleAssets": raw(idle),
+        "idleAssetsUsd": usd(idle),
+        "managementFee": _per_year(management_fee),
+        "maxRate": _per_year(max_rate),
+        "liquidityAdapter": _role(liquidity_adapter),
+        "adapters": None if adapters is None else list(adapter_list),
+    }
 
 
 async def _adapter(morpho: MorphoReader, vault: str, adapter: str, usd: Money) -> dict[str, Any]:
@@ -226,7 +341,8 @@ async def _adapter(morpho: MorphoReader, vault: str, adapter: str, usd: Money) -
     holding, real, adapter_id = await asyncio.gather(
         optional(adapter_holding(morpho, adapter), adapter, "its kind, marketIds and vault are"),
         optional(first(reader.call(adapter, REAL_ASSETS, label=label)), adapter, "realAssets is"),
-        optional(first(reader.call(adapter, ADAPTER_ID, label=label)), adapter, "allocation and caps are"))
+        optional(first(reader.call(adapter, ADAPTER_ID, label=label)), adapter, "allocation and caps are"),
+    )
 
     def by_id(function: Function, what: str) -> Awaitable[Any]:
         if adapter_id is None:
@@ -234,20 +350,27 @@ async def _adapter(morpho: MorphoReader, vault: str, adapter: str, usd: Money) -
         return optional(first(reader.call(vault, function, adapter_id, label=f"vault {vault}")), adapter, what)
 
     allocation, absolute, relative = await asyncio.gather(
-        by_id(ALLOCATION, "allocation is"), by_id(ABSOLUTE_CAP, "absoluteCap is"), by_id(RELATIVE_CAP, "relativeCap is"))
+        by_id(ALLOCATION, "allocation is"), by_id(ABSOLUTE_CAP, "absoluteCap is"), by_id(RELATIVE_CAP, "relativeCap is")
+    )
     return {
-        "address": adapter, "kind": holding.kind if holding else None,
-        "realAssets": raw(real), "realAssetsUsd": usd(real),
-        "allocation": raw(allocation), "absoluteCap": raw(absolute),
+        "address": adapter,
+        "kind": holding.kind if holding else None,
+        "realAssets": raw(real),
+        "realAssetsUsd": usd(real),
+        "allocation": raw(allocation),
+        "absoluteCap": raw(absolute),
         "relativeCap": None if relative is None else relative / WAD,
-        "marketIds": list(holding.market_ids) if holding else None, "vault": holding.vault if holding else None,
+        "marketIds": list(holding.market_ids) if holding else None,
+        "vault": holding.vault if holding else None,
     }
 
 
 def _views(morpho: MorphoReader, vault: str) -> Callable[[Function, str], Awaitable[Any]]:
     """A view of the vault with no argument: its value, or None with a warning (`what` names the figure)."""
+
     def view(function: Function, what: str) -> Awaitable[Any]:
         return morpho.warnings.optional(first(morpho.reader.call(vault, function, label=f"vault {vault}")), vault, what)
+
     return view
 
 
@@ -255,15 +378,22 @@ async def _share(morpho: MorphoReader, vault: str) -> dict[str, Any]:
     """The share token's decimals and what one whole share is worth: `convertToAssets(10^decimals)`."""
     view = _views(morpho, vault)
     decimals = await view(erc20.DECIMALS, "decimals and sharePrice are")
-    price = None if decimals is None else await morpho.warnings.optional(
-        first(morpho.reader.call(vault, CONVERT_TO_ASSETS, 10**decimals, label=f"vault {vault}")), vault,
-        "sharePrice is")
+    price = (
+        None
+        if decimals is None
+        else await morpho.warnings.optional(
+            first(morpho.reader.call(vault, CONVERT_TO_ASSETS, 10**decimals, label=f"vault {vault}")),
+            vault,
+            "sharePrice is",
+        )
+    )
     return {"decimals": decimals, "sharePrice": raw(price)}
 
 
 def _money(token: dict[str, Any] | None, price: UsdPrice | None) -> Money:
     def usd(amount: int | None) -> float | None:
         return price.value(amount, token["decimals"]) if price and token and amount is not None else None
+
     return usd
 
 

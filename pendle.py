@@ -58,13 +58,19 @@ WAD = 10**18
 IMPLIED_RATE_TIME = 365 * 24 * 3600
 """MarketMathCore's year for implied rates."""
 
-CREATE_NEW_MARKET = Event("CreateNewMarket(address,address,int256,int256,uint256)",
-                          "0xae811fae25e2770b6bd1dcb1475657e8c3a976f91d1ebf081271db08eef920af")
-CREATE_NEW_MARKET_V1 = Event("CreateNewMarket(address,address,int256,int256)",
-                             "0x166ae5f55615b65bbd9a2496e98d4e4d78ca15bd6127c0fe2dc27b76f6c03143")
+CREATE_NEW_MARKET = Event(
+    "CreateNewMarket(address,address,int256,int256,uint256)",
+    "0xae811fae25e2770b6bd1dcb1475657e8c3a976f91d1ebf081271db08eef920af",
+)
+CREATE_NEW_MARKET_V1 = Event(
+    "CreateNewMarket(address,address,int256,int256)",
+    "0x166ae5f55615b65bbd9a2496e98d4e4d78ca15bd6127c0fe2dc27b76f6c03143",
+)
 """The first market factory's event, before markets had a fee root."""
-CREATE_YIELD_CONTRACT = Event("CreateYieldContract(address,uint256,address,address)",
-                              "0xaa79d8f17776adeaa316c5411b72e8b0057d064974fa8748f32492ecaa22ecd1")
+CREATE_YIELD_CONTRACT = Event(
+    "CreateYieldContract(address,uint256,address,address)",
+    "0xaa79d8f17776adeaa316c5411b72e8b0057d064974fa8748f32492ecaa22ecd1",
+)
 
 STORAGE = Function("_storage()", "c3fb90d6", ("int128", "int128", "uint96", "uint16", "uint16", "uint16"))
 EXCHANGE_RATE = Function("exchangeRate()", "3ba0b9a9", ("uint256",))
@@ -171,11 +177,13 @@ class PendleReader:
         reader = self.reader
         label = f"YT {pair.yt}"
         now, block, (sy_rate,), (stored,), (caches,), (updated,) = await asyncio.gather(
-            reader.block_timestamp(), reader.block_number(),
+            reader.block_timestamp(),
+            reader.block_number(),
             reader.call(pair.sy, EXCHANGE_RATE, label=f"SY {pair.sy}"),
             reader.call(pair.yt, PY_INDEX_STORED, label=label),
             reader.call(pair.yt, DO_CACHE_INDEX_SAME_BLOCK, label=label),
-            reader.call(pair.yt, PY_INDEX_LAST_UPDATED_BLOCK, label=label))
+            reader.call(pair.yt, PY_INDEX_LAST_UPDATED_BLOCK, label=label),
+        )
         py_index = stored if caches and updated == block else max(sy_rate, stored)
         if not py_index:
             raise ProtocolError(f"{label} has no interest index")
@@ -183,7 +191,8 @@ class PendleReader:
             return MarketState(None, pair, now, sy_rate, py_index)
         label = f"market {market}"
         (total_pt, total_sy, ln_rate, *_), (total_lp,) = await asyncio.gather(
-            reader.call(market, STORAGE, label=label), reader.call(market, erc20.TOTAL_SUPPLY, label=label))
+            reader.call(market, STORAGE, label=label), reader.call(market, erc20.TOTAL_SUPPLY, label=label)
+        )
         return MarketState(market, pair, now, sy_rate, py_index, total_pt, total_sy, total_lp, ln_rate)
 
     async def asset(self, sy: str) -> Asset:
@@ -191,8 +200,9 @@ class PendleReader:
 
     async def _asset(self, sy: str) -> Asset:
         _, address, decimals = await self.reader.call(sy, ASSET_INFO, label=f"SY {sy}")
-        token, price = await asyncio.gather(self.warnings.optional(self.token(address), address, "underlyingAsset is"),
-                                            self.price(address))
+        token, price = await asyncio.gather(
+            self.warnings.optional(self.token(address), address, "underlyingAsset is"), self.price(address)
+        )
         return Asset(address, decimals, token, price)
 
     async def price(self, token: str) -> UsdPrice | None:
@@ -231,89 +241,143 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     if view.complete:
         held = view.keys(wallet)
         tokens = [key for key in held if key in catalog.pairs or key in catalog.by_yt or key in catalog.markets]
-        found, sy = await asyncio.gather(balances(reader, sorted(tokens), wallet, ctx.warnings, "token"),
-                                         swept_balances(reader, catalog.sys, wallet, ctx.warnings, "SY"))
+        found, sy = await asyncio.gather(
+            balances(reader, sorted(tokens), wallet, ctx.warnings, "token"),
+            swept_balances(reader, catalog.sys, wallet, ctx.warnings, "SY"),
+        )
         owed_yts = [yt for yt in held if yt in catalog.by_yt and yt not in found]
     else:
         everything = [*catalog.pairs, *catalog.by_yt, *catalog.markets]
-        found, sy = await asyncio.gather(swept_balances(reader, everything, wallet, ctx.warnings, "token"),
-                                         swept_balances(reader, catalog.sys, wallet, ctx.warnings, "SY"))
+        found, sy = await asyncio.gather(
+            swept_balances(reader, everything, wallet, ctx.warnings, "token"),
+            swept_balances(reader, catalog.sys, wallet, ctx.warnings, "SY"),
+        )
         owed_yts = []
-        ctx.warnings.add(PART_UNREADABLE, "pendle", (
-            f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: every market and "
-            f"yield contract created up to it was checked, later ones are not listed; they are once the index has "
-            f"caught up; a YT no longer held whose interest is still due is listed only then"))
+        ctx.warnings.add(
+            PART_UNREADABLE,
+            "pendle",
+            (
+                f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: every market and "
+                f"yield contract created up to it was checked, later ones are not listed; they are once the index has "
+                f"caught up; a YT no longer held whose interest is still due is listed only then"
+            ),
+        )
     owed = await _owed_interest(pendle, owed_yts, wallet)
     pts = [(catalog.pairs[t], amount) for t, amount in found.items() if t in catalog.pairs]
     yts = [(catalog.by_yt[t], amount) for t, amount in {**owed, **found}.items() if t in catalog.by_yt]
-    lps = [(market, catalog.pairs.get(catalog.markets[market]), amount) for market, amount in found.items()
-           if market in catalog.markets]
+    lps = [
+        (market, catalog.pairs.get(catalog.markets[market]), amount)
+        for market, amount in found.items()
+        if market in catalog.markets
+    ]
     for market, pair, _ in lps:
         if pair is None:
-            ctx.warnings.add(PART_UNREADABLE, market, f"market {market} is left out: its PT {catalog.markets[market]} "
-                                                      "is not from a known yield-contract factory")
+            ctx.warnings.add(
+                PART_UNREADABLE,
+                market,
+                f"market {market} is left out: its PT {catalog.markets[market]} "
+                "is not from a known yield-contract factory",
+            )
     pt_positions, yt_positions, lp_positions, sy_positions = await asyncio.gather(
-        asyncio.gather(*(_pt_position(pendle, catalog.market_of_pt.get(pair.pt), pair, amount, chain_id)
-                         for pair, amount in pts)),
-        asyncio.gather(*(_yt_position(pendle, catalog.market_of_pt.get(pair.pt), pair, amount, wallet, chain_id)
-                         for pair, amount in yts)),
-        asyncio.gather(*(_lp_position(pendle, market, pair, amount, chain_id) for market, pair, amount in lps
-                         if pair is not None)),
-        asyncio.gather(*(_sy_position(pendle, token, amount, chain_id) for token, amount in sy.items())))
-    return {"blockNumber": block, "ptPositions": pt_positions, "ytPositions": yt_positions,
-            "lpPositions": lp_positions, "syPositions": sy_positions}
+        asyncio.gather(
+            *(_pt_position(pendle, catalog.market_of_pt.get(pair.pt), pair, amount, chain_id) for pair, amount in pts)
+        ),
+        asyncio.gather(
+            *(
+                _yt_position(pendle, catalog.market_of_pt.get(pair.pt), pair, amount, wallet, chain_id)
+                for pair, amount in yts
+            )
+        ),
+        asyncio.gather(
+            *(_lp_position(pendle, market, pair, amount, chain_id) for market, pair, amount in lps if pair is not None)
+        ),
+        asyncio.gather(*(_sy_position(pendle, token, amount, chain_id) for token, amount in sy.items())),
+    )
+    return {
+        "blockNumber": block,
+        "ptPositions": pt_positions,
+        "ytPositions": yt_positions,
+        "lpPositions": lp_positions,
+        "syPositions": sy_positions,
+    }
 
 
 async def _owed_interest(pendle: PendleReader, yts: list[str], wallet: str) -> dict[str, int]:
     """YTs the wallet's logs name but it holds none of, whose stored interest is still due: listed
     with a zero balance."""
-    answers = await asyncio.gather(*(pendle.reader.call(yt, USER_INTEREST, wallet, label=f"YT {yt}") for yt in yts),
-                                   return_exceptions=True)
+    answers = await asyncio.gather(
+        *(pendle.reader.call(yt, USER_INTEREST, wallet, label=f"YT {yt}") for yt in yts), return_exceptions=True
+    )
     pendle.warnings.survivors("YT", zip(yts, answers))
     return {yt: 0 for yt, answer in zip(yts, answers) if not isinstance(answer, BaseException) and answer[1]}
 
 
-async def _common(pendle: PendleReader, market: str | None, pair: YieldContract, token: str,
-                  token_field: str, chain_id: int) -> tuple[dict[str, Any], MarketState | None, Asset | None]:
+async def _common(
+    pendle: PendleReader, market: str | None, pair: YieldContract, token: str, token_field: str, chain_id: int
+) -> tuple[dict[str, Any], MarketState | None, Asset | None]:
     """The fields every PT, YT and LP position has, and the market state and asset behind its figures."""
     warnings = pendle.warnings
     state, asset, info = await asyncio.gather(
         warnings.optional(pendle.state(market, pair), market or pair.yt, "its prices, APY and USD values are"),
         warnings.optional(pendle.asset(pair.sy), pair.sy, "underlyingAsset and the USD values are"),
-        warnings.optional(pendle.token(token), token, f"{token_field} is"))
+        warnings.optional(pendle.token(token), token, f"{token_field} is"),
+    )
     if state is not None and state.pt_price is None:
         warnings.add(FIGURE_UNAVAILABLE, pair.pt, "its price and USD value are null: no market trades this PT")
-    fields = {"marketAddress": market, "chainId": chain_id, token_field: info,
-              "underlyingAsset": asset.token if asset else None, "syTokenAddress": pair.sy,
-              "expiry": pair.expiry, "expiryDate": iso_date(pair.expiry), "expired": state.expired if state else None,
-              "impliedApy": state.implied_apy if state else None}
+    fields = {
+        "marketAddress": market,
+        "chainId": chain_id,
+        token_field: info,
+        "underlyingAsset": asset.token if asset else None,
+        "syTokenAddress": pair.sy,
+        "expiry": pair.expiry,
+        "expiryDate": iso_date(pair.expiry),
+        "expired": state.expired if state else None,
+        "impliedApy": state.implied_apy if state else None,
+    }
     return fields, state, asset
 
 
-async def _pt_position(pendle: PendleReader, market: str | None, pair: YieldContract, balance: int,
-                       chain_id: int) -> dict[str, Any]:
+async def _pt_position(
+    pendle: PendleReader, market: str | None, pair: YieldContract, balance: int, chain_id: int
+) -> dict[str, Any]:
     fields, state, asset = await _common(pendle, market, pair, pair.pt, "ptToken", chain_id)
     price = state.pt_price if state else None
-    return {"type": "pendle-pt", **fields, "balance": str(balance),
-            "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
-            "ptPrice": ratio(price), "ptDiscount": ratio(1 - price if price is not None else None)}
+    return {
+        "type": "pendle-pt",
+        **fields,
+        "balance": str(balance),
+        "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
+        "ptPrice": ratio(price),
+        "ptDiscount": ratio(1 - price if price is not None else None),
+    }
 
 
-async def _yt_position(pendle: PendleReader, market: str | None, pair: YieldContract, balance: int, wallet: str,
-                       chain_id: int) -> dict[str, Any]:
+async def _yt_position(
+    pendle: PendleReader, market: str | None, pair: YieldContract, balance: int, wallet: str, chain_id: int
+) -> dict[str, Any]:
     (fields, state, asset), due = await asyncio.gather(
         _common(pendle, market, pair, pair.yt, "ytToken", chain_id),
-        pendle.warnings.optional(_due(pendle, pair.yt, wallet), pair.yt, "accruedInterest and rewards are"))
+        pendle.warnings.optional(_due(pendle, pair.yt, wallet), pair.yt, "accruedInterest and rewards are"),
+    )
     pt_price = state.pt_price if state else None
     price = 1 - pt_price if pt_price is not None else None
     interest = rewards = None
     if due is not None:
         interest_sy, rewards = due
-        interest = {"amount": str(interest_sy),
-                    "amountUsd": asset.usd(Fraction(interest_sy * state.sy_rate, WAD)) if asset and state else None}
-    return {"type": "pendle-yt", **fields, "balance": str(balance),
-            "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
-            "ytPrice": ratio(price), "accruedInterest": interest, "rewards": rewards}
+        interest = {
+            "amount": str(interest_sy),
+            "amountUsd": asset.usd(Fraction(interest_sy * state.sy_rate, WAD)) if asset and state else None,
+        }
+    return {
+        "type": "pendle-yt",
+        **fields,
+        "balance": str(balance),
+        "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
+        "ytPrice": ratio(price),
+        "accruedInterest": interest,
+        "rewards": rewards,
+    }
 
 
 async def _due(pendle: PendleReader, yt: str, wallet: str) -> tuple[int, list[dict[str, Any]]]:
@@ -321,29 +385,42 @@ async def _due(pendle: PendleReader, yt: str, wallet: str) -> tuple[int, list[di
     label = f"YT {yt}"
     (interest, amounts), (tokens,) = await asyncio.gather(
         pendle.reader.call(yt, REDEEM_DUE, wallet, True, True, label=label),
-        pendle.reader.call(yt, GET_REWARD_TOKENS, label=label))
+        pendle.reader.call(yt, GET_REWARD_TOKENS, label=label),
+    )
     if len(tokens) != len(amounts) or len(tokens) > MAX_REWARD_TOKENS:
         raise ProtocolError(f"{label} gives {len(amounts)} reward amounts for {len(tokens)} reward tokens")
     infos, prices = await asyncio.gather(
-        asyncio.gather(*(pendle.warnings.optional(pendle.token(token), token, "the reward's token is")
-                         for token in tokens)),
-        asyncio.gather(*(pendle.price(token) for token in tokens)))
-    rewards = [{"token": info, "amount": str(amount),
-                "amountUsd": price.value(amount, info["decimals"]) if price and info else None}
-               for info, amount, price in zip(infos, amounts, prices)]
+        asyncio.gather(
+            *(pendle.warnings.optional(pendle.token(token), token, "the reward's token is") for token in tokens)
+        ),
+        asyncio.gather(*(pendle.price(token) for token in tokens)),
+    )
+    rewards = [
+        {
+            "token": info,
+            "amount": str(amount),
+            "amountUsd": price.value(amount, info["decimals"]) if price and info else None,
+        }
+        for info, amount, price in zip(infos, amounts, prices)
+    ]
     return interest, rewards
 
 
-async def _lp_position(pendle: PendleReader, market: str, pair: YieldContract, balance: int,
-                       chain_id: int) -> dict[str, Any]:
+async def _lp_position(
+    pendle: PendleReader, market: str, pair: YieldContract, balance: int, chain_id: int
+) -> dict[str, Any]:
     fields, state, asset = await _common(pendle, market, pair, market, "lpToken", chain_id)
     price = state.lp_price if state else None
     share = state is not None and state.total_lp > 0
-    return {"type": "pendle-lp", **fields, "balance": str(balance),
-            "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
-            "lpPrice": ratio(price),
-            "ptShare": str(balance * state.total_pt // state.total_lp) if share else None,
-            "syShare": str(balance * state.total_sy // state.total_lp) if share else None}
+    return {
+        "type": "pendle-lp",
+        **fields,
+        "balance": str(balance),
+        "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
+        "lpPrice": ratio(price),
+        "ptShare": str(balance * state.total_pt // state.total_lp) if share else None,
+        "syShare": str(balance * state.total_sy // state.total_lp) if share else None,
+    }
 
 
 async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: int) -> dict[str, Any]:
@@ -351,39 +428,48 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
     info, asset, rate = await asyncio.gather(
         warnings.optional(pendle.token(sy), sy, "syToken is"),
         warnings.optional(pendle.asset(sy), sy, "underlyingAsset and balanceUsd are"),
-        outcome(pendle.reader.call(sy, EXCHANGE_RATE, label=f"SY {sy}")))
+        outcome(pendle.reader.call(sy, EXCHANGE_RATE, label=f"SY {sy}")),
+    )
     rate = warnings.value(rate, sy, "exchangeRate and balanceUsd are")
-    return {"type": "pendle-sy", "syTokenAddress": sy, "chainId": chain_id, "syToken": info,
-            "underlyingAsset": asset.token if asset else None, "balance": str(balance),
-            "balanceUsd": asset.usd(Fraction(balance * rate[0], WAD)) if asset and rate else None,
-            "exchangeRate": rate[0] / WAD if rate else None}
-
+    return {
+        "type": "pendle-sy",
+        "syTokenAddress": sy,
+        "chainId": chain_id,
+        "syToken": info,
+        "underlyingAsset": asset.token if asset else None,
+        "balance": str(balance),
+        "balanceUsd": asset.usd(Fraction(balance * rate[0], WAD)) if asset and rate else None,
+        "exchangeRate": rate[0] / WAD if rate else None,
+    }
 
 
 def _pair(data: bytes) -> YieldContract:
     return YieldContract(*decode(["address", "uint256", "address", "address"], data))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def stream(deployment: PendleAddresses) -> Stream:
     """Pendle's events in the index: yield contracts and markets created (catalog entries), and
     who may hold a PT, YT or LP (holdings): the recipient of each of their Transfers."""
     market_factories = {factory.address.lower() for factory in deployment.market_factories}
     yield_factories = {factory.address.lower() for factory in deployment.yield_contract_factories}
     contracts = tuple(sorted(market_factories | yield_factories))
-    start = min(factory.start_block for factory in (*deployment.market_factories,
-                                                    *deployment.yield_contract_factories))
+    start = min(factory.start_block for factory in (*deployment.market_factories, *deployment.yield_contract_factories))
 
     def rows(entry: Log) -> Rows:
         topics, address = entry.topics, entry.address
         kind = topics[0] if topics else None
-        if (address in market_factories and len(topics) == 3
-                and kind in (CREATE_NEW_MARKET.topic, CREATE_NEW_MARKET_V1.topic)):
+        if (
+            address in market_factories
+            and len(topics) == 3
+            and kind in (CREATE_NEW_MARKET.topic, CREATE_NEW_MARKET_V1.topic)
+        ):
             return [Entry("market", _topic_address(topics[1]), bytes.fromhex(topics[2][-40:]), entry.block_number)]
         if address in yield_factories and len(topics) == 3 and kind == CREATE_YIELD_CONTRACT.topic:
             pt, yt = decode(["address", "address"], entry.data)
-            value = encode(["address", "uint256", "address", "address"],
-                           [_topic_address(topics[1]), int(topics[2], 16), pt, yt])
+            value = encode(
+                ["address", "uint256", "address", "address"], [_topic_address(topics[1]), int(topics[2], 16), pt, yt]
+            )
             return [Entry("pt", pt, value, entry.block_number), Entry("yt", yt, value, entry.block_number)]
         if address not in contracts and len(topics) == 3 and kind == erc20.TRANSFER.topic:
             return [Holding(_topic_address(topics[2]), address, entry.block_number)]

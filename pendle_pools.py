@@ -19,7 +19,7 @@ from addresses import ChainAddresses
 from deployment import started
 from errors import InputValidationError
 from factories import vouched_kind
-from formats import raw, ratio
+from formats import ratio, raw
 from history import iso_date
 from pendle import PendleReader, YieldContract, stream
 
@@ -39,11 +39,14 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     started(reader, "pendle", block, stream(chain.pendle).start_block, "its first factory")
     probes = [(f.address, IS_VALID_MARKET, "market") for f in chain.pendle.market_factories if f.start_block <= block]
     if await vouched_kind(reader, probes, pool) is None:
-        raise InputValidationError(f"{pool} is not a Pendle market on chain {chain_id} at block {block}: no configured "
-                                   "market factory created it. Expected a Pendle market address.")
+        raise InputValidationError(
+            f"{pool} is not a Pendle market on chain {chain_id} at block {block}: no configured "
+            "market factory created it. Expected a Pendle market address."
+        )
     label = f"market {pool}"
-    (sy, pt, yt), (expiry,) = await asyncio.gather(reader.call(pool, READ_TOKENS, label=label),
-                                                   reader.call(pool, EXPIRY, label=label))
+    (sy, pt, yt), (expiry,) = await asyncio.gather(
+        reader.call(pool, READ_TOKENS, label=label), reader.call(pool, EXPIRY, label=label)
+    )
     pair = YieldContract(sy.lower(), expiry, pt.lower(), yt.lower())
     return {"blockNumber": block, "details": await _market(PendleReader(reader, chain, ctx.warnings), pool, pair)}
 
@@ -53,19 +56,33 @@ async def _market(pendle: PendleReader, market: str, pair: YieldContract) -> dic
     state, asset, sy, pt, yt = await asyncio.gather(
         warnings.optional(pendle.state(market, pair), market, "the prices, APY, totals and liquidity are"),
         warnings.optional(pendle.asset(pair.sy), pair.sy, "underlyingAsset and liquidityUsd are"),
-        *(warnings.optional(pendle.token(token), token, f"{what} is")
-          for token, what in ((pair.sy, "sy"), (pair.pt, "pt"), (pair.yt, "yt"))))
+        *(
+            warnings.optional(pendle.token(token), token, f"{what} is")
+            for token, what in ((pair.sy, "sy"), (pair.pt, "pt"), (pair.yt, "yt"))
+        ),
+    )
     pt_price = state.pt_price if state else None
     return {
-        "__typename": "PendleMarketPool", "type": "pendle-market-pool", "marketAddress": market,
-        "chainId": pendle.reader.chain_id, "sy": sy, "pt": pt, "yt": yt,
+        "__typename": "PendleMarketPool",
+        "type": "pendle-market-pool",
+        "marketAddress": market,
+        "chainId": pendle.reader.chain_id,
+        "sy": sy,
+        "pt": pt,
+        "yt": yt,
         "underlyingAsset": asset.token if asset else None,
-        "expiry": pair.expiry, "expiryDate": iso_date(pair.expiry), "isExpired": state.expired if state else None,
+        "expiry": pair.expiry,
+        "expiryDate": iso_date(pair.expiry),
+        "isExpired": state.expired if state else None,
         "impliedApy": state.implied_apy if state else None,
-        "ptPrice": ratio(pt_price), "ytPrice": ratio(None if pt_price is None else 1 - pt_price),
+        "ptPrice": ratio(pt_price),
+        "ytPrice": ratio(None if pt_price is None else 1 - pt_price),
         "lpPrice": ratio(state.lp_price if state else None),
         "ptDiscount": ratio(None if pt_price is None else 1 - pt_price),
-        "syExchangeRate": raw(state.sy_rate if state else None), "pyIndex": raw(state.py_index if state else None),
-        "totalPt": raw(state.total_pt if state else None), "totalSy": raw(state.total_sy if state else None),
-        "totalLp": raw(state.total_lp if state else None), "liquidityUsd": asset.usd(state.market_value) if state and asset else None,
+        "syExchangeRate": raw(state.sy_rate if state else None),
+        "pyIndex": raw(state.py_index if state else None),
+        "totalPt": raw(state.total_pt if state else None),
+        "totalSy": raw(state.total_sy if state else None),
+        "totalLp": raw(state.total_lp if state else None),
+        "liquidityUsd": asset.usd(state.market_value) if state and asset else None,
     }

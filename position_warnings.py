@@ -21,7 +21,8 @@ whole input instead, so an empty list means the answer is complete.
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Iterable, TypeVar
+from collections.abc import Awaitable, Iterable
+from typing import Any, TypeVar
 
 from errors import ProtocolError
 

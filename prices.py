@@ -59,17 +59,21 @@ async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed
             reader.call(feed.feed, LATEST_ROUND_DATA, label=label),
             reader.call(feed.feed, DECIMALS, label=label),
             reader.block_timestamp(),
-            _sequencer_up(reader, chain.sequencer_uptime_feed))
+            _sequencer_up(reader, chain.sequencer_uptime_feed),
+        )
     except ProtocolError as exc:
         raise PriceUnavailable(f"the {label} failed: {exc.message}") from None
     if not sequencer_up:
-        raise PriceUnavailable(f"the chain's sequencer is down or up for less than {SEQUENCER_GRACE} s, "
-                               f"so the {label} may lag")
+        raise PriceUnavailable(
+            f"the chain's sequencer is down or up for less than {SEQUENCER_GRACE} s, so the {label} may lag"
+        )
     if answer <= 0:
         raise PriceUnavailable(f"the {label} answers {answer}")
     if now - updated_at > feed.heartbeat:
-        raise PriceUnavailable(f"the {label} was last updated {now - updated_at} s before the block, "
-                               f"more than its heartbeat of {feed.heartbeat} s")
+        raise PriceUnavailable(
+            f"the {label} was last updated {now - updated_at} s before the block, "
+            f"more than its heartbeat of {feed.heartbeat} s"
+        )
     return UsdPrice(answer, decimals, updated_at)
 
 
@@ -92,9 +96,12 @@ async def _sequencer_up(reader: ChainReader, uptime_feed: str | None) -> bool:
     for at least SEQUENCER_GRACE seconds at the pinned block."""
     if uptime_feed is None:
         return True
+
     async def read() -> bool:
         (_, status, since, _, _), now = await asyncio.gather(
             reader.call(uptime_feed, LATEST_ROUND_DATA, label=f"sequencer uptime feed {uptime_feed}"),
-            reader.block_timestamp())
+            reader.block_timestamp(),
+        )
         return status == 0 and now - since >= SEQUENCER_GRACE
+
     return await reader.shared(("sequencer", uptime_feed), read)

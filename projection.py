@@ -20,8 +20,8 @@ tests/test_projection.py checks that both give the same answer, for generated do
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from graphql import (
     Executor,
@@ -43,7 +43,7 @@ from graphql.execution.values import VariableValues
 from graphql.pyutils import Path
 
 Complete = Callable[[Any], Any]
-INT_MIN, INT_MAX = -2**31, 2**31 - 1
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 
 class Irregular(Exception):
@@ -56,19 +56,22 @@ class Projection:
     Keyed by the identities of the selection's field nodes, which stay the same for as long as
     the parsed document lives (the projection is kept with it)."""
 
-    def __init__(self, schema: GraphQLSchema, fragments: dict[str, FragmentDetails],
-                 operation: OperationDefinitionNode) -> None:
+    def __init__(
+        self, schema: GraphQLSchema, fragments: dict[str, FragmentDetails], operation: OperationDefinitionNode
+    ) -> None:
         self.schema = schema
         self.fragments = fragments
         self.operation = operation
         self._objects: dict[tuple[str, tuple[int, ...]], Complete] = {}
 
-    def complete(self, return_type: GraphQLOutputType, fields: FieldDetailsList, value: Any,
-                 variables: VariableValues) -> Any:
+    def complete(
+        self, return_type: GraphQLOutputType, fields: FieldDetailsList, value: Any, variables: VariableValues
+    ) -> Any:
         return self._completer(return_type, fields, variables)(value)
 
-    def _completer(self, return_type: GraphQLOutputType, fields: FieldDetailsList,
-                   variables: VariableValues) -> Complete:
+    def _completer(
+        self, return_type: GraphQLOutputType, fields: FieldDetailsList, variables: VariableValues
+    ) -> Complete:
         if isinstance(return_type, GraphQLNonNull):
             return _non_null(self._completer(return_type.of_type, fields, variables))
         if isinstance(return_type, GraphQLList):
@@ -79,20 +82,21 @@ class Projection:
             return self._abstract(return_type, fields, variables)
         return _leaf(return_type)
 
-    def _object(self, object_type: GraphQLObjectType, fields: FieldDetailsList,
-                variables: VariableValues) -> Complete:
+    def _object(self, object_type: GraphQLObjectType, fields: FieldDetailsList, variables: VariableValues) -> Complete:
         key = (object_type.name, tuple(id(details.node) for details in fields))
         complete = self._objects.get(key)
         if complete is None:
             complete = self._objects[key] = self._compile_object(object_type, fields, variables)
         return complete
 
-    def _compile_object(self, object_type: GraphQLObjectType, fields: FieldDetailsList,
-                        variables: VariableValues) -> Complete:
+    def _compile_object(
+        self, object_type: GraphQLObjectType, fields: FieldDetailsList, variables: VariableValues
+    ) -> Complete:
         if object_type.is_type_of is not None:
             return _irregular
-        grouped = collect_subfields(self.schema, self.fragments, variables, self.operation, object_type,
-                                    fields).grouped_field_set
+        grouped = collect_subfields(
+            self.schema, self.fragments, variables, self.operation, object_type, fields
+        ).grouped_field_set
         plan: list[tuple[str, str | None, Complete | None]] = []
         for response_key, details in grouped.items():
             name = details[0].node.name.value
@@ -102,8 +106,11 @@ class Projection:
             field = object_type.fields.get(name)
             if field is None:
                 continue
-            complete = _irregular if field.resolve is not None else _lazy(
-                lambda field=field, details=details: self._completer(field.type, details, variables))
+            complete = (
+                _irregular
+                if field.resolve is not None
+                else _lazy(lambda field=field, details=details: self._completer(field.type, details, variables))
+            )
             plan.append((response_key, name, complete))
         type_name = object_type.name
 
@@ -112,13 +119,11 @@ class Projection:
                 return None
             if not isinstance(value, Mapping):
                 raise Irregular
-            return {key: type_name if complete is None else complete(value.get(name))
-                    for key, name, complete in plan}
+            return {key: type_name if complete is None else complete(value.get(name)) for key, name, complete in plan}
 
         return complete_object
 
-    def _abstract(self, abstract: GraphQLAbstractType, fields: FieldDetailsList,
-                  variables: VariableValues) -> Complete:
+    def _abstract(self, abstract: GraphQLAbstractType, fields: FieldDetailsList, variables: VariableValues) -> Complete:
         """graphql-core's default type resolver decides by `__typename`; the projection follows it
         where the type has no resolver of its own."""
         if abstract.resolve_type is not None:
@@ -211,8 +216,7 @@ def _leaf(leaf: Any) -> Complete:
     return complete
 
 
-def selects_by_variables(operation: OperationDefinitionNode,
-                         fragments: Mapping[str, FragmentDefinitionNode]) -> bool:
+def selects_by_variables(operation: OperationDefinitionNode, fragments: Mapping[str, FragmentDefinitionNode]) -> bool:
     """Whether a directive (@skip, @include) may make the operation's selection depend on its
     variables, so that its projection cannot be compiled once for every request."""
     pending: list[SelectionSetNode] = [operation.selection_set]
@@ -233,8 +237,15 @@ class ProjectingExecutor(Executor[Any]):
         super().__init__(*args, **kwargs)
         self.projection = projection
 
-    def complete_value(self, return_type: GraphQLOutputType, field_details_list: FieldDetailsList,
-                       info: GraphQLResolveInfo, path: Path, result: Any, position_context: Any) -> Any:
+    def complete_value(
+        self,
+        return_type: GraphQLOutputType,
+        field_details_list: FieldDetailsList,
+        info: GraphQLResolveInfo,
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> Any:
         if path.prev is None and not isinstance(result, Exception):
             try:
                 return self.projection.complete(return_type, field_details_list, result, self.variable_values)

@@ -3,15 +3,15 @@
 A fetch function takes `(ctx, chain_id, wallet_address)` with the address already validated and
 lower-cased, and returns the position object as a dict holding the fields of its GraphQL type
 (`blockNumber` and the position lists). The resolver adds `protocol`, `chainId`,
-`walletAddress` and `warnings` (from `ctx.warnings`), so an adapter cannot get them wrong. Failures are raised as the exceptions of
-`errors.py`.
+`walletAddress` and `warnings` (from `ctx.warnings`), so an adapter cannot get them wrong. Failures
+are raised as the exceptions of `errors.py`.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 import aave
 import aave_pools
@@ -52,25 +52,66 @@ Registry = Mapping[str, Protocol]
 def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     """The protocols this service answers for, each on the chains its addresses data covers."""
     return {
-        "morpho": Protocol("morpho", "MorphoWalletPositions", morpho.chains(addresses),
-                           functools.partial(morpho.fetch, addresses), functools.partial(morpho.streams, addresses),
-                           functools.partial(morpho_pools.details, addresses), pool_ids=True),
-        "aave": Protocol("aave", "AaveWalletPositions", aave.chains(addresses),
-                         functools.partial(aave.fetch, addresses), details=functools.partial(aave_pools.details, addresses)),
-        "compound": Protocol("compound", "CompoundWalletPositions", compound.chains(addresses),
-                             functools.partial(compound.fetch, addresses),
-                             details=functools.partial(compound_pools.details, addresses)),
-        "fluid": Protocol("fluid", "FluidWalletPositions", fluid.chains(addresses),
-                          functools.partial(fluid.fetch, addresses), details=functools.partial(fluid_pools.details, addresses)),
-        "pendle": Protocol("pendle", "PendleWalletPositions", pendle.chains(addresses),
-                           functools.partial(pendle.fetch, addresses), functools.partial(pendle.streams, addresses),
-                           functools.partial(pendle_pools.details, addresses)),
-        "neutrl": Protocol("neutrl", "NeutrlWalletPositions", vault_style.chains(addresses, "neutrl"),
-                           functools.partial(neutrl.fetch, addresses)),
-        "midas": Protocol("midas", "MidasWalletPositions", vault_style.chains(addresses, "midas"),
-                          functools.partial(vault_style.fetch, addresses, "midas")),
-        "avantis": Protocol("avantis", "AvantisWalletPositions", vault_style.chains(addresses, "avantis"),
-                            functools.partial(vault_style.fetch, addresses, "avantis")),
-        "avant": Protocol("avant", "AvantWalletPositions", vault_style.chains(addresses, "avant"),
-                          functools.partial(vault_style.fetch, addresses, "avant")),
+        "morpho": Protocol(
+            "morpho",
+            "MorphoWalletPositions",
+            morpho.chains(addresses),
+            functools.partial(morpho.fetch, addresses),
+            functools.partial(morpho.streams, addresses),
+            functools.partial(morpho_pools.details, addresses),
+            pool_ids=True,
+        ),
+        "aave": Protocol(
+            "aave",
+            "AaveWalletPositions",
+            aave.chains(addresses),
+            functools.partial(aave.fetch, addresses),
+            details=functools.partial(aave_pools.details, addresses),
+        ),
+        "compound": Protocol(
+            "compound",
+            "CompoundWalletPositions",
+            compound.chains(addresses),
+            functools.partial(compound.fetch, addresses),
+            details=functools.partial(compound_pools.details, addresses),
+        ),
+        "fluid": Protocol(
+            "fluid",
+            "FluidWalletPositions",
+            fluid.chains(addresses),
+            functools.partial(fluid.fetch, addresses),
+            details=functools.partial(fluid_pools.details, addresses),
+        ),
+        "pendle": Protocol(
+            "pendle",
+            "PendleWalletPositions",
+            pendle.chains(addresses),
+            functools.partial(pendle.fetch, addresses),
+            functools.partial(pendle.streams, addresses),
+            functools.partial(pendle_pools.details, addresses),
+        ),
+        "neutrl": Protocol(
+            "neutrl",
+            "NeutrlWalletPositions",
+            vault_style.chains(addresses, "neutrl"),
+            functools.partial(neutrl.fetch, addresses),
+        ),
+        "midas": Protocol(
+            "midas",
+            "MidasWalletPositions",
+            vault_style.chains(addresses, "midas"),
+            functools.partial(vault_style.fetch, addresses, "midas"),
+        ),
+        "avantis": Protocol(
+            "avantis",
+            "AvantisWalletPositions",
+            vault_style.chains(addresses, "avantis"),
+            functools.partial(vault_style.fetch, addresses, "avantis"),
+        ),
+        "avant": Protocol(
+            "avant",
+            "AvantWalletPositions",
+            vault_style.chains(addresses, "avant"),
+            functools.partial(vault_style.fetch, addresses, "avant"),
+        ),
     }

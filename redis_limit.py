@@ -20,7 +20,7 @@ import logging
 import math
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -62,8 +62,18 @@ request is granted, the grants now in the log, and the microseconds until the ol
 
 
 class RedisRateLimiter:
-    def __init__(self, url: str, quota: int, window: int, metrics: Metrics, *, timeout: float = 0.5,
-                 retry: float = 1.0, refuse: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        url: str,
+        quota: int,
+        window: int,
+        metrics: Metrics,
+        *,
+        timeout: float = 0.5,
+        retry: float = 1.0,
+        refuse: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.quota = quota
         self.window = window
         self._fallback = RateLimiter(quota, window, clock)
@@ -72,8 +82,11 @@ class RedisRateLimiter:
         self._refuse = refuse
         self._clock = clock
         self._client = aioredis.Redis.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 1, (RedisConnectionError,)))
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 1, (RedisConnectionError,)),
+        )
         """One retry, on a connection error only: a pooled connection Redis closed (a restart) is
         found dead when used, and the script did not run; after a timeout it may have."""
         self._script = self._client.register_script(SLIDING_LOG)
@@ -91,8 +104,9 @@ class RedisRateLimiter:
             self._ask_at = self._clock() + self._retry
         member = f"{self._process}:{next(self._members)}"
         try:
-            allowed, count, wait = await self._script(keys=[KEY_PREFIX + key_id],
-                                                      args=[self.quota, self.window * 1_000_000, member])
+            allowed, count, wait = await self._script(
+                keys=[KEY_PREFIX + key_id], args=[self.quota, self.window * 1_000_000, member]
+            )
         except (RedisError, OSError) as exc:
             self._lost(exc)
             return self._without_redis(key_id)
@@ -111,8 +125,12 @@ class RedisRateLimiter:
             self._shared = False
             self._metrics.rate_limit_shared.set(0)
             what = "refused with 503" if self._refuse else "limited by each replica alone"
-            log.warning("Redis cannot decide the rate limit (%s); requests are %s until it answers, "
-                        "asked again every %g s", type(exc).__name__, what, self._retry)
+            log.warning(
+                "Redis cannot decide the rate limit (%s); requests are %s until it answers, asked again every %g s",
+                type(exc).__name__,
+                what,
+                self._retry,
+            )
         self._ask_at = self._clock() + self._retry
 
     def _without_redis(self, key_id: str) -> RateDecision:

@@ -26,8 +26,9 @@ import logging
 import random
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -62,15 +63,18 @@ _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.I)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _HEX = re.compile(r"0x[0-9a-fA-F]*")
 _RANGE_TOO_LARGE = re.compile(r"range|more than|exceed|too large|too wide|response size", re.I)
-_RATE_LIMITED = re.compile(r"rate.?limit|too many requests|request rate|rate exceeded|\b429\b|capacity exceeded",
-                           re.I)
+_RATE_LIMITED = re.compile(r"rate.?limit|too many requests|request rate|rate exceeded|\b429\b|capacity exceeded", re.I)
 _CONTRACT_FAILURE = re.compile(
     r"execution reverted|\brevert|EVM error|out of gas|invalid opcode|invalid jump|stack underflow|"
-    r"stack limit reached|write protection|return data out of bounds|max call depth", re.I)
+    r"stack limit reached|write protection|return data out of bounds|max call depth",
+    re.I,
+)
 """Messages of an eth_call whose code ran and failed: geth's and anvil's revert and halt errors."""
 _MISSING_STATE = re.compile(
     r"missing trie node|historical state|state.{0,24}(not available|unavailable|pruned)|\bpruned?\b|pruning|"
-    r"archive|state histor", re.I)
+    r"archive|state histor",
+    re.I,
+)
 """A node without the state of the block asked: geth's (hash- and path-based), Erigon's, reth's,
 Nethermind's and OpenEthereum's wording, as seen on pruned nodes and providers' non-archive tiers."""
 
@@ -94,12 +98,12 @@ def rpc_urls_from_env(environ: Mapping[str, str]) -> dict[int, str]:
 
 def safe_text(text: str, limit: int = MAX_TEXT) -> str:
     """Untrusted text made safe to show and cache: control and bidi characters removed, length capped."""
-    return _CONTROL.sub("", text[:limit * 2])[:limit]
+    return _CONTROL.sub("", text[: limit * 2])[:limit]
 
 
 def clean(message: Any, limit: int = 200) -> str:
     """A node's error text made safe to show: no URLs, no control characters, bounded length."""
-    return safe_text(_URL.sub("<url>", str(message)[:limit * 4]), limit)
+    return safe_text(_URL.sub("<url>", str(message)[: limit * 4]), limit)
 
 
 @dataclass(frozen=True)
@@ -145,8 +149,10 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
             return RATE_LIMITED
         if _is_the_answer(rpc_error, method, params):
             return rpc_error
-        return NodeFailure(f"answered {method} with error {code}: {clean(rpc_error.message)}",
-                           bool(_MISSING_STATE.search(rpc_error.message)))
+        return NodeFailure(
+            f"answered {method} with error {code}: {clean(rpc_error.message)}",
+            bool(_MISSING_STATE.search(rpc_error.message)),
+        )
     if "result" not in answer:
         return NodeFailure(f"answered {method} with something that is not JSON-RPC")
     result = answer["result"]
@@ -190,8 +196,16 @@ class Endpoint:
     `max_response_bytes` is not read past that size.
     """
 
-    def __init__(self, chain_id: int, url: str, connections: int, max_response_bytes: int,
-                 max_attempts: int, logs_block_range: int, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        chain_id: int,
+        url: str,
+        connections: int,
+        max_response_bytes: int,
+        max_attempts: int,
+        logs_block_range: int,
+        metrics: Metrics,
+    ) -> None:
         self.chain_id = chain_id
         self.metrics = metrics
         self.label = str(chain_id)
@@ -220,8 +234,9 @@ class Endpoint:
         return refused is None or time.monotonic() - refused > BATCH_REPROBE_SECONDS
 
     def refuse_batches(self) -> None:
-        log.info("chain %d endpoint refused a JSON-RPC batch; single calls for %d s", self.chain_id,
-                 BATCH_REPROBE_SECONDS)
+        log.info(
+            "chain %d endpoint refused a JSON-RPC batch; single calls for %d s", self.chain_id, BATCH_REPROBE_SECONDS
+        )
         self.batches_refused_at = time.monotonic()
 
     async def close(self) -> None:
@@ -248,8 +263,9 @@ class Endpoint:
                 raise
             finally:
                 self._observe(outcome, started)
-            log.warning("rpc failure on chain %d (attempt %d of %d): %s",
-                        self.chain_id, attempt, self._max_attempts, failure)
+            log.warning(
+                "rpc failure on chain %d (attempt %d of %d): %s", self.chain_id, attempt, self._max_attempts, failure
+            )
             delay = backoff(attempt)
             if attempt == self._max_attempts or loop.time() + delay >= deadline:
                 break
@@ -265,27 +281,32 @@ class Endpoint:
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._connections, ttl_dns_cache=300),
-                headers={"Content-Type": "application/json"})
+                headers={"Content-Type": "application/json"},
+            )
         return self._session
 
     async def _exchange(self, payload: Any, timeout: float) -> Any:
         data = json.dumps(payload).encode()
         self.metrics.rpc_sent_bytes.labels(self.label).inc(len(data))
         try:
-            async with self._client().post(self._url, data=data, allow_redirects=False,
-                                           timeout=aiohttp.ClientTimeout(total=timeout)) as response:
+            async with self._client().post(
+                self._url, data=data, allow_redirects=False, timeout=aiohttp.ClientTimeout(total=timeout)
+            ) as response:
                 if response.status == 429:
                     raise _Transient("rate-limited the service (HTTP 429)", "http_429")
                 if response.status >= 500:
                     raise _Transient(f"failed (HTTP {response.status})", "http_error")
                 if 300 <= response.status < 400:
-                    raise NetworkError(f"The RPC endpoint for chain {self.chain_id} answered with a redirect "
-                                       f"(HTTP {response.status}), which is not followed.")
+                    raise NetworkError(
+                        f"The RPC endpoint for chain {self.chain_id} answered with a redirect "
+                        f"(HTTP {response.status}), which is not followed."
+                    )
                 if response.status != 200:
-                    raise NetworkError(f"The RPC endpoint for chain {self.chain_id} refused the "
-                                       f"request (HTTP {response.status}).")
+                    raise NetworkError(
+                        f"The RPC endpoint for chain {self.chain_id} refused the request (HTTP {response.status})."
+                    )
                 body = await self._read(response)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise TimeoutError from None
         except aiohttp.ClientError as exc:
             raise _Transient(f"could not be reached ({type(exc).__name__})", "unreachable") from None
@@ -309,7 +330,7 @@ class Endpoint:
 
 def backoff(attempt: int) -> float:
     """Seconds before attempt `attempt + 1`: exponential, jittered, at most about 2 s."""
-    return min(0.1 * 2 ** attempt, 2.0) * random.uniform(0.5, 1.5)
+    return min(0.1 * 2**attempt, 2.0) * random.uniform(0.5, 1.5)
 
 
 class AnswerTooLarge(Exception):
@@ -321,8 +342,11 @@ class AnswerTooLarge(Exception):
 
 
 _OUTCOMES: dict[type[BaseException], str] = {
-    TimeoutError: "timeout", AnswerTooLarge: "too_large", NetworkError: "http_error",
-    asyncio.CancelledError: "cancelled"}
+    TimeoutError: "timeout",
+    AnswerTooLarge: "too_large",
+    NetworkError: "http_error",
+    asyncio.CancelledError: "cancelled",
+}
 """`wp_rpc_http_requests` outcomes of the exceptions an exchange ends with."""
 
 

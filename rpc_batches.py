@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from errors import HistoryUnavailable, NetworkError
 from immutable_cache import weight
@@ -30,8 +31,9 @@ refused means the endpoint refuses batches."""
 class Exchange:
     """One chain's JSON-RPC traffic of one request (its endpoint, counters and deadline)."""
 
-    def __init__(self, endpoint: Endpoint, stats: RpcStats, deadline: float, max_attempts: int,
-                 history: bool = False) -> None:
+    def __init__(
+        self, endpoint: Endpoint, stats: RpcStats, deadline: float, max_attempts: int, history: bool = False
+    ) -> None:
         self.endpoint = endpoint
         self.chain_id = endpoint.chain_id
         self.stats = stats
@@ -60,10 +62,19 @@ class Exchange:
                 return answers
             todo, failure = [i for i, _ in failed], failed[0][1]
             if self.history and (pruned := [answer for _, answer in failed if answer.missing_state]):
-                raise HistoryUnavailable(f"The RPC endpoint for chain {self.chain_id} has no state that old "
-                                         f"(it {pruned[0].message}); an archive node has it.")
-            log.warning("node failure on chain %d (attempt %d of %d, %d of %d calls): %s", self.chain_id,
-                        attempt, attempts, len(failed), len(calls), failure.message)
+                raise HistoryUnavailable(
+                    f"The RPC endpoint for chain {self.chain_id} has no state that old "
+                    f"(it {pruned[0].message}); an archive node has it."
+                )
+            log.warning(
+                "node failure on chain %d (attempt %d of %d, %d of %d calls): %s",
+                self.chain_id,
+                attempt,
+                attempts,
+                len(failed),
+                len(calls),
+                failure.message,
+            )
             delay = backoff(attempt)
             if attempt == attempts or loop.time() + delay >= deadline:
                 break
@@ -73,9 +84,16 @@ class Exchange:
     def _count(self, calls: Sequence[tuple[str, list[Any]]], answers: Sequence[Any]) -> None:
         """`wp_rpc_calls`: the answers by method and kind, one increment per distinct pair."""
         counts = collections.Counter(
-            (method, "node_failure" if isinstance(answer, NodeFailure) else
-             "answer_error" if isinstance(answer, RpcError) else "ok")
-            for (method, _), answer in zip(calls, answers))
+            (
+                method,
+                "node_failure"
+                if isinstance(answer, NodeFailure)
+                else "answer_error"
+                if isinstance(answer, RpcError)
+                else "ok",
+            )
+            for (method, _), answer in zip(calls, answers)
+        )
         endpoint = self.endpoint
         for (method, outcome), count in counts.items():
             endpoint.metrics.rpc_calls.labels(endpoint.label, method, outcome).inc(count)
@@ -99,15 +117,16 @@ class Exchange:
         if answer is not None or len(group) == 1 or sum(weight(params) for _, params in group) < SPLIT_BYTES:
             return answer
         half = len(group) // 2
-        first, second = await asyncio.gather(self._batch_or_halves(group[:half]),
-                                             self._batch_or_halves(group[half:]))
+        first, second = await asyncio.gather(self._batch_or_halves(group[:half]), self._batch_or_halves(group[half:]))
         return None if first is None or second is None else first + second
 
     async def _batch(self, group: list[tuple[str, list[Any]]]) -> list[Any] | None:
         """One JSON-RPC batch; None if the endpoint refused the batch form. An answer over the
         size ceiling is asked again in halves, so no batch is cut short for good."""
-        payload = [{"jsonrpc": "2.0", "id": index, "method": method, "params": params}
-                   for index, (method, params) in enumerate(group)]
+        payload = [
+            {"jsonrpc": "2.0", "id": index, "method": method, "params": params}
+            for index, (method, params) in enumerate(group)
+        ]
         try:
             answer = await self.endpoint.post(payload, self.stats, self.deadline)
         except AnswerTooLarge:
@@ -125,8 +144,9 @@ class Exchange:
 
     async def _single(self, method: str, params: list[Any]) -> Any:
         try:
-            answer = await self.endpoint.post({"jsonrpc": "2.0", "id": 0, "method": method, "params": params},
-                                              self.stats, self.deadline)
+            answer = await self.endpoint.post(
+                {"jsonrpc": "2.0", "id": 0, "method": method, "params": params}, self.stats, self.deadline
+            )
         except AnswerTooLarge:
             return self._too_large()
         return classify(answer, method, params)

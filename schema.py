@@ -16,9 +16,10 @@ import logging
 import math
 import re
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from graphql import (
     GraphQLList,
@@ -63,26 +64,47 @@ class RootField:
 
 
 def _position(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    return {**answer, "__typename": protocol.type_name, "protocol": protocol.name, "chainId": chain_id,
-            "walletAddress": address}, protocol.type_name
+    return {
+        **answer,
+        "__typename": protocol.type_name,
+        "protocol": protocol.name,
+        "chainId": chain_id,
+        "walletAddress": address,
+    }, protocol.type_name
 
 
 def _pool(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """A pool's answer: its typed `details`, and the same object as the JSON string `data` (with
     its `type`), for clients written against the hosted API."""
     details = answer["details"]
-    data = json.dumps({name: value for name, value in details.items() if name != "__typename"},
-                      separators=(",", ":"))
-    return {"protocol": protocol.name, "chainId": chain_id, "poolAddress": address,
-            "blockNumber": answer["blockNumber"], "warnings": answer["warnings"], "data": data,
-            "details": details}, "PoolOutput"
+    data = json.dumps({name: value for name, value in details.items() if name != "__typename"}, separators=(",", ":"))
+    return {
+        "protocol": protocol.name,
+        "chainId": chain_id,
+        "poolAddress": address,
+        "blockNumber": answer["blockNumber"],
+        "warnings": answer["warnings"],
+        "data": data,
+        "details": details,
+    }, "PoolOutput"
 
 
-WALLETS = RootField("walletPositions", "walletAddress", ADDRESS_RE, "0x followed by 40 hexadecimal characters",
-                    lambda protocol: protocol.fetch, _position)
-POOLS = RootField("poolDetails", "poolAddress", POOL_RE,
-                  "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id)",
-                  lambda protocol: protocol.details, _pool)
+WALLETS = RootField(
+    "walletPositions",
+    "walletAddress",
+    ADDRESS_RE,
+    "0x followed by 40 hexadecimal characters",
+    lambda protocol: protocol.fetch,
+    _position,
+)
+POOLS = RootField(
+    "poolDetails",
+    "poolAddress",
+    POOL_RE,
+    "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id)",
+    lambda protocol: protocol.details,
+    _pool,
+)
 
 
 class Outcome(NamedTuple):
@@ -114,15 +136,18 @@ def build(registry: Registry) -> GraphQLSchema:
     members = {member.name for member in union.types}
     for protocol in registry.values():
         if protocol.type_name not in members:
-            raise ValueError(f"protocol {protocol.name!r}: {protocol.type_name} is not in the "
-                             "WalletPositions union of schema.graphql")
+            raise ValueError(
+                f"protocol {protocol.name!r}: {protocol.type_name} is not in the "
+                "WalletPositions union of schema.graphql"
+            )
     for root in (WALLETS, POOLS):
         schema.query_type.fields[root.name].resolve = functools.partial(resolve, root)
     return schema
 
 
-async def resolve(root: RootField, _root: Any, info: GraphQLResolveInfo,
-                  inputs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+async def resolve(
+    root: RootField, _root: Any, info: GraphQLResolveInfo, inputs: list[dict[str, Any]]
+) -> dict[str, list[dict[str, Any]]]:
     """Every valid input's fetch starts at once, one task per distinct input; the answer is built
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
     another field of the request may share them."""
@@ -138,8 +163,11 @@ async def resolve(root: RootField, _root: Any, info: GraphQLResolveInfo,
             data.append(answer)
         else:
             errors.append(error)
-        context.outcomes.append(Outcome(root.name, item["protocol"].lower(), item["chainId"],
-                                        "OK" if error is None else error["error"]["code"]))
+        context.outcomes.append(
+            Outcome(
+                root.name, item["protocol"].lower(), item["chainId"], "OK" if error is None else error["error"]["code"]
+            )
+        )
     return {"data": data, "errors": errors}
 
 
@@ -162,7 +190,11 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> St
 
 
 def _outcome(
-    root: RootField, context: RequestContext, item: dict[str, Any], started: Started, schema: GraphQLSchema,
+    root: RootField,
+    context: RequestContext,
+    item: dict[str, Any],
+    started: Started,
+    schema: GraphQLSchema,
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
     failure = started if isinstance(started, PositionError) else started[1].exception()
@@ -280,13 +312,14 @@ def _object_checker(fields: list[tuple[str, Check]]) -> Check:
 _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
     "String": lambda v: isinstance(v, str),
     "Boolean": lambda v: isinstance(v, bool),
-    "Int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31,
+    "Int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -(2**31) <= v < 2**31,
     "Float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
 }
 
 
-def _validate(root: RootField, registry: Registry, name: str, chain_id: int, address: str,
-              block: int | None) -> tuple[Protocol, FetchFunction]:
+def _validate(
+    root: RootField, registry: Registry, name: str, chain_id: int, address: str, block: int | None
+) -> tuple[Protocol, FetchFunction]:
     protocol = registry.get(name.lower())
     if protocol is None:
         supported = ", ".join(sorted(registry)) or "none yet"
@@ -294,17 +327,21 @@ def _validate(root: RootField, registry: Registry, name: str, chain_id: int, add
     function = root.function(protocol)
     if function is None:
         offered = ", ".join(sorted(p.name for p in registry.values() if root.function(p))) or "none yet"
-        raise InputValidationError(f"Protocol {protocol.name!r} has no {root.name} yet. Protocols with "
-                                   f"{root.name}: {offered}.")
+        raise InputValidationError(
+            f"Protocol {protocol.name!r} has no {root.name} yet. Protocols with {root.name}: {offered}."
+        )
     if chain_id not in protocol.chains:
         chains = ", ".join(str(c) for c in sorted(protocol.chains))
         raise InputValidationError(
-            f"Chain {chain_id} is not supported by protocol {protocol.name!r}. Supported chains: {chains}.")
+            f"Chain {chain_id} is not supported by protocol {protocol.name!r}. Supported chains: {chains}."
+        )
     if not root.address_re.fullmatch(address):
         raise InputValidationError(f"Malformed {root.address_key}: expected {root.address_shape}.")
     if len(address) == 66 and not protocol.pool_ids:
-        raise InputValidationError(f"Malformed {root.address_key}: protocol {protocol.name!r} names its pools by "
-                                   "contract address, 0x followed by 40 hexadecimal characters.")
+        raise InputValidationError(
+            f"Malformed {root.address_key}: protocol {protocol.name!r} names its pools by "
+            "contract address, 0x followed by 40 hexadecimal characters."
+        )
     if block is not None and block < 0:
         raise InputValidationError(f"Malformed blockNumber {block}: a block number is 0 or more.")
     return protocol, function
@@ -314,8 +351,9 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _fetch(protocol: Protocol, function: FetchFunction, chain_id: int, address: str, block: int | None,
-                 request: RequestContext) -> dict[str, Any]:
+async def _fetch(
+    protocol: Protocol, function: FetchFunction, chain_id: int, address: str, block: int | None, request: RequestContext
+) -> dict[str, Any]:
     """One adapter call under the input's time budget, at the input's block; anything unexpected
     is UNKNOWN_ERROR."""
     budget = request.input_timeout

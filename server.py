@@ -26,9 +26,10 @@ import signal
 import sys
 import time
 import urllib.request
-from datetime import datetime, timezone
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from json.encoder import encode_basestring_ascii
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 from aiohttp import web
 from graphql import GraphQLSchema
@@ -63,7 +64,7 @@ PREPARER = web.AppKey("preparer", graphql_http.Preparer)
 class AccessRecord:
     """What the handler learns about a request that belongs in its access-log line and metrics."""
 
-    __slots__ = ("key_id", "inputs", "outcomes", "rpc_requests", "rpc_subcalls")
+    __slots__ = ("inputs", "key_id", "outcomes", "rpc_requests", "rpc_subcalls")
 
     def __init__(self) -> None:
         self.key_id: str | None = None
@@ -112,8 +113,9 @@ def error_body(message: str, code: str, **extensions: Any) -> dict[str, Any]:
     return {"errors": [{"message": message, "extensions": {"code": code, **extensions}}]}
 
 
-def json_response(payload: dict[str, Any], status: int = 200, media: str = JSON,
-                  headers: dict[str, str] | None = None) -> web.Response:
+def json_response(
+    payload: dict[str, Any], status: int = 200, media: str = JSON, headers: dict[str, str] | None = None
+) -> web.Response:
     return bytes_response(json.dumps(payload).encode(), status, media, headers)
 
 
@@ -164,7 +166,9 @@ def negotiate(accept: str | None) -> str | None:
 
 
 @web.middleware
-async def handle(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+async def handle(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
     """Every request: counted in flight, answered in JSON whatever goes wrong (never an HTML page
     or a traceback), and logged as one JSON line with the key's id only, never the key."""
     started = time.perf_counter()
@@ -179,15 +183,15 @@ async def handle(request: web.Request, handler: Callable[[web.Request], Awaitabl
         if exc.status < 400:
             raise
         headers = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
-        response = json_response(error_body(exc.reason, STATUS_CODES.get(exc.status, f"HTTP_{exc.status}")),
-                                 exc.status, headers=headers)
+        response = json_response(
+            error_body(exc.reason, STATUS_CODES.get(exc.status, f"HTTP_{exc.status}")), exc.status, headers=headers
+        )
     except asyncio.CancelledError:
         status, refused = 503, "SHUTDOWN"
         raise
     except Exception:
         log.exception("unhandled error on %s %s", auth.redact(request.method), auth.redact(request.path))
-        response = json_response(error_body("Internal server error; it has been logged.", "INTERNAL_SERVER_ERROR"),
-                                 500)
+        response = json_response(error_body("Internal server error; it has been logged.", "INTERNAL_SERVER_ERROR"), 500)
     finally:
         inflight.leave()
         status = status if response is None else response.status
@@ -214,8 +218,9 @@ def _observe(request: web.Request, record: AccessRecord, status: int, started: f
         metrics.inputs.labels(outcome.field, protocol.name if protocol else "other", chain, outcome.code).inc()
 
 
-def _log_access(request: web.Request, record: AccessRecord, status: int, started: float,
-                refused: str | None = None) -> None:
+def _log_access(
+    request: web.Request, record: AccessRecord, status: int, started: float, refused: str | None = None
+) -> None:
     """One line per request, made cheaply: only the method and the path come from the client, so
     only they are redacted; the JSON line is written out directly (access_line), once; and the
     record is filled from a template and handled without Logger.info, whose search for the caller's file and line
@@ -267,11 +272,13 @@ def access_line(created: float, fields: dict[str, Any]) -> str:
     text = encode_basestring_ascii
     key_id = "null" if fields["key_id"] is None else text(fields["key_id"])
     refused = f', "refused": {text(fields["refused"])}' if "refused" in fields else ""
-    return (f'{{"time": "{_timestamp(created)}", "level": "info", "logger": "{access_log.name}", '
-            f'"message": "request", "method": {text(fields["method"])}, "path": {text(fields["path"])}, '
-            f'"status": {fields["status"]}, "duration_ms": {fields["duration_ms"]!r}, "key_id": {key_id}, '
-            f'"inputs": {fields["inputs"]}, "outcomes": [{", ".join(map(text, fields["outcomes"]))}], '
-            f'"rpc_requests": {fields["rpc_requests"]}, "rpc_subcalls": {fields["rpc_subcalls"]}{refused}}}')
+    return (
+        f'{{"time": "{_timestamp(created)}", "level": "info", "logger": "{access_log.name}", '
+        f'"message": "request", "method": {text(fields["method"])}, "path": {text(fields["path"])}, '
+        f'"status": {fields["status"]}, "duration_ms": {fields["duration_ms"]!r}, "key_id": {key_id}, '
+        f'"inputs": {fields["inputs"]}, "outcomes": [{", ".join(map(text, fields["outcomes"]))}], '
+        f'"rpc_requests": {fields["rpc_requests"]}, "rpc_subcalls": {fields["rpc_subcalls"]}{refused}}}'
+    )
 
 
 async def graphql_endpoint(request: web.Request) -> web.Response:
@@ -288,15 +295,26 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     try:
         decision = await request.app[LIMITER].decide(key_id)
     except LimiterUnavailable as exc:
-        return bytes_response(error_bytes("The rate limit cannot be checked right now. Please try again later.",
-                                          "RATE_LIMIT_UNAVAILABLE", ("retryAfter", exc.retry_after)),
-                              503, media or JSON, {"Retry-After": str(exc.retry_after)})
+        return bytes_response(
+            error_bytes(
+                "The rate limit cannot be checked right now. Please try again later.",
+                "RATE_LIMIT_UNAVAILABLE",
+                ("retryAfter", exc.retry_after),
+            ),
+            503,
+            media or JSON,
+            {"Retry-After": str(exc.retry_after)},
+        )
     headers = decision.headers()
     if not decision.allowed:
         request.app[METRICS].rate_limited.inc()
         headers["Retry-After"] = str(decision.reset)
-        return bytes_response(error_bytes("Rate limit exceeded. Please try again later.", "RATE_LIMITED",
-                                          ("retryAfter", decision.reset)), 429, media or JSON, headers)
+        return bytes_response(
+            error_bytes("Rate limit exceeded. Please try again later.", "RATE_LIMITED", ("retryAfter", decision.reset)),
+            429,
+            media or JSON,
+            headers,
+        )
     if request.method != "POST":
         return _not_post(headers)
     try:
@@ -320,20 +338,24 @@ async def _send_and_close(request: web.Request, response: web.Response) -> None:
 
 def _not_post(headers: dict[str, str]) -> web.Response:
     return json_response(
-        error_body("Use POST with a JSON body: {\"query\": \"...\"}.", "METHOD_NOT_ALLOWED"),
-        405, headers={"Allow": "POST", **headers})
+        error_body('Use POST with a JSON body: {"query": "..."}.', "METHOD_NOT_ALLOWED"),
+        405,
+        headers={"Allow": "POST", **headers},
+    )
 
 
 async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
     if media is None:
         raise graphql_http.RequestError.single(
-            406, f"Acceptable response types are {GRAPHQL_RESPONSE} and {JSON}.", "NOT_ACCEPTABLE")
+            406, f"Acceptable response types are {GRAPHQL_RESPONSE} and {JSON}.", "NOT_ACCEPTABLE"
+        )
     if request.content_type != JSON:
         raise graphql_http.RequestError.single(
-            415, "Send the request body as Content-Type: application/json.", "UNSUPPORTED_MEDIA_TYPE")
+            415, "Send the request body as Content-Type: application/json.", "UNSUPPORTED_MEDIA_TYPE"
+        )
     too_large = graphql_http.RequestError.single(
-        413, f"The request body exceeds the limit of {MAX_BODY_BYTES} bytes.", "PAYLOAD_TOO_LARGE",
-        limit=MAX_BODY_BYTES)
+        413, f"The request body exceeds the limit of {MAX_BODY_BYTES} bytes.", "PAYLOAD_TOO_LARGE", limit=MAX_BODY_BYTES
+    )
     if (request.content_length or 0) > MAX_BODY_BYTES:
         raise too_large
     settings = request.app[SETTINGS]
@@ -344,14 +366,14 @@ async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
         raise too_large from None
     except TimeoutError:
         raise graphql_http.RequestError.single(
-            408, f"The request body did not arrive in {settings.body_timeout:g} s.", "REQUEST_TIMEOUT") from None
+            408, f"The request body did not arrive in {settings.body_timeout:g} s.", "REQUEST_TIMEOUT"
+        ) from None
     operation = await request.app[PREPARER].prepare(body, settings.enable_introspection)
     record = request[ACCESS]
     record.inputs = operation.inputs
     deadline = asyncio.get_running_loop().time() + settings.input_timeout
     chains = request.app[CHAINS].request(deadline)
-    context = schema.RequestContext(request.app[REGISTRY], settings.input_timeout, chains,
-                                    outcomes=record.outcomes)
+    context = schema.RequestContext(request.app[REGISTRY], settings.input_timeout, chains, outcomes=record.outcomes)
     try:
         return await graphql_http.run(operation, request.app[SCHEMA], context)
     finally:
@@ -391,10 +413,17 @@ def _limiter(settings: Settings, metrics: Metrics, clock: Callable[[], float]) -
         metrics.rate_limit_shared.set(0)
         return RateLimiter(settings.rate_limit, settings.rate_window, clock)
     from redis_limit import RedisRateLimiter
+
     log.info("rate limit kept in Redis, shared by every replica using it")
-    return RedisRateLimiter(settings.redis_url, settings.rate_limit, settings.rate_window, metrics,
-                            timeout=settings.redis_timeout, refuse=settings.redis_unavailable == "refuse",
-                            clock=clock)
+    return RedisRateLimiter(
+        settings.redis_url,
+        settings.rate_limit,
+        settings.rate_window,
+        metrics,
+        timeout=settings.redis_timeout,
+        refuse=settings.redis_unavailable == "refuse",
+        clock=clock,
+    )
 
 
 async def _close_limiter(app: web.Application) -> AsyncIterator[None]:
@@ -412,9 +441,12 @@ async def _validation_worker(app: web.Application) -> AsyncIterator[None]:
     await asyncio.get_running_loop().run_in_executor(None, app[PREPARER].close)
 
 
-def create_app(settings: Settings, registry: Registry | None = None,
-               clock: Callable[[], float] = time.monotonic,
-               rpc_urls: Mapping[int, str] | None = None) -> web.Application:
+def create_app(
+    settings: Settings,
+    registry: Registry | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    rpc_urls: Mapping[int, str] | None = None,
+) -> web.Application:
     """The application; raises auth.KeyFileError, addresses.AddressesError or rpc.RpcUrlError
     on unusable data.
 
@@ -426,23 +458,34 @@ def create_app(settings: Settings, registry: Registry | None = None,
         registry = protocols.registry(addresses.load(settings.addresses_file or None))
     keys = auth.KeyStore(settings.keys_file)
     if keys.load() == 0:
-        log.warning("no active API keys in %s: every request gets 401 until one is created with "
-                    "`python server.py keys create --name NAME`", settings.keys_file)
+        log.warning(
+            "no active API keys in %s: every request gets 401 until one is created with "
+            "`python server.py keys create --name NAME`",
+            settings.keys_file,
+        )
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[handle])
     app[SETTINGS] = settings
     app[KEYS] = keys
     app[METRICS] = metrics = Metrics()
     app[LIMITER] = _limiter(settings, metrics, clock)
     app[SCHEMA] = schema.build(registry)
-    app[PREPARER] = graphql_http.Preparer(app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"),
-                                          settings.document_cache_size)
+    app[PREPARER] = graphql_http.Preparer(
+        app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"), settings.document_cache_size
+    )
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
-    app[CHAINS] = Chains(rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls, ChainConfig(
-        max_calls=settings.multicall_max_calls, logs_block_range=settings.logs_block_range,
-        state_dir=settings.state_dir,
-        cache_size=settings.chain_cache_size, connections=settings.rpc_connections,
-        max_response_bytes=settings.rpc_max_response_bytes), metrics)
+    app[CHAINS] = Chains(
+        rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls,
+        ChainConfig(
+            max_calls=settings.multicall_max_calls,
+            logs_block_range=settings.logs_block_range,
+            state_dir=settings.state_dir,
+            cache_size=settings.chain_cache_size,
+            connections=settings.rpc_connections,
+            max_response_bytes=settings.rpc_max_response_bytes,
+        ),
+        metrics,
+    )
     metrics.watch_indexes(app[CHAINS].indexes.progress_rows)
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_close_limiter)
@@ -466,8 +509,9 @@ async def serve(app: web.Application, settings: Settings) -> None:
     app[PREPARER].warm_up()
     gc.freeze()
     try:
-        site = connections.Site(runner, settings.host, settings.port,
-                                connections.Limits(settings.header_timeout, settings.max_connections))
+        site = connections.Site(
+            runner, settings.host, settings.port, connections.Limits(settings.header_timeout, settings.max_connections)
+        )
         await site.start()
         for host, port in (address[:2] for address in runner.addresses):
             log.info("listening on http://%s:%d", host, port, extra={"fields": {"port": port}})
@@ -534,7 +578,7 @@ def _timestamp(created: float) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _second(second: int) -> str:
-    return datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def configure_logging() -> None:
@@ -550,10 +594,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="server.py",
         description="Wallet positions GraphQL service. Without a command it serves; every "
-                    "setting can also come from the environment variable shown.",
+        "setting can also come from the environment variable shown.",
         epilog="RPC endpoints: RPC_URL_<chainId> (e.g. RPC_URL_8453) sets the JSON-RPC URL of a "
-               "chain; public defaults exist for chains " + ", ".join(
-                   str(chain) for chain in DEFAULT_RPC_URLS) + ". URLs never appear in logs.")
+        "chain; public defaults exist for chains "
+        + ", ".join(str(chain) for chain in DEFAULT_RPC_URLS)
+        + ". URLs never appear in logs.",
+    )
     parser.add_argument("--version", action="version", version=f"wallet-positions {VERSION}")
     add_arguments(parser)
     commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck}")
@@ -566,10 +612,15 @@ def build_parser() -> argparse.ArgumentParser:
     revoke.add_argument("id", help="the key's id, as `keys list` shows it")
     for sub in (create, listing, revoke):
         add_arguments(sub, only=("keys_file",), suppress_default=True)
-    index_cli.add_parser(commands, lambda sub: add_arguments(
-        sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True))
-    health = commands.add_parser("healthcheck", help="exit 0 if the server on this machine answers GET /healthz "
-                                                     "(a container's health check; the image has no curl)")
+    index_cli.add_parser(
+        commands,
+        lambda sub: add_arguments(sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True),
+    )
+    health = commands.add_parser(
+        "healthcheck",
+        help="exit 0 if the server on this machine answers GET /healthz "
+        "(a container's health check; the image has no curl)",
+    )
     add_arguments(health, only=("host", "port"), suppress_default=True)
     return parser
 
@@ -593,12 +644,11 @@ def keys_command(args: argparse.Namespace, settings: Settings) -> int:
         if args.keys_command == "create":
             key, record = auth.create_key(path, args.name)
             print(key)
-            print(f"created key {record.id} ({record.name}) in {path}; it is shown only once",
-                  file=sys.stderr)
+            print(f"created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
         elif args.keys_command == "list":
             rows = [("ID", "NAME", "CREATED", "REVOKED")] + [
-                (r.id, r.name, r.created or "-", r.revoked or "-")
-                for r in auth.load_keys(path).values()]
+                (r.id, r.name, r.created or "-", r.revoked or "-") for r in auth.load_keys(path).values()
+            ]
             widths = [max(len(row[i]) for row in rows) for i in range(4)]
             for row in rows:
                 print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
@@ -629,8 +679,9 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging()
     if args.command == "index":
         try:
-            return index_cli.index_command(args, settings, protocols.registry(
-                addresses.load(settings.addresses_file or None)))
+            return index_cli.index_command(
+                args, settings, protocols.registry(addresses.load(settings.addresses_file or None))
+            )
         except (addresses.AddressesError, RpcUrlError) as exc:
             log.error("cannot run the index command: %s", exc)
             return 2

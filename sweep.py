@@ -1,7 +1,8 @@
 """Many small calls, encoded and decoded by hand.
 
 For the reads whose count follows the chain, not the wallet (the index's cold sweep: a wallet's
-`position` in every market the catalog holds, its `balanceOf` in every vault): no future, ABI object or decoded tuple per call.
+`position` in every market the catalog holds, its `balanceOf` in every vault): no future, ABI object
+or decoded tuple per call.
 Sub-calls travel in Multicall3 `aggregate3` calls of SWEEP_CALLS each, all riding one round
 (rpc_batches bounds the batches by bytes), and the answers are cut out of the return data by
 offset. The loop yields after every aggregate3 answer, so other requests keep being served.
@@ -26,7 +27,7 @@ WORD = 32
 async def sweep(reader: ChainReader, calls: list[tuple[str, bytes]]) -> list[bytes | None]:
     """The return data of every (target, calldata) call at the pinned block; None where the
     sub-call failed. Needs Multicall3 on the chain."""
-    chunks = [calls[i:i + SWEEP_CALLS] for i in range(0, len(calls), SWEEP_CALLS)]
+    chunks = [calls[i : i + SWEEP_CALLS] for i in range(0, len(calls), SWEEP_CALLS)]
     answers = await asyncio.gather(*(reader.raw_call(MULTICALL3, _encode(chunk)) for chunk in chunks))
     results: list[bytes | None] = []
     for chunk, answer in zip(chunks, answers):
@@ -42,8 +43,10 @@ def _word(value: int) -> bytes:
 def _encode(calls: list[tuple[str, bytes]]) -> bytes:
     """aggregate3((address,bool,bytes)[]) with allowFailure set on every sub-call."""
     flags = _word(1) + _word(3 * WORD)
-    tuples = [bytes(12) + bytes.fromhex(target[2:]) + flags + _word(len(data)) + data + bytes(-len(data) % WORD)
-              for target, data in calls]
+    tuples = [
+        bytes(12) + bytes.fromhex(target[2:]) + flags + _word(len(data)) + data + bytes(-len(data) % WORD)
+        for target, data in calls
+    ]
     offsets, position = [], WORD * len(tuples)
     for item in tuples:
         offsets.append(_word(position))
@@ -53,10 +56,11 @@ def _encode(calls: list[tuple[str, bytes]]) -> bytes:
 
 def _decode(data: bytes, count: int) -> list[bytes | None]:
     """The (bool success, bytes returnData)[] that aggregate3 returns, cut by offset."""
+
     def integer(at: int) -> int:
         if at + WORD > len(data):
             raise IndexError
-        return int.from_bytes(data[at:at + WORD], "big")
+        return int.from_bytes(data[at : at + WORD], "big")
 
     try:
         array = integer(0)
@@ -69,14 +73,15 @@ def _decode(data: bytes, count: int) -> list[bytes | None]:
             length = integer(returned)
             if returned + WORD + length > len(data):
                 raise IndexError
-            results.append(data[returned + WORD:returned + WORD + length] if integer(item) == 1 else None)
+            results.append(data[returned + WORD : returned + WORD + length] if integer(item) == 1 else None)
         return results
     except IndexError:
         raise ProtocolError("a bulk read returned undecodable aggregate3 data.") from None
 
 
-async def swept_balances(reader: ChainReader, tokens: list[str], wallet: str, warnings: Warnings,
-                         what: str) -> dict[str, int]:
+async def swept_balances(
+    reader: ChainReader, tokens: list[str], wallet: str, warnings: Warnings, what: str
+) -> dict[str, int]:
     """The wallet's non-zero `balanceOf` in every token of a catalog, in bulk; a token whose
     sub-call fails is left out with a warning (`what` names it: "vault", "SY")."""
     if not reader.has_multicall:
@@ -92,12 +97,18 @@ async def swept_balances(reader: ChainReader, tokens: list[str], wallet: str, wa
     return found
 
 
-async def balances(reader: ChainReader, tokens: list[str], wallet: str, warnings: Warnings,
-                   what: str) -> dict[str, int]:
+async def balances(
+    reader: ChainReader, tokens: list[str], wallet: str, warnings: Warnings, what: str
+) -> dict[str, int]:
     """The wallet's non-zero `balanceOf` in each token, one call each; a token that cannot answer
     is left out with a warning."""
-    answers = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, wallet, label=f"{what} {token}")
-                                     for token in tokens), return_exceptions=True)
+    answers = await asyncio.gather(
+        *(reader.call(token, erc20.BALANCE_OF, wallet, label=f"{what} {token}") for token in tokens),
+        return_exceptions=True,
+    )
     warnings.survivors(what, zip(tokens, answers))
-    return {token: answer[0] for token, answer in zip(tokens, answers)
-            if not isinstance(answer, BaseException) and answer[0]}
+    return {
+        token: answer[0]
+        for token, answer in zip(tokens, answers)
+        if not isinstance(answer, BaseException) and answer[0]
+    }

@@ -47,93 +47,148 @@ def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int
     return frozenset(chain_id for chain_id, chain in addresses.items() if protocol in chain.vault_style)
 
 
-async def fetch(addresses: dict[int, ChainAddresses], protocol: str, ctx: FetchContext, chain_id: int,
-                wallet: str) -> dict[str, Any]:
+async def fetch(
+    addresses: dict[int, ChainAddresses], protocol: str, ctx: FetchContext, chain_id: int, wallet: str
+) -> dict[str, Any]:
     chain = addresses[chain_id]
     reader = ctx.reader(chain_id)
     section = await _existing(reader, protocol, chain.vault_style[protocol])
     block, vaults, tokens = await asyncio.gather(
         reader.block_number(),
         _vault_positions(reader, chain, section, wallet, ctx.warnings),
-        _token_positions(reader, chain, section, wallet, ctx.warnings))
+        _token_positions(reader, chain, section, wallet, ctx.warnings),
+    )
     return {"blockNumber": block, "vaultPositions": vaults, "tokenPositions": tokens}
 
 
 async def _existing(reader: ChainReader, protocol: str, section: VaultStyleAddresses) -> VaultStyleAddresses:
     """The section's vaults and tokens deployed by the reader's block; none: before the protocol."""
-    vaults, tokens = await asyncio.gather(existing(reader, section.vaults, lambda vault: vault.address),
-                                          existing(reader, section.tokens, lambda token: token.token))
+    vaults, tokens = await asyncio.gather(
+        existing(reader, section.vaults, lambda vault: vault.address),
+        existing(reader, section.tokens, lambda token: token.token),
+    )
     if (section.vaults or section.tokens) and not vaults and not tokens:
-        raise before(protocol, reader.chain_id, await reader.block_number(), "none of its vaults and tokens has code then")
+        raise before(
+            protocol, reader.chain_id, await reader.block_number(), "none of its vaults and tokens has code then"
+        )
     return replace(section, vaults=tuple(vaults), tokens=tuple(tokens))
 
 
 # ---------------------------------------------------------------- share vaults
 
-async def _vault_positions(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str,
-                           warnings: Warnings) -> list[dict[str, Any]]:
-    reads = await asyncio.gather(*(_holding(reader, vault, wallet, warnings) for vault in section.vaults),
-                                 return_exceptions=True)
+
+async def _vault_positions(
+    reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str, warnings: Warnings
+) -> list[dict[str, Any]]:
+    reads = await asyncio.gather(
+        *(_holding(reader, vault, wallet, warnings) for vault in section.vaults), return_exceptions=True
+    )
     holdings = warnings.survivors("vault", zip((vault.address for vault in section.vaults), reads))
-    return list(await asyncio.gather(*(_vault_position(reader, chain, section.apy_period, *holding, warnings)
-                                       for holding in holdings if holding[1] or holding[2])))
+    return list(
+        await asyncio.gather(
+            *(
+                _vault_position(reader, chain, section.apy_period, *holding, warnings)
+                for holding in holdings
+                if holding[1] or holding[2]
+            )
+        )
+    )
 
 
-async def _holding(reader: ChainReader, vault: ShareVault, wallet: str,
-                   warnings: Warnings) -> tuple[ShareVault, int, tuple[int, int] | None]:
+async def _holding(
+    reader: ChainReader, vault: ShareVault, wallet: str, warnings: Warnings
+) -> tuple[ShareVault, int, tuple[int, int] | None]:
     """The wallet's shares and its cooldown (end, amount) where it has one."""
     label = f"vault {vault.address}"
     (shares,), cooldown = await asyncio.gather(
         reader.call(vault.address, erc20.BALANCE_OF, wallet, label=label),
-        outcome(reader.call(vault.address, COOLDOWNS, wallet, label=label)) if vault.cooldown else no_read())
+        outcome(reader.call(vault.address, COOLDOWNS, wallet, label=label)) if vault.cooldown else no_read(),
+    )
     if isinstance(cooldown, ProtocolError):
         warnings.left_out("the cooldown (assets unstaked, waiting to be claimed) in vault", vault.address, cooldown)
         cooldown = None
     return vault, shares, cooldown if cooldown and cooldown[1] else None
 
 
-async def _vault_position(reader: ChainReader, chain: ChainAddresses, period: int, vault: ShareVault, shares: int,
-                          cooldown: tuple[int, int] | None, warnings: Warnings) -> dict[str, Any]:
+async def _vault_position(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    period: int,
+    vault: ShareVault,
+    shares: int,
+    cooldown: tuple[int, int] | None,
+    warnings: Warnings,
+) -> dict[str, Any]:
     target = vault.address
     facts, now = await asyncio.gather(
-        warnings.optional(_vault_facts(reader, target, shares), target,
-                          "its asset, assets, exchange rate, totals, USD values and apy are"),
-        reader.block_timestamp())
+        warnings.optional(
+            _vault_facts(reader, target, shares),
+            target,
+            "its asset, assets, exchange rate, totals, USD values and apy are",
+        ),
+        reader.block_timestamp(),
+    )
     position: dict[str, Any] = {
-        "type": vault.kind, "vaultAddress": target, "chainId": reader.chain_id, "balance": str(shares),
-        "vaultToken": None, "underlyingAsset": None, "assets": None, "balanceUsd": None, "exchangeRate": None,
-        "apy": None, "vaultMetrics": None, "cooldown": None}
+        "type": vault.kind,
+        "vaultAddress": target,
+        "chainId": reader.chain_id,
+        "balance": str(shares),
+        "vaultToken": None,
+        "underlyingAsset": None,
+        "assets": None,
+        "balanceUsd": None,
+        "exchangeRate": None,
+        "apy": None,
+        "vaultMetrics": None,
+        "cooldown": None,
+    }
     price = None
     if facts is not None:
         share_token, asset, assets, per_share, total_assets, total_supply = facts
         one_share = 10 ** share_token["decimals"]
         price, apy = await asyncio.gather(
             warnings.optional(usd_price(reader, chain, asset["address"]), asset["address"], "its USD values are"),
-            history.period_apy(reader, period, lambda at: _assets_of(at, target, one_share), warnings, target,
-                               "apy is"))
+            history.period_apy(
+                reader, period, lambda at: _assets_of(at, target, one_share), warnings, target, "apy is"
+            ),
+        )
         position.update(
-            vaultToken=share_token, underlyingAsset=asset, assets=str(assets),
+            vaultToken=share_token,
+            underlyingAsset=asset,
+            assets=str(assets),
             balanceUsd=price.value(assets, asset["decimals"]) if price else None,
-            exchangeRate=float(Fraction(per_share, 10 ** asset["decimals"])), apy=apy,
-            vaultMetrics={"totalAssets": str(total_assets), "totalSupply": str(total_supply),
-                          "decimals": share_token["decimals"]})
+            exchangeRate=float(Fraction(per_share, 10 ** asset["decimals"])),
+            apy=apy,
+            vaultMetrics={
+                "totalAssets": str(total_assets),
+                "totalSupply": str(total_supply),
+                "decimals": share_token["decimals"],
+            },
+        )
     if cooldown:
         end, amount = cooldown
         position["cooldown"] = {
             "underlyingAmount": str(amount),
             "underlyingAmountUsd": price.value(amount, facts[1]["decimals"]) if price and facts else None,
-            "cooldownEnd": str(end), "cooldownEndDate": history.iso_date(end), "claimable": end <= now}
+            "cooldownEnd": str(end),
+            "cooldownEndDate": history.iso_date(end),
+            "claimable": end <= now,
+        }
     return position
 
 
 async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[Any, ...]:
     label = f"vault {vault}"
     share_token, (asset,), (assets,), (total_assets,), (total_supply,) = await asyncio.gather(
-        erc20.token_info(reader, vault), reader.call(vault, ASSET, label=label),
-        reader.call(vault, CONVERT_TO_ASSETS, shares, label=label), reader.call(vault, TOTAL_ASSETS, label=label),
-        reader.call(vault, erc20.TOTAL_SUPPLY, label=label))
+        erc20.token_info(reader, vault),
+        reader.call(vault, ASSET, label=label),
+        reader.call(vault, CONVERT_TO_ASSETS, shares, label=label),
+        reader.call(vault, TOTAL_ASSETS, label=label),
+        reader.call(vault, erc20.TOTAL_SUPPLY, label=label),
+    )
     asset_token, per_share = await asyncio.gather(
-        erc20.token_info(reader, asset), _assets_of(reader, vault, 10 ** share_token["decimals"]))
+        erc20.token_info(reader, asset), _assets_of(reader, vault, 10 ** share_token["decimals"])
+    )
     return share_token, asset_token, assets, per_share, total_assets, total_supply
 
 
@@ -144,33 +199,51 @@ async def _assets_of(reader: ChainReader, vault: str, shares: int) -> int:
 
 # ---------------------------------------------------------------- priced tokens
 
-async def _token_positions(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str,
-                           warnings: Warnings) -> list[dict[str, Any]]:
+
+async def _token_positions(
+    reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str, warnings: Warnings
+) -> list[dict[str, Any]]:
     if not section.tokens:
         return []
     held = await balances(reader, [token.token for token in section.tokens], wallet, warnings, "token")
-    return list(await asyncio.gather(*(_token_position(reader, chain, section.apy_period, token, held[token.token],
-                                                       warnings)
-                                       for token in section.tokens if token.token in held)))
+    return list(
+        await asyncio.gather(
+            *(
+                _token_position(reader, chain, section.apy_period, token, held[token.token], warnings)
+                for token in section.tokens
+                if token.token in held
+            )
+        )
+    )
 
 
-async def _token_position(reader: ChainReader, chain: ChainAddresses, period: int, priced: PricedToken, balance: int,
-                          warnings: Warnings) -> dict[str, Any]:
+async def _token_position(
+    reader: ChainReader, chain: ChainAddresses, period: int, priced: PricedToken, balance: int, warnings: Warnings
+) -> dict[str, Any]:
     target, feed = priced.token, priced.feed.feed
     info, price, unit, apy = await asyncio.gather(
         warnings.optional(erc20.token_info(reader, target), target, "its symbol, decimals and balanceUsd are"),
         warnings.optional(feed_price(reader, chain, priced.feed, target), target, "oraclePrice and balanceUsd are"),
         warnings.optional(currency_usd(reader, chain, priced.currency, priced.feed.pair), target, "balanceUsd is"),
-        history.period_apy(reader, period, lambda at: _answer(at, feed), warnings, target, "apy is"))
+        history.period_apy(reader, period, lambda at: _answer(at, feed), warnings, target, "apy is"),
+    )
     usd = None
     if info and price and unit is not None:
         usd = float(Fraction(balance * price.answer, 10 ** (info["decimals"] + price.decimals)) * unit)
-    return {"type": priced.kind, "tokenAddress": target, "chainId": reader.chain_id,
-            "symbol": info["symbol"] if info else None, "decimals": info["decimals"] if info else None,
-            "balance": str(balance), "balanceUsd": usd, "apy": apy,
-            "oraclePrice": float(Fraction(price.answer, 10 ** price.decimals)) if price else None,
-            "oracleCurrency": priced.currency, "oracleAddress": feed,
-            "oracleUpdatedAt": str(price.updated_at) if price else None}
+    return {
+        "type": priced.kind,
+        "tokenAddress": target,
+        "chainId": reader.chain_id,
+        "symbol": info["symbol"] if info else None,
+        "decimals": info["decimals"] if info else None,
+        "balance": str(balance),
+        "balanceUsd": usd,
+        "apy": apy,
+        "oraclePrice": float(Fraction(price.answer, 10**price.decimals)) if price else None,
+        "oracleCurrency": priced.currency,
+        "oracleAddress": feed,
+        "oracleUpdatedAt": str(price.updated_at) if price else None,
+    }
 
 
 async def _answer(reader: ChainReader, feed: str) -> int:

@@ -22,21 +22,21 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import aiohttp
 from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import auth  # noqa: E402
-import graphql_http  # noqa: E402
-import limits  # noqa: E402
-import schema  # noqa: E402
-import server  # noqa: E402
-from config import Settings  # noqa: E402
-from tests.stand_ins import StandIns  # noqa: E402
+import auth
+import graphql_http
+import limits
+import schema
+import server
+from config import Settings
+from tests.stand_ins import StandIns
 
 INPUT = '{protocol: "morpho", chainId: 1, walletAddress: "0x0000000000000000000000000000000000000001"}'
 VAULT = "vaultV1Positions { vaultAddress vaultName asset { address symbol name decimals } shares assets apy }"
@@ -51,8 +51,14 @@ def repeated(width: int, depth: int) -> str:
 
 
 def aliases(count: int, body: str) -> str:
-    return "{ " + " ".join(f"a{i}: walletPositions(inputs: [{INPUT}]) {{ data {{ ... on MorphoWalletPositions "
-                           f"{{ {body} }} }} }}" for i in range(count)) + " }"
+    return (
+        "{ "
+        + " ".join(
+            f"a{i}: walletPositions(inputs: [{INPUT}]) {{ data {{ ... on MorphoWalletPositions {{ {body} }} }} }}"
+            for i in range(count)
+        )
+        + " }"
+    )
 
 
 def spread(fragments: int, spreads: int, body: str) -> str:
@@ -66,13 +72,20 @@ def long_arguments(count: int) -> str:
 
 
 def nested_inline(depth: int) -> str:
-    return "{ walletPositions(inputs: []) { data { " + "... on MorphoWalletPositions { " * depth + VAULT + \
-           " }" * depth + " } } }"
+    return (
+        "{ walletPositions(inputs: []) { data { "
+        + "... on MorphoWalletPositions { " * depth
+        + VAULT
+        + " }" * depth
+        + " } } }"
+    )
 
 
 def random_document(rng: random.Random) -> str:
-    body = " ".join(rng.choice([VAULT, MARKET, "protocol chainId blockNumber", "warnings { code message target }"])
-                    for _ in range(rng.randint(1, 6)))
+    body = " ".join(
+        rng.choice([VAULT, MARKET, "protocol chainId blockNumber", "warnings { code message target }"])
+        for _ in range(rng.randint(1, 6))
+    )
     kind = rng.randrange(3)
     if kind == 0:
         return aliases(rng.randint(1, 40), body)
@@ -124,7 +137,9 @@ async def load(documents: list[str], requests: int, concurrency: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         keys = Path(folder) / "keys.env"
         key = auth.create_key(keys, "adversary")[0]
-        app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder), StandIns().registry())
+        app = server.create_app(
+            Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder), StandIns().registry()
+        )
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
@@ -139,32 +154,43 @@ async def load(documents: list[str], requests: int, concurrency: int) -> None:
         finally:
             await runner.cleanup()
     for label, samples in (("idle", idle), ("under attack", busy)):
-        print(f"/healthz {label:13} p50 {percentile(samples, 50):7.2f} ms  p99 {percentile(samples, 99):7.2f} ms  "
-              f"({len(samples)} probes)")
+        print(
+            f"/healthz {label:13} p50 {percentile(samples, 50):7.2f} ms  p99 {percentile(samples, 99):7.2f} ms  "
+            f"({len(samples)} probes)"
+        )
 
 
-async def send(session: aiohttp.ClientSession, base: str, key: str, documents: list[str], requests: int,
-               concurrency: int, done: asyncio.Event) -> None:
+async def send(
+    session: aiohttp.ClientSession,
+    base: str,
+    key: str,
+    documents: list[str],
+    requests: int,
+    concurrency: int,
+    done: asyncio.Event,
+) -> None:
     queue = [documents[i % len(documents)] for i in range(requests)]
     statuses: dict[int, int] = {}
 
     async def worker() -> None:
         while queue:
             document = queue.pop()
-            async with session.post(f"{base}/graphql", json={"query": document},
-                                    headers={"x-api-key": key}) as response:
+            async with session.post(
+                f"{base}/graphql", json={"query": document}, headers={"x-api-key": key}
+            ) as response:
                 await response.read()
                 statuses[response.status] = statuses.get(response.status, 0) + 1
 
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    print(f"{requests} worst requests, {concurrency} at a time: {time.perf_counter() - started:.2f} s, "
-          f"statuses {statuses}")
+    print(
+        f"{requests} worst requests, {concurrency} at a time: {time.perf_counter() - started:.2f} s, "
+        f"statuses {statuses}"
+    )
     done.set()
 
 
-async def probe_healthz(session: aiohttp.ClientSession, base: str, stop: Callable[[], bool],
-                        limit: int) -> list[float]:
+async def probe_healthz(session: aiohttp.ClientSession, base: str, stop: Callable[[], bool], limit: int) -> list[float]:
     samples: list[float] = []
     while not stop() and len(samples) < limit:
         started = time.perf_counter()
@@ -189,13 +215,15 @@ def main() -> None:
     reaching = ("OK", "TOO_MANY_INPUTS", "GRAPHQL_VALIDATION_FAILED")
     passing = [(seconds, document) for seconds, outcome, document in results if outcome in reaching]
     refused = [seconds for seconds, outcome, _ in results if outcome not in reaching]
-    print(f"{len(results)} documents tried; limits: {limits.MAX_TOKENS} tokens, {limits.MAX_FIELDS} fields, "
-          f"{limits.MAX_EXPANDED} expanded, {limits.MAX_MERGED} merged per path")
+    print(
+        f"{len(results)} documents tried; limits: {limits.MAX_TOKENS} tokens, {limits.MAX_FIELDS} fields, "
+        f"{limits.MAX_EXPANDED} expanded, {limits.MAX_MERGED} merged per path"
+    )
     print("worst documents that reach validation (parse + bounds + validation):")
     for seconds, document in passing[:5]:
         print(f"  {seconds * 1000:7.2f} ms  {len(document):6} bytes  {document[:70]}...")
     print(f"worst refused document (parse + bounds): {max(refused, default=0.0) * 1000:.2f} ms")
-    asyncio.run(load([document for _, document in passing[:args.requests]], args.requests, args.concurrency))
+    asyncio.run(load([document for _, document in passing[: args.requests]], args.requests, args.concurrency))
 
 
 if __name__ == "__main__":

@@ -27,14 +27,14 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import auth  # noqa: E402
-import server  # noqa: E402
-from config import Settings  # noqa: E402
-import addresses  # noqa: E402
-import protocols  # noqa: E402
-from tests import all_worlds, morpho_world  # noqa: E402
-from tests.evm import CHAIN_ID, Anvil  # noqa: E402
-from tests.stand_ins import chain_balances  # noqa: E402
+import addresses
+import auth
+import protocols
+import server
+from config import Settings
+from tests import all_worlds, morpho_world
+from tests.evm import CHAIN_ID, Anvil
+from tests.stand_ins import chain_balances
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares assetsUsd apy }
@@ -63,16 +63,22 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
     node = Anvil()
     try:
         worlds = all_worlds.build(node)
-        tokens = [node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["B", "B", 18])
-                  for _ in range(token_count)]
+        tokens = [
+            node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["B", "B", 18])
+            for _ in range(token_count)
+        ]
         wallets = ["0x" + f"{i + 1:040x}" for i in range(max(MIX))]
         for index, wallet in enumerate(wallets):
             node.send(tokens[index % token_count], "mint(address,uint256)", wallet, 10**18 + index)
         demo = [worlds.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
         override = worlds.addresses
-        mixed = [("morpho", worlds.wallets["saver"]), ("aave", worlds.wallets["borrower"]),
-                 ("compound", worlds.wallets["borrower"]), ("pendle", worlds.wallets["saver"]),
-                 ("compound", worlds.wallets["saver"])]
+        mixed = [
+            ("morpho", worlds.wallets["saver"]),
+            ("aave", worlds.wallets["borrower"]),
+            ("compound", worlds.wallets["borrower"]),
+            ("pendle", worlds.wallets["saver"]),
+            ("compound", worlds.wallets["saver"]),
+        ]
         with tempfile.TemporaryDirectory() as folder:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]
@@ -80,8 +86,11 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
             path.write_text(json.dumps(override))
             data = addresses.load(path)
             registry = {**protocols.registry(data), "balances": chain_balances(tokens, CHAIN_ID)}
-            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder), registry,
-                                    rpc_urls={CHAIN_ID: node.url})
+            app = server.create_app(
+                Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder),
+                registry,
+                rpc_urls={CHAIN_ID: node.url},
+            )
             print(f"scenario balances: {token_count} token balances per input")
             await measure(app, key, [("balances", w) for w in wallets], requests, concurrency)
             print("\nscenario morpho: the demo wallets (markets, V1 and V2 vaults, nothing)")
@@ -92,8 +101,7 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
         node.stop()
 
 
-async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], requests: int,
-                  concurrency: int) -> None:
+async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], requests: int, concurrency: int) -> None:
     """Send `requests` queries of 1, 3 and 5 inputs taken from `mix` (protocol, wallet) in turn."""
     fields = AccessFields()
     logging.getLogger("wallet_positions").setLevel(logging.ERROR)
@@ -107,6 +115,7 @@ async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], re
     latencies: dict[int, list[float]] = {n: [] for n in MIX}
     queue = list(range(requests))
     async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
+
         async def worker() -> None:
             while queue:
                 n = MIX[queue.pop() % len(MIX)]
@@ -130,10 +139,12 @@ async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], re
     print("inputs  requests  p50 ms  p99 ms  rpc requests/query  rpc sub-calls/query")
     for n in MIX:
         lines = [line for line in fields.lines if line["inputs"] == n]
-        print(f"{n:6d}  {len(latencies[n]):8d}  {percentile(sorted(latencies[n]), 50) * 1000:6.1f}  "
-              f"{percentile(sorted(latencies[n]), 99) * 1000:6.1f}  "
-              f"{statistics.mean(line['rpc_requests'] for line in lines):18.2f}  "
-              f"{statistics.mean(line['rpc_subcalls'] for line in lines):19.2f}")
+        print(
+            f"{n:6d}  {len(latencies[n]):8d}  {percentile(sorted(latencies[n]), 50) * 1000:6.1f}  "
+            f"{percentile(sorted(latencies[n]), 99) * 1000:6.1f}  "
+            f"{statistics.mean(line['rpc_requests'] for line in lines):18.2f}  "
+            f"{statistics.mean(line['rpc_subcalls'] for line in lines):19.2f}"
+        )
 
 
 def percentile(values: list[float], rank: float) -> float:

@@ -30,13 +30,13 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import auth  # noqa: E402
-import server  # noqa: E402
-from bench import AccessFields, percentile  # noqa: E402  (bench/bench.py, beside this script)
-from config import Settings  # noqa: E402
-from tests import morpho_world  # noqa: E402
-from tests.evm import CHAIN_ID, Anvil, selector  # noqa: E402
-from tests.rpc_proxy import RpcProxy  # noqa: E402
+import auth
+import server
+from bench import AccessFields, percentile
+from config import Settings
+from tests import morpho_world
+from tests.evm import CHAIN_ID, Anvil, selector
+from tests.rpc_proxy import RpcProxy
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on MorphoWalletPositions { blockNumber vaultV1Positions { shares assetsUsd apy }
@@ -60,8 +60,15 @@ async def run(markets: int, vaults: int, queries: int) -> None:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]
             path = world.write_addresses(Path(folder) / "addresses.json")
-            app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, addresses_file=str(path),
-                                             state_dir=str(Path(folder) / "state")), rpc_urls={CHAIN_ID: proxy.url})
+            app = server.create_app(
+                Settings(
+                    keys_file=str(keys),
+                    rate_limit=10**9,
+                    addresses_file=str(path),
+                    state_dir=str(Path(folder) / "state"),
+                ),
+                rpc_urls={CHAIN_ID: proxy.url},
+            )
             demo = [world.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
             async with Served(app) as url:
                 print(f"world: {count(world, 'markets')} markets, {count(world, 'vaults')} vaults")
@@ -91,11 +98,16 @@ class Served:
 
 
 def count(world: morpho_world.MorphoWorld, what: str) -> int:
-    topics = {"markets": "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac",
-              "vaults": "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d"}
+    topics = {
+        "markets": "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac",
+        "vaults": "0xed8c95d05909b0f217f3e68171ef917df4b278d5addfe4dda888e90279be7d1d",
+    }
     address = world.morpho if what == "markets" else world.factory
-    return len(world.node.rpc("eth_getLogs", {"address": address, "topics": [topics[what]],
-                                              "fromBlock": "0x0", "toBlock": "latest"}))
+    return len(
+        world.node.rpc(
+            "eth_getLogs", {"address": address, "topics": [topics[what]], "fromBlock": "0x0", "toBlock": "latest"}
+        )
+    )
 
 
 def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
@@ -109,20 +121,36 @@ def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
     def address() -> str:
         return "0x" + rng.randbytes(20).hex()
 
-    txs = [{"to": world.morpho, "data": create + eth_abi.encode(
-        [PARAMS], [(world.usdc, address(), address(), world.irm, morpho_world.LLTV_A)]).hex()}
-        for _ in range(max(0, markets - count(world, "markets")))]
-    txs += [{"to": world.factory, "data": announce + eth_abi.encode(
-        ["address", "address", "string", "string"], [address(), world.usdc, "v", "v"]).hex()}
-        for _ in range(max(0, vaults - count(world, "vaults")))]
+    txs = [
+        {
+            "to": world.morpho,
+            "data": create
+            + eth_abi.encode([PARAMS], [(world.usdc, address(), address(), world.irm, morpho_world.LLTV_A)]).hex(),
+        }
+        for _ in range(max(0, markets - count(world, "markets")))
+    ]
+    txs += [
+        {
+            "to": world.factory,
+            "data": announce
+            + eth_abi.encode(["address", "address", "string", "string"], [address(), world.usdc, "v", "v"]).hex(),
+        }
+        for _ in range(max(0, vaults - count(world, "vaults")))
+    ]
     sender = node.accounts[0]
     nonce = int(node.rpc("eth_getTransactionCount", sender, "pending"), 16)
     node.rpc("evm_setAutomine", False)
     hashes = []
     for start in range(0, len(txs), SEND_BATCH):
-        batch = [{"jsonrpc": "2.0", "id": i, "method": "eth_sendTransaction",
-                  "params": [{"from": sender, "gas": hex(250_000), "nonce": hex(nonce + start + i), **tx}]}
-                 for i, tx in enumerate(txs[start:start + SEND_BATCH])]
+        batch = [
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "eth_sendTransaction",
+                "params": [{"from": sender, "gas": hex(250_000), "nonce": hex(nonce + start + i), **tx}],
+            }
+            for i, tx in enumerate(txs[start : start + SEND_BATCH])
+        ]
         answers = node.rpc_batch(batch)
         if any("error" in answer for answer in answers):
             raise RuntimeError(f"anvil refused a transaction: {next(a for a in answers if 'error' in a)}")
@@ -132,8 +160,10 @@ def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
     node.rpc("evm_setAutomine", True)
     failed = [r for r in (node.rpc("eth_getTransactionReceipt", h) for h in hashes[::97]) if r["status"] != "0x1"]
     if failed:
-        raise RuntimeError(f"{len(failed)} sampled creation transactions failed, e.g. gas used "
-                           f"{int(failed[0]['gasUsed'], 16)} to {failed[0]['to']}")
+        raise RuntimeError(
+            f"{len(failed)} sampled creation transactions failed, e.g. gas used "
+            f"{int(failed[0]['gasUsed'], 16)} to {failed[0]['to']}"
+        )
     node.mine(70)
 
 
@@ -168,7 +198,7 @@ async def measure(url: str, key: str, demo: list[str], queries: int, proxy: RpcP
             latencies = []
             done = asyncio.Event()
 
-            async def probe() -> None:
+            async def probe(done: asyncio.Event) -> None:
                 while not done.is_set():
                     started = time.perf_counter()
                     async with session.get(f"{url}/healthz") as reply:
@@ -176,7 +206,7 @@ async def measure(url: str, key: str, demo: list[str], queries: int, proxy: RpcP
                     health.append(time.perf_counter() - started)
                     await asyncio.sleep(0.01)
 
-            prober = asyncio.create_task(probe()) if inputs == 5 else None
+            prober = asyncio.create_task(probe(done)) if inputs == 5 else None
             for i in range(queries):
                 started = time.perf_counter()
                 body = await post(session, url, demo[:inputs] if inputs == 5 else [demo[i % len(demo)]])
@@ -186,11 +216,15 @@ async def measure(url: str, key: str, demo: list[str], queries: int, proxy: RpcP
             if prober:
                 await prober
             lines = [f for f in fields.lines if f["inputs"] == inputs]
-            print(f"{inputs} input(s): p50 {percentile(sorted(latencies), 50) * 1000:7.1f} ms, "
-                  f"RPC requests/query {statistics.mean(f['rpc_requests'] for f in lines):5.1f}, "
-                  f"sub-calls/query {statistics.mean(f['rpc_subcalls'] for f in lines):7.1f}")
-    print(f"largest RPC body {max(proxy.body_sizes) / 1024:.1f} KiB; server RSS {rss_mib():.0f} MiB; "
-          f"/healthz p99 while 5-input queries run {percentile(sorted(health), 99) * 1000:.1f} ms")
+            print(
+                f"{inputs} input(s): p50 {percentile(sorted(latencies), 50) * 1000:7.1f} ms, "
+                f"RPC requests/query {statistics.mean(f['rpc_requests'] for f in lines):5.1f}, "
+                f"sub-calls/query {statistics.mean(f['rpc_subcalls'] for f in lines):7.1f}"
+            )
+    print(
+        f"largest RPC body {max(proxy.body_sizes) / 1024:.1f} KiB; server RSS {rss_mib():.0f} MiB; "
+        f"/healthz p99 while 5-input queries run {percentile(sorted(health), 99) * 1000:.1f} ms"
+    )
 
 
 def rss_mib() -> float:

@@ -69,8 +69,14 @@ def serve_service(port: int, folder: Path, rate_limit: int) -> None:
     async def instant(_ctx: Any, chain_id: int, address: str) -> dict[str, Any]:
         return vault_position(address, chain_id)
 
-    settings = Settings(host="127.0.0.1", port=port, keys_file=str(folder / "keys.env"), rate_limit=rate_limit,
-                        rate_window=3600, state_dir=str(folder / f"state-{port}"))
+    settings = Settings(
+        host="127.0.0.1",
+        port=port,
+        keys_file=str(folder / "keys.env"),
+        rate_limit=rate_limit,
+        rate_window=3600,
+        state_dir=str(folder / f"state-{port}"),
+    )
     registry = {"morpho": Protocol("morpho", "MorphoWalletPositions", frozenset({1}), instant)}
     server.configure_logging()
     asyncio.run(server.serve(server.create_app(settings, registry, rpc_urls={}), settings))
@@ -94,15 +100,20 @@ def serve_bare(port: int, answer_file: Path) -> None:
 
 
 def request_bytes(port: int, key: str, inputs: int) -> bytes:
-    variables = {"inputs": [{"protocol": "morpho", "chainId": 1, "walletAddress": "0x" + f"{i + 1:040x}"}
-                            for i in range(inputs)]}
+    variables = {
+        "inputs": [{"protocol": "morpho", "chainId": 1, "walletAddress": "0x" + f"{i + 1:040x}"} for i in range(inputs)]
+    }
     body = json.dumps({"query": QUERY, "variables": variables}).encode()
-    head = (f"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-            f"Accept: application/json\r\nx-api-key: {key}\r\nContent-Length: {len(body)}\r\n\r\n")
+    head = (
+        f"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Accept: application/json\r\nx-api-key: {key}\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
     return head.encode() + body
 
 
-async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, payload: bytes) -> tuple[int, bytes, dict[str, str]]:
+async def exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, payload: bytes
+) -> tuple[int, bytes, dict[str, str]]:
     writer.write(payload)
     head = await reader.readuntil(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
@@ -115,7 +126,9 @@ async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, p
     return int(lines[0].split()[1]), body, headers
 
 
-async def load(port: int, payload: bytes, status: int, concurrency: int, seconds: float) -> tuple[int, float, list[float]]:
+async def load(
+    port: int, payload: bytes, status: int, concurrency: int, seconds: float
+) -> tuple[int, float, list[float]]:
     """Requests completed, elapsed seconds and latencies of `concurrency` connections for `seconds`."""
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
@@ -141,8 +154,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(process: subprocess.Popen[bytes], port: int, payload: bytes, status: int, concurrency: int,
-                  seconds: float) -> Figures:
+async def measure(
+    process: subprocess.Popen[bytes], port: int, payload: bytes, status: int, concurrency: int, seconds: float
+) -> Figures:
     before = cpu_seconds(process.pid)
     count, elapsed, latencies = await load(port, payload, status, concurrency, seconds)
     cpu = cpu_seconds(process.pid) - before
@@ -187,14 +201,19 @@ async def run(rounds: int, seconds: float) -> None:
         folder = Path(tmp)
         key = auth.create_key(folder / "keys.env", "bench")[0]
         unknown = "pk_" + "0" * 64
-        scenarios = [Scenario("valid, 1 input", 1, key, "open"), Scenario("valid, 5 inputs", 5, key, "open"),
-                     Scenario("401 unknown key", 1, unknown, "open"), Scenario("429 over the limit", 1, key, "limited")]
+        scenarios = [
+            Scenario("valid, 1 input", 1, key, "open"),
+            Scenario("valid, 5 inputs", 5, key, "open"),
+            Scenario("401 unknown key", 1, unknown, "open"),
+            Scenario("429 over the limit", 1, key, "limited"),
+        ]
         processes = []
         try:
             services = {}
             for name, limit in (("open", 10**9), ("limited", 1)):
-                services[name] = start(["--serve", "service", "--folder", tmp, "--rate-limit", str(limit)],
-                                       folder / f"service-{name}.log")
+                services[name] = start(
+                    ["--serve", "service", "--folder", tmp, "--rate-limit", str(limit)], folder / f"service-{name}.log"
+                )
                 processes.append(services[name][0])
             limited_port = services["limited"][1]
             await record_answer(limited_port, request_bytes(limited_port, key, 1))
@@ -207,13 +226,22 @@ async def run(rounds: int, seconds: float) -> None:
                 answer_file.write_text(json.dumps(answer))
                 bare = start(["--serve", "bare", "--answer", str(answer_file)], folder / f"bare-{index}.log")
                 processes.append(bare[0])
-                pairs.append((scenario, status, (process, payload), (bare[0], request_bytes(bare[1], scenario.key,
-                                                                                           scenario.inputs)),
-                              port, bare[1]))
+                pairs.append(
+                    (
+                        scenario,
+                        status,
+                        (process, payload),
+                        (bare[0], request_bytes(bare[1], scenario.key, scenario.inputs)),
+                        port,
+                        bare[1],
+                    )
+                )
             print(f"{rounds} rounds of {seconds:g} s per server and scenario, alternating; medians\n")
-            print(f"{'scenario':20} {'conc':>4}  {'req/s svc':>9} {'bare':>7} {'ratio':>5}  "
-                  f"{'p50 ms svc':>10} {'bare':>6} {'over':>6}  {'p99 ms svc':>10} {'bare':>6}  "
-                  f"{'CPU us svc':>10} {'bare':>6}")
+            print(
+                f"{'scenario':20} {'conc':>4}  {'req/s svc':>9} {'bare':>7} {'ratio':>5}  "
+                f"{'p50 ms svc':>10} {'bare':>6} {'over':>6}  {'p99 ms svc':>10} {'bare':>6}  "
+                f"{'CPU us svc':>10} {'bare':>6}"
+            )
             results = {}
             for scenario, status, (service, service_payload), (bare, bare_payload), port, bare_port in pairs:
                 for concurrency in CONCURRENCY:
@@ -225,9 +253,11 @@ async def run(rounds: int, seconds: float) -> None:
                         theirs.append(await measure(bare, bare_port, bare_payload, status, concurrency, seconds))
                     a, b = median(ours), median(theirs)
                     results[scenario.name, concurrency] = (a, b)
-                    print(f"{scenario.name:20} {concurrency:4d}  {a.rate:9.0f} {b.rate:7.0f} {a.rate / b.rate:5.2f}  "
-                          f"{a.p50 * 1e3:10.2f} {b.p50 * 1e3:6.2f} {(a.p50 - b.p50) * 1e3:6.2f}  "
-                          f"{a.p99 * 1e3:10.2f} {b.p99 * 1e3:6.2f}  {a.cpu * 1e6:10.0f} {b.cpu * 1e6:6.0f}")
+                    print(
+                        f"{scenario.name:20} {concurrency:4d}  {a.rate:9.0f} {b.rate:7.0f} {a.rate / b.rate:5.2f}  "
+                        f"{a.p50 * 1e3:10.2f} {b.p50 * 1e3:6.2f} {(a.p50 - b.p50) * 1e3:6.2f}  "
+                        f"{a.p99 * 1e3:10.2f} {b.p99 * 1e3:6.2f}  {a.cpu * 1e6:10.0f} {b.cpu * 1e6:6.0f}"
+                    )
             print_goals(results)
         finally:
             for process in processes:

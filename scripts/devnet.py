@@ -22,16 +22,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import addresses  # noqa: E402
-import protocols as protocols_registry  # noqa: E402
-from tests import all_worlds  # noqa: E402
-from tests.evm import Anvil  # noqa: E402
+import addresses
+import protocols as protocols_registry
+from tests import all_worlds
+from tests.evm import Anvil
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--addresses-file", default="devnet-addresses.json",
-                        help="where to write the ADDRESSES_FILE for the service")
+    parser.add_argument(
+        "--addresses-file", default="devnet-addresses.json", help="where to write the ADDRESSES_FILE for the service"
+    )
     args = parser.parse_args()
     node = Anvil()
     try:

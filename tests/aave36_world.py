@@ -78,8 +78,10 @@ SETTINGS: dict[str, Any] = {
     "evmVersion": "shanghai",
     "metadata": {"bytecodeHash": "none"},
     "remappings": REMAPPINGS,
-    "outputSelection": {f"{SRC}/{unit}": {name: ["abi", "evm.bytecode.object", "evm.bytecode.linkReferences"]}
-                        for name, unit in UNITS.items()},
+    "outputSelection": {
+        f"{SRC}/{unit}": {name: ["abi", "evm.bytecode.object", "evm.bytecode.linkReferences"]}
+        for name, unit in UNITS.items()
+    },
 }
 COMPILE_JS = r"""
 const fs = require("fs"), path = require("path");
@@ -95,8 +97,23 @@ process.stdout.write(solc.compile(fs.readFileSync(0, "utf8"), { import: findImpo
 # The market: symbol -> (decimals, USD price with 8 decimals)
 ASSETS = {"A": (6, 100_000_000), "B": (18, 2_000 * 10**8), "C": (18, 1_500 * 10**8)}
 RATES = (8000, 0, 400, 6000)  # optimal usage, base, slope 1, slope 2 (bps)
-RESERVE_DATA = ("uint256", "uint128", "uint128", "uint128", "uint128", "uint128", "uint40", "uint16", "address",
-                "address", "address", "address", "uint128", "uint128", "uint128")  # Pool.getReserveData (legacy)
+RESERVE_DATA = (
+    "uint256",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint40",
+    "uint16",
+    "address",
+    "address",
+    "address",
+    "address",
+    "uint128",
+    "uint128",
+    "uint128",
+)  # Pool.getReserveData (legacy)
 
 
 def _cache_key() -> str:
@@ -120,15 +137,28 @@ def compile_all() -> dict[str, dict[str, Any]]:
     else:
         sources = {f"{SRC}/{unit}": {"content": (TOOLS / SRC / unit).read_text()} for unit in set(UNITS.values())}
         request = json.dumps({"language": "Solidity", "sources": sources, "settings": SETTINGS})
-        done = subprocess.run(["node", "-e", COMPILE_JS, str(SOLC), str(TOOLS)], input=request,
-                              capture_output=True, text=True, check=True, timeout=1800)
+        done = subprocess.run(
+            ["node", "-e", COMPILE_JS, str(SOLC), str(TOOLS)],
+            input=request,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=1800,
+        )
         output = json.loads(done.stdout)
         errors = [e["formattedMessage"] for e in output.get("errors", []) if e["severity"] == "error"]
         if errors:
             raise RuntimeError("compilation failed:\n" + "\n".join(errors))
-        artifacts = {name: {"abi": entry["abi"], "bytecode": entry["evm"]["bytecode"]["object"],
-                            "linkReferences": entry["evm"]["bytecode"]["linkReferences"]}
-                     for unit in output["contracts"].values() for name, entry in unit.items() if name in UNITS}
+        artifacts = {
+            name: {
+                "abi": entry["abi"],
+                "bytecode": entry["evm"]["bytecode"]["object"],
+                "linkReferences": entry["evm"]["bytecode"]["linkReferences"],
+            }
+            for unit in output["contracts"].values()
+            for name, entry in unit.items()
+            if name in UNITS
+        }
         missing = set(UNITS) - set(artifacts)
         if missing:
             raise RuntimeError(f"not compiled: {sorted(missing)}")
@@ -172,9 +202,13 @@ class Deployer(aave_world.Deployer):
         """In link order: a library linking another is deployed after it."""
         pending = list(LIBRARIES)
         while pending:
-            ready = [name for name in pending
-                     if all(lib in self.libraries for refs in self.artifacts[name]["linkReferences"].values()
-                            for lib in refs)]
+            ready = [
+                name
+                for name in pending
+                if all(
+                    lib in self.libraries for refs in self.artifacts[name]["linkReferences"].values() for lib in refs
+                )
+            ]
             if not ready:
                 raise RuntimeError(f"library link cycle among {pending}")
             for name in ready:
@@ -205,8 +239,12 @@ def revert_reason(node: Anvil, to: str, signature: str, *args: Any, sender: str)
 @functools.lru_cache(maxsize=1)
 def error_names() -> dict[str, str]:
     """Selector -> name of the custom errors declared in the compiled ABIs."""
-    return {"0x" + selector(f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})").hex(): e["name"]
-            for artifact in compile_all().values() for e in artifact["abi"] if e["type"] == "error"}
+    return {
+        "0x" + selector(f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})").hex(): e["name"]
+        for artifact in compile_all().values()
+        for e in artifact["abi"]
+        if e["type"] == "error"
+    }
 
 
 def _use_as_collateral(world: Aave36World, role: str, symbol: str) -> bool:
@@ -251,8 +289,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> Aave36World:
     for symbol, (decimals, price) in ASSETS.items():
         world.tokens[symbol] = deployer.deploy("TestToken", f"Test {symbol}", symbol, decimals)
         world.sources[symbol] = deployer.deploy("MockAggregator", price)
-    world.oracle = deployer.deploy("AaveOracle", world.provider, list(world.tokens.values()),
-                                   list(world.sources.values()), ZERO, ZERO, 10**8)
+    world.oracle = deployer.deploy(
+        "AaveOracle", world.provider, list(world.tokens.values()), list(world.sources.values()), ZERO, ZERO, 10**8
+    )
     node.send(world.provider, "setPriceOracle(address)", world.oracle)
     world.data_provider = deployer.deploy("AaveProtocolDataProvider", world.provider)
     node.send(world.provider, "setPoolDataProvider(address)", world.data_provider)
@@ -260,22 +299,40 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> Aave36World:
     a_token = deployer.deploy("ATokenInstance", world.pool, ZERO, owner)  # no rewards controller; treasury: owner
     debt_token = deployer.deploy("VariableDebtTokenInstance", world.pool, ZERO)
     rates = eth_abi.encode(["(uint16,uint32,uint32,uint32)"], [RATES])
-    node.send(world.configurator, "initReserves((address,address,address,string,string,string,string,bytes,bytes)[])", [
-        (a_token, debt_token, token, f"Aave v3.6 {symbol}", f"a{symbol}", f"Aave v3.6 variable debt {symbol}",
-         f"variableDebt{symbol}", b"", rates) for symbol, token in world.tokens.items()])
+    node.send(
+        world.configurator,
+        "initReserves((address,address,address,string,string,string,string,bytes,bytes)[])",
+        [
+            (
+                a_token,
+                debt_token,
+                token,
+                f"Aave v3.6 {symbol}",
+                f"a{symbol}",
+                f"Aave v3.6 variable debt {symbol}",
+                f"variableDebt{symbol}",
+                b"",
+                rates,
+            )
+            for symbol, token in world.tokens.items()
+        ],
+    )
     for symbol, token in world.tokens.items():
-        world.reserve_ids[symbol] = node.call(world.pool, "getReserveData(address)", token,
-                                              returns=[f"({','.join(RESERVE_DATA)})"])[7]
+        world.reserve_ids[symbol] = node.call(
+            world.pool, "getReserveData(address)", token, returns=[f"({','.join(RESERVE_DATA)})"]
+        )[7]
         world.a_tokens[symbol], _, world.debt_tokens[symbol] = node.call(
-            world.data_provider, "getReserveTokensAddresses(address)", token, returns=["address"] * 3)
+            world.data_provider, "getReserveTokensAddresses(address)", token, returns=["address"] * 3
+        )
 
     a, b, c = world.tokens["A"], world.tokens["B"], world.tokens["C"]
     node.send(world.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)", a, 8000, 8500, 10500)
     node.send(world.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)", c, 7000, 7500, 11000)
     # B keeps the LTV 0 / LT 0 that initReserves leaves: collateral only inside e-mode 1
     node.send(world.configurator, "setReserveBorrowing(address,bool)", a, True)
-    node.send(world.configurator, "setEModeCategory(uint8,uint16,uint16,uint16,string)", EMODE, 9000, 9300, 10500,
-              "B and C")
+    node.send(
+        world.configurator, "setEModeCategory(uint8,uint16,uint16,uint16,string)", EMODE, 9000, 9300, 10500, "B and C"
+    )
     node.send(world.configurator, "setAssetCollateralInEMode(address,uint8,bool)", b, EMODE, True)
     node.send(world.configurator, "setAssetCollateralInEMode(address,uint8,bool)", c, EMODE, True)
     node.send(world.configurator, "setAssetBorrowableInEMode(address,uint8,bool)", a, EMODE, True)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import eth_abi
 
@@ -19,11 +20,13 @@ ARTIFACTS = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
 RAY = 10**27
 ETHER = 10**18
 USDC = 10**6
-INPUT = "(address,address,address,uint8,address,address,address,address,string,string,string,string,string,string,bytes)"
+INPUT = (
+    "(address,address,address,uint8,address,address,address,address,string,string,string,string,string,string,bytes)"
+)
 ELAPSED = 30 * 24 * 3600
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def artifact(name: str) -> dict[str, Any]:
     (path,) = [p for p in ARTIFACTS.rglob(f"{name}.json") if not p.name.endswith(".dbg.json")]
     return json.loads(path.read_text())
@@ -31,8 +34,11 @@ def artifact(name: str) -> dict[str, Any]:
 
 def signature(contract: str, name: str) -> tuple[str, tuple[str, ...]]:
     """The Solidity signature and output types of a function, as the published ABI declares it."""
-    matches = [(text, outputs) for text, outputs in function_signatures(artifact(contract)["abi"]).items()
-               if text.startswith(f"{name}(")]
+    matches = [
+        (text, outputs)
+        for text, outputs in function_signatures(artifact(contract)["abi"]).items()
+        if text.startswith(f"{name}(")
+    ]
     if len(matches) != 1:
         raise KeyError(f"{contract} has {len(matches)} functions named {name}")
     return matches[0]
@@ -57,9 +63,21 @@ class AaveWorld:
     wallets: dict[str, str] = field(default_factory=dict)
 
     def addresses_override(self) -> dict[str, Any]:
-        return {str(self.node.chain_id): {"name": "anvil devnet", "aave": [
-            {"name": m.name, "addressesProvider": m.provider, "pool": m.pool,
-             "dataProvider": m.data_provider, "oracle": m.oracle} for m in self.markets]}}
+        return {
+            str(self.node.chain_id): {
+                "name": "anvil devnet",
+                "aave": [
+                    {
+                        "name": m.name,
+                        "addressesProvider": m.provider,
+                        "pool": m.pool,
+                        "dataProvider": m.data_provider,
+                        "oracle": m.oracle,
+                    }
+                    for m in self.markets
+                ],
+            }
+        }
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
@@ -80,7 +98,7 @@ class Deployer:
             for library, places in references.items():
                 for place in places:
                     start = place["start"] * 2
-                    code = code[:start] + self.libraries[library][2:] + code[start + 40:]
+                    code = code[:start] + self.libraries[library][2:] + code[start + 40 :]
         constructor = [[abi_type(i) for i in e["inputs"]] for e in data["abi"] if e["type"] == "constructor"]
         encoded = eth_abi.encode(constructor[0], list(args)).hex() if constructor else ""
         receipt = self.node.transact({"data": "0x" + code + encoded}, None)
@@ -115,19 +133,61 @@ def add_reserves(deployer: Deployer, market: AaveMarketDeployment, assets: dict[
     for symbol, (decimals, price) in assets.items():
         tokens[symbol] = market.tokens[symbol] = deployer.deploy("MintableERC20", f"Test {symbol}", symbol, decimals)
         market.sources[symbol] = deployer.deploy("MockAggregator", price)
-    node.send(market.oracle, "setAssetSources(address[],address[])", list(tokens.values()),
-              [market.sources[symbol] for symbol in tokens])
-    a_token, stable, variable = (deployer.deploy(n, market.pool) for n in ("AToken", "StableDebtToken", "VariableDebtToken"))
-    strategy = deployer.deploy("DefaultReserveInterestRateStrategy", market.provider, RAY * 8 // 10, 0,
-                               RAY * 4 // 100, RAY * 60 // 100, RAY * 2 // 100, RAY * 60 // 100,
-                               RAY * 2 // 100, RAY * 5 // 100, RAY * 2 // 10)
-    node.send(market.configurator, f"initReserves({INPUT}[])", [
-        (a_token, stable, variable, assets[symbol][0], strategy, token, owner, "0x" + "00" * 20,
-         f"a{symbol}", f"a{symbol}", f"v{symbol}", f"v{symbol}", f"s{symbol}", f"s{symbol}", b"")
-        for symbol, token in tokens.items()])
+    node.send(
+        market.oracle,
+        "setAssetSources(address[],address[])",
+        list(tokens.values()),
+        [market.sources[symbol] for symbol in tokens],
+    )
+    a_token, stable, variable = (
+        deployer.deploy(n, market.pool) for n in ("AToken", "StableDebtToken", "VariableDebtToken")
+    )
+    strategy = deployer.deploy(
+        "DefaultReserveInterestRateStrategy",
+        market.provider,
+        RAY * 8 // 10,
+        0,
+        RAY * 4 // 100,
+        RAY * 60 // 100,
+        RAY * 2 // 100,
+        RAY * 60 // 100,
+        RAY * 2 // 100,
+        RAY * 5 // 100,
+        RAY * 2 // 10,
+    )
+    node.send(
+        market.configurator,
+        f"initReserves({INPUT}[])",
+        [
+            (
+                a_token,
+                stable,
+                variable,
+                assets[symbol][0],
+                strategy,
+                token,
+                owner,
+                "0x" + "00" * 20,
+                f"a{symbol}",
+                f"a{symbol}",
+                f"v{symbol}",
+                f"v{symbol}",
+                f"s{symbol}",
+                f"s{symbol}",
+                b"",
+            )
+            for symbol, token in tokens.items()
+        ],
+    )
     for token in tokens.values():
-        node.send(market.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)",
-                  token, 8000, 8250, 10500)
+        node.send(
+            market.configurator,
+            "configureReserveAsCollateral(address,uint256,uint256,uint256)",
+            token,
+            8000,
+            8250,
+            10500,
+        )
         node.send(market.configurator, "setReserveBorrowing(address,bool)", token, True)
 
 
@@ -144,20 +204,44 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
     world.wallets = wallets or dict(zip(("lender", "borrower", "saver", "empty"), node.accounts[10:14]))
     lender, borrower, saver = world.wallets["lender"], world.wallets["borrower"], world.wallets["saver"]
     deployer = Deployer(node)
-    for library in ("BorrowLogic", "BridgeLogic", "EModeLogic", "LiquidationLogic", "PoolLogic",
-                    "SupplyLogic", "FlashLoanLogic", "ConfiguratorLogic"):
+    for library in (
+        "BorrowLogic",
+        "BridgeLogic",
+        "EModeLogic",
+        "LiquidationLogic",
+        "PoolLogic",
+        "SupplyLogic",
+        "FlashLoanLogic",
+        "ConfiguratorLogic",
+    ):
         deployer.libraries[library] = deployer.deploy(library)
     core = deploy_market(deployer, "AaveV3TestCore", {"WETH": (18, 3000 * 10**8), "USDC": (6, 100_010_000)})
     second = deploy_market(deployer, "AaveV3TestSecond", {"DAI": (18, 99_990_000), "USDC": (6, 100_000_000)})
     world.markets = [core, second]
     supply(node, core, "USDC", 1_000_000 * USDC, lender)
     supply(node, core, "WETH", 10 * ETHER, borrower)
-    node.send(core.pool, "borrow(address,uint256,uint256,uint16,address)", core.tokens["USDC"],
-              12_000 * USDC, 2, 0, borrower, sender=borrower)
+    node.send(
+        core.pool,
+        "borrow(address,uint256,uint256,uint16,address)",
+        core.tokens["USDC"],
+        12_000 * USDC,
+        2,
+        0,
+        borrower,
+        sender=borrower,
+    )
     supply(node, second, "USDC", 500_000 * USDC, lender)
     supply(node, second, "DAI", 20_000 * ETHER, borrower)
-    node.send(second.pool, "borrow(address,uint256,uint256,uint16,address)", second.tokens["USDC"],
-              5_000 * USDC, 2, 0, borrower, sender=borrower)
+    node.send(
+        second.pool,
+        "borrow(address,uint256,uint256,uint16,address)",
+        second.tokens["USDC"],
+        5_000 * USDC,
+        2,
+        0,
+        borrower,
+        sender=borrower,
+    )
     supply(node, second, "USDC", 3_000 * USDC, saver)
     node.rpc("evm_increaseTime", ELAPSED)
     node.mine()

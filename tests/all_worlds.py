@@ -28,15 +28,17 @@ def build(node: Anvil) -> AllWorlds:
     The vault-style world last: its APYs span the week before the newest block; the two feeds
     with a one-day heartbeat are set again after it."""
     accounts = morpho_world.demo_wallets(node)
-    pendle = pendle_world.build(node, {"pendler": accounts["saver"], "former": accounts["depositor"],
-                                       "empty": accounts["empty"]})
+    pendle = pendle_world.build(
+        node, {"pendler": accounts["saver"], "former": accounts["depositor"], "empty": accounts["empty"]}
+    )
     artifacts = morpho_world.compile_all()
     world = morpho_world.build(node, artifacts)
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
-    vaults = vault_style_world.build(node, {"holder": accounts["saver"], "cooler": accounts["borrower"],
-                                            "empty": accounts["empty"]})
+    vaults = vault_style_world.build(
+        node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
+    )
     node.send(comet.eth_usd, "set(int256,uint256)", compound_world.PRICES["WETH"], world.timestamp())
     world.set_feed(morpho_world.USDC_USD)
     chain = str(node.chain_id)
@@ -51,6 +53,13 @@ def build(node: Anvil) -> AllWorlds:
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
     for other in (pendle, fluid, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
-    parts = {"morpho": world, "aave": aave, "compound": comet, "pendle": pendle, "fluid": fluid, "vaults": vaults,
-             "artifacts": artifacts}
+    parts = {
+        "morpho": world,
+        "aave": aave,
+        "compound": comet,
+        "pendle": pendle,
+        "fluid": fluid,
+        "vaults": vaults,
+        "artifacts": artifacts,
+    }
     return AllWorlds(node, dict(world.wallets), data, parts)

@@ -22,8 +22,9 @@ DECIMALS = {"USDC": 6, "WETH": 18, "WBTC": 8, "COMP": 18}
 
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
-    return compile_contracts([CONTRACTS / name for name in
-                              ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestComet.sol")])
+    return compile_contracts(
+        [CONTRACTS / name for name in ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestComet.sol")]
+    )
 
 
 @dataclass
@@ -39,11 +40,19 @@ class CompoundWorld:
     wallets: dict[str, str] = field(default_factory=dict)
 
     def addresses_override(self) -> dict[str, Any]:
-        return {str(self.node.chain_id): {"name": "anvil devnet", "compound": {
-            "rewards": self.rewards,
-            "markets": [{"name": "cUSDCv3", "comet": self.usdc_market},
-                        {"name": "cWETHv3", "comet": self.weth_market, "priceCurrency": "ETH"}],
-        }, "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": self.eth_usd, "heartbeat": 86400}}}}
+        return {
+            str(self.node.chain_id): {
+                "name": "anvil devnet",
+                "compound": {
+                    "rewards": self.rewards,
+                    "markets": [
+                        {"name": "cUSDCv3", "comet": self.usdc_market},
+                        {"name": "cWETHv3", "comet": self.weth_market, "priceCurrency": "ETH"},
+                    ],
+                },
+                "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": self.eth_usd, "heartbeat": 86400}},
+            }
+        }
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
@@ -58,8 +67,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
     world.wallets = wallets or dict(zip(("saver", "borrower", "empty"), node.accounts[14:17]))
     timestamp = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
     for symbol, decimals in DECIMALS.items():
-        world.tokens[symbol] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"],
-                                           [f"Test {symbol}", symbol, decimals])
+        world.tokens[symbol] = node.deploy(
+            artifacts["TestToken"], ["string", "string", "uint8"], [f"Test {symbol}", symbol, decimals]
+        )
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[symbol], "set(int256,uint256)", PRICES[symbol], timestamp)
     for symbol, answer in IN_ETH.items():
@@ -67,10 +77,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
         node.send(world.eth_feeds[symbol], "set(int256,uint256)", answer, timestamp)
     world.eth_usd = world.feeds["WETH"]
     comet = artifacts["TestComet"]
-    world.usdc_market = node.deploy(comet, ["address", "address", "uint256"],
-                                    [world.tokens["USDC"], world.feeds["USDC"], USDC])
-    world.weth_market = node.deploy(comet, ["address", "address", "uint256"],
-                                    [world.tokens["WETH"], world.eth_feeds["WETH"], ETHER])
+    world.usdc_market = node.deploy(
+        comet, ["address", "address", "uint256"], [world.tokens["USDC"], world.feeds["USDC"], USDC]
+    )
+    world.weth_market = node.deploy(
+        comet, ["address", "address", "uint256"], [world.tokens["WETH"], world.eth_feeds["WETH"], ETHER]
+    )
     add = "addAsset(address,address,uint64,uint64,uint64)"
     node.send(world.usdc_market, add, world.tokens["WETH"], world.feeds["WETH"], ETHER, 825 * 10**15, 895 * 10**15)
     node.send(world.usdc_market, add, world.tokens["COMP"], world.feeds["COMP"], ETHER, 65 * 10**16, 70 * 10**16)
@@ -78,11 +90,16 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
     node.send(world.weth_market, add, world.tokens["USDC"], world.eth_feeds["USDC"], USDC, 85 * 10**16, 90 * 10**16)
     node.send(world.usdc_market, "setUtilization(uint256)", 72 * 10**16)
     node.send(world.weth_market, "setUtilization(uint256)", 41 * 10**16)
-    node.send(world.usdc_market, "setTotals(uint256,uint256,int256)", 40_000_000 * USDC, 28_800_000 * USDC,
-              1_250_000 * USDC)
+    node.send(
+        world.usdc_market, "setTotals(uint256,uint256,int256)", 40_000_000 * USDC, 28_800_000 * USDC, 1_250_000 * USDC
+    )
     node.send(world.weth_market, "setTotals(uint256,uint256,int256)", 10_000 * ETHER, 4_100 * ETHER, -3 * ETHER)
-    for market, symbol, total in ((world.usdc_market, "WETH", 9_000 * ETHER), (world.usdc_market, "COMP", 50_000 * ETHER),
-                                  (world.weth_market, "WBTC", 120 * 10**8), (world.weth_market, "USDC", 700_000 * USDC)):
+    for market, symbol, total in (
+        (world.usdc_market, "WETH", 9_000 * ETHER),
+        (world.usdc_market, "COMP", 50_000 * ETHER),
+        (world.weth_market, "WBTC", 120 * 10**8),
+        (world.weth_market, "USDC", 700_000 * USDC),
+    ):
         node.send(market, "setCollateralTotal(address,uint128)", world.tokens[symbol], total)
     saver, borrower = world.wallets["saver"], world.wallets["borrower"]
     node.send(world.usdc_market, "setAccount(address,uint256,uint256)", saver, 25_000 * USDC + 123, 0)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from multidict import CIMultiDictProxy
@@ -51,8 +52,14 @@ class Api:
     def __init__(self, client: Any, key: str, app: Any) -> None:
         self.client, self.key, self.app = client, key, app
 
-    async def post(self, payload: Any = None, *, raw: bytes | None = None,
-                   headers: dict[str, str] | None = None, key: str | None = "default") -> Reply:
+    async def post(
+        self,
+        payload: Any = None,
+        *,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        key: str | None = "default",
+    ) -> Reply:
         sent = {"Content-Type": "application/json"}
         if key == "default":
             key = self.key
@@ -79,6 +86,7 @@ def no_public_endpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to loopback only: the public default RPC endpoints are replaced by a dead
     loopback port, so a read that should never happen fails fast instead of leaving the host."""
     import rpc
+
     monkeypatch.setattr(rpc, "DEFAULT_RPC_URLS", {chain_id: "http://127.0.0.1:9/" for chain_id in rpc.DEFAULT_RPC_URLS})
 
 
@@ -104,8 +112,7 @@ def make_api(aiohttp_client: Any, keys_file: Path, api_key: str, stand_ins: Stan
     async def make(clock: Callable[[], float] | None = None, **settings: Any) -> Api:
         options = {"clock": clock} if clock else {}
         settings.setdefault("state_dir", tempfile.mkdtemp(prefix="index-"))
-        app = server.create_app(Settings(keys_file=str(keys_file), **settings),
-                                stand_ins.registry(), **options)
+        app = server.create_app(Settings(keys_file=str(keys_file), **settings), stand_ins.registry(), **options)
         return Api(await aiohttp_client(app), api_key, app)
 
     return make
@@ -116,26 +123,43 @@ async def api(make_api: Callable[..., Any]) -> Api:
     return await make_api()
 
 
-async def world_api(aiohttp_client: Any, keys_file: Path, api_key: str, addresses_file: Path, node: Any,
-                    state_dir: str | None = None, url: str | None = None, **settings: Any) -> Api:
+async def world_api(
+    aiohttp_client: Any,
+    keys_file: Path,
+    api_key: str,
+    addresses_file: Path,
+    node: Any,
+    state_dir: str | None = None,
+    url: str | None = None,
+    **settings: Any,
+) -> Api:
     """The real app, with its real protocol registry, pointed at a test chain by an addresses file
     (at `url`, a proxy in front of the node, if given)."""
-    app = server.create_app(Settings(keys_file=str(keys_file), addresses_file=str(addresses_file),
-                                     state_dir=state_dir or tempfile.mkdtemp(prefix="index-"), **settings),
-                            rpc_urls={node.chain_id: url or node.url})
+    app = server.create_app(
+        Settings(
+            keys_file=str(keys_file),
+            addresses_file=str(addresses_file),
+            state_dir=state_dir or tempfile.mkdtemp(prefix="index-"),
+            **settings,
+        ),
+        rpc_urls={node.chain_id: url or node.url},
+    )
     return Api(await aiohttp_client(app), api_key, app)
 
 
 def world_fixture(build: Callable[[Any], Any]) -> Any:
     """A module-scoped `world` fixture: `build(node)` on a fresh anvil, stopped after the module."""
+
     @pytest.fixture(scope="module")
     def world() -> Any:
         from tests.evm import Anvil
+
         node = Anvil()
         try:
             yield build(node)
         finally:
             node.stop()
+
     return world
 
 
@@ -146,8 +170,9 @@ async def world_client(aiohttp_client: Any, keys_file: Path, api_key: str, world
 
 
 async def query_positions(api: Api, query: str, protocol: str, wallets: Any, chain_id: int = 31337) -> dict[str, Any]:
-    reply = await api.query(query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "walletAddress": w}
-                                               for w in wallets]})
+    reply = await api.query(
+        query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "walletAddress": w} for w in wallets]}
+    )
     assert reply.status == 200, reply.body
     return reply.body["data"]["walletPositions"]
 
@@ -187,9 +212,11 @@ async def raw_http(port: int, request: bytes) -> tuple[int, dict[str, str], byte
 
 # ---------------------------------------------------------------------------- a real local chain
 
+
 @pytest.fixture(scope="session")
 def artifacts() -> dict[str, Any]:
     from tests.evm import CONTRACTS, compile_contracts
+
     return compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol", CONTRACTS / "TestFaults.sol"])
 
 
@@ -197,6 +224,7 @@ def artifacts() -> dict[str, Any]:
 def anvil(artifacts: dict[str, Any]) -> Any:
     """anvil with a Multicall3-compatible contract at the canonical address."""
     from tests.evm import Anvil
+
     node = Anvil()
     node.install_multicall(artifacts["Multicall3"])
     yield node
@@ -207,6 +235,7 @@ def anvil(artifacts: dict[str, Any]) -> Any:
 def bare_anvil() -> Any:
     """anvil without Multicall3, for the plain JSON-RPC fallback."""
     from tests.evm import Anvil
+
     node = Anvil()
     yield node
     node.stop()
@@ -216,6 +245,7 @@ def bare_anvil() -> Any:
 async def open_chains() -> Any:
     """Build a Chains for given URLs (opened now, closed after the test)."""
     from chain import ChainConfig, Chains
+
     opened = []
 
     async def make(urls: dict[int, str], **config: Any) -> Chains:
@@ -232,6 +262,7 @@ async def open_chains() -> Any:
 async def proxy(aiohttp_server: Any, anvil: Any) -> Any:
     """A misbehaving-on-demand JSON-RPC proxy in front of `anvil`, on a loopback port."""
     from tests.rpc_proxy import RpcProxy
+
     fake = RpcProxy(anvil.url)
     server = await aiohttp_server(fake.app(), host="127.0.0.1")
     fake.url = str(server.make_url("/"))

@@ -13,9 +13,10 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import eth_abi
 from eth_hash.auto import keccak
@@ -49,12 +50,15 @@ def abi_type(entry: dict[str, Any]) -> str:
 
 def function_signatures(abi: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
     """Signature -> output types of every function of an ABI JSON."""
-    return {f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})": tuple(abi_type(o) for o in e["outputs"])
-            for e in abi if e.get("type") == "function"}
+    return {
+        f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})": tuple(abi_type(o) for o in e["outputs"])
+        for e in abi
+        if e.get("type") == "function"
+    }
 
 
 def arg_types(signature: str) -> list[str]:
-    return split_types(signature[signature.index("(") + 1:-1])
+    return split_types(signature[signature.index("(") + 1 : -1])
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,9 @@ class Artifact:
     runtime: str
 
 
-def compile_contracts(files: Sequence[Path], packages: Sequence[str] = (), optimize_runs: int = 200,
-                      via_ir: bool = False) -> dict[str, Artifact]:
+def compile_contracts(
+    files: Sequence[Path], packages: Sequence[str] = (), optimize_runs: int = 200, via_ir: bool = False
+) -> dict[str, Artifact]:
     """Compile test sources, and sources of npm packages named by their import path
     (`@morpho-org/morpho-blue/src/Morpho.sol`), with solcjs; returns artifacts by contract name."""
     sources = {path.name: {"content": path.read_text()} for path in files}
@@ -77,15 +82,25 @@ def compile_contracts(files: Sequence[Path], packages: Sequence[str] = (), optim
     if via_ir:
         settings["viaIR"] = True
     request = json.dumps({"language": "Solidity", "sources": sources, "settings": settings})
-    done = subprocess.run(["node", str(ROOT / "tests" / "compile.cjs"), str(CONTRACTS), str(TOOLS)],
-                          input=request, capture_output=True, text=True, check=True, timeout=900)
+    done = subprocess.run(
+        ["node", str(ROOT / "tests" / "compile.cjs"), str(CONTRACTS), str(TOOLS)],
+        input=request,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
     output = json.loads(done.stdout)
     errors = [e["formattedMessage"] for e in output.get("errors", []) if e["severity"] == "error"]
     if errors:
         raise RuntimeError("compilation failed:\n" + "\n".join(errors))
-    return {name: Artifact(entry["abi"], "0x" + entry["evm"]["bytecode"]["object"],
-                           "0x" + entry["evm"]["deployedBytecode"]["object"])
-            for unit in output["contracts"].values() for name, entry in unit.items()}
+    return {
+        name: Artifact(
+            entry["abi"], "0x" + entry["evm"]["bytecode"]["object"], "0x" + entry["evm"]["deployedBytecode"]["object"]
+        )
+        for unit in output["contracts"].values()
+        for name, entry in unit.items()
+    }
 
 
 class Anvil:
@@ -99,9 +114,23 @@ class Anvil:
         self.url = f"http://127.0.0.1:{self.port}"
         self.cache = tempfile.mkdtemp(prefix="anvil-states-")
         self.process = subprocess.Popen(
-            [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(chain_id),
-             "--silent", "--accounts", "20", "--cache-path", self.cache],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                str(ANVIL),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--chain-id",
+                str(chain_id),
+                "--silent",
+                "--accounts",
+                "20",
+                "--cache-path",
+                self.cache,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -139,8 +168,9 @@ class Anvil:
 
     # ------------------------------------------------------------ contracts
 
-    def deploy(self, artifact: Artifact, types: Sequence[str] = (), args: Sequence[Any] = (),
-               sender: str | None = None) -> str:
+    def deploy(
+        self, artifact: Artifact, types: Sequence[str] = (), args: Sequence[Any] = (), sender: str | None = None
+    ) -> str:
         data = artifact.bytecode + eth_abi.encode(list(types), list(args)).hex()
         receipt = self.transact({"data": data}, sender)
         return receipt["contractAddress"].lower()
@@ -149,8 +179,9 @@ class Anvil:
         data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
         return self.transact({"to": to, "data": data}, sender)
 
-    def call(self, to: str, signature: str, *args: Any, returns: Sequence[str] = ("uint256",),
-             block: int | str = "latest") -> Any:
+    def call(
+        self, to: str, signature: str, *args: Any, returns: Sequence[str] = ("uint256",), block: int | str = "latest"
+    ) -> Any:
         data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
         tag = hex(block) if isinstance(block, int) else block
         raw = bytes.fromhex(self.rpc("eth_call", {"to": to, "data": data}, tag)[2:])

@@ -31,8 +31,9 @@ T1, T2, T3, T4 = 10_000, 20_000, 30_000, 40_000
 
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
-    return compile_contracts([CONTRACTS / name for name in
-                              ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestCannedCalls.sol")])
+    return compile_contracts(
+        [CONTRACTS / name for name in ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestCannedCalls.sol")]
+    )
 
 
 @dataclass
@@ -55,17 +56,42 @@ class Vault:
 
     def entire_data(self) -> tuple[Any, ...]:
         vault_type = {(False, False): T1, (True, False): T2, (False, True): T3, (True, True): T4}[
-            (self.smart_col, self.smart_debt)]
+            (self.smart_col, self.smart_debt)
+        ]
         constants = (ZERO,) * 8 + (self.supply_tokens, self.borrow_tokens, 7, vault_type) + (b"\0" * 32,) * 4
-        configs = (10_000, 10_000, self.collateral_factor, self.liquidation_threshold, 9_500, 0, 100, 0, ZERO,
-                   self.price_operate, self.price_liquidate, ZERO, 0)
+        configs = (
+            10_000,
+            10_000,
+            self.collateral_factor,
+            self.liquidation_threshold,
+            9_500,
+            0,
+            100,
+            0,
+            ZERO,
+            self.price_operate,
+            self.price_liquidate,
+            ZERO,
+            0,
+        )
         rates = (10**12,) * 8 + (300, 500, self.supply_rate, self.borrow_rate, 0, 0)
         state = (5, -10, 1, 1, 0, 0, (0, 0, 0, 0, 0, 0, 0))
         supply_data = (True,) + (0,) * 10
         totals = (self.total_supply, self.total_borrow, self.total_supply, self.total_borrow, 0, 0)
         limits = (0, 0, self.total_supply // 4, 0, 0, self.total_borrow // 5, 0, 0)
-        return (self.address, self.smart_col, self.smart_debt, constants, configs, rates, totals, limits, state,
-                supply_data, supply_data)
+        return (
+            self.address,
+            self.smart_col,
+            self.smart_debt,
+            constants,
+            configs,
+            rates,
+            totals,
+            limits,
+            state,
+            supply_data,
+            supply_data,
+        )
 
 
 @dataclass
@@ -78,8 +104,20 @@ class Position:
     liquidated: bool = False
 
     def user_position(self) -> tuple[Any, ...]:
-        return (self.nft_id, self.owner, self.liquidated, self.borrow == 0, -5, 1, self.supply + 1, self.borrow + 2,
-                3, self.supply, self.borrow, 3)
+        return (
+            self.nft_id,
+            self.owner,
+            self.liquidated,
+            self.borrow == 0,
+            -5,
+            1,
+            self.supply + 1,
+            self.borrow + 2,
+            3,
+            self.supply,
+            self.borrow,
+            3,
+        )
 
 
 @dataclass
@@ -93,8 +131,23 @@ class FToken:
     rewards_rate: int
 
     def details(self) -> tuple[Any, ...]:
-        return (self.address, True, False, self.name, self.symbol, self.decimals, self.asset, 10**15, 10**15,
-                10**6, 10**6, self.rewards_rate, self.supply_rate, -4, (True,) + (0,) * 10)
+        return (
+            self.address,
+            True,
+            False,
+            self.name,
+            self.symbol,
+            self.decimals,
+            self.asset,
+            10**15,
+            10**15,
+            10**6,
+            10**6,
+            self.rewards_rate,
+            self.supply_rate,
+            -4,
+            (True,) + (0,) * 10,
+        )
 
 
 @dataclass
@@ -113,8 +166,13 @@ class FluidWorld:
 
     def addresses_override(self) -> dict[str, Any]:
         feeds = {self.tokens[s]: {"pair": f"{s}/USD", "feed": self.feeds[s], "heartbeat": 10**9} for s in PRICES}
-        return {str(self.node.chain_id): {"name": "anvil devnet", "priceFeeds": feeds, "fluid": {
-            "lendingResolver": self.lending_resolver, "vaultResolver": self.vault_resolver}}}
+        return {
+            str(self.node.chain_id): {
+                "name": "anvil devnet",
+                "priceFeeds": feeds,
+                "fluid": {"lendingResolver": self.lending_resolver, "vaultResolver": self.vault_resolver},
+            }
+        }
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
@@ -124,17 +182,26 @@ class FluidWorld:
         """The resolver answers `signature(argument)` (an address, or none) with `values` in the deployed layout."""
         call = selector(signature) + (eth_abi.encode(["address"], [argument]) if argument else b"")
         data = eth_abi.encode(ABI[resolver][signature]["outputs"], list(values))
-        self.node.send(self.lending_resolver if resolver == "LendingResolver" else self.vault_resolver,
-                       "setAnswer(bytes,bytes)", call, data)
+        self.node.send(
+            self.lending_resolver if resolver == "LendingResolver" else self.vault_resolver,
+            "setAnswer(bytes,bytes)",
+            call,
+            data,
+        )
 
     def publish(self, wallet: str) -> None:
         """What the two resolvers answer for `wallet`: every fToken, and the wallet's NFTs."""
         held = self.holdings.get(wallet, {})
-        self.answer("LendingResolver", LENDING, wallet, ([
-            (ftoken.details(), (*held.get(ftoken.address, (0, 0)), 0, 0)) for ftoken in self.ftokens],))
+        self.answer(
+            "LendingResolver",
+            LENDING,
+            wallet,
+            ([(ftoken.details(), (*held.get(ftoken.address, (0, 0)), 0, 0)) for ftoken in self.ftokens],),
+        )
         mine = [position for position in self.positions if position.owner == wallet]
-        self.answer("VaultResolver", VAULTS, wallet, ([p.user_position() for p in mine],
-                                                      [p.vault.entire_data() for p in mine]))
+        self.answer(
+            "VaultResolver", VAULTS, wallet, ([p.user_position() for p in mine], [p.vault.entire_data() for p in mine])
+        )
 
     def publish_pools(self, vaults: list[Vault]) -> None:
         """What the resolvers answer about the pools themselves: the lists, and each one's data."""
@@ -155,33 +222,84 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
     world.wallets = wallets or dict(zip(("lender", "borrower", "empty"), node.accounts[11:14]))
     now = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
     for symbol, decimals in DECIMALS.items():
-        world.tokens[symbol] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"],
-                                           [f"Test {symbol}", symbol, decimals])
+        world.tokens[symbol] = node.deploy(
+            artifacts["TestToken"], ["string", "string", "uint8"], [f"Test {symbol}", symbol, decimals]
+        )
     for symbol, answer in PRICES.items():
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[symbol], "set(int256,uint256)", answer, now)
     world.lending_resolver = node.deploy(artifacts["TestCannedCalls"])
     world.vault_resolver = node.deploy(artifacts["TestCannedCalls"])
     usdc, weth, wsteth, usdt = (world.tokens[s] for s in ("USDC", "WETH", "wstETH", "USDT"))
-    f_usdc, f_weth = (node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], [f"Fluid {s}", f"f{s}", d])
-                      for s, d in (("USDC", 6), ("WETH", 18)))
-    world.ftokens = [FToken(f_usdc, usdc, "Fluid USDC", "fUSDC", 6, 412, 5 * 10**11),
-                     FToken(f_weth, weth, "Fluid WETH", "fWETH", 18, 190, 0)]
+    f_usdc, f_weth = (
+        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], [f"Fluid {s}", f"f{s}", d])
+        for s, d in (("USDC", 6), ("WETH", 18))
+    )
+    world.ftokens = [
+        FToken(f_usdc, usdc, "Fluid USDC", "fUSDC", 6, 412, 5 * 10**11),
+        FToken(f_weth, weth, "Fluid WETH", "fWETH", 18, 190, 0),
+    ]
     lender, borrower = world.wallets["lender"], world.wallets["borrower"]
     world.holdings = {lender: {f_usdc: (950 * 10**6 + 17, 1_001 * 10**6 + 23)}}
-    standard = Vault(node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]), False, False,
-                     (weth, ZERO), (usdc, ZERO), 8_000, 8_500, 3 * 10**18, 299 * 10**16, 250, 480)
-    smart_col = Vault(node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]), True, False,
-                      (wsteth, weth), (weth, ZERO), 9_000, 9_300, 21 * 10**26, 2_095 * 10**24, -35, 300)
-    smart_debt = Vault(node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]), False, True,
-                       (weth, ZERO), (usdc, usdt), 8_200, 8_700, 2_900 * 10**27, 2_890 * 10**27, 200, -120)
-    smart_both = Vault(node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]), True, True,
-                       (wsteth, weth), (usdc, usdt), 8_800, 9_100, 3_000 * 10**27, 2_990 * 10**27, -10, -50)
-    world.positions = [Position(11, borrower, standard, 2 * 10**18, 3_000 * 10**6),
-                       Position(12, borrower, standard, 10**18, 2_500 * 10**6, liquidated=True),
-                       Position(40, borrower, smart_col, 5 * 10**18, 10**18),
-                       Position(41, borrower, smart_debt, 10**18, 1_000 * 10**18),
-                       Position(42, borrower, smart_both, 3 * 10**18, 0)]
+    standard = Vault(
+        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        False,
+        False,
+        (weth, ZERO),
+        (usdc, ZERO),
+        8_000,
+        8_500,
+        3 * 10**18,
+        299 * 10**16,
+        250,
+        480,
+    )
+    smart_col = Vault(
+        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        True,
+        False,
+        (wsteth, weth),
+        (weth, ZERO),
+        9_000,
+        9_300,
+        21 * 10**26,
+        2_095 * 10**24,
+        -35,
+        300,
+    )
+    smart_debt = Vault(
+        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        False,
+        True,
+        (weth, ZERO),
+        (usdc, usdt),
+        8_200,
+        8_700,
+        2_900 * 10**27,
+        2_890 * 10**27,
+        200,
+        -120,
+    )
+    smart_both = Vault(
+        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        True,
+        True,
+        (wsteth, weth),
+        (usdc, usdt),
+        8_800,
+        9_100,
+        3_000 * 10**27,
+        2_990 * 10**27,
+        -10,
+        -50,
+    )
+    world.positions = [
+        Position(11, borrower, standard, 2 * 10**18, 3_000 * 10**6),
+        Position(12, borrower, standard, 10**18, 2_500 * 10**6, liquidated=True),
+        Position(40, borrower, smart_col, 5 * 10**18, 10**18),
+        Position(41, borrower, smart_debt, 10**18, 1_000 * 10**18),
+        Position(42, borrower, smart_both, 3 * 10**18, 0),
+    ]
     standard.total_supply, standard.total_borrow = 120 * 10**18, 250_000 * 10**6
     smart_col.total_supply, smart_col.total_borrow = 900 * 10**18, 400 * 10**18
     for wallet in world.wallets.values():

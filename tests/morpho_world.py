@@ -34,10 +34,19 @@ V2_CAPS = ((30_000 * USDC, 8 * 10**17), (2**256 - 1, 10**18))
 CURATOR = "0x00000000000000000000000000000000c0a7e200"
 GUARDIAN = "0x000000000000000000000000000000009ad1a200"
 
-PACKAGES = ("@morpho-org/morpho-blue/src/Morpho.sol", "@morpho-org/morpho-blue/src/mocks/IrmMock.sol",
-            "@morpho-org/morpho-blue/src/mocks/OracleMock.sol")
-SOURCES = ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestVaultFactory.sol", "TestVaults.sol",
-           "TestHostile.sol")
+PACKAGES = (
+    "@morpho-org/morpho-blue/src/Morpho.sol",
+    "@morpho-org/morpho-blue/src/mocks/IrmMock.sol",
+    "@morpho-org/morpho-blue/src/mocks/OracleMock.sol",
+)
+SOURCES = (
+    "Multicall3.sol",
+    "TestToken.sol",
+    "TestPriceFeed.sol",
+    "TestVaultFactory.sol",
+    "TestVaults.sol",
+    "TestHostile.sol",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -72,15 +81,18 @@ class MorphoWorld:
     def addresses_override(self, sequencer_feed: str | None = None) -> dict[str, Any]:
         """The ADDRESSES_FILE content that points the service at this deployment."""
         extra = {"sequencerUptimeFeed": sequencer_feed} if sequencer_feed else {}
-        return {str(self.node.chain_id): {**extra,
-            "name": "anvil devnet",
-            "morpho": {
-                "blue": {"address": self.morpho, "startBlock": self.start_block},
-                "vaultV1Factories": [{"address": self.factory, "startBlock": self.start_block}],
-                "vaultV2Factories": [{"address": self.factory, "startBlock": self.start_block}],
-            },
-            "priceFeeds": {self.usdc: {"pair": "USDC/USD", "feed": self.usdc_feed, "heartbeat": 86400}},
-        }}
+        return {
+            str(self.node.chain_id): {
+                **extra,
+                "name": "anvil devnet",
+                "morpho": {
+                    "blue": {"address": self.morpho, "startBlock": self.start_block},
+                    "vaultV1Factories": [{"address": self.factory, "startBlock": self.start_block}],
+                    "vaultV2Factories": [{"address": self.factory, "startBlock": self.start_block}],
+                },
+                "priceFeeds": {self.usdc: {"pair": "USDC/USD", "feed": self.usdc_feed, "heartbeat": 86400}},
+            }
+        }
 
     def write_addresses(self, path: Path, sequencer_feed: str | None = None) -> Path:
         path.write_text(json.dumps(self.addresses_override(sequencer_feed), indent=2))
@@ -104,8 +116,9 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     world = MorphoWorld(node)
     owner = node.accounts[0]
     world.wallets = demo_wallets(node)
-    lender, borrower, depositor, saver, borrower_b = (world.wallets[role] for role in
-                                                      ("lender", "borrower", "depositor", "saver", "borrower_b"))
+    lender, borrower, depositor, saver, borrower_b = (
+        world.wallets[role] for role in ("lender", "borrower", "depositor", "saver", "borrower_b")
+    )
     node.install_multicall(artifacts["Multicall3"])
     world.morpho = node.deploy(artifacts["Morpho"], ["address"], [owner])
     world.start_block = node.block_number()
@@ -142,10 +155,16 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     node.send(world.morpho, collateral, world.market_b, 100 * ETHER, borrower_b, b"", sender=borrower_b)
     node.send(world.morpho, borrow, world.market_b, 120_000 * USDC, 0, borrower_b, borrower_b, sender=borrower_b)
 
-    world.vault_v1 = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
-                                 [world.morpho, world.usdc, "Test USDC Vault", "tvUSDC", V1_FEE])
-    world.broken_vault = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
-                                     [world.morpho, world.usdc, "Broken Vault", "bvUSDC", 0])
+    world.vault_v1 = node.deploy(
+        artifacts["TestVaultV1"],
+        ["address", "address", "string", "string", "uint96"],
+        [world.morpho, world.usdc, "Test USDC Vault", "tvUSDC", V1_FEE],
+    )
+    world.broken_vault = node.deploy(
+        artifacts["TestVaultV1"],
+        ["address", "address", "string", "string", "uint96"],
+        [world.morpho, world.usdc, "Broken Vault", "bvUSDC", 0],
+    )
     for vault in (world.vault_v1, world.broken_vault):
         for market, cap in zip((world.market_a, world.market_b), V1_CAPS):
             node.send(vault, f"addMarket({params},uint184)", market, cap)
@@ -157,10 +176,14 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     node.send(world.broken_vault, deposit, 1_000 * USDC, depositor, 0, sender=depositor)
     node.send(world.broken_vault, "setBroken(bool)", True)
 
-    world.vault_v2 = node.deploy(artifacts["TestVaultV2"], ["address", "string", "string", "uint96", "uint96"],
-                                 [world.usdc, "Test USDC Vault V2", "tv2USDC", V2_PERFORMANCE_FEE, V2_MANAGEMENT_FEE])
-    world.market_adapter = node.deploy(artifacts["TestMarketAdapter"], ["address", "address"],
-                                       [world.morpho, world.vault_v2])
+    world.vault_v2 = node.deploy(
+        artifacts["TestVaultV2"],
+        ["address", "string", "string", "uint96", "uint96"],
+        [world.usdc, "Test USDC Vault V2", "tv2USDC", V2_PERFORMANCE_FEE, V2_MANAGEMENT_FEE],
+    )
+    world.market_adapter = node.deploy(
+        artifacts["TestMarketAdapter"], ["address", "address"], [world.morpho, world.vault_v2]
+    )
     world.vault_adapter = node.deploy(artifacts["TestVaultV1Adapter"], ["address"], [world.vault_v1])
     for adapter, (absolute, relative) in zip((world.market_adapter, world.vault_adapter), V2_CAPS):
         node.send(world.vault_v2, "addAdapter(address)", adapter)
@@ -171,10 +194,20 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     node.send(world.factory, "announceV2(address,address)", world.vault_v2, world.usdc)
     node.send(world.usdc, "approve(address,uint256)", world.vault_v2, 2**256 - 1, sender=saver)
     node.send(world.vault_v2, "deposit(uint256,address)", 40_000 * USDC, saver, sender=saver)
-    node.send(world.vault_v2, f"allocateToMarket(address,{params},uint256)", world.market_adapter,
-              world.market_a, 15_000 * USDC)
-    node.send(world.vault_v2, f"allocateToMarket(address,{params},uint256)", world.market_adapter,
-              world.market_b, 5_000 * USDC)
+    node.send(
+        world.vault_v2,
+        f"allocateToMarket(address,{params},uint256)",
+        world.market_adapter,
+        world.market_a,
+        15_000 * USDC,
+    )
+    node.send(
+        world.vault_v2,
+        f"allocateToMarket(address,{params},uint256)",
+        world.market_adapter,
+        world.market_b,
+        5_000 * USDC,
+    )
     node.send(world.vault_v2, "allocateToVault(address,uint256,uint256)", world.vault_adapter, 12_000 * USDC, 1)
 
     node.rpc("evm_increaseTime", ELAPSED)
@@ -203,14 +236,38 @@ def add_hostile_parts(world: MorphoWorld, artifacts: dict[str, Artifact]) -> dic
     for market in (flaky, bombed):
         node.send(world.morpho, f"createMarket({params})", market)
     _fund(world, world.weth, lender, 10 * ETHER)
-    node.send(world.morpho, f"supply({params},uint256,uint256,address,bytes)", flaky, 10_000 * USDC, 0,
-              lender, b"", sender=lender)
-    node.send(world.morpho, f"supplyCollateral({params},uint256,address,bytes)", flaky, ETHER, lender, b"",
-              sender=lender)
-    node.send(world.morpho, f"borrow({params},uint256,uint256,address,address)", flaky, 1_000 * USDC, 0,
-              lender, lender, sender=lender)
-    node.send(world.morpho, f"supplyCollateral({params},uint256,address,bytes)", bombed, 1, borrower, b"",
-              sender=world.wallets["borrower_b"])
+    node.send(
+        world.morpho,
+        f"supply({params},uint256,uint256,address,bytes)",
+        flaky,
+        10_000 * USDC,
+        0,
+        lender,
+        b"",
+        sender=lender,
+    )
+    node.send(
+        world.morpho, f"supplyCollateral({params},uint256,address,bytes)", flaky, ETHER, lender, b"", sender=lender
+    )
+    node.send(
+        world.morpho,
+        f"borrow({params},uint256,uint256,address,address)",
+        flaky,
+        1_000 * USDC,
+        0,
+        lender,
+        lender,
+        sender=lender,
+    )
+    node.send(
+        world.morpho,
+        f"supplyCollateral({params},uint256,address,bytes)",
+        bombed,
+        1,
+        borrower,
+        b"",
+        sender=world.wallets["borrower_b"],
+    )
     hostile_vault = node.deploy(artifacts["HostileVaultV2"], ["address"], [world.usdc])
     node.send(world.factory, "announceV2(address,address)", hostile_vault, world.usdc)
     node.send(hostile_vault, "announce(address)", world.wallets["saver"])

@@ -17,8 +17,13 @@ from tests.evm import ROOT, TOOLS
 
 def ask(script: str, requests: list[Any]) -> list[Any]:
     """Answers of `script` (a .cjs of tests/) to `requests`, in one node process."""
-    done = subprocess.run(["node", str(ROOT / "tests" / script), str(TOOLS)], input=json.dumps(requests),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        ["node", str(ROOT / "tests" / script), str(TOOLS)],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode:
         raise RuntimeError(f"{script} failed: {done.stderr[-2000:]}")
     return json.loads(done.stdout)

@@ -34,8 +34,9 @@ STATIC_FACETS = ("ActionInfoStatic", "ActionMarketAuxStatic", "ActionMarketCoreS
 
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
-    return compile_contracts([CONTRACTS / name for name in
-                              ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestPendle.sol")])
+    return compile_contracts(
+        [CONTRACTS / name for name in ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestPendle.sol")]
+    )
 
 
 def package_artifact(path: str) -> Artifact:
@@ -52,7 +53,7 @@ def linked(path: str, libraries: dict[str, str]) -> bytes:
         for name, places in per_source.items():
             for place in places:
                 start = 2 * place["start"]
-                code = code[:start] + libraries[name][2:] + code[start + 2 * place["length"]:]
+                code = code[:start] + libraries[name][2:] + code[start + 2 * place["length"] :]
     return bytes.fromhex(code)
 
 
@@ -82,17 +83,29 @@ class PendleWorld:
 
     def addresses_override(self) -> dict[str, Any]:
         factory = {"address": self.factory, "startBlock": self.start_block}
-        return {str(self.node.chain_id): {"name": "anvil devnet", "pendle": {
-            "marketFactories": [factory], "yieldContractFactories": [factory]},
-            "priceFeeds": {self.tokens["USDE"]: {"pair": "USDe/USD", "feed": self.feeds["USDE"], "heartbeat": 10**9},
-                           self.tokens["RWD"]: {"pair": "RWD/USD", "feed": self.feeds["RWD"], "heartbeat": 10**9}}}}
+        return {
+            str(self.node.chain_id): {
+                "name": "anvil devnet",
+                "pendle": {"marketFactories": [factory], "yieldContractFactories": [factory]},
+                "priceFeeds": {
+                    self.tokens["USDE"]: {"pair": "USDe/USD", "feed": self.feeds["USDE"], "heartbeat": 10**9},
+                    self.tokens["RWD"]: {"pair": "RWD/USD", "feed": self.feeds["RWD"], "heartbeat": 10**9},
+                },
+            }
+        }
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
         return path
 
-    def static(self, signature: str, *args: Any, returns: tuple[str, ...] = ("uint256",), block: int | str = "latest",
-               sender: str | None = None) -> Any:
+    def static(
+        self,
+        signature: str,
+        *args: Any,
+        returns: tuple[str, ...] = ("uint256",),
+        block: int | str = "latest",
+        sender: str | None = None,
+    ) -> Any:
         """A RouterStatic view (or a non-view one, simulated) at `block`."""
         data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
         call = {"to": self.router_static, "data": data, **({"from": sender} if sender else {})}
@@ -111,15 +124,20 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> PendleWorld:
     world.start_block = node.block_number() + 1
     now = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
     for symbol, answer in (("USDE", USDE_USD), ("RWD", RWD_USD), ("PENDLE", None)):
-        world.tokens[symbol] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"],
-                                           [f"Test {symbol}", symbol, 18])
+        world.tokens[symbol] = node.deploy(
+            artifacts["TestToken"], ["string", "string", "uint8"], [f"Test {symbol}", symbol, 18]
+        )
         if answer is not None:
             world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
             node.send(world.feeds[symbol], "set(int256,uint256)", answer, now)
-    world.factory = node.deploy(artifacts["TestPendleFactory"], ["address", "address"],
-                                [node.accounts[1], world.tokens["PENDLE"]])
-    world.sy = node.deploy(artifacts["TestSY"], ["string", "string", "uint8", "address", "uint8", "address"],
-                           ["SY Test USDe", "SY-USDE", 18, world.tokens["USDE"], 18, world.tokens["RWD"]])
+    world.factory = node.deploy(
+        artifacts["TestPendleFactory"], ["address", "address"], [node.accounts[1], world.tokens["PENDLE"]]
+    )
+    world.sy = node.deploy(
+        artifacts["TestSY"],
+        ["string", "string", "uint8", "address", "uint8", "address"],
+        ["SY Test USDe", "SY-USDE", 18, world.tokens["USDE"], 18, world.tokens["RWD"]],
+    )
     node.send(world.sy, "setExchangeRate(uint256)", 110 * ETHER // 100)
     oracle_lib = node.deploy(package_artifact("core/Market/OracleLib.sol/OracleLib"))
     world.market_code = linked("core/Market/PendleMarketV7.sol/PendleMarketV7", {"OracleLib": oracle_lib})
@@ -129,9 +147,14 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> PendleWorld:
     world.active = maturity(node, world, now + 180 * DAY)
     world.expired = maturity(node, world, now + 10 * DAY)
     pendler = world.wallets["pendler"]
-    for token, amount in ((world.active.pt, 150 * ETHER + 7), (world.active.yt, 120 * ETHER + 3),
-                          (world.active.market, 50 * ETHER + 11), (world.sy, 77 * ETHER + 5),
-                          (world.expired.pt, 40 * ETHER), (world.expired.yt, 30 * ETHER + 1)):
+    for token, amount in (
+        (world.active.pt, 150 * ETHER + 7),
+        (world.active.yt, 120 * ETHER + 3),
+        (world.active.market, 50 * ETHER + 11),
+        (world.sy, 77 * ETHER + 5),
+        (world.expired.pt, 40 * ETHER),
+        (world.expired.yt, 30 * ETHER + 1),
+    ):
         node.send(token, "transfer(address,uint256)", pendler, amount)
     former = world.wallets["former"]
     node.send(world.active.yt, "transfer(address,uint256)", former, 10 * ETHER)
@@ -142,8 +165,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> PendleWorld:
     node.rpc("evm_increaseTime", 20 * DAY)
     node.mine()
     for symbol in ("USDE", "RWD"):
-        node.send(world.feeds[symbol], "set(int256,uint256)", USDE_USD if symbol == "USDE" else RWD_USD,
-                  int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16))
+        node.send(
+            world.feeds[symbol],
+            "set(int256,uint256)",
+            USDE_USD if symbol == "USDE" else RWD_USD,
+            int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16),
+        )
     node.send(world.sy, "setExchangeRate(uint256)", 118 * ETHER // 100)
     node.mine()
     return world
@@ -151,15 +178,24 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> PendleWorld:
 
 def maturity(node: Anvil, world: PendleWorld, expiry: int) -> Maturity:
     """PT and YT of one expiry, a market seeded with liquidity, and one PT sale that moves its rate."""
-    pt_code = bytes.fromhex(package_artifact("core/YieldContracts/PendlePrincipalToken.sol/PendlePrincipalToken")
-                            .bytecode[2:])
+    pt_code = bytes.fromhex(
+        package_artifact("core/YieldContracts/PendlePrincipalToken.sol/PendlePrincipalToken").bytecode[2:]
+    )
     yt_code = bytes.fromhex(package_artifact("core/YieldContracts/PendleYieldToken.sol/PendleYieldToken").bytecode[2:])
-    receipt = node.send(world.factory, "createYieldContract(bytes,bytes,address,uint32,uint8)",
-                        pt_code, yt_code, world.sy, expiry, 18)
+    receipt = node.send(
+        world.factory, "createYieldContract(bytes,bytes,address,uint32,uint8)", pt_code, yt_code, world.sy, expiry, 18
+    )
     created = next(entry for entry in receipt["logs"] if entry["address"].lower() == world.factory)
-    pt, yt = ("0x" + created["data"][2 + 24 + i * 64:2 + 64 + i * 64] for i in range(2))
-    receipt = node.send(world.factory, "createNewMarket(bytes,address,int256,int256,uint80)",
-                        world.market_code, pt, SCALAR_ROOT, INITIAL_ANCHOR, LN_FEE_RATE_ROOT)
+    pt, yt = ("0x" + created["data"][2 + 24 + i * 64 : 2 + 64 + i * 64] for i in range(2))
+    receipt = node.send(
+        world.factory,
+        "createNewMarket(bytes,address,int256,int256,uint80)",
+        world.market_code,
+        pt,
+        SCALAR_ROOT,
+        INITIAL_ANCHOR,
+        LN_FEE_RATE_ROOT,
+    )
     created = next(entry for entry in receipt["logs"] if entry["address"].lower() == world.factory)
     market = "0x" + created["topics"][1][-40:]
     provider = node.accounts[0]
@@ -177,8 +213,11 @@ def _router_static(node: Anvil) -> str:
     """Pendle's RouterStatic: its proxy, its storage facet, and the facets whose views the tests use."""
     base = "offchain-helpers/router-static"
     storage = node.deploy(package_artifact(f"{base}/base/ActionStorageStatic.sol/ActionStorageStatic"))
-    proxy = node.deploy(package_artifact(f"{base}/PendleRouterStatic.sol/PendleRouterStatic"), ["address", "address"],
-                        [node.accounts[0], storage])
+    proxy = node.deploy(
+        package_artifact(f"{base}/PendleRouterStatic.sol/PendleRouterStatic"),
+        ["address", "address"],
+        [node.accounts[0], storage],
+    )
     facets = []
     for name in ("ActionStorageStatic", *STATIC_FACETS):
         artifact = package_artifact(f"{base}/base/{name}.sol/{name}")

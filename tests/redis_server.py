@@ -30,9 +30,22 @@ class RedisServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [REDIS_SERVER_PATH, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                REDIS_SERVER_PATH,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             assert self.process.poll() is None, "redis-server exited at start"

@@ -72,8 +72,9 @@ class RpcProxy:
         methods = {item.get("method") for item in (payload if isinstance(payload, list) else [payload])}
         await asyncio.sleep(max([self.method_delays.get(m, 0.0) for m in methods], default=0.0))
         if self.max_body_bytes is not None and len(body) > self.max_body_bytes:
-            return web.json_response({"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": -32600, "message": "Invalid request"}})
+            return web.json_response(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid request"}}
+            )
         await asyncio.sleep(self.delay)
         if self.statuses:
             return web.Response(status=self.statuses.pop(0), text="upstream trouble")
@@ -91,12 +92,19 @@ class RpcProxy:
             return web.json_response({"hello": "world"})
         if self.mode == "rate-limit-error":
             items = payload if isinstance(payload, list) else [payload]
-            errors = [{"jsonrpc": "2.0", "id": item["id"],
-                       "error": {"code": -32005, "message": "project ID request rate exceeded"}} for item in items]
+            errors = [
+                {
+                    "jsonrpc": "2.0",
+                    "id": item["id"],
+                    "error": {"code": -32005, "message": "project ID request rate exceeded"},
+                }
+                for item in items
+            ]
             return web.json_response(errors if isinstance(payload, list) else errors[0])
         if self.mode == "no-batches" and isinstance(payload, list):
-            return web.json_response({"jsonrpc": "2.0", "id": None,
-                                      "error": {"code": -32600, "message": "batch requests are not supported"}})
+            return web.json_response(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "batch requests are not supported"}}
+            )
         items = payload if isinstance(payload, list) else [payload]
         answers = [await self.answer(item) for item in items]
         return web.json_response(answers if isinstance(payload, list) else answers[0])
@@ -129,11 +137,13 @@ class RpcProxy:
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:
             span = int(item["params"][0]["toBlock"], 16) - int(item["params"][0]["fromBlock"], 16) + 1
             if span > self.max_log_range:
-                return {"jsonrpc": "2.0", "id": item["id"],
-                        "error": {"code": -32005, "message": f"query exceeds max block range {self.max_log_range}"}}
-        async with aiohttp.ClientSession() as session:
-            async with session.post(self.upstream, json=item) as response:
-                answer = json.loads(await response.read())
+                return {
+                    "jsonrpc": "2.0",
+                    "id": item["id"],
+                    "error": {"code": -32005, "message": f"query exceeds max block range {self.max_log_range}"},
+                }
+        async with aiohttp.ClientSession() as session, session.post(self.upstream, json=item) as response:
+            answer = json.loads(await response.read())
         if self.mode == "bad-hex" and item["method"] == "eth_blockNumber":
             answer["result"] = "0xnothex"
         return answer

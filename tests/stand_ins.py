@@ -22,17 +22,19 @@ def vault_position(address: str, chain_id: int) -> dict[str, Any]:
     return {
         "blockNumber": 1000 + chain_id,
         "vaultV1Positions": [],
-        "vaultV2Positions": [{
-            "type": "morpho-vault-v2",
-            "vaultAddress": "0x" + "11" * 20,
-            "vaultName": f"Vault for {address[:10]} on {chain_id}",
-            "vaultSymbol": "vTEST",
-            "asset": {"address": "0x" + "22" * 20, "symbol": "TST", "name": "Test", "decimals": 6},
-            "shares": str(int(address[2:10], 16)),
-            "assets": "1250000000",
-            "assetsUsd": 1250.0,
-            "apy": 0.0685,
-        }],
+        "vaultV2Positions": [
+            {
+                "type": "morpho-vault-v2",
+                "vaultAddress": "0x" + "11" * 20,
+                "vaultName": f"Vault for {address[:10]} on {chain_id}",
+                "vaultSymbol": "vTEST",
+                "asset": {"address": "0x" + "22" * 20, "symbol": "TST", "name": "Test", "decimals": 6},
+                "shares": str(int(address[2:10], 16)),
+                "assets": "1250000000",
+                "assetsUsd": 1250.0,
+                "apy": 0.0685,
+            }
+        ],
         "marketPositions": [],
     }
 
@@ -46,12 +48,20 @@ def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
         balances = await asyncio.gather(*(reader.call(t, erc20.BALANCE_OF, address) for t in tokens))
         return {
             "blockNumber": block,
-            "vaultV1Positions": [{
-                "type": "morpho-vault-v1", "vaultAddress": token, "vaultName": "balance",
-                "vaultSymbol": "BAL", "shares": str(balance), "assets": str(balance),
-                "asset": {"address": token, "symbol": "T", "name": "T", "decimals": 18},
-                "assetsUsd": None, "apy": None,
-            } for token, (balance,) in zip(tokens, balances)],
+            "vaultV1Positions": [
+                {
+                    "type": "morpho-vault-v1",
+                    "vaultAddress": token,
+                    "vaultName": "balance",
+                    "vaultSymbol": "BAL",
+                    "shares": str(balance),
+                    "assets": str(balance),
+                    "asset": {"address": token, "symbol": "T", "name": "T", "decimals": 18},
+                    "assetsUsd": None,
+                    "apy": None,
+                }
+                for token, (balance,) in zip(tokens, balances)
+            ],
             "vaultV2Positions": [],
             "marketPositions": [],
         }
@@ -81,8 +91,7 @@ class StandIns:
             "badfloat": self.bad_float,
             "rendezvous": self.rendezvous,
         }
-        return {name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch)
-                for name, fetch in fetches.items()}
+        return {name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch) for name, fetch in fetches.items()}
 
     async def ok(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
         self.calls.append(("morpho", chain_id, address))

@@ -21,8 +21,23 @@ from tests.conftest import compounded_per_second, query_positions, world_api, wo
 from tests.node_oracles import aave_apys
 
 SECONDS = 365 * 24 * 3600
-POOL_RESERVE = ["uint256", "uint128", "uint128", "uint128", "uint128", "uint128", "uint40", "uint16",
-                "address", "address", "address", "address", "uint128", "uint128", "uint128"]
+POOL_RESERVE = [
+    "uint256",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint40",
+    "uint16",
+    "address",
+    "address",
+    "address",
+    "address",
+    "uint128",
+    "uint128",
+    "uint128",
+]
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on AaveWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
     marketStates { marketAddress marketName netWorthUsd totalCollateralUsd totalDebtUsd availableBorrowsUsd
@@ -76,9 +91,11 @@ async def test_wallet_without_positions_gets_empty_lists(world_client, world):
 async def test_supply_only_wallet_has_no_health_factor(world_client, world):
     (entry,) = (await positions(world_client, world.wallets["lender"]))["data"]
     expected = Expected(world, entry["blockNumber"])
-    core, second = world.markets
+    _core, _second = world.markets
     assert [(p["marketName"], p["currency"]["symbol"]) for p in entry["supplyPositions"]] == [
-        ("AaveV3TestCore", "USDC"), ("AaveV3TestSecond", "USDC")]
+        ("AaveV3TestCore", "USDC"),
+        ("AaveV3TestSecond", "USDC"),
+    ]
     for position, market in zip(entry["supplyPositions"], world.markets):
         balance = expected.supplied(market, "USDC", world.wallets["lender"])
         assert position["balance"] == str(balance) and balance > 500_000 * A.USDC
@@ -107,8 +124,9 @@ async def test_borrower_in_two_markets_of_one_chain(world_client, world):
         assert debt["apy"] == pytest.approx(compounded(expected.reserve(market, "USDC")[4]), rel=1e-9)
         assert debt["type"] == "aave-borrow"
     for state, market in zip(entry["marketStates"], world.markets):
-        collateral, debt, available, threshold, ltv, health = expected.call(
-            market.pool, "getUserAccountData(address)", borrower, returns=["uint256"] * 6)
+        collateral, debt, available, _threshold, _ltv, health = expected.call(
+            market.pool, "getUserAccountData(address)", borrower, returns=["uint256"] * 6
+        )
         assert state["totalCollateralUsd"] == collateral / 1e8 and state["totalDebtUsd"] == debt / 1e8
         assert state["netWorthUsd"] == pytest.approx((collateral - debt) / 1e8, rel=1e-12)
         assert state["availableBorrowsUsd"] == available / 1e8
@@ -116,8 +134,9 @@ async def test_borrower_in_two_markets_of_one_chain(world_client, world):
         assert state["ltv"] == 0.8 and state["liquidationThreshold"] == 0.825 and state["eModeCategoryId"] == 0
         collateral_usd = sum(p["balanceUsd"] for p in entry["supplyPositions"] if p["marketName"] == market.name)
         debt_usd = sum(p["debtUsd"] for p in entry["borrowPositions"] if p["marketName"] == market.name)
-        assert state["healthFactor"] == pytest.approx(collateral_usd * 0.825 / debt_usd, rel=1e-6), \
+        assert state["healthFactor"] == pytest.approx(collateral_usd * 0.825 / debt_usd, rel=1e-6), (
             "the health factor follows from the positions themselves"
+        )
 
 
 @contextlib.contextmanager
@@ -140,12 +159,15 @@ async def test_an_oracle_that_reverts_leaves_usd_null_and_amounts(world_client, 
         (entry,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     dai = next(p for p in entry["supplyPositions"] if p["currency"]["symbol"] == "DAI")
     assert dai["balanceUsd"] is None and int(dai["balance"]) >= 20_000 * A.ETHER
-    assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore"], \
+    assert [s["marketName"] for s in entry["marketStates"]] == ["AaveV3TestCore"], (
         "the broken market's account totals need the oracle; the other market's state stays"
+    )
     usdc = next(p for p in entry["borrowPositions"] if p["marketName"] == "AaveV3TestSecond")
     assert usdc["debtUsd"] is not None, "other assets of the same market keep their prices"
     assert sorted((w["code"], w["target"]) for w in entry["warnings"]) == [
-        ("FIGURE_UNAVAILABLE", second.pool), ("PRICE_UNAVAILABLE", second.tokens["DAI"])]
+        ("FIGURE_UNAVAILABLE", second.pool),
+        ("PRICE_UNAVAILABLE", second.tokens["DAI"]),
+    ]
 
 
 async def test_collateral_flags_ltv_zero_and_e_mode(world_client, world):
@@ -154,10 +176,24 @@ async def test_collateral_flags_ltv_zero_and_e_mode(world_client, world):
     snapshot = node.rpc("evm_snapshot")
     try:
         node.send(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens["USDC"], False, sender=lender)
-        node.send(core.configurator, "configureReserveAsCollateral(address,uint256,uint256,uint256)",
-                  core.tokens["WETH"], 0, 8250, 10500)
-        node.send(second.configurator, "setEModeCategory(uint8,uint16,uint16,uint16,address,string)",
-                  1, 9000, 9300, 10100, "0x" + "00" * 20, "stablecoins")
+        node.send(
+            core.configurator,
+            "configureReserveAsCollateral(address,uint256,uint256,uint256)",
+            core.tokens["WETH"],
+            0,
+            8250,
+            10500,
+        )
+        node.send(
+            second.configurator,
+            "setEModeCategory(uint8,uint16,uint16,uint16,address,string)",
+            1,
+            9000,
+            9300,
+            10100,
+            "0x" + "00" * 20,
+            "stablecoins",
+        )
         node.send(second.configurator, "setAssetEModeCategory(address,uint8)", second.tokens["USDC"], 1)
         node.send(second.pool, "setUserEMode(uint8)", 1, sender=borrower)
         lent, borrowed = (await positions(world_client, lender, borrower))["data"]
@@ -169,8 +205,9 @@ async def test_collateral_flags_ltv_zero_and_e_mode(world_client, world):
     assert core_state["totalCollateralUsd"] == 0.0
     assert core_state["netWorthUsd"] == core_supply["balanceUsd"], "net worth counts every supply"
     weth = next(p for p in borrowed["supplyPositions"] if p["currency"]["symbol"] == "WETH")
-    assert weth["canBeCollateral"] is False and weth["isCollateral"] is True, \
+    assert weth["canBeCollateral"] is False and weth["isCollateral"] is True, (
         "an LTV-0 asset cannot be enabled, but still counts for the liquidation threshold"
+    )
     assert [s["eModeCategoryId"] for s in borrowed["marketStates"]] == [0, 1]
 
 
@@ -185,15 +222,19 @@ async def test_isolation_mode_decides_can_be_collateral_as_the_pool_does(world_c
         A.add_reserves(A.Deployer(node), core, {"ISO": (18, 2 * 10**8)})
         node.send(core.configurator, "setDebtCeiling(address,uint256)", core.tokens["ISO"], 1_000_000)
         A.supply(node, core, "ISO", 1_000 * A.ETHER, isolated_holder)
-        node.send(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens["ISO"], True,
-                  sender=isolated_holder)
+        node.send(
+            core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens["ISO"], True, sender=isolated_holder
+        )
         A.supply(node, core, "USDC", 1_000 * A.USDC, isolated_holder)
         A.supply(node, core, "USDC", 1_000 * A.USDC, other_holder)
         A.supply(node, core, "ISO", 1_000 * A.ETHER, other_holder)
         isolated, other = (await positions(world_client, isolated_holder, other_holder))["data"]
-        refused = [node.call_reverts(core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens[symbol],
-                                     True, sender=wallet)
-                   for wallet, symbol in ((isolated_holder, "USDC"), (other_holder, "ISO"))]
+        refused = [
+            node.call_reverts(
+                core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens[symbol], True, sender=wallet
+            )
+            for wallet, symbol in ((isolated_holder, "USDC"), (other_holder, "ISO"))
+        ]
     finally:
         node.rpc("evm_revert", snapshot)
     by_symbol = {p["currency"]["symbol"]: p for p in isolated["supplyPositions"]}
@@ -211,8 +252,9 @@ async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
 
 
-async def test_a_market_whose_pool_fails_is_left_out_with_a_warning(aiohttp_client, keys_file, api_key, world,
-                                                                    tmp_path):
+async def test_a_market_whose_pool_fails_is_left_out_with_a_warning(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
     override = world.addresses_override()
     chain = override[str(world.node.chain_id)]
     nowhere = "0x" + "de" * 20
@@ -238,8 +280,9 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
 
 
 async def pools(api, *addresses):
-    reply = await api.query(POOL_QUERY, {"inputs": [{"protocol": "aave", "chainId": 31337, "poolAddress": a}
-                                                    for a in addresses]})
+    reply = await api.query(
+        POOL_QUERY, {"inputs": [{"protocol": "aave", "chainId": 31337, "poolAddress": a} for a in addresses]}
+    )
     assert reply.status == 200, reply.body
     return reply.body["data"]["poolDetails"]
 
@@ -254,12 +297,18 @@ async def test_a_market_by_its_addresses_provider_or_pool_with_every_reserve(wor
     assert (error["poolAddress"], error["error"]["code"]) == ("0x" + "77" * 20, "VALIDATION_ERROR")
     assert error["error"]["message"] == (
         f"{'0x' + '77' * 20} is not an Aave v3 market on chain 31337: expected the PoolAddressesProvider (or Pool) of "
-        f"one of AaveV3TestCore {core.provider}, AaveV3TestSecond {second.provider}.")
+        f"one of AaveV3TestCore {core.provider}, AaveV3TestSecond {second.provider}."
+    )
     expected = Expected(world, by_provider["blockNumber"])
     details = by_provider["details"]
     reserves = details.pop("reserves")
-    assert details == {"type": "aave-market-pool", "addressesProvider": core.provider, "chainId": 31337,
-                       "marketName": "AaveV3TestCore", "pool": core.pool}
+    assert details == {
+        "type": "aave-market-pool",
+        "addressesProvider": core.provider,
+        "chainId": 31337,
+        "marketName": "AaveV3TestCore",
+        "pool": core.pool,
+    }
     assert json.loads(by_provider["data"])["reserves"] == reserves
     rates = [expected.reserve(core, symbol)[i] for symbol in ("WETH", "USDC") for i in (2, 4)]
     math_utils = aave_apys(rates)
@@ -271,14 +320,26 @@ async def test_a_market_by_its_addresses_provider_or_pool_with_every_reserve(wor
         assert reserve.pop("borrowApy") == pytest.approx(borrow_apy, rel=1e-9)
         assert reserve == {
             "asset": {"address": core.tokens[symbol], "symbol": symbol, "name": f"Test {symbol}", "decimals": decimals},
-            "aToken": data[8], "variableDebtToken": data[10],
-            "totalSupplied": str(supplied), "totalSuppliedUsd": expected.usd(core, symbol, supplied, decimals),
+            "aToken": data[8],
+            "variableDebtToken": data[10],
+            "totalSupplied": str(supplied),
+            "totalSuppliedUsd": expected.usd(core, symbol, supplied, decimals),
             "totalBorrowed": str(variable + stable),
             "totalBorrowedUsd": expected.usd(core, symbol, variable + stable, decimals),
-            "utilization": (variable + stable) / supplied, "priceUsd": price / 10**8,
-            "ltv": 0.8, "liquidationThreshold": 0.825, "liquidationBonus": 0.05, "reserveFactor": 0.0,
-            "supplyCap": "0", "borrowCap": "0", "usageAsCollateralEnabled": True, "borrowingEnabled": True,
-            "isActive": True, "isFrozen": False, "isPaused": False}
+            "utilization": (variable + stable) / supplied,
+            "priceUsd": price / 10**8,
+            "ltv": 0.8,
+            "liquidationThreshold": 0.825,
+            "liquidationBonus": 0.05,
+            "reserveFactor": 0.0,
+            "supplyCap": "0",
+            "borrowCap": "0",
+            "usageAsCollateralEnabled": True,
+            "borrowingEnabled": True,
+            "isActive": True,
+            "isFrozen": False,
+            "isPaused": False,
+        }
     assert int(reserves[1]["totalBorrowed"]) > 12_000 * A.USDC, "the debt accrued to the block"
 
 
@@ -295,15 +356,30 @@ async def test_a_reserve_whose_oracle_fails_keeps_its_amounts(world_client, worl
 
 def test_the_adapter_calls_exactly_the_published_abi():
     """Every function the adapter calls, checked against the ABI files in Aave's npm package."""
-    contracts = {"RESERVES_LIST": "IPool", "USER_ACCOUNT_DATA": "IPool", "USER_EMODE": "IPool",
-                 "USER_RESERVE_DATA": "AaveProtocolDataProvider", "RESERVE_DATA": "AaveProtocolDataProvider",
-                 "RESERVE_CONFIGURATION": "AaveProtocolDataProvider", "ASSET_PRICE": "IAaveOracle",
-                 "BASE_CURRENCY": "IAaveOracle", "BASE_CURRENCY_UNIT": "IAaveOracle",
-                 "GET_POOL_DATA_PROVIDER": "IPoolAddressesProvider", "GET_PRICE_ORACLE": "IPoolAddressesProvider"}
-    contracts |= {"RESERVE_CAPS": "AaveProtocolDataProvider", "PAUSED": "AaveProtocolDataProvider",
-                  "RESERVE_TOKENS": "AaveProtocolDataProvider"}
-    functions = {name: value for module in (aave, aave_pools) for name, value in vars(module).items()
-                 if isinstance(value, Function)}
+    contracts = {
+        "RESERVES_LIST": "IPool",
+        "USER_ACCOUNT_DATA": "IPool",
+        "USER_EMODE": "IPool",
+        "USER_RESERVE_DATA": "AaveProtocolDataProvider",
+        "RESERVE_DATA": "AaveProtocolDataProvider",
+        "RESERVE_CONFIGURATION": "AaveProtocolDataProvider",
+        "ASSET_PRICE": "IAaveOracle",
+        "BASE_CURRENCY": "IAaveOracle",
+        "BASE_CURRENCY_UNIT": "IAaveOracle",
+        "GET_POOL_DATA_PROVIDER": "IPoolAddressesProvider",
+        "GET_PRICE_ORACLE": "IPoolAddressesProvider",
+    }
+    contracts |= {
+        "RESERVE_CAPS": "AaveProtocolDataProvider",
+        "PAUSED": "AaveProtocolDataProvider",
+        "RESERVE_TOKENS": "AaveProtocolDataProvider",
+    }
+    functions = {
+        name: value
+        for module in (aave, aave_pools)
+        for name, value in vars(module).items()
+        if isinstance(value, Function)
+    }
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
@@ -314,10 +390,13 @@ def test_the_collateral_rules_read_the_published_v3_0_abi():
     v3.6 sources (tests/test_aave36_world.py)."""
     signature, (struct,) = A.signature("IPool", "getReserveData")
     assert signature == collateral.POOL_RESERVE_DATA.signature
-    assert struct.replace("(", "").replace(")", "").split(",") == list(collateral.POOL_RESERVE_DATA.outputs), \
+    assert struct.replace("(", "").replace(")", "").split(",") == list(collateral.POOL_RESERVE_DATA.outputs), (
         "a struct of static fields is encoded as its fields in a row"
-    assert A.signature("AaveProtocolDataProvider", "getDebtCeiling") == (collateral.DEBT_CEILING.signature,
-                                                                         collateral.DEBT_CEILING.outputs)
+    )
+    assert A.signature("AaveProtocolDataProvider", "getDebtCeiling") == (
+        collateral.DEBT_CEILING.signature,
+        collateral.DEBT_CEILING.outputs,
+    )
 
 
 @pytest.mark.parametrize("rate", [0, 1, 10**20, 5 * 10**25, 10**27, 3 * 10**28])

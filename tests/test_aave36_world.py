@@ -46,7 +46,8 @@ def test_market_is_v36(world):
     assert node.call(world.pool, "POOL_REVISION()") == 10
     assert node.call(world.provider, "getPool()", returns=["address"]).lower() == world.pool
     assert node.call(world.pool, "getReservesList()", returns=["address[]"]) == tuple(
-        node.call(world.pool, "getReserveAddressById(uint16)", i, returns=["address"]) for i in range(3))
+        node.call(world.pool, "getReserveAddressById(uint16)", i, returns=["address"]) for i in range(3)
+    )
     assert world.reserve_ids == {"A": 0, "B": 1, "C": 2}
     for symbol, (_, price) in W.ASSETS.items():
         assert node.call(world.oracle, "getAssetPrice(address)", world.tokens[symbol]) == price
@@ -62,18 +63,23 @@ def test_emode_category(world):
     assert collateral_bitmap == 1 << ids["B"] | 1 << ids["C"]
     assert ltvzero_bitmap == 1 << ids["C"]
     assert borrowable_bitmap == 1 << ids["A"]
-    ltv, threshold, bonus = node.call(world.pool, "getEModeCategoryCollateralConfig(uint8)", 1,
-                                      returns=["(uint16,uint16,uint16)"])
+    ltv, threshold, bonus = node.call(
+        world.pool, "getEModeCategoryCollateralConfig(uint8)", 1, returns=["(uint16,uint16,uint16)"]
+    )
     assert (ltv, threshold, bonus) == (9000, 9300, 10500)
     # B: no LTV and no liquidation threshold outside e-mode
-    config = node.call(world.data_provider, "getReserveConfigurationData(address)", world.tokens["B"],
-                       returns=["uint256"] * 5 + ["bool"] * 5)
+    config = node.call(
+        world.data_provider,
+        "getReserveConfigurationData(address)",
+        world.tokens["B"],
+        returns=["uint256"] * 5 + ["bool"] * 5,
+    )
     assert config[1:3] == (0, 0)
 
 
 def test_emode_wallet(world):
     assert world.node.call(world.pool, "getUserEMode(address)", world.wallets["emode"]) == 1
-    total_collateral, total_debt, available, threshold, ltv, health = account(world, "emode")
+    total_collateral, total_debt, _available, threshold, ltv, health = account(world, "emode")
     assert total_collateral > 0 and total_debt > 0
     assert collateral(world, "emode", "B") and collateral(world, "emode", "C") and borrowing(world, "emode", "A")
     assert not collateral(world, "emode", "A") and not borrowing(world, "emode", "B")
@@ -102,8 +108,10 @@ def test_late_emode_wallet_cannot_enable_c(world):
     assert collateral(world, "emode_late", "B")
     assert not collateral(world, "emode_late", "C")
     assert balance(world, world.a_tokens["C"], "emode_late") == 1 * W.ETHER
-    assert world.refused == [("plain", "B", "UserInIsolationModeOrLtvZero"),
-                             ("emode_late", "C", "UserInIsolationModeOrLtvZero")]
+    assert world.refused == [
+        ("plain", "B", "UserInIsolationModeOrLtvZero"),
+        ("emode_late", "C", "UserInIsolationModeOrLtvZero"),
+    ]
 
 
 def test_ltvzero_rules(world):
@@ -120,8 +128,13 @@ def test_ltvzero_rules(world):
 
 def test_addresses_override(world):
     (market,) = world.addresses_override()["31337"]["aave"]
-    assert market == {"name": world.name, "addressesProvider": world.provider, "pool": world.pool,
-                      "dataProvider": world.data_provider, "oracle": world.oracle}
+    assert market == {
+        "name": world.name,
+        "addressesProvider": world.provider,
+        "pool": world.pool,
+        "dataProvider": world.data_provider,
+        "oracle": world.oracle,
+    }
 
 
 ENABLE = "setUserUseReserveAsCollateral(address,bool)"
@@ -142,22 +155,31 @@ async def test_collateral_as_the_v3_6_pool_decides(api, world):
         figures[role] = {symbol: (p["isCollateral"], p["canBeCollateral"]) for symbol, p in supplies.items()}
         (state,) = entry["marketStates"] or [{"totalCollateralUsd": 0.0}]
         assert sum(p["balanceUsd"] for p in supplies.values() if p["isCollateral"]) == pytest.approx(
-            state["totalCollateralUsd"], rel=1e-9), f"{role}: isCollateral is what the Pool counts"
+            state["totalCollateralUsd"], rel=1e-9
+        ), f"{role}: isCollateral is what the Pool counts"
         for symbol, (is_collateral, can_be) in figures[role].items():
             if not is_collateral:
-                assert world.node.call_reverts(world.pool, ENABLE, world.tokens[symbol], True,
-                                               sender=world.wallets[role]) is not can_be, (role, symbol)
+                assert (
+                    world.node.call_reverts(world.pool, ENABLE, world.tokens[symbol], True, sender=world.wallets[role])
+                    is not can_be
+                ), (role, symbol)
     assert figures == {
         "emode": {"B": (True, True), "C": (True, False)},
         "plain": {"B": (False, False)},
         "emode_late": {"B": (True, True), "C": (False, False)},
-    }, "B is collateral only in e-mode (threshold 0 outside it, so v3.5's rule would not count it); " \
-       "C's LTV is 0 in the category (ltvzero), so it cannot be enabled again"
+    }, (
+        "B is collateral only in e-mode (threshold 0 outside it, so v3.5's rule would not count it); "
+        "C's LTV is 0 in the category (ltvzero), so it cannot be enabled again"
+    )
 
 
 def test_the_e_mode_views_are_the_published_v3_6_abi():
     abi = function_signatures(W.compile_all()["PoolInstance"]["abi"])
-    for function in (aave_collateral.LTVZERO_BITMAP, aave_collateral.COLLATERAL_BITMAP, aave_collateral.COLLATERAL_CONFIG):
+    for function in (
+        aave_collateral.LTVZERO_BITMAP,
+        aave_collateral.COLLATERAL_BITMAP,
+        aave_collateral.COLLATERAL_CONFIG,
+    ):
         (outputs,) = abi[function.signature]
         assert outputs.strip("()").split(",") == list(function.outputs), function.signature
 
@@ -165,14 +187,21 @@ def test_the_e_mode_views_are_the_published_v3_6_abi():
 def test_the_data_provider_views_are_the_published_v3_6_abi():
     """The views the wallet query and poolDetails read from the data provider: unchanged in v3.6."""
     abi = function_signatures(W.compile_all()["AaveProtocolDataProvider"]["abi"])
-    for function in (aave.USER_RESERVE_DATA, aave.RESERVE_DATA, aave.RESERVE_CONFIGURATION, aave_pools.RESERVE_CAPS,
-                     aave_pools.PAUSED, aave_pools.RESERVE_TOKENS):
+    for function in (
+        aave.USER_RESERVE_DATA,
+        aave.RESERVE_DATA,
+        aave.RESERVE_CONFIGURATION,
+        aave_pools.RESERVE_CAPS,
+        aave_pools.PAUSED,
+        aave_pools.RESERVE_TOKENS,
+    ):
         assert tuple(abi[function.signature]) == function.outputs, function.signature
 
 
 async def test_pool_details_of_the_v3_6_market(api, world):
-    reply = await api.query(POOL_QUERY, {"inputs": [{"protocol": "aave", "chainId": 31337,
-                                                     "poolAddress": world.provider}]})
+    reply = await api.query(
+        POOL_QUERY, {"inputs": [{"protocol": "aave", "chainId": 31337, "poolAddress": world.provider}]}
+    )
     (answer,) = reply.body["data"]["poolDetails"]["data"]
     assert answer["warnings"] == []
     reserves = answer["details"]["reserves"]

@@ -9,13 +9,28 @@ from pathlib import Path
 import eth_abi
 import pytest
 from eth_hash.auto import keccak
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import abi
 from abi import AbiError, Event, Function
 
-LEAVES = ["address", "bool", "string", "bytes", "uint8", "uint64", "uint128", "uint256",
-          "int8", "int24", "int256", "bytes1", "bytes4", "bytes32"]
+LEAVES = [
+    "address",
+    "bool",
+    "string",
+    "bytes",
+    "uint8",
+    "uint64",
+    "uint128",
+    "uint256",
+    "int8",
+    "int24",
+    "int256",
+    "bytes1",
+    "bytes4",
+    "bytes32",
+]
 
 
 def type_strategy(depth: int = 2) -> st.SearchStrategy[str]:
@@ -38,7 +53,7 @@ def values_for(abi_type: abi.AbiType) -> st.SearchStrategy:
     if kind == "bool":
         return st.booleans()
     if kind == "uint":
-        return st.integers(0, 2 ** abi_type.size - 1)
+        return st.integers(0, 2**abi_type.size - 1)
     if kind == "int":
         return st.integers(-(2 ** (abi_type.size - 1)), 2 ** (abi_type.size - 1) - 1)
     if kind == "fixedbytes":
@@ -109,25 +124,37 @@ def test_aliased_strings_cannot_blow_up_memory():
         abi.decode(["string[]"], data)
 
 
-@pytest.mark.parametrize("types, data, problem", [
-    (["uint256"], b"\x01" * 31, "too short"),
-    (["uint8"], (256).to_bytes(32, "big"), "does not fit uint8"),
-    (["bool"], (2).to_bytes(32, "big"), "neither 0 nor 1"),
-    (["address"], (1 << 160).to_bytes(32, "big"), "non-zero high bytes"),
-    (["bytes"], (32).to_bytes(32, "big") + (10**9).to_bytes(32, "big"), "runs past"),
-    (["uint256[]"], (32).to_bytes(32, "big") + (2**200).to_bytes(32, "big"), "runs past"),
-    (["string"], (32).to_bytes(32, "big") + (1).to_bytes(32, "big") + b"\xff" + bytes(31), "not UTF-8"),
-    (["bytes"], (2**100).to_bytes(32, "big"), "points past"),
-])
+@pytest.mark.parametrize(
+    "types, data, problem",
+    [
+        (["uint256"], b"\x01" * 31, "too short"),
+        (["uint8"], (256).to_bytes(32, "big"), "does not fit uint8"),
+        (["bool"], (2).to_bytes(32, "big"), "neither 0 nor 1"),
+        (["address"], (1 << 160).to_bytes(32, "big"), "non-zero high bytes"),
+        (["bytes"], (32).to_bytes(32, "big") + (10**9).to_bytes(32, "big"), "runs past"),
+        (["uint256[]"], (32).to_bytes(32, "big") + (2**200).to_bytes(32, "big"), "runs past"),
+        (["string"], (32).to_bytes(32, "big") + (1).to_bytes(32, "big") + b"\xff" + bytes(31), "not UTF-8"),
+        (["bytes"], (2**100).to_bytes(32, "big"), "points past"),
+    ],
+)
 def test_malformed_data_is_refused_with_a_reason(types, data, problem):
     with pytest.raises(AbiError, match=problem):
         abi.decode(types, data)
 
 
-@pytest.mark.parametrize("types, values", [
-    (["uint8"], [256]), (["int8"], [-129]), (["uint256"], [True]), (["address"], ["0x12"]),
-    (["bytes4"], [b"abc"]), (["uint256[2]"], [[1]]), (["(uint8,bool)"], [(1,)]), (["bool"], [1]),
-])
+@pytest.mark.parametrize(
+    "types, values",
+    [
+        (["uint8"], [256]),
+        (["int8"], [-129]),
+        (["uint256"], [True]),
+        (["address"], ["0x12"]),
+        (["bytes4"], [b"abc"]),
+        (["uint256[2]"], [[1]]),
+        (["(uint8,bool)"], [(1,)]),
+        (["bool"], [1]),
+    ],
+)
 def test_values_that_do_not_fit_are_refused(types, values):
     with pytest.raises(AbiError):
         abi.encode(types, values)
@@ -162,5 +189,6 @@ def test_function_calldata_matches_eth_abi():
     function = Function("transfer(address,uint256)", "a9059cbb", ("bool",))
     address = "0x" + "ab" * 20
     assert function.calldata(address, 5) == keccak(b"transfer(address,uint256)")[:4] + eth_abi.encode(
-        ["address", "uint256"], [address, 5])
+        ["address", "uint256"], [address, 5]
+    )
     assert function.inputs == ["address", "uint256"] and function.name == "transfer"

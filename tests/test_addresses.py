@@ -25,10 +25,14 @@ def test_built_in_data_loads_and_offers_morpho_on_its_chains():
 def test_an_override_adds_a_chain_and_merges_feeds(tmp_path):
     token = "0x" + "ab" * 20
     path = tmp_path / "a.json"
-    path.write_text(json.dumps({
-        "31337": {"morpho": {"blue": {"address": "0x" + "22" * 20, "startBlock": 5}}},
-        "1": {"priceFeeds": {token: FEED}},
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "31337": {"morpho": {"blue": {"address": "0x" + "22" * 20, "startBlock": 5}}},
+                "1": {"priceFeeds": {token: FEED}},
+            }
+        )
+    )
     data = addresses.load(path)
     assert 31337 in protocols.registry(data)["morpho"].chains
     assert data[31337].morpho.vault_v1_factories == ()
@@ -40,7 +44,11 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
     data = addresses.load()
     registry = protocols.registry(data)
     assert {name: registry[name].chains for name in addresses.VAULT_STYLE} == {
-        "neutrl": {1}, "midas": {1}, "avantis": {8453}, "avant": {43114}}
+        "neutrl": {1},
+        "midas": {1},
+        "avantis": {8453},
+        "avant": {43114},
+    }
     midas = data[1].vault_style["midas"]
     assert len(midas.tokens) > 40 and midas.apy_period == 7 * 24 * 3600
     currencies = {token.currency for token in midas.tokens}
@@ -48,19 +56,25 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
     assert all(vault.cooldown for vault in data[43114].vault_style["avant"].vaults)
 
 
-@pytest.mark.parametrize("content, problem", [
-    ("not json", "not valid JSON"),
-    ("[]", "must be a JSON object keyed by chain id"),
-    ('{"x": {}}', "keys must be chain ids"),
-    ('{"5": {"morpho": {"blue": {"address": "0x12", "startBlock": 1}}}}', "is not an address"),
-    ('{"5": {"morpho": {"blue": {"address": "0x%s", "startBlock": -1}}}}' % ("ab" * 20), "startBlock"),
-    ('{"5": {"priceFeeds": {"0x%s": {"feed": "0x%s", "heartbeat": 0}}}}' % ("ab" * 20, "cd" * 20), "heartbeat"),
-    ('{"5": {"neutrl": {"vaults": {}}}}', "neutrl vaults: must be a list"),
-    ('{"5": {"avant": {"vaults": [{"address": "0x%s"}]}}}' % ("ab" * 20), r"avant vaults\[0\]: must have a type"),
-    ('{"5": {"avantis": {"apyPeriodDays": 0}}}', "apyPeriodDays must be a positive number of days"),
-    ('{"5": {"midas": {"tokens": [{"type": "midas-token", "token": "0x%s", "feed": "0x%s"}]}}}'
-     % ("ab" * 20, "cd" * 20), r"midas tokens\[0\]: heartbeat"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("not json", "not valid JSON"),
+        ("[]", "must be a JSON object keyed by chain id"),
+        ('{"x": {}}', "keys must be chain ids"),
+        ('{"5": {"morpho": {"blue": {"address": "0x12", "startBlock": 1}}}}', "is not an address"),
+        ('{"5": {"morpho": {"blue": {"address": "0x%s", "startBlock": -1}}}}' % ("ab" * 20), "startBlock"),
+        ('{"5": {"priceFeeds": {"0x%s": {"feed": "0x%s", "heartbeat": 0}}}}' % ("ab" * 20, "cd" * 20), "heartbeat"),
+        ('{"5": {"neutrl": {"vaults": {}}}}', "neutrl vaults: must be a list"),
+        ('{"5": {"avant": {"vaults": [{"address": "0x%s"}]}}}' % ("ab" * 20), r"avant vaults\[0\]: must have a type"),
+        ('{"5": {"avantis": {"apyPeriodDays": 0}}}', "apyPeriodDays must be a positive number of days"),
+        (
+            '{"5": {"midas": {"tokens": [{"type": "midas-token", "token": "0x%s", "feed": "0x%s"}]}}}'
+            % ("ab" * 20, "cd" * 20),
+            r"midas tokens\[0\]: heartbeat",
+        ),
+    ],
+)
 def test_unusable_data_is_a_clear_error(tmp_path, content, problem):
     path = tmp_path / "a.json"
     path.write_text(content)

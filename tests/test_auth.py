@@ -36,25 +36,31 @@ async def test_missing_key(api):
     assert_401(await api.positions(position_input(), key=None), MISSING)
 
 
-@pytest.mark.parametrize("headers", [
-    {"x-api-key": ""},
-    {"x-api-key": "   "},
-    {"Authorization": "Bearer"},
-    {"Authorization": "Bearer   "},
-    {"Authorization": "Basic dXNlcjpwYXNz"},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"x-api-key": ""},
+        {"x-api-key": "   "},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Bearer   "},
+        {"Authorization": "Basic dXNlcjpwYXNz"},
+    ],
+)
 async def test_empty_or_foreign_credentials_count_as_missing(api, headers):
     assert_401(await api.positions(position_input(), key=None, headers=headers), MISSING)
 
 
-@pytest.mark.parametrize("key", [
-    "pk_" + "0" * 64,
-    "pk_" + "A" * 64,
-    "pk_" + "a" * 63,
-    "sk_" + "a" * 64,
-    "not-a-key",
-    "pk_" + "a" * 5_000,
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "pk_" + "0" * 64,
+        "pk_" + "A" * 64,
+        "pk_" + "a" * 63,
+        "sk_" + "a" * 64,
+        "not-a-key",
+        "pk_" + "a" * 5_000,
+    ],
+)
 async def test_unknown_or_malformed_key(api, key):
     assert_401(await api.positions(position_input(), key=key), INVALID)
 
@@ -82,26 +88,36 @@ async def test_conflict_is_refused_even_when_one_key_is_invalid(api):
     assert_401(reply, auth.CONFLICTING_KEYS)
 
 
-@pytest.mark.parametrize("value", [
-    "pk_\xe9\xe9\xe9".encode("latin-1"),
-    "pk_ключ".encode("utf-8"),
-    b"\xff\xfe\xfd",
-    b"pk_" + b"a" * 60 + "é".encode("utf-8") + b"aa",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "pk_\xe9\xe9\xe9".encode("latin-1"),
+        "pk_ключ".encode(),
+        b"\xff\xfe\xfd",
+        b"pk_" + b"a" * 60 + "é".encode() + b"aa",
+    ],
+)
 async def test_non_ascii_header_values_are_refused_cleanly(api, value):
     port = api.client.server.port
     body = json.dumps({"query": QUICKSTART, "variables": {"inputs": [position_input()]}}).encode()
     for header in (b"x-api-key: " + value, b"Authorization: Bearer " + value):
-        status, headers, raw = await raw_http(port, b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                              b"Content-Type: application/json\r\n" + header +
-                                              b"\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        status, _headers, raw = await raw_http(
+            port,
+            b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\n"
+            + header
+            + b"\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
+            + body,
+        )
         assert status == 401, raw
         assert json.loads(raw)["errors"][0]["message"] == INVALID
 
 
 async def test_header_over_the_http_parser_limit_is_a_400_not_a_500(api):
-    status, _, _ = await raw_http(api.client.server.port, b"POST /graphql HTTP/1.1\r\nHost: x\r\n"
-                                  b"x-api-key: " + b"a" * 9000 + b"\r\nContent-Length: 0\r\n\r\n")
+    status, _, _ = await raw_http(
+        api.client.server.port,
+        b"POST /graphql HTTP/1.1\r\nHost: x\r\nx-api-key: " + b"a" * 9000 + b"\r\nContent-Length: 0\r\n\r\n",
+    )
     assert status == 400
 
 
@@ -126,12 +142,15 @@ async def test_keys_never_reach_the_logs(api, keys_file, caplog):
 
 def test_log_lines_redact_anything_shaped_like_a_key(api_key):
     from server import JsonFormatter
+
     try:
         raise ValueError(f"bad header line: x-api-key: {api_key}\x01")
     except ValueError:
         import sys
-        record = logging.LogRecord("aiohttp.server", logging.ERROR, __file__, 1, "Error handling %s",
-                                   (api_key,), sys.exc_info())
+
+        record = logging.LogRecord(
+            "aiohttp.server", logging.ERROR, __file__, 1, "Error handling %s", (api_key,), sys.exc_info()
+        )
     line = JsonFormatter().format(record)
     assert api_key not in line and line.count("pk_[redacted]") == 2
 
@@ -143,32 +162,43 @@ def test_keys_are_stored_only_as_digests(keys_file, api_key):
     assert keys_file.stat().st_mode & 0o777 == 0o600
 
 
-@pytest.mark.parametrize("shape", [
-    lambda key: key[:30] + "\r\n\t" + key[30:],
-    lambda key: key.upper(),
-    lambda key: key[:49],
-    lambda key: key[:64],
-    lambda key: key.replace("pk_", "PK_"),
-    lambda key: json.dumps({"header": key[:20] + "\n " + key[20:]}),
-])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda key: key[:30] + "\r\n\t" + key[30:],
+        lambda key: key.upper(),
+        lambda key: key[:49],
+        lambda key: key[:64],
+        lambda key: key.replace("pk_", "PK_"),
+        lambda key: json.dumps({"header": key[:20] + "\n " + key[20:]}),
+    ],
+)
 def test_every_key_shaped_text_is_redacted_from_log_lines(api_key, shape):
     from server import JsonFormatter
+
     record = logging.LogRecord("any.library", logging.WARNING, __file__, 1, "saw %s", (shape(api_key),), None)
     line = JsonFormatter().format(record)
     assert "pk_[redacted]" in line
     hexes = api_key[3:]
-    assert not any(hexes[i:i + 12] in line.lower().replace("\\r\\n\\t", "").replace("\\n ", "")
-                   for i in range(0, 52)), line
+    assert not any(
+        hexes[i : i + 12] in line.lower().replace("\\r\\n\\t", "").replace("\\n ", "") for i in range(0, 52)
+    ), line
 
 
 def test_a_key_pasted_into_the_keys_file_never_reaches_the_log(tmp_path, api_key):
     import subprocess
     import sys
+
     from tests.evm import ROOT
+
     bad = tmp_path / "pasted.env"
     bad.write_text(f"# my keys\n{api_key}\n")
-    done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--keys-file", str(bad), "--port", "0"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "server.py"), "--keys-file", str(bad), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 1 and "keys file is corrupt" in done.stderr
     assert api_key[3:20] not in done.stderr and api_key[40:60] not in done.stderr
 
@@ -177,8 +207,11 @@ def test_a_key_pasted_into_the_keys_file_never_reaches_the_log(tmp_path, api_key
 async def test_two_different_keys_in_one_header_get_a_message_naming_that_header(api, keys_file, header):
     other = auth.create_key(keys_file, "other")[0]
     values = [api.key, other] if header == "x-api-key" else [f"Bearer {api.key}", f"Bearer {other}"]
-    async with api.client.post("/graphql", json={"query": "{ __typename }"},
-                               headers=[("Content-Type", "application/json"), *((header, v) for v in values)]) as response:
+    async with api.client.post(
+        "/graphql",
+        json={"query": "{ __typename }"},
+        headers=[("Content-Type", "application/json"), *((header, v) for v in values)],
+    ) as response:
         body = await response.json()
     assert response.status == 401
     assert body["errors"][0]["message"] == auth.CONFLICTING_SAME_HEADER.format(header=header)

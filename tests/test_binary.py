@@ -34,8 +34,9 @@ world = world_fixture(C.build)
 @pytest.fixture(scope="module")
 def binary() -> Path:
     """Built once per run (about a minute on two cores), as the README says to build it."""
-    built = subprocess.run([str(ROOT / "scripts" / "build-binary")], cwd=ROOT, capture_output=True, text=True,
-                           timeout=1800)
+    built = subprocess.run(
+        [str(ROOT / "scripts" / "build-binary")], cwd=ROOT, capture_output=True, text=True, timeout=1800
+    )
     assert built.returncode == 0, built.stderr
     assert "(static," in built.stdout, built.stdout + built.stderr
     return BINARY
@@ -47,7 +48,7 @@ def run(binary: Path, *args: str, env: dict[str, str], cwd: Path) -> subprocess.
 
 def interpreter_of(path: Path) -> bool:
     """Whether an ELF executable names a dynamic loader (a PT_INTERP program header)."""
-    data = path.read_bytes()[:1 << 16]
+    data = path.read_bytes()[: 1 << 16]
     assert data[:4] == b"\x7fELF" and data[4] == 2, "a 64-bit ELF file"
     (offset,) = struct.unpack_from("<Q", data, 0x20)
     size, count = struct.unpack_from("<HH", data, 0x36)
@@ -66,9 +67,28 @@ def healthcheck_command(binary: Path) -> list[str]:
 def tls(tmp_path: Path) -> tuple[ssl.SSLContext, Path]:
     """A self-signed certificate for 127.0.0.1, as a private CA's endpoint would present."""
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
     return context, cert
@@ -76,24 +96,42 @@ def tls(tmp_path: Path) -> tuple[ssl.SSLContext, Path]:
 
 async def test_the_binary_serves_as_server_py_does(binary, world, tmp_path, aiohttp_server, tls, world_client):
     assert not interpreter_of(binary), "static: it needs no loader or libraries from the image"
-    listing = subprocess.run([str(ROOT / ".build-venv" / "bin" / "pyi-archive_viewer"), "--list", "--recursive",
-                              str(ROOT / "build" / "pyinstaller" / "dist" / "wallet-positions")],
-                             capture_output=True, text=True, check=True).stdout
+    listing = subprocess.run(
+        [
+            str(ROOT / ".build-venv" / "bin" / "pyi-archive_viewer"),
+            "--list",
+            "--recursive",
+            str(ROOT / "build" / "pyinstaller" / "dist" / "wallet-positions"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "certifi/cacert.pem" in listing, "the CA bundle for HTTPS RPC endpoints is inside"
 
     context, cert = tls
     proxy = RpcProxy(world.node.url)
     https = await aiohttp_server(proxy.app(), host="127.0.0.1", ssl=context)
-    env = {"PATH": "/usr/bin:/bin", "RPC_URL_31337": f"https://127.0.0.1:{https.port}/",
-           "ADDRESSES_FILE": str(world.write_addresses(tmp_path / "addresses.json")), "STATE_DIR": str(tmp_path / "state")}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "RPC_URL_31337": f"https://127.0.0.1:{https.port}/",
+        "ADDRESSES_FILE": str(world.write_addresses(tmp_path / "addresses.json")),
+        "STATE_DIR": str(tmp_path / "state"),
+    }
     keys = tmp_path / "keys.env"
     created = run(binary, "keys", "create", "--name", "binary", "--keys-file", str(keys), env=env, cwd=tmp_path)
     assert created.returncode == 0, created.stderr
     key = created.stdout.strip()
     assert run(binary, "--version", env=env, cwd=tmp_path).stdout.startswith("wallet-positions ")
 
-    body = json.dumps({"query": QUERY, "variables": {"inputs": [
-        {"protocol": "compound", "chainId": 31337, "walletAddress": world.wallets["borrower"]}]}}).encode()
+    body = json.dumps(
+        {
+            "query": QUERY,
+            "variables": {
+                "inputs": [{"protocol": "compound", "chainId": 31337, "walletAddress": world.wallets["borrower"]}]
+            },
+        }
+    ).encode()
     expected = await world_client.post(json.loads(body))
     assert expected.body["data"]["walletPositions"]["data"], "the same query through the app in this process"
 
@@ -105,11 +143,22 @@ async def test_the_binary_serves_as_server_py_does(binary, world, tmp_path, aioh
     assert answer == expected.body
 
 
-async def serve_and_ask(binary: Path, tmp_path: Path, env: dict[str, str], keys: Path, key: str, body: bytes,
-                        name: str) -> dict[str, Any]:
+async def serve_and_ask(
+    binary: Path, tmp_path: Path, env: dict[str, str], keys: Path, key: str, body: bytes, name: str
+) -> dict[str, Any]:
     """Serve with the binary, check health as the image does, ask, then SIGTERM: it must exit 0."""
-    with served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys), "--input-timeout", "3", env=env,
-                name=name, command=(str(binary),)) as (process, port, log):
+    with served(
+        tmp_path,
+        "--host",
+        "127.0.0.1",
+        "--keys-file",
+        str(keys),
+        "--input-timeout",
+        "3",
+        env=env,
+        name=name,
+        command=(str(binary),),
+    ) as (process, port, log):
         health = subprocess.run(healthcheck_command(binary), env={**env, "PORT": str(port)}, timeout=30)
         assert health.returncode == 0
         status, answer = await asyncio.to_thread(post, port, key, body)
@@ -148,9 +197,10 @@ for _ in $(seq 100); do {inside} /wallet-positions healthcheck 2>/dev/null && br
 {inside} /wallet-positions healthcheck
 {sys.executable} -c 'import sys, json; from tests.test_end_to_end import post; print(json.dumps(post(18765, sys.argv[1], b"{{\\"query\\": \\"{{ __typename }}\\"}}")))' "$key"
 kill -TERM $server; wait $server; echo "exit $?"
-"""
-    done = subprocess.run(["unshare", "--mount", "--fork", "bash", "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=180)
+"""  # noqa: E501 (a shell script)
+    done = subprocess.run(
+        ["unshare", "--mount", "--fork", "bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=180
+    )
     if done.returncode != 0 and "Operation not permitted" in done.stderr:
         pytest.skip(f"no mount namespace here: {done.stderr.strip()[:200]}")
     assert done.returncode == 0, done.stderr + (tmp_path / "serve.log").read_text()

@@ -101,11 +101,14 @@ async def test_a_reverting_sub_call_fails_alone(anvil, artifacts, open_chains):
         reader.call(token, erc20.BALANCE_OF, WALLET),
         reader.call(token, ALWAYS_REVERTS, label="test token"),
         reader.call(token, erc20.SYMBOL),
-        return_exceptions=True)
+        return_exceptions=True,
+    )
     assert good == (42,) and other == ("TST",)
     assert isinstance(bad, ProtocolError)
-    assert bad.message == (f"test token: alwaysReverts on chain {CHAIN_ID} at block {await reader.block_number()} "
-                           "reverted (reason 'TestToken: always reverts').")
+    assert bad.message == (
+        f"test token: alwaysReverts on chain {CHAIN_ID} at block {await reader.block_number()} "
+        "reverted (reason 'TestToken: always reverts')."
+    )
 
 
 async def test_missing_code_is_a_protocol_error(anvil, open_chains):
@@ -119,7 +122,7 @@ async def test_undecodable_return_is_a_protocol_error(anvil, artifacts, open_cha
     token = deploy_token(anvil, artifacts)
     anvil.send(token, "mint(address,uint256)", WALLET, 2**200)
     reader = await reader_for(open_chains, anvil.url)
-    with pytest.raises(ProtocolError, match="totalSupply .* returned undecodable data"):
+    with pytest.raises(ProtocolError, match=r"totalSupply .* returned undecodable data"):
         await reader.call(token, SUPPLY_AS_ADDRESS)
 
 
@@ -128,8 +131,11 @@ async def test_without_multicall_reads_fall_back_to_small_batches(bare_anvil, ar
     bare_anvil.send(token, "mint(address,uint256)", WALLET, 7)
     reader = await reader_for(open_chains, bare_anvil.url)
     holders = [WALLET] + ["0x" + f"{i:040x}" for i in range(1, 30)]
-    results = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, h) for h in holders),
-                                   reader.call(token, ALWAYS_REVERTS), return_exceptions=True)
+    results = await asyncio.gather(
+        *(reader.call(token, erc20.BALANCE_OF, h) for h in holders),
+        reader.call(token, ALWAYS_REVERTS),
+        return_exceptions=True,
+    )
     assert results[:30] == [(7,)] + [(0,)] * 29
     assert isinstance(results[30], ProtocolError) and "TestToken: always reverts" in results[30].message
     assert reader.endpoint.has_multicall is False
@@ -196,11 +202,14 @@ async def test_a_hanging_endpoint_runs_into_the_budget(open_chains, proxy):
     assert loop.time() - started < 5, "the attempt must end with the budget, not hang on"
 
 
-@pytest.mark.parametrize("mode, error, message", [
-    ("not-json", NetworkError, "answered with something that is not JSON"),
-    ("not-jsonrpc", NetworkError, "something that is not JSON-RPC"),
-    ("bad-hex", NetworkError, "answered eth_blockNumber with something of the wrong shape"),
-])
+@pytest.mark.parametrize(
+    "mode, error, message",
+    [
+        ("not-json", NetworkError, "answered with something that is not JSON"),
+        ("not-jsonrpc", NetworkError, "something that is not JSON-RPC"),
+        ("bad-hex", NetworkError, "answered eth_blockNumber with something of the wrong shape"),
+    ],
+)
 async def test_garbage_answers_are_clear_errors(open_chains, proxy, mode, error, message):
     proxy.mode = mode
     reader = await reader_for(open_chains, proxy.url)
@@ -226,18 +235,27 @@ async def test_get_logs_narrows_the_range_until_the_endpoint_accepts(anvil, arti
     proxy.max_log_range = 20
     reader = await reader_for(open_chains, proxy.url, logs_block_range=64)
     logs = await reader.get_logs(token, [erc20.TRANSFER.topic], start)
-    expected = anvil.rpc("eth_getLogs", {"address": token, "topics": [erc20.TRANSFER.topic],
-                                         "fromBlock": hex(start), "toBlock": hex(await reader.block_number())})
+    expected = anvil.rpc(
+        "eth_getLogs",
+        {
+            "address": token,
+            "topics": [erc20.TRANSFER.topic],
+            "fromBlock": hex(start),
+            "toBlock": hex(await reader.block_number()),
+        },
+    )
     assert [(entry.block_number, entry.log_index, entry.data) for entry in logs] == [
-        (int(e["blockNumber"], 16), int(e["logIndex"], 16), bytes.fromhex(e["data"][2:])) for e in expected]
+        (int(e["blockNumber"], 16), int(e["logIndex"], 16), bytes.fromhex(e["data"][2:])) for e in expected
+    ]
     assert [int.from_bytes(entry.data, "big") for entry in logs] == list(range(1, 41))
     assert logs[0].topics[2] == "0x" + "00" * 12 + WALLET[2:]
     assert reader.endpoint.logs_block_range == 16
     rounds = len([post for post in proxy.posts if "eth_getLogs" in str(post)])
     again = await reader.get_logs(token, [erc20.TRANSFER.topic], start)
     assert again == logs
-    assert len([post for post in proxy.posts if "eth_getLogs" in str(post)]) == rounds + 1, \
+    assert len([post for post in proxy.posts if "eth_getLogs" in str(post)]) == rounds + 1, (
         "the narrowed range is remembered: one round the second time"
+    )
     assert reader.endpoint.logs_block_range == 32, "a call without narrowing lets the range grow back"
 
 
@@ -269,8 +287,9 @@ async def test_one_cancelled_caller_does_not_break_its_batch(anvil, artifacts, o
 async def test_a_bad_target_fails_only_its_own_call(anvil, artifacts, open_chains):
     token = deploy_token(anvil, artifacts)
     reader = await reader_for(open_chains, anvil.url)
-    good, bad = await asyncio.gather(reader.call(token, erc20.SYMBOL), reader.call("0x12", erc20.SYMBOL),
-                                     return_exceptions=True)
+    good, bad = await asyncio.gather(
+        reader.call(token, erc20.SYMBOL), reader.call("0x12", erc20.SYMBOL), return_exceptions=True
+    )
     assert good == ("TST",)
     assert isinstance(bad, ProtocolError) and "no valid target address" in bad.message
 
@@ -302,7 +321,7 @@ async def test_immutable_facts_are_cached_across_requests(anvil, artifacts, open
 
 async def test_token_info_reads_bytes32_names_too(anvil, open_chains):
     from tests.morpho_world import compile_all
+
     token = anvil.deploy(compile_all()["Bytes32Token"])
     reader = await reader_for(open_chains, anvil.url)
-    assert await erc20.token_info(reader, token) == {"address": token, "symbol": "MKR", "name": "Maker",
-                                                     "decimals": 18}
+    assert await erc20.token_info(reader, token) == {"address": token, "symbol": "MKR", "name": "Maker", "decimals": 18}

@@ -20,8 +20,11 @@ def wallets(n: int) -> list[str]:
 
 
 async def make_api(aiohttp_client, keys_file, api_key, tokens, url, **settings):
-    app = server.create_app(Settings(keys_file=str(keys_file), **settings),
-                            {"balances": chain_balances(tokens, CHAIN_ID)}, rpc_urls={CHAIN_ID: url})
+    app = server.create_app(
+        Settings(keys_file=str(keys_file), **settings),
+        {"balances": chain_balances(tokens, CHAIN_ID)},
+        rpc_urls={CHAIN_ID: url},
+    )
     return Api(await aiohttp_client(app), api_key, app)
 
 
@@ -54,7 +57,8 @@ async def test_rpc_requests_do_not_grow_with_inputs(aiohttp_client, keys_file, a
 
 
 async def test_hanging_endpoint_is_a_timeout_and_down_endpoint_a_network_error(
-        aiohttp_client, keys_file, api_key, proxy, caplog):
+    aiohttp_client, keys_file, api_key, proxy, caplog
+):
     proxy.mode = "hang"
     api = await make_api(aiohttp_client, keys_file, api_key, [], proxy.url, input_timeout=0.5)
     reply = await api.query(QUERY, {"inputs": [position_input("balances", CHAIN_ID)]})

@@ -25,7 +25,8 @@ SECONDS = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on CompoundWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
     supplyPositions { type marketAddress baseAsset { address symbol decimals } balance balanceUsd apr apy }
-    borrowPositions { type marketAddress baseAsset { symbol } debt debtUsd apr apy borrowCapacityUsd liquidationThresholdUsd }
+    borrowPositions { type marketAddress baseAsset { symbol } debt debtUsd apr apy borrowCapacityUsd
+                      liquidationThresholdUsd }
     collateralPositions { type marketAddress asset { symbol decimals } balance balanceUsd
                           borrowCollateralFactor liquidateCollateralFactor }
     rewardPositions { type marketAddress rewardToken { address symbol decimals } accrued accruedUsd } } }
@@ -64,10 +65,15 @@ async def test_supply_borrow_collateral_and_rewards(world_client, world):
     (supply,) = saver["supplyPositions"]
     balance = 25_000 * C.USDC + 123
     supply_rate = rate(world, world.usdc_market, "getSupplyRate", block)
-    assert supply == {"type": "compound-supply", "marketAddress": world.usdc_market,
-                      "baseAsset": {"address": world.tokens["USDC"], "symbol": "USDC", "decimals": 6},
-                      "balance": str(balance), "balanceUsd": usd(balance, "USDC"),
-                      "apr": supply_rate * SECONDS / 1e18, "apy": supply["apy"]}
+    assert supply == {
+        "type": "compound-supply",
+        "marketAddress": world.usdc_market,
+        "baseAsset": {"address": world.tokens["USDC"], "symbol": "USDC", "decimals": 6},
+        "balance": str(balance),
+        "balanceUsd": usd(balance, "USDC"),
+        "apr": supply_rate * SECONDS / 1e18,
+        "apy": supply["apy"],
+    }
     assert supply["apy"] == pytest.approx(compounded(supply_rate), rel=1e-12)
     assert saver["borrowPositions"] == [] and saver["collateralPositions"] == []
 
@@ -79,14 +85,25 @@ async def test_supply_borrow_collateral_and_rewards(world_client, world):
     wbtc, usdc = usd_via_eth(15 * 10**7, "WBTC"), usd_via_eth(4_000 * C.USDC, "USDC")
     assert borrow["borrowCapacityUsd"] == pytest.approx(wbtc * 0.80 + usdc * 0.85, rel=1e-15)
     assert borrow["liquidationThresholdUsd"] == pytest.approx(wbtc * 0.85 + usdc * 0.90, rel=1e-15)
-    assert [(c["asset"]["symbol"], c["balance"], c["balanceUsd"], c["borrowCollateralFactor"],
-             c["liquidateCollateralFactor"]) for c in borrower["collateralPositions"]] == [
-        ("WBTC", str(15 * 10**7), wbtc, 0.8, 0.85), ("USDC", str(4_000 * C.USDC), usdc, 0.85, 0.9)]
+    assert [
+        (
+            c["asset"]["symbol"],
+            c["balance"],
+            c["balanceUsd"],
+            c["borrowCollateralFactor"],
+            c["liquidateCollateralFactor"],
+        )
+        for c in borrower["collateralPositions"]
+    ] == [("WBTC", str(15 * 10**7), wbtc, 0.8, 0.85), ("USDC", str(4_000 * C.USDC), usdc, 0.85, 0.9)]
 
     (reward,) = saver["rewardPositions"]
-    assert reward == {"type": "compound-reward", "marketAddress": world.usdc_market,
-                      "rewardToken": {"address": world.tokens["COMP"], "symbol": "COMP", "decimals": 18},
-                      "accrued": str(12 * 10**17), "accruedUsd": usd(12 * 10**17, "COMP")}
+    assert reward == {
+        "type": "compound-reward",
+        "marketAddress": world.usdc_market,
+        "rewardToken": {"address": world.tokens["COMP"], "symbol": "COMP", "decimals": 18},
+        "accrued": str(12 * 10**17),
+        "accruedUsd": usd(12 * 10**17, "COMP"),
+    }
     assert [r["accrued"] for r in borrower["rewardPositions"]] == [str(3 * 10**16)]
 
 
@@ -108,8 +125,9 @@ async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(w
     assert usdc["balanceUsd"] == usd_via_eth(4_000 * C.USDC, "USDC")
 
 
-async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(aiohttp_client, keys_file, api_key, world,
-                                                                       tmp_path):
+async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
     override = world.addresses_override()
     del override[str(world.node.chain_id)]["currencyFeeds"]
     path = tmp_path / "a.json"
@@ -124,8 +142,10 @@ async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(aiohttp_c
 
 async def test_a_wallet_with_nothing(world_client, world):
     (entry,) = (await positions(world_client, world.wallets["empty"]))["data"]
-    assert all(entry[key] == [] for key in ("supplyPositions", "borrowPositions", "collateralPositions",
-                                            "rewardPositions", "warnings"))
+    assert all(
+        entry[key] == []
+        for key in ("supplyPositions", "borrowPositions", "collateralPositions", "rewardPositions", "warnings")
+    )
 
 
 async def test_one_failing_market_is_left_out_with_a_warning(world_client, world):
@@ -143,8 +163,9 @@ async def test_one_failing_market_is_left_out_with_a_warning(world_client, world
         (warning,) = entry["warnings"]
         assert (warning["code"], warning["target"]) == ("PART_UNREADABLE", world.weth_market)
         assert "TestComet: broken" in warning["message"]
-    assert result["data"] == [] and result["errors"][0]["error"]["code"] == "PROTOCOL_ERROR", \
+    assert result["data"] == [] and result["errors"][0]["error"]["code"] == "PROTOCOL_ERROR", (
         "when every market fails, the input fails"
+    )
 
 
 async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
@@ -163,44 +184,78 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
 
 
 async def test_pool_details_of_a_comet_priced_in_eth(world_client, world):
-    reply = await world_client.query(POOL_QUERY, {"inputs": [
-        {"protocol": "compound", "chainId": 31337, "poolAddress": address}
-        for address in (world.weth_market, world.tokens["USDC"])]})
+    reply = await world_client.query(
+        POOL_QUERY,
+        {
+            "inputs": [
+                {"protocol": "compound", "chainId": 31337, "poolAddress": address}
+                for address in (world.weth_market, world.tokens["USDC"])
+            ]
+        },
+    )
     (answer,) = reply.body["data"]["poolDetails"]["data"]
     (error,) = reply.body["data"]["poolDetails"]["errors"]
     assert error["error"]["message"] == (
         f"{world.tokens['USDC']} is not a Compound v3 market on chain 31337: expected the Comet address of one of "
-        f"cUSDCv3 {world.usdc_market}, cWETHv3 {world.weth_market}.")
+        f"cUSDCv3 {world.usdc_market}, cWETHv3 {world.weth_market}."
+    )
     assert answer["warnings"] == []
     block = answer["blockNumber"]
-    supply_rate, borrow_rate = (rate(world, world.weth_market, name, block) for name in ("getSupplyRate", "getBorrowRate"))
+    supply_rate, borrow_rate = (
+        rate(world, world.weth_market, name, block) for name in ("getSupplyRate", "getBorrowRate")
+    )
     details = answer["details"]
     for name, per_second in (("supply", supply_rate), ("borrow", borrow_rate)):
         assert details.pop(f"{name}Apy") == pytest.approx(compounded(per_second), rel=1e-12)
         assert details.pop(f"{name}Apr") == per_second * SECONDS / 10**18
     assert details == {
-        "type": "compound-market-pool", "cometAddress": world.weth_market, "chainId": 31337, "name": "cWETHv3",
+        "type": "compound-market-pool",
+        "cometAddress": world.weth_market,
+        "chainId": 31337,
+        "name": "cWETHv3",
         "baseAsset": {"address": world.tokens["WETH"], "symbol": "WETH", "name": "Test WETH", "decimals": 18},
         "basePriceUsd": usd_via_eth(C.ETHER, "WETH"),
-        "totalSupply": str(10_000 * C.ETHER), "totalSupplyUsd": usd_via_eth(10_000 * C.ETHER, "WETH"),
-        "totalBorrow": str(4_100 * C.ETHER), "totalBorrowUsd": usd_via_eth(4_100 * C.ETHER, "WETH"),
-        "utilization": 0.41, "reserves": str(-3 * C.ETHER), "baseBorrowMin": str(100 * C.USDC),
+        "totalSupply": str(10_000 * C.ETHER),
+        "totalSupplyUsd": usd_via_eth(10_000 * C.ETHER, "WETH"),
+        "totalBorrow": str(4_100 * C.ETHER),
+        "totalBorrowUsd": usd_via_eth(4_100 * C.ETHER, "WETH"),
+        "utilization": 0.41,
+        "reserves": str(-3 * C.ETHER),
+        "baseBorrowMin": str(100 * C.USDC),
         "collaterals": [
-            {"asset": {"symbol": "WBTC", "decimals": 8}, "priceUsd": usd_via_eth(10**8, "WBTC"),
-             "totalSupply": str(120 * 10**8), "totalSupplyUsd": usd_via_eth(120 * 10**8, "WBTC"),
-             "supplyCap": str(10**30), "borrowCollateralFactor": 0.8, "liquidateCollateralFactor": 0.85,
-             "liquidationFactor": 0.95},
-            {"asset": {"symbol": "USDC", "decimals": 6}, "priceUsd": usd_via_eth(C.USDC, "USDC"),
-             "totalSupply": str(700_000 * C.USDC), "totalSupplyUsd": usd_via_eth(700_000 * C.USDC, "USDC"),
-             "supplyCap": str(10**30), "borrowCollateralFactor": 0.85, "liquidateCollateralFactor": 0.9,
-             "liquidationFactor": 0.95}]}
+            {
+                "asset": {"symbol": "WBTC", "decimals": 8},
+                "priceUsd": usd_via_eth(10**8, "WBTC"),
+                "totalSupply": str(120 * 10**8),
+                "totalSupplyUsd": usd_via_eth(120 * 10**8, "WBTC"),
+                "supplyCap": str(10**30),
+                "borrowCollateralFactor": 0.8,
+                "liquidateCollateralFactor": 0.85,
+                "liquidationFactor": 0.95,
+            },
+            {
+                "asset": {"symbol": "USDC", "decimals": 6},
+                "priceUsd": usd_via_eth(C.USDC, "USDC"),
+                "totalSupply": str(700_000 * C.USDC),
+                "totalSupplyUsd": usd_via_eth(700_000 * C.USDC, "USDC"),
+                "supplyCap": str(10**30),
+                "borrowCollateralFactor": 0.85,
+                "liquidateCollateralFactor": 0.9,
+                "liquidationFactor": 0.95,
+            },
+        ],
+    }
 
 
 def test_comet_calls_match_compounds_published_abi():
     path = TOOLS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
     published = function_signatures(json.loads(path.read_text())["abi"])
-    functions = {name: f for module in (compound, compound_pools) for name, f in vars(module).items()
-                 if isinstance(f, Function) and f is not compound.GET_REWARD_OWED}.values()
+    functions = {
+        name: f
+        for module in (compound, compound_pools)
+        for name, f in vars(module).items()
+        if isinstance(f, Function) and f is not compound.GET_REWARD_OWED
+    }.values()
     assert len(functions) == 17
     for function in functions:
         assert published.get(function.signature) == function.outputs, function.signature

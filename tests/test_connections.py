@@ -73,8 +73,10 @@ async def test_many_half_sent_requests_are_all_closed_by_the_deadline(listen):
 
 async def test_a_body_that_does_not_arrive_in_time_gets_408(listen, api_key):
     port = await listen(body_timeout=0.3)
-    head = (f"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: {api_key}\r\n"
-            "Content-Length: 100\r\n\r\n").encode()
+    head = (
+        f"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: {api_key}\r\n"
+        "Content-Length: 100\r\n\r\n"
+    ).encode()
     answer = await exchange(port, head + b'{"query": "{')
     status, body = status_and_body(answer)
     assert status == 408 and "did not arrive in 0.3 s" in body["errors"][0]["message"]
@@ -89,7 +91,9 @@ async def test_the_next_request_on_a_kept_alive_connection_gets_its_own_header_d
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
-    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    length = int(
+        next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+    )
     await reader.readexactly(length)
     assert head.startswith(b"HTTP/1.1 200")
     await asyncio.sleep(0.3)
@@ -105,9 +109,14 @@ async def test_a_slow_but_steady_request_within_the_deadlines_is_served(listen, 
     port = await listen(header_timeout=1.0, body_timeout=1.0)
     body = b'{"query": "{ __typename }"}'
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    for part in (b"POST /graphql HTTP/1.1\r\nHost: x\r\n", f"x-api-key: {api_key}\r\n".encode(),
-                 b"Content-Type: application/json\r\nConnection: close\r\n",
-                 f"Content-Length: {len(body)}\r\n\r\n".encode(), body[:10], body[10:]):
+    for part in (
+        b"POST /graphql HTTP/1.1\r\nHost: x\r\n",
+        f"x-api-key: {api_key}\r\n".encode(),
+        b"Content-Type: application/json\r\nConnection: close\r\n",
+        f"Content-Length: {len(body)}\r\n\r\n".encode(),
+        body[:10],
+        body[10:],
+    ):
         writer.write(part)
         await asyncio.sleep(0.15)
     answer = await asyncio.wait_for(reader.read(), 5)
@@ -128,18 +137,21 @@ async def test_connections_over_the_cap_get_503(listen):
     assert status_and_body(answer)[0] == 200, "closed connections free their places"
 
 
-@pytest.mark.parametrize("request_bytes", [
-    b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello" + b"A" * 131_072,
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + b"B" * 20_000 + b"\r\n\r\n",
-    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,
-])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello" + b"A" * 131_072,
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + b"B" * 20_000 + b"\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,
+    ],
+)
 async def test_malformed_http_is_refused_quietly(listen, caplog, request_bytes):
     caplog.set_level(logging.DEBUG)
     port = await listen()
     answer = await exchange(port, request_bytes)
     assert b"AAAA" not in answer and b"BBBB" not in answer, "the request is not echoed"
-    refusal = answer[answer.rindex(b"HTTP/1."):]
+    refusal = answer[answer.rindex(b"HTTP/1.") :]
     status, body = status_and_body(refusal)
     assert status == 400 and body["errors"][0]["extensions"]["code"] == "MALFORMED_HTTP"
     logged = [r for r in caplog.records if r.name.startswith(("aiohttp", "wallet_positions"))]

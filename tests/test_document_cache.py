@@ -105,5 +105,11 @@ async def test_the_app_takes_its_cache_size_from_the_setting(make_api):
         assert (await api.query(query)).status == 200
     cache = api.app[server.PREPARER].cache
     assert len(cache) == 1 and cache.hits == 0 and cache.misses == 3
-    request_error(await api.query("{ %s }" % " ".join(
-        f"a{i}: walletPositions(inputs: [{INPUT}]) {{ errors {{ chainId }} }}" for i in range(6))), 400, "TOO_MANY_INPUTS")
+    request_error(
+        await api.query(
+            "{ %s }"
+            % " ".join(f"a{i}: walletPositions(inputs: [{INPUT}]) {{ errors {{ chainId }} }}" for i in range(6))
+        ),
+        400,
+        "TOO_MANY_INPUTS",
+    )

@@ -11,8 +11,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from tests.conftest import QUICKSTART, position_input
 from tests.test_keys import SERVER, cli
@@ -31,14 +31,18 @@ def wait_for_port(log: Path, process: subprocess.Popen, within: float = 30.0) ->
 
 
 @contextlib.contextmanager
-def served(tmp_path: Path, *args: str, env: dict[str, str] | None = None, name: str = "server",
-           command: tuple[str, ...] = (sys.executable, str(SERVER))) -> Iterator[tuple[subprocess.Popen, int, Path]]:
+def served(
+    tmp_path: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    name: str = "server",
+    command: tuple[str, ...] = (sys.executable, str(SERVER)),
+) -> Iterator[tuple[subprocess.Popen, int, Path]]:
     """`python server.py --port 0 ARGS` (or `command`) with its log in tmp_path/NAME.log; killed at
     the end if still running."""
     log = tmp_path / f"{name}.log"
     with log.open("w") as sink:
-        process = subprocess.Popen([*command, "--port", "0", *args], stdout=sink, stderr=sink,
-                                   cwd=tmp_path, env=env)
+        process = subprocess.Popen([*command, "--port", "0", *args], stdout=sink, stderr=sink, cwd=tmp_path, env=env)
     try:
         yield process, wait_for_port(log, process), log
     finally:
@@ -75,8 +79,11 @@ def test_served_process_end_to_end(tmp_path):
         assert status == 401
 
         with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
-            conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nx-api-key: " + key.encode() +
-                         b"\x01\r\nContent-Length: 0\r\n\r\n")
+            conn.sendall(
+                b"POST /graphql HTTP/1.1\r\nHost: x\r\nx-api-key: "
+                + key.encode()
+                + b"\x01\r\nContent-Length: 0\r\n\r\n"
+            )
             assert conn.recv(65536).split(b"\r\n")[0].endswith(b" 400 Bad Request")
 
         fresh = cli("keys", "create", "--name", "drain", keys_file=keys).stdout.strip()
@@ -86,9 +93,11 @@ def test_served_process_end_to_end(tmp_path):
         assert status == 200
 
         with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
-            conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                         b"x-api-key: " + fresh.encode() + b"\r\nConnection: close\r\n"
-                         b"Content-Length: %d\r\n\r\n" % len(body) + body[:10])
+            conn.sendall(
+                b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"x-api-key: " + fresh.encode() + b"\r\nConnection: close\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body) + body[:10]
+            )
             time.sleep(0.5)
             process.send_signal(signal.SIGTERM)
             time.sleep(0.5)
@@ -111,9 +120,17 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
     """The README's offline path: scripts/devnet.py, then python server.py with what it prints."""
     devnet_out = tmp_path / "devnet.out"
     with devnet_out.open("w") as sink:
-        devnet = subprocess.Popen([sys.executable, str(SERVER.parent / "scripts" / "devnet.py"),
-                                   "--addresses-file", str(tmp_path / "devnet.json")],
-                                  stdout=sink, stderr=subprocess.STDOUT, cwd=tmp_path)
+        devnet = subprocess.Popen(
+            [
+                sys.executable,
+                str(SERVER.parent / "scripts" / "devnet.py"),
+                "--addresses-file",
+                str(tmp_path / "devnet.json"),
+            ],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            cwd=tmp_path,
+        )
     server_process = None
     try:
         deadline = time.monotonic() + 120
@@ -121,7 +138,7 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
             assert devnet.poll() is None and time.monotonic() < deadline, devnet_out.read_text()
             time.sleep(0.1)
         lines = devnet_out.read_text().splitlines()
-        env = dict(line[len("export "):].split("=", 1) for line in lines if line.startswith("export "))
+        env = dict(line[len("export ") :].split("=", 1) for line in lines if line.startswith("export "))
         saver = next(line.split()[2] for line in lines if line.startswith("#   saver"))
         keys = tmp_path / "keys.env"
         key = cli("keys", "create", "--name", "devnet", keys_file=keys).stdout.strip()
@@ -129,17 +146,29 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         with log.open("w") as sink:
             server_process = subprocess.Popen(
                 [sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys)],
-                stdout=sink, stderr=sink, cwd=tmp_path, env={**os.environ, **env})
+                stdout=sink,
+                stderr=sink,
+                cwd=tmp_path,
+                env={**os.environ, **env},
+            )
         port = wait_for_port(log, server_process)
         query = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
           data { ... on MorphoWalletPositions { vaultV2Positions { vaultName assetsUsd apy } }
                  ... on AaveWalletPositions { supplyPositions { marketName balanceUsd } }
                  ... on CompoundWalletPositions { supplyPositions { balanceUsd } rewardPositions { accrued } } }
           errors { error { code message } } } }"""
-        body = json.dumps({"query": query, "variables": {"inputs": [
-            {"protocol": "morpho", "chainId": 31337, "walletAddress": saver},
-            {"protocol": "aave", "chainId": 31337, "walletAddress": saver},
-            {"protocol": "compound", "chainId": 31337, "walletAddress": saver}]}}).encode()
+        body = json.dumps(
+            {
+                "query": query,
+                "variables": {
+                    "inputs": [
+                        {"protocol": "morpho", "chainId": 31337, "walletAddress": saver},
+                        {"protocol": "aave", "chainId": 31337, "walletAddress": saver},
+                        {"protocol": "compound", "chainId": 31337, "walletAddress": saver},
+                    ]
+                },
+            }
+        ).encode()
         status, answer = post(port, key, body)
         assert status == 200, answer
         morpho_entry, aave_entry, compound_entry = answer["data"]["walletPositions"]["data"]
@@ -160,13 +189,18 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
 def test_a_request_cut_by_the_shutdown_timeout_is_logged_as_such(tmp_path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "cut", keys_file=keys).stdout.strip()
-    with served(tmp_path, "--keys-file", str(keys), "--shutdown-timeout", "0.5") as (process, port, log):
-        with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
-            conn.sendall(b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: "
-                         + key.encode() + b"\r\nContent-Length: 100\r\n\r\n{\"query\"")
-            time.sleep(0.5)
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=30) == 0
+    with (
+        served(tmp_path, "--keys-file", str(keys), "--shutdown-timeout", "0.5") as (process, port, log),
+        socket.create_connection(("127.0.0.1", port), timeout=30) as conn,
+    ):
+        conn.sendall(
+            b"POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-api-key: "
+            + key.encode()
+            + b'\r\nContent-Length: 100\r\n\r\n{"query"'
+        )
+        time.sleep(0.5)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     (cut,) = [entry for entry in lines if entry["logger"] == "wallet_positions.access"]
     assert cut["status"] == 503 and cut["refused"] == "SHUTDOWN"

@@ -22,9 +22,13 @@ from tests.test_chain import WALLET, deploy_token
 
 def transfers(token: str, start: int) -> Stream:
     """A test stream: each Transfer of `token` is an entry, and its recipient a holder."""
+
     def rows(entry):
-        return [Entry("transfer", f"{entry.block_number}:{entry.log_index}", entry.data, entry.block_number),
-                Holding("0x" + entry.topics[2][-40:], entry.address, entry.block_number)]
+        return [
+            Entry("transfer", f"{entry.block_number}:{entry.log_index}", entry.data, entry.block_number),
+            Holding("0x" + entry.topics[2][-40:], entry.address, entry.block_number),
+        ]
+
     return Stream(f"transfers {token}", (token,), (erc20.TRANSFER.topic,), start, rows)
 
 
@@ -77,8 +81,9 @@ async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, ar
     assert read.endpoint.has_finalized is False
 
 
-async def test_a_restart_resumes_from_the_file_without_rescanning(anvil, artifacts, open_chains, proxy, tmp_path,
-                                                                  caplog):
+async def test_a_restart_resumes_from_the_file_without_rescanning(
+    anvil, artifacts, open_chains, proxy, tmp_path, caplog
+):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 7)
@@ -164,8 +169,10 @@ async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil,
     chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=10_000)
     stream = transfers(token, start)
     assert amounts(await reader(chains, 60).events(stream)) == [1, 2, 3]
-    spans = [int(c["params"][0]["toBlock"], 16) - int(c["params"][0]["fromBlock"], 16) + 1
-             for c in proxy.calls("eth_getLogs")]
+    spans = [
+        int(c["params"][0]["toBlock"], 16) - int(c["params"][0]["fromBlock"], 16) + 1
+        for c in proxy.calls("eth_getLogs")
+    ]
     assert max(spans) > 1_000, "wider queries were tried, refused by the cap, and narrowed"
 
 
@@ -200,13 +207,13 @@ async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_chain
 
 async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifacts, open_chains, proxy, monkeypatch):
     import event_index
+
     monkeypatch.setattr(event_index, "MAX_LOG_ADDRESSES", 2)
     tokens = [deploy_token(anvil, artifacts) for _ in range(3)]
     start = anvil.block_number()
     for amount, token in enumerate(tokens, 1):
         anvil.send(token, "mint(address,uint256)", WALLET, amount)
-    stream = Stream("three tokens", tuple(tokens), (erc20.TRANSFER.topic,), start,
-                    transfers(tokens[0], start).rows)
+    stream = Stream("three tokens", tuple(tokens), (erc20.TRANSFER.topic,), start, transfers(tokens[0], start).rows)
     chains = await open_chains({CHAIN_ID: proxy.url})
     view = await reader(chains).events(stream)
     assert amounts(view) == [1, 2, 3] and view.keys(WALLET) == set(tokens)

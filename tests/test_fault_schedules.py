@@ -33,8 +33,13 @@ from tests import all_worlds
 from tests.evm import Anvil
 from tests.rpc_proxy import HEADER_NOT_FOUND, NODE_ERRORS, RpcProxy
 
-INPUTS = [("morpho", "lender"), ("morpho", "depositor"), ("aave", "borrower"), ("compound", "borrower"),
-          ("pendle", "saver")]
+INPUTS = [
+    ("morpho", "lender"),
+    ("morpho", "depositor"),
+    ("aave", "borrower"),
+    ("compound", "borrower"),
+    ("pendle", "saver"),
+]
 METHODS = ("eth_blockNumber", "eth_chainId", "eth_getCode", "eth_call", "eth_getBlockByNumber", "eth_getLogs")
 
 
@@ -50,16 +55,23 @@ def select_all(graphql_type: Any) -> str:
 
 
 SCHEMA = build_schema(SDL_PATH.read_text())
-QUERY = ("query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
-         + select_all(SCHEMA.type_map["WalletPositionsResult"]) + " }")
+QUERY = (
+    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
+    + select_all(SCHEMA.type_map["WalletPositionsResult"])
+    + " }"
+)
 
-fault_schedules = st.fixed_dictionaries({
-    "items": st.dictionaries(st.sampled_from(METHODS),
-                             st.tuples(st.sampled_from([0.05, 0.2, 0.5, 1.0]), st.sampled_from([None, *NODE_ERRORS])),
-                             max_size=3),
-    "http": st.sampled_from([0.0, 0.0, 0.1, 0.3]),
-    "seed": st.integers(0, 2**32 - 1),
-})
+fault_schedules = st.fixed_dictionaries(
+    {
+        "items": st.dictionaries(
+            st.sampled_from(METHODS),
+            st.tuples(st.sampled_from([0.05, 0.2, 0.5, 1.0]), st.sampled_from([None, *NODE_ERRORS])),
+            max_size=3,
+        ),
+        "http": st.sampled_from([0.0, 0.0, 0.1, 0.3]),
+        "seed": st.integers(0, 2**32 - 1),
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -83,20 +95,25 @@ async def answer(worlds: Any, folder: Path, key: str, schedule: dict[str, Any] |
         if schedule:
             proxy.item_faults, proxy.http_fault_share = schedule["items"], schedule["http"]
             proxy.rng.seed(schedule["seed"])
-        app = server.create_app(Settings(keys_file=str(folder / "keys.env"),
-                                         addresses_file=str(folder / "addresses.json")),
-                                rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))})
+        app = server.create_app(
+            Settings(keys_file=str(folder / "keys.env"), addresses_file=str(folder / "addresses.json")),
+            rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))},
+        )
         async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-            inputs = [{"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[w]}
-                      for p, w in INPUTS]
-            async with client.post("/graphql", json={"query": QUERY, "variables": {"inputs": inputs}},
-                                   headers={"x-api-key": key}) as response:
+            inputs = [
+                {"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[w]} for p, w in INPUTS
+            ]
+            async with client.post(
+                "/graphql", json={"query": QUERY, "variables": {"inputs": inputs}}, headers={"x-api-key": key}
+            ) as response:
                 assert response.status == 200
                 body = await response.json()
         proxy.released.set()
     result = body["data"]["walletPositions"]
-    return {"data": {(e["protocol"], e["walletAddress"]): e for e in result["data"]},
-            "errors": {(e["protocol"], e["walletAddress"]): e for e in result["errors"]}}
+    return {
+        "data": {(e["protocol"], e["walletAddress"]): e for e in result["data"]},
+        "errors": {(e["protocol"], e["walletAddress"]): e for e in result["errors"]},
+    }
 
 
 def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
@@ -111,8 +128,9 @@ def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
     assert pendler["warnings"] == []
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @example({"items": {"eth_call": (0.5, HEADER_NOT_FOUND)}, "http": 0.0, "seed": 1})
 @example({"items": {"eth_getBlockByNumber": (1.0, None)}, "http": 0.0, "seed": 2})
 @given(schedule=fault_schedules)
@@ -126,5 +144,6 @@ def test_no_fault_schedule_loses_a_position_silently(worlds, schedule):
             error = faulty["errors"][key_]["error"]
             assert error["retryable"] is True and error["code"] in ("NETWORK_ERROR", "TIMEOUT"), error
             continue
-        assert faulty["data"][key_] == expected, \
+        assert faulty["data"][key_] == expected, (
             f"{protocol} {role}: a node's fault must be retried away or fail the input, never change the answer"
+        )

@@ -43,12 +43,14 @@ def usd(amount: Fraction | int, symbol: str) -> float:
 
 
 def test_the_adapter_decodes_the_layouts_fluid_deployed():
-    for resolver, function in (("LendingResolver", fluid.GET_USER_POSITIONS),
-                               ("VaultResolver", fluid.POSITIONS_BY_USER),
-                               ("LendingResolver", fluid_pools.GET_ALL_FTOKENS),
-                               ("LendingResolver", fluid_pools.GET_FTOKEN_DETAILS),
-                               ("VaultResolver", fluid_pools.GET_ALL_VAULTS),
-                               ("VaultResolver", fluid_pools.GET_VAULT_ENTIRE_DATA)):
+    for resolver, function in (
+        ("LendingResolver", fluid.GET_USER_POSITIONS),
+        ("VaultResolver", fluid.POSITIONS_BY_USER),
+        ("LendingResolver", fluid_pools.GET_ALL_FTOKENS),
+        ("LendingResolver", fluid_pools.GET_FTOKEN_DETAILS),
+        ("VaultResolver", fluid_pools.GET_ALL_VAULTS),
+        ("VaultResolver", fluid_pools.GET_VAULT_ENTIRE_DATA),
+    ):
         deployed = F.ABI[resolver][function.signature]
         assert "0x" + function.selector == deployed["selector"]
         assert list(function.outputs) == deployed["outputs"]
@@ -59,12 +61,21 @@ async def test_a_lenders_ftoken_with_its_rates(world_client, world):
     assert answer["warnings"] == [] and answer["vaultPositions"] == []
     f_usdc = world.ftokens[0]
     shares, assets = world.holdings[world.wallets["lender"]][f_usdc.address]
-    assert answer["lendingPositions"] == [{
-        "type": "fluid-lending", "fTokenAddress": f_usdc.address, "chainId": 31337,
-        "fToken": {"address": f_usdc.address, "symbol": "fUSDC", "name": "Fluid USDC", "decimals": 6},
-        "underlyingAsset": token(world, "USDC"), "shares": str(shares), "underlyingAmount": str(assets),
-        "underlyingAmountUsd": usd(assets, "USDC"), "supplyApr": 0.0412, "rewardsApr": 0.005,
-        "supplyApy": pytest.approx(compounded_per_second(412 + 50, 10**4 * YEAR), rel=1e-12)}]
+    assert answer["lendingPositions"] == [
+        {
+            "type": "fluid-lending",
+            "fTokenAddress": f_usdc.address,
+            "chainId": 31337,
+            "fToken": {"address": f_usdc.address, "symbol": "fUSDC", "name": "Fluid USDC", "decimals": 6},
+            "underlyingAsset": token(world, "USDC"),
+            "shares": str(shares),
+            "underlyingAmount": str(assets),
+            "underlyingAmountUsd": usd(assets, "USDC"),
+            "supplyApr": 0.0412,
+            "rewardsApr": 0.005,
+            "supplyApy": pytest.approx(compounded_per_second(412 + 50, 10**4 * YEAR), rel=1e-12),
+        }
+    ]
 
 
 async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client, world):
@@ -79,8 +90,16 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
         assert got["collateralFactor"] == vault.collateral_factor / 1e4
         assert got["liquidationThreshold"] == vault.liquidation_threshold / 1e4
         assert (got["supplyRate"], got["borrowRate"]) == (vault.supply_rate / 1e4, vault.borrow_rate / 1e4)
-        health = (float(Fraction(position.supply * vault.price_liquidate, 10**27) * vault.liquidation_threshold
-                        / 10**4 / position.borrow) if position.borrow else None)
+        health = (
+            float(
+                Fraction(position.supply * vault.price_liquidate, 10**27)
+                * vault.liquidation_threshold
+                / 10**4
+                / position.borrow
+            )
+            if position.borrow
+            else None
+        )
         assert got["healthFactor"] == health
     standard, liquidated = found["11"], found["12"]
     assert standard["vaultType"] == "standard" and liquidated["isLiquidated"] is True
@@ -142,32 +161,64 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
 async def test_pool_details_of_an_ftoken_and_of_vaults(world_client, world):
     f_usdc = world.ftokens[0]
     standard, smart_col = world.vaults[:2]
-    reply = await world_client.query(POOL_QUERY, {"inputs": [
-        {"protocol": "fluid", "chainId": 31337, "poolAddress": address}
-        for address in (f_usdc.address, standard.address, smart_col.address, world.tokens["USDC"])]})
+    reply = await world_client.query(
+        POOL_QUERY,
+        {
+            "inputs": [
+                {"protocol": "fluid", "chainId": 31337, "poolAddress": address}
+                for address in (f_usdc.address, standard.address, smart_col.address, world.tokens["USDC"])
+            ]
+        },
+    )
     lending, vault, smart = reply.body["data"]["poolDetails"]["data"]
     (error,) = reply.body["data"]["poolDetails"]["errors"]
     assert error["error"]["code"] == "VALIDATION_ERROR"
     assert "is not a Fluid fToken or vault on chain 31337" in error["error"]["message"]
     assert lending["warnings"] == vault["warnings"] == smart["warnings"] == []
     assert lending["details"] == {
-        "type": "fluid-lending-pool", "fTokenAddress": f_usdc.address, "chainId": 31337,
-        "fToken": {"symbol": "fUSDC", "decimals": 6}, "underlyingAsset": {"symbol": "USDC"},
-        "supplyApr": 0.0412, "rewardsApr": 0.005,
+        "type": "fluid-lending-pool",
+        "fTokenAddress": f_usdc.address,
+        "chainId": 31337,
+        "fToken": {"symbol": "fUSDC", "decimals": 6},
+        "underlyingAsset": {"symbol": "USDC"},
+        "supplyApr": 0.0412,
+        "rewardsApr": 0.005,
         "supplyApy": pytest.approx(compounded_per_second(412 + 50, 10**4 * YEAR), rel=1e-12),
-        "totalAssets": str(10**15), "totalAssetsUsd": usd(10**15, "USDC"), "totalSupply": str(10**15)}
+        "totalAssets": str(10**15),
+        "totalAssetsUsd": usd(10**15, "USDC"),
+        "totalSupply": str(10**15),
+    }
     assert vault["details"] == {
-        "type": "fluid-vault-pool", "vaultAddress": standard.address, "chainId": 31337, "vaultType": "standard",
-        "supplyToken": {"symbol": "WETH"}, "supply": str(120 * 10**18), "supplyShares": None, "supplyDexTokens": None,
-        "supplyUsd": usd(120 * 10**18, "WETH"), "borrowToken": {"symbol": "USDC"}, "borrow": str(250_000 * 10**6),
-        "borrowShares": None, "borrowUsd": usd(250_000 * 10**6, "USDC"), "collateralFactor": 0.8,
-        "liquidationThreshold": 0.85, "liquidationMaxLimit": 0.95, "liquidationPenalty": 0.01, "borrowFee": 0.0,
-        "supplyRate": 0.025, "borrowRate": 0.048, "oracle": F.ZERO, "oraclePriceOperate": str(3 * 10**18),
-        "oraclePriceLiquidate": str(299 * 10**16), "withdrawable": str(30 * 10**18),
-        "borrowable": str(50_000 * 10**6)}
+        "type": "fluid-vault-pool",
+        "vaultAddress": standard.address,
+        "chainId": 31337,
+        "vaultType": "standard",
+        "supplyToken": {"symbol": "WETH"},
+        "supply": str(120 * 10**18),
+        "supplyShares": None,
+        "supplyDexTokens": None,
+        "supplyUsd": usd(120 * 10**18, "WETH"),
+        "borrowToken": {"symbol": "USDC"},
+        "borrow": str(250_000 * 10**6),
+        "borrowShares": None,
+        "borrowUsd": usd(250_000 * 10**6, "USDC"),
+        "collateralFactor": 0.8,
+        "liquidationThreshold": 0.85,
+        "liquidationMaxLimit": 0.95,
+        "liquidationPenalty": 0.01,
+        "borrowFee": 0.0,
+        "supplyRate": 0.025,
+        "borrowRate": 0.048,
+        "oracle": F.ZERO,
+        "oraclePriceOperate": str(3 * 10**18),
+        "oraclePriceLiquidate": str(299 * 10**16),
+        "withdrawable": str(30 * 10**18),
+        "borrowable": str(50_000 * 10**6),
+    }
     details = smart["details"]
     assert details["vaultType"] == "smart-collateral" and details["supply"] is None
     assert details["supplyShares"] == str(900 * 10**18)
     assert [t["symbol"] for t in details["supplyDexTokens"]] == ["wstETH", "WETH"]
-    assert details["supplyUsd"] == usd(Fraction(900 * 10**18 * 21 * 10**26, 10**27), "WETH"), \
+    assert details["supplyUsd"] == usd(Fraction(900 * 10**18 * 21 * 10**26, 10**27), "WETH"), (
         "DEX shares valued through the debt token and the vault's operate price"
+    )

@@ -20,32 +20,49 @@ async def test_spec_example_resolves_through_inline_fragment(api):
     assert reply.status == 200
     assert reply.headers["Content-Type"] == "application/json; charset=utf-8"
     expected = vault_position(WALLET, 1)["vaultV2Positions"][0]
-    assert reply.body == {"data": {"walletPositions": {
-        "data": [{
-            "protocol": "morpho", "walletAddress": WALLET, "chainId": 1, "blockNumber": 1001,
-            "vaultV2Positions": [{key: expected[key] for key in ("vaultName", "assetsUsd", "apy", "shares")}],
-        }],
-        "errors": [],
-    }}}
+    assert reply.body == {
+        "data": {
+            "walletPositions": {
+                "data": [
+                    {
+                        "protocol": "morpho",
+                        "walletAddress": WALLET,
+                        "chainId": 1,
+                        "blockNumber": 1001,
+                        "vaultV2Positions": [
+                            {key: expected[key] for key in ("vaultName", "assetsUsd", "apy", "shares")}
+                        ],
+                    }
+                ],
+                "errors": [],
+            }
+        }
+    }
 
 
 async def test_inline_query_without_variables(api):
     reply = await api.query(
         '{ walletPositions(inputs: [{protocol: "morpho", chainId: 8453, walletAddress: "%s"}]) '
-        "{ data { __typename ... on MorphoWalletPositions { chainId } } errors { protocol } } }" % WALLET)
+        "{ data { __typename ... on MorphoWalletPositions { chainId } } errors { protocol } } }" % WALLET
+    )
     assert reply.status == 200
     assert reply.body["data"]["walletPositions"] == {
-        "data": [{"__typename": "MorphoWalletPositions", "chainId": 8453}], "errors": []}
+        "data": [{"__typename": "MorphoWalletPositions", "chainId": 8453}],
+        "errors": [],
+    }
 
 
-@pytest.mark.parametrize("accept, media", [
-    (None, "application/json"),
-    ("*/*", "application/json"),
-    ("application/graphql-response+json", "application/graphql-response+json"),
-    ("application/graphql-response+json, application/json;q=0.9", "application/graphql-response+json"),
-    ("application/json, application/graphql-response+json;q=0.5", "application/json"),
-    ("*/*, application/graphql-response+json", "application/graphql-response+json"),
-])
+@pytest.mark.parametrize(
+    "accept, media",
+    [
+        (None, "application/json"),
+        ("*/*", "application/json"),
+        ("application/graphql-response+json", "application/graphql-response+json"),
+        ("application/graphql-response+json, application/json;q=0.9", "application/graphql-response+json"),
+        ("application/json, application/graphql-response+json;q=0.5", "application/json"),
+        ("*/*, application/graphql-response+json", "application/graphql-response+json"),
+    ],
+)
 async def test_response_media_type_is_negotiated(api, accept, media):
     headers = {"Accept": accept} if accept else {}
     reply = await api.positions(position_input(), headers=headers)
@@ -71,19 +88,25 @@ async def test_results_keep_input_order_and_every_input_yields_one_entry(api):
     result = reply.body["data"]["walletPositions"]
     assert [(d["walletAddress"], d["chainId"]) for d in result["data"]] == [(OTHER, 1), (WALLET, 8453)]
     assert [(e["protocol"], e["chainId"], e["error"]["code"]) for e in result["errors"]] == [
-        ("nope", 1, "VALIDATION_ERROR"), ("morpho", 5, "VALIDATION_ERROR"), ("netfail", 1, "NETWORK_ERROR")]
+        ("nope", 1, "VALIDATION_ERROR"),
+        ("morpho", 5, "VALIDATION_ERROR"),
+        ("netfail", 1, "NETWORK_ERROR"),
+    ]
 
 
-@pytest.mark.parametrize("item, message", [
-    (position_input("uniswap"), "Unknown protocol 'uniswap'. Supported protocols: "),
-    (position_input(chain_id=137), "Chain 137 is not supported by protocol 'morpho'. Supported chains: 1, 8453."),
-    (position_input(chain_id=-1), "Chain -1 is not supported"),
-    (position_input(wallet="0x1234"), "Malformed walletAddress"),
-    (position_input(wallet="ab" * 21), "Malformed walletAddress"),
-    (position_input(wallet="0x" + "zz" * 20), "Malformed walletAddress"),
-    (position_input(wallet="0x" + "a" * 90_000), "Malformed walletAddress"),
-    (position_input(wallet=" 0x" + "ab" * 20), "Malformed walletAddress"),
-])
+@pytest.mark.parametrize(
+    "item, message",
+    [
+        (position_input("uniswap"), "Unknown protocol 'uniswap'. Supported protocols: "),
+        (position_input(chain_id=137), "Chain 137 is not supported by protocol 'morpho'. Supported chains: 1, 8453."),
+        (position_input(chain_id=-1), "Chain -1 is not supported"),
+        (position_input(wallet="0x1234"), "Malformed walletAddress"),
+        (position_input(wallet="ab" * 21), "Malformed walletAddress"),
+        (position_input(wallet="0x" + "zz" * 20), "Malformed walletAddress"),
+        (position_input(wallet="0x" + "a" * 90_000), "Malformed walletAddress"),
+        (position_input(wallet=" 0x" + "ab" * 20), "Malformed walletAddress"),
+    ],
+)
 async def test_invalid_inputs_are_validation_errors(api, stand_ins, item, message):
     reply = await api.positions(item)
     assert reply.status == 200
@@ -102,20 +125,29 @@ async def test_protocol_name_is_case_insensitive(api):
     assert reply.body["data"]["walletPositions"]["data"][0]["protocol"] == "morpho"
 
 
-@pytest.mark.parametrize("protocol, code, retryable, message", [
-    ("netfail", "NETWORK_ERROR", True, "The chain's RPC endpoint could not be reached."),
-    ("revert", "PROTOCOL_ERROR", False, "Vault 0x11 reverted on convertToAssets."),
-    ("buggy", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
-    ("badshape", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
-    ("noblock", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
-    ("badfloat", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
-])
+@pytest.mark.parametrize(
+    "protocol, code, retryable, message",
+    [
+        ("netfail", "NETWORK_ERROR", True, "The chain's RPC endpoint could not be reached."),
+        ("revert", "PROTOCOL_ERROR", False, "Vault 0x11 reverted on convertToAssets."),
+        ("buggy", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
+        ("badshape", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
+        ("noblock", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
+        ("badfloat", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
+    ],
+)
 async def test_adapter_failures_map_to_error_codes(api, caplog, protocol, code, retryable, message):
     caplog.set_level(logging.ERROR, logger="wallet_positions.resolver")
     reply = await api.positions(position_input(protocol), position_input())
     result = reply.body["data"]["walletPositions"]
-    assert result["errors"] == [{"protocol": protocol, "chainId": 1, "walletAddress": WALLET,
-                                 "error": {"code": code, "message": message, "retryable": retryable}}]
+    assert result["errors"] == [
+        {
+            "protocol": protocol,
+            "chainId": 1,
+            "walletAddress": WALLET,
+            "error": {"code": code, "message": message, "retryable": retryable},
+        }
+    ]
     assert len(result["data"]) == 1
     if code == "UNKNOWN_ERROR":
         assert any(record.levelname == "ERROR" for record in caplog.records), "detail must reach the log"
@@ -126,8 +158,10 @@ async def test_slow_input_times_out_without_breaking_others(make_api):
     reply = await api.positions(position_input("slow"), position_input())
     result = reply.body["data"]["walletPositions"]
     assert result["errors"][0]["error"] == {
-        "code": "TIMEOUT", "retryable": True,
-        "message": "The input did not resolve within its time budget of 0.3 s."}
+        "code": "TIMEOUT",
+        "retryable": True,
+        "message": "The input did not resolve within its time budget of 0.3 s.",
+    }
     assert len(result["data"]) == 1
 
 
@@ -152,8 +186,10 @@ async def test_identical_inputs_are_fetched_once_even_across_aliases(api, stand_
       second: walletPositions(inputs: $b) { data { ... on MorphoWalletPositions { walletAddress } } }
     }"""
     upper = "0x" + "AB" * 20
-    reply = await api.query(query, {"a": [position_input(), position_input(wallet=upper)],
-                                    "b": [position_input(), position_input(wallet=OTHER)]})
+    reply = await api.query(
+        query,
+        {"a": [position_input(), position_input(wallet=upper)], "b": [position_input(), position_input(wallet=OTHER)]},
+    )
     assert reply.status == 200
     assert [d["walletAddress"] for d in reply.body["data"]["first"]["data"]] == [WALLET, WALLET]
     assert [d["walletAddress"] for d in reply.body["data"]["second"]["data"]] == [WALLET, OTHER]
@@ -195,9 +231,15 @@ def test_a_protocol_outside_the_union_is_refused_at_startup():
 
 
 async def test_every_query_field_of_the_sdl_is_executable(api):
-    reply = await api.query(QUICKSTART.replace("vaultName assetsUsd apy shares", """
+    reply = await api.query(
+        QUICKSTART.replace(
+            "vaultName assetsUsd apy shares",
+            """
         type vaultAddress vaultName vaultSymbol asset { address symbol name decimals }
-        shares assets assetsUsd apy"""), {"inputs": [position_input()]})
+        shares assets assetsUsd apy""",
+        ),
+        {"inputs": [position_input()]},
+    )
     position = reply.body["data"]["walletPositions"]["data"][0]["vaultV2Positions"][0]
     assert position == vault_position(WALLET, 1)["vaultV2Positions"][0]
 

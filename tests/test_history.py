@@ -21,8 +21,10 @@ def uneven(request):
     try:
         for count, interval in SEGMENTS:
             node.rpc("anvil_mine", hex(count), hex(interval))
-        stamps = [int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
-                  for block in range(node.block_number() + 1)]
+        stamps = [
+            int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+            for block in range(node.block_number() + 1)
+        ]
         yield node, stamps
     finally:
         node.stop()
@@ -36,8 +38,14 @@ def scanned(stamps: list[int], target: int) -> tuple[int, int] | None:
 async def test_the_block_at_a_time_is_the_newest_not_after_it(uneven, open_chains):
     node, stamps = uneven
     rng = random.Random(7)
-    targets = sorted({stamps[0] - 1, stamps[-1] + 50, *(stamp + d for stamp in rng.sample(stamps, 60) for d in (-1, 0, 1)),
-                      *(rng.randint(stamps[0], stamps[-1]) for _ in range(60))})
+    targets = sorted(
+        {
+            stamps[0] - 1,
+            stamps[-1] + 50,
+            *(stamp + d for stamp in rng.sample(stamps, 60) for d in (-1, 0, 1)),
+            *(rng.randint(stamps[0], stamps[-1]) for _ in range(60)),
+        }
+    )
     chains = await open_chains({node.chain_id: node.url})
     rounds = []
     for target in targets:

@@ -14,18 +14,23 @@ from tests.test_morpho import market_id, positions, world  # noqa: F401 (the wor
 
 
 def index(world, tmp_path, *args, state="state", rpc=True):
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RPC_URL_")},
-           "ADDRESSES_FILE": str(world.write_addresses(tmp_path / "addresses.json")),
-           "STATE_DIR": str(tmp_path / state), **({f"RPC_URL_{world.node.chain_id}": world.node.url} if rpc else {})}
-    return subprocess.run([sys.executable, str(ROOT / "server.py"), "index", *args], env=env, capture_output=True,
-                          text=True, timeout=120)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("RPC_URL_")},
+        "ADDRESSES_FILE": str(world.write_addresses(tmp_path / "addresses.json")),
+        "STATE_DIR": str(tmp_path / state),
+        **({f"RPC_URL_{world.node.chain_id}": world.node.url} if rpc else {}),
+    }
+    return subprocess.run(
+        [sys.executable, str(ROOT / "server.py"), "index", *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def covered(path) -> list[tuple]:
     db = sqlite3.connect(path)
     try:
         return db.execute("SELECT stream, covered_to FROM progress").fetchall() + [
-            db.execute(f"SELECT COUNT(*) FROM {table}").fetchone() for table in ("entries", "holdings")]
+            db.execute(f"SELECT COUNT(*) FROM {table}").fetchone() for table in ("entries", "holdings")
+        ]
     finally:
         db.close()
 
@@ -57,14 +62,16 @@ def test_import_refuses_what_is_not_an_index(world, tmp_path):
     assert not (tmp_path / "state" / f"index-{world.node.chain_id}.sqlite").exists()
 
 
-async def test_an_imported_snapshot_serves_without_a_scan(world, tmp_path, aiohttp_client, keys_file, api_key,
-                                                          caplog):
+async def test_an_imported_snapshot_serves_without_a_scan(world, tmp_path, aiohttp_client, keys_file, api_key, caplog):
     chain = str(world.node.chain_id)
     assert index(world, tmp_path, "build", "--chain", chain).returncode == 0
     assert index(world, tmp_path, "export", "--chain", chain, str(tmp_path / "s.sqlite")).returncode == 0
-    assert index(world, tmp_path, "import", "--chain", chain, str(tmp_path / "s.sqlite"), state="served").returncode == 0
-    api = await world_api(aiohttp_client, keys_file, api_key, tmp_path / "addresses.json", world.node,
-                          state_dir=str(tmp_path / "served"))
+    assert (
+        index(world, tmp_path, "import", "--chain", chain, str(tmp_path / "s.sqlite"), state="served").returncode == 0
+    )
+    api = await world_api(
+        aiohttp_client, keys_file, api_key, tmp_path / "addresses.json", world.node, state_dir=str(tmp_path / "served")
+    )
     (entry,) = (await positions(api, world.wallets["lender"]))["data"]
     assert {p["marketId"] for p in entry["marketPositions"]} == {market_id(world.market_a), market_id(world.market_b)}
     assert not any("blocks done" in r.getMessage() for r in caplog.records)

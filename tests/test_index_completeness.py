@@ -10,7 +10,8 @@ import asyncio
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import addresses
 import morpho
@@ -29,7 +30,7 @@ def world(tmp_path_factory):
     node = Anvil()
     try:
         world = W.build(node, W.compile_all())
-        world.actors = node.accounts[14:14 + ACTORS]
+        world.actors = node.accounts[14 : 14 + ACTORS]
         for actor in world.actors:
             W._fund(world, world.usdc, actor, 10_000_000 * W.USDC)
             W._fund(world, world.weth, actor, 10_000 * W.ETHER)
@@ -50,8 +51,13 @@ def act(world, kind: str, actor: str, other: str, market, amount: int) -> None:
         "borrow": (blue, f"borrow({PARAMS},uint256,uint256,address,address)", market, usdc, 0, actor, actor),
         "withdraw": (blue, f"withdraw({PARAMS},uint256,uint256,address,address)", market, usdc, 0, actor, actor),
         "repay": (blue, f"repay({PARAMS},uint256,uint256,address,bytes)", market, usdc // 2, 0, actor, b""),
-        "deposit": (world.vault_v1, "deposit(uint256,address,uint256)", usdc, other,
-                    0 if market == world.market_a else 1),
+        "deposit": (
+            world.vault_v1,
+            "deposit(uint256,address,uint256)",
+            usdc,
+            other,
+            0 if market == world.market_a else 1,
+        ),
         "transfer": (world.vault_v1, "transfer(address,uint256)", other, amount * 10**15),
     }
     try:
@@ -60,8 +66,16 @@ def act(world, kind: str, actor: str, other: str, market, amount: int) -> None:
             return
         node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE // 20)
         try:
-            node.send(blue, f"liquidate({PARAMS},address,uint256,uint256,bytes)", market, other, eth // 10, 0, b"",
-                      sender=actor)
+            node.send(
+                blue,
+                f"liquidate({PARAMS},address,uint256,uint256,bytes)",
+                market,
+                other,
+                eth // 10,
+                0,
+                b"",
+                sender=actor,
+            )
         finally:
             node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE)
     except RuntimeError:
@@ -70,20 +84,37 @@ def act(world, kind: str, actor: str, other: str, market, amount: int) -> None:
 
 def truth(world, wallet: str) -> tuple[set[str], set[str]]:
     node = world.node
-    markets = {market_id(m) for m in (world.market_a, world.market_b)
-               if any(node.call(world.morpho, "position(bytes32,address)", bytes.fromhex(market_id(m)[2:]), wallet,
-                                returns=["uint256", "uint128", "uint128"]))}
-    vaults = {v for v in (world.vault_v1, world.broken_vault, world.vault_v2)
-              if node.call(v, "balanceOf(address)", wallet)}
+    markets = {
+        market_id(m)
+        for m in (world.market_a, world.market_b)
+        if any(
+            node.call(
+                world.morpho,
+                "position(bytes32,address)",
+                bytes.fromhex(market_id(m)[2:]),
+                wallet,
+                returns=["uint256", "uint128", "uint128"],
+            )
+        )
+    }
+    vaults = {
+        v for v in (world.vault_v1, world.broken_vault, world.vault_v2) if node.call(v, "balanceOf(address)", wallet)
+    }
     return markets, vaults
 
 
 async def found(world, chains: Chains, wallet: str) -> tuple[set[str], set[str]]:
     deadline = asyncio.get_running_loop().time() + 30
-    answer = await morpho.fetch(addresses.load(str(world.addresses)), FetchContext(deadline, chains.request(deadline)),
-                                world.node.chain_id, wallet)
-    return ({p["marketId"] for p in answer["marketPositions"]},
-            {v["vaultAddress"] for v in answer["vaultV1Positions"] + answer["vaultV2Positions"]})
+    answer = await morpho.fetch(
+        addresses.load(str(world.addresses)),
+        FetchContext(deadline, chains.request(deadline)),
+        world.node.chain_id,
+        wallet,
+    )
+    return (
+        {p["marketId"] for p in answer["marketPositions"]},
+        {v["vaultAddress"] for v in answer["vaultV1Positions"] + answer["vaultV2Positions"]},
+    )
 
 
 async def service_view(world) -> list[tuple[set[str], set[str]]]:
@@ -104,16 +135,33 @@ async def service_view(world) -> list[tuple[set[str], set[str]]]:
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, ACTORS - 1), st.integers(0, ACTORS - 1),
-                          st.booleans(), st.integers(1, 300)), min_size=1, max_size=14),
-       st.sampled_from([0, 3, 70]))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(KINDS),
+            st.integers(0, ACTORS - 1),
+            st.integers(0, ACTORS - 1),
+            st.booleans(),
+            st.integers(1, 300),
+        ),
+        min_size=1,
+        max_size=14,
+    ),
+    st.sampled_from([0, 3, 70]),
+)
 def test_the_index_finds_every_position_the_chain_holds(world, actions, blocks_after):
     node = world.node
     snapshot = node.rpc("evm_snapshot")
     try:
         for kind, actor, other, first_market, amount in actions:
-            act(world, kind, world.actors[actor], world.actors[other],
-                world.market_a if first_market else world.market_b, amount)
+            act(
+                world,
+                kind,
+                world.actors[actor],
+                world.actors[other],
+                world.market_a if first_market else world.market_b,
+                amount,
+            )
         node.mine(blocks_after)
         expected = [truth(world, actor) for actor in world.actors]
         assert asyncio.run(service_view(world)) == expected

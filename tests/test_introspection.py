@@ -30,10 +30,13 @@ async def test_introspection_stays_refused_when_disabled(api):
     request_error(await api.query(get_introspection_query()), 400, "INTROSPECTION_DISABLED")
 
 
-@pytest.mark.parametrize("query, fragment", [
-    ("{ __type(name: \"Query\") { %s name %s } }" % ("ofType { " * 15, "}" * 15), "deeper than 15 levels"),
-    ("{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }", "at most 3 list fields"),
-])
+@pytest.mark.parametrize(
+    "query, fragment",
+    [
+        ('{ __type(name: "Query") { %s name %s } }' % ("ofType { " * 15, "}" * 15), "deeper than 15 levels"),
+        ("{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }", "at most 3 list fields"),
+    ],
+)
 async def test_introspection_has_bounds_of_its_own(make_api, query, fragment):
     api = await make_api(enable_introspection=True)
     assert fragment in request_error(await api.query(query), 400, "DEPTH_LIMIT_EXCEEDED")
@@ -49,12 +52,35 @@ async def test_ordinary_fields_beside_introspection_still_count_against_the_dept
 def test_schemathesis_run_from_the_url_finds_no_server_error(tmp_path: Path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "schemathesis", keys_file=keys).stdout.strip()
-    with served(tmp_path, "--keys-file", str(keys), "--enable-introspection", "1", "--rate-limit", "100000",
-                env={**os.environ, "PYTHONUNBUFFERED": "1"}) as (process, port, log):
-        done = subprocess.run([str(Path(sys.executable).with_name("schemathesis")), "run",
-                               f"http://127.0.0.1:{port}/graphql", "-H", f"x-api-key: {key}",
-                               "--max-examples", "100", "--seed", "1", "-c", "not_a_server_error"],
-                              capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    with served(
+        tmp_path,
+        "--keys-file",
+        str(keys),
+        "--enable-introspection",
+        "1",
+        "--rate-limit",
+        "100000",
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    ) as (process, port, log):
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).with_name("schemathesis")),
+                "run",
+                f"http://127.0.0.1:{port}/graphql",
+                "-H",
+                f"x-api-key: {key}",
+                "--max-examples",
+                "100",
+                "--seed",
+                "1",
+                "-c",
+                "not_a_server_error",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
         assert done.returncode == 0, done.stdout[-3000:]
         assert "200 passed" in done.stdout, "100 generated queries for each root field"
         process.send_signal(signal.SIGTERM)

@@ -23,8 +23,13 @@ def cli(*args: str, keys_file: Path | None = None) -> subprocess.CompletedProces
     command = [sys.executable, str(SERVER), *args]
     if keys_file is not None:
         command += ["--keys-file", str(keys_file)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60,
-                          cwd=keys_file.parent if keys_file and keys_file.parent.exists() else None)
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=keys_file.parent if keys_file and keys_file.parent.exists() else None,
+    )
 
 
 def test_create_prints_only_the_key_on_stdout(keys_file):
@@ -42,17 +47,28 @@ def test_create_prints_only_the_key_on_stdout(keys_file):
 
 def test_keys_file_comes_from_the_environment(tmp_path):
     target = tmp_path / "elsewhere.env"
-    done = subprocess.run([sys.executable, str(SERVER), "keys", "create", "--name", "env"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
-                          env={**os.environ, "API_KEYS_FILE": str(target)})
+    done = subprocess.run(
+        [sys.executable, str(SERVER), "keys", "create", "--name", "env"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={**os.environ, "API_KEYS_FILE": str(target)},
+    )
     assert done.returncode == 0, done.stderr
     assert len(auth.load_keys(target)) == 1
 
 
 def test_default_keys_file_is_keys_env_in_the_working_directory(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "API_KEYS_FILE"}
-    done = subprocess.run([sys.executable, str(SERVER), "keys", "create", "--name", "cwd"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=60, env=env)
+    done = subprocess.run(
+        [sys.executable, str(SERVER), "keys", "create", "--name", "cwd"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     assert len(auth.load_keys(tmp_path / "keys.env")) == 1
 
@@ -89,7 +105,7 @@ def test_revoking_an_unknown_id_fails_clearly(keys_file):
     assert "no key with id '000000000000'" in done.stderr
 
 
-@pytest.mark.parametrize("name", ["", "has space", "quote\"d", "x" * 65, "new\nline"])
+@pytest.mark.parametrize("name", ["", "has space", 'quote"d', "x" * 65, "new\nline"])
 def test_bad_names_are_refused(keys_file, name):
     done = cli("keys", "create", "--name", name, keys_file=keys_file)
     assert done.returncode == 1 and "key name must be" in done.stderr
@@ -124,13 +140,24 @@ def test_unwritable_keys_file_is_a_clear_error(tmp_path):
     assert done.stderr.startswith("error: cannot use the keys file") and "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("flag, value", [("--input-timeout", "nan"), ("--rate-limit", "0"),
-                                         ("--port", "70000"), ("--enable-introspection", "maybe"),
-                                         ("--document-cache-size", "0"), ("--document-cache-size", "many"),
-                                         ("--metrics-port", "99999"), ("--redis-timeout", "0"),
-                                         ("--redis-unavailable", "maybe"), ("--redis-url", "http://cache:6379")])
+@pytest.mark.parametrize(
+    "flag, value",
+    [
+        ("--input-timeout", "nan"),
+        ("--rate-limit", "0"),
+        ("--port", "70000"),
+        ("--enable-introspection", "maybe"),
+        ("--document-cache-size", "0"),
+        ("--document-cache-size", "many"),
+        ("--metrics-port", "99999"),
+        ("--redis-timeout", "0"),
+        ("--redis-unavailable", "maybe"),
+        ("--redis-url", "http://cache:6379"),
+    ],
+)
 def test_bad_settings_exit_2_naming_the_setting(flag, value, capsys):
     import server
+
     assert server.main([flag, value]) == 2
     assert capsys.readouterr().err.startswith(f"error: {flag}: ")
 
@@ -138,6 +165,7 @@ def test_bad_settings_exit_2_naming_the_setting(flag, value, capsys):
 def test_a_bad_redis_url_is_named_never_shown(capsys, monkeypatch):
     """A Redis URL may carry a password: the error names the setting and the schemes only."""
     import server
+
     monkeypatch.setenv("REDIS_URL", "https://:s3cret@cache:6379/0")
     assert server.main([]) == 2
     error = capsys.readouterr().err
@@ -151,13 +179,16 @@ def test_corrupt_file_is_not_overwritten_by_create(keys_file):
     assert keys_file.read_text() == "KEY_abc=oops\n"
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("garbage\n", "line 1: expected NAME=value"),
-    ("OTHER=1\n", "unexpected variable 'OTHER'"),
-    ("KEY_0123456789ab_SHA256=xyz\n", "no valid KEY_0123456789ab_SHA256"),
-    ("KEY_0123456789ab_NAME=a\nKEY_0123456789ab_NAME=b\n", "line 2: KEY_0123456789ab_NAME is set twice"),
-    ("KEY_0123456789ab_SHA256=" + "a" * 64 + "\nKEY_0123456789ab_CREATED=yesterday\n", "not a UTC time"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("garbage\n", "line 1: expected NAME=value"),
+        ("OTHER=1\n", "unexpected variable 'OTHER'"),
+        ("KEY_0123456789ab_SHA256=xyz\n", "no valid KEY_0123456789ab_SHA256"),
+        ("KEY_0123456789ab_NAME=a\nKEY_0123456789ab_NAME=b\n", "line 2: KEY_0123456789ab_NAME is set twice"),
+        ("KEY_0123456789ab_SHA256=" + "a" * 64 + "\nKEY_0123456789ab_CREATED=yesterday\n", "not a UTC time"),
+    ],
+)
 def test_corrupt_file_errors_name_the_problem(keys_file, text, problem):
     keys_file.write_text(text)
     with pytest.raises(auth.KeyFileError, match=re.escape(problem)):
@@ -166,7 +197,7 @@ def test_corrupt_file_errors_name_the_problem(keys_file, text, problem):
 
 def test_quoted_values_and_export_prefix_are_accepted(keys_file):
     digest = "b" * 64
-    keys_file.write_text(f'export KEY_0123456789ab_NAME="quoted"\nKEY_0123456789ab_SHA256=\'{digest}\'\n')
+    keys_file.write_text(f"export KEY_0123456789ab_NAME=\"quoted\"\nKEY_0123456789ab_SHA256='{digest}'\n")
     (record,) = auth.load_keys(keys_file).values()
     assert (record.name, record.digest) == ("quoted", digest)
 
@@ -211,7 +242,8 @@ async def test_corrupt_file_at_reload_keeps_the_last_good_set(make_api, keys_fil
 
 
 async def test_a_keys_file_that_disappears_keeps_the_last_good_set_and_an_emptied_one_applies(
-        make_api, keys_file, caplog):
+    make_api, keys_file, caplog
+):
     caplog.set_level(logging.INFO, logger="wallet_positions.auth")
     api = await make_api()
     good = keys_file.read_text()
@@ -228,7 +260,7 @@ async def test_a_keys_file_that_disappears_keeps_the_last_good_set_and_an_emptie
 
 
 def test_a_name_held_by_an_active_key_is_refused(keys_file):
-    key, record = auth.create_key(keys_file, "ci")
+    _key, record = auth.create_key(keys_file, "ci")
     with pytest.raises(ValueError, match="an active key is already named 'ci'"):
         auth.create_key(keys_file, "ci")
     done = cli("keys", "create", "--name", "ci", keys_file=keys_file)

@@ -25,8 +25,11 @@ async def scrape(aiohttp_client: Any, api: Any) -> tuple[str, Samples]:
     reply = await client.get("/metrics")
     assert reply.status == 200 and reply.content_type == "text/plain"
     text = await reply.text()
-    return text, {(sample.name, frozenset(sample.labels.items())): sample.value
-                  for family in text_string_to_metric_families(text) for sample in family.samples}
+    return text, {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
 
 
 def value(samples: Samples, name: str, **labels: str) -> float:
@@ -60,12 +63,32 @@ async def test_requests_inputs_rpc_and_index(aiohttp_client, world_client, world
     assert value(samples, "wp_http_requests_total", route="other", method="GET", status="404") == 1
     assert value(samples, "wp_http_requests_total", route="/healthz", method="GET", status="200") == 1
     assert value(samples, "wp_http_request_duration_seconds_count", **graphql) == 6
-    assert value(samples, "wp_inputs_total", field="walletPositions", protocol="morpho", chain_id="31337",
-                 outcome="OK") == 1
-    assert value(samples, "wp_inputs_total", field="walletPositions", protocol="other", chain_id="other",
-                 outcome="VALIDATION_ERROR") == 1
-    assert value(samples, "wp_inputs_total", field="walletPositions", protocol="morpho", chain_id="other",
-                 outcome="VALIDATION_ERROR") == 1
+    assert (
+        value(samples, "wp_inputs_total", field="walletPositions", protocol="morpho", chain_id="31337", outcome="OK")
+        == 1
+    )
+    assert (
+        value(
+            samples,
+            "wp_inputs_total",
+            field="walletPositions",
+            protocol="other",
+            chain_id="other",
+            outcome="VALIDATION_ERROR",
+        )
+        == 1
+    )
+    assert (
+        value(
+            samples,
+            "wp_inputs_total",
+            field="walletPositions",
+            protocol="morpho",
+            chain_id="other",
+            outcome="VALIDATION_ERROR",
+        )
+        == 1
+    )
     assert value(samples, "wp_auth_failures_total", reason="missing") == 1
     assert value(samples, "wp_auth_failures_total", reason="unknown") == 1
     assert value(samples, "wp_auth_failures_total", reason="malformed") == 1
@@ -81,8 +104,15 @@ async def test_requests_inputs_rpc_and_index(aiohttp_client, world_client, world
     assert value(samples, "wp_rpc_received_bytes_total", **chain) > 1000
     assert value(samples, "wp_chain_head_block", **chain) == world.node.block_number()
     assert total(samples, "wp_index_covered_block", **chain) > 0
-    assert value(samples, "wp_build_info", version=VERSION, python=next(
-        dict(labels)["python"] for name, labels in samples if name == "wp_build_info")) == 1
+    assert (
+        value(
+            samples,
+            "wp_build_info",
+            version=VERSION,
+            python=next(dict(labels)["python"] for name, labels in samples if name == "wp_build_info"),
+        )
+        == 1
+    )
     (key_id,) = auth.load_keys(keys_file)
     for secret in (lender.lower(), lender[2:].lower(), api.key, key_id.lower()):
         assert secret not in text.lower()
@@ -92,8 +122,16 @@ async def test_rate_limit_refusals_and_rpc_failures(aiohttp_client, keys_file, a
     proxy = RpcProxy(world.node.url)
     server = await aiohttp_client(proxy.app())
     proxy.mode = "not-json"
-    api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node,
-                          url=str(server.make_url("/")), rate_limit=2, input_timeout=2)
+    api = await world_api(
+        aiohttp_client,
+        keys_file,
+        api_key,
+        world.write_addresses(tmp_path / "a.json"),
+        world.node,
+        url=str(server.make_url("/")),
+        rate_limit=2,
+        input_timeout=2,
+    )
     assert (await api.query(QUERY, inputs(world.wallets["lender"]))).status == 200
     proxy.mode = "forward"
     proxy.item_faults = {"eth_blockNumber": (1.0, {"code": -32000, "message": "header not found"})}
@@ -107,5 +145,14 @@ async def test_rate_limit_refusals_and_rpc_failures(aiohttp_client, keys_file, a
     chain = {"chain_id": "31337"}
     assert value(samples, "wp_rpc_http_requests_total", **chain, outcome="not_json") >= 1
     assert value(samples, "wp_rpc_calls_total", **chain, method="eth_blockNumber", outcome="node_failure") == 1
-    assert value(samples, "wp_inputs_total", field="walletPositions", protocol="morpho", chain_id="31337",
-                 outcome="NETWORK_ERROR") == 1
+    assert (
+        value(
+            samples,
+            "wp_inputs_total",
+            field="walletPositions",
+            protocol="morpho",
+            chain_id="31337",
+            outcome="NETWORK_ERROR",
+        )
+        == 1
+    )

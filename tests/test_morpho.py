@@ -17,7 +17,6 @@ import pytest
 from eth_hash.auto import keccak
 
 import addresses
-import chain
 import morpho
 import server
 from tests import morpho_world as W
@@ -61,14 +60,19 @@ class Chain:
         return self.node.call(to, signature, *args, returns=returns, block=self.block)
 
     def supply_assets(self, params, user) -> int:
-        return self.call(self.world.lens, f"expectedSupplyAssets(address,{PARAMS},address)", self.world.morpho, params, user)
+        return self.call(
+            self.world.lens, f"expectedSupplyAssets(address,{PARAMS},address)", self.world.morpho, params, user
+        )
 
     def borrow_assets(self, params, user) -> int:
-        return self.call(self.world.lens, f"expectedBorrowAssets(address,{PARAMS},address)", self.world.morpho, params, user)
+        return self.call(
+            self.world.lens, f"expectedBorrowAssets(address,{PARAMS},address)", self.world.morpho, params, user
+        )
 
     def totals(self, params) -> tuple[int, ...]:
-        return self.call(self.world.morpho, "market(bytes32)", bytes.fromhex(market_id(params)[2:]),
-                         returns=["uint128"] * 6)
+        return self.call(
+            self.world.morpho, "market(bytes32)", bytes.fromhex(market_id(params)[2:]), returns=["uint128"] * 6
+        )
 
     def borrow_rate(self, params) -> int:
         return self.call(params[3], f"borrowRateView({PARAMS},{MARKET})", params, self.totals(params))
@@ -79,14 +83,21 @@ class Chain:
     def accrued_supply_and_rate(self, params, owner) -> tuple[int, int]:
         """`owner`'s supply accrued to the block, and the market's supply rate at its accrued
         utilization (what the SDK weighs an accrued vault by; the test IRM is not adaptive)."""
-        supply, _, borrow, _ = self.call(self.world.lens, f"expectedMarketBalances(address,{PARAMS})",
-                                         self.world.morpho, params, returns=["uint256"] * 4)
+        supply, _, borrow, _ = self.call(
+            self.world.lens,
+            f"expectedMarketBalances(address,{PARAMS})",
+            self.world.morpho,
+            params,
+            returns=["uint256"] * 4,
+        )
         fee = self.totals(params)[5]
         return self.supply_assets(params, owner), supply_rate(self.borrow_rate(params), (supply, 0, borrow, 0, 0, fee))
 
     def vault_v1_rates(self) -> tuple[int, int]:
         """The test V1 vault's per-second rates, (before, after) its fee."""
-        parts = [self.accrued_supply_and_rate(m, self.world.vault_v1) for m in (self.world.market_a, self.world.market_b)]
+        parts = [
+            self.accrued_supply_and_rate(m, self.world.vault_v1) for m in (self.world.market_a, self.world.market_b)
+        ]
         gross = sum(a * r for a, r in parts) // self.call(self.world.vault_v1, "totalAssets()")
         return gross, gross * (10**18 - W.V1_FEE) // 10**18
 
@@ -100,8 +111,9 @@ class Chain:
         parts = [self.accrued_supply_and_rate(m, world.market_adapter) for m in (world.market_a, world.market_b)]
         parts.append((self.call(world.vault_adapter, "realAssets()"), self.vault_v1_rate()))
         idle = self.call(world.usdc, "balanceOf(address)", world.vault_v2)
-        gross = min(sum(a * r for a, r in parts) // (sum(a for a, _ in parts) + idle),
-                    self.call(world.vault_v2, "maxRate()"))
+        gross = min(
+            sum(a * r for a, r in parts) // (sum(a for a, _ in parts) + idle), self.call(world.vault_v2, "maxRate()")
+        )
         return gross, gross * (10**18 - W.V2_PERFORMANCE_FEE) // 10**18 - W.V2_MANAGEMENT_FEE
 
     def usd(self, usdc_amount: int) -> float:
@@ -148,8 +160,13 @@ async def test_market_positions_match_morpho_balances_lib(world_client, world):
     assert set(by_id) == {market_id(world.market_a), market_id(world.market_b)}
     a = by_id[market_id(world.market_a)]
     supplied = chain.supply_assets(world.market_a, world.wallets["lender"])
-    shares = chain.call(world.morpho, "position(bytes32,address)", bytes.fromhex(a["marketId"][2:]),
-                        world.wallets["lender"], returns=["uint256", "uint128", "uint128"])
+    shares = chain.call(
+        world.morpho,
+        "position(bytes32,address)",
+        bytes.fromhex(a["marketId"][2:]),
+        world.wallets["lender"],
+        returns=["uint256", "uint128", "uint128"],
+    )
     assert a["supplyShares"] == str(shares[0]) and a["supplyAssets"] == str(supplied)
     assert supplied > 1_000_000 * W.USDC, "30 days of interest are included"
     assert a["supplyAssetsUsd"] == chain.usd(supplied)
@@ -176,9 +193,15 @@ async def test_vault_positions_and_apys(world_client, world):
     shares = chain.call(world.vault_v1, "balanceOf(address)", world.wallets["depositor"])
     assets = chain.call(world.vault_v1, "convertToAssets(uint256)", shares)
     assert v1 == {
-        "type": "morpho-vault-v1", "vaultAddress": world.vault_v1, "vaultName": "Test USDC Vault",
-        "vaultSymbol": "tvUSDC", "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6},
-        "shares": str(shares), "assets": str(assets), "assetsUsd": chain.usd(assets), "apy": v1["apy"],
+        "type": "morpho-vault-v1",
+        "vaultAddress": world.vault_v1,
+        "vaultName": "Test USDC Vault",
+        "vaultSymbol": "tvUSDC",
+        "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6},
+        "shares": str(shares),
+        "assets": str(assets),
+        "assetsUsd": chain.usd(assets),
+        "apy": v1["apy"],
     }
     assert close(v1["apy"], chain.vault_v1_apy())
 
@@ -224,8 +247,9 @@ async def test_a_stale_feed_leaves_usd_null_and_amounts_intact(world_client, wor
 
 
 @pytest.mark.parametrize("status, since, priced", [(0, 7200, True), (1, 7200, False), (0, 600, False)])
-async def test_l2_prices_need_the_sequencer_up_for_an_hour(aiohttp_client, keys_file, api_key, world, tmp_path,
-                                                          status, since, priced):
+async def test_l2_prices_need_the_sequencer_up_for_an_hour(
+    aiohttp_client, keys_file, api_key, world, tmp_path, status, since, priced
+):
     uptime = world.node.deploy(W.compile_all()["TestPriceFeed"], ["uint8"], [0])
     world.node.send(uptime, "set(int256,uint256)", status, world.timestamp() - since)
     world.set_feed(W.USDC_USD)
@@ -262,8 +286,9 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world
     assert together["rpc_requests"] <= max(single["rpc_requests"] for single in singles), (singles, together)
     scanned = [r.getMessage() for r in caplog.records if r.name == "wallet_positions.index"]
     assert scanned == [], "the settled history was scanned once, before these requests"
-    assert index.progress(morpho.stream(deployment)).covered_to == world.node.finalized_block(), \
+    assert index.progress(morpho.stream(deployment)).covered_to == world.node.finalized_block(), (
         "settled history is kept, up to the endpoint's finalized block; only the blocks after it are read again"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -277,12 +302,15 @@ def hostile():
         node.stop()
 
 
-async def test_hostile_contracts_cost_only_their_own_figures(aiohttp_client, keys_file, api_key, hostile, tmp_path, caplog):
+async def test_hostile_contracts_cost_only_their_own_figures(
+    aiohttp_client, keys_file, api_key, hostile, tmp_path, caplog
+):
     caplog.set_level(logging.INFO)
     world, parts = hostile
     api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
-    lender, borrower, saver = (await positions(api, world.wallets["lender"], world.wallets["borrower"],
-                                               world.wallets["saver"]))["data"]
+    lender, borrower, saver = (
+        await positions(api, world.wallets["lender"], world.wallets["borrower"], world.wallets["saver"])
+    )["data"]
 
     flaky = market_id(parts["flaky"])
     by_id = {p["marketId"]: p for p in lender["marketPositions"]}
@@ -322,15 +350,24 @@ async def test_vault_v2_apy_is_capped_at_its_max_rate(world_client, world):
 
 
 async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reaches(
-        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
     """While the stored index is too far behind and its scan is slow, the answer does not wait
     for it: every market the catalog holds is checked in bulk, and a warning names the block the
     index reaches."""
     node, newcomer = world.node, world.node.accounts[19]
     proxy = RpcProxy(node.url)
     proxy.url = str((await aiohttp_server(proxy.app(), host="127.0.0.1")).make_url("/"))
-    api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), node,
-                          url=proxy.url, logs_block_range=4, input_timeout=4)
+    api = await world_api(
+        aiohttp_client,
+        keys_file,
+        api_key,
+        world.write_addresses(tmp_path / "a.json"),
+        node,
+        url=proxy.url,
+        logs_block_range=4,
+        input_timeout=4,
+    )
     deployment = addresses.load(str(tmp_path / "a.json"))[node.chain_id].morpho
     index = api.app[server.CHAINS].indexes.file(node.chain_id)
     await positions(api, newcomer)
@@ -338,8 +375,16 @@ async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reache
     snapshot = node.rpc("evm_snapshot")
     try:
         W._fund(world, world.usdc, newcomer, 1_000 * W.USDC)
-        node.send(world.morpho, f"supply({PARAMS},uint256,uint256,address,bytes)", world.market_b, 1_000 * W.USDC, 0,
-                  newcomer, b"", sender=newcomer)
+        node.send(
+            world.morpho,
+            f"supply({PARAMS},uint256,uint256,address,bytes)",
+            world.market_b,
+            1_000 * W.USDC,
+            0,
+            newcomer,
+            b"",
+            sender=newcomer,
+        )
         node.mine(120)
         proxy.method_delays = {"eth_getLogs": 10.0}
         (entry,) = (await positions(api, newcomer))["data"]

@@ -34,12 +34,35 @@ def adaptive():
         node.send(world.morpho, f"setFee({PARAMS},uint256)", params, W.MARKET_FEE)
         lender, borrower = world.wallets["lender"], node.accounts[8]
         W._fund(world, world.weth, borrower, 1_000 * W.ETHER)
-        node.send(world.morpho, f"supply({PARAMS},uint256,uint256,address,bytes)", params, 1_000_000 * W.USDC, 0,
-                  lender, b"", sender=lender)
-        node.send(world.morpho, f"supplyCollateral({PARAMS},uint256,address,bytes)", params, 600 * W.ETHER, borrower,
-                  b"", sender=borrower)
-        node.send(world.morpho, f"borrow({PARAMS},uint256,uint256,address,address)", params, 930_000 * W.USDC, 0,
-                  borrower, borrower, sender=borrower)
+        node.send(
+            world.morpho,
+            f"supply({PARAMS},uint256,uint256,address,bytes)",
+            params,
+            1_000_000 * W.USDC,
+            0,
+            lender,
+            b"",
+            sender=lender,
+        )
+        node.send(
+            world.morpho,
+            f"supplyCollateral({PARAMS},uint256,address,bytes)",
+            params,
+            600 * W.ETHER,
+            borrower,
+            b"",
+            sender=borrower,
+        )
+        node.send(
+            world.morpho,
+            f"borrow({PARAMS},uint256,uint256,address,address)",
+            params,
+            930_000 * W.USDC,
+            0,
+            borrower,
+            borrower,
+            sender=borrower,
+        )
         node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(params)[2:]), RATE_AT_TARGET)
         vault, vault_markets = _vault_over_two_markets(world, artifacts, adaptive_irm, borrower)
         node.send(world.morpho, "setFeeRecipient(address)", node.accounts[9])
@@ -57,21 +80,42 @@ def _vault_over_two_markets(world, artifacts, adaptive_irm, borrower):
     node, depositor = world.node, world.wallets["depositor"]
     second_oracle = node.deploy(artifacts["OracleMock"])
     node.send(second_oracle, "setPrice(uint256)", W.ORACLE_PRICE)
-    markets = [(world.usdc, world.weth, world.oracle, adaptive_irm, W.LLTV_B),
-               (world.usdc, world.weth, second_oracle, adaptive_irm, W.LLTV_A)]
-    vault = node.deploy(artifacts["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
-                        [world.morpho, world.usdc, "SDK Vault", "sdkUSDC", W.V1_FEE])
+    markets = [
+        (world.usdc, world.weth, world.oracle, adaptive_irm, W.LLTV_B),
+        (world.usdc, world.weth, second_oracle, adaptive_irm, W.LLTV_A),
+    ]
+    vault = node.deploy(
+        artifacts["TestVaultV1"],
+        ["address", "address", "string", "string", "uint96"],
+        [world.morpho, world.usdc, "SDK Vault", "sdkUSDC", W.V1_FEE],
+    )
     node.send(world.usdc, "approve(address,uint256)", vault, 2**256 - 1, sender=depositor)
     for index, (market, deposit, borrowed, at_target) in enumerate(
-            zip(markets, (300_000, 200_000), (200_000, 190_000), (10**9, 5 * 10**9))):
+        zip(markets, (300_000, 200_000), (200_000, 190_000), (10**9, 5 * 10**9))
+    ):
         node.send(world.morpho, f"createMarket({PARAMS})", market)
         node.send(world.morpho, f"setFee({PARAMS},uint256)", market, W.MARKET_FEE // 2)
         node.send(vault, f"addMarket({PARAMS},uint184)", market, 2**184 - 1)
         node.send(vault, "deposit(uint256,address,uint256)", deposit * W.USDC, depositor, index, sender=depositor)
-        node.send(world.morpho, f"supplyCollateral({PARAMS},uint256,address,bytes)", market, 200 * W.ETHER,
-                  borrower, b"", sender=borrower)
-        node.send(world.morpho, f"borrow({PARAMS},uint256,uint256,address,address)", market, borrowed * W.USDC, 0,
-                  borrower, borrower, sender=borrower)
+        node.send(
+            world.morpho,
+            f"supplyCollateral({PARAMS},uint256,address,bytes)",
+            market,
+            200 * W.ETHER,
+            borrower,
+            b"",
+            sender=borrower,
+        )
+        node.send(
+            world.morpho,
+            f"borrow({PARAMS},uint256,uint256,address,address)",
+            market,
+            borrowed * W.USDC,
+            0,
+            borrower,
+            borrower,
+            sender=borrower,
+        )
         node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(market)[2:]), at_target)
     node.send(world.factory, "announceV1(address,address,string,string)", vault, world.usdc, "v", "v")
     return vault, markets
@@ -93,8 +137,17 @@ def sdk_market(world, params, block: int) -> dict:
     totals = node.call(world.morpho, "market(bytes32)", key, returns=["uint128"] * 6, block=block)
     rate_at_target = node.call(params[3], "rateAtTarget(bytes32)", key, returns=["int256"], block=block)
     timestamp = int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
-    (answer,) = ask([{"kind": "market", "params": [*params[:4], str(params[4])], "totals": [str(t) for t in totals],
-                      "rateAtTarget": str(rate_at_target), "timestamp": str(timestamp)}])
+    (answer,) = ask(
+        [
+            {
+                "kind": "market",
+                "params": [*params[:4], str(params[4])],
+                "totals": [str(t) for t in totals],
+                "rateAtTarget": str(rate_at_target),
+                "timestamp": str(timestamp),
+            }
+        ]
+    )
     return {**answer, "totals": totals, "rateAtTarget": rate_at_target, "timestamp": timestamp}
 
 
@@ -110,8 +163,9 @@ async def test_market_apys_equal_the_sdks_at_the_same_block(api, adaptive):
     totals = sdk["totals"]
     assert totals[2] * 100 // totals[0] == 93 and sdk["timestamp"] - totals[4] >= UNTOUCHED
     rates = irm.borrow_rates(irm.utilization(totals[2], totals[0]), sdk["rateAtTarget"], sdk["timestamp"] - totals[4])
-    assert rates.end == int(sdk["endBorrowRate"]) and rates.end > rates.average, \
+    assert rates.end == int(sdk["endBorrowRate"]) and rates.end > rates.average, (
         "the instantaneous rate has drifted above the average since the last update"
+    )
 
 
 async def test_zero_collateral_is_worth_zero_as_the_sdk_says(api, adaptive):
@@ -127,15 +181,37 @@ def sdk_vault(world, vault, markets, block: int, v1_1: bool = True) -> dict:
     node, allocations = world.node, []
     for market in markets:
         state = sdk_market(world, market, block)
-        shares = node.call(world.morpho, "position(bytes32,address)", bytes.fromhex(market_id(market)[2:]), vault,
-                           returns=["uint256", "uint128", "uint128"], block=block)[0]
-        allocations.append({"params": [*market[:4], str(market[4])], "totals": [str(t) for t in state["totals"]],
-                            "rateAtTarget": str(state["rateAtTarget"]), "supplyShares": str(shares)})
-    (answer,) = ask([{"kind": "vault", "address": vault, "asset": world.usdc, "fee": str(W.V1_FEE),
-                      "totalSupply": str(node.call(vault, "totalSupply()", block=block)),
-                      "lastTotalAssets": str(node.call(vault, "lastTotalAssets()", block=block)),
-                      "lostAssets": str(node.call(vault, "lostAssets()", block=block)) if v1_1 else None,
-                      "allocations": allocations, "timestamp": str(state["timestamp"])}])
+        shares = node.call(
+            world.morpho,
+            "position(bytes32,address)",
+            bytes.fromhex(market_id(market)[2:]),
+            vault,
+            returns=["uint256", "uint128", "uint128"],
+            block=block,
+        )[0]
+        allocations.append(
+            {
+                "params": [*market[:4], str(market[4])],
+                "totals": [str(t) for t in state["totals"]],
+                "rateAtTarget": str(state["rateAtTarget"]),
+                "supplyShares": str(shares),
+            }
+        )
+    (answer,) = ask(
+        [
+            {
+                "kind": "vault",
+                "address": vault,
+                "asset": world.usdc,
+                "fee": str(W.V1_FEE),
+                "totalSupply": str(node.call(vault, "totalSupply()", block=block)),
+                "lastTotalAssets": str(node.call(vault, "lastTotalAssets()", block=block)),
+                "lostAssets": str(node.call(vault, "lostAssets()", block=block)) if v1_1 else None,
+                "allocations": allocations,
+                "timestamp": str(state["timestamp"]),
+            }
+        ]
+    )
     return answer
 
 
@@ -156,9 +232,11 @@ async def test_vault_v1_apy_equals_the_sdks_net_apy(api, adaptive):
 
 async def test_the_vault_pool_apys_equal_the_sdks_before_and_after_the_fee(api, adaptive):
     world, _, _, _, vault, markets = adaptive
-    reply = await api.query("""query($p: [PoolInput!]!) { poolDetails(inputs: $p) { data { blockNumber warnings { code }
+    reply = await api.query(
+        """query($p: [PoolInput!]!) { poolDetails(inputs: $p) { data { blockNumber warnings { code }
       details { ... on MorphoVaultV1Pool { apy netApy totalAssets } } } } }""",
-                            {"p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": vault}]})
+        {"p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": vault}]},
+    )
     (pool,) = reply.body["data"]["poolDetails"]["data"]
     answer = sdk_vault(world, vault, markets, pool["blockNumber"])
     assert pool["warnings"] == [] and answer["apy"] > answer["netApy"] > 0
@@ -177,8 +255,12 @@ async def test_lost_assets_dilute_the_vault_apy_as_in_the_sdk(api, adaptive):
         apy, block = await _vault_apy(api, world, vault)
         answer, undiluted = (sdk_vault(world, vault, markets, block, v1_1) for v1_1 in (True, False))
         total, last = (node.call(vault, f"{view}()", block=block) for view in ("totalAssets", "lastTotalAssets"))
-        real = sum(node.call(world.lens, f"expectedSupplyAssets(address,{PARAMS},address)", world.morpho, m, vault,
-                             block=block) for m in markets)
+        real = sum(
+            node.call(
+                world.lens, f"expectedSupplyAssets(address,{PARAMS},address)", world.morpho, m, vault, block=block
+            )
+            for m in markets
+        )
     finally:
         node.rpc("evm_revert", snapshot)
     assert total == last > real, "the loss is counted as lost assets: total assets stay at the last total"
@@ -194,15 +276,22 @@ async def _recipient_against_the_contract(api, world, params, recipient) -> tupl
     node, key = world.node, bytes.fromhex(market_id(params)[2:])
     (entry,) = (await positions(api, recipient))["data"]
     block = entry["blockNumber"]
-    before = node.call(world.morpho, "position(bytes32,address)", key, recipient,
-                       returns=["uint256", "uint128", "uint128"], block=block)[0]
+    before = node.call(
+        world.morpho,
+        "position(bytes32,address)",
+        key,
+        recipient,
+        returns=["uint256", "uint128", "uint128"],
+        block=block,
+    )[0]
     timestamp = int(node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
     snapshot = node.rpc("evm_snapshot")
     try:
         node.rpc("evm_setNextBlockTimestamp", hex(timestamp))
         node.send(world.morpho, f"accrueInterest({PARAMS})", params)
-        shares = node.call(world.morpho, "position(bytes32,address)", key, recipient,
-                           returns=["uint256", "uint128", "uint128"])[0]
+        shares = node.call(
+            world.morpho, "position(bytes32,address)", key, recipient, returns=["uint256", "uint128", "uint128"]
+        )[0]
         totals = node.call(world.morpho, "market(bytes32)", key, returns=["uint128"] * 6)
     finally:
         node.rpc("evm_revert", snapshot)
@@ -241,12 +330,27 @@ async def test_amounts_and_health_factor_equal_the_sdks_accrual_position(api, ad
     price = node.call(params[2], "price()", block=block)
     requests = []
     for wallet in (world.wallets["lender"], borrower):
-        shares = node.call(world.morpho, "position(bytes32,address)", key, wallet,
-                           returns=["uint256", "uint128", "uint128"], block=block)
-        requests.append({"kind": "position", "params": [*params[:4], str(params[4])],
-                         "totals": [str(t) for t in state["totals"]], "rateAtTarget": str(state["rateAtTarget"]),
-                         "price": str(price), "supplyShares": str(shares[0]), "borrowShares": str(shares[1]),
-                         "collateral": str(shares[2]), "timestamp": str(state["timestamp"])})
+        shares = node.call(
+            world.morpho,
+            "position(bytes32,address)",
+            key,
+            wallet,
+            returns=["uint256", "uint128", "uint128"],
+            block=block,
+        )
+        requests.append(
+            {
+                "kind": "position",
+                "params": [*params[:4], str(params[4])],
+                "totals": [str(t) for t in state["totals"]],
+                "rateAtTarget": str(state["rateAtTarget"]),
+                "price": str(price),
+                "supplyShares": str(shares[0]),
+                "borrowShares": str(shares[1]),
+                "collateral": str(shares[2]),
+                "timestamp": str(state["timestamp"]),
+            }
+        )
     lender_sdk, borrower_sdk = ask(requests)
     (lent,) = [p for p in lender_entry["marketPositions"] if p["marketId"] == market_id(params)]
     (owed,) = [p for p in borrower_entry["marketPositions"] if p["marketId"] == market_id(params)]

@@ -39,16 +39,19 @@ def holders(count: int) -> list[str]:
     return ["0x" + f"{i + 1:040x}" for i in range(count)]
 
 
-async def test_a_node_error_on_every_call_is_retried_whole_then_a_network_error(anvil, artifacts, open_chains,
-                                                                             proxy):
+async def test_a_node_error_on_every_call_is_retried_whole_then_a_network_error(anvil, artifacts, open_chains, proxy):
     token = deploy_token(anvil, artifacts)
     reader = await reader_for(open_chains, proxy.url)
     await reader.block_number()
     proxy.item_faults = {"eth_call": (1.0, HEADER_NOT_FOUND)}
-    results = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, h) for h in holders(200)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(reader.call(token, erc20.BALANCE_OF, h) for h in holders(200)), return_exceptions=True
+    )
     assert all(isinstance(r, NetworkError) and r.retryable for r in results)
-    assert results[0].message == f"The RPC endpoint for chain {CHAIN_ID} answered eth_call with error -32000: header not found."
+    assert (
+        results[0].message
+        == f"The RPC endpoint for chain {CHAIN_ID} answered eth_call with error -32000: header not found."
+    )
     assert stats(reader).requests == 1 + 3, "the pin, then one aggregate3 three times: never split"
 
 
@@ -60,11 +63,12 @@ async def test_only_the_calls_a_node_failed_are_asked_again(anvil, artifacts, op
     await reader.block_number()
     proxy.posts.clear()
     proxy.item_faults, proxy.fault_limit = {"eth_call": (1.0, error)}, 3
-    wallets = [WALLET] + holders(39)
+    wallets = [WALLET, *holders(39)]
     results = await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, h) for h in wallets))
     assert results == [(5,)] + [(0,)] * 39
-    assert [len(post) if isinstance(post, list) else 1 for post in proxy.posts] == [4, 3], \
+    assert [len(post) if isinstance(post, list) else 1 for post in proxy.posts] == [4, 3], (
         "four aggregate3 chunks, then only the three the node failed"
+    )
 
 
 async def test_a_block_the_node_does_not_know_yet_is_retried_then_a_network_error(anvil, open_chains, proxy):
@@ -102,7 +106,7 @@ async def test_a_sub_call_starved_of_gas_by_an_earlier_one_is_run_again_alone(an
 async def test_an_empty_revert_that_persists_alone_is_the_contracts(anvil, artifacts, open_chains, proxy):
     heavy = anvil.deploy(artifacts["HeavyView"])
     reader = await reader_for(open_chains, proxy.url)
-    with pytest.raises(ProtocolError, match="reverts on chain .* reverted \\(no reason given\\)"):
+    with pytest.raises(ProtocolError, match=r"reverts on chain .* reverted \(no reason given\)"):
         await reader.call(heavy, REVERTS_EMPTY)
     assert len([c for c in proxy.calls("eth_call") if c["params"][0]["to"] == heavy]) == 1
 
@@ -128,7 +132,7 @@ async def test_a_batch_answer_over_the_ceiling_is_asked_again_in_halves(anvil, a
     reader = await reader_for(open_chains, proxy.url, max_calls=10, max_response_bytes=8_000)
     await reader.block_number()
     proxy.posts.clear()
-    wallets = [WALLET] + holders(99)
+    wallets = [WALLET, *holders(99)]
     assert await asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, h) for h in wallets)) == [(3,)] + [(0,)] * 99
     assert len(proxy.posts) > 1 and reader.endpoint.batches_supported, "split, and batches stay in use"
 
@@ -188,15 +192,14 @@ async def test_an_endpoint_that_refused_a_batch_is_probed_again_later(anvil, art
     assert any(isinstance(post, list) for post in proxy.posts), "batches are tried again"
 
 
-async def test_untrusted_text_is_capped_and_stripped_and_the_cache_is_bounded_in_bytes(anvil, artifacts,
-                                                                                       open_chains):
+async def test_untrusted_text_is_capped_and_stripped_and_the_cache_is_bounded_in_bytes(anvil, artifacts, open_chains):
     hostile = anvil.deploy(artifacts["HostileText"])
     chains = await open_chains({CHAIN_ID: anvil.url}, cache_bytes=8_000)
     reader = chains.request(asyncio.get_running_loop().time() + 10).reader(CHAIN_ID)
     info = await erc20.token_info(reader, hostile)
     assert info["symbol"] == "EVLX"
     assert len(info["name"]) == rpc.MAX_TEXT and info["name"].startswith("EvilToken")
-    assert not any(ord(c) < 32 or 0x202a <= ord(c) <= 0x202e for c in info["name"])
+    assert not any(ord(c) < 32 or 0x202A <= ord(c) <= 0x202E for c in info["name"])
     tokens = [deploy_token(anvil, artifacts, symbol=f"T{count}") for count in range(30)]
     later = chains.request(asyncio.get_running_loop().time() + 10).reader(CHAIN_ID)
     await asyncio.gather(*(erc20.token_info(later, token) for token in tokens))
@@ -205,8 +208,9 @@ async def test_untrusted_text_is_capped_and_stripped_and_the_cache_is_bounded_in
 
 def test_a_malformed_rpc_url_stops_start_up_naming_the_variable_only(tmp_path):
     env = {**os.environ, "RPC_URL_8453": "htps//user:secret-value@nowhere", "API_KEYS_FILE": str(tmp_path / "k.env")}
-    done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--port", "0"], env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "server.py"), "--port", "0"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert "RPC_URL_8453 is not an http:// or https:// URL with a host" in done.stderr
     assert "secret-value" not in done.stderr + done.stdout
@@ -219,4 +223,3 @@ def test_a_node_failure_is_never_classified_as_the_contracts():
     revert = {"jsonrpc": "2.0", "id": 0, "error": {"code": 3, "message": "execution reverted", "data": "0x"}}
     assert isinstance(rpc.classify(revert, "eth_call", []), rpc.RpcError)
     assert isinstance(rpc.classify({"jsonrpc": "2.0", "id": 0, "result": None}, "eth_call", []), rpc.NodeFailure)
-

@@ -33,8 +33,11 @@ from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
 
 SCHEMA = build_schema(SDL_PATH.read_text())
-POSITIONS = ("query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
-             + select_all(SCHEMA.type_map["WalletPositionsResult"]) + " }")
+POSITIONS = (
+    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
+    + select_all(SCHEMA.type_map["WalletPositionsResult"])
+    + " }"
+)
 POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { protocol chainId poolAddress blockNumber data warnings { code message target } }
   errors { protocol chainId poolAddress blockNumber error { code message retryable } } } }"""
@@ -44,9 +47,18 @@ PARAMS = "(address,address,address,address,uint256)"
 LLTV_C = 770_000_000_000_000_000
 USDC = 10**6
 DAY = 24 * 3600
-INPUTS = [("morpho", "lender"), ("morpho", "depositor"), ("aave", "borrower"), ("compound", "borrower"),
-          ("pendle", "saver"), ("fluid", "lender"), ("neutrl", "saver"), ("midas", "saver"),
-          ("avantis", "borrower"), ("avant", "saver")]
+INPUTS = [
+    ("morpho", "lender"),
+    ("morpho", "depositor"),
+    ("aave", "borrower"),
+    ("compound", "borrower"),
+    ("pendle", "saver"),
+    ("fluid", "lender"),
+    ("neutrl", "saver"),
+    ("midas", "saver"),
+    ("avantis", "borrower"),
+    ("avant", "saver"),
+]
 
 
 class Service:
@@ -56,10 +68,14 @@ class Service:
         self.folder, self.key, self.node, self.url = folder, key, node, url
 
     async def __aenter__(self) -> Service:
-        app = server.create_app(Settings(keys_file=str(self.folder / "keys.env"),
-                                         addresses_file=str(self.folder / "addresses.json"),
-                                         state_dir=str(self.folder / "state")),
-                                rpc_urls={self.node.chain_id: self.url or self.node.url})
+        app = server.create_app(
+            Settings(
+                keys_file=str(self.folder / "keys.env"),
+                addresses_file=str(self.folder / "addresses.json"),
+                state_dir=str(self.folder / "state"),
+            ),
+            rpc_urls={self.node.chain_id: self.url or self.node.url},
+        )
         self.app = app
         self.client = TestClient(TestServer(app, host="127.0.0.1"))
         await self.client.start_server()
@@ -69,8 +85,9 @@ class Service:
         await self.client.close()
 
     async def ask(self, query: str, inputs: list[dict[str, Any]]) -> dict[str, Any]:
-        async with self.client.post("/graphql", json={"query": query, "variables": {"inputs": inputs}},
-                                    headers={"x-api-key": self.key}) as response:
+        async with self.client.post(
+            "/graphql", json={"query": query, "variables": {"inputs": inputs}}, headers={"x-api-key": self.key}
+        ) as response:
             assert response.status == 200, await response.text()
             body = await response.json()
         assert "errors" not in body, body
@@ -80,24 +97,42 @@ class Service:
         """Any number of inputs, five per request; data and errors in input order."""
         data, errors = [], []
         for start in range(0, len(inputs), 5):
-            answer = await self.ask(POSITIONS, inputs[start:start + 5])
+            answer = await self.ask(POSITIONS, inputs[start : start + 5])
             data += answer["data"]
             errors += answer["errors"]
         return {"data": data, "errors": errors}
 
 
 def position_inputs(worlds: Any, block: int | None = None) -> list[dict[str, Any]]:
-    return [{"protocol": protocol, "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[role],
-             **({"blockNumber": block} if block is not None else {})} for protocol, role in INPUTS]
+    return [
+        {
+            "protocol": protocol,
+            "chainId": worlds.node.chain_id,
+            "walletAddress": worlds.wallets[role],
+            **({"blockNumber": block} if block is not None else {}),
+        }
+        for protocol, role in INPUTS
+    ]
 
 
 def pool_inputs(worlds: Any, block: int | None = None) -> list[dict[str, Any]]:
     parts = worlds.parts
-    pools = [("morpho", market_id(parts["morpho"].market_a)), ("aave", parts["aave"].markets[0].provider),
-             ("compound", parts["compound"].usdc_market), ("pendle", parts["pendle"].active.market),
-             ("fluid", parts["fluid"].ftokens[0].address)]
-    return [{"protocol": protocol, "chainId": worlds.node.chain_id, "poolAddress": pool,
-             **({"blockNumber": block} if block is not None else {})} for protocol, pool in pools]
+    pools = [
+        ("morpho", market_id(parts["morpho"].market_a)),
+        ("aave", parts["aave"].markets[0].provider),
+        ("compound", parts["compound"].usdc_market),
+        ("pendle", parts["pendle"].active.market),
+        ("fluid", parts["fluid"].ftokens[0].address),
+    ]
+    return [
+        {
+            "protocol": protocol,
+            "chainId": worlds.node.chain_id,
+            "poolAddress": pool,
+            **({"blockNumber": block} if block is not None else {}),
+        }
+        for protocol, pool in pools
+    ]
 
 
 def market_id(params: tuple[Any, ...]) -> str:
@@ -111,22 +146,36 @@ def first_step(worlds: Any) -> None:
     market_c = (morpho.usdc, morpho.weth, morpho.oracle, morpho.irm, LLTV_C)
     node.send(morpho.morpho, "enableLltv(uint256)", LLTV_C)
     node.send(morpho.morpho, f"createMarket({PARAMS})", market_c)
-    node.send(morpho.morpho, f"supply({PARAMS},uint256,uint256,address,bytes)", market_c, 10_000 * USDC, 0,
-              wallets["lender"], b"", sender=wallets["lender"])
-    later = node.deploy(worlds.parts["artifacts"]["TestVaultV1"], ["address", "address", "string", "string", "uint96"],
-                        [morpho.morpho, morpho.usdc, "Later Vault", "lvUSDC", 0])
+    node.send(
+        morpho.morpho,
+        f"supply({PARAMS},uint256,uint256,address,bytes)",
+        market_c,
+        10_000 * USDC,
+        0,
+        wallets["lender"],
+        b"",
+        sender=wallets["lender"],
+    )
+    later = node.deploy(
+        worlds.parts["artifacts"]["TestVaultV1"],
+        ["address", "address", "string", "string", "uint96"],
+        [morpho.morpho, morpho.usdc, "Later Vault", "lvUSDC", 0],
+    )
     node.send(later, f"addMarket({PARAMS},uint184)", morpho.market_a, 10**12 * USDC)
     node.send(morpho.factory, "announceV1(address,address,string,string)", later, morpho.usdc, "v", "v")
     node.send(morpho.usdc, "approve(address,uint256)", later, 2**256 - 1, sender=wallets["depositor"])
-    node.send(later, "deposit(uint256,address,uint256)", 5_000 * USDC, wallets["depositor"], 0,
-              sender=wallets["depositor"])
+    node.send(
+        later, "deposit(uint256,address,uint256)", 5_000 * USDC, wallets["depositor"], 0, sender=wallets["depositor"]
+    )
     aave = worlds.parts["aave"]
     aave_world.supply(node, aave.markets[0], "WETH", 2 * 10**18, wallets["borrower"])
     vaults = worlds.parts["vaults"]
-    for token, role, amount in ((vaults.vaults["neutrl-snusd"], "saver", 10**18),
-                                (vaults.vaults["avant-savusd"], "saver", 10**18),
-                                (vaults.vaults["avantis-vault"], "borrower", 10**6),
-                                (vaults.tokens["mTBILL"], "saver", 10**18)):
+    for token, role, amount in (
+        (vaults.vaults["neutrl-snusd"], "saver", 10**18),
+        (vaults.vaults["avant-savusd"], "saver", 10**18),
+        (vaults.vaults["avantis-vault"], "borrower", 10**6),
+        (vaults.tokens["mTBILL"], "saver", 10**18),
+    ):
         node.send(token, "mint(address,uint256)", wallets[role], amount)
     node.rpc("evm_increaseTime", DAY)
     node.mine(3)
@@ -135,12 +184,21 @@ def first_step(worlds: Any) -> None:
 def second_step(worlds: Any) -> None:
     """A Morpho withdrawal, a Fluid position doubled, the USDC price moved, a day."""
     node, morpho, wallets = worlds.node, worlds.parts["morpho"], worlds.wallets
-    node.send(morpho.morpho, f"withdraw({PARAMS},uint256,uint256,address,address)", morpho.market_a,
-              100_000 * USDC, 0, wallets["lender"], wallets["lender"], sender=wallets["lender"])
+    node.send(
+        morpho.morpho,
+        f"withdraw({PARAMS},uint256,uint256,address,address)",
+        morpho.market_a,
+        100_000 * USDC,
+        0,
+        wallets["lender"],
+        wallets["lender"],
+        sender=wallets["lender"],
+    )
     fluid: fluid_world.FluidWorld = worlds.parts["fluid"]
     lender = wallets["lender"]
-    fluid.holdings[lender] = {token: (shares * 2, assets * 2) for token, (shares, assets)
-                              in fluid.holdings[lender].items()}
+    fluid.holdings[lender] = {
+        token: (shares * 2, assets * 2) for token, (shares, assets) in fluid.holdings[lender].items()
+    }
     fluid.publish(lender)
     node.rpc("evm_increaseTime", DAY)
     node.mine(2)
@@ -211,18 +269,27 @@ async def test_figures_equal_the_chain_at_that_block(history):
     market_a = market_id(morpho.market_a)
     async with Service(folder, key, node) as service:
         for block in kept:
-            answer = await service.positions([{"protocol": "morpho", "chainId": node.chain_id,
-                                               "walletAddress": lender, "blockNumber": block},
-                                              {"protocol": "morpho", "chainId": node.chain_id,
-                                               "walletAddress": depositor, "blockNumber": block}])
+            answer = await service.positions(
+                [
+                    {"protocol": "morpho", "chainId": node.chain_id, "walletAddress": lender, "blockNumber": block},
+                    {"protocol": "morpho", "chainId": node.chain_id, "walletAddress": depositor, "blockNumber": block},
+                ]
+            )
             lent, deposited = answer["data"]
-            shares = node.call(morpho.morpho, "position(bytes32,address)", bytes.fromhex(market_a[2:]), lender,
-                               returns=("uint256", "uint128", "uint128"), block=block)[0]
+            shares = node.call(
+                morpho.morpho,
+                "position(bytes32,address)",
+                bytes.fromhex(market_a[2:]),
+                lender,
+                returns=("uint256", "uint128", "uint128"),
+                block=block,
+            )[0]
             supplied = {p["marketId"]: p["supplyShares"] for p in lent["marketPositions"]}
             assert supplied[market_a] == str(shares)
             vaults = {p["vaultAddress"]: p["shares"] for p in deposited["vaultV1Positions"]}
-            assert vaults[morpho.vault_v1.lower()] == str(node.call(morpho.vault_v1, "balanceOf(address)", depositor,
-                                                                    block=block))
+            assert vaults[morpho.vault_v1.lower()] == str(
+                node.call(morpho.vault_v1, "balanceOf(address)", depositor, block=block)
+            )
             assert len(lent["marketPositions"]) == (2 if block == min(kept) else 3)
             assert len(vaults) == (2 if block == min(kept) else 3)
 
@@ -232,12 +299,13 @@ async def test_inputs_at_several_blocks_in_one_request(history):
     blocks = sorted(kept)
     lender = worlds.wallets["lender"]
     chain = worlds.node.chain_id
-    inputs = [{"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[0]},
-              {"protocol": "aave", "chainId": chain, "walletAddress": worlds.wallets["borrower"],
-               "blockNumber": blocks[1]},
-              {"protocol": "morpho", "chainId": chain, "walletAddress": lender},
-              {"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[3]},
-              {"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[0]}]
+    inputs = [
+        {"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[0]},
+        {"protocol": "aave", "chainId": chain, "walletAddress": worlds.wallets["borrower"], "blockNumber": blocks[1]},
+        {"protocol": "morpho", "chainId": chain, "walletAddress": lender},
+        {"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[3]},
+        {"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[0]},
+    ]
     async with Service(folder, key, worlds.node) as service:
         answer = await service.ask(POSITIONS, inputs)
     assert answer["errors"] == []
@@ -254,8 +322,15 @@ async def test_inputs_at_one_block_share_their_reads(history, caplog):
     caplog.set_level(logging.INFO, logger="wallet_positions.access")
     block = sorted(kept)[1]
     roles = ("lender", "borrower", "saver")
-    inputs = [{"protocol": "aave", "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[role],
-               "blockNumber": block} for role in roles]
+    inputs = [
+        {
+            "protocol": "aave",
+            "chainId": worlds.node.chain_id,
+            "walletAddress": worlds.wallets[role],
+            "blockNumber": block,
+        }
+        for role in roles
+    ]
     async with Service(folder, key, worlds.node) as service:
         await service.ask(POSITIONS, inputs[:1])
         caplog.clear()
@@ -273,29 +348,41 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
     head = node.block_number()
     wallet = worlds.wallets["lender"]
     before_all = 0
-    inputs = ([{"protocol": "morpho", "chainId": chain, "walletAddress": wallet, "blockNumber": head + 1000},
-               {"protocol": "morpho", "chainId": chain, "walletAddress": wallet, "blockNumber": -1},
-               {"protocol": "morpho", "chainId": chain, "walletAddress": wallet,
-                "blockNumber": worlds.parts["morpho"].start_block - 1}]
-              + [{"protocol": protocol, "chainId": chain, "walletAddress": wallet, "blockNumber": before_all}
-                 for protocol in ("aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant")])
+    inputs = [
+        {"protocol": "morpho", "chainId": chain, "walletAddress": wallet, "blockNumber": head + 1000},
+        {"protocol": "morpho", "chainId": chain, "walletAddress": wallet, "blockNumber": -1},
+        {
+            "protocol": "morpho",
+            "chainId": chain,
+            "walletAddress": wallet,
+            "blockNumber": worlds.parts["morpho"].start_block - 1,
+        },
+    ] + [
+        {"protocol": protocol, "chainId": chain, "walletAddress": wallet, "blockNumber": before_all}
+        for protocol in ("aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant")
+    ]
     async with Service(folder, key, node) as service:
         answer = await service.positions(inputs)
         pools = await service.ask(POOLS, pool_inputs(worlds, before_all))
     assert answer["data"] == []
     errors = answer["errors"]
     assert [(e["error"]["code"], e["error"]["retryable"], e["blockNumber"]) for e in errors] == [
-        ("VALIDATION_ERROR", False, item["blockNumber"]) for item in inputs]
-    assert errors[0]["error"]["message"] == (f"Block {head + 1000} is not on chain {chain} yet: its newest block is "
-                                             f"{head}.")
+        ("VALIDATION_ERROR", False, item["blockNumber"]) for item in inputs
+    ]
+    assert errors[0]["error"]["message"] == (
+        f"Block {head + 1000} is not on chain {chain} yet: its newest block is {head}."
+    )
     assert "a block number is 0 or more" in errors[1]["error"]["message"]
     morpho = worlds.parts["morpho"]
     assert errors[2]["error"]["message"] == (
         f"Block {morpho.start_block - 1} is before morpho's deployment on chain {chain}: Morpho Blue "
-        f"{morpho.morpho.lower()} was deployed at block {morpho.start_block}.")
+        f"{morpho.morpho.lower()} was deployed at block {morpho.start_block}."
+    )
     for error in errors[3:]:
-        assert f"Block {before_all} is before {error['protocol']}'s deployment on chain {chain}: " \
-               in error["error"]["message"]
+        assert (
+            f"Block {before_all} is before {error['protocol']}'s deployment on chain {chain}: "
+            in error["error"]["message"]
+        )
     assert pools["data"] == []
     assert [(e["error"]["code"], e["blockNumber"]) for e in pools["errors"]] == [("VALIDATION_ERROR", before_all)] * 5
     assert all(f"Block {before_all} is before " in e["error"]["message"] for e in pools["errors"])
@@ -311,8 +398,15 @@ async def test_a_pruned_endpoint_says_it_has_no_state_that_old(history, aiohttp_
     head = node.block_number()
     proxy.history_from = head - 20
     old, recent = max(kept), head - 10
-    inputs = [{"protocol": "morpho", "chainId": node.chain_id, "walletAddress": worlds.wallets["lender"],
-               "blockNumber": block} for block in (old, recent)]
+    inputs = [
+        {
+            "protocol": "morpho",
+            "chainId": node.chain_id,
+            "walletAddress": worlds.wallets["lender"],
+            "blockNumber": block,
+        }
+        for block in (old, recent)
+    ]
     try:
         async with Service(folder, key, node, str(proxied.make_url("/"))) as service:
             answer = await service.ask(POSITIONS, inputs)

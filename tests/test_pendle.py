@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from fractions import Fraction
 
 import addresses
@@ -22,8 +22,10 @@ from tests.rpc_proxy import RpcProxy
 
 WAD = 10**18
 TOKEN = "{ address symbol name decimals }"
-COMMON = f"marketAddress chainId underlyingAsset {TOKEN} syTokenAddress balance balanceUsd impliedApy expiry " \
-         "expiryDate expired"
+COMMON = (
+    f"marketAddress chainId underlyingAsset {TOKEN} syTokenAddress balance balanceUsd impliedApy expiry "
+    "expiryDate expired"
+)
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on PendleWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
     ptPositions {{ type {COMMON} ptToken {TOKEN} ptPrice ptDiscount }}
@@ -33,8 +35,14 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
     syPositions {{ type syTokenAddress chainId syToken {TOKEN} underlyingAsset {TOKEN} balance balanceUsd
                   exchangeRate }} }} }}
   errors {{ protocol chainId walletAddress error {{ code message retryable }} }} }} }}"""
-MARKET_STATE = ("address", "address", "address", "int256", "uint256",
-                "(int256,int256,int256,address,int256,uint256,uint256,uint256,uint256)")
+MARKET_STATE = (
+    "address",
+    "address",
+    "address",
+    "int256",
+    "uint256",
+    "(int256,int256,int256,address,int256,uint256,uint256,uint256,uint256)",
+)
 USER_INFO = "((address,uint256),(address,uint256),(address,uint256),(address,uint256)[])"
 """RouterStatic's UserPYInfo (PT, YT, interest, rewards) and UserMarketInfo (LP, PT, SY, rewards)."""
 
@@ -95,7 +103,7 @@ async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(world_client, w
     assert close(live["ptDiscount"], 1 - pt_price, 1e-10)
     assert close(live["balanceUsd"], usd(Fraction(150 * WAD + 7) * Fraction(pt_price)))
     assert live["expiry"] == active.expiry and live["expired"] is False
-    assert live["expiryDate"] == datetime.fromtimestamp(active.expiry, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert live["expiryDate"] == datetime.fromtimestamp(active.expiry, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert done["expired"] is True and done["impliedApy"] is None and done["marketAddress"] == expired.market
     assert close(done["ptPrice"], expired_pt_price) and done["balance"] == str(40 * WAD)
 
@@ -105,7 +113,7 @@ async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(world_client, w
     for maturity, balance in ((active, 120 * WAD + 3), (expired, 30 * WAD + 1)):
         yt = yts[maturity.yt]
         info = world.static("getUserPYInfo(address,address)", maturity.yt, pendler, returns=(USER_INFO,), block=block)
-        (_, pt_balance), (_, yt_balance), (sy, interest), rewards = info
+        (_, _pt_balance), (_, yt_balance), (sy, interest), rewards = info
         assert yt["balance"] == str(yt_balance) == str(balance)
         assert yt["accruedInterest"]["amount"] == str(interest) and interest > 0
         assert close(yt["accruedInterest"]["amountUsd"], usd(Fraction(interest * 118, 100)))
@@ -119,7 +127,8 @@ async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(world_client, w
     (lp,) = answer["lpPositions"]
     lp_balance = 50 * WAD + 11
     (_, lp_held), (_, pt_share), (_, sy_share), _ = world.static(
-        "getUserMarketInfo(address,address)", active.market, pendler, returns=(USER_INFO,), block=block)
+        "getUserMarketInfo(address,address)", active.market, pendler, returns=(USER_INFO,), block=block
+    )
     assert lp["type"] == "pendle-lp" and lp["marketAddress"] == active.market
     assert lp["lpToken"]["address"] == active.market and lp["balance"] == str(lp_held) == str(lp_balance)
     assert (lp["ptShare"], lp["syShare"]) == (str(pt_share), str(sy_share))
@@ -129,16 +138,28 @@ async def test_pt_yt_lp_and_sy_positions_equal_pendles_own_views(world_client, w
     assert close(lp["balanceUsd"], usd(Fraction(lp_balance) * Fraction(lp["lpPrice"])))
 
     (sy,) = answer["syPositions"]
-    assert sy == {"type": "pendle-sy", "syTokenAddress": world.sy, "chainId": 31337,
-                  "syToken": token(world, world.sy, "SY-USDE"), "underlyingAsset": usde, "balance": str(77 * WAD + 5),
-                  "balanceUsd": usd(Fraction((77 * WAD + 5) * 118, 100)), "exchangeRate": 1.18}
+    assert sy == {
+        "type": "pendle-sy",
+        "syTokenAddress": world.sy,
+        "chainId": 31337,
+        "syToken": token(world, world.sy, "SY-USDE"),
+        "underlyingAsset": usde,
+        "balance": str(77 * WAD + 5),
+        "balanceUsd": usd(Fraction((77 * WAD + 5) * 118, 100)),
+        "exchangeRate": 1.18,
+    }
 
 
 async def test_a_yt_sold_after_interest_accrued_is_listed_with_the_interest_due(world_client, world):
     (answer,) = (await positions(world_client, world.wallets["former"]))["data"]
     (yt,) = answer["ytPositions"]
-    _, _, (_, interest), _ = world.static("getUserPYInfo(address,address)", world.active.yt, world.wallets["former"],
-                                          returns=(USER_INFO,), block=answer["blockNumber"])
+    _, _, (_, interest), _ = world.static(
+        "getUserPYInfo(address,address)",
+        world.active.yt,
+        world.wallets["former"],
+        returns=(USER_INFO,),
+        block=answer["blockNumber"],
+    )
     assert yt["balance"] == "0" and yt["balanceUsd"] == 0.0
     assert yt["accruedInterest"]["amount"] == str(interest) and interest > 0
     assert answer["ptPositions"] == answer["lpPositions"] == answer["syPositions"] == []
@@ -167,15 +188,17 @@ async def test_a_broken_sy_leaves_positions_listed_with_its_figures_null_and_nam
 
 
 async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches(
-        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
     """While the stored index is too far behind and its scan is slow, every PT, YT and LP of the
     catalog it has is checked in bulk, and a warning says how far the index reaches."""
     node, newcomer = world.node, world.node.accounts[16]
     proxy = RpcProxy(node.url)
     proxy.url = str((await aiohttp_server(proxy.app(), host="127.0.0.1")).make_url("/"))
     path = world.write_addresses(tmp_path / "a.json")
-    api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4,
-                          input_timeout=4)
+    api = await world_api(
+        aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=4
+    )
     stream = pendle.stream(addresses.load(str(path))[node.chain_id].pendle)
     index = api.app[server.CHAINS].indexes.file(node.chain_id)
     snapshot = node.rpc("evm_snapshot")
@@ -198,12 +221,14 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
 
 
 async def test_an_lp_of_a_market_whose_pt_no_listed_factory_made_is_left_out_and_named(
-        aiohttp_client, keys_file, api_key, world, tmp_path):
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
     node, holder = world.node, world.node.accounts[15]
     snapshot = node.rpc("evm_snapshot")
     try:
-        other = node.deploy(P.compile_all()["TestPendleFactory"], ["address", "address"],
-                            [node.accounts[1], world.tokens["PENDLE"]])
+        other = node.deploy(
+            P.compile_all()["TestPendleFactory"], ["address", "address"], [node.accounts[1], world.tokens["PENDLE"]]
+        )
         now = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
         stranger = P.maturity(node, dataclasses.replace(world, factory=other), now + 90 * P.DAY)
         node.send(stranger.market, "transfer(address,uint256)", holder, 3 * WAD)
@@ -231,14 +256,21 @@ POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {
 
 async def test_pool_details_of_a_live_and_an_expired_market_equal_router_static(world_client, world):
     active, expired = world.active, world.expired
-    reply = await world_client.query(POOL_QUERY, {"inputs": [
-        {"protocol": "pendle", "chainId": 31337, "poolAddress": address}
-        for address in (active.market, expired.market, active.pt)]})
+    reply = await world_client.query(
+        POOL_QUERY,
+        {
+            "inputs": [
+                {"protocol": "pendle", "chainId": 31337, "poolAddress": address}
+                for address in (active.market, expired.market, active.pt)
+            ]
+        },
+    )
     live, done = reply.body["data"]["poolDetails"]["data"]
     (error,) = reply.body["data"]["poolDetails"]["errors"]
     assert (error["poolAddress"], error["error"]["code"]) == (active.pt, "VALIDATION_ERROR")
-    assert error["error"]["message"].endswith("no configured market factory created it. Expected a Pendle market "
-                                              "address.")
+    assert error["error"]["message"].endswith(
+        "no configured market factory created it. Expected a Pendle market address."
+    )
     block = live["blockNumber"]
     assert live["warnings"] == done["warnings"] == []
 
@@ -257,13 +289,22 @@ async def test_pool_details_of_a_live_and_an_expired_market_equal_router_static(
     assert close(details.pop("liquidityUsd"), usd(Fraction(total_lp) * Fraction(lp_price)), 1e-9)
     sy_rate = world.node.call(world.sy, "exchangeRate()", block=block)
     assert details == {
-        "type": "pendle-market-pool", "marketAddress": active.market, "chainId": 31337,
-        "sy": token(world, world.sy, "SY-USDE"), "pt": token(world, active.pt, "PT-TEST"),
-        "yt": token(world, active.yt, "YT-TEST"), "underlyingAsset": token(world, world.tokens["USDE"], "USDE"),
-        "expiry": active.expiry, "expiryDate": datetime.fromtimestamp(active.expiry, timezone.utc).strftime(
-            "%Y-%m-%dT%H:%M:%SZ"), "isExpired": False, "syExchangeRate": str(sy_rate),
+        "type": "pendle-market-pool",
+        "marketAddress": active.market,
+        "chainId": 31337,
+        "sy": token(world, world.sy, "SY-USDE"),
+        "pt": token(world, active.pt, "PT-TEST"),
+        "yt": token(world, active.yt, "YT-TEST"),
+        "underlyingAsset": token(world, world.tokens["USDE"], "USDE"),
+        "expiry": active.expiry,
+        "expiryDate": datetime.fromtimestamp(active.expiry, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "isExpired": False,
+        "syExchangeRate": str(sy_rate),
         "pyIndex": str(max(sy_rate, world.node.call(active.yt, "pyIndexStored()", block=block))),
-        "totalPt": str(total_pt), "totalSy": str(total_sy), "totalLp": str(total_lp)}
+        "totalPt": str(total_pt),
+        "totalSy": str(total_sy),
+        "totalLp": str(total_lp),
+    }
     assert json.loads(live["data"])["totalLp"] == str(total_lp)
     finished = done["details"]
     assert finished["isExpired"] is True and finished["impliedApy"] is None

@@ -34,8 +34,16 @@ def build(node):
     world = W.build(node, W.compile_all())
     W.add_hostile_parts(world, W.compile_all())
     borrower = world.wallets["borrower_b"]
-    node.send(world.morpho, f"borrow({PARAMS},uint256,uint256,address,address)", world.market_b, 100_000 * W.USDC, 0,
-              borrower, borrower, sender=borrower)
+    node.send(
+        world.morpho,
+        f"borrow({PARAMS},uint256,uint256,address,address)",
+        world.market_b,
+        100_000 * W.USDC,
+        0,
+        borrower,
+        borrower,
+        sender=borrower,
+    )
     return world
 
 
@@ -54,24 +62,40 @@ async def test_a_market_matches_morpho_balances_lib_and_the_wallet_query(world_c
     assert result["errors"] == []
     (answer,) = result["data"]
     assert (answer["protocol"], answer["chainId"], answer["poolAddress"], answer["warnings"]) == (
-        "morpho", 31337, pool_id, [])
+        "morpho",
+        31337,
+        pool_id,
+        [],
+    )
     chain = Chain(world, answer["blockNumber"])
-    supply, _, borrow, _ = chain.call(world.lens, f"expectedMarketBalances(address,{PARAMS})", world.morpho,
-                                      world.market_a, returns=["uint256"] * 4)
+    supply, _, borrow, _ = chain.call(
+        world.lens, f"expectedMarketBalances(address,{PARAMS})", world.morpho, world.market_a, returns=["uint256"] * 4
+    )
     totals = chain.totals(world.market_a)
     details = answer["details"]
     supply_apy, borrow_apy = chain.rates(world.market_a)
     assert close(details.pop("supplyApy"), supply_apy) and close(details.pop("borrowApy"), borrow_apy)
     usdc = {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6}
     assert details == {
-        "type": "morpho-market-pool", "marketId": pool_id, "chainId": 31337, "loanAsset": usdc,
+        "type": "morpho-market-pool",
+        "marketId": pool_id,
+        "chainId": 31337,
+        "loanAsset": usdc,
         "collateralAsset": {"address": world.weth, "symbol": "WETH", "name": "Wrapped Ether", "decimals": 18},
-        "oracle": world.oracle, "irm": world.irm, "lltv": W.LLTV_A / 10**18,
-        "totalSupplyAssets": str(supply), "totalSupplyAssetsUsd": chain.usd(supply),
-        "totalBorrowAssets": str(borrow), "totalBorrowAssetsUsd": chain.usd(borrow),
-        "liquidity": str(supply - borrow), "liquidityUsd": chain.usd(supply - borrow),
-        "utilization": float(Fraction(borrow, supply)), "fee": W.MARKET_FEE / 10**18,
-        "oraclePrice": str(W.ORACLE_PRICE), "lastUpdate": totals[4]}
+        "oracle": world.oracle,
+        "irm": world.irm,
+        "lltv": W.LLTV_A / 10**18,
+        "totalSupplyAssets": str(supply),
+        "totalSupplyAssetsUsd": chain.usd(supply),
+        "totalBorrowAssets": str(borrow),
+        "totalBorrowAssetsUsd": chain.usd(borrow),
+        "liquidity": str(supply - borrow),
+        "liquidityUsd": chain.usd(supply - borrow),
+        "utilization": float(Fraction(borrow, supply)),
+        "fee": W.MARKET_FEE / 10**18,
+        "oraclePrice": str(W.ORACLE_PRICE),
+        "lastUpdate": totals[4],
+    }
     assert borrow > 150_000 * W.USDC, "interest accrued to the block is included"
     data = json.loads(answer["data"])
     assert close(data.pop("supplyApy"), supply_apy) and close(data.pop("borrowApy"), borrow_apy)
@@ -84,43 +108,63 @@ async def test_the_wallet_query_and_pool_details_agree_on_apys(world_client, wor
         marketPositions { marketId supplyApy borrowApy } } } }
       poolDetails(inputs: $p) { data { blockNumber details { ... on MorphoMarketPool { supplyApy borrowApy } } } } }"""
     pool_id = market_id(world.market_b)
-    reply = await world_client.query(query, {
-        "w": [{"protocol": "morpho", "chainId": 31337, "walletAddress": world.wallets["lender"]}],
-        "p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": pool_id}]})
+    reply = await world_client.query(
+        query,
+        {
+            "w": [{"protocol": "morpho", "chainId": 31337, "walletAddress": world.wallets["lender"]}],
+            "p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": pool_id}],
+        },
+    )
     assert reply.status == 200, reply.body
     (wallet,) = reply.body["data"]["walletPositions"]["data"]
     (pool,) = reply.body["data"]["poolDetails"]["data"]
     assert wallet["blockNumber"] == pool["blockNumber"], "one request, one block"
     (position,) = [p for p in wallet["marketPositions"] if p["marketId"] == pool_id]
-    assert (position["supplyApy"], position["borrowApy"]) == (pool["details"]["supplyApy"],
-                                                              pool["details"]["borrowApy"])
+    assert (position["supplyApy"], position["borrowApy"]) == (
+        pool["details"]["supplyApy"],
+        pool["details"]["borrowApy"],
+    )
 
 
 async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_client, world):
     not_a_market = "0x" + "ab" * 32
-    result = await pools(world_client, ("morpho", 31337, market_id(world.market_b)), ("morpho", 31337, not_a_market),
-                         ("morpho", 31337, world.usdc), ("midas", 1, "0x" + "11" * 20),
-                         ("morpho", 31337, "0x1234"))
+    result = await pools(
+        world_client,
+        ("morpho", 31337, market_id(world.market_b)),
+        ("morpho", 31337, not_a_market),
+        ("morpho", 31337, world.usdc),
+        ("midas", 1, "0x" + "11" * 20),
+        ("morpho", 31337, "0x1234"),
+    )
     assert [entry["poolAddress"] for entry in result["data"]] == [market_id(world.market_b)]
     errors = [(e["poolAddress"], e["error"]["code"], e["error"]["message"]) for e in result["errors"]]
     assert [(address, code) for address, code, _ in errors] == [
-        (not_a_market, "VALIDATION_ERROR"), (world.usdc, "VALIDATION_ERROR"),
-        ("0x" + "11" * 20, "VALIDATION_ERROR"), ("0x1234", "VALIDATION_ERROR")]
+        (not_a_market, "VALIDATION_ERROR"),
+        (world.usdc, "VALIDATION_ERROR"),
+        ("0x" + "11" * 20, "VALIDATION_ERROR"),
+        ("0x1234", "VALIDATION_ERROR"),
+    ]
     assert "has no market parameters. Expected a Morpho Blue market id." in errors[0][2]
     assert errors[1][2] == (
         f"{world.usdc} is not a Morpho vault on chain 31337 at block {result['data'][0]['blockNumber']}: no configured "
         "MetaMorpho or Vault V2 factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 "
-        "hexadecimal characters).")
-    assert errors[2][2] == ("Protocol 'midas' has no poolDetails yet. Protocols with poolDetails: aave, compound, fluid, "
-                            "morpho, pendle.")
-    assert errors[3][2] == ("Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
-                            "or 64 (a Morpho Blue market id).")
+        "hexadecimal characters)."
+    )
+    assert errors[2][2] == (
+        "Protocol 'midas' has no poolDetails yet. Protocols with poolDetails: aave, compound, fluid, morpho, pendle."
+    )
+    assert errors[3][2] == (
+        "Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
+        "or 64 (a Morpho Blue market id)."
+    )
     assert all(e["error"]["retryable"] is False for e in result["errors"])
     result = await pools(world_client, ("aave", 1, not_a_market), ("pendle", 1, not_a_market))
     assert result["data"] == []
     assert [e["error"]["message"] for e in result["errors"]] == [
         f"Malformed poolAddress: protocol {name!r} names its pools by contract address, 0x followed by 40 "
-        "hexadecimal characters." for name in ("aave", "pendle")]
+        "hexadecimal characters."
+        for name in ("aave", "pendle")
+    ]
     result = await pools(world_client, ("uniswap", 1, not_a_market), ("morpho", 5, not_a_market))
     assert result["data"] == []
     unknown, chain = (e["error"] for e in result["errors"])
@@ -161,32 +205,53 @@ async def test_a_v1_vault_with_its_allocations_as_the_chain_and_the_wallet_query
     total = chain.call(world.vault_v1, "totalAssets()")
     allocations = []
     for market, cap, allocation in zip((world.market_a, world.market_b), W.V1_CAPS, details.pop("allocations")):
-        supply, _, borrow, _ = chain.call(world.lens, f"expectedMarketBalances(address,{PARAMS})", world.morpho,
-                                          market, returns=["uint256"] * 4)
+        supply, _, borrow, _ = chain.call(
+            world.lens, f"expectedMarketBalances(address,{PARAMS})", world.morpho, market, returns=["uint256"] * 4
+        )
         supplied = chain.supply_assets(market, world.vault_v1)
         withdrawable = min(supplied, supply - borrow)
         assert close(allocation.pop("supplyApy"), chain.rates(market)[0])
         assert allocation == {
-            "marketId": market_id(market), "lltv": market[4] / 10**18,
+            "marketId": market_id(market),
+            "lltv": market[4] / 10**18,
             "collateralAsset": {"address": world.weth, "symbol": "WETH", "name": "Wrapped Ether", "decimals": 18},
-            "supplyAssets": str(supplied), "supplyAssetsUsd": chain.usd(supplied), "supplyCap": str(cap),
-            "withdrawable": str(withdrawable), "withdrawableUsd": chain.usd(withdrawable)}
+            "supplyAssets": str(supplied),
+            "supplyAssetsUsd": chain.usd(supplied),
+            "supplyCap": str(cap),
+            "withdrawable": str(withdrawable),
+            "withdrawableUsd": chain.usd(withdrawable),
+        }
         allocations.append(withdrawable)
     assert allocations[1] < chain.supply_assets(world.market_b, world.vault_v1), "market B's liquidity binds"
     assert details == {
-        "type": "morpho-vault-pool", "vaultAddress": world.vault_v1, "chainId": 31337, "name": "Test USDC Vault",
-        "symbol": "tvUSDC", "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6},
-        "decimals": 18, "sharePrice": str(chain.call(world.vault_v1, "convertToAssets(uint256)", 10**18)),
-        "totalAssets": str(total), "totalAssetsUsd": chain.usd(total),
+        "type": "morpho-vault-pool",
+        "vaultAddress": world.vault_v1,
+        "chainId": 31337,
+        "name": "Test USDC Vault",
+        "symbol": "tvUSDC",
+        "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6},
+        "decimals": 18,
+        "sharePrice": str(chain.call(world.vault_v1, "convertToAssets(uint256)", 10**18)),
+        "totalAssets": str(total),
+        "totalAssetsUsd": chain.usd(total),
         "totalSupply": str(chain.call(world.vault_v1, "totalSupply()")),
-        "liquidity": str(sum(allocations)), "liquidityUsd": chain.usd(sum(allocations)),
-        "performanceFee": W.V1_FEE / 10**18, "timelock": 86400, "owner": world.node.accounts[0].lower(),
-        "curator": W.CURATOR, "guardian": W.GUARDIAN}
+        "liquidity": str(sum(allocations)),
+        "liquidityUsd": chain.usd(sum(allocations)),
+        "performanceFee": W.V1_FEE / 10**18,
+        "timelock": 86400,
+        "owner": world.node.accounts[0].lower(),
+        "curator": W.CURATOR,
+        "guardian": W.GUARDIAN,
+    }
     assert json.loads(answer["data"])["type"] == "morpho-vault-pool"
 
-    reply = await world_client.query(query, {
-        "w": [{"protocol": "morpho", "chainId": 31337, "walletAddress": world.wallets["depositor"]}],
-        "p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": world.vault_v1}]})
+    reply = await world_client.query(
+        query,
+        {
+            "w": [{"protocol": "morpho", "chainId": 31337, "walletAddress": world.wallets["depositor"]}],
+            "p": [{"protocol": "morpho", "chainId": 31337, "poolAddress": world.vault_v1}],
+        },
+    )
     (wallet,) = reply.body["data"]["walletPositions"]["data"]
     (pool,) = reply.body["data"]["poolDetails"]["data"]
     (position,) = [v for v in wallet["vaultV1Positions"] if v["vaultAddress"] == world.vault_v1]
@@ -210,25 +275,50 @@ async def test_a_v2_vault_with_its_adapters_caps_and_fees(world_client, world):
     assert idle + market_real + vault_real == total
     (market_caps, vault_caps) = W.V2_CAPS
     assert details == {
-        "type": "morpho-vault-v2-pool", "vaultAddress": world.vault_v2, "chainId": 31337,
-        "name": "Test USDC Vault V2", "symbol": "tv2USDC",
-        "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6}, "decimals": 18,
+        "type": "morpho-vault-v2-pool",
+        "vaultAddress": world.vault_v2,
+        "chainId": 31337,
+        "name": "Test USDC Vault V2",
+        "symbol": "tv2USDC",
+        "asset": {"address": world.usdc, "symbol": "USDC", "name": "USD Coin", "decimals": 6},
+        "decimals": 18,
         "sharePrice": str(chain.call(world.vault_v2, "convertToAssets(uint256)", 10**18)),
-        "totalAssets": str(total), "totalAssetsUsd": chain.usd(total),
+        "totalAssets": str(total),
+        "totalAssetsUsd": chain.usd(total),
         "totalSupply": str(chain.call(world.vault_v2, "totalSupply()")),
-        "idleAssets": str(idle), "idleAssetsUsd": chain.usd(idle),
-        "performanceFee": W.V2_PERFORMANCE_FEE / 10**18, "managementFee": W.V2_MANAGEMENT_FEE * YEAR / 10**18,
+        "idleAssets": str(idle),
+        "idleAssetsUsd": chain.usd(idle),
+        "performanceFee": W.V2_PERFORMANCE_FEE / 10**18,
+        "managementFee": W.V2_MANAGEMENT_FEE * YEAR / 10**18,
         "maxRate": chain.call(world.vault_v2, "maxRate()") * YEAR / 10**18,
-        "owner": world.node.accounts[0].lower(), "curator": W.CURATOR, "liquidityAdapter": world.market_adapter,
+        "owner": world.node.accounts[0].lower(),
+        "curator": W.CURATOR,
+        "liquidityAdapter": world.market_adapter,
         "adapters": [
-            {"address": world.market_adapter, "kind": "morpho-market-v1", "realAssets": str(market_real),
-             "realAssetsUsd": chain.usd(market_real), "allocation": str(20_000 * W.USDC),
-             "absoluteCap": str(market_caps[0]), "relativeCap": market_caps[1] / 10**18,
-             "marketIds": [market_id(world.market_a), market_id(world.market_b)], "vault": None},
-            {"address": world.vault_adapter, "kind": "morpho-vault-v1", "realAssets": str(vault_real),
-             "realAssetsUsd": chain.usd(vault_real), "allocation": str(12_000 * W.USDC),
-             "absoluteCap": str(vault_caps[0]), "relativeCap": vault_caps[1] / 10**18, "marketIds": [],
-             "vault": world.vault_v1}]}
+            {
+                "address": world.market_adapter,
+                "kind": "morpho-market-v1",
+                "realAssets": str(market_real),
+                "realAssetsUsd": chain.usd(market_real),
+                "allocation": str(20_000 * W.USDC),
+                "absoluteCap": str(market_caps[0]),
+                "relativeCap": market_caps[1] / 10**18,
+                "marketIds": [market_id(world.market_a), market_id(world.market_b)],
+                "vault": None,
+            },
+            {
+                "address": world.vault_adapter,
+                "kind": "morpho-vault-v1",
+                "realAssets": str(vault_real),
+                "realAssetsUsd": chain.usd(vault_real),
+                "allocation": str(12_000 * W.USDC),
+                "absoluteCap": str(vault_caps[0]),
+                "relativeCap": vault_caps[1] / 10**18,
+                "marketIds": [],
+                "vault": world.vault_v1,
+            },
+        ],
+    }
 
 
 async def test_vaults_that_misbehave_cost_only_their_own_figures(world_client, world):

@@ -87,7 +87,9 @@ def value(draw: Any, graphql_type: Any, depth: int = 0) -> Any:
     if draw(st.integers(0, 9)) == 0:
         return None
     if isinstance(graphql_type, GraphQLList):
-        return [value(draw, graphql_type.of_type, depth + 1) for _ in range(draw(st.integers(0, 2 if depth < 3 else 0)))]
+        return [
+            value(draw, graphql_type.of_type, depth + 1) for _ in range(draw(st.integers(0, 2 if depth < 3 else 0)))
+        ]
     if isinstance(graphql_type, GraphQLUnionType):
         member = draw(st.sampled_from(graphql_type.types))
         inner = value(draw, member, depth)
@@ -96,12 +98,14 @@ def value(draw: Any, graphql_type: Any, depth: int = 0) -> Any:
         return inner
     if isinstance(graphql_type, GraphQLObjectType):
         return {name: value(draw, field.type, depth + 1) for name, field in graphql_type.fields.items()}
-    return draw({
-        "String": st.text(max_size=5),
-        "Int": st.integers(-2**31, 2**31 - 1),
-        "Float": st.floats(allow_nan=False, allow_infinity=False) | st.integers(-5, 5),
-        "Boolean": st.booleans(),
-    }[graphql_type.name])
+    return draw(
+        {
+            "String": st.text(max_size=5),
+            "Int": st.integers(-(2**31), 2**31 - 1),
+            "Float": st.floats(allow_nan=False, allow_infinity=False) | st.integers(-5, 5),
+            "Boolean": st.booleans(),
+        }[graphql_type.name]
+    )
 
 
 @st.composite
@@ -125,8 +129,9 @@ def same_answers(document_text: str, variables: dict[str, bool], roots: list[Any
     for root in roots:
         expected = execute(SCHEMA, document, root, variable_values=variables)
         projection = shared or Projection(SCHEMA, details, operation)
-        got = execute(SCHEMA, document, root, variable_values=variables, executor_class=ProjectingExecutor,
-                      projection=projection)
+        got = execute(
+            SCHEMA, document, root, variable_values=variables, executor_class=ProjectingExecutor, projection=projection
+        )
         assert _comparable(got.formatted) == _comparable(expected.formatted), document_text
 
 
@@ -151,8 +156,11 @@ def test_a_document_without_directives_shares_its_compiled_projection(monkeypatc
     """The projection answers (graphql-core completes nothing at the root) and is compiled once."""
     completed_by_graphql_core = []
     original = Executor.complete_value
-    monkeypatch.setattr(Executor, "complete_value", lambda self, *args: (
-        completed_by_graphql_core.append(args[3]), original(self, *args))[1])
+    monkeypatch.setattr(
+        Executor,
+        "complete_value",
+        lambda self, *args: (completed_by_graphql_core.append(args[3]), original(self, *args))[1],
+    )
     document = parse("{ walletPositions(inputs: []) { data { ... on MorphoWalletPositions { chainId } } } }")
     operation = document.definitions[0]
     projection = Projection(SCHEMA, {}, operation)
@@ -172,7 +180,12 @@ def test_a_document_without_directives_shares_its_compiled_projection(monkeypatc
 def test_an_irregular_value_gets_graphql_cores_errors() -> None:
     document = parse("{ walletPositions(inputs: []) { data { ... on MorphoWalletPositions { chainId } } } }")
     root = {"data": [{"__typename": "MorphoWalletPositions", "chainId": "not an int"}], "errors": []}
-    got = execute(SCHEMA, document, root, executor_class=ProjectingExecutor,
-                  projection=Projection(SCHEMA, {}, document.definitions[0]))
+    got = execute(
+        SCHEMA,
+        document,
+        root,
+        executor_class=ProjectingExecutor,
+        projection=Projection(SCHEMA, {}, document.definitions[0]),
+    )
     assert got.data is None and "Int cannot represent" in got.errors[0].message
     assert got.errors[0].path == ["walletPositions", "data", 0, "chainId"]

@@ -10,12 +10,14 @@ import asyncio
 import http.client
 import json
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from aiohttp import web
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import auth
 import server
@@ -49,8 +51,7 @@ class Live:
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     keys = tmp_path_factory.mktemp("keys") / "keys.env"
     key = auth.create_key(keys, "properties")[0]
-    app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, input_timeout=2),
-                            StandIns().registry())
+    app = server.create_app(Settings(keys_file=str(keys), rate_limit=10**9, input_timeout=2), StandIns().registry())
     runner = web.AppRunner(app, access_log=None)
     loop = asyncio.new_event_loop()
     ready = threading.Event()
@@ -85,13 +86,68 @@ json_values = st.recursive(
     max_leaves=20,
 )
 
-TOKENS = ["{", "}", "(", ")", "[", "]", ":", ",", "...", "on", "query", "mutation", "fragment", "F",
-          "Q", "$v", "$inputs", "walletPositions", "inputs", "data", "errors", "protocol", "chainId",
-          "walletAddress", "error", "code", "message", "retryable", "MorphoWalletPositions",
-          "vaultV2Positions", "vaultName", "apy", "asset", "symbol", "__typename", "__schema",
-          "types", "name", '"morpho"', '"aave"', f'"{WALLET}"', '"0x12"', "1", "8453", "-1",
-          "2147483648", "1.5", "true", "null", "[PositionInput!]!", "PositionInput", "Int",
-          "@skip(if: true)", "@include(if: false)", "#", "\n", "\"\"\"", "\\u0000", "a:", "b:"]
+TOKENS = [
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    ",",
+    "...",
+    "on",
+    "query",
+    "mutation",
+    "fragment",
+    "F",
+    "Q",
+    "$v",
+    "$inputs",
+    "walletPositions",
+    "inputs",
+    "data",
+    "errors",
+    "protocol",
+    "chainId",
+    "walletAddress",
+    "error",
+    "code",
+    "message",
+    "retryable",
+    "MorphoWalletPositions",
+    "vaultV2Positions",
+    "vaultName",
+    "apy",
+    "asset",
+    "symbol",
+    "__typename",
+    "__schema",
+    "types",
+    "name",
+    '"morpho"',
+    '"aave"',
+    f'"{WALLET}"',
+    '"0x12"',
+    "1",
+    "8453",
+    "-1",
+    "2147483648",
+    "1.5",
+    "true",
+    "null",
+    "[PositionInput!]!",
+    "PositionInput",
+    "Int",
+    "@skip(if: true)",
+    "@include(if: false)",
+    "#",
+    "\n",
+    '"""',
+    "\\u0000",
+    "a:",
+    "b:",
+]
 
 documents = st.one_of(
     st.lists(st.sampled_from(TOKENS), max_size=60).map(" ".join),
@@ -100,11 +156,22 @@ documents = st.one_of(
 
 variables = st.one_of(
     json_values,
-    st.fixed_dictionaries({"inputs": st.lists(st.fixed_dictionaries({
-        "protocol": st.sampled_from(["morpho", "slow", "buggy", "netfail", "x", ""]) | st.text(max_size=5),
-        "chainId": st.integers(-2**33, 2**33) | st.sampled_from([1, 8453]) | json_values,
-        "walletAddress": st.sampled_from([WALLET, "0x"]) | st.text(max_size=50) | json_values,
-    }), max_size=7) | json_values}),
+    st.fixed_dictionaries(
+        {
+            "inputs": st.lists(
+                st.fixed_dictionaries(
+                    {
+                        "protocol": st.sampled_from(["morpho", "slow", "buggy", "netfail", "x", ""])
+                        | st.text(max_size=5),
+                        "chainId": st.integers(-(2**33), 2**33) | st.sampled_from([1, 8453]) | json_values,
+                        "walletAddress": st.sampled_from([WALLET, "0x"]) | st.text(max_size=50) | json_values,
+                    }
+                ),
+                max_size=7,
+            )
+            | json_values
+        }
+    ),
 )
 
 
@@ -115,21 +182,25 @@ def test_arbitrary_bodies_never_500(live, body):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(query=documents, variables=variables,
-       operation=st.none() | st.sampled_from(["Q", "F", ""]) | json_values)
+@given(query=documents, variables=variables, operation=st.none() | st.sampled_from(["Q", "F", ""]) | json_values)
 def test_arbitrary_graphql_documents_never_500(live, query, variables, operation):
     payload = {"query": query, "variables": variables, "operationName": operation}
     assert_well_formed(*live.send(json.dumps(payload).encode()))
 
 
 header_values = st.binary(max_size=120).map(
-    lambda raw: bytes(b for b in raw if b in (0x09, 0x20) or 0x21 <= b <= 0x7E or b >= 0x80))
+    lambda raw: bytes(b for b in raw if b in (0x09, 0x20) or 0x21 <= b <= 0x7E or b >= 0x80)
+)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(api_key=header_values, authorization=st.none() | header_values,
-       prefix=st.sampled_from([b"", b"Bearer ", b"bearer  ", b"Basic "]),
-       accept=st.none() | header_values, content_type=st.none() | header_values)
+@given(
+    api_key=header_values,
+    authorization=st.none() | header_values,
+    prefix=st.sampled_from([b"", b"Bearer ", b"bearer  ", b"Basic "]),
+    accept=st.none() | header_values,
+    content_type=st.none() | header_values,
+)
 def test_arbitrary_header_values_never_500(live, api_key, authorization, prefix, accept, content_type):
     headers = {"x-api-key": api_key}
     if authorization is not None:

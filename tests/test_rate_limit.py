@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import auth
 from limits import RateLimiter
@@ -50,7 +51,7 @@ def test_a_key_that_stays_under_the_quota_is_never_refused(steps):
     times, now = [], 1000.0
     for step in steps:
         now += step
-        if most_in_any_window(times + [now], WINDOW) <= QUOTA:
+        if most_in_any_window([*times, now], WINDOW) <= QUOTA:
             times.append(now)
     clock = Clock()
     limiter = RateLimiter(QUOTA, WINDOW, clock)
@@ -89,7 +90,9 @@ def test_headers_follow_the_ietf_draft_form():
     clock = Clock()
     limiter = RateLimiter(QUOTA, WINDOW, clock)
     assert limiter.hit("k").headers() == {
-        "RateLimit-Policy": '"default";q=100;w=60', "RateLimit": '"default";r=99;t=60'}
+        "RateLimit-Policy": '"default";q=100;w=60',
+        "RateLimit": '"default";r=99;t=60',
+    }
 
 
 async def test_http_429_body_and_headers_with_injected_clock(make_api):
@@ -106,8 +109,14 @@ async def test_http_429_body_and_headers_with_injected_clock(make_api):
     retry_after = 48  # the first grant (1000.125) returns just after 1060.125; now is 1012.625
     assert refused.status == 429
     assert refused.headers["Retry-After"] == str(retry_after)
-    assert refused.body == {"errors": [{"message": "Rate limit exceeded. Please try again later.",
-                                        "extensions": {"code": "RATE_LIMITED", "retryAfter": retry_after}}]}
+    assert refused.body == {
+        "errors": [
+            {
+                "message": "Rate limit exceeded. Please try again later.",
+                "extensions": {"code": "RATE_LIMITED", "retryAfter": retry_after},
+            }
+        ]
+    }
     assert refused.headers["RateLimit"] == f'"default";r=0;t={retry_after}'
     clock.now += retry_after
     assert (await api.positions(position_input())).status == 200

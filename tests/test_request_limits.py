@@ -30,13 +30,16 @@ def items(n: int) -> str:
     return ", ".join([ITEM] * n)
 
 
-@pytest.mark.parametrize("query", [
-    "{ %s }" % (FIELD % items(6)),
-    "{ a: %s b: %s }" % (FIELD % items(3), FIELD % items(3)),
-    "{ a: %s ...F } fragment F on Query { b: %s }" % (FIELD % items(5), FIELD % items(1)),
-    "{ a: %s ... on Query { b: %s } }" % (FIELD % items(4), FIELD % items(2)),
-    "{ a: %s b: %s c: %s d: %s e: %s f: %s }" % tuple([FIELD % items(1)] * 6),
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ %s }" % (FIELD % items(6)),
+        "{ a: %s b: %s }" % (FIELD % items(3), FIELD % items(3)),
+        "{ a: %s ...F } fragment F on Query { b: %s }" % (FIELD % items(5), FIELD % items(1)),
+        "{ a: %s ... on Query { b: %s } }" % (FIELD % items(4), FIELD % items(2)),
+        "{ a: %s b: %s c: %s d: %s e: %s f: %s }" % tuple([FIELD % items(1)] * 6),
+    ],
+)
 async def test_more_than_five_inputs_over_the_operation_is_refused(api, stand_ins, query):
     message = request_error(await api.query(query), 400, "TOO_MANY_INPUTS")
     assert "limit is 5" in message
@@ -89,16 +92,18 @@ async def test_introspection_depth_counts_through_fragments(make_api):
 
 
 async def test_depth_is_checked_even_when_fields_are_unknown(api):
-    request_error(await api.query("{ a { b { c { d { e { f { g { h { i } } } } } } } } }"), 400,
-                  "DEPTH_LIMIT_EXCEEDED")
+    request_error(await api.query("{ a { b { c { d { e { f { g { h { i } } } } } } } } }"), 400, "DEPTH_LIMIT_EXCEEDED")
 
 
-@pytest.mark.parametrize("query", [
-    "{ __schema { types { name } } }",
-    '{ __type(name: "Query") { name } }',
-    "{ alias: __schema { queryType { name } } }",
-    "{ ...F } fragment F on Query { __schema { queryType { name } } }",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "{ __schema { types { name } } }",
+        '{ __type(name: "Query") { name } }',
+        "{ alias: __schema { queryType { name } } }",
+        "{ ...F } fragment F on Query { __schema { queryType { name } } }",
+    ],
+)
 async def test_introspection_is_off_by_default(api, query):
     message = request_error(await api.query(query), 400, "INTROSPECTION_DISABLED")
     assert "GET /schema.graphql" in message
@@ -125,8 +130,9 @@ async def test_chunked_body_over_100_kib_is_413(api):
             yield b" " * 4096
         yield b'{"query": "{ __typename }"}'
 
-    async with api.client.post("/graphql", data=chunks(), headers={
-            "Content-Type": "application/json", "x-api-key": api.key}) as response:
+    async with api.client.post(
+        "/graphql", data=chunks(), headers={"Content-Type": "application/json", "x-api-key": api.key}
+    ) as response:
         assert response.status == 413
         assert (await response.json())["errors"][0]["extensions"]["code"] == "PAYLOAD_TOO_LARGE"
 
@@ -150,8 +156,7 @@ async def test_several_operations_need_an_operation_name(api):
     assert "operationName" in message
     chosen = await api.post({"query": query, "operationName": "B"})
     assert chosen.body == {"data": {"walletPositions": {"errors": []}}}
-    message = request_error(await api.post({"query": query, "operationName": "C"}), 400,
-                            "GRAPHQL_VALIDATION_FAILED")
+    message = request_error(await api.post({"query": query, "operationName": "C"}), 400, "GRAPHQL_VALIDATION_FAILED")
     assert message == "Unknown operation named 'C'."
 
 
@@ -168,27 +173,51 @@ async def test_other_methods_are_405_with_allow_post(api, method, with_key):
 
 
 NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
-    ["... on MorphoWalletPositions { %s }" % " ".join(["vaultV1Positions { asset { address } }"] * 3)] * 3)
+    ["... on MorphoWalletPositions { %s }" % " ".join(["vaultV1Positions { asset { address } }"] * 3)] * 3
+)
 
 
-@pytest.mark.parametrize("query, fragment", [
-    ("{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 17),
-     "Field 'walletPositions.errors' is selected 17 times"),
-    ("{ %s }" % " ".join([NESTED] * 2), "Field 'walletPositions.data.vaultV1Positions' is selected 17 times or more"),
-    ("{ walletPositions(inputs: []) { %s } x: walletPositions(inputs: []) { %s } } %s" % (
-        " ".join(f"...F{i % 8}" for i in range(33)), " ".join(f"...F{i % 8}" for i in range(32)),
-        " ".join(f"fragment F{i} on WalletPositionsResult {{ e{i}: errors {{ protocol }} }}" for i in range(8))),
-     "65 fragment spreads"),
-    (" ".join(f"fragment F{i} on Query {{ __typename }}" for i in range(33)) + " { __typename }", "33 fragments"),
-    ("{ %s }" % " ".join(f"a{i}: __typename" for i in range(33)), "33 aliases"),
-    ("{ walletPositions(inputs: []) { %s } }" % " ".join(f"e{i}: errors {{ protocol }}" for i in range(65)),
-     "A selection set holds 65 selections"),
-    ("{ %s }" % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 24} }} }}"
-                         for i in range(25)), "has 650 fields"),
-    ("{ %s } fragment F on WalletPositionsResult { %s }" % (
-        " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(20)),
-        " ".join(f"e{i}: errors {{ protocol chainId walletAddress }}" for i in range(12))), "selects 980 fields"),
-])
+@pytest.mark.parametrize(
+    "query, fragment",
+    [
+        (
+            "{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 17),
+            "Field 'walletPositions.errors' is selected 17 times",
+        ),
+        (
+            "{ %s }" % " ".join([NESTED] * 2),
+            "Field 'walletPositions.data.vaultV1Positions' is selected 17 times or more",
+        ),
+        (
+            "{ walletPositions(inputs: []) { %s } x: walletPositions(inputs: []) { %s } } %s"
+            % (
+                " ".join(f"...F{i % 8}" for i in range(33)),
+                " ".join(f"...F{i % 8}" for i in range(32)),
+                " ".join(f"fragment F{i} on WalletPositionsResult {{ e{i}: errors {{ protocol }} }}" for i in range(8)),
+            ),
+            "65 fragment spreads",
+        ),
+        (" ".join(f"fragment F{i} on Query {{ __typename }}" for i in range(33)) + " { __typename }", "33 fragments"),
+        ("{ %s }" % " ".join(f"a{i}: __typename" for i in range(33)), "33 aliases"),
+        (
+            "{ walletPositions(inputs: []) { %s } }" % " ".join(f"e{i}: errors {{ protocol }}" for i in range(65)),
+            "A selection set holds 65 selections",
+        ),
+        (
+            "{ %s }"
+            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 24} }} }}" for i in range(25)),
+            "has 650 fields",
+        ),
+        (
+            "{ %s } fragment F on WalletPositionsResult { %s }"
+            % (
+                " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(20)),
+                " ".join(f"e{i}: errors {{ protocol chainId walletAddress }}" for i in range(12)),
+            ),
+            "selects 980 fields",
+        ),
+    ],
+)
 async def test_documents_too_costly_to_validate_are_refused(api, stand_ins, query, fragment):
     assert fragment in request_error(await api.query(query), 400, "QUERY_TOO_COMPLEX")
     assert stand_ins.calls == []
@@ -196,6 +225,7 @@ async def test_documents_too_costly_to_validate_are_refused(api, stand_ins, quer
 
 async def test_a_full_selection_of_every_type_stays_within_the_bounds(api):
     from tests.test_fault_schedules import QUERY
+
     reply = await api.query(QUERY, {"inputs": []})
     assert reply.status == 200, reply.body
 
@@ -203,53 +233,61 @@ async def test_a_full_selection_of_every_type_stays_within_the_bounds(api):
 async def test_inputs_are_counted_before_validation_errors_are_reported(api):
     """A document both too large and invalid is refused for its inputs, when first seen and when its
     analysis comes from the cache."""
+
     def query(count: int) -> str:
-        return "{ %s }" % " ".join(f"a{i}: walletPositions(inputs: [{INPUT}]) {{ errors {{ nope }} }}"
-                                   for i in range(count))
+        return "{ %s }" % " ".join(
+            f"a{i}: walletPositions(inputs: [{INPUT}]) {{ errors {{ nope }} }}" for i in range(count)
+        )
 
     for _ in range(2):
         request_error(await api.query(query(6)), 400, "TOO_MANY_INPUTS")
         request_error(await api.query(query(5)), 400, "GRAPHQL_VALIDATION_FAILED")
 
 
-@pytest.mark.parametrize("raw, code, fragment", [
-    (b"not json", "BAD_REQUEST", "not valid JSON"),
-    (b"", "BAD_REQUEST", "not valid JSON"),
-    (b"\xff\xfe\x00garbage", "BAD_REQUEST", "not valid JSON"),
-    (b"[" * 50_000 + b"]" * 50_000, "BAD_REQUEST", "not valid JSON"),
-    (b'"just a string"', "BAD_REQUEST", "JSON object"),
-    (b"42", "BAD_REQUEST", "JSON object"),
-    (b"null", "BAD_REQUEST", "JSON object"),
-    (b"{}", "BAD_REQUEST", "\"query\" must be"),
-    (b'{"query": 42}', "BAD_REQUEST", "\"query\" must be"),
-    (b'{"query": ["{ __typename }"]}', "BAD_REQUEST", "\"query\" must be"),
-    (b'{"query": "   "}', "BAD_REQUEST", "\"query\" must be"),
-    (b'{"query": "{ __typename }", "variables": "{}"}', "BAD_REQUEST", "\"variables\" must be"),
-    (b'{"query": "{ __typename }", "variables": []}', "BAD_REQUEST", "\"variables\" must be"),
-    (b'{"query": "{ __typename }", "operationName": 7}', "BAD_REQUEST", "\"operationName\" must be"),
-    (b'{"query": "{ __typename }", "extensions": 7}', "BAD_REQUEST", "\"extensions\" must be"),
-    (b'{"query": "{ walletPositions("}', "GRAPHQL_PARSE_FAILED", "Syntax Error"),
-    (b'{"query": "' + b"{a" * 20_000 + b'"}', "GRAPHQL_PARSE_FAILED", ""),
-    (b'{"query": "{ nope }"}', "GRAPHQL_VALIDATION_FAILED", "Cannot query field 'nope'"),
-    (b'{"query": "{ walletPositions { errors { protocol } } }"}', "GRAPHQL_VALIDATION_FAILED", "is required"),
-    (b'{"query": "mutation { x }"}', "GRAPHQL_VALIDATION_FAILED", "mutation"),
-    (b'{"query": "subscription { x }"}', "GRAPHQL_VALIDATION_FAILED", "subscription"),
-])
+@pytest.mark.parametrize(
+    "raw, code, fragment",
+    [
+        (b"not json", "BAD_REQUEST", "not valid JSON"),
+        (b"", "BAD_REQUEST", "not valid JSON"),
+        (b"\xff\xfe\x00garbage", "BAD_REQUEST", "not valid JSON"),
+        (b"[" * 50_000 + b"]" * 50_000, "BAD_REQUEST", "not valid JSON"),
+        (b'"just a string"', "BAD_REQUEST", "JSON object"),
+        (b"42", "BAD_REQUEST", "JSON object"),
+        (b"null", "BAD_REQUEST", "JSON object"),
+        (b"{}", "BAD_REQUEST", '"query" must be'),
+        (b'{"query": 42}', "BAD_REQUEST", '"query" must be'),
+        (b'{"query": ["{ __typename }"]}', "BAD_REQUEST", '"query" must be'),
+        (b'{"query": "   "}', "BAD_REQUEST", '"query" must be'),
+        (b'{"query": "{ __typename }", "variables": "{}"}', "BAD_REQUEST", '"variables" must be'),
+        (b'{"query": "{ __typename }", "variables": []}', "BAD_REQUEST", '"variables" must be'),
+        (b'{"query": "{ __typename }", "operationName": 7}', "BAD_REQUEST", '"operationName" must be'),
+        (b'{"query": "{ __typename }", "extensions": 7}', "BAD_REQUEST", '"extensions" must be'),
+        (b'{"query": "{ walletPositions("}', "GRAPHQL_PARSE_FAILED", "Syntax Error"),
+        (b'{"query": "' + b"{a" * 20_000 + b'"}', "GRAPHQL_PARSE_FAILED", ""),
+        (b'{"query": "{ nope }"}', "GRAPHQL_VALIDATION_FAILED", "Cannot query field 'nope'"),
+        (b'{"query": "{ walletPositions { errors { protocol } } }"}', "GRAPHQL_VALIDATION_FAILED", "is required"),
+        (b'{"query": "mutation { x }"}', "GRAPHQL_VALIDATION_FAILED", "mutation"),
+        (b'{"query": "subscription { x }"}', "GRAPHQL_VALIDATION_FAILED", "subscription"),
+    ],
+)
 async def test_malformed_requests_are_400_with_a_clear_message(api, stand_ins, raw, code, fragment):
     message = request_error(await api.post(raw=raw), 400, code)
     assert fragment in message
     assert stand_ins.calls == []
 
 
-@pytest.mark.parametrize("variables, fragment", [
-    ({"inputs": "nope"}, "inputs"),
-    ({"inputs": [{"protocol": "morpho", "chainId": "1", "walletAddress": WALLET}]}, "chainId"),
-    ({"inputs": [{"protocol": "morpho", "chainId": 2 ** 40, "walletAddress": WALLET}]}, "chainId"),
-    ({"inputs": [{"protocol": "morpho", "walletAddress": WALLET}]}, "chainId"),
-    ({"inputs": [{"protocol": "morpho", "chainId": 1, "walletAddress": WALLET, "extra": 1}]}, "extra"),
-    ({}, "inputs"),
-    ({"inputs": None}, "inputs"),
-])
+@pytest.mark.parametrize(
+    "variables, fragment",
+    [
+        ({"inputs": "nope"}, "inputs"),
+        ({"inputs": [{"protocol": "morpho", "chainId": "1", "walletAddress": WALLET}]}, "chainId"),
+        ({"inputs": [{"protocol": "morpho", "chainId": 2**40, "walletAddress": WALLET}]}, "chainId"),
+        ({"inputs": [{"protocol": "morpho", "walletAddress": WALLET}]}, "chainId"),
+        ({"inputs": [{"protocol": "morpho", "chainId": 1, "walletAddress": WALLET, "extra": 1}]}, "extra"),
+        ({}, "inputs"),
+        ({"inputs": None}, "inputs"),
+    ],
+)
 async def test_wrong_variable_types_are_400(api, stand_ins, variables, fragment):
     message = request_error(await api.query(QUICKSTART, variables), 400, "BAD_USER_INPUT")
     assert fragment in message
@@ -262,17 +300,18 @@ async def test_wrong_content_type_is_415(api):
 
 
 async def test_json_content_type_with_charset_is_accepted(api):
-    reply = await api.post({"query": "{ __typename }"},
-                           headers={"Content-Type": "application/json; charset=utf-8"})
+    reply = await api.post({"query": "{ __typename }"}, headers={"Content-Type": "application/json; charset=utf-8"})
     assert reply.status == 200
 
 
-LARGE = "{ %s }" % " ".join(f"a{i}: walletPositions(inputs: []) {{ errors {{ protocol chainId walletAddress }} }}"
-                            for i in range(20))
+LARGE = "{ %s }" % " ".join(
+    f"a{i}: walletPositions(inputs: []) {{ errors {{ protocol chainId walletAddress }} }}" for i in range(20)
+)
 
 
 async def test_large_documents_are_prepared_in_the_worker_process_with_the_same_answers(api):
     import server
+
     assert len(LARGE) > graphql_http.INLINE_QUERY_CHARS
     reply = await api.query(LARGE)
     assert reply.status == 200 and reply.body["data"]["a19"] == {"errors": []}
@@ -288,6 +327,7 @@ async def test_a_dead_validation_worker_is_replaced(api, caplog):
     import signal
 
     import server
+
     assert (await api.query(LARGE)).status == 200
     pool = api.app[server.PREPARER]._pool
     for pid in list(pool._processes):
@@ -297,5 +337,3 @@ async def test_a_dead_validation_worker_is_replaced(api, caplog):
     assert any("validation worker died" in r.getMessage() for r in caplog.records)
     assert (await api.query(LARGE + "  ")).status == 200
     assert api.app[server.PREPARER]._pool is not pool, "a new worker"
-
-

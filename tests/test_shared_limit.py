@@ -37,8 +37,12 @@ async def test_decisions_and_headers_equal_the_in_process_limiter(redis_server):
     try:
         for _ in range(5):
             remote, here = await shared.decide("k1"), local.hit("k1")
-            assert (remote.allowed, remote.remaining, remote.quota, remote.window) == \
-                (here.allowed, here.remaining, here.quota, here.window)
+            assert (remote.allowed, remote.remaining, remote.quota, remote.window) == (
+                here.allowed,
+                here.remaining,
+                here.quota,
+                here.window,
+            )
             assert 59 <= remote.reset <= 60 and remote.headers().keys() == here.headers().keys()
         assert (await shared.decide("k2")).remaining == 2, "each key id has its own log"
     finally:
@@ -85,22 +89,30 @@ def metrics_port(log: Path) -> int:
 async def statuses(ports: list[int], key: str, count: int) -> list[int]:
     """`count` requests at once, spread evenly over `ports`."""
     async with aiohttp.ClientSession() as session:
+
         async def one(port: int) -> int:
-            async with session.post(f"http://127.0.0.1:{port}/graphql", data=CHEAP,
-                                    headers={"Content-Type": "application/json", "x-api-key": key}) as reply:
+            async with session.post(
+                f"http://127.0.0.1:{port}/graphql",
+                data=CHEAP,
+                headers={"Content-Type": "application/json", "x-api-key": key},
+            ) as reply:
                 await reply.read()
                 return reply.status
+
         return list(await asyncio.gather(*(one(ports[i % len(ports)]) for i in range(count))))
 
 
 async def scrape(port: int) -> dict[str, float]:
     """Every unlabelled sample of the metrics listener, by name."""
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"http://127.0.0.1:{port}/metrics") as reply:
-            assert reply.status == 200
-            text = await reply.text()
-    return {sample.name: sample.value for family in text_string_to_metric_families(text)
-            for sample in family.samples if not sample.labels}
+    async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{port}/metrics") as reply:
+        assert reply.status == 200
+        text = await reply.text()
+    return {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if not sample.labels
+    }
 
 
 def replica_env(redis_server: RedisServer, **extra: str) -> dict[str, str]:
@@ -110,8 +122,10 @@ def replica_env(redis_server: RedisServer, **extra: str) -> dict[str, str]:
 async def test_two_replicas_share_one_limit(redis_server, tmp_path):
     keys, key = make_key(tmp_path)
     env = replica_env(redis_server)
-    with served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys), env=env, name="a") as (_, a, _), \
-            served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys), env=env, name="b") as (_, b, _):
+    with (
+        served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys), env=env, name="a") as (_, a, _),
+        served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys), env=env, name="b") as (_, b, _),
+    ):
         answered = await statuses([a, b], key, 150)
     assert answered.count(200) == 100 and answered.count(429) == 50
 
@@ -122,8 +136,10 @@ async def test_redis_lost_then_back(redis_server, tmp_path):
     keys, key = make_key(tmp_path)
     env = replica_env(redis_server)
     common = ("--host", "127.0.0.1", "--keys-file", str(keys), "--metrics-port", "0")
-    with served(tmp_path, *common, env=env, name="a") as (_, a, log_a), \
-            served(tmp_path, *common, env=env, name="b") as (_, b, log_b):
+    with (
+        served(tmp_path, *common, env=env, name="a") as (_, a, log_a),
+        served(tmp_path, *common, env=env, name="b") as (_, b, log_b),
+    ):
         assert set(await statuses([a, b], key, 30)) == {200}
         assert (await scrape(metrics_port(log_a)))["wp_rate_limit_shared"] == 1
 
@@ -155,8 +171,7 @@ def key_id(keys: Path) -> str:
 
 
 async def test_refuse_setting_answers_503_while_redis_is_down(make_api):
-    api = await make_api(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_unavailable="refuse",
-                         redis_timeout=0.2)
+    api = await make_api(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_unavailable="refuse", redis_timeout=0.2)
     reply = await api.post({"query": "{ __typename }"})
     assert reply.status == 503 and reply.headers["Retry-After"] == "1"
     assert reply.body["errors"][0]["extensions"] == {"code": "RATE_LIMIT_UNAVAILABLE", "retryAfter": 1}

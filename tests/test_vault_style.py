@@ -14,9 +14,11 @@ from tests.conftest import world_api, world_fixture
 from tests.rpc_proxy import STATE_READS, RpcProxy
 
 TOKEN = "{ address symbol name decimals }"
-VAULT = (f"{{ type vaultAddress chainId vaultToken {TOKEN} underlyingAsset {TOKEN} balance assets balanceUsd "
-         "exchangeRate apy vaultMetrics { totalAssets totalSupply decimals } "
-         "cooldown { underlyingAmount underlyingAmountUsd cooldownEnd cooldownEndDate claimable } }")
+VAULT = (
+    f"{{ type vaultAddress chainId vaultToken {TOKEN} underlyingAsset {TOKEN} balance assets balanceUsd "
+    "exchangeRate apy vaultMetrics { totalAssets totalSupply decimals } "
+    "cooldown { underlyingAmount underlyingAmountUsd cooldownEnd cooldownEndDate claimable } }"
+)
 COMMON = "protocol walletAddress chainId blockNumber warnings { code message target }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{
@@ -33,8 +35,9 @@ world = world_fixture(W.build)
 
 
 async def answers(api, wallet: str, protocols=PROTOCOLS) -> dict[str, dict]:
-    reply = await api.query(QUERY, {"inputs": [{"protocol": p, "chainId": 31337, "walletAddress": wallet}
-                                               for p in protocols]})
+    reply = await api.query(
+        QUERY, {"inputs": [{"protocol": p, "chainId": 31337, "walletAddress": wallet} for p in protocols]}
+    )
     assert reply.status == 200, reply.body
     result = reply.body["data"]["walletPositions"]
     assert result["errors"] == []
@@ -58,17 +61,32 @@ def expected_vault(world, spec: W.VaultSpec, wallet: str, block: int) -> dict:
     cooldown = None
     if spec.kind in world.cooldowns.get(wallet, {}):
         end, amount = world.cooldowns[wallet][spec.kind]
-        cooldown = {"underlyingAmount": str(amount), "underlyingAmountUsd": usd(amount), "cooldownEnd": str(end),
-                    "cooldownEndDate": iso_date(end), "claimable": end <= world.timestamp(block)}
+        cooldown = {
+            "underlyingAmount": str(amount),
+            "underlyingAmountUsd": usd(amount),
+            "cooldownEnd": str(end),
+            "cooldownEndDate": iso_date(end),
+            "claimable": end <= world.timestamp(block),
+        }
     return {
-        "type": spec.kind, "vaultAddress": world.vaults[spec.kind], "chainId": 31337,
-        "vaultToken": {"address": world.vaults[spec.kind], "symbol": spec.symbol, "name": f"Staked {spec.asset}",
-                       "decimals": spec.decimals},
-        "underlyingAsset": token(world, spec.asset), "balance": str(shares), "assets": str(assets),
-        "balanceUsd": usd(assets), "exchangeRate": float(Fraction(one * now // spec.supply, 10 ** W.DECIMALS[spec.asset])),
+        "type": spec.kind,
+        "vaultAddress": world.vaults[spec.kind],
+        "chainId": 31337,
+        "vaultToken": {
+            "address": world.vaults[spec.kind],
+            "symbol": spec.symbol,
+            "name": f"Staked {spec.asset}",
+            "decimals": spec.decimals,
+        },
+        "underlyingAsset": token(world, spec.asset),
+        "balance": str(shares),
+        "assets": str(assets),
+        "balanceUsd": usd(assets),
+        "exchangeRate": float(Fraction(one * now // spec.supply, 10 ** W.DECIMALS[spec.asset])),
         "apy": pytest.approx(world.apy(one * then // spec.supply, one * now // spec.supply, block), rel=1e-12),
         "vaultMetrics": {"totalAssets": str(now), "totalSupply": str(spec.supply), "decimals": spec.decimals},
-        "cooldown": cooldown}
+        "cooldown": cooldown,
+    }
 
 
 async def test_every_field_for_a_holder_of_each_protocol(world_client, world):
@@ -87,15 +105,23 @@ async def test_every_field_for_a_holder_of_each_protocol(world_client, world):
     for symbol, (currency, (then, now)) in W.MIDAS.items():
         balance = world.midas[holder][symbol]
         unit = Fraction(W.BTC_USD, 10**8) if currency == "BTC" else 1
-        set_at = world.node.call(world.feeds[symbol], "latestRoundData()", returns=("uint80", "int256", "uint256",
-                                                                                     "uint256", "uint80"))[3]
+        set_at = world.node.call(
+            world.feeds[symbol], "latestRoundData()", returns=("uint80", "int256", "uint256", "uint256", "uint80")
+        )[3]
         assert positions[symbol] == {
-            "type": "midas-token", "tokenAddress": world.tokens[symbol], "chainId": 31337, "symbol": symbol,
-            "decimals": 18, "balance": str(balance),
+            "type": "midas-token",
+            "tokenAddress": world.tokens[symbol],
+            "chainId": 31337,
+            "symbol": symbol,
+            "decimals": 18,
+            "balance": str(balance),
             "balanceUsd": float(Fraction(balance * now, 10 ** (18 + 8)) * unit),
             "apy": pytest.approx(world.apy(then, now, midas["blockNumber"]), rel=1e-12),
-            "oraclePrice": now / 10**8, "oracleCurrency": currency, "oracleAddress": world.feeds[symbol],
-            "oracleUpdatedAt": str(set_at)}
+            "oraclePrice": now / 10**8,
+            "oracleCurrency": currency,
+            "oracleAddress": world.feeds[symbol],
+            "oracleUpdatedAt": str(set_at),
+        }
 
 
 async def test_the_apy_compares_with_the_block_a_week_earlier(world_client, world):
@@ -129,13 +155,15 @@ async def test_an_empty_wallet_has_no_positions_and_no_warnings(world_client, wo
 
 
 async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once(
-        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
     proxy = RpcProxy(world.node.url)
     server = await aiohttp_server(proxy.app(), host="127.0.0.1")
     proxy.url = str(server.make_url("/"))
     proxy.history_from = world.then + 1
-    api = await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"),
-                          world.node, url=proxy.url)
+    api = await world_api(
+        aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node, url=proxy.url
+    )
     holder = world.wallets["holder"]
     found = await answers(api, holder)
     for spec in W.VAULTS:
@@ -143,7 +171,8 @@ async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once
         expected = expected_vault(world, spec, holder, answer["blockNumber"])
         assert answer["vaultPositions"] == [{**expected, "apy": None}]
         assert [(w["code"], w["target"]) for w in answer["warnings"]] == [
-            ("HISTORY_UNAVAILABLE", world.vaults[spec.kind])]
+            ("HISTORY_UNAVAILABLE", world.vaults[spec.kind])
+        ]
         assert "has no state that old" in answer["warnings"][0]["message"]
         assert "archive node" in answer["warnings"][0]["message"]
     assert {p["apy"] for p in found["midas"]["tokenPositions"]} == {None}
@@ -152,11 +181,19 @@ async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once
     assert len(old) == 1, "the first old read fails the earlier block's reader, and a pruned node is not asked again"
 
 
-@pytest.mark.parametrize("mode, kind, code, what", [
-    (1, "avantis-vault", "FIGURE_UNAVAILABLE", "its asset, assets, exchange rate, totals, USD values and apy are null"),
-    (2, "avant-savusd", "PART_UNREADABLE", "vault"),
-    (3, "neutrl-snusd", "PART_UNREADABLE", "the cooldown"),
-])
+@pytest.mark.parametrize(
+    "mode, kind, code, what",
+    [
+        (
+            1,
+            "avantis-vault",
+            "FIGURE_UNAVAILABLE",
+            "its asset, assets, exchange rate, totals, USD values and apy are null",
+        ),
+        (2, "avant-savusd", "PART_UNREADABLE", "vault"),
+        (3, "neutrl-snusd", "PART_UNREADABLE", "the cooldown"),
+    ],
+)
 async def test_a_failing_view_is_named_and_nothing_else_is_lost(world_client, world, mode, kind, code, what):
     spec = next(spec for spec in W.VAULTS if spec.kind == kind)
     holder = world.wallets["holder"]
@@ -170,8 +207,9 @@ async def test_a_failing_view_is_named_and_nothing_else_is_lost(world_client, wo
     assert warning["message"].startswith(what) and "broken" in warning["message"]
     expected = expected_vault(world, spec, holder, answer["blockNumber"])
     if mode == 1:
-        nulls = dict.fromkeys(("vaultToken", "underlyingAsset", "assets", "balanceUsd", "exchangeRate", "apy",
-                               "vaultMetrics"))
+        nulls = dict.fromkeys(
+            ("vaultToken", "underlyingAsset", "assets", "balanceUsd", "exchangeRate", "apy", "vaultMetrics")
+        )
         assert answer["vaultPositions"] == [{**expected, **nulls}]
     elif mode == 2:
         assert answer["vaultPositions"] == []

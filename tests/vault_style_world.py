@@ -42,12 +42,29 @@ class VaultSpec:
 
 
 VAULTS = (
-    VaultSpec("neutrl", "neutrl-snusd", "sNUSD", 18, "NUSD", True, 1_000_000 * 10**18,
-              (1_050_000 * 10**18, 1_051_000 * 10**18)),
-    VaultSpec("avantis", "avantis-vault", "avUSDC", 6, "USDC", False, 2_000_000 * 10**6,
-              (2_560_000 * 10**6, 2_566_100 * 10**6)),
-    VaultSpec("avant", "avant-savusd", "savUSD", 18, "avUSD", True, 500_000 * 10**18,
-              (560_000 * 10**18, 560_600 * 10**18)),
+    VaultSpec(
+        "neutrl",
+        "neutrl-snusd",
+        "sNUSD",
+        18,
+        "NUSD",
+        True,
+        1_000_000 * 10**18,
+        (1_050_000 * 10**18, 1_051_000 * 10**18),
+    ),
+    VaultSpec(
+        "avantis",
+        "avantis-vault",
+        "avUSDC",
+        6,
+        "USDC",
+        False,
+        2_000_000 * 10**6,
+        (2_560_000 * 10**6, 2_566_100 * 10**6),
+    ),
+    VaultSpec(
+        "avant", "avant-savusd", "savUSD", 18, "avUSD", True, 500_000 * 10**18, (560_000 * 10**18, 560_600 * 10**18)
+    ),
 )
 MIDAS = {"mTBILL": ("USD", (103_500_000, 103_580_000)), "mBTC": ("BTC", (100_200_000, 100_230_000))}
 """Symbol -> (feed currency, answers at `then` and now, 8 decimals)."""
@@ -55,8 +72,9 @@ MIDAS = {"mTBILL": ("USD", (103_500_000, 103_580_000)), "mBTC": ("BTC", (100_200
 
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
-    return compile_contracts([CONTRACTS / name for name in
-                              ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestShareVault.sol")])
+    return compile_contracts(
+        [CONTRACTS / name for name in ("Multicall3.sol", "TestToken.sol", "TestPriceFeed.sol", "TestShareVault.sol")]
+    )
 
 
 @dataclass
@@ -81,15 +99,32 @@ class VaultStyleWorld:
         sections: dict[str, Any] = {spec.protocol: {"apyPeriodDays": 7, "vaults": []} for spec in VAULTS}
         for spec in VAULTS:
             sections[spec.protocol]["vaults"].append(
-                {"type": spec.kind, "address": self.vaults[spec.kind], "cooldown": spec.cooldown})
-        sections["midas"] = {"apyPeriodDays": 7, "tokens": [
-            {"type": "midas-token", "symbol": symbol, "token": self.tokens[symbol], "feed": self.feeds[symbol],
-             "currency": currency, "heartbeat": 30 * 24 * 3600} for symbol, (currency, _) in MIDAS.items()]}
-        return {str(self.node.chain_id): {
-            "name": "anvil devnet", **sections,
-            "priceFeeds": {self.tokens[s]: {"pair": f"{s}/USD", "feed": self.feeds[s], "heartbeat": 10**9}
-                           for s in USD_FEEDS},
-            "currencyFeeds": {"BTC": {"pair": "BTC/USD", "feed": self.feeds["BTC"], "heartbeat": 10**9}}}}
+                {"type": spec.kind, "address": self.vaults[spec.kind], "cooldown": spec.cooldown}
+            )
+        sections["midas"] = {
+            "apyPeriodDays": 7,
+            "tokens": [
+                {
+                    "type": "midas-token",
+                    "symbol": symbol,
+                    "token": self.tokens[symbol],
+                    "feed": self.feeds[symbol],
+                    "currency": currency,
+                    "heartbeat": 30 * 24 * 3600,
+                }
+                for symbol, (currency, _) in MIDAS.items()
+            ],
+        }
+        return {
+            str(self.node.chain_id): {
+                "name": "anvil devnet",
+                **sections,
+                "priceFeeds": {
+                    self.tokens[s]: {"pair": f"{s}/USD", "feed": self.feeds[s], "heartbeat": 10**9} for s in USD_FEEDS
+                },
+                "currencyFeeds": {"BTC": {"pair": "BTC/USD", "feed": self.feeds["BTC"], "heartbeat": 10**9}},
+            }
+        }
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
@@ -112,14 +147,17 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
     world.wallets = wallets or dict(zip(("holder", "cooler", "empty"), node.accounts[14:17]))
     holder, cooler = world.wallets["holder"], world.wallets["cooler"]
     for symbol, decimals in DECIMALS.items():
-        world.tokens[symbol] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"],
-                                           [f"Test {symbol}", symbol, decimals])
+        world.tokens[symbol] = node.deploy(
+            artifacts["TestToken"], ["string", "string", "uint8"], [f"Test {symbol}", symbol, decimals]
+        )
     for symbol in (*USD_FEEDS, *MIDAS, "BTC"):
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [FEED_DECIMALS])
     for spec in VAULTS:
-        world.vaults[spec.kind] = node.deploy(artifacts["TestShareVault"], ["string", "string", "uint8", "address"],
-                                              [f"Staked {spec.asset}", spec.symbol, spec.decimals,
-                                               world.tokens[spec.asset]])
+        world.vaults[spec.kind] = node.deploy(
+            artifacts["TestShareVault"],
+            ["string", "string", "uint8", "address"],
+            [f"Staked {spec.asset}", spec.symbol, spec.decimals, world.tokens[spec.asset]],
+        )
     _first_state(world)
     world.then = node.block_number()
     world.t_then = world.timestamp(world.then)
@@ -138,8 +176,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
 
 def _first_state(world: VaultStyleWorld) -> None:
     node, holder = world.node, world.wallets["holder"]
-    world.shares = {holder: {"neutrl-snusd": 3_210 * 10**18 + 7, "avantis-vault": 15_000 * 10**6 + 3,
-                             "avant-savusd": 42 * 10**18}}
+    world.shares = {
+        holder: {"neutrl-snusd": 3_210 * 10**18 + 7, "avantis-vault": 15_000 * 10**6 + 3, "avant-savusd": 42 * 10**18}
+    }
     world.midas = {holder: {"mTBILL": 25_000 * 10**18 + 11, "mBTC": 2 * 10**18}}
     for spec in VAULTS:
         vault = world.vaults[spec.kind]
