@@ -35,7 +35,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import aave_collateral as collateral
 import erc20
@@ -117,7 +117,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
 
 async def _market(
     reader: ChainReader, market: AaveMarket, wallet: str, warnings: Warnings
-) -> tuple[dict[str, Any] | None, list, list]:
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
     label = f"Aave market {market.name}"
     (reserves,), account, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
@@ -188,7 +188,7 @@ async def current(reader: ChainReader, provider: str, function: Function, record
     except ProtocolError as exc:
         log.warning("%s: using the recorded %s (%s)", label, function.name, exc.message)
         return recorded
-    return address
+    return cast(str, address)
 
 
 def _state(
@@ -322,4 +322,4 @@ async def priced(call: Any) -> int:
         (price,) = await call
     except ProtocolError as exc:
         raise PriceUnavailable(f"the oracle failed: {exc.message}") from None
-    return price
+    return cast(int, price)

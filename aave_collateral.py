@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import cast
 
 from abi import Function
 from chain import ChainReader, no_read
@@ -71,13 +72,21 @@ async def rules(
         *(reader.call(data_provider, DEBT_CEILING, asset, label=f"{label} data provider") for asset in isolating),
     )
     v3_6 = not isinstance(probe, ProtocolError)
-    common = {"flagged": tuple(flagged), "ceilings": {a: c for a, (c,) in zip(isolating, ceilings)}}
+    ceiling_of = {a: c for a, (c,) in zip(isolating, ceilings)}
     if not (v3_6 and emode):
-        return Rules(v3_6, emode, **common)
+        return Rules(v3_6, emode, tuple(flagged), ceiling_of)
     for answer in (bitmap, config):
         if isinstance(answer, ProtocolError):
             raise answer
-    return Rules(True, emode, emode_ltv=config[0], collateral_bitmap=bitmap[0], ltvzero_bitmap=probe[0], **common)
+    return Rules(
+        True,
+        emode,
+        tuple(flagged),
+        ceiling_of,
+        emode_ltv=config[0],
+        collateral_bitmap=bitmap[0],
+        ltvzero_bitmap=probe[0],
+    )
 
 
 async def reserve_id(reader: ChainReader, pool: str, asset: str, emode: int, label: str) -> int | None:
@@ -85,7 +94,7 @@ async def reserve_id(reader: ChainReader, pool: str, asset: str, emode: int, lab
     same round as the rules (the field is at the same place from v3.0 on)."""
     if not emode:
         return None
-    return (await reader.call(pool, POOL_RESERVE_DATA, asset, label=label))[7]
+    return cast(int, (await reader.call(pool, POOL_RESERVE_DATA, asset, label=label))[7])
 
 
 def decide(

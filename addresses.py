@@ -1,11 +1,11 @@
 """Per-chain contract addresses, deployment blocks and USD price feeds: data, kept in one place.
 
-The built-in data is `addresses.json` beside this module, taken from the protocols' own
-published address registries (see the README). `ADDRESSES_FILE` names a JSON file of the same
-shape that is laid over it: for each chain it lists, a protocol section ("morpho", "aave",
-"compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant") replaces the built-in one, and
-"priceFeeds" entries are added or replaced token by token. A chain that only the file lists (a local
-devnet) is served like any other.
+The built-in data is `addresses.json` beside this module, taken from the protocols' own published
+address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
+JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
+("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant") replaces
+the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
+the file lists (a local devnet) is served like any other.
 """
 
 from __future__ import annotations
@@ -305,9 +305,10 @@ def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
 
 
 def _kind(value: dict[str, Any], where: str) -> str:
-    if not isinstance(value.get("type"), str) or not value["type"]:
+    kind = value.get("type")
+    if not isinstance(kind, str) or not kind:
         raise AddressesError(f"{where}: must have a type (the positions' `type`)")
-    return value["type"]
+    return kind
 
 
 def _list(value: Any, where: str) -> list[Any]:

@@ -29,7 +29,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
@@ -85,7 +85,10 @@ class UndecodableReturn(ProtocolError):
     """A call succeeded but its return data does not decode as the function's outputs."""
 
 
-def shared_future(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
+T = TypeVar("T")
+
+
+def shared_future(awaitable: Awaitable[T]) -> asyncio.Future[T]:
     """A task several callers await (each through asyncio.shield). Its outcome counts as
     retrieved even if every caller stopped waiting, so no "exception was never retrieved"."""
     future = asyncio.ensure_future(awaitable)
@@ -331,18 +334,19 @@ class ChainReader:
         compare two blocks; its reads batch among themselves."""
         return self._request.reader(self.chain_id, block)
 
-    async def shared(self, key: Any, read: Callable[[], Awaitable[Any]]) -> Any:
+    async def shared(self, key: Any, read: Callable[[], Awaitable[T]]) -> T:
         """`read()` once per request and key, however many inputs and positions ask for it."""
         if key not in self._shared:
             self._shared[key] = shared_future(read())
-        return await asyncio.shield(self._shared[key])
+        # Each key is always read by the same kind of `read`, so its future holds a T.
+        return cast(T, await asyncio.shield(self._shared[key]))
 
     async def remembered(self, key: tuple[Any, ...], read: Callable[[], Awaitable[tuple[Any, ...]]]) -> tuple[Any, ...]:
         """A fact that follows from immutable code (which interface a contract has, say): read
         once per request, then kept in the app's immutable cache. A failure is not kept."""
         key = (self.chain_id, "remembered", *key)
         if (cached := self._cache.get(key)) is not None:
-            return cached
+            return cast(tuple[Any, ...], cached)
         value = await self.shared(key, read)
         self._cache.put(key, value)
         return value
@@ -366,7 +370,7 @@ class ChainReader:
         app's immutable cache once the block has settled."""
         key = (self.chain_id, "timestamp", number)
         if (cached := self._cache.get(key)) is not None:
-            return cached
+            return cast(int, cached)
 
         async def read() -> int:
             header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
@@ -469,7 +473,7 @@ class ChainReader:
         calldata = function.calldata(*args)
         key = (self.chain_id, target, calldata, function.outputs)
         if function.immutable and (cached := self._cache.get(key)) is not None:
-            return cached
+            return cast(tuple[Any, ...], cached)
         if key not in self._calls:
             future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
             self._calls[key] = shared_future(
@@ -675,7 +679,7 @@ class ChainReader:
                     for low, high in ranges
                 )
             )
-            retry = []
+            retry: list[tuple[int, int]] = []
             for (low, high), answer in zip(ranges, answers):
                 if isinstance(answer, RpcError):
                     span = high - low + 1
@@ -727,9 +731,10 @@ class ChainReader:
 
     async def block_hash(self, number: int) -> str:
         header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
-        if not isinstance(header, dict) or not isinstance(header.get("hash"), str):
+        found = header.get("hash") if isinstance(header, dict) else None
+        if not isinstance(found, str):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} has no header for block {number}.")
-        return header["hash"].lower()
+        return found.lower()
 
     def _log(self, entry: Any) -> Log:
         try:

@@ -30,7 +30,7 @@ import asyncio
 import logging
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import erc20
 from abi import Function
@@ -121,25 +121,21 @@ async def _market(
     warnings: Warnings,
 ) -> dict[str, Any]:
     comet, label = market.comet, f"Comet {market.comet}"
-    (
-        (base,),
-        (base_feed,),
-        (base_scale,),
-        (count,),
-        (utilization,),
-        (supplied,),
-        (borrowed,),
-        unit_usd,
-    ) = await asyncio.gather(
-        reader.call(comet, BASE_TOKEN, label=label),
-        reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
-        reader.call(comet, BASE_SCALE, label=label),
-        reader.call(comet, NUM_ASSETS, label=label),
-        reader.call(comet, GET_UTILIZATION, label=label),
-        reader.call(comet, BALANCE_OF, wallet, label=label),
-        reader.call(comet, BORROW_BALANCE_OF, wallet, label=label),
+    # Two gathers: one of all eight would type each answer as the union of them all.
+    unit_usd: Fraction | ProtocolError | None
+    reads, unit_usd = await asyncio.gather(
+        asyncio.gather(
+            reader.call(comet, BASE_TOKEN, label=label),
+            reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label),
+            reader.call(comet, BASE_SCALE, label=label),
+            reader.call(comet, NUM_ASSETS, label=label),
+            reader.call(comet, GET_UTILIZATION, label=label),
+            reader.call(comet, BALANCE_OF, wallet, label=label),
+            reader.call(comet, BORROW_BALANCE_OF, wallet, label=label),
+        ),
         outcome(currency_usd(reader, chain, market.price_currency, market.name)),
     )
+    (base,), (base_feed,), (base_scale,), (count,), (utilization,), (supplied,), (borrowed,) = reads
     if count > MAX_ASSETS:
         raise ProtocolError(f"{label} reports {count} assets, more than the {MAX_ASSETS} this service reads.")
     infos, supply_rate, borrow_rate, base_price = await asyncio.gather(
@@ -242,9 +238,10 @@ def usd_per_unit(
 ) -> Fraction | ProtocolError | None:
     """USD per raw unit: Comet's price is per whole unit (`scale` raw units), 8 decimals, in the
     market's currency, worth `unit_usd` (None: no feed for that currency)."""
-    for part in (price, unit_usd):
-        if isinstance(part, ProtocolError):
-            return part
+    if isinstance(price, ProtocolError):
+        return price
+    if isinstance(unit_usd, ProtocolError):
+        return unit_usd
     return None if unit_usd is None else Fraction(price, scale * PRICE_SCALE) * unit_usd
 
 
@@ -254,7 +251,7 @@ async def comet_price(reader: ChainReader, comet: str, feed: str, label: str) ->
         (price,) = await reader.call(comet, GET_PRICE, feed, label=label)
     except ProtocolError as exc:
         raise PriceUnavailable(f"{label} gives no price for feed {feed}: {exc.message}") from None
-    return price
+    return cast(int, price)
 
 
 async def _reward_owed(

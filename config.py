@@ -149,7 +149,7 @@ class SettingError(ValueError):
     """A setting has a value it cannot take; the message names the setting."""
 
 
-def _flag_name(setting: Field) -> str:
+def _flag_name(setting: Field[Any]) -> str:
     return "--" + setting.name.replace("_", "-")
 
 

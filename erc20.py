@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from abi import Event, Function
 from chain import ChainReader, UndecodableReturn
@@ -39,4 +39,4 @@ async def _text(reader: ChainReader, token: str, function: Function, bytes32: Fu
     except UndecodableReturn:
         (raw,) = await reader.call(token, bytes32, label=label)
         text = raw.rstrip(b"\0").decode("utf-8", "replace")
-    return text
+    return cast(str, text)

@@ -1,4 +1,4 @@
-"""Per-input failures that adapters raise, mapped to the error codes of decisions.md §3.
+"""Per-input failures that adapters raise, mapped to the error codes of docs/decisions.md §3.
 
 An adapter raises one of these with a message written for the client; the resolver turns it into
 an entry of `walletPositions.errors`. Anything else an adapter raises becomes UNKNOWN_ERROR with a

@@ -168,7 +168,8 @@ class ChainIndex:
 
     def keys(self, stream: Stream, holder: str, block: int | None = None) -> set[str]:
         """What `holder` may hold, by events up to `block` (None: all stored)."""
-        query, args = "SELECT key FROM holdings WHERE stream = ? AND holder = ?", (stream.name, holder.lower())
+        query = "SELECT key FROM holdings WHERE stream = ? AND holder = ?"
+        args: tuple[str | int, ...] = (stream.name, holder.lower())
         if block is not None:
             query, args = query + " AND (block IS NULL OR block <= ?)", (*args, block)
         return {key for (key,) in self._db.execute(query, args)}

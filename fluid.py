@@ -1,6 +1,6 @@
 """Fluid: lending (fToken) and vault positions, read through Fluid's own resolvers.
 
-How each figure is derived (all at the request's pinned block; the README has the long form):
+How each figure is derived (all at the request's pinned block; docs/protocols/fluid.md has the long form):
 
 - Lending: `LendingResolver.getUserPositions(wallet)` lists every fToken with the wallet's
   shares; those with shares are held. Amount = the resolver's `underlyingAssets` (the fToken's

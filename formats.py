@@ -1,4 +1,4 @@
-"""How figures are written in answers (the README's "Formats"): raw token amounts as exact
+"""How figures are written in answers (docs/api.md, "Formats"): raw token amounts as exact
 base-10 strings, ratios as floats; None stays null."""
 
 from __future__ import annotations

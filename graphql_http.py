@@ -1,6 +1,6 @@
 """GraphQL over HTTP: a request body becomes one checked operation, then its result.
 
-Every request-level rule (decisions.md §4) is enforced in `checked`, before anything executes, so
+Every request-level rule (docs/decisions.md §4) is enforced in `checked`, before anything executes, so
 a refused request has run no resolver and its answer carries no `data` key. What does not depend
 on a request's variables (parsing, the cost bound, validation) is done once per document and kept
 in a DocumentCache; the rest is checked for every request.
@@ -20,8 +20,11 @@ from typing import Any
 
 from graphql import (
     DocumentNode,
+    ExecutionResult,
+    FormattedExecutionResult,
     FragmentDefinitionNode,
     GraphQLError,
+    GraphQLFormattedError,
     GraphQLSchema,
     GraphQLSyntaxError,
     OperationDefinitionNode,
@@ -55,7 +58,7 @@ log = logging.getLogger("wallet_positions.graphql")
 class RequestError(Exception):
     """A refused request: HTTP status plus GraphQL-shaped errors, each with an extensions code."""
 
-    def __init__(self, status: int, errors: list[dict[str, Any]]) -> None:
+    def __init__(self, status: int, errors: list[GraphQLFormattedError]) -> None:
         super().__init__(errors[0]["message"])
         self.status = status
         self.errors = errors
@@ -66,7 +69,7 @@ class RequestError(Exception):
 
     @classmethod
     def from_graphql(cls, errors: list[GraphQLError], code: str) -> RequestError:
-        formatted = []
+        formatted: list[GraphQLFormattedError] = []
         for error in errors:
             entry = error.formatted
             entry["extensions"] = {"code": code, **(entry.get("extensions") or {})}
@@ -143,7 +146,7 @@ class Analysis:
     def projection(self, chosen: Chosen, schema: GraphQLSchema) -> Projection:
         """The operation's compiled projection: shared by every request where no variable can
         change what it selects, else compiled for this request."""
-        return chosen.projection or Projection(schema, self.fragment_details, chosen.operation)
+        return chosen.projection or Projection(schema, self.fragment_details, chosen.node)
 
     @property
     def weight(self) -> int:
@@ -233,7 +236,7 @@ class DocumentCache:
         self.hits = self.misses = 0
 
     def get(self, schema: GraphQLSchema, introspection: bool, text: str) -> Analysis | None:
-        analysis = self._items.get((schema, introspection, text))
+        analysis: Analysis | None = self._items.get((schema, introspection, text))
         if analysis is None:
             self.misses += 1
         else:
@@ -368,7 +371,7 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
     raise _bad_request(message, "GRAPHQL_VALIDATION_FAILED")
 
 
-async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> dict[str, Any]:
+async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> FormattedExecutionResult:
     """Execute a prepared operation; resolver bugs are logged and shown only as a generic error."""
     analysis, chosen = operation.analysis, operation.chosen
     result = ProjectingExecutor(
@@ -386,6 +389,8 @@ async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> dict
     ).execute_operation()
     if inspect.isawaitable(result):
         result = await result
+    # Incremental results need @defer or @stream, which the schema does not define.
+    assert isinstance(result, ExecutionResult)
     payload = result.formatted
     for error, entry in zip(result.errors or [], payload.get("errors", [])):
         if error.original_error is not None:

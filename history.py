@@ -96,7 +96,7 @@ def compounded(now: int, then: int, seconds: int) -> float | None:
     base (a rate of zero then, or no time between)."""
     if then <= 0 or now <= 0 or seconds <= 0:
         return None
-    return float(Fraction(now, then)) ** (YEAR / seconds) - 1
+    return math.pow(float(Fraction(now, then)), YEAR / seconds) - 1
 
 
 async def period_apy(

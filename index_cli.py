@@ -28,7 +28,9 @@ EARLIER = {"holdings": {"stream", "holder", "key"}}
 """Layouts of snapshots written by earlier versions, still accepted (event_index migrates them)."""
 
 
-def add_parser(commands: argparse._SubParsersAction, settings: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], settings: Callable[[argparse.ArgumentParser], None]
+) -> None:
     """The `index` command; `settings` adds the service settings each action accepts."""
     index = commands.add_parser("index", help="build, inspect, export or import the event index")
     actions = index.add_subparsers(dest="index_command", required=True, metavar="{build,status,export,import}")
@@ -105,7 +107,7 @@ async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
     return 0
 
 
-def _progress_bar(name: str, started: float):  # type: ignore[no-untyped-def]
+def _progress_bar(name: str, started: float) -> Callable[[int, int, int], None]:
     label = name.split()[0]
 
     def report(first: int, done_to: int, target: int) -> None:

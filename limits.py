@@ -1,8 +1,8 @@
-"""Rate limit per API key and the request-level limits of decisions.md §4.
+"""Rate limit per API key and the request-level limits of docs/decisions.md §4.
 
 The rate limit is a token bucket whose every spent token returns exactly `window` seconds after
 it was spent (a sliding log). That shape is what gives both halves of the guarantee in
-decisions.md §6: a grant needs fewer than `quota` grants in the interval (now - window, now], so
+docs/decisions.md §6: a grant needs fewer than `quota` grants in the interval (now - window, now], so
 no interval [a, a + window) ever holds more than `quota` grants, and a client that keeps every
 such interval under `quota` always finds a token. Refused requests spend nothing. Intervals are
 half-open so that the wait a client is told (`t`, Retry-After, whole seconds rounded up) is
@@ -16,10 +16,11 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from graphql import (
     DocumentNode,
+    ExecutableDefinitionNode,
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
@@ -207,7 +208,7 @@ def _introspection_problem(field: FieldNode, fragments: Mapping[str, FragmentDef
                 )
             elif isinstance(selection, InlineFragmentNode):
                 pending.append((selection.selection_set, depth, nested_lists, active))
-            elif (name := selection.name.value) in fragments and name not in active:
+            elif (name := cast(FragmentSpreadNode, selection).name.value) in fragments and name not in active:
                 pending.append((fragments[name].selection_set, depth, nested_lists, active | {name}))
     if deepest > MAX_INTROSPECTION_DEPTH:
         return f"Introspection deeper than {MAX_INTROSPECTION_DEPTH} levels is refused."
@@ -240,7 +241,7 @@ def _depth(
         elif isinstance(selection, InlineFragmentNode):
             depth = _depth(selection.selection_set, fragments, memo, active, introspection)
         else:
-            name = selection.name.value
+            name = cast(FragmentSpreadNode, selection).name.value
             if name not in memo and name in fragments and name not in active:
                 active.add(name)
                 memo[name] = _depth(fragments[name].selection_set, fragments, memo, active, introspection)
@@ -295,7 +296,7 @@ def cost_problem(document: DocumentNode) -> str | None:
 
 def _syntax_problem(document: DocumentNode) -> str | None:
     fields = aliases = spreads = 0
-    pending = [d.selection_set for d in document.definitions if getattr(d, "selection_set", None)]
+    pending = [d.selection_set for d in document.definitions if isinstance(d, ExecutableDefinitionNode)]
     while pending:
         selection_set = pending.pop()
         if len(selection_set.selections) > MAX_SELECTIONS:
@@ -306,7 +307,7 @@ def _syntax_problem(document: DocumentNode) -> str | None:
                 aliases += selection.alias is not None
             elif isinstance(selection, FragmentSpreadNode):
                 spreads += 1
-            if getattr(selection, "selection_set", None):
+            if isinstance(selection, (FieldNode, InlineFragmentNode)) and selection.selection_set:
                 pending.append(selection.selection_set)
     for count, limit, what in (
         (fields, MAX_FIELDS, "fields"),
@@ -367,7 +368,7 @@ def _fields(
         elif isinstance(selection, InlineFragmentNode):
             for field, count in _fields(selection.selection_set, fragments, flattened, active):
                 add(field, count)
-        elif (name := selection.name.value) in fragments and name not in active:
+        elif (name := cast(FragmentSpreadNode, selection).name.value) in fragments and name not in active:
             if name not in flattened:
                 flattened[name] = _fields(fragments[name].selection_set, fragments, flattened, active | {name})
             for field, count in flattened[name]:

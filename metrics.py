@@ -29,7 +29,7 @@ IndexRows = Callable[[], Iterable[tuple[int, str, int]]]
 
 
 class Metrics:
-    """The service's metrics, by where they are counted (see the README's metrics table)."""
+    """The service's metrics, by where they are counted (see the metrics table in docs/operations.md)."""
 
     def __init__(self) -> None:
         self.registry = registry = CollectorRegistry()

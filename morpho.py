@@ -1,6 +1,6 @@
 """Morpho: vaults V1 (MetaMorpho), vaults V2 and Morpho Blue markets, read on-chain.
 
-How each figure is derived (all at the request's pinned block; the README has the long form):
+How each figure is derived (all at the request's pinned block; docs/protocols/morpho.md has the long form):
 
 - Discovery through the persisted event index (event_index.py, `stream`): vaults from every
   factory's creation events, markets from Morpho Blue's CreateMarket events, and the markets
@@ -35,7 +35,7 @@ import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import adaptive_curve_irm as irm
 import erc20
@@ -347,7 +347,7 @@ class MorphoReader:
         return await self.reader.shared(("morpho", "token", token), lambda: erc20.token_info(self.reader, token))
 
     async def oracle_price(self, oracle: str) -> int:
-        return await first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}"))
+        return cast(int, await first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}")))
 
     async def vault_v1_rate(self, vault: str) -> int:
         """A MetaMorpho vault's net per-second rate (see `vault_v1_rates`)."""
@@ -395,7 +395,7 @@ class MorphoReader:
             self.reader.call(self.blue, POSITION, bytes.fromhex(market_id[2:]), owner, label="Morpho Blue"),
             self.market(market_id),
         )
-        return state.supply_assets(shares)
+        return cast(MarketState, state).supply_assets(shares)
 
     async def _supply_rate(self, market_id: str) -> int:
         state = await self.market(market_id)
@@ -406,12 +406,16 @@ class MorphoReader:
     async def earnings(self, parts: list[Part]) -> tuple[int, int]:
         """(Σ assets x rate, Σ assets) over the parts, rates per second in WAD. ProtocolError
         when a part that holds assets has no rate (the APY is then null, with a warning)."""
-        both = await asyncio.gather(*(amount() for amount, _ in parts), *(outcome(rate()) for _, rate in parts))
-        amounts, rates = both[: len(parts)], both[len(parts) :]
+        amounts, rates = await asyncio.gather(
+            asyncio.gather(*(amount() for amount, _ in parts)), asyncio.gather(*(outcome(rate()) for _, rate in parts))
+        )
+        earned = 0
         for amount, rate in zip(amounts, rates):
-            if amount and isinstance(rate, ProtocolError):
-                raise rate
-        return sum(amount * rate for amount, rate in zip(amounts, rates) if amount), sum(amounts)
+            if amount:
+                if isinstance(rate, ProtocolError):
+                    raise rate
+                earned += amount * rate
+        return earned, sum(amounts)
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
@@ -432,9 +436,10 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
             _positions(morpho, _of(view, "market", held), wallet),
         )
     else:
-        catalog = [[entry.key for entry in view.of(kind)] for kind in ("vault-v1", "vault-v2")]
+        v1_catalog, v2_catalog = ([entry.key for entry in view.of(kind)] for kind in ("vault-v1", "vault-v2"))
         discovery = asyncio.gather(
-            *(swept_balances(reader, vaults, wallet, ctx.warnings, "vault") for vaults in catalog),
+            swept_balances(reader, v1_catalog, wallet, ctx.warnings, "vault"),
+            swept_balances(reader, v2_catalog, wallet, ctx.warnings, "vault"),
             _swept_positions(morpho, wallet),
         )
         ctx.warnings.add(

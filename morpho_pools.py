@@ -149,7 +149,7 @@ async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) ->
     )
     supply = state.total_supply_assets if state else None
     borrow = state.total_borrow_assets if state else None
-    liquidity = supply - borrow if state else None
+    liquidity = state.total_supply_assets - state.total_borrow_assets if state else None
     usd = _money(loan, price)
     last_update = totals[4]
     return {

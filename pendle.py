@@ -1,6 +1,6 @@
 """Pendle: PT, YT, LP and SY positions, read on-chain.
 
-How each figure is derived (all at the request's pinned block; the README has the long form):
+How each figure is derived (all at the request's pinned block; docs/protocols/pendle.md has the long form):
 
 - Discovery through the event index (event_index.py, `stream`): PT and YT pairs from every
   yield-contract factory's CreateYieldContract events (with their SY and expiry), markets from
@@ -411,15 +411,15 @@ async def _lp_position(
 ) -> dict[str, Any]:
     fields, state, asset = await _common(pendle, market, pair, market, "lpToken", chain_id)
     price = state.lp_price if state else None
-    share = state is not None and state.total_lp > 0
+    split = state if state is not None and state.total_lp > 0 else None
     return {
         "type": "pendle-lp",
         **fields,
         "balance": str(balance),
         "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
         "lpPrice": ratio(price),
-        "ptShare": str(balance * state.total_pt // state.total_lp) if share else None,
-        "syShare": str(balance * state.total_sy // state.total_lp) if share else None,
+        "ptShare": str(balance * split.total_pt // split.total_lp) if split else None,
+        "syShare": str(balance * split.total_sy // split.total_lp) if split else None,
     }
 
 

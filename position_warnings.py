@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Iterable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from errors import ProtocolError
 
@@ -77,11 +77,11 @@ class Warnings:
             return None
         return outcome
 
-    def survivors(self, what: str, outcomes: Iterable[tuple[str, Any]]) -> list[Any]:
+    def survivors(self, what: str, outcomes: Iterable[tuple[str, T | BaseException]]) -> list[T]:
         """The outcomes that are results; a part whose contract failed is left out with a
         warning. Any other exception (a node's failure, the budget, a bug) is raised: it
         concerns the whole input."""
-        kept = []
+        kept: list[T] = []
         for target, outcome in outcomes:
             if isinstance(outcome, ProtocolError):
                 self.left_out(what, target, outcome)

@@ -16,6 +16,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from abi import Function
 from addresses import ChainAddresses, PriceFeed
@@ -102,6 +103,6 @@ async def _sequencer_up(reader: ChainReader, uptime_feed: str | None) -> bool:
             reader.call(uptime_feed, LATEST_ROUND_DATA, label=f"sequencer uptime feed {uptime_feed}"),
             reader.block_timestamp(),
         )
-        return status == 0 and now - since >= SEQUENCER_GRACE
+        return cast(int, status) == 0 and now - since >= SEQUENCER_GRACE
 
     return await reader.shared(("sequencer", uptime_feed), read)

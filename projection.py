@@ -19,20 +19,24 @@ tests/test_projection.py checks that both give the same answer, for generated do
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphql import (
     Executor,
+    FieldNode,
     FragmentDefinitionNode,
     GraphQLAbstractType,
+    GraphQLLeafType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
     GraphQLSchema,
+    InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
     Undefined,
@@ -109,7 +113,7 @@ class Projection:
             complete = (
                 _irregular
                 if field.resolve is not None
-                else _lazy(lambda field=field, details=details: self._completer(field.type, details, variables))
+                else _lazy(functools.partial(self._completer, field.type, details, variables))
             )
             plan.append((response_key, name, complete))
         type_name = object_type.name
@@ -195,7 +199,7 @@ FAST_LEAVES: dict[str, Callable[[Any], bool]] = {
 coercion (an int for a Float becomes a float there, as in graphql-core)."""
 
 
-def _leaf(leaf: Any) -> Complete:
+def _leaf(leaf: GraphQLLeafType) -> Complete:
     passes = FAST_LEAVES.get(leaf.name) if specified_scalar_types.get(leaf.name) is leaf else None
 
     def complete(value: Any) -> Any:
@@ -225,7 +229,7 @@ def selects_by_variables(operation: OperationDefinitionNode, fragments: Mapping[
         for selection in pending.pop().selections:
             if selection.directives:
                 return True
-            if getattr(selection, "selection_set", None):
+            if isinstance(selection, (FieldNode, InlineFragmentNode)) and selection.selection_set:
                 pending.append(selection.selection_set)
     return False
 
@@ -241,7 +245,7 @@ class ProjectingExecutor(Executor[Any]):
         self,
         return_type: GraphQLOutputType,
         field_details_list: FieldDetailsList,
-        info: GraphQLResolveInfo,
+        info: GraphQLResolveInfo[Any],
         path: Path,
         result: Any,
         position_context: Any,

@@ -143,8 +143,8 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
         return NodeFailure(f"answered {method} with something that is not JSON-RPC")
     error = answer.get("error")
     if isinstance(error, dict):
-        code = error.get("code") if isinstance(error.get("code"), int) else 0
-        rpc_error = RpcError(code, str(error.get("message", ""))[:4096], error.get("data"))
+        code, message = error.get("code"), str(error.get("message", ""))[:4096]
+        rpc_error = RpcError(code if isinstance(code, int) else 0, message, error.get("data"))
         if _RATE_LIMITED.search(rpc_error.message):
             return RATE_LIMITED
         if _is_the_answer(rpc_error, method, params):
@@ -330,7 +330,7 @@ class Endpoint:
 
 def backoff(attempt: int) -> float:
     """Seconds before attempt `attempt + 1`: exponential, jittered, at most about 2 s."""
-    return min(0.1 * 2**attempt, 2.0) * random.uniform(0.5, 1.5)
+    return min(0.1 * 2.0**attempt, 2.0) * random.uniform(0.5, 1.5)
 
 
 class AnswerTooLarge(Exception):

@@ -1,7 +1,7 @@
 """The GraphQL schema, built from schema.graphql, and the resolver of its two root fields:
 `walletPositions` (a wallet's positions) and `poolDetails` (a pool's data).
 
-The resolver validates each input (decisions.md §3), runs the inputs concurrently, each under its
+The resolver validates each input (docs/decisions.md §3), runs the inputs concurrently, each under its
 own time budget, and maps failures to error codes. Identical inputs within one request share one
 fetch, even across aliases. The two fields differ only in what `RootField` says: the address
 input, the adapter function (`Protocol.fetch` or `Protocol.details`) and the output object.
@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from graphql import (
     GraphQLList,
+    GraphQLNamedType,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLResolveInfo,
@@ -140,13 +141,15 @@ def build(registry: Registry) -> GraphQLSchema:
                 f"protocol {protocol.name!r}: {protocol.type_name} is not in the "
                 "WalletPositions union of schema.graphql"
             )
+    query = schema.query_type
+    assert query is not None
     for root in (WALLETS, POOLS):
-        schema.query_type.fields[root.name].resolve = functools.partial(resolve, root)
+        query.fields[root.name].resolve = functools.partial(resolve, root)
     return schema
 
 
 async def resolve(
-    root: RootField, _root: Any, info: GraphQLResolveInfo, inputs: list[dict[str, Any]]
+    root: RootField, _root: Any, info: GraphQLResolveInfo[RequestContext], inputs: list[dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
     """Every valid input's fetch starts at once, one task per distinct input; the answer is built
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
@@ -160,6 +163,7 @@ async def resolve(
     for item, outcome in zip(inputs, started):
         answer, error = _outcome(root, context, item, outcome, info.schema)
         if error is None:
+            assert answer is not None
             data.append(answer)
         else:
             errors.append(error)
@@ -260,6 +264,7 @@ def _build_checker(graphql_type: GraphQLType) -> Check:
         return _object_checker([(name, _checker(field.type)) for name, field in graphql_type.fields.items()])
     if isinstance(graphql_type, GraphQLUnionType):
         return _member_checker(graphql_type)
+    assert isinstance(graphql_type, GraphQLNamedType)  # the wrapping types are handled above
     valid, problem = _SCALAR_CHECKS[graphql_type.name], f"is not a {graphql_type.name}"
     return lambda value: None if value is None or valid(value) else [problem]
 

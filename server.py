@@ -32,7 +32,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from aiohttp import web
-from graphql import GraphQLSchema
+from graphql import FormattedExecutionResult, GraphQLSchema
 
 import addresses
 import auth
@@ -114,7 +114,7 @@ def error_body(message: str, code: str, **extensions: Any) -> dict[str, Any]:
 
 
 def json_response(
-    payload: dict[str, Any], status: int = 200, media: str = JSON, headers: dict[str, str] | None = None
+    payload: Mapping[str, Any], status: int = 200, media: str = JSON, headers: dict[str, str] | None = None
 ) -> web.Response:
     return bytes_response(json.dumps(payload).encode(), status, media, headers)
 
@@ -324,6 +324,7 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
         if exc.status == 408:
             await _send_and_close(request, response)
         return response
+    assert media is not None, "_execute refuses a request without an acceptable media type"
     return json_response(payload, 200, media, headers)
 
 
@@ -344,7 +345,7 @@ def _not_post(headers: dict[str, str]) -> web.Response:
     )
 
 
-async def _execute(request: web.Request, media: str | None) -> dict[str, Any]:
+async def _execute(request: web.Request, media: str | None) -> FormattedExecutionResult:
     if media is None:
         raise graphql_http.RequestError.single(
             406, f"Acceptable response types are {GRAPHQL_RESPONSE} and {JSON}.", "NOT_ACCEPTABLE"
@@ -547,7 +548,7 @@ class JsonFormatter(logging.Formatter):
     (access_line), its client-supplied values redacted already."""
 
     def format(self, record: logging.LogRecord) -> str:
-        line = getattr(record, "line", None)
+        line: str | None = getattr(record, "line", None)
         if line is not None:
             return line
         entry = {

@@ -2,7 +2,7 @@
 tokens priced by their issuer's own feed. Each protocol is a section of the addresses data (its
 vaults and tokens per chain), so the next one is a data entry, a schema type and a registry line.
 
-How each figure is derived (all at the request's pinned block; the README has the long form):
+How each figure is derived (all at the request's pinned block; docs/protocols/vault-style.md has the long form):
 
 - Share vaults: balance = `balanceOf(wallet)` (shares); assets = `convertToAssets(balance)`;
   exchange rate = `convertToAssets(10^shareDecimals)` / 10^assetDecimals, the assets of one whole
@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import erc20
 import history
@@ -194,7 +194,7 @@ async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[An
 
 async def _assets_of(reader: ChainReader, vault: str, shares: int) -> int:
     (assets,) = await reader.call(vault, CONVERT_TO_ASSETS, shares, label=f"vault {vault}")
-    return assets
+    return cast(int, assets)
 
 
 # ---------------------------------------------------------------- priced tokens
@@ -248,4 +248,4 @@ async def _token_position(
 
 async def _answer(reader: ChainReader, feed: str) -> int:
     (_, answer, _, _, _) = await reader.call(feed, LATEST_ROUND_DATA, label=f"price feed {feed}")
-    return answer
+    return cast(int, answer)

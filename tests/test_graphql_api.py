@@ -248,3 +248,18 @@ async def test_per_input_errors_name_a_known_protocol_in_lower_case(api):
     reply = await api.positions(position_input("MORPHO", wallet="0x12"), position_input("NoSuch"))
     errors = reply.body["data"]["walletPositions"]["errors"]
     assert [e["protocol"] for e in errors] == ["morpho", "NoSuch"], "known: lower case; unknown: as sent"
+
+
+@pytest.mark.parametrize("with_shares", [True, False])
+async def test_a_selection_that_variables_change_is_answered(api, with_shares):
+    """`@include(if: $variable)` makes the projection depend on the request: it is compiled per
+    request from the chosen operation (a regression: this path once raised, a 500)."""
+    document = (
+        "query($inputs: [PositionInput!]!, $shares: Boolean!) { walletPositions(inputs: $inputs) { data {"
+        " ... on MorphoWalletPositions { chainId vaultV2Positions { apy shares @include(if: $shares) } } } } }"
+    )
+    for _ in range(2):
+        reply = await api.query(document, {"inputs": [position_input()], "shares": with_shares})
+        assert reply.status == 200, reply.body
+        (position,) = reply.body["data"]["walletPositions"]["data"][0]["vaultV2Positions"]
+        assert set(position) == ({"apy", "shares"} if with_shares else {"apy"})
