@@ -1,4 +1,4 @@
-"""Authentication as decisions.md §5: both headers, exact messages, 401 + WWW-Authenticate."""
+"""Authentication as docs/decisions.md §5: both headers, exact messages, 401 + WWW-Authenticate."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ world = world_fixture(C.build)
 
 @pytest.fixture(scope="module")
 def binary() -> Path:
-    """Built once per run (about a minute on two cores), as the README says to build it."""
+    """Built once per run (about a minute on two cores), as docs/operations.md says to build it."""
     built = subprocess.run(
         [str(ROOT / "scripts" / "build-binary")], cwd=ROOT, capture_output=True, text=True, timeout=1800
     )

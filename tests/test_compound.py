@@ -2,7 +2,7 @@
 
 The contracts implement exactly the functions the adapter calls; their signatures are checked
 against Compound's published Comet ABI (npm `@compound-finance/compound-js`), and the rewards
-function against the function list the README cites from Compound's CometRewards source.
+function against the function list docs/protocols/compound.md cites from Compound's CometRewards source.
 """
 
 from __future__ import annotations
@@ -262,8 +262,8 @@ def test_comet_calls_match_compounds_published_abi():
 
 
 def test_rewards_call_matches_the_function_list_the_readme_cites():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    cited = re.search(r"CometRewards functions called:\s+`([^`]+)`", readme).group(1)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "protocols" / "compound.md").read_text()
+    cited = re.search(r"CometRewards functions called:\s+`([^`]+)`", page).group(1)
     assert cited == f"{compound.GET_REWARD_OWED.signature} returns ({','.join(compound.GET_REWARD_OWED.outputs)})"
 
 

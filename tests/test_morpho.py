@@ -2,7 +2,7 @@
 
 Every expected figure is computed here from chain state at the block the service reports:
 balances through Morpho's own MorphoBalancesLib (deployed as TestLens), rates from the IRM,
-prices from the feed and oracle, with the formulas the README documents.
+prices from the feed and oracle, with the formulas docs/protocols/morpho.md documents.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rate limit as decisions.md §6: per key, both halves of the guarantee, 429 body and headers."""
+"""Rate limit as docs/decisions.md §6: per key, both halves of the guarantee, 429 body and headers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Request-level rules of decisions.md §4: refused before anything executes, never a 500."""
+"""Request-level rules of docs/decisions.md §4: refused before anything executes, never a 500."""
 
 from __future__ import annotations
 

@@ -1,0 +1,286 @@
+"""The docs held to the code, as datasette's test_docs holds its own: what the code has must be in
+the docs (settings, protocols, error codes, schema types), and what the docs name in backticks
+must exist in the code (settings, flags, files, module attributes, functions), so neither side
+drifts silently."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import importlib
+import json
+import re
+import shlex
+from functools import cache
+from pathlib import Path
+
+import pytest
+from graphql import build_schema, parse, validate
+
+import addresses
+import config
+import protocols
+import server
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted([ROOT / "README.md", *DOCS.rglob("*.md")])
+SERVICE_MODULES = sorted(path.stem for path in ROOT.glob("*.py"))
+
+NOT_CODES = {"CREATED", "REVOKED", "NAME", "HTTP_", "KEY_", "SHA256", "USD", "COMMIT", "ROLLBACK"}
+"""All-caps strings of the service modules that are not answers' codes: keys-file fields, prefixes,
+SQL statements, a currency. HTTP methods and the settings' variables are left out by rule."""
+LOG_ONLY = {"HEADERS_TIMEOUT", "SHUTDOWN"}
+"""Values of the access log's `refused` that no client sees as a code: they belong to operations.md."""
+HTTP_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+OUTSIDE_TOOLS = ("ruff", "mypy", "pytest", "docker", "npm", "curl", "git")
+"""A backticked command of one of these names carries that tool's flags, not the service's."""
+FILE_KINDS = ("py", "json", "md", "toml", "txt", "cjs", "sol", "graphql", "env", "sqlite", "ts", "lock")
+
+
+def text(path: Path) -> str:
+    return path.read_text()
+
+
+def spans(path: Path) -> list[str]:
+    """The backticked spans of a page, code blocks left out."""
+    prose = re.sub(r"^```.*?^```", "", text(path), flags=re.S | re.M)
+    return re.findall(r"`([^`\n]+)`", prose)
+
+
+def all_spans() -> list[tuple[Path, str]]:
+    return [(page, span) for page in PAGES for span in spans(page)]
+
+
+def docs_text() -> str:
+    return "\n".join(text(page) for page in PAGES)
+
+
+@cache
+def code_files() -> list[Path]:
+    skip = {".venv", ".build-venv", "tools", "build", "dist", "docs", ".git", "state"}
+    kinds = (".py", ".graphql", ".json", ".sol", ".cjs", ".toml")
+    return [
+        path
+        for path in ROOT.rglob("*")
+        if path.is_file()
+        and not skip & set(path.relative_to(ROOT).parts)
+        and (path.suffix in kinds or path.parent.name == "scripts" or path.name == "Dockerfile")
+    ]
+
+
+@cache
+def code_text() -> str:
+    return "\n".join(path.read_text(errors="replace") for path in code_files())
+
+
+@cache
+def defined_functions() -> set[str]:
+    names = set()
+    for path in code_files():
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    names.add(node.name)
+    return names
+
+
+def service_codes() -> set[str]:
+    """Every code the service can answer: the all-caps string constants of its modules, less
+    the settings' variables, HTTP methods and NOT_CODES."""
+    envs = {setting.metadata["env"] for setting in dataclasses.fields(config.Settings)}
+    found = set()
+    for name in SERVICE_MODULES:
+        for node in ast.walk(ast.parse(text(ROOT / f"{name}.py"))):
+            if isinstance(node, ast.Constant) and re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", str(node.value)):
+                found.add(node.value)
+    return found - envs - HTTP_METHODS - NOT_CODES
+
+
+def parser_flags() -> set[str]:
+    flags: set[str] = set()
+    parsers = [server.build_parser()]
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            flags.update(option for option in action.option_strings if option.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+    return flags
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    prose = re.sub(r"^```.*?^```", "", text(page), flags=re.S | re.M)
+    return {slug(heading) for heading in re.findall(r"^#+ (.+)$", prose, flags=re.M)}
+
+
+# ---- what the code has is in the docs
+
+
+@pytest.mark.parametrize("setting", dataclasses.fields(config.Settings), ids=lambda setting: setting.name)
+def test_every_setting_is_a_row_of_the_configuration_table(setting):
+    flag, env = "--" + setting.name.replace("_", "-"), setting.metadata["env"]
+    row = re.search(rf"^\| `{flag}` \| `{env}` \| ([^|]+) \|", text(DOCS / "operations.md"), flags=re.M)
+    assert row, f"{flag} / {env} is not a row of the configuration table"
+    default = {False: "`0`", None: "off", "": "none"}.get(setting.default, f"`{setting.default}`")
+    assert row.group(1).strip() in (default, "off", "none") if default in ("off", "none") else row.group(1) == default
+
+
+def test_every_module_is_in_the_layout_table():
+    layout = text(DOCS / "development.md").split("## Layout", 1)[1].split("\n## ", 1)[0]
+    missing = [name for name in SERVICE_MODULES if f"`{name}.py`" not in layout]
+    assert missing == [], f"modules the layout table of docs/development.md does not list: {missing}"
+
+
+@pytest.mark.parametrize("protocol", protocols.registry(addresses.load()).values(), ids=lambda protocol: protocol.name)
+def test_every_protocol_has_its_page(protocol):
+    page = DOCS / "protocols" / f"{protocol.name}.md"
+    assert page.exists(), f"{protocol.name} has no page"
+    assert text(page).startswith("# ") and f'`protocol: "{protocol.name}"`' in text(page).splitlines()[0]
+    assert f"`{protocol.type_name}" in text(page)
+    assert f"(docs/protocols/{protocol.name}.md)" in text(ROOT / "README.md")
+
+
+def test_every_code_is_in_the_api_page():
+    codes = service_codes()
+    assert {"VALIDATION_ERROR", "RATE_LIMITED", "PART_UNREADABLE", "MALFORMED_HTTP", "SHUTDOWN"} <= codes
+    missing = sorted(code for code in codes - LOG_ONLY if f"`{code}`" not in text(DOCS / "api.md"))
+    assert missing == [], f"codes the service answers but docs/api.md does not name: {missing}"
+    assert all(re.search(rf"\b{code}\b", text(DOCS / "operations.md")) for code in LOG_ONLY)
+
+
+def test_every_schema_type_is_named_in_the_docs():
+    schema = build_schema(text(ROOT / "schema.graphql"))
+    names = {name for name, kind in schema.type_map.items() if not name.startswith("__")}
+    names -= {"String", "Int", "Float", "Boolean", "ID", "Query"}
+    assert len(names) > 50
+    docs = docs_text()
+    missing = sorted(name for name in names if not re.search(rf"\b{name}\b", docs))
+    assert missing == [], f"schema types the docs never name: {missing}"
+
+
+# ---- what the docs name exists
+
+
+def test_named_settings_and_variables_exist():
+    names = {
+        match
+        for _, span in all_spans()
+        for match in re.findall(r"(?<![\w<>.])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w(<])", span)
+    }
+    assert {"API_KEYS_FILE", "STATE_DIR", "VALIDATION_ERROR"} <= names
+    unknown = sorted(name for name in names if not re.search(rf"\b{name}\b", code_text()))
+    assert unknown == [], f"the docs name variables or codes the code does not have: {unknown}"
+
+
+def test_named_flags_exist():
+    known = parser_flags() | set(re.findall(r"--[a-z][a-z0-9-]+", code_text()))
+    named = {
+        flag
+        for _, span in all_spans()
+        if not span.split()[0].endswith(OUTSIDE_TOOLS)
+        for flag in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]+", span)
+    }
+    assert {"--keys-file", "--metrics-port"} <= named
+    assert sorted(named - known) == [], "the docs name flags nothing takes"
+
+
+def test_named_files_exist():
+    missing = []
+    for page, span in all_spans():
+        for word in span.split():
+            ours = re.fullmatch(r"(tests|bench|docs|\.ci)/[\w./<>*-]+|scripts/[\w-]+|[\w-]+\.(py|graphql|toml)", word)
+            if not ours or "://" in word:
+                continue
+            pattern = re.sub(r"<[^>]+>", "*", word)
+            candidates = (
+                [pattern] if "/" in word else [pattern, f"tests/{pattern}", f"bench/{pattern}", f"scripts/{pattern}"]
+            )
+            if not any(list(ROOT.glob(candidate)) for candidate in candidates):
+                missing.append(f"{page.relative_to(ROOT)}: {word}")
+    assert missing == []
+
+
+def test_named_module_attributes_exist():
+    missing = []
+    for page, span in all_spans():
+        if "://" in span:
+            continue
+        for module, attribute in re.findall(r"(?<![\w.])([a-z_][a-z0-9_]*)\.([A-Za-z_]\w*)", span):
+            known = module not in SERVICE_MODULES or attribute in FILE_KINDS
+            if not known and not hasattr(importlib.import_module(module), attribute):
+                missing.append(f"{page.relative_to(ROOT)}: {module}.{attribute}")
+    assert missing == []
+
+
+def test_named_classes_have_the_attributes_named():
+    classes = {
+        name: value
+        for module in SERVICE_MODULES
+        for name, value in vars(importlib.import_module(module)).items()
+        if isinstance(value, type) and value.__module__ == module
+    }
+    missing = []
+    for page, span in all_spans():
+        for name, attribute in re.findall(r"(?<![\w.])([A-Z]\w*)\.([a-z_]\w*)", span):
+            if name in classes:
+                cls = classes[name]
+                fields = {field.name for field in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else set()
+                if not hasattr(cls, attribute) and attribute not in fields:
+                    missing.append(f"{page.relative_to(ROOT)}: {name}.{attribute}")
+    assert missing == []
+
+
+def test_named_functions_exist():
+    named = {
+        (page, name)
+        for page, span in all_spans()
+        for name in re.findall(r"(?<![\w.])([a-z][a-z0-9]*_[a-z0-9_]+)\(", span)
+    }
+    assert named, "the docs name functions of ours"
+    missing = sorted(f"{page.relative_to(ROOT)}: {name}()" for page, name in named if name not in defined_functions())
+    assert missing == []
+
+
+def test_links_reach_their_file_and_heading():
+    broken = []
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", text(page)):
+            if re.match(r"\w+://", target):
+                continue
+            path, _, anchor = target.partition("#")
+            resolved = (page.parent / path).resolve() if path else page
+            if not resolved.exists() or (anchor and anchor not in anchors(resolved)):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
+def test_cited_decisions_are_sections_of_the_decisions_page():
+    sections = set(re.findall(r"^## (\d+)\. ", text(DOCS / "decisions.md"), flags=re.M))
+    cited = [
+        (path, match)
+        for path in [*code_files(), *PAGES]
+        for match in re.finditer(r"(\S*)decisions\.md §(\w+)", path.read_text(errors="replace"))
+    ]
+    assert len(cited) >= 5
+    wrong = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path, match in cited
+        if not match.group(1).endswith("docs/") or match.group(2) not in sections
+    ]
+    assert wrong == [], "a citation names a decisions.md other than docs/decisions.md, or a section it lacks"
+
+
+def test_the_readme_query_is_valid():
+    command = re.search(r"^curl .*?(?=^```)", text(ROOT / "README.md"), flags=re.S | re.M).group(0)
+    words = shlex.split(command.replace("\\\n", " "))
+    body = json.loads(words[words.index("-d") + 1])
+    schema = build_schema(text(ROOT / "schema.graphql"))
+    assert validate(schema, parse(body["query"])) == []
+    assert body["variables"]["inputs"][0]["protocol"] in protocols.registry(addresses.load())
