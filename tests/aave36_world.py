@@ -97,23 +97,6 @@ process.stdout.write(solc.compile(fs.readFileSync(0, "utf8"), { import: findImpo
 # The market: symbol -> (decimals, USD price with 8 decimals)
 ASSETS = {"A": (6, 100_000_000), "B": (18, 2_000 * 10**8), "C": (18, 1_500 * 10**8)}
 RATES = (8000, 0, 400, 6000)  # optimal usage, base, slope 1, slope 2 (bps)
-RESERVE_DATA = (
-    "uint256",
-    "uint128",
-    "uint128",
-    "uint128",
-    "uint128",
-    "uint128",
-    "uint40",
-    "uint16",
-    "address",
-    "address",
-    "address",
-    "address",
-    "uint128",
-    "uint128",
-    "uint128",
-)  # Pool.getReserveData (legacy)
 
 
 def _cache_key() -> str:
@@ -319,7 +302,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> Aave36World:
     )
     for symbol, token in world.tokens.items():
         world.reserve_ids[symbol] = node.call(
-            world.pool, "getReserveData(address)", token, returns=[f"({','.join(RESERVE_DATA)})"]
+            world.pool, "getReserveData(address)", token, returns=[f"({','.join(aave_world.POOL_RESERVE_DATA)})"]
         )[7]
         world.a_tokens[symbol], _, world.debt_tokens[symbol] = node.call(
             world.data_provider, "getReserveTokensAddresses(address)", token, returns=["address"] * 3

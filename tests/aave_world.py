@@ -20,6 +20,24 @@ ARTIFACTS = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
 RAY = 10**27
 ETHER = 10**18
 USDC = 10**6
+POOL_RESERVE_DATA = (
+    "uint256",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint128",
+    "uint40",
+    "uint16",
+    "address",
+    "address",
+    "address",
+    "address",
+    "uint128",
+    "uint128",
+    "uint128",
+)
+"""The outputs of Pool.getReserveData(asset), the legacy layout every version from v3.0 to v3.7 keeps."""
 INPUT = (
     "(address,address,address,uint8,address,address,address,address,string,string,string,string,string,string,bytes)"
 )

@@ -5,9 +5,12 @@ property test use it."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import auth
 from tests import aave_world, compound_world, fluid_world, morpho_world, pendle_world, vault_style_world
 from tests.evm import Anvil
 
@@ -63,3 +66,11 @@ def build(node: Anvil) -> AllWorlds:
         "artifacts": artifacts,
     }
     return AllWorlds(node, dict(world.wallets), data, parts)
+
+
+def prepare(node: Anvil, folder: Path, key_name: str) -> tuple[AllWorlds, str]:
+    """Every world on `node`, and in `folder` what a served app reads: the addresses file pointing
+    at them and a keys file with one key, returned."""
+    worlds = build(node)
+    (folder / "addresses.json").write_text(json.dumps(worlds.addresses))
+    return worlds, auth.create_key(folder / "keys.env", key_name)[0]

@@ -21,23 +21,6 @@ from tests.conftest import compounded_per_second, query_positions, world_api, wo
 from tests.node_oracles import aave_apys
 
 SECONDS = 365 * 24 * 3600
-POOL_RESERVE = [
-    "uint256",
-    "uint128",
-    "uint128",
-    "uint128",
-    "uint128",
-    "uint128",
-    "uint40",
-    "uint16",
-    "address",
-    "address",
-    "address",
-    "address",
-    "uint128",
-    "uint128",
-    "uint128",
-]
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on AaveWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
     marketStates { marketAddress marketName netWorthUsd totalCollateralUsd totalDebtUsd availableBorrowsUsd
@@ -67,7 +50,9 @@ class Expected:
         return self.node.call(to, signature, *args, returns=returns, block=self.block)
 
     def reserve(self, market, symbol):
-        return self.call(market.pool, "getReserveData(address)", market.tokens[symbol], returns=POOL_RESERVE)
+        return self.call(
+            market.pool, "getReserveData(address)", market.tokens[symbol], returns=list(A.POOL_RESERVE_DATA)
+        )
 
     def supplied(self, market, symbol, wallet):
         return self.call(self.reserve(market, symbol)[8], "balanceOf(address)", wallet)

@@ -15,7 +15,6 @@ input as retryable. A warning that quoted a node's error would be a misclassific
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnion
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import auth
 import server
 from config import Settings
 from schema import SDL_PATH
@@ -78,10 +76,8 @@ fault_schedules = st.fixed_dictionaries(
 def worlds(tmp_path_factory: pytest.TempPathFactory) -> Any:
     node = Anvil()
     try:
-        built = all_worlds.build(node)
         folder = tmp_path_factory.mktemp("faults")
-        (folder / "addresses.json").write_text(json.dumps(built.addresses))
-        key = auth.create_key(folder / "keys.env", "faults")[0]
+        built, key = all_worlds.prepare(node, folder, "faults")
         baseline = asyncio.run(answer(built, folder, key, None))
         yield built, folder, key, baseline
     finally:

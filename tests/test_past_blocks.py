@@ -23,11 +23,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from eth_hash.auto import keccak
 from graphql import build_schema
 
-import auth
 import server
 from config import Settings
 from schema import SDL_PATH
-from tests import aave_world, all_worlds, fluid_world, morpho_world
+from tests import aave_world, all_worlds, fluid_world, morpho_world, test_fault_schedules
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
@@ -48,11 +47,7 @@ LLTV_C = 770_000_000_000_000_000
 USDC = 10**6
 DAY = 24 * 3600
 INPUTS = [
-    ("morpho", "lender"),
-    ("morpho", "depositor"),
-    ("aave", "borrower"),
-    ("compound", "borrower"),
-    ("pendle", "saver"),
+    *test_fault_schedules.INPUTS,
     ("fluid", "lender"),
     ("neutrl", "saver"),
     ("midas", "saver"),
@@ -217,10 +212,8 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Any:
     by block: (positions, pools)."""
     node = Anvil()
     try:
-        worlds = all_worlds.build(node)
         folder = tmp_path_factory.mktemp("past")
-        (folder / "addresses.json").write_text(json.dumps(worlds.addresses))
-        key = auth.create_key(folder / "keys.env", "past")[0]
+        worlds, key = all_worlds.prepare(node, folder, "past")
         kept = asyncio.run(_live(worlds, folder, key))
         yield worlds, folder, key, kept
     finally:
