@@ -37,7 +37,7 @@ from graphql import (
     validate,
 )
 from graphql.execution.collect_fields import FragmentDetails
-from graphql.execution.values import VariableValues, get_variable_values
+from graphql.execution.values import VariableValues
 
 from immutable_cache import ImmutableCache, weight
 from limits import (
@@ -51,6 +51,7 @@ from limits import (
     input_count,
 )
 from projection import ProjectingExecutor, Projection, selects_by_variables
+from variables import Coercer
 
 log = logging.getLogger("wallet_positions.graphql")
 
@@ -108,6 +109,7 @@ class Chosen:
 
     node: OperationDefinitionNode
     count: InputCount
+    coerce: Coercer
     projection: Projection | None
 
 
@@ -139,6 +141,7 @@ class Analysis:
             known = self.operations[name] = Chosen(
                 operation,
                 input_count(operation, self.fragments),
+                Coercer(schema, operation.variable_definitions or ()),
                 Projection(schema, self.fragment_details, operation) if shared else None,
             )
         return known
@@ -208,7 +211,7 @@ def checked(params: dict[str, Any], analysis: Analysis, schema: GraphQLSchema) -
     if analysis.invalid is not None:
         raise analysis.invalid.again()
     try:
-        coerced = get_variable_values(schema, chosen.node.variable_definitions or (), params["variables"])
+        coerced = chosen.coerce(params["variables"])
     except RecursionError:
         raise _too_deep() from None
     if isinstance(coerced, list):

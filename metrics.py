@@ -116,6 +116,29 @@ class Metrics:
             "wp_build_info", "The service's version and Python; always 1.", ["version", "python"], registry=registry
         )
         build.labels(VERSION, platform.python_version()).set(1)
+        self._answered: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+        self._resolved: dict[tuple[str, str, str, str], Counter] = {}
+
+    def answered(self, route: str, method: str, status: int, seconds: float) -> None:
+        """One request answered. Its counter and histogram children are looked up by labels()
+        once per label set (every label is bounded), then kept: labels() costs more than the
+        increment it leads to."""
+        children = self._answered.get((route, method, status))
+        if children is None:
+            children = self._answered[route, method, status] = (
+                self.http_requests.labels(route, method, str(status)),
+                self.http_duration.labels(route, method),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
+
+    def resolved(self, field: str, protocol: str, chain_id: str, outcome: str) -> None:
+        """One input resolved, its counter child kept as in `answered`."""
+        labels = (field, protocol, chain_id, outcome)
+        child = self._resolved.get(labels)
+        if child is None:
+            child = self._resolved[labels] = self.inputs.labels(*labels)
+        child.inc()
 
     def watch_indexes(self, rows: IndexRows) -> None:
         """Index progress, read from the index files at each scrape (`wp_index_covered_block`)."""

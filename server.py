@@ -209,13 +209,12 @@ def _observe(request: web.Request, record: AccessRecord, status: int, started: f
     route = request.match_info.route.resource
     path = route.canonical if route is not None else "other"
     method = request.method if request.method in HTTP_METHODS else "other"
-    metrics.http_requests.labels(path, method, str(status)).inc()
-    metrics.http_duration.labels(path, method).observe(time.perf_counter() - started)
+    metrics.answered(path, method, status, time.perf_counter() - started)
     registry = app[REGISTRY]
     for outcome in record.outcomes:
         protocol = registry.get(outcome.protocol)
         chain = str(outcome.chain_id) if protocol is not None and outcome.chain_id in protocol.chains else "other"
-        metrics.inputs.labels(outcome.field, protocol.name if protocol else "other", chain, outcome.code).inc()
+        metrics.resolved(outcome.field, protocol.name if protocol else "other", chain, outcome.code)
 
 
 def _log_access(
@@ -354,17 +353,14 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
         raise graphql_http.RequestError.single(
             415, "Send the request body as Content-Type: application/json.", "UNSUPPORTED_MEDIA_TYPE"
         )
-    too_large = graphql_http.RequestError.single(
-        413, f"The request body exceeds the limit of {MAX_BODY_BYTES} bytes.", "PAYLOAD_TOO_LARGE", limit=MAX_BODY_BYTES
-    )
     if (request.content_length or 0) > MAX_BODY_BYTES:
-        raise too_large
+        raise _too_large()
     settings = request.app[SETTINGS]
     try:
         async with asyncio.timeout(settings.body_timeout):
             body = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        raise too_large from None
+        raise _too_large() from None
     except TimeoutError:
         raise graphql_http.RequestError.single(
             408, f"The request body did not arrive in {settings.body_timeout:g} s.", "REQUEST_TIMEOUT"
@@ -379,6 +375,12 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
         return await graphql_http.run(operation, request.app[SCHEMA], context)
     finally:
         record.rpc_requests, record.rpc_subcalls = chains.stats.requests, chains.stats.subcalls
+
+
+def _too_large() -> graphql_http.RequestError:
+    return graphql_http.RequestError.single(
+        413, f"The request body exceeds the limit of {MAX_BODY_BYTES} bytes.", "PAYLOAD_TOO_LARGE", limit=MAX_BODY_BYTES
+    )
 
 
 async def schema_sdl(_request: web.Request) -> web.Response:
