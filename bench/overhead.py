@@ -1,6 +1,6 @@
 """Benchmark: what the service costs per request beside a bare aiohttp app answering the same bytes.
 
-    .venv/bin/python bench/overhead.py [--rounds 5] [--seconds 1.5]
+    .venv/bin/python bench/overhead.py [--rounds 5] [--seconds 1.5] [--keys 1000]
 
 Run by hand, never in CI. Every server runs in its own process with production logging (one
 JSON access line per request, to a file); this process is the load generator, on the other core:
@@ -9,7 +9,8 @@ cheap enough that the bare app, not the generator, is the limit.
 
 Scenarios: a valid walletPositions query answered by a stand-in adapter that does no I/O (1 and
 5 inputs), an unknown key (401) and a key over its rate limit (429), each at concurrency 1 and
-16. The bare app answers each with the bytes the service gave (status, body, the same headers).
+16. The keys file holds `--keys` active keys, as a deployment with that many clients would. The
+bare app answers each with the bytes the service gave (status, body, the same headers).
 Rounds alternate service and bare app; the table shows medians over rounds of requests/s, p50
 and p99 latency, and server CPU per request (from /proc), then the issue's goals.
 """
@@ -194,12 +195,26 @@ async def record_answer(port: int, payload: bytes) -> tuple[int, dict[str, Any]]
     return status, {"status": status, "body": body.decode(), "headers": kept}
 
 
-async def run(rounds: int, seconds: float) -> None:
+def write_keys(path: Path, count: int) -> str:
+    """A keys file of `count` active keys; returns the benchmark's own, one of them."""
     import auth
 
+    key = auth.create_key(path, "bench")[0]
+    others = (
+        auth.KeyRecord(
+            f"{index:012x}", f"client{index}", auth.digest_of(f"pk_{index:064x}"), "2026-01-01T00:00:00Z", ""
+        )
+        for index in range(count - 1)
+    )
+    with path.open("a", encoding="utf-8") as sink:
+        sink.write("".join(map(auth.record_lines, others)))
+    return key
+
+
+async def run(rounds: int, seconds: float, keys: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        key = auth.create_key(folder / "keys.env", "bench")[0]
+        key = write_keys(folder / "keys.env", keys)
         unknown = "pk_" + "0" * 64
         scenarios = [
             Scenario("valid, 1 input", 1, key, "open"),
@@ -236,7 +251,7 @@ async def run(rounds: int, seconds: float) -> None:
                         bare[1],
                     )
                 )
-            print(f"{rounds} rounds of {seconds:g} s per server and scenario, alternating; medians\n")
+            print(f"{rounds} rounds of {seconds:g} s per server and scenario, alternating; medians; {keys} keys\n")
             print(
                 f"{'scenario':20} {'conc':>4}  {'req/s svc':>9} {'bare':>7} {'ratio':>5}  "
                 f"{'p50 ms svc':>10} {'bare':>6} {'over':>6}  {'p99 ms svc':>10} {'bare':>6}  "
@@ -289,6 +304,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=1.5, help="length of one measured round")
+    parser.add_argument("--keys", type=int, default=1000, help="active keys in the keys file")
     parser.add_argument("--serve", choices=("service", "bare"), help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
@@ -300,7 +316,7 @@ def main() -> None:
     elif args.serve == "bare":
         serve_bare(args.port, args.answer)
     else:
-        asyncio.run(run(args.rounds, args.seconds))
+        asyncio.run(run(args.rounds, args.seconds, args.keys))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import json
 import logging
 
 import pytest
+from multidict import CIMultiDict, CIMultiDictProxy
 
 import auth
 from server import KEYS
@@ -215,3 +216,37 @@ async def test_two_different_keys_in_one_header_get_a_message_naming_that_header
         body = await response.json()
     assert response.status == 401
     assert body["errors"][0]["message"] == auth.CONFLICTING_SAME_HEADER.format(header=header)
+
+
+def keys_text(keys: list[str]) -> str:
+    """A keys file holding `keys`, written out at once (create_key rewrites the file per key)."""
+    records = (
+        auth.KeyRecord(f"{index:012x}", f"k{index}", auth.digest_of(key), "2026-01-01T00:00:00Z", "")
+        for index, key in enumerate(keys)
+    )
+    return auth.HEADER + "".join(map(auth.record_lines, records))
+
+
+def test_each_of_thousands_of_keys_is_told_apart(tmp_path):
+    """Keys whose digests begin with the same byte share a bucket and are still told apart; an
+    unknown key in a full bucket is refused."""
+    keys = ["pk_" + f"{index:064x}" for index in range(3000)]
+    path = tmp_path / "keys.env"
+    path.write_text(keys_text(keys))
+    store = auth.KeyStore(path)
+    assert store.load() == 3000
+    by_first_byte: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        by_first_byte.setdefault(auth.digest_of(key)[:2], []).append(index)
+    assert max(map(len, by_first_byte.values())) > 1
+    for index in [*range(0, 3000, 97), *max(by_first_byte.values(), key=len)]:
+        assert store.identify(headers(keys[index])) == f"{index:012x}"
+    fullest = max(by_first_byte, key=lambda first: len(by_first_byte[first]))
+    strangers = ("pk_" + f"{index:064x}" for index in range(3000, 10**6))
+    stranger = next(key for key in strangers if auth.digest_of(key)[:2] == fullest)
+    with pytest.raises(auth.AuthError):
+        store.identify(headers(stranger))
+
+
+def headers(key: str) -> CIMultiDictProxy[str]:
+    return CIMultiDictProxy(CIMultiDict({"x-api-key": key}))
