@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -202,7 +203,7 @@ def write_keys(path: Path, count: int) -> str:
     key = auth.create_key(path, "bench")[0]
     others = (
         auth.KeyRecord(
-            f"{index:012x}", f"client{index}", auth.digest_of(f"pk_{index:064x}"), "2026-01-01T00:00:00Z", ""
+            f"{index:012x}", f"client{index}", auth.digest_of("pk_" + secrets.token_hex(32)), "2026-01-01T00:00:00Z", ""
         )
         for index in range(count - 1)
     )
