@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar, cast
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.aiohttp import make_aiohttp_handler
 from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 
 VERSION = "0.18.0"
@@ -23,6 +25,8 @@ VERSION = "0.18.0"
 
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+Labelled = TypeVar("Labelled", bound=MetricWrapperBase)
 
 IndexRows = Callable[[], Iterable[tuple[int, str, int]]]
 """(chain id, stream, last block covered) of every index stream the process has open."""
@@ -116,29 +120,16 @@ class Metrics:
             "wp_build_info", "The service's version and Python; always 1.", ["version", "python"], registry=registry
         )
         build.labels(VERSION, platform.python_version()).set(1)
-        self._answered: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
-        self._resolved: dict[tuple[str, str, str, str], Counter] = {}
+        self._children: dict[tuple[int, tuple[str, ...]], MetricWrapperBase] = {}
 
-    def answered(self, route: str, method: str, status: int, seconds: float) -> None:
-        """One request answered. Its counter and histogram children are looked up by labels()
-        once per label set (every label is bounded), then kept: labels() costs more than the
-        increment it leads to."""
-        children = self._answered.get((route, method, status))
-        if children is None:
-            children = self._answered[route, method, status] = (
-                self.http_requests.labels(route, method, str(status)),
-                self.http_duration.labels(route, method),
-            )
-        children[0].inc()
-        children[1].observe(seconds)
-
-    def resolved(self, field: str, protocol: str, chain_id: str, outcome: str) -> None:
-        """One input resolved, its counter child kept as in `answered`."""
-        labels = (field, protocol, chain_id, outcome)
-        child = self._resolved.get(labels)
-        if child is None:
-            child = self._resolved[labels] = self.inputs.labels(*labels)
-        child.inc()
+    def child(self, metric: Labelled, *labels: str) -> Labelled:
+        """`metric.labels(*labels)`, looked up once per label set and kept (every label is bounded):
+        on the path of every request, labels() costs more than the increment it leads to."""
+        key = (id(metric), labels)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*labels)
+        return cast(Labelled, found)
 
     def watch_indexes(self, rows: IndexRows) -> None:
         """Index progress, read from the index files at each scrape (`wp_index_covered_block`)."""

@@ -209,12 +209,13 @@ def _observe(request: web.Request, record: AccessRecord, status: int, started: f
     route = request.match_info.route.resource
     path = route.canonical if route is not None else "other"
     method = request.method if request.method in HTTP_METHODS else "other"
-    metrics.answered(path, method, status, time.perf_counter() - started)
+    metrics.child(metrics.http_requests, path, method, str(status)).inc()
+    metrics.child(metrics.http_duration, path, method).observe(time.perf_counter() - started)
     registry = app[REGISTRY]
     for outcome in record.outcomes:
         protocol = registry.get(outcome.protocol)
         chain = str(outcome.chain_id) if protocol is not None and outcome.chain_id in protocol.chains else "other"
-        metrics.resolved(outcome.field, protocol.name if protocol else "other", chain, outcome.code)
+        metrics.child(metrics.inputs, outcome.field, protocol.name if protocol else "other", chain, outcome.code).inc()
 
 
 def _log_access(
@@ -289,7 +290,8 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     try:
         key_id = request[ACCESS].key_id = request.app[KEYS].identify(request.headers)
     except auth.AuthError as exc:
-        request.app[METRICS].auth_failures.labels(exc.reason).inc()
+        metrics = request.app[METRICS]
+        metrics.child(metrics.auth_failures, exc.reason).inc()
         return bytes_response(error_bytes(exc.message, "UNAUTHENTICATED"), 401, media or JSON, UNAUTHENTICATED)
     try:
         decision = await request.app[LIMITER].decide(key_id)
