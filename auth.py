@@ -283,7 +283,6 @@ class KeyStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._buckets: Buckets = ((),) * 256
-        self._count = 0
         self._stamp: tuple[int, int, int] | None = None
 
     def load(self) -> int:
@@ -296,9 +295,13 @@ class KeyStore:
                 digest = bytes.fromhex(record.digest)
                 buckets[digest[0]].append((digest, record.id))
         self._buckets = tuple(tuple(bucket) for bucket in buckets)
-        self._count = sum(map(len, buckets))
         self._stamp = stamp
-        return self._count
+        return self.count
+
+    @property
+    def count(self) -> int:
+        """How many active keys are held."""
+        return sum(map(len, self._buckets))
 
     def refresh(self) -> None:
         """Reload when the file changed since the last load. A corrupt or vanished file is
@@ -309,7 +312,7 @@ class KeyStore:
             return
         if stamp is None:
             self._stamp = stamp
-            log.error("keys file %s has disappeared; keeping the last good set of %d keys", self.path, self._count)
+            log.error("keys file %s has disappeared; keeping the last good set of %d keys", self.path, self.count)
             return
         try:
             count = self.load()

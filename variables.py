@@ -152,8 +152,10 @@ def _object(type_: GraphQLInputObjectType, depth: int, enclosing: frozenset[str]
         coerce = _coercion(field.type, depth, inside)
         if coerce is None:
             return None
-        optional = not isinstance(field.type, GraphQLNonNull) and field.default is None
-        fields.append((name, coerce, optional and field.default_value is Undefined))
+        nullable_without_default = (
+            not isinstance(field.type, GraphQLNonNull) and field.default is None and field.default_value is Undefined
+        )
+        fields.append((name, coerce, nullable_without_default))
     names = frozenset(type_.fields)
 
     def coerce_object(value: Any) -> dict[str, Any]:

@@ -238,10 +238,10 @@ def test_each_of_thousands_of_keys_is_told_apart(tmp_path):
     by_first_byte: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
         by_first_byte.setdefault(auth.digest_of(key)[:2], []).append(index)
-    assert max(map(len, by_first_byte.values())) > 1
-    for index in [*range(0, 3000, 97), *max(by_first_byte.values(), key=len)]:
-        assert store.identify(headers(keys[index])) == f"{index:012x}"
     fullest = max(by_first_byte, key=lambda first: len(by_first_byte[first]))
+    assert len(by_first_byte[fullest]) > 1
+    for index in [*range(0, 3000, 97), *by_first_byte[fullest]]:
+        assert store.identify(headers(keys[index])) == f"{index:012x}"
     strangers = ("pk_" + f"{index:064x}" for index in range(3000, 10**6))
     stranger = next(key for key in strangers if auth.digest_of(key)[:2] == fullest)
     with pytest.raises(auth.AuthError):
