@@ -28,12 +28,10 @@ import math
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from abi import AbiError, Function, decode
 from errors import InputValidationError, NetworkError, ProtocolError
-from event_index import Indexes, Stream, View
 from immutable_cache import ImmutableCache
 from metrics import Metrics
 from rpc import Endpoint, RpcError, RpcStats, clean, safe_text
@@ -143,8 +141,6 @@ class ChainConfig:
     """Open connections per endpoint at most; one endpoint that hangs cannot starve another."""
     max_response_bytes: int = 16 * 1024 * 1024
     """Largest HTTP answer read from an endpoint; a larger batch answer is asked again in halves."""
-    state_dir: str = "state"
-    """Where the event index files live (event_index.py)."""
     cache_bytes: int = 16 * 1024 * 1024
     """Bytes of text and data the immutable-facts cache holds at most."""
 
@@ -216,10 +212,8 @@ class Chains:
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
-        self.indexes = Indexes(Path(config.state_dir))
 
     async def close(self) -> None:
-        await self.indexes.close()
         for endpoint in self._endpoints.values():
             await endpoint.close()
 
@@ -699,15 +693,6 @@ class ChainReader:
             f"The RPC endpoint for chain {self.chain_id} refused every eth_getLogs "
             "block range, down to the smallest tried."
         )
-
-    async def events(self, stream: Stream) -> View:
-        """`stream` as of the pinned block (event_index.py): the app keeps the settled part on
-        disk; within a request every input shares one read of the rest."""
-        return await self.shared(("events", stream.name), lambda: self._request.chains.indexes.view(self, stream))
-
-    @property
-    def chains(self) -> Chains:
-        return self._request.chains
 
     @property
     def deadline(self) -> float:

@@ -21,12 +21,10 @@ from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from chain import ChainReader, Chains, Log
 from errors import PositionError
-
-if TYPE_CHECKING:
-    from chain import ChainReader, Chains, Log
 
 log = logging.getLogger("wallet_positions.index")
 
@@ -236,9 +234,12 @@ class ChainIndex:
 
 @dataclass
 class Indexes:
-    """The app's indexes: one file per chain, one background scan per chain and stream."""
+    """The app's indexes: one file per chain, one background scan per chain and stream. It sits
+    above the chains it reads (the app owns both, and closes it first), so the reader knows
+    nothing of it."""
 
     state_dir: Path
+    chains: Chains
     _files: dict[int, ChainIndex] = field(default_factory=dict)
     _scans: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
     _checked: set[tuple[int, str]] = field(default_factory=set)
@@ -279,7 +280,7 @@ class Indexes:
         await self._check(reader, index, stream)
         progress = index.progress(stream)
         if self._behind(reader, block, progress.covered_to):
-            self._advance(reader.chains, reader.chain_id, stream, await reader.settled_block())
+            self._advance(reader.chain_id, stream, await reader.settled_block())
             scan = self._scans.get((reader.chain_id, stream.name))
             if scan is not None and not scan.done():
                 wait = (reader.deadline - asyncio.get_running_loop().time()) / 2
@@ -294,7 +295,7 @@ class Indexes:
         rows, settled = await asyncio.gather(
             scan_rows(reader, stream, stored, progress.covered_to + 1, block), reader.settled_block()
         )
-        self._advance(reader.chains, reader.chain_id, stream, settled)
+        self._advance(reader.chain_id, stream, settled)
         fresh: dict[str, dict[str, Entry]] = {}
         tail: dict[str, set[str]] = {}
         for row in rows:
@@ -332,20 +333,19 @@ class Indexes:
         target)` after every window. Returns the block it reaches."""
         await self._check(reader, self.file(reader.chain_id), stream)
         target = await reader.settled_block()
-        await self._scan(reader.chains, reader.chain_id, stream, target, report)
+        await self._scan(reader.chain_id, stream, target, report)
         return target
 
-    def _advance(self, chains: Chains, chain_id: int, stream: Stream, target: int) -> None:
+    def _advance(self, chain_id: int, stream: Stream, target: int) -> None:
         """Start the stream's background scan towards `target` unless one runs."""
         key = (chain_id, stream.name)
         scan = self._scans.get(key)
         if (scan is None or scan.done()) and self.file(chain_id).progress(stream).covered_to < target:
-            self._scans[key] = scan = asyncio.ensure_future(self._scan(chains, chain_id, stream, target))
+            self._scans[key] = scan = asyncio.ensure_future(self._scan(chain_id, stream, target))
             scan.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     async def _scan(
         self,
-        chains: Chains,
         chain_id: int,
         stream: Stream,
         target: int,
@@ -359,7 +359,7 @@ class Indexes:
         failures = 0
         while (covered := index.progress(stream).covered_to) < target:
             loop = asyncio.get_running_loop()
-            reader = chains.request(loop.time() + WINDOW_BUDGET).reader(chain_id)
+            reader = self.chains.request(loop.time() + WINDOW_BUDGET).reader(chain_id)
             entries = index.entries(stream)
             high = min(target, covered + _window_blocks(reader, stream, entries))
             try:

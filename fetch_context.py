@@ -1,5 +1,5 @@
-"""What a protocol adapter gets besides its input. A leaf module: adapters import it, and the
-registry (protocols.py), which imports the adapters, does too."""
+"""What a protocol adapter gets besides its input. A leaf of the adapters: adapters import it, and
+the registry (protocols.py), which imports the adapters, does too."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chain import ChainReader, ChainRequest
+from event_index import Indexes, Stream, View
 from position_warnings import Warnings
 
 
@@ -19,6 +20,8 @@ class FetchContext:
     """Event-loop time (`loop.time()`) at which the input's budget ends, for an adapter's own
     waits; chain reads already carry the request's deadline, which is the same moment."""
     chains: ChainRequest
+    indexes: Indexes
+    """The app's event index, which sits above the chain reader (event_index.py)."""
     block: int | None = None
     """The block the client asked for (`blockNumber`); None for the newest."""
     warnings: Warnings = field(default_factory=Warnings)
@@ -28,6 +31,12 @@ class FetchContext:
         """The request's reader for a chain at the input's block (the newest, or the one the client
         asked for), batching with the other inputs at that block."""
         return self.chains.reader(chain_id, self.block)
+
+    async def events(self, chain_id: int, stream: Stream) -> View:
+        """`stream` as of the reader's block: the app keeps the settled part on disk; within a
+        request every input at that block shares one read of the rest."""
+        reader = self.reader(chain_id)
+        return await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
 
 
 FetchFunction = Callable[[FetchContext, int, str], Awaitable[dict[str, Any]]]

@@ -15,7 +15,7 @@ from pathlib import Path
 from chain import ChainConfig, Chains
 from config import Settings
 from errors import PositionError
-from event_index import SCHEMA, ChainIndex
+from event_index import SCHEMA, ChainIndex, Indexes
 from protocols import Registry
 from rpc import rpc_urls_from_env
 
@@ -86,15 +86,13 @@ async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
     if not streams:
         print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
         return 2
-    chains = Chains(
-        rpc_urls_from_env(os.environ),
-        ChainConfig(logs_block_range=settings.logs_block_range, state_dir=settings.state_dir),
-    )
+    chains = Chains(rpc_urls_from_env(os.environ), ChainConfig(logs_block_range=settings.logs_block_range))
+    indexes = Indexes(Path(settings.state_dir), chains)
     try:
         for stream in streams:
             reader = chains.request(asyncio.get_running_loop().time() + 120).reader(chain_id)
             started = time.monotonic()
-            reached = await chains.indexes.build(reader, stream, _progress_bar(stream.name, started))
+            reached = await indexes.build(reader, stream, _progress_bar(stream.name, started))
             print(
                 f"\n{stream.name.split()[0]}: up to block {reached} in {time.monotonic() - started:.0f} s",
                 file=sys.stderr,
@@ -103,6 +101,7 @@ async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
         print(f"\nerror: {exc.message}", file=sys.stderr)
         return 1
     finally:
+        await indexes.close()
         await chains.close()
     return 0
 

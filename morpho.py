@@ -426,7 +426,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     blue = deployment.blue.address
     block = await reader.block_number()
     started(reader, "morpho", block, deployment.blue.start_block, f"Morpho Blue {blue.lower()}")
-    view = await reader.events(stream(deployment))
+    view = await ctx.events(chain_id, stream(deployment))
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     if view.complete:
         held = view.keys(wallet)

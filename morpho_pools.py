@@ -112,7 +112,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         morpho = MorphoReader(reader, deployment, chain, {}, ctx.warnings)
         return {"blockNumber": block, "details": await _vault_v1(morpho, pool)}
     if kind == "v2":
-        view = await reader.events(stream(deployment))
+        view = await ctx.events(chain_id, stream(deployment))
         morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
         return {"blockNumber": block, "details": await _vault_v2(morpho, pool)}
     raise InputValidationError(

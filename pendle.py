@@ -235,7 +235,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     block = await reader.block_number()
     events = stream(chain.pendle)
     started(reader, "pendle", block, events.start_block, "its first factory")
-    view = await reader.events(events)
+    view = await ctx.events(chain_id, events)
     catalog = Catalog(view)
     pendle = PendleReader(reader, chain, ctx.warnings)
     if view.complete:

@@ -35,6 +35,7 @@ from graphql import (
 
 from chain import ChainRequest, shared_future
 from errors import BudgetExceeded, InputValidationError, PositionError
+from event_index import Indexes
 from fetch_context import FetchContext, FetchFunction
 from protocols import Protocol, Registry
 
@@ -124,6 +125,7 @@ class RequestContext:
     registry: Registry
     input_timeout: float
     chains: ChainRequest
+    indexes: Indexes
     outcomes: list[Outcome] = field(default_factory=list)
     """One per resolved input, for the access log and the metrics."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
@@ -362,7 +364,7 @@ async def _fetch(
     """One adapter call under the input's time budget, at the input's block; anything unexpected
     is UNKNOWN_ERROR."""
     budget = request.input_timeout
-    context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains, block)
+    context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains, request.indexes, block)
     try:
         async with asyncio.timeout(budget):
             position = await function(context, chain_id, address)

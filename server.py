@@ -29,6 +29,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from json.encoder import encode_basestring_ascii
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -43,6 +44,7 @@ import protocols
 import schema
 from chain import ChainConfig, Chains
 from config import SettingError, Settings, add_arguments, resolve
+from event_index import Indexes
 from limits import MAX_BODY_BYTES, Limiter, LimiterUnavailable, RateLimiter
 from metrics import HTTP_METHODS, VERSION, Metrics, metrics_app
 from protocols import Protocol, Registry
@@ -58,6 +60,7 @@ METRICS = web.AppKey("metrics", Metrics)
 SCHEMA = web.AppKey("schema", GraphQLSchema)
 REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
 CHAINS = web.AppKey("chains", Chains)
+INDEXES = web.AppKey("indexes", Indexes)
 PREPARER = web.AppKey("preparer", graphql_http.Preparer)
 
 
@@ -372,7 +375,9 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
     record.inputs = operation.inputs
     deadline = asyncio.get_running_loop().time() + settings.input_timeout
     chains = request.app[CHAINS].request(deadline)
-    context = schema.RequestContext(request.app[REGISTRY], settings.input_timeout, chains, outcomes=record.outcomes)
+    context = schema.RequestContext(
+        request.app[REGISTRY], settings.input_timeout, chains, request.app[INDEXES], outcomes=record.outcomes
+    )
     try:
         return await graphql_http.run(operation, request.app[SCHEMA], context)
     finally:
@@ -441,6 +446,13 @@ async def _chain_session(app: web.Application) -> AsyncIterator[None]:
     await app[CHAINS].close()
 
 
+async def _event_index(app: web.Application) -> AsyncIterator[None]:
+    """Registered after the chains' session, so cleaned up before it: the scans stop while the
+    HTTP sessions they read through are still open."""
+    yield
+    await app[INDEXES].close()
+
+
 async def _validation_worker(app: web.Application) -> AsyncIterator[None]:
     yield
     await asyncio.get_running_loop().run_in_executor(None, app[PREPARER].close)
@@ -484,17 +496,18 @@ def create_app(
         ChainConfig(
             max_calls=settings.multicall_max_calls,
             logs_block_range=settings.logs_block_range,
-            state_dir=settings.state_dir,
             cache_size=settings.chain_cache_size,
             connections=settings.rpc_connections,
             max_response_bytes=settings.rpc_max_response_bytes,
         ),
         metrics,
     )
-    metrics.watch_indexes(app[CHAINS].indexes.progress_rows)
+    app[INDEXES] = Indexes(Path(settings.state_dir), app[CHAINS])
+    metrics.watch_indexes(app[INDEXES].progress_rows)
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_close_limiter)
     app.cleanup_ctx.append(_chain_session)
+    app.cleanup_ctx.append(_event_index)
     app.cleanup_ctx.append(_validation_worker)
     app.router.add_route("*", "/graphql", graphql_endpoint)
     app.router.add_get("/schema.graphql", schema_sdl)

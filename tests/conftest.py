@@ -249,13 +249,31 @@ async def open_chains() -> Any:
     opened = []
 
     async def make(urls: dict[int, str], **config: Any) -> Chains:
-        chains = Chains(urls, ChainConfig(**{"state_dir": tempfile.mkdtemp(prefix="index-"), **config}))
+        chains = Chains(urls, ChainConfig(**config))
         opened.append(chains)
         return chains
 
     yield make
     for chains in opened:
         await chains.close()
+
+
+@pytest.fixture
+async def open_index(open_chains: Any) -> Any:
+    """Build an event index over a Chains for given URLs (in `state_dir`, else a new folder);
+    closed after the test, before its chains, as the app does."""
+    from event_index import Indexes
+
+    opened = []
+
+    async def make(urls: dict[int, str], state_dir: str | None = None, **config: Any) -> Indexes:
+        indexes = Indexes(Path(state_dir or tempfile.mkdtemp(prefix="index-")), await open_chains(urls, **config))
+        opened.append(indexes)
+        return indexes
+
+    yield make
+    for indexes in opened:
+        await indexes.close()
 
 
 @pytest.fixture

@@ -40,86 +40,92 @@ def reader(chains, budget=30.0, block=None):
     return chains.request(asyncio.get_running_loop().time() + budget).reader(CHAIN_ID, block)
 
 
-async def test_a_cold_scan_outlives_a_short_budget_and_keeps_its_progress(anvil, artifacts, open_chains, proxy):
+async def indexed(indexes, stream, budget=30.0, block=None):
+    """The stream as a request with `budget` seconds left sees it, at `block` (default the newest)."""
+    return await indexes.view(reader(indexes.chains, budget, block), stream)
+
+
+async def test_a_cold_scan_outlives_a_short_budget_and_keeps_its_progress(anvil, artifacts, open_index, proxy):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 1)
     anvil.mine(1500)
     anvil.send(token, "mint(address,uint256)", WALLET, 2)
     proxy.delay = 0.2
-    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=8)
+    indexes = await open_index({CHAIN_ID: proxy.url}, logs_block_range=8)
     stream = transfers(token, start)
     try:
         async with asyncio.timeout(0.5):
-            await reader(chains, 0.5).events(stream)
+            await indexed(indexes, stream, 0.5)
     except TimeoutError:
         pass
-    index = chains.indexes.file(CHAIN_ID)
+    index = indexes.file(CHAIN_ID)
     reached = index.progress(stream).covered_to
     for _ in range(50):
         if index.progress(stream).covered_to > reached:
             break
         await asyncio.sleep(0.1)
     assert index.progress(stream).covered_to > reached, "the scan went on after its first caller gave up"
-    view = await reader(chains).events(stream)
+    view = await indexed(indexes, stream)
     assert amounts(view) == [1, 2] and view.keys(WALLET) == {token}
     assert index.progress(stream).covered_to == anvil.finalized_block(), "settled up to the finalized block"
 
 
-async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, artifacts, open_chains, proxy):
+async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, artifacts, open_index, proxy):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 1)
     anvil.mine(100)
     proxy.item_faults = {"eth_getBlockByNumber:finalized": (1.0, {"code": -32602, "message": "invalid block tag"})}
-    chains = await open_chains({CHAIN_ID: proxy.url})
-    stream, read = transfers(token, start), reader(chains)
-    assert amounts(await read.events(stream)) == [1]
+    indexes = await open_index({CHAIN_ID: proxy.url})
+    stream, read = transfers(token, start), reader(indexes.chains)
+    assert amounts(await indexes.view(read, stream)) == [1]
     await asyncio.sleep(0.5)
-    covered = chains.indexes.file(CHAIN_ID).progress(stream).covered_to
+    covered = indexes.file(CHAIN_ID).progress(stream).covered_to
     assert covered == await read.block_number() - settle_depth(CHAIN_ID)
     assert read.endpoint.has_finalized is False
 
 
 async def test_a_restart_resumes_from_the_file_without_rescanning(
-    anvil, artifacts, open_chains, proxy, tmp_path, caplog
+    anvil, artifacts, open_index, proxy, tmp_path, caplog
 ):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 7)
     anvil.mine(300)
     stream = transfers(token, start)
-    first = await open_chains({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
-    assert amounts(await reader(first).events(stream)) == [7]
+    first = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
+    assert amounts(await indexed(first, stream)) == [7]
     await asyncio.sleep(0.5)
-    covered = first.indexes.file(CHAIN_ID).progress(stream).covered_to
+    covered = first.file(CHAIN_ID).progress(stream).covered_to
     assert covered == anvil.finalized_block()
     await first.close()
+    await first.chains.close()
     proxy.posts.clear()
     caplog.set_level(logging.INFO, "wallet_positions.index")
     caplog.clear()
-    second = await open_chains({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
-    view = await reader(second).events(stream)
+    second = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
+    view = await indexed(second, stream)
     assert amounts(view) == [7] and view.keys(WALLET) == {token} and view.covered_to == covered
     scanned = [r.getMessage() for r in caplog.records if "blocks done" in r.getMessage()]
     assert scanned == [], "nothing to scan: the file covers the settled history"
     assert len(proxy.calls("eth_getLogs")) <= 2, "only the unsettled tail is read"
 
 
-async def test_a_file_of_another_chain_is_dropped_and_scanned_again(anvil, artifacts, open_chains, tmp_path):
+async def test_a_file_of_another_chain_is_dropped_and_scanned_again(anvil, artifacts, open_index, tmp_path):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 3)
     anvil.mine(100)
     stream = transfers(token, start)
-    chains = await open_chains({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
-    index = chains.indexes.file(CHAIN_ID)
+    indexes = await open_index({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    index = indexes.file(CHAIN_ID)
     covered = anvil.finalized_block()
     index.write(stream, [Entry("transfer", "forged", (99).to_bytes(32, "big"), covered)], covered, "0x" + "ab" * 32)
-    assert amounts(await reader(chains).events(stream)) == [3], "the forged row went with its file"
+    assert amounts(await indexed(indexes, stream)) == [3], "the forged row went with its file"
 
 
-async def test_a_past_block_sees_only_what_the_index_held_then(anvil, artifacts, open_chains, tmp_path):
+async def test_a_past_block_sees_only_what_the_index_held_then(anvil, artifacts, open_index, tmp_path):
     """Stored rows of later blocks are not offered: entries by their block, holders by their first event."""
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
@@ -130,12 +136,12 @@ async def test_a_past_block_sees_only_what_the_index_held_then(anvil, artifacts,
     anvil.send(token, "mint(address,uint256)", WALLET, 8)
     anvil.mine(100)
     stream = transfers(token, start)
-    chains = await open_chains({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
-    newest = await reader(chains).events(stream)
+    indexes = await open_index({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    newest = await indexed(indexes, stream)
     assert amounts(newest) == [5, 6, 8] and newest.keys(other) == {token}
     await asyncio.sleep(0.5)
-    assert chains.indexes.file(CHAIN_ID).progress(stream).covered_to > then
-    past = await reader(chains, block=then).events(stream)
+    assert indexes.file(CHAIN_ID).progress(stream).covered_to > then
+    past = await indexed(indexes, stream, block=then)
     assert amounts(past) == [5] and past.keys(WALLET) == {token} and past.keys(other) == set()
 
 
@@ -159,16 +165,16 @@ def test_an_index_file_of_the_earlier_layout_keeps_its_holdings(tmp_path):
         index.close()
 
 
-async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil, artifacts, open_chains, proxy):
+async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil, artifacts, open_index, proxy):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     for amount in (1, 2, 3):
         anvil.send(token, "mint(address,uint256)", WALLET, amount)
         anvil.mine(700)
     proxy.max_log_range = 1_000
-    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=10_000)
+    indexes = await open_index({CHAIN_ID: proxy.url}, logs_block_range=10_000)
     stream = transfers(token, start)
-    assert amounts(await reader(chains, 60).events(stream)) == [1, 2, 3]
+    assert amounts(await indexed(indexes, stream, 60)) == [1, 2, 3]
     spans = [
         int(c["params"][0]["toBlock"], 16) - int(c["params"][0]["fromBlock"], 16) + 1
         for c in proxy.calls("eth_getLogs")
@@ -184,28 +190,28 @@ def test_a_bulk_read_refuses_aggregate3_data_it_cannot_cut():
             sweep._decode(bad, 1)
 
 
-async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_chains, proxy, caplog):
+async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_index, proxy, caplog):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 5)
     anvil.mine(400)
     proxy.item_faults = {"eth_getLogs": (1.0, {"code": -32000, "message": "header not found"})}
     proxy.fault_limit = 200
-    chains = await open_chains({CHAIN_ID: proxy.url}, logs_block_range=8)
+    indexes = await open_index({CHAIN_ID: proxy.url}, logs_block_range=8)
     stream = transfers(token, start)
     with contextlib.suppress(PositionError):
-        await reader(chains, 2).events(stream)
-    index = chains.indexes.file(CHAIN_ID)
+        await indexed(indexes, stream, 2)
+    index = indexes.file(CHAIN_ID)
     for _ in range(300):
         if index.progress(stream).covered_to == anvil.finalized_block():
             break
         await asyncio.sleep(0.1)
     assert any("failed" in r.getMessage() and "again in" in r.getMessage() for r in caplog.records)
     assert index.progress(stream).covered_to == anvil.finalized_block(), "the scan outlived the failures"
-    assert amounts(await reader(chains).events(stream)) == [5]
+    assert amounts(await indexed(indexes, stream)) == [5]
 
 
-async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifacts, open_chains, proxy, monkeypatch):
+async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifacts, open_index, proxy, monkeypatch):
     import event_index
 
     monkeypatch.setattr(event_index, "MAX_LOG_ADDRESSES", 2)
@@ -214,19 +220,20 @@ async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifac
     for amount, token in enumerate(tokens, 1):
         anvil.send(token, "mint(address,uint256)", WALLET, amount)
     stream = Stream("three tokens", tuple(tokens), (erc20.TRANSFER.topic,), start, transfers(tokens[0], start).rows)
-    chains = await open_chains({CHAIN_ID: proxy.url})
-    view = await reader(chains).events(stream)
+    indexes = await open_index({CHAIN_ID: proxy.url})
+    view = await indexed(indexes, stream)
     assert amounts(view) == [1, 2, 3] and view.keys(WALLET) == set(tokens)
     assert max(len(c["params"][0]["address"]) for c in proxy.calls("eth_getLogs")) == 2
 
 
-async def test_closed_indexes_open_again_when_used_again(anvil, artifacts, open_chains, tmp_path):
-    """An app stopped and started again (its cleanup closes the chains) keeps working."""
+async def test_closed_indexes_open_again_when_used_again(anvil, artifacts, open_index, tmp_path):
+    """An app stopped and started again (its cleanup closes the index and the chains) keeps working."""
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
     anvil.send(token, "mint(address,uint256)", WALLET, 4)
-    chains = await open_chains({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    indexes = await open_index({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
     stream = transfers(token, start)
-    assert amounts(await reader(chains).events(stream)) == [4]
-    await chains.close()
-    assert amounts(await reader(chains).events(stream)) == [4]
+    assert amounts(await indexed(indexes, stream)) == [4]
+    await indexes.close()
+    await indexes.chains.close()
+    assert amounts(await indexed(indexes, stream)) == [4]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 
 import addresses
 import morpho
-from chain import ChainConfig, Chains
+from chain import Chains
+from event_index import Indexes
 from fetch_context import FetchContext
 from tests import morpho_world as W
 from tests.evm import Anvil
@@ -103,11 +105,11 @@ def truth(world, wallet: str) -> tuple[set[str], set[str]]:
     return markets, vaults
 
 
-async def found(world, chains: Chains, wallet: str) -> tuple[set[str], set[str]]:
+async def found(world, indexes: Indexes, wallet: str) -> tuple[set[str], set[str]]:
     deadline = asyncio.get_running_loop().time() + 30
     answer = await morpho.fetch(
         addresses.load(str(world.addresses)),
-        FetchContext(deadline, chains.request(deadline)),
+        FetchContext(deadline, indexes.chains.request(deadline), indexes),
         world.node.chain_id,
         wallet,
     )
@@ -120,17 +122,19 @@ async def found(world, chains: Chains, wallet: str) -> tuple[set[str], set[str]]
 async def service_view(world) -> list[tuple[set[str], set[str]]]:
     """Every actor's positions, once from a cold index (all history read as the tail) and once
     more after the background scan has stored what settled."""
-    chains = Chains({world.node.chain_id: world.node.url}, ChainConfig(state_dir=tempfile.mkdtemp(prefix="index-")))
+    chains = Chains({world.node.chain_id: world.node.url})
+    indexes = Indexes(Path(tempfile.mkdtemp(prefix="index-")), chains)
     try:
-        cold = [await found(world, chains, actor) for actor in world.actors]
+        cold = [await found(world, indexes, actor) for actor in world.actors]
         deployment = addresses.load(str(world.addresses))[world.node.chain_id].morpho
-        index = chains.indexes.file(world.node.chain_id)
+        index = indexes.file(world.node.chain_id)
         while index.progress(morpho.stream(deployment)).covered_to < world.node.finalized_block():
             await asyncio.sleep(0.05)
-        stored = [await found(world, chains, actor) for actor in world.actors]
+        stored = [await found(world, indexes, actor) for actor in world.actors]
         assert stored == cold, "the stored part and the tail agree"
         return cold
     finally:
+        await indexes.close()
         await chains.close()
 
 

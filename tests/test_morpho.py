@@ -272,7 +272,7 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world
     caplog.set_level(logging.INFO)
     await positions(world_client, world.wallets["empty"])
     deployment = addresses.load(str(world_client.app[server.SETTINGS].addresses_file))[world.node.chain_id].morpho
-    index = world_client.app[server.CHAINS].indexes.file(world.node.chain_id)
+    index = world_client.app[server.INDEXES].file(world.node.chain_id)
     for _ in range(100):
         if index.progress(morpho.stream(deployment)).covered_to == world.node.finalized_block():
             break
@@ -369,7 +369,7 @@ async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reache
         input_timeout=4,
     )
     deployment = addresses.load(str(tmp_path / "a.json"))[node.chain_id].morpho
-    index = api.app[server.CHAINS].indexes.file(node.chain_id)
+    index = api.app[server.INDEXES].file(node.chain_id)
     await positions(api, newcomer)
     await until_indexed(index, morpho.stream(deployment), node)
     snapshot = node.rpc("evm_snapshot")

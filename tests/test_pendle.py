@@ -200,7 +200,7 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
         aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=4
     )
     stream = pendle.stream(addresses.load(str(path))[node.chain_id].pendle)
-    index = api.app[server.CHAINS].indexes.file(node.chain_id)
+    index = api.app[server.INDEXES].file(node.chain_id)
     snapshot = node.rpc("evm_snapshot")
     try:
         node.mine(100)
