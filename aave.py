@@ -38,10 +38,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 import aave_collateral as collateral
-import erc20
-from abi import Function
 from addresses import AaveMarket, ChainAddresses
-from chain import ChainReader, no_read
+from chain import ChainReader, erc20, no_read
+from chain.abi import Function
 from deployment import deployed
 from errors import ProtocolError
 from position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome

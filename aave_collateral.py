@@ -25,8 +25,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import cast
 
-from abi import Function
 from chain import ChainReader, no_read
+from chain.abi import Function
 from errors import ProtocolError
 from position_warnings import outcome
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-import erc20
 from aave import (
     ASSET_PRICE,
     GET_POOL_DATA_PROVIDER,
@@ -35,9 +34,9 @@ from aave import (
     usd_unit_of,
     usd_value,
 )
-from abi import Function
 from addresses import AaveMarket, ChainAddresses
-from chain import ChainReader
+from chain import ChainReader, erc20
+from chain.abi import Function
 from deployment import require
 from errors import InputValidationError
 from formats import raw

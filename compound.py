@@ -32,10 +32,9 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-import erc20
-from abi import Function
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
-from chain import ChainReader, first
+from chain import ChainReader, erc20, first
+from chain.abi import Function
 from deployment import deployed
 from errors import ProtocolError
 from position_warnings import PriceUnavailable, Warnings, outcome

@@ -16,10 +16,9 @@ import asyncio
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import erc20
-from abi import Function
 from addresses import ChainAddresses, CometMarket
-from chain import ChainReader, first, no_read
+from chain import ChainReader, erc20, first, no_read
+from chain.abi import Function
 from compound import (
     BASE_SCALE,
     BASE_TOKEN,

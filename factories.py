@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from abi import Function
 from chain import ChainReader
+from chain.abi import Function
 from errors import ProtocolError
 from position_warnings import outcome
 

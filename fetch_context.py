@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chain import ChainReader, ChainRequest
-from event_index import Indexes, Stream, View
+from chain.event_index import Indexes, Stream, View
 from position_warnings import Warnings
 
 

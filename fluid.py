@@ -26,10 +26,9 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import erc20
-from abi import Function
 from addresses import ChainAddresses
-from chain import ChainReader, no_read
+from chain import ChainReader, erc20, no_read
+from chain.abi import Function
 from deployment import deployed
 from errors import ProtocolError
 from position_warnings import PART_UNREADABLE, Warnings, outcome

@@ -17,8 +17,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from abi import Function
 from addresses import ChainAddresses
+from chain.abi import Function
 from deployment import require
 from errors import InputValidationError
 from fluid import (

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chain import ChainConfig, Chains
+from chain.event_index import SCHEMA, ChainIndex, Indexes
+from chain.rpc import rpc_urls_from_env
 from config import Settings
 from errors import PositionError
-from event_index import SCHEMA, ChainIndex, Indexes
 from protocols import Registry
-from rpc import rpc_urls_from_env
 
 TABLES = {
     "progress": {"stream", "start_block", "covered_to", "block_hash"},

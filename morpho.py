@@ -38,14 +38,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 import adaptive_curve_irm as irm
-import erc20
-from abi import AbiError, Event, Function, decode
 from addresses import ChainAddresses, MorphoAddresses
-from chain import ChainReader, Log, first, no_read
+from chain import ChainReader, Log, erc20, first, no_read
+from chain.abi import AbiError, Event, Function, decode
+from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
+from chain.event_index import Entry, Holding, Rows, Stream, View
 from deployment import started
-from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import ProtocolError
-from event_index import Entry, Holding, Rows, Stream, View
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from prices import UsdPrice, usd_price
 from sweep import balances, sweep, swept_balances

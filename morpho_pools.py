@@ -27,12 +27,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import erc20
-from abi import Function
 from addresses import ChainAddresses, MorphoAddresses
-from chain import first, no_read
+from chain import erc20, first, no_read
+from chain.abi import Function
+from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from deployment import started
-from erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import InputValidationError
 from factories import Probe, vouched_kind
 from formats import raw

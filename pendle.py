@@ -38,13 +38,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import erc20
-from abi import Event, Function, decode, encode
 from addresses import ChainAddresses, PendleAddresses
-from chain import ChainReader, Log
+from chain import ChainReader, Log, erc20
+from chain.abi import Event, Function, decode, encode
+from chain.event_index import Entry, Holding, Rows, Stream, View
 from deployment import started
 from errors import ProtocolError
-from event_index import Entry, Holding, Rows, Stream, View
 from formats import ratio
 from history import iso_date
 from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from abi import Function
 from addresses import ChainAddresses
+from chain.abi import Function
 from deployment import started
 from errors import InputValidationError
 from factories import vouched_kind

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
-from abi import Function
 from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
-from erc20 import DECIMALS
+from chain.abi import Function
+from chain.erc20 import DECIMALS
 from errors import ProtocolError
 from position_warnings import PriceUnavailable
 

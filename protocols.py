@@ -26,7 +26,7 @@ import pendle
 import pendle_pools
 import vault_style
 from addresses import ChainAddresses
-from event_index import Stream
+from chain.event_index import Stream
 from fetch_context import FetchFunction
 
 

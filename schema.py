@@ -34,8 +34,8 @@ from graphql import (
 )
 
 from chain import ChainRequest, shared_future
+from chain.event_index import Indexes
 from errors import BudgetExceeded, InputValidationError, PositionError
-from event_index import Indexes
 from fetch_context import FetchContext, FetchFunction
 from protocols import Protocol, Registry
 

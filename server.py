@@ -43,12 +43,12 @@ import index_cli
 import protocols
 import schema
 from chain import ChainConfig, Chains
+from chain.event_index import Indexes
+from chain.rpc import DEFAULT_RPC_URLS, RpcUrlError, rpc_urls_from_env
 from config import SettingError, Settings, add_arguments, resolve
-from event_index import Indexes
 from limits import MAX_BODY_BYTES, Limiter, LimiterUnavailable, RateLimiter
 from metrics import HTTP_METHODS, VERSION, Metrics, metrics_app
 from protocols import Protocol, Registry
-from rpc import DEFAULT_RPC_URLS, RpcUrlError, rpc_urls_from_env
 
 log = logging.getLogger("wallet_positions.server")
 access_log = logging.getLogger("wallet_positions.access")

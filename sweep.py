@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-import erc20
-from chain import MULTICALL3, ChainReader
+from chain import MULTICALL3, ChainReader, erc20
 from errors import ProtocolError
 from position_warnings import PART_UNREADABLE, Warnings
 

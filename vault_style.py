@@ -24,13 +24,12 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-import erc20
 import history
-from abi import Function
 from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddresses
-from chain import ChainReader, no_read
+from chain import ChainReader, erc20, no_read
+from chain.abi import Function
+from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from deployment import before, existing
-from erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import ProtocolError
 from position_warnings import Warnings, outcome
 from prices import LATEST_ROUND_DATA, currency_usd, feed_price, usd_price

@@ -85,7 +85,7 @@ class Api:
 def no_public_endpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests talk to loopback only: the public default RPC endpoints are replaced by a dead
     loopback port, so a read that should never happen fails fast instead of leaving the host."""
-    import rpc
+    from chain import rpc
 
     monkeypatch.setattr(rpc, "DEFAULT_RPC_URLS", {chain_id: "http://127.0.0.1:9/" for chain_id in rpc.DEFAULT_RPC_URLS})
 
@@ -262,7 +262,7 @@ async def open_chains() -> Any:
 async def open_index(open_chains: Any) -> Any:
     """Build an event index over a Chains for given URLs (in `state_dir`, else a new folder);
     closed after the test, before its chains, as the app does."""
-    from event_index import Indexes
+    from chain.event_index import Indexes
 
     opened = []
 

@@ -21,7 +21,7 @@ from typing import Any
 import eth_abi
 from eth_hash.auto import keccak
 
-from abi import split_types
+from chain.abi import split_types
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools" / "node_modules"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import erc20
+from chain import erc20
 from errors import NetworkError, ProtocolError
 from fetch_context import FetchContext
 from protocols import Protocol

@@ -15,7 +15,7 @@ import pytest
 import aave
 import aave_collateral as collateral
 import aave_pools
-from abi import Function
+from chain.abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 from tests.node_oracles import aave_apys

@@ -12,8 +12,8 @@ from eth_hash.auto import keccak
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import abi
-from abi import AbiError, Event, Function
+from chain import abi
+from chain.abi import AbiError, Event, Function
 
 LEAVES = [
     "address",

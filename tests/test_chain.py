@@ -6,10 +6,8 @@ import asyncio
 
 import pytest
 
-import erc20
-import rpc
-from abi import Function
-from chain import ChainConfig, ChainReader
+from chain import ChainConfig, ChainReader, erc20, rpc
+from chain.abi import Function
 from errors import InputValidationError, NetworkError, ProtocolError
 from tests.evm import CHAIN_ID, free_port
 

@@ -16,7 +16,7 @@ import pytest
 
 import compound
 import compound_pools
-from abi import Function
+from chain.abi import Function
 from tests import compound_world as C
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 from tests.evm import TOOLS, function_signatures

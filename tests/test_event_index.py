@@ -11,11 +11,10 @@ import sqlite3
 
 import pytest
 
-import erc20
 import sweep
-from chain import settle_depth
+from chain import erc20, settle_depth
+from chain.event_index import ChainIndex, Entry, Holding, Stream
 from errors import PositionError, ProtocolError
-from event_index import ChainIndex, Entry, Holding, Stream
 from tests.evm import CHAIN_ID
 from tests.test_chain import WALLET, deploy_token
 
@@ -212,7 +211,7 @@ async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_index
 
 
 async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifacts, open_index, proxy, monkeypatch):
-    import event_index
+    from chain import event_index
 
     monkeypatch.setattr(event_index, "MAX_LOG_ADDRESSES", 2)
     tokens = [deploy_token(anvil, artifacts) for _ in range(3)]

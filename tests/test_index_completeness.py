@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import addresses
 import morpho
 from chain import Chains
-from event_index import Indexes
+from chain.event_index import Indexes
 from fetch_context import FetchContext
 from tests import morpho_world as W
 from tests.evm import Anvil

@@ -13,10 +13,8 @@ import sys
 
 import pytest
 
-import erc20
-import rpc
-import rpc_batches
-from abi import Function
+from chain import erc20, rpc, rpc_batches
+from chain.abi import Function
 from errors import NetworkError, ProtocolError
 from tests.evm import CHAIN_ID, ROOT
 from tests.rpc_proxy import HEADER_NOT_FOUND, LIMIT_EXCEEDED, NODE_ERRORS

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abi import Function
+from chain.abi import Function
 
 ASSET = Function("asset()", "38d52e0f", ("address",), immutable=True)
 CONVERT_TO_ASSETS = Function("convertToAssets(uint256)", "07a2d13a", ("uint256",))

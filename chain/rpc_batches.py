@@ -11,9 +11,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from chain.rpc import RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify
 from errors import HistoryUnavailable, NetworkError
 from immutable_cache import weight
-from rpc import RATE_LIMITED, AnswerTooLarge, Endpoint, NodeFailure, RpcError, RpcStats, backoff, classify
 
 log = logging.getLogger("wallet_positions.chain")
 

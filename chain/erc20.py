@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
-from abi import Event, Function
-from chain import ChainReader, UndecodableReturn
+from chain.abi import Event, Function
+from chain.reader import ChainReader, UndecodableReturn
 
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
 TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))

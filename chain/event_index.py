@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chain import ChainReader, Chains, Log
+from chain.reader import ChainReader, Chains, Log
 from errors import PositionError
 
 log = logging.getLogger("wallet_positions.index")

@@ -30,12 +30,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
-from abi import AbiError, Function, decode
+from chain.abi import AbiError, Function, decode
+from chain.rpc import Endpoint, RpcError, RpcStats, clean, safe_text
+from chain.rpc_batches import Exchange
 from errors import InputValidationError, NetworkError, ProtocolError
 from immutable_cache import ImmutableCache
 from metrics import Metrics
-from rpc import Endpoint, RpcError, RpcStats, clean, safe_text
-from rpc_batches import Exchange
 
 log = logging.getLogger("wallet_positions.chain")
 
