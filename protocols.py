@@ -13,21 +13,21 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import aave
-import aave_pools
-import compound
-import compound_pools
-import fluid
-import fluid_pools
-import morpho
-import morpho_pools
-import neutrl
-import pendle
-import pendle_pools
-import vault_style
+from adapters.aave import pools as aave_pools
+from adapters.aave import positions as aave
+from adapters.compound import pools as compound_pools
+from adapters.compound import positions as compound
+from adapters.context import FetchFunction
+from adapters.fluid import pools as fluid_pools
+from adapters.fluid import positions as fluid
+from adapters.morpho import pools as morpho_pools
+from adapters.morpho import positions as morpho
+from adapters.pendle import pools as pendle_pools
+from adapters.pendle import positions as pendle
+from adapters.vault_style import neutrl
+from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
 from chain.event_index import Stream
-from fetch_context import FetchFunction
 
 
 @dataclass(frozen=True)

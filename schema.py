@@ -33,10 +33,10 @@ from graphql import (
     build_schema,
 )
 
+from adapters.context import FetchContext, FetchFunction
 from chain import ChainRequest, shared_future
 from chain.event_index import Indexes
 from errors import BudgetExceeded, InputValidationError, PositionError
-from fetch_context import FetchContext, FetchFunction
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")

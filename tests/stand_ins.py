@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from adapters.context import FetchContext
 from chain import erc20
 from errors import NetworkError, ProtocolError
-from fetch_context import FetchContext
 from protocols import Protocol
 
 CHAINS = frozenset({1, 8453})

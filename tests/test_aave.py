@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import pytest
 
-import aave
-import aave_collateral as collateral
-import aave_pools
+from adapters.aave import collateral
+from adapters.aave import pools as aave_pools
+from adapters.aave import positions as aave
 from chain.abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-import aave
-import aave_collateral
-import aave_pools
+from adapters.aave import collateral as aave_collateral
+from adapters.aave import pools as aave_pools
+from adapters.aave import positions as aave
 from tests import aave36_world as W
 from tests.conftest import query_positions, world_api, world_fixture
 from tests.evm import function_signatures

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import adaptive_curve_irm as irm
+from adapters.morpho import adaptive_curve_irm as irm
 from tests.node_oracles import morpho_sdk as ask
 
 YEAR = irm.SECONDS_PER_YEAR

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import compound
-import compound_pools
+from adapters.compound import pools as compound_pools
+from adapters.compound import positions as compound
 from chain.abi import Function
 from tests import compound_world as C
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture

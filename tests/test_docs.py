@@ -22,11 +22,13 @@ import addresses
 import config
 import protocols
 import server
+from tests.modules import MIN_MODULES, packages, service_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = sorted([ROOT / "README.md", *DOCS.rglob("*.md")])
-SERVICE_MODULES = sorted(path.stem for path in ROOT.glob("*.py"))
+SERVICE_FILES = service_files()
+SERVICE_MODULES = list(SERVICE_FILES)
 
 NOT_CODES = {"CREATED", "REVOKED", "NAME", "HTTP_", "KEY_", "SHA256", "USD", "COMMIT", "ROLLBACK"}
 """All-caps strings of the service modules that are not answers' codes: keys-file fields, prefixes,
@@ -88,14 +90,16 @@ def defined_functions() -> set[str]:
 
 def service_codes() -> set[str]:
     """Every code the service can answer: the all-caps string constants of its modules, less
-    the settings' variables, HTTP methods and NOT_CODES."""
+    the settings' variables, HTTP methods, NOT_CODES and the names a package's `__all__` exports."""
     envs = {setting.metadata["env"] for setting in dataclasses.fields(config.Settings)}
-    found = set()
-    for name in SERVICE_MODULES:
-        for node in ast.walk(ast.parse(text(ROOT / f"{name}.py"))):
+    found, exported = set(), set()
+    for path in SERVICE_FILES.values():
+        for node in ast.walk(ast.parse(text(path))):
             if isinstance(node, ast.Constant) and re.fullmatch(r"[A-Z][A-Z0-9_]{2,}", str(node.value)):
                 found.add(node.value)
-    return found - envs - HTTP_METHODS - NOT_CODES
+            elif isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+                exported.update(item.value for item in ast.walk(node.value) if isinstance(item, ast.Constant))
+    return found - envs - HTTP_METHODS - NOT_CODES - exported
 
 
 def parser_flags() -> set[str]:
@@ -133,8 +137,19 @@ def test_every_setting_is_a_row_of_the_configuration_table(setting):
 
 
 def test_every_module_is_in_the_layout_table():
+    """A module by its path, or by its file name in its folder's row; a package by its folder."""
     layout = text(DOCS / "development.md").split("## Layout", 1)[1].split("\n## ", 1)[0]
-    missing = [name for name in SERVICE_MODULES if f"`{name}.py`" not in layout]
+
+    def listed(path: Path) -> bool:
+        relative = path.relative_to(ROOT)
+        folder = f"`{relative.parent.as_posix()}/`"
+        if relative.name == "__init__.py":
+            return folder in layout
+        row = next((row for row in layout.splitlines() if row.startswith(f"| {folder} |")), "")
+        return f"`{relative.as_posix()}`" in layout or f"`{relative.name}`" in row
+
+    assert len(SERVICE_FILES) >= MIN_MODULES
+    missing = [name for name, path in SERVICE_FILES.items() if not listed(path)]
     assert missing == [], f"modules the layout table of docs/development.md does not list: {missing}"
 
 
@@ -192,28 +207,42 @@ def test_named_flags_exist():
 
 
 def test_named_files_exist():
+    """Paths of ours, and bare file names: at the root, in tests/, bench/, scripts/ or a package."""
+    folders = "|".join(["tests", "bench", "docs", r"\.ci", *(package.name for package in packages())])
     missing = []
     for page, span in all_spans():
         for word in span.split():
-            ours = re.fullmatch(r"(tests|bench|docs|\.ci)/[\w./<>*-]+|scripts/[\w-]+|[\w-]+\.(py|graphql|toml)", word)
+            ours = re.fullmatch(rf"({folders})/[\w./<>*-]*|scripts/[\w-]+|[\w-]+\.(py|graphql|toml)", word)
             if not ours or "://" in word:
                 continue
             pattern = re.sub(r"<[^>]+>", "*", word)
-            candidates = (
-                [pattern] if "/" in word else [pattern, f"tests/{pattern}", f"bench/{pattern}", f"scripts/{pattern}"]
-            )
+            elsewhere = ["tests", "bench", "scripts", *(f"{package.name}/**" for package in packages())]
+            candidates = [pattern] if "/" in word else [pattern, *(f"{folder}/{pattern}" for folder in elsewhere)]
             if not any(list(ROOT.glob(candidate)) for candidate in candidates):
                 missing.append(f"{page.relative_to(ROOT)}: {word}")
     assert missing == []
 
 
 def test_named_module_attributes_exist():
+    """`module.attribute`, the module by its longest dotted prefix that is ours (`chain.rpc.classify`)."""
     missing = []
     for page, span in all_spans():
         if "://" in span:
             continue
-        for module, attribute in re.findall(r"(?<![\w.])([a-z_][a-z0-9_]*)\.([A-Za-z_]\w*)", span):
-            known = module not in SERVICE_MODULES or attribute in FILE_KINDS
+        for dotted in re.findall(r"(?<![\w./])[a-z_][a-z0-9_]*(?:\.[A-Za-z_]\w*)+", span):
+            parts = dotted.split(".")
+            module = next(
+                (
+                    ".".join(parts[:cut])
+                    for cut in range(len(parts) - 1, 0, -1)
+                    if ".".join(parts[:cut]) in SERVICE_MODULES
+                ),
+                None,
+            )
+            if module is None:
+                continue
+            attribute = parts[len(module.split("."))]
+            known = attribute in FILE_KINDS or f"{module}.{attribute}" in SERVICE_MODULES
             if not known and not hasattr(importlib.import_module(module), attribute):
                 missing.append(f"{page.relative_to(ROOT)}: {module}.{attribute}")
     assert missing == []

@@ -11,7 +11,7 @@ import sqlite3
 
 import pytest
 
-import sweep
+from adapters import sweep
 from chain import erc20, settle_depth
 from chain.event_index import ChainIndex, Entry, Holding, Stream
 from errors import PositionError, ProtocolError

@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-import fluid
-import fluid_pools
+from adapters.fluid import pools as fluid_pools
+from adapters.fluid import positions as fluid
 from tests import fluid_world as F
 from tests.conftest import compounded_per_second, query_positions, world_fixture
 

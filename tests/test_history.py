@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-import history
+from adapters import history
 from tests.evm import CHAIN_ID, Anvil
 
 SEGMENTS = ((40, 12), (25, 1), (60, 30), (10, 600), (80, 2), (30, 12), (5, 3600), (20, 12))

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import addresses
-import morpho
+from adapters.context import FetchContext
+from adapters.morpho import positions as morpho
 from chain import Chains
 from chain.event_index import Indexes
-from fetch_context import FetchContext
 from tests import morpho_world as W
 from tests.evm import Anvil
 from tests.test_morpho import PARAMS, market_id

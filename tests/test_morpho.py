@@ -17,8 +17,8 @@ import pytest
 from eth_hash.auto import keccak
 
 import addresses
-import morpho
 import server
+from adapters.morpho import positions as morpho
 from tests import morpho_world as W
 from tests.conftest import query_positions, until_indexed, world_api, world_fixture
 from tests.evm import Anvil

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-import adaptive_curve_irm as irm
+from adapters.morpho import adaptive_curve_irm as irm
 from tests import morpho_world as W
 from tests.conftest import world_api
 from tests.evm import Anvil

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from fractions import Fraction
 
 import addresses
-import pendle
 import server
+from adapters.pendle import positions as pendle
 from tests import pendle_world as P
 from tests.conftest import query_positions, until_indexed, world_api, world_fixture
 from tests.node_oracles import ask

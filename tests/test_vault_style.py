@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from history import iso_date
+from adapters.history import iso_date
 from tests import vault_style_world as W
 from tests.conftest import world_api, world_fixture
 from tests.rpc_proxy import STATE_READS, RpcProxy

@@ -21,9 +21,9 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from fractions import Fraction
 
+from adapters.position_warnings import HISTORY_UNAVAILABLE, Warnings
 from chain import BLOCK_SECONDS, ChainReader
 from errors import HistoryUnavailable, ProtocolError
-from position_warnings import HISTORY_UNAVAILABLE, Warnings
 
 YEAR = 365 * 24 * 3600
 WEEK = 7 * 24 * 3600

@@ -25,10 +25,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import cast
 
+from adapters.position_warnings import outcome
 from chain import ChainReader, no_read
 from chain.abi import Function
 from errors import ProtocolError
-from position_warnings import outcome
 
 LTVZERO_BITMAP = Function("getEModeCategoryLtvzeroBitmap(uint8)", "fd89dee5", ("uint128",))
 COLLATERAL_BITMAP = Function("getEModeCategoryCollateralBitmap(uint8)", "b0771dba", ("uint128",))

@@ -26,16 +26,16 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from adapters.deployment import deployed
+from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
+from adapters.prices import UsdPrice, usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
-from deployment import deployed
 from errors import ProtocolError
-from position_warnings import PART_UNREADABLE, Warnings, outcome
-from prices import UsdPrice, usd_price
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 RATE_SCALE = 10**4
 """Fluid's percent with two decimals: 10,000 = 100 %."""

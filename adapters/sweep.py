@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 
+from adapters.position_warnings import PART_UNREADABLE, Warnings
 from chain import MULTICALL3, ChainReader, erc20
 from errors import ProtocolError
-from position_warnings import PART_UNREADABLE, Warnings
 
 SWEEP_CALLS = 1_000
 """Sub-calls per aggregate3: a `position` call costs about 7,000 gas, so 7 M gas and about

@@ -14,17 +14,17 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from adapters.deployment import started
+from adapters.factories import vouched_kind
+from adapters.formats import ratio, raw
+from adapters.history import iso_date
+from adapters.pendle.positions import PendleReader, YieldContract, stream
 from addresses import ChainAddresses
 from chain.abi import Function
-from deployment import started
 from errors import InputValidationError
-from factories import vouched_kind
-from formats import ratio, raw
-from history import iso_date
-from pendle import PendleReader, YieldContract, stream
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 IS_VALID_MARKET = Function("isValidMarket(address)", "58e6309f", ("bool",))
 READ_TOKENS = Function("readTokens()", "2c8ce6bc", ("address", "address", "address"), immutable=True)

@@ -37,16 +37,16 @@ from collections.abc import Awaitable, Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-import aave_collateral as collateral
+from adapters.aave import collateral
+from adapters.deployment import deployed
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
-from deployment import deployed
 from errors import ProtocolError
-from position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 log = logging.getLogger("wallet_positions.aave")
 

@@ -17,11 +17,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from addresses import ChainAddresses
-from chain.abi import Function
-from deployment import require
-from errors import InputValidationError
-from fluid import (
+from adapters.deployment import require
+from adapters.fluid.positions import (
     CONFIGS,
     LENDING_DETAILS,
     ORACLE_PRICE_LIQUIDATE,
@@ -32,9 +29,12 @@ from fluid import (
     ftoken_fields,
     vault_sides,
 )
+from addresses import ChainAddresses
+from chain.abi import Function
+from errors import InputValidationError
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 GET_ALL_FTOKENS = Function("getAllFTokens()", "4af955c8", ("address[]",))
 GET_ALL_VAULTS = Function("getAllVaultsAddresses()", "a8d9f493", ("address[]",))

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import vault_style
+from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
+from adapters.position_warnings import PriceUnavailable
 from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
 from chain.abi import Function
 from chain.erc20 import DECIMALS
 from errors import ProtocolError
-from position_warnings import PriceUnavailable
 
 log = logging.getLogger("wallet_positions.prices")
 

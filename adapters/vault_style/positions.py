@@ -24,19 +24,19 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-import history
+from adapters import history
+from adapters.deployment import before, existing
+from adapters.position_warnings import Warnings, outcome
+from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, usd_price
+from adapters.sweep import balances
 from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
-from deployment import before, existing
 from errors import ProtocolError
-from position_warnings import Warnings, outcome
-from prices import LATEST_ROUND_DATA, currency_usd, feed_price, usd_price
-from sweep import balances
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104", "uint152"))
 """Ethena's StakedUSDeV2 layout: (cooldownEnd, underlyingAmount)."""

@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.position_warnings import Warnings
 from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream, View
-from position_warnings import Warnings
 
 
 @dataclass(frozen=True)

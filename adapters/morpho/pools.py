@@ -27,15 +27,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from addresses import ChainAddresses, MorphoAddresses
-from chain import erc20, first, no_read
-from chain.abi import Function
-from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
-from deployment import started
-from errors import InputValidationError
-from factories import Probe, vouched_kind
-from formats import raw
-from morpho import (
+from adapters.deployment import started
+from adapters.factories import Probe, vouched_kind
+from adapters.formats import raw
+from adapters.morpho.positions import (
     FEE,
     ID_TO_MARKET_PARAMS,
     MANAGEMENT_FEE,
@@ -57,10 +52,15 @@ from morpho import (
     vault_asset,
     vault_v2_rates,
 )
-from prices import UsdPrice
+from adapters.prices import UsdPrice
+from addresses import ChainAddresses, MorphoAddresses
+from chain import erc20, first, no_read
+from chain.abi import Function
+from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
+from errors import InputValidationError
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 IS_META_MORPHO = Function("isMetaMorpho(address)", "29b5352c", ("bool",))
 IS_VAULT_V2 = Function("isVaultV2(address)", "5edec50d", ("bool",))

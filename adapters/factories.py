@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from adapters.position_warnings import outcome
 from chain import ChainReader
 from chain.abi import Function
 from errors import ProtocolError
-from position_warnings import outcome
 
 Probe = tuple[str, Function, str]
 """(factory address, its `is...(address) -> bool` view, the kind it vouches for)."""

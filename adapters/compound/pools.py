@@ -16,10 +16,7 @@ import asyncio
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from addresses import ChainAddresses, CometMarket
-from chain import ChainReader, erc20, first, no_read
-from chain.abi import Function
-from compound import (
+from adapters.compound.positions import (
     BASE_SCALE,
     BASE_TOKEN,
     BASE_TOKEN_PRICE_FEED,
@@ -35,14 +32,17 @@ from compound import (
     comet_price,
     usd_per_unit,
 )
-from deployment import require
+from adapters.deployment import require
+from adapters.formats import raw
+from adapters.position_warnings import Warnings, outcome
+from adapters.prices import currency_usd
+from addresses import ChainAddresses, CometMarket
+from chain import ChainReader, erc20, first, no_read
+from chain.abi import Function
 from errors import InputValidationError, ProtocolError
-from formats import raw
-from position_warnings import Warnings, outcome
-from prices import currency_usd
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))
 TOTAL_BORROW = Function("totalBorrow()", "8285ef40", ("uint256",))

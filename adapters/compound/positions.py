@@ -32,16 +32,16 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
+from adapters.deployment import deployed
+from adapters.position_warnings import PriceUnavailable, Warnings, outcome
+from adapters.prices import currency_usd
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import Function
-from deployment import deployed
 from errors import ProtocolError
-from position_warnings import PriceUnavailable, Warnings, outcome
-from prices import currency_usd
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 log = logging.getLogger("wallet_positions.compound")
 

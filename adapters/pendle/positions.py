@@ -38,20 +38,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from adapters.deployment import started
+from adapters.formats import ratio
+from adapters.history import iso_date
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
+from adapters.prices import UsdPrice, usd_price
+from adapters.sweep import balances, swept_balances
 from addresses import ChainAddresses, PendleAddresses
 from chain import ChainReader, Log, erc20
 from chain.abi import Event, Function, decode, encode
 from chain.event_index import Entry, Holding, Rows, Stream, View
-from deployment import started
 from errors import ProtocolError
-from formats import ratio
-from history import iso_date
-from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from prices import UsdPrice, usd_price
-from sweep import balances, swept_balances
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 WAD = 10**18
 IMPLIED_RATE_TIME = 365 * 24 * 3600

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from aave import (
+from adapters.aave.positions import (
     ASSET_PRICE,
     GET_POOL_DATA_PROVIDER,
     GET_PRICE_ORACLE,
@@ -34,16 +34,16 @@ from aave import (
     usd_unit_of,
     usd_value,
 )
+from adapters.deployment import require
+from adapters.formats import raw
+from adapters.position_warnings import Warnings
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, erc20
 from chain.abi import Function
-from deployment import require
 from errors import InputValidationError
-from formats import raw
-from position_warnings import Warnings
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 RESERVE_CAPS = Function("getReserveCaps(address)", "46fbe558", ("uint256", "uint256"))
 PAUSED = Function("getPaused(address)", "b55d9904", ("bool",))

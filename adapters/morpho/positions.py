@@ -37,20 +37,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-import adaptive_curve_irm as irm
+from adapters.deployment import started
+from adapters.morpho import adaptive_curve_irm as irm
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
+from adapters.prices import UsdPrice, usd_price
+from adapters.sweep import balances, sweep, swept_balances
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, erc20, first, no_read
 from chain.abi import AbiError, Event, Function, decode
 from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from chain.event_index import Entry, Holding, Rows, Stream, View
-from deployment import started
 from errors import ProtocolError
-from position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from prices import UsdPrice, usd_price
-from sweep import balances, sweep, swept_balances
 
 if TYPE_CHECKING:
-    from fetch_context import FetchContext
+    from adapters.context import FetchContext
 
 WAD = 10**18
 ORACLE_PRICE_SCALE = 10**36
