@@ -1,0 +1,143 @@
+"""The service's rooms and the way its imports run (docs/development.md, Layout): a small root, no
+import cycle counting every import (in functions and under `TYPE_CHECKING` too), and each layer
+importing only those below it: HTTP -> resolvers -> adapters -> event index -> reader ->
+transport. Static checks read the source, so an import that runs only in some branch counts."""
+
+from __future__ import annotations
+
+import ast
+import glob
+import tomllib
+from pathlib import Path
+
+from tests.modules import MIN_MODULES, ROOT, service_files
+
+MAX_ROOT_MODULES = 16
+LEAVES = {"errors", "metrics", "immutable_cache", "addresses"}
+"""Root modules every layer may use: they import no other module of the service."""
+CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}
+ADAPTERS_MAY_USE = {"errors", "addresses"}
+CHAIN_LAYERS = [
+    {"chain.abi", "chain.rpc", "chain.rpc_batches"},
+    {"chain.reader", "chain"},
+    {"chain.erc20", "chain.erc4626"},
+    {"chain.event_index"},
+]
+"""Within `chain/`, bottom up: the transport and the codec, the reader (and the face that
+re-exports it), the token views read through it, and the event index above them all."""
+
+
+def imports(name: str, path: Path, modules: set[str]) -> set[str]:
+    """The service modules `name` imports anywhere in its source: `from package import module`
+    counts as the module, a relative import is resolved against the module's package."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(part for part in [*anchor, base] if part)
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    files = service_files()
+    return {name: imports(name, path, set(files)) for name, path in files.items()}
+
+
+def cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a path that returns to its start, or None (depth-first search)."""
+    state: dict[str, int] = {}
+    trail: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        trail.append(node)
+        for target in sorted(edges[node]):
+            if state.get(target) == 1:
+                return [*trail[trail.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        trail.pop()
+        state[node] = 2
+        return None
+
+    return next((found for node in sorted(edges) if node not in state and (found := visit(node))), None)
+
+
+def test_the_walk_reaches_every_package():
+    edges = graph()
+    assert len(edges) >= MIN_MODULES
+    assert {"chain.reader", "chain.event_index", "adapters.morpho.positions", "adapters.context"} <= set(edges)
+    assert "chain.reader" in edges["chain.event_index"], "imports are found"
+    assert "adapters.context" in edges["adapters.morpho.positions"], "imports under TYPE_CHECKING are found"
+
+
+def test_no_import_cycle():
+    assert cycle(graph()) is None
+
+
+def test_a_cycle_is_found():
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_root_holds_the_service_and_few_modules():
+    root = sorted(path.stem for path in ROOT.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root
+    assert {"server", "schema", "auth", "limits", "protocols"} <= set(root), "the card's files stay at the root"
+
+
+def test_each_layer_imports_only_those_below_it():
+    edges = graph()
+    wrong = []
+    for name, targets in edges.items():
+        for target in targets:
+            top = target.split(".")[0]
+            if name.split(".")[0] == "chain":
+                allowed = top == "chain" or target in CHAIN_MAY_USE
+            elif name.split(".")[0] == "adapters":
+                allowed = top in ("chain", "adapters") or target in ADAPTERS_MAY_USE
+            else:
+                allowed = name not in LEAVES or target in LEAVES
+            if not allowed:
+                wrong.append(f"{name} -> {target}")
+    assert wrong == []
+
+
+def test_within_chain_the_index_is_above_the_reader_and_the_reader_above_the_transport():
+    edges = graph()
+    layer = {name: rank for rank, names in enumerate(CHAIN_LAYERS) for name in names}
+    assert set(layer) == {name for name in edges if name.split(".")[0] == "chain"}, "every chain module has a layer"
+    upward = [
+        f"{name} -> {target}"
+        for name, targets in edges.items()
+        if name in layer
+        for target in targets
+        if target in layer and layer[target] > layer[name]
+    ]
+    assert upward == []
+    assert "chain" not in {target for name in layer for target in edges[name]}, "the package never uses its face"
+
+
+def test_mypy_checks_every_service_module():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    checked = set()
+    for entry in config["files"]:
+        for match in glob.glob(entry, root_dir=ROOT):
+            path = ROOT / match
+            checked.update(path.rglob("*.py") if path.is_dir() else [path])
+    files = set(service_files().values())
+    assert len(files) >= MIN_MODULES
+    assert files - checked == set(), "modules mypy does not check"
