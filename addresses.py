@@ -96,7 +96,7 @@ class FluidAddresses:
 
 @dataclass(frozen=True)
 class ShareVault:
-    """An ERC-4626 vault whose shares a wallet holds (vault_style.py)."""
+    """An ERC-4626 vault whose shares a wallet holds (adapters/vault_style/)."""
 
     kind: str
     """The position's `type`, e.g. "neutrl-snusd"."""
@@ -107,7 +107,7 @@ class ShareVault:
 
 @dataclass(frozen=True)
 class PricedToken:
-    """A token valued by its issuer's own Chainlink-style feed (vault_style.py)."""
+    """A token valued by its issuer's own Chainlink-style feed (adapters/vault_style/)."""
 
     kind: str
     token: str
@@ -128,7 +128,7 @@ class VaultStyleAddresses:
 
 
 VAULT_STYLE = ("neutrl", "midas", "avantis", "avant")
-"""Protocols served by vault_style.py: each is a section of vaults and tokens in the data."""
+"""Protocols served by adapters/vault_style/: each is a section of vaults and tokens in the data."""
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class Protocol:
     chains: frozenset[int]
     fetch: FetchFunction
     streams: Callable[[int], tuple[Stream, ...]] = lambda chain_id: ()
-    """The event streams its discovery reads on a chain (event_index.py; `index build` scans them)."""
+    """The event streams its discovery reads on a chain (chain/event_index.py; `index build` scans them)."""
     details: FetchFunction | None = None
     """`poolDetails`: (ctx, chain_id, pool address or id) -> {"blockNumber", "details"}, the
     details a member of the PoolDetails union (`__typename`, `type`); None where not offered."""

@@ -21,7 +21,7 @@ class FetchContext:
     waits; chain reads already carry the request's deadline, which is the same moment."""
     chains: ChainRequest
     indexes: Indexes
-    """The app's event index, which sits above the chain reader (event_index.py)."""
+    """The app's event index, which sits above the chain reader (chain/event_index.py)."""
     block: int | None = None
     """The block the client asked for (`blockNumber`); None for the newest."""
     warnings: Warnings = field(default_factory=Warnings)

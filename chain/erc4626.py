@@ -1,4 +1,4 @@
-"""ERC-4626 views that vault readers share (morpho.py, vault_style.py)."""
+"""ERC-4626 views that vault readers share (adapters/morpho/, adapters/vault_style/)."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ class View:
     complete: bool = True
     """False while the stored part is too far behind for the tail to be read (a cold index whose
     scan did not finish in half the request's budget): entries and keys are then only those up
-    to `covered_to`, and an adapter checks the catalog itself (see morpho.py's sweep)."""
+    to `covered_to`, and an adapter checks the catalog itself (see adapters/morpho/positions.py's sweep)."""
 
     def kind(self, kind: str) -> Mapping[str, Entry]:
         """The entries of one kind by key, as of the block."""

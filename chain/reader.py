@@ -705,7 +705,7 @@ class ChainReader:
 
     async def raw_call(self, target: str, data: bytes) -> bytes:
         """One eth_call of ready-made calldata at the pinned block, with the next round (for bulk
-        reads that encode and decode by hand: sweep.py). A revert is a ProtocolError."""
+        reads that encode and decode by hand: adapters/sweep.py). A revert is a ProtocolError."""
         block = await self.block_number()
         answer = await self._ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, hex(block)])
         if isinstance(answer, RpcError):

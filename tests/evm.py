@@ -1,7 +1,7 @@
 """A real local chain for tests: anvil from tools/, contracts compiled by the pinned solcjs.
 
 The test side encodes and decodes with eth-abi and eth-hash, independently of the service's own
-ABI code (only the type-list splitting is shared), so every chain test also cross-checks abi.py.
+ABI code (only the type-list splitting is shared), so every chain test also cross-checks chain/abi.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""abi.py against eth-abi and eth-hash: differential properties and every selector constant."""
+"""chain/abi.py against eth-abi and eth-hash: differential properties and every selector constant."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def values_for(abi_type: abi.AbiType) -> st.SearchStrategy:
 
 
 def normalized(value):
-    """eth-abi answers sequences as tuples; abi.py answers arrays as lists and tuples as tuples."""
+    """eth-abi answers sequences as tuples; chain/abi.py answers arrays as lists and tuples as tuples."""
     if isinstance(value, (list, tuple)):
         return tuple(normalized(item) for item in value)
     return value

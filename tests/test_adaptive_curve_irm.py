@@ -1,4 +1,4 @@
-"""The Python port of Morpho's AdaptiveCurveIrm (adaptive_curve_irm.py) against Morpho's own SDK
+"""The Python port of Morpho's AdaptiveCurveIrm (adapters/morpho/adaptive_curve_irm.py) against Morpho's own SDK
 implementation, over many random states: every rate equal, to the wei."""
 
 from __future__ import annotations

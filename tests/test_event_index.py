@@ -1,4 +1,4 @@
-"""The persisted event index (event_index.py) against a real anvil node: a cold scan that outlives
+"""The persisted event index (chain/event_index.py) against a real anvil node: a cold scan that outlives
 its first caller, settling without a `finalized` tag, a restart that does not rescan, a file of
 another chain dropped, and a scan through an endpoint capped at 1,000 blocks per eth_getLogs."""
 

@@ -1,4 +1,4 @@
-"""history.py: the block at a time, found from timestamps, against a scan of every block of a chain
+"""adapters/history.py: the block at a time, found from timestamps, against a scan of every block of a chain
 whose block times vary (1 s to 10 min); the growth compounded to a year."""
 
 from __future__ import annotations

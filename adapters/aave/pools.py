@@ -1,5 +1,5 @@
 """Aave's `poolDetails`: one market, named by its PoolAddressesProvider (as the hosted API names
-it) or its Pool, with every reserve, read through the views the wallet query uses (aave.py).
+it) or its Pool, with every reserve, read through the views the wallet query uses (positions.py).
 
 - The market's current data provider and oracle from its PoolAddressesProvider (aave.current).
 - Per reserve, from the data provider: `getReserveData` (totals and rates), `getReserveConfigurationData`,

@@ -4,7 +4,7 @@ Amounts, rates and prices come from views whose signatures and return layouts ar
 v3.0 to v3.7 (Pool.getReservesList, getUserAccountData, getUserEMode; AaveProtocolDataProvider.
 getUserReserveData, getReserveData, getReserveConfigurationData; AaveOracle.getAssetPrice,
 BASE_CURRENCY, BASE_CURRENCY_UNIT), so no version detection is needed for them; only the
-collateral rules tell v3.6 from earlier (aave_collateral.py). Fields that later versions
+collateral rules tell v3.6 from earlier (collateral.py). Fields that later versions
 deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
 
 - Per market, round 1: the reserve list, the wallet's account data and e-mode, and the market's
@@ -25,7 +25,7 @@ deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
   as Aave's own UI counts them, not only collateral); health factor / 1e18, null without debt;
   ltv and liquidation threshold in basis points / 1e4.
 - isCollateral and canBeCollateral as the Pool decides them, v3.0 to v3.5 and v3.6 on (e-mode-only
-  collateral): aave_collateral.py. Its reads join the held reserves' round.
+  collateral): collateral.py. Its reads join the held reserves' round.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Compound's `poolDetails`: one Comet market by its address (one the addresses data lists for
-the chain), read with the wallet query's views and prices (compound.py).
+the chain), read with the wallet query's views and prices (positions.py).
 
 - Totals: `totalSupply()` and `totalBorrow()` (base, accrued to the block by Comet's views),
   `getReserves()` (may be negative), `baseBorrowMin()`; `utilization` = `getUtilization()` / 1e18;

@@ -1,5 +1,5 @@
 """Fluid's `poolDetails`: an fToken (lending) or a vault by its address, from the same resolvers
-and with the same figures as the wallet query (fluid.py).
+and with the same figures as the wallet query (positions.py).
 
 - The kind: the address is among `LendingResolver.getAllFTokens()` (an fToken) or
   `VaultResolver.getAllVaultsAddresses()` (a vault) at the block.

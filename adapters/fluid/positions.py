@@ -15,7 +15,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/fl
 - Health = supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / borrow: the vault's
   oracle gives debt units per collateral unit (tokens or DEX shares, decimals included, 1e27),
   so both sides are compared in the debt's unit, as the vault's liquidation does.
-- USD: a normal side through the token's feed (prices.py); a smart side through the other side's
+- USD: a normal side through the token's feed (adapters/prices.py); a smart side through the other side's
   token and the vault's operate price; null when both sides are smart or no feed prices it.
 """
 

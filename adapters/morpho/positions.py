@@ -2,14 +2,14 @@
 
 How each figure is derived (all at the request's pinned block; docs/protocols/morpho.md has the long form):
 
-- Discovery through the persisted event index (event_index.py, `stream`): vaults from every
+- Discovery through the persisted event index (chain/event_index.py, `stream`): vaults from every
   factory's creation events, markets from Morpho Blue's CreateMarket events, and the markets
   and vaults the wallet's own events name (Supply, SupplyCollateral, Borrow `onBehalf`; vault
   share Transfer recipients). Only those are asked, in one round, for the wallet's `position`
   and `balanceOf`; non-zero ones are held. Morpho Blue's fee recipient gains shares without
   events, so for it every market is asked. While the index is too far behind (a cold start),
   every market and vault of the catalog it has is checked in bulk instead (`_swept_positions`,
-  sweep.py) and a warning names the block the index reaches.
+  adapters/sweep.py) and a warning names the block the index reaches.
 - Markets: `market(id)` totals, accrued to the block's timestamp as MorphoBalancesLib does
   (borrow rate from the market's IRM `borrowRateView`, compounded by wTaylorCompounded, fee
   shares minted to the fee recipient); shares to assets with virtual shares 1e6 and virtual
@@ -24,7 +24,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/mo
   supply rates weighted by its supply in each, over `totalAssets()`, which includes v1.1's
   `lostAssets`; fee off the rate); V2 ours (adapters' assets and rates, idle earning nothing,
   capped at `maxRate`, fees off; see `_vault_v2_apy`).
-- USD: the asset's Chainlink-style USD feed (prices.py); none or stale: null.
+- USD: the asset's Chainlink-style USD feed (adapters/prices.py); none or stale: null.
 """
 
 from __future__ import annotations
@@ -472,7 +472,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
 
 
 async def _swept_positions(morpho: MorphoReader, wallet: str) -> dict[str, tuple[int, int, int]]:
-    """The wallet's non-zero `position`s over every market of the catalog, in bulk (sweep.py),
+    """The wallet's non-zero `position`s over every market of the catalog, in bulk (adapters/sweep.py),
     once per request: while the index is too far behind to say where to look, and for the fee
     recipient. Markets whose sub-call failed are named in a warning."""
     return await morpho.reader.shared(("morpho swept positions", wallet), lambda: _sweep_positions(morpho, wallet))

@@ -4,7 +4,7 @@ its PT, YT and LP positions, by the same code (pendle.MarketState).
 - A market if a configured market factory says it created it (`isValidMarket(address)` at the
   block); its SY, PT and YT from `readTokens()`, its maturity from `expiry()`.
 - Prices in the asset (PT, YT, LP), the implied APY, pyIndex and the SY exchange rate: see
-  pendle.py. totalPt / totalSy from the market's `_storage()`, totalLp its total supply.
+  positions.py. totalPt / totalSy from the market's `_storage()`, totalLp its total supply.
 - liquidityUsd: what the market holds in the asset's unit, totalSy x pyIndex / 1e18 + totalPt x
   PT price (the LP price's numerator), through the asset's USD feed.
 """

@@ -2,12 +2,12 @@
 
 How each figure is derived (all at the request's pinned block; docs/protocols/pendle.md has the long form):
 
-- Discovery through the event index (event_index.py, `stream`): PT and YT pairs from every
+- Discovery through the event index (chain/event_index.py, `stream`): PT and YT pairs from every
   yield-contract factory's CreateYieldContract events (with their SY and expiry), markets from
   every market factory's CreateNewMarket events (with their PT), and who may hold a PT, YT or LP
   from their Transfer logs. Those the wallet's logs name are asked for `balanceOf`; non-zero ones
   are held. SY tokens are not Pendle's: they exist, and move, before a factory names them, so the
-  wallet's balance is read in every SY of the catalog at once (sweep.py) instead.
+  wallet's balance is read in every SY of the catalog at once (adapters/sweep.py) instead.
 - A PT traded in several markets is priced in the one created last.
 - Implied APY = e^(lastLnImpliedRate / 1e18) - 1 (the market's `_storage()`), as RouterStatic's
   `getMarketState` and Pendle's offchain math give it; null after expiry (no rate is left to earn).
@@ -24,7 +24,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/pe
   eth_call (what a claim at this block pays, fees off); interest is in SY. A YT the wallet no
   longer holds is listed while its stored `userInterest` still owes interest.
 - USD: the asset's amount (PT, YT and asset share the asset's raw unit) x the asset's USD feed
-  (prices.py); none or stale: null. Rewards through the reward token's feed.
+  (adapters/prices.py); none or stale: null. Rewards through the reward token's feed.
 - Not derived: the locked APY (needs the wallet's entry trades), the LP APY (swap fees and PENDLE
   incentives need history or Pendle's API) and the underlying APY (needs a past block).
 """

@@ -1,4 +1,4 @@
-"""Neutrl: the sNUSD staking vault on Ethereum, served by vault_style.py. The hosted API this
+"""Neutrl: the sNUSD staking vault on Ethereum, served by positions.py. The hosted API this
 service mirrors gives it one `vaultPosition` (null without a position), kept here beside the
 `vaultPositions` list that every vault-style protocol has."""
 
