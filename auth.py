@@ -46,7 +46,7 @@ _STAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 HEADER = (
     "# API keys of the wallet positions service: SHA-256 digests only, never a key.\n"
-    "# Managed with `python server.py keys create|list|revoke`; four lines per key.\n"
+    "# Managed with `python server.py keys create|rotate|list|revoke`; four lines per key.\n"
 )
 
 MISSING_KEY = "Missing API key. Provide via x-api-key header or Authorization: Bearer <key>."
@@ -181,27 +181,61 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def create_key(path: str | Path, name: str) -> tuple[str, KeyRecord]:
     """Append a new key to the file; returns the key (shown once) and its record."""
-    if not NAME_RE.fullmatch(name):
-        raise ValueError("key name must be 1-64 characters of letters, digits, '.', '_' or '-'")
+    _check_name(name)
     path = Path(path)
     with _locked(path) as text:
         records, _ = parse_keys(text, str(path))
-        holder = next((r for r in records.values() if r.active and r.name == name), None)
+        holder = _active_named(records, name)
         if holder is not None:
             raise ValueError(
                 f"an active key is already named {name!r} (id {holder.id}); choose another "
-                "name or revoke that key first"
+                "name, revoke that key first, or replace it with `keys rotate {name}`"
             )
-        key = "pk_" + secrets.token_hex(32)
-        key_id = secrets.token_hex(6)
-        while key_id in records:
-            key_id = secrets.token_hex(6)
-        record = KeyRecord(key_id, name, digest_of(key), _now(), "")
-        prefix = text if text else HEADER
-        if prefix and not prefix.endswith("\n"):
-            prefix += "\n"
-        _write_atomically(path, prefix + record_lines(record))
+        key, record = _new_key(records, name)
+        _write_atomically(path, _appended(text, record))
     return key, record
+
+
+def rotate_key(path: str | Path, name: str) -> tuple[str, KeyRecord, KeyRecord | None]:
+    """Revoke the active key named `name`, if there is one, and create a new key of that name,
+    in one write; returns the new key (shown once), its record and the revoked record. A client's
+    key is replaced without a moment with two keys or none, and a command that makes a key of a
+    name can be run twice (the README's quick start)."""
+    _check_name(name)
+    path = Path(path)
+    with _locked(path) as text:
+        records, revoked_lines = parse_keys(text, str(path))
+        holder = _active_named(records, name)
+        if holder is not None:
+            holder = replace(holder, revoked=_now())
+            text = _with_revoked(text, revoked_lines, holder)
+        key, record = _new_key(records, name)
+        _write_atomically(path, _appended(text, record))
+    return key, record, holder
+
+
+def _check_name(name: str) -> None:
+    if not NAME_RE.fullmatch(name):
+        raise ValueError("key name must be 1-64 characters of letters, digits, '.', '_' or '-'")
+
+
+def _active_named(records: Mapping[str, KeyRecord], name: str) -> KeyRecord | None:
+    return next((r for r in records.values() if r.active and r.name == name), None)
+
+
+def _new_key(records: Mapping[str, KeyRecord], name: str) -> tuple[str, KeyRecord]:
+    key = "pk_" + secrets.token_hex(32)
+    key_id = secrets.token_hex(6)
+    while key_id in records:
+        key_id = secrets.token_hex(6)
+    return key, KeyRecord(key_id, name, digest_of(key), _now(), "")
+
+
+def _appended(text: str, record: KeyRecord) -> str:
+    prefix = text if text else HEADER
+    if prefix and not prefix.endswith("\n"):
+        prefix += "\n"
+    return prefix + record_lines(record)
 
 
 def record_lines(record: KeyRecord) -> str:
@@ -225,14 +259,19 @@ def revoke_key(path: str | Path, key_id: str) -> tuple[KeyRecord, bool]:
         if not record.active:
             return record, False
         record = replace(record, revoked=_now())
-        lines = text.splitlines()
-        line = f"KEY_{key_id}_REVOKED={record.revoked}"
-        if key_id in revoked_lines:
-            lines[revoked_lines[key_id]] = line
-        else:
-            lines.append(line)
-        _write_atomically(path, "\n".join(lines) + "\n")
+        _write_atomically(path, _with_revoked(text, revoked_lines, record))
     return record, True
+
+
+def _with_revoked(text: str, revoked_lines: Mapping[str, int], record: KeyRecord) -> str:
+    """The file's text with the record's REVOKED line set (in place, else appended)."""
+    lines = text.splitlines()
+    line = f"KEY_{record.id}_REVOKED={record.revoked}"
+    if record.id in revoked_lines:
+        lines[revoked_lines[record.id]] = line
+    else:
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def redact(text: str) -> str:
@@ -338,10 +377,19 @@ class KeyStore:
         if not KEY_RE.fullmatch(key):
             raise AuthError(INVALID_KEY, "malformed")
         digest = hashlib.sha256(key.encode("ascii")).digest()
+        found = self._find(digest)
+        if found is None:
+            # A key is usable the moment `keys create` returns, not at the next periodic check:
+            # a key not held re-reads the file if it changed (one stat when it did not).
+            self.refresh()
+            found = self._find(digest)
+        if found is None:
+            raise AuthError(INVALID_KEY, "unknown")
+        return found
+
+    def _find(self, digest: bytes) -> str | None:
         found = None
         for stored, key_id in self._buckets[digest[0]]:
             if hmac.compare_digest(stored, digest):
                 found = key_id
-        if found is None:
-            raise AuthError(INVALID_KEY, "unknown")
         return found

@@ -2,6 +2,7 @@
 
     python server.py                          serve (see --help for every setting)
     python server.py keys create --name NAME  print a new API key on stdout, nothing else
+    python server.py keys rotate NAME         the same, revoking the active key of that name (if any)
     python server.py keys list                id, name, created, revoked of every key
     python server.py keys revoke ID           revoke a key; running servers notice within 2 s
     python server.py healthcheck              exit 0 if the server on this machine answers /healthz
@@ -621,14 +622,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"wallet-positions {VERSION}")
     add_arguments(parser)
     commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck}")
-    keys = commands.add_parser("keys", help="manage API keys (create, list, revoke)")
-    actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,list,revoke}")
+    keys = commands.add_parser("keys", help="manage API keys (create, rotate, list, revoke)")
+    actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,rotate,list,revoke}")
     create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
     create.add_argument("--name", required=True, help="label for the key: letters, digits, . _ -")
+    rotate = actions.add_parser(
+        "rotate",
+        help="create a key named NAME and print it on stdout (shown once), revoking the active key of "
+        "that name in the same write; with none, only create",
+    )
+    rotate.add_argument("name", help="the key's name, as `keys list` shows it")
     listing = actions.add_parser("list", help="list keys: id, name, created, revoked")
     revoke = actions.add_parser("revoke", help="revoke a key by its id")
     revoke.add_argument("id", help="the key's id, as `keys list` shows it")
-    for sub in (create, listing, revoke):
+    for sub in (create, rotate, listing, revoke):
         add_arguments(sub, only=("keys_file",), suppress_default=True)
     index_cli.add_parser(
         commands,
@@ -656,13 +663,19 @@ def healthcheck(settings: Settings) -> int:
 
 
 def keys_command(args: argparse.Namespace, settings: Settings) -> int:
-    """`keys create|list|revoke`: only a new key goes to stdout for create; messages to stderr."""
+    """`keys create|rotate|list|revoke`: only a new key goes to stdout (create, rotate); messages to
+    stderr."""
     path = settings.keys_file
     try:
         if args.keys_command == "create":
             key, record = auth.create_key(path, args.name)
             print(key)
             print(f"created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
+        elif args.keys_command == "rotate":
+            key, record, revoked = auth.rotate_key(path, args.name)
+            print(key)
+            was = f"revoked key {revoked.id}; " if revoked else f"no active key was named {record.name}; "
+            print(f"{was}created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
         elif args.keys_command == "list":
             rows = [("ID", "NAME", "CREATED", "REVOKED")] + [
                 (r.id, r.name, r.created or "-", r.revoked or "-") for r in auth.load_keys(path).values()

@@ -272,3 +272,35 @@ def test_a_name_held_by_an_active_key_is_refused(keys_file):
 def test_cli_usage_errors_exit_2(keys_file):
     assert cli("keys", "frobnicate", keys_file=keys_file).returncode == 2
     assert cli("keys", "create", keys_file=keys_file).returncode == 2, "--name is required"
+
+
+async def test_a_key_is_usable_the_moment_it_is_created(make_api, keys_file):
+    """No wait for the periodic check: an unknown key re-reads a changed file before it is refused."""
+    api = await make_api(keys_reload_interval=3600)
+    new_key, record = auth.create_key(keys_file, "fresh")
+    assert (await api.positions(position_input(), key=new_key)).status == 200
+    auth.revoke_key(keys_file, record.id)
+    assert (await api.positions(position_input(), key=new_key)).status == 200, "a revocation waits for the check"
+    assert (await api.positions(position_input(), key="pk_" + "0" * 64)).status == 401
+
+
+def test_rotate_replaces_the_active_key_of_a_name_and_can_run_twice(keys_file):
+    first = cli("keys", "rotate", "local", keys_file=keys_file)
+    assert first.returncode == 0, first.stderr
+    assert re.fullmatch(r"pk_[0-9a-f]{64}\n", first.stdout) and "no active key was named local" in first.stderr
+    second = cli("keys", "rotate", "local", keys_file=keys_file)
+    assert second.returncode == 0 and re.fullmatch(r"pk_[0-9a-f]{64}\n", second.stdout)
+    records = list(auth.load_keys(keys_file).values())
+    assert [r.name for r in records] == ["local", "local"]
+    assert not records[0].active and records[1].active, "the earlier key is revoked, the new one active"
+    assert records[1].digest == auth.digest_of(second.stdout.strip())
+    assert f"revoked key {records[0].id}" in second.stderr and second.stdout.strip() not in second.stderr
+    held = auth.KeyStore(keys_file)
+    held.load()
+    assert held.count == 1
+
+
+def test_rotate_refuses_a_bad_name(keys_file):
+    done = cli("keys", "rotate", "no spaces", keys_file=keys_file)
+    assert done.returncode == 1 and "key name must be" in done.stderr and done.stdout == ""
+    assert cli("keys", "rotate", keys_file=keys_file).returncode == 2, "the name is required"
