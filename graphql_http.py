@@ -45,7 +45,6 @@ from limits import (
     MAX_TOKENS,
     DepthLimitRule,
     InputCount,
-    IntrospectionDepthLimitRule,
     NoIntrospectionRule,
     cost_problem,
     input_count,
@@ -177,10 +176,11 @@ def analyse(text: str, schema: GraphQLSchema, introspection: bool) -> Analysis:
         problem = cost_problem(document)
         if problem:
             return Analysis(None, _bad_request(problem, "QUERY_TOO_COMPLEX"))
-        rules = [*specified_rules, IntrospectionDepthLimitRule if introspection else DepthLimitRule]
-        if not introspection:
-            rules.append(NoIntrospectionRule)
+        rules = [*specified_rules, DepthLimitRule] + ([] if introspection else [NoIntrospectionRule])
         errors = validate(schema, document, rules)
+        # Clients that show only the first error (gql, codegen, graphql-tools) learn why their
+        # introspection failed and where the schema is published.
+        errors.sort(key=lambda error: (error.extensions or {}).get("code") != "INTROSPECTION_DISABLED")
     except GraphQLSyntaxError as exc:
         return Analysis(None, RequestError.from_graphql([exc], "GRAPHQL_PARSE_FAILED"))
     except RecursionError:

@@ -144,16 +144,18 @@ def _error(message: str, code: str, node: Any = None) -> GraphQLError:
 
 
 class DepthLimitRule(ValidationRule):
-    """Refuses operations nested deeper than MAX_DEPTH fields (fragments expanded)."""
-
-    separate_introspection = False
+    """Refuses operations nested deeper than MAX_DEPTH fields (fragments expanded). `__schema` and
+    `__type` count one level, and their subtrees are bounded by their own shape instead (see
+    `_introspection_problem`), so graphql-core's standard introspection query (15 levels) and the
+    tools built on it work where introspection is on, and where it is off they are refused for
+    that reason alone (NoIntrospectionRule), not for their depth."""
 
     def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
         fragments = {
             d.name.value: d for d in self.context.document.definitions if isinstance(d, FragmentDefinitionNode)
         }
         introspection: list[FieldNode] = []
-        depth = _depth(node.selection_set, fragments, {}, set(), introspection if self.separate_introspection else None)
+        depth = _depth(node.selection_set, fragments, {}, set(), introspection)
         if depth > MAX_DEPTH:
             self.report_error(
                 _error(
@@ -166,14 +168,6 @@ class DepthLimitRule(ValidationRule):
             problem = _introspection_problem(field, fragments)
             if problem:
                 self.report_error(_error(problem, "DEPTH_LIMIT_EXCEEDED", field))
-
-
-class IntrospectionDepthLimitRule(DepthLimitRule):
-    """With introspection on: `__schema` and `__type` count one level against MAX_DEPTH, and
-    their subtrees are bounded by their own shape instead (see `_introspection_problem`), so
-    graphql-core's standard introspection query (15 levels) and the tools built on it work."""
-
-    separate_introspection = True
 
 
 INTROSPECTION_FIELDS = ("__schema", "__type")
@@ -225,15 +219,15 @@ def _depth(
     fragments: Mapping[str, FragmentDefinitionNode],
     memo: dict[str, int],
     active: set[str],
-    introspection: list[FieldNode] | None = None,
+    introspection: list[FieldNode],
 ) -> int:
     """Field nesting depth; each fragment is measured once, so shared spreads cost nothing.
-    With `introspection`, introspection fields count 1 and are collected there instead."""
+    Introspection fields count 1 and are collected in `introspection` instead."""
     deepest = 0
     for selection in selection_set.selections:
         if isinstance(selection, FieldNode):
             inner = selection.selection_set
-            if introspection is not None and selection.name.value in INTROSPECTION_FIELDS:
+            if selection.name.value in INTROSPECTION_FIELDS:
                 introspection.append(selection)
                 depth = 1
             else:

@@ -31,6 +31,33 @@ async def test_introspection_stays_refused_when_disabled(api):
 
 
 @pytest.mark.parametrize(
+    "query",
+    [
+        get_introspection_query(),
+        get_introspection_query(
+            descriptions=True,
+            specified_by_url=True,
+            directive_is_repeatable=True,
+            schema_description=True,
+            input_value_deprecation=True,
+        ),
+        '{ __type(name: "Query") { %s name %s } }' % ("ofType { " * 15, "}" * 15),
+        "{ walletPositions(inputs: []) { data { __typename } } __schema { queryType { name } } }",
+    ],
+    ids=["standard", "every-option", "too-deep", "beside-a-field"],
+)
+async def test_with_introspection_off_the_first_error_says_so(api, query):
+    """What gql, codegen and graphql-tools send: a client that shows the first error sees why
+    and where the schema is, not a depth limit."""
+    reply = await api.query(query)
+    assert reply.status == 400, reply.body
+    first = reply.body["errors"][0]
+    assert first["extensions"]["code"] == "INTROSPECTION_DISABLED" and "/schema.graphql" in first["message"]
+    if query == get_introspection_query():
+        assert {error["extensions"]["code"] for error in reply.body["errors"]} == {"INTROSPECTION_DISABLED"}
+
+
+@pytest.mark.parametrize(
     "query, fragment",
     [
         ('{ __type(name: "Query") { %s name %s } }' % ("ofType { " * 15, "}" * 15), "deeper than 15 levels"),
