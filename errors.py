@@ -26,6 +26,14 @@ class InputValidationError(PositionError):
     retryable = False
 
 
+class ChainNotConfigured(PositionError):
+    """The protocol serves the chain, but this server has no RPC endpoint for it: the operator's
+    configuration (`RPC_URL_<chainId>`), not the client's input; asking again does not help."""
+
+    code = "CHAIN_NOT_CONFIGURED"
+    retryable = False
+
+
 class NetworkError(PositionError):
     """The chain's RPC endpoint is unreachable, refuses, or rate-limits us."""
 

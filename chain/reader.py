@@ -33,7 +33,7 @@ from typing import Any, TypeVar, cast
 from chain.abi import AbiError, Function, decode
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, safe_text
 from chain.rpc_batches import Exchange
-from errors import InputValidationError, NetworkError, ProtocolError
+from errors import ChainNotConfigured, InputValidationError, NetworkError, ProtocolError
 from immutable_cache import ImmutableCache
 from metrics import Metrics
 
@@ -220,7 +220,9 @@ class Chains:
     def endpoint(self, chain_id: int) -> Endpoint:
         if chain_id not in self._endpoints:
             if chain_id not in self._urls:
-                raise InputValidationError(f"Chain {chain_id} has no RPC endpoint configured on this server.")
+                raise ChainNotConfigured(
+                    f"This server has no RPC endpoint for chain {chain_id}; its operator can set RPC_URL_{chain_id}."
+                )
             config = self.config
             self._endpoints[chain_id] = Endpoint(
                 chain_id,

@@ -50,8 +50,11 @@ DEFAULT_RPC_URLS: Mapping[int, str] = {
     59144: "https://rpc.linea.build",
     130: "https://mainnet.unichain.org",
     2020: "https://api.roninchain.com/rpc",
+    146: "https://rpc.soniclabs.com",
 }
-"""Public endpoints for the chains adapters support; `RPC_URL_<chainId>` overrides each."""
+"""Public endpoints for the chains adapters support, each its chain's own (Sonic's from its docs'
+network details); `RPC_URL_<chainId>` overrides each. BNB Chain (56) has none: its own public
+endpoints refuse eth_getLogs, which discovery needs, so an operator sets RPC_URL_56 (docs/operations.md)."""
 
 BATCH_REPROBE_SECONDS = 300.0
 """An endpoint that refused a JSON-RPC batch gets single calls for this long, then batches again

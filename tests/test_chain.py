@@ -8,7 +8,7 @@ import pytest
 
 from chain import ChainConfig, ChainReader, erc20, rpc
 from chain.abi import Function
-from errors import InputValidationError, NetworkError, ProtocolError
+from errors import ChainNotConfigured, NetworkError, ProtocolError
 from tests.evm import CHAIN_ID, free_port
 
 WALLET = "0x" + "77" * 20
@@ -150,9 +150,9 @@ async def test_an_endpoint_that_serves_another_chain_is_refused(anvil, open_chai
     assert reader.endpoint.chain_checked is False
 
 
-async def test_a_chain_without_endpoint_is_a_validation_error(open_chains):
+async def test_a_chain_without_endpoint_is_not_configured(open_chains):
     chains = await open_chains({})
-    with pytest.raises(InputValidationError, match="Chain 5 has no RPC endpoint"):
+    with pytest.raises(ChainNotConfigured, match="no RPC endpoint for chain 5; its operator can set RPC_URL_5"):
         chains.request(0).reader(5)
 
 

@@ -82,3 +82,16 @@ async def test_reverting_contract_is_a_protocol_error(aiohttp_client, keys_file,
     (error,) = reply.body["data"]["walletPositions"]["errors"]
     assert error["error"]["code"] == "PROTOCOL_ERROR" and error["error"]["retryable"] is False
     assert "balanceOf" in error["error"]["message"] and "0x" + "de" * 20 in error["error"]["message"]
+
+
+async def test_a_chain_the_server_has_no_endpoint_for_is_its_own_error(aiohttp_client, keys_file, api_key):
+    """The operator's configuration, not the client's input: CHAIN_NOT_CONFIGURED, not retryable,
+    naming the variable that would serve it."""
+    app = server.create_app(
+        Settings(keys_file=str(keys_file)), {"balances": chain_balances(["0x" + "11" * 20], 999)}, rpc_urls={}
+    )
+    api = Api(await aiohttp_client(app), api_key, app)
+    reply = await api.query(QUERY, {"inputs": [position_input("balances", 999, wallets(1)[0])]})
+    (entry,) = reply.body["data"]["walletPositions"]["errors"]
+    assert entry["error"]["code"] == "CHAIN_NOT_CONFIGURED" and entry["error"]["retryable"] is False
+    assert "RPC_URL_999" in entry["error"]["message"]

@@ -22,6 +22,7 @@ import addresses
 import config
 import protocols
 import server
+from chain import rpc
 from tests.modules import MIN_MODULES, packages, service_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,6 +161,17 @@ def test_every_protocol_has_its_page(protocol):
     assert text(page).startswith("# ") and f'`protocol: "{protocol.name}"`' in text(page).splitlines()[0]
     assert f"`{protocol.type_name}" in text(page)
     assert f"(docs/protocols/{protocol.name}.md)" in text(ROOT / "README.md")
+
+
+def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(monkeypatch):
+    monkeypatch.undo()  # the public endpoints as they ship, not the tests' dead port (read, never called)
+    served = {chain for protocol in protocols.registry(addresses.load()).values() for chain in protocol.chains}
+    operations = text(DOCS / "operations.md")
+    assert {56, 146} <= served
+    missing = sorted(chain for chain in served - set(rpc.DEFAULT_RPC_URLS) if f"`RPC_URL_{chain}`" not in operations)
+    assert missing == [], "chains with no default endpoint that docs/operations.md does not name"
+    undocumented = sorted(url for url in rpc.DEFAULT_RPC_URLS.values() if f"`{url}`" not in operations)
+    assert undocumented == [], "default endpoints docs/operations.md does not list"
 
 
 def test_every_code_is_in_the_api_page():

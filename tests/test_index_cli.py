@@ -79,5 +79,5 @@ async def test_an_imported_snapshot_serves_without_a_scan(world, tmp_path, aioht
 
 def test_build_without_an_endpoint_for_the_chain_says_so(world, tmp_path):
     refused = index(world, tmp_path, "build", "--chain", str(world.node.chain_id), rpc=False)
-    assert refused.returncode == 1 and "has no RPC endpoint configured" in refused.stderr
+    assert refused.returncode == 1 and "has no RPC endpoint for chain" in refused.stderr
     assert "Traceback" not in refused.stderr
