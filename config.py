@@ -23,9 +23,17 @@ def _flag(value: str) -> bool:
     raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
 
 
-def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+def _number(kind: type[int] | type[float], value: str) -> Any:
+    """`value` as an int or a float, or the service's own message (not Python's `invalid literal`)."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"expected {'a whole number' if kind is int else 'a number'}, got {value!r}") from None
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
     def parse(value: str) -> Any:
-        number = kind(value)
+        number = _number(kind, value)
         if not math.isfinite(number) or number <= 0:
             raise ValueError(f"must be greater than 0, got {value!r}")
         return number
@@ -35,7 +43,7 @@ def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
 
 
 def _port(value: str) -> int:
-    number = int(value)
+    number: int = _number(int, value)
     if not 0 <= number <= 65535:
         raise ValueError(f"must be between 0 and 65535, got {value!r}")
     return number
@@ -169,9 +177,15 @@ def add_arguments(
             dest=setting.name,
             default=argparse.SUPPRESS if suppress_default else None,
             metavar=setting.metadata["env"],
-            help=f"{setting.metadata['help']} (env {setting.metadata['env']}, "
-            f"default {'unset' if setting.default in (None, '') else setting.default})",
+            help=f"{setting.metadata['help']} (env {setting.metadata['env']}, default {shown_default(setting)})",
         )
+
+
+def shown_default(setting: Field[Any]) -> str:
+    """A default as a user would type it: `0`/`1` for a switch, `unset` for none."""
+    if isinstance(setting.default, bool):
+        return str(int(setting.default))
+    return "unset" if setting.default in (None, "") else str(setting.default)
 
 
 def resolve(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Settings:

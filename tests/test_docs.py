@@ -137,6 +137,22 @@ def test_every_setting_is_a_row_of_the_configuration_table(setting):
     assert row.group(1).strip() in (default, "off", "none") if default in ("off", "none") else row.group(1) == default
 
 
+def test_the_defaults_read_as_help_shows_them():
+    """The configuration table's default of each setting is what `--help` prints (`0` for a switch
+    that is off, `unset` where the table says off or none)."""
+    shown = " ".join(server.build_parser().format_help().split())
+    operations = text(DOCS / "operations.md")
+    wrong = []
+    for setting in dataclasses.fields(config.Settings):
+        cell = re.search(rf"^\| `--{setting.name.replace('_', '-')}` \| `[A-Z_]+` \| ([^|]+) \|", operations, re.M)
+        assert cell, setting.name
+        default = cell.group(1).strip().strip("`")
+        default = "unset" if default in ("off", "none") else default
+        if f"(env {setting.metadata['env']}, default {default})" not in shown:
+            wrong.append(f"{setting.name}: the docs say {default}")
+    assert wrong == []
+
+
 def test_every_module_is_in_the_layout_table():
     """A module by its path, or by its file name in its folder's row; a package by its folder."""
     layout = text(DOCS / "development.md").split("## Layout", 1)[1].split("\n## ", 1)[0]
@@ -172,6 +188,15 @@ def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(mo
     assert missing == [], "chains with no default endpoint that docs/operations.md does not name"
     undocumented = sorted(url for url in rpc.DEFAULT_RPC_URLS.values() if f"`{url}`" not in operations)
     assert undocumented == [], "default endpoints docs/operations.md does not list"
+
+
+@pytest.mark.parametrize("protocol", protocols.registry(addresses.load()).values(), ids=lambda protocol: protocol.name)
+def test_every_protocol_page_returns_the_fields_of_its_type(protocol):
+    page = " ".join(text(DOCS / "protocols" / f"{protocol.name}.md").split())
+    returns = re.search(rf"Returns `{protocol.type_name} \{{ ([^}}]+) \}}`", page)
+    assert returns, f"docs/protocols/{protocol.name}.md has no Returns line"
+    fields = build_schema(text(ROOT / "schema.graphql")).type_map[protocol.type_name].fields
+    assert returns.group(1).split() == list(fields)
 
 
 def test_every_code_is_in_the_api_page():

@@ -159,7 +159,27 @@ def test_bad_settings_exit_2_naming_the_setting(flag, value, capsys):
     import server
 
     assert server.main([flag, value]) == 2
-    assert capsys.readouterr().err.startswith(f"error: {flag}: ")
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {flag}: ") and "invalid literal" not in error and "could not convert" not in error
+
+
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        ("PORT", "abc", "expected a whole number, got 'abc'"),
+        ("RATE_LIMIT", "1.5", "expected a whole number, got '1.5'"),
+        ("INPUT_TIMEOUT", "soon", "expected a number, got 'soon'"),
+        ("METRICS_PORT", "-1", "must be between 0 and 65535, got '-1'"),
+    ],
+)
+def test_a_bad_setting_from_the_environment_gets_the_services_own_message(
+    variable, value, message, capsys, monkeypatch
+):
+    import server
+
+    monkeypatch.setenv(variable, value)
+    assert server.main([]) == 2
+    assert capsys.readouterr().err == f"error: {variable}: {message}\n"
 
 
 def test_a_bad_redis_url_is_named_never_shown(capsys, monkeypatch):
