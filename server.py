@@ -108,6 +108,25 @@ class InFlight:
 
 INFLIGHT = web.AppKey("inflight", InFlight)
 
+
+class Readiness:
+    """Whether the service can answer, for `GET /readyz`: not before the app has started (its keys
+    are loaded before that, in create_app), and not once it drains after SIGTERM, so a load
+    balancer stops sending it requests while those in flight finish."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.draining = False
+
+    @property
+    def reason(self) -> str | None:
+        if not self.started:
+            return "starting"
+        return "draining after SIGTERM" if self.draining else None
+
+
+READINESS = web.AppKey("readiness", Readiness)
+
 JSON = "application/json"
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 STATUS_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
@@ -399,6 +418,17 @@ async def healthz(_request: web.Request) -> web.Response:
     return json_response({"status": "ok"})
 
 
+async def readyz(request: web.Request) -> web.Response:
+    reason = request.app[READINESS].reason
+    if reason is None:
+        return json_response({"status": "ready"})
+    return json_response({"status": "not ready", "reason": reason}, 503)
+
+
+async def _started(app: web.Application) -> None:
+    app[READINESS].started = True
+
+
 async def _watch_keys(app: web.Application) -> AsyncIterator[None]:
     """Re-read the keys file whenever it changes, so created and revoked keys take effect live."""
     store, interval = app[KEYS], app[SETTINGS].keys_reload_interval
@@ -492,6 +522,8 @@ def create_app(
     )
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
+    app[READINESS] = Readiness()
+    app.on_startup.append(_started)
     app[CHAINS] = Chains(
         rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls,
         ChainConfig(
@@ -513,6 +545,7 @@ def create_app(
     app.router.add_route("*", "/graphql", graphql_endpoint)
     app.router.add_get("/schema.graphql", schema_sdl)
     app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
     return app
 
 
@@ -545,6 +578,7 @@ async def serve(app: web.Application, settings: Settings) -> None:
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         await stop.wait()
+        app[READINESS].draining = True
         await site.stop()
         inflight = app[INFLIGHT]
         log.info("stopping: accepting no new connections, draining %d in-flight requests", inflight.count)

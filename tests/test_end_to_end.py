@@ -61,6 +61,13 @@ def post(port: int, key: str, body: bytes) -> tuple[int, dict]:
         connection.close()
 
 
+def readiness(connection: http.client.HTTPConnection) -> tuple[int, dict]:
+    """GET /readyz on a kept-alive connection (a new one is refused once the server drains)."""
+    connection.request("GET", "/readyz")
+    response = connection.getresponse()
+    return response.status, json.loads(response.read())
+
+
 def test_served_process_end_to_end(tmp_path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "e2e", keys_file=keys).stdout.strip()
@@ -92,6 +99,8 @@ def test_served_process_end_to_end(tmp_path):
             time.sleep(0.05)
         assert status == 200
 
+        probe = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        assert readiness(probe) == (200, {"status": "ready"})
         with socket.create_connection(("127.0.0.1", port), timeout=30) as conn:
             conn.sendall(
                 b"POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -102,6 +111,7 @@ def test_served_process_end_to_end(tmp_path):
             process.send_signal(signal.SIGTERM)
             time.sleep(0.5)
             assert process.poll() is None, "the server must wait for the in-flight request"
+            assert readiness(probe) == (503, {"status": "not ready", "reason": "draining after SIGTERM"})
             conn.sendall(body[10:])
             reply = b""
             while chunk := conn.recv(65536):

@@ -8,6 +8,7 @@ import logging
 import pytest
 
 import schema
+import server
 from protocols import Protocol
 from tests.conftest import QUICKSTART, WALLET, position_input
 from tests.stand_ins import vault_position
@@ -214,6 +215,21 @@ async def test_healthz_needs_no_key_and_spends_no_quota(make_api):
             assert response.status == 200
             assert await response.json() == {"status": "ok"}
     assert (await api.positions(position_input())).status == 200
+
+
+async def test_readyz_needs_no_key_and_says_why_it_is_not_ready(make_api):
+    api = await make_api(rate_limit=1)
+    for _ in range(3):
+        async with api.client.get("/readyz") as response:
+            assert (response.status, await response.json()) == (200, {"status": "ready"})
+    assert (await api.positions(position_input())).status == 200, "no quota spent"
+    api.app[server.READINESS].draining = True
+    async with api.client.get("/readyz") as response:
+        assert (response.status, await response.json()) == (
+            503,
+            {"status": "not ready", "reason": "draining after SIGTERM"},
+        )
+    assert server.Readiness().reason == "starting", "not ready before the app has started"
 
 
 async def test_unknown_path_is_a_json_404(api):
