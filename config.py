@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
@@ -54,6 +55,19 @@ def _redis_url(value: str) -> str:
     if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
         raise ValueError("expected a redis://, rediss:// or unix:// URL")
     return value
+
+
+_ORIGIN = re.compile(r"https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?")
+"""An origin as a browser sends it: scheme, host and port, no path."""
+
+
+def _origins(value: str) -> str:
+    """Browser origins, comma-separated, or `*` for any."""
+    origins = [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.fullmatch(origin):
+            raise ValueError(f"expected origins such as https://app.example.com, comma-separated, or *; got {origin!r}")
+    return ",".join(origins)
 
 
 def _choice(*choices: str) -> Callable[[str], str]:
@@ -144,6 +158,13 @@ class Settings:
         "REDIS_UNAVAILABLE",
         _choice("fallback", "refuse"),
         "while Redis cannot decide: fallback (each replica limits alone) or refuse (503 with Retry-After)",
+    )
+    cors_origins: str = _setting(
+        "",
+        "CORS_ORIGINS",
+        _origins,
+        "browser origins allowed to call the API (https://app.example.com, comma-separated, or * for any); "
+        "others get no CORS headers (off when unset)",
     )
     rpc_max_response_bytes: int = _setting(
         16 * 1024 * 1024,

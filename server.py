@@ -63,6 +63,14 @@ REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
 CHAINS = web.AppKey("chains", Chains)
 INDEXES = web.AppKey("indexes", Indexes)
 PREPARER = web.AppKey("preparer", graphql_http.Preparer)
+CORS = web.AppKey("cors", frozenset[str])
+"""The browser origins CORS_ORIGINS lists ("*" for any); empty when off."""
+CORS_EXPOSED = "RateLimit, RateLimit-Policy, Retry-After"
+CORS_PREFLIGHT = {
+    "Access-Control-Allow-Methods": "GET, POST",
+    "Access-Control-Allow-Headers": "Content-Type, Accept, X-API-Key, Authorization",
+    "Access-Control-Max-Age": "600",
+}
 
 
 class AccessRecord:
@@ -200,8 +208,12 @@ async def handle(
     inflight = request.app[INFLIGHT]
     inflight.enter()
     response: web.StreamResponse | None = None
+    origin = _allowed_origin(request)
     try:
-        response = await handler(request)
+        if origin is not None and request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+            response = web.Response(status=204, headers=CORS_PREFLIGHT)
+        else:
+            response = await handler(request)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -217,10 +229,31 @@ async def handle(
         response = json_response(error_body("Internal server error; it has been logged.", "INTERNAL_SERVER_ERROR"), 500)
     finally:
         inflight.leave()
+        if origin is not None and response is not None:
+            _cors(response, origin)
         status = status if response is None else response.status
         _observe(request, record, status, started)
         _log_access(request, record, status, started, refused)
     return response
+
+
+def _allowed_origin(request: web.Request) -> str | None:
+    """The request's Origin when CORS_ORIGINS lets it call the API (None when off, or another)."""
+    allowed = request.app[CORS]
+    if not allowed:
+        return None
+    origin = request.headers.get("Origin")
+    if origin is None or ("*" not in allowed and origin not in allowed):
+        return None
+    return origin
+
+
+def _cors(response: web.StreamResponse, origin: str) -> None:
+    """What lets a browser page of that origin read the answer (no cookies are used: keys travel
+    in headers, so credentials are never allowed)."""
+    response.headers["Access-Control-Allow-Origin"] = origin
+    response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSED
+    response.headers.add("Vary", "Origin")
 
 
 def _observe(request: web.Request, record: AccessRecord, status: int, started: float) -> None:
@@ -523,6 +556,7 @@ def create_app(
     app[REGISTRY] = registry
     app[INFLIGHT] = InFlight()
     app[READINESS] = Readiness()
+    app[CORS] = frozenset(origin.strip() for origin in settings.cors_origins.split(",")) - {""}
     app.on_startup.append(_started)
     app[CHAINS] = Chains(
         rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls,

@@ -153,6 +153,7 @@ def test_unwritable_keys_file_is_a_clear_error(tmp_path):
         ("--redis-timeout", "0"),
         ("--redis-unavailable", "maybe"),
         ("--redis-url", "http://cache:6379"),
+        ("--cors-origins", "example.com"),
     ],
 )
 def test_bad_settings_exit_2_naming_the_setting(flag, value, capsys):
