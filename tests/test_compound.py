@@ -178,7 +178,7 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { poolAddress blockNumber data warnings { code message target }
     details { ... on CompoundMarketPool { type cometAddress chainId name baseAsset { address symbol name decimals }
       basePriceUsd totalSupply totalSupplyUsd totalBorrow totalBorrowUsd utilization supplyApr supplyApy borrowApr
-      borrowApy reserves baseBorrowMin collaterals { asset { symbol decimals } priceUsd totalSupply totalSupplyUsd
+      borrowApy baseReserves baseBorrowMin collaterals { asset { symbol decimals } priceUsd totalSupply totalSupplyUsd
         supplyCap borrowCollateralFactor liquidateCollateralFactor liquidationFactor } } } }
   errors { poolAddress error { code message } } } }"""
 
@@ -220,7 +220,7 @@ async def test_pool_details_of_a_comet_priced_in_eth(world_client, world):
         "totalBorrow": str(4_100 * C.ETHER),
         "totalBorrowUsd": usd_via_eth(4_100 * C.ETHER, "WETH"),
         "utilization": 0.41,
-        "reserves": str(-3 * C.ETHER),
+        "baseReserves": str(-3 * C.ETHER),
         "baseBorrowMin": str(100 * C.USDC),
         "collaterals": [
             {

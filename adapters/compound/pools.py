@@ -127,7 +127,7 @@ async def _market(
         "supplyApy": None if supply_rate is None else apy(supply_rate),
         "borrowApr": None if borrow_rate is None else apr(borrow_rate),
         "borrowApy": None if borrow_rate is None else apy(borrow_rate),
-        "reserves": raw(reserves),
+        "baseReserves": raw(reserves),
         "baseBorrowMin": raw(borrow_min),
         "collaterals": [c for c in collaterals if c is not None],
     }
