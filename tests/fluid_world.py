@@ -181,13 +181,31 @@ class FluidWorld:
     def answer(self, resolver: str, signature: str, argument: str | None, values: tuple[Any, ...]) -> None:
         """The resolver answers `signature(argument)` (an address, or none) with `values` in the deployed layout."""
         call = selector(signature) + (eth_abi.encode(["address"], [argument]) if argument else b"")
-        data = eth_abi.encode(ABI[resolver][signature]["outputs"], list(values))
         self.node.send(
-            self.lending_resolver if resolver == "LendingResolver" else self.vault_resolver,
-            "setAnswer(bytes,bytes)",
-            call,
-            data,
+            self._resolver(resolver), "setAnswer(bytes,bytes)", call, self._encoded(resolver, signature, values)
         )
+
+    def refuse(self, resolver: str, signature: str, argument: str) -> None:
+        """The resolver reverts on `signature(argument)`: a contract's failure."""
+        self.node.send(
+            self._resolver(resolver), "refuse(bytes)", selector(signature) + eth_abi.encode(["address"], [argument])
+        )
+
+    def answer_anyone(self, resolver: str, signature: str, values: tuple[Any, ...]) -> None:
+        """The resolver answers `signature` with `values` for any argument it was not given."""
+        self.node.send(
+            self._resolver(resolver),
+            "setDefault(bytes4,bytes)",
+            selector(signature),
+            self._encoded(resolver, signature, values),
+        )
+
+    def _resolver(self, name: str) -> str:
+        return self.lending_resolver if name == "LendingResolver" else self.vault_resolver
+
+    @staticmethod
+    def _encoded(resolver: str, signature: str, values: tuple[Any, ...]) -> bytes:
+        return eth_abi.encode(ABI[resolver][signature]["outputs"], list(values))
 
     def publish(self, wallet: str) -> None:
         """What the two resolvers answer for `wallet`: every fToken, and the wallet's NFTs."""
@@ -202,6 +220,12 @@ class FluidWorld:
         self.answer(
             "VaultResolver", VAULTS, wallet, ([p.user_position() for p in mine], [p.vault.entire_data() for p in mine])
         )
+
+    def publish_anyone(self) -> None:
+        """What the resolvers answer for a wallet nobody set up, as Fluid's do: every fToken with
+        nothing held, and no NFT."""
+        self.answer_anyone("LendingResolver", LENDING, ([(f.details(), (0, 0, 0, 0)) for f in self.ftokens],))
+        self.answer_anyone("VaultResolver", VAULTS, ([], []))
 
     def publish_pools(self, vaults: list[Vault]) -> None:
         """What the resolvers answer about the pools themselves: the lists, and each one's data."""
@@ -304,5 +328,6 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
     smart_col.total_supply, smart_col.total_borrow = 900 * 10**18, 400 * 10**18
     for wallet in world.wallets.values():
         world.publish(wallet)
+    world.publish_anyone()
     world.publish_pools([standard, smart_col, smart_debt, smart_both])
     return world

@@ -124,6 +124,41 @@ def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
     assert pendler["warnings"] == []
 
 
+async def every_answer(worlds: Any, folder: Path, key: str, wallets: list[str]) -> list[dict[str, Any]]:
+    """Every protocol the service serves on the chain, for each of `wallets`, five inputs a request."""
+    app = server.create_app(
+        Settings(keys_file=str(folder / "keys.env"), addresses_file=str(folder / "addresses.json")),
+        rpc_urls={worlds.node.chain_id: worlds.node.url},
+    )
+    served = [name for name, protocol in app[server.REGISTRY].items() if worlds.node.chain_id in protocol.chains]
+    assert len(served) == 9
+    inputs = [{"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": w} for p in served for w in wallets]
+    answers = []
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        for start in range(0, len(inputs), 5):
+            variables = {"inputs": inputs[start : start + 5]}
+            async with client.post(
+                "/graphql", json={"query": QUERY, "variables": variables}, headers={"x-api-key": key}
+            ) as response:
+                assert response.status == 200
+                answers.append((await response.json())["data"]["walletPositions"])
+    return answers
+
+
+def test_every_protocol_answers_every_demo_wallet_and_any_address(worlds):
+    """The devnet's promise: no per-input error for any protocol, demo wallet or other address."""
+    built, folder, key, _ = worlds
+    anyone = "0x" + "5e" * 20
+    answers = asyncio.run(every_answer(built, folder, key, [*built.wallets.values(), anyone]))
+    assert [error for answer in answers for error in answer["errors"]] == []
+    entries = [entry for answer in answers for entry in answer["data"]]
+    assert len(entries) == 9 * (len(built.wallets) + 1)
+    for entry in entries:
+        if entry["walletAddress"] == anyone:
+            lists = [value for value in entry.values() if isinstance(value, list) and value is not entry["warnings"]]
+            assert all(value == [] for value in lists), entry
+
+
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )

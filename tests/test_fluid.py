@@ -135,9 +135,18 @@ async def test_an_empty_wallet_gets_empty_lists(world_client, world):
     assert answer["lendingPositions"] == answer["vaultPositions"] == [] and answer["warnings"] == []
 
 
+async def test_a_wallet_nobody_set_up_gets_empty_lists_as_from_fluids_resolvers(world_client, world):
+    """The resolvers list every fToken with nothing held, and no NFT, for any other address."""
+    (answer,) = (await positions(world_client, "0x" + "5e" * 20))["data"]
+    assert answer["lendingPositions"] == answer["vaultPositions"] == [] and answer["warnings"] == []
+
+
 async def test_a_resolver_that_fails_is_named_and_both_failing_fail_the_input(world_client, world):
     half, none = world.node.accounts[8], world.node.accounts[9]
     world.answer("LendingResolver", F.LENDING, half, ([],))
+    world.refuse("VaultResolver", F.VAULTS, half)
+    world.refuse("LendingResolver", F.LENDING, none)
+    world.refuse("VaultResolver", F.VAULTS, none)
     reply = await positions(world_client, half, none)
     (answer,) = reply["data"]
     (warning,) = answer["warnings"]
