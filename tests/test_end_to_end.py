@@ -150,6 +150,16 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         lines = devnet_out.read_text().splitlines()
         env = dict(line[len("export ") :].split("=", 1) for line in lines if line.startswith("export "))
         saver = next(line.split()[2] for line in lines if line.startswith("#   saver"))
+        held = {
+            line.split()[1]: line.split(None, 3)[3]
+            for line in lines
+            if line.startswith("#   ") and line.split()[2].startswith("0x")
+        }
+        assert "morpho: 1 vaultV2Positions" in held["saver"], "what the README's query selects"
+        assert held["empty"] == "nothing" and "fluid: 5 vaultPositions" in held["borrower"]
+        assert any(line.startswith("#   depositor / morpho: FIGURE_UNAVAILABLE") for line in lines), (
+            "on purpose, and said"
+        )
         keys = tmp_path / "keys.env"
         key = cli("keys", "create", "--name", "devnet", keys_file=keys).stdout.strip()
         log = tmp_path / "server.log"
