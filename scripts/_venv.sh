@@ -1,8 +1,27 @@
-# Sourced by scripts/serve and scripts/test: a project-local virtualenv with the given requirements.
+# Sourced by scripts/serve, scripts/test and scripts/devnet: a project-local virtualenv with the
+# given requirements. A second run with the same requirements installs nothing: the hash of the
+# requirements files is kept in .venv (delete .venv to start afresh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON="${PYTHON:-python3}"
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
   echo "Python 3.11 or newer is needed (found $("$PYTHON" --version 2>&1))" >&2; exit 1; }
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$1"
+stamp=".venv/.installed-$1"
+wanted=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$1"
+  echo "$wanted" > "$stamp"
+fi
+
+# The npm tools (anvil, solc, the protocols' packages) pinned by tools/package-lock.json, installed
+# again only when the lock changed.
+npm_tools() {
+  command -v npm >/dev/null || { echo "npm (Node.js 20+) is needed to install anvil and solc" >&2; exit 1; }
+  local stamp=tools/node_modules/.installed wanted
+  wanted=$(sha256sum tools/package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    npm ci --prefix tools --no-audit --no-fund --loglevel=error
+    echo "$wanted" > "$stamp"
+  fi
+}
