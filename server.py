@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import functools
 import gc
+import hashlib
 import json
 import logging
 import math
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -63,6 +66,9 @@ REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
 CHAINS = web.AppKey("chains", Chains)
 INDEXES = web.AppKey("indexes", Indexes)
 PREPARER = web.AppKey("preparer", graphql_http.Preparer)
+QUERY_PAGE_PATH = Path(__file__).with_name("query.html")
+"""The in-browser query page: one file, its script and style inline, nothing from another host."""
+QUERY_PAGE = web.AppKey("query_page", tuple[bytes, dict[str, str]])
 CORS = web.AppKey("cors", frozenset[str])
 """The browser origins CORS_ORIGINS lists ("*" for any); empty when off."""
 CORS_EXPOSED = "RateLimit, RateLimit-Policy, Retry-After"
@@ -338,8 +344,12 @@ def access_line(created: float, fields: dict[str, Any]) -> str:
 
 
 async def graphql_endpoint(request: web.Request) -> web.Response:
-    """Method, auth and rate limit, then the operation. A non-POST request without credentials
-    is simply 405; with credentials it is authenticated and counted like any other."""
+    """Method, auth and rate limit, then the operation. A browser's GET gets the query page; any
+    other non-POST request without credentials is simply 405, and with credentials it is
+    authenticated and counted like any other."""
+    if request.method == "GET" and "text/html" in request.headers.get("Accept", ""):
+        page, headers = request.app[QUERY_PAGE]
+        return web.Response(body=page, content_type="text/html", charset="utf-8", headers=headers)
     if request.method != "POST" and not auth.has_credentials(request.headers):
         return _not_post({})
     media = negotiate(request.headers.get("Accept"))
@@ -435,6 +445,25 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
         return await graphql_http.run(operation, request.app[SCHEMA], context)
     finally:
         record.rpc_requests, record.rpc_subcalls = chains.stats.requests, chains.stats.subcalls
+
+
+def query_page(path: Path = QUERY_PAGE_PATH) -> tuple[bytes, dict[str, str]]:
+    """The page, with a Content-Security-Policy that admits its own inline script and style (by
+    their SHA-256) and requests to this service only: the browser loads nothing from elsewhere."""
+    page = path.read_text(encoding="utf-8")
+    hashes = {
+        kind: " ".join(
+            "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
+            for body in re.findall(rf"<{kind}>(.*?)</{kind}>", page, flags=re.S)
+        )
+        for kind in ("script", "style")
+    }
+    policy = (
+        f"default-src 'none'; script-src {hashes['script']}; style-src {hashes['style']}; connect-src 'self'; "
+        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    headers = {"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+    return page.encode(), headers
 
 
 def _too_large() -> graphql_http.RequestError:
@@ -554,6 +583,7 @@ def create_app(
         app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"), settings.document_cache_size
     )
     app[REGISTRY] = registry
+    app[QUERY_PAGE] = query_page()
     app[INFLIGHT] = InFlight()
     app[READINESS] = Readiness()
     app[CORS] = frozenset(origin.strip() for origin in settings.cors_origins.split(",")) - {""}

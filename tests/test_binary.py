@@ -4,6 +4,7 @@ CLI, serve, a query read from a chain through HTTPS, the Dockerfile's health che
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import re
@@ -161,12 +162,25 @@ async def serve_and_ask(
     ) as (process, port, log):
         health = subprocess.run(healthcheck_command(binary), env={**env, "PORT": str(port)}, timeout=30)
         assert health.returncode == 0
+        page = await asyncio.to_thread(browser_get, port, "/graphql")
+        assert page == (ROOT / "query.html").read_bytes(), "the query page is inside the binary"
         status, answer = await asyncio.to_thread(post, port, key, body)
         assert status == 200, answer
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0, log.read_text()
     assert "https://" not in log.read_text(), "an RPC URL never reaches the log"
     return answer
+
+
+def browser_get(port: int, path: str) -> bytes:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", path, headers={"Accept": "text/html"})
+        response = connection.getresponse()
+        assert response.status == 200 and response.getheader("Content-Type", "").startswith("text/html")
+        return response.read()
+    finally:
+        connection.close()
 
 
 def image_environment() -> dict[str, str]:

@@ -1,0 +1,96 @@
+"""The query page at GET /graphql, as a person uses it: in a real headless Chromium, the page
+loads from the service alone, completes from the schema, and runs a query with the key typed in
+against a local chain (the Fluid world), showing the answer."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from aiohttp.test_utils import TestServer
+
+import auth
+import server
+from config import Settings
+from tests import fluid_world as F
+from tests.browser import Browser
+from tests.conftest import world_fixture
+
+world = world_fixture(F.build)
+STATUS = "document.getElementById('status').textContent"
+SUGGESTED = "[...document.querySelectorAll('#suggestions li')].map(li => li.firstChild.textContent)"
+HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on FluidWalletPositions { walletAddress lendingPositions { fToken { symbol } shares } } }
+  errors { error { code message } } } }"""
+
+
+async def served(world: Any, tmp_path: Any) -> tuple[TestServer, str]:
+    keys = tmp_path / "keys.env"
+    key = auth.create_key(keys, "browser")[0]
+    app = server.create_app(
+        Settings(keys_file=str(keys), addresses_file=str(world.write_addresses(tmp_path / "addresses.json"))),
+        rpc_urls={world.node.chain_id: world.node.url},
+    )
+    site = TestServer(app, host="127.0.0.1")
+    await site.start_server()
+    return site, key
+
+
+async def test_a_browser_gets_the_page_from_the_service_alone(api):
+    async with api.client.get("/graphql", headers=HTML) as response:
+        assert response.status == 200 and response.content_type == "text/html"
+        page = await response.text()
+        policy = response.headers["Content-Security-Policy"]
+    assert re.findall(r"(?:src|href)=\"(?!/)[^\"]*\"", page) == [], "no asset from another host"
+    assert "default-src 'none'" in policy and "connect-src 'self'" in policy and "http" not in policy
+    async with api.client.get("/graphql", headers={"Accept": "application/json"}) as response:
+        assert response.status == 405, "a client that asks for JSON still learns to POST"
+    async with api.client.get("/graphql") as response:
+        assert response.status == 405
+
+
+async def test_the_page_completes_from_the_schema_and_runs_a_query_with_the_key(world, tmp_path):
+    site, key = await served(world, tmp_path)
+    lender = world.wallets["lender"]
+    try:
+        async with Browser() as browser:
+            await browser.goto(str(site.make_url("/graphql")))
+            await browser.wait_for("document.body.dataset.schema === 'loaded'")
+
+            await browser.evaluate(
+                "q = document.getElementById('query'); q.focus(); "
+                "q.value = 'query { walletPositions(inputs: []) { data { ... on FluidWalletPositions { lend'; "
+                "q.selectionStart = q.selectionEnd = q.value.length"
+            )
+            await browser.type("i")
+            shown = await browser.wait_for(
+                "[...document.querySelectorAll('#suggestions li')].map(li => li.firstChild.textContent)"
+            )
+            assert shown == ["lendingPositions"], "the fields of FluidWalletPositions that start so"
+            await browser.press("Enter", "Enter", 13)
+            assert (await browser.evaluate("q.value")).endswith("lendingPositions {  }")
+            await browser.evaluate("q.value = 'query { walletPositions(inputs: []) { data { '")
+            await browser.evaluate("q.selectionStart = q.selectionEnd = q.value.length")
+            await browser.press(" ", "Space", 32, modifiers=2)
+            members = await browser.wait_for(SUGGESTED)
+            assert "... on FluidWalletPositions" in members and "... on MorphoWalletPositions" in members
+
+            variables = {"inputs": [{"protocol": "fluid", "chainId": world.node.chain_id, "walletAddress": lender}]}
+            await browser.evaluate(f"q.value = {json.dumps(QUERY)}")
+            await browser.evaluate(f"document.getElementById('variables').value = {json.dumps(json.dumps(variables))}")
+            await browser.evaluate("document.getElementById('run').click()")
+            assert "HTTP 401" in await browser.wait_for(f"/HTTP \\d+/.test({STATUS}) && {STATUS}")
+
+            await browser.evaluate("document.getElementById('key').focus()")
+            await browser.type(key)
+            await browser.evaluate("document.getElementById('run').click()")
+            await browser.wait_for(f"{STATUS}.startsWith('HTTP 200')")
+            answer = json.loads(await browser.evaluate("document.getElementById('result').textContent"))
+    finally:
+        await site.close()
+    (entry,) = answer["data"]["walletPositions"]["data"]
+    assert entry["walletAddress"] == lender.lower()
+    assert [p["fToken"]["symbol"] for p in entry["lendingPositions"]] == ["fUSDC"]
+    assert key not in json.dumps(answer)
