@@ -21,6 +21,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -60,6 +61,17 @@ async def holdings(
             await chains.close()
 
 
+def timeless_feeds(data: dict[str, Any]) -> dict[str, Any]:
+    """The addresses with every USD feed's heartbeat as long as can be: the devnet's clock jumps
+    days ahead while it is built (Pendle's maturities ripen so), which would leave its feeds stale
+    at most of its past blocks. A real chain's feeds keep their real heartbeats."""
+    for chain in data.values():
+        for section in ("priceFeeds", "currencyFeeds"):
+            for feed in chain.get(section, {}).values():
+                feed["heartbeat"] = 10**9
+    return data
+
+
 def summary(held: list[tuple[str, dict[str, int], list[dict[str, str]]]]) -> str:
     return (
         "; ".join(
@@ -79,7 +91,7 @@ def main() -> None:
     try:
         worlds = all_worlds.build(node)
         path = Path(args.addresses_file).resolve()
-        path.write_text(json.dumps(worlds.addresses, indent=2))
+        path.write_text(json.dumps(timeless_feeds(worlds.addresses), indent=2))
         print(f"export RPC_URL_{node.chain_id}={node.url}")
         print(f"export ADDRESSES_FILE={path}")
         served = protocols_registry.registry(addresses.load(path))

@@ -173,7 +173,7 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
             )
         port = wait_for_port(log, server_process)
         query = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-          data { ... on MorphoWalletPositions { vaultV2Positions { vaultName assetsUsd apy } }
+          data { ... on MorphoWalletPositions { blockNumber vaultV2Positions { vaultName assetsUsd apy } }
                  ... on AaveWalletPositions { supplyPositions { marketName balanceUsd } }
                  ... on CompoundWalletPositions { supplyPositions { balanceUsd } rewardPositions { accrued } } }
           errors { error { code message } } } }"""
@@ -198,6 +198,15 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         assert supply["marketName"] == "AaveV3TestSecond" and supply["balanceUsd"] > 3_000
         assert compound_entry["supplyPositions"][0]["balanceUsd"] > 25_000
         assert compound_entry["rewardPositions"][0]["accrued"] == str(12 * 10**17)
+
+        earlier = json.loads(body)
+        for item in earlier["variables"]["inputs"]:
+            item["blockNumber"] = morpho_entry["blockNumber"] - 5
+        status, past = post(port, key, json.dumps(earlier).encode())
+        assert status == 200 and past["data"]["walletPositions"]["errors"] == [], past
+        morpho_past, _, compound_past = past["data"]["walletPositions"]["data"]
+        assert morpho_past["vaultV2Positions"][0]["assetsUsd"] > 40_000, "the devnet's feeds answer at past blocks"
+        assert compound_past["supplyPositions"][0]["balanceUsd"] > 25_000
     finally:
         for process in (server_process, devnet):
             if process is not None and process.poll() is None:
