@@ -62,8 +62,8 @@ _ORIGIN = re.compile(r"https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5}
 
 
 def _origins(value: str) -> str:
-    """Browser origins, comma-separated, or `*` for any."""
-    origins = [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
+    """Browser origins, comma-separated, or `*` for any; lower-cased, as browsers send them."""
+    origins = [origin.strip().rstrip("/").lower() for origin in value.split(",") if origin.strip()]
     for origin in origins:
         if origin != "*" and not _ORIGIN.fullmatch(origin):
             raise ValueError(f"expected origins such as https://app.example.com, comma-separated, or *; got {origin!r}")

@@ -460,7 +460,7 @@ def query_page(path: Path = QUERY_PAGE_PATH) -> tuple[bytes, dict[str, str]]:
     }
     policy = (
         f"default-src 'none'; script-src {hashes['script']}; style-src {hashes['style']}; connect-src 'self'; "
-        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     )
     headers = {"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
     return page.encode(), headers
