@@ -1,0 +1,136 @@
+"""Benchmark: what a user waits for, in round trips to the RPC provider.
+
+    .venv/bin/python bench/latency.py [--rtts 0,50,100] [--runs 5]
+
+Run by hand (after ./scripts/test has installed the tools), never in CI. Every test world on one
+anvil chain (tests/all_worlds.py), the service in this process, and between them the tests' RPC
+proxy holding every RPC HTTP request for the round-trip time (a provider's latency: a cloud
+server to a paid provider is 20 to 80 ms, to a public endpoint 100 ms and more). For each query,
+warm (its caches and the event index filled by one run first), a freshly mined block before
+each run; it prints the p50 per round-trip time, the RPC HTTP requests per query, and the
+effective round trips, (p50 at the second RTT - p50 at 0) / the second RTT: how many requests
+the user waited for one after another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import server
+from config import Settings
+from tests import all_worlds
+from tests.evm import Anvil
+from tests.rpc_proxy import RpcProxy
+
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { __typename } errors { error { code message } } } }"""
+QUERIES = [
+    ("morpho (saver: markets, V1 and V2 vaults)", [("morpho", "saver")]),
+    ("morpho (depositor)", [("morpho", "depositor")]),
+    ("aave (borrower)", [("aave", "borrower")]),
+    ("compound (borrower)", [("compound", "borrower")]),
+    ("pendle (saver)", [("pendle", "saver")]),
+    ("fluid (borrower)", [("fluid", "borrower")]),
+    ("midas (saver)", [("midas", "saver")]),
+    ("neutrl (saver)", [("neutrl", "saver")]),
+    (
+        "5 inputs: morpho, aave, compound, pendle, fluid",
+        [
+            ("morpho", "saver"),
+            ("aave", "borrower"),
+            ("compound", "borrower"),
+            ("pendle", "saver"),
+            ("fluid", "borrower"),
+        ],
+    ),
+]
+PAST = 10
+"""Blocks back for the mix at a past block."""
+
+
+async def timed(
+    client: TestClient, node: Anvil, proxy: RpcProxy, key: str, inputs: list[dict[str, Any]], runs: int
+) -> tuple[float, float]:
+    """p50 in ms over `runs` (a block mined before each) and RPC HTTP requests per query, after
+    one warm-up run."""
+    durations, requests = [], []
+    for run in range(runs + 1):
+        node.mine(1)
+        before = len(proxy.posts)
+        started = time.perf_counter()
+        async with client.post(
+            "/graphql", json={"query": QUERY, "variables": {"inputs": inputs}}, headers={"x-api-key": key}
+        ) as response:
+            body = await response.json()
+        elapsed = (time.perf_counter() - started) * 1000
+        errors = body["data"]["walletPositions"]["errors"]
+        assert not errors, errors
+        if run:
+            durations.append(elapsed)
+            requests.append(len(proxy.posts) - before)
+    return statistics.median(durations), statistics.mean(requests)
+
+
+async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -> dict[str, tuple[float, float]]:
+    proxy = RpcProxy(worlds.node.url)
+    proxy.delay = rtt_ms / 1000
+    found = {}
+    async with TestServer(proxy.app(), host="127.0.0.1") as proxy_server:
+        app = server.create_app(
+            Settings(
+                keys_file=str(folder / "keys.env"),
+                addresses_file=str(folder / "addresses.json"),
+                state_dir=str(folder / f"state-{rtt_ms}"),
+                rate_limit=10**9,
+            ),
+            rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))},
+        )
+        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+            chain = worlds.node.chain_id
+            for name, wanted in QUERIES:
+                inputs = [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in wanted]
+                found[name] = await timed(client, worlds.node, proxy, key, inputs, runs)
+            mix = [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in QUERIES[-1][1]]
+            past = [{**item, "blockNumber": worlds.node.block_number() - PAST} for item in mix]
+            found[f"the same 5 inputs, {PAST} blocks back"] = await timed(client, worlds.node, proxy, key, past, runs)
+        proxy.released.set()
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rtts", default="0,50,100", help="round-trip times in ms, the first 0")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    rtts = [int(value) for value in args.rtts.split(",")]
+    node = Anvil()
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="latency-"))
+        worlds, key = all_worlds.prepare(node, folder, "latency")
+        results = {rtt: asyncio.run(measure(worlds, folder, key, rtt, args.runs)) for rtt in rtts}
+    finally:
+        node.stop()
+    width = max(len(name) for name in results[rtts[0]])
+    head = "".join(f"{f'RTT {rtt} ms':>12}" for rtt in rtts)
+    print(f"p50 of {args.runs} warm runs, a block mined before each\n")
+    print(f"{'query':<{width}}  {'RPC requests':>12}{head}  effective round trips")
+    for name, (_, requests) in results[rtts[0]].items():
+        p50s = [results[rtt][name][0] for rtt in rtts]
+        effective = (p50s[1] - p50s[0]) / rtts[1] if len(rtts) > 1 and rtts[1] else float("nan")
+        cells = "".join(f"{p50:>9.0f} ms" for p50 in p50s)
+        print(f"{name:<{width}}  {requests:>12.1f}{cells}  {effective:>21.1f}")
+
+
+if __name__ == "__main__":
+    main()
