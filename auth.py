@@ -189,7 +189,7 @@ def create_key(path: str | Path, name: str) -> tuple[str, KeyRecord]:
         if holder is not None:
             raise ValueError(
                 f"an active key is already named {name!r} (id {holder.id}); choose another "
-                "name, revoke that key first, or replace it with `keys rotate {name}`"
+                f"name, revoke that key first, or replace it with `keys rotate {name}`"
             )
         key, record = _new_key(records, name)
         _write_atomically(path, _appended(text, record))

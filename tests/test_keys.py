@@ -286,6 +286,7 @@ def test_a_name_held_by_an_active_key_is_refused(keys_file):
         auth.create_key(keys_file, "ci")
     done = cli("keys", "create", "--name", "ci", keys_file=keys_file)
     assert done.returncode == 1 and "already named" in done.stderr and done.stdout == ""
+    assert "replace it with `keys rotate ci`" in done.stderr
     auth.revoke_key(keys_file, record.id)
     assert auth.create_key(keys_file, "ci")[1].name == "ci", "a revoked key's name is free again"
 
