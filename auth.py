@@ -180,19 +180,9 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def create_key(path: str | Path, name: str) -> tuple[str, KeyRecord]:
-    """Append a new key to the file; returns the key (shown once) and its record."""
-    _check_name(name)
-    path = Path(path)
-    with _locked(path) as text:
-        records, _ = parse_keys(text, str(path))
-        holder = _active_named(records, name)
-        if holder is not None:
-            raise ValueError(
-                f"an active key is already named {name!r} (id {holder.id}); choose another "
-                f"name, revoke that key first, or replace it with `keys rotate {name}`"
-            )
-        key, record = _new_key(records, name)
-        _write_atomically(path, _appended(text, record))
+    """Append a new key to the file; returns the key (shown once) and its record. A name an
+    active key holds is refused."""
+    key, record, _ = _add_key(path, name, rotate=False)
     return key, record
 
 
@@ -201,26 +191,29 @@ def rotate_key(path: str | Path, name: str) -> tuple[str, KeyRecord, KeyRecord |
     in one write; returns the new key (shown once), its record and the revoked record. A client's
     key is replaced without a moment with two keys or none, and a command that makes a key of a
     name can be run twice (the README's quick start)."""
-    _check_name(name)
+    return _add_key(path, name, rotate=True)
+
+
+def _add_key(path: str | Path, name: str, rotate: bool) -> tuple[str, KeyRecord, KeyRecord | None]:
+    """A new key named `name`, under the file's lock; the active key of that name is revoked in
+    the same write when rotating, else it makes the name refused."""
+    if not NAME_RE.fullmatch(name):
+        raise ValueError("key name must be 1-64 characters of letters, digits, '.', '_' or '-'")
     path = Path(path)
     with _locked(path) as text:
         records, revoked_lines = parse_keys(text, str(path))
-        holder = _active_named(records, name)
+        holder = next((r for r in records.values() if r.active and r.name == name), None)
         if holder is not None:
+            if not rotate:
+                raise ValueError(
+                    f"an active key is already named {name!r} (id {holder.id}); choose another "
+                    f"name, revoke that key first, or replace it with `keys rotate {name}`"
+                )
             holder = replace(holder, revoked=_now())
             text = _with_revoked(text, revoked_lines, holder)
         key, record = _new_key(records, name)
         _write_atomically(path, _appended(text, record))
     return key, record, holder
-
-
-def _check_name(name: str) -> None:
-    if not NAME_RE.fullmatch(name):
-        raise ValueError("key name must be 1-64 characters of letters, digits, '.', '_' or '-'")
-
-
-def _active_named(records: Mapping[str, KeyRecord], name: str) -> KeyRecord | None:
-    return next((r for r in records.values() if r.active and r.name == name), None)
 
 
 def _new_key(records: Mapping[str, KeyRecord], name: str) -> tuple[str, KeyRecord]:
