@@ -43,6 +43,17 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
     return parse
 
 
+def _non_negative(kind: type[int] | type[float]) -> Callable[[str], Any]:
+    def parse(value: str) -> Any:
+        number = _number(kind, value)
+        if not math.isfinite(number) or number < 0:
+            raise ValueError(f"must be 0 or more, got {value!r}")
+        return number
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
 def _port(value: str) -> int:
     number: int = _number(int, value)
     if not 0 <= number <= 65535:
@@ -135,6 +146,20 @@ class Settings:
     )
     chain_cache_size: int = _setting(
         10_000, "CHAIN_CACHE_SIZE", _positive(int), "immutable chain facts (symbols, decimals...) kept in memory"
+    )
+    head_poll_seconds: float = _setting(
+        1.0,
+        "HEAD_POLL_SECONDS",
+        _non_negative(float),
+        "seconds between polls of a chain's newest block while requests use it, so that a request "
+        "needs no round trip to pin its block (0: every request asks for the newest block itself)",
+    )
+    answer_cache_bytes: int = _setting(
+        8 * 1024 * 1024,
+        "ANSWER_CACHE_BYTES",
+        _non_negative(int),
+        "bytes of answers kept per input and block, so the same input at the same block is answered "
+        "without RPC requests (0: none kept)",
     )
     rpc_connections: int = _setting(16, "RPC_CONNECTIONS", _positive(int), "open connections per RPC endpoint at most")
     metrics_port: int | None = _setting(

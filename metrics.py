@@ -104,6 +104,12 @@ class Metrics:
             ["chain_id"],
             registry=registry,
         )
+        self.rpc_lens_reads = Counter(
+            "wp_rpc_lens_reads",
+            "Contract reads answered from a lens's tape (chain/lens.py), with no call of their own.",
+            ["chain_id"],
+            registry=registry,
+        )
         self.rpc_sent_bytes = Counter(
             "wp_rpc_sent_bytes", "Bytes of JSON-RPC request bodies sent.", ["chain_id"], registry=registry
         )

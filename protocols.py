@@ -44,6 +44,9 @@ class Protocol:
     details a member of the PoolDetails union (`__typename`, `type`); None where not offered."""
     pool_ids: bool = False
     """Whether `poolDetails` takes 64-character ids (Morpho Blue markets) besides addresses."""
+    kept: bool = True
+    """Whether answers are kept per input and block (schema.py): true where every figure follows
+    from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
 
 
 Registry = Mapping[str, Protocol]

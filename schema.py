@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from graphql import (
     GraphQLList,
@@ -37,6 +37,7 @@ from adapters.context import FetchContext, FetchFunction
 from chain import ChainRequest, shared_future
 from chain.event_index import Indexes
 from errors import BudgetExceeded, InputValidationError, PositionError
+from immutable_cache import ImmutableCache
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")
@@ -126,6 +127,8 @@ class RequestContext:
     input_timeout: float
     chains: ChainRequest
     indexes: Indexes
+    answers: ImmutableCache
+    """Answers kept across requests per input and block (`_fetch`); a bound of 0 bytes keeps none."""
     outcomes: list[Outcome] = field(default_factory=list)
     """One per resolved input, for the access log and the metrics."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
@@ -191,7 +194,7 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> St
         return exc
     key = (root.name, protocol.name, chain_id, address, block)
     if key not in context.fetches:
-        context.fetches[key] = shared_future(_fetch(protocol, function, chain_id, address, block, context))
+        context.fetches[key] = shared_future(_fetch(protocol, function, key, context))
     return protocol, context.fetches[key]
 
 
@@ -358,15 +361,27 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _fetch(
-    protocol: Protocol, function: FetchFunction, chain_id: int, address: str, block: int | None, request: RequestContext
-) -> dict[str, Any]:
+async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, request: RequestContext) -> dict[str, Any]:
     """One adapter call under the input's time budget, at the input's block; anything unexpected
-    is UNKNOWN_ERROR."""
+    is UNKNOWN_ERROR.
+
+    An answer is kept per input and block, the block named by its hash (ChainReader.block_key),
+    so the same input at the same block is answered again without an RPC request, and a
+    reorganised block's answer is never served for its successor. Not kept: failures, and
+    answers whose warnings a retry could clear (Warnings.retryable)."""
+    _, _, chain_id, address, block = key
     budget = request.input_timeout
     context = FetchContext(asyncio.get_running_loop().time() + budget, request.chains, request.indexes, block)
+    answers = request.answers
+    kept: tuple[Any, ...] | None = None
     try:
         async with asyncio.timeout(budget):
+            if protocol.kept and answers.max_bytes > 0:
+                reader = context.reader(chain_id)
+                if (block_key := await reader.block_key()) is not None:
+                    kept = (*key[:4], await reader.block_number(), block_key)
+                    if (answer := answers.get(kept)) is not None:
+                        return cast(dict[str, Any], answer)
             position = await function(context, chain_id, address)
         if not isinstance(position, dict):
             raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
@@ -378,4 +393,6 @@ async def _fetch(
     except Exception:
         log.exception("unexpected failure in %s fetch (chain %d)", protocol.name, chain_id)
         raise PositionError(INTERNAL_ERROR) from None
+    if kept is not None and not context.warnings.retryable:
+        answers.put(kept, position)
     return position

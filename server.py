@@ -50,6 +50,7 @@ from chain import ChainConfig, Chains
 from chain.event_index import Indexes
 from chain.rpc import DEFAULT_RPC_URLS, RpcUrlError, rpc_urls_from_env
 from config import SettingError, Settings, add_arguments, resolve
+from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, LimiterUnavailable, RateLimiter
 from metrics import HTTP_METHODS, VERSION, Metrics, metrics_app
 from protocols import Protocol, Registry
@@ -65,6 +66,10 @@ SCHEMA = web.AppKey("schema", GraphQLSchema)
 REGISTRY = web.AppKey("registry", Mapping[str, Protocol])
 CHAINS = web.AppKey("chains", Chains)
 INDEXES = web.AppKey("indexes", Indexes)
+ANSWERS = web.AppKey("answers", ImmutableCache)
+"""Answers per input and block (schema.py), bounded by ANSWER_CACHE_BYTES."""
+ANSWER_CACHE_ENTRIES = 100_000
+"""Answers kept at most, whatever their bytes (the bytes bound is the one that matters)."""
 PREPARER = web.AppKey("preparer", graphql_http.Preparer)
 QUERY_PAGE_PATH = Path(__file__).with_name("query.html")
 """The in-browser query page: one file, its script and style inline, nothing from another host."""
@@ -439,7 +444,12 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
     deadline = asyncio.get_running_loop().time() + settings.input_timeout
     chains = request.app[CHAINS].request(deadline)
     context = schema.RequestContext(
-        request.app[REGISTRY], settings.input_timeout, chains, request.app[INDEXES], outcomes=record.outcomes
+        request.app[REGISTRY],
+        settings.input_timeout,
+        chains,
+        request.app[INDEXES],
+        request.app[ANSWERS],
+        outcomes=record.outcomes,
     )
     try:
         return await graphql_http.run(operation, request.app[SCHEMA], context)
@@ -596,10 +606,12 @@ def create_app(
             cache_size=settings.chain_cache_size,
             connections=settings.rpc_connections,
             max_response_bytes=settings.rpc_max_response_bytes,
+            head_poll_seconds=settings.head_poll_seconds,
         ),
         metrics,
     )
     app[INDEXES] = Indexes(Path(settings.state_dir), app[CHAINS])
+    app[ANSWERS] = ImmutableCache(ANSWER_CACHE_ENTRIES, settings.answer_cache_bytes)
     metrics.watch_indexes(app[INDEXES].progress_rows)
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_close_limiter)

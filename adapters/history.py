@@ -2,10 +2,13 @@
 APY from the growth of a rate between the two.
 
 - The earlier block is the newest one whose timestamp is at most the pinned block's less the
-  period, found from block timestamps (a chain's nominal block time only guides the first
-  probes): a step back from the pinned block, then interpolation inside a bracket that every
-  round narrows, two headers per round, halving where interpolation is slow. About three rounds
-  on a chain with regular blocks; settled headers are kept in the app's immutable cache.
+  period, found from block timestamps: the block last found on the chain (a hint kept across
+  requests) moved on at the chain's block time, and the block after it, are the first probes,
+  which settle it in that one round while blocks keep their pace, and the rate is read at that
+  guess in the same round, before it is confirmed; without a hint, a step back from the pinned
+  block at the nominal block time. Then interpolation inside a bracket that every round
+  narrows, two headers per round, halving where interpolation is slow. Settled headers are
+  kept in the app's immutable cache, so a later request at the same head reads none.
 - The rate is read at both blocks by the same view; the earlier read goes through a reader
   pinned to that block, so an endpoint without that state (a pruned node) says so
   (HistoryUnavailable) instead of being retried.
@@ -20,6 +23,7 @@ import math
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from fractions import Fraction
+from typing import cast
 
 from adapters.position_warnings import HISTORY_UNAVAILABLE, Warnings
 from chain import BLOCK_SECONDS, ChainReader
@@ -41,10 +45,31 @@ async def block_at(reader: ChainReader, target: int) -> tuple[int, int] | None:
     t_hi = await reader.timestamp_of(hi)
     if t_hi <= target:
         return hi, t_hi
+    found = await _search(reader, target, hi, t_hi)
+    if found is not None:
+        reader.hints[(reader.chain_id, "block at")] = found
+    return found
+
+
+def guess(reader: ChainReader, target: int) -> int | None:
+    """The block last found at a time, moved on by `target`'s distance at the chain's block
+    time: where the next search looks first, and where a rate may be read before it confirms."""
+    hint = reader.hints.get((reader.chain_id, "block at"))
+    if hint is None:
+        return None
+    block, stamp = cast(tuple[int, int], hint)
+    return max(0, block + math.floor((target - stamp) / BLOCK_SECONDS.get(reader.chain_id, 12)))
+
+
+async def _search(reader: ChainReader, target: int, hi: int, t_hi: int) -> tuple[int, int] | None:
+    """Probe rounds narrowing a bracket: first the guessed block and the one after it (found in
+    that one round while blocks keep their pace), else the chain's nominal block time's guess."""
     lo: tuple[int, int] | None = None
-    if seconds := BLOCK_SECONDS.get(reader.chain_id):
-        guess = hi - math.ceil((t_hi - target) / seconds)
-        probes = [max(0, guess), max(0, guess - (hi - guess) // 20 - 1)]
+    if (start := guess(reader, target)) is not None and start < hi:
+        probes = [start, start + 1]
+    elif seconds := BLOCK_SECONDS.get(reader.chain_id):
+        start = hi - math.ceil((t_hi - target) / seconds)
+        probes = [max(0, start), max(0, start - (hi - start) // 20 - 1)]
     else:
         probes = [max(0, hi - FIRST_STEP)]
     width = hi
@@ -91,6 +116,14 @@ def _interpolated(lo: tuple[int, int], hi: tuple[int, int], target: int, halve: 
     return probes
 
 
+async def _outcome(read: Awaitable[int]) -> int | Exception:
+    """A read made ahead of knowing whether it is needed: its failure counts only if it is."""
+    try:
+        return await read
+    except Exception as exc:
+        return exc
+
+
 def compounded(now: int, then: int, seconds: int) -> float | None:
     """The growth from `then` to `now` over `seconds`, compounded over a year; None without a
     base (a rate of zero then, or no time between)."""
@@ -110,13 +143,23 @@ async def period_apy(
     """The APY of `rate` (a view read through the reader it is given) over the `period` before the
     pinned block; None with a warning naming `what` when the earlier state cannot be read."""
     try:
-        now, t_now = await rate(reader), await reader.block_timestamp()
-        earlier = await reader.shared(("block at", period), lambda: block_at(reader, t_now - period))
+        t_now = await reader.block_timestamp()
+        early = guess(reader, t_now - period)
+        ahead = (
+            asyncio.ensure_future(_outcome(rate(reader.at(early))))
+            if early is not None and early < await reader.block_number()
+            else None
+        )
+        now, earlier = await asyncio.gather(
+            rate(reader), reader.shared(("block at", period), lambda: block_at(reader, t_now - period))
+        )
         if earlier is None:
             warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: the chain has no block {period} s before this one")
             return None
         block, t_then = earlier
-        then = await rate(reader.at(block))
+        then = await ahead if ahead is not None and block == early else await rate(reader.at(block))
+        if isinstance(then, Exception):
+            raise then
     except HistoryUnavailable as exc:
         warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: {exc.message}")
         return None

@@ -46,8 +46,14 @@ class Warnings:
 
     def __init__(self) -> None:
         self._items: dict[tuple[str, str, str], None] = {}
+        self.retryable = False
+        """Whether a retry could clear a warning (another node may keep the history; the event
+        index catches up), so the answer is not kept for the block (schema.py)."""
 
-    def add(self, code: str, target: str, message: str) -> None:
+    def add(self, code: str, target: str, message: str, retryable: bool = False) -> None:
+        """`retryable`: the warning may not hold for a later request at the same block
+        (HISTORY_UNAVAILABLE always may)."""
+        self.retryable |= retryable or code == HISTORY_UNAVAILABLE
         if (code, target, message) not in self._items:
             log.info("warning %s for %s: %s", code, target, message)
             self._items[(code, target, message)] = None

@@ -79,7 +79,7 @@ def serve_service(port: int, folder: Path, rate_limit: int) -> None:
         rate_window=3600,
         state_dir=str(folder / f"state-{port}"),
     )
-    registry = {"morpho": Protocol("morpho", "MorphoWalletPositions", frozenset({1}), instant)}
+    registry = {"morpho": Protocol("morpho", "MorphoWalletPositions", frozenset({1}), instant, kept=False)}
     server.configure_logging()
     asyncio.run(server.serve(server.create_app(settings, registry, rpc_urls={}), settings))
 

@@ -2,10 +2,12 @@
 
 Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL request:
 
-- The first read pins the block: one JSON-RPC batch carries `eth_blockNumber` (plus, on an
+- The first read pins the block: to the head the chain's follower has seen (chain/head.py),
+  with no round trip, or else with one JSON-RPC batch carrying the `latest` header (plus, on an
   endpoint's first use, `eth_chainId` to refuse a URL that serves another chain, and
-  `eth_getCode` of Multicall3 to learn whether batching through it is possible). Every `eth_call`
-  after that names this block, and every input of the request on that chain shares it.
+  `eth_getCode` of Multicall3 to learn whether batching through it is possible), after which the
+  chain is followed. Every `eth_call` after that names this block, and every input of the
+  request on that chain shares it.
 - Calls issued concurrently are coalesced (the DataLoader pattern), and identical calls asked
   once: they queue until IDLE_TICKS loop iterations pass with no new call and the previous round
   is back, then leave together as Multicall3 `aggregate3` calls with `allowFailure` (chunked to
@@ -24,13 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 from chain.abi import AbiError, Function, decode
+from chain.head import Follower, Head, hex_int, settle_depth
+from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Records, TapeError, records
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, safe_text
 from chain.rpc_batches import Exchange
 from errors import ChainNotConfigured, InputValidationError, NetworkError, ProtocolError
@@ -54,23 +57,6 @@ PLAIN_BATCH_SIZE = 20
 """eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
 MAX_CHUNK_CALLDATA = 128 * 1024
 """Sub-call calldata bytes per aggregate3 call (hex in JSON doubles it), beside `max_calls`."""
-SETTLE_SECONDS = 900
-"""Where an endpoint has no `finalized` block tag, logs count as settled once they are this old."""
-BLOCK_SECONDS: Mapping[int, float] = {
-    1: 12,
-    10: 2,
-    130: 1,
-    137: 2,
-    2020: 3,
-    5000: 2,
-    8453: 2,
-    42161: 0.25,
-    43114: 2,
-    59144: 2,
-    534352: 3,
-}
-"""Block times, to turn SETTLE_SECONDS into a depth per chain (64 blocks is 16 s on Arbitrum)."""
-
 MAX_NARROWING_ROUNDS = 16
 MIN_LOGS_BLOCK_RANGE = 16
 """Narrowing stops here: an endpoint that refuses 16 blocks is failing, not paginating."""
@@ -122,11 +108,6 @@ def _chunks(calls: list[_Call], size: int) -> list[list[_Call]]:
     return chunks
 
 
-def settle_depth(chain_id: int) -> int:
-    """Blocks after which a log counts as settled on a chain whose endpoint has no `finalized`."""
-    return math.ceil(SETTLE_SECONDS / BLOCK_SECONDS.get(chain_id, 12))
-
-
 @dataclass(frozen=True)
 class ChainConfig:
     max_calls: int = 200
@@ -143,6 +124,9 @@ class ChainConfig:
     """Largest HTTP answer read from an endpoint; a larger batch answer is asked again in halves."""
     cache_bytes: int = 16 * 1024 * 1024
     """Bytes of text and data the immutable-facts cache holds at most."""
+    head_poll_seconds: float = 0.0
+    """Seconds between polls of a followed chain's head (chain/head.py); 0: every request pins
+    its own block (the server's setting turns following on)."""
 
 
 @dataclass(frozen=True)
@@ -185,14 +169,6 @@ def _empty_revert(revert: Any) -> bool:
     return revert in (b"", "0x", None)
 
 
-def _hex_int(value: Any, what: str, chain_id: int) -> int:
-    if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]{1,64}", value):
-        raise NetworkError(
-            f"The RPC endpoint for chain {chain_id} answered {what} with something that is not a hex number."
-        )
-    return int(value, 16)
-
-
 def _hex_bytes(value: Any, what: str, chain_id: int) -> bytes:
     if not isinstance(value, str) or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", value):
         raise NetworkError(
@@ -210,12 +186,24 @@ class Chains:
         self.config = config
         self.metrics = metrics or Metrics()
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
+        self.hints: dict[tuple[Any, ...], Any] = {}
+        """Guesses kept across requests that a read then checks (the block last found at a time,
+        adapters/history.py), never taken as facts; a few keys per chain."""
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
+        self._followers: dict[int, Follower] = {}
 
     async def close(self) -> None:
+        for follower in self._followers.values():
+            await follower.close()
         for endpoint in self._endpoints.values():
             await endpoint.close()
+
+    def follower(self, chain_id: int) -> Follower:
+        """The chain's head follower (chain/head.py), idle until a request pins the chain."""
+        if chain_id not in self._followers:
+            self._followers[chain_id] = Follower(self.endpoint(chain_id), self.config.head_poll_seconds)
+        return self._followers[chain_id]
 
     def endpoint(self, chain_id: int) -> Endpoint:
         if chain_id not in self._endpoints:
@@ -303,12 +291,18 @@ class ChainReader:
         )
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
+        self._head: Head | None = None
+        """The pinned head (number, hash, timestamp), for a reader of the newest block."""
         self._multicall = False
         """Whether Multicall3 has code at the pinned block (known once pinned)."""
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
         """Every call of the request, by target, calldata and outputs: asked once, however many
         inputs and positions ask (all read the same pinned block, so the answer is the same)."""
+        self._recorded: Records = {}
+        """Reads answered by the request's lenses (prefetch), by target and calldata."""
+        self._covering: dict[str, list[asyncio.Future[None]]] = {}
+        """The lenses in flight that may answer calls to a target, which wait for them."""
         self._pending: list[_Call | _Raw] = []
         self._flush_scheduled = False
         self._idle_ticks = 0
@@ -324,6 +318,11 @@ class ChainReader:
     def has_multicall(self) -> bool:
         """Whether reads batch through Multicall3 (it has code at the pinned block)."""
         return self._multicall
+
+    @property
+    def hints(self) -> dict[tuple[Any, ...], Any]:
+        """The app's guesses kept across requests (Chains.hints)."""
+        return self._request.chains.hints
 
     def at(self, block: int) -> ChainReader:
         """The request's reader of this chain pinned to `block` (an earlier one), for figures that
@@ -367,10 +366,13 @@ class ChainReader:
         key = (self.chain_id, "timestamp", number)
         if (cached := self._cache.get(key)) is not None:
             return cast(int, cached)
+        head = self._request.reader(self.chain_id)._head
+        if head is not None and head.number == number:
+            return head.timestamp
 
         async def read() -> int:
             header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
-            return _hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
+            return hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
 
         timestamp = await self.shared(key, read)
         if number <= await self.block_number() - settle_depth(self.chain_id):
@@ -384,11 +386,14 @@ class ChainReader:
 
         async def read() -> int:
             block = await self.block_number()
+            follower = self._request.chains.follower(self.chain_id)
+            if follower.current() is not None and follower.settled is not None:
+                return min(block, follower.settled)
             if self.endpoint.has_finalized is not False:
                 header = await self._ride_along("eth_getBlockByNumber", ["finalized", False])
                 if isinstance(header, dict):
                     self.endpoint.has_finalized = True
-                    return min(block, _hex_int(header.get("number"), "eth_getBlockByNumber", self.chain_id))
+                    return min(block, hex_int(header.get("number"), "eth_getBlockByNumber", self.chain_id))
                 log.info(
                     "chain %d endpoint has no finalized block tag; logs settle after %d blocks",
                     self.chain_id,
@@ -403,14 +408,19 @@ class ChainReader:
         if self._at is not None:
             return await self._pin_past(self._at)
         endpoint = self.endpoint
-        calls: list[tuple[str, list[Any]]] = [("eth_blockNumber", [])]
+        follower = self._request.chains.follower(self.chain_id)
+        if (followed := follower.current()) is not None:
+            self._head = followed
+            self._multicall = bool(endpoint.has_multicall)
+            return followed.number
+        calls: list[tuple[str, list[Any]]] = [("eth_getBlockByNumber", ["latest", False])]
         if not endpoint.chain_checked:
             calls.append(("eth_chainId", []))
         if endpoint.has_multicall is None:
             calls.append(("eth_getCode", [MULTICALL3, "latest"]))
         answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls)))
         if "eth_chainId" in answers:
-            served = _hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
+            served = hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
             if served != self.chain_id:
                 log.error("RPC_URL_%d serves chain %d; refusing to use it", self.chain_id, served)
                 raise NetworkError(
@@ -421,12 +431,25 @@ class ChainReader:
             endpoint.has_multicall = len(_hex_bytes(answers["eth_getCode"], "eth_getCode", self.chain_id)) > 0
             if not endpoint.has_multicall:
                 log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches", self.chain_id)
-        head = _hex_int(answers["eth_blockNumber"], "eth_blockNumber", self.chain_id)
+        self._head = pinned = Head.of(answers["eth_getBlockByNumber"], self.chain_id)
+        head = pinned.number
         endpoint.metrics.chain_head.labels(endpoint.label).set(head)
+        follower.learn(pinned)
         if endpoint.has_multicall and (endpoint.multicall_since is None or head < endpoint.multicall_since):
             endpoint.multicall_since = head
         self._multicall = bool(endpoint.has_multicall)
         return head
+
+    async def block_key(self) -> str | None:
+        """What names the pinned block for answers kept across requests (schema.py): the head's
+        hash (a reorganised block has another), or "settled" for a given block the follower
+        knows to be settled; None where neither is known without a round trip."""
+        block = await self.block_number()
+        if self._at is None:
+            return self._head.hash if self._head is not None else None
+        follower = self._request.chains.follower(self.chain_id)
+        settled = follower.settled if follower.current() is not None else None
+        return "settled" if settled is not None and block <= settled else None
 
     async def _pin_past(self, block: int) -> int:
         """A given block, once the head is pinned (which checks the endpoint): a block after the
@@ -473,12 +496,84 @@ class ChainReader:
         if key not in self._calls:
             future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
             self._calls[key] = shared_future(
-                self._enqueue(_Call(target, function, calldata, label or f"contract {target}", future))
+                self._read(_Call(target, function, calldata, label or f"contract {target}", future))
             )
         result = await asyncio.shield(self._calls[key])
         if function.immutable:
             self._cache.put(key, result)
         return result
+
+    async def _read(self, call: _Call) -> tuple[Any, ...]:
+        """A call's answer from the lenses' tapes once those that may hold it are back, else
+        from the next round."""
+        for lens in self._covering.get(call.target, ()):
+            await asyncio.shield(lens)
+        recorded = self._recorded.get((call.target, call.calldata))
+        if recorded is None:
+            return cast(tuple[Any, ...], await self._enqueue(call))
+        success, answer = recorded
+        self.endpoint.metrics.rpc_lens_reads.labels(self.endpoint.label).inc()
+        self._settle(call, await self.block_number(), answer if success else None, None if success else answer)
+        return await call.future
+
+    def prefetch(self, initcodes: Sequence[bytes], targets: Iterable[str]) -> None:
+        """Run lenses (chain/lens.py) in the next round: calls to `targets` wait for them and are
+        answered from their tapes where they can be. Nothing is run on an endpoint known not to
+        run calls without `to`; a lens that fails or is too large only leaves its reads to rounds."""
+        runnable = [code for code in initcodes if len(code) <= MAX_INITCODE]
+        if len(runnable) < len(initcodes):
+            log.info("a lens of more than %d bytes on chain %d is not run", MAX_INITCODE, self.chain_id)
+        if self.endpoint.deployless is False or not runnable:
+            return
+        lenses = shared_future(self._run_lenses(runnable))
+        for target in targets:
+            self._covering.setdefault(target.lower(), []).append(lenses)
+
+    async def _run_lenses(self, initcodes: Sequence[bytes]) -> None:
+        try:
+            block = hex(await self.block_number())
+        except Exception:
+            return
+        answers, deployless = await asyncio.gather(
+            asyncio.gather(
+                *(self._ride_along("eth_call", [{"data": "0x" + code.hex()}, block]) for code in initcodes),
+                return_exceptions=True,
+            ),
+            self._deployless(block),
+        )
+        if not deployless:
+            return
+        for answer in answers:
+            try:
+                if isinstance(answer, BaseException | RpcError):
+                    raise TapeError(answer.message if isinstance(answer, RpcError) else type(answer).__name__)
+                found, cut = records(_hex_bytes(answer, "eth_call", self.chain_id))
+            except (TapeError, NetworkError) as exc:
+                log.info("a lens failed on chain %d (%s); its reads go in rounds", self.chain_id, clean(exc, 80))
+                continue
+            if cut:
+                log.info("a lens tape on chain %d reached its size limit; the rest goes in rounds", self.chain_id)
+            self._recorded.update(found)
+
+    async def _deployless(self, block: str) -> bool:
+        """Whether the endpoint runs calls without `to`: known, or probed (PROBE) in the round of
+        the request's first lenses and then remembered; a node's failure of the probe leaves it
+        open, to be asked again."""
+        endpoint = self.endpoint
+        if endpoint.deployless is not None:
+            return endpoint.deployless
+
+        async def probe() -> bool:
+            answer = await self._ride_along("eth_call", [{"data": "0x" + PROBE.hex()}, block])
+            endpoint.deployless = answer == PROBE_ANSWER
+            if not endpoint.deployless:
+                log.info("chain %d endpoint does not run calls without `to`; reads go in rounds", self.chain_id)
+            return endpoint.deployless
+
+        try:
+            return await self.shared(("deployless",), probe)
+        except NetworkError:
+            return False
 
     async def _ride_along(self, method: str, params: list[Any]) -> Any:
         """Another JSON-RPC request, sent with the next round's calls."""
@@ -729,8 +824,8 @@ class ChainReader:
                 address=entry["address"].lower(),
                 topics=tuple(topic.lower() for topic in entry["topics"]),
                 data=_hex_bytes(entry["data"], "eth_getLogs", self.chain_id),
-                block_number=_hex_int(entry["blockNumber"], "eth_getLogs", self.chain_id),
-                log_index=_hex_int(entry["logIndex"], "eth_getLogs", self.chain_id),
+                block_number=hex_int(entry["blockNumber"], "eth_getLogs", self.chain_id),
+                log_index=hex_int(entry["logIndex"], "eth_getLogs", self.chain_id),
             )
         except (KeyError, TypeError, AttributeError):
             raise NetworkError(

@@ -73,6 +73,8 @@ _CONTRACT_FAILURE = re.compile(
     re.I,
 )
 """Messages of an eth_call whose code ran and failed: geth's and anvil's revert and halt errors."""
+_REFUSALS = (-32600, -32601, -32602)
+"""Invalid request, method or params: how an endpoint refuses a request it does not run."""
 _MISSING_STATE = re.compile(
     r"missing trie node|historical state|state.{0,24}(not available|unavailable|pruned)|\bpruned?\b|pruning|"
     r"archive|state histor",
@@ -169,10 +171,18 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
 
 def _is_the_answer(error: RpcError, method: str, params: list[Any]) -> bool:
     if method == "eth_call":
+        if _is_creation(params) and error.code in _REFUSALS:
+            return True
         return error.code == 3 or bool(_CONTRACT_FAILURE.search(error.message))
     if method == "eth_getLogs":
         return error.code == -32005 or bool(_RANGE_TOO_LARGE.search(error.message))
     return _is_tag_lookup(method, params)
+
+
+def _is_creation(params: list[Any]) -> bool:
+    """An `eth_call` without `to` (a lens, chain/lens.py): an endpoint may refuse those, and saying
+    so is its answer, not a failure to retry."""
+    return bool(params) and isinstance(params[0], dict) and "to" not in params[0]
 
 
 def _is_tag_lookup(method: str, params: list[Any]) -> bool:
@@ -225,6 +235,8 @@ class Endpoint:
         highest known to lack it: readers of past blocks ask only in between."""
         self.multicall_absent_to = -1
         self.has_finalized: bool | None = None
+        self.deployless: bool | None = None
+        """Whether the endpoint runs calls without `to` (chain/lens.py), probed with the first lens."""
         self.batches_refused_at: float | None = None
         self.logs_block_range = logs_block_range
 

@@ -112,6 +112,7 @@ def make_api(aiohttp_client: Any, keys_file: Path, api_key: str, stand_ins: Stan
     async def make(clock: Callable[[], float] | None = None, **settings: Any) -> Api:
         options = {"clock": clock} if clock else {}
         settings.setdefault("state_dir", tempfile.mkdtemp(prefix="index-"))
+        settings.setdefault("head_poll_seconds", 0)
         app = server.create_app(Settings(keys_file=str(keys_file), **settings), stand_ins.registry(), **options)
         return Api(await aiohttp_client(app), api_key, app)
 
@@ -134,7 +135,9 @@ async def world_api(
     **settings: Any,
 ) -> Api:
     """The real app, with its real protocol registry, pointed at a test chain by an addresses file
-    (at `url`, a proxy in front of the node, if given)."""
+    (at `url`, a proxy in front of the node, if given). The chain's head is not followed unless
+    `head_poll_seconds` says so: tests mine blocks and read them at once."""
+    settings.setdefault("head_poll_seconds", 0)
     app = server.create_app(
         Settings(
             keys_file=str(keys_file),

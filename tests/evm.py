@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools" / "node_modules"
 ANVIL = TOOLS / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
+LENSES = ROOT / "lenses"
 CHAIN_ID = 31337
 MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11"
 
@@ -101,6 +102,13 @@ def compile_contracts(
         for unit in output["contracts"].values()
         for name, entry in unit.items()
     }
+
+
+def compile_lenses() -> dict[str, str]:
+    """The creation code of every lens in lenses/ (abstract bases have none), as
+    scripts/compile-lenses writes it to lenses/bytecode.json."""
+    artifacts = compile_contracts(sorted(LENSES.glob("*.sol")))
+    return {name: artifact.bytecode for name, artifact in sorted(artifacts.items()) if artifact.bytecode != "0x"}
 
 
 class Anvil:

@@ -50,6 +50,9 @@ class RpcProxy:
         """A pruned node: a state read (STATE_READS) at a block below this one gets MISSING_TRIE_NODE."""
         self.http_fault_share = 0.0
         """Share of HTTP requests answered 503."""
+        self.creation = "forward"
+        """What an `eth_call` without `to` (a lens, chain/lens.py) gets: forward | refuse (-32602,
+        as an endpoint that does not run them) | garbage (a result that is not a tape)."""
         self.rng = random.Random(0)
         self.released = asyncio.Event()
         """Set when the test ends: hanging answers stop hanging, so the server can shut down."""
@@ -132,6 +135,10 @@ class RpcProxy:
             if fault[1] is None:
                 return {"jsonrpc": "2.0", "id": item["id"], "result": None}
             return {"jsonrpc": "2.0", "id": item["id"], "error": fault[1]}
+        if self.creation != "forward" and item["method"] == "eth_call" and "to" not in item["params"][0]:
+            if self.creation == "refuse":
+                return {"jsonrpc": "2.0", "id": item["id"], "error": {"code": -32602, "message": "missing to"}}
+            return {"jsonrpc": "2.0", "id": item["id"], "result": "0x07" + "ab" * 40}
         if item["method"] in STATE_READS and self.history_from is not None and self.pruned(item["params"][-1]):
             return {"jsonrpc": "2.0", "id": item["id"], "error": MISSING_TRIE_NODE}
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:
@@ -144,12 +151,24 @@ class RpcProxy:
                 }
         async with aiohttp.ClientSession() as session, session.post(self.upstream, json=item) as response:
             answer = json.loads(await response.read())
-        if self.mode == "bad-hex" and item["method"] == "eth_blockNumber":
+        if self.mode == "bad-hex" and item["method"] == "eth_getBlockByNumber":
             answer["result"] = "0xnothex"
         return answer
 
     def pruned(self, tag: str) -> bool:
         return tag.startswith("0x") and self.history_from is not None and int(tag, 16) < self.history_from
+
+    def reads(self) -> int:
+        """Posts other than a head follower's polls (chain/head.py: `latest` and `finalized`
+        headers only); a request's own pin to a header counts as one of those."""
+        return sum(
+            1
+            for post in self.posts
+            if not all(
+                item["method"] == "eth_getBlockByNumber" and item["params"][0] in ("latest", "finalized")
+                for item in (post if isinstance(post, list) else [post])
+            )
+        )
 
     def calls(self, method: str) -> list[dict[str, Any]]:
         """Every JSON-RPC call of `method` the proxy received, batched or not."""

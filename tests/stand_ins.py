@@ -66,7 +66,7 @@ def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
             "marketPositions": [],
         }
 
-    return Protocol("balances", "MorphoWalletPositions", frozenset({chain_id}), fetch)
+    return Protocol("balances", "MorphoWalletPositions", frozenset({chain_id}), fetch, kept=False)
 
 
 class StandIns:
@@ -91,7 +91,9 @@ class StandIns:
             "badfloat": self.bad_float,
             "rendezvous": self.rendezvous,
         }
-        return {name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch) for name, fetch in fetches.items()}
+        return {
+            name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch, kept=False) for name, fetch in fetches.items()
+        }
 
     async def ok(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
         self.calls.append(("morpho", chain_id, address))

@@ -205,7 +205,7 @@ async def test_a_hanging_endpoint_runs_into_the_budget(open_chains, proxy):
     [
         ("not-json", NetworkError, "answered with something that is not JSON"),
         ("not-jsonrpc", NetworkError, "something that is not JSON-RPC"),
-        ("bad-hex", NetworkError, "answered eth_blockNumber with something of the wrong shape"),
+        ("bad-hex", NetworkError, "answered eth_getBlockByNumber with something of the wrong shape"),
     ],
 )
 async def test_garbage_answers_are_clear_errors(open_chains, proxy, mode, error, message):

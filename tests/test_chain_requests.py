@@ -21,7 +21,7 @@ def wallets(n: int) -> list[str]:
 
 async def make_api(aiohttp_client, keys_file, api_key, tokens, url, **settings):
     app = server.create_app(
-        Settings(keys_file=str(keys_file), **settings),
+        Settings(keys_file=str(keys_file), **{"head_poll_seconds": 0, **settings}),
         {"balances": chain_balances(tokens, CHAIN_ID)},
         rpc_urls={CHAIN_ID: url},
     )

@@ -243,7 +243,7 @@ def test_a_protocol_outside_the_union_is_refused_at_startup():
         return {}
 
     with pytest.raises(ValueError, match="not in the WalletPositions union"):
-        schema.build({"x": Protocol("x", "XWalletPositions", frozenset({1}), fetch)})
+        schema.build({"x": Protocol("x", "XWalletPositions", frozenset({1}), fetch, kept=False)})
 
 
 async def test_every_query_field_of_the_sdl_is_executable(api):

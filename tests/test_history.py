@@ -55,6 +55,20 @@ async def test_the_block_at_a_time_is_the_newest_not_after_it(uneven, open_chain
     assert max(rounds) <= 16, "each round narrows the bracket; halving bounds it"
 
 
+async def test_a_moving_target_is_found_in_one_round_from_the_block_last_found(uneven, open_chains):
+    """A week back from a head that moves on moves on at the chain's pace: the block last found,
+    moved on at the block time, and the one after it settle it in one round."""
+    node, stamps = uneven
+    chains = await open_chains({node.chain_id: node.url})
+    for block in range(3, 38):
+        request = chains.request(asyncio.get_running_loop().time() + 30)
+        reader = request.reader(node.chain_id)
+        await reader.block_number()
+        before = request.stats.requests
+        assert await history.block_at(reader, stamps[block] + 5) == (block, stamps[block])
+        assert block == 3 or request.stats.requests - before == 1, block
+
+
 def test_growth_is_compounded_over_a_year():
     assert history.compounded(110, 100, history.YEAR) == pytest.approx(0.1, rel=1e-12)
     assert history.compounded(1_001, 1_000, history.WEEK) == pytest.approx(1.001 ** (365 / 7) - 1, rel=1e-12)

@@ -96,7 +96,7 @@ async def test_requests_inputs_rpc_and_index(aiohttp_client, world_client, world
     chain = {"chain_id": "31337"}
     assert value(samples, "wp_rpc_subcalls_total", **chain) > 10
     assert value(samples, "wp_rpc_calls_total", **chain, method="eth_call", outcome="ok") > 0
-    assert value(samples, "wp_rpc_calls_total", **chain, method="eth_blockNumber", outcome="ok") >= 1
+    assert value(samples, "wp_rpc_calls_total", **chain, method="eth_getBlockByNumber", outcome="ok") >= 1
     assert value(samples, "wp_rpc_calls_total", **chain, method="eth_getLogs", outcome="ok") > 0
     http_ok = value(samples, "wp_rpc_http_requests_total", **chain, outcome="ok")
     assert http_ok > 0 and value(samples, "wp_rpc_http_request_duration_seconds_count", **chain) == http_ok
@@ -134,7 +134,7 @@ async def test_rate_limit_refusals_and_rpc_failures(aiohttp_client, keys_file, a
     )
     assert (await api.query(QUERY, inputs(world.wallets["lender"]))).status == 200
     proxy.mode = "forward"
-    proxy.item_faults = {"eth_blockNumber": (1.0, {"code": -32000, "message": "header not found"})}
+    proxy.item_faults = {"eth_getBlockByNumber": (1.0, {"code": -32000, "message": "header not found"})}
     proxy.fault_limit = 1
     assert (await api.query(QUERY, inputs(world.wallets["lender"]))).status == 200
     assert (await api.query(QUERY, inputs(world.wallets["lender"]))).status == 429
@@ -144,7 +144,7 @@ async def test_rate_limit_refusals_and_rpc_failures(aiohttp_client, keys_file, a
     assert value(samples, "wp_rate_limit_shared") == 0
     chain = {"chain_id": "31337"}
     assert value(samples, "wp_rpc_http_requests_total", **chain, outcome="not_json") >= 1
-    assert value(samples, "wp_rpc_calls_total", **chain, method="eth_blockNumber", outcome="node_failure") == 1
+    assert value(samples, "wp_rpc_calls_total", **chain, method="eth_getBlockByNumber", outcome="node_failure") == 1
     assert (
         value(
             samples,

@@ -70,22 +70,26 @@ async def test_only_the_calls_a_node_failed_are_asked_again(anvil, artifacts, op
 
 
 async def test_a_block_the_node_does_not_know_yet_is_retried_then_a_network_error(anvil, open_chains, proxy):
+    """The pinned head's own timestamp comes with its header; an earlier block's is asked."""
+    anvil.rpc("evm_mine")
     reader = await reader_for(open_chains, proxy.url)
-    block = await reader.block_number()
+    block = await reader.block_number() - 1
     proxy.item_faults, proxy.fault_limit = {"eth_getBlockByNumber": (1.0, None)}, 2
-    assert await reader.block_timestamp() == int(anvil.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+    assert await reader.timestamp_of(block) == int(
+        anvil.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16
+    )
     lagging = await reader_for(open_chains, proxy.url)
     await lagging.block_number()
     proxy.fault_limit = None
     with pytest.raises(NetworkError, match="answered eth_getBlockByNumber with null") as caught:
-        await lagging.block_timestamp()
+        await lagging.timestamp_of(block)
     assert caught.value.retryable
 
 
-async def test_a_limit_on_eth_block_number_is_a_network_error_not_a_protocol_error(open_chains, proxy):
-    proxy.item_faults = {"eth_blockNumber": (1.0, LIMIT_EXCEEDED)}
+async def test_a_limit_on_the_head_header_is_a_network_error_not_a_protocol_error(open_chains, proxy):
+    proxy.item_faults = {"eth_getBlockByNumber": (1.0, LIMIT_EXCEEDED)}
     reader = await reader_for(open_chains, proxy.url)
-    with pytest.raises(NetworkError, match="answered eth_blockNumber with error -32005: limit exceeded"):
+    with pytest.raises(NetworkError, match="answered eth_getBlockByNumber with error -32005: limit exceeded"):
         await reader.block_number()
     assert stats(reader).requests == 3
 
@@ -186,7 +190,7 @@ async def test_an_endpoint_that_refused_a_batch_is_probed_again_later(anvil, art
     proxy.posts.clear()
     later = chains.request(loop.time() + 10).reader(CHAIN_ID)
     await later.block_number()
-    assert await asyncio.gather(later.call(token, erc20.DECIMALS), later.block_timestamp()) == [(6,), ANY_INT]
+    assert await asyncio.gather(later.call(token, erc20.DECIMALS), later.timestamp_of(0)) == [(6,), ANY_INT]
     assert any(isinstance(post, list) for post in proxy.posts), "batches are tried again"
 
 

@@ -49,8 +49,6 @@ DAY = 24 * 3600
 INPUTS = [
     *test_fault_schedules.INPUTS,
     ("fluid", "lender"),
-    ("neutrl", "saver"),
-    ("midas", "saver"),
     ("avantis", "borrower"),
     ("avant", "saver"),
 ]
@@ -68,6 +66,7 @@ class Service:
                 keys_file=str(self.folder / "keys.env"),
                 addresses_file=str(self.folder / "addresses.json"),
                 state_dir=str(self.folder / "state"),
+                head_poll_seconds=0,
             ),
             rpc_urls={self.node.chain_id: self.url or self.node.url},
         )

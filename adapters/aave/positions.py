@@ -24,6 +24,8 @@ deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
   `getUserAccountData` likewise, except net worth = Σ supplies - Σ debts in USD (all supplies,
   as Aave's own UI counts them, not only collateral); health factor / 1e18, null without debt;
   ltv and liquidation threshold in basis points / 1e4.
+- All reads of an input go out at once in AaveLens (lenses/, chain/lens.py), which makes the
+  same calls in the same dependent order and returns their raw answers.
 - isCollateral and canBeCollateral as the Pool decides them, v3.0 to v3.5 and v3.6 on (e-mode-only
   collateral): collateral.py. Its reads join the held reserves' round.
 """
@@ -43,6 +45,7 @@ from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, War
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
+from chain.lens import Lens
 from errors import ProtocolError
 
 if TYPE_CHECKING:
@@ -69,6 +72,8 @@ BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=
 BASE_CURRENCY_UNIT = Function("BASE_CURRENCY_UNIT()", "8c89b64f", ("uint256",), immutable=True)
 GET_POOL_DATA_PROVIDER = Function("getPoolDataProvider()", "e860accb", ("address",))
 GET_PRICE_ORACLE = Function("getPriceOracle()", "fca513a8", ("address",))
+LENS = Lens("AaveLens", ("address", "address[]", "address[]", "address[]", "address[]"))
+LENS_COLUMNS = ("pool", "addresses_provider", "data_provider", "oracle")
 
 Rules = tuple[int, Callable[[], Awaitable["collateral.Rules"]]]
 """The wallet's e-mode category, and its collateral rules (read once per market, when a supply asks)."""
@@ -98,6 +103,7 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
     reader = ctx.reader(chain_id)
+    _prefetch(reader, addresses[chain_id].aave, wallet)
     block = await reader.block_number()
     markets = await deployed(reader, "aave", addresses[chain_id].aave, lambda market: market.pool, "markets' Pools")
     results = await asyncio.gather(
@@ -112,6 +118,12 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         "supplyPositions": [p for _, supplies, _ in kept for p in supplies],
         "borrowPositions": [p for _, _, borrows in kept for p in borrows],
     }
+
+
+def _prefetch(reader: ChainReader, markets: tuple[AaveMarket, ...], wallet: str) -> None:
+    """Every market's reads for `wallet` in one lens call."""
+    columns = [[getattr(market, name) for market in markets] for name in LENS_COLUMNS]
+    reader.prefetch([LENS.initcode(wallet, *columns)], [address for column in columns for address in column])
 
 
 async def _market(

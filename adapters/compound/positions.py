@@ -16,6 +16,8 @@ Every Comet market the addresses data lists for the chain is read:
   it as collateral or base, if any.
 - APR = per-second rate x 31,536,000 / 1e18, as Compound documents; APY compounds the rate
   per second over that year: (1 + rate / 1e18)^31,536,000 - 1.
+- All reads of an input go out at once in CompoundLens (lenses/, chain/lens.py), which makes the
+  same calls in the same dependent order, `getRewardOwed` last, and returns their raw answers.
 - Failures: a market whose first round fails is left out with a warning, as is a collateral
   asset whose balance cannot be read; a held position whose rate, price or token fails stays
   listed with those figures null, each with a warning (position_warnings).
@@ -38,6 +40,7 @@ from adapters.prices import currency_usd
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import Function
+from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 if TYPE_CHECKING:
@@ -67,6 +70,7 @@ GET_UTILIZATION = Function("getUtilization()", "7eb71131", ("uint256",))
 GET_SUPPLY_RATE = Function("getSupplyRate(uint256)", "d955759d", ("uint64",))
 GET_BORROW_RATE = Function("getBorrowRate(uint256)", "9fa83b5a", ("uint64",))
 GET_REWARD_OWED = Function("getRewardOwed(address,address)", "41e0cad6", ("address", "uint256"))
+LENS = Lens("CompoundLens", ("address", "address[]", "address[]", "address", "address"))
 
 
 def apr(rate: int) -> float:
@@ -90,6 +94,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     deployment = chain.compound
     assert deployment is not None
     reader = ctx.reader(chain_id)
+    _prefetch(reader, chain, deployment, wallet)
     block = await reader.block_number()
     warnings = ctx.warnings
     comets = await deployed(reader, "compound", deployment.markets, lambda market: market.comet, "Comets")
@@ -109,6 +114,15 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         "collateralPositions": [position for market in kept for position in market["collateral"]],
         "rewardPositions": rewards,
     }
+
+
+def _prefetch(reader: ChainReader, chain: ChainAddresses, deployment: CompoundAddresses, wallet: str) -> None:
+    """Every market's reads for `wallet` in one lens call, with the currency feeds the data names."""
+    comets = [market.comet for market in deployment.markets]
+    currency = [chain.currency_feeds.get(market.price_currency) for market in deployment.markets]
+    feeds = [NONE if feed is None else feed.feed for feed in currency]
+    rewards, sequencer = deployment.rewards or NONE, chain.sequencer_uptime_feed or NONE
+    reader.prefetch([LENS.initcode(wallet, comets, feeds, rewards, sequencer)], [*comets, *feeds, rewards, sequencer])
 
 
 async def _market(

@@ -17,6 +17,8 @@ How each figure is derived (all at the request's pinned block; docs/protocols/fl
   so both sides are compared in the debt's unit, as the vault's liquidation does.
 - USD: a normal side through the token's feed (adapters/prices.py); a smart side through the other side's
   token and the vault's operate price; null when both sides are smart or no feed prices it.
+- Both resolvers and every USD feed of the chain are read at once in FluidLens (lenses/,
+  chain/lens.py), which returns their raw answers.
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ from adapters.prices import UsdPrice, usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
+from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 if TYPE_CHECKING:
     from adapters.context import FetchContext
 
+LENS = Lens("FluidLens", ("address", "address", "address", "address[]", "address"))
 RATE_SCALE = 10**4
 """Fluid's percent with two decimals: 10,000 = 100 %."""
 REWARDS_RATE_SCALE = 10**14
@@ -112,6 +116,9 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     deployment = chain.fluid
     assert deployment is not None
     reader = ctx.reader(chain_id)
+    feeds, sequencer = [feed.feed for feed in chain.price_feeds.values()], chain.sequencer_uptime_feed or NONE
+    pair = [deployment.lending_resolver, deployment.vault_resolver]
+    reader.prefetch([LENS.initcode(wallet, *pair, feeds, sequencer)], [*pair, *feeds, sequencer])
     fluid = FluidReader(reader, chain, ctx.warnings)
     block, resolvers = await asyncio.gather(
         reader.block_number(),

@@ -449,6 +449,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
                 f"every market and vault created up to it was checked, later ones are not listed; "
                 f"they are once the index has caught up"
             ),
+            retryable=True,
         )
     (v1_shares, v2_shares, positions), (fee_recipient,) = await asyncio.gather(
         discovery, reader.call(blue, FEE_RECIPIENT, label="Morpho Blue")

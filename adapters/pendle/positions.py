@@ -260,6 +260,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
                 f"yield contract created up to it was checked, later ones are not listed; they are once the index has "
                 f"caught up; a YT no longer held whose interest is still due is listed only then"
             ),
+            retryable=True,
         )
     owed = await _owed_interest(pendle, owed_yts, wallet)
     pts = [(catalog.pairs[t], amount) for t, amount in found.items() if t in catalog.pairs]

@@ -15,6 +15,9 @@ How each figure is derived (all at the request's pinned block; docs/protocols/va
   the feed's heartbeat; USD = balance x oracle price x the currency's USD feed (1 for USD).
 - APY: the growth of that exchange rate or oracle price over the protocol's period (7 days),
   read by the same view at the block one period back and compounded to a year (adapters/history.py).
+
+All reads at the pinned block go out at once in VaultStyleLens (lenses/, chain/lens.py), which
+makes the same calls in the same dependent order and returns their raw answers.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddress
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
+from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 if TYPE_CHECKING:
@@ -40,6 +44,10 @@ if TYPE_CHECKING:
 
 COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104", "uint152"))
 """Ethena's StakedUSDeV2 layout: (cooldownEnd, underlyingAmount)."""
+LENS = Lens(
+    "VaultStyleLens",
+    ("address", "address[]", "bool[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address"),
+)
 
 
 def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int]:
@@ -51,6 +59,7 @@ async def fetch(
 ) -> dict[str, Any]:
     chain = addresses[chain_id]
     reader = ctx.reader(chain_id)
+    _prefetch(reader, chain, chain.vault_style[protocol], wallet)
     section = await _existing(reader, protocol, chain.vault_style[protocol])
     block, vaults, tokens = await asyncio.gather(
         reader.block_number(),
@@ -58,6 +67,29 @@ async def fetch(
         _token_positions(reader, chain, section, wallet, ctx.warnings),
     )
     return {"blockNumber": block, "vaultPositions": vaults, "tokenPositions": tokens}
+
+
+def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str) -> None:
+    """The section's reads for `wallet` in one lens call, with the feeds the data names."""
+    currency_feeds = [chain.currency_feeds.get(token.currency) for token in section.tokens]
+    feeds = [NONE if feed is None else feed.feed for feed in currency_feeds]
+    sequencer = chain.sequencer_uptime_feed or NONE
+    asset_feeds = [feed.feed for feed in chain.price_feeds.values()]
+    initcode = LENS.initcode(
+        wallet,
+        [vault.address for vault in section.vaults],
+        [vault.cooldown for vault in section.vaults],
+        [token.token for token in section.tokens],
+        [token.feed.feed for token in section.tokens],
+        feeds,
+        list(chain.price_feeds),
+        asset_feeds,
+        sequencer,
+    )
+    targets = [vault.address for vault in section.vaults] + [token.token for token in section.tokens]
+    reader.prefetch(
+        [initcode], [*targets, *(token.feed.feed for token in section.tokens), *feeds, *asset_feeds, sequencer]
+    )
 
 
 async def _existing(reader: ChainReader, protocol: str, section: VaultStyleAddresses) -> VaultStyleAddresses:

@@ -1,0 +1,83 @@
+"""One-call reads: a lens (lenses/*.sol) run by an `eth_call` without `to`, never deployed.
+
+The call's data is the lens's creation code and its ABI-encoded constructor arguments (the
+protocol's contracts and the wallet). The constructor makes every read an input needs, each
+depending on the answers before it, and returns, in place of runtime code, a tape of each read
+with its raw answer. The reader (chain/reader.py) answers the adapter's own calls from that tape,
+so every figure is still decoded and computed in Python, as if it had made those calls itself;
+a read the tape lacks (a lens that failed, a tape cut at its size limit, a revert without data
+that may be a starved sub-call) goes the usual Multicall3 way.
+
+Limits: the creation code with its arguments is at most MAX_INITCODE bytes (EIP-3860), and the
+tape at most 24,000 bytes (a creation returns at most EIP-170's 24,576). An endpoint that does
+not run calls without `to` is found by PROBE, riding along its first lens, and is remembered.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from chain.abi import encode
+
+BYTECODE = Path(__file__).resolve().parents[1] / "lenses" / "bytecode.json"
+"""The lenses' creation code, compiled by scripts/compile-lenses (tests/test_lenses.py checks it)."""
+MAX_INITCODE = 49_152
+PROBE = bytes.fromhex("600160005360016000f3")
+"""Creation code that returns the one byte 0x01 (PUSH1 1, PUSH1 0, MSTORE8, PUSH1 1, PUSH1 0,
+RETURN): an endpoint that answers it with 0x01 runs creation calls."""
+PROBE_ANSWER = "0x01"
+NONE = "0x" + "00" * 20
+"""A lens argument's "no such contract" (no feed, no sequencer uptime feed)."""
+
+Records = dict[tuple[str, bytes], tuple[bool, bytes]]
+"""(target, calldata) -> (success, return or revert data)."""
+
+
+class TapeError(ValueError):
+    """A lens's answer that is not a tape (an endpoint that returned something else)."""
+
+
+@cache
+def _codes() -> dict[str, bytes]:
+    return {name: bytes.fromhex(code[2:]) for name, code in json.loads(BYTECODE.read_text()).items()}
+
+
+@dataclass(frozen=True)
+class Lens:
+    """A lens by its contract name and constructor parameter types."""
+
+    name: str
+    types: tuple[str, ...]
+
+    def initcode(self, *args: Any) -> bytes:
+        return _codes()[self.name] + encode(self.types, args)
+
+
+def records(tape: bytes) -> tuple[Records, bool]:
+    """The reads a tape holds, and whether some were left out (it reached its size limit).
+    A revert without data is not kept: inside a lens it may be a sub-call that ran out of gas."""
+    if not tape or tape[0] > 1:
+        raise TapeError("not a lens tape")
+    found: Records = {}
+    at = 1
+    while at < len(tape):
+        if at + 22 > len(tape):
+            raise TapeError("a record is cut short")
+        target = "0x" + tape[at : at + 20].hex()
+        length = int.from_bytes(tape[at + 20 : at + 22], "big")
+        calldata = tape[at + 22 : at + 22 + length]
+        at += 22 + length
+        if at + 4 > len(tape):
+            raise TapeError("a record is cut short")
+        success, size = tape[at] == 1, int.from_bytes(tape[at + 1 : at + 4], "big")
+        answer = tape[at + 4 : at + 4 + size]
+        at += 4 + size
+        if len(calldata) != length or len(answer) != size or tape[at - size - 4] > 1:
+            raise TapeError("a record is cut short")
+        if success or answer:
+            found[(target, calldata)] = (success, answer)
+    return found, tape[0] == 1

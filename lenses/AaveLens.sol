@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+import "Recorder.sol";
+
+/// @title The reads of one Aave v3 input (adapters/aave/positions.py, collateral.py), in one call
+/// @notice Per market: the Pool's `getReservesList`, the wallet's `getUserAccountData` and
+/// `getUserEMode`, the data provider and oracle its PoolAddressesProvider names (else the
+/// recorded ones); the wallet's `getUserReserveData` for every reserve and the oracle's base
+/// currency. Where it holds reserves: the collateral rules' reads (the v3.6 ltvzero bitmap, the
+/// e-mode category's bitmap and config, the debt ceilings isolation mode needs) and, per held
+/// reserve, `getReserveData`, `getReserveConfigurationData`, `getAssetPrice`, the token facts,
+/// and for a supply its debt ceiling and, in an e-mode, the Pool's `getReserveData`.
+contract AaveLens is Recorder {
+    uint256 private constant MAX_RESERVES = 128;
+
+    struct Market {
+        address pool;
+        address dataProvider;
+        address oracle;
+        uint256 emode;
+    }
+
+    struct Holdings {
+        bool[] held;
+        bool[] supplied;
+        address[] flagged;
+        uint256 flags;
+        bool any;
+        bool supplies;
+    }
+
+    constructor(
+        address wallet,
+        address[] memory pools,
+        address[] memory providers,
+        address[] memory dataProviders,
+        address[] memory oracles
+    ) {
+        Tape memory tape = _tape();
+        for (uint256 i = 0; i < pools.length; i++) {
+            Market memory market = Market(pools[i], dataProviders[i], oracles[i], 0);
+            _market(tape, market, providers[i], wallet);
+        }
+        _finish(tape);
+    }
+
+    function _market(Tape memory tape, Market memory market, address provider, address wallet) private view {
+        (bool listed, bytes memory list) = _call(tape, market.pool, abi.encodeWithSelector(0xd1946dbc));
+        _call(tape, market.pool, abi.encodeWithSelector(0xbf92857c, wallet));
+        market.emode = _word(tape, market.pool, abi.encodeWithSelector(0xeddf1b79, wallet));
+        market.dataProvider = _current(tape, provider, 0xe860accb, market.dataProvider);
+        market.oracle = _current(tape, provider, 0xfca513a8, market.oracle);
+        if (!listed || list.length < 64) return;
+        address[] memory reserves = abi.decode(list, (address[]));
+        if (reserves.length > MAX_RESERVES) return;
+        Holdings memory holdings = _holdings(tape, market, reserves, wallet);
+        _call(tape, market.oracle, abi.encodeWithSelector(0xe19f4700));
+        _call(tape, market.oracle, abi.encodeWithSelector(0x8c89b64f));
+        if (!holdings.any) return;
+        if (holdings.supplies) _rules(tape, market, holdings.flagged, holdings.flags);
+        for (uint256 i = 0; i < reserves.length; i++) {
+            if (holdings.held[i]) _reserve(tape, market, reserves[i], holdings.supplied[i]);
+        }
+    }
+
+    /// @dev The wallet's `getUserReserveData` of every reserve: which it holds, supplies, flags.
+    function _holdings(Tape memory tape, Market memory market, address[] memory reserves, address wallet)
+        private
+        view
+        returns (Holdings memory holdings)
+    {
+        holdings.held = new bool[](reserves.length);
+        holdings.supplied = new bool[](reserves.length);
+        holdings.flagged = new address[](reserves.length);
+        for (uint256 i = 0; i < reserves.length; i++) {
+            (bool ok, bytes memory user) =
+                _call(tape, market.dataProvider, abi.encodeWithSelector(0x28dd2d01, reserves[i], wallet));
+            if (!ok) continue;
+            holdings.supplied[i] = _at(user, 0) != 0;
+            holdings.held[i] = holdings.supplied[i] || _at(user, 1) != 0 || _at(user, 2) != 0;
+            if (_at(user, 8) != 0) holdings.flagged[holdings.flags++] = reserves[i];
+            holdings.any = holdings.any || holdings.held[i];
+            holdings.supplies = holdings.supplies || holdings.supplied[i];
+        }
+    }
+
+    /// @dev The provider's current contract, or the recorded one when it cannot say.
+    function _current(Tape memory tape, address provider, bytes4 selector, address recorded)
+        private
+        view
+        returns (address)
+    {
+        (bool ok, bytes memory ret) = _call(tape, provider, abi.encodeWithSelector(selector));
+        return ok && ret.length >= 32 ? address(uint160(_at(ret, 0))) : recorded;
+    }
+
+    function _rules(Tape memory tape, Market memory market, address[] memory flagged, uint256 flags) private view {
+        uint256 category = market.emode > 255 ? 255 : market.emode;
+        _call(tape, market.pool, abi.encodeWithSelector(0xfd89dee5, uint8(category)));
+        if (market.emode != 0) {
+            _call(tape, market.pool, abi.encodeWithSelector(0xb0771dba, uint8(category)));
+            _call(tape, market.pool, abi.encodeWithSelector(0xb286f467, uint8(category)));
+        }
+        for (uint256 i = 0; flags <= 2 && i < flags; i++) {
+            _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, flagged[i]));
+        }
+    }
+
+    function _reserve(Tape memory tape, Market memory market, address asset, bool supplied) private view {
+        _call(tape, market.dataProvider, abi.encodeWithSelector(0x35ea6a75, asset));
+        _call(tape, market.dataProvider, abi.encodeWithSelector(0x3e150141, asset));
+        _call(tape, market.oracle, abi.encodeWithSelector(0xb3596f07, asset));
+        _tokenInfo(tape, asset);
+        if (!supplied) return;
+        _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, asset));
+        if (market.emode != 0) _call(tape, market.pool, abi.encodeWithSelector(0x35ea6a75, asset));
+    }
+}

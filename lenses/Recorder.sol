@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+/// @title The base of the service's lenses (chain/lens.py reads what they return)
+/// @notice A lens is never deployed: its creation code and constructor arguments are the data of an
+/// `eth_call` without `to`, and its constructor returns, in place of runtime code, every read it made
+/// at the call's block with its raw answer. It computes nothing: the service decodes each answer as if
+/// it had made that call itself, by the same views an auditor reads, so one call replaces the rounds
+/// of reads that depend on each other.
+/// @dev The output is a tape: one flag byte (1 when records were left out), then records of
+/// target (20 bytes), calldata length (2), calldata, success (1 byte: 0 reverted, 1 returned),
+/// answer length (3), answer. A creation's returned code is held to EIP-170's 24,576 bytes, so the
+/// tape stops at LIMIT; the reader asks whatever is missing itself.
+abstract contract Recorder {
+    uint256 internal constant LIMIT = 24_000;
+
+    struct Tape {
+        bytes data;
+        uint256 used;
+        bool full;
+    }
+
+    function _tape() internal pure returns (Tape memory tape) {
+        tape.data = new bytes(LIMIT + 32);
+        tape.used = 1;
+    }
+
+    /// @dev `target.staticcall(data)`, recorded.
+    function _call(Tape memory tape, address target, bytes memory data) internal view returns (bool ok, bytes memory ret) {
+        (ok, ret) = target.staticcall(data);
+        _record(tape, target, data, ok, ret);
+    }
+
+    /// @dev `target.call(data)`, recorded: a read that is not a view (it accrues interest first),
+    /// as Multicall3 makes it. Its writes stay inside the call, so a lens makes it last.
+    function _mutatingCall(Tape memory tape, address target, bytes memory data)
+        internal
+        returns (bool ok, bytes memory ret)
+    {
+        (ok, ret) = target.call(data);
+        _record(tape, target, data, ok, ret);
+    }
+
+    /// @dev The first word of a call's answer; 0 when it reverted or answered less.
+    function _word(Tape memory tape, address target, bytes memory data) internal view returns (uint256 value) {
+        (bool ok, bytes memory ret) = _call(tape, target, data);
+        if (ok && ret.length >= 32) value = abi.decode(ret, (uint256));
+    }
+
+    /// @dev Word `index` of a call's answer; 0 when it reverted or answered less.
+    function _wordAt(Tape memory tape, address target, bytes memory data, uint256 index)
+        internal
+        view
+        returns (uint256)
+    {
+        (bool ok, bytes memory ret) = _call(tape, target, data);
+        return ok ? _at(ret, index) : 0;
+    }
+
+    /// @dev Word `index` of an answer; 0 when it is shorter.
+    function _at(bytes memory ret, uint256 index) internal pure returns (uint256 value) {
+        if (ret.length >= 32 * (index + 1)) {
+            assembly {
+                value := mload(add(add(ret, 32), mul(index, 32)))
+            }
+        }
+    }
+
+    /// @dev Name, symbol and decimals: the reads of a token's `TokenInfo` (chain/erc20.py).
+    function _tokenInfo(Tape memory tape, address token) internal view returns (uint256 decimals) {
+        _call(tape, token, abi.encodeWithSelector(0x06fdde03));
+        _call(tape, token, abi.encodeWithSelector(0x95d89b41));
+        decimals = _word(tape, token, abi.encodeWithSelector(0x313ce567));
+    }
+
+    /// @dev A Chainlink-style feed's `latestRoundData()` and `decimals()` (adapters/prices.py).
+    function _feed(Tape memory tape, address feed) internal view {
+        if (feed == address(0)) return;
+        _call(tape, feed, abi.encodeWithSelector(0xfeaf968c));
+        _call(tape, feed, abi.encodeWithSelector(0x313ce567));
+    }
+
+    /// @dev The feed `keys[i]` maps to `feeds[i]`, or none.
+    function _lookup(address key, address[] memory keys, address[] memory feeds) internal pure returns (address) {
+        for (uint256 i = 0; i < keys.length; i++) {
+            if (keys[i] == key) return feeds[i];
+        }
+        return address(0);
+    }
+
+    function _record(Tape memory tape, address target, bytes memory data, bool ok, bytes memory ret) private pure {
+        uint256 size = 26 + data.length + ret.length;
+        if (tape.full || tape.used + size > LIMIT) {
+            tape.full = true;
+            return;
+        }
+        bytes memory out = tape.data;
+        uint256 at = tape.used;
+        uint256 dataLength = data.length;
+        uint256 retLength = ret.length;
+        assembly {
+            let p := add(add(out, 32), at)
+            mstore(p, shl(96, target))
+            mstore(add(p, 20), shl(240, dataLength))
+        }
+        _copy(out, at + 22, data);
+        at += 22 + dataLength;
+        assembly {
+            let p := add(add(out, 32), at)
+            mstore(p, shl(248, ok))
+            mstore(add(p, 1), shl(232, retLength))
+        }
+        _copy(out, at + 4, ret);
+        tape.used = at + 4 + retLength;
+    }
+
+    function _copy(bytes memory out, uint256 at, bytes memory source) private pure {
+        assembly {
+            let to := add(add(out, 32), at)
+            let from := add(source, 32)
+            let n := mload(source)
+            for { let i := 0 } lt(i, n) { i := add(i, 32) } { mstore(add(to, i), mload(add(from, i))) }
+        }
+    }
+
+    /// @dev Ends the constructor, returning the tape in place of runtime code.
+    function _finish(Tape memory tape) internal pure {
+        bytes memory out = tape.data;
+        uint256 used = tape.used;
+        bool full = tape.full;
+        assembly {
+            mstore8(add(out, 32), full)
+            return(add(out, 32), used)
+        }
+    }
+}

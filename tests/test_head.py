@@ -1,0 +1,106 @@
+"""The head followed in the background (chain/head.py): a request pins the newest block seen
+without a round trip; an idle chain is not polled; a head the follower cannot confirm is not
+used, and the request meets the endpoint's failure itself. Real anvil behind tests/rpc_proxy.py."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from chain import head
+from errors import NetworkError
+from tests.evm import CHAIN_ID
+from tests.test_chain import stats
+
+POLL = 0.05
+
+
+def polls(proxy: Any) -> int:
+    """Posts that are the follower's: only `latest` and `finalized` headers."""
+    return len(proxy.posts) - proxy.reads()
+
+
+async def until(condition: Any, seconds: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        assert loop.time() < deadline, "the condition did not come true in time"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_request_pins_the_followed_head_without_a_round_trip(anvil, open_chains, proxy):
+    chains = await open_chains({CHAIN_ID: proxy.url}, head_poll_seconds=POLL)
+    loop = asyncio.get_running_loop()
+    first = chains.request(loop.time() + 10).reader(CHAIN_ID)
+    pinned = await first.block_number()
+    assert stats(first).requests == 1, "the first request pins the chain itself"
+    anvil.mine()
+    follower = chains.follower(CHAIN_ID)
+    await until(lambda: follower.head is not None and follower.head.number == pinned + 1)
+    later = chains.request(loop.time() + 10).reader(CHAIN_ID)
+    assert await later.block_number() == pinned + 1
+    header = anvil.rpc("eth_getBlockByNumber", hex(pinned + 1), False)
+    assert await later.block_key() == header["hash"].lower()
+    assert await later.block_timestamp() == int(header["timestamp"], 16)
+    assert stats(later).requests == 0, "pinned, hashed and timed with no request of its own"
+    past = chains.request(loop.time() + 10).reader(CHAIN_ID, pinned)
+    assert await past.block_number() == pinned and stats(past).requests == 0
+    await until(lambda: follower.settled is not None)
+    assert follower.settled == anvil.finalized_block()
+
+
+async def test_an_unused_chain_is_no_longer_polled(anvil, open_chains, proxy, monkeypatch):
+    monkeypatch.setattr(head, "IDLE_SECONDS", 0.3)
+    chains = await open_chains({CHAIN_ID: proxy.url}, head_poll_seconds=POLL)
+    loop = asyncio.get_running_loop()
+    await chains.request(loop.time() + 10).reader(CHAIN_ID).block_number()
+    await until(lambda: polls(proxy) >= 2)
+    await asyncio.sleep(0.5)
+    quiet = polls(proxy)
+    await asyncio.sleep(0.3)
+    assert polls(proxy) == quiet, "an idle chain costs its endpoint nothing"
+    again = chains.request(loop.time() + 10).reader(CHAIN_ID)
+    assert await again.block_number() == anvil.block_number()
+    assert stats(again).requests == 1, "the next request pins its own block, and following resumes"
+    await until(lambda: polls(proxy) > quiet)
+
+
+async def test_a_head_the_follower_cannot_confirm_is_not_used(anvil, open_chains, proxy):
+    chains = await open_chains({CHAIN_ID: proxy.url}, head_poll_seconds=POLL, max_attempts=1)
+    loop = asyncio.get_running_loop()
+    await chains.request(loop.time() + 10).reader(CHAIN_ID).block_number()
+    proxy.mode = "not-json"
+    await asyncio.sleep(POLL * (head.STALE_POLLS + 3))
+    failing = chains.request(loop.time() + 2).reader(CHAIN_ID)
+    with pytest.raises(NetworkError, match="not JSON"):
+        await failing.block_number()
+    proxy.mode = "forward"
+    follower = chains.follower(CHAIN_ID)
+    await until(lambda: follower.current() is not None)
+    assert await chains.request(loop.time() + 10).reader(CHAIN_ID).block_number() == anvil.block_number()
+
+
+async def test_following_is_off_at_zero(anvil, open_chains, proxy):
+    chains = await open_chains({CHAIN_ID: proxy.url})
+    loop = asyncio.get_running_loop()
+    for _ in range(2):
+        reader = chains.request(loop.time() + 10).reader(CHAIN_ID)
+        await reader.block_number()
+        assert stats(reader).requests == 1
+    await asyncio.sleep(0.1)
+    assert len(proxy.posts) == 2, "only the two requests' own pins"
+
+
+@pytest.mark.parametrize(
+    "chain_id, changed, delay",
+    [(1, True, 11.0), (1, False, 1.0), (8453, True, 1.0), (42161, True, 1.0), (999_999, True, 1.0)],
+)
+def test_a_slow_chain_is_polled_about_twice_a_block_and_no_chain_faster_than_the_interval(chain_id, changed, delay):
+    class Endpoint:
+        pass
+
+    endpoint: Any = Endpoint()
+    endpoint.chain_id = chain_id
+    assert head.Follower(endpoint, 1.0)._delay(changed) == delay

@@ -1,0 +1,219 @@
+"""The one-call path (chain/lens.py, lenses/*.sol) against the Multicall3 path.
+
+- The committed bytecode is what the sources compile to with the pinned solcjs.
+- A tape is read record by record; anything else is refused, and a revert without data is left
+  to a call of its own.
+- Differential property: on the chain of every test world, over random changes of state, two
+  services, one running lenses and one whose endpoint refuses calls without `to`, give the same
+  answer to every input, field for field, at the newest block and at a past one.
+- An endpoint that refuses such calls is probed once and remembered; one that answers a lens
+  with garbage costs a round, never a figure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import server
+from chain.lens import BYTECODE, PROBE, TapeError, records
+from tests import aave_world, all_worlds, vault_style_world
+from tests.evm import Anvil, compile_lenses
+from tests.rpc_proxy import RpcProxy
+from tests.test_past_blocks import Service
+
+PROTOCOLS = ("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant")
+
+
+def test_the_committed_bytecode_is_what_the_sources_compile_to():
+    assert json.loads(BYTECODE.read_text()) == compile_lenses(), "run scripts/compile-lenses and commit the result"
+
+
+def record(target: str, calldata: bytes, success: bool, answer: bytes) -> bytes:
+    return (
+        bytes.fromhex(target[2:])
+        + len(calldata).to_bytes(2, "big")
+        + calldata
+        + bytes([success])
+        + len(answer).to_bytes(3, "big")
+        + answer
+    )
+
+
+def test_a_tape_is_read_record_by_record():
+    a, b = "0x" + "aa" * 20, "0x" + "bb" * 20
+    tape = (
+        b"\x00"
+        + record(a, bytes.fromhex("70a08231") + bytes(32), True, (5).to_bytes(32, "big"))
+        + record(b, bytes.fromhex("313ce567"), False, bytes.fromhex("08c379a0") + bytes(64))
+        + record(b, bytes.fromhex("01e1d114"), False, b"")
+    )
+    found, cut = records(tape)
+    assert not cut
+    assert found == {
+        (a, bytes.fromhex("70a08231") + bytes(32)): (True, (5).to_bytes(32, "big")),
+        (b, bytes.fromhex("313ce567")): (False, bytes.fromhex("08c379a0") + bytes(64)),
+    }, "a revert without data (a starved sub-call?) is left to a call of its own"
+    assert records(b"\x01")[1] is True
+    for garbage in (b"", b"\x02", tape[:-1], tape + b"\x00", b"\x00" + record(a, b"", True, b"")[:-1] + b"\x07"):
+        with pytest.raises(TapeError):
+            records(garbage)
+
+
+# ---------------------------------------------------------------- the two paths, field for field
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    node = Anvil()
+    try:
+        folder = tmp_path_factory.mktemp("lenses")
+        built, key = all_worlds.prepare(node, folder, "lenses")
+        yield built, folder, key
+    finally:
+        node.stop()
+
+
+def inputs(worlds: Any, block: int | None) -> list[dict[str, Any]]:
+    wallets = [*worlds.wallets.values(), "0x" + "5e" * 20]
+    return [
+        {
+            "protocol": protocol,
+            "chainId": worlds.node.chain_id,
+            "walletAddress": wallet,
+            **({"blockNumber": block} if block is not None else {}),
+        }
+        for protocol in PROTOCOLS
+        for wallet in wallets
+    ]
+
+
+def vault_inputs(worlds: Any) -> list[dict[str, Any]]:
+    """The inputs a lens serves today (vault-style), beside one it does not."""
+    return [entry for entry in inputs(worlds, None) if entry["protocol"] in ("neutrl", "midas", "compound")]
+
+
+async def both_paths(worlds: Any, folder: Path, key: str, block: int | None) -> tuple[Any, Any, float]:
+    """Every input answered by a service running lenses and by one that cannot; and the reads
+    the first answered from lens tapes."""
+    answers, lens_reads = [], 0.0
+    for deployless in (True, False):
+        async with Service(folder, key, worlds.node) as service:
+            service.app[server.CHAINS].endpoint(worlds.node.chain_id).deployless = None if deployless else False
+            answers.append(await service.positions(inputs(worlds, block)))
+            if deployless:
+                assert service.app[server.CHAINS].endpoint(worlds.node.chain_id).deployless is True
+                lens_reads = service.app[server.METRICS].rpc_lens_reads.labels(str(worlds.node.chain_id))._value.get()
+    return answers[0], answers[1], lens_reads
+
+
+def change(worlds: Any, step: tuple[str, int, int]) -> None:
+    """One random change of state in a world a lens reads: vault shares minted to a wallet, a
+    cooldown set, a vault's total assets or a feed's answer moved; a Comet account's supply or
+    borrow, collateral or utilization set; an Aave supply."""
+    what, pick, amount = step
+    vaults, comets, node = worlds.parts["vaults"], worlds.parts["compound"], worlds.node
+    wallet = list(worlds.wallets.values())[pick % len(worlds.wallets)]
+    comet = (comets.usdc_market, comets.weth_market)[pick % 2]
+    if what == "comet-account":
+        node.send(comet, "setAccount(address,uint256,uint256)", wallet, *((amount, 0), (0, amount))[pick // 2 % 2])
+        return
+    if what == "comet-collateral":
+        symbol = ("WETH", "COMP", "WBTC", "USDC")[pick % 4]
+        node.send(comet, "setCollateral(address,address,uint128)", wallet, comets.tokens[symbol], amount % 2**128)
+        return
+    if what == "aave-supply":
+        market = worlds.parts["aave"].markets[pick % len(worlds.parts["aave"].markets)]
+        symbol = sorted(market.tokens)[pick % len(market.tokens)]
+        aave_world.supply(node, market, symbol, 1 + amount % 10**9, wallet)
+        return
+    if what == "comet-utilization":
+        node.send(comet, "setUtilization(uint256)", amount % 10**18)
+        return
+    kinds = [spec.kind for spec in vault_style_world.VAULTS]
+    kind = kinds[pick % len(kinds)]
+    if what == "shares":
+        node.send(vaults.vaults[kind], "mint(address,uint256)", wallet, amount)
+    elif what == "cooldown":
+        node.send(vaults.vaults[kind], "setCooldown(address,uint104,uint152)", wallet, pick * 3600, amount)
+    elif what == "assets":
+        node.send(vaults.vaults[kind], "setTotalAssets(uint256)", amount)
+    elif what == "midas":
+        symbol = list(vault_style_world.MIDAS)[pick % len(vault_style_world.MIDAS)]
+        node.send(vaults.tokens[symbol], "mint(address,uint256)", wallet, amount)
+    else:
+        symbol = list(vaults.feeds)[pick % len(vaults.feeds)]
+        node.send(vaults.feeds[symbol], "set(int256,uint256)", amount, vaults.timestamp())
+
+
+changes = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "shares",
+                "cooldown",
+                "assets",
+                "midas",
+                "feed",
+                "comet-account",
+                "comet-collateral",
+                "comet-utilization",
+                "aave-supply",
+            ]
+        ),
+        st.integers(0, 50),
+        st.integers(0, 10**24),
+    ),
+    max_size=4,
+)
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(steps=changes, back=st.integers(0, 40))
+def test_the_one_call_path_answers_as_the_rounds_do(worlds, tmp_path_factory, steps, back):
+    built, folder, key = worlds
+    for step in steps:
+        change(built, step)
+    head = built.node.block_number()
+    for block in (None, max(0, head - back)):
+        lens, rounds, lens_reads = asyncio.run(both_paths(built, folder, key, block))
+        assert lens == rounds
+        assert lens_reads > 0, "the lenses answered reads"
+
+
+async def test_an_endpoint_that_refuses_calls_without_to_is_probed_once(aiohttp_server, worlds):
+    built, folder, key = worlds
+    proxy = RpcProxy(built.node.url)
+    proxy.creation = "refuse"
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    async with Service(folder, key, built.node, str(proxied.make_url("/"))) as service:
+        first = await service.positions(vault_inputs(built))
+        creations = len([call for call in proxy.calls("eth_call") if "to" not in call["params"][0]])
+        second = await service.positions(vault_inputs(built))
+        assert service.app[server.CHAINS].endpoint(built.node.chain_id).deployless is False
+    probes = [call for call in proxy.calls("eth_call") if call["params"][0] == {"data": "0x" + PROBE.hex()}]
+    assert len(probes) == 1, "probed once, beside the first request's lenses"
+    assert len([call for call in proxy.calls("eth_call") if "to" not in call["params"][0]]) == creations
+    async with Service(folder, key, built.node) as service:
+        assert await service.positions(vault_inputs(built)) == first == second
+
+
+async def test_a_garbage_lens_answer_costs_a_round_not_a_figure(aiohttp_server, worlds):
+    built, folder, key = worlds
+    proxy = RpcProxy(built.node.url)
+    proxy.creation = "garbage"
+    proxied: TestServer = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    async with Service(folder, key, built.node, str(proxied.make_url("/"))) as service:
+        garbled = await service.positions(vault_inputs(built))
+    async with Service(folder, key, built.node) as service:
+        assert await service.positions(vault_inputs(built)) == garbled
+    assert garbled["errors"] == [] and all(entry["warnings"] == [] for entry in garbled["data"])
