@@ -38,5 +38,10 @@ class FetchContext:
         reader = self.reader(chain_id)
         return await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
 
+    async def stored_events(self, chain_id: int, stream: Stream) -> View:
+        """`stream`'s stored part only, as of the reader's block, read with no round trip: the
+        keys to send one-call reads for while `events` reads the rest in that same round."""
+        return await self.indexes.stored(self.reader(chain_id), stream)
+
 
 FetchFunction = Callable[[FetchContext, int, str], Awaitable[dict[str, Any]]]

@@ -2,13 +2,15 @@
 APY from the growth of a rate between the two.
 
 - The earlier block is the newest one whose timestamp is at most the pinned block's less the
-  period, found from block timestamps: the block last found on the chain (a hint kept across
-  requests) moved on at the chain's block time, and the block after it, are the first probes,
-  which settle it in that one round while blocks keep their pace, and the rate is read at that
-  guess in the same round, before it is confirmed; without a hint, a step back from the pinned
-  block at the nominal block time. Then interpolation inside a bracket that every round
-  narrows, two headers per round, halving where interpolation is slow. Settled headers are
-  kept in the app's immutable cache, so a later request at the same head reads none.
+  period, found from block timestamps. The block last found on the chain and the one after it,
+  with their timestamps, are kept across requests: while the target time falls between the
+  two, the block is known with no read at all. Otherwise that block moved on at the chain's
+  block time, and the block after it, are the first probes, which settle it in that one round
+  while blocks keep their pace, and the rate is read at that guess in the same round, before
+  it is confirmed; without a hint, a step back from the pinned block at the nominal block
+  time. Then interpolation inside a bracket that every round narrows, two headers per round,
+  halving where interpolation is slow. Settled headers are kept in the app's immutable cache,
+  so a later request at the same head reads none.
 - The rate is read at both blocks by the same view; the earlier read goes through a reader
   pinned to that block, so an endpoint without that state (a pruned node) says so
   (HistoryUnavailable) instead of being retried.
@@ -23,12 +25,13 @@ import math
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import cast
+from typing import TypeVar, cast
 
 from adapters.position_warnings import HISTORY_UNAVAILABLE, Warnings
-from chain import BLOCK_SECONDS, ChainReader
+from chain import BLOCK_SECONDS, ChainReader, shared_future
 from errors import HistoryUnavailable, ProtocolError
 
+T = TypeVar("T")
 YEAR = 365 * 24 * 3600
 WEEK = 7 * 24 * 3600
 FIRST_STEP = 1024
@@ -45,25 +48,44 @@ async def block_at(reader: ChainReader, target: int) -> tuple[int, int] | None:
     t_hi = await reader.timestamp_of(hi)
     if t_hi <= target:
         return hi, t_hi
+    if (known := _bracketed(reader, target, hi)) is not None:
+        return known
     found = await _search(reader, target, hi, t_hi)
-    if found is not None:
-        reader.hints[(reader.chain_id, "block at")] = found
-    return found
+    if found is None:
+        return None
+    reader.hints[(reader.chain_id, "block at")] = found
+    return found[0]
 
 
-def guess(reader: ChainReader, target: int) -> int | None:
-    """The block last found at a time, moved on by `target`'s distance at the chain's block
-    time: where the next search looks first, and where a rate may be read before it confirms."""
+def _bracketed(reader: ChainReader, target: int, hi: int) -> tuple[int, int] | None:
+    """The block last found, while `target` is still before the next block's timestamp: it is then
+    the answer again, with no header read (the cache of block timestamps this module keeps)."""
     hint = reader.hints.get((reader.chain_id, "block at"))
     if hint is None:
         return None
-    block, stamp = cast(tuple[int, int], hint)
+    (block, stamp), (after, t_after) = cast(tuple[tuple[int, int], tuple[int, int]], hint)
+    return (block, stamp) if stamp <= target < t_after and after <= hi else None
+
+
+def guess(reader: ChainReader, target: int) -> int | None:
+    """The block last found at a time (itself while `target` is before the next block's time),
+    moved on by `target`'s distance at the chain's block time: where the next search looks first,
+    and where a rate may be read before it confirms."""
+    hint = reader.hints.get((reader.chain_id, "block at"))
+    if hint is None:
+        return None
+    (block, stamp), (_, t_after) = cast(tuple[tuple[int, int], tuple[int, int]], hint)
+    if stamp <= target < t_after:
+        return block
     return max(0, block + math.floor((target - stamp) / BLOCK_SECONDS.get(reader.chain_id, 12)))
 
 
-async def _search(reader: ChainReader, target: int, hi: int, t_hi: int) -> tuple[int, int] | None:
+async def _search(
+    reader: ChainReader, target: int, hi: int, t_hi: int
+) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """Probe rounds narrowing a bracket: first the guessed block and the one after it (found in
-    that one round while blocks keep their pace), else the chain's nominal block time's guess."""
+    that one round while blocks keep their pace), else the chain's nominal block time's guess.
+    Returns the block found and the one after it, each with its timestamp."""
     lo: tuple[int, int] | None = None
     if (start := guess(reader, target)) is not None and start < hi:
         probes = [start, start + 1]
@@ -87,7 +109,7 @@ async def _search(reader: ChainReader, target: int, hi: int, t_hi: int) -> tuple
             probes = _extrapolated(stamps[0], (hi, t_hi), target)
             continue
         if hi - lo[0] <= 1:
-            return lo
+            return lo, (hi, t_hi)
         slow = hi - lo[0] > width // 2
         width = hi - lo[0]
         probes = _interpolated(lo, (hi, t_hi), target, halve=slow)
@@ -116,7 +138,22 @@ def _interpolated(lo: tuple[int, int], hi: tuple[int, int], target: int, halve: 
     return probes
 
 
-async def _outcome(read: Awaitable[int]) -> int | Exception:
+def read_ahead(reader: ChainReader, period: int, rate: Callable[[ChainReader], Awaitable[int]]) -> None:
+    """Start `rate` at the block a period back where it is known or guessed, now, so that it
+    travels in the request's first round: `period_apy` finds the same call there (the reader asks
+    each call once) instead of starting it after the reads it depends on. A failure here is
+    only the real read's to report."""
+
+    async def read() -> None:
+        t_now = await reader.block_timestamp()
+        early = guess(reader, t_now - period)
+        if early is not None and early < await reader.block_number():
+            await _outcome(rate(reader.at(early)))
+
+    shared_future(_outcome(read()))
+
+
+async def _outcome(read: Awaitable[T]) -> T | Exception:
     """A read made ahead of knowing whether it is needed: its failure counts only if it is."""
     try:
         return await read
@@ -126,10 +163,13 @@ async def _outcome(read: Awaitable[int]) -> int | Exception:
 
 def compounded(now: int, then: int, seconds: int) -> float | None:
     """The growth from `then` to `now` over `seconds`, compounded over a year; None without a
-    base (a rate of zero then, or no time between)."""
+    base (a rate of zero then, or no time between); ProtocolError for a growth no float holds."""
     if then <= 0 or now <= 0 or seconds <= 0:
         return None
-    return math.pow(float(Fraction(now, then)), YEAR / seconds) - 1
+    try:
+        return math.pow(float(Fraction(now, then)), YEAR / seconds) - 1
+    except OverflowError:
+        raise ProtocolError(f"a growth from {then} to {now} in {seconds} s is too large to be an APY") from None
 
 
 async def period_apy(
@@ -160,13 +200,13 @@ async def period_apy(
         then = await ahead if ahead is not None and block == early else await rate(reader.at(block))
         if isinstance(then, Exception):
             raise then
+        return compounded(now, then, t_now - t_then)
     except HistoryUnavailable as exc:
         warnings.add(HISTORY_UNAVAILABLE, target, f"{what} null: {exc.message}")
         return None
     except ProtocolError as exc:
         warnings.figure(target, what, exc)
         return None
-    return compounded(now, then, t_now - t_then)
 
 
 def iso_date(timestamp: int) -> str | None:

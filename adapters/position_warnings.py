@@ -42,7 +42,8 @@ class PriceUnavailable(ProtocolError):
 
 
 class Warnings:
-    """One input's warnings, in the order they arose, each (code, target, message) once."""
+    """One input's warnings, each (code, target, message) once, listed by target, code and message:
+    the same answer lists them alike, whichever of its reads came back first."""
 
     def __init__(self) -> None:
         self._items: dict[tuple[str, str, str], None] = {}
@@ -98,7 +99,10 @@ class Warnings:
         return kept
 
     def as_list(self) -> list[dict[str, str]]:
-        return [{"code": code, "target": target, "message": message} for code, target, message in self._items]
+        return [
+            {"code": code, "target": target, "message": message}
+            for code, target, message in sorted(self._items, key=lambda item: (item[1], item[0], item[2]))
+        ]
 
     def __len__(self) -> int:
         return len(self._items)

@@ -72,11 +72,12 @@ async def timed(
 ) -> tuple[float, float, float]:
     """p50 in ms over `runs` (a block mined before each, and seen by the head follower before the
     query, as on a chain whose blocks come while nobody asks), RPC HTTP requests per query (not
-    the follower's polls), and per query asked again at the same block, after one warm-up run."""
+    the follower's polls), and per query asked again at the same block, after one warm-up run
+    (which also starts the follower, where no query has yet)."""
     durations, requests, again = [], [], []
     for run in range(runs + 1):
         node.mine(1)
-        while follower.head is None or follower.head.number != node.block_number():
+        while run and (follower.head is None or follower.head.number != node.block_number()):
             await asyncio.sleep(0.005)
         before = proxy.reads()
         started = time.perf_counter()

@@ -270,6 +270,13 @@ class Indexes:
         for index in files:
             index.close()
 
+    async def stored(self, reader: ChainReader, stream: Stream) -> View:
+        """The stream's stored part as of the reader's block, with no round trip: what an adapter
+        sends its one-call reads for while `view` reads the tail in the same round."""
+        index = self.file(reader.chain_id)
+        block = await reader.block_number()
+        return View(index.entries(stream), {}, index.progress(stream).covered_to, index, stream, {}, block)
+
     async def view(self, reader: ChainReader, stream: Stream) -> View:
         """The stream at the reader's block: the stored part, and the blocks after it read now
         (in the round that asks for the settled block, which moves the background scan on).

@@ -9,12 +9,14 @@ a read the tape lacks (a lens that failed, a tape cut at its size limit, a rever
 that may be a starved sub-call) goes the usual Multicall3 way.
 
 Limits: the creation code with its arguments is at most MAX_INITCODE bytes (EIP-3860), and the
-tape at most 24,000 bytes (a creation returns at most EIP-170's 24,576). An endpoint that does
+tape at most 24,000 bytes (a creation returns at most EIP-170's 24,576); a record names its call
+by target and a digest of the calldata, 40 bytes besides the answer. An endpoint that does
 not run calls without `to` is found by PROBE, riding along its first lens, and is remembered.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -34,7 +36,7 @@ NONE = "0x" + "00" * 20
 """A lens argument's "no such contract" (no feed, no sequencer uptime feed)."""
 
 Records = dict[tuple[str, bytes], tuple[bool, bytes]]
-"""(target, calldata) -> (success, return or revert data)."""
+"""(target, digest of the calldata) -> (success, return or revert data)."""
 
 
 class TapeError(ValueError):
@@ -57,27 +59,28 @@ class Lens:
         return _codes()[self.name] + encode(self.types, args)
 
 
+def digest(calldata: bytes) -> bytes:
+    """What a tape names a call's calldata by: the first 16 bytes of its SHA-256, so a record's
+    size does not grow with its arguments (a market's `borrowRateView` has 356 bytes of them)."""
+    return hashlib.sha256(calldata).digest()[:16]
+
+
 def records(tape: bytes) -> tuple[Records, bool]:
-    """The reads a tape holds, and whether some were left out (it reached its size limit).
-    A revert without data is not kept: inside a lens it may be a sub-call that ran out of gas."""
+    """The reads a tape holds, by target and calldata digest, and whether some were left out
+    (it reached its size limit). A lens leaves out a revert without data that may have been
+    starved of gas; the reader makes that call alone."""
     if not tape or tape[0] > 1:
         raise TapeError("not a lens tape")
     found: Records = {}
     at = 1
     while at < len(tape):
-        if at + 22 > len(tape):
+        if at + 40 > len(tape) or tape[at + 36] > 1:
             raise TapeError("a record is cut short")
-        target = "0x" + tape[at : at + 20].hex()
-        length = int.from_bytes(tape[at + 20 : at + 22], "big")
-        calldata = tape[at + 22 : at + 22 + length]
-        at += 22 + length
-        if at + 4 > len(tape):
+        target, key = "0x" + tape[at : at + 20].hex(), tape[at + 20 : at + 36]
+        success, size = tape[at + 36] == 1, int.from_bytes(tape[at + 37 : at + 40], "big")
+        answer = tape[at + 40 : at + 40 + size]
+        at += 40 + size
+        if len(answer) != size:
             raise TapeError("a record is cut short")
-        success, size = tape[at] == 1, int.from_bytes(tape[at + 1 : at + 4], "big")
-        answer = tape[at + 4 : at + 4 + size]
-        at += 4 + size
-        if len(calldata) != length or len(answer) != size or tape[at - size - 4] > 1:
-            raise TapeError("a record is cut short")
-        if success or answer:
-            found[(target, calldata)] = (success, answer)
+        found[(target, key)] = (success, answer)
     return found, tape[0] == 1

@@ -33,7 +33,7 @@ from typing import Any, TypeVar, cast
 
 from chain.abi import AbiError, Function, decode
 from chain.head import Follower, Head, hex_int, settle_depth
-from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Records, TapeError, records
+from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Records, TapeError, digest, records
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, safe_text
 from chain.rpc_batches import Exchange
 from errors import ChainNotConfigured, InputValidationError, NetworkError, ProtocolError
@@ -300,7 +300,7 @@ class ChainReader:
         """Every call of the request, by target, calldata and outputs: asked once, however many
         inputs and positions ask (all read the same pinned block, so the answer is the same)."""
         self._recorded: Records = {}
-        """Reads answered by the request's lenses (prefetch), by target and calldata."""
+        """Reads answered by the request's lenses (prefetch), by target and calldata digest."""
         self._covering: dict[str, list[asyncio.Future[None]]] = {}
         """The lenses in flight that may answer calls to a target, which wait for them."""
         self._pending: list[_Call | _Raw] = []
@@ -442,14 +442,18 @@ class ChainReader:
 
     async def block_key(self) -> str | None:
         """What names the pinned block for answers kept across requests (schema.py): the head's
-        hash (a reorganised block has another), or "settled" for a given block the follower
-        knows to be settled; None where neither is known without a round trip."""
+        hash (a reorganised block has another); for a given block, "settled" once the follower
+        knows it settled, else the hash of the head it was read under (the same while that head
+        is); None where none is known without a round trip."""
         block = await self.block_number()
+        head = self._request.reader(self.chain_id)._head
         if self._at is None:
-            return self._head.hash if self._head is not None else None
+            return head.hash if head is not None else None
         follower = self._request.chains.follower(self.chain_id)
         settled = follower.settled if follower.current() is not None else None
-        return "settled" if settled is not None and block <= settled else None
+        if settled is not None and block <= settled:
+            return "settled"
+        return f"under {head.hash}" if head is not None else None
 
     async def _pin_past(self, block: int) -> int:
         """A given block, once the head is pinned (which checks the endpoint): a block after the
@@ -508,7 +512,7 @@ class ChainReader:
         from the next round."""
         for lens in self._covering.get(call.target, ()):
             await asyncio.shield(lens)
-        recorded = self._recorded.get((call.target, call.calldata))
+        recorded = self._recorded.get((call.target, digest(call.calldata))) if self._recorded else None
         if recorded is None:
             return cast(tuple[Any, ...], await self._enqueue(call))
         success, answer = recorded
@@ -534,6 +538,8 @@ class ChainReader:
             block = hex(await self.block_number())
         except Exception:
             return
+        if self.past:
+            shared_future(self.block_timestamp())  # in this round: figures at a given block need it
         answers, deployless = await asyncio.gather(
             asyncio.gather(
                 *(self._ride_along("eth_call", [{"data": "0x" + code.hex()}, block]) for code in initcodes),

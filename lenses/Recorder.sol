@@ -8,8 +8,8 @@ pragma solidity 0.8.19;
 /// it had made that call itself, by the same views an auditor reads, so one call replaces the rounds
 /// of reads that depend on each other.
 /// @dev The output is a tape: one flag byte (1 when records were left out), then records of
-/// target (20 bytes), calldata length (2), calldata, success (1 byte: 0 reverted, 1 returned),
-/// answer length (3), answer. A creation's returned code is held to EIP-170's 24,576 bytes, so the
+/// target (20 bytes), the first 16 bytes of the calldata's SHA-256 (the precompile's; the
+/// service has no keccak), success (1 byte: 0 reverted, 1 returned), answer length (3), answer. A creation's returned code is held to EIP-170's 24,576 bytes, so the
 /// tape stops at LIMIT; the reader asks whatever is missing itself.
 abstract contract Recorder {
     uint256 internal constant LIMIT = 24_000;
@@ -27,8 +27,9 @@ abstract contract Recorder {
 
     /// @dev `target.staticcall(data)`, recorded.
     function _call(Tape memory tape, address target, bytes memory data) internal view returns (bool ok, bytes memory ret) {
+        uint256 before = gasleft();
         (ok, ret) = target.staticcall(data);
-        _record(tape, target, data, ok, ret);
+        _record(tape, target, data, ok, ret, before);
     }
 
     /// @dev `target.call(data)`, recorded: a read that is not a view (it accrues interest first),
@@ -37,8 +38,9 @@ abstract contract Recorder {
         internal
         returns (bool ok, bytes memory ret)
     {
+        uint256 before = gasleft();
         (ok, ret) = target.call(data);
-        _record(tape, target, data, ok, ret);
+        _record(tape, target, data, ok, ret, before);
     }
 
     /// @dev The first word of a call's answer; 0 when it reverted or answered less.
@@ -88,30 +90,31 @@ abstract contract Recorder {
         return address(0);
     }
 
-    function _record(Tape memory tape, address target, bytes memory data, bool ok, bytes memory ret) private pure {
-        uint256 size = 26 + data.length + ret.length;
+    /// @dev A revert without data that used up the gas it was given may have been starved (a
+    /// call gets 63/64 of what is left): it is not recorded, and the service makes it alone.
+    function _record(Tape memory tape, address target, bytes memory data, bool ok, bytes memory ret, uint256 before)
+        private
+        view
+    {
+        if (!ok && ret.length == 0 && gasleft() < before / 32) return;
+        uint256 size = 40 + ret.length;
         if (tape.full || tape.used + size > LIMIT) {
             tape.full = true;
             return;
         }
+        bytes16 digest = bytes16(sha256(data));
         bytes memory out = tape.data;
         uint256 at = tape.used;
-        uint256 dataLength = data.length;
         uint256 retLength = ret.length;
         assembly {
             let p := add(add(out, 32), at)
             mstore(p, shl(96, target))
-            mstore(add(p, 20), shl(240, dataLength))
+            mstore(add(p, 20), digest)
+            mstore(add(p, 36), shl(248, ok))
+            mstore(add(p, 37), shl(232, retLength))
         }
-        _copy(out, at + 22, data);
-        at += 22 + dataLength;
-        assembly {
-            let p := add(add(out, 32), at)
-            mstore(p, shl(248, ok))
-            mstore(add(p, 1), shl(232, retLength))
-        }
-        _copy(out, at + 4, ret);
-        tape.used = at + 4 + retLength;
+        _copy(out, at + 40, ret);
+        tape.used = at + size;
     }
 
     function _copy(bytes memory out, uint256 at, bytes memory source) private pure {

@@ -29,7 +29,7 @@ from config import Settings
 from schema import SDL_PATH
 from tests import all_worlds
 from tests.evm import Anvil
-from tests.rpc_proxy import HEADER_NOT_FOUND, NODE_ERRORS, RpcProxy
+from tests.rpc_proxy import HEADER_NOT_FOUND, MISSING_TRIE_NODE, NODE_ERRORS, STATE_READS, RpcProxy
 
 INPUTS = [
     ("morpho", "lender"),
@@ -184,6 +184,29 @@ def test_no_fault_schedule_loses_a_position_silently(worlds, schedule):
             error = faulty["errors"][key_]["error"]
             assert error["retryable"] is True and error["code"] in ("NETWORK_ERROR", "TIMEOUT"), error
             continue
-        assert faulty["data"][key_] == expected, (
+        got = faulty["data"][key_]
+        if got != expected and pruned_history(schedule):
+            # A node that says it lacks the state of the block a week back is a pruned node: the
+            # APYs that need it are null, named by a HISTORY_UNAVAILABLE warning (a retry
+            # elsewhere may clear it), and nothing else differs.
+            added = [w for w in got["warnings"] if w not in expected["warnings"]]
+            assert added and {w["code"] for w in added} == {"HISTORY_UNAVAILABLE"}, added
+            assert without_apys(got) == without_apys(expected)
+            continue
+        assert got == expected, (
             f"{protocol} {role}: a node's fault must be retried away or fail the input, never change the answer"
         )
+
+
+def pruned_history(schedule: dict[str, Any]) -> bool:
+    """Whether the schedule makes the node say, of some state reads, that it lacks that state."""
+    return any(error == MISSING_TRIE_NODE for method, (_, error) in schedule["items"].items() if method in STATE_READS)
+
+
+def without_apys(answer: Any) -> Any:
+    """An answer without its APYs and warnings: what a pruned node leaves intact."""
+    if isinstance(answer, dict):
+        return {k: without_apys(v) for k, v in answer.items() if k not in ("apy", "warnings")}
+    if isinstance(answer, list):
+        return [without_apys(item) for item in answer]
+    return answer

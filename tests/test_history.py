@@ -9,6 +9,7 @@ import random
 import pytest
 
 from adapters import history
+from errors import ProtocolError
 from tests.evm import CHAIN_ID, Anvil
 
 SEGMENTS = ((40, 12), (25, 1), (60, 30), (10, 600), (80, 2), (30, 12), (5, 3600), (20, 12))
@@ -74,6 +75,8 @@ def test_growth_is_compounded_over_a_year():
     assert history.compounded(1_001, 1_000, history.WEEK) == pytest.approx(1.001 ** (365 / 7) - 1, rel=1e-12)
     assert history.compounded(99, 100, history.YEAR) == pytest.approx(-0.01, rel=1e-12)
     assert history.compounded(5, 0, history.WEEK) is None and history.compounded(5, 4, 0) is None
+    with pytest.raises(ProtocolError, match="too large to be an APY"):
+        history.compounded(10**24, 10**8, history.WEEK)
 
 
 def test_dates_past_the_year_9999_are_null():

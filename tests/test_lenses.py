@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import server
-from chain.lens import BYTECODE, PROBE, TapeError, records
+from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, all_worlds, vault_style_world
 from tests.evm import Anvil, compile_lenses
 from tests.rpc_proxy import RpcProxy
@@ -39,8 +40,7 @@ def test_the_committed_bytecode_is_what_the_sources_compile_to():
 def record(target: str, calldata: bytes, success: bool, answer: bytes) -> bytes:
     return (
         bytes.fromhex(target[2:])
-        + len(calldata).to_bytes(2, "big")
-        + calldata
+        + hashlib.sha256(calldata).digest()[:16]
         + bytes([success])
         + len(answer).to_bytes(3, "big")
         + answer
@@ -49,20 +49,22 @@ def record(target: str, calldata: bytes, success: bool, answer: bytes) -> bytes:
 
 def test_a_tape_is_read_record_by_record():
     a, b = "0x" + "aa" * 20, "0x" + "bb" * 20
+    balance, decimals = bytes.fromhex("70a08231") + bytes(32), bytes.fromhex("313ce567")
     tape = (
         b"\x00"
-        + record(a, bytes.fromhex("70a08231") + bytes(32), True, (5).to_bytes(32, "big"))
-        + record(b, bytes.fromhex("313ce567"), False, bytes.fromhex("08c379a0") + bytes(64))
+        + record(a, balance, True, (5).to_bytes(32, "big"))
+        + record(b, decimals, False, bytes.fromhex("08c379a0") + bytes(64))
         + record(b, bytes.fromhex("01e1d114"), False, b"")
     )
     found, cut = records(tape)
     assert not cut
     assert found == {
-        (a, bytes.fromhex("70a08231") + bytes(32)): (True, (5).to_bytes(32, "big")),
-        (b, bytes.fromhex("313ce567")): (False, bytes.fromhex("08c379a0") + bytes(64)),
-    }, "a revert without data (a starved sub-call?) is left to a call of its own"
+        (a, digest(balance)): (True, (5).to_bytes(32, "big")),
+        (b, digest(decimals)): (False, bytes.fromhex("08c379a0") + bytes(64)),
+        (b, digest(bytes.fromhex("01e1d114"))): (False, b""),
+    }
     assert records(b"\x01")[1] is True
-    for garbage in (b"", b"\x02", tape[:-1], tape + b"\x00", b"\x00" + record(a, b"", True, b"")[:-1] + b"\x07"):
+    for garbage in (b"", b"\x02", tape[:-1], tape + b"\x00", b"\x00" + record(a, b"", True, b"")[:36] + b"\x07"):
         with pytest.raises(TapeError):
             records(garbage)
 
@@ -95,6 +97,15 @@ def inputs(worlds: Any, block: int | None) -> list[dict[str, Any]]:
     ]
 
 
+def differences(one: Any, other: Any, path: str = "") -> list[str]:
+    """Where two answers differ, each place with both values."""
+    if isinstance(one, dict) and isinstance(other, dict) and one.keys() == other.keys():
+        return [found for key in one for found in differences(one[key], other[key], f"{path}.{key}")]
+    if isinstance(one, list) and isinstance(other, list) and len(one) == len(other):
+        return [found for i, (a, b) in enumerate(zip(one, other)) for found in differences(a, b, f"{path}[{i}]")]
+    return [] if one == other else [f"{path}: {one!r} != {other!r}"]
+
+
 def vault_inputs(worlds: Any) -> list[dict[str, Any]]:
     """The inputs a lens serves today (vault-style), beside one it does not."""
     return [entry for entry in inputs(worlds, None) if entry["protocol"] in ("neutrl", "midas", "compound")]
@@ -107,7 +118,14 @@ async def both_paths(worlds: Any, folder: Path, key: str, block: int | None) -> 
     for deployless in (True, False):
         async with Service(folder, key, worlds.node) as service:
             service.app[server.CHAINS].endpoint(worlds.node.chain_id).deployless = None if deployless else False
-            answers.append(await service.positions(inputs(worlds, block)))
+            answer = await service.positions(inputs(worlds, block))
+            for _ in range(3):
+                # anvil now and then answers a read of an old block's state as if pruned: the
+                # answer then says so (HISTORY_UNAVAILABLE, which a retry may clear), so ask again.
+                if "HISTORY_UNAVAILABLE" not in json.dumps(answer):
+                    break
+                answer = await service.positions(inputs(worlds, block))
+            answers.append(answer)
             if deployless:
                 assert service.app[server.CHAINS].endpoint(worlds.node.chain_id).deployless is True
                 lens_reads = service.app[server.METRICS].rpc_lens_reads.labels(str(worlds.node.chain_id))._value.get()
@@ -186,7 +204,7 @@ def test_the_one_call_path_answers_as_the_rounds_do(worlds, tmp_path_factory, st
     head = built.node.block_number()
     for block in (None, max(0, head - back)):
         lens, rounds, lens_reads = asyncio.run(both_paths(built, folder, key, block))
-        assert lens == rounds
+        assert differences(lens, rounds) == [], "\n".join(differences(lens, rounds))
         assert lens_reads > 0, "the lenses answered reads"
 
 

@@ -25,6 +25,9 @@ How each figure is derived (all at the request's pinned block; docs/protocols/pe
   longer holds is listed while its stored `userInterest` still owes interest.
 - USD: the asset's amount (PT, YT and asset share the asset's raw unit) x the asset's USD feed
   (adapters/prices.py); none or stale: null. Rewards through the reward token's feed.
+- All reads for the tokens the stored index names go out at once in PendleLens (lenses/,
+  chain/lens.py), in the round that reads the index's tail; it makes the same calls, the claim
+  simulation last, and returns their raw answers.
 - Not derived: the locked APY (needs the wallet's entry trades), the LP APY (swap fees and PENDLE
   incentives need history or Pendle's API) and the underlying APY (needs a past block).
 """
@@ -34,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -45,9 +49,10 @@ from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warn
 from adapters.prices import UsdPrice, usd_price
 from adapters.sweep import balances, swept_balances
 from addresses import ChainAddresses, PendleAddresses
-from chain import ChainReader, Log, erc20
+from chain import ChainReader, Log, erc20, shared_future
 from chain.abi import Event, Function, decode, encode
 from chain.event_index import Entry, Holding, Rows, Stream, View
+from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 if TYPE_CHECKING:
@@ -80,6 +85,13 @@ PY_INDEX_LAST_UPDATED_BLOCK = Function("pyIndexLastUpdatedBlock()", "60e0a9e1", 
 USER_INTEREST = Function("userInterest(address)", "d68076c3", ("uint128", "uint128"))
 REDEEM_DUE = Function("redeemDueInterestAndRewards(address,bool,bool)", "7d24da4d", ("uint256", "uint256[]"))
 GET_REWARD_TOKENS = Function("getRewardTokens()", "c4f59f9b", ("address[]",))
+LENS_TOKENS = 12
+"""PTs, YTs and LPs per PendleLens call: a held one's records take up to about 1.5 KB of a
+24,000-byte tape (more for a YT with rewards)."""
+LENS = Lens(
+    "PendleLens",
+    ("address", "address[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address"),
+)
 MAX_REWARD_TOKENS = 16
 
 
@@ -234,23 +246,25 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     block = await reader.block_number()
     events = stream(chain.pendle)
     started(reader, "pendle", block, events.start_block, "its first factory")
+    stored = await ctx.stored_events(chain_id, events)
+    catalog = Catalog(stored)
+    _prefetch(reader, chain, catalog, stored.keys(wallet), wallet)
+    swept = catalog.sys
+    sweeping = shared_future(swept_balances(reader, swept, wallet, ctx.warnings, "SY"))
     view = await ctx.events(chain_id, events)
-    catalog = Catalog(view)
+    if view.fresh:
+        catalog = Catalog(view)
     pendle = PendleReader(reader, chain, ctx.warnings)
+    newer = sorted(set(catalog.sys) - set(swept))
+    sy_balances = _merged(sweeping, swept_balances(reader, newer, wallet, ctx.warnings, "SY") if newer else None)
     if view.complete:
         held = view.keys(wallet)
         tokens = [key for key in held if key in catalog.pairs or key in catalog.by_yt or key in catalog.markets]
-        found, sy = await asyncio.gather(
-            balances(reader, sorted(tokens), wallet, ctx.warnings, "token"),
-            swept_balances(reader, catalog.sys, wallet, ctx.warnings, "SY"),
-        )
+        found, sy = await asyncio.gather(balances(reader, sorted(tokens), wallet, ctx.warnings, "token"), sy_balances)
         owed_yts = [yt for yt in held if yt in catalog.by_yt and yt not in found]
     else:
         everything = [*catalog.pairs, *catalog.by_yt, *catalog.markets]
-        found, sy = await asyncio.gather(
-            swept_balances(reader, everything, wallet, ctx.warnings, "token"),
-            swept_balances(reader, catalog.sys, wallet, ctx.warnings, "SY"),
-        )
+        found, sy = await asyncio.gather(swept_balances(reader, everything, wallet, ctx.warnings, "token"), sy_balances)
         owed_yts = []
         ctx.warnings.add(
             PART_UNREADABLE,
@@ -300,6 +314,41 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         "lpPositions": lp_positions,
         "syPositions": sy_positions,
     }
+
+
+async def _merged(first: Awaitable[dict[str, int]], second: Awaitable[dict[str, int]] | None) -> dict[str, int]:
+    """The SY balances swept with the stored catalog (started before the index's tail was read),
+    and those of SYs only the tail names."""
+    return {**await first, **(await second if second is not None else {})}
+
+
+def _prefetch(reader: ChainReader, chain: ChainAddresses, catalog: Catalog, held: set[str], wallet: str) -> None:
+    """The reads of the PTs, YTs and LPs the stored index says the wallet may hold, and of every
+    SY it holds, in lens calls of LENS_TOKENS tokens each that ride with the index's tail."""
+    tokens, sys, yts, markets = [], [], [], []
+    for token in sorted(held):
+        pair = catalog.pairs.get(token) or catalog.by_yt.get(token)
+        market = catalog.market_of_pt.get(pair.pt) if pair else None
+        if token in catalog.markets:
+            market, pair = token, catalog.pairs.get(catalog.markets[token])
+        if pair is not None:
+            tokens.append(token)
+            sys.append(pair.sy)
+            yts.append(pair.yt)
+            markets.append(market or NONE)
+    feeds, sequencer = [feed.feed for feed in chain.price_feeds.values()], chain.sequencer_uptime_feed or NONE
+    initcodes = [
+        LENS.initcode(
+            wallet,
+            *(column[i : i + LENS_TOKENS] for column in (tokens, sys, yts, markets)),
+            catalog.sys if i == 0 else [],
+            list(chain.price_feeds),
+            feeds,
+            sequencer,
+        )
+        for i in range(0, max(len(tokens), 1), LENS_TOKENS)
+    ]
+    reader.prefetch(initcodes, [*tokens, *sys, *yts, *markets, *catalog.sys, *feeds, sequencer])
 
 
 async def _owed_interest(pendle: PendleReader, yts: list[str], wallet: str) -> dict[str, int]:

@@ -23,6 +23,7 @@ makes the same calls in the same dependent order and returns their raw answers.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
@@ -90,6 +91,10 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAdd
     reader.prefetch(
         [initcode], [*targets, *(token.feed.feed for token in section.tokens), *feeds, *asset_feeds, sequencer]
     )
+    for vault in section.vaults:
+        history.read_ahead(reader, section.apy_period, functools.partial(_per_share, reader, vault.address))
+    for token in section.tokens:
+        history.read_ahead(reader, section.apy_period, functools.partial(_answer, feed=token.feed.feed))
 
 
 async def _existing(reader: ChainReader, protocol: str, section: VaultStyleAddresses) -> VaultStyleAddresses:
@@ -221,6 +226,12 @@ async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[An
         erc20.token_info(reader, asset), _assets_of(reader, vault, 10 ** share_token["decimals"])
     )
     return share_token, asset_token, assets, per_share, total_assets, total_supply
+
+
+async def _per_share(reader: ChainReader, vault: str, at: ChainReader) -> int:
+    """The vault's exchange rate read through `at` (its share decimals from the reader's cache)."""
+    share_token = await erc20.token_info(reader, vault)
+    return await _assets_of(at, vault, 10 ** share_token["decimals"])
 
 
 async def _assets_of(reader: ChainReader, vault: str, shares: int) -> int:
