@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import server
+from adapters.morpho import positions as morpho_positions
+from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, all_worlds, vault_style_world
 from tests.evm import Anvil, compile_lenses
@@ -107,7 +109,7 @@ def differences(one: Any, other: Any, path: str = "") -> list[str]:
 
 
 def vault_inputs(worlds: Any) -> list[dict[str, Any]]:
-    """The inputs a lens serves today (vault-style), beside one it does not."""
+    """The vault-style inputs and Compound's: a lens for each, no event index."""
     return [entry for entry in inputs(worlds, None) if entry["protocol"] in ("neutrl", "midas", "compound")]
 
 
@@ -235,3 +237,23 @@ async def test_a_garbage_lens_answer_costs_a_round_not_a_figure(aiohttp_server, 
     async with Service(folder, key, built.node) as service:
         assert await service.positions(vault_inputs(built)) == garbled
     assert garbled["errors"] == [] and all(entry["warnings"] == [] for entry in garbled["data"])
+
+
+async def test_lenses_split_into_calls_of_one_market_or_token_answer_alike(aiohttp_server, worlds, monkeypatch):
+    """The chunking that keeps a tape and its arguments under a call's limits changes no figure."""
+    built, folder, key = worlds
+    chosen = [entry for entry in inputs(built, None) if entry["protocol"] in ("morpho", "pendle")]
+
+    async def answer() -> tuple[Any, int]:
+        proxy = RpcProxy(built.node.url)
+        proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+        async with Service(folder, key, built.node, str(proxied.make_url("/"))) as service:
+            found = await service.positions(chosen)
+        return found, len([call for call in proxy.calls("eth_call") if "to" not in call["params"][0]])
+
+    whole, calls = await answer()
+    monkeypatch.setattr(morpho_positions, "LENS_MARKETS", 1)
+    monkeypatch.setattr(pendle_positions, "LENS_TOKENS", 1)
+    split, more = await answer()
+    assert differences(split, whole) == [], "\n".join(differences(split, whole))
+    assert more > calls, "the held markets and tokens went out one per call"
