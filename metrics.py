@@ -122,6 +122,11 @@ class Metrics:
             ["chain_id"],
             registry=registry,
         )
+        self.answer_cache_bytes = Gauge(
+            "wp_answer_cache_bytes",
+            "Bytes of answers kept per input and block (ANSWER_CACHE_BYTES bounds them).",
+            registry=registry,
+        )
         build = Gauge(
             "wp_build_info", "The service's version and Python; always 1.", ["version", "python"], registry=registry
         )

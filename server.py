@@ -611,7 +611,8 @@ def create_app(
         metrics,
     )
     app[INDEXES] = Indexes(Path(settings.state_dir), app[CHAINS])
-    app[ANSWERS] = ImmutableCache(ANSWER_CACHE_ENTRIES, settings.answer_cache_bytes)
+    app[ANSWERS] = answers = ImmutableCache(ANSWER_CACHE_ENTRIES, settings.answer_cache_bytes)
+    metrics.answer_cache_bytes.set_function(lambda: answers.bytes)
     metrics.watch_indexes(app[INDEXES].progress_rows)
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_close_limiter)

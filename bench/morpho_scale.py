@@ -6,17 +6,21 @@ Run by hand (after ./scripts/test has installed the tools), never in CI. On anvi
 Morpho Blue and the Morpho test world, it measures 1- and 5-input queries of the demo wallets at
 about 100 markets, then creates markets (random parameters) and announces vaults (random
 addresses) until the chain has `--markets` and `--vaults`, builds the event index in the
-background as the service does, and measures again. Every RPC request goes through a loopback
-proxy (tests/rpc_proxy.py, forwarding only) that records body sizes. Printed per world: latency
-p50, RPC HTTP requests and sub-calls per query, the largest request body, the server's RSS, and
-`/healthz` p99 while the 5-input queries run.
+background as the service does, and measures again. The server runs as an operator runs it
+(`python server.py`, a process of its own); every RPC request goes through a loopback proxy
+(tests/rpc_proxy.py, forwarding only) that records body sizes. Printed per world: latency p50,
+RPC HTTP requests and sub-calls per query (from the access log), the largest request body, the
+RSS of the server's processes (its validation worker included), and `/healthz` p99 while the
+5-input queries run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
+import itertools
+import json
+import os
 import random
 import statistics
 import sys
@@ -31,8 +35,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import auth
-import server
-from bench import AccessFields, percentile
+from bench import percentile
 from config import Settings
 from tests import morpho_world
 from tests.evm import CHAIN_ID, Anvil, selector
@@ -44,6 +47,10 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
   errors { error { code message } } } }"""
 PARAMS = "(address,address,address,address,uint256)"
 SEND_BATCH = 500
+HEAD_POLL = 0.1
+"""Seconds between the server's polls of the head: the bench waits three of them after mining."""
+ANSWER_CACHE_MIB = Settings.answer_cache_bytes / 2**20
+SERVER = Path(__file__).resolve().parents[1] / "server.py"
 
 
 async def run(markets: int, vaults: int, queries: int) -> None:
@@ -60,41 +67,93 @@ async def run(markets: int, vaults: int, queries: int) -> None:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]
             path = world.write_addresses(Path(folder) / "addresses.json")
-            app = server.create_app(
-                Settings(
-                    keys_file=str(keys),
-                    rate_limit=10**9,
-                    addresses_file=str(path),
-                    state_dir=str(Path(folder) / "state"),
-                ),
-                rpc_urls={CHAIN_ID: proxy.url},
-            )
+            settings = {
+                "API_KEYS_FILE": str(keys),
+                "RATE_LIMIT": str(10**9),
+                "ADDRESSES_FILE": str(path),
+                "STATE_DIR": str(Path(folder) / "state"),
+                f"RPC_URL_{CHAIN_ID}": proxy.url,
+                "PORT": "0",
+                "METRICS_PORT": "0",
+                "HEAD_POLL_SECONDS": str(HEAD_POLL),
+            }
             demo = [world.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
-            async with Served(app) as url:
+            async with Served(settings) as served:
                 print(f"world: {count(world, 'markets')} markets, {count(world, 'vaults')} vaults")
-                await measure(url, key, demo, queries, proxy)
+                await measure(served, node, key, demo, queries, proxy)
                 started = time.perf_counter()
                 grow(world, markets, vaults)
                 print(f"\ncreated in {time.perf_counter() - started:.0f} s; the index scans them as they settle")
-                await settle(url, key, demo[:1])
+                await settle(served.url, key, demo[:1])
                 print(f"world: {count(world, 'markets')} markets, {count(world, 'vaults')} vaults")
-                await measure(url, key, demo, queries, proxy)
+                await measure(served, node, key, demo, queries, proxy)
+                await fill(served, key)
         await proxy_runner.cleanup()
     finally:
         node.stop()
 
 
 class Served:
-    def __init__(self, app: web.Application) -> None:
-        self.runner = web.AppRunner(app, access_log=None)
+    """`python server.py` in a process of its own, as an operator runs it, so that its RSS (and
+    its validation worker's) is the server's alone; its access lines are collected from stderr."""
 
-    async def __aenter__(self) -> str:
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", 0).start()
-        return f"http://127.0.0.1:{self.runner.addresses[0][1]}"
+    def __init__(self, settings: dict[str, str]) -> None:
+        self.settings = settings
+        self.access: list[dict] = []
+        self.url = self.metrics = ""
+
+    async def __aenter__(self) -> Served:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(SERVER),
+            env={**os.environ, **self.settings},
+            stderr=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL,
+        )
+        listening = asyncio.get_running_loop().create_future()
+        self.reader = asyncio.create_task(self.read(listening))
+        self.url = f"http://127.0.0.1:{await asyncio.wait_for(listening, 60)}"
+        return self
+
+    async def read(self, listening: asyncio.Future[int]) -> None:
+        assert self.process.stderr is not None
+        async for raw in self.process.stderr:
+            line = json.loads(raw)
+            if line["logger"] == "wallet_positions.access":
+                self.access.append(line)
+            elif "port" in line and not listening.done():
+                listening.set_result(line["port"])
+            elif "metrics_port" in line:
+                self.metrics = f"http://127.0.0.1:{line['metrics_port']}/metrics"
+            elif line["level"] in ("warning", "error"):
+                print(f"server: {line['message']}")
+        if not listening.done():
+            listening.set_exception(RuntimeError("the server stopped before listening"))
+
+    async def answer_cache_mib(self, session: aiohttp.ClientSession) -> float:
+        """`wp_answer_cache_bytes` from the server's metrics."""
+        async with session.get(self.metrics) as reply:
+            text = await reply.text()
+        return (
+            float(next(line.split()[1] for line in text.splitlines() if line.startswith("wp_answer_cache_bytes")))
+            / 2**20
+        )
+
+    def rss_mib(self) -> float:
+        """The RSS of the server's process and its children (the validation worker)."""
+        pids, total = [self.process.pid], 0
+        while pids:
+            pid = pids.pop()
+            status = Path(f"/proc/{pid}/status").read_text()
+            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                pids += [int(child) for child in (task / "children").read_text().split()]
+        return total / 1024
 
     async def __aexit__(self, *_: object) -> None:
-        await self.runner.cleanup()
+        self.process.terminate()
+        await self.process.wait()
+        await self.reader
 
 
 def count(world: morpho_world.MorphoWorld, what: str) -> int:
@@ -184,18 +243,14 @@ async def post(session: aiohttp.ClientSession, url: str, wallets: list[str]) -> 
         return await reply.json()
 
 
-async def measure(url: str, key: str, demo: list[str], queries: int, proxy: RpcProxy) -> None:
-    fields = AccessFields()
-    logging.getLogger("wallet_positions").setLevel(logging.ERROR)
-    access = logging.getLogger("wallet_positions.access")
-    access.handlers, access.propagate = [fields], False
-    access.setLevel(logging.INFO)
+async def measure(served: Served, node: Anvil, key: str, demo: list[str], queries: int, proxy: RpcProxy) -> None:
+    url = served.url
     proxy.body_sizes.clear()
     health: list[float] = []
     async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
         for inputs in (1, 5):
-            fields.lines.clear()
-            latencies = []
+            served.access.clear()
+            latencies, fresh = [], 0
             done = asyncio.Event()
 
             async def probe(done: asyncio.Event) -> None:
@@ -208,30 +263,44 @@ async def measure(url: str, key: str, demo: list[str], queries: int, proxy: RpcP
 
             prober = asyncio.create_task(probe(done)) if inputs == 5 else None
             for i in range(queries):
+                node.mine()
+                await asyncio.sleep(3 * HEAD_POLL)
                 started = time.perf_counter()
                 body = await post(session, url, demo[:inputs] if inputs == 5 else [demo[i % len(demo)]])
                 assert not body["data"]["walletPositions"]["errors"], body
+                fresh += body["data"]["walletPositions"]["data"][0]["blockNumber"] == node.block_number()
                 latencies.append(time.perf_counter() - started)
             done.set()
             if prober:
                 await prober
-            lines = [f for f in fields.lines if f["inputs"] == inputs]
+            lines = [f for f in served.access if f["inputs"] == inputs and f["path"] == "/graphql"]
             print(
                 f"{inputs} input(s): p50 {percentile(sorted(latencies), 50) * 1000:7.1f} ms, "
                 f"RPC requests/query {statistics.mean(f['rpc_requests'] for f in lines):5.1f}, "
-                f"sub-calls/query {statistics.mean(f['rpc_subcalls'] for f in lines):7.1f}"
+                f"sub-calls/query {statistics.mean(f['rpc_subcalls'] for f in lines):7.1f}, "
+                f"answered at the newest block {fresh}/{queries}"
             )
-    print(
-        f"largest RPC body {max(proxy.body_sizes) / 1024:.1f} KiB; server RSS {rss_mib():.0f} MiB; "
-        f"/healthz p99 while 5-input queries run {percentile(sorted(health), 99) * 1000:.1f} ms"
-    )
+        print(
+            f"largest RPC body {max(proxy.body_sizes) / 1024:.1f} KiB; "
+            f"server RSS {served.rss_mib():.0f} MiB (with its worker, {await served.answer_cache_mib(session):.1f} "
+            "MiB of answers kept); "
+            f"/healthz p99 while 5-input queries run {percentile(sorted(health), 99) * 1000:.1f} ms"
+        )
 
 
-def rss_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+async def fill(served: Served, key: str) -> None:
+    """Random wallets, 5 per query at the same block, until the answers kept reach their bound:
+    the RSS the bound allows."""
+    rng = random.Random(7)
+    async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
+        for queries in itertools.count(1):
+            await post(session, served.url, ["0x" + rng.randbytes(20).hex() for _ in range(5)])
+            if queries % 200 == 0 and await served.answer_cache_mib(session) > 0.95 * ANSWER_CACHE_MIB:
+                break
+        print(
+            f"after {queries} queries of random wallets: server RSS {served.rss_mib():.0f} MiB "
+            f"(with its worker, {await served.answer_cache_mib(session):.1f} MiB of answers kept)"
+        )
 
 
 def main() -> None:

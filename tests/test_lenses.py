@@ -27,7 +27,7 @@ import server
 from adapters.morpho import positions as morpho_positions
 from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
-from tests import aave_world, all_worlds, vault_style_world
+from tests import aave_world, all_worlds, morpho_world, vault_style_world
 from tests.evm import Anvil, compile_lenses
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
@@ -137,7 +137,8 @@ async def both_paths(worlds: Any, folder: Path, key: str, block: int | None) -> 
 def change(worlds: Any, step: tuple[str, int, int]) -> None:
     """One random change of state in a world a lens reads: vault shares minted to a wallet, a
     cooldown set, a vault's total assets or a feed's answer moved; a Comet account's supply or
-    borrow, collateral or utilization set; an Aave supply."""
+    borrow, collateral or utilization set; an Aave supply; Morpho's oracle price or the USDC feed
+    moved; time passed (interest accrues, Pendle's maturities come nearer)."""
     what, pick, amount = step
     vaults, comets, node = worlds.parts["vaults"], worlds.parts["compound"], worlds.node
     wallet = list(worlds.wallets.values())[pick % len(worlds.wallets)]
@@ -153,6 +154,20 @@ def change(worlds: Any, step: tuple[str, int, int]) -> None:
         market = worlds.parts["aave"].markets[pick % len(worlds.parts["aave"].markets)]
         symbol = sorted(market.tokens)[pick % len(market.tokens)]
         aave_world.supply(node, market, symbol, 1 + amount % 10**9, wallet)
+        return
+    if what == "morpho-oracle":
+        node.send(
+            worlds.parts["morpho"].oracle, "setPrice(uint256)", morpho_world.ORACLE_PRICE * (50 + pick * 2) // 100
+        )
+        return
+    if what == "usdc-feed":
+        worlds.parts["morpho"].set_feed(morpho_world.USDC_USD * (95 + pick % 10) // 100)
+        return
+    if what == "time":
+        # at most 25 minutes a step: every feed stays fresh, so the two paths meet the same
+        # staleness in every later test of this module
+        node.rpc("evm_increaseTime", hex(pick * 30))
+        node.mine()
         return
     if what == "comet-utilization":
         node.send(comet, "setUtilization(uint256)", amount % 10**18)
@@ -186,6 +201,9 @@ changes = st.lists(
                 "comet-collateral",
                 "comet-utilization",
                 "aave-supply",
+                "morpho-oracle",
+                "usdc-feed",
+                "time",
             ]
         ),
         st.integers(0, 50),

@@ -9,7 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 import auth
 from metrics import VERSION, metrics_app
-from server import METRICS
+from server import ANSWERS, METRICS
 from tests import morpho_world as W
 from tests.conftest import world_api, world_fixture
 from tests.rpc_proxy import RpcProxy
@@ -104,6 +104,7 @@ async def test_requests_inputs_rpc_and_index(aiohttp_client, world_client, world
     assert value(samples, "wp_rpc_received_bytes_total", **chain) > 1000
     assert value(samples, "wp_chain_head_block", **chain) == world.node.block_number()
     assert total(samples, "wp_index_covered_block", **chain) > 0
+    assert 0 < value(samples, "wp_answer_cache_bytes") <= api.app[ANSWERS].max_bytes
     assert (
         value(
             samples,
