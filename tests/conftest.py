@@ -17,6 +17,7 @@ from multidict import CIMultiDictProxy
 import auth
 import server
 from config import Settings
+from tests.rpc_proxy import RpcProxy
 from tests.stand_ins import StandIns
 
 WALLET = "0x" + "ab" * 20
@@ -148,6 +149,19 @@ async def world_api(
         rpc_urls={node.chain_id: url or node.url},
     )
     return Api(await aiohttp_client(app), api_key, app)
+
+
+async def proxied_api(
+    aiohttp_client: Any, aiohttp_server: Any, keys_file: Path, api_key: str, world: Any, tmp_path: Path, **settings: Any
+) -> tuple[RpcProxy, Api]:
+    """world_api with the tests' RPC proxy (forwarding) between the app and the world's node."""
+    proxy = RpcProxy(world.node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    proxy.url = str(proxied.make_url("/"))
+    addresses_file = world.write_addresses(tmp_path / "a.json")
+    return proxy, await world_api(
+        aiohttp_client, keys_file, api_key, addresses_file, world.node, url=proxy.url, **settings
+    )
 
 
 def world_fixture(build: Callable[[Any], Any]) -> Any:

@@ -4,32 +4,13 @@ height, is read afresh; an answer with a warning a retry could clear is not kept
 
 from __future__ import annotations
 
-from typing import Any
-
 import server
 from tests import vault_style_world as W
-from tests.conftest import world_api, world_fixture
-from tests.rpc_proxy import RpcProxy
+from tests.conftest import proxied_api, world_fixture
 from tests.test_head import until
 from tests.test_vault_style import answers
 
 world = world_fixture(W.build)
-
-
-async def proxied_api(aiohttp_client: Any, aiohttp_server: Any, keys_file, api_key, world, tmp_path, **settings):
-    proxy = RpcProxy(world.node.url)
-    server = await aiohttp_server(proxy.app(), host="127.0.0.1")
-    proxy.url = str(server.make_url("/"))
-    api = await world_api(
-        aiohttp_client,
-        keys_file,
-        api_key,
-        world.write_addresses(tmp_path / "a.json"),
-        world.node,
-        url=proxy.url,
-        **settings,
-    )
-    return proxy, api
 
 
 async def test_the_same_input_at_the_same_block_costs_no_rpc_request(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema
 from hypothesis import HealthCheck, example, given, settings
@@ -100,18 +101,10 @@ async def answer(worlds: Any, folder: Path, key: str, schedule: dict[str, Any] |
             ),
             rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))},
         )
-        results = []
-        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-            inputs = [
-                {"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[w]} for p, w in INPUTS
-            ]
-            for start in range(0, len(inputs), 5):
-                variables = {"inputs": inputs[start : start + 5]}
-                async with client.post(
-                    "/graphql", json={"query": QUERY, "variables": variables}, headers={"x-api-key": key}
-                ) as response:
-                    assert response.status == 200
-                    results.append((await response.json())["data"]["walletPositions"])
+        inputs = [
+            {"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets[w]} for p, w in INPUTS
+        ]
+        results = await in_fives(app, key, inputs)
         proxy.released.set()
     return {
         "data": {(e["protocol"], e["walletAddress"]): e for result in results for e in result["data"]},
@@ -142,6 +135,11 @@ async def every_answer(worlds: Any, folder: Path, key: str, wallets: list[str]) 
     served = [name for name, protocol in app[server.REGISTRY].items() if worlds.node.chain_id in protocol.chains]
     assert len(served) == 9
     inputs = [{"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": w} for p in served for w in wallets]
+    return await in_fives(app, key, inputs)
+
+
+async def in_fives(app: web.Application, key: str, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The `walletPositions` of each request, five inputs a request, served by `app`."""
     answers = []
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         for start in range(0, len(inputs), 5):

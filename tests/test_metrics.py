@@ -11,8 +11,7 @@ import auth
 from metrics import VERSION, metrics_app
 from server import ANSWERS, METRICS
 from tests import morpho_world as W
-from tests.conftest import world_api, world_fixture
-from tests.rpc_proxy import RpcProxy
+from tests.conftest import proxied_api, world_fixture
 from tests.test_morpho import QUERY
 
 world = world_fixture(lambda node: W.build(node, W.compile_all()))
@@ -119,20 +118,13 @@ async def test_requests_inputs_rpc_and_index(aiohttp_client, world_client, world
         assert secret not in text.lower()
 
 
-async def test_rate_limit_refusals_and_rpc_failures(aiohttp_client, keys_file, api_key, world, tmp_path):
-    proxy = RpcProxy(world.node.url)
-    server = await aiohttp_client(proxy.app())
-    proxy.mode = "not-json"
-    api = await world_api(
-        aiohttp_client,
-        keys_file,
-        api_key,
-        world.write_addresses(tmp_path / "a.json"),
-        world.node,
-        url=str(server.make_url("/")),
-        rate_limit=2,
-        input_timeout=2,
+async def test_rate_limit_refusals_and_rpc_failures(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    proxy, api = await proxied_api(
+        aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path, rate_limit=2, input_timeout=2
     )
+    proxy.mode = "not-json"
     assert (await api.query(QUERY, inputs(world.wallets["lender"]))).status == 200
     proxy.mode = "forward"
     proxy.item_faults = {"eth_getBlockByNumber": (1.0, {"code": -32000, "message": "header not found"})}
