@@ -42,8 +42,11 @@ const handlers = {
   market(request) {
     const market = buildMarket(request);
     const at = BigInt(request.timestamp);
-    return { borrowApy: market.getBorrowApy(at), supplyApy: market.getSupplyApy(at),
-             endBorrowRate: String(market.getEndBorrowRate(at)) };
+    // The APYs of the market accrued to the block (the state the amounts are reported at); the
+    // stored market's, quoted at the block without accruing, beside them.
+    const accrued = market.accrueInterest(at);
+    return { borrowApy: accrued.getBorrowApy(at), supplyApy: accrued.getSupplyApy(at),
+             storedBorrowApy: market.getBorrowApy(at), endBorrowRate: String(market.getEndBorrowRate(at)) };
   },
   position({ supplyShares, borrowShares, collateral, timestamp, ...state }) {
     const position = new sdk.AccrualPosition(

@@ -78,11 +78,12 @@ class Chain:
         return self.call(params[3], f"borrowRateView({PARAMS},{MARKET})", params, self.totals(params))
 
     def rates(self, params) -> tuple[float, float]:
-        return sdk_apys(self.borrow_rate(params), self.totals(params))
+        """The market's APYs accrued to the block, as the SDK quotes the accrued market (the test
+        IRM is not adaptive: its rate is borrowRateView's)."""
+        return sdk_apys(self.borrow_rate(params), self.accrued_totals(params))
 
-    def accrued_supply_and_rate(self, params, owner) -> tuple[int, int]:
-        """`owner`'s supply accrued to the block, and the market's supply rate at its accrued
-        utilization (what the SDK weighs an accrued vault by; the test IRM is not adaptive)."""
+    def accrued_totals(self, params) -> tuple[int, ...]:
+        """The market's totals accrued to the block (MorphoBalancesLib), shaped as `market()`'s."""
         supply, _, borrow, _ = self.call(
             self.world.lens,
             f"expectedMarketBalances(address,{PARAMS})",
@@ -90,8 +91,12 @@ class Chain:
             params,
             returns=["uint256"] * 4,
         )
-        fee = self.totals(params)[5]
-        return self.supply_assets(params, owner), supply_rate(self.borrow_rate(params), (supply, 0, borrow, 0, 0, fee))
+        return (supply, 0, borrow, 0, 0, self.totals(params)[5])
+
+    def accrued_supply_and_rate(self, params, owner) -> tuple[int, int]:
+        """`owner`'s supply accrued to the block, and the market's supply rate at its accrued
+        utilization (what the SDK weighs an accrued vault by)."""
+        return self.supply_assets(params, owner), supply_rate(self.borrow_rate(params), self.accrued_totals(params))
 
     def vault_v1_rates(self) -> tuple[int, int]:
         """The test V1 vault's per-second rates, (before, after) its fee."""

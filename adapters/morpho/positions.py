@@ -13,8 +13,8 @@ How each figure is derived (all at the request's pinned block; docs/protocols/mo
 - Markets: `market(id)` totals, accrued to the block's timestamp as MorphoBalancesLib does
   (borrow rate from the market's IRM `borrowRateView`, compounded by wTaylorCompounded, fee
   shares minted to the fee recipient); shares to assets with virtual shares 1e6 and virtual
-  assets 1 (supply rounded down, borrow up). APYs as Morpho's SDK quotes them (see `accrue`),
-  at the instantaneous rate for AdaptiveCurveIrm markets (adaptive_curve_irm.py).
+  assets 1 (supply rounded down, borrow up). APYs as Morpho's SDK quotes them for the market
+  accrued to the block (see `accrue`; AdaptiveCurveIrm's curve in adaptive_curve_irm.py).
 - Health factor = collateral x oracle price / 1e36 x LLTV / borrowed assets; collateral USD is
   collateral priced by the market oracle in loan-asset units, times the loan asset's USD price.
 - Failures: a vault whose `balanceOf` fails is left out, and a held position whose figures
@@ -209,15 +209,13 @@ def accrue(
     adaptive: bool = False,
 ) -> MarketState:
     """Market totals at `now`, as MorphoBalancesLib.expectedMarketBalances computes them, with
-    `borrow_rate` (what the next accrual charges); APYs at `quoted.end`, as Morpho's SDK quotes
-    them (Market.getBorrowApy / getSupplyApy): borrow APY = e^(rate x year) - 1, supply rate =
-    rate x utilization x (1 - fee), rounded as the SDK does, compounded the same way; the
-    utilization is the market's as stored (the IRM's view until the next update).
-
-    The accrued supply rate is what the market pays once accrued to `now` (the SDK's
-    `market.accrueInterest(now).getAvgSupplyRate(now)`): for AdaptiveCurveIrm the curve at the
-    end rate at target and the accrued utilization; for other IRMs `borrowRateView`, the only
-    state they are asked about, times the accrued utilization.
+    `borrow_rate` (what the next accrual charges). The APYs are those of the market accrued to
+    `now`, the state the amounts are reported at, as Morpho's SDK quotes them
+    (`market.accrueInterest(now)`, then Market.getBorrowApy / getSupplyApy): for
+    AdaptiveCurveIrm the curve at the end rate at target and the accrued utilization; for other
+    IRMs `borrowRateView` (`quoted.end`), the only state they are asked about. Borrow APY =
+    e^(rate x year) - 1; supply rate = rate x accrued utilization x (1 - fee), rounded as the
+    SDK does, compounded the same way. The accrued supply rate is also what the vaults weigh.
 
     Without a borrow rate the totals cannot be brought to `now` when interest is owed; that is
     a ProtocolError (the amounts are null, with a warning), not stale amounts shown as current.
@@ -245,10 +243,10 @@ def accrue(
         )
         accrued_supply_rate = _supply_rate(accrued_borrow_rate, accrued_utilization, fee)
         try:
-            borrow_apy = rate_to_apy(quoted.end)
-            supply_apy = rate_to_apy(_supply_rate(quoted.end, irm.utilization(totals[2], totals[0]), fee))
+            borrow_apy = rate_to_apy(accrued_borrow_rate)
+            supply_apy = rate_to_apy(accrued_supply_rate)
         except OverflowError:
-            rate_problem = f"the IRM's rate of {quoted.end} per second is too large to be an APY"
+            rate_problem = f"the IRM's rate of {accrued_borrow_rate} per second is too large to be an APY"
     return MarketState(
         params,
         supply_assets,
