@@ -1,6 +1,7 @@
 """USD prices from on-chain Chainlink-style feeds, with staleness checked against each heartbeat.
 
-A token is priced only through the feed the addresses data names for it on that chain. The
+A token is priced only through the feed the addresses data names for it on that chain; the
+native coin's address, unless named, through the chain's currency feed of its coin. The
 answer of `latestRoundData()` at the pinned block is the price, scaled by the feed's
 `decimals()`. No feed: no price (None), and the USD field is null by design. A failing feed, a
 non-positive answer, or an answer older than the feed's heartbeat at the pinned block's
@@ -22,7 +23,7 @@ from adapters.position_warnings import PriceUnavailable
 from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
 from chain.abi import Function
-from chain.erc20 import DECIMALS
+from chain.erc20 import DECIMALS, NATIVE, native_coin
 from errors import ProtocolError
 
 log = logging.getLogger("wallet_positions.prices")
@@ -48,8 +49,14 @@ class UsdPrice:
 async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | None:
     """The token's USD price at the pinned block; None when it has no feed, PriceUnavailable
     when its feed gives no trustworthy price."""
-    feed = chain.price_feeds.get(token.lower())
+    feed = chain.price_feeds.get(token.lower()) or native_feed(chain, token)
     return await feed_price(reader, chain, feed, token) if feed else None
+
+
+def native_feed(chain: ChainAddresses, token: str) -> PriceFeed | None:
+    """For the native coin's address (chain.erc20.NATIVE) that `priceFeeds` does not name, the
+    chain's `currencyFeeds` entry for its coin (ETH/USD where the coin is ether)."""
+    return chain.currency_feeds.get(native_coin(chain.chain_id)[0]) if token.lower() == NATIVE else None
 
 
 async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed, what: str) -> UsdPrice:

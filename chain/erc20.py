@@ -21,8 +21,31 @@ TRANSFER = Event(
 )
 
 
+NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+"""The address protocols give a chain's native coin (Fluid's ETH vaults and fTokens, among
+others): no contract lives there, so its facts are known, not read."""
+NATIVE_COINS: dict[int, tuple[str, str]] = {
+    56: ("BNB", "BNB"),
+    137: ("POL", "Polygon Ecosystem Token"),
+    146: ("S", "Sonic"),
+    2020: ("RON", "Ronin"),
+    5000: ("MNT", "Mantle"),
+    43114: ("AVAX", "Avalanche"),
+}
+"""(symbol, name) of the native coins that are not ether, by chain; every other chain's is ETH."""
+
+
+def native_coin(chain_id: int) -> tuple[str, str]:
+    """(symbol, name) of a chain's native coin, 18 decimals on every chain served."""
+    return NATIVE_COINS.get(chain_id, ("ETH", "Ether"))
+
+
 async def token_info(reader: ChainReader, token: str) -> dict[str, Any]:
-    """`TokenInfo` of a token; read once per token and then served from the immutable cache."""
+    """`TokenInfo` of a token; read once per token and then served from the immutable cache.
+    The native coin's address answers the coin with no read."""
+    if token.lower() == NATIVE:
+        symbol, name = native_coin(reader.chain_id)
+        return {"address": NATIVE, "symbol": symbol, "name": name, "decimals": 18}
     label = f"token {token.lower()}"
     name, symbol, (decimals,) = await asyncio.gather(
         _text(reader, token, NAME, NAME_BYTES32, label),

@@ -3,9 +3,10 @@ makes, with return data encoded (by eth-abi) in the layouts of Fluid's deployed 
 in tests/fluid_abi.json from Fluid's deployment records (no registry package ships Fluid's
 contracts or ABIs). The tokens and USD feeds are real test contracts.
 
-A lender holds fUSDC (not fWETH); a borrower holds five vault NFTs: two in one standard WETH/USDC
-vault (one liquidated), one in a smart-collateral vault that charges its suppliers, one in a
-smart-debt vault that pays its borrowers, one in a vault whose both sides are smart.
+A lender holds fUSDC (not fWETH); a borrower holds six vault NFTs: two in one standard WETH/USDC
+vault (one liquidated), one in a native-ETH/USDC vault (its collateral named by NATIVE, as
+Fluid's ETH vaults name it), one in a smart-collateral vault that charges its suppliers, one in
+a smart-debt vault that pays its borrowers, one in a vault whose both sides are smart.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ VAULTS = "positionsByUser(address)"
 PRICES = {"USDC": 100_010_000, "WETH": 3_000 * 10**8}
 DECIMALS = {"USDC": 6, "WETH": 18, "wstETH": 18, "USDT": 6}
 ZERO = "0x" + "00" * 20
+NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+"""The address Fluid gives native ETH (a vault's supply token, e.g. vault 54, ETH/GHO, on mainnet)."""
 T1, T2, T3, T4 = 10_000, 20_000, 30_000, 40_000
 
 
@@ -170,6 +173,7 @@ class FluidWorld:
             str(self.node.chain_id): {
                 "name": "anvil devnet",
                 "priceFeeds": feeds,
+                "currencyFeeds": {"ETH": feeds[self.tokens["WETH"]] | {"pair": "ETH/USD"}},
                 "fluid": {"lendingResolver": self.lending_resolver, "vaultResolver": self.vault_resolver},
             }
         }
@@ -278,6 +282,19 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
         250,
         480,
     )
+    native = Vault(
+        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        False,
+        False,
+        (NATIVE, ZERO),
+        (usdc, ZERO),
+        8_500,
+        9_000,
+        3 * 10**18,
+        299 * 10**16,
+        230,
+        450,
+    )
     smart_col = Vault(
         node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
         True,
@@ -320,14 +337,16 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
     world.positions = [
         Position(11, borrower, standard, 2 * 10**18, 3_000 * 10**6),
         Position(12, borrower, standard, 10**18, 2_500 * 10**6, liquidated=True),
+        Position(13, borrower, native, 7 * 10**18, 9_000 * 10**6),
         Position(40, borrower, smart_col, 5 * 10**18, 10**18),
         Position(41, borrower, smart_debt, 10**18, 1_000 * 10**18),
         Position(42, borrower, smart_both, 3 * 10**18, 0),
     ]
     standard.total_supply, standard.total_borrow = 120 * 10**18, 250_000 * 10**6
     smart_col.total_supply, smart_col.total_borrow = 900 * 10**18, 400 * 10**18
+    native.total_supply, native.total_borrow = 50 * 10**18, 60_000 * 10**6
     for wallet in world.wallets.values():
         world.publish(wallet)
     world.publish_anyone()
-    world.publish_pools([standard, smart_col, smart_debt, smart_both])
+    world.publish_pools([standard, smart_col, smart_debt, smart_both, native])
     return world

@@ -9,7 +9,9 @@ import pytest
 import addresses
 import protocols
 import server
+from adapters.prices import native_feed
 from addresses import AddressesError
+from chain.erc20 import NATIVE, native_coin
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
@@ -88,3 +90,19 @@ def test_the_server_refuses_to_start_on_unusable_addresses(tmp_path, capsys):
     assert server.main(["--keys-file", str(tmp_path / "keys.env"), "--addresses-file", str(path)]) == 1
     assert "addresses data is unusable" in capsys.readouterr().err
     assert server.main(["--keys-file", str(tmp_path / "keys.env"), "--addresses-file", str(tmp_path / "nope")]) == 1
+
+
+def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_one(tmp_path):
+    data = addresses.load()
+    for chain in (1, 8453, 42161):
+        assert native_feed(data[chain], NATIVE.upper().replace("0X", "0x")) == data[chain].currency_feeds["ETH"]
+        assert native_feed(data[chain], "0x" + "ab" * 20) is None
+    assert native_feed(data[137], NATIVE) is None, "Polygon's coin is POL, and no POL feed is named"
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"1": {"priceFeeds": {NATIVE: FEED}}}))
+    assert addresses.load(path)[1].price_feeds[NATIVE].pair == "X/USD", "a named feed comes first (usd_price)"
+    assert [native_coin(chain) for chain in (1, 137, 43114)] == [
+        ("ETH", "Ether"),
+        ("POL", "Polygon Ecosystem Token"),
+        ("AVAX", "Avalanche"),
+    ]

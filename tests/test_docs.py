@@ -23,6 +23,7 @@ import config
 import protocols
 import server
 from chain import rpc
+from chain.erc20 import NATIVE_COINS, native_coin
 from tests.modules import MIN_MODULES, packages, service_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +92,8 @@ def defined_functions() -> set[str]:
 
 def service_codes() -> set[str]:
     """Every code the service can answer: the all-caps string constants of its modules, less
-    the settings' variables, HTTP methods, NOT_CODES and the names a package's `__all__` exports."""
+    the settings' variables, HTTP methods, NOT_CODES, the native coins' symbols and the names a
+    package's `__all__` exports."""
     envs = {setting.metadata["env"] for setting in dataclasses.fields(config.Settings)}
     found, exported = set(), set()
     for path in SERVICE_FILES.values():
@@ -100,7 +102,8 @@ def service_codes() -> set[str]:
                 found.add(node.value)
             elif isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
                 exported.update(item.value for item in ast.walk(node.value) if isinstance(item, ast.Constant))
-    return found - envs - HTTP_METHODS - NOT_CODES - exported
+    coins = {native_coin(chain)[0] for chain in (1, *NATIVE_COINS)}
+    return found - envs - HTTP_METHODS - NOT_CODES - exported - coins
 
 
 def parser_flags() -> set[str]:

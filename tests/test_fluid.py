@@ -82,7 +82,7 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
     (answer,) = (await positions(world_client, world.wallets["borrower"]))["data"]
     assert answer["warnings"] == [] and answer["lendingPositions"] == []
     found = {p["nftId"]: p for p in answer["vaultPositions"]}
-    assert list(found) == ["11", "12", "40", "41", "42"], "every NFT, in the resolver's order"
+    assert list(found) == ["11", "12", "13", "40", "41", "42"], "every NFT, in the resolver's order"
     for position in world.positions:
         got, vault = found[str(position.nft_id)], position.vault
         assert got["type"] == "fluid-vault" and got["vaultAddress"] == vault.address and got["chainId"] == 31337
@@ -109,6 +109,12 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
     assert standard["supplyDexTokens"] is standard["borrowDexTokens"] is None
     assert (standard["supplyUsd"], standard["borrowUsd"]) == (usd(2 * 10**18, "WETH"), usd(3_000 * 10**6, "USDC"))
     assert liquidated["supply"] == str(10**18) and liquidated["borrow"] == str(2_500 * 10**6)
+
+    native = found["13"]
+    ether = {"address": F.NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18}
+    assert (native["supplyToken"], native["borrowToken"]) == (ether, token(world, "USDC")), "native ETH is a token"
+    assert native["supplyUsd"] == usd(7 * 10**18, "WETH") == 21_000.0, "priced by the chain's ETH/USD feed"
+    assert native["borrowUsd"] == usd(9_000 * 10**6, "USDC")
 
     smart_col = found["40"]
     assert smart_col["vaultType"] == "smart-collateral" and smart_col["supplyRate"] == -0.0035
@@ -165,6 +171,17 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
       liquidationThreshold liquidationMaxLimit liquidationPenalty borrowFee supplyRate borrowRate oracle
       oraclePriceOperate oraclePriceLiquidate withdrawable borrowable } } }
   errors { poolAddress error { code message } } } }"""
+
+
+async def test_a_native_eth_vaults_pool_details_name_and_price_ether(world_client, world):
+    native = world.vaults[-1]
+    reply = await world_client.query(
+        POOL_QUERY, {"inputs": [{"protocol": "fluid", "chainId": 31337, "poolAddress": native.address}]}
+    )
+    (pool,) = reply.body["data"]["poolDetails"]["data"]
+    assert pool["warnings"] == [] and pool["details"]["supplyToken"] == {"symbol": "ETH"}
+    assert pool["details"]["supply"] == str(50 * 10**18)
+    assert pool["details"]["supplyUsd"] == usd(50 * 10**18, "WETH") == 150_000.0
 
 
 async def test_pool_details_of_an_ftoken_and_of_vaults(world_client, world):
