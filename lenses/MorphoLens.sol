@@ -7,8 +7,9 @@ import "Recorder.sol";
 /// @notice Given the markets and vaults the event index says the wallet may hold: Morpho Blue's
 /// `feeRecipient`; the wallet's `position` in each market and, where it has one, the market's
 /// state (`market`, the IRM's `rateAtTarget` and `borrowRateView`), its tokens' facts, the loan
-/// token's USD feed and the oracle's `price`; the wallet's `balanceOf` in each vault and, where
-/// it holds shares, the vault's asset, name, symbol, `convertToAssets` and what its APY weighs:
+/// token's USD feed and the oracle's `price` (and, for a borrow, its feeds' last rounds); the
+/// wallet's `balanceOf` in each vault and, where it holds shares, the vault's asset, name,
+/// symbol, `convertToAssets` and what its APY weighs:
 /// a V1 vault's fee, withdraw queue, `totalAssets` and supply in each queued market; a V2
 /// vault's fees, `maxRate`, idle assets and adapters (markets by id or by parameters, or a V1
 /// vault). Each market's state is read once.
@@ -72,6 +73,17 @@ contract MorphoLens is Recorder {
         _feed(ctx.tape, _lookup(params.loanToken, ctx.priced, ctx.feeds));
         if (_at(position, 1) != 0 || _at(position, 2) != 0) {
             _call(ctx.tape, params.oracle, abi.encodeWithSelector(0xa035b1fe));
+        }
+        if (_at(position, 1) != 0) _oracleFeeds(ctx.tape, params.oracle);
+    }
+
+    /// @dev The feeds a MorphoChainlinkOracle(V2) multiplies (BASE_FEED_1, BASE_FEED_2,
+    /// QUOTE_FEED_1, QUOTE_FEED_2) and their last rounds: the oracle's last update, for a borrow.
+    function _oracleFeeds(Tape memory tape, address oracle) private view {
+        bytes4[4] memory getters = [bytes4(0xf50a4718), bytes4(0xdc53858c), bytes4(0x56095e11), bytes4(0xacfbd39e)];
+        for (uint256 i = 0; i < 4; i++) {
+            address feed = address(uint160(_word(tape, oracle, abi.encodeWithSelector(getters[i]))));
+            if (feed != address(0)) _call(tape, feed, abi.encodeWithSelector(0xfeaf968c));
         }
     }
 

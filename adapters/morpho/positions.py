@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, cast
 from adapters.deployment import started
 from adapters.morpho import adaptive_curve_irm as irm
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from adapters.prices import UsdPrice, usd_price
+from adapters.prices import LATEST_ROUND_DATA, UsdPrice, usd_price
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
 from adapters.sweep import balances, sweep, swept_balances
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, erc20, first, no_read
@@ -105,6 +106,14 @@ BORROW_RATE_VIEW = Function(
     ("uint256",),
 )
 ORACLE_PRICE = Function("price()", "a035b1fe", ("uint256",))
+ORACLE_FEEDS = (
+    Function("BASE_FEED_1()", "f50a4718", ("address",), immutable=True),
+    Function("BASE_FEED_2()", "dc53858c", ("address",), immutable=True),
+    Function("QUOTE_FEED_1()", "56095e11", ("address",), immutable=True),
+    Function("QUOTE_FEED_2()", "acfbd39e", ("address",), immutable=True),
+)
+"""The Chainlink-style feeds a MorphoChainlinkOracle(V2) multiplies (IMorphoChainlinkOracleV2;
+immutable): the oracle's last update is their oldest `updatedAt`."""
 
 VAULT_NAME = Function("name()", "06fdde03", ("string",))
 VAULT_SYMBOL = Function("symbol()", "95d89b41", ("string",))
@@ -355,6 +364,24 @@ class MorphoReader:
 
     async def oracle_price(self, oracle: str) -> int:
         return cast(int, await first(self.reader.call(oracle, ORACLE_PRICE, label=f"oracle {oracle}")))
+
+    async def oracle_updated_at(self, oracle: str) -> int | None:
+        """The oldest `updatedAt` of the feeds a MorphoChainlinkOracle(V2) reads (ORACLE_FEEDS);
+        None for an oracle that names none (another kind: its price carries no time)."""
+        label = f"oracle {oracle}"
+        named = await asyncio.gather(
+            *(self.reader.call(oracle, getter, label=label) for getter in ORACLE_FEEDS), return_exceptions=True
+        )
+        feeds = []
+        for answer in named:
+            if isinstance(answer, BaseException) and not isinstance(answer, ProtocolError):
+                raise answer
+            if isinstance(answer, tuple) and int(answer[0], 16):
+                feeds.append(answer[0])
+        rounds = await asyncio.gather(
+            *(self.reader.call(feed, LATEST_ROUND_DATA, label=f"{label} feed {feed}") for feed in feeds)
+        )
+        return min((cast(int, answer[3]) for answer in rounds), default=None)
 
     async def vault_v1_rate(self, vault: str) -> int:
         """A MetaMorpho vault's net per-second rate (see `vault_v1_rates`)."""
@@ -832,16 +859,24 @@ async def _market_position(
     optional = morpho.warnings.optional
     params = morpho.markets[market_id]
     has_collateral_token = int(params.collateral_token, 16) != 0
-    state, loan, collateral_token, loan_price, oracle_price = await asyncio.gather(
-        morpho.quoted_market(market_id, "supplyAssets, borrowAssets and their USD values are"),
-        optional(morpho.token(params.loan_token), params.loan_token, "the market's loanAsset is"),
-        optional(morpho.token(params.collateral_token), params.collateral_token, "the market's collateralAsset is")
-        if has_collateral_token
-        else no_read(),
-        optional(morpho.price(params.loan_token), params.loan_token, "the market's USD values are"),
-        optional(morpho.oracle_price(params.oracle), market_id, "collateralUsd and healthFactor are")
-        if collateral or borrow_shares
-        else no_read(),
+    (state, loan, collateral_token, loan_price, oracle_price), (updated_at, now) = await asyncio.gather(
+        asyncio.gather(
+            morpho.quoted_market(market_id, "supplyAssets, borrowAssets and their USD values are"),
+            optional(morpho.token(params.loan_token), params.loan_token, "the market's loanAsset is"),
+            optional(morpho.token(params.collateral_token), params.collateral_token, "the market's collateralAsset is")
+            if has_collateral_token
+            else no_read(),
+            optional(morpho.price(params.loan_token), params.loan_token, "the market's USD values are"),
+            optional(morpho.oracle_price(params.oracle), market_id, "collateralUsd and healthFactor are")
+            if collateral or borrow_shares
+            else no_read(),
+        ),
+        asyncio.gather(
+            optional(morpho.oracle_updated_at(params.oracle), params.oracle, "the oracle's last update is")
+            if borrow_shares
+            else no_read(),
+            morpho.reader.block_timestamp() if borrow_shares else no_read(),
+        ),
     )
     if state is not None and fee_recipient:
         supply_shares += state.pending_fee_shares
@@ -883,7 +918,53 @@ async def _market_position(
         "supplyApy": state.supply_apy if state else None,
         "borrowApy": state.borrow_apy if state else None,
         "healthFactor": health,
+        "risk": {
+            **_risk(morpho, market_id, params, borrow, collateral, oracle_price, (loan, collateral_token), loan_price),
+            "oracle": oracle_info(params.oracle, updated_at, cast(int, now)),
+        }
+        if borrow_shares
+        else None,
     }
+
+
+def _risk(
+    morpho: MorphoReader,
+    market_id: str,
+    params: MarketParams,
+    borrow: int | None,
+    collateral: int,
+    oracle_price: int | None,
+    tokens: tuple[dict[str, Any] | None, dict[str, Any] | None],
+    loan_price: UsdPrice | None,
+) -> dict[str, Any]:
+    """The `BorrowRisk` figures of a market position (adapters/risk.py) by Morpho Blue's check
+    (`_isHealthy`, made by `liquidate` after accruing interest): liquidatable once
+    collateral x oracle price / 1e36 x LLTV < borrowed assets, all in the loan asset's units.
+    Whole units where both tokens' decimals are known; raw units otherwise (then only the drop,
+    a ratio, is stated)."""
+    loan, collateral_token = tokens
+    threshold = Fraction(params.lltv, WAD)
+    if borrow is None or oracle_price is None:
+        return {
+            "healthFactor": None,
+            "loanToValue": None,
+            "liquidationLoanToValue": float(threshold),
+            "liquidationPrices": [
+                {"asset": collateral_token, "priceUsd": None, "priceInLoanAsset": None, "dropToLiquidation": None}
+            ],
+        }
+    scale = (10 ** loan["decimals"], 10 ** collateral_token["decimals"]) if loan and collateral_token else (1, 1)
+    unit = Unit(
+        usd=Fraction(loan_price.answer, 10**loan_price.decimals) if loan_price and loan and collateral_token else None,
+        per_loan_asset=Fraction(1) if loan and collateral_token else None,
+    )
+    held = Collateral(
+        collateral_token,
+        Fraction(collateral, scale[1]),
+        Fraction(oracle_price * scale[1], ORACLE_PRICE_SCALE * scale[0]),
+        threshold,
+    )
+    return borrow_risk(Fraction(borrow, scale[0]), [held], unit, morpho.warnings, market_id)
 
 
 def streams(addresses: dict[int, ChainAddresses], chain_id: int) -> tuple[Stream, ...]:

@@ -1,0 +1,142 @@
+"""`BorrowRisk` against each protocol's own liquidation entry point, on every test world at once.
+
+For random positions (hypothesis), the answered liquidation price of a collateral is moved into
+that collateral's price source: at the price times (1 + 1e-6) the protocol's liquidation refuses
+the position, at times (1 - 1e-6) it accepts it. Each example runs inside an anvil snapshot, so
+the worlds are as built for the next. Debts are at least about 10 units of the loan asset: the
+contracts round each product down to a wei, and one wei must weigh less than the margin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import all_worlds
+from tests import morpho_world as W
+from tests.evm import Anvil
+from tests.test_past_blocks import Service
+
+RISK = """risk { healthFactor loanToValue liquidationLoanToValue
+  liquidationPrices { asset { address symbol } priceUsd priceInLoanAsset dropToLiquidation }
+  oracle { address updatedAt ageSeconds } }"""
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on MorphoWalletPositions {{ warnings {{ code message target }}
+      marketPositions {{ marketId borrowAssets collateral healthFactor {RISK} }} }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+MARGIN = Fraction(1, 10**6)
+PARAMS = "(address,address,address,address,uint256)"
+EXAMPLES = settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    node = Anvil()
+    try:
+        folder = tmp_path_factory.mktemp("risk")
+        built, key = all_worlds.prepare(node, folder, "risk")
+        yield built, folder, key
+    finally:
+        node.stop()
+
+
+@contextmanager
+def snapshot(node: Anvil) -> Iterator[None]:
+    """Whatever the example changes is undone after it."""
+    taken = node.rpc("evm_snapshot")
+    try:
+        yield
+    finally:
+        node.rpc("evm_revert", taken)
+
+
+def fresh_wallet(node: Anvil, seed: int) -> str:
+    """An address nobody used, able to send transactions (impersonated, with ether for gas)."""
+    wallet = "0x" + (seed + 0xA11CE).to_bytes(20, "big").hex()
+    node.rpc("anvil_impersonateAccount", wallet)
+    node.rpc("anvil_setBalance", wallet, hex(10**20))
+    return wallet
+
+
+def answer(folder: Path, key: str, node: Anvil, protocol: str, wallet: str) -> dict[str, Any]:
+    async def ask() -> dict[str, Any]:
+        async with Service(folder, key, node) as service:
+            return await service.ask(QUERY, [{"protocol": protocol, "chainId": node.chain_id, "walletAddress": wallet}])
+
+    found = asyncio.run(ask())
+    assert found["errors"] == [], found["errors"]
+    (entry,) = found["data"]
+    return dict(entry)
+
+
+# ---------------------------------------------------------------- Morpho Blue
+
+
+@EXAMPLES
+@given(seed=st.integers(0, 2**32), collateral=st.integers(10**17, 20 * 10**18), share=st.integers(5, 95))
+def test_morpho_liquidates_from_the_answered_price_down(worlds, seed, collateral, share):
+    built, folder, key = worlds
+    world, node = built.parts["morpho"], built.node
+    market = world.market_a
+    with snapshot(node):
+        borrower, liquidator = fresh_wallet(node, seed), fresh_wallet(node, seed + 1)
+        W._fund(world, world.weth, borrower, collateral)
+        W._fund(world, world.usdc, liquidator, 10**12 * W.USDC)
+        borrowed = collateral * W.ORACLE_PRICE // 10**36 * W.LLTV_A // 10**18 * share // 100
+        node.send(
+            world.morpho,
+            f"supplyCollateral({PARAMS},uint256,address,bytes)",
+            market,
+            collateral,
+            borrower,
+            b"",
+            sender=borrower,
+        )
+        node.send(
+            world.morpho,
+            f"borrow({PARAMS},uint256,uint256,address,address)",
+            market,
+            max(borrowed, 1),
+            0,
+            borrower,
+            borrower,
+            sender=borrower,
+        )
+        entry = answer(folder, key, node, "morpho", borrower)
+        (position,) = entry["marketPositions"]
+        risk = position["risk"]
+        assert entry["warnings"] == [] and risk["healthFactor"] == position["healthFactor"] > 1
+        assert risk["liquidationLoanToValue"] == W.LLTV_A / 10**18
+        assert risk["loanToValue"] == pytest.approx(risk["liquidationLoanToValue"] / risk["healthFactor"], rel=1e-12)
+        assert risk["oracle"] == {"address": world.oracle, "updatedAt": None, "ageSeconds": None}, "a bare oracle"
+        (price,) = risk["liquidationPrices"]
+        assert price["asset"] == {"address": world.weth, "symbol": "WETH"}
+        assert price["priceUsd"] == pytest.approx(price["priceInLoanAsset"] * W.USDC_USD / 10**8, rel=1e-12)
+        at = Fraction(price["priceInLoanAsset"]) * 10**36 * W.USDC / W.ETHER
+        assert price["dropToLiquidation"] == pytest.approx(float(1 - at / W.ORACLE_PRICE), rel=1e-9)
+
+        def liquidation_refused(oracle_price: Fraction) -> bool:
+            node.send(world.oracle, "setPrice(uint256)", int(oracle_price))
+            return node.call_reverts(
+                world.morpho,
+                f"liquidate({PARAMS},address,uint256,uint256,bytes)",
+                market,
+                borrower,
+                collateral // 10,
+                0,
+                b"",
+                sender=liquidator,
+            )
+
+        assert liquidation_refused(at * (1 + MARGIN)), "healthy just above the answered price"
+        assert not liquidation_refused(at * (1 - MARGIN)), "liquidatable just below it"
