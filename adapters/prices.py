@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
@@ -51,6 +52,13 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> U
     when its feed gives no trustworthy price."""
     feed = chain.price_feeds.get(token.lower()) or native_feed(chain, token)
     return await feed_price(reader, chain, feed, token) if feed else None
+
+
+def token_feeds(chain: ChainAddresses) -> Mapping[str, PriceFeed]:
+    """Every token's feed as usd_price finds it (priceFeeds, and the native coin's currency feed
+    where priceFeeds does not name it): what a lens reads so that no price needs a round."""
+    native = native_feed(chain, NATIVE)
+    return chain.price_feeds if native is None or NATIVE in chain.price_feeds else {**chain.price_feeds, NATIVE: native}
 
 
 def native_feed(chain: ChainAddresses, token: str) -> PriceFeed | None:

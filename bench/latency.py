@@ -40,6 +40,7 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
 QUERIES = [
     ("morpho (saver: markets, V1 and V2 vaults)", [("morpho", "saver")]),
     ("morpho (depositor)", [("morpho", "depositor")]),
+    ("morpho (borrower: a market, its risk)", [("morpho", "borrower")]),
     ("aave (borrower)", [("aave", "borrower")]),
     ("compound (borrower)", [("compound", "borrower")]),
     ("pendle (saver)", [("pendle", "saver")]),

@@ -9,7 +9,7 @@ import pytest
 import addresses
 import protocols
 import server
-from adapters.prices import native_feed
+from adapters.prices import native_feed, token_feeds
 from addresses import AddressesError
 from chain.erc20 import NATIVE, native_coin
 
@@ -98,6 +98,8 @@ def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_on
         assert native_feed(data[chain], NATIVE.upper().replace("0X", "0x")) == data[chain].currency_feeds["ETH"]
         assert native_feed(data[chain], "0x" + "ab" * 20) is None
     assert native_feed(data[137], NATIVE) is None, "Polygon's coin is POL, and no POL feed is named"
+    assert token_feeds(data[1])[NATIVE] == data[1].currency_feeds["ETH"], "what the lenses read"
+    assert token_feeds(data[137]) is data[137].price_feeds
     path = tmp_path / "a.json"
     path.write_text(json.dumps({"1": {"priceFeeds": {NATIVE: FEED}}}))
     assert addresses.load(path)[1].price_feeds[NATIVE].pair == "X/USD", "a named feed comes first (usd_price)"

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tests import all_worlds
 from tests import morpho_world as W
-from tests.evm import Anvil
+from tests.evm import CONTRACTS, Anvil, compile_contracts
 from tests.test_past_blocks import Service
 
 RISK = """risk { healthFactor loanToValue liquidationLoanToValue
@@ -140,3 +140,58 @@ def test_morpho_liquidates_from_the_answered_price_down(worlds, seed, collateral
 
         assert liquidation_refused(at * (1 + MARGIN)), "healthy just above the answered price"
         assert not liquidation_refused(at * (1 - MARGIN)), "liquidatable just below it"
+
+
+def test_a_chainlink_oracles_last_update_is_its_oldest_feeds(worlds):
+    built, folder, key = worlds
+    world, node = built.parts["morpho"], built.node
+    artifacts = compile_contracts([CONTRACTS / "TestChainlinkOracle.sol", CONTRACTS / "TestPriceFeed.sol"])
+    with snapshot(node):
+        now = world.timestamp()
+        base = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+        node.send(base, "set(int256,uint256)", 3_000 * 10**8, now - 500)
+        world.set_feed(W.USDC_USD, age=20)
+        oracle = node.deploy(
+            artifacts["TestChainlinkOracle"], ["address", "address", "uint256"], [base, world.usdc_feed, W.ORACLE_PRICE]
+        )
+        market = (world.usdc, world.weth, oracle, world.irm, W.LLTV_A)
+        borrower, lender = fresh_wallet(node, 7), fresh_wallet(node, 8)
+        node.send(world.morpho, f"createMarket({PARAMS})", market)
+        W._fund(world, world.usdc, lender, 10_000 * W.USDC)
+        W._fund(world, world.weth, borrower, W.ETHER)
+        node.send(
+            world.morpho,
+            f"supply({PARAMS},uint256,uint256,address,bytes)",
+            market,
+            10_000 * W.USDC,
+            0,
+            lender,
+            b"",
+            sender=lender,
+        )
+        node.send(
+            world.morpho,
+            f"supplyCollateral({PARAMS},uint256,address,bytes)",
+            market,
+            W.ETHER,
+            borrower,
+            b"",
+            sender=borrower,
+        )
+        node.send(
+            world.morpho,
+            f"borrow({PARAMS},uint256,uint256,address,address)",
+            market,
+            1_000 * W.USDC,
+            0,
+            borrower,
+            borrower,
+            sender=borrower,
+        )
+        entry = answer(folder, key, node, "morpho", borrower)
+        (position,) = entry["marketPositions"]
+        assert position["risk"]["oracle"] == {
+            "address": oracle,
+            "updatedAt": now - 500,
+            "ageSeconds": world.timestamp() - (now - 500),
+        }, "the base feed, older than the quote feed"

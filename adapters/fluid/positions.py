@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.deployment import deployed
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
-from adapters.prices import UsdPrice, usd_price
+from adapters.prices import UsdPrice, token_feeds, usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
@@ -116,7 +116,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     deployment = chain.fluid
     assert deployment is not None
     reader = ctx.reader(chain_id)
-    feeds, sequencer = [feed.feed for feed in chain.price_feeds.values()], chain.sequencer_uptime_feed or NONE
+    feeds, sequencer = [feed.feed for feed in token_feeds(chain).values()], chain.sequencer_uptime_feed or NONE
     pair = [deployment.lending_resolver, deployment.vault_resolver]
     reader.prefetch([LENS.initcode(wallet, *pair, feeds, sequencer)], [*pair, *feeds, sequencer])
     fluid = FluidReader(reader, chain, ctx.warnings)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, cast
 from adapters.deployment import started
 from adapters.morpho import adaptive_curve_irm as irm
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from adapters.prices import LATEST_ROUND_DATA, UsdPrice, usd_price
+from adapters.prices import LATEST_ROUND_DATA, UsdPrice, token_feeds, usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
 from adapters.sweep import balances, sweep, swept_balances
 from addresses import ChainAddresses, MorphoAddresses
@@ -521,10 +521,11 @@ def _prefetch(
         (markets[i : i + LENS_MARKETS], [], []) for i in range(0, max(len(markets), 1), LENS_MARKETS)
     ]
     parts += [([], [vault], []) for vault in v1] + [([], [], [vault]) for vault in v2]
-    feeds = [feed.feed for feed in chain.price_feeds.values()]
+    priced = token_feeds(chain)
+    feeds = [feed.feed for feed in priced.values()]
     sequencer, blue = chain.sequencer_uptime_feed or NONE, deployment.blue.address
     irm = deployment.adaptive_curve_irm or NONE
-    initcodes = [LENS.initcode(blue, irm, wallet, *part, list(chain.price_feeds), feeds, sequencer) for part in parts]
+    initcodes = [LENS.initcode(blue, irm, wallet, *part, list(priced), feeds, sequencer) for part in parts]
     reader.prefetch(initcodes, [blue, *v1, *v2, *feeds, sequencer])
 
 

@@ -46,7 +46,7 @@ from adapters.deployment import started
 from adapters.formats import ratio
 from adapters.history import iso_date
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from adapters.prices import UsdPrice, usd_price
+from adapters.prices import UsdPrice, token_feeds, usd_price
 from adapters.sweep import balances, swept_balances
 from addresses import ChainAddresses, PendleAddresses
 from chain import ChainReader, Log, erc20, shared_future
@@ -336,13 +336,14 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, catalog: Catalog, held
             sys.append(pair.sy)
             yts.append(pair.yt)
             markets.append(market or NONE)
-    feeds, sequencer = [feed.feed for feed in chain.price_feeds.values()], chain.sequencer_uptime_feed or NONE
+    priced = token_feeds(chain)
+    feeds, sequencer = [feed.feed for feed in priced.values()], chain.sequencer_uptime_feed or NONE
     initcodes = [
         LENS.initcode(
             wallet,
             *(column[i : i + LENS_TOKENS] for column in (tokens, sys, yts, markets)),
             catalog.sys if i == 0 else [],
-            list(chain.price_feeds),
+            list(priced),
             feeds,
             sequencer,
         )

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 from adapters import history
 from adapters.deployment import before, existing
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, usd_price
+from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, token_feeds, usd_price
 from adapters.sweep import balances
 from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddresses
 from chain import ChainReader, erc20, no_read
@@ -75,7 +75,8 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAdd
     currency_feeds = [chain.currency_feeds.get(token.currency) for token in section.tokens]
     feeds = [NONE if feed is None else feed.feed for feed in currency_feeds]
     sequencer = chain.sequencer_uptime_feed or NONE
-    asset_feeds = [feed.feed for feed in chain.price_feeds.values()]
+    priced = token_feeds(chain)
+    asset_feeds = [feed.feed for feed in priced.values()]
     initcode = LENS.initcode(
         wallet,
         [vault.address for vault in section.vaults],
@@ -83,7 +84,7 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAdd
         [token.token for token in section.tokens],
         [token.feed.feed for token in section.tokens],
         feeds,
-        list(chain.price_feeds),
+        list(priced),
         asset_feeds,
         sequencer,
     )
