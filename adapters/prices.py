@@ -54,6 +54,15 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> U
     return await feed_price(reader, chain, feed, token) if feed else None
 
 
+async def oldest_update(reader: ChainReader, feeds: list[str], label: str) -> int | None:
+    """The oldest `updatedAt` of Chainlink-style feeds: when a price made of them all was last
+    updated; None for no feed."""
+    rounds = await asyncio.gather(
+        *(reader.call(feed, LATEST_ROUND_DATA, label=f"{label} feed {feed}") for feed in feeds)
+    )
+    return min((cast(int, answer[3]) for answer in rounds), default=None)
+
+
 def token_feeds(chain: ChainAddresses) -> Mapping[str, PriceFeed]:
     """Every token's feed as usd_price finds it (priceFeeds, and the native coin's currency feed
     where priceFeeds does not name it): what a lens reads so that no price needs a round."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
+from adapters.position_warnings import NO_LIQUIDATION_PRICE, Warnings
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def borrow_risk(
 ) -> dict[str, Any]:
     """The `BorrowRisk` of a position that owes `debt` (in the check's unit) against
     `collaterals`, all but its `oracle`, which the protocol names; a collateral whose fall alone
-    cannot make it liquidatable gets null prices and a warning naming it."""
+    cannot make it liquidatable gets null prices and a NO_LIQUIDATION_PRICE warning naming it."""
     weighted = sum((c.amount * c.price * c.threshold for c in collaterals), Fraction(0))
     value = sum((c.amount * c.price for c in collaterals), Fraction(0))
     prices = []
@@ -64,7 +64,7 @@ def borrow_risk(
         if at is None:
             symbol = c.token["symbol"] if c.token else "a collateral"
             warnings.add(
-                FIGURE_UNAVAILABLE,
+                NO_LIQUIDATION_PRICE,
                 target,
                 f"no fall of {symbol}'s price alone makes this position liquidatable (the rest of its "
                 "collateral covers the debt, or it counts for nothing): its liquidation prices are null.",
@@ -84,6 +84,19 @@ def borrow_risk(
         "loanToValue": float(debt / value) if value > 0 else None,
         "liquidationLoanToValue": float(weighted / value) if value > 0 else None,
         "liquidationPrices": prices,
+    }
+
+
+def unknown_risk(tokens: list[dict[str, Any] | None], liquidation_ltv: float | None = None) -> dict[str, Any]:
+    """The `BorrowRisk` figures of a position whose prices or debt could not be read (the
+    warnings of those reads say why): every figure null but the threshold, where known."""
+    return {
+        "healthFactor": None,
+        "loanToValue": None,
+        "liquidationLoanToValue": liquidation_ltv,
+        "liquidationPrices": [
+            {"asset": token, "priceUsd": None, "priceInLoanAsset": None, "dropToLiquidation": None} for token in tokens
+        ],
     }
 
 

@@ -60,6 +60,8 @@ QUERIES = [
 ]
 PAST = 10
 """Blocks back for the mix at a past block."""
+FOLLOWER_WAIT = 10
+"""Seconds the benchmark waits for the head follower to see a mined block before it says so."""
 
 
 async def timed(
@@ -78,7 +80,10 @@ async def timed(
     durations, requests, again = [], [], []
     for run in range(runs + 1):
         node.mine(1)
+        waited = time.monotonic() + FOLLOWER_WAIT
         while run and (follower.head is None or follower.head.number != node.block_number()):
+            if time.monotonic() > waited:
+                raise RuntimeError(f"the head follower did not see block {node.block_number()} in {FOLLOWER_WAIT} s")
             await asyncio.sleep(0.005)
         before = proxy.reads()
         started = time.perf_counter()

@@ -8,7 +8,8 @@ import "Recorder.sol";
 /// `getUtilization`, the wallet's `balanceOf` and `borrowBalanceOf`; every `getAssetInfo(i)`, the
 /// supply and borrow rates at that utilization, the base price; the wallet's
 /// `collateralBalanceOf` and `getPrice` of every asset; the market currency's USD feed; token facts
-/// where the wallet has a position. Then, last since it accrues the market, each Comet's
+/// where the wallet has a position; for a borrow, the last round of the base feed and of each
+/// held collateral's feed (when Comet's prices were last updated). Then, last since it accrues the market, each Comet's
 /// `CometRewards.getRewardOwed` and the reward token's facts.
 contract CompoundLens is Recorder {
     uint256 private constant MAX_ASSETS = 32;
@@ -44,7 +45,8 @@ contract CompoundLens is Recorder {
         uint256 count = _word(tape, comet, abi.encodeWithSelector(0xa46fe83b));
         uint256 utilization = _word(tape, comet, abi.encodeWithSelector(0x7eb71131));
         bool held = _word(tape, comet, abi.encodeWithSelector(0x70a08231, wallet)) > 0;
-        held = _word(tape, comet, abi.encodeWithSelector(0x374c49b4, wallet)) > 0 || held;
+        bool borrowing = _word(tape, comet, abi.encodeWithSelector(0x374c49b4, wallet)) > 0;
+        held = borrowing || held;
         if (count > MAX_ASSETS) return;
         address[] memory assets = new address[](count);
         address[] memory feeds = new address[](count);
@@ -57,10 +59,12 @@ contract CompoundLens is Recorder {
         _call(tape, comet, abi.encodeWithSelector(0xd955759d, utilization));
         _call(tape, comet, abi.encodeWithSelector(0x9fa83b5a, utilization));
         _call(tape, comet, abi.encodeWithSelector(0x41976e09, baseFeed));
+        if (borrowing) _call(tape, baseFeed, abi.encodeWithSelector(0xfeaf968c));
         for (uint256 i = 0; i < count; i++) {
             if (_word(tape, comet, abi.encodeWithSelector(0x5c2549ee, wallet, assets[i])) > 0) {
                 held = true;
                 _tokenInfo(tape, assets[i]);
+                if (borrowing) _call(tape, feeds[i], abi.encodeWithSelector(0xfeaf968c));
             }
             _call(tape, comet, abi.encodeWithSelector(0x41976e09, feeds[i]));
         }

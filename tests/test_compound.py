@@ -61,7 +61,10 @@ def rate(world, market, name, block) -> int:
 async def test_supply_borrow_collateral_and_rewards(world_client, world):
     saver, borrower = (await positions(world_client, world.wallets["saver"], world.wallets["borrower"]))["data"]
     block = saver["blockNumber"]
-    assert saver["warnings"] == borrower["warnings"] == []
+    assert saver["warnings"] == []
+    assert [(w["code"], w["target"]) for w in borrower["warnings"]] == [("NO_LIQUIDATION_PRICE", world.weth_market)], (
+        "its WBTC covers the debt: no fall of its USDC alone liquidates it"
+    )
     (supply,) = saver["supplyPositions"]
     balance = 25_000 * C.USDC + 123
     supply_rate = rate(world, world.usdc_market, "getSupplyRate", block)
@@ -137,7 +140,9 @@ async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(
     (borrow,) = entry["borrowPositions"]
     assert borrow["debtUsd"] is None and borrow["borrowCapacityUsd"] is None and borrow["apr"] > 0
     assert [c["balanceUsd"] for c in entry["collateralPositions"]] == [None, None]
-    assert entry["warnings"] == [], "no price source at all is null by design, not a warning"
+    assert [w["code"] for w in entry["warnings"]] == ["NO_LIQUIDATION_PRICE"], (
+        "no price source at all is null by design, not a warning"
+    )
 
 
 async def test_a_wallet_with_nothing(world_client, world):

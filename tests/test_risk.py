@@ -68,10 +68,10 @@ def fresh_wallet(node: Anvil, seed: int) -> str:
     return wallet
 
 
-def answer(folder: Path, key: str, node: Anvil, protocol: str, wallet: str) -> dict[str, Any]:
+def answer(folder: Path, key: str, node: Anvil, protocol: str, wallet: str, query: str = QUERY) -> dict[str, Any]:
     async def ask() -> dict[str, Any]:
         async with Service(folder, key, node) as service:
-            return await service.ask(QUERY, [{"protocol": protocol, "chainId": node.chain_id, "walletAddress": wallet}])
+            return await service.ask(query, [{"protocol": protocol, "chainId": node.chain_id, "walletAddress": wallet}])
 
     found = asyncio.run(ask())
     assert found["errors"] == [], found["errors"]
@@ -195,3 +195,64 @@ def test_a_chainlink_oracles_last_update_is_its_oldest_feeds(worlds):
             "updatedAt": now - 500,
             "ageSeconds": world.timestamp() - (now - 500),
         }, "the base feed, older than the quote feed"
+
+
+# ---------------------------------------------------------------- Compound v3
+
+
+COMPOUND = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on CompoundWalletPositions {{ warnings {{ code message target }}
+      borrowPositions {{ marketAddress debt {RISK} }} }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+
+
+@EXAMPLES
+@given(
+    seed=st.integers(0, 2**32),
+    weth=st.integers(10**17, 50 * 10**18),
+    comp=st.integers(0, 20_000 * 10**18),
+    share=st.integers(5, 95),
+)
+def test_comet_liquidates_from_the_answered_price_down(worlds, seed, weth, comp, share):
+    built, folder, key = worlds
+    world, node = built.parts["compound"], built.node
+    comet, feeds, tokens = world.usdc_market, world.feeds, world.tokens
+    held = {"WETH": weth, "COMP": comp}
+    factors = {"WETH": 895 * 10**15, "COMP": 70 * 10**16}
+    prices = {"WETH": 3000 * 10**8, "COMP": 45 * 10**8}
+    capacity = sum(held[s] * prices[s] // 10**18 * factors[s] // 10**18 for s in held)  # USD, 8 decimals
+    borrowed = capacity * share // 100 // 100  # USDC, 6 decimals (USDC at $1.00): at least about $13
+    with snapshot(node):
+        wallet = "0x" + (seed + 0xB0B).to_bytes(20, "big").hex()
+        for symbol, amount in held.items():
+            node.send(comet, "setCollateral(address,address,uint128)", wallet, tokens[symbol], amount)
+        node.send(comet, "setAccount(address,uint256,uint256)", wallet, 0, borrowed)
+        for symbol, price in prices.items():
+            node.send(feeds[symbol], "set(int256,uint256)", price, world_timestamp(node))
+        entry = answer(folder, key, node, "compound", wallet, COMPOUND)
+        (borrow,) = [b for b in entry["borrowPositions"] if b["marketAddress"] == comet]
+        risk = borrow["risk"]
+        assert risk["healthFactor"] == pytest.approx(100 / share, rel=1e-3)
+        assert risk["oracle"]["address"] == comet and risk["oracle"]["ageSeconds"] is not None
+        by_symbol = {p["asset"]["symbol"]: p for p in risk["liquidationPrices"]}
+        assert set(by_symbol) == {s for s in held if held[s]}
+
+        def liquidatable(symbol: str, price: Fraction) -> bool:
+            node.send(feeds[symbol], "set(int256,uint256)", max(1, int(price)), world_timestamp(node))
+            liquidatable = node.call(comet, "isLiquidatable(address)", wallet, returns=["bool"])
+            node.send(feeds[symbol], "set(int256,uint256)", prices[symbol], world_timestamp(node))
+            return bool(liquidatable)
+
+        for symbol, price in by_symbol.items():
+            if price["priceUsd"] is None:
+                assert any(symbol in w["message"] and w["code"] == "NO_LIQUIDATION_PRICE" for w in entry["warnings"])
+                assert not liquidatable(symbol, Fraction(1)), "no fall of this asset alone liquidates it"
+                continue
+            at = Fraction(price["priceUsd"]) * 10**8
+            assert price["priceInLoanAsset"] == pytest.approx(price["priceUsd"], rel=1e-12), "USDC at $1.00"
+            assert not liquidatable(symbol, at * (1 + MARGIN)), f"{symbol}: not yet just above the answered price"
+            assert liquidatable(symbol, at * (1 - MARGIN)), f"{symbol}: liquidatable just below it"
+
+
+def world_timestamp(node: Anvil) -> int:
+    return int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)

@@ -24,6 +24,9 @@ Every Comet market the addresses data lists for the chain is read:
 - Borrow capacity and liquidation threshold, as Comet's isBorrowCollateralized and
   isLiquidatable weigh collateral: Σ collateral x price / scale x borrowCollateralFactor (resp.
   liquidateCollateralFactor) / 1e18, in USD.
+- Risk (`risk` on a borrow): `isLiquidatable`'s comparison solved for each collateral's price
+  (`_risk`, adapters/risk.py); the oracle is the Comet (its `getPrice` asks each asset's feed),
+  last updated at the oldest `updatedAt` of the base feed and the held collaterals' feeds.
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from adapters.deployment import deployed
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
-from adapters.prices import currency_usd
+from adapters.prices import currency_usd, oldest_update
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
-from chain import ChainReader, erc20, first
+from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -174,20 +178,30 @@ async def _market(
     def per_unit(price: int | ProtocolError, scale: int) -> Fraction | ProtocolError | None:
         return usd_per_unit(price, scale, unit_usd)
 
-    held = []
+    held, prices_held = [], []
     for asset, balance, price in zip(assets, balances, prices):
         if isinstance(balance, ProtocolError):
             warnings.left_out(f"collateral {asset[1]} of", comet, balance)
         elif balance[0]:
             held.append((asset, balance[0], per_unit(price, asset[3])))
+            prices_held.append(price)
     base_usd = per_unit(base_price, base_scale)
     known = {base: base_usd, **{asset[1]: per_unit(price, asset[3]) for asset, price in zip(assets, prices)}}
     known = {token: usd for token, usd in known.items() if isinstance(usd, Fraction)}
     if not (supplied or borrowed or held or reward):
         return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known}
-    base_info, *collateral_infos = await asyncio.gather(
-        warnings.optional(erc20.token_info(reader, base), base, "baseAsset is"),
-        *(warnings.optional(erc20.token_info(reader, asset[1]), asset[1], "asset is") for asset, _, _ in held),
+    feeds = [base_feed, *(asset[2] for asset, _, _ in held)]
+    (base_info, *collateral_infos), (updated, now) = await asyncio.gather(
+        asyncio.gather(
+            warnings.optional(erc20.token_info(reader, base), base, "baseAsset is"),
+            *(warnings.optional(erc20.token_info(reader, asset[1]), asset[1], "asset is") for asset, _, _ in held),
+        ),
+        asyncio.gather(
+            warnings.optional(oldest_update(reader, feeds, label), comet, "the risk oracle's updatedAt is")
+            if borrowed
+            else no_read(),
+            reader.block_timestamp() if borrowed else no_read(),
+        ),
     )
     collateral_usd = [
         warnings.value(usd, asset[1], "balanceUsd, borrowCapacityUsd and liquidationThresholdUsd are")
@@ -236,6 +250,12 @@ async def _market(
             "apy": None if rate is None else apy(rate),
             "borrowCapacityUsd": weighted(4),
             "liquidationThresholdUsd": weighted(5),
+            "risk": {
+                **_risk(
+                    borrowed, base_scale, base_price, held, prices_held, collateral_infos, unit_usd, warnings, comet
+                ),
+                "oracle": oracle_info(comet, updated, cast(int, now)),
+            },
         }
     return {
         "supply": supply,
@@ -244,6 +264,34 @@ async def _market(
         "prices": known,
         "reward": (comet, *reward) if reward else None,
     }
+
+
+def _risk(
+    borrowed: int,
+    base_scale: int,
+    base_price: int | ProtocolError,
+    held: list[tuple[Any, int, Any]],
+    prices: list[int | ProtocolError],
+    infos: list[dict[str, Any] | None],
+    unit_usd: Fraction | ProtocolError | None,
+    warnings: Warnings,
+    comet: str,
+) -> dict[str, Any]:
+    """The `BorrowRisk` figures of a borrow (adapters/risk.py) by Comet's `isLiquidatable`:
+    liquidatable once Σ collateral x getPrice / scale x liquidateCollateralFactor / 1e18 <
+    borrowBalance x getPrice(base) / baseScale, in Comet's price currency (8 decimals)."""
+    if isinstance(base_price, ProtocolError) or any(isinstance(price, ProtocolError) for price in prices):
+        return unknown_risk(infos)
+    collaterals = [
+        Collateral(info, Fraction(balance, asset[3]), Fraction(price, PRICE_SCALE), Fraction(asset[5], WAD))
+        for (asset, balance, _), price, info in zip(held, cast(list[int], prices), infos)
+    ]
+    unit = Unit(
+        usd=unit_usd if isinstance(unit_usd, Fraction) else None,
+        per_loan_asset=Fraction(base_price, PRICE_SCALE),
+    )
+    debt = Fraction(borrowed, base_scale) * Fraction(base_price, PRICE_SCALE)
+    return borrow_risk(debt, collaterals, unit, warnings, comet)
 
 
 def usd_per_unit(

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any, cast
 from adapters.deployment import started
 from adapters.morpho import adaptive_curve_irm as irm
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from adapters.prices import LATEST_ROUND_DATA, UsdPrice, token_feeds, usd_price
-from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
+from adapters.prices import UsdPrice, oldest_update, token_feeds, usd_price
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from adapters.sweep import balances, sweep, swept_balances
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, Log, erc20, first, no_read
@@ -378,10 +378,7 @@ class MorphoReader:
                 raise answer
             if isinstance(answer, tuple) and int(answer[0], 16):
                 feeds.append(answer[0])
-        rounds = await asyncio.gather(
-            *(self.reader.call(feed, LATEST_ROUND_DATA, label=f"{label} feed {feed}") for feed in feeds)
-        )
-        return min((cast(int, answer[3]) for answer in rounds), default=None)
+        return await oldest_update(self.reader, feeds, label)
 
     async def vault_v1_rate(self, vault: str) -> int:
         """A MetaMorpho vault's net per-second rate (see `vault_v1_rates`)."""
@@ -946,14 +943,7 @@ def _risk(
     loan, collateral_token = tokens
     threshold = Fraction(params.lltv, WAD)
     if borrow is None or oracle_price is None:
-        return {
-            "healthFactor": None,
-            "loanToValue": None,
-            "liquidationLoanToValue": float(threshold),
-            "liquidationPrices": [
-                {"asset": collateral_token, "priceUsd": None, "priceInLoanAsset": None, "dropToLiquidation": None}
-            ],
-        }
+        return unknown_risk([collateral_token], float(threshold))
     scale = (10 ** loan["decimals"], 10 ** collateral_token["decimals"]) if loan and collateral_token else (1, 1)
     unit = Unit(
         usd=Fraction(loan_price.answer, 10**loan_price.decimals) if loan_price and loan and collateral_token else None,

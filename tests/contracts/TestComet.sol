@@ -101,10 +101,24 @@ contract TestComet {
         return uint64(475646879 + utilization_ * 2378234398 / 1e18);
     }
 
-    function getPrice(address priceFeed) external view returns (uint256) {
+    function getPrice(address priceFeed) public view returns (uint256) {
         (, int256 price,,,) = IPriceFeed(priceFeed).latestRoundData();
         require(price > 0, "TestComet: bad price");
         return uint256(price);
+    }
+
+    /// Comet's `isLiquidatable` (Comet.sol, v2) in its integer steps, over this contract's state:
+    /// the debt at the base price against Σ collateral x price / scale x liquidateCollateralFactor.
+    function isLiquidatable(address account) external view returns (bool) {
+        int256 liquidity = -int256(borrowBalanceOf[account] * getPrice(baseTokenPriceFeed) / baseScale);
+        for (uint256 i = 0; i < assets.length; i++) {
+            AssetInfo memory asset = assets[i];
+            uint256 balance = collateralBalanceOf[account][asset.asset];
+            if (balance == 0) continue;
+            uint256 value = balance * getPrice(asset.priceFeed) / asset.scale;
+            liquidity += int256(value * asset.liquidateCollateralFactor / 1e18);
+        }
+        return liquidity < 0;
     }
 }
 
