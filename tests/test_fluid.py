@@ -136,6 +136,33 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
     assert both["healthFactor"] is None and both["borrowShares"] == "0"
 
 
+RISK_QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) { data {
+  ... on FluidWalletPositions { vaultPositions { nftId healthFactor risk { healthFactor loanToValue
+    liquidationLoanToValue liquidationPrices { asset { symbol } priceUsd priceInLoanAsset dropToLiquidation }
+    oracle { address updatedAt ageSeconds } } } } } } }"""
+
+
+async def test_a_vault_nfts_risk_solves_the_vaults_own_test(world_client, world):
+    """Liquidatable once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold < borrow:
+    for the ETH/USDC NFT (7 ETH, 9,000 USDC, threshold 0.9, oracle 2,990 USDC per ETH)."""
+    reply = await world_client.query(
+        RISK_QUERY, {"inputs": [{"protocol": "fluid", "chainId": 31337, "walletAddress": world.wallets["borrower"]}]}
+    )
+    (answer,) = reply.body["data"]["walletPositions"]["data"]
+    found = {p["nftId"]: p for p in answer["vaultPositions"]}
+    risk = found["13"]["risk"]
+    at = Fraction(9_000, 7) / Fraction(9, 10)
+    assert risk["healthFactor"] == found["13"]["healthFactor"] == float(7 * Fraction(2_990) * Fraction(9, 10) / 9_000)
+    assert risk["loanToValue"] == float(Fraction(9_000) / (7 * 2_990)) and risk["liquidationLoanToValue"] == 0.9
+    (price,) = risk["liquidationPrices"]
+    assert price["asset"]["symbol"] == "ETH" and price["priceInLoanAsset"] == float(at)
+    assert price["priceUsd"] == float(at * F.PRICES["USDC"] / 10**8)
+    assert price["dropToLiquidation"] == float(1 - at / 2_990)
+    assert risk["oracle"] == {"address": F.ZERO, "updatedAt": None, "ageSeconds": None}
+    assert found["42"]["risk"] is None, "nothing borrowed"
+    assert found["40"]["risk"]["liquidationPrices"][0]["asset"] is None, "a smart collateral: DEX shares"
+
+
 async def test_an_empty_wallet_gets_empty_lists(world_client, world):
     (answer,) = (await positions(world_client, world.wallets["empty"]))["data"]
     assert answer["lendingPositions"] == answer["vaultPositions"] == [] and answer["warnings"] == []

@@ -21,6 +21,7 @@ from adapters.deployment import require
 from adapters.fluid.positions import (
     CONFIGS,
     LENDING_DETAILS,
+    ORACLE,
     ORACLE_PRICE_LIQUIDATE,
     ORACLE_PRICE_OPERATE,
     RATE_SCALE,
@@ -41,7 +42,7 @@ GET_ALL_VAULTS = Function("getAllVaultsAddresses()", "a8d9f493", ("address[]",))
 GET_FTOKEN_DETAILS = Function("getFTokenDetails(address)", "d7a6fdb0", (LENDING_DETAILS,))
 GET_VAULT_ENTIRE_DATA = Function("getVaultEntireData(address)", "09c062e2", (VAULT_ENTIRE_DATA,))
 TOTALS, LIMITS = 6, 7
-LIQUIDATION_MAX_LIMIT, LIQUIDATION_PENALTY, BORROW_FEE, ORACLE = 4, 6, 7, 8
+LIQUIDATION_MAX_LIMIT, LIQUIDATION_PENALTY, BORROW_FEE = 4, 6, 7
 
 
 async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from adapters.deployment import deployed
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import UsdPrice, token_feeds, usd_price
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
@@ -84,7 +85,7 @@ beforeSupply, beforeBorrow, beforeDustBorrow, supply, borrow, dustBorrow) and Va
 indices below name the ones read."""
 CONSTANTS, CONFIGS, RATES = 3, 4, 5
 SUPPLY_TOKEN, BORROW_TOKEN = 8, 9
-COLLATERAL_FACTOR, LIQUIDATION_THRESHOLD, ORACLE_PRICE_OPERATE, ORACLE_PRICE_LIQUIDATE = 2, 3, 9, 10
+COLLATERAL_FACTOR, LIQUIDATION_THRESHOLD, ORACLE, ORACLE_PRICE_OPERATE, ORACLE_PRICE_LIQUIDATE = 2, 3, 8, 9, 10
 SUPPLY_RATE_VAULT, BORROW_RATE_VAULT = 10, 11
 VAULT_TYPES = {
     (False, False): "standard",
@@ -118,7 +119,10 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     reader = ctx.reader(chain_id)
     feeds, sequencer = [feed.feed for feed in token_feeds(chain).values()], chain.sequencer_uptime_feed or NONE
     pair = [deployment.lending_resolver, deployment.vault_resolver]
-    reader.prefetch([LENS.initcode(wallet, *pair, feeds, sequencer)], [*pair, *feeds, sequencer])
+    # Each resolver and the feeds in lens calls of their own (one round): the vault resolver's
+    # answer alone grows with the wallet's NFTs, and a tape holds at most 24,576 bytes.
+    parts = [(pair[0], NONE, [], NONE), (NONE, pair[1], [], NONE), (NONE, NONE, feeds, sequencer)]
+    reader.prefetch([LENS.initcode(wallet, *part) for part in parts], [*pair, *feeds, sequencer])
     fluid = FluidReader(reader, chain, ctx.warnings)
     block, resolvers = await asyncio.gather(
         reader.block_number(),
@@ -224,6 +228,9 @@ async def _vault_position(
     health = None
     if borrow and liquidate:
         health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / borrow)
+    sides, risk = await asyncio.gather(
+        vault_sides(fluid, vault, supply, borrow), _risk(fluid, vault, supply, borrow) if borrow else no_read()
+    )
     return {
         "type": "fluid-vault",
         "vaultAddress": vault[0],
@@ -231,9 +238,43 @@ async def _vault_position(
         "nftId": str(position[0]),
         "owner": position[1],
         "isLiquidated": position[2],
-        **await vault_sides(fluid, vault, supply, borrow),
+        **sides,
         "healthFactor": health,
+        "risk": risk,
     }
+
+
+async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
+    """The `BorrowRisk` figures of a vault NFT (adapters/risk.py) by the vault's own test: the
+    position may be liquidated once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold /
+    1e4 < borrow, the oracle quoting debt units per collateral unit (tokens or DEX shares) x 1e27.
+    A smart side has no token: its prices are then stated in no unit but the drop, a ratio."""
+    constants, configs = vault[CONSTANTS], vault[CONFIGS]
+    threshold = Fraction(configs[LIQUIDATION_THRESHOLD], RATE_SCALE)
+    col, debt = constants[SUPPLY_TOKEN][0], constants[BORROW_TOKEN][0]
+    col_token, debt_token, debt_price, now = await asyncio.gather(
+        fluid.token(col) if not vault[1] else no_read(),
+        fluid.token(debt) if not vault[2] else no_read(),
+        fluid.price(debt) if not vault[2] else no_read(),
+        fluid.reader.block_timestamp(),
+    )
+    oracle = {"oracle": oracle_info(configs[ORACLE].lower(), None, now)}
+    liquidate = configs[ORACLE_PRICE_LIQUIDATE]
+    if not liquidate:
+        return {**unknown_risk([col_token], float(threshold)), **oracle}
+    known = col_token is not None and debt_token is not None
+    col_scale, debt_scale = (10 ** col_token["decimals"], 10 ** debt_token["decimals"]) if known else (1, 1)
+    held = Collateral(
+        col_token,
+        Fraction(supply, col_scale),
+        Fraction(liquidate * col_scale, ORACLE_PRICE_SCALE * debt_scale),
+        threshold,
+    )
+    unit = Unit(
+        usd=Fraction(debt_price.answer, 10**debt_price.decimals) if known and debt_price else None,
+        per_loan_asset=Fraction(1) if known else None,
+    )
+    return {**borrow_risk(Fraction(borrow, debt_scale), [held], unit, fluid.warnings, vault[0]), **oracle}
 
 
 async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
