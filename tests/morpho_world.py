@@ -216,6 +216,31 @@ def build(node: Anvil, artifacts: dict[str, Artifact]) -> MorphoWorld:
     return world
 
 
+def borrow_against(world: MorphoWorld, market: tuple[Any, ...], borrower: str, collateral: int, borrowed: int) -> None:
+    """`borrower` supplies `collateral` to `market` and borrows `borrowed` against it, itself."""
+    params = "(address,address,address,address,uint256)"
+    node = world.node
+    node.send(
+        world.morpho,
+        f"supplyCollateral({params},uint256,address,bytes)",
+        market,
+        collateral,
+        borrower,
+        b"",
+        sender=borrower,
+    )
+    node.send(
+        world.morpho,
+        f"borrow({params},uint256,uint256,address,address)",
+        market,
+        borrowed,
+        0,
+        borrower,
+        borrower,
+        sender=borrower,
+    )
+
+
 def _fund(world: MorphoWorld, token: str, wallet: str, amount: int) -> None:
     world.node.send(token, "mint(address,uint256)", wallet, amount)
     world.node.send(token, "approve(address,uint256)", world.morpho, 2**256 - 1, sender=wallet)

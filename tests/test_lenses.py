@@ -28,7 +28,7 @@ from adapters.morpho import positions as morpho_positions
 from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, all_worlds, morpho_world, vault_style_world
-from tests.evm import Anvil, compile_lenses
+from tests.evm import compile_lenses
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -74,15 +74,7 @@ def test_a_tape_is_read_record_by_record():
 # ---------------------------------------------------------------- the two paths, field for field
 
 
-@pytest.fixture(scope="module")
-def worlds(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    node = Anvil()
-    try:
-        folder = tmp_path_factory.mktemp("lenses")
-        built, key = all_worlds.prepare(node, folder, "lenses")
-        yield built, folder, key
-    finally:
-        node.stop()
+worlds = all_worlds.served_fixture("lenses")
 
 
 def inputs(worlds: Any, block: int | None) -> list[dict[str, Any]]:

@@ -97,25 +97,7 @@ def _vault_over_two_markets(world, artifacts, adaptive_irm, borrower):
         node.send(world.morpho, f"setFee({PARAMS},uint256)", market, W.MARKET_FEE // 2)
         node.send(vault, f"addMarket({PARAMS},uint184)", market, 2**184 - 1)
         node.send(vault, "deposit(uint256,address,uint256)", deposit * W.USDC, depositor, index, sender=depositor)
-        node.send(
-            world.morpho,
-            f"supplyCollateral({PARAMS},uint256,address,bytes)",
-            market,
-            200 * W.ETHER,
-            borrower,
-            b"",
-            sender=borrower,
-        )
-        node.send(
-            world.morpho,
-            f"borrow({PARAMS},uint256,uint256,address,address)",
-            market,
-            borrowed * W.USDC,
-            0,
-            borrower,
-            borrower,
-            sender=borrower,
-        )
+        W.borrow_against(world, market, borrower, 200 * W.ETHER, borrowed * W.USDC)
         node.send(adaptive_irm, "setRateAtTarget(bytes32,int256)", bytes.fromhex(market_id(market)[2:]), at_target)
     node.send(world.factory, "announceV1(address,address,string,string)", vault, world.usdc, "v", "v")
     return vault, markets

@@ -39,15 +39,7 @@ EXAMPLES = settings(
 )
 
 
-@pytest.fixture(scope="module")
-def worlds(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    node = Anvil()
-    try:
-        folder = tmp_path_factory.mktemp("risk")
-        built, key = all_worlds.prepare(node, folder, "risk")
-        yield built, folder, key
-    finally:
-        node.stop()
+worlds = all_worlds.served_fixture("risk")
 
 
 @contextmanager
@@ -93,25 +85,7 @@ def test_morpho_liquidates_from_the_answered_price_down(worlds, seed, collateral
         W._fund(world, world.weth, borrower, collateral)
         W._fund(world, world.usdc, liquidator, 10**12 * W.USDC)
         borrowed = collateral * W.ORACLE_PRICE // 10**36 * W.LLTV_A // 10**18 * share // 100
-        node.send(
-            world.morpho,
-            f"supplyCollateral({PARAMS},uint256,address,bytes)",
-            market,
-            collateral,
-            borrower,
-            b"",
-            sender=borrower,
-        )
-        node.send(
-            world.morpho,
-            f"borrow({PARAMS},uint256,uint256,address,address)",
-            market,
-            max(borrowed, 1),
-            0,
-            borrower,
-            borrower,
-            sender=borrower,
-        )
+        W.borrow_against(world, market, borrower, collateral, max(borrowed, 1))
         entry = answer(folder, key, node, "morpho", borrower)
         (position,) = entry["marketPositions"]
         risk = position["risk"]
@@ -169,25 +143,7 @@ def test_a_chainlink_oracles_last_update_is_its_oldest_feeds(worlds):
             b"",
             sender=lender,
         )
-        node.send(
-            world.morpho,
-            f"supplyCollateral({PARAMS},uint256,address,bytes)",
-            market,
-            W.ETHER,
-            borrower,
-            b"",
-            sender=borrower,
-        )
-        node.send(
-            world.morpho,
-            f"borrow({PARAMS},uint256,uint256,address,address)",
-            market,
-            1_000 * W.USDC,
-            0,
-            borrower,
-            borrower,
-            sender=borrower,
-        )
+        W.borrow_against(world, market, borrower, W.ETHER, 1_000 * W.USDC)
         entry = answer(folder, key, node, "morpho", borrower)
         (position,) = entry["marketPositions"]
         assert position["risk"]["oracle"] == {
