@@ -156,7 +156,7 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
             if line.startswith("#   ") and line.split()[2].startswith("0x")
         }
         assert "morpho: 1 vaultV2Positions" in held["saver"], "what the README's query selects"
-        assert held["empty"] == "nothing" and "fluid: 5 vaultPositions" in held["borrower"]
+        assert held["empty"] == "nothing" and "fluid: 6 vaultPositions" in held["borrower"]
         assert any(line.startswith("#   depositor / morpho: FIGURE_UNAVAILABLE") for line in lines), (
             "on purpose, and said"
         )
