@@ -20,6 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adapters.position_warnings import Warnings
+from adapters.risk import Collateral, Unit, borrow_risk
 from tests import all_worlds
 from tests import morpho_world as W
 from tests.evm import CONTRACTS, Anvil, compile_contracts
@@ -212,3 +214,31 @@ def test_comet_liquidates_from_the_answered_price_down(worlds, seed, weth, comp,
 
 def world_timestamp(node: Anvil) -> int:
     return int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
+
+
+# ---------------------------------------------------------------- the algebra alone
+
+
+positive = st.fractions(min_value=Fraction(1, 10**6), max_value=10**6)
+collaterals = st.lists(st.tuples(positive, positive, st.fractions(0, 1)), min_size=1, max_size=5)
+
+
+@given(collaterals=collaterals, debt=positive)
+def test_at_each_liquidation_price_the_check_is_met_exactly(collaterals, debt):
+    held = [Collateral({"symbol": f"T{i}"}, a, p, t) for i, (a, p, t) in enumerate(collaterals)]
+    warnings = Warnings()
+    risk = borrow_risk(debt, held, Unit(usd=Fraction(2), per_loan_asset=Fraction(1, 2)), warnings, "0xtarget")
+    weighted = sum(c.amount * c.price * c.threshold for c in held)
+    assert risk["healthFactor"] == float(weighted / debt)
+    missing = 0
+    for c, price in zip(held, risk["liquidationPrices"]):
+        if price["priceInLoanAsset"] is None:
+            missing += 1
+            assert weighted - c.amount * c.price * c.threshold >= debt or c.threshold == 0
+            continue
+        at = Fraction(price["priceInLoanAsset"]) / 2
+        moved = weighted - c.amount * c.price * c.threshold + c.amount * at * c.threshold
+        assert float(moved / debt) == pytest.approx(1, rel=1e-12), "health factor 1 at the answered price"
+        assert price["priceUsd"] == pytest.approx(float(at * 2), rel=1e-15)
+        assert price["dropToLiquidation"] == pytest.approx(float(1 - at / c.price), rel=1e-9, abs=1e-12)
+    assert [w["code"] for w in warnings.as_list()] == ["NO_LIQUIDATION_PRICE"] * missing
