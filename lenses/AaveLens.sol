@@ -8,9 +8,11 @@ import "Recorder.sol";
 /// `getUserEMode`, the data provider and oracle its PoolAddressesProvider names (else the
 /// recorded ones); the wallet's `getUserReserveData` for every reserve and the oracle's base
 /// currency. Where it holds reserves: the collateral rules' reads (the v3.6 ltvzero bitmap, the
-/// e-mode category's bitmap and config, the debt ceilings isolation mode needs) and, per held
-/// reserve, `getReserveData`, `getReserveConfigurationData`, `getAssetPrice`, the token facts,
-/// and for a supply its debt ceiling and, in an e-mode, the Pool's `getReserveData`.
+/// e-mode category's bitmap and config, its v3.0/3.1 data and its price source's price, the debt
+/// ceilings isolation mode needs) and, per held reserve, `getReserveData`,
+/// `getReserveConfigurationData`, `getAssetPrice`, the token facts, in an e-mode the Pool's
+/// `getReserveData`, for a supply its debt ceiling and, when the wallet borrows, the time of its
+/// price (adapters/aave/risk.py: the oracle's source, its round, or the feed a CAPO adapter wraps).
 contract AaveLens is Recorder {
     uint256 private constant MAX_RESERVES = 128;
 
@@ -19,6 +21,7 @@ contract AaveLens is Recorder {
         address dataProvider;
         address oracle;
         uint256 emode;
+        bool borrowing;
     }
 
     struct Holdings {
@@ -39,7 +42,7 @@ contract AaveLens is Recorder {
     ) {
         Tape memory tape = _tape();
         for (uint256 i = 0; i < pools.length; i++) {
-            Market memory market = Market(pools[i], dataProviders[i], oracles[i], 0);
+            Market memory market = Market(pools[i], dataProviders[i], oracles[i], 0, false);
             _market(tape, market, providers[i], wallet);
         }
         _finish(tape);
@@ -47,7 +50,7 @@ contract AaveLens is Recorder {
 
     function _market(Tape memory tape, Market memory market, address provider, address wallet) private view {
         (bool listed, bytes memory list) = _call(tape, market.pool, abi.encodeWithSelector(0xd1946dbc));
-        _call(tape, market.pool, abi.encodeWithSelector(0xbf92857c, wallet));
+        market.borrowing = _wordAt(tape, market.pool, abi.encodeWithSelector(0xbf92857c, wallet), 1) != 0;
         market.emode = _word(tape, market.pool, abi.encodeWithSelector(0xeddf1b79, wallet));
         market.dataProvider = _current(tape, provider, 0xe860accb, market.dataProvider);
         market.oracle = _current(tape, provider, 0xfca513a8, market.oracle);
@@ -101,6 +104,10 @@ contract AaveLens is Recorder {
         if (market.emode != 0) {
             _call(tape, market.pool, abi.encodeWithSelector(0xb0771dba, uint8(category)));
             _call(tape, market.pool, abi.encodeWithSelector(0xb286f467, uint8(category)));
+            (bool ok, bytes memory data) = _call(tape, market.pool, abi.encodeWithSelector(0x6c6f6ae1, uint8(category)));
+            address source = ok ? address(uint160(_at(data, 4))) : address(0);
+            if (source != address(0)) _call(tape, market.oracle, abi.encodeWithSelector(0xb3596f07, source));
+            if (source != address(0) && market.borrowing) _priceTime(tape, market.oracle, source);
         }
         for (uint256 i = 0; flags <= 2 && i < flags; i++) {
             _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, flagged[i]));
@@ -112,8 +119,20 @@ contract AaveLens is Recorder {
         _call(tape, market.dataProvider, abi.encodeWithSelector(0x3e150141, asset));
         _call(tape, market.oracle, abi.encodeWithSelector(0xb3596f07, asset));
         _tokenInfo(tape, asset);
-        if (!supplied) return;
-        _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, asset));
         if (market.emode != 0) _call(tape, market.pool, abi.encodeWithSelector(0x35ea6a75, asset));
+        if (supplied) _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, asset));
+        if (market.borrowing) _priceTime(tape, market.oracle, asset);
+    }
+
+    /// @dev The reads of the time of the oracle's price for `asset` (adapters/aave/risk.py).
+    function _priceTime(Tape memory tape, address oracle, address asset) private view {
+        address source = address(uint160(_wordAt(tape, oracle, abi.encodeWithSelector(0x92bf2be0, asset), 0)));
+        if (source == address(0)) return;
+        (bool ok, bytes memory round) = _call(tape, source, abi.encodeWithSelector(0xfeaf968c));
+        if (ok && round.length >= 160) return;
+        address inner = address(uint160(_wordAt(tape, source, abi.encodeWithSelector(0x4ebdc284), 0)));
+        address base = address(uint160(_wordAt(tape, source, abi.encodeWithSelector(0xd221087c), 0)));
+        if (inner == address(0)) inner = base;
+        if (inner != address(0)) _call(tape, inner, abi.encodeWithSelector(0xfeaf968c));
     }
 }

@@ -15,6 +15,7 @@ import pytest
 from adapters.aave import collateral
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
+from adapters.aave import risk as aave_risk
 from chain.abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
@@ -382,6 +383,24 @@ def test_the_collateral_rules_read_the_published_v3_0_abi():
         collateral.DEBT_CEILING.signature,
         collateral.DEBT_CEILING.outputs,
     )
+    assert A.signature("IPool", "getEModeCategoryData") == (
+        collateral.EMODE_CATEGORY_DATA.signature,
+        collateral.EMODE_CATEGORY_DATA.outputs,
+    )
+    assert A.signature("IAaveOracle", "getAssetPrice") == (
+        collateral.ASSET_PRICE.signature,
+        collateral.ASSET_PRICE.outputs,
+    )
+
+
+def test_the_risk_reads_the_published_abi():
+    """The oracle's source of an asset, from Aave's package; the price-cap adapters' getters are
+    bgd-labs/aave-capo's (IPriceCapAdapterStable, IPriceCapAdapter), not in any package here."""
+    assert A.signature("IAaveOracle", "getSourceOfAsset") == (
+        aave_risk.SOURCE_OF_ASSET.signature,
+        aave_risk.SOURCE_OF_ASSET.outputs,
+    )
+    assert [f.signature for f in aave_risk.WRAPPED_FEEDS] == ["ASSET_TO_USD_AGGREGATOR()", "BASE_TO_USD_AGGREGATOR()"]
 
 
 @pytest.mark.parametrize("rate", [0, 1, 10**20, 5 * 10**25, 10**27, 3 * 10**28])

@@ -5,6 +5,8 @@ whether it refuses to enable what canBeCollateral says it would."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from adapters.aave import collateral as aave_collateral
@@ -12,7 +14,7 @@ from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
 from tests import aave36_world as W
 from tests.conftest import query_positions, world_api, world_fixture
-from tests.evm import function_signatures
+from tests.evm import CONTRACTS, compile_contracts, function_signatures
 from tests.test_aave import POOL_QUERY, QUERY
 
 ACCOUNT_DATA = ["uint256"] * 6  # collateral, debt, available borrows (base), LT, LTV, health factor
@@ -150,7 +152,9 @@ async def test_collateral_as_the_v3_6_pool_decides(api, world):
     answers = (await query_positions(api, QUERY, "aave", [world.wallets[r] for r in roles], 31337))["data"]
     figures = {}
     for role, entry in zip(roles, answers):
-        assert entry["warnings"] == []
+        assert [(w["code"], w["message"][:23]) for w in entry["warnings"]] == (
+            [("NO_LIQUIDATION_PRICE", "no fall of C's price al")] if role == "emode" else []
+        ), "B alone covers the emode wallet's debt (10 B at $2,000 x 93 % against $15,000)"
         supplies = {p["currency"]["symbol"]: p for p in entry["supplyPositions"]}
         figures[role] = {symbol: (p["isCollateral"], p["canBeCollateral"]) for symbol, p in supplies.items()}
         (state,) = entry["marketStates"] or [{"totalCollateralUsd": 0.0}]
@@ -210,3 +214,45 @@ async def test_pool_details_of_the_v3_6_market(api, world):
         a_token = reserve["aToken"]
         assert reserve["totalSupplied"] == str(world.node.call(a_token, "totalSupply()", block=answer["blockNumber"]))
         assert reserve["isActive"] is True and reserve["supplyApy"] is not None
+
+
+RISK_QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on AaveWalletPositions { marketStates { healthFactor
+      risk { healthFactor liquidationPrices { asset { symbol } priceUsd } } } } } } }"""
+
+
+async def test_v3_6_liquidates_from_the_answered_price_down(api, world):
+    """The emode wallet's B (collateral only inside e-mode), by v3.6's own `liquidationCall`."""
+    node, wallet = world.node, world.wallets["emode"]
+    answers = (await query_positions(api, RISK_QUERY, "aave", [wallet], 31337))["data"]
+    ((state,),) = [entry["marketStates"] for entry in answers]
+    assert state["risk"]["healthFactor"] == pytest.approx(state["healthFactor"], rel=1e-9)
+    prices = {p["asset"]["symbol"]: p["priceUsd"] for p in state["risk"]["liquidationPrices"]}
+    assert prices["C"] is None and prices["B"] == pytest.approx((15_000 - 4 * 1_500 * 0.93) / (10 * 0.93), rel=1e-3)
+    taken = node.rpc("evm_snapshot")
+    try:
+        feed = node.deploy(compile_contracts([CONTRACTS / "TestPriceFeed.sol"])["TestPriceFeed"], ["uint8"], [8])
+        node.send(world.oracle, "setAssetSources(address[],address[])", [world.tokens["B"]], [feed])
+        liquidator = node.accounts[19]
+        node.send(world.tokens["A"], "mint(address,uint256)", liquidator, 1_000 * W.USDC)
+        node.send(world.tokens["A"], "approve(address,uint256)", world.pool, 2**256 - 1, sender=liquidator)
+
+        def reason(price: Fraction) -> str | None:
+            node.send(feed, "set(int256,uint256)", int(price), 0)
+            return W.revert_reason(
+                node,
+                world.pool,
+                "liquidationCall(address,address,address,uint256,bool)",
+                world.tokens["B"],
+                world.tokens["A"],
+                wallet,
+                100 * W.USDC,
+                False,
+                sender=liquidator,
+            )
+
+        at = Fraction(prices["B"]) * 10**8
+        assert reason(at * (1 + Fraction(1, 10**6))) == "HealthFactorNotBelowThreshold"
+        assert reason(at * (1 - Fraction(1, 10**6))) is None
+    finally:
+        node.rpc("evm_revert", taken)

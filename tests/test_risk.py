@@ -10,18 +10,19 @@ contracts round each product down to a wei, and one wei must weigh less than the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from adapters.position_warnings import Warnings
 from adapters.risk import Collateral, Unit, borrow_risk
+from tests import aave_world as A
 from tests import all_worlds
 from tests import morpho_world as W
 from tests.evm import CONTRACTS, Anvil, compile_contracts
@@ -201,19 +202,160 @@ def test_comet_liquidates_from_the_answered_price_down(worlds, seed, weth, comp,
             node.send(feeds[symbol], "set(int256,uint256)", prices[symbol], world_timestamp(node))
             return bool(liquidatable)
 
-        for symbol, price in by_symbol.items():
-            if price["priceUsd"] is None:
-                assert any(symbol in w["message"] and w["code"] == "NO_LIQUIDATION_PRICE" for w in entry["warnings"])
-                assert not liquidatable(symbol, Fraction(1)), "no fall of this asset alone liquidates it"
-                continue
-            at = Fraction(price["priceUsd"]) * 10**8
-            assert price["priceInLoanAsset"] == pytest.approx(price["priceUsd"], rel=1e-12), "USDC at $1.00"
-            assert not liquidatable(symbol, at * (1 + MARGIN)), f"{symbol}: not yet just above the answered price"
-            assert liquidatable(symbol, at * (1 - MARGIN)), f"{symbol}: liquidatable just below it"
+        for price in by_symbol.values():
+            if price["priceUsd"] is not None:
+                assert price["priceInLoanAsset"] == pytest.approx(price["priceUsd"], rel=1e-12), "USDC at $1.00"
+        liquidates_from_the_answered_price_down(by_symbol, entry["warnings"], liquidatable)
+
+
+def liquidates_from_the_answered_price_down(
+    by_symbol: dict[str, dict[str, Any]], warnings: list[dict[str, Any]], liquidatable: Callable[[str, Fraction], bool]
+) -> None:
+    """Each collateral's answered USD price (8 decimals in its source): liquidatable just below,
+    not just above; where none is answered, a warning says so and no fall liquidates."""
+    for symbol, price in by_symbol.items():
+        if price["priceUsd"] is None:
+            assert any(symbol in w["message"] and w["code"] == "NO_LIQUIDATION_PRICE" for w in warnings)
+            assert not liquidatable(symbol, Fraction(1)), "no fall of this asset alone liquidates it"
+            continue
+        at = Fraction(price["priceUsd"]) * 10**8
+        assert not liquidatable(symbol, at * (1 + MARGIN)), f"{symbol}: not yet just above the answered price"
+        assert liquidatable(symbol, at * (1 - MARGIN)), f"{symbol}: liquidatable just below it"
 
 
 def world_timestamp(node: Anvil) -> int:
     return int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
+
+
+# ---------------------------------------------------------------- Aave v3
+
+
+AAVE = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on AaveWalletPositions {{ warnings {{ code message target }}
+      marketStates {{ marketAddress healthFactor liquidationThreshold totalDebtUsd totalCollateralUsd {RISK} }} }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+AAVE_PRICES = {"WETH": 3000 * 10**8, "USDC": 100_010_000, "WBTC": 60_000 * 10**8, "KEY": 100_020_000}
+BORROW = "borrow(address,uint256,uint256,uint16,address)"
+NO_ADDRESS = "0x" + "00" * 20
+
+
+@settings(EXAMPLES, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(
+    seed=st.integers(0, 2**32),
+    mode=st.sampled_from(["plain", "emode", "emode with a price source", "isolation"]),
+    weth=st.integers(10**17, 50 * 10**18),
+    usdc=st.integers(0, 50_000 * 10**6),
+    threshold=st.sampled_from([7800, 8250, 8600]),
+    loan=st.sampled_from(["USDC", "WETH"]),
+    share=st.integers(5, 95),
+)
+def test_aave_liquidates_from_the_answered_price_down(worlds, seed, mode, weth, usdc, threshold, loan, share):
+    """Several collaterals with their own thresholds (the Pool floors their average to a basis
+    point), an asset both supplied and borrowed, e-mode (v3.0's, with and without a price source)
+    and isolation: `liquidationCall` refuses just above each answered price and accepts below."""
+    built, folder, key = worlds
+    world, node = built.parts["aave"], built.node
+    core = world.markets[0]
+    artifacts = compile_contracts([CONTRACTS / "TestPriceFeed.sol", CONTRACTS / "TestCapoAdapter.sol"])
+    feed = artifacts["TestPriceFeed"]
+    with snapshot(node):
+        borrower, liquidator = fresh_wallet(node, seed), fresh_wallet(node, seed + 1)
+        now = world_timestamp(node)
+        symbols = ["WETH", "USDC", "KEY"]
+        if mode == "isolation":
+            A.add_reserves(A.Deployer(node), core, {"WBTC": (8, AAVE_PRICES["WBTC"])})
+            node.send(core.configurator, "setDebtCeiling(address,uint256)", core.tokens["WBTC"], 10**12)
+            node.send(core.configurator, "setBorrowableInIsolation(address,bool)", core.tokens["USDC"], True)
+            symbols.append("WBTC")
+        feeds = {s: node.deploy(feed, ["uint8"], [8]) for s in symbols}
+        ages = {s: 30 * (i + 1) for i, s in enumerate(symbols)}
+        for s in symbols:
+            node.send(feeds[s], "set(int256,uint256)", AAVE_PRICES[s], now - ages[s])
+        category_key = "0x" + (seed + 0xCA7).to_bytes(20, "big").hex()
+        assets = {**core.tokens, "KEY": category_key}
+        # USDC's source is a price-cap adapter (its time is that of the feed it wraps).
+        sources = {**feeds, "USDC": node.deploy(artifacts["TestCapoAdapter"], ["address"], [feeds["USDC"]])}
+        node.send(
+            core.oracle, "setAssetSources(address[],address[])", [assets[s] for s in symbols], list(sources.values())
+        )
+        node.send(
+            core.configurator,
+            "configureReserveAsCollateral(address,uint256,uint256,uint256)",
+            core.tokens["WETH"],
+            threshold - 300,
+            threshold,
+            10500,
+        )
+        if mode.startswith("emode"):
+            source = category_key if mode.endswith("source") else NO_ADDRESS
+            node.send(
+                core.configurator,
+                "setEModeCategory(uint8,uint16,uint16,uint16,address,string)",
+                1,
+                9000,
+                9300,
+                10100,
+                source,
+                "stables",
+            )
+            node.send(core.configurator, "setAssetEModeCategory(address,uint8)", core.tokens["USDC"], 1)
+            loan = "USDC"  # the only asset a wallet in the category may borrow
+        if mode == "isolation":
+            A.supply(node, core, "WBTC", weth // 10**10 // 20, borrower)  # about as much as the WETH is worth
+            # From v3.0.2 an isolated asset is not made collateral by a supply: the wallet enables it.
+            node.send(
+                core.pool, "setUserUseReserveAsCollateral(address,bool)", core.tokens["WBTC"], True, sender=borrower
+            )
+            loan = "USDC"
+        else:
+            A.supply(node, core, "WETH", weth, borrower)
+        if usdc:
+            A.supply(node, core, "USDC", usdc, borrower)
+        if mode.startswith("emode"):
+            node.send(core.pool, "setUserEMode(uint8)", 1, sender=borrower)
+        available = node.call(core.pool, "getUserAccountData(address)", borrower, returns=["uint256"] * 6)[2]
+        unit = 10**18 if loan == "WETH" else 10**6
+        price = AAVE_PRICES["KEY" if mode.endswith("source") else loan]
+        borrowed = max(1, available * share // 100 * unit // price)
+        node.send(core.pool, BORROW, core.tokens[loan], borrowed, 2, 0, borrower, sender=borrower)
+
+        entry = answer(folder, key, node, "aave", borrower, AAVE)
+        (state,) = entry["marketStates"]
+        risk = state["risk"]
+        assert risk["healthFactor"] == pytest.approx(state["healthFactor"], rel=1e-6)
+        assert risk["loanToValue"] == pytest.approx(state["totalDebtUsd"] / state["totalCollateralUsd"], rel=1e-6)
+        assert risk["liquidationLoanToValue"] == pytest.approx(state["liquidationThreshold"], abs=1.01e-4)
+        held = {loan} | ({"WBTC"} if mode == "isolation" else {"WETH"}) | ({"USDC"} if usdc else set())
+        times = [now - ages["KEY" if s == "USDC" and mode.endswith("source") else s] for s in held]
+        assert risk["oracle"] == {
+            "address": core.oracle,
+            "updatedAt": min(times),
+            "ageSeconds": risk["oracle"]["ageSeconds"],
+        }, "the oldest update of the sources the account's assets are priced by"
+        collaterals = {"WBTC"} if mode == "isolation" else {"WETH"} | ({"USDC"} if usdc else set())
+        by_symbol = {p["asset"]["symbol"]: p for p in risk["liquidationPrices"]}
+        assert set(by_symbol) == collaterals, "an isolated wallet's other supplies are not collateral"
+
+        node.send(core.tokens[loan], "mint(uint256)", borrowed, sender=liquidator)
+        node.send(core.tokens[loan], "approve(address,uint256)", core.pool, 2**256 - 1, sender=liquidator)
+
+        def liquidatable(symbol: str, at: Fraction) -> bool:
+            moved = "KEY" if symbol == "USDC" and mode.endswith("source") else symbol
+            node.send(feeds[moved], "set(int256,uint256)", max(1, int(at)), now)
+            refused = node.call_reverts(
+                core.pool,
+                "liquidationCall(address,address,address,uint256,bool)",
+                core.tokens[symbol],
+                core.tokens[loan],
+                borrower,
+                max(1, borrowed // 20),
+                False,
+                sender=liquidator,
+            )
+            node.send(feeds[moved], "set(int256,uint256)", AAVE_PRICES[moved], now)
+            return not refused
+
+        liquidates_from_the_answered_price_down(by_symbol, entry["warnings"], liquidatable)
 
 
 # ---------------------------------------------------------------- the algebra alone

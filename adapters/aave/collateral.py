@@ -17,6 +17,14 @@ ValidationLogic.getUserReserveLtv):
 
 A Pool is v3.6 or later when it answers `getEModeCategoryLtvzeroBitmap`, new in v3.6. The Pool is a
 proxy upgraded in place, so this is asked with every request, in a round that is read anyway.
+
+The liquidation threshold the Pool applies to one collateral (`threshold`, for the risk): the
+reserve's own, or the wallet's e-mode category's when the reserve is in it. From v3.2 a reserve is
+in a category when its bit is set in `getEModeCategoryCollateralBitmap` (the category's threshold:
+`getEModeCategoryCollateralConfig`); up to v3.1 when the reserve's configuration names the
+category (bits 168 to 175), whose threshold and price source come from `getEModeCategoryData`:
+a category with a price source prices every asset in it by that source's price, collateral and
+debt alike (GenericLogic, v3.0.2). A Pool is v3.2 or later when it answers the bitmap view.
 """
 
 from __future__ import annotations
@@ -40,6 +48,12 @@ POOL_RESERVE_DATA = Function(
 )
 """The Pool's ReserveDataLegacy (same selector as the data provider's getReserveData, another layout)."""
 DEBT_CEILING = Function("getDebtCeiling(address)", "3c798109", ("uint256",))
+EMODE_CATEGORY_DATA = Function("getEModeCategoryData(uint8)", "6c6f6ae1", ("(uint16,uint16,uint16,address,string)",))
+"""The category's terms up to v3.1 (deprecated from v3.2, where the price source reads as zero)."""
+ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
+ZERO_ADDRESS = "0x" + "00" * 20
+EMODE_BITS = 168
+"""Where a reserve's configuration keeps its e-mode category, up to v3.1 (ReserveConfiguration)."""
 
 
 @dataclass(frozen=True)
@@ -55,58 +69,112 @@ class Rules:
     emode_ltv: int = 0
     collateral_bitmap: int = 0
     ltvzero_bitmap: int = 0
+    v3_2: bool = False
+    emode_threshold: int = 0
+    """The category's liquidation threshold (basis points), for the reserves in it."""
+    emode_source: str | None = None
+    """Up to v3.1, the category's price source (an asset key of the oracle), where it has one."""
+    emode_price: int | None = None
+    """Its price."""
+
+
+@dataclass(frozen=True)
+class Reserve:
+    """The Pool's own record of a reserve a wallet in an e-mode supplies: its id (its bit in the
+    category bitmaps) and its configuration word."""
+
+    id: int
+    configuration: int
 
 
 async def rules(
-    reader: ChainReader, pool: str, data_provider: str, emode: int, flagged: list[str], label: str
+    reader: ChainReader, pool: str, data_provider: str, oracle: str, emode: int, flagged: list[str], label: str
 ) -> Rules:
-    """The wallet's rules: the Pool's version, its e-mode category's collateral terms (v3.6 and
-    later) and what isolation mode needs. One round: the e-mode reads are made before the
-    version is known (they exist from v3.2) and used only from v3.6."""
+    """The wallet's rules: the Pool's version, its e-mode category's collateral terms and what
+    isolation mode needs. One round: every version's e-mode reads are made before the version is
+    known, each used only where it applies; a v3.0/3.1 category's price source is read after."""
     category = min(emode, 255)
     isolating = flagged if len(flagged) <= 2 else []
-    probe, bitmap, config, *ceilings = await asyncio.gather(
+    probe, bitmap, config, legacy, *ceilings = await asyncio.gather(
         outcome(reader.call(pool, LTVZERO_BITMAP, category, label=label)),
         outcome(reader.call(pool, COLLATERAL_BITMAP, category, label=label)) if emode else no_read(),
         outcome(reader.call(pool, COLLATERAL_CONFIG, category, label=label)) if emode else no_read(),
+        outcome(reader.call(pool, EMODE_CATEGORY_DATA, category, label=label)) if emode else no_read(),
         *(reader.call(data_provider, DEBT_CEILING, asset, label=f"{label} data provider") for asset in isolating),
     )
     v3_6 = not isinstance(probe, ProtocolError)
     ceiling_of = {a: c for a, (c,) in zip(isolating, ceilings)}
-    if not (v3_6 and emode):
+    if not emode:
         return Rules(v3_6, emode, tuple(flagged), ceiling_of)
-    for answer in (bitmap, config):
-        if isinstance(answer, ProtocolError):
-            raise answer
+    if not isinstance(bitmap, ProtocolError):
+        if isinstance(config, ProtocolError):
+            raise config
+        return Rules(
+            v3_6,
+            emode,
+            tuple(flagged),
+            ceiling_of,
+            emode_ltv=config[0],
+            collateral_bitmap=bitmap[0],
+            ltvzero_bitmap=probe[0] if v3_6 else 0,
+            v3_2=True,
+            emode_threshold=config[1],
+        )
+    if isinstance(legacy, ProtocolError):
+        raise legacy
+    ((ltv, threshold, _, source, _),) = legacy
+    price = None
+    if source != ZERO_ADDRESS:
+        (price,) = await reader.call(oracle, ASSET_PRICE, source, label=f"{label} oracle")
     return Rules(
-        True,
+        v3_6,
         emode,
         tuple(flagged),
         ceiling_of,
-        emode_ltv=config[0],
-        collateral_bitmap=bitmap[0],
-        ltvzero_bitmap=probe[0],
+        emode_ltv=ltv,
+        emode_threshold=threshold,
+        emode_source=None if price is None else source,
+        emode_price=price,
     )
 
 
-async def reserve_id(reader: ChainReader, pool: str, asset: str, emode: int, label: str) -> int | None:
-    """The reserve's id (its bit in e-mode bitmaps), read only for a wallet in an e-mode, in the
-    same round as the rules (the field is at the same place from v3.0 on)."""
+async def pool_reserve(reader: ChainReader, pool: str, asset: str, emode: int, label: str) -> Reserve | None:
+    """The Pool's record of the reserve, read only for a wallet in an e-mode, in the same round as
+    the rules (the fields are at the same places from v3.0 on)."""
     if not emode:
         return None
-    return cast(int, (await reader.call(pool, POOL_RESERVE_DATA, asset, label=label))[7])
+    answer = await reader.call(pool, POOL_RESERVE_DATA, asset, label=label)
+    return Reserve(cast(int, answer[7]), cast(int, answer[0]))
+
+
+def in_emode(rules: Rules, reserve: Reserve | None) -> bool:
+    """Whether the reserve is in the wallet's e-mode category, as the Pool's version decides it."""
+    if rules.v3_2:
+        return reserve is not None and bool(rules.collateral_bitmap >> reserve.id & 1)
+    return in_legacy_category(rules.emode, reserve)
+
+
+def in_legacy_category(emode: int, reserve: Reserve | None) -> bool:
+    """Whether the reserve's configuration names the wallet's e-mode category (how v3.0 and v3.1
+    decide it; from v3.2 those bits are unused, and a category has no price source to apply)."""
+    return bool(emode) and reserve is not None and reserve.configuration >> EMODE_BITS & 0xFF == emode
+
+
+def threshold(rules: Rules, liquidation_threshold: int, reserve: Reserve | None) -> int:
+    """The liquidation threshold (basis points) the Pool applies to this collateral."""
+    return rules.emode_threshold if in_emode(rules, reserve) else liquidation_threshold
 
 
 def decide(
-    rules: Rules, asset: str, ltv: int, liquidation_threshold: int, debt_ceiling: int, reserve: int | None
+    rules: Rules, asset: str, ltv: int, liquidation_threshold: int, debt_ceiling: int, reserve: Reserve | None
 ) -> tuple[bool, bool]:
     """(isCollateral, canBeCollateral) of one supply, as the Pool decides them (see the module).
     canBeCollateral is whether the Pool lets the wallet enable it, again if it is enabled now:
     judged against the wallet's other collateral."""
     is_collateral = asset in rules.flagged and (rules.v3_6 or liquidation_threshold != 0)
     wallet_ltv = ltv
-    if rules.v3_6 and rules.emode and reserve is not None and rules.collateral_bitmap >> reserve & 1:
-        wallet_ltv = 0 if rules.ltvzero_bitmap >> reserve & 1 else rules.emode_ltv
+    if rules.v3_6 and reserve is not None and in_emode(rules, reserve):
+        wallet_ltv = 0 if rules.ltvzero_bitmap >> reserve.id & 1 else rules.emode_ltv
     others = [other for other in rules.flagged if other != asset]
     isolated = len(others) == 1 and rules.ceilings[others[0]] != 0
     return is_collateral, wallet_ltv != 0 and (not others or (not isolated and debt_ceiling == 0))

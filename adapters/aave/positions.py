@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-from adapters.aave import collateral
+from adapters.aave import collateral, risk
 from adapters.deployment import deployed
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 from addresses import AaveMarket, ChainAddresses
@@ -155,18 +155,40 @@ async def _market(
         emode,
         lambda: reader.shared(
             ("aave collateral rules", market.pool, wallet),
-            lambda: collateral.rules(reader, market.pool, data_provider, emode, flagged, label),
+            lambda: collateral.rules(reader, market.pool, data_provider, oracle, emode, flagged, label),
         ),
     )
-    reads = await asyncio.gather(
-        *(
-            _reserve(reader, market, data_provider, oracle, asset, data, usd_unit, rules, warnings)
-            for asset, data in held
-        )
+    borrowing = not isinstance(account, ProtocolError) and account[1] > 0
+    reads, now = await asyncio.gather(
+        asyncio.gather(
+            *(
+                _reserve(reader, market, data_provider, oracle, asset, data, usd_unit, rules, borrowing, warnings)
+                for asset, data in held
+            )
+        ),
+        reader.block_timestamp() if borrowing else no_read(),
     )
-    supplies = [supply for supply, _ in reads if supply]
-    borrows = [borrow for _, borrow in reads if borrow]
-    return _state(market, account, emode, usd_unit, supplies, borrows, warnings), supplies, borrows
+    supplies = [supply for supply, _, _ in reads if supply]
+    borrows = [borrow for _, borrow, _ in reads if borrow]
+    state = _state(market, account, emode, usd_unit, supplies, borrows, warnings)
+    if state is not None:  # the account's totals in USD, so its risk too
+        state["risk"] = None
+        if borrowing:
+            terms = await outcome(rules[1]()) if supplies else None
+            category = terms if isinstance(terms, collateral.Rules) else None
+            state["risk"] = await risk.account_risk(
+                reader,
+                [h for _, _, h in reads],
+                account,
+                usd_unit,
+                oracle,
+                category,
+                cast(int, now),
+                warnings,
+                market.pool,
+                label,
+            )
+    return state, supplies, borrows
 
 
 def bounded_reserves(reserves: list[str], label: str) -> None:
@@ -252,12 +274,16 @@ async def _reserve(
     user: tuple[Any, ...],
     usd_unit: int | None,
     rules: Rules,
+    borrowing: bool,
     warnings: Warnings,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning."""
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None, risk.Held]:
+    """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning;
+    and what the account's liquidation check sees of it. When the account borrows, the time of the
+    reserve's price is read in the same round."""
     label, optional = f"Aave market {market.name}", warnings.optional
-    balance, stable_debt, variable_debt, *_, stable_rate, _, _, _ = user
-    reserve, config, price, token, terms = await asyncio.gather(
+    balance, stable_debt, variable_debt, *_, stable_rate, _, _, flagged = user
+    emode = rules[0]
+    reserve, config, price, token, terms, (record, updated) = await asyncio.gather(
         optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
         optional(
             reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
@@ -267,13 +293,22 @@ async def _reserve(
         optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
         optional(erc20.token_info(reader, asset), asset, "currency is"),
         optional(
-            _collateral_terms(reader, market.pool, data_provider, asset, *rules, label),
+            _collateral_terms(reader, data_provider, asset, rules[1], label),
             asset,
             "isCollateral and canBeCollateral are",
         )
         if balance
         else no_read(),
+        asyncio.gather(
+            outcome(collateral.pool_reserve(reader, market.pool, asset, emode, label)),
+            risk.updated_at(reader, oracle, asset, label) if borrowing else no_read(),
+        ),
     )
+    risk_price = price
+    if isinstance(record, ProtocolError):
+        # Without it, neither the collateral decision nor (up to v3.1) the e-mode price is known.
+        warnings.figure(asset, "isCollateral and canBeCollateral are" if balance else "risk prices are", record)
+        risk_price = record = None
     decimals = config[0] if config else token["decimals"] if token else None
 
     def usd(amount: int) -> float | None:
@@ -285,10 +320,13 @@ async def _reserve(
     currency = {**token, "decimals": decimals} if token else None
     base = {"marketAddress": market.pool, "marketName": market.name, "currency": currency}
     supply = borrow = None
+    is_collateral = can_be_collateral = threshold = None
     if balance:
-        is_collateral = can_be_collateral = None
-        if config and terms:
-            is_collateral, can_be_collateral = collateral.decide(terms[0], asset, config[1], config[2], *terms[1:])
+        if config and terms and (record or not emode):
+            is_collateral, can_be_collateral = collateral.decide(
+                terms[0], asset, config[1], config[2], terms[1], record
+            )
+            threshold = collateral.threshold(terms[0], config[2], record)
         supply = {
             **base,
             "type": "aave-supply",
@@ -305,26 +343,33 @@ async def _reserve(
             None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
         )
         borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
-    return supply, borrow
+    held = risk.Held(
+        token=currency,
+        decimals=decimals,
+        collateral=balance if is_collateral or (is_collateral is None and flagged) else 0,
+        owed=debt,
+        price=risk_price,
+        threshold=threshold,
+        in_category=collateral.in_legacy_category(emode, record),
+        updated_at=updated,
+    )
+    return supply, borrow, held
 
 
 async def _collateral_terms(
     reader: ChainReader,
-    pool: str,
     data_provider: str,
     asset: str,
-    emode: int,
     rules: Callable[[], Awaitable[collateral.Rules]],
     label: str,
-) -> tuple[collateral.Rules, int, int | None]:
-    """What the Pool's collateral decision on one supply needs: the wallet's rules, the reserve's
-    debt ceiling and (in an e-mode) its id; all read in the round of the reserve's other reads."""
-    terms, (debt_ceiling,), reserve = await asyncio.gather(
+) -> tuple[collateral.Rules, int]:
+    """What the Pool's collateral decision on one supply needs beyond the reserve's own record:
+    the wallet's rules and the reserve's debt ceiling, read in the round of its other reads."""
+    terms, (debt_ceiling,) = await asyncio.gather(
         rules(),
         reader.call(data_provider, collateral.DEBT_CEILING, asset, label=f"{label} data provider"),
-        collateral.reserve_id(reader, pool, asset, emode, label),
     )
-    return terms, debt_ceiling, reserve
+    return terms, debt_ceiling
 
 
 async def priced(call: Any) -> int:

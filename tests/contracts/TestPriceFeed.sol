@@ -18,6 +18,11 @@ contract TestPriceFeed {
         round += 1;
     }
 
+    /// @dev The older view, which Aave's oracle reads.
+    function latestAnswer() external view returns (int256) {
+        return answer;
+    }
+
     function latestRoundData() external view returns (uint80, int256, uint256, uint256, uint80) {
         return (round, answer, updatedAt, updatedAt, round);
     }

@@ -1,0 +1,138 @@
+"""The `BorrowRisk` of an Aave v3 account (one market), by the Pool's own liquidation check.
+
+A position may be liquidated once its health factor is below 1 (LiquidationLogic,
+HEALTH_FACTOR_LIQUIDATION_THRESHOLD), where GenericLogic.calculateUserAccountData makes it
+Σ collateral value x average threshold / debt, in the oracle's base currency:
+
+- collateral: every supply whose collateral flag is set and that counts (collateral.decide), at
+  `getAssetPrice` (up to v3.1, the e-mode category's price source for the assets in the wallet's
+  category), weighted by the threshold the Pool applies to it (collateral.threshold: the
+  reserve's, or the wallet's e-mode category's);
+- the average threshold floored to a basis point before it multiplies (adapters/risk.py solves
+  the price against the floored average, as the Pool computes it);
+- debt: `totalDebtBase` of `getUserAccountData`, the Pool's own sum; an asset also borrowed
+  moves the debt with its price (`owed`).
+
+The oracle is the market's AaveOracle; its last update is the oldest `updatedAt` of the sources
+it names (`getSourceOfAsset`) for the assets the account holds: the source's `latestRoundData`,
+or, for Aave's price-cap adapters (CAPO, which answer only `latestAnswer`), that of the Chainlink
+feed they wrap (`ASSET_TO_USD_AGGREGATOR` of the stable adapters, `BASE_TO_USD_AGGREGATOR` of the
+ratio adapters; bgd-labs/aave-capo's interfaces). A source that answers neither reports no time
+and is not counted; null when none does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, cast
+
+from adapters.aave.collateral import Rules
+from adapters.position_warnings import Warnings, outcome
+from adapters.prices import LATEST_ROUND_DATA
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
+from chain import ChainReader
+from chain.abi import Function
+from errors import ProtocolError
+
+SOURCE_OF_ASSET = Function("getSourceOfAsset(address)", "92bf2be0", ("address",))
+WRAPPED_FEEDS = (
+    Function("ASSET_TO_USD_AGGREGATOR()", "4ebdc284", ("address",)),
+    Function("BASE_TO_USD_AGGREGATOR()", "d221087c", ("address",)),
+)
+"""What a CAPO adapter wraps: a stable adapter's asset feed, a ratio adapter's base feed."""
+BASIS_POINT = Fraction(1, 10_000)
+ZERO_ADDRESS = "0x" + "00" * 20
+
+
+@dataclass(frozen=True)
+class Held:
+    """A reserve of the account as the check sees it (None where its read failed)."""
+
+    token: dict[str, Any] | None
+    decimals: int | None
+    collateral: int
+    """The supply, where it counts as collateral; else 0."""
+    owed: int
+    price: int | None
+    """In the oracle's base currency per whole token, as the check prices it."""
+    threshold: int | None
+    """In basis points, for a collateral."""
+    in_category: bool
+    """In the wallet's e-mode category as v3.0 and v3.1 count it (priced by the category's source)."""
+    updated_at: int | None
+
+
+async def updated_at(reader: ChainReader, oracle: str, asset: str, label: str) -> int | None:
+    """When the oracle's source for `asset` was last updated (see the module); None when the
+    source reports no time. A node's failure propagates; a contract's answers None."""
+    source = await outcome(reader.call(oracle, SOURCE_OF_ASSET, asset, label=f"{label} oracle"))
+    if isinstance(source, ProtocolError) or source[0] == ZERO_ADDRESS:
+        return None
+    feeds = [source[0]]
+    answer = await outcome(reader.call(source[0], LATEST_ROUND_DATA, label=f"{label} price source"))
+    if isinstance(answer, ProtocolError):
+        wrapped = await asyncio.gather(
+            *(outcome(reader.call(feeds[0], f, label=f"{label} price source")) for f in WRAPPED_FEEDS)
+        )
+        inner = next((w[0] for w in wrapped if not isinstance(w, ProtocolError) and w[0] != ZERO_ADDRESS), None)
+        if inner is None:
+            return None
+        answer = await outcome(reader.call(inner, LATEST_ROUND_DATA, label=f"{label} price source"))
+        if isinstance(answer, ProtocolError):
+            return None
+    return cast(int, answer[3])
+
+
+async def account_risk(
+    reader: ChainReader,
+    held: list[Held],
+    account: tuple[int, ...],
+    usd_unit: int | None,
+    oracle: str,
+    rules: Rules | None,
+    now: int,
+    warnings: Warnings,
+    target: str,
+    label: str,
+) -> dict[str, Any]:
+    """The account's `BorrowRisk` from its held reserves and `getUserAccountData` (which it owes);
+    warnings name `target` (the Pool).
+    Up to v3.1 the wallet's e-mode category may price the reserves in it by its own source, whose
+    time is then read (in the round of the reserves' own, by the lens)."""
+    if rules is not None and rules.emode_source is not None and any(h.in_category for h in held):
+        time = await updated_at(reader, oracle, rules.emode_source, label)
+        held = [replace(h, price=rules.emode_price, updated_at=time) if h.in_category else h for h in held]
+    collaterals = [h for h in held if h.collateral]
+    loans = [h for h in held if h.owed]
+    times = [h.updated_at for h in collaterals + loans if h.updated_at is not None]
+    risk_oracle = oracle_info(oracle, min(times, default=None), now)
+    if any(h.price is None or h.decimals is None or h.threshold is None for h in collaterals):
+        return {
+            **unknown_risk([h.token for h in collaterals], account[3] / 10_000),
+            "oracle": risk_oracle,
+        }
+    loan_price = loans[0].price if len(loans) == 1 else None
+    unit = Unit(
+        usd=None if usd_unit is None else Fraction(1, usd_unit),
+        per_loan_asset=Fraction(loan_price) if loan_price else None,
+    )
+    figures = borrow_risk(
+        Fraction(account[1]),
+        [
+            Collateral(
+                h.token,
+                Fraction(h.collateral, 10 ** cast(int, h.decimals)),
+                Fraction(cast(int, h.price)),
+                Fraction(cast(int, h.threshold), 10_000),
+                owed=Fraction(h.owed, 10 ** cast(int, h.decimals)),
+            )
+            for h in collaterals
+        ],
+        unit,
+        warnings,
+        target,
+        step=BASIS_POINT,
+    )
+    return {**figures, "oracle": risk_oracle}
