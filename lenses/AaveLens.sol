@@ -15,6 +15,7 @@ import "Recorder.sol";
 /// price (adapters/aave/risk.py: the oracle's source, its round, or the feed a CAPO adapter wraps).
 contract AaveLens is Recorder {
     uint256 private constant MAX_RESERVES = 128;
+    uint256 private constant MAX_REWARDS = 32;
 
     struct Market {
         address pool;
@@ -27,10 +28,18 @@ contract AaveLens is Recorder {
     struct Holdings {
         bool[] held;
         bool[] supplied;
+        bool[] variable;
         address[] flagged;
         uint256 flags;
         bool any;
         bool supplies;
+    }
+
+    /// @dev The wallet's tokens that may earn incentives, in the order the service lists them.
+    struct Earning {
+        address[] tokens;
+        address[] controllers;
+        uint256 count;
     }
 
     constructor(
@@ -62,8 +71,86 @@ contract AaveLens is Recorder {
         _call(tape, market.oracle, abi.encodeWithSelector(0x8c89b64f));
         if (!holdings.any) return;
         if (holdings.supplies) _rules(tape, market, holdings.flagged, holdings.flags);
+        Earning memory earning = Earning(new address[](2 * reserves.length), new address[](2 * reserves.length), 0);
         for (uint256 i = 0; i < reserves.length; i++) {
-            if (holdings.held[i]) _reserve(tape, market, reserves[i], holdings.supplied[i]);
+            if (!holdings.held[i]) continue;
+            _reserve(tape, market, reserves[i], holdings.supplied[i]);
+            _incentives(tape, market, reserves[i], holdings.supplied[i], holdings.variable[i], earning);
+        }
+        _claims(tape, earning, wallet);
+    }
+
+    /// @dev The reserve's tokens, and the incentives of those the wallet holds (adapters/aave/rewards.py).
+    function _incentives(
+        Tape memory tape,
+        Market memory market,
+        address asset,
+        bool supplied,
+        bool variable,
+        Earning memory earning
+    ) private view {
+        (bool ok, bytes memory tokens) =
+            _call(tape, market.dataProvider, abi.encodeWithSelector(0xd2493b6c, asset));
+        if (!ok || tokens.length < 96) return;
+        if (supplied) _rates(tape, address(uint160(_at(tokens, 0))), earning);
+        if (variable) _rates(tape, address(uint160(_at(tokens, 2))), earning);
+    }
+
+    /// @dev A token's controller, its rewards, their terms, tokens and prices, and its total supply.
+    function _rates(Tape memory tape, address token, Earning memory earning) private view {
+        address controller = address(uint160(_wordAt(tape, token, abi.encodeWithSelector(0x75d26413), 0)));
+        earning.tokens[earning.count] = token;
+        earning.controllers[earning.count++] = controller;
+        if (controller == address(0)) return;
+        (bool ok, bytes memory list) = _call(tape, controller, abi.encodeWithSelector(0x6657732f, token));
+        _call(tape, token, abi.encodeWithSelector(0x18160ddd));
+        uint256 n = _at(list, 1);
+        if (!ok || _at(list, 0) != 32 || n > MAX_REWARDS) return;
+        for (uint256 j = 0; j < n; j++) {
+            address reward = address(uint160(_at(list, 2 + j)));
+            _call(tape, controller, abi.encodeWithSelector(0x7eff4ba8, token, reward));
+            _tokenInfo(tape, reward);
+            _rewardPrice(tape, controller, reward);
+        }
+    }
+
+    function _rewardPrice(Tape memory tape, address controller, address reward) private view {
+        address oracle = address(uint160(_wordAt(tape, controller, abi.encodeWithSelector(0x2a17bf60, reward), 0)));
+        if (oracle == address(0)) return;
+        _call(tape, oracle, abi.encodeWithSelector(0x50d25bcd));
+        _call(tape, oracle, abi.encodeWithSelector(0x313ce567));
+    }
+
+    /// @dev Per controller (in the order first named), `getAllUserRewards` over the wallet's tokens
+    /// it pays on, then the token facts and price of each reward it owes.
+    function _claims(Tape memory tape, Earning memory earning, address wallet) private view {
+        for (uint256 i = 0; i < earning.count; i++) {
+            address controller = earning.controllers[i];
+            bool first = controller != address(0);
+            for (uint256 k = 0; first && k < i; k++) {
+                first = earning.controllers[k] != controller;
+            }
+            if (!first) continue;
+            address[] memory tokens = new address[](earning.count);
+            uint256 n = 0;
+            for (uint256 k = i; k < earning.count; k++) {
+                if (earning.controllers[k] == controller) tokens[n++] = earning.tokens[k];
+            }
+            assembly {
+                mstore(tokens, n)
+            }
+            (bool ok, bytes memory owed) =
+                _call(tape, controller, abi.encodeWithSelector(0x4c0369c3, tokens, wallet));
+            if (!ok) continue;
+            uint256 rewards = _at(owed, 0) / 32;
+            uint256 amounts = _at(owed, 1) / 32;
+            uint256 count = _at(owed, rewards);
+            for (uint256 j = 0; j < count && j < MAX_REWARDS; j++) {
+                if (_at(owed, amounts + 1 + j) == 0) continue;
+                address reward = address(uint160(_at(owed, rewards + 1 + j)));
+                _tokenInfo(tape, reward);
+                _rewardPrice(tape, controller, reward);
+            }
         }
     }
 
@@ -75,12 +162,14 @@ contract AaveLens is Recorder {
     {
         holdings.held = new bool[](reserves.length);
         holdings.supplied = new bool[](reserves.length);
+        holdings.variable = new bool[](reserves.length);
         holdings.flagged = new address[](reserves.length);
         for (uint256 i = 0; i < reserves.length; i++) {
             (bool ok, bytes memory user) =
                 _call(tape, market.dataProvider, abi.encodeWithSelector(0x28dd2d01, reserves[i], wallet));
             if (!ok) continue;
             holdings.supplied[i] = _at(user, 0) != 0;
+            holdings.variable[i] = _at(user, 2) != 0;
             holdings.held[i] = holdings.supplied[i] || _at(user, 1) != 0 || _at(user, 2) != 0;
             if (_at(user, 8) != 0) holdings.flagged[holdings.flags++] = reserves[i];
             holdings.any = holdings.any || holdings.held[i];

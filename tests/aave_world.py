@@ -1,6 +1,7 @@
 """Two real Aave v3 markets on anvil, deployed from the bytecode Aave publishes in `@aave/core-v3`
 (libraries linked, pool behind its proxy, oracle with mock Chainlink aggregators), with suppliers
-and borrowers, and time advanced so that interest accrues. Used by the tests and scripts/devnet.py.
+and borrowers, incentives on the first market from the RewardsController Aave publishes in
+`@aave/periphery-v3`, and time advanced so that interest and rewards accrue. Used by the tests and scripts/devnet.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import eth_abi
 from tests.evm import TOOLS, Anvil, abi_type, function_signatures
 
 ARTIFACTS = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
+PERIPHERY = TOOLS / "@aave" / "periphery-v3" / "artifacts" / "contracts"
+"""Aave's periphery (the RewardsController and its EmissionManager), published in `@aave/periphery-v3`."""
 RAY = 10**27
 ETHER = 10**18
 USDC = 10**6
@@ -46,8 +49,13 @@ ELAPSED = 30 * 24 * 3600
 
 @functools.cache
 def artifact(name: str) -> dict[str, Any]:
-    (path,) = [p for p in ARTIFACTS.rglob(f"{name}.json") if not p.name.endswith(".dbg.json")]
-    return json.loads(path.read_text())
+    """A contract of Aave's core, else of its periphery."""
+    for folder in (ARTIFACTS, PERIPHERY):
+        found = [p for p in folder.rglob(f"{name}.json") if not p.name.endswith(".dbg.json")]
+        if found:
+            (path,) = found
+            return json.loads(path.read_text())
+    raise KeyError(name)
 
 
 def signature(contract: str, name: str) -> tuple[str, tuple[str, ...]]:
@@ -72,6 +80,19 @@ class AaveMarketDeployment:
     oracle: str = ""
     tokens: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    incentives: Incentives | None = None
+
+
+@dataclass
+class Incentives:
+    """A market's RewardsController, paying one reward token on some of its aTokens and debt tokens."""
+
+    controller: str
+    reward: str
+    oracle: str
+    emissions: dict[str, int]
+    """Per token (aToken or variable debt token), reward wei per second."""
+    end: int
 
 
 @dataclass
@@ -209,6 +230,42 @@ def add_reserves(deployer: Deployer, market: AaveMarketDeployment, assets: dict[
         node.send(market.configurator, "setReserveBorrowing(address,bool)", token, True)
 
 
+REWARD_PRICE = 250_000_000
+"""The reward token's price in its oracle: $2.50 (8 decimals)."""
+
+
+def add_incentives(deployer: Deployer, market: AaveMarketDeployment, emissions: dict[tuple[str, int], int]) -> None:
+    """A RewardsController (behind Aave's EmissionManager) paying a new token "RWD" for a year on
+    the tokens `emissions` names by (symbol, 0 for the aToken or 2 for the variable debt token),
+    in reward wei per second."""
+    node, owner = deployer.node, deployer.node.accounts[0]
+    manager = deployer.deploy("EmissionManager", owner)
+    controller = deployer.deploy("RewardsController", manager)
+    node.send(manager, "setRewardsController(address)", controller)
+    reward = deployer.deploy("MintableERC20", "Test Reward", "RWD", 18)
+    oracle = deployer.deploy("MockAggregator", REWARD_PRICE)
+    strategy = deployer.deploy("PullRewardsTransferStrategy", controller, owner, owner)
+    node.send(manager, "setEmissionAdmin(address,address)", reward, owner)
+    end = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16) + 365 * 24 * 3600
+    paid = {}
+    for (symbol, index), emission in emissions.items():
+        tokens = node.call(
+            market.data_provider,
+            "getReserveTokensAddresses(address)",
+            market.tokens[symbol],
+            returns=["address"] * 3,
+        )
+        token = tokens[index].lower()
+        node.send(token, "setIncentivesController(address)", controller)
+        paid[token] = emission
+    node.send(
+        manager,
+        "configureAssets((uint88,uint256,uint32,address,address,address,address)[])",
+        [(emission, 0, end, token, reward, strategy, oracle) for token, emission in paid.items()],
+    )
+    market.incentives = Incentives(controller, reward, oracle, paid, end)
+
+
 def supply(node: Anvil, market: AaveMarketDeployment, symbol: str, amount: int, wallet: str) -> None:
     token = market.tokens[symbol]
     node.send(token, "mint(uint256)", amount, sender=wallet)
@@ -236,6 +293,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
     core = deploy_market(deployer, "AaveV3TestCore", {"WETH": (18, 3000 * 10**8), "USDC": (6, 100_010_000)})
     second = deploy_market(deployer, "AaveV3TestSecond", {"DAI": (18, 99_990_000), "USDC": (6, 100_000_000)})
     world.markets = [core, second]
+    add_incentives(deployer, core, {("WETH", 0): 10**13, ("USDC", 2): 2 * 10**13})
     supply(node, core, "USDC", 1_000_000 * USDC, lender)
     supply(node, core, "WETH", 10 * ETHER, borrower)
     node.send(

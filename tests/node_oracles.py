@@ -2,7 +2,7 @@
 requests on stdin and answers a JSON list on stdout, with the packages pinned in tools/.
 
 - morpho_sdk.cjs: Morpho's `@morpho-org/blue-sdk` (IRM, markets, positions, vaults).
-- aave_math.cjs: Aave's `@aave/math-utils` (compounded rates).
+- aave_math.cjs: Aave's `@aave/math-utils` (compounded rates, incentive APRs).
 - pendle_math.cjs: Pendle's offchain math (market trades and prices).
 """
 
@@ -37,3 +37,11 @@ def morpho_sdk(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def aave_apys(rates_ray: list[int]) -> list[float]:
     """`@aave/math-utils`' APY of each ray annual rate (formatReserve's supplyAPY / variableBorrowAPY)."""
     return [float(answer) for answer in ask("aave_math.cjs", [str(rate) for rate in rates_ray])]
+
+
+def aave_incentive_aprs(incentives: list[dict[str, Any]]) -> list[float]:
+    """`@aave/math-utils`' incentive APR (calculateAllReserveIncentives) of each reward: side ("a"
+    aToken, "v" variable debt), emissionPerSecond, rewardPriceFeed, priceFeedDecimals,
+    rewardTokenDecimals, emissionEndTimestamp, incentivesLastUpdateTimestamp, totalTokenSupply,
+    price (the asset's, normalized), decimals."""
+    return [float(answer) for answer in ask("aave_math.cjs", incentives)]

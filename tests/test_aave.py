@@ -15,11 +15,12 @@ import pytest
 from adapters.aave import collateral
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
+from adapters.aave import rewards as aave_rewards
 from adapters.aave import risk as aave_risk
 from chain.abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
-from tests.node_oracles import aave_apys
+from tests.node_oracles import aave_apys, aave_incentive_aprs
 
 SECONDS = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -261,7 +262,9 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
     details { ... on AaveMarketPool { type addressesProvider chainId marketName pool reserves {
       asset { address symbol name decimals } aToken variableDebtToken totalSupplied totalSuppliedUsd totalBorrowed
       totalBorrowedUsd utilization supplyApy borrowApy priceUsd ltv liquidationThreshold liquidationBonus
-      reserveFactor supplyCap borrowCap usageAsCollateralEnabled borrowingEnabled isActive isFrozen isPaused } } } }
+      reserveFactor supplyCap borrowCap usageAsCollateralEnabled borrowingEnabled isActive isFrozen isPaused
+      supplyRewards { token { address symbol name decimals } apr endsAt }
+      borrowRewards { token { address symbol name decimals } apr endsAt } } } } }
   errors { poolAddress error { code message } } } }"""
 
 
@@ -304,6 +307,9 @@ async def test_a_market_by_its_addresses_provider_or_pool_with_every_reserve(wor
         supply_apy, borrow_apy = math_utils[:2] if symbol == "WETH" else math_utils[2:]
         assert reserve.pop("supplyApy") == pytest.approx(supply_apy, rel=1e-9)
         assert reserve.pop("borrowApy") == pytest.approx(borrow_apy, rel=1e-9)
+        incentivized = {"supplyRewards": symbol == "WETH", "borrowRewards": symbol == "USDC"}
+        for side, paid in incentivized.items():
+            assert [r["token"]["symbol"] for r in reserve.pop(side)] == (["RWD"] if paid else []), (symbol, side)
         assert reserve == {
             "asset": {"address": core.tokens[symbol], "symbol": symbol, "name": f"Test {symbol}", "decimals": decimals},
             "aToken": data[8],
@@ -336,8 +342,8 @@ async def test_a_reserve_whose_oracle_fails_keeps_its_amounts(world_client, worl
     weth, usdc = answer["details"]["reserves"]
     assert weth["priceUsd"] is None and weth["totalSuppliedUsd"] is None and weth["totalSupplied"] != "0"
     assert usdc["priceUsd"] is not None
-    (warning,) = answer["warnings"]
-    assert (warning["code"], warning["target"]) == ("PRICE_UNAVAILABLE", core.tokens["WETH"])
+    assert weth["supplyRewards"][0]["apr"] is None, "its reward's APR needs the price too"
+    assert [(w["code"], w["target"]) for w in answer["warnings"]] == [("PRICE_UNAVAILABLE", core.tokens["WETH"])] * 2
 
 
 def test_the_adapter_calls_exactly_the_published_abi():
@@ -406,3 +412,120 @@ def test_the_risk_reads_the_published_abi():
 @pytest.mark.parametrize("rate", [0, 1, 10**20, 5 * 10**25, 10**27, 3 * 10**28])
 def test_apy_matches_per_second_compounding(rate):
     assert aave.apy(rate) == pytest.approx(compounded(rate), rel=1e-12, abs=1e-30)
+
+
+REWARDS = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on AaveWalletPositions { blockNumber warnings { code message target }
+    supplyPositions { marketName currency { symbol } rewards { token { address symbol decimals } apr endsAt } }
+    borrowPositions { marketName currency { symbol } rewards { token { address symbol decimals } apr endsAt } }
+    rewardPositions { type marketAddress marketName controller rewardToken { address symbol } accrued accruedUsd } } }
+  errors { error { code message } } } }"""
+
+
+async def test_rewards_are_the_controllers_own(world_client, world):
+    """The borrower's aWETH and variable USDC debt earn RWD from Aave's RewardsController: each
+    APR as math-utils' calculateIncentiveAPR gives it, what it may claim as getAllUserRewards."""
+    core, borrower = world.markets[0], world.wallets["borrower"]
+    incentives = core.incentives
+    answer = await query_positions(world_client, REWARDS, "aave", [borrower], 31337)
+    assert answer["errors"] == []
+    (entry,) = answer["data"]
+    assert entry["warnings"] == []
+    expected = Expected(world, entry["blockNumber"])
+    rwd = {"address": incentives.reward, "symbol": "RWD", "decimals": 18}
+    prices = {"WETH": "3000", "USDC": "1.0001"}
+    answered = {}
+    for side, index in (("supplyPositions", 0), ("borrowPositions", 2)):
+        for position in entry[side]:
+            symbol = position["currency"]["symbol"]
+            if position["marketName"] != core.name:
+                assert position["rewards"] == [], "the second market pays none"
+                continue
+            token = expected.call(
+                core.data_provider, "getReserveTokensAddresses(address)", core.tokens[symbol], returns=["address"] * 3
+            )[index].lower()
+            (reward,) = position["rewards"]
+            assert reward["token"] == rwd and reward["endsAt"] == incentives.end
+            _, emission, updated, end = expected.call(
+                incentives.controller,
+                "getRewardsData(address,address)",
+                token,
+                incentives.reward,
+                returns=["uint256"] * 4,
+            )
+            (apr,) = aave_incentive_aprs(
+                [
+                    {
+                        "side": "a" if index == 0 else "v",
+                        "emissionPerSecond": str(emission),
+                        "rewardPriceFeed": str(A.REWARD_PRICE),
+                        "priceFeedDecimals": 8,
+                        "rewardTokenDecimals": 18,
+                        "emissionEndTimestamp": end,
+                        "incentivesLastUpdateTimestamp": updated,
+                        "totalTokenSupply": str(expected.call(token, "totalSupply()")),
+                        "price": prices[symbol],
+                        "decimals": 18 if symbol == "WETH" else 6,
+                    }
+                ]
+            )
+            assert emission == incentives.emissions[token] and end == incentives.end
+            assert reward["apr"] == pytest.approx(apr, rel=1e-12), (side, symbol)
+            answered[(side, symbol)] = position["rewards"]
+    tokens = [
+        expected.call(
+            core.data_provider, "getReserveTokensAddresses(address)", core.tokens[s], returns=["address"] * 3
+        )[i].lower()
+        for s, i in (("WETH", 0), ("USDC", 2))
+    ]
+    rewards, amounts = expected.call(
+        incentives.controller,
+        "getAllUserRewards(address[],address)",
+        tokens,
+        borrower,
+        returns=["address[]", "uint256[]"],
+    )
+    assert [r.lower() for r in rewards] == [incentives.reward] and amounts[0] > 0
+    assert entry["rewardPositions"] == [
+        {
+            "type": "aave-reward",
+            "marketAddress": core.pool,
+            "marketName": core.name,
+            "controller": incentives.controller,
+            "rewardToken": {"address": incentives.reward, "symbol": "RWD"},
+            "accrued": str(amounts[0]),
+            "accruedUsd": pytest.approx(amounts[0] / 10**18 * 2.5, rel=1e-12),
+        }
+    ]
+
+    reply = await world_client.query(
+        """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) { data { blockNumber details {
+          ... on AaveMarketPool { reserves { asset { symbol }
+            supplyRewards { token { address symbol decimals } apr endsAt }
+            borrowRewards { token { address symbol decimals } apr endsAt } } } } } } }""",
+        {"inputs": [{"protocol": "aave", "chainId": 31337, "poolAddress": core.pool}]},
+    )
+    ((pool,),) = [reply.body["data"]["poolDetails"]["data"]]
+    assert pool["blockNumber"] == entry["blockNumber"]
+    reserves = {r["asset"]["symbol"]: r for r in pool["details"]["reserves"]}
+    assert reserves["WETH"]["supplyRewards"] == answered[("supplyPositions", "WETH")], "the same as on the position"
+    assert reserves["USDC"]["borrowRewards"] == answered[("borrowPositions", "USDC")]
+    assert reserves["WETH"]["borrowRewards"] == reserves["USDC"]["supplyRewards"] == []
+
+
+def test_the_rewards_read_the_published_abi():
+    """The incentives views, from Aave's core (the tokens) and periphery (the controller, the
+    reward oracle's interface) packages."""
+    contracts = {
+        "INCENTIVES_CONTROLLER": "AToken",
+        "REWARDS_BY_ASSET": "RewardsController",
+        "REWARDS_DATA": "RewardsController",
+        "REWARD_ORACLE": "RewardsController",
+        "ALL_USER_REWARDS": "RewardsController",
+        "LATEST_ANSWER": "IEACAggregatorProxy",
+        "FEED_DECIMALS": "IEACAggregatorProxy",
+    }
+    functions = {name: value for name, value in vars(aave_rewards).items() if isinstance(value, Function)}
+    assert set(functions) == set(contracts)
+    for name, function in functions.items():
+        assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name

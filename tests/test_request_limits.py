@@ -205,8 +205,8 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
         ),
         (
             "{ %s }"
-            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 24} }} }}" for i in range(25)),
-            "has 650 fields",
+            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(12)),
+            "has 744 fields",
         ),
         (
             "{ %s } fragment F on WalletPositionsResult { %s }"

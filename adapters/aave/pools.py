@@ -13,19 +13,25 @@ it) or its Pool, with every reserve, read through the views the wallet query use
   the bonus over 100 % (10500 -> 0.05). Caps are whole tokens, as the contract keeps them; 0 is none.
 - USD as the wallet query: amount x price / 10^decimals / BASE_CURRENCY_UNIT, only when the
   market's base currency is USD.
+- supplyRewards and borrowRewards: the incentives on the aToken and the variable debt token, as
+  on positions (rewards.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from adapters.aave import rewards
 from adapters.aave.positions import (
     ASSET_PRICE,
     GET_POOL_DATA_PROVIDER,
     GET_PRICE_ORACLE,
     RESERVE_CONFIGURATION,
     RESERVE_DATA,
+    RESERVE_TOKENS,
     RESERVES_LIST,
     bounded_reserves,
     current,
@@ -38,7 +44,7 @@ from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
 from addresses import AaveMarket, ChainAddresses
-from chain import ChainReader, erc20
+from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from errors import InputValidationError
 
@@ -47,7 +53,6 @@ if TYPE_CHECKING:
 
 RESERVE_CAPS = Function("getReserveCaps(address)", "46fbe558", ("uint256", "uint256"))
 PAUSED = Function("getPaused(address)", "b55d9904", ("bool",))
-RESERVE_TOKENS = Function("getReserveTokensAddresses(address)", "d2493b6c", ("address", "address", "address"))
 
 
 async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
@@ -107,6 +112,16 @@ async def _reserve(
         reader.shared(("aave usd unit", oracle), lambda: usd_unit_of(reader, oracle, label)),
     )
     decimals = config[0] if config else token["decimals"] if token else None
+    now = await reader.block_timestamp()
+    asset_usd = Fraction(price, usd_unit) if price is not None and usd_unit else None
+
+    def incentives(token: str, what: str) -> Awaitable[list[dict[str, Any]] | None]:
+        return optional(rewards.rates(reader, token, decimals, asset_usd, now, warnings, asset, label), asset, what)
+
+    supply_rewards, borrow_rewards = await asyncio.gather(
+        incentives(tokens[0], "supplyRewards are") if tokens else no_read(),
+        incentives(tokens[2], "borrowRewards are") if tokens else no_read(),
+    )
 
     def usd(amount: int | None) -> float | None:
         return None if amount is None else usd_value(amount, price, decimals, usd_unit)
@@ -129,6 +144,8 @@ async def _reserve(
         "utilization": (borrowed / supplied if supplied else 0.0) if data else None,
         "supplyApy": rates[0],
         "borrowApy": rates[1],
+        "supplyRewards": supply_rewards,
+        "borrowRewards": borrow_rewards,
         "ltv": config[1] / 10_000 if config else None,
         "liquidationThreshold": config[2] / 10_000 if config else None,
         "liquidationBonus": (config[3] - 10_000) / 10_000 if config and config[3] else (0.0 if config else None),

@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
-from adapters.aave import collateral, risk
+from adapters.aave import collateral, rewards, risk
 from adapters.deployment import deployed
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 from addresses import AaveMarket, ChainAddresses
@@ -66,6 +66,7 @@ USER_EMODE = Function("getUserEMode(address)", "eddf1b79", ("uint256",))
 USER_RESERVE_DATA = Function("getUserReserveData(address,address)", "28dd2d01", ("uint256",) * 7 + ("uint40", "bool"))
 RESERVE_DATA = Function("getReserveData(address)", "35ea6a75", ("uint256",) * 11 + ("uint40",))
 """The data provider's layout (the Pool's getReserveData shares the selector, not the layout)."""
+RESERVE_TOKENS = Function("getReserveTokensAddresses(address)", "d2493b6c", ("address", "address", "address"))
 RESERVE_CONFIGURATION = Function("getReserveConfigurationData(address)", "3e150141", ("uint256",) * 5 + ("bool",) * 5)
 ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
 BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=True)
@@ -114,9 +115,10 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         raise next(r for r in results if isinstance(r, BaseException))
     return {
         "blockNumber": block,
-        "marketStates": [state for state, _, _ in kept if state],
-        "supplyPositions": [p for _, supplies, _ in kept for p in supplies],
-        "borrowPositions": [p for _, _, borrows in kept for p in borrows],
+        "marketStates": [state for state, _, _, _ in kept if state],
+        "supplyPositions": [p for _, supplies, _, _ in kept for p in supplies],
+        "borrowPositions": [p for _, _, borrows, _ in kept for p in borrows],
+        "rewardPositions": [p for *_, claims in kept for p in claims],
     }
 
 
@@ -128,7 +130,7 @@ def _prefetch(reader: ChainReader, markets: tuple[AaveMarket, ...], wallet: str)
 
 async def _market(
     reader: ChainReader, market: AaveMarket, wallet: str, warnings: Warnings
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     label = f"Aave market {market.name}"
     (reserves,), account, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
@@ -149,7 +151,7 @@ async def _market(
     )
     held = [(asset, data) for asset, data in zip(reserves, user_data) if data[0] or data[1] or data[2]]
     if not held:
-        return None, [], []
+        return None, [], [], []
     flagged = [asset for asset, data in zip(reserves, user_data) if data[8]]
     rules = (
         emode,
@@ -168,8 +170,8 @@ async def _market(
         ),
         reader.block_timestamp() if borrowing else no_read(),
     )
-    supplies = [supply for supply, _, _ in reads if supply]
-    borrows = [borrow for _, borrow, _ in reads if borrow]
+    supplies = [supply for supply, _, _, _ in reads if supply]
+    borrows = [borrow for _, borrow, _, _ in reads if borrow]
     state = _state(market, account, emode, usd_unit, supplies, borrows, warnings)
     if state is not None:  # the account's totals in USD, so its risk too
         state["risk"] = None
@@ -178,7 +180,7 @@ async def _market(
             category = terms if isinstance(terms, collateral.Rules) else None
             state["risk"] = await risk.account_risk(
                 reader,
-                [h for _, _, h in reads],
+                [h for _, _, h, _ in reads],
                 account,
                 usd_unit,
                 oracle,
@@ -188,7 +190,23 @@ async def _market(
                 market.pool,
                 label,
             )
-    return state, supplies, borrows
+    earning = [token for *_, tokens in reads for token in tokens]
+    claims = await warnings.optional(_claims(reader, earning, wallet, label), market.pool, "reward positions are")
+    base = {"type": "aave-reward", "marketAddress": market.pool, "marketName": market.name}
+    return state, supplies, borrows, [{**base, **claim} for claim in claims or []]
+
+
+async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: str) -> list[dict[str, Any]]:
+    """What the wallet may claim for the tokens it holds, from each controller they name."""
+    controllers = await asyncio.gather(*(rewards.controller_of(reader, token, label) for token in tokens))
+    by_controller: dict[str, list[str]] = {}
+    for token, controller in zip(tokens, controllers):
+        if controller is not None:
+            by_controller.setdefault(controller, []).append(token)
+    found = await asyncio.gather(
+        *(rewards.claimable(reader, c, held, wallet, label) for c, held in by_controller.items())
+    )
+    return [claim for claims in found for claim in claims]
 
 
 def bounded_reserves(reserves: list[str], label: str) -> None:
@@ -276,14 +294,15 @@ async def _reserve(
     rules: Rules,
     borrowing: bool,
     warnings: Warnings,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None, risk.Held]:
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None, risk.Held, list[str]]:
     """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning;
-    and what the account's liquidation check sees of it. When the account borrows, the time of the
-    reserve's price is read in the same round."""
+    what the account's liquidation check sees of it (when the account borrows, the time of the
+    reserve's price is read in the same round); and the tokens of it the wallet holds that may
+    earn incentives (its aToken, its variable debt token)."""
     label, optional = f"Aave market {market.name}", warnings.optional
     balance, stable_debt, variable_debt, *_, stable_rate, _, _, flagged = user
     emode = rules[0]
-    reserve, config, price, token, terms, (record, updated) = await asyncio.gather(
+    reserve, config, price, token, terms, (record, updated, tokens) = await asyncio.gather(
         optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
         optional(
             reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
@@ -302,6 +321,9 @@ async def _reserve(
         asyncio.gather(
             outcome(collateral.pool_reserve(reader, market.pool, asset, emode, label)),
             risk.updated_at(reader, oracle, asset, label) if borrowing else no_read(),
+            optional(
+                reader.call(data_provider, RESERVE_TOKENS, asset, label=f"{label} data provider"), asset, "rewards are"
+            ),
         ),
     )
     risk_price = price
@@ -319,7 +341,8 @@ async def _reserve(
 
     currency = {**token, "decimals": decimals} if token else None
     base = {"marketAddress": market.pool, "marketName": market.name, "currency": currency}
-    supply = borrow = None
+    supply: dict[str, Any] | None = None
+    borrow: dict[str, Any] | None = None
     is_collateral = can_be_collateral = threshold = None
     if balance:
         if config and terms and (record or not emode):
@@ -343,6 +366,21 @@ async def _reserve(
             None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
         )
         borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
+    now = await reader.block_timestamp()
+    asset_usd = Fraction(price, usd_unit) if price is not None and usd_unit else None
+
+    def rates(token: str, side: str) -> Awaitable[list[dict[str, Any]] | None]:
+        return optional(rewards.rates(reader, token, decimals, asset_usd, now, warnings, asset, label), asset, side)
+
+    supply_rates, borrow_rates = await asyncio.gather(
+        rates(tokens[0], "supply rewards are") if supply and tokens else no_read(),
+        rates(tokens[2], "borrow rewards are") if variable_debt and tokens else no_read(),
+    )
+    if supply:
+        supply["rewards"] = supply_rates
+    if borrow:
+        borrow["rewards"] = borrow_rates if variable_debt else []  # stable debt (before v3.2) earns none here
+    earning = [] if tokens is None else [t for t, held in ((tokens[0], balance), (tokens[2], variable_debt)) if held]
     held = risk.Held(
         token=currency,
         decimals=decimals,
@@ -353,7 +391,7 @@ async def _reserve(
         in_category=collateral.in_legacy_category(emode, record),
         updated_at=updated,
     )
-    return supply, borrow, held
+    return supply, borrow, held, earning
 
 
 async def _collateral_terms(

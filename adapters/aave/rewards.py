@@ -1,0 +1,131 @@
+"""Aave v3 incentives: what a RewardsController pays on a reserve's aToken and variable debt token.
+
+Aave's RewardsController (aave-v3-periphery, aave-v3-origin `rewards/`) is named by each token
+(`getIncentivesController()`; the zero address: no incentives). It distributes each reward's
+`emissionPerSecond` (until `distributionEnd`) over the token's holders in proportion to their
+scaled balances, so a holder's share is their balance over the token's `totalSupply()`. Hence:
+
+- the reward APR of a reserve's supply (or variable borrow), per reward token:
+  emissionPerSecond / 10^rewardDecimals x reward price x 31,536,000 /
+  (totalSupply / 10^decimals x asset price), both prices in USD: the reward's from the oracle the
+  controller names for it (`getRewardOracle(reward)`, `latestAnswer()` / 10^`decimals()`), the
+  asset's from the market's AaveOracle. A simple annual rate, as Aave's math-utils
+  calculateIncentiveAPR gives it; 0 once `distributionEnd` has passed at the block (math-utils
+  compares the end with the reward's last update instead, so it still shows a rate for a
+  distribution that ended since: the contract pays nothing then). Null when a price is missing.
+- what a wallet may claim: `getAllUserRewards(tokens, wallet)` over the tokens it holds, the
+  controller's own sum of what was accrued and what is pending at the block.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from fractions import Fraction
+from typing import Any, cast
+
+from adapters.position_warnings import PRICE_UNAVAILABLE, Warnings
+from chain import ChainReader, erc20
+from chain.abi import Function
+
+SECONDS_PER_YEAR = 365 * 24 * 3600
+ZERO_ADDRESS = "0x" + "00" * 20
+
+INCENTIVES_CONTROLLER = Function("getIncentivesController()", "75d26413", ("address",))
+REWARDS_BY_ASSET = Function("getRewardsByAsset(address)", "6657732f", ("address[]",))
+REWARDS_DATA = Function("getRewardsData(address,address)", "7eff4ba8", ("uint256",) * 4)
+"""(index, emissionPerSecond, lastUpdateTimestamp, distributionEnd)."""
+REWARD_ORACLE = Function("getRewardOracle(address)", "2a17bf60", ("address",))
+ALL_USER_REWARDS = Function("getAllUserRewards(address[],address)", "4c0369c3", ("address[]", "uint256[]"))
+LATEST_ANSWER = Function("latestAnswer()", "50d25bcd", ("int256",))
+FEED_DECIMALS = Function("decimals()", "313ce567", ("uint8",))
+
+
+async def controller_of(reader: ChainReader, token: str, label: str) -> str | None:
+    """The RewardsController a token reports its balances to; None for none."""
+    (controller,) = await reader.call(token, INCENTIVES_CONTROLLER, label=f"{label} token")
+    return None if controller == ZERO_ADDRESS else cast(str, controller)
+
+
+async def reward_price(reader: ChainReader, controller: str, reward: str, label: str) -> Fraction | None:
+    """USD per whole reward token from the controller's oracle for it; None without one."""
+    (oracle,) = await reader.call(controller, REWARD_ORACLE, reward, label=f"{label} rewards")
+    if oracle == ZERO_ADDRESS:
+        return None
+    (answer,), (decimals,) = await asyncio.gather(
+        reader.call(oracle, LATEST_ANSWER, label=f"{label} reward oracle"),
+        reader.call(oracle, FEED_DECIMALS, label=f"{label} reward oracle"),
+    )
+    return Fraction(answer, 10**decimals) if answer > 0 else None
+
+
+async def rates(
+    reader: ChainReader,
+    token: str,
+    decimals: int | None,
+    asset_usd: Fraction | None,
+    now: int,
+    warnings: Warnings,
+    target: str,
+    label: str,
+) -> list[dict[str, Any]]:
+    """The `RewardRate`s of one aToken or variable debt token (see the module): an empty list
+    without incentives; a missing price is warned about on `target` (the reserve's asset). A
+    contract's failure propagates (the caller names the figure)."""
+    controller = await controller_of(reader, token, label)
+    if controller is None:
+        return []
+    (rewards,), (total,) = await asyncio.gather(
+        reader.call(controller, REWARDS_BY_ASSET, token, label=f"{label} rewards"),
+        reader.call(token, erc20.TOTAL_SUPPLY, label=f"{label} token"),
+    )
+    reads = await asyncio.gather(
+        *(
+            asyncio.gather(
+                reader.call(controller, REWARDS_DATA, token, reward, label=f"{label} rewards"),
+                erc20.token_info(reader, reward),
+                reward_price(reader, controller, reward, label),
+            )
+            for reward in rewards
+        )
+    )
+    found = []
+    for (_, emission, _, end), info, price in reads:
+        apr: float | None = 0.0
+        if emission and end > now:
+            if price is None or asset_usd is None or decimals is None or not total:
+                warnings.add(
+                    PRICE_UNAVAILABLE,
+                    target,
+                    f"the {info['symbol']} reward's APR on {token} is null: "
+                    + ("nothing holds the token" if not total else "a price it needs cannot be read"),
+                )
+                apr = None
+            else:
+                yearly = Fraction(emission, 10 ** info["decimals"]) * price * SECONDS_PER_YEAR
+                apr = float(yearly / (Fraction(total, 10**decimals) * asset_usd))
+        found.append({"token": info, "apr": apr, "endsAt": end})
+    return found
+
+
+async def claimable(
+    reader: ChainReader, controller: str, tokens: list[str], wallet: str, label: str
+) -> list[dict[str, Any]]:
+    """What `wallet` may claim from `controller` for `tokens`: per reward token with an amount,
+    the amount and its USD value (null without a price)."""
+    rewards, amounts = await reader.call(controller, ALL_USER_REWARDS, tokens, wallet, label=f"{label} rewards")
+    owed = [(reward, amount) for reward, amount in zip(rewards, amounts) if amount]
+    reads = await asyncio.gather(
+        *(
+            asyncio.gather(erc20.token_info(reader, reward), reward_price(reader, controller, reward, label))
+            for reward, _ in owed
+        )
+    )
+    return [
+        {
+            "rewardToken": info,
+            "accrued": str(amount),
+            "accruedUsd": None if price is None else float(Fraction(amount, 10 ** info["decimals"]) * price),
+            "controller": controller,
+        }
+        for (_, amount), (info, price) in zip(owed, reads)
+    ]
