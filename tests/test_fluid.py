@@ -95,7 +95,7 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
                 Fraction(position.supply * vault.price_liquidate, 10**27)
                 * vault.liquidation_threshold
                 / 10**4
-                / position.borrow
+                / (position.borrow + position.dust)
             )
             if position.borrow
             else None
@@ -143,17 +143,19 @@ RISK_QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inp
 
 
 async def test_a_vault_nfts_risk_solves_the_vaults_own_test(world_client, world):
-    """Liquidatable once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold < borrow:
-    for the ETH/USDC NFT (7 ETH, 9,000 USDC, threshold 0.9, oracle 2,990 USDC per ETH)."""
+    """Liquidatable once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold < borrow +
+    dustBorrow: for the ETH/USDC NFT (7 ETH, 9,000 USDC and 3 wei of dust, threshold 0.9, oracle
+    2,990 USDC per ETH)."""
     reply = await world_client.query(
         RISK_QUERY, {"inputs": [{"protocol": "fluid", "chainId": 31337, "walletAddress": world.wallets["borrower"]}]}
     )
     (answer,) = reply.body["data"]["walletPositions"]["data"]
     found = {p["nftId"]: p for p in answer["vaultPositions"]}
     risk = found["13"]["risk"]
-    at = Fraction(9_000, 7) / Fraction(9, 10)
-    assert risk["healthFactor"] == found["13"]["healthFactor"] == float(7 * Fraction(2_990) * Fraction(9, 10) / 9_000)
-    assert risk["loanToValue"] == float(Fraction(9_000) / (7 * 2_990)) and risk["liquidationLoanToValue"] == 0.9
+    owed = Fraction(9_000 * 10**6 + 3, 10**6)
+    at = owed / 7 / Fraction(9, 10)
+    assert risk["healthFactor"] == found["13"]["healthFactor"] == float(7 * Fraction(2_990) * Fraction(9, 10) / owed)
+    assert risk["loanToValue"] == float(owed / (7 * 2_990)) and risk["liquidationLoanToValue"] == 0.9
     (price,) = risk["liquidationPrices"]
     assert price["asset"]["symbol"] == "ETH" and price["priceInLoanAsset"] == float(at)
     assert price["priceUsd"] == float(at * F.PRICES["USDC"] / 10**8)

@@ -28,6 +28,9 @@ deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
   same calls in the same dependent order and returns their raw answers.
 - isCollateral and canBeCollateral as the Pool decides them, v3.0 to v3.5 and v3.6 on (e-mode-only
   collateral): collateral.py. Its reads join the held reserves' round.
+- The account's liquidation risk by the Pool's own check (risk.py), on the market state when it
+  borrows; the incentives on its aTokens and variable debt tokens and what it may claim, from the
+  RewardsController (rewards.py). Both read in AaveLens too.
 """
 
 from __future__ import annotations
@@ -161,14 +164,11 @@ async def _market(
         ),
     )
     borrowing = not isinstance(account, ProtocolError) and account[1] > 0
-    reads, now = await asyncio.gather(
-        asyncio.gather(
-            *(
-                _reserve(reader, market, data_provider, oracle, asset, data, usd_unit, rules, borrowing, warnings)
-                for asset, data in held
-            )
-        ),
-        reader.block_timestamp() if borrowing else no_read(),
+    reads = await asyncio.gather(
+        *(
+            _reserve(reader, market, data_provider, oracle, asset, data, usd_unit, rules, borrowing, warnings)
+            for asset, data in held
+        )
     )
     supplies = [supply for supply, _, _, _ in reads if supply]
     borrows = [borrow for _, borrow, _, _ in reads if borrow]
@@ -185,7 +185,7 @@ async def _market(
                 usd_unit,
                 oracle,
                 category,
-                cast(int, now),
+                await reader.block_timestamp(),
                 warnings,
                 market.pool,
                 label,

@@ -12,9 +12,15 @@ How each figure is derived (all at the request's pinned block; docs/protocols/fl
   side, Fluid DEX shares on a smart side. Collateral factor and liquidation threshold = the
   configs / 1e4; supply and borrow rates = `supplyRateVault` / 1e4 and `borrowRateVault` / 1e4,
   APRs that may be negative (a smart side's own rate; the DEX's trading APR is not included).
-- Health = supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / borrow: the vault's
-  oracle gives debt units per collateral unit (tokens or DEX shares, decimals included, 1e27),
-  so both sides are compared in the debt's unit, as the vault's liquidation does.
+- Health = supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / (borrow + dustBorrow):
+  the vault's oracle gives debt units per collateral unit (tokens or DEX shares, decimals
+  included, 1e27), so both sides are compared in the debt's unit, as the vault's liquidation
+  does. A position is kept as a tick, the debt/collateral ratio rounded up to a power of 1.0015,
+  and `liquidate` takes the ticks above the one of oraclePriceLiquidate x threshold (rounded
+  down): so what it compares is the tick's debt, `borrow + dustBorrow` (the resolver's net debt
+  plus the dust the rounding added), and the liquidation price is exact with it, up to 0.15 %
+  off without it (Instadapp/fluid-contracts-public: vaultT1 coreModule main.sol `liquidate`,
+  helpers.sol `_addDebtToTickWrite`; resolvers/vault `positionByNftId`).
 - USD: a normal side through the token's feed (adapters/prices.py); a smart side through the other side's
   token and the vault's operate price; null when both sides are smart or no feed prices it.
 - Both resolvers and every USD feed of the chain are read at once in FluidLens (lenses/,
@@ -222,14 +228,15 @@ def _compounded(apr: float) -> float:
 async def _vault_position(
     fluid: FluidReader, position: tuple[Any, ...], vault: tuple[Any, ...], chain_id: int
 ) -> dict[str, Any]:
-    supply, borrow = position[9], position[10]
+    supply, borrow, dust = position[9], position[10], position[11]
+    owed = borrow + dust  # what the position's tick stands for: the vault's test compares this
     configs = vault[CONFIGS]
     threshold, liquidate = configs[LIQUIDATION_THRESHOLD], configs[ORACLE_PRICE_LIQUIDATE]
     health = None
     if borrow and liquidate:
-        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / borrow)
+        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / owed)
     sides, risk = await asyncio.gather(
-        vault_sides(fluid, vault, supply, borrow), _risk(fluid, vault, supply, borrow) if borrow else no_read()
+        vault_sides(fluid, vault, supply, borrow), _risk(fluid, vault, supply, owed) if borrow else no_read()
     )
     return {
         "type": "fluid-vault",
@@ -244,11 +251,12 @@ async def _vault_position(
     }
 
 
-async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
+async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, owed: int) -> dict[str, Any]:
     """The `BorrowRisk` figures of a vault NFT (adapters/risk.py) by the vault's own test: the
     position may be liquidated once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold /
-    1e4 < borrow, the oracle quoting debt units per collateral unit (tokens or DEX shares) x 1e27.
-    A smart side has no token: its prices are then stated in no unit but the drop, a ratio."""
+    1e4 < owed (borrow + dustBorrow), the oracle quoting debt units per collateral unit (tokens or
+    DEX shares) x 1e27. A smart side has no token: its prices are then stated in no unit but the
+    drop, a ratio."""
     constants, configs = vault[CONSTANTS], vault[CONFIGS]
     threshold = Fraction(configs[LIQUIDATION_THRESHOLD], RATE_SCALE)
     col, debt = constants[SUPPLY_TOKEN][0], constants[BORROW_TOKEN][0]
@@ -274,7 +282,7 @@ async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow:
         usd=Fraction(debt_price.answer, 10**debt_price.decimals) if known and debt_price else None,
         per_loan_asset=Fraction(1) if known else None,
     )
-    return {**borrow_risk(Fraction(borrow, debt_scale), [held], unit, fluid.warnings, vault[0]), **oracle}
+    return {**borrow_risk(Fraction(owed, debt_scale), [held], unit, fluid.warnings, vault[0]), **oracle}
 
 
 async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
