@@ -104,7 +104,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
     saver, borrower = world.wallets["saver"], world.wallets["borrower"]
     node.send(world.usdc_market, "setAccount(address,uint256,uint256)", saver, 25_000 * USDC + 123, 0)
     node.send(world.weth_market, "setAccount(address,uint256,uint256)", borrower, 0, 3 * ETHER + 7)
-    node.send(world.weth_market, "setCollateral(address,address,uint128)", borrower, world.tokens["WBTC"], 15 * 10**7)
+    node.send(world.weth_market, "setCollateral(address,address,uint128)", borrower, world.tokens["WBTC"], 10**7)
     node.send(world.weth_market, "setCollateral(address,address,uint128)", borrower, world.tokens["USDC"], 4_000 * USDC)
     world.rewards = node.deploy(artifacts["TestCometRewards"], ["address"], [world.tokens["COMP"]])
     node.send(world.rewards, "setOwed(address,address,uint256)", world.usdc_market, saver, 12 * 10**17)

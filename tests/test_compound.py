@@ -62,9 +62,7 @@ async def test_supply_borrow_collateral_and_rewards(world_client, world):
     saver, borrower = (await positions(world_client, world.wallets["saver"], world.wallets["borrower"]))["data"]
     block = saver["blockNumber"]
     assert saver["warnings"] == []
-    assert [(w["code"], w["target"]) for w in borrower["warnings"]] == [("NO_LIQUIDATION_PRICE", world.weth_market)], (
-        "its WBTC covers the debt: no fall of its USDC alone liquidates it"
-    )
+    assert borrower["warnings"] == [], "neither collateral covers the debt alone: each has a liquidation price"
     (supply,) = saver["supplyPositions"]
     balance = 25_000 * C.USDC + 123
     supply_rate = rate(world, world.usdc_market, "getSupplyRate", block)
@@ -85,7 +83,7 @@ async def test_supply_borrow_collateral_and_rewards(world_client, world):
     assert borrow["debt"] == str(debt) and borrow["debtUsd"] == usd_via_eth(debt, "WETH")
     assert borrow["apr"] == borrow_rate * SECONDS / 1e18
     assert borrow["apy"] == pytest.approx(compounded(borrow_rate), rel=1e-12)
-    wbtc, usdc = usd_via_eth(15 * 10**7, "WBTC"), usd_via_eth(4_000 * C.USDC, "USDC")
+    wbtc, usdc = usd_via_eth(10**7, "WBTC"), usd_via_eth(4_000 * C.USDC, "USDC")
     assert borrow["borrowCapacityUsd"] == pytest.approx(wbtc * 0.80 + usdc * 0.85, rel=1e-15)
     assert borrow["liquidationThresholdUsd"] == pytest.approx(wbtc * 0.85 + usdc * 0.90, rel=1e-15)
     assert [
@@ -97,7 +95,7 @@ async def test_supply_borrow_collateral_and_rewards(world_client, world):
             c["liquidateCollateralFactor"],
         )
         for c in borrower["collateralPositions"]
-    ] == [("WBTC", str(15 * 10**7), wbtc, 0.8, 0.85), ("USDC", str(4_000 * C.USDC), usdc, 0.85, 0.9)]
+    ] == [("WBTC", str(10**7), wbtc, 0.8, 0.85), ("USDC", str(4_000 * C.USDC), usdc, 0.85, 0.9)]
 
     (reward,) = saver["rewardPositions"]
     assert reward == {
@@ -122,7 +120,7 @@ async def test_a_collateral_without_price_leaves_its_usd_and_the_capacity_null(w
     assert borrow["borrowCapacityUsd"] is None and borrow["liquidationThresholdUsd"] is None
     assert borrow["debtUsd"] == usd_via_eth(3 * C.ETHER + 7, "WETH")
     wbtc, usdc = entry["collateralPositions"]
-    assert wbtc["balanceUsd"] is None and wbtc["balance"] == str(15 * 10**7)
+    assert wbtc["balanceUsd"] is None and wbtc["balance"] == str(10**7)
     (warning,) = entry["warnings"]
     assert (warning["code"], warning["target"]) == ("PRICE_UNAVAILABLE", world.tokens["WBTC"])
     assert usdc["balanceUsd"] == usd_via_eth(4_000 * C.USDC, "USDC")
@@ -140,9 +138,7 @@ async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(
     (borrow,) = entry["borrowPositions"]
     assert borrow["debtUsd"] is None and borrow["borrowCapacityUsd"] is None and borrow["apr"] > 0
     assert [c["balanceUsd"] for c in entry["collateralPositions"]] == [None, None]
-    assert [w["code"] for w in entry["warnings"]] == ["NO_LIQUIDATION_PRICE"], (
-        "no price source at all is null by design, not a warning"
-    )
+    assert entry["warnings"] == [], "no price source at all is null by design, not a warning"
 
 
 async def test_a_wallet_with_nothing(world_client, world):
