@@ -3,7 +3,8 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own published
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
-("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant") replaces
+("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant", "ethena",
+"erc4626") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -127,7 +128,7 @@ class VaultStyleAddresses:
     """Seconds over which an APY is measured (the growth of an exchange rate or price)."""
 
 
-VAULT_STYLE = ("neutrl", "midas", "avantis", "avant")
+VAULT_STYLE = ("neutrl", "midas", "avantis", "avant", "ethena", "erc4626")
 """Protocols served by adapters/vault_style/: each is a section of vaults and tokens in the data."""
 
 

@@ -51,6 +51,15 @@ class Protocol:
 
 Registry = Mapping[str, Protocol]
 
+VAULT_STYLE_TYPES = {
+    "midas": "MidasWalletPositions",
+    "avantis": "AvantisWalletPositions",
+    "avant": "AvantWalletPositions",
+    "ethena": "EthenaWalletPositions",
+    "erc4626": "Erc4626WalletPositions",
+}
+"""The vault-style protocols answered by the shared adapter alone (Neutrl adds a field of its own)."""
+
 
 def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     """The protocols this service answers for, each on the chains its addresses data covers."""
@@ -99,22 +108,13 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             vault_style.chains(addresses, "neutrl"),
             functools.partial(neutrl.fetch, addresses),
         ),
-        "midas": Protocol(
-            "midas",
-            "MidasWalletPositions",
-            vault_style.chains(addresses, "midas"),
-            functools.partial(vault_style.fetch, addresses, "midas"),
-        ),
-        "avantis": Protocol(
-            "avantis",
-            "AvantisWalletPositions",
-            vault_style.chains(addresses, "avantis"),
-            functools.partial(vault_style.fetch, addresses, "avantis"),
-        ),
-        "avant": Protocol(
-            "avant",
-            "AvantWalletPositions",
-            vault_style.chains(addresses, "avant"),
-            functools.partial(vault_style.fetch, addresses, "avant"),
-        ),
+        **{
+            name: Protocol(
+                name,
+                type_name,
+                vault_style.chains(addresses, name),
+                functools.partial(vault_style.fetch, addresses, name),
+            )
+            for name, type_name in VAULT_STYLE_TYPES.items()
+        },
     }

@@ -6,8 +6,8 @@ Starts anvil on a loopback port, deploys the test Morpho world (the real Morpho 
 package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), two real Aave
 v3 markets (from Aave's npm artifacts), two Comet test markets, two Pendle maturities (Pendle's
 own PT, YT and market from its npm artifacts), Fluid resolvers and the vault-style protocols'
-vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold
-positions; writes the addresses file that points the service at all of them, prints the
+vaults and feeds (Neutrl, Midas, Avantis, Avant, Ethena, an ERC-4626 vault), in which the same
+demo wallets hold positions; writes the addresses file that points the service at all of them, prints the
 environment for `python server.py` and the demo wallets, and keeps the chain up until
 interrupted.
 """

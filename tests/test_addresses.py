@@ -50,6 +50,8 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         "midas": {1},
         "avantis": {8453},
         "avant": {43114},
+        "ethena": {1},
+        "erc4626": set(),
     }
     midas = data[1].vault_style["midas"]
     assert len(midas.tokens) > 40 and midas.apy_period == 7 * 24 * 3600

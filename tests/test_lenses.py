@@ -32,7 +32,19 @@ from tests.evm import compile_lenses
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
-PROTOCOLS = ("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant")
+PROTOCOLS = (
+    "morpho",
+    "aave",
+    "compound",
+    "pendle",
+    "fluid",
+    "neutrl",
+    "midas",
+    "avantis",
+    "avant",
+    "ethena",
+    "erc4626",
+)
 
 
 def test_the_committed_bytecode_is_what_the_sources_compile_to():

@@ -205,16 +205,18 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
         ),
         (
             "{ %s }"
-            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(12)),
-            "has 744 fields",
+            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(17)),
+            "has 1054 fields",
         ),
         (
             "{ %s } fragment F on WalletPositionsResult { %s }"
             % (
-                " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(20)),
-                " ".join(f"e{i}: errors {{ protocol chainId walletAddress }}" for i in range(12)),
+                " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(16)),
+                " ".join(
+                    f"e{i}: errors {{ protocol chainId walletAddress blockNumber error {{ code }} }}" for i in range(16)
+                ),
             ),
-            "selects 980 fields",
+            "selects 1808 fields",
         ),
     ],
 )

@@ -1,6 +1,6 @@
-"""Neutrl, Midas, Avantis and Avant on anvil: ERC-4626 test vaults (two with Ethena-style
-cooldowns) and Midas-style tokens with Chainlink-style feeds, whose exchange rates and prices
-change between two blocks a week apart.
+"""Neutrl, Midas, Avantis, Avant, Ethena and an operator-listed ERC-4626 vault on anvil: ERC-4626
+test vaults (three with Ethena-style cooldowns) and Midas-style tokens with Chainlink-style feeds,
+whose exchange rates and prices change between two blocks a week apart.
 
 The timeline is set block by block: every first state is written by block `then`, at `t_then`;
 the next block is a week and a bit later and starts the second state. So for as long as a test
@@ -20,9 +20,9 @@ from typing import Any
 from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
 
 WEEK = 7 * 24 * 3600
-DECIMALS = {"NUSD": 18, "USDC": 6, "avUSD": 18, "mTBILL": 18, "mBTC": 18}
+DECIMALS = {"NUSD": 18, "USDC": 6, "avUSD": 18, "USDe": 18, "mTBILL": 18, "mBTC": 18}
 FEED_DECIMALS = 8
-USD_FEEDS = {"USDC": 99_990_000}
+USD_FEEDS = {"USDC": 99_990_000, "USDe": 100_020_000}
 """USD feeds of the test's assets (8 decimals); NUSD and avUSD have none, as on mainnet."""
 BTC_USD = 9_000_000_000_000
 
@@ -64,6 +64,19 @@ VAULTS = (
     ),
     VaultSpec(
         "avant", "avant-savusd", "savUSD", 18, "avUSD", True, 500_000 * 10**18, (560_000 * 10**18, 560_600 * 10**18)
+    ),
+    VaultSpec(
+        "ethena", "ethena-susde", "sUSDe", 18, "USDe", True, 300_000 * 10**18, (360_000 * 10**18, 360_500 * 10**18)
+    ),
+    VaultSpec(
+        "erc4626",
+        "erc4626-vault",
+        "tvUSDC",
+        6,
+        "USDC",
+        False,
+        1_000_000 * 10**6,
+        (1_020_000 * 10**6, 1_021_000 * 10**6),
     ),
 )
 MIDAS = {"mTBILL": ("USD", (103_500_000, 103_580_000)), "mBTC": ("BTC", (100_200_000, 100_230_000))}
@@ -165,7 +178,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
     _second_state(world)
     now = world.timestamp()
     world.cooldowns = {
-        holder: {"neutrl-snusd": (now - 3600, 1_234 * 10**18)},
+        holder: {"neutrl-snusd": (now - 3600, 1_234 * 10**18), "ethena-susde": (now + 2 * 24 * 3600, 250 * 10**18)},
         cooler: {"avant-savusd": (now + 5 * 24 * 3600, 777 * 10**18 + 5)},
     }
     for wallet, entries in world.cooldowns.items():
@@ -177,7 +190,13 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
 def _first_state(world: VaultStyleWorld) -> None:
     node, holder = world.node, world.wallets["holder"]
     world.shares = {
-        holder: {"neutrl-snusd": 3_210 * 10**18 + 7, "avantis-vault": 15_000 * 10**6 + 3, "avant-savusd": 42 * 10**18}
+        holder: {
+            "neutrl-snusd": 3_210 * 10**18 + 7,
+            "avantis-vault": 15_000 * 10**6 + 3,
+            "avant-savusd": 42 * 10**18,
+            "ethena-susde": 1_000 * 10**18 + 9,
+            "erc4626-vault": 5_000 * 10**6 + 1,
+        }
     }
     world.midas = {holder: {"mTBILL": 25_000 * 10**18 + 11, "mBTC": 2 * 10**18}}
     for spec in VAULTS:
