@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant", "ethena",
-"erc4626") replaces
+"sky", "erc4626") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -95,6 +95,10 @@ class FluidAddresses:
     """Fluid's VaultResolver: a wallet's vault position NFTs with their vaults' data."""
 
 
+SAVINGS_RATES = ("ssr", "dsr")
+"""The savings rates a share vault may name (ShareVault.rate)."""
+
+
 @dataclass(frozen=True)
 class ShareVault:
     """An ERC-4626 vault whose shares a wallet holds (adapters/vault_style/)."""
@@ -104,6 +108,9 @@ class ShareVault:
     address: str
     cooldown: bool = False
     """Ethena-style: assets the wallet unstaked wait in `cooldowns(wallet)` until they can be claimed."""
+    rate: str | None = None
+    """Where the vault's own savings rate is (Sky): "ssr" (its `ssr()`), "dsr" (its `pot()`'s `dsr()`);
+    the APY then comes from it, not from a past window."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ class VaultStyleAddresses:
     """Seconds over which an APY is measured (the growth of an exchange rate or price)."""
 
 
-VAULT_STYLE = ("neutrl", "midas", "avantis", "avant", "ethena", "erc4626")
+VAULT_STYLE = ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626")
 """Protocols served by adapters/vault_style/: each is a section of vaults and tokens in the data."""
 
 
@@ -292,8 +299,11 @@ def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
     for index, vault in enumerate(_list(value.get("vaults", []), f"{where} vaults")):
         here = f"{where} vaults[{index}]"
         vault = _object(vault, here)
+        rate = vault.get("rate")
+        if rate not in (None, *SAVINGS_RATES):
+            raise AddressesError(f"{here}: rate must be one of {', '.join(SAVINGS_RATES)} (or left out)")
         vaults.append(
-            ShareVault(_kind(vault, here), _address(vault.get("address"), here), vault.get("cooldown") is True)
+            ShareVault(_kind(vault, here), _address(vault.get("address"), here), vault.get("cooldown") is True, rate)
         )
     tokens = []
     for index, token in enumerate(_list(value.get("tokens", []), f"{where} tokens")):

@@ -56,6 +56,7 @@ VAULT_STYLE_TYPES = {
     "avantis": "AvantisWalletPositions",
     "avant": "AvantWalletPositions",
     "ethena": "EthenaWalletPositions",
+    "sky": "SkyWalletPositions",
     "erc4626": "Erc4626WalletPositions",
 }
 """The vault-style protocols answered by the shared adapter alone (Neutrl adds a field of its own)."""

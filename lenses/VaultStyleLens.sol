@@ -7,14 +7,15 @@ import "Recorder.sol";
 /// @notice For each share vault: the wallet's `balanceOf` and, where the vault has them,
 /// `cooldowns`; for a vault it holds or waits on: the share token's name, symbol and decimals,
 /// `asset()`, `convertToAssets` of its shares and of one whole share, `totalAssets()`,
-/// `totalSupply()`, the asset's token facts and its USD feed. For each priced token: `balanceOf`;
+/// `totalSupply()`, the asset's token facts and its USD feed, and its savings rate where it names
+/// one (`ssr()`, or `pot()` and the Pot's `dsr()`). Flags per vault: 1 cooldowns, 2 ssr, 4 dsr. For each priced token: `balanceOf`;
 /// for a held one: its token facts, its issuer feed and its currency's USD feed. Then the
 /// sequencer uptime feed, where the chain has one.
 contract VaultStyleLens is Recorder {
     constructor(
         address wallet,
         address[] memory vaults,
-        bool[] memory cooldowns,
+        uint8[] memory flags,
         address[] memory tokens,
         address[] memory tokenFeeds,
         address[] memory currencyFeeds,
@@ -25,7 +26,7 @@ contract VaultStyleLens is Recorder {
         Tape memory tape = _tape();
         bool held = false;
         for (uint256 i = 0; i < vaults.length; i++) {
-            held = _vault(tape, vaults[i], cooldowns[i], wallet, priced, feeds) || held;
+            held = _vault(tape, vaults[i], flags[i], wallet, priced, feeds) || held;
         }
         for (uint256 i = 0; i < tokens.length; i++) {
             if (_word(tape, tokens[i], abi.encodeWithSelector(0x70a08231, wallet)) == 0) continue;
@@ -41,13 +42,13 @@ contract VaultStyleLens is Recorder {
     function _vault(
         Tape memory tape,
         address vault,
-        bool cooldown,
+        uint8 flags,
         address wallet,
         address[] memory priced,
         address[] memory feeds
     ) private view returns (bool) {
         uint256 shares = _word(tape, vault, abi.encodeWithSelector(0x70a08231, wallet));
-        uint256 waiting = cooldown ? _wordAt(tape, vault, abi.encodeWithSelector(0x01320fe2, wallet), 1) : 0;
+        uint256 waiting = flags & 1 != 0 ? _wordAt(tape, vault, abi.encodeWithSelector(0x01320fe2, wallet), 1) : 0;
         if (shares == 0 && waiting == 0) return false;
         uint256 decimals = _tokenInfo(tape, vault);
         address asset = address(uint160(_word(tape, vault, abi.encodeWithSelector(0x38d52e0f))));
@@ -58,6 +59,11 @@ contract VaultStyleLens is Recorder {
         if (asset != address(0)) {
             _tokenInfo(tape, asset);
             _feed(tape, _lookup(asset, priced, feeds));
+        }
+        if (flags & 2 != 0) _call(tape, vault, abi.encodeWithSelector(0x03607ceb));
+        if (flags & 4 != 0) {
+            address pot = address(uint160(_word(tape, vault, abi.encodeWithSelector(0x4ba2363a))));
+            if (pot != address(0)) _call(tape, pot, abi.encodeWithSelector(0x487bf082));
         }
         return true;
     }

@@ -53,7 +53,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
-    for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "erc4626"):
+    for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])

@@ -51,6 +51,7 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         "avantis": {8453},
         "avant": {43114},
         "ethena": {1},
+        "sky": {1},
         "erc4626": set(),
     }
     midas = data[1].vault_style["midas"]
@@ -72,6 +73,14 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         ('{"5": {"neutrl": {"vaults": {}}}}', "neutrl vaults: must be a list"),
         ('{"5": {"avant": {"vaults": [{"address": "0x%s"}]}}}' % ("ab" * 20), r"avant vaults\[0\]: must have a type"),
         ('{"5": {"avantis": {"apyPeriodDays": 0}}}', "apyPeriodDays must be a positive number of days"),
+        (
+            '{"5": {"sky": {"vaults": [{"type": "s", "address": "0x%s", "rate": "apr"}]}}}' % ("ab" * 20),
+            r"sky vaults\[0\]: rate must be one of ssr, dsr",
+        ),
+        (
+            '{"5": {"erc4626": {"vaults": [{"type": "v", "address": "0x12"}]}}}',
+            r"erc4626 vaults\[0\]: .*not an address",
+        ),
         (
             '{"5": {"midas": {"tokens": [{"type": "midas-token", "token": "0x%s", "feed": "0x%s"}]}}}'
             % ("ab" * 20, "cd" * 20),

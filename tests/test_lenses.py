@@ -43,6 +43,7 @@ PROTOCOLS = (
     "avantis",
     "avant",
     "ethena",
+    "sky",
     "erc4626",
 )
 

@@ -4,6 +4,7 @@ across two blocks a week apart, a pruned endpoint, failing views."""
 
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pytest
@@ -26,11 +27,12 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
     ... on AvantisWalletPositions {{ {COMMON} vaultPositions {VAULT} }}
     ... on AvantWalletPositions {{ {COMMON} vaultPositions {VAULT} }}
     ... on EthenaWalletPositions {{ {COMMON} vaultPositions {VAULT} }}
+    ... on SkyWalletPositions {{ {COMMON} vaultPositions {VAULT} }}
     ... on Erc4626WalletPositions {{ {COMMON} vaultPositions {VAULT} }}
     ... on MidasWalletPositions {{ {COMMON} tokenPositions {{ type tokenAddress chainId symbol decimals balance
       balanceUsd apy oraclePrice oracleCurrency oracleAddress oracleUpdatedAt }} }} }}
   errors {{ protocol chainId walletAddress error {{ code message retryable }} }} }} }}"""
-PROTOCOLS = ("neutrl", "midas", "avantis", "avant", "ethena", "erc4626")
+PROTOCOLS = ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626")
 
 
 world = world_fixture(W.build)
@@ -51,6 +53,17 @@ async def answers(api, wallet: str, protocols=PROTOCOLS) -> dict[str, dict]:
 
 def token(world, symbol: str) -> dict:
     return {"address": world.tokens[symbol], "symbol": symbol, "name": f"Test {symbol}", "decimals": W.DECIMALS[symbol]}
+
+
+def savings_apy(rate: int) -> float:
+    """(rate / 1e27)^31,536,000 - 1, in 60-digit decimals: Sky's savings rate over a year."""
+    with localcontext() as context:
+        context.prec = 60
+        return float((Decimal(rate) / Decimal(10**27)) ** (365 * 24 * 3600) - 1)
+
+
+def expected_positions(world, protocol: str, wallet: str, block: int) -> list[dict]:
+    return [expected_vault(world, spec, wallet, block) for spec in W.VAULTS if spec.protocol == protocol]
 
 
 def expected_vault(world, spec: W.VaultSpec, wallet: str, block: int) -> dict:
@@ -88,7 +101,12 @@ def expected_vault(world, spec: W.VaultSpec, wallet: str, block: int) -> dict:
         "assets": str(assets),
         "balanceUsd": usd(assets),
         "exchangeRate": float(Fraction(one * now // spec.supply, 10 ** W.DECIMALS[spec.asset])),
-        "apy": pytest.approx(world.apy(one * then // spec.supply, one * now // spec.supply, block), rel=1e-12),
+        "apy": pytest.approx(
+            savings_apy(spec.rate[1])
+            if spec.rate
+            else world.apy(one * then // spec.supply, one * now // spec.supply, block),
+            rel=1e-12,
+        ),
         "vaultMetrics": {"totalAssets": str(now), "totalSupply": str(spec.supply), "decimals": spec.decimals},
         "cooldown": cooldown,
     }
@@ -99,9 +117,10 @@ async def test_every_field_for_a_holder_of_each_protocol(world_client, world):
     found = await answers(world_client, holder)
     for protocol, answer in found.items():
         assert (answer["walletAddress"], answer["chainId"], answer["warnings"]) == (holder, 31337, []), protocol
-    for spec in W.VAULTS:
-        answer = found[spec.protocol]
-        assert answer["vaultPositions"] == [expected_vault(world, spec, holder, answer["blockNumber"])]
+    for protocol in {spec.protocol for spec in W.VAULTS}:
+        answer = found[protocol]
+        assert answer["vaultPositions"] == expected_positions(world, protocol, holder, answer["blockNumber"])
+    assert [p["apy"] for p in found["sky"]["vaultPositions"]] == [pytest.approx(0.05), pytest.approx(0.045)]
     assert found["neutrl"]["vaultPosition"] == found["neutrl"]["vaultPositions"][0]
     assert found["neutrl"]["vaultPosition"]["cooldown"]["claimable"] is True
     midas = found["midas"]
@@ -171,15 +190,17 @@ async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once
     )
     holder = world.wallets["holder"]
     found = await answers(api, holder)
-    for spec in W.VAULTS:
-        answer = found[spec.protocol]
-        expected = expected_vault(world, spec, holder, answer["blockNumber"])
-        assert answer["vaultPositions"] == [{**expected, "apy": None}]
+    for protocol in {spec.protocol for spec in W.VAULTS}:
+        answer, specs = found[protocol], [spec for spec in W.VAULTS if spec.protocol == protocol]
+        expected = expected_positions(world, protocol, holder, answer["blockNumber"])
+        assert answer["vaultPositions"] == [
+            position if spec.rate else {**position, "apy": None} for spec, position in zip(specs, expected)
+        ], "a savings rate is read at the block: no history needed"
         assert [(w["code"], w["target"]) for w in answer["warnings"]] == [
-            ("HISTORY_UNAVAILABLE", world.vaults[spec.kind])
+            ("HISTORY_UNAVAILABLE", world.vaults[spec.kind]) for spec in specs if not spec.rate
         ]
-        assert "has no state that old" in answer["warnings"][0]["message"]
-        assert "archive node" in answer["warnings"][0]["message"]
+        for warning in answer["warnings"]:
+            assert "has no state that old" in warning["message"] and "archive node" in warning["message"]
     assert {p["apy"] for p in found["midas"]["tokenPositions"]} == {None}
     assert {w["code"] for w in found["midas"]["warnings"]} == {"HISTORY_UNAVAILABLE"}
     old = [call for method in STATE_READS for call in proxy.calls(method) if proxy.pruned(call["params"][-1])]

@@ -1,6 +1,7 @@
-"""Neutrl, Midas, Avantis, Avant, Ethena and an operator-listed ERC-4626 vault on anvil: ERC-4626
-test vaults (three with Ethena-style cooldowns) and Midas-style tokens with Chainlink-style feeds,
-whose exchange rates and prices change between two blocks a week apart.
+"""Neutrl, Midas, Avantis, Avant, Ethena, Sky and an operator-listed ERC-4626 vault on anvil:
+ERC-4626 test vaults (three with Ethena-style cooldowns, two with Sky's savings rates) and
+Midas-style tokens with Chainlink-style feeds, whose exchange rates and prices change between two
+blocks a week apart.
 
 The timeline is set block by block: every first state is written by block `then`, at `t_then`;
 the next block is a week and a bit later and starts the second state. So for as long as a test
@@ -20,9 +21,9 @@ from typing import Any
 from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
 
 WEEK = 7 * 24 * 3600
-DECIMALS = {"NUSD": 18, "USDC": 6, "avUSD": 18, "USDe": 18, "mTBILL": 18, "mBTC": 18}
+DECIMALS = {"NUSD": 18, "USDC": 6, "avUSD": 18, "USDe": 18, "USDS": 18, "DAI": 18, "mTBILL": 18, "mBTC": 18}
 FEED_DECIMALS = 8
-USD_FEEDS = {"USDC": 99_990_000, "USDe": 100_020_000}
+USD_FEEDS = {"USDC": 99_990_000, "USDe": 100_020_000, "USDS": 99_995_000, "DAI": 100_005_000}
 """USD feeds of the test's assets (8 decimals); NUSD and avUSD have none, as on mainnet."""
 BTC_USD = 9_000_000_000_000
 
@@ -39,6 +40,8 @@ class VaultSpec:
     """Shares in existence."""
     assets: tuple[int, int]
     """totalAssets at `then` and now: the exchange rate's growth."""
+    rate: tuple[str, int] | None = None
+    """Sky: the savings rate the vault names ("ssr" on itself, "dsr" on its Pot) and its value."""
 
 
 VAULTS = (
@@ -67,6 +70,28 @@ VAULTS = (
     ),
     VaultSpec(
         "ethena", "ethena-susde", "sUSDe", 18, "USDe", True, 300_000 * 10**18, (360_000 * 10**18, 360_500 * 10**18)
+    ),
+    VaultSpec(
+        "sky",
+        "sky-susds",
+        "sUSDS",
+        18,
+        "USDS",
+        False,
+        2_000_000 * 10**18,
+        (2_100_000 * 10**18, 2_102_000 * 10**18),
+        ("ssr", 1_000_000_001_547_125_957_863_212_449),
+    ),
+    VaultSpec(
+        "sky",
+        "sky-sdai",
+        "sDAI",
+        18,
+        "DAI",
+        False,
+        1_000_000 * 10**18,
+        (1_150_000 * 10**18, 1_151_000 * 10**18),
+        ("dsr", 1_000_000_001_395_766_281_313_196_627),
     ),
     VaultSpec(
         "erc4626",
@@ -113,6 +138,7 @@ class VaultStyleWorld:
         for spec in VAULTS:
             sections[spec.protocol]["vaults"].append(
                 {"type": spec.kind, "address": self.vaults[spec.kind], "cooldown": spec.cooldown}
+                | ({"rate": spec.rate[0]} if spec.rate else {})
             )
         sections["midas"] = {
             "apyPeriodDays": 7,
@@ -171,6 +197,13 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
             ["string", "string", "uint8", "address"],
             [f"Staked {spec.asset}", spec.symbol, spec.decimals, world.tokens[spec.asset]],
         )
+    pot = node.deploy(artifacts["TestPot"])
+    for spec in VAULTS:
+        if spec.rate and spec.rate[0] == "ssr":
+            node.send(world.vaults[spec.kind], "setSavingsRate(uint256,address)", spec.rate[1], "0x" + "00" * 20)
+        elif spec.rate:
+            node.send(pot, "setDsr(uint256)", spec.rate[1])
+            node.send(world.vaults[spec.kind], "setSavingsRate(uint256,address)", 0, pot)
     _first_state(world)
     world.then = node.block_number()
     world.t_then = world.timestamp(world.then)
@@ -195,6 +228,8 @@ def _first_state(world: VaultStyleWorld) -> None:
             "avantis-vault": 15_000 * 10**6 + 3,
             "avant-savusd": 42 * 10**18,
             "ethena-susde": 1_000 * 10**18 + 9,
+            "sky-susds": 10_000 * 10**18 + 5,
+            "sky-sdai": 3_000 * 10**18,
             "erc4626-vault": 5_000 * 10**6 + 1,
         }
     }

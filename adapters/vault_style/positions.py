@@ -1,6 +1,7 @@
-"""Vault-style protocols (Neutrl, Midas, Avantis, Avant): positions that are ERC-4626 shares, or
-tokens priced by their issuer's own feed. Each protocol is a section of the addresses data (its
-vaults and tokens per chain), so the next one is a data entry, a schema type and a registry line.
+"""Vault-style protocols (Neutrl, Midas, Avantis, Avant, Ethena, Sky, any ERC-4626 vault): positions
+that are ERC-4626 shares, or tokens priced by their issuer's own feed. Each protocol is a section
+of the addresses data (its vaults and tokens per chain), so the next one is a data entry, a schema
+type and a registry line.
 
 How each figure is derived (all at the request's pinned block; docs/protocols/vault-style.md has the long form):
 
@@ -14,7 +15,9 @@ How each figure is derived (all at the request's pinned block; docs/protocols/va
   `latestRoundData()` answer / 10^`decimals()`, in the feed's currency, refused when older than
   the feed's heartbeat; USD = balance x oracle price x the currency's USD feed (1 for USD).
 - APY: the growth of that exchange rate or oracle price over the protocol's period (7 days),
-  read by the same view at the block one period back and compounded to a year (adapters/history.py).
+  read by the same view at the block one period back and compounded to a year (adapters/history.py);
+  for a vault that holds its own savings rate (Sky: sUSDS' `ssr()`, sDAI's Pot `dsr()`, per-second
+  factors in ray), that rate at the block compounded over a year: (rate / 1e27)^31,536,000 - 1.
 
 All reads at the pinned block go out at once in VaultStyleLens (lenses/, chain/lens.py), which
 makes the same calls in the same dependent order and returns their raw answers.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
@@ -45,9 +49,19 @@ if TYPE_CHECKING:
 
 COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104", "uint152"))
 """Ethena's StakedUSDeV2 layout: (cooldownEnd, underlyingAmount)."""
+SSR = Function("ssr()", "03607ceb", ("uint256",))
+"""sUSDS: the USDS savings rate, a per-second factor in ray (sky-ecosystem/susds SUsds)."""
+POT = Function("pot()", "4ba2363a", ("address",), immutable=True)
+"""sDAI: the Pot whose rate it earns (sky-ecosystem/sdai SavingsDai)."""
+DSR = Function("dsr()", "487bf082", ("uint256",))
+"""The Pot's DAI savings rate, a per-second factor in ray (MakerDAO pot.sol)."""
+RAY = 10**27
+SECONDS_PER_YEAR = 365 * 24 * 3600
+COOLDOWN_FLAG, SSR_FLAG, DSR_FLAG = 1, 2, 4
+"""The lens's flags per vault: what else it reads of it."""
 LENS = Lens(
     "VaultStyleLens",
-    ("address", "address[]", "bool[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address"),
+    ("address", "address[]", "uint8[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address"),
 )
 
 
@@ -80,7 +94,7 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAdd
     initcode = LENS.initcode(
         wallet,
         [vault.address for vault in section.vaults],
-        [vault.cooldown for vault in section.vaults],
+        [_flags(vault) for vault in section.vaults],
         [token.token for token in section.tokens],
         [token.feed.feed for token in section.tokens],
         feeds,
@@ -93,9 +107,18 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAdd
         [initcode], [*targets, *(token.feed.feed for token in section.tokens), *feeds, *asset_feeds, sequencer]
     )
     for vault in section.vaults:
-        history.read_ahead(reader, section.apy_period, functools.partial(_per_share, reader, vault.address))
+        if vault.rate is None:
+            history.read_ahead(reader, section.apy_period, functools.partial(_per_share, reader, vault.address))
     for token in section.tokens:
         history.read_ahead(reader, section.apy_period, functools.partial(_answer, feed=token.feed.feed))
+
+
+def _flags(vault: ShareVault) -> int:
+    return (
+        (COOLDOWN_FLAG if vault.cooldown else 0)
+        | (SSR_FLAG if vault.rate == "ssr" else 0)
+        | (DSR_FLAG if vault.rate == "dsr" else 0)
+    )
 
 
 async def _existing(reader: ChainReader, protocol: str, section: VaultStyleAddresses) -> VaultStyleAddresses:
@@ -185,9 +208,9 @@ async def _vault_position(
         one_share = 10 ** share_token["decimals"]
         price, apy = await asyncio.gather(
             warnings.optional(usd_price(reader, chain, asset["address"]), asset["address"], "its USD values are"),
-            history.period_apy(
-                reader, period, lambda at: _assets_of(at, target, one_share), warnings, target, "apy is"
-            ),
+            history.period_apy(reader, period, lambda at: _assets_of(at, target, one_share), warnings, target, "apy is")
+            if vault.rate is None
+            else warnings.optional(savings_apy(reader, vault), target, "apy is"),
         )
         position.update(
             vaultToken=share_token,
@@ -212,6 +235,20 @@ async def _vault_position(
             "claimable": end <= now,
         }
     return position
+
+
+async def savings_apy(reader: ChainReader, vault: ShareVault) -> float:
+    """The APY of a vault's own savings rate at the block: (rate / 1e27)^31,536,000 - 1, the
+    per-second factor it accrues by (`chi` x rate^seconds), compounded over a 365-day year."""
+    label = f"vault {vault.address}"
+    if vault.rate == "ssr":
+        (rate,) = await reader.call(vault.address, SSR, label=label)
+    else:
+        (pot,) = await reader.call(vault.address, POT, label=label)
+        (rate,) = await reader.call(pot, DSR, label=f"{label} pot")
+    if not RAY <= rate < 2 * RAY:
+        raise ProtocolError(f"{label} reports a savings rate of {rate} ray a second, not one a year can compound")
+    return math.expm1(SECONDS_PER_YEAR * math.log1p((rate - RAY) / RAY))
 
 
 async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[Any, ...]:

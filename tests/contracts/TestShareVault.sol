@@ -19,6 +19,9 @@ contract TestShareVault {
     mapping(address => UserCooldown) internal _cooldowns;
     /// 1: convertToAssets reverts; 2: balanceOf reverts; 3: cooldowns reverts.
     uint8 public broken;
+    /// sUSDS' savings rate (a per-second factor in ray) and sDAI's Pot, where the test sets them.
+    uint256 public ssr;
+    address public pot;
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, address asset_) {
         name = name_;
@@ -44,6 +47,11 @@ contract TestShareVault {
         broken = mode;
     }
 
+    function setSavingsRate(uint256 ssr_, address pot_) external {
+        ssr = ssr_;
+        pot = pot_;
+    }
+
     function balanceOf(address account) external view returns (uint256) {
         require(broken != 2, "balanceOf broken");
         return shares[account];
@@ -58,5 +66,14 @@ contract TestShareVault {
         require(broken != 3, "cooldowns broken");
         UserCooldown memory c = _cooldowns[user];
         return (c.cooldownEnd, c.underlyingAmount);
+    }
+}
+
+/// MakerDAO's Pot as sDAI reads it: `dsr()`, the DAI savings rate (a per-second factor in ray).
+contract TestPot {
+    uint256 public dsr;
+
+    function setDsr(uint256 dsr_) external {
+        dsr = dsr_;
     }
 }
