@@ -3,8 +3,8 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own published
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
-("morpho", "aave", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant", "ethena",
-"sky", "erc4626") replaces
+("morpho", "aave", "spark", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant",
+"ethena", "sky", "erc4626") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -60,6 +60,8 @@ class AaveMarket:
     data_provider: str
     """The market's AaveProtocolDataProvider."""
     oracle: str
+    protocol: str = "aave"
+    """"aave", or "spark" for a SparkLend market (an Aave v3 fork read the same way)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,7 @@ class ChainAddresses:
     name: str
     morpho: MorphoAddresses | None
     aave: tuple[AaveMarket, ...]
+    spark: tuple[AaveMarket, ...]
     compound: CompoundAddresses | None
     pendle: PendleAddresses | None
     fluid: FluidAddresses | None
@@ -198,6 +201,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         name=str(value.get("name", f"chain {key}")),
         morpho=_morpho(value["morpho"], f"{where} morpho") if "morpho" in value else None,
         aave=_aave(value.get("aave", []), f"{where} aave"),
+        spark=_aave(value.get("spark", []), f"{where} spark", "spark"),
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
@@ -237,7 +241,7 @@ def _morpho(value: Any, where: str) -> MorphoAddresses:
     )
 
 
-def _aave(value: Any, where: str) -> tuple[AaveMarket, ...]:
+def _aave(value: Any, where: str, protocol: str = "aave") -> tuple[AaveMarket, ...]:
     if not isinstance(value, list):
         raise AddressesError(f"{where}: must be a list of markets")
     markets = []
@@ -245,15 +249,11 @@ def _aave(value: Any, where: str) -> tuple[AaveMarket, ...]:
         here = f"{where}[{index}]"
         if not isinstance(market, dict) or not isinstance(market.get("name"), str):
             raise AddressesError(f"{here}: must be an object with a name")
-        markets.append(
-            AaveMarket(
-                market["name"],
-                *(
-                    _address(market.get(field), f"{here} {field}")
-                    for field in ("addressesProvider", "pool", "dataProvider", "oracle")
-                ),
-            )
+        provider, pool, data_provider, oracle = (
+            _address(market.get(field), f"{here} {field}")
+            for field in ("addressesProvider", "pool", "dataProvider", "oracle")
         )
+        markets.append(AaveMarket(market["name"], provider, pool, data_provider, oracle, protocol))
     return tuple(markets)
 
 

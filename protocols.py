@@ -74,13 +74,16 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             functools.partial(morpho_pools.details, addresses),
             pool_ids=True,
         ),
-        "aave": Protocol(
-            "aave",
-            "AaveWalletPositions",
-            aave.chains(addresses),
-            functools.partial(aave.fetch, addresses),
-            details=functools.partial(aave_pools.details, addresses),
-        ),
+        **{
+            name: Protocol(
+                name,
+                type_name,
+                aave.chains(addresses, name),
+                functools.partial(aave.fetch, addresses, protocol=name),
+                details=functools.partial(aave_pools.details, addresses, protocol=name),
+            )
+            for name, type_name in (("aave", "AaveWalletPositions"), ("spark", "SparkWalletPositions"))
+        },
         "compound": Protocol(
             "compound",
             "CompoundWalletPositions",

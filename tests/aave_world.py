@@ -1,7 +1,8 @@
-"""Two real Aave v3 markets on anvil, deployed from the bytecode Aave publishes in `@aave/core-v3`
-(libraries linked, pool behind its proxy, oracle with mock Chainlink aggregators), with suppliers
-and borrowers, incentives on the first market from the RewardsController Aave publishes in
-`@aave/periphery-v3`, and time advanced so that interest and rewards accrue. Used by the tests and scripts/devnet.py.
+"""Two real Aave v3 markets and one listed as SparkLend's on anvil, deployed from the bytecode Aave
+publishes in `@aave/core-v3` (libraries linked, pool behind its proxy, oracle with mock Chainlink
+aggregators), with suppliers and borrowers, incentives on the first market from the
+RewardsController Aave publishes in `@aave/periphery-v3`, and time advanced so that interest and
+rewards accrue. Used by the tests and scripts/devnet.py.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ INPUT = (
     "(address,address,address,uint8,address,address,address,address,string,string,string,string,string,string,bytes)"
 )
 ELAPSED = 30 * 24 * 3600
+BORROW = "borrow(address,uint256,uint256,uint16,address)"
 
 
 @functools.cache
@@ -99,23 +101,25 @@ class Incentives:
 class AaveWorld:
     node: Anvil
     markets: list[AaveMarketDeployment] = field(default_factory=list)
+    spark: list[AaveMarketDeployment] = field(default_factory=list)
+    """Markets listed as SparkLend's (the same Aave v3 contracts: SparkLend is a fork)."""
     wallets: dict[str, str] = field(default_factory=dict)
 
     def addresses_override(self) -> dict[str, Any]:
+        def listed(markets: list[AaveMarketDeployment]) -> list[dict[str, str]]:
+            return [
+                {
+                    "name": m.name,
+                    "addressesProvider": m.provider,
+                    "pool": m.pool,
+                    "dataProvider": m.data_provider,
+                    "oracle": m.oracle,
+                }
+                for m in markets
+            ]
+
         return {
-            str(self.node.chain_id): {
-                "name": "anvil devnet",
-                "aave": [
-                    {
-                        "name": m.name,
-                        "addressesProvider": m.provider,
-                        "pool": m.pool,
-                        "dataProvider": m.data_provider,
-                        "oracle": m.oracle,
-                    }
-                    for m in self.markets
-                ],
-            }
+            str(self.node.chain_id): {"name": "anvil devnet", "aave": listed(self.markets), "spark": listed(self.spark)}
         }
 
     def write_addresses(self, path: Path) -> Path:
@@ -319,6 +323,11 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
         sender=borrower,
     )
     supply(node, second, "USDC", 3_000 * USDC, saver)
+    spark = deploy_market(deployer, "SparkLendTest", {"WETH": (18, 3000 * 10**8), "DAI": (18, 100_000_000)})
+    world.spark = [spark]
+    supply(node, spark, "DAI", 200_000 * ETHER, lender)
+    supply(node, spark, "WETH", 4 * ETHER, borrower)
+    node.send(spark.pool, BORROW, spark.tokens["DAI"], 5_000 * ETHER, 2, 0, borrower, sender=borrower)
     node.rpc("evm_increaseTime", ELAPSED)
     node.mine()
     return world

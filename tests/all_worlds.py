@@ -50,6 +50,7 @@ def build(node: Anvil) -> AllWorlds:
     chain = str(node.chain_id)
     data = world.addresses_override()
     data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
+    data[chain]["spark"] = aave.addresses_override()[chain]["spark"]
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]

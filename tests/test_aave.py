@@ -529,3 +529,38 @@ def test_the_rewards_read_the_published_abi():
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
+
+
+async def test_sparklend_is_read_as_aave_on_its_own_markets(world_client, world):
+    """`spark` reads the markets listed as SparkLend's (an Aave v3 fork) with the same method,
+    and only those; its positions and pools say so in their `type`."""
+    (spark,), borrower = world.spark, world.wallets["borrower"]
+    query = QUERY.replace("AaveWalletPositions", "SparkWalletPositions")
+    answer = await query_positions(world_client, query, "spark", [borrower], 31337)
+    assert answer["errors"] == []
+    (entry,) = answer["data"]
+    assert entry["warnings"] == []
+    expected = Expected(world, entry["blockNumber"])
+    (state,) = entry["marketStates"]
+    assert (state["marketName"], state["marketAddress"]) == ("SparkLendTest", spark.pool) and state["healthFactor"] > 1
+    (supply,) = entry["supplyPositions"]
+    assert (supply["type"], supply["currency"]["symbol"]) == ("spark-supply", "WETH")
+    assert supply["balance"] == str(expected.supplied(spark, "WETH", borrower)) and supply["isCollateral"] is True
+    (borrow,) = entry["borrowPositions"]
+    assert (borrow["type"], borrow["currency"]["symbol"]) == ("spark-borrow", "DAI")
+    assert borrow["debt"] == str(expected.owed(spark, "DAI", borrower))
+    (aave_entry,) = (await positions(world_client, borrower))["data"]
+    assert "SparkLendTest" not in {s["marketName"] for s in aave_entry["marketStates"]}, "each protocol its own markets"
+    reply = await world_client.query(
+        POOL_QUERY,
+        {
+            "inputs": [
+                {"protocol": "spark", "chainId": 31337, "poolAddress": spark.pool},
+                {"protocol": "aave", "chainId": 31337, "poolAddress": spark.pool},
+            ]
+        },
+    )
+    result = reply.body["data"]["poolDetails"]
+    ((pool,), (error,)) = result["data"], result["errors"]
+    assert pool["details"]["type"] == "spark-market-pool" and pool["details"]["marketName"] == "SparkLendTest"
+    assert error["error"]["code"] == "VALIDATION_ERROR" and "is not an Aave v3 market" in error["error"]["message"]

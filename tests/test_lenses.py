@@ -35,6 +35,7 @@ from tests.test_past_blocks import Service
 PROTOCOLS = (
     "morpho",
     "aave",
+    "spark",
     "compound",
     "pendle",
     "fluid",

@@ -35,6 +35,7 @@ from adapters.aave.positions import (
     RESERVES_LIST,
     bounded_reserves,
     current,
+    markets_of,
     priced,
     quoted_apy,
     usd_unit_of,
@@ -55,17 +56,23 @@ RESERVE_CAPS = Function("getReserveCaps(address)", "46fbe558", ("uint256", "uint
 PAUSED = Function("getPaused(address)", "b55d9904", ("bool",))
 
 
-async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    markets = addresses[chain_id].aave
+MARKET_KIND = {"aave": ("Aave", "an Aave v3 market"), "spark": ("SparkLend", "a SparkLend market")}
+"""How an error names a market of each protocol this module reads."""
+
+
+async def details(
+    addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str, protocol: str = "aave"
+) -> dict[str, Any]:
+    markets = markets_of(addresses[chain_id], protocol)
     found = [m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())]
     if not found:
         known = ", ".join(f"{m.name} {m.addresses_provider.lower()}" for m in markets)
         raise InputValidationError(
-            f"{pool} is not an Aave v3 market on chain {chain_id}: expected the "
+            f"{pool} is not {MARKET_KIND[protocol][1]} on chain {chain_id}: expected the "
             f"PoolAddressesProvider (or Pool) of one of {known}."
         )
     reader = ctx.reader(chain_id)
-    await require(reader, f"the Aave market {found[0].name}", found[0].pool, "Pool")
+    await require(reader, f"the {MARKET_KIND[protocol][0]} market {found[0].name}", found[0].pool, "Pool")
     block, details = await asyncio.gather(reader.block_number(), _market(reader, found[0], ctx.warnings))
     return {"blockNumber": block, "details": details}
 
@@ -83,7 +90,7 @@ async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -
     )
     return {
         "__typename": "AaveMarketPool",
-        "type": "aave-market-pool",
+        "type": f"{market.protocol}-market-pool",
         "addressesProvider": market.addresses_provider.lower(),
         "chainId": reader.chain_id,
         "marketName": market.name,

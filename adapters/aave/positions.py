@@ -1,4 +1,5 @@
-"""Aave v3: supplies, borrows and account health in every listed market of a chain, on-chain.
+"""Aave v3: supplies, borrows and account health in every listed market of a chain, on-chain; the
+same for SparkLend's markets (an Aave v3 fork: the same views, its own Pool, data provider and oracle).
 
 Amounts, rates and prices come from views whose signatures and return layouts are the same from
 v3.0 to v3.7 (Pool.getReservesList, getUserAccountData, getUserEMode; AaveProtocolDataProvider.
@@ -100,16 +101,24 @@ def quoted_apy(rate_ray: int, asset: str, warnings: Warnings, what: str) -> floa
         return None
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    """Every chain whose addresses data lists Aave markets."""
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.aave)
+def markets_of(chain: ChainAddresses, protocol: str) -> tuple[AaveMarket, ...]:
+    """The chain's Aave v3 markets ("aave") or SparkLend markets ("spark")."""
+    return chain.spark if protocol == "spark" else chain.aave
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
+def chains(addresses: dict[int, ChainAddresses], protocol: str = "aave") -> frozenset[int]:
+    """Every chain whose addresses data lists markets of `protocol`."""
+    return frozenset(chain_id for chain_id, chain in addresses.items() if markets_of(chain, protocol))
+
+
+async def fetch(
+    addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str, protocol: str = "aave"
+) -> dict[str, Any]:
     reader = ctx.reader(chain_id)
-    _prefetch(reader, addresses[chain_id].aave, wallet)
+    listed = markets_of(addresses[chain_id], protocol)
+    _prefetch(reader, listed, wallet)
     block = await reader.block_number()
-    markets = await deployed(reader, "aave", addresses[chain_id].aave, lambda market: market.pool, "markets' Pools")
+    markets = await deployed(reader, protocol, listed, lambda market: market.pool, "markets' Pools")
     results = await asyncio.gather(
         *(_market(reader, market, wallet, ctx.warnings) for market in markets), return_exceptions=True
     )
@@ -192,7 +201,7 @@ async def _market(
             )
     earning = [token for *_, tokens in reads for token in tokens]
     claims = await warnings.optional(_claims(reader, earning, wallet, label), market.pool, "reward positions are")
-    base = {"type": "aave-reward", "marketAddress": market.pool, "marketName": market.name}
+    base = {"type": f"{market.protocol}-reward", "marketAddress": market.pool, "marketName": market.name}
     return state, supplies, borrows, [{**base, **claim} for claim in claims or []]
 
 
@@ -352,7 +361,7 @@ async def _reserve(
             threshold = collateral.threshold(terms[0], config[2], record)
         supply = {
             **base,
-            "type": "aave-supply",
+            "type": f"{market.protocol}-supply",
             "balance": str(balance),
             "balanceUsd": usd(balance),
             "apy": rate(reserve[5]) if reserve else None,
@@ -365,7 +374,7 @@ async def _reserve(
         weighted = (
             None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
         )
-        borrow = {**base, "type": "aave-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
+        borrow = {**base, "type": f"{market.protocol}-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
     now = await reader.block_timestamp()
     asset_usd = Fraction(price, usd_unit) if price is not None and usd_unit else None
 
