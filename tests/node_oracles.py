@@ -4,6 +4,7 @@ requests on stdin and answers a JSON list on stdout, with the packages pinned in
 - morpho_sdk.cjs: Morpho's `@morpho-org/blue-sdk` (IRM, markets, positions, vaults).
 - aave_math.cjs: Aave's `@aave/math-utils` (compounded rates, incentive APRs).
 - pendle_math.cjs: Pendle's offchain math (market trades and prices).
+- registries.cjs: the protocols' published address registries (Aave's address book).
 """
 
 from __future__ import annotations
@@ -45,3 +46,8 @@ def aave_incentive_aprs(incentives: list[dict[str, Any]]) -> list[float]:
     rewardTokenDecimals, emissionEndTimestamp, incentivesLastUpdateTimestamp, totalTokenSupply,
     price (the asset's, normalized), decimals."""
     return [float(answer) for answer in ask("aave_math.cjs", incentives)]
+
+
+def registries(names: list[str]) -> list[dict[str, Any]]:
+    """What each named registry publishes (registries.cjs), e.g. ["aave"]: Aave v3 markets by name."""
+    return ask("registries.cjs", names)

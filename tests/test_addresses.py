@@ -12,6 +12,7 @@ import server
 from adapters.prices import native_feed, token_feeds
 from addresses import AddressesError
 from chain.erc20 import NATIVE, native_coin
+from tests.node_oracles import registries
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
@@ -119,3 +120,21 @@ def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_on
         ("POL", "Polygon Ecosystem Token"),
         ("AVAX", "Avalanche"),
     ]
+
+
+def test_every_aave_market_is_the_address_books_and_none_is_missing():
+    """Against Aave's own address book (@bgd-labs/aave-address-book, pinned in tools/): each
+    listed market's four addresses are the book's, and every market the book lists on a chain
+    this service serves is listed (an address that drifts from its publisher fails here)."""
+    (book,) = registries(["aave"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    listed = set()
+    for chain, value in data.items():
+        for market in value.get("aave", []):
+            published = book[market["name"]]
+            listed.add(market["name"])
+            assert published["chainId"] == int(chain), market["name"]
+            for field in ("pool", "addressesProvider", "dataProvider", "oracle"):
+                assert market[field].lower() == published[field].lower(), (market["name"], field)
+    missing = sorted(name for name, market in book.items() if str(market["chainId"]) in data and name not in listed)
+    assert missing == []
