@@ -2,6 +2,8 @@
 // JSON list of registry names on stdin and answers, for each, what the package publishes.
 // - "aave": every Aave v3 market of @bgd-labs/aave-address-book (Aave's address book), by name:
 //   chain id, Pool, PoolAddressesProvider, AaveProtocolDataProvider, AaveOracle.
+// - "morpho": Morpho's registry in @morpho-org/morpho-ts, by chain id: Morpho Blue, the
+//   MetaMorpho (v1.1) and Vault V2 factories with their deployment blocks, the AdaptiveCurveIrm.
 "use strict";
 
 const requests = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -22,5 +24,21 @@ function aave() {
   return markets;
 }
 
-const registries = { aave };
+function morpho() {
+  const ts = require(process.argv[2] + "/@morpho-org/morpho-ts");
+  const chains = {};
+  for (const [id, listed] of Object.entries(ts.addresses)) {
+    const blocks = ts.deployments[id] || {};
+    const at = (name) => (listed[name] ? { address: listed[name], startBlock: Number(blocks[name]) } : null);
+    chains[id] = {
+      blue: at("morpho"),
+      vaultV1Factory: at("metaMorphoFactory"),
+      vaultV2Factory: at("vaultV2Factory"),
+      adaptiveCurveIrm: listed.adaptiveCurveIrm || null,
+    };
+  }
+  return chains;
+}
+
+const registries = { aave, morpho };
 process.stdout.write(JSON.stringify(requests.map((name) => registries[name]())));

@@ -19,7 +19,9 @@ FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
 def test_built_in_data_loads_and_offers_morpho_on_its_chains():
     data = addresses.load()
-    assert protocols.registry(data)["morpho"].chains == frozenset({1, 8453, 42161})
+    assert protocols.registry(data)["morpho"].chains == frozenset(
+        {1, 10, 56, 130, 137, 146, 8453, 42161, 59144, 534352}
+    )
     blue = data[1].morpho.blue
     assert blue.address == "0xbbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb" and blue.start_block == 18883124
     assert all(token == token.lower() for chain in data.values() for token in chain.price_feeds)
@@ -138,3 +140,24 @@ def test_every_aave_market_is_the_address_books_and_none_is_missing():
                 assert market[field].lower() == published[field].lower(), (market["name"], field)
     missing = sorted(name for name, market in book.items() if str(market["chainId"]) in data and name not in listed)
     assert missing == []
+
+
+def test_every_morpho_deployment_is_morphos_registry_and_none_is_missing():
+    """Against Morpho's registry in @morpho-org/morpho-ts (pinned in tools/): Morpho Blue, the
+    MetaMorpho v1.1 and Vault V2 factories (addresses and deployment blocks) and the
+    AdaptiveCurveIrm of every chain listed, and Morpho listed on every served chain it has."""
+    (registry,) = registries(["morpho"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    for chain, value in data.items():
+        if "morpho" not in value:
+            assert chain not in registry, f"Morpho is on chain {chain}, which this service serves"
+            continue
+        section, published = value["morpho"], registry[chain]
+        assert section["blue"] == published["blue"], chain
+        assert section["adaptiveCurveIrm"] == published["adaptiveCurveIrm"], chain
+        v11 = [
+            {k: f[k] for k in ("address", "startBlock")} for f in section["vaultV1Factories"] if f["version"] == "1.1"
+        ]
+        assert v11 == [published["vaultV1Factory"]], chain
+        v2 = [{k: f[k] for k in ("address", "startBlock")} for f in section.get("vaultV2Factories", [])]
+        assert v2 == ([published["vaultV2Factory"]] if published["vaultV2Factory"] else []), chain

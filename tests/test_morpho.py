@@ -267,10 +267,10 @@ async def test_l2_prices_need_the_sequencer_up_for_an_hour(
 
 
 async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
-    result = await positions(world_client, world.wallets["lender"], chain_id=137)
+    result = await positions(world_client, world.wallets["lender"], chain_id=43114)
     assert result["data"] == []
     assert result["errors"][0]["error"]["code"] == "VALIDATION_ERROR"
-    assert "Chain 137 is not supported by protocol 'morpho'" in result["errors"][0]["error"]["message"]
+    assert "Chain 43114 is not supported by protocol 'morpho'" in result["errors"][0]["error"]["message"]
 
 
 async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world_client, world, caplog):
