@@ -12,6 +12,7 @@ import server
 from adapters.prices import native_feed, token_feeds
 from addresses import AddressesError
 from chain.erc20 import NATIVE, native_coin
+from tests.evm import TOOLS
 from tests.node_oracles import registries
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
@@ -161,3 +162,40 @@ def test_every_morpho_deployment_is_morphos_registry_and_none_is_missing():
         assert v11 == [published["vaultV1Factory"]], chain
         v2 = [{k: f[k] for k in ("address", "startBlock")} for f in section.get("vaultV2Factories", [])]
         assert v2 == ([published["vaultV2Factory"]] if published["vaultV2Factory"] else []), chain
+
+
+PENDLE_DEPLOYMENTS = TOOLS / "@pendle" / "core-v2" / "deployments"
+PENDLE_NOT_LISTED = {"5000": "Mantle: the records hold no blocks and no second source names Mantle's factories' blocks"}
+"""Served chains where Pendle's records list factories that addresses.json leaves out, and why."""
+
+
+def test_every_pendle_factory_is_pendles_records_and_none_is_missing():
+    """Against Pendle's deployment records (@pendle/core-v2 `deployments/<chain>-core.json`,
+    pinned in tools/): every market and yield-contract factory listed, by version, is the
+    record's, and every one the records hold on a served chain is listed (but PENDLE_NOT_LISTED)."""
+    data = json.loads(addresses.BUILT_IN.read_text())
+    for chain, value in data.items():
+        record = PENDLE_DEPLOYMENTS / f"{chain}-core.json"
+        if not record.exists():
+            assert "pendle" not in value, chain
+            continue
+        published = json.loads(record.read_text())
+        wanted = {
+            (kind, key.removeprefix(kind).removeprefix("V") or "1"): address.lower()
+            for kind in ("marketFactory", "yieldContractFactory")
+            for key, address in published.items()
+            if key == kind or key.startswith(kind + "V")
+        }
+        if "pendle" not in value:
+            assert not wanted or chain in PENDLE_NOT_LISTED, f"Pendle is on served chain {chain}"
+            continue
+        section = value["pendle"]
+        listed = {
+            (kind, factory["version"]): factory["address"].lower()
+            for kind, field in (
+                ("marketFactory", "marketFactories"),
+                ("yieldContractFactory", "yieldContractFactories"),
+            )
+            for factory in section[field]
+        }
+        assert listed == wanted, chain
