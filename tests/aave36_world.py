@@ -170,10 +170,10 @@ class Aave36World(AaveMarketDeployment):
     """(wallet role, symbol, custom error name) of each collateral switch the Pool refused."""
 
     def addresses_override(self) -> dict[str, Any]:
-        return AaveWorld(self.node, [self], self.wallets).addresses_override()
+        return AaveWorld(self.node, [self], wallets=self.wallets).addresses_override()
 
     def write_addresses(self, path: Path) -> Path:
-        return AaveWorld(self.node, [self], self.wallets).write_addresses(path)
+        return AaveWorld(self.node, [self], wallets=self.wallets).write_addresses(path)
 
 
 class Deployer(aave_world.Deployer):
