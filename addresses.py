@@ -3,8 +3,8 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own published
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
-("morpho", "aave", "spark", "compound", "pendle", "fluid", "neutrl", "midas", "avantis", "avant",
-"ethena", "sky", "erc4626") replaces
+("morpho", "aave", "spark", "compound", "pendle", "fluid", "lido", "neutrl", "midas", "avantis",
+"avant", "ethena", "sky", "erc4626") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -142,6 +142,17 @@ VAULT_STYLE = ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"
 
 
 @dataclass(frozen=True)
+class LidoAddresses:
+    """Lido on Ethereum: the stETH token (Lido itself), wstETH, and the withdrawal queue (unstETH NFTs)."""
+
+    steth: str
+    wsteth: str
+    withdrawal_queue: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of stETH per share)."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -159,6 +170,7 @@ class ChainAddresses:
     """USD feeds of currencies that are not tokens ("ETH", "BTC"), for prices quoted in them."""
     sequencer_uptime_feed: str | None = None
     """On an L2, Chainlink's sequencer uptime feed: prices count only while the sequencer is up."""
+    lido: LidoAddresses | None = None
 
 
 def load(override: str | Path | None = None) -> dict[int, ChainAddresses]:
@@ -205,6 +217,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
+        lido=_lido(value["lido"], f"{where} lido") if "lido" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -283,6 +296,22 @@ def _pendle(value: Any, where: str) -> PendleAddresses:
     )
 
 
+def _lido(value: Any, where: str) -> LidoAddresses:
+    value = _object(value, where)
+    steth, wsteth, queue = (
+        _address(value.get(field), f"{where} {field}") for field in ("stETH", "wstETH", "withdrawalQueue")
+    )
+    return LidoAddresses(steth, wsteth, queue, _period(value, where))
+
+
+def _period(value: dict[str, Any], where: str) -> int:
+    """A section's `apyPeriodDays` (7 by default), in seconds."""
+    days = value.get("apyPeriodDays", 7)
+    if not isinstance(days, int) or isinstance(days, bool) or days <= 0:
+        raise AddressesError(f"{where}: apyPeriodDays must be a positive number of days")
+    return days * 24 * 3600
+
+
 def _fluid(value: Any, where: str) -> FluidAddresses:
     value = _object(value, where)
     return FluidAddresses(
@@ -292,9 +321,7 @@ def _fluid(value: Any, where: str) -> FluidAddresses:
 
 def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
     value = _object(value, where)
-    days = value.get("apyPeriodDays", 7)
-    if not isinstance(days, int) or isinstance(days, bool) or days <= 0:
-        raise AddressesError(f"{where}: apyPeriodDays must be a positive number of days")
+    period = _period(value, where)
     vaults = []
     for index, vault in enumerate(_list(value.get("vaults", []), f"{where} vaults")):
         here = f"{where} vaults[{index}]"
@@ -312,7 +339,7 @@ def _vault_style(value: Any, where: str) -> VaultStyleAddresses:
         currency = str(token.get("currency", "USD"))
         feed = _feed({"pair": f"{token.get('symbol', '')}/{currency}", **token}, here)
         tokens.append(PricedToken(_kind(token, here), _address(token.get("token"), here), feed, currency))
-    return VaultStyleAddresses(tuple(vaults), tuple(tokens), days * 24 * 3600)
+    return VaultStyleAddresses(tuple(vaults), tuple(tokens), period)
 
 
 def _kind(value: dict[str, Any], where: str) -> str:

@@ -20,6 +20,7 @@ from adapters.compound import positions as compound
 from adapters.context import FetchFunction
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
+from adapters.lido import positions as lido
 from adapters.morpho import pools as morpho_pools
 from adapters.morpho import positions as morpho
 from adapters.pendle import pools as pendle_pools
@@ -105,6 +106,9 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             functools.partial(pendle.fetch, addresses),
             functools.partial(pendle.streams, addresses),
             functools.partial(pendle_pools.details, addresses),
+        ),
+        "lido": Protocol(
+            "lido", "LidoWalletPositions", lido.chains(addresses), functools.partial(lido.fetch, addresses)
         ),
         "neutrl": Protocol(
             "neutrl",

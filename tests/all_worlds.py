@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import auth
-from tests import aave_world, compound_world, fluid_world, morpho_world, pendle_world, vault_style_world
+from tests import aave_world, compound_world, fluid_world, lido_world, morpho_world, pendle_world, vault_style_world
 from tests.evm import Anvil
 
 
@@ -42,6 +42,9 @@ def build(node: Anvil) -> AllWorlds:
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
+    lido = lido_world.build(
+        node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
+    )
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -54,11 +57,12 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
+    data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
-    for other in (pendle, fluid, vaults):
+    for other in (pendle, fluid, lido, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     parts = {
         "morpho": world,
@@ -66,6 +70,7 @@ def build(node: Anvil) -> AllWorlds:
         "compound": comet,
         "pendle": pendle,
         "fluid": fluid,
+        "lido": lido,
         "vaults": vaults,
         "artifacts": artifacts,
     }

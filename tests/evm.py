@@ -58,6 +58,13 @@ def function_signatures(abi: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]
     }
 
 
+def functions_of(module: Any) -> dict[str, Any]:
+    """The `chain.abi.Function`s a module defines, by name: what a test checks against an ABI."""
+    from chain.abi import Function
+
+    return {name: value for name, value in vars(module).items() if isinstance(value, Function)}
+
+
 def arg_types(signature: str) -> list[str]:
     return split_types(signature[signature.index("(") + 1 : -1])
 
@@ -219,6 +226,10 @@ class Anvil:
 
     def block_number(self) -> int:
         return int(self.rpc("eth_blockNumber"), 16)
+
+    def timestamp(self, block: int | str = "latest") -> int:
+        tag = block if isinstance(block, str) else hex(block)
+        return int(self.rpc("eth_getBlockByNumber", tag, False)["timestamp"], 16)
 
     def finalized_block(self) -> int:
         """anvil's `finalized` tag: 64 blocks behind the head."""

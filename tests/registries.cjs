@@ -4,6 +4,8 @@
 //   chain id, Pool, PoolAddressesProvider, AaveProtocolDataProvider, AaveOracle.
 // - "morpho": Morpho's registry in @morpho-org/morpho-ts, by chain id: Morpho Blue, the
 //   MetaMorpho (v1.1) and Vault V2 factories with their deployment blocks, the AdaptiveCurveIrm.
+// - "lido": the ABIs Lido publishes in @lidofinance/lido-ethereum-sdk (stETH, wstETH, the
+//   withdrawal queue), by contract: each function's signature -> its output types.
 "use strict";
 
 const requests = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -40,5 +42,19 @@ function morpho() {
   return chains;
 }
 
-const registries = { aave, morpho };
+function lido() {
+  const sdk = process.argv[2] + "/@lidofinance/lido-ethereum-sdk/dist/cjs/";
+  const type = (p) => (p.type.startsWith("tuple") ? "(" + p.components.map(type).join(",") + ")" + p.type.slice(5) : p.type);
+  const functions = (abi) =>
+    Object.fromEntries(
+      abi.filter((e) => e.type === "function").map((e) => [`${e.name}(${e.inputs.map(type).join(",")})`, e.outputs.map(type)])
+    );
+  return {
+    stETH: functions(require(sdk + "core/abi/lido.js").LidoAbi),
+    wstETH: functions(require(sdk + "wrap/abi/wsteth.js").WstethABI),
+    withdrawalQueue: functions(require(sdk + "withdraw/abi/withdrawalQueue.js").WithdrawalQueueAbi),
+  };
+}
+
+const registries = { aave, morpho, lido };
 process.stdout.write(JSON.stringify(requests.map((name) => registries[name]())));

@@ -17,9 +17,9 @@ from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
 from adapters.aave import rewards as aave_rewards
 from adapters.aave import risk as aave_risk
-from chain.abi import Function
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
+from tests.evm import functions_of
 from tests.node_oracles import aave_apys, aave_incentive_aprs
 
 SECONDS = 365 * 24 * 3600
@@ -366,12 +366,7 @@ def test_the_adapter_calls_exactly_the_published_abi():
         "PAUSED": "AaveProtocolDataProvider",
         "RESERVE_TOKENS": "AaveProtocolDataProvider",
     }
-    functions = {
-        name: value
-        for module in (aave, aave_pools)
-        for name, value in vars(module).items()
-        if isinstance(value, Function)
-    }
+    functions = functions_of(aave) | functions_of(aave_pools)
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
@@ -525,7 +520,7 @@ def test_the_rewards_read_the_published_abi():
         "LATEST_ANSWER": "IEACAggregatorProxy",
         "FEED_DECIMALS": "IEACAggregatorProxy",
     }
-    functions = {name: value for name, value in vars(aave_rewards).items() if isinstance(value, Function)}
+    functions = functions_of(aave_rewards)
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name

@@ -39,6 +39,7 @@ PROTOCOLS = (
     "compound",
     "pendle",
     "fluid",
+    "lido",
     "neutrl",
     "midas",
     "avantis",

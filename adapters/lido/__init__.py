@@ -1,0 +1,1 @@
+"""Lido: stETH, wstETH and withdrawal requests (positions.py)."""

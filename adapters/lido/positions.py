@@ -1,0 +1,170 @@
+"""Lido on Ethereum: the wallet's stETH, wstETH and withdrawal requests (unstETH NFTs), on-chain.
+
+How each figure is derived (all at the request's pinned block; docs/protocols/lido.md has the long form):
+
+- stETH: `balance` = `balanceOf(wallet)` (stETH rebases: shares x the pooled ether per share),
+  `shares` = `sharesOf(wallet)`.
+- wstETH: `balance` = `balanceOf(wallet)`, one wstETH per share; its stETH =
+  `getStETHByWstETH(balance)`, the contract's own conversion.
+- USD: stETH x Chainlink's stETH/USD feed (the addresses data's feed for the stETH token).
+- APY: the growth of stETH per share, `getPooledEthByShares(1e18)`, over the period before the
+  block (7 days), compounded to a year (adapters/history.py), as for the vault-style protocols:
+  what one share earned, fees and rebases included.
+- Withdrawal requests: `getWithdrawalRequests(wallet)`, then `getWithdrawalStatus(ids)`
+  (stETH and shares locked, request time, finalized, claimed); what a finalized request pays is
+  `getClaimableEther(ids, hints)` with the hints `findCheckpointHints(ids sorted, 1,
+  getLastCheckpointIndex())`, the queue's own answer (0 until finalized, and once claimed).
+  Every request is listed; the lens reads up to MAX_REQUESTS of them, the rest take rounds of
+  their own.
+
+All reads go out at once in LidoLens (lenses/, chain/lens.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from typing import TYPE_CHECKING, Any, cast
+
+from adapters import history
+from adapters.position_warnings import Warnings
+from adapters.prices import UsdPrice, token_feeds, usd_price
+from addresses import ChainAddresses, LidoAddresses
+from chain import ChainReader, erc20, no_read
+from chain.abi import Function
+from chain.erc20 import NATIVE
+from chain.lens import NONE, Lens
+
+if TYPE_CHECKING:
+    from adapters.context import FetchContext
+
+SHARES_OF = Function("sharesOf(address)", "f5eb42dc", ("uint256",))
+POOLED_ETH_BY_SHARES = Function("getPooledEthByShares(uint256)", "7a28fb88", ("uint256",))
+STETH_BY_WSTETH = Function("getStETHByWstETH(uint256)", "bb2952fc", ("uint256",))
+WITHDRAWAL_REQUESTS = Function("getWithdrawalRequests(address)", "7d031b65", ("uint256[]",))
+WITHDRAWAL_STATUS = Function(
+    "getWithdrawalStatus(uint256[])", "b8c4b85a", ("(uint256,uint256,address,uint256,bool,bool)[]",)
+)
+"""Per request: (amountOfStETH, amountOfShares, owner, timestamp, isFinalized, isClaimed)."""
+LAST_CHECKPOINT_INDEX = Function("getLastCheckpointIndex()", "526eae3e", ("uint256",))
+CHECKPOINT_HINTS = Function("findCheckpointHints(uint256[],uint256,uint256)", "62abe3fa", ("uint256[]",))
+CLAIMABLE_ETHER = Function("getClaimableEther(uint256[],uint256[])", "c97912d8", ("uint256[]",))
+ONE_SHARE = 10**18
+MAX_REQUESTS = 256
+"""Withdrawal requests the lens reads per wallet (each is an NFT; a wallet rarely holds more)."""
+LENS = Lens("LidoLens", ("address", "address", "address", "address", "uint256", "address[]", "address"))
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.lido)
+
+
+async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
+    chain = addresses[chain_id]
+    lido = cast(LidoAddresses, chain.lido)
+    reader = ctx.reader(chain_id)
+    _prefetch(reader, chain, lido, wallet)
+    block, staked, requests = await asyncio.gather(
+        reader.block_number(),
+        _staked(reader, chain, lido, wallet, ctx.warnings),
+        _requests(reader, chain, lido, wallet, ctx.warnings),
+    )
+    return {"blockNumber": block, "stakedPositions": staked, "withdrawalRequests": requests}
+
+
+def _prefetch(reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, wallet: str) -> None:
+    """Every read for `wallet` in one lens call, with the USD feeds of stETH and ether."""
+    priced = token_feeds(chain)
+    feeds = [feed.feed for token in (lido.steth, NATIVE) if (feed := priced.get(token))]
+    sequencer = chain.sequencer_uptime_feed or NONE
+    reader.prefetch(
+        [LENS.initcode(wallet, lido.steth, lido.wsteth, lido.withdrawal_queue, MAX_REQUESTS, feeds, sequencer)],
+        [lido.steth, lido.wsteth, lido.withdrawal_queue, *feeds, sequencer],
+    )
+    history.read_ahead(reader, lido.apy_period, functools.partial(_per_share, steth=lido.steth))
+
+
+async def _per_share(reader: ChainReader, steth: str) -> int:
+    (pooled,) = await reader.call(steth, POOLED_ETH_BY_SHARES, ONE_SHARE, label="Lido stETH")
+    return cast(int, pooled)
+
+
+async def _staked(
+    reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, wallet: str, warnings: Warnings
+) -> list[dict[str, Any]]:
+    """The stETH and wstETH the wallet holds, each with its stETH, USD value and APY."""
+    (steth_balance,), (shares,), (wsteth_balance,) = await asyncio.gather(
+        reader.call(lido.steth, erc20.BALANCE_OF, wallet, label="Lido stETH"),
+        reader.call(lido.steth, SHARES_OF, wallet, label="Lido stETH"),
+        reader.call(lido.wsteth, erc20.BALANCE_OF, wallet, label="Lido wstETH"),
+    )
+    if not steth_balance and not wsteth_balance:
+        return []
+    steth_token, wsteth_token, wrapped, price, apy = await asyncio.gather(
+        erc20.token_info(reader, lido.steth),
+        erc20.token_info(reader, lido.wsteth) if wsteth_balance else no_read(),
+        reader.call(lido.wsteth, STETH_BY_WSTETH, wsteth_balance, label="Lido wstETH") if wsteth_balance else no_read(),
+        _price(reader, chain, lido.steth, warnings),
+        history.period_apy(
+            reader, lido.apy_period, lambda at: _per_share(at, lido.steth), warnings, lido.steth, "apy is"
+        ),
+    )
+    found = []
+    for kind, token, balance, held_shares, steth in (
+        ("lido-steth", steth_token, steth_balance, shares, steth_balance),
+        ("lido-wsteth", wsteth_token, wsteth_balance, wsteth_balance, wrapped[0] if wrapped else 0),
+    ):
+        if balance:
+            found.append(
+                {
+                    "type": kind,
+                    "token": token,
+                    "balance": str(balance),
+                    "shares": str(held_shares),
+                    "stEth": str(steth),
+                    "balanceUsd": price.value(steth, 18) if price else None,
+                    "apy": apy,
+                }
+            )
+    return found
+
+
+async def _price(reader: ChainReader, chain: ChainAddresses, token: str, warnings: Warnings) -> UsdPrice | None:
+    """The token's USD price, read and (when its feed fails) warned about once per request."""
+    return await reader.shared(
+        ("lido usd price", token), lambda: warnings.optional(usd_price(reader, chain, token), token, "USD values are")
+    )
+
+
+async def _requests(
+    reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, wallet: str, warnings: Warnings
+) -> list[dict[str, Any]]:
+    """The wallet's withdrawal requests with their status and what each pays now."""
+    queue, label = lido.withdrawal_queue, "Lido withdrawal queue"
+    (ids,) = await reader.call(queue, WITHDRAWAL_REQUESTS, wallet, label=label)
+    if not ids:
+        return []
+    ordered = sorted(ids)
+    (statuses,), (last,), steth_price, eth_price = await asyncio.gather(
+        reader.call(queue, WITHDRAWAL_STATUS, ids, label=label),
+        reader.call(queue, LAST_CHECKPOINT_INDEX, label=label),
+        _price(reader, chain, lido.steth, warnings),
+        _price(reader, chain, NATIVE, warnings),
+    )
+    (hints,) = await reader.call(queue, CHECKPOINT_HINTS, ordered, 1, last, label=label)
+    (claimable,) = await reader.call(queue, CLAIMABLE_ETHER, ordered, hints, label=label)
+    payable = dict(zip(ordered, claimable))
+    return [
+        {
+            "requestId": str(request),
+            "amountOfStETH": str(status[0]),
+            "amountOfStETHUsd": steth_price.value(status[0], 18) if steth_price else None,
+            "amountOfShares": str(status[1]),
+            "requestedAt": status[3],
+            "isFinalized": status[4],
+            "isClaimed": status[5],
+            "claimableEth": str(payable[request]),
+            "claimableEthUsd": eth_price.value(payable[request], 18) if eth_price else None,
+        }
+        for request, status in zip(ids, statuses)
+    ]

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+/// Lido's stETH as the adapter reads it (the views of the ABI Lido publishes in its Ethereum SDK):
+/// balances are shares x the pooled ether per share, which the test sets.
+contract TestStETH {
+    string public constant name = "Liquid staked Ether 2.0";
+    string public constant symbol = "stETH";
+    uint8 public constant decimals = 18;
+    uint256 public totalPooledEther;
+    uint256 public totalShares;
+    mapping(address => uint256) public sharesOf;
+
+    function setTotals(uint256 pooled, uint256 shares) external {
+        totalPooledEther = pooled;
+        totalShares = shares;
+    }
+
+    function setShares(address account, uint256 shares) external {
+        sharesOf[account] = shares;
+    }
+
+    function getPooledEthByShares(uint256 shares) public view returns (uint256) {
+        return shares * totalPooledEther / totalShares;
+    }
+
+    function balanceOf(address account) external view returns (uint256) {
+        return getPooledEthByShares(sharesOf[account]);
+    }
+}
+
+/// wstETH: one token per stETH share, converted by stETH's own rate.
+contract TestWstETH {
+    string public constant name = "Wrapped liquid staked Ether 2.0";
+    string public constant symbol = "wstETH";
+    uint8 public constant decimals = 18;
+    TestStETH public immutable stETH;
+    mapping(address => uint256) public balanceOf;
+
+    constructor(TestStETH steth) {
+        stETH = steth;
+    }
+
+    function mint(address account, uint256 amount) external {
+        balanceOf[account] += amount;
+    }
+
+    function getStETHByWstETH(uint256 amount) external view returns (uint256) {
+        return stETH.getPooledEthByShares(amount);
+    }
+}
+
+/// Lido's WithdrawalQueueERC721 as the adapter reads it: requests set by the test. Like the real
+/// queue, `findCheckpointHints` needs sorted ids and `getClaimableEther` pays only a finalized,
+/// unclaimed request whose hint was found.
+contract TestWithdrawalQueue {
+    struct WithdrawalRequestStatus {
+        uint256 amountOfStETH;
+        uint256 amountOfShares;
+        address owner;
+        uint256 timestamp;
+        bool isFinalized;
+        bool isClaimed;
+    }
+
+    mapping(uint256 => WithdrawalRequestStatus) internal statuses;
+    mapping(uint256 => uint256) internal claimable;
+    mapping(address => uint256[]) internal byOwner;
+    uint256 public constant lastCheckpointIndex = 3;
+
+    function setRequest(uint256 id, WithdrawalRequestStatus calldata status, uint256 claimableEther) external {
+        if (statuses[id].owner == address(0)) byOwner[status.owner].push(id);
+        statuses[id] = status;
+        claimable[id] = claimableEther;
+    }
+
+    function getWithdrawalRequests(address owner) external view returns (uint256[] memory) {
+        return byOwner[owner];
+    }
+
+    function getWithdrawalStatus(uint256[] calldata ids) external view returns (WithdrawalRequestStatus[] memory out) {
+        out = new WithdrawalRequestStatus[](ids.length);
+        for (uint256 i = 0; i < ids.length; i++) {
+            out[i] = statuses[ids[i]];
+        }
+    }
+
+    function getLastCheckpointIndex() external pure returns (uint256) {
+        return lastCheckpointIndex;
+    }
+
+    function findCheckpointHints(uint256[] calldata ids, uint256 first, uint256 last)
+        external
+        view
+        returns (uint256[] memory hints)
+    {
+        require(first == 1 && last == lastCheckpointIndex, "checkpoint range");
+        hints = new uint256[](ids.length);
+        for (uint256 i = 0; i < ids.length; i++) {
+            require(i == 0 || ids[i - 1] < ids[i], "RequestIdsNotSorted");
+            hints[i] = statuses[ids[i]].isFinalized ? 2 : 0;
+        }
+    }
+
+    function getClaimableEther(uint256[] calldata ids, uint256[] calldata hints)
+        external
+        view
+        returns (uint256[] memory out)
+    {
+        require(ids.length == hints.length, "ArraysLengthMismatch");
+        out = new uint256[](ids.length);
+        for (uint256 i = 0; i < ids.length; i++) {
+            WithdrawalRequestStatus memory s = statuses[ids[i]];
+            out[i] = s.isFinalized && !s.isClaimed && hints[i] != 0 ? claimable[ids[i]] : 0;
+        }
+    }
+}
