@@ -47,6 +47,11 @@ QUERIES = [
     ("fluid (borrower)", [("fluid", "borrower")]),
     ("midas (saver)", [("midas", "saver")]),
     ("neutrl (saver)", [("neutrl", "saver")]),
+    ("spark (borrower)", [("spark", "borrower")]),
+    ("sky (saver)", [("sky", "saver")]),
+    ("ethena (saver)", [("ethena", "saver")]),
+    ("lido (saver: stETH, wstETH)", [("lido", "saver")]),
+    ("lido (borrower: withdrawal requests)", [("lido", "borrower")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [
