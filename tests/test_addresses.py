@@ -51,7 +51,7 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
     registry = protocols.registry(data)
     assert {name: registry[name].chains for name in addresses.VAULT_STYLE} == {
         "neutrl": {1},
-        "midas": {1},
+        "midas": {1, 10, 56, 8453, 42161, 43114, 534352},
         "avantis": {8453},
         "avant": {43114},
         "ethena": {1},
