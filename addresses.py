@@ -3,8 +3,8 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own published
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
-("morpho", "aave", "spark", "compound", "pendle", "fluid", "lido", "neutrl", "midas", "avantis",
-"avant", "ethena", "sky", "erc4626") replaces
+("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "neutrl", "midas",
+"avantis", "avant", "ethena", "sky", "erc4626") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -97,7 +97,7 @@ class FluidAddresses:
     """Fluid's VaultResolver: a wallet's vault position NFTs with their vaults' data."""
 
 
-SAVINGS_RATES = ("ssr", "dsr")
+SAVINGS_RATES = ("ssr", "dsr", "vsr")
 """The savings rates a share vault may name (ShareVault.rate)."""
 
 
@@ -111,8 +111,8 @@ class ShareVault:
     cooldown: bool = False
     """Ethena-style: assets the wallet unstaked wait in `cooldowns(wallet)` until they can be claimed."""
     rate: str | None = None
-    """Where the vault's own savings rate is (Sky): "ssr" (its `ssr()`), "dsr" (its `pot()`'s `dsr()`);
-    the APY then comes from it, not from a past window."""
+    """Where the vault's own savings rate is: "ssr" (sUSDS' `ssr()`), "dsr" (sDAI's `pot()`'s `dsr()`),
+    "vsr" (a Spark Vault V2's `vsr()`); the APY then comes from it, not from a past window."""
 
 
 @dataclass(frozen=True)
@@ -137,8 +137,9 @@ class VaultStyleAddresses:
     """Seconds over which an APY is measured (the growth of an exchange rate or price)."""
 
 
-VAULT_STYLE = ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626")
-"""Protocols served by adapters/vault_style/: each is a section of vaults and tokens in the data."""
+VAULT_STYLE = ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults")
+"""Sections read by adapters/vault_style/, each a protocol's vaults and tokens (sparkVaults: Spark's
+savings vaults, part of the `spark` answer)."""
 
 
 @dataclass(frozen=True)

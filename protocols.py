@@ -25,6 +25,7 @@ from adapters.morpho import pools as morpho_pools
 from adapters.morpho import positions as morpho
 from adapters.pendle import pools as pendle_pools
 from adapters.pendle import positions as pendle
+from adapters.spark import positions as spark
 from adapters.vault_style import neutrl
 from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
@@ -75,16 +76,20 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             functools.partial(morpho_pools.details, addresses),
             pool_ids=True,
         ),
-        **{
-            name: Protocol(
-                name,
-                type_name,
-                aave.chains(addresses, name),
-                functools.partial(aave.fetch, addresses, protocol=name),
-                details=functools.partial(aave_pools.details, addresses, protocol=name),
-            )
-            for name, type_name in (("aave", "AaveWalletPositions"), ("spark", "SparkWalletPositions"))
-        },
+        "aave": Protocol(
+            "aave",
+            "AaveWalletPositions",
+            aave.chains(addresses),
+            functools.partial(aave.fetch, addresses),
+            details=functools.partial(aave_pools.details, addresses),
+        ),
+        "spark": Protocol(
+            "spark",
+            "SparkWalletPositions",
+            spark.chains(addresses),
+            functools.partial(spark.fetch, addresses),
+            details=functools.partial(aave_pools.details, addresses, protocol="spark"),
+        ),
         "compound": Protocol(
             "compound",
             "CompoundWalletPositions",

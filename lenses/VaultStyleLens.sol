@@ -8,7 +8,8 @@ import "Recorder.sol";
 /// `cooldowns`; for a vault it holds or waits on: the share token's name, symbol and decimals,
 /// `asset()`, `convertToAssets` of its shares and of one whole share, `totalAssets()`,
 /// `totalSupply()`, the asset's token facts and its USD feed, and its savings rate where it names
-/// one (`ssr()`, or `pot()` and the Pot's `dsr()`). Flags per vault: 1 cooldowns, 2 ssr, 4 dsr. For each priced token: `balanceOf`;
+/// one (`ssr()`, `pot()` and the Pot's `dsr()`, or `vsr()`). Flags per vault: 1 cooldowns, 2 ssr,
+/// 4 dsr, 8 vsr. For each priced token: `balanceOf`;
 /// for a held one: its token facts, its issuer feed and its currency's USD feed. Then the
 /// sequencer uptime feed, where the chain has one.
 contract VaultStyleLens is Recorder {
@@ -61,6 +62,7 @@ contract VaultStyleLens is Recorder {
             _feed(tape, _lookup(asset, priced, feeds));
         }
         if (flags & 2 != 0) _call(tape, vault, abi.encodeWithSelector(0x03607ceb));
+        if (flags & 8 != 0) _call(tape, vault, abi.encodeWithSelector(0x1e7b14d3));
         if (flags & 4 != 0) {
             address pot = address(uint160(_word(tape, vault, abi.encodeWithSelector(0x4ba2363a))));
             if (pot != address(0)) _call(tape, pot, abi.encodeWithSelector(0x487bf082));

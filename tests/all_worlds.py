@@ -58,7 +58,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
-    for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"):
+    for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])

@@ -49,7 +49,8 @@ def test_an_override_adds_a_chain_and_merges_feeds(tmp_path):
 def test_the_vault_style_protocols_are_data_on_their_chains():
     data = addresses.load()
     registry = protocols.registry(data)
-    assert {name: registry[name].chains for name in addresses.VAULT_STYLE} == {
+    assert registry["spark"].chains == {1}, "SparkLend's markets and Spark's savings vaults"
+    assert {name: registry[name].chains for name in addresses.VAULT_STYLE if name != "sparkVaults"} == {
         "neutrl": {1},
         "midas": {1, 10, 56, 8453, 42161, 43114, 534352},
         "avantis": {8453},

@@ -1,5 +1,5 @@
-"""Neutrl, Midas, Avantis, Avant, Ethena, Sky and an operator-listed ERC-4626 vault on anvil:
-ERC-4626 test vaults (three with Ethena-style cooldowns, two with Sky's savings rates) and
+"""Neutrl, Midas, Avantis, Avant, Ethena, Sky, a Spark savings vault and an operator-listed ERC-4626
+vault on anvil: ERC-4626 test vaults (three with Ethena-style cooldowns, three with a savings rate) and
 Midas-style tokens with Chainlink-style feeds, whose exchange rates and prices change between two
 blocks a week apart.
 
@@ -92,6 +92,17 @@ VAULTS = (
         1_000_000 * 10**18,
         (1_150_000 * 10**18, 1_151_000 * 10**18),
         ("dsr", 1_000_000_001_395_766_281_313_196_627),
+    ),
+    VaultSpec(
+        "sparkVaults",
+        "spark-vault",
+        "spUSDC",
+        18,
+        "USDC",
+        False,
+        4_000_000 * 10**18,
+        (4_100_000 * 10**6, 4_101_000 * 10**6),
+        ("vsr", 1_000_000_001_243_680_656_318_820_312),
     ),
     VaultSpec(
         "erc4626",
@@ -199,7 +210,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
         )
     pot = node.deploy(artifacts["TestPot"])
     for spec in VAULTS:
-        if spec.rate and spec.rate[0] == "ssr":
+        if spec.rate and spec.rate[0] == "vsr":
+            node.send(world.vaults[spec.kind], "setVaultSavingsRate(uint256)", spec.rate[1])
+        elif spec.rate and spec.rate[0] == "ssr":
             node.send(world.vaults[spec.kind], "setSavingsRate(uint256,address)", spec.rate[1], "0x" + "00" * 20)
         elif spec.rate:
             node.send(pot, "setDsr(uint256)", spec.rate[1])
@@ -230,6 +243,7 @@ def _first_state(world: VaultStyleWorld) -> None:
             "ethena-susde": 1_000 * 10**18 + 9,
             "sky-susds": 10_000 * 10**18 + 5,
             "sky-sdai": 3_000 * 10**18,
+            "spark-vault": 7_000 * 10**18,
             "erc4626-vault": 5_000 * 10**6 + 1,
         }
     }

@@ -16,8 +16,9 @@ How each figure is derived (all at the request's pinned block; docs/protocols/va
   the feed's heartbeat; USD = balance x oracle price x the currency's USD feed (1 for USD).
 - APY: the growth of that exchange rate or oracle price over the protocol's period (7 days),
   read by the same view at the block one period back and compounded to a year (adapters/history.py);
-  for a vault that holds its own savings rate (Sky: sUSDS' `ssr()`, sDAI's Pot `dsr()`, per-second
-  factors in ray), that rate at the block compounded over a year: (rate / 1e27)^31,536,000 - 1.
+  for a vault that holds its own savings rate (Sky: sUSDS' `ssr()`, sDAI's Pot `dsr()`; Spark
+  Vaults V2: `vsr()`; per-second factors in ray), that rate at the block compounded over a year:
+  (rate / 1e27)^31,536,000 - 1.
 
 All reads at the pinned block go out at once in VaultStyleLens (lenses/, chain/lens.py), which
 makes the same calls in the same dependent order and returns their raw answers.
@@ -55,9 +56,11 @@ POT = Function("pot()", "4ba2363a", ("address",), immutable=True)
 """sDAI: the Pot whose rate it earns (sky-ecosystem/sdai SavingsDai)."""
 DSR = Function("dsr()", "487bf082", ("uint256",))
 """The Pot's DAI savings rate, a per-second factor in ray (MakerDAO pot.sol)."""
+VSR = Function("vsr()", "1e7b14d3", ("uint256",))
+"""A Spark Vault V2's savings rate, a per-second factor in ray (sparkdotfi/spark-vaults-v2 SparkVault)."""
 RAY = 10**27
 SECONDS_PER_YEAR = 365 * 24 * 3600
-COOLDOWN_FLAG, SSR_FLAG, DSR_FLAG = 1, 2, 4
+COOLDOWN_FLAG, SSR_FLAG, DSR_FLAG, VSR_FLAG = 1, 2, 4, 8
 """The lens's flags per vault: what else it reads of it."""
 LENS = Lens(
     "VaultStyleLens",
@@ -118,6 +121,7 @@ def _flags(vault: ShareVault) -> int:
         (COOLDOWN_FLAG if vault.cooldown else 0)
         | (SSR_FLAG if vault.rate == "ssr" else 0)
         | (DSR_FLAG if vault.rate == "dsr" else 0)
+        | (VSR_FLAG if vault.rate == "vsr" else 0)
     )
 
 
@@ -241,8 +245,8 @@ async def savings_apy(reader: ChainReader, vault: ShareVault) -> float:
     """The APY of a vault's own savings rate at the block: (rate / 1e27)^31,536,000 - 1, the
     per-second factor it accrues by (`chi` x rate^seconds), compounded over a 365-day year."""
     label = f"vault {vault.address}"
-    if vault.rate == "ssr":
-        (rate,) = await reader.call(vault.address, SSR, label=label)
+    if vault.rate in ("ssr", "vsr"):
+        (rate,) = await reader.call(vault.address, SSR if vault.rate == "ssr" else VSR, label=label)
     else:
         (pot,) = await reader.call(vault.address, POT, label=label)
         (rate,) = await reader.call(pot, DSR, label=f"{label} pot")

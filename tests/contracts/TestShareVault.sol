@@ -19,8 +19,10 @@ contract TestShareVault {
     mapping(address => UserCooldown) internal _cooldowns;
     /// 1: convertToAssets reverts; 2: balanceOf reverts; 3: cooldowns reverts.
     uint8 public broken;
-    /// sUSDS' savings rate (a per-second factor in ray) and sDAI's Pot, where the test sets them.
+    /// sUSDS' savings rate, a Spark Vault V2's (per-second factors in ray) and sDAI's Pot, where
+    /// the test sets them.
     uint256 public ssr;
+    uint256 public vsr;
     address public pot;
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_, address asset_) {
@@ -50,6 +52,10 @@ contract TestShareVault {
     function setSavingsRate(uint256 ssr_, address pot_) external {
         ssr = ssr_;
         pot = pot_;
+    }
+
+    function setVaultSavingsRate(uint256 vsr_) external {
+        vsr = vsr_;
     }
 
     function balanceOf(address account) external view returns (uint256) {

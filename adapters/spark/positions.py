@@ -1,0 +1,46 @@
+"""Spark on a chain: SparkLend, an Aave v3 fork read by the Aave adapter on Spark's own markets
+(adapters/aave/, protocol "spark"), and Spark's savings vaults (Spark Vaults V2: ERC-4626 vaults
+whose APY is the `vsr()` they hold), read by the vault-style method (section "sparkVaults").
+Both parts are read at the same pinned block, each in its own lens call of the same round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from adapters.aave import positions as aave
+from adapters.vault_style import positions as vault_style
+from addresses import ChainAddresses
+from chain import no_read
+
+if TYPE_CHECKING:
+    from adapters.context import FetchContext
+
+SAVINGS = "sparkVaults"
+EMPTY_LENDING: dict[str, Any] = {
+    "marketStates": [],
+    "supplyPositions": [],
+    "borrowPositions": [],
+    "rewardPositions": [],
+}
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    """Chains with SparkLend markets or Spark savings vaults in the data."""
+    return aave.chains(addresses, "spark") | vault_style.chains(addresses, SAVINGS)
+
+
+async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
+    chain = addresses[chain_id]
+    block, lend, savings = await asyncio.gather(
+        ctx.reader(chain_id).block_number(),
+        aave.fetch(addresses, ctx, chain_id, wallet, protocol="spark") if chain.spark else no_read(),
+        vault_style.fetch(addresses, SAVINGS, ctx, chain_id, wallet) if SAVINGS in chain.vault_style else no_read(),
+    )
+    return {
+        **EMPTY_LENDING,
+        **(lend or {}),
+        "blockNumber": block,
+        "vaultPositions": savings["vaultPositions"] if savings else [],
+    }
