@@ -2,6 +2,8 @@
 // JSON list of registry names on stdin and answers, for each, what the package publishes.
 // - "aave": every Aave v3 market of @bgd-labs/aave-address-book (Aave's address book), by name:
 //   chain id, Pool, PoolAddressesProvider, AaveProtocolDataProvider, AaveOracle.
+// - "chainlink": the Chainlink feeds of the same address book (its Chainlink<Chain> files), by
+//   chain id: every feed address it lists, lower case.
 // - "morpho": Morpho's registry in @morpho-org/morpho-ts, by chain id: Morpho Blue, the
 //   MetaMorpho (v1.1) and Vault V2 factories with their deployment blocks, the AdaptiveCurveIrm.
 // - "lido": the ABIs Lido publishes in @lidofinance/lido-ethereum-sdk (stETH, wstETH, the
@@ -24,6 +26,18 @@ function aave() {
     };
   }
   return markets;
+}
+
+function chainlink() {
+  const book = require(process.argv[2] + "/@bgd-labs/aave-address-book");
+  const chains = {};
+  for (const [name, feeds] of Object.entries(book)) {
+    if (!name.startsWith("Chainlink") || !feeds || feeds.CHAIN_ID === undefined) continue;
+    chains[feeds.CHAIN_ID] = Object.values(feeds)
+      .filter((value) => typeof value === "string")
+      .map((value) => value.toLowerCase());
+  }
+  return chains;
 }
 
 function morpho() {
@@ -56,5 +70,5 @@ function lido() {
   };
 }
 
-const registries = { aave, morpho, lido };
+const registries = { aave, chainlink, morpho, lido };
 process.stdout.write(JSON.stringify(requests.map((name) => registries[name]())));

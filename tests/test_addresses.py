@@ -200,3 +200,16 @@ def test_every_pendle_factory_is_pendles_records_and_none_is_missing():
             for factory in section[field]
         }
         assert listed == wanted, chain
+
+
+def test_every_usd_feed_is_one_chainlink_lists_in_the_address_book():
+    """Every price, currency and L2 sequencer uptime feed of a chain whose Chainlink feeds Aave's
+    address book lists (its Chainlink<Chain> files, pinned in tools/) is one of them."""
+    (book,) = registries(["chainlink"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    for chain, value in data.items():
+        if chain not in book:
+            continue
+        feeds = [f["feed"] for section in ("priceFeeds", "currencyFeeds") for f in value.get(section, {}).values()]
+        feeds += [value["sequencerUptimeFeed"]] if "sequencerUptimeFeed" in value else []
+        assert [f for f in feeds if f.lower() not in book[chain]] == [], chain
