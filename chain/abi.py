@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+ZERO_ADDRESS = "0x" + "00" * 20
+"""The zero address as decoded (lower case): a contract's "none"."""
+
 
 class AbiError(ValueError):
     """Data that does not decode as the expected types, or a value that does not encode."""

@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from chain.abi import encode
+from chain.abi import ZERO_ADDRESS, encode
 
 BYTECODE = Path(__file__).resolve().parents[1] / "lenses" / "bytecode.json"
 """The lenses' creation code, compiled by scripts/compile-lenses (tests/test_lenses.py checks it)."""
@@ -32,7 +32,7 @@ PROBE = bytes.fromhex("600160005360016000f3")
 """Creation code that returns the one byte 0x01 (PUSH1 1, PUSH1 0, MSTORE8, PUSH1 1, PUSH1 0,
 RETURN): an endpoint that answers it with 0x01 runs creation calls."""
 PROBE_ANSWER = "0x01"
-NONE = "0x" + "00" * 20
+NONE = ZERO_ADDRESS
 """A lens argument's "no such contract" (no feed, no sequencer uptime feed)."""
 
 Records = dict[tuple[str, bytes], tuple[bool, bytes]]

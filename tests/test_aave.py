@@ -17,6 +17,7 @@ from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
 from adapters.aave import rewards as aave_rewards
 from adapters.aave import risk as aave_risk
+from chain import erc20
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 from tests.evm import functions_of
@@ -518,12 +519,14 @@ def test_the_rewards_read_the_published_abi():
         "REWARD_ORACLE": "RewardsController",
         "ALL_USER_REWARDS": "RewardsController",
         "LATEST_ANSWER": "IEACAggregatorProxy",
-        "FEED_DECIMALS": "IEACAggregatorProxy",
     }
     functions = functions_of(aave_rewards)
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
+    assert A.signature("IEACAggregatorProxy", "decimals") == (erc20.DECIMALS.signature, erc20.DECIMALS.outputs), (
+        "the reward oracle's decimals, read as a token's"
+    )
 
 
 async def test_sparklend_is_read_as_aave_on_its_own_markets(world_client, world):

@@ -86,6 +86,9 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             '{"5": {"erc4626": {"vaults": [{"type": "v", "address": "0x12"}]}}}',
             r"erc4626 vaults\[0\]: .*not an address",
         ),
+        ('{"5": {"lido": {"stETH": "0x12"}}}', "lido stETH: '0x12' is not an address"),
+        ('{"5": {"lido": []}}', "lido: must be an object"),
+        ('{"5": {"spark": {}}}', "spark: must be a list of markets"),
         (
             '{"5": {"midas": {"tokens": [{"type": "midas-token", "token": "0x%s", "feed": "0x%s"}]}}}'
             % ("ab" * 20, "cd" * 20),

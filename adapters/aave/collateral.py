@@ -35,7 +35,7 @@ from typing import cast
 
 from adapters.position_warnings import outcome
 from chain import ChainReader, no_read
-from chain.abi import Function
+from chain.abi import ZERO_ADDRESS, Function
 from errors import ProtocolError
 
 LTVZERO_BITMAP = Function("getEModeCategoryLtvzeroBitmap(uint8)", "fd89dee5", ("uint128",))
@@ -51,7 +51,7 @@ DEBT_CEILING = Function("getDebtCeiling(address)", "3c798109", ("uint256",))
 EMODE_CATEGORY_DATA = Function("getEModeCategoryData(uint8)", "6c6f6ae1", ("(uint16,uint16,uint16,address,string)",))
 """The category's terms up to v3.1 (deprecated from v3.2, where the price source reads as zero)."""
 ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
-ZERO_ADDRESS = "0x" + "00" * 20
+"""The AaveOracle's price of an asset (or of a v3.0/v3.1 category's price source); positions.py's USD too."""
 EMODE_BITS = 168
 """Where a reserve's configuration keeps its e-mode category, up to v3.1 (ReserveConfiguration)."""
 

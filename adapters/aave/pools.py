@@ -25,8 +25,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from adapters.aave import rewards
+from adapters.aave.collateral import ASSET_PRICE
 from adapters.aave.positions import (
-    ASSET_PRICE,
     GET_POOL_DATA_PROVIDER,
     GET_PRICE_ORACLE,
     RESERVE_CONFIGURATION,

@@ -44,11 +44,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 from adapters.aave import collateral, rewards, risk
+from adapters.aave.collateral import ASSET_PRICE
 from adapters.deployment import deployed
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, erc20, no_read
-from chain.abi import Function
+from chain.abi import ZERO_ADDRESS, Function
 from chain.lens import Lens
 from errors import ProtocolError
 
@@ -62,7 +63,6 @@ WAD = 10**18
 SECONDS_PER_YEAR = 365 * 24 * 3600
 MAX_RESERVES = 128
 """Aave v3's own cap on reserves per pool (ReserveConfiguration.MAX_RESERVES_COUNT)."""
-ZERO_ADDRESS = "0x" + "00" * 20
 
 RESERVES_LIST = Function("getReservesList()", "d1946dbc", ("address[]",))
 USER_ACCOUNT_DATA = Function("getUserAccountData(address)", "bf92857c", ("uint256",) * 6)
@@ -72,7 +72,6 @@ RESERVE_DATA = Function("getReserveData(address)", "35ea6a75", ("uint256",) * 11
 """The data provider's layout (the Pool's getReserveData shares the selector, not the layout)."""
 RESERVE_TOKENS = Function("getReserveTokensAddresses(address)", "d2493b6c", ("address", "address", "address"))
 RESERVE_CONFIGURATION = Function("getReserveConfigurationData(address)", "3e150141", ("uint256",) * 5 + ("bool",) * 5)
-ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
 BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=True)
 BASE_CURRENCY_UNIT = Function("BASE_CURRENCY_UNIT()", "8c89b64f", ("uint256",), immutable=True)
 GET_POOL_DATA_PROVIDER = Function("getPoolDataProvider()", "e860accb", ("address",))

@@ -23,12 +23,10 @@ import asyncio
 from fractions import Fraction
 from typing import Any, cast
 
+from adapters.history import YEAR
 from adapters.position_warnings import PRICE_UNAVAILABLE, Warnings
 from chain import ChainReader, erc20
-from chain.abi import Function
-
-SECONDS_PER_YEAR = 365 * 24 * 3600
-ZERO_ADDRESS = "0x" + "00" * 20
+from chain.abi import ZERO_ADDRESS, Function
 
 INCENTIVES_CONTROLLER = Function("getIncentivesController()", "75d26413", ("address",))
 REWARDS_BY_ASSET = Function("getRewardsByAsset(address)", "6657732f", ("address[]",))
@@ -37,7 +35,6 @@ REWARDS_DATA = Function("getRewardsData(address,address)", "7eff4ba8", ("uint256
 REWARD_ORACLE = Function("getRewardOracle(address)", "2a17bf60", ("address",))
 ALL_USER_REWARDS = Function("getAllUserRewards(address[],address)", "4c0369c3", ("address[]", "uint256[]"))
 LATEST_ANSWER = Function("latestAnswer()", "50d25bcd", ("int256",))
-FEED_DECIMALS = Function("decimals()", "313ce567", ("uint8",))
 
 
 async def controller_of(reader: ChainReader, token: str, label: str) -> str | None:
@@ -53,7 +50,7 @@ async def reward_price(reader: ChainReader, controller: str, reward: str, label:
         return None
     (answer,), (decimals,) = await asyncio.gather(
         reader.call(oracle, LATEST_ANSWER, label=f"{label} reward oracle"),
-        reader.call(oracle, FEED_DECIMALS, label=f"{label} reward oracle"),
+        reader.call(oracle, erc20.DECIMALS, label=f"{label} reward oracle"),
     )
     return Fraction(answer, 10**decimals) if answer > 0 else None
 
@@ -101,7 +98,7 @@ async def rates(
                 )
                 apr = None
             else:
-                yearly = Fraction(emission, 10 ** info["decimals"]) * price * SECONDS_PER_YEAR
+                yearly = Fraction(emission, 10 ** info["decimals"]) * price * YEAR
                 apr = float(yearly / (Fraction(total, 10**decimals) * asset_usd))
         found.append({"token": info, "apr": apr, "endsAt": end})
     return found

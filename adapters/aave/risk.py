@@ -33,7 +33,7 @@ from adapters.position_warnings import Warnings, outcome
 from adapters.prices import LATEST_ROUND_DATA
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from chain import ChainReader
-from chain.abi import Function
+from chain.abi import ZERO_ADDRESS, Function
 from errors import ProtocolError
 
 SOURCE_OF_ASSET = Function("getSourceOfAsset(address)", "92bf2be0", ("address",))
@@ -43,7 +43,6 @@ WRAPPED_FEEDS = (
 )
 """What a CAPO adapter wraps: a stable adapter's asset feed, a ratio adapter's base feed."""
 BASIS_POINT = Fraction(1, 10_000)
-ZERO_ADDRESS = "0x" + "00" * 20
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,6 @@ DSR = Function("dsr()", "487bf082", ("uint256",))
 VSR = Function("vsr()", "1e7b14d3", ("uint256",))
 """A Spark Vault V2's savings rate, a per-second factor in ray (sparkdotfi/spark-vaults-v2 SparkVault)."""
 RAY = 10**27
-SECONDS_PER_YEAR = 365 * 24 * 3600
 COOLDOWN_FLAG, SSR_FLAG, DSR_FLAG, VSR_FLAG = 1, 2, 4, 8
 """The lens's flags per vault: what else it reads of it."""
 LENS = Lens(
@@ -252,7 +251,7 @@ async def savings_apy(reader: ChainReader, vault: ShareVault) -> float:
         (rate,) = await reader.call(pot, DSR, label=f"{label} pot")
     if not RAY <= rate < 2 * RAY:
         raise ProtocolError(f"{label} reports a savings rate of {rate} ray a second, not one a year can compound")
-    return math.expm1(SECONDS_PER_YEAR * math.log1p((rate - RAY) / RAY))
+    return math.expm1(history.YEAR * math.log1p((rate - RAY) / RAY))
 
 
 async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[Any, ...]:
