@@ -169,14 +169,12 @@ def test_every_morpho_deployment_is_morphos_registry_and_none_is_missing():
 
 
 PENDLE_DEPLOYMENTS = TOOLS / "@pendle" / "core-v2" / "deployments"
-PENDLE_NOT_LISTED = {"5000": "Mantle: the records hold no blocks and no second source names Mantle's factories' blocks"}
-"""Served chains where Pendle's records list factories that addresses.json leaves out, and why."""
 
 
 def test_every_pendle_factory_is_pendles_records_and_none_is_missing():
     """Against Pendle's deployment records (@pendle/core-v2 `deployments/<chain>-core.json`,
     pinned in tools/): every market and yield-contract factory listed, by version, is the
-    record's, and every one the records hold on a served chain is listed (but PENDLE_NOT_LISTED)."""
+    record's, and every one the records hold on a served chain is listed."""
     data = json.loads(addresses.BUILT_IN.read_text())
     for chain, value in data.items():
         record = PENDLE_DEPLOYMENTS / f"{chain}-core.json"
@@ -191,7 +189,7 @@ def test_every_pendle_factory_is_pendles_records_and_none_is_missing():
             if key == kind or key.startswith(kind + "V")
         }
         if "pendle" not in value:
-            assert not wanted or chain in PENDLE_NOT_LISTED, f"Pendle is on served chain {chain}"
+            assert not wanted, f"Pendle is on served chain {chain}"
             continue
         section = value["pendle"]
         listed = {
