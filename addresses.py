@@ -3,8 +3,8 @@
 The built-in data is `addresses.json` beside this module, taken from the protocols' own published
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
-("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "neutrl", "midas",
-"avantis", "avant", "ethena", "sky", "erc4626") replaces
+("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
+"midas", "avantis", "avant", "ethena", "sky", "erc4626") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -154,6 +154,15 @@ class LidoAddresses:
 
 
 @dataclass(frozen=True)
+class UniswapAddresses:
+    """Uniswap v3 on a chain: its factory (the pool of a token pair and fee is `getPool`'s
+    answer: the service has no keccak to derive it) and its NonfungiblePositionManager."""
+
+    factory: str
+    position_manager: str
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -172,6 +181,7 @@ class ChainAddresses:
     sequencer_uptime_feed: str | None = None
     """On an L2, Chainlink's sequencer uptime feed: prices count only while the sequencer is up."""
     lido: LidoAddresses | None = None
+    uniswap: UniswapAddresses | None = None
 
 
 def load(override: str | Path | None = None) -> dict[int, ChainAddresses]:
@@ -219,6 +229,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
         lido=_lido(value["lido"], f"{where} lido") if "lido" in value else None,
+        uniswap=_uniswap(value["uniswap"], f"{where} uniswap") if "uniswap" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -303,6 +314,12 @@ def _lido(value: Any, where: str) -> LidoAddresses:
         _address(value.get(field), f"{where} {field}") for field in ("stETH", "wstETH", "withdrawalQueue")
     )
     return LidoAddresses(steth, wsteth, queue, _period(value, where))
+
+
+def _uniswap(value: Any, where: str) -> UniswapAddresses:
+    v3 = _object(_object(value, where).get("v3"), f"{where} v3")
+    factory, manager = (_address(v3.get(field), f"{where} v3 {field}") for field in ("factory", "positionManager"))
+    return UniswapAddresses(factory, manager)
 
 
 def _period(value: dict[str, Any], where: str) -> int:

@@ -26,6 +26,8 @@ from adapters.morpho import positions as morpho
 from adapters.pendle import pools as pendle_pools
 from adapters.pendle import positions as pendle
 from adapters.spark import positions as spark
+from adapters.uniswap import pools as uniswap_pools
+from adapters.uniswap import positions as uniswap
 from adapters.vault_style import neutrl
 from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
@@ -114,6 +116,13 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
         ),
         "lido": Protocol(
             "lido", "LidoWalletPositions", lido.chains(addresses), functools.partial(lido.fetch, addresses)
+        ),
+        "uniswap": Protocol(
+            "uniswap",
+            "UniswapWalletPositions",
+            uniswap.chains(addresses),
+            functools.partial(uniswap.fetch, addresses),
+            details=functools.partial(uniswap_pools.details, addresses),
         ),
         "neutrl": Protocol(
             "neutrl",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
-from adapters.position_warnings import PriceUnavailable
+from adapters.position_warnings import PriceUnavailable, Warnings, outcome
 from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
 from chain.abi import Function
@@ -44,7 +44,11 @@ class UsdPrice:
 
     def value(self, amount: int, token_decimals: int) -> float:
         """USD value of `amount` raw token units, computed exactly, rounded once to a float."""
-        return float(Fraction(amount * self.answer, 10 ** (token_decimals + self.decimals)))
+        return float(self.exact(amount, token_decimals))
+
+    def exact(self, amount: int, token_decimals: int) -> Fraction:
+        """USD value of `amount` raw token units, exactly (for sums rounded once)."""
+        return Fraction(amount * self.answer, 10 ** (token_decimals + self.decimals))
 
 
 async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | None:
@@ -52,6 +56,16 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> U
     when its feed gives no trustworthy price."""
     feed = chain.price_feeds.get(token.lower()) or native_feed(chain, token)
     return await feed_price(reader, chain, feed, token) if feed else None
+
+
+async def warned_usd_price(
+    reader: ChainReader, chain: ChainAddresses, token: str, warnings: Warnings
+) -> UsdPrice | None:
+    """usd_price, read once per request however many inputs ask; None with a warning in this
+    input's `warnings` (each input that needs it gets its own) when the feed fails."""
+    token = token.lower()
+    found = await reader.shared(("usd price", token), lambda: outcome(usd_price(reader, chain, token)))
+    return warnings.value(found, token, "USD values are")
 
 
 async def oldest_update(reader: ChainReader, feeds: list[str], label: str) -> int | None:

@@ -1,6 +1,6 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
-maturities, Fluid's resolvers and the vault-style protocols' vaults and feeds (Neutrl, Midas,
-Avantis, Avant), in which the same demo wallets hold positions. The devnet and the fault-schedule
+maturities, Fluid's resolvers, Lido, Uniswap v3's pools and the vault-style protocols' vaults and
+feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold positions. The devnet and the fault-schedule
 property test use it."""
 
 from __future__ import annotations
@@ -14,7 +14,16 @@ from typing import Any
 import pytest
 
 import auth
-from tests import aave_world, compound_world, fluid_world, lido_world, morpho_world, pendle_world, vault_style_world
+from tests import (
+    aave_world,
+    compound_world,
+    fluid_world,
+    lido_world,
+    morpho_world,
+    pendle_world,
+    uniswap_world,
+    vault_style_world,
+)
 from tests.evm import Anvil
 
 
@@ -45,6 +54,9 @@ def build(node: Anvil) -> AllWorlds:
     lido = lido_world.build(
         node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
     )
+    uniswap = uniswap_world.build(
+        node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}
+    )
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -58,11 +70,12 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
+    data[chain]["uniswap"] = uniswap.addresses_override()[chain]["uniswap"]
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
-    for other in (pendle, fluid, lido, vaults):
+    for other in (pendle, fluid, lido, uniswap, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     parts = {
         "morpho": world,
@@ -71,6 +84,7 @@ def build(node: Anvil) -> AllWorlds:
         "pendle": pendle,
         "fluid": fluid,
         "lido": lido,
+        "uniswap": uniswap,
         "vaults": vaults,
         "artifacts": artifacts,
     }

@@ -4,7 +4,9 @@ requests on stdin and answers a JSON list on stdout, with the packages pinned in
 - morpho_sdk.cjs: Morpho's `@morpho-org/blue-sdk` (IRM, markets, positions, vaults).
 - aave_math.cjs: Aave's `@aave/math-utils` (compounded rates, incentive APRs).
 - pendle_math.cjs: Pendle's offchain math (market trades and prices).
-- registries.cjs: the protocols' published registries (Aave's address book, Morpho's addresses, Lido's ABIs).
+- uniswap_sdk.cjs: Uniswap's `@uniswap/v3-sdk` (position amounts, prices, uncollected fees).
+- registries.cjs: the protocols' published registries (Aave's address book, Morpho's addresses,
+  Lido's ABIs, Uniswap's addresses).
 """
 
 from __future__ import annotations

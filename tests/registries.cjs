@@ -8,6 +8,8 @@
 //   MetaMorpho (v1.1) and Vault V2 factories with their deployment blocks, the AdaptiveCurveIrm.
 // - "lido": the ABIs Lido publishes in @lidofinance/lido-ethereum-sdk (stETH, wstETH, the
 //   withdrawal queue), by contract: each function's signature -> its output types.
+// - "uniswap": Uniswap v3's factory and position manager by chain id, from Uniswap's own
+//   CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core).
 "use strict";
 
 const requests = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -70,5 +72,14 @@ function lido() {
   };
 }
 
-const registries = { aave, chainlink, morpho, lido };
+function uniswap() {
+  const { CHAIN_TO_ADDRESSES_MAP } = require(process.argv[2] + "/@uniswap/sdk-core");
+  return Object.fromEntries(
+    Object.entries(CHAIN_TO_ADDRESSES_MAP)
+      .filter(([, a]) => a.v3CoreFactoryAddress && a.nonfungiblePositionManagerAddress)
+      .map(([chain, a]) => [chain, { factory: a.v3CoreFactoryAddress, positionManager: a.nonfungiblePositionManagerAddress }])
+  );
+}
+
+const registries = { aave, chainlink, morpho, lido, uniswap };
 process.stdout.write(JSON.stringify(requests.map((name) => registries[name]())));

@@ -88,6 +88,11 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         ),
         ('{"5": {"lido": {"stETH": "0x12"}}}', "lido stETH: '0x12' is not an address"),
         ('{"5": {"lido": []}}', "lido: must be an object"),
+        ('{"5": {"uniswap": {}}}', "uniswap v3: must be an object"),
+        (
+            '{"5": {"uniswap": {"v3": {"factory": "0x%s"}}}}' % ("12" * 20),
+            "uniswap v3 positionManager: 'None' is not an address",
+        ),
         ('{"5": {"spark": {}}}', "spark: must be a list of markets"),
         (
             '{"5": {"midas": {"tokens": [{"type": "midas-token", "token": "0x%s", "feed": "0x%s"}]}}}'
@@ -166,6 +171,20 @@ def test_every_morpho_deployment_is_morphos_registry_and_none_is_missing():
         assert v11 == [published["vaultV1Factory"]], chain
         v2 = [{k: f[k] for k in ("address", "startBlock")} for f in section.get("vaultV2Factories", [])]
         assert v2 == ([published["vaultV2Factory"]] if published["vaultV2Factory"] else []), chain
+
+
+def test_every_uniswap_deployment_is_uniswaps_map_and_none_is_missing():
+    """Against Uniswap's own CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core, pinned in tools/): the v3
+    factory and position manager of every chain listed, and Uniswap listed on every served chain
+    the map has."""
+    (published,) = registries(["uniswap"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    for chain, value in data.items():
+        if "uniswap" not in value:
+            assert chain not in published, f"Uniswap v3 is on chain {chain}, which this service serves"
+            continue
+        listed = {field: address.lower() for field, address in value["uniswap"]["v3"].items()}
+        assert listed == {field: address.lower() for field, address in published[chain].items()}, chain
 
 
 PENDLE_DEPLOYMENTS = TOOLS / "@pendle" / "core-v2" / "deployments"

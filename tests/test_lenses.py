@@ -40,6 +40,7 @@ PROTOCOLS = (
     "pendle",
     "fluid",
     "lido",
+    "uniswap",
     "neutrl",
     "midas",
     "avantis",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from adapters import history
 from adapters.position_warnings import Warnings
-from adapters.prices import UsdPrice, token_feeds, usd_price
+from adapters.prices import token_feeds, warned_usd_price
 from addresses import ChainAddresses, LidoAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
@@ -104,7 +104,7 @@ async def _staked(
         erc20.token_info(reader, lido.steth),
         erc20.token_info(reader, lido.wsteth) if wsteth_balance else no_read(),
         reader.call(lido.wsteth, STETH_BY_WSTETH, wsteth_balance, label="Lido wstETH") if wsteth_balance else no_read(),
-        _price(reader, chain, lido.steth, warnings),
+        warned_usd_price(reader, chain, lido.steth, warnings),
         history.period_apy(
             reader, lido.apy_period, lambda at: _per_share(at, lido.steth), warnings, lido.steth, "apy is"
         ),
@@ -129,13 +129,6 @@ async def _staked(
     return found
 
 
-async def _price(reader: ChainReader, chain: ChainAddresses, token: str, warnings: Warnings) -> UsdPrice | None:
-    """The token's USD price, read and (when its feed fails) warned about once per request."""
-    return await reader.shared(
-        ("lido usd price", token), lambda: warnings.optional(usd_price(reader, chain, token), token, "USD values are")
-    )
-
-
 async def _requests(
     reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, wallet: str, warnings: Warnings
 ) -> list[dict[str, Any]]:
@@ -148,8 +141,8 @@ async def _requests(
     (statuses,), (last,), steth_price, eth_price = await asyncio.gather(
         reader.call(queue, WITHDRAWAL_STATUS, ids, label=label),
         reader.call(queue, LAST_CHECKPOINT_INDEX, label=label),
-        _price(reader, chain, lido.steth, warnings),
-        _price(reader, chain, NATIVE, warnings),
+        warned_usd_price(reader, chain, lido.steth, warnings),
+        warned_usd_price(reader, chain, NATIVE, warnings),
     )
     (hints,) = await reader.call(queue, CHECKPOINT_HINTS, ordered, 1, last, label=label)
     (claimable,) = await reader.call(queue, CLAIMABLE_ETHER, ordered, hints, label=label)

@@ -1,0 +1,349 @@
+"""Uniswap v3 against Uniswap's own contracts (tests/uniswap_world.py): every position at every
+step of the trader's swaps equals Uniswap's SDK (@uniswap/v3-sdk) and the position manager's own
+answers (`collect` and `decreaseLiquidity` asked as static calls at the same block)."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+from typing import Any
+
+import eth_abi
+import pytest
+
+from adapters.uniswap import pools as uniswap_pools
+from adapters.uniswap import positions as uniswap
+from adapters.uniswap import tick_math
+from tests import uniswap_world as U
+from tests.conftest import world_fixture
+from tests.evm import arg_types, function_signatures, functions_of, selector
+from tests.node_oracles import ask
+
+TOKEN = "{ address symbol name decimals }"
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on UniswapWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
+    positions {{ type tokenId positionManager pool token0 {TOKEN} token1 {TOKEN} feeTier tickLower tickUpper tickCurrent
+      sqrtPriceX96 priceLower priceUpper priceCurrent inRange liquidity amount0 amount1 uncollectedFees0
+      uncollectedFees1 valueUsd uncollectedFeesUsd }} }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
+  data {{ blockNumber warnings {{ code }} details {{ ... on UniswapPool {{ type poolAddress chainId token0 {TOKEN}
+    token1 {TOKEN} feeTier tickSpacing tickCurrent sqrtPriceX96 price activeLiquidity balance0 balance1 tvlUsd }} }} }}
+  errors {{ poolAddress error {{ code message }} }} }} }}"""
+TICKS = ("uint128", "int128", "uint256", "uint256", "int56", "uint160", "uint32", "bool")
+
+world = world_fixture(U.build)
+
+
+async def answer(api: Any, wallet: str, block: int | None = None) -> dict[str, Any]:
+    at = {} if block is None else {"blockNumber": block}
+    inputs = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": wallet, **at}]
+    reply = await api.query(QUERY, {"inputs": inputs})
+    assert reply.status == 200, reply.body
+    found = reply.body["data"]["walletPositions"]
+    assert found["errors"] == [], found["errors"]
+    (entry,) = found["data"]
+    return dict(entry)
+
+
+def static_call(world: U.UniswapWorld, signature: str, args: tuple[Any, ...], returns: list[str], block: int) -> Any:
+    """The manager's answer to a call the wallet could send at `block`, asked with eth_call."""
+    data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+    call = {"from": world.wallets["lp"], "to": world.manager, "data": data}
+    return eth_abi.decode(returns, bytes.fromhex(world.node.rpc("eth_call", call, hex(block))[2:]))
+
+
+def oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[str, Any]:
+    """What the SDK needs of a position, read from the chain at `block` by the test's own ABI code."""
+    node = world.node
+    position = node.call(
+        world.manager,
+        "positions(uint256)",
+        token_id,
+        returns=U.POSITION,
+        block=block,
+    )
+    fee, lower, upper = position[4], position[5], position[6]
+    pool = world.pools[fee]
+    sqrt_price, tick = world.slot0(fee, block)
+    ends = [node.call(pool, "ticks(int24)", t, returns=TICKS, block=block) for t in (lower, upper)]
+    decimals = {world.tokens["WETH"]: 18, world.tokens["USDC"]: 6}
+    return {
+        "chainId": 31337,
+        "token0": {"address": world.token0, "decimals": decimals[world.token0]},
+        "token1": {"address": world.token1, "decimals": decimals[world.token1]},
+        "fee": fee,
+        "sqrtPriceX96": str(sqrt_price),
+        "tick": tick,
+        "poolLiquidity": str(node.call(pool, "liquidity()", block=block)),
+        "liquidity": str(position[7]),
+        "tickLower": lower,
+        "tickUpper": upper,
+        "lower": [str(ends[0][2]), str(ends[0][3])],
+        "upper": [str(ends[1][2]), str(ends[1][3])],
+        "feeGrowthGlobal": [str(node.call(pool, f"feeGrowthGlobal{i}X128()", block=block)) for i in (0, 1)],
+        "feeGrowthInsideLast": [str(position[8]), str(position[9])],
+        "tokensOwed": [str(position[10]), str(position[11])],
+    }
+
+
+def exact(price: dict[str, str]) -> float:
+    return float(Fraction(int(price["numerator"]), int(price["denominator"])))
+
+
+def usd(world: U.UniswapWorld, amount0: int, amount1: int) -> float:
+    answers = {world.tokens["WETH"]: (U.WETH_USD, 18), world.tokens["USDC"]: (U.USDC_USD, 6)}
+    return float(
+        sum(
+            Fraction(amount * answers[token][0], 10 ** (answers[token][1] + 8))
+            for token, amount in ((world.token0, amount0), (world.token1, amount1))
+        )
+    )
+
+
+async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_answers(world_client, world):
+    """Amounts and prices as the SDK computes them; uncollected fees as the SDK computes them and
+    as `collect` pays them; amounts as `decreaseLiquidity` of the whole liquidity pays them."""
+    wallet = world.wallets["lp"]
+    for step, block in enumerate(world.steps):
+        entry = await answer(world_client, wallet, block)
+        assert entry["warnings"] == [] and entry["blockNumber"] == block
+        final = step == len(world.steps) - 1
+        held = sorted(v for k, v in world.ids.items() if k != "closed") if final else list(range(1, 9))
+        listed = entry["positions"]
+        assert [int(p["tokenId"]) for p in listed] == held, step
+        requests = [oracle_request(world, token_id, block) for token_id in held]
+        for position, request, sdk in zip(listed, requests, ask("uniswap_sdk.cjs", requests)):
+            token_id = int(position["tokenId"])
+            fees = static_call(
+                world, U.COLLECT, ((token_id, wallet, U.UINT128_MAX, U.UINT128_MAX),), ["uint256"] * 2, block
+            )
+            liquidity = int(request["liquidity"])
+            paid = (
+                static_call(world, U.DECREASE, ((token_id, liquidity, 0, 0, U.FOREVER),), ["uint256"] * 2, block)
+                if liquidity
+                else (0, 0)
+            )
+            amounts = (int(sdk["amount0"]), int(sdk["amount1"]))
+            assert amounts == paid, (step, token_id)
+            assert (int(sdk["fees0"]), int(sdk["fees1"])) == fees, (step, token_id)
+            assert position == {
+                "type": "uniswap-v3-position",
+                "tokenId": str(token_id),
+                "positionManager": world.manager,
+                "pool": world.pools[request["fee"]],
+                "token0": position["token0"] | {"address": world.token0},
+                "token1": position["token1"] | {"address": world.token1},
+                "feeTier": request["fee"],
+                "tickLower": request["tickLower"],
+                "tickUpper": request["tickUpper"],
+                "tickCurrent": request["tick"],
+                "sqrtPriceX96": request["sqrtPriceX96"],
+                "priceLower": exact(sdk["priceLower"]),
+                "priceUpper": exact(sdk["priceUpper"]),
+                "priceCurrent": exact(sdk["priceCurrent"]),
+                "inRange": request["tickLower"] <= request["tick"] < request["tickUpper"],
+                "liquidity": request["liquidity"],
+                "amount0": str(amounts[0]),
+                "amount1": str(amounts[1]),
+                "uncollectedFees0": str(fees[0]),
+                "uncollectedFees1": str(fees[1]),
+                "valueUsd": usd(world, *amounts),
+                "uncollectedFeesUsd": usd(world, *fees),
+            }
+
+
+async def test_the_world_covers_each_side_of_a_range_and_fees_in_both_tokens(world_client, world):
+    """The checks above are not vacuous: the narrow range is left on each side and re-entered,
+    fees accrue in both tokens, and a collect or a withdrawal shows in what is owed."""
+    wallet = world.wallets["lp"]
+    narrow, collected, partly = (str(world.ids[name]) for name in ("narrow", "collected", "partly"))
+    states = []
+    for block in world.steps:
+        by_id = {p["tokenId"]: p for p in (await answer(world_client, wallet, block))["positions"]}
+        states.append(by_id)
+    sides = [(s[narrow]["inRange"], s[narrow]["amount0"] == "0", s[narrow]["amount1"] == "0") for s in states[:4]]
+    assert sides == [(True, False, False), (False, True, False), (False, False, True), (True, False, False)]
+    last = states[-1]
+    assert int(states[-2][collected]["uncollectedFees0"]) > 0 and int(states[-2][collected]["uncollectedFees1"]) > 0
+    assert last[collected]["uncollectedFees0"] == last[collected]["uncollectedFees1"] == "0"
+    assert int(last[partly]["uncollectedFees0"]) > int(states[-2][partly]["uncollectedFees0"])
+    below, above = last[str(world.ids["below"])], last[str(world.ids["above"])]
+    assert below["amount0"] == "0" and int(below["amount1"]) > 0 and not below["inRange"]
+    assert above["amount1"] == "0" and int(above["amount0"]) > 0 and not above["inRange"]
+    assert str(world.ids["closed"]) not in last, "closed and not burned: it holds nothing"
+
+
+async def test_a_wallet_without_positions_has_none(world_client, world):
+    entry = await answer(world_client, world.wallets["empty"])
+    assert entry["positions"] == [] and entry["warnings"] == []
+
+
+async def test_more_positions_than_read_are_named(world_client, world, monkeypatch):
+    """Past MAX_POSITIONS the answer says how many NFTs it leaves out; past the lens's share the
+    rest are read in rounds, with the same figures."""
+    whole = await answer(world_client, world.wallets["lp"])
+    monkeypatch.setattr(uniswap, "LENS_POSITIONS", 2)
+    world.node.mine()  # a new block: answers are kept per input and block
+    assert (await answer(world_client, world.wallets["lp"]))["positions"] == whole["positions"]
+    monkeypatch.setattr(uniswap, "MAX_POSITIONS", 3)
+    world.node.mine()
+    capped = await answer(world_client, world.wallets["lp"])
+    assert capped["positions"] == whole["positions"][:3]
+    assert capped["warnings"] == [
+        {
+            "code": "PART_UNREADABLE",
+            "target": world.manager,
+            "message": "the wallet owns 7 position NFTs; 4 after the first 3 are left out",
+        }
+    ]
+
+
+async def test_a_failed_feed_is_named_in_every_input_that_needs_it(world_client, world):
+    """Two inputs of one request whose positions need the same broken feed: each names it, and
+    both keep every figure but the USD ones."""
+    node, lp, trader = world.node, world.wallets["lp"], world.wallets["trader"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(world.feeds["WETH"], "set(int256,uint256)", 0, node.timestamp())
+        transfer = "transferFrom(address,address,uint256)"
+        node.send(world.manager, transfer, lp, trader, world.ids["above"], sender=lp)
+        inputs = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": w} for w in (lp, trader)]
+        reply = await world_client.query(QUERY, {"inputs": inputs})
+        entries = reply.body["data"]["walletPositions"]["data"]
+        assert [len(e["positions"]) for e in entries] == [5, 1]
+        for entry in entries:
+            assert [(w["code"], w["target"]) for w in entry["warnings"]] == [
+                ("PRICE_UNAVAILABLE", world.tokens["WETH"])
+            ]
+            assert all(p["valueUsd"] is None and p["uncollectedFeesUsd"] is None for p in entry["positions"])
+            assert all(int(p["liquidity"]) > 0 for p in entry["positions"])
+    finally:
+        node.rpc("evm_revert", snapshot)
+
+
+async def test_pool_details_are_the_pools_own_state(world_client, world):
+    pool = world.pools[3000]
+    reply = await world_client.query(
+        POOL_QUERY,
+        {"inputs": [{"protocol": "uniswap", "chainId": 31337, "poolAddress": pool.upper().replace("X", "x")}]},
+    )
+    (found,) = reply.body["data"]["poolDetails"]["data"]
+    block = found["blockNumber"]
+    sqrt_price, tick = world.slot0(3000, block)
+    balances = [
+        world.node.call(token, "balanceOf(address)", pool, block=block) for token in (world.token0, world.token1)
+    ]
+    details = found["details"]
+    assert details == details | {
+        "type": "uniswap-v3-pool",
+        "poolAddress": pool,
+        "chainId": 31337,
+        "feeTier": 3000,
+        "tickSpacing": 60,
+        "tickCurrent": tick,
+        "sqrtPriceX96": str(sqrt_price),
+        "price": float(tick_math.price(sqrt_price, 18, 6)),
+        "activeLiquidity": str(world.node.call(pool, "liquidity()", block=block)),
+        "balance0": str(balances[0]),
+        "balance1": str(balances[1]),
+        "tvlUsd": usd(world, *balances),
+    }
+    assert details["token0"]["symbol"] == "WETH" and found["warnings"] == []
+
+
+async def test_pool_details_refuse_what_the_factory_did_not_create(world_client, world):
+    inputs = [
+        {"protocol": "uniswap", "chainId": 31337, "poolAddress": address}
+        for address in (world.token0, world.manager, "0x" + "12" * 20)
+    ]
+    reply = await world_client.query(POOL_QUERY, {"inputs": inputs})
+    errors = reply.body["data"]["poolDetails"]["errors"]
+    assert [e["error"]["code"] for e in errors] == ["VALIDATION_ERROR"] * 3
+    assert errors[0]["error"]["message"].startswith(f"{world.token0} is not a Uniswap v3 pool on chain 31337 at block ")
+
+
+def test_tick_math_equals_the_sdk_on_random_positions():
+    """Amounts of random ranges, prices and liquidities, and fees of random fee growths (wrapping
+    past 2**256 included), against the SDK; far more cases than the world's."""
+    rng = random.Random(38)
+    requests, cases = [], []
+    for _ in range(400):
+        lower, upper = sorted(rng.sample(range(tick_math.MIN_TICK // 60 * 60 + 60, tick_math.MAX_TICK - 60, 60), 2))
+        tick = rng.choice([lower - 1, lower, upper - 1, upper, rng.randint(lower - 5000, upper + 5000)])
+        tick = max(tick_math.MIN_TICK, min(tick_math.MAX_TICK - 1, tick))
+        low, high = tick_math.sqrt_ratio_at_tick(tick), tick_math.sqrt_ratio_at_tick(tick + 1)
+        sqrt_price = rng.randint(low, high - 1)
+        liquidity = rng.randint(0, 2**128 - 1)
+        words = [rng.randint(0, 2**256 - 1) for _ in range(8)]
+        decimals = (rng.randint(0, 30), rng.randint(0, 30))
+        requests.append(
+            {
+                "chainId": 1,
+                "token0": {"address": "0x" + "11" * 20, "decimals": decimals[0]},
+                "token1": {"address": "0x" + "22" * 20, "decimals": decimals[1]},
+                "fee": 3000,
+                "sqrtPriceX96": str(sqrt_price),
+                "tick": tick,
+                "poolLiquidity": "0",
+                "liquidity": str(liquidity),
+                "tickLower": lower,
+                "tickUpper": upper,
+                "lower": [str(w) for w in words[0:2]],
+                "upper": [str(w) for w in words[2:4]],
+                "feeGrowthGlobal": [str(w) for w in words[4:6]],
+                "feeGrowthInsideLast": [str(w) for w in words[6:8]],
+                "tokensOwed": ["0", "0"],
+            }
+        )
+        cases.append((sqrt_price, tick, lower, upper, liquidity, words, decimals))
+    for (sqrt_price, tick, lower, upper, liquidity, words, decimals), sdk in zip(
+        cases, ask("uniswap_sdk.cjs", requests)
+    ):
+        assert tick_math.amounts(sqrt_price, tick, lower, upper, liquidity) == (
+            int(sdk["amount0"]),
+            int(sdk["amount1"]),
+        )
+        for i in (0, 1):
+            inside = tick_math.fee_growth_inside(tick, lower, upper, words[4 + i], words[i], words[2 + i])
+            # The SDK keeps every bit; the manager casts the fees to uint128, as the service does.
+            assert tick_math.fees_owed(0, liquidity, inside, words[6 + i]) == int(sdk[f"fees{i}"]) % 2**128
+        assert float(tick_math.price(sqrt_price, *decimals)) == exact(sdk["priceCurrent"])
+        assert float(tick_math.price(tick_math.sqrt_ratio_at_tick(lower), *decimals)) == exact(sdk["priceLower"])
+
+
+def test_the_adapter_reads_uniswaps_published_abi():
+    """Every function the adapter calls, as in the ABI of the contract it calls (the artifacts of
+    @uniswap/v3-core and v3-periphery)."""
+
+    def abi(path: str) -> dict[str, tuple[str, ...]]:
+        return function_signatures(json.loads((U.TOOLS / "@uniswap" / path).read_text())["abi"])
+
+    manager = abi("v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json")
+    factory = abi("v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json")
+    pool = abi("v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json")
+    contracts = {
+        "TOKEN_OF_OWNER_BY_INDEX": manager,
+        "POSITIONS": manager,
+        "GET_POOL": factory,
+        "SLOT0": pool,
+        "TICKS": pool,
+        "TOKEN0": pool,
+        "TOKEN1": pool,
+        "FEE": pool,
+        "TICK_SPACING": pool,
+        "LIQUIDITY": pool,
+    }
+    functions = {**functions_of(uniswap), **functions_of(uniswap_pools)}
+    functions |= {f"FEE_GROWTH_GLOBAL{i}": f for i, f in enumerate(uniswap.FEE_GROWTH_GLOBAL)}
+    contracts |= {"FEE_GROWTH_GLOBAL0": pool, "FEE_GROWTH_GLOBAL1": pool}
+    assert set(functions) == set(contracts)
+    for name, function in functions.items():
+        assert contracts[name][function.signature] == tuple(function.outputs), name
+
+
+@pytest.mark.parametrize("tick", [tick_math.MIN_TICK - 1, tick_math.MAX_TICK + 1])
+def test_ticks_outside_the_range_are_refused(tick):
+    with pytest.raises(ValueError, match="outside"):
+        tick_math.sqrt_ratio_at_tick(tick)
