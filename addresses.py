@@ -154,12 +154,29 @@ class LidoAddresses:
 
 
 @dataclass(frozen=True)
-class UniswapAddresses:
+class UniswapV3Addresses:
     """Uniswap v3 on a chain: its factory (the pool of a token pair and fee is `getPool`'s
-    answer: the service has no keccak to derive it) and its NonfungiblePositionManager."""
+    answer) and its NonfungiblePositionManager."""
 
     factory: str
     position_manager: str
+
+
+@dataclass(frozen=True)
+class UniswapV4Addresses:
+    """Uniswap v4 on a chain: the PoolManager (every pool), the PositionManager (position NFTs,
+    found through its Transfer events from its deployment block) and the StateView (the pools'
+    state by PoolId)."""
+
+    pool_manager: str
+    position_manager: Deployment
+    state_view: str
+
+
+@dataclass(frozen=True)
+class UniswapAddresses:
+    v3: UniswapV3Addresses | None
+    v4: UniswapV4Addresses | None
 
 
 @dataclass(frozen=True)
@@ -317,9 +334,23 @@ def _lido(value: Any, where: str) -> LidoAddresses:
 
 
 def _uniswap(value: Any, where: str) -> UniswapAddresses:
-    v3 = _object(_object(value, where).get("v3"), f"{where} v3")
-    factory, manager = (_address(v3.get(field), f"{where} v3 {field}") for field in ("factory", "positionManager"))
-    return UniswapAddresses(factory, manager)
+    value = _object(value, where)
+    v3 = v4 = None
+    if "v3" in value:
+        section = _object(value["v3"], f"{where} v3")
+        v3 = UniswapV3Addresses(
+            *(_address(section.get(field), f"{where} v3 {field}") for field in ("factory", "positionManager"))
+        )
+    if "v4" in value:
+        section = _object(value["v4"], f"{where} v4")
+        v4 = UniswapV4Addresses(
+            _address(section.get("poolManager"), f"{where} v4 poolManager"),
+            _deployment(section.get("positionManager"), f"{where} v4 positionManager"),
+            _address(section.get("stateView"), f"{where} v4 stateView"),
+        )
+    if v3 is None and v4 is None:
+        raise AddressesError(f"{where}: must have a v3 or a v4 section")
+    return UniswapAddresses(v3, v4)
 
 
 def _period(value: dict[str, Any], where: str) -> int:

@@ -122,7 +122,9 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             "UniswapWalletPositions",
             uniswap.chains(addresses),
             functools.partial(uniswap.fetch, addresses),
-            details=functools.partial(uniswap_pools.details, addresses),
+            functools.partial(uniswap.streams, addresses),
+            functools.partial(uniswap_pools.details, addresses),
+            pool_ids=True,
         ),
         "neutrl": Protocol(
             "neutrl",

@@ -104,7 +104,7 @@ POOLS = RootField(
     "poolDetails",
     "poolAddress",
     POOL_RE,
-    "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id)",
+    "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id, a Uniswap v4 PoolId)",
     lambda protocol: protocol.details,
     _pool,
 )

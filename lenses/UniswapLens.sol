@@ -3,16 +3,27 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
-/// @title The reads of one Uniswap v3 input (adapters/uniswap/positions.py), in one call
-/// @notice The position manager's `balanceOf(wallet)`; for up to `maxPositions` of the wallet's
-/// NFTs, `tokenOfOwnerByIndex` and `positions(tokenId)`. For each that holds something: the
-/// factory's `getPool`, the pool's `slot0`, `feeGrowthGlobal0X128`, `feeGrowthGlobal1X128`
-/// (once per pool), `ticks` at both ends of the range, the tokens' facts and USD feeds (once per
-/// token), then the sequencer uptime feed.
+/// @title The reads of one Uniswap input (adapters/uniswap/positions.py and v4.py), in one call
+/// @notice v3: the position manager's `balanceOf(wallet)`; for up to `maxPositions` of the
+/// wallet's NFTs, `tokenOfOwnerByIndex` and `positions(tokenId)`; for each that holds something,
+/// the factory's `getPool`, the pool's `slot0`, `tickSpacing`, `feeGrowthGlobal0X128`,
+/// `feeGrowthGlobal1X128` (once per pool) and `ticks` at both ends of the range. v4: the
+/// PositionManager's `balanceOf(wallet)`; for each candidate id (the event index's), `ownerOf`;
+/// for each the wallet owns, `getPoolAndPositionInfo`, and the StateView's `getPositionInfo`,
+/// `getSlot0` and `getFeeGrowthInside` at its PoolId. Then the tokens' facts and USD feeds (once
+/// per token) and the sequencer uptime feed.
 contract UniswapLens is Recorder {
+    address private constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+
     struct Seen {
         address[] items;
         uint256 count;
+    }
+
+    struct V4 {
+        address manager;
+        address stateView;
+        uint256[] ids;
     }
 
     constructor(
@@ -20,12 +31,17 @@ contract UniswapLens is Recorder {
         address manager,
         address factory,
         uint256 maxPositions,
+        address v4Manager,
+        address stateView,
+        uint256[] memory v4Ids,
         address[] memory feedTokens,
         address[] memory feeds,
         address sequencer
     ) {
         Tape memory tape = _tape();
-        Seen memory tokens = _positions(tape, wallet, manager, factory, maxPositions);
+        Seen memory tokens = Seen(new address[](2 * (maxPositions + v4Ids.length)), 0);
+        if (manager != address(0)) _positions(tape, wallet, manager, factory, maxPositions, tokens);
+        if (v4Manager != address(0)) _v4Positions(tape, wallet, V4(v4Manager, stateView, v4Ids), tokens);
         for (uint256 i = 0; i < tokens.count; i++) {
             _feed(tape, _lookup(tokens.items[i], feedTokens, feeds));
         }
@@ -35,16 +51,18 @@ contract UniswapLens is Recorder {
         _finish(tape);
     }
 
-    /// @dev The wallet's first `maxPositions` NFTs; the tokens of those that hold something.
-    function _positions(Tape memory tape, address wallet, address manager, address factory, uint256 maxPositions)
-        private
-        view
-        returns (Seen memory tokens)
-    {
+    /// @dev The wallet's first `maxPositions` v3 NFTs; `tokens` gains those of the ones that hold something.
+    function _positions(
+        Tape memory tape,
+        address wallet,
+        address manager,
+        address factory,
+        uint256 maxPositions,
+        Seen memory tokens
+    ) private view {
         uint256 n = _word(tape, manager, abi.encodeWithSelector(0x70a08231, wallet));
         if (n > maxPositions) n = maxPositions;
         Seen memory pools = Seen(new address[](n), 0);
-        tokens = Seen(new address[](2 * n), 0);
         for (uint256 i = 0; i < n; i++) {
             _position(tape, manager, factory, abi.encodeWithSelector(0x2f745c59, wallet, i), pools, tokens);
         }
@@ -69,6 +87,7 @@ contract UniswapLens is Recorder {
         if (pool == address(0)) return;
         if (_first(pools, pool)) {
             _call(tape, pool, abi.encodeWithSelector(0x3850c7bd));
+            _call(tape, pool, abi.encodeWithSelector(0xd0c93a7c));
             _call(tape, pool, abi.encodeWithSelector(0xf3058399));
             _call(tape, pool, abi.encodeWithSelector(0x46141319));
         }
@@ -77,6 +96,34 @@ contract UniswapLens is Recorder {
         _call(tape, pool, abi.encodeWithSelector(0xf30dba93, _at(p, 6)));
         if (_first(tokens, token0)) _tokenInfo(tape, token0);
         if (_first(tokens, token1)) _tokenInfo(tape, token1);
+    }
+
+    /// @dev The v4 candidates the wallet owns: their positions at their pools, and their tokens.
+    function _v4Positions(Tape memory tape, address wallet, V4 memory v4, Seen memory tokens) private view {
+        _call(tape, v4.manager, abi.encodeWithSelector(0x70a08231, wallet));
+        for (uint256 i = 0; i < v4.ids.length; i++) {
+            uint256 id = v4.ids[i];
+            if (address(uint160(_word(tape, v4.manager, abi.encodeWithSelector(0x6352211e, id)))) != wallet) continue;
+            (bool ok, bytes memory p) = _call(tape, v4.manager, abi.encodeWithSelector(0x7ba03aad, id));
+            if (!ok || p.length < 192) continue;
+            // The PoolKey's five words, then the packed info: ticks at bits 8 and 32.
+            bytes32 poolId = keccak256(abi.encode(_at(p, 0), _at(p, 1), _at(p, 2), _at(p, 3), _at(p, 4)));
+            uint256 info = _at(p, 5);
+            int24 lower = int24(uint24(info >> 8));
+            int24 upper = int24(uint24(info >> 32));
+            _call(tape, v4.stateView, abi.encodeWithSelector(0xdacf1d2f, poolId, v4.manager, lower, upper, bytes32(id)));
+            _call(tape, v4.stateView, abi.encodeWithSelector(0xc815641c, poolId));
+            _call(tape, v4.stateView, abi.encodeWithSelector(0x53e9c1fb, poolId, lower, upper));
+            _v4Token(tape, tokens, address(uint160(_at(p, 0))));
+            _v4Token(tape, tokens, address(uint160(_at(p, 1))));
+        }
+    }
+
+    /// @dev A currency's facts, once. The native coin (0x0) has none to read; it is priced under
+    /// the address the service names it by (chain/erc20.py's NATIVE).
+    function _v4Token(Tape memory tape, Seen memory tokens, address token) private view {
+        if (token == address(0)) _first(tokens, NATIVE);
+        else if (_first(tokens, token)) _tokenInfo(tape, token);
     }
 
     /// @dev Whether `item` is new to `seen`, which then holds it.

@@ -8,8 +8,8 @@
 //   MetaMorpho (v1.1) and Vault V2 factories with their deployment blocks, the AdaptiveCurveIrm.
 // - "lido": the ABIs Lido publishes in @lidofinance/lido-ethereum-sdk (stETH, wstETH, the
 //   withdrawal queue), by contract: each function's signature -> its output types.
-// - "uniswap": Uniswap v3's factory and position manager by chain id, from Uniswap's own
-//   CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core).
+// - "uniswap": by chain id, Uniswap v3's factory and position manager and v4's PoolManager,
+//   PositionManager and StateView, from Uniswap's own CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core).
 "use strict";
 
 const requests = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -77,7 +77,15 @@ function uniswap() {
   return Object.fromEntries(
     Object.entries(CHAIN_TO_ADDRESSES_MAP)
       .filter(([, a]) => a.v3CoreFactoryAddress && a.nonfungiblePositionManagerAddress)
-      .map(([chain, a]) => [chain, { factory: a.v3CoreFactoryAddress, positionManager: a.nonfungiblePositionManagerAddress }])
+      .map(([chain, a]) => [
+        chain,
+        {
+          v3: { factory: a.v3CoreFactoryAddress, positionManager: a.nonfungiblePositionManagerAddress },
+          v4: a.v4PoolManagerAddress
+            ? { poolManager: a.v4PoolManagerAddress, positionManager: a.v4PositionManagerAddress, stateView: a.v4StateView }
+            : null,
+        },
+      ])
   );
 }
 

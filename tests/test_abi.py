@@ -1,4 +1,5 @@
-"""chain/abi.py against eth-abi and eth-hash: differential properties and every selector constant."""
+"""chain/abi.py against eth-abi and eth-hash: differential properties and every selector constant;
+chain/keccak.py against eth-hash."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from chain import abi
 from chain.abi import AbiError, Event, Function
+from chain.keccak import keccak256
 from tests.modules import MIN_MODULES, service_files
 
 LEAVES = [
@@ -187,3 +189,16 @@ def test_function_calldata_matches_eth_abi():
         ["address", "uint256"], [address, 5]
     )
     assert function.inputs == ["address", "uint256"] and function.name == "transfer"
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=700))
+def test_keccak256_is_the_evms(data):
+    """Every length, across the 136-byte blocks' edges (the padding's two cases included)."""
+    assert keccak256(data) == keccak(data)
+
+
+@pytest.mark.parametrize("size", [0, 134, 135, 136, 137, 271, 272])
+def test_keccak256_at_the_padding_edges(size):
+    data = bytes(range(256)) * 2
+    assert keccak256(data[:size]) == keccak(data[:size])

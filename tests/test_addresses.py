@@ -88,7 +88,12 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         ),
         ('{"5": {"lido": {"stETH": "0x12"}}}', "lido stETH: '0x12' is not an address"),
         ('{"5": {"lido": []}}', "lido: must be an object"),
-        ('{"5": {"uniswap": {}}}', "uniswap v3: must be an object"),
+        ('{"5": {"uniswap": {}}}', "uniswap: must have a v3 or a v4 section"),
+        ('{"5": {"uniswap": {"v3": []}}}', "uniswap v3: must be an object"),
+        (
+            '{"5": {"uniswap": {"v4": {"poolManager": "0x%s"}}}}' % ("12" * 20),
+            "uniswap v4 positionManager: must be an object",
+        ),
         (
             '{"5": {"uniswap": {"v3": {"factory": "0x%s"}}}}' % ("12" * 20),
             "uniswap v3 positionManager: 'None' is not an address",
@@ -173,18 +178,40 @@ def test_every_morpho_deployment_is_morphos_registry_and_none_is_missing():
         assert v2 == ([published["vaultV2Factory"]] if published["vaultV2Factory"] else []), chain
 
 
+UNISWAP_V4_BLOCKS = {
+    "1": 21689089,
+    "10": 130947681,
+    "56": 45970613,
+    "130": 6819670,
+    "137": 66980394,
+    "8453": 25350993,
+    "42161": 297842893,
+    "43114": 56195382,
+    "59144": 28974972,
+}
+"""The v4 PositionManagers' deployment blocks in Uniswap's own v4 subgraph (Uniswap/v4-subgraph
+`networks.json` at fc74dfc, `PositionManager.startBlock`): no registry package holds them."""
+
+
 def test_every_uniswap_deployment_is_uniswaps_map_and_none_is_missing():
-    """Against Uniswap's own CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core, pinned in tools/): the v3
-    factory and position manager of every chain listed, and Uniswap listed on every served chain
-    the map has."""
+    """Against Uniswap's own CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core, pinned in tools/): v3's
+    factory and position manager and v4's PoolManager, PositionManager and StateView of every
+    chain listed, and Uniswap listed on every served chain the map has; v4's start blocks are
+    its subgraph's."""
     (published,) = registries(["uniswap"])
     data = json.loads(addresses.BUILT_IN.read_text())
     for chain, value in data.items():
         if "uniswap" not in value:
-            assert chain not in published, f"Uniswap v3 is on chain {chain}, which this service serves"
+            assert chain not in published, f"Uniswap is on chain {chain}, which this service serves"
             continue
-        listed = {field: address.lower() for field, address in value["uniswap"]["v3"].items()}
-        assert listed == {field: address.lower() for field, address in published[chain].items()}, chain
+        section, map_ = value["uniswap"], published[chain]
+        assert {k: a.lower() for k, a in section["v3"].items()} == {k: a.lower() for k, a in map_["v3"].items()}
+        v4 = section["v4"]
+        listed = {"poolManager": v4["poolManager"], "positionManager": v4["positionManager"]["address"]}
+        listed["stateView"] = v4["stateView"]
+        assert {k: a.lower() for k, a in listed.items()} == {k: a.lower() for k, a in map_["v4"].items()}, chain
+        assert v4["positionManager"]["startBlock"] == UNISWAP_V4_BLOCKS[chain], chain
+    assert sorted(c for c, v in data.items() if "uniswap" in v) == sorted(UNISWAP_V4_BLOCKS)
 
 
 PENDLE_DEPLOYMENTS = TOOLS / "@pendle" / "core-v2" / "deployments"

@@ -18,13 +18,13 @@ LEAVES = {"errors", "metrics", "immutable_cache", "addresses"}
 CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}
 ADAPTERS_MAY_USE = {"errors", "addresses"}
 CHAIN_LAYERS = [
-    {"chain.abi", "chain.rpc", "chain.rpc_batches"},
+    {"chain.abi", "chain.keccak", "chain.rpc", "chain.rpc_batches"},
     {"chain.head", "chain.lens"},
     {"chain.reader", "chain"},
     {"chain.erc20", "chain.erc4626"},
     {"chain.event_index"},
 ]
-"""Within `chain/`, bottom up: the transport and the codec, the head follower and the lenses'
+"""Within `chain/`, bottom up: the transport, the codec and the hash, the head follower and the lenses'
 tapes, the reader (and the face that re-exports it), the token views read through it, and the
 event index above them all."""
 

@@ -156,7 +156,7 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
     )
     assert errors[3][2] == (
         "Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
-        "or 64 (a Morpho Blue market id)."
+        "or 64 (a Morpho Blue market id, a Uniswap v4 PoolId)."
     )
     assert all(e["error"]["retryable"] is False for e in result["errors"])
     result = await pools(world_client, ("aave", 1, not_a_market), ("pendle", 1, not_a_market))

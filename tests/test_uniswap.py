@@ -1,6 +1,7 @@
-"""Uniswap v3 against Uniswap's own contracts (tests/uniswap_world.py): every position at every
-step of the trader's swaps equals Uniswap's SDK (@uniswap/v3-sdk) and the position manager's own
-answers (`collect` and `decreaseLiquidity` asked as static calls at the same block)."""
+"""Uniswap v3 and v4 against Uniswap's own contracts (tests/uniswap_world.py): every position at
+every step of the trader's swaps equals Uniswap's SDKs (@uniswap/v3-sdk, @uniswap/v4-sdk) and the
+position managers' own answers: v3's `collect` and `decreaseLiquidity` asked as static calls at
+the same block, v4's payouts of `modifyLiquidities` measured at each step."""
 
 from __future__ import annotations
 
@@ -11,25 +12,29 @@ from typing import Any
 
 import eth_abi
 import pytest
+from eth_hash.auto import keccak
 
 from adapters.uniswap import pools as uniswap_pools
 from adapters.uniswap import positions as uniswap
-from adapters.uniswap import tick_math
+from adapters.uniswap import tick_math, v4
+from chain.erc20 import NATIVE
 from tests import uniswap_world as U
-from tests.conftest import world_fixture
+from tests.conftest import world_api, world_fixture
 from tests.evm import arg_types, function_signatures, functions_of, selector
 from tests.node_oracles import ask
 
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on UniswapWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
-    positions {{ type tokenId positionManager pool token0 {TOKEN} token1 {TOKEN} feeTier tickLower tickUpper tickCurrent
+    positions {{ type tokenId positionManager pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing tickLower
+      tickUpper tickCurrent
       sqrtPriceX96 priceLower priceUpper priceCurrent inRange liquidity amount0 amount1 uncollectedFees0
       uncollectedFees1 valueUsd uncollectedFeesUsd }} }} }}
   errors {{ error {{ code message }} }} }} }}"""
 POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
-  data {{ blockNumber warnings {{ code }} details {{ ... on UniswapPool {{ type poolAddress chainId token0 {TOKEN}
-    token1 {TOKEN} feeTier tickSpacing tickCurrent sqrtPriceX96 price activeLiquidity balance0 balance1 tvlUsd }} }} }}
+  data {{ blockNumber warnings {{ code }} details {{ ... on UniswapPool {{ type poolAddress poolId hooks chainId
+    token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing tickCurrent sqrtPriceX96 price activeLiquidity balance0 balance1
+    tvlUsd }} }} }}
   errors {{ poolAddress error {{ code message }} }} }} }}"""
 TICKS = ("uint128", "int128", "uint256", "uint256", "int56", "uint160", "uint32", "bool")
 
@@ -88,6 +93,27 @@ def oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[str
     }
 
 
+def figures(
+    request: dict[str, Any], sdk: dict[str, Any], amounts: tuple[int, int], fees: tuple[int, int]
+) -> dict[str, Any]:
+    """The fields both versions' positions share, as the chain, the SDK and the manager give them."""
+    return {
+        "tickLower": request["tickLower"],
+        "tickUpper": request["tickUpper"],
+        "tickCurrent": request["tick"],
+        "sqrtPriceX96": request["sqrtPriceX96"],
+        "priceLower": exact(sdk["priceLower"]),
+        "priceUpper": exact(sdk["priceUpper"]),
+        "priceCurrent": exact(sdk["priceCurrent"]),
+        "inRange": request["tickLower"] <= request["tick"] < request["tickUpper"],
+        "liquidity": request["liquidity"],
+        "amount0": str(amounts[0]),
+        "amount1": str(amounts[1]),
+        "uncollectedFees0": str(fees[0]),
+        "uncollectedFees1": str(fees[1]),
+    }
+
+
 def exact(price: dict[str, str]) -> float:
     return float(Fraction(int(price["numerator"]), int(price["denominator"])))
 
@@ -112,6 +138,7 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
         final = step == len(world.steps) - 1
         held = sorted(v for k, v in world.ids.items() if k != "closed") if final else list(range(1, 9))
         listed = entry["positions"]
+        assert [p["type"] for p in listed] == ["uniswap-v3-position"] * len(held), "v4 comes later"
         assert [int(p["tokenId"]) for p in listed] == held, step
         requests = [oracle_request(world, token_id, block) for token_id in held]
         for position, request, sdk in zip(listed, requests, ask("uniswap_sdk.cjs", requests)):
@@ -133,22 +160,12 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
                 "tokenId": str(token_id),
                 "positionManager": world.manager,
                 "pool": world.pools[request["fee"]],
+                "hooks": None,
                 "token0": position["token0"] | {"address": world.token0},
                 "token1": position["token1"] | {"address": world.token1},
                 "feeTier": request["fee"],
-                "tickLower": request["tickLower"],
-                "tickUpper": request["tickUpper"],
-                "tickCurrent": request["tick"],
-                "sqrtPriceX96": request["sqrtPriceX96"],
-                "priceLower": exact(sdk["priceLower"]),
-                "priceUpper": exact(sdk["priceUpper"]),
-                "priceCurrent": exact(sdk["priceCurrent"]),
-                "inRange": request["tickLower"] <= request["tick"] < request["tickUpper"],
-                "liquidity": request["liquidity"],
-                "amount0": str(amounts[0]),
-                "amount1": str(amounts[1]),
-                "uncollectedFees0": str(fees[0]),
-                "uncollectedFees1": str(fees[1]),
+                "tickSpacing": U.SPACING[request["fee"]],
+                **figures(request, sdk, amounts, fees),
                 "valueUsd": usd(world, *amounts),
                 "uncollectedFeesUsd": usd(world, *fees),
             }
@@ -190,14 +207,22 @@ async def test_more_positions_than_read_are_named(world_client, world, monkeypat
     monkeypatch.setattr(uniswap, "MAX_POSITIONS", 3)
     world.node.mine()
     capped = await answer(world_client, world.wallets["lp"])
-    assert capped["positions"] == whole["positions"][:3]
-    assert capped["warnings"] == [
+    first = [p for p in whole["positions"] if p["type"] == "uniswap-v3-position"][:3]
+    first += [p for p in whole["positions"] if p["type"] == "uniswap-v4-position"][:3]
+    assert capped["positions"] == first
+    expected = [
         {
             "code": "PART_UNREADABLE",
             "target": world.manager,
             "message": "the wallet owns 7 position NFTs; 4 after the first 3 are left out",
-        }
+        },
+        {
+            "code": "PART_UNREADABLE",
+            "target": world.posm,
+            "message": "the wallet owns 6 v4 position NFTs; 3 after the first 3 are left out",
+        },
     ]
+    assert capped["warnings"] == sorted(expected, key=lambda warning: warning["target"]), "listed by target"
 
 
 async def test_a_failed_feed_is_named_in_every_input_that_needs_it(world_client, world):
@@ -212,7 +237,7 @@ async def test_a_failed_feed_is_named_in_every_input_that_needs_it(world_client,
         inputs = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": w} for w in (lp, trader)]
         reply = await world_client.query(QUERY, {"inputs": inputs})
         entries = reply.body["data"]["walletPositions"]["data"]
-        assert [len(e["positions"]) for e in entries] == [5, 1]
+        assert [len(e["positions"]) for e in entries] == [5 + 5, 1 + 1], "v3 and v4 (the trader was given one)"
         for entry in entries:
             assert [(w["code"], w["target"]) for w in entry["warnings"]] == [
                 ("PRICE_UNAVAILABLE", world.tokens["WETH"])
@@ -221,6 +246,149 @@ async def test_a_failed_feed_is_named_in_every_input_that_needs_it(world_client,
             assert all(int(p["liquidity"]) > 0 for p in entry["positions"])
     finally:
         node.rpc("evm_revert", snapshot)
+
+
+def v4_oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[str, Any]:
+    """What the v4 SDK needs of a position, read at `block` through the StateView by the test's ABI code."""
+    node = world.node
+    key, info = node.call(
+        world.posm,
+        "getPoolAndPositionInfo(uint256)",
+        token_id,
+        returns=(U.POOL_KEY, "uint256"),
+        block=block,
+    )
+    pool = next(
+        name for name, k in world.keys.items() if k == tuple(x.lower() if isinstance(x, str) else x for x in key)
+    )
+    pool_id = v4.pool_id(world.keys[pool])
+    lower, upper = v4.ticks(info)
+    sqrt_price, tick = world.v4_slot0(pool, block)
+    liquidity = node.call(world.posm, "getPositionLiquidity(uint256)", token_id, block=block)
+    decimals = {world.tokens["WETH"]: 18, world.tokens["USDC"]: 6, U.ZERO: 18}
+    return {
+        "chainId": 31337,
+        "pool": pool,
+        "token0": {"address": key[0].lower(), "decimals": decimals[key[0].lower()]},
+        "token1": {"address": key[1].lower(), "decimals": decimals[key[1].lower()]},
+        "fee": key[2],
+        "tickSpacing": key[3],
+        "hooks": key[4],
+        "sqrtPriceX96": str(sqrt_price),
+        "tick": tick,
+        "poolLiquidity": str(node.call(world.state_view, "getLiquidity(bytes32)", pool_id, block=block)),
+        "liquidity": str(liquidity),
+        "tickLower": lower,
+        "tickUpper": upper,
+    }
+
+
+async def test_every_v4_position_at_every_step_equals_the_v4_sdk_and_the_managers_own_payouts(world_client, world):
+    """PoolId, amounts and prices as the v4 SDK computes them; uncollected fees as the
+    PositionManager pays them (DECREASE_LIQUIDITY of 0, TAKE_PAIR) and amounts as it pays the
+    whole liquidity, less those fees, at each step."""
+    wallet = world.wallets["lp"]
+    for block, payouts in zip(world.v4_steps, world.v4_payouts):
+        entry = await answer(world_client, wallet, block)
+        assert entry["warnings"] == [] and entry["blockNumber"] == block
+        listed = [p for p in entry["positions"] if p["type"] == "uniswap-v4-position"]
+        names = {token_id: name for name, token_id in world.v4_ids.items()} | {world.v4_burned: "burned"}
+        assert [names[int(p["tokenId"])] for p in listed] == list(payouts), "the wallet's, with liquidity"
+        requests = [v4_oracle_request(world, int(p["tokenId"]), block) for p in listed]
+        for position, request, sdk in zip(listed, requests, ask("uniswap_sdk.cjs", requests)):
+            fees, whole = payouts[names[int(position["tokenId"])]]
+            amounts = (int(sdk["amount0"]), int(sdk["amount1"]))
+            assert amounts == (whole[0] - fees[0], whole[1] - fees[1]), (block, position["tokenId"])
+            native = request["token0"]["address"] == U.ZERO
+            assert position == {
+                "type": "uniswap-v4-position",
+                "tokenId": position["tokenId"],
+                "positionManager": world.posm,
+                "pool": sdk["poolId"],
+                "hooks": U.ZERO,
+                "token0": position["token0"] | {"address": NATIVE if native else request["token0"]["address"]},
+                "token1": position["token1"] | {"address": request["token1"]["address"]},
+                "feeTier": request["fee"],
+                "tickSpacing": request["tickSpacing"],
+                **figures(request, sdk, amounts, fees),
+                "valueUsd": None if native else usd(world, *amounts),
+                "uncollectedFeesUsd": None if native else usd(world, *fees),
+            }
+            if native:
+                assert position["token0"]["symbol"] == "ETH"
+
+
+async def test_v4_positions_are_the_wallets_by_the_index_and_ownerof(world_client, world):
+    """A position given away is the receiver's, a burned one and a withdrawn one are no one's;
+    the v4 payouts moved fees in both tokens and the narrow range was left on each side."""
+    lp = await answer(world_client, world.wallets["lp"])
+    trader = await answer(world_client, world.wallets["trader"])
+    ids = {name: str(token_id) for name, token_id in world.v4_ids.items()}
+    listed = [p["tokenId"] for p in lp["positions"] if p["type"] == "uniswap-v4-position"]
+    assert listed == [ids[name] for name in ("wide", "narrow", "below", "above", "native")]
+    assert [p["tokenId"] for p in trader["positions"]] == [ids["given"]]
+    narrow = [(whole[0] - fees[0], whole[1] - fees[1]) for fees, whole in (p["narrow"] for p in world.v4_payouts[:4])]
+    assert [(a > 0, b > 0) for a, b in narrow] == [(True, True), (False, True), (True, False), (True, True)]
+    assert all(fee > 0 for fee in world.v4_payouts[-1]["wide"][0])
+
+
+async def test_v4_nfts_the_index_has_not_seen_are_named(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """With the index started after the mints, none of the wallet's v4 NFTs is a candidate:
+    balanceOf tells, and the answer says how many it leaves out (a retry may find them)."""
+    data = world.addresses_override()
+    data["31337"]["uniswap"]["v4"]["positionManager"]["startBlock"] = world.node.block_number()
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    entry = await answer(api, world.wallets["lp"])
+    assert [p["type"] for p in entry["positions"]] == ["uniswap-v3-position"] * 6
+    assert entry["warnings"] == [
+        {
+            "code": "PART_UNREADABLE",
+            "target": world.posm,
+            "message": "the wallet owns 6 v4 position NFTs; 6 that the event index has not seen yet are left out",
+        }
+    ]
+
+
+async def test_v4_pool_details_by_pool_id(world_client, world):
+    pool_id = "0x" + v4.pool_id(world.keys["native"]).hex()
+    inputs = [{"protocol": "uniswap", "chainId": 31337, "poolAddress": pool_id.upper().replace("X", "x")}]
+    inputs.append({"protocol": "uniswap", "chainId": 31337, "poolAddress": "0x" + "ab" * 32})
+    reply = await world_client.query(POOL_QUERY, {"inputs": inputs})
+    (found,) = reply.body["data"]["poolDetails"]["data"]
+    block = found["blockNumber"]
+    sqrt_price, tick = world.v4_slot0("native", block)
+    liquidity = world.node.call(
+        world.state_view, "getLiquidity(bytes32)", v4.pool_id(world.keys["native"]), block=block
+    )
+    assert found["details"] == {
+        "type": "uniswap-v4-pool",
+        "poolAddress": None,
+        "poolId": pool_id,
+        "hooks": U.ZERO,
+        "chainId": 31337,
+        "token0": {"address": NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18},
+        "token1": {"address": world.tokens["USDC"], "symbol": "USDC", "name": "USD Coin", "decimals": 6},
+        "feeTier": 500,
+        "tickSpacing": 10,
+        "tickCurrent": tick,
+        "sqrtPriceX96": str(sqrt_price),
+        "price": float(tick_math.price(sqrt_price, 18, 6)),
+        "activeLiquidity": str(liquidity),
+        "balance0": None,
+        "balance1": None,
+        "tvlUsd": None,
+    }
+    (error,) = reply.body["data"]["poolDetails"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert "is not a Uniswap v4 pool on chain 31337" in error["error"]["message"]
+
+
+def test_the_v4_pool_id_is_keccak_of_the_pool_key():
+    """PoolIdLibrary.toId, against eth-hash over the same encoding."""
+    key = ("0x" + "00" * 20, "0x" + "a0" * 20, 3000, 60, "0x" + "00" * 20)
+    assert v4.pool_id(key) == keccak(eth_abi.encode(["address", "address", "uint24", "int24", "address"], list(key)))
 
 
 async def test_pool_details_are_the_pools_own_state(world_client, world):
@@ -315,10 +483,15 @@ def test_tick_math_equals_the_sdk_on_random_positions():
 
 def test_the_adapter_reads_uniswaps_published_abi():
     """Every function the adapter calls, as in the ABI of the contract it calls (the artifacts of
-    @uniswap/v3-core and v3-periphery)."""
+    @uniswap/v3-core and v3-periphery, and v4-periphery's build)."""
 
     def abi(path: str) -> dict[str, tuple[str, ...]]:
         return function_signatures(json.loads((U.TOOLS / "@uniswap" / path).read_text())["abi"])
+
+    def v4_abi(path: str) -> dict[str, tuple[str, ...]]:
+        signatures = function_signatures(json.loads((U.V4 / "foundry-out" / path).read_text())["abi"])
+        # The ABI spells PoolId as bytes32 (a user-defined value type) already; PositionInfo as uint256.
+        return signatures
 
     manager = abi("v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json")
     factory = abi("v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json")
@@ -335,7 +508,18 @@ def test_the_adapter_reads_uniswaps_published_abi():
         "TICK_SPACING": pool,
         "LIQUIDITY": pool,
     }
-    functions = {**functions_of(uniswap), **functions_of(uniswap_pools)}
+    posm = v4_abi("PositionManager.sol/PositionManager.json")
+    state_view = v4_abi("StateView.sol/StateView.json")
+    contracts |= {
+        "OWNER_OF": posm,
+        "POOL_AND_POSITION_INFO": posm,
+        "POOL_KEYS": posm,
+        "GET_SLOT0": state_view,
+        "GET_POSITION_INFO": state_view,
+        "GET_FEE_GROWTH_INSIDE": state_view,
+        "GET_LIQUIDITY": state_view,
+    }
+    functions = {**functions_of(uniswap), **functions_of(uniswap_pools), **functions_of(v4)}
     functions |= {f"FEE_GROWTH_GLOBAL{i}": f for i, f in enumerate(uniswap.FEE_GROWTH_GLOBAL)}
     contracts |= {"FEE_GROWTH_GLOBAL0": pool, "FEE_GROWTH_GLOBAL1": pool}
     assert set(functions) == set(contracts)

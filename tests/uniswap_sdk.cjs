@@ -1,14 +1,19 @@
-// Uniswap's own SDK (@uniswap/v3-sdk, pinned in tools/) as a test oracle: reads a JSON list of
-// positions with their pool's state as read from the chain, and answers, per position, what the
-// SDK says: Position.amount0/amount1, tickToPrice at both ends and the pool's token0Price (each
-// as the numerator and denominator of whole token1 per whole token0), and the uncollected fees
-// (TickLibrary.getFeeGrowthInside, PositionLibrary.getTokensOwed, plus the stored tokensOwed).
+// Uniswap's own SDKs (@uniswap/v3-sdk and @uniswap/v4-sdk, pinned in tools/) as test oracles:
+// reads a JSON list of positions with their pool's state as read from the chain, and answers,
+// per position, what the SDK says. v3: Position.amount0/amount1, tickToPrice at both ends and
+// the pool's token0Price (each as the numerator and denominator of whole token1 per whole
+// token0), and the uncollected fees (TickLibrary.getFeeGrowthInside,
+// PositionLibrary.getTokensOwed, plus the stored tokensOwed). v4 (items with "hooks"): the v4
+// SDK's Pool.getPoolId, Position.amount0/amount1 and the same prices.
 "use strict";
 
 const tools = process.argv[2];
 const JSBI = require(tools + "/jsbi");
-const { Token } = require(tools + "/@uniswap/sdk-core");
+const { Ether, Token } = require(tools + "/@uniswap/sdk-core");
 const { Pool, Position, PositionLibrary, TickLibrary, tickToPrice } = require(tools + "/@uniswap/v3-sdk");
+const v4 = require(tools + "/@uniswap/v4-sdk");
+
+const ZERO = "0x0000000000000000000000000000000000000000";
 
 const big = (value) => JSBI.BigInt(value);
 
@@ -18,7 +23,26 @@ function decimal(price) {
   return { numerator: adjusted.numerator.toString(), denominator: adjusted.denominator.toString() };
 }
 
+function currency(chainId, token) {
+  return token.address === ZERO ? Ether.onChain(chainId) : new Token(chainId, token.address, token.decimals);
+}
+
+function answerV4(item) {
+  const [c0, c1] = [currency(item.chainId, item.token0), currency(item.chainId, item.token1)];
+  const pool = new v4.Pool(c0, c1, item.fee, item.tickSpacing, item.hooks, item.sqrtPriceX96, item.poolLiquidity, item.tick);
+  const position = new v4.Position({ pool, liquidity: item.liquidity, tickLower: item.tickLower, tickUpper: item.tickUpper });
+  return {
+    poolId: v4.Pool.getPoolId(c0, c1, item.fee, item.tickSpacing, item.hooks).toLowerCase(),
+    amount0: position.amount0.quotient.toString(),
+    amount1: position.amount1.quotient.toString(),
+    priceLower: decimal(v4.tickToPrice(c0, c1, item.tickLower)),
+    priceUpper: decimal(v4.tickToPrice(c0, c1, item.tickUpper)),
+    priceCurrent: decimal(pool.currency0Price),
+  };
+}
+
 function answer(item) {
+  if (item.hooks !== undefined) return answerV4(item);
   const token0 = new Token(item.chainId, item.token0.address, item.token0.decimals);
   const token1 = new Token(item.chainId, item.token1.address, item.token1.decimals);
   const pool = new Pool(token0, token1, item.fee, item.sqrtPriceX96, item.poolLiquidity, item.tick);

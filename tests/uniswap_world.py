@@ -1,11 +1,18 @@
-"""Uniswap v3 on anvil with Uniswap's own contracts: UniswapV3Factory (and the pools it creates)
-from `@uniswap/v3-core`, NonfungiblePositionManager and SwapRouter from `@uniswap/v3-periphery`,
-their published bytecode as is. Two WETH/USDC pools (0.3 % and 0.05 %), USD feeds for both
-tokens, and a wallet with positions of every kind: in range (wide and narrow), wholly below and
-wholly above the price, one whose fees were collected, one partly withdrawn (its principal owed,
-not collected), one closed but not burned and one burned. A trader moves the price across the
-narrow range and back, so fees accrue on both sides and the ticks' fee growth flips; the block
-after each step is kept in `steps`.
+"""Uniswap v3 and v4 on anvil with Uniswap's own contracts, their published bytecode as is.
+
+v3: UniswapV3Factory (and the pools it creates) from `@uniswap/v3-core`, NonfungiblePositionManager
+and SwapRouter from `@uniswap/v3-periphery`. Two WETH/USDC pools (0.3 % and 0.05 %), USD feeds
+for both tokens, and a wallet with positions of every kind: in range (wide and narrow), wholly
+below and wholly above the price, one whose fees were collected, one partly withdrawn (its
+principal owed, not collected), one closed but not burned and one burned. A trader moves the
+price across the narrow range and back, so fees accrue on both sides and the ticks' fee growth
+flips; the block after each step is kept in `steps`.
+
+v4, after it: PoolManager, PositionManager, StateView and the PoolSwapTest router from
+`@uniswap/v4-periphery`'s build (its `foundry-out`), Permit2 from the runtime code it ships
+(`lib/permit2`), placed at Permit2's canonical address. A WETH/USDC pool and a native-ETH/USDC
+pool; the same wallet mints positions of the same kinds through `modifyLiquidities` (and one it
+gives to the trader), the trader swaps across the narrow range and back; blocks in `v4_steps`.
 """
 
 from __future__ import annotations
@@ -18,11 +25,22 @@ from math import isqrt
 from pathlib import Path
 from typing import Any
 
+import eth_abi
+
 from adapters.uniswap import tick_math
-from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts
+from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, selector
 
 CORE = TOOLS / "@uniswap" / "v3-core" / "artifacts" / "contracts"
 PERIPHERY = TOOLS / "@uniswap" / "v3-periphery" / "artifacts" / "contracts"
+V4 = TOOLS / "@uniswap" / "v4-periphery"
+PERMIT2 = "0x000000000022d473030f116ddee9f6b43ac78ba3"
+"""Permit2's canonical address, where the v4 PositionManager expects it."""
+ZERO = "0x" + "00" * 20
+SINK = "0x" + "51" * 20
+"""Where the payouts the tests measure are sent."""
+POOL_KEY = "(address,address,uint24,int24,address)"
+MINT_POSITION, DECREASE_LIQUIDITY, BURN_POSITION, SETTLE_PAIR, TAKE_PAIR, SWEEP = 0x02, 0x01, 0x03, 0x0D, 0x11, 0x14
+"""v4-periphery's Actions."""
 WETH_USD, USDC_USD = 3_000 * 10**8, 10**8
 FOREVER = 2**40
 UINT128_MAX = 2**128 - 1
@@ -69,12 +87,35 @@ class UniswapWorld:
     """The first price's usable tick (0.3 % pool)."""
     steps: list[int] = field(default_factory=list)
     """The block after minting, after each of the trader's swaps, and after the collect and withdrawals."""
+    pool_manager: str = ""
+    posm: str = ""
+    posm_block: int = 0
+    state_view: str = ""
+    swapper: str = ""
+    keys: dict[str, tuple[str, str, int, int, str]] = field(default_factory=dict)
+    """v4 PoolKeys: "erc20" (WETH/USDC, 0.3 %), "native" (ETH/USDC, 0.05 %)."""
+    v4_ids: dict[str, int] = field(default_factory=dict)
+    """v4 token ids by what happened to them (wide, narrow, below, above, native, closed, given, burned)."""
+    v4_burned: int = 0
+    v4_base: dict[str, int] = field(default_factory=dict)
+    """Each v4 pool's first usable tick."""
+    v4_steps: list[int] = field(default_factory=list)
+    v4_payouts: list[dict[str, tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=list)
+    """At each of `v4_steps`, what the PositionManager itself pays for each position the wallet
+    holds: (fees, fees + the whole liquidity), taken in a snapshot that is then reverted."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {
             str(self.node.chain_id): {
                 "name": "anvil devnet",
-                "uniswap": {"v3": {"factory": self.factory, "positionManager": self.manager}},
+                "uniswap": {
+                    "v3": {"factory": self.factory, "positionManager": self.manager},
+                    "v4": {
+                        "poolManager": self.pool_manager,
+                        "positionManager": {"address": self.posm, "startBlock": self.posm_block},
+                        "stateView": self.state_view,
+                    },
+                },
                 "priceFeeds": {
                     self.tokens[symbol]: {"pair": f"{symbol}/USD", "feed": self.feeds[symbol], "heartbeat": 10**9}
                     for symbol in ("WETH", "USDC")
@@ -117,6 +158,80 @@ class UniswapWorld:
     def collect(self, name: str) -> None:
         owner = self.wallets["lp"]
         self.node.send(self.manager, COLLECT, (self.ids[name], owner, UINT128_MAX, UINT128_MAX), sender=owner)
+
+    def modify(self, sender: str, actions: list[tuple[int, bytes]], value: int = 0) -> None:
+        """The v4 PositionManager's `modifyLiquidities` with these actions and their parameters."""
+        unlock = eth_abi.encode(["bytes", "bytes[]"], [bytes(a for a, _ in actions), [p for _, p in actions]])
+        data = selector("modifyLiquidities(bytes,uint256)") + eth_abi.encode(["bytes", "uint256"], [unlock, FOREVER])
+        self.node.transact({"to": self.posm, "data": "0x" + data.hex(), "value": hex(value)}, sender)
+
+    def v4_mint(self, name: str, pool: str, lower: int, upper: int, liquidity: int) -> None:
+        owner, key = self.wallets["lp"], self.keys[pool]
+        mint = eth_abi.encode(
+            [POOL_KEY, "int24", "int24", "uint256", "uint128", "uint128", "address", "bytes"],
+            [key, lower, upper, liquidity, UINT128_MAX, UINT128_MAX, owner, b""],
+        )
+        settle = eth_abi.encode(["address", "address"], key[:2])
+        native = key[0] == ZERO
+        sweep = [(SWEEP, eth_abi.encode(["address", "address"], [ZERO, owner]))] if native else []
+        self.modify(owner, [(MINT_POSITION, mint), (SETTLE_PAIR, settle), *sweep], value=10**20 if native else 0)
+        self.v4_ids[name] = self.node.call(self.posm, "nextTokenId()") - 1
+
+    def v4_take(self, name: str, pool: str, liquidity: int, burn: bool = False) -> None:
+        """Withdraw `liquidity` and take what is owed (fees too) to the wallet; then burn the NFT."""
+        owner, key, token_id = self.wallets["lp"], self.keys[pool], self.v4_ids[name]
+        decrease = eth_abi.encode(
+            ["uint256", "uint256", "uint128", "uint128", "bytes"], [token_id, liquidity, 0, 0, b""]
+        )
+        take = eth_abi.encode(["address", "address", "address"], [*key[:2], owner])
+        burned = [(BURN_POSITION, eth_abi.encode(["uint256", "uint128", "uint128", "bytes"], [token_id, 0, 0, b""]))]
+        self.modify(owner, [(DECREASE_LIQUIDITY, decrease), *(burned if burn else []), (TAKE_PAIR, take)])
+
+    def v4_payout(self, name: str, pool: str, liquidity: int) -> tuple[int, int]:
+        """What DECREASE_LIQUIDITY of `liquidity` (0: fees alone) and TAKE_PAIR pay now, measured at
+        a recipient that pays no gas, in a snapshot reverted after."""
+        node, key, token_id = self.node, self.keys[pool], self.v4_ids[name]
+        snapshot = node.rpc("evm_snapshot")
+        try:
+            before = [self.balance(c, SINK) for c in key[:2]]
+            decrease = eth_abi.encode(
+                ["uint256", "uint256", "uint128", "uint128", "bytes"], [token_id, liquidity, 0, 0, b""]
+            )
+            take = eth_abi.encode(["address", "address", "address"], [*key[:2], SINK])
+            self.modify(self.wallets["lp"], [(DECREASE_LIQUIDITY, decrease), (TAKE_PAIR, take)])
+            after = [self.balance(c, SINK) for c in key[:2]]
+        finally:
+            node.rpc("evm_revert", snapshot)
+        return after[0] - before[0], after[1] - before[1]
+
+    def balance(self, currency: str, holder: str) -> int:
+        if currency == ZERO:
+            return int(self.node.rpc("eth_getBalance", holder, "latest"), 16)
+        return int(self.node.call(currency, "balanceOf(address)", holder))
+
+    def v4_swap_to(self, pool: str, tick: int) -> None:
+        """The trader swaps in a v4 pool until its price reaches `tick`'s."""
+        key, (_, now) = self.keys[pool], self.v4_slot0(pool)
+        zero_for_one = tick < now
+        params = (zero_for_one, -(10**29), tick_math.sqrt_ratio_at_tick(tick))
+        signature = f"swap({POOL_KEY},(bool,int256,uint160),(bool,bool),bytes)"
+        value = 10**21 if zero_for_one and key[0] == ZERO else 0
+        data = selector(signature) + eth_abi.encode(
+            [POOL_KEY, "(bool,int256,uint160)", "(bool,bool)", "bytes"], [key, params, (False, False), b""]
+        )
+        self.node.transact({"to": self.swapper, "data": "0x" + data.hex(), "value": hex(value)}, self.wallets["trader"])
+
+    def v4_slot0(self, pool: str, block: int | str = "latest") -> tuple[int, int]:
+        from adapters.uniswap.v4 import pool_id
+
+        answer = self.node.call(
+            self.state_view,
+            "getSlot0(bytes32)",
+            pool_id(self.keys[pool]),
+            returns=("uint160", "int24", "uint24", "uint24"),
+            block=block,
+        )
+        return answer[0], answer[1]
 
     def liquidity(self, name: str) -> int:
         return self.position(name)[7]
@@ -205,4 +320,95 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> UniswapWorld:
         world.collect(name)
     node.send(world.manager, "burn(uint256)", world.ids.pop("burned"), sender=world.wallets["lp"])
     world.steps.append(node.block_number())
+    build_v4(world)
     return world
+
+
+def v4_artifact(path: str) -> Artifact:
+    entry = json.loads((V4 / "foundry-out" / path).read_text())
+    return Artifact(entry["abi"], entry["bytecode"]["object"], entry["deployedBytecode"]["object"])
+
+
+def permit2_runtime() -> str:
+    """Permit2's runtime code as v4-periphery ships it for tests (lib/permit2's DeployPermit2)."""
+    source = (V4 / "lib" / "permit2" / "test" / "utils" / "DeployPermit2.sol").read_text()
+    return "0x" + source.split('hex"', 1)[1].split('"', 1)[0]
+
+
+def build_v4(world: UniswapWorld) -> None:
+    node, (lp, trader) = world.node, (world.wallets["lp"], world.wallets["trader"])
+    node.rpc("anvil_setCode", PERMIT2, permit2_runtime())
+    world.pool_manager = node.deploy(
+        v4_artifact("PoolManager.sol/PoolManager.default.json"), ["address"], [node.accounts[0]]
+    )
+    world.posm = node.deploy(
+        v4_artifact("PositionManager.sol/PositionManager.json"),
+        ["address", "address", "uint256", "address", "address"],
+        [world.pool_manager, PERMIT2, 100_000, "0x" + "00" * 19 + "01", world.tokens["WETH"]],
+    )
+    world.posm_block = node.block_number()
+    world.state_view = node.deploy(v4_artifact("StateView.sol/StateView.json"), ["address"], [world.pool_manager])
+    world.swapper = node.deploy(
+        v4_artifact("PoolSwapTest.sol/PoolSwapTest.default.json"), ["address"], [world.pool_manager]
+    )
+    for wallet in (lp, trader):
+        for token in world.tokens.values():
+            node.send(token, "approve(address,uint256)", PERMIT2, 2**256 - 1, sender=wallet)
+            node.send(token, "approve(address,uint256)", world.swapper, 2**256 - 1, sender=wallet)
+            node.send(
+                PERMIT2,
+                "approve(address,address,uint160,uint48)",
+                token,
+                world.posm,
+                2**160 - 1,
+                2**48 - 1,
+                sender=wallet,
+            )
+        node.rpc("anvil_setBalance", wallet, hex(10**24))
+    world.keys = {
+        "erc20": (world.token0, world.token1, 3000, 60, ZERO),
+        "native": (ZERO, world.tokens["USDC"], 500, 10, ZERO),
+    }
+    for pool, key in world.keys.items():
+        token0_is_eth = key[0] in (ZERO, world.tokens["WETH"])
+        node.send(world.pool_manager, f"initialize({POOL_KEY},uint160)", key, initial_sqrt_price(token0_is_eth))
+        _, tick = world.v4_slot0(pool)
+        world.v4_base[pool] = tick // key[3] * key[3]
+    base, native = world.v4_base["erc20"], world.v4_base["native"]
+    for name, pool, lower, upper, liquidity in (
+        ("wide", "erc20", base - 6000, base + 6000, 10**18),
+        ("narrow", "erc20", base - 120, base + 180, 10**19),
+        ("below", "erc20", base - 3000, base - 1200, 10**18),
+        ("above", "erc20", base + 1200, base + 3000, 10**18),
+        ("native", "native", native - 500, native + 500, 10**15),
+        ("closed", "erc20", base - 1200, base + 1200, 10**18),
+        ("given", "erc20", base - 600, base + 600, 10**18),
+        ("burned", "erc20", base - 1800, base + 1800, 10**18),
+    ):
+        world.v4_mint(name, pool, lower, upper, liquidity)
+    node.send(world.posm, "transferFrom(address,address,uint256)", lp, trader, world.v4_ids["given"], sender=lp)
+    step(world)
+    for offset in STEPS:
+        world.v4_swap_to("erc20", base + offset)
+        step(world)
+    world.v4_swap_to("native", native + 200)
+    world.v4_take("closed", "erc20", 10**18)
+    world.v4_take("burned", "erc20", 10**18, burn=True)
+    world.v4_burned = world.v4_ids.pop("burned")
+    step(world)
+
+
+def step(world: UniswapWorld) -> None:
+    """Keep the block, and what the manager pays at it for each position the wallet holds."""
+    world.v4_steps.append(world.node.block_number())
+    payouts = {}
+    for name, token_id in world.v4_ids.items():
+        pool = "native" if name == "native" else "erc20"
+        owner = world.node.call(world.posm, "ownerOf(uint256)", token_id, returns=("address",))
+        if owner.lower() != world.wallets["lp"].lower():
+            continue
+        liquidity = world.node.call(world.posm, "getPositionLiquidity(uint256)", token_id)
+        if not liquidity:
+            continue  # withdrawn: the manager has nothing to pay (it refuses to poke an empty position)
+        payouts[name] = (world.v4_payout(name, pool, 0), world.v4_payout(name, pool, liquidity))
+    world.v4_payouts.append(payouts)

@@ -1,10 +1,14 @@
-"""Uniswap v3's `poolDetails`: one pool by its address, at the pinned block.
+"""Uniswap's `poolDetails`: a v3 pool by its address, a v4 pool by its PoolId, at the pinned block.
 
-- A pool if the configured factory's `getPool(token0(), token1(), fee())` is that address.
+- v3: a pool if the configured factory's `getPool(token0(), token1(), fee())` is that address.
 - Price and tick from `slot0()` (price: whole token1 per whole token0, as for positions),
   `liquidity()` the liquidity in range now, `tickSpacing()`.
 - balance0/balance1: each token's `balanceOf(pool)`, which includes fees not yet collected;
   tvlUsd their sum through the tokens' USD feeds (null unless both have one).
+- v4: a pool if the PositionManager knows its key (`poolKeys(bytes25(poolId))`, set when a
+  position was first minted in it) and keccak256(abi.encode(key)) is the id; price, tick and LP
+  fee from the StateView's `getSlot0`, `getLiquidity`. The PoolManager holds every pool's tokens
+  together, so a v4 pool has no balances of its own: balance0, balance1 and tvlUsd are null.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
 from adapters.formats import ratio
+from adapters.position_warnings import Warnings
 from adapters.prices import warned_usd_price
 from adapters.uniswap import tick_math
-from adapters.uniswap.positions import LABEL_POOL, pool_of, pool_state, usd
-from addresses import ChainAddresses, UniswapAddresses
-from chain import erc20
+from adapters.uniswap.figures import usd
+from adapters.uniswap.positions import LABEL_POOL, TICK_SPACING, pool_of, pool_state
+from adapters.uniswap.v4 import GET_LIQUIDITY, GET_SLOT0, POOL_KEYS, currency, pool_id
+from addresses import ChainAddresses, UniswapAddresses, UniswapV4Addresses
+from chain import ChainReader, erc20
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError
 
@@ -27,7 +34,6 @@ if TYPE_CHECKING:
 TOKEN0 = Function("token0()", "0dfe1681", ("address",), immutable=True)
 TOKEN1 = Function("token1()", "d21220a7", ("address",), immutable=True)
 FEE = Function("fee()", "ddca3f43", ("uint24",), immutable=True)
-TICK_SPACING = Function("tickSpacing()", "d0c93a7c", ("int24",), immutable=True)
 LIQUIDITY = Function("liquidity()", "1a686502", ("uint128",))
 
 
@@ -35,14 +41,18 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     chain = addresses[chain_id]
     uniswap = cast(UniswapAddresses, chain.uniswap)
     reader = ctx.reader(chain_id)
-    label = LABEL_POOL.format(pool)
     block = await reader.block_number()
+    if len(pool) == 66:
+        return {"blockNumber": block, "details": await _v4_pool(reader, chain, uniswap.v4, pool, block, ctx.warnings)}
+    if uniswap.v3 is None:
+        raise InputValidationError(f"Uniswap v3 is not configured on chain {chain_id}. Expected a v4 PoolId.")
+    label = LABEL_POOL.format(pool)
     try:
         token0, token1, (fee,) = await asyncio.gather(
             *(reader.call(pool, function, label=label) for function in (TOKEN0, TOKEN1)),
             reader.call(pool, FEE, label=label),
         )
-        registered = await pool_of(reader, uniswap, token0[0], token1[0], fee)
+        registered = await pool_of(reader, uniswap.v3, token0[0], token1[0], fee)
     except ProtocolError:
         registered = None
     if registered != pool:
@@ -67,6 +77,8 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
             "__typename": "UniswapPool",
             "type": "uniswap-v3-pool",
             "poolAddress": pool,
+            "poolId": None,
+            "hooks": None,
             "chainId": chain_id,
             "token0": info[0],
             "token1": info[1],
@@ -80,4 +92,45 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
             "balance1": str(held[1]),
             "tvlUsd": usd(prices, held, decimals),
         },
+    }
+
+
+async def _v4_pool(
+    reader: ChainReader, chain: ChainAddresses, v4: UniswapV4Addresses | None, pool: str, block: int, warnings: Warnings
+) -> dict[str, Any]:
+    wanted = bytes.fromhex(pool[2:])
+    key = None
+    if v4 is not None and block >= v4.position_manager.start_block:
+        manager = v4.position_manager.address
+        key = await reader.call(manager, POOL_KEYS, wanted[:25], label="Uniswap v4 position manager")
+    if key is None or int(key[1], 16) == 0 or pool_id(tuple(key)) != wanted:
+        raise InputValidationError(
+            f"{pool} is not a Uniswap v4 pool on chain {chain.chain_id} at block {block} that the configured "
+            "position manager knows. Expected a v4 PoolId with positions, or a v3 pool address."
+        )
+    assert v4 is not None
+    slot0, (liquidity,) = await asyncio.gather(
+        reader.call(v4.state_view, GET_SLOT0, wanted, label="Uniswap v4 state view"),
+        reader.call(v4.state_view, GET_LIQUIDITY, wanted, label="Uniswap v4 state view"),
+    )
+    tokens = (currency(key[0]), currency(key[1]))
+    info = await asyncio.gather(*(erc20.token_info(reader, token) for token in tokens))
+    return {
+        "__typename": "UniswapPool",
+        "type": "uniswap-v4-pool",
+        "poolAddress": None,
+        "poolId": pool,
+        "hooks": str(key[4]).lower(),
+        "chainId": chain.chain_id,
+        "token0": info[0],
+        "token1": info[1],
+        "feeTier": slot0[3],
+        "tickSpacing": key[3],
+        "tickCurrent": slot0[1],
+        "sqrtPriceX96": str(slot0[0]),
+        "price": ratio(tick_math.price(slot0[0], info[0]["decimals"], info[1]["decimals"])),
+        "activeLiquidity": str(liquidity),
+        "balance0": None,
+        "balance1": None,
+        "tvlUsd": None,
     }

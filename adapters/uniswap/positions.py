@@ -1,4 +1,5 @@
-"""Uniswap v3: the liquidity positions (NFTs) a wallet owns, read from the chain at the pinned block.
+"""Uniswap: the liquidity positions (NFTs) a wallet owns, v3 and v4, read from the chain at the
+pinned block. The v3 reads are here, the v4 ones in v4.py, the answer of one position in figures.py.
 
 How each figure is derived (docs/protocols/uniswap.md has the long form; tick_math.py the integer
 math, equal to the contracts'):
@@ -10,8 +11,8 @@ math, equal to the contracts'):
   range it last accounted at and the fees it holds (`tokensOwed`). An NFT with no liquidity and
   nothing owed (closed, not yet burned) holds nothing and is not listed.
 - Its pool: the factory's `getPool(token0, token1, fee)`; the pool's `slot0()` (sqrt price,
-  tick), `feeGrowthGlobal{0,1}X128()` and `ticks(tickLower)`, `ticks(tickUpper)` (fee growth
-  outside each end).
+  tick), `tickSpacing()`, `feeGrowthGlobal{0,1}X128()` and `ticks(tickLower)`,
+  `ticks(tickUpper)` (fee growth outside each end).
 - amount0/amount1: what burning the whole liquidity would pay at the block, by the current tick
   against the range (tick_math.amounts, the pool's own rounding, the SDK's Position.amount0/1).
 - Uncollected fees: tokensOwed + liquidity x (fee growth inside now - at last accounting) / 2**128,
@@ -20,23 +21,25 @@ math, equal to the contracts'):
   at the pool's price and at each end of the range (TickMath.getSqrtRatioAtTick).
 - USD: each token's amount through its USD feed; null unless both tokens have one.
 
-All reads go out at once in UniswapLens (lenses/, chain/lens.py).
+Both versions' reads go out at once in UniswapLens (lenses/, chain/lens.py), the v4 token ids
+the event index has stored passed to it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from adapters.formats import ratio
 from adapters.position_warnings import PART_UNREADABLE, Warnings
-from adapters.prices import UsdPrice, token_feeds, warned_usd_price
-from adapters.uniswap import tick_math
-from addresses import ChainAddresses, UniswapAddresses
+from adapters.prices import token_feeds, warned_usd_price
+from adapters.uniswap import v4
+from adapters.uniswap.figures import position_answer
+from adapters.uniswap.tick_math import fee_growth_inside, fees_owed
+from addresses import ChainAddresses, UniswapAddresses, UniswapV3Addresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS, Function
+from chain.event_index import Stream
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
@@ -56,6 +59,7 @@ POSITIONS = Function(
 feeGrowthInside0LastX128, feeGrowthInside1LastX128, tokensOwed0, tokensOwed1)."""
 GET_POOL = Function("getPool(address,address,uint24)", "1698ee82", ("address",))
 SLOT0 = Function("slot0()", "3850c7bd", ("uint160", "int24", "uint16", "uint16", "uint16", "uint8", "bool"))
+TICK_SPACING = Function("tickSpacing()", "d0c93a7c", ("int24",), immutable=True)
 FEE_GROWTH_GLOBAL = (
     Function("feeGrowthGlobal0X128()", "f3058399", ("uint256",)),
     Function("feeGrowthGlobal1X128()", "46141319", ("uint256",)),
@@ -65,17 +69,32 @@ TICKS = Function(
 )
 """(liquidityGross, liquidityNet, feeGrowthOutside0X128, feeGrowthOutside1X128, ...)."""
 MAX_POSITIONS = 500
-"""NFTs read per wallet; beyond them the answer names how many are left out."""
+"""NFTs read per wallet and version; beyond them the answer names how many are left out."""
 LENS_POSITIONS = 40
-"""NFTs the lens reads (its answer is capped at 24 KB, about 600 bytes a position); the rest take rounds."""
-LENS = Lens("UniswapLens", ("address", "address", "address", "uint256", "address[]", "address[]", "address"))
+"""NFTs of each version the lens reads (its answer is capped at 24 KB, about 600 bytes a
+position); the rest take rounds."""
+LENS = Lens(
+    "UniswapLens",
+    (
+        "address",
+        "address",
+        "address",
+        "uint256",
+        "address",
+        "address",
+        "uint256[]",
+        "address[]",
+        "address[]",
+        "address",
+    ),
+)
 LABEL = "Uniswap v3 position manager"
 LABEL_POOL = "Uniswap v3 pool {}"
 
 
 @dataclass(frozen=True)
 class PoolState:
-    """A pool at the block: what every position in it needs."""
+    """A v3 pool at the block: what every position in it needs."""
 
     address: str
     sqrt_price: int
@@ -87,42 +106,67 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     return frozenset(chain_id for chain_id, chain in addresses.items() if chain.uniswap)
 
 
+def streams(addresses: dict[int, ChainAddresses], chain_id: int) -> tuple[Stream, ...]:
+    """The v4 PositionManager's Transfers, where the chain has v4."""
+    uniswap = addresses[chain_id].uniswap if chain_id in addresses else None
+    return (v4.stream(uniswap.v4),) if uniswap and uniswap.v4 else ()
+
+
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
     chain = addresses[chain_id]
     uniswap = cast(UniswapAddresses, chain.uniswap)
     reader = ctx.reader(chain_id)
-    _prefetch(reader, chain, uniswap, wallet)
-    block, positions = await asyncio.gather(
-        reader.block_number(), _positions(reader, chain, uniswap, wallet, ctx.warnings)
+    block = await reader.block_number()
+    later = uniswap.v4 is None or block < uniswap.v4.position_manager.start_block
+    stored = [] if later or uniswap.v4 is None else await v4.candidates(ctx, chain_id, uniswap.v4, wallet, stored=True)
+    _prefetch(reader, chain, uniswap, wallet, stored)
+    v3_positions, v4_positions = await asyncio.gather(
+        _v3_positions(reader, chain, uniswap.v3, wallet, ctx.warnings) if uniswap.v3 else _none(),
+        v4.positions(ctx, chain, uniswap.v4, wallet, MAX_POSITIONS) if uniswap.v4 and not later else _none(),
     )
-    return {"blockNumber": block, "positions": positions}
+    return {"blockNumber": block, "positions": v3_positions + v4_positions}
 
 
-def _prefetch(reader: ChainReader, chain: ChainAddresses, uniswap: UniswapAddresses, wallet: str) -> None:
-    """The wallet's first LENS_POSITIONS NFTs, their pools and tokens and the tokens' USD feeds,
-    in one lens call."""
+async def _none() -> list[dict[str, Any]]:
+    return []
+
+
+def _prefetch(
+    reader: ChainReader, chain: ChainAddresses, uniswap: UniswapAddresses, wallet: str, ids: list[int]
+) -> None:
+    """The wallet's first LENS_POSITIONS v3 NFTs and v4 candidates, their pools and tokens and
+    the tokens' USD feeds, in one lens call."""
     priced = token_feeds(chain)
     sequencer = chain.sequencer_uptime_feed or NONE
+    v3, v4_addresses = uniswap.v3, uniswap.v4
+    targets = [*(feed.feed for feed in priced.values()), sequencer]
+    if v3:
+        targets += [v3.position_manager, v3.factory]
+    if v4_addresses:
+        targets += [v4_addresses.position_manager.address, v4_addresses.state_view]
     reader.prefetch(
         [
             LENS.initcode(
                 wallet,
-                uniswap.position_manager,
-                uniswap.factory,
+                v3.position_manager if v3 else NONE,
+                v3.factory if v3 else NONE,
                 LENS_POSITIONS,
+                v4_addresses.position_manager.address if v4_addresses else NONE,
+                v4_addresses.state_view if v4_addresses else NONE,
+                ids[:LENS_POSITIONS],
                 list(priced),
                 [feed.feed for feed in priced.values()],
                 sequencer,
             )
         ],
-        [uniswap.position_manager, uniswap.factory, *(feed.feed for feed in priced.values()), sequencer],
+        targets,
     )
 
 
-async def _positions(
-    reader: ChainReader, chain: ChainAddresses, uniswap: UniswapAddresses, wallet: str, warnings: Warnings
+async def _v3_positions(
+    reader: ChainReader, chain: ChainAddresses, v3: UniswapV3Addresses, wallet: str, warnings: Warnings
 ) -> list[dict[str, Any]]:
-    manager = uniswap.position_manager
+    manager = v3.position_manager
     (count,) = await reader.call(manager, erc20.BALANCE_OF, wallet, label=LABEL)
     if count > MAX_POSITIONS:
         warnings.add(
@@ -138,74 +182,60 @@ async def _positions(
         )
     )
     outcomes = await asyncio.gather(
-        *(position(reader, chain, uniswap, token_id, warnings) for (token_id,) in ids), return_exceptions=True
+        *(position(reader, chain, v3, token_id, warnings) for (token_id,) in ids), return_exceptions=True
     )
     found = warnings.survivors("position", [(f"{manager} #{token_id}", o) for (token_id,), o in zip(ids, outcomes)])
     return [p for p in found if p is not None]
 
 
 async def position(
-    reader: ChainReader, chain: ChainAddresses, uniswap: UniswapAddresses, token_id: int, warnings: Warnings
+    reader: ChainReader, chain: ChainAddresses, v3: UniswapV3Addresses, token_id: int, warnings: Warnings
 ) -> dict[str, Any] | None:
-    """One NFT's position at the block; None when it holds nothing."""
-    manager = uniswap.position_manager
+    """One v3 NFT's position at the block; None when it holds nothing."""
+    manager = v3.position_manager
     (_, _, token0, token1, fee, lower, upper, liquidity, last0, last1, owed0, owed1) = await reader.call(
         manager, POSITIONS, token_id, label=LABEL
     )
     if not liquidity and not owed0 and not owed1:
         return None
-    pool_address = await pool_of(reader, uniswap, token0, token1, fee)
-    (pool, ends, info0, info1, price0, price1) = await asyncio.gather(
+    pool_address = await pool_of(reader, v3, token0, token1, fee)
+    label = LABEL_POOL.format(pool_address)
+    pair = (token0, token1)
+    pool, (spacing,), ends, infos, prices = await asyncio.gather(
         pool_state(reader, pool_address),
-        asyncio.gather(
-            *(reader.call(pool_address, TICKS, tick, label=LABEL_POOL.format(pool_address)) for tick in (lower, upper))
-        ),
-        erc20.token_info(reader, token0),
-        erc20.token_info(reader, token1),
-        warned_usd_price(reader, chain, token0, warnings),
-        warned_usd_price(reader, chain, token1, warnings),
+        reader.call(pool_address, TICK_SPACING, label=label),
+        asyncio.gather(*(reader.call(pool_address, TICKS, tick, label=label) for tick in (lower, upper))),
+        asyncio.gather(*(erc20.token_info(reader, token) for token in pair)),
+        asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in pair)),
     )
-    amount0, amount1 = tick_math.amounts(pool.sqrt_price, pool.tick, lower, upper, liquidity)
     fees = [
-        tick_math.fees_owed(
-            owed,
-            liquidity,
-            tick_math.fee_growth_inside(pool.tick, lower, upper, pool.fee_growth[i], ends[0][2 + i], ends[1][2 + i]),
-            last,
+        fees_owed(
+            owed, liquidity, fee_growth_inside(pool.tick, lower, upper, growth, ends[0][2 + i], ends[1][2 + i]), last
         )
-        for i, (owed, last) in enumerate(((owed0, last0), (owed1, last1)))
+        for i, (owed, last, growth) in enumerate(
+            ((owed0, last0, pool.fee_growth[0]), (owed1, last1, pool.fee_growth[1]))
+        )
     ]
-    decimals0, decimals1 = info0["decimals"], info1["decimals"]
-    prices, decimals = (price0, price1), (decimals0, decimals1)
-    return {
-        "type": "uniswap-v3-position",
-        "tokenId": str(token_id),
-        "positionManager": manager,
-        "pool": pool.address,
-        "token0": info0,
-        "token1": info1,
-        "feeTier": fee,
-        "tickLower": lower,
-        "tickUpper": upper,
-        "tickCurrent": pool.tick,
-        "sqrtPriceX96": str(pool.sqrt_price),
-        "priceLower": ratio(tick_math.price(tick_math.sqrt_ratio_at_tick(lower), decimals0, decimals1)),
-        "priceUpper": ratio(tick_math.price(tick_math.sqrt_ratio_at_tick(upper), decimals0, decimals1)),
-        "priceCurrent": ratio(tick_math.price(pool.sqrt_price, decimals0, decimals1)),
-        "inRange": lower <= pool.tick < upper,
-        "liquidity": str(liquidity),
-        "amount0": str(amount0),
-        "amount1": str(amount1),
-        "uncollectedFees0": str(fees[0]),
-        "uncollectedFees1": str(fees[1]),
-        "valueUsd": usd(prices, (amount0, amount1), decimals),
-        "uncollectedFeesUsd": usd(prices, fees, decimals),
-    }
+    return position_answer(
+        kind="uniswap-v3-position",
+        token_id=token_id,
+        manager=manager,
+        pool=pool.address,
+        hooks=None,
+        tokens=(infos[0], infos[1]),
+        prices=(prices[0], prices[1]),
+        fee=fee,
+        spacing=spacing,
+        ticks=(lower, upper),
+        state=(pool.sqrt_price, pool.tick),
+        liquidity=liquidity,
+        fees=(fees[0], fees[1]),
+    )
 
 
-async def pool_of(reader: ChainReader, uniswap: UniswapAddresses, token0: str, token1: str, fee: int) -> str:
+async def pool_of(reader: ChainReader, v3: UniswapV3Addresses, token0: str, token1: str, fee: int) -> str:
     """The factory's pool for the pair and fee; ProtocolError when it has none."""
-    (pool,) = await reader.call(uniswap.factory, GET_POOL, token0, token1, fee, label="Uniswap v3 factory")
+    (pool,) = await reader.call(v3.factory, GET_POOL, token0, token1, fee, label="Uniswap v3 factory")
     if pool == ZERO_ADDRESS:
         raise ProtocolError(f"Uniswap v3 factory: no pool for {token0}/{token1} at fee {fee}.")
     return cast(str, pool).lower()
@@ -218,11 +248,3 @@ async def pool_state(reader: ChainReader, pool: str) -> PoolState:
         *(reader.call(pool, function, label=label) for function in FEE_GROWTH_GLOBAL),
     )
     return PoolState(pool, slot0[0], slot0[1], (growth0, growth1))
-
-
-def usd(prices: Sequence[UsdPrice | None], amounts: Sequence[int], decimals: Sequence[int]) -> float | None:
-    """Both tokens' amounts in USD, summed exactly and rounded once; null unless both have a price."""
-    known = [price for price in prices if price is not None]
-    if len(known) < len(prices):
-        return None
-    return float(sum(price.exact(amount, d) for price, amount, d in zip(known, amounts, decimals)))
