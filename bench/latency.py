@@ -52,7 +52,7 @@ QUERIES = [
     ("ethena (saver)", [("ethena", "saver")]),
     ("lido (saver: stETH, wstETH)", [("lido", "saver")]),
     ("lido (borrower: withdrawal requests)", [("lido", "borrower")]),
-    ("uniswap (saver: 6 v3 and 5 v4 positions)", [("uniswap", "saver")]),
+    ("uniswap (saver: 6 v3 and 6 v4 positions)", [("uniswap", "saver")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -8,8 +8,8 @@ pragma solidity 0.8.19;
 /// it had made that call itself, by the same views an auditor reads, so one call replaces the rounds
 /// of reads that depend on each other.
 /// @dev The output is a tape: one flag byte (1 when records were left out), then records of
-/// target (20 bytes), the first 16 bytes of the calldata's SHA-256 (the precompile's; the
-/// service has no keccak), success (1 byte: 0 reverted, 1 returned), answer length (3), answer. A creation's returned code is held to EIP-170's 24,576 bytes, so the
+/// target (20 bytes), the first 16 bytes of the calldata's SHA-256 (the precompile's: cheaper
+/// than Keccak in the service's pure Python), success (1 byte: 0 reverted, 1 returned), answer length (3), answer. A creation's returned code is held to EIP-170's 24,576 bytes, so the
 /// tape stops at LIMIT; the reader asks whatever is missing itself.
 abstract contract Recorder {
     uint256 internal constant LIMIT = 24_000;

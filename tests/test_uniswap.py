@@ -14,14 +14,17 @@ import eth_abi
 import pytest
 from eth_hash.auto import keccak
 
+import addresses
+import server
 from adapters.uniswap import pools as uniswap_pools
 from adapters.uniswap import positions as uniswap
 from adapters.uniswap import tick_math, v4
 from chain.erc20 import NATIVE
 from tests import uniswap_world as U
-from tests.conftest import world_api, world_fixture
+from tests.conftest import until_indexed, world_api, world_fixture
 from tests.evm import arg_types, function_signatures, functions_of, selector
 from tests.node_oracles import ask
+from tests.rpc_proxy import RpcProxy
 
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
@@ -114,6 +117,15 @@ def figures(
     }
 
 
+def token(world: U.UniswapWorld, address: str) -> dict[str, Any]:
+    """The TokenInfo a position names, as the test world made the token."""
+    if address in (U.ZERO, NATIVE):
+        return {"address": NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18}
+    symbol = next(symbol for symbol, a in world.tokens.items() if a == address)
+    name, decimals = {"WETH": ("Wrapped Ether", 18), "USDC": ("USD Coin", 6)}[symbol]
+    return {"address": address, "symbol": symbol, "name": name, "decimals": decimals}
+
+
 def exact(price: dict[str, str]) -> float:
     return float(Fraction(int(price["numerator"]), int(price["denominator"])))
 
@@ -161,8 +173,8 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
                 "positionManager": world.manager,
                 "pool": world.pools[request["fee"]],
                 "hooks": None,
-                "token0": position["token0"] | {"address": world.token0},
-                "token1": position["token1"] | {"address": world.token1},
+                "token0": token(world, world.token0),
+                "token1": token(world, world.token1),
                 "feeTier": request["fee"],
                 "tickSpacing": U.SPACING[request["fee"]],
                 **figures(request, sdk, amounts, fees),
@@ -219,7 +231,7 @@ async def test_more_positions_than_read_are_named(world_client, world, monkeypat
         {
             "code": "PART_UNREADABLE",
             "target": world.posm,
-            "message": "the wallet owns 6 v4 position NFTs; 3 after the first 3 are left out",
+            "message": "the wallet owns 7 v4 position NFTs; 4 after the first 3 are left out",
         },
     ]
     assert capped["warnings"] == sorted(expected, key=lambda warning: warning["target"]), "listed by target"
@@ -237,7 +249,7 @@ async def test_a_failed_feed_is_named_in_every_input_that_needs_it(world_client,
         inputs = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": w} for w in (lp, trader)]
         reply = await world_client.query(QUERY, {"inputs": inputs})
         entries = reply.body["data"]["walletPositions"]["data"]
-        assert [len(e["positions"]) for e in entries] == [5 + 5, 1 + 1], "v3 and v4 (the trader was given one)"
+        assert [len(e["positions"]) for e in entries] == [5 + 6, 1 + 1], "v3 and v4 (the trader was given one)"
         for entry in entries:
             assert [(w["code"], w["target"]) for w in entry["warnings"]] == [
                 ("PRICE_UNAVAILABLE", world.tokens["WETH"])
@@ -263,7 +275,7 @@ def v4_oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[
     )
     pool_id = v4.pool_id(world.keys[pool])
     lower, upper = v4.ticks(info)
-    sqrt_price, tick = world.v4_slot0(pool, block)
+    sqrt_price, tick, lp_fee = world.v4_state(pool, block)
     liquidity = node.call(world.posm, "getPositionLiquidity(uint256)", token_id, block=block)
     decimals = {world.tokens["WETH"]: 18, world.tokens["USDC"]: 6, U.ZERO: 18}
     return {
@@ -272,8 +284,9 @@ def v4_oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[
         "token0": {"address": key[0].lower(), "decimals": decimals[key[0].lower()]},
         "token1": {"address": key[1].lower(), "decimals": decimals[key[1].lower()]},
         "fee": key[2],
+        "lpFee": lp_fee,
         "tickSpacing": key[3],
-        "hooks": key[4],
+        "hooks": key[4].lower(),
         "sqrtPriceX96": str(sqrt_price),
         "tick": tick,
         "poolLiquidity": str(node.call(world.state_view, "getLiquidity(bytes32)", pool_id, block=block)),
@@ -305,17 +318,17 @@ async def test_every_v4_position_at_every_step_equals_the_v4_sdk_and_the_manager
                 "tokenId": position["tokenId"],
                 "positionManager": world.posm,
                 "pool": sdk["poolId"],
-                "hooks": U.ZERO,
-                "token0": position["token0"] | {"address": NATIVE if native else request["token0"]["address"]},
-                "token1": position["token1"] | {"address": request["token1"]["address"]},
-                "feeTier": request["fee"],
+                "hooks": request["hooks"],
+                "token0": token(world, request["token0"]["address"]),
+                "token1": token(world, request["token1"]["address"]),
+                "feeTier": request["lpFee"],
                 "tickSpacing": request["tickSpacing"],
                 **figures(request, sdk, amounts, fees),
                 "valueUsd": None if native else usd(world, *amounts),
                 "uncollectedFeesUsd": None if native else usd(world, *fees),
             }
-            if native:
-                assert position["token0"]["symbol"] == "ETH"
+            if request["pool"] == "dynamic":
+                assert (request["fee"], request["lpFee"], request["hooks"]) == (U.DYNAMIC_FEE, 2500, U.HOOK)
 
 
 async def test_v4_positions_are_the_wallets_by_the_index_and_ownerof(world_client, world):
@@ -325,7 +338,7 @@ async def test_v4_positions_are_the_wallets_by_the_index_and_ownerof(world_clien
     trader = await answer(world_client, world.wallets["trader"])
     ids = {name: str(token_id) for name, token_id in world.v4_ids.items()}
     listed = [p["tokenId"] for p in lp["positions"] if p["type"] == "uniswap-v4-position"]
-    assert listed == [ids[name] for name in ("wide", "narrow", "below", "above", "native")]
+    assert listed == [ids[name] for name in ("wide", "narrow", "below", "above", "native", "dynamic")]
     assert [p["tokenId"] for p in trader["positions"]] == [ids["given"]]
     narrow = [(whole[0] - fees[0], whole[1] - fees[1]) for fees, whole in (p["narrow"] for p in world.v4_payouts[:4])]
     assert [(a > 0, b > 0) for a, b in narrow] == [(True, True), (False, True), (True, False), (True, True)]
@@ -346,7 +359,8 @@ async def test_v4_nfts_the_index_has_not_seen_are_named(aiohttp_client, keys_fil
         {
             "code": "PART_UNREADABLE",
             "target": world.posm,
-            "message": "the wallet owns 6 v4 position NFTs; 6 that the event index has not seen yet are left out",
+            "message": "the wallet owns 7 v4 position NFTs; 7 not among those the event index has seen sent to it "
+            "(or beyond those checked) are left out",
         }
     ]
 
@@ -385,10 +399,55 @@ async def test_v4_pool_details_by_pool_id(world_client, world):
     assert "is not a Uniswap v4 pool on chain 31337" in error["error"]["message"]
 
 
+async def test_blocks_before_deployment_are_refused(world_client, world):
+    """A wallet at a block before either manager existed, a v3 pool before it was created and a
+    v4 pool before the PositionManager's block are the client's mistake, said so."""
+    wallet = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": world.wallets["lp"], "blockNumber": 1}]
+    reply = await world_client.query(QUERY, {"inputs": wallet})
+    (error,) = reply.body["data"]["walletPositions"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert error["error"]["message"].startswith("Block 1 is before uniswap's deployment on chain 31337")
+    pool_id = "0x" + v4.pool_id(world.keys["erc20"]).hex()
+    pools = [
+        {"protocol": "uniswap", "chainId": 31337, "poolAddress": world.pools[3000], "blockNumber": 1},
+        {"protocol": "uniswap", "chainId": 31337, "poolAddress": pool_id, "blockNumber": world.posm_block - 1},
+    ]
+    reply = await world_client.query(POOL_QUERY, {"inputs": pools})
+    errors = reply.body["data"]["poolDetails"]["errors"]
+    assert [e["error"]["code"] for e in errors] == ["VALIDATION_ERROR"] * 2
+    assert f"its pool {world.pools[3000]} has no code then" in errors[0]["error"]["message"]
+    assert f"its v4 position manager was deployed at block {world.posm_block}" in errors[1]["error"]["message"]
+
+
 def test_the_v4_pool_id_is_keccak_of_the_pool_key():
     """PoolIdLibrary.toId, against eth-hash over the same encoding."""
     key = ("0x" + "00" * 20, "0x" + "a0" * 20, 3000, 60, "0x" + "00" * 20)
     assert v4.pool_id(key) == keccak(eth_abi.encode(["address", "address", "uint24", "int24", "address"], list(key)))
+
+
+async def test_the_lens_calls_answer_every_read(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """Once the index has stored the wallet's v4 NFTs, its answer (6 v3 and 6 v4 positions, native
+    ETH and a hook among them) is read by the two lens calls alone: not one call of its own."""
+    node = world.node
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.mine(100)
+        proxy = RpcProxy(node.url)
+        proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+        path = world.write_addresses(tmp_path / "a.json")
+        api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=str(proxied.make_url("/")))
+        await answer(api, world.wallets["lp"])
+        stream = v4.stream(addresses.load(str(path))[node.chain_id].uniswap.v4)
+        await until_indexed(api.app[server.INDEXES].file(node.chain_id), stream, node)
+        node.mine()
+        proxy.posts.clear()
+        entry = await answer(api, world.wallets["lp"])
+        assert [p["type"][:10] for p in entry["positions"]] == ["uniswap-v3"] * 6 + ["uniswap-v4"] * 6
+        calls = proxy.calls("eth_call")
+        assert [call for call in calls if "to" in call["params"][0]] == [], "every read came from a tape"
+        assert len(calls) == 2, "one lens call for each version"
+    finally:
+        node.rpc("evm_revert", snapshot)
 
 
 async def test_pool_details_are_the_pools_own_state(world_client, world):
@@ -433,25 +492,27 @@ async def test_pool_details_refuse_what_the_factory_did_not_create(world_client,
 
 
 def test_tick_math_equals_the_sdk_on_random_positions():
-    """Amounts of random ranges, prices and liquidities, and fees of random fee growths (wrapping
-    past 2**256 included), against the SDK; far more cases than the world's."""
+    """Amounts of random ranges (any tick: the 0.01 % tier's spacing is 1, so every bit of
+    getSqrtRatioAtTick is used), prices and liquidities, and fees of random fee growths (wrapping
+    past 2**256 included) and stored tokensOwed, against the SDK; far more cases than the world's."""
     rng = random.Random(38)
     requests, cases = [], []
     for _ in range(400):
-        lower, upper = sorted(rng.sample(range(tick_math.MIN_TICK // 60 * 60 + 60, tick_math.MAX_TICK - 60, 60), 2))
+        lower, upper = sorted(rng.sample(range(tick_math.MIN_TICK, tick_math.MAX_TICK + 1), 2))
         tick = rng.choice([lower - 1, lower, upper - 1, upper, rng.randint(lower - 5000, upper + 5000)])
         tick = max(tick_math.MIN_TICK, min(tick_math.MAX_TICK - 1, tick))
         low, high = tick_math.sqrt_ratio_at_tick(tick), tick_math.sqrt_ratio_at_tick(tick + 1)
         sqrt_price = rng.randint(low, high - 1)
         liquidity = rng.randint(0, 2**128 - 1)
         words = [rng.randint(0, 2**256 - 1) for _ in range(8)]
+        owed = [rng.randint(0, 2**128 - 1) for _ in range(2)]
         decimals = (rng.randint(0, 30), rng.randint(0, 30))
         requests.append(
             {
                 "chainId": 1,
                 "token0": {"address": "0x" + "11" * 20, "decimals": decimals[0]},
                 "token1": {"address": "0x" + "22" * 20, "decimals": decimals[1]},
-                "fee": 3000,
+                "fee": 100,
                 "sqrtPriceX96": str(sqrt_price),
                 "tick": tick,
                 "poolLiquidity": "0",
@@ -462,23 +523,22 @@ def test_tick_math_equals_the_sdk_on_random_positions():
                 "upper": [str(w) for w in words[2:4]],
                 "feeGrowthGlobal": [str(w) for w in words[4:6]],
                 "feeGrowthInsideLast": [str(w) for w in words[6:8]],
-                "tokensOwed": ["0", "0"],
+                "tokensOwed": [str(o) for o in owed],
             }
         )
-        cases.append((sqrt_price, tick, lower, upper, liquidity, words, decimals))
-    for (sqrt_price, tick, lower, upper, liquidity, words, decimals), sdk in zip(
-        cases, ask("uniswap_sdk.cjs", requests)
-    ):
-        assert tick_math.amounts(sqrt_price, tick, lower, upper, liquidity) == (
-            int(sdk["amount0"]),
-            int(sdk["amount1"]),
-        )
+        cases.append((sqrt_price, tick, lower, upper, liquidity, words, owed, decimals))
+    answers = ask("uniswap_sdk.cjs", requests)
+    for (sqrt_price, tick, lower, upper, liquidity, words, owed, decimals), sdk in zip(cases, answers):
+        amounts = tick_math.amounts(sqrt_price, tick, lower, upper, liquidity)
+        assert amounts == (int(sdk["amount0"]), int(sdk["amount1"]))
         for i in (0, 1):
             inside = tick_math.fee_growth_inside(tick, lower, upper, words[4 + i], words[i], words[2 + i])
-            # The SDK keeps every bit; the manager casts the fees to uint128, as the service does.
-            assert tick_math.fees_owed(0, liquidity, inside, words[6 + i]) == int(sdk[f"fees{i}"]) % 2**128
+            assert tick_math.fees_accrued(liquidity, inside, words[6 + i]) == int(sdk[f"fees{i}"]) - owed[i]
+            # The SDK keeps every bit; the v3 manager keeps the low 128 of each sum, as the service does.
+            assert tick_math.fees_owed(owed[i], liquidity, inside, words[6 + i]) == int(sdk[f"fees{i}"]) % 2**128
         assert float(tick_math.price(sqrt_price, *decimals)) == exact(sdk["priceCurrent"])
-        assert float(tick_math.price(tick_math.sqrt_ratio_at_tick(lower), *decimals)) == exact(sdk["priceLower"])
+        for end, name in ((lower, "priceLower"), (upper, "priceUpper")):
+            assert float(tick_math.price(tick_math.sqrt_ratio_at_tick(end), *decimals)) == exact(sdk[name])
 
 
 def test_the_adapter_reads_uniswaps_published_abi():

@@ -36,6 +36,10 @@ V4 = TOOLS / "@uniswap" / "v4-periphery"
 PERMIT2 = "0x000000000022d473030f116ddee9f6b43ac78ba3"
 """Permit2's canonical address, where the v4 PositionManager expects it."""
 ZERO = "0x" + "00" * 20
+HOOK = "0x000000000000000000000000000000000000c000"
+"""A hooks address with no permission flags (its low 14 bits clear): the dynamic-fee pool's hook,
+which only ever sets the LP fee (impersonated; no code is called)."""
+DYNAMIC_FEE = 0x800000
 SINK = "0x" + "51" * 20
 """Where the payouts the tests measure are sent."""
 POOL_KEY = "(address,address,uint24,int24,address)"
@@ -93,9 +97,13 @@ class UniswapWorld:
     state_view: str = ""
     swapper: str = ""
     keys: dict[str, tuple[str, str, int, int, str]] = field(default_factory=dict)
-    """v4 PoolKeys: "erc20" (WETH/USDC, 0.3 %), "native" (ETH/USDC, 0.05 %)."""
+    """v4 PoolKeys: "erc20" (WETH/USDC, 0.3 %), "native" (ETH/USDC, 0.05 %), "dynamic" (WETH/USDC,
+    a dynamic fee its hook set to 0.25 %)."""
+    v4_pools: dict[str, str] = field(default_factory=dict)
+    """The pool of each v4 position, by its name."""
     v4_ids: dict[str, int] = field(default_factory=dict)
-    """v4 token ids by what happened to them (wide, narrow, below, above, native, closed, given, burned)."""
+    """v4 token ids by what happened to them (wide, narrow, below, above, native, dynamic, closed,
+    given, burned)."""
     v4_burned: int = 0
     v4_base: dict[str, int] = field(default_factory=dict)
     """Each v4 pool's first usable tick."""
@@ -176,6 +184,7 @@ class UniswapWorld:
         sweep = [(SWEEP, eth_abi.encode(["address", "address"], [ZERO, owner]))] if native else []
         self.modify(owner, [(MINT_POSITION, mint), (SETTLE_PAIR, settle), *sweep], value=10**20 if native else 0)
         self.v4_ids[name] = self.node.call(self.posm, "nextTokenId()") - 1
+        self.v4_pools[name] = pool
 
     def v4_take(self, name: str, pool: str, liquidity: int, burn: bool = False) -> None:
         """Withdraw `liquidity` and take what is owed (fees too) to the wallet; then burn the NFT."""
@@ -222,6 +231,10 @@ class UniswapWorld:
         self.node.transact({"to": self.swapper, "data": "0x" + data.hex(), "value": hex(value)}, self.wallets["trader"])
 
     def v4_slot0(self, pool: str, block: int | str = "latest") -> tuple[int, int]:
+        return self.v4_state(pool, block)[:2]
+
+    def v4_state(self, pool: str, block: int | str = "latest") -> tuple[int, int, int]:
+        """(sqrtPriceX96, tick, lpFee) of a v4 pool, by the StateView."""
         from adapters.uniswap.v4 import pool_id
 
         answer = self.node.call(
@@ -231,7 +244,7 @@ class UniswapWorld:
             returns=("uint160", "int24", "uint24", "uint24"),
             block=block,
         )
-        return answer[0], answer[1]
+        return answer[0], answer[1], answer[3]
 
     def liquidity(self, name: str) -> int:
         return self.position(name)[7]
@@ -368,12 +381,16 @@ def build_v4(world: UniswapWorld) -> None:
     world.keys = {
         "erc20": (world.token0, world.token1, 3000, 60, ZERO),
         "native": (ZERO, world.tokens["USDC"], 500, 10, ZERO),
+        "dynamic": (world.token0, world.token1, DYNAMIC_FEE, 60, HOOK),
     }
     for pool, key in world.keys.items():
         token0_is_eth = key[0] in (ZERO, world.tokens["WETH"])
         node.send(world.pool_manager, f"initialize({POOL_KEY},uint160)", key, initial_sqrt_price(token0_is_eth))
         _, tick = world.v4_slot0(pool)
         world.v4_base[pool] = tick // key[3] * key[3]
+    node.rpc("anvil_impersonateAccount", HOOK)
+    node.rpc("anvil_setBalance", HOOK, hex(10**18))
+    node.send(world.pool_manager, f"updateDynamicLPFee({POOL_KEY},uint24)", world.keys["dynamic"], 2500, sender=HOOK)
     base, native = world.v4_base["erc20"], world.v4_base["native"]
     for name, pool, lower, upper, liquidity in (
         ("wide", "erc20", base - 6000, base + 6000, 10**18),
@@ -381,6 +398,7 @@ def build_v4(world: UniswapWorld) -> None:
         ("below", "erc20", base - 3000, base - 1200, 10**18),
         ("above", "erc20", base + 1200, base + 3000, 10**18),
         ("native", "native", native - 500, native + 500, 10**15),
+        ("dynamic", "dynamic", base - 600, base + 600, 10**18),
         ("closed", "erc20", base - 1200, base + 1200, 10**18),
         ("given", "erc20", base - 600, base + 600, 10**18),
         ("burned", "erc20", base - 1800, base + 1800, 10**18),
@@ -392,6 +410,7 @@ def build_v4(world: UniswapWorld) -> None:
         world.v4_swap_to("erc20", base + offset)
         step(world)
     world.v4_swap_to("native", native + 200)
+    world.v4_swap_to("dynamic", base + 100)
     world.v4_take("closed", "erc20", 10**18)
     world.v4_take("burned", "erc20", 10**18, burn=True)
     world.v4_burned = world.v4_ids.pop("burned")
@@ -403,7 +422,7 @@ def step(world: UniswapWorld) -> None:
     world.v4_steps.append(world.node.block_number())
     payouts = {}
     for name, token_id in world.v4_ids.items():
-        pool = "native" if name == "native" else "erc20"
+        pool = world.v4_pools[name]
         owner = world.node.call(world.posm, "ownerOf(uint256)", token_id, returns=("address",))
         if owner.lower() != world.wallets["lp"].lower():
             continue

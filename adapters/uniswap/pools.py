@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
+from adapters import deployment
 from adapters.formats import ratio
 from adapters.position_warnings import Warnings
 from adapters.prices import warned_usd_price
@@ -46,6 +47,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         return {"blockNumber": block, "details": await _v4_pool(reader, chain, uniswap.v4, pool, block, ctx.warnings)}
     if uniswap.v3 is None:
         raise InputValidationError(f"Uniswap v3 is not configured on chain {chain_id}. Expected a v4 PoolId.")
+    await deployment.require(reader, "uniswap", pool, "pool")
     label = LABEL_POOL.format(pool)
     try:
         token0, token1, (fee,) = await asyncio.gather(
@@ -100,7 +102,8 @@ async def _v4_pool(
 ) -> dict[str, Any]:
     wanted = bytes.fromhex(pool[2:])
     key = None
-    if v4 is not None and block >= v4.position_manager.start_block:
+    if v4 is not None:
+        deployment.started(reader, "uniswap", block, v4.position_manager.start_block, "its v4 position manager")
         manager = v4.position_manager.address
         key = await reader.call(manager, POOL_KEYS, wanted[:25], label="Uniswap v4 position manager")
     if key is None or int(key[1], 16) == 0 or pool_id(tuple(key)) != wanted:

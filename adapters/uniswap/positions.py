@@ -21,8 +21,8 @@ math, equal to the contracts'):
   at the pool's price and at each end of the range (TickMath.getSqrtRatioAtTick).
 - USD: each token's amount through its USD feed; null unless both tokens have one.
 
-Both versions' reads go out at once in UniswapLens (lenses/, chain/lens.py), the v4 token ids
-the event index has stored passed to it.
+Both versions' reads go out at once in UniswapLens (lenses/, chain/lens.py), one call for each
+version in the same round, the v4 token ids the event index has stored passed to it.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from adapters import deployment
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.uniswap import v4
 from adapters.uniswap.figures import position_answer
 from adapters.uniswap.tick_math import fee_growth_inside, fees_owed
-from addresses import ChainAddresses, UniswapAddresses, UniswapV3Addresses
+from addresses import ChainAddresses, UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS, Function
 from chain.event_index import Stream
@@ -70,9 +71,11 @@ TICKS = Function(
 """(liquidityGross, liquidityNet, feeGrowthOutside0X128, feeGrowthOutside1X128, ...)."""
 MAX_POSITIONS = 500
 """NFTs read per wallet and version; beyond them the answer names how many are left out."""
-LENS_POSITIONS = 40
-"""NFTs of each version the lens reads (its answer is capped at 24 KB, about 600 bytes a
-position); the rest take rounds."""
+LENS_POSITIONS = 14
+"""v3 NFTs the lens reads: its answer is capped at 24 KB, and a v3 position's reads take about
+1,160 bytes of it (its pool's and tokens' once more); the rest take rounds."""
+V4_LENS_POSITIONS = 20
+"""v4 candidates a second lens call reads, in the same round (about 710 bytes a position)."""
 LENS = Lens(
     "UniswapLens",
     (
@@ -117,14 +120,33 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     uniswap = cast(UniswapAddresses, chain.uniswap)
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
-    later = uniswap.v4 is None or block < uniswap.v4.position_manager.start_block
-    stored = [] if later or uniswap.v4 is None else await v4.candidates(ctx, chain_id, uniswap.v4, wallet, stored=True)
-    _prefetch(reader, chain, uniswap, wallet, stored)
+    v3_on, v4_on = await _deployed(reader, uniswap, block)
+    stored = await v4.candidates(ctx, chain_id, v4_on, wallet, stored=True) if v4_on else []
+    _prefetch(reader, chain, v3_on, v4_on, wallet, stored)
     v3_positions, v4_positions = await asyncio.gather(
-        _v3_positions(reader, chain, uniswap.v3, wallet, ctx.warnings) if uniswap.v3 else _none(),
-        v4.positions(ctx, chain, uniswap.v4, wallet, MAX_POSITIONS) if uniswap.v4 and not later else _none(),
+        _v3_positions(reader, chain, v3_on, wallet, ctx.warnings) if v3_on else _none(),
+        v4.positions(ctx, chain, v4_on, wallet, MAX_POSITIONS) if v4_on else _none(),
     )
     return {"blockNumber": block, "positions": v3_positions + v4_positions}
+
+
+async def _deployed(
+    reader: ChainReader, uniswap: UniswapAddresses, block: int
+) -> tuple[UniswapV3Addresses | None, UniswapV4Addresses | None]:
+    """The versions whose position manager existed at the block: at a past block, those with
+    code (and v4 not before its scan starts); VALIDATION_ERROR when neither did."""
+    v3, v4_addresses = uniswap.v3, uniswap.v4
+    if v4_addresses and block < v4_addresses.position_manager.start_block:
+        if v3 is None:
+            start = v4_addresses.position_manager.start_block
+            deployment.started(reader, "uniswap", block, start, "its v4 position manager")
+        v4_addresses = None
+    managers = [m for m in (v3 and v3.position_manager, v4_addresses and v4_addresses.position_manager.address) if m]
+    present = await deployment.deployed(reader, "uniswap", managers, lambda manager: manager, "position managers")
+    return (
+        v3 if v3 and v3.position_manager in present else None,
+        v4_addresses if v4_addresses and v4_addresses.position_manager.address in present else None,
+    )
 
 
 async def _none() -> list[dict[str, Any]]:
@@ -132,35 +154,36 @@ async def _none() -> list[dict[str, Any]]:
 
 
 def _prefetch(
-    reader: ChainReader, chain: ChainAddresses, uniswap: UniswapAddresses, wallet: str, ids: list[int]
+    reader: ChainReader,
+    chain: ChainAddresses,
+    v3: UniswapV3Addresses | None,
+    v4_addresses: UniswapV4Addresses | None,
+    wallet: str,
+    ids: list[int],
 ) -> None:
-    """The wallet's first LENS_POSITIONS v3 NFTs and v4 candidates, their pools and tokens and
-    the tokens' USD feeds, in one lens call."""
+    """The wallet's first LENS_POSITIONS v3 NFTs, and its first V4_LENS_POSITIONS v4 candidates
+    (`ids`), their pools and tokens and the tokens' USD feeds: a lens call for each version read,
+    in one round."""
     priced = token_feeds(chain)
+    feeds = [feed.feed for feed in priced.values()]
     sequencer = chain.sequencer_uptime_feed or NONE
-    v3, v4_addresses = uniswap.v3, uniswap.v4
-    targets = [*(feed.feed for feed in priced.values()), sequencer]
+    calls, targets = [], [*feeds, sequencer]
     if v3:
+        calls.append(
+            LENS.initcode(
+                wallet, v3.position_manager, v3.factory, LENS_POSITIONS, NONE, NONE, [], list(priced), feeds, sequencer
+            )
+        )
         targets += [v3.position_manager, v3.factory]
     if v4_addresses:
-        targets += [v4_addresses.position_manager.address, v4_addresses.state_view]
-    reader.prefetch(
-        [
+        manager, state_view = v4_addresses.position_manager.address, v4_addresses.state_view
+        calls.append(
             LENS.initcode(
-                wallet,
-                v3.position_manager if v3 else NONE,
-                v3.factory if v3 else NONE,
-                LENS_POSITIONS,
-                v4_addresses.position_manager.address if v4_addresses else NONE,
-                v4_addresses.state_view if v4_addresses else NONE,
-                ids[:LENS_POSITIONS],
-                list(priced),
-                [feed.feed for feed in priced.values()],
-                sequencer,
+                wallet, NONE, NONE, 0, manager, state_view, ids[:V4_LENS_POSITIONS], list(priced), feeds, sequencer
             )
-        ],
-        targets,
-    )
+        )
+        targets += [manager, state_view]
+    reader.prefetch(calls, targets)
 
 
 async def _v3_positions(

@@ -95,12 +95,18 @@ def fee_growth_inside(
     return (global_growth - below - above) % UINT256
 
 
+def fees_accrued(liquidity: int, inside: int, inside_last: int) -> int:
+    """liquidity x the fee growth inside since last accounted, / 2**128, rounded down (the growth
+    wraps mod 2**256): Position.update's fees, in full (v4 keeps them so; v4's PositionManager
+    then reverts rather than pay 2**127 or more)."""
+    return (inside - inside_last) % UINT256 * liquidity // Q128
+
+
 def fees_owed(owed: int, liquidity: int, inside: int, inside_last: int) -> int:
-    """What the position manager's `collect` pays for one token: the fees it holds for the NFT
-    (`tokensOwed`) plus liquidity x the growth inside since it last accounted, as a uint128
-    (NonfungiblePositionManager.collect after the pool's burn(0))."""
-    accrued = (inside - inside_last) % UINT256 * liquidity // Q128
-    return (owed + accrued % UINT128) % UINT128
+    """What v3's position manager's `collect` pays for one token: the fees it holds for the NFT
+    (`tokensOwed`) plus those accrued since it last accounted, as a uint128 (it keeps the low 128
+    bits of each; NonfungiblePositionManager.collect after the pool's burn(0))."""
+    return (owed + fees_accrued(liquidity, inside, inside_last) % UINT128) % UINT128
 
 
 def price(sqrt_price: int, decimals0: int, decimals1: int) -> Fraction:

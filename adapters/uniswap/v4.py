@@ -45,11 +45,7 @@ if TYPE_CHECKING:
 POOL_KEY = ("address", "address", "uint24", "int24", "address")
 """currency0, currency1, fee, tickSpacing, hooks."""
 OWNER_OF = Function("ownerOf(uint256)", "6352211e", ("address",))
-POOL_AND_POSITION_INFO = Function(
-    "getPoolAndPositionInfo(uint256)", "7ba03aad", (f"({','.join(POOL_KEY)})", "uint256"), immutable=True
-)
-"""Kept once read: it is asked only of a minted NFT, whose pool and range never change and whose
-id is never reused (only the subscriber bit moves, which no figure uses)."""
+POOL_AND_POSITION_INFO = Function("getPoolAndPositionInfo(uint256)", "7ba03aad", (f"({','.join(POOL_KEY)})", "uint256"))
 POOL_KEYS = Function("poolKeys(bytes25)", "86b6be7d", POOL_KEY)
 GET_SLOT0 = Function("getSlot0(bytes32)", "c815641c", ("uint160", "int24", "uint24", "uint24"))
 GET_POSITION_INFO = Function(
@@ -57,6 +53,8 @@ GET_POSITION_INFO = Function(
 )
 GET_FEE_GROWTH_INSIDE = Function("getFeeGrowthInside(bytes32,int24,int24)", "53e9c1fb", ("uint256", "uint256"))
 GET_LIQUIDITY = Function("getLiquidity(bytes32)", "fa6793d5", ("uint128",))
+MAX_CANDIDATES = 2_000
+"""Token ids sent to a wallet whose owner is asked (the newest); a wallet that received more is told."""
 LABEL = "Uniswap v4 position manager"
 STATE_VIEW = "Uniswap v4 state view"
 
@@ -112,14 +110,21 @@ async def positions(
         candidates(ctx, chain.chain_id, v4, wallet, stored=False),
         reader.call(manager, erc20.BALANCE_OF, wallet, label=LABEL),
     )
+    if len(ids) > MAX_CANDIDATES:
+        warnings.add(
+            PART_UNREADABLE,
+            manager,
+            f"{len(ids)} v4 position NFTs were sent to the wallet; only the newest {MAX_CANDIDATES} are checked",
+        )
+        ids = ids[-MAX_CANDIDATES:]
     owners = await asyncio.gather(*(_owner(reader, manager, token_id) for token_id in ids))
     owned = [token_id for token_id, owner in zip(ids, owners) if owner == wallet]
     if count > len(owned):
         warnings.add(
             PART_UNREADABLE,
             manager,
-            f"the wallet owns {count} v4 position NFTs; {count - len(owned)} that the event index has not "
-            "seen yet are left out",
+            f"the wallet owns {count} v4 position NFTs; {count - len(owned)} not among those the event index "
+            "has seen sent to it (or beyond those checked) are left out",
             retryable=True,
         )
     if len(owned) > most:
@@ -166,7 +171,7 @@ async def position(
     # Read once it holds something, so that a failed feed is named only where a figure is null
     # (the lens has read the feeds already).
     prices = await asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in pair))
-    fees = [tick_math.fees_owed(0, liquidity, now, last) for now, last in zip(inside, (last0, last1))]
+    fees = [tick_math.fees_accrued(liquidity, now, last) for now, last in zip(inside, (last0, last1))]
     return position_answer(
         kind="uniswap-v4-position",
         token_id=token_id,
