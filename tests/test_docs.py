@@ -353,3 +353,17 @@ def test_the_readme_query_is_valid():
     schema = build_schema(text(ROOT / "schema.graphql"))
     assert validate(schema, parse(body["query"])) == []
     assert body["variables"]["inputs"][0]["protocol"] in protocols.registry(addresses.load())
+
+
+@pytest.mark.parametrize("union", ["WalletPositions", "PoolDetails"])
+def test_the_api_pages_unions_are_the_schemas(union):
+    """A union the API page quotes lists the schema's members, no more and no fewer."""
+
+    def members(source: str) -> set[str] | None:
+        found = re.search(rf"^union {union} = ((?:.*\n)(?:\s+\|.*\n)*)", source, re.MULTILINE)
+        return None if found is None else {name.strip() for name in found.group(1).split("|")}
+
+    schema = members((ROOT / "schema.graphql").read_text())
+    quoted = members(text(DOCS / "api.md"))
+    assert schema
+    assert quoted is None or quoted == schema, union
