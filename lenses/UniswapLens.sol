@@ -11,7 +11,8 @@ import "Recorder.sol";
 /// PositionManager's `balanceOf(wallet)`; for each candidate id (the event index's), `ownerOf`;
 /// for each the wallet owns, `getPoolAndPositionInfo`, and the StateView's `getPositionInfo`,
 /// `getSlot0` and `getFeeGrowthInside` at its PoolId. Then the tokens' facts and USD feeds (once
-/// per token) and the sequencer uptime feed.
+/// per token) and the sequencer uptime feed. A version whose manager is the zero address is
+/// skipped: the service calls the lens once for each version, in one round.
 contract UniswapLens is Recorder {
     address private constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
