@@ -76,6 +76,17 @@ class Artifact:
     runtime: str
 
 
+def published_artifact(path: Path) -> Artifact:
+    """A contract as a package publishes it built: Hardhat's JSON (bytecode as a string) or
+    Foundry's (bytecode under "object")."""
+    entry = json.loads(path.read_text())
+
+    def code(value: Any) -> str:
+        return str(value["object"] if isinstance(value, dict) else value)
+
+    return Artifact(entry["abi"], code(entry["bytecode"]), code(entry["deployedBytecode"]))
+
+
 def compile_contracts(
     files: Sequence[Path], packages: Sequence[str] = (), optimize_runs: int = 200, via_ir: bool = False
 ) -> dict[str, Artifact]:

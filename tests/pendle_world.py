@@ -18,7 +18,17 @@ from typing import Any
 
 import eth_abi
 
-from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, arg_types, compile_contracts, function_signatures, selector
+from tests.evm import (
+    CONTRACTS,
+    TOOLS,
+    Anvil,
+    Artifact,
+    arg_types,
+    compile_contracts,
+    function_signatures,
+    published_artifact,
+    selector,
+)
 
 ETHER = 10**18
 DAY = 24 * 3600
@@ -41,8 +51,7 @@ def compile_all() -> dict[str, Artifact]:
 
 def package_artifact(path: str) -> Artifact:
     """An artifact of the package (`core/Market/PendleMarketV7.sol/PendleMarketV7`)."""
-    entry = json.loads((PACKAGE / f"{path}.json").read_text())
-    return Artifact(entry["abi"], entry["bytecode"], entry["deployedBytecode"])
+    return published_artifact(PACKAGE / f"{path}.json")
 
 
 def linked(path: str, libraries: dict[str, str]) -> bytes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import eth_abi
@@ -22,7 +23,7 @@ from adapters.uniswap import tick_math, v4
 from chain.erc20 import NATIVE
 from tests import uniswap_world as U
 from tests.conftest import until_indexed, world_api, world_fixture
-from tests.evm import arg_types, function_signatures, functions_of, selector
+from tests.evm import arg_types, function_signatures, functions_of, published_artifact, selector
 from tests.node_oracles import ask
 from tests.rpc_proxy import RpcProxy
 
@@ -545,17 +546,12 @@ def test_the_adapter_reads_uniswaps_published_abi():
     """Every function the adapter calls, as in the ABI of the contract it calls (the artifacts of
     @uniswap/v3-core and v3-periphery, and v4-periphery's build)."""
 
-    def abi(path: str) -> dict[str, tuple[str, ...]]:
-        return function_signatures(json.loads((U.TOOLS / "@uniswap" / path).read_text())["abi"])
+    def abi(path: Path) -> dict[str, tuple[str, ...]]:
+        return function_signatures(published_artifact(path).abi)
 
-    def v4_abi(path: str) -> dict[str, tuple[str, ...]]:
-        signatures = function_signatures(json.loads((U.V4 / "foundry-out" / path).read_text())["abi"])
-        # The ABI spells PoolId as bytes32 (a user-defined value type) already; PositionInfo as uint256.
-        return signatures
-
-    manager = abi("v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json")
-    factory = abi("v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json")
-    pool = abi("v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json")
+    manager = abi(U.PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json")
+    factory = abi(U.CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json")
+    pool = abi(U.CORE / "UniswapV3Pool.sol" / "UniswapV3Pool.json")
     contracts = {
         "TOKEN_OF_OWNER_BY_INDEX": manager,
         "POSITIONS": manager,
@@ -568,8 +564,8 @@ def test_the_adapter_reads_uniswaps_published_abi():
         "TICK_SPACING": pool,
         "LIQUIDITY": pool,
     }
-    posm = v4_abi("PositionManager.sol/PositionManager.json")
-    state_view = v4_abi("StateView.sol/StateView.json")
+    posm = abi(U.V4_OUT / "PositionManager.sol" / "PositionManager.json")
+    state_view = abi(U.V4_OUT / "StateView.sol" / "StateView.json")
     contracts |= {
         "OWNER_OF": posm,
         "POOL_AND_POSITION_INFO": posm,

@@ -28,11 +28,12 @@ from typing import Any
 import eth_abi
 
 from adapters.uniswap import tick_math
-from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, selector
+from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, published_artifact, selector
 
 CORE = TOOLS / "@uniswap" / "v3-core" / "artifacts" / "contracts"
 PERIPHERY = TOOLS / "@uniswap" / "v3-periphery" / "artifacts" / "contracts"
 V4 = TOOLS / "@uniswap" / "v4-periphery"
+V4_OUT = V4 / "foundry-out"
 PERMIT2 = "0x000000000022d473030f116ddee9f6b43ac78ba3"
 """Permit2's canonical address, where the v4 PositionManager expects it."""
 ZERO = "0x" + "00" * 20
@@ -59,11 +60,6 @@ POSITION += ("uint128", "uint128")
 STEPS = (400, -300, 30)
 """The trader's targets, in ticks from the first price's usable tick: across the narrow range's
 upper end, below its lower end, and back inside."""
-
-
-def package_artifact(path: Path) -> Artifact:
-    entry = json.loads(path.read_text())
-    return Artifact(entry["abi"], entry["bytecode"], entry["deployedBytecode"])
 
 
 @functools.lru_cache(maxsize=1)
@@ -276,14 +272,14 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> UniswapWorld:
         "USDC": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USD Coin", "USDC", 6]),
     }
     world.token0, world.token1 = sorted(world.tokens.values())
-    world.factory = node.deploy(package_artifact(CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json"))
+    world.factory = node.deploy(published_artifact(CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json"))
     world.manager = node.deploy(
-        package_artifact(PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json"),
+        published_artifact(PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json"),
         ["address", "address", "address"],
         [world.factory, world.tokens["WETH"], "0x" + "00" * 19 + "01"],
     )
     world.router = node.deploy(
-        package_artifact(PERIPHERY / "SwapRouter.sol" / "SwapRouter.json"),
+        published_artifact(PERIPHERY / "SwapRouter.sol" / "SwapRouter.json"),
         ["address", "address"],
         [world.factory, world.tokens["WETH"]],
     )
@@ -337,11 +333,6 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> UniswapWorld:
     return world
 
 
-def v4_artifact(path: str) -> Artifact:
-    entry = json.loads((V4 / "foundry-out" / path).read_text())
-    return Artifact(entry["abi"], entry["bytecode"]["object"], entry["deployedBytecode"]["object"])
-
-
 def permit2_runtime() -> str:
     """Permit2's runtime code as v4-periphery ships it for tests (lib/permit2's DeployPermit2)."""
     source = (V4 / "lib" / "permit2" / "test" / "utils" / "DeployPermit2.sol").read_text()
@@ -352,17 +343,23 @@ def build_v4(world: UniswapWorld) -> None:
     node, (lp, trader) = world.node, (world.wallets["lp"], world.wallets["trader"])
     node.rpc("anvil_setCode", PERMIT2, permit2_runtime())
     world.pool_manager = node.deploy(
-        v4_artifact("PoolManager.sol/PoolManager.default.json"), ["address"], [node.accounts[0]]
+        published_artifact(V4_OUT / "PoolManager.sol/PoolManager.default.json"),
+        ["address"],
+        [node.accounts[0]],
     )
     world.posm = node.deploy(
-        v4_artifact("PositionManager.sol/PositionManager.json"),
+        published_artifact(V4_OUT / "PositionManager.sol/PositionManager.json"),
         ["address", "address", "uint256", "address", "address"],
         [world.pool_manager, PERMIT2, 100_000, "0x" + "00" * 19 + "01", world.tokens["WETH"]],
     )
     world.posm_block = node.block_number()
-    world.state_view = node.deploy(v4_artifact("StateView.sol/StateView.json"), ["address"], [world.pool_manager])
+    world.state_view = node.deploy(
+        published_artifact(V4_OUT / "StateView.sol/StateView.json"), ["address"], [world.pool_manager]
+    )
     world.swapper = node.deploy(
-        v4_artifact("PoolSwapTest.sol/PoolSwapTest.default.json"), ["address"], [world.pool_manager]
+        published_artifact(V4_OUT / "PoolSwapTest.sol/PoolSwapTest.default.json"),
+        ["address"],
+        [world.pool_manager],
     )
     for wallet in (lp, trader):
         for token in world.tokens.values():

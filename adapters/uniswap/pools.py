@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from adapters import deployment
 from adapters.formats import ratio
-from adapters.position_warnings import Warnings
 from adapters.prices import warned_usd_price
 from adapters.uniswap import tick_math
 from adapters.uniswap.figures import usd
@@ -44,17 +43,16 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     reader = ctx.reader(chain_id)
     block = await reader.block_number()
     if len(pool) == 66:
-        return {"blockNumber": block, "details": await _v4_pool(reader, chain, uniswap.v4, pool, block, ctx.warnings)}
+        return {"blockNumber": block, "details": await _v4_pool(reader, chain, uniswap.v4, pool, block)}
     if uniswap.v3 is None:
         raise InputValidationError(f"Uniswap v3 is not configured on chain {chain_id}. Expected a v4 PoolId.")
     await deployment.require(reader, "uniswap", pool, "pool")
     label = LABEL_POOL.format(pool)
     try:
-        token0, token1, (fee,) = await asyncio.gather(
-            *(reader.call(pool, function, label=label) for function in (TOKEN0, TOKEN1)),
-            reader.call(pool, FEE, label=label),
+        (token0,), (token1,), (fee,) = await asyncio.gather(
+            *(reader.call(pool, function, label=label) for function in (TOKEN0, TOKEN1, FEE))
         )
-        registered = await pool_of(reader, uniswap.v3, token0[0], token1[0], fee)
+        registered = await pool_of(reader, uniswap.v3, token0, token1, fee)
     except ProtocolError:
         registered = None
     if registered != pool:
@@ -62,7 +60,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
             f"{pool} is not a Uniswap v3 pool on chain {chain_id} at block {block}: the configured factory "
             "did not create it. Expected a Uniswap v3 pool address."
         )
-    tokens = (token0[0].lower(), token1[0].lower())
+    tokens = (str(token0).lower(), str(token1).lower())
     state, (spacing,), (liquidity,), info, balances, prices = await asyncio.gather(
         pool_state(reader, pool),
         reader.call(pool, TICK_SPACING, label=label),
@@ -98,7 +96,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
 
 
 async def _v4_pool(
-    reader: ChainReader, chain: ChainAddresses, v4: UniswapV4Addresses | None, pool: str, block: int, warnings: Warnings
+    reader: ChainReader, chain: ChainAddresses, v4: UniswapV4Addresses | None, pool: str, block: int
 ) -> dict[str, Any]:
     wanted = bytes.fromhex(pool[2:])
     key = None

@@ -80,7 +80,7 @@ def pool_id(key: tuple[str, str, int, int, str]) -> bytes:
 
 def ticks(info: int) -> tuple[int, int]:
     """(tickLower, tickUpper) of a packed PositionInfo (PositionInfoLibrary)."""
-    return tuple(_int24(info >> offset) for offset in (8, 32))  # type: ignore[return-value]
+    return _int24(info >> 8), _int24(info >> 32)
 
 
 def _int24(word: int) -> int:
