@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import ctypes
 import inspect
 import json
 import logging
 import multiprocessing
+import os
+import signal
+import sys
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
@@ -268,7 +272,7 @@ class Preparer:
     so the loop still stalled (measured: /healthz p99 of 50 ms and more under attack). The worker
     builds its schema from the same SDL and returns the Analysis; unpickling the document costs
     about what parsing it does. The process starts on first use (`warm_up` starts it early) and is
-    started again if it dies.
+    started again if it dies. It ends with the server, whatever ends the server (`_die_with`).
     """
 
     def __init__(self, schema: GraphQLSchema, sdl: str, cache_size: int) -> None:
@@ -307,7 +311,10 @@ class Preparer:
     def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._pool is None:
             self._pool = concurrent.futures.ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(self._sdl,)
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(self._sdl, os.getpid()),
             )
         return self._pool
 
@@ -315,9 +322,25 @@ class Preparer:
 _worker_schema: GraphQLSchema | None = None
 
 
-def _start_worker(sdl: str) -> None:
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: a signal the kernel sends a process when the thread that started it ends."""
+
+
+def _start_worker(sdl: str, server: int) -> None:
+    _die_with(server)
     global _worker_schema
     _worker_schema = build_schema(sdl)
+
+
+def _die_with(server: int) -> None:
+    """End the worker when the server ends, a `kill -9` included: on Linux the kernel kills it (a
+    parent-death signal; the server starts it from its one event-loop thread); if the server is
+    already gone, now. Its end closes the last copy of the resource tracker's pipe, so
+    multiprocessing's tracker ends too, and nothing outlives the server."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != server:
+        os._exit(0)
 
 
 def _analyse_in_worker(text: str, introspection: bool) -> Analysis:

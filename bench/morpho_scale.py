@@ -38,7 +38,7 @@ import auth
 from bench import percentile
 from config import Settings
 from tests import morpho_world
-from tests.evm import CHAIN_ID, Anvil, selector
+from tests.evm import CHAIN_ID, GAS_PRICE, Anvil, selector
 from tests.rpc_proxy import RpcProxy
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -198,7 +198,6 @@ def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
     ]
     sender = node.accounts[0]
     nonce = int(node.rpc("eth_getTransactionCount", sender, "pending"), 16)
-    node.rpc("evm_setAutomine", False)
     hashes = []
     for start in range(0, len(txs), SEND_BATCH):
         batch = [
@@ -206,7 +205,15 @@ def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
                 "jsonrpc": "2.0",
                 "id": i,
                 "method": "eth_sendTransaction",
-                "params": [{"from": sender, "gas": hex(250_000), "nonce": hex(nonce + start + i), **tx}],
+                "params": [
+                    {
+                        "from": sender,
+                        "gas": hex(250_000),
+                        "gasPrice": hex(GAS_PRICE),
+                        "nonce": hex(nonce + start + i),
+                        **tx,
+                    }
+                ],
             }
             for i, tx in enumerate(txs[start : start + SEND_BATCH])
         ]
@@ -216,13 +223,19 @@ def grow(world: morpho_world.MorphoWorld, markets: int, vaults: int) -> None:
         hashes += [answer["result"] for answer in answers]
     while hashes and node.rpc("eth_getTransactionReceipt", hashes[-1]) is None:
         node.rpc("evm_mine")
-    node.rpc("evm_setAutomine", True)
-    failed = [r for r in (node.rpc("eth_getTransactionReceipt", h) for h in hashes[::97]) if r["status"] != "0x1"]
-    if failed:
-        raise RuntimeError(
-            f"{len(failed)} sampled creation transactions failed, e.g. gas used "
-            f"{int(failed[0]['gasUsed'], 16)} to {failed[0]['to']}"
+    receipts = [
+        answer.get("result")
+        for start in range(0, len(hashes), SEND_BATCH)
+        for answer in node.rpc_batch(
+            [
+                {"jsonrpc": "2.0", "id": i, "method": "eth_getTransactionReceipt", "params": [h]}
+                for i, h in enumerate(hashes[start : start + SEND_BATCH])
+            ]
         )
+    ]
+    failed = [r for r in receipts if r is None or r["status"] != "0x1"]
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {len(receipts)} creation transactions failed or were not mined")
     node.mine(70)
 
 

@@ -90,6 +90,7 @@ def main() -> None:
     node = Anvil()
     try:
         worlds = all_worlds.build(node)
+        node.rpc("evm_setAutomine", True)  # built block by block (tests/evm.py); a user's transactions mine as sent
         path = Path(args.addresses_file).resolve()
         path.write_text(json.dumps(timeless_feeds(worlds.addresses), indent=2))
         print(f"export RPC_URL_{node.chain_id}={node.url}")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import signal
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -34,6 +38,51 @@ query Positions($inputs: [PositionInput!]!) {
   }
 }
 """
+
+
+RUN_TAG = "WALLET_POSITIONS_TEST_RUN"
+"""Set in the environment of the test run, and so of every process it starts: what is still
+running with it when the run ends has outlived its test."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    os.environ[RUN_TAG] = str(os.getpid())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The suite fails if any process it started is still running (a server's worker, anvil, a
+    Redis server), after 10 s for those just told to stop; they are named and killed."""
+    deadline = time.monotonic() + 10
+    while (left := _left_running()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not left:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    reporter.write_line("")
+    reporter.write_sep("=", f"{len(left)} processes the tests started outlived them (killed now)", red=True)
+    for pid, command in left.items():
+        reporter.write_line(f"  {pid} {command[:200]}", red=True)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _left_running() -> dict[int, str]:
+    """Running processes with this run's tag, but the run itself and multiprocessing's resource
+    tracker of its own (which ends with it), by command line."""
+    tag, me = f"{RUN_TAG}={os.environ[RUN_TAG]}".encode(), os.getpid()
+    found = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError, IndexError):
+            pid = int(entry.name)
+            state, parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if pid == me or state == "Z" or tag not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if int(parent) == me and "multiprocessing.resource_tracker" in command:
+                continue
+            found[pid] = command
+    return found
 
 
 def position_input(protocol: str = "morpho", chain_id: int = 1, wallet: str = WALLET) -> dict[str, Any]:

@@ -6,8 +6,10 @@ ABI code (only the type-list splitting is shared), so every chain test also cros
 
 from __future__ import annotations
 
+import ctypes
 import json
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -30,6 +32,22 @@ CONTRACTS = Path(__file__).resolve().parent / "contracts"
 LENSES = ROOT / "lenses"
 CHAIN_ID = 31337
 MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11"
+GAS_PRICE = 0
+"""Every test transaction's price: the chain's base fee is held at 0 (`--block-base-fee-per-gas 0`;
+anvil never raises a zero base fee), so whether a transaction fits its block never depends on a
+fee estimate, which anvil does not restore on `evm_revert`."""
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def _as_child() -> None:
+    """In anvil's process before it runs: no signal blocked (a caller that waits for Ctrl-C with
+    `sigwait`, as scripts/devnet.py does, blocks them, and anvil would inherit that and ignore
+    SIGTERM), and killed when the process that started it ends, however it ends."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+    _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def free_port() -> int:
@@ -153,9 +171,13 @@ class Anvil:
                 "20",
                 "--cache-path",
                 self.cache,
+                "--block-base-fee-per-gas",
+                "0",
+                "--no-mining",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=_as_child,
         )
         deadline = time.monotonic() + 30
         while True:
@@ -226,11 +248,17 @@ class Anvil:
         return False
 
     def transact(self, tx: dict[str, Any], sender: str | None) -> dict[str, Any]:
-        tx = {"from": sender or self.accounts[0], "gas": hex(29_000_000), **tx}
+        """Send `tx` at GAS_PRICE, mine it in a block of its own and return its receipt; a revert,
+        or a transaction left out of that block, is an error here, never a later surprise.
+
+        The chain mines only when asked (`--no-mining`): `evm_mine` answers once its block is
+        stored. anvil's automatic mining runs beside the RPC handlers, so a receipt could be seen
+        before its block's state was, and an `evm_revert` could land in between and be undone
+        (seen under load: a position a reverted snapshot had emptied was empty afterwards)."""
+        tx = {"from": sender or self.accounts[0], "gas": hex(29_000_000), "gasPrice": hex(GAS_PRICE), **tx}
         tx_hash = self.rpc("eth_sendTransaction", tx)
-        deadline = time.monotonic() + 30
-        while (receipt := self.rpc("eth_getTransactionReceipt", tx_hash)) is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        self.rpc("evm_mine")
+        receipt = self.rpc("eth_getTransactionReceipt", tx_hash)
         if receipt is None or int(receipt["status"], 16) != 1:
             raise RuntimeError(f"transaction failed: {tx} -> {receipt}")
         return receipt

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests import compound_world as C
-from tests.conftest import world_fixture
+from tests.conftest import RUN_TAG, world_fixture
 from tests.rpc_proxy import RpcProxy
 from tests.test_compound import QUERY
 from tests.test_end_to_end import post, served
@@ -115,6 +115,7 @@ async def test_the_binary_serves_as_server_py_does(binary, world, tmp_path, aioh
     https = await aiohttp_server(proxy.app(), host="127.0.0.1", ssl=context)
     env = {
         "PATH": "/usr/bin:/bin",
+        RUN_TAG: os.environ[RUN_TAG],
         "RPC_URL_31337": f"https://127.0.0.1:{https.port}/",
         "ADDRESSES_FILE": str(world.write_addresses(tmp_path / "addresses.json")),
         "STATE_DIR": str(tmp_path / "state"),

@@ -126,6 +126,48 @@ def test_served_process_end_to_end(tmp_path):
     assert lines[-1]["message"] == "stopped"
 
 
+def descendants(pid: int) -> set[int]:
+    """The processes below `pid` now, children of children included (from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of `pids` still running (a zombie has ended)."""
+    running = set()
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError):
+            if (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                running.add(pid)
+    return running
+
+
+def test_nothing_the_server_started_outlives_a_kill_9(tmp_path):
+    """The validation worker and multiprocessing's resource tracker end with the server, however
+    it ends: here SIGKILL, which no handler of its own sees."""
+    keys = tmp_path / "keys.env"
+    cli("keys", "create", "--name", "kill", keys_file=keys)
+    with served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys)) as (process, _, _):
+        deadline = time.monotonic() + 30
+        while len(children := descendants(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(children) >= 2, "the validation worker and the resource tracker run"
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 10
+    while alive(children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(children), "a process outlived the server"
+
+
 def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
     """The README's offline path: scripts/devnet.py, then python server.py with what it prints."""
     devnet_out = tmp_path / "devnet.out"
@@ -207,12 +249,16 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         morpho_past, _, compound_past = past["data"]["walletPositions"]["data"]
         assert morpho_past["vaultV2Positions"][0]["assetsUsd"] > 40_000, "the devnet's feeds answer at past blocks"
         assert compound_past["supplyPositions"][0]["balanceUsd"] > 25_000
+        chain = descendants(devnet.pid)
+        assert chain, "anvil runs under the devnet"
+        devnet.send_signal(signal.SIGINT)
+        assert devnet.wait(5) == 0, "Ctrl-C stops the devnet and its chain at once"
+        assert not alive(chain)
     finally:
         for process in (server_process, devnet):
             if process is not None and process.poll() is None:
                 process.send_signal(signal.SIGTERM)
                 process.wait(30)
-    assert devnet.returncode == 0
 
 
 def test_a_request_cut_by_the_shutdown_timeout_is_logged_as_such(tmp_path):

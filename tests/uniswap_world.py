@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import eth_abi
+from eth_hash.auto import keccak
 
 from adapters.uniswap import tick_math
 from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, published_artifact, selector
@@ -153,8 +154,7 @@ class UniswapWorld:
     def mint(self, name: str, fee: int, lower: int, upper: int) -> None:
         owner = self.wallets["lp"]
         params = (self.token0, self.token1, fee, lower, upper, 10**24, 10**24, 0, 0, owner, FOREVER)
-        self.node.send(self.manager, MINT, params, sender=owner)
-        self.ids[name] = self.node.call(self.manager, "tokenOfOwnerByIndex(address,uint256)", owner, len(self.ids))
+        self.ids[name] = minted(self.node.send(self.manager, MINT, params, sender=owner), self.manager)
 
     def decrease(self, name: str, liquidity: int) -> None:
         self.node.send(self.manager, DECREASE, (self.ids[name], liquidity, 0, 0, FOREVER), sender=self.wallets["lp"])
@@ -163,11 +163,12 @@ class UniswapWorld:
         owner = self.wallets["lp"]
         self.node.send(self.manager, COLLECT, (self.ids[name], owner, UINT128_MAX, UINT128_MAX), sender=owner)
 
-    def modify(self, sender: str, actions: list[tuple[int, bytes]], value: int = 0) -> None:
-        """The v4 PositionManager's `modifyLiquidities` with these actions and their parameters."""
+    def modify(self, sender: str, actions: list[tuple[int, bytes]], value: int = 0) -> dict[str, Any]:
+        """The v4 PositionManager's `modifyLiquidities` with these actions and their parameters;
+        its receipt."""
         unlock = eth_abi.encode(["bytes", "bytes[]"], [bytes(a for a, _ in actions), [p for _, p in actions]])
         data = selector("modifyLiquidities(bytes,uint256)") + eth_abi.encode(["bytes", "uint256"], [unlock, FOREVER])
-        self.node.transact({"to": self.posm, "data": "0x" + data.hex(), "value": hex(value)}, sender)
+        return self.node.transact({"to": self.posm, "data": "0x" + data.hex(), "value": hex(value)}, sender)
 
     def v4_mint(self, name: str, pool: str, lower: int, upper: int, liquidity: int) -> None:
         owner, key = self.wallets["lp"], self.keys[pool]
@@ -178,8 +179,10 @@ class UniswapWorld:
         settle = eth_abi.encode(["address", "address"], key[:2])
         native = key[0] == ZERO
         sweep = [(SWEEP, eth_abi.encode(["address", "address"], [ZERO, owner]))] if native else []
-        self.modify(owner, [(MINT_POSITION, mint), (SETTLE_PAIR, settle), *sweep], value=10**20 if native else 0)
-        self.v4_ids[name] = self.node.call(self.posm, "nextTokenId()") - 1
+        receipt = self.modify(
+            owner, [(MINT_POSITION, mint), (SETTLE_PAIR, settle), *sweep], value=10**20 if native else 0
+        )
+        self.v4_ids[name] = minted(receipt, self.posm)
         self.v4_pools[name] = pool
 
     def v4_take(self, name: str, pool: str, liquidity: int, burn: bool = False) -> None:
@@ -253,6 +256,20 @@ class UniswapWorld:
             returns=POSITION,
             block=block,
         )
+
+
+def minted(receipt: dict[str, Any], manager: str) -> int:
+    """The token id that `manager` minted in this transaction (its Transfer from the zero address):
+    read from the receipt, not from the chain's state afterwards."""
+    transfer = "0x" + keccak(b"Transfer(address,address,uint256)").hex()
+    (token_id,) = (
+        int(entry["topics"][3], 16)
+        for entry in receipt["logs"]
+        if entry["address"].lower() == manager
+        and entry["topics"][:2] == [transfer, "0x" + "00" * 32]
+        and len(entry["topics"]) == 4
+    )
+    return token_id
 
 
 def initial_sqrt_price(token0_is_weth: bool) -> int:
