@@ -14,27 +14,36 @@ x price_i; the liquidation loan to value is the threshold the check applies to t
 Σ collateral_i x price_i x threshold_i / Σ collateral_i x price_i (a single collateral's own).
 Every figure is exact (Fraction) until it is rounded once to a float.
 
-Two refinements, both Aave's (GenericLogic.calculateUserAccountData): an asset both supplied and
-borrowed moves both sides (`owed`: the debt falls with its price, so the price solves
-Σ_{i != j} ... + collateral_j x price x threshold_j = debt_others + owed_j x price, and no fall
-liquidates when owed_j >= collateral_j x threshold_j); and the Pool floors the average threshold
-Σ value_i x threshold_i / Σ value_i to a basis point before it multiplies (`step`). The floor makes
-the check piecewise: on each stretch of price where the floored average is one k x step, the
-check is Σ value_i x k x step < debt, linear in the price, so the price solves it exactly there.
-The answer is the highest price below the current one at which the check starts to hold (the
-first met by a falling price), found among those stretches' solutions and their ends. A price
-moves the average by less than one step between the unfloored solution and the floored one, so
-a few stretches around the unfloored solution hold it.
+Two refinements, both Aave's (GenericLogic.calculateUserAccountData). A price may move more than
+one term (`source`): the debt in the same asset, and, up to v3.1, every asset of an e-mode
+category with a price source, collateral and debt alike. A move of that source moves them all:
+with A, B and O the whole units of collateral, threshold-weighted collateral and debt it prices,
+the check at its price p is weighted_rest + B x p < debt_rest + O x p (the rest as it is), so,
+unfloored, no fall liquidates when O >= B (the debt falls as fast as the collateral, or faster)
+or when debt_rest <= weighted_rest. And the Pool floors the average threshold
+Σ value_i x threshold_i / Σ value_i to a basis point before it multiplies (`step`). The floored
+check holds wherever the unfloored one does and never where weighted - debt >= step x value;
+between the two, on each stretch of price where the floored average is one k x step, it is
+(value_rest + A x p) x k x step < debt_rest + O x p, linear in p, so it is solved exactly on each
+stretch the average crosses there, with the stretches' ends. The answer is the highest price
+below the current one at which the check starts to hold (the first met by a falling price), or,
+for a position liquidatable already, the lowest above at which it stops.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from adapters.position_warnings import NO_LIQUIDATION_PRICE, Warnings
+
+Line = tuple[Fraction, Fraction]
+"""slope x p + rest: a figure of the check as a function of one source's price p."""
+Span = tuple[Fraction, Fraction | None]
+"""The prices from one end to the other (None: no upper end)."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +56,10 @@ class Collateral:
     amount: Fraction
     price: Fraction
     threshold: Fraction
-    owed: Fraction = Fraction(0)
-    """What the position also owes of the same asset (Aave), in whole units."""
+    source: str | None = None
+    """What sets its price where that prices other terms too (Aave: the oracle's asset key, the
+    asset's own or its e-mode category's): the collaterals of one source have its price and move
+    with it, and so does the debt it prices (`borrow_risk`'s `owed`). None: it moves alone."""
 
 
 @dataclass(frozen=True)
@@ -67,26 +78,30 @@ def borrow_risk(
     warnings: Warnings,
     target: str,
     step: Fraction | None = None,
+    owed: Mapping[str, Fraction] | None = None,
 ) -> dict[str, Any]:
-    """The `BorrowRisk` of a position that owes `debt` (in the check's unit, the collaterals'
-    `owed` included) against `collaterals`, all but its `oracle`, which the protocol names; with
-    `step`, the average threshold is floored to a multiple of it (Aave). A collateral whose fall
-    alone cannot make the position liquidatable gets null prices and a NO_LIQUIDATION_PRICE
-    warning naming it."""
+    """The `BorrowRisk` of a position that owes `debt` (in the check's unit) against
+    `collaterals`, all but its `oracle`, which the protocol names; with `step`, the average
+    threshold is floored to a multiple of it (Aave); `owed`, the whole units of `debt` each
+    collateral source prices (at its price), which move with it. A collateral whose source's fall
+    cannot make the position liquidatable gets null prices and a NO_LIQUIDATION_PRICE warning
+    naming it."""
     weighted = sum((c.amount * c.price * c.threshold for c in collaterals), Fraction(0))
     value = sum((c.amount * c.price for c in collaterals), Fraction(0))
     average = _average(weighted, value, step)
     prices = []
     for c in collaterals:
-        at = _liquidation_price(c, debt, value, weighted, step)
+        moved = [d for d in collaterals if d is c or (c.source is not None and d.source == c.source)]
+        in_debt = (owed or {}).get(c.source, Fraction(0)) if c.source is not None else Fraction(0)
+        at = _liquidation_price(moved, in_debt, debt, value, weighted, step)
         if at is None:
             symbol = c.token["symbol"] if c.token else "a collateral"
             warnings.add(
                 NO_LIQUIDATION_PRICE,
                 target,
                 f"no fall of {symbol}'s price alone makes this position liquidatable (the rest of its "
-                "collateral covers the debt, it counts for nothing, or a debt in it falls as fast): its "
-                "liquidation prices are null.",
+                "collateral covers the debt, it counts for nothing, or the debt its price source prices "
+                "falls as fast): its liquidation prices are null.",
             )
         prices.append(
             {
@@ -114,40 +129,78 @@ def _average(weighted: Fraction, value: Fraction, step: Fraction | None) -> Frac
 
 
 def _liquidation_price(
-    c: Collateral, debt: Fraction, value: Fraction, weighted: Fraction, step: Fraction | None
+    moved: list[Collateral],
+    owed: Fraction,
+    debt: Fraction,
+    value: Fraction,
+    weighted: Fraction,
+    step: Fraction | None,
 ) -> Fraction | None:
-    """The price of `c` at which the check starts to hold, everything else as it is (see the
-    module); None when no fall of it alone makes it hold."""
-    value_rest = value - c.amount * c.price
-    weighted_rest = weighted - c.amount * c.price * c.threshold
-    debt_rest = debt - c.owed * c.price
-    slope = c.amount * c.threshold - c.owed
-    if slope <= 0 or debt_rest <= weighted_rest:
+    """The price of the source of `moved` (the collaterals it prices; `owed`, the whole units of
+    debt it prices) at which the check starts to hold, everything else as it is (see the module);
+    for a position liquidatable already, the price it must rise back to; None when there is none."""
+    price = moved[0].price
+    amount = sum((c.amount for c in moved), Fraction(0))
+    per = sum((c.amount * c.threshold for c in moved), Fraction(0))
+    value_rest, weighted_rest, debt_rest = value - amount * price, weighted - per * price, debt - owed * price
+
+    def short(p: Fraction) -> bool:
+        """The check holds at `p`: the position is liquidatable."""
+        worth = value_rest + amount * p
+        return worth * _average(weighted_rest + per * p, worth, step) < debt_rest + owed * p
+
+    def level(p: Fraction | None, step: Fraction) -> int:
+        """The stretch of the unfloored average at `p` (None: as p grows without end; where
+        nothing is worth anything, the average's limit there)."""
+        worth, weight = (amount, per) if p is None else (value_rest + amount * p, weighted_rest + per * p)
+        if worth == 0:
+            worth, weight = (amount, per) if amount else (value_rest, weighted_rest)
+        return int(weight / worth // step) if worth else 0
+
+    sure = (per - owed, weighted_rest - debt_rest)  # weighted - debt: below 0, liquidatable
+    points = {price, *_root(sure)}
+    if step is not None:
+        maybe = (sure[0] - step * amount, sure[1] - step * value_rest)  # not below 0: not liquidatable
+        points.update(_root(maybe))
+        undecided = _meet(_where(sure, below=False), _where(maybe, below=True))
+        if undecided is not None:
+            ends = [level(p, step) for p in undecided]
+            for k in range(min(ends), max(ends) + 1):
+                floored = k * step
+                points.update(_root((per - floored * amount, weighted_rest - floored * value_rest)))  # k begins
+                points.update(_root((floored * amount - owed, floored * value_rest - debt_rest)))  # the check on k
+    if short(price):
+        above = sorted(p for p in points if p > price)
+        cuts = [price, *above, 2 * max(above, default=price) + 1]
+        return next((low for low, high in itertools.pairwise(cuts) if not short((low + high) / 2)), None)
+    cuts = [Fraction(0), *sorted(p for p in points if 0 < p < price), price]
+    return next((high for low, high in reversed(list(itertools.pairwise(cuts))) if short((low + high) / 2)), None)
+
+
+def _root(line: Line) -> list[Fraction]:
+    """Where the line crosses 0 at a positive price (none, or one)."""
+    slope, rest = line
+    return [-rest / slope] if slope != 0 and -rest / slope > 0 else []
+
+
+def _where(line: Line, below: bool) -> Span | None:
+    """The prices p > 0 where the line is below 0 (`below`) or not; None where there are none."""
+    slope, rest = line
+    if slope == 0:
+        return (Fraction(0), None) if (rest < 0) == below else None
+    root = -rest / slope
+    if (slope > 0) == below:
+        return (Fraction(0), root) if root > 0 else None
+    return max(root, Fraction(0)), None
+
+
+def _meet(a: Span | None, b: Span | None) -> Span | None:
+    """The prices in both; None where there are none."""
+    if a is None or b is None:
         return None
-    exact = (debt_rest - weighted_rest) / slope
-    if step is None:
-        return exact
-
-    def short(price: Fraction) -> bool:
-        """The floored check holds at `price`: the position is liquidatable."""
-        worth = value_rest + c.amount * price
-        return (
-            worth * _average(weighted_rest + c.amount * c.threshold * price, worth, step) < debt_rest + c.owed * price
-        )
-
-    level = int((weighted_rest + c.amount * c.threshold * exact) / (value_rest + c.amount * exact) // step)
-    points = {exact}
-    for k in range(level - 3, level + 4):
-        if c.amount * k * step != c.owed:  # where the check on stretch k is met
-            points.add((debt_rest - value_rest * k * step) / (c.amount * k * step - c.owed))
-        if c.threshold != k * step:  # where stretch k begins
-            points.add((k * step * value_rest - weighted_rest) / (c.amount * (c.threshold - k * step)))
-    if short(c.price):  # liquidatable now: the price it must rise back to
-        above = sorted(p for p in points if p > c.price)
-        cuts = [c.price, *above, 2 * (above[-1] if above else c.price)]
-        return next((low for low, high in itertools.pairwise(cuts) if not short((low + high) / 2)), exact)
-    cuts = [Fraction(0), *sorted(p for p in points if 0 < p < c.price), c.price]
-    return next((high for low, high in reversed(list(itertools.pairwise(cuts))) if short((low + high) / 2)), exact)
+    low = max(a[0], b[0])
+    high = min((h for h in (a[1], b[1]) if h is not None), default=None)
+    return None if high is not None and high <= low else (low, high)
 
 
 def unknown_risk(tokens: list[dict[str, Any] | None], liquidation_ltv: float | None = None) -> dict[str, Any]:

@@ -397,6 +397,7 @@ async def _reserve(
         price=risk_price,
         threshold=threshold,
         in_category=collateral.in_legacy_category(emode, record),
+        source=asset,
         updated_at=updated,
     )
     return supply, borrow, held, earning

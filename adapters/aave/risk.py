@@ -10,8 +10,15 @@ HEALTH_FACTOR_LIQUIDATION_THRESHOLD), where GenericLogic.calculateUserAccountDat
   reserve's, or the wallet's e-mode category's);
 - the average threshold floored to a basis point before it multiplies (adapters/risk.py solves
   the price against the floored average, as the Pool computes it);
-- debt: `totalDebtBase` of `getUserAccountData`, the Pool's own sum; an asset also borrowed
-  moves the debt with its price (`owed`).
+- debt: `totalDebtBase` of `getUserAccountData`, the Pool's own sum.
+
+A price moves every term the Pool prices by it (adapters/risk.py, `source`): an asset's price
+moves the debt in that asset too, and, up to v3.1, the price of the wallet's e-mode category's
+source moves every asset of the category, collateral and debt alike. So a category collateral's
+liquidation price is the price of that source at which the position becomes liquidatable, with
+all it prices moved together. A wallet in the category may borrow only its assets, so its debt
+falls as fast as that collateral: no fall of the source liquidates unless the floor of the
+average threshold does (its liquidation price is null otherwise).
 
 The oracle is the market's AaveOracle; its last update is the oldest `updatedAt` of the sources
 it names (`getSourceOfAsset`) for the assets the account holds: the source's `latestRoundData`,
@@ -60,6 +67,8 @@ class Held:
     """In basis points, for a collateral."""
     in_category: bool
     """In the wallet's e-mode category as v3.0 and v3.1 count it (priced by the category's source)."""
+    source: str
+    """The oracle's asset key the check prices it by: its own (account_risk sets the category's)."""
     updated_at: int | None
 
 
@@ -102,12 +111,22 @@ async def account_risk(
     time is then read (in the round of the reserves' own, by the lens)."""
     if rules is not None and rules.emode_source is not None and any(h.in_category for h in held):
         time = await updated_at(reader, oracle, rules.emode_source, label)
-        held = [replace(h, price=rules.emode_price, updated_at=time) if h.in_category else h for h in held]
+        held = [
+            replace(h, price=rules.emode_price, updated_at=time, source=rules.emode_source) if h.in_category else h
+            for h in held
+        ]
     collaterals = [h for h in held if h.collateral]
     loans = [h for h in held if h.owed]
     times = [h.updated_at for h in collaterals + loans if h.updated_at is not None]
     risk_oracle = oracle_info(oracle, min(times, default=None), now)
-    if any(h.price is None or h.decimals is None or h.threshold is None for h in collaterals):
+    # The debt a collateral's source prices moves with it; a debt whose Pool record failed (price
+    # None) may be priced by the category's source.
+    sources = {h.source for h in collaterals}
+    category_priced = rules is not None and rules.emode_source is not None
+    moving = [h for h in loans if h.source in sources or (h.price is None and category_priced)]
+    if any(h.price is None or h.decimals is None or h.threshold is None for h in collaterals) or any(
+        h.price is None or h.decimals is None for h in moving
+    ):
         return {
             **unknown_risk([h.token for h in collaterals], account[3] / 10_000),
             "oracle": risk_oracle,
@@ -117,6 +136,9 @@ async def account_risk(
         usd=None if usd_unit is None else Fraction(1, usd_unit),
         per_loan_asset=Fraction(loan_price) if loan_price else None,
     )
+    owed: dict[str, Fraction] = {}
+    for h in moving:
+        owed[h.source] = owed.get(h.source, Fraction(0)) + Fraction(h.owed, 10 ** cast(int, h.decimals))
     figures = borrow_risk(
         Fraction(account[1]),
         [
@@ -125,7 +147,7 @@ async def account_risk(
                 Fraction(h.collateral, 10 ** cast(int, h.decimals)),
                 Fraction(cast(int, h.price)),
                 Fraction(cast(int, h.threshold), 10_000),
-                owed=Fraction(h.owed, 10 ** cast(int, h.decimals)),
+                source=h.source,
             )
             for h in collaterals
         ],
@@ -133,5 +155,6 @@ async def account_risk(
         warnings,
         target,
         step=BASIS_POINT,
+        owed=owed,
     )
     return {**figures, "oracle": risk_oracle}
