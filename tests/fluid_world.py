@@ -4,22 +4,31 @@ in tests/fluid_abi.json from Fluid's deployment records (no registry package shi
 contracts or ABIs). The tokens and USD feeds are real test contracts.
 
 A lender holds fUSDC (not fWETH); a borrower holds six vault NFTs: two in one standard WETH/USDC
-vault (one liquidated), one in a native-ETH/USDC vault (its collateral named by NATIVE, as
-Fluid's ETH vaults name it), one in a smart-collateral vault that charges its suppliers, one in
-a smart-debt vault that pays its borrowers, one in a vault whose both sides are smart.
+vault (one partly liquidated: its branch, which the vault answers through `fetchLatestPosition`,
+is 0.2836 of the way up its minima tick, one tick above the vault's liquidation tick), one in a
+native-ETH/USDC vault (its collateral named by NATIVE, as Fluid's ETH vaults name it), one in a
+smart-collateral vault that charges its suppliers, one in a smart-debt vault that pays its
+borrowers, one in a vault whose both sides are smart. The vaults are canned contracts too.
+
+The tick math is that of the vault's published source (Instadapp/fluid-contracts-public):
+ratioX96 = 1.0015^tick x 2^96 (libraries/tickMath.sol, `getTickAtRatio` rounding down); a
+liquidated branch's ratio and the liquidation tick as `fetchLatestPosition` and `_liquidate`
+compute them (protocols/vault/vaultTypesCommon/coreModule).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import eth_abi
 
-from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts, selector
+from tests.evm import CONTRACTS, Anvil, Artifact, arg_types, compile_contracts, selector
 
 ABI = json.loads(Path(__file__).with_name("fluid_abi.json").read_text())["functions"]
 LENDING = "getUserPositions(address)"
@@ -30,6 +39,50 @@ ZERO = "0x" + "00" * 20
 NATIVE = "0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
 """The address Fluid gives native ETH (a vault's supply token, e.g. vault 54, ETH/GHO, on mainnet)."""
 T1, T2, T3, T4 = 10_000, 20_000, 30_000, 40_000
+X30 = 2**30 - 1
+FETCH_LATEST_POSITION = "fetchLatestPosition(int256,uint256,uint256,uint256)"
+
+
+def ratio_at_tick(tick: int) -> int:
+    """ratioX96 = 1.0015^tick x 2^96 (debt / collateral), TickMath's definition, rounded down."""
+    return math.floor(Fraction(10_015, 10_000) ** tick * 2**96)
+
+
+def tick_at_ratio(ratio: int) -> int:
+    """The largest tick whose ratio is at most `ratio`: `TickMath.getTickAtRatio` rounds down."""
+    tick = math.floor(math.log(ratio / 2**96, 1.0015))
+    while ratio_at_tick(tick + 1) <= ratio:
+        tick += 1
+    while ratio_at_tick(tick) > ratio:
+        tick -= 1
+    return tick
+
+
+def partial_ratio(tick: int, partials: int) -> int:
+    """A liquidated branch's ratio, `partials` / X30 of the way from tick - 1 up to `tick`, as
+    `fetchLatestPosition` computes a liquidated position's collateral with it."""
+    ratio = ratio_at_tick(tick)
+    one_less = ratio * 10_000 // 10_015
+    return one_less + (ratio - one_less) * partials // X30
+
+
+def liquidation_tick(price_liquidate: int, liquidation_threshold: int) -> int:
+    """The tick `_liquidate` liquidates down to: the oracle's debt per collateral (1e27; the
+    world's exchange prices are all 1e12, so raw amounts are the resolver's) x 2^96 / 1e27 x the
+    threshold (the vault keeps 3 decimals, the resolver gives 4), its tick rounded down."""
+    return tick_at_ratio(price_liquidate * 2**96 // 10**27 * (liquidation_threshold // 10) // 1000)
+
+
+@dataclass
+class Branch:
+    """A liquidated NFT's branch as the vault keeps it (branchData): liquidated (status 1), its
+    minima tick and the partials of it."""
+
+    tick: int
+    partials: int
+
+    def data(self) -> int:
+        return 1 | (self.tick > 0) << 2 | abs(self.tick) << 3 | self.partials << 22
 
 
 @functools.lru_cache(maxsize=1)
@@ -107,6 +160,10 @@ class Position:
     liquidated: bool = False
     dust: int = 3
     """The dust debt the tick's rounding adds (raw units), which the vault's own test counts."""
+    branch: Branch | None = None
+    """A liquidated NFT's branch: the resolver's tick is its minima tick."""
+    opened_at: int = -5
+    """The tick its positionData keeps, where the NFT was last operated."""
 
     def user_position(self) -> tuple[Any, ...]:
         return (
@@ -114,7 +171,7 @@ class Position:
             self.owner,
             self.liquidated,
             self.borrow == 0,
-            -5,
+            self.branch.tick if self.branch else self.opened_at,
             1,
             self.supply + 1,
             self.borrow + 2,
@@ -184,11 +241,14 @@ class FluidWorld:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
         return path
 
-    def answer(self, resolver: str, signature: str, argument: str | None, values: tuple[Any, ...]) -> None:
-        """The resolver answers `signature(argument)` (an address, or none) with `values` in the deployed layout."""
-        call = selector(signature) + (eth_abi.encode(["address"], [argument]) if argument else b"")
+    def answer(
+        self, contract: str, signature: str, arguments: tuple[Any, ...], values: tuple[Any, ...], at: str = ""
+    ) -> None:
+        """`contract` (a resolver, or the Vault `at`) answers `signature(*arguments)` with `values`
+        in the deployed layout."""
+        call = selector(signature) + eth_abi.encode(arg_types(signature), list(arguments))
         self.node.send(
-            self._resolver(resolver), "setAnswer(bytes,bytes)", call, self._encoded(resolver, signature, values)
+            at or self._resolver(contract), "setAnswer(bytes,bytes)", call, self._encoded(contract, signature, values)
         )
 
     def refuse(self, resolver: str, signature: str, argument: str) -> None:
@@ -219,13 +279,28 @@ class FluidWorld:
         self.answer(
             "LendingResolver",
             LENDING,
-            wallet,
+            (wallet,),
             ([(ftoken.details(), (*held.get(ftoken.address, (0, 0)), 0, 0)) for ftoken in self.ftokens],),
         )
         mine = [position for position in self.positions if position.owner == wallet]
-        self.answer(
-            "VaultResolver", VAULTS, wallet, ([p.user_position() for p in mine], [p.vault.entire_data() for p in mine])
-        )
+        answer = ([p.user_position() for p in mine], [p.vault.entire_data() for p in mine])
+        self.answer("VaultResolver", VAULTS, (wallet,), answer)
+        for position in mine:
+            if position.branch:
+                self.publish_branch(position)
+
+    def publish_branch(self, position: Position) -> None:
+        """The reads of a liquidated NFT's branch: its positionData (tick sign at bit 1, |tick| at
+        bits 2-20, tick id 1 at 21-44), its tick's data (liquidated, in branch 1), and the vault's
+        `fetchLatestPosition` of them, whose debt argument the resolver's answer makes moot."""
+        assert position.branch is not None
+        vault, tick = position.vault.address, position.opened_at
+        data = (tick > 0) << 1 | abs(tick) << 2 | 1 << 21
+        tick_data = 1 | 1 << 1 | 1 << 26
+        self.answer("VaultResolver", "getPositionDataRaw(address,uint256)", (vault, position.nft_id), (data,))
+        self.answer("VaultResolver", "getTickDataRaw(address,int256)", (vault, tick), (tick_data,))
+        latest = (position.branch.tick, position.borrow + position.dust, position.supply, 1, position.branch.data())
+        self.answer("Vault", FETCH_LATEST_POSITION, (tick, 1, 0, tick_data), latest, at=vault)
 
     def publish_anyone(self) -> None:
         """What the resolvers answer for a wallet nobody set up, as Fluid's do: every fToken with
@@ -235,12 +310,12 @@ class FluidWorld:
 
     def publish_pools(self, vaults: list[Vault]) -> None:
         """What the resolvers answer about the pools themselves: the lists, and each one's data."""
-        self.answer("LendingResolver", "getAllFTokens()", None, ([f.address for f in self.ftokens],))
-        self.answer("VaultResolver", "getAllVaultsAddresses()", None, ([v.address for v in vaults],))
+        self.answer("LendingResolver", "getAllFTokens()", (), ([f.address for f in self.ftokens],))
+        self.answer("VaultResolver", "getAllVaultsAddresses()", (), ([v.address for v in vaults],))
         for ftoken in self.ftokens:
-            self.answer("LendingResolver", "getFTokenDetails(address)", ftoken.address, (ftoken.details(),))
+            self.answer("LendingResolver", "getFTokenDetails(address)", (ftoken.address,), (ftoken.details(),))
         for vault in vaults:
-            self.answer("VaultResolver", "getVaultEntireData(address)", vault.address, (vault.entire_data(),))
+            self.answer("VaultResolver", "getVaultEntireData(address)", (vault.address,), (vault.entire_data(),))
         self.vaults = vaults
 
 
@@ -272,7 +347,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
     lender, borrower = world.wallets["lender"], world.wallets["borrower"]
     world.holdings = {lender: {f_usdc: (950 * 10**6 + 17, 1_001 * 10**6 + 23)}}
     standard = Vault(
-        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        node.deploy(artifacts["TestCannedCalls"]),
         False,
         False,
         (weth, ZERO),
@@ -285,7 +360,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
         480,
     )
     native = Vault(
-        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        node.deploy(artifacts["TestCannedCalls"]),
         False,
         False,
         (NATIVE, ZERO),
@@ -298,7 +373,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
         450,
     )
     smart_col = Vault(
-        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        node.deploy(artifacts["TestCannedCalls"]),
         True,
         False,
         (wsteth, weth),
@@ -311,7 +386,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
         300,
     )
     smart_debt = Vault(
-        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        node.deploy(artifacts["TestCannedCalls"]),
         False,
         True,
         (weth, ZERO),
@@ -324,7 +399,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
         -120,
     )
     smart_both = Vault(
-        node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["V", "V", 18]),
+        node.deploy(artifacts["TestCannedCalls"]),
         True,
         True,
         (wsteth, weth),
@@ -336,9 +411,23 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
         -10,
         -50,
     )
+    # One tick above the vault's liquidation tick, 0.2836 of the way up it (a partial measured on
+    # Fluid's real vault): its debt at that ratio (2,540 USDC with the dust) and, as
+    # `fetchLatestPosition` gives it, its collateral.
+    branch = Branch(liquidation_tick(standard.price_liquidate, standard.liquidation_threshold) + 1, 304_513_181)
+    debt = 2_540 * 10**6
     world.positions = [
         Position(11, borrower, standard, 2 * 10**18, 3_000 * 10**6),
-        Position(12, borrower, standard, 10**18, 2_500 * 10**6, liquidated=True),
+        Position(
+            12,
+            borrower,
+            standard,
+            debt * 2**96 // partial_ratio(branch.tick, branch.partials),
+            debt - 3,
+            liquidated=True,
+            branch=branch,
+            opened_at=branch.tick + 40,
+        ),
         Position(13, borrower, native, 7 * 10**18, 9_000 * 10**6),
         Position(40, borrower, smart_col, 5 * 10**18, 10**18),
         Position(41, borrower, smart_debt, 10**18, 1_000 * 10**18),

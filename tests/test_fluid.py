@@ -1,7 +1,9 @@
-"""The Fluid adapter against resolvers on anvil that answer in the layouts of Fluid's deployed
-ABIs (tests/fluid_world.py): every field, for a lender and for a borrower with standard, smart,
-liquidated and several-per-vault positions; a resolver that fails; the ABI the adapter decodes
-against the deployed one."""
+"""The Fluid adapter against resolvers and vaults on anvil that answer in the layouts of Fluid's
+deployed ABIs (tests/fluid_world.py): every field, for a lender and for a borrower with
+standard, smart, partly liquidated and several-per-vault positions; a resolver that fails; the
+ABI the adapter decodes against the deployed one. The figures are held to formulas from the
+vault's published source: a partly liquidated NFT is liquidatable once `_liquidate`'s tick is
+below its branch's (one lower at partials 1), so it is priced at that tick."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import pytest
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
 from tests import fluid_world as F
-from tests.conftest import compounded_per_second, query_positions, world_fixture
+from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
+from tests.rpc_proxy import RpcProxy
 
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
@@ -50,6 +53,9 @@ def test_the_adapter_decodes_the_layouts_fluid_deployed():
         ("LendingResolver", fluid_pools.GET_FTOKEN_DETAILS),
         ("VaultResolver", fluid_pools.GET_ALL_VAULTS),
         ("VaultResolver", fluid_pools.GET_VAULT_ENTIRE_DATA),
+        ("VaultResolver", fluid.GET_POSITION_DATA_RAW),
+        ("VaultResolver", fluid.GET_TICK_DATA_RAW),
+        ("Vault", fluid.FETCH_LATEST_POSITION),
     ):
         deployed = F.ABI[resolver][function.signature]
         assert "0x" + function.selector == deployed["selector"]
@@ -83,24 +89,16 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
     assert answer["warnings"] == [] and answer["lendingPositions"] == []
     found = {p["nftId"]: p for p in answer["vaultPositions"]}
     assert list(found) == ["11", "12", "13", "40", "41", "42"], "every NFT, in the resolver's order"
-    for position in world.positions:
+    for position in (p for p in world.positions if p.owner == world.wallets["borrower"]):
         got, vault = found[str(position.nft_id)], position.vault
         assert got["type"] == "fluid-vault" and got["vaultAddress"] == vault.address and got["chainId"] == 31337
         assert got["owner"] == position.owner and got["isLiquidated"] is position.liquidated
         assert got["collateralFactor"] == vault.collateral_factor / 1e4
         assert got["liquidationThreshold"] == vault.liquidation_threshold / 1e4
         assert (got["supplyRate"], got["borrowRate"]) == (vault.supply_rate / 1e4, vault.borrow_rate / 1e4)
-        health = (
-            float(
-                Fraction(position.supply * vault.price_liquidate, 10**27)
-                * vault.liquidation_threshold
-                / 10**4
-                / (position.borrow + position.dust)
-            )
-            if position.borrow
-            else None
-        )
-        assert got["healthFactor"] == health
+        if position.branch is None:
+            expected = health(position, position.borrow + position.dust) if position.borrow else None
+            assert got["healthFactor"] == expected, "never liquidated: at borrow + dustBorrow"
     standard, liquidated = found["11"], found["12"]
     assert standard["vaultType"] == "standard" and liquidated["isLiquidated"] is True
     assert (standard["supplyToken"], standard["borrowToken"]) == (token(world, "WETH"), token(world, "USDC"))
@@ -108,7 +106,8 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
     assert standard["supplyShares"] is standard["borrowShares"] is None
     assert standard["supplyDexTokens"] is standard["borrowDexTokens"] is None
     assert (standard["supplyUsd"], standard["borrowUsd"]) == (usd(2 * 10**18, "WETH"), usd(3_000 * 10**6, "USDC"))
-    assert liquidated["supply"] == str(10**18) and liquidated["borrow"] == str(2_500 * 10**6)
+    partly = world.positions[1]
+    assert liquidated["supply"] == str(partly.supply) and liquidated["borrow"] == str(2_540 * 10**6 - 3)
 
     native = found["13"]
     ether = {"address": F.NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18}
@@ -136,9 +135,16 @@ async def test_a_borrowers_vault_nfts_standard_smart_and_liquidated(world_client
     assert both["healthFactor"] is None and both["borrowShares"] == "0"
 
 
+def health(position: F.Position, owed: Fraction | int) -> float:
+    """supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / owed."""
+    vault = position.vault
+    return float(Fraction(position.supply * vault.price_liquidate, 10**27) * vault.liquidation_threshold / 10**4 / owed)
+
+
 RISK_QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) { data {
-  ... on FluidWalletPositions { vaultPositions { nftId healthFactor risk { healthFactor loanToValue
-    liquidationLoanToValue liquidationPrices { asset { symbol } priceUsd priceInLoanAsset dropToLiquidation }
+  ... on FluidWalletPositions { warnings { code message target } vaultPositions { nftId healthFactor risk {
+    healthFactor loanToValue liquidationLoanToValue
+    liquidationPrices { asset { symbol } priceUsd priceInLoanAsset dropToLiquidation }
     oracle { address updatedAt ageSeconds } } } } } } }"""
 
 
@@ -165,6 +171,131 @@ async def test_a_vault_nfts_risk_solves_the_vaults_own_test(world_client, world)
     assert found["40"]["risk"]["liquidationPrices"][0]["asset"] is None, "a smart collateral: DEX shares"
 
 
+def liquidates(branch: F.Branch, tick: int) -> bool:
+    """`_liquidate`'s test of a liquidated branch at the liquidation tick `tick`: it takes the
+    branch while the branch's minima tick is above, but refuses the tick just below a branch at
+    partials 1, its threshold's (`(liquidationTick + 1) == tick && partials == 1`)."""
+    return branch.tick > tick and not (branch.partials == 1 and tick + 1 == branch.tick)
+
+
+def liquidates_at(branch: F.Branch, vault: F.Vault, price: Fraction) -> bool:
+    """Whether the vault liquidates the branch at an oracle price of `price` USDC per WETH."""
+    return liquidates(branch, F.liquidation_tick(int(price * 10**15), vault.liquidation_threshold))
+
+
+def full_tick(position: F.Position, tick: int) -> Fraction:
+    """The debt of the NFT's collateral at `tick`'s ratio (raw units)."""
+    return Fraction(position.supply * F.ratio_at_tick(tick), 2**96)
+
+
+async def vault_risks(api, wallet: str) -> tuple[dict, list]:
+    reply = await api.query(RISK_QUERY, {"inputs": [{"protocol": "fluid", "chainId": 31337, "walletAddress": wallet}]})
+    (answer,) = reply.body["data"]["walletPositions"]["data"]
+    return {p["nftId"]: p for p in answer["vaultPositions"]}, answer["warnings"]
+
+
+async def test_a_partly_liquidated_nft_is_priced_at_its_branchs_tick(world_client, world):
+    """NFT 12's branch is one tick above the vault's liquidation tick, 0.2836 of the way up it:
+    the vault liquidates it now, though the resolver's amounts (at the branch's ratio) give a
+    health factor above 1. The answer prices it at the branch's tick t: owed = (borrow +
+    dustBorrow) x 10015 X30 / (10000 X30 + 15 partials), the debt of its collateral at t, and the
+    liquidation price is the one below which `_liquidate` takes the branch, 0.1073 % above the
+    one of the resolver's amounts ((1 - partials / X30) x 0.0015 / 1.0015)."""
+    position = world.positions[1]
+    branch, vault = position.branch, position.vault
+    found, _ = await vault_risks(world_client, world.wallets["borrower"])
+    got = found["12"]
+    owed = Fraction((position.borrow + position.dust) * 10_015 * F.X30, 10_000 * F.X30 + 15 * branch.partials)
+    assert got["healthFactor"] == got["risk"]["healthFactor"] == health(position, owed)
+    assert got["healthFactor"] == pytest.approx(health(position, full_tick(position, branch.tick)), rel=1e-15)
+    assert liquidates(branch, F.liquidation_tick(vault.price_liquidate, vault.liquidation_threshold))
+    assert got["healthFactor"] < 1 < health(position, position.borrow + position.dust), "liquidated now"
+    (price,) = got["risk"]["liquidationPrices"]
+    at = Fraction(price["priceInLoanAsset"])
+    assert liquidates_at(branch, vault, at * (1 - Fraction(1, 10**9)))
+    assert not liquidates_at(branch, vault, at * (1 + Fraction(1, 10**9)))
+    resolvers = Fraction(position.borrow + position.dust, 10**6) / Fraction(position.supply, 10**18) / Fraction(85, 100)
+    assert float(1 - resolvers / at) == pytest.approx(float((1 - Fraction(branch.partials, F.X30)) * 15 / 10_015))
+    assert round(float(1 - resolvers / at) * 100, 4) == 0.1073
+
+
+async def test_a_branch_left_at_the_threshold_is_priced_a_tick_lower(world_client, world):
+    """A liquidation that reached the threshold leaves its branch at partials 1 of the tick above
+    the liquidation tick; `_liquidate` then refuses that liquidation tick, so the vault takes the
+    branch only below tick t - 1: owed = (borrow + dustBorrow) x 10000 X30 / (10000 X30 + 15), the
+    debt at t - 1, and the NFT is not liquidatable at the oracle's price (priced at t, it would
+    read so)."""
+    wallet, vault = world.node.accounts[14], world.positions[0].vault
+    branch = F.Branch(F.liquidation_tick(vault.price_liquidate, vault.liquidation_threshold) + 1, 1)
+    debt = 2_540 * 10**6
+    supply = debt * 2**96 // F.partial_ratio(branch.tick, 1)
+    position = F.Position(70, wallet, vault, supply, debt - 3, liquidated=True, branch=branch)
+    world.positions.append(position)
+    world.publish(wallet)
+    found, warnings = await vault_risks(world_client, wallet)
+    got = found["70"]
+    assert warnings == []
+    assert got["healthFactor"] == health(position, Fraction(debt * 10_000 * F.X30, 10_000 * F.X30 + 15))
+    assert got["healthFactor"] == pytest.approx(health(position, full_tick(position, branch.tick - 1)), rel=1e-15)
+    assert not liquidates(branch, F.liquidation_tick(vault.price_liquidate, vault.liquidation_threshold))
+    assert health(position, full_tick(position, branch.tick)) < 1 <= got["healthFactor"], "not liquidatable now"
+    at = Fraction(got["risk"]["liquidationPrices"][0]["priceInLoanAsset"])
+    assert liquidates_at(branch, vault, at * (1 - Fraction(1, 10**9)))
+    assert not liquidates_at(branch, vault, at * (1 + Fraction(1, 10**9)))
+
+
+def test_the_debt_at_the_branchs_tick_is_the_vaults():
+    """`liquidation_debt` against the vault's own integers: the collateral `fetchLatestPosition`
+    gives a debt at a branch's ratio, valued at the tick `_liquidate` takes the branch below (t,
+    or t - 1 at partials 1); the debt as given for a branch in no liquidated state or at partials
+    X30 (its tick's own ratio); and the two errors the issue measured on Fluid's vault."""
+    debt = 10**24
+    for tick in (-13_203, -1, 0, 4_321):
+        for partials in (1, 2, 172_654_000, F.X30 // 2, 304_513_181, F.X30 - 1):
+            branch = F.Branch(tick, partials)
+            collateral = debt * 2**96 // F.partial_ratio(tick, partials)
+            ratio = F.ratio_at_tick(tick) if partials > 1 else F.ratio_at_tick(tick) * 10_000 // 10_015
+            expected = Fraction(collateral * ratio, 2**96)
+            assert float(fluid.liquidation_debt(debt, branch.data()) / expected) == pytest.approx(1, abs=1e-15)
+        assert fluid.liquidation_debt(debt, F.Branch(tick, F.X30).data()) == debt
+        assert fluid.liquidation_debt(debt, F.Branch(tick, 5).data() + 1) == debt, "merged: no partials of its own"
+    for share, error in ((0.1608, 0.1257), (0.2836, 0.1073)):
+        branch = F.Branch(-13_203, round(share * F.X30))
+        assert round(float(1 - debt / fluid.liquidation_debt(debt, branch.data())) * 100, 4) == error
+
+
+async def test_an_unreadable_branch_nulls_the_health_factor_and_risk(world_client, world):
+    """A liquidated NFT that still owes, whose branch the resolver and vault do not give: its
+    health factor and risk are null with a FIGURE_UNAVAILABLE warning, never priced at the
+    resolver's amounts."""
+    wallet, vault = world.node.accounts[15], world.positions[0].vault
+    world.positions.append(F.Position(71, wallet, vault, 10**18, 2_000 * 10**6, liquidated=True))
+    world.publish(wallet)
+    found, warnings = await vault_risks(world_client, wallet)
+    assert found["71"]["healthFactor"] is None and found["71"]["risk"] is None
+    (warning,) = warnings
+    assert warning["code"] == "FIGURE_UNAVAILABLE" and warning["target"] == vault.address
+    assert "the health factor and risk of NFT 71 are null" in warning["message"]
+
+
+async def test_the_lens_calls_answer_every_read(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """The borrower's six NFTs, the partly liquidated one's branch with them, are read by the
+    three lens calls alone (token facts, kept, were read by a first query): not one call of
+    their own."""
+    proxy = RpcProxy(world.node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    path = world.write_addresses(tmp_path / "a.json")
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node, url=str(proxied.make_url("/")))
+    first, _ = await vault_risks(api, world.wallets["borrower"])
+    world.node.mine()
+    proxy.posts.clear()
+    found, warnings = await vault_risks(api, world.wallets["borrower"])
+    assert warnings == [] and found == first and found["12"]["risk"] is not None
+    calls = proxy.calls("eth_call")
+    assert [call for call in calls if "to" in call["params"][0]] == [], "every read came from a tape"
+    assert len(calls) == 3, "the lending resolver, the vault resolver and the feeds"
+
+
 async def test_an_empty_wallet_gets_empty_lists(world_client, world):
     (answer,) = (await positions(world_client, world.wallets["empty"]))["data"]
     assert answer["lendingPositions"] == answer["vaultPositions"] == [] and answer["warnings"] == []
@@ -178,7 +309,7 @@ async def test_a_wallet_nobody_set_up_gets_empty_lists_as_from_fluids_resolvers(
 
 async def test_a_resolver_that_fails_is_named_and_both_failing_fail_the_input(world_client, world):
     half, none = world.node.accounts[8], world.node.accounts[9]
-    world.answer("LendingResolver", F.LENDING, half, ([],))
+    world.answer("LendingResolver", F.LENDING, (half,), ([],))
     world.refuse("VaultResolver", F.VAULTS, half)
     world.refuse("LendingResolver", F.LENDING, none)
     world.refuse("VaultResolver", F.VAULTS, none)

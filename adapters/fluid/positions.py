@@ -12,19 +12,25 @@ How each figure is derived (all at the request's pinned block; docs/protocols/fl
   side, Fluid DEX shares on a smart side. Collateral factor and liquidation threshold = the
   configs / 1e4; supply and borrow rates = `supplyRateVault` / 1e4 and `borrowRateVault` / 1e4,
   APRs that may be negative (a smart side's own rate; the DEX's trading APR is not included).
-- Health = supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / (borrow + dustBorrow):
-  the vault's oracle gives debt units per collateral unit (tokens or DEX shares, decimals
-  included, 1e27), so both sides are compared in the debt's unit, as the vault's liquidation
-  does. A position is kept as a tick, the debt/collateral ratio rounded up to a power of 1.0015,
-  and `liquidate` takes the ticks above the one of oraclePriceLiquidate x threshold (rounded
-  down): so what it compares is the tick's debt, `borrow + dustBorrow` (the resolver's net debt
-  plus the dust the rounding added), and the liquidation price is exact with it, up to 0.15 %
-  off without it (Instadapp/fluid-contracts-public: vaultT1 coreModule main.sol `liquidate`,
-  helpers.sol `_addDebtToTickWrite`; resolvers/vault `positionByNftId`).
+- Health = supply x oraclePriceLiquidate / 1e27 x liquidationThreshold / owed: the vault's
+  oracle gives debt units per collateral unit (tokens or DEX shares, decimals included, 1e27), so
+  both sides are compared in the debt's unit, as the vault's liquidation does. A position is kept
+  as a tick, the debt/collateral ratio rounded up to a power of 1.0015, and `liquidate` takes the
+  ticks above the one of oraclePriceLiquidate x threshold (rounded down): so what it compares is
+  the tick's debt. Never liquidated, that is `borrow + dustBorrow` (the resolver's net debt plus
+  the dust the rounding added; up to 0.15 % off without the dust). Partly liquidated, the resolver
+  gives the amounts at its branch's ratio, partials / (2^30 - 1) of the way up from tick t - 1 to
+  the branch's tick t, but the vault liquidates the branch as soon as the liquidation tick is below
+  t: owed is then that debt raised to tick t's ratio (to t - 1's when partials = 1, which is
+  where a liquidation that reached the threshold leaves a branch, and which `liquidate` takes
+  only below t - 1); see `liquidation_debt` (Instadapp/fluid-contracts-public: vaultTypesCommon
+  coreModule main.sol `_liquidate`, helpers.sol `fetchLatestPosition` and `_addDebtToTickWrite`;
+  resolvers/vault `positionByNftId`).
 - USD: a normal side through the token's feed (adapters/prices.py); a smart side through the other side's
   token and the vault's operate price; null when both sides are smart or no feed prices it.
 - Both resolvers and every USD feed of the chain are read at once in FluidLens (lenses/,
-  chain/lens.py), which returns their raw answers.
+  chain/lens.py), which returns their raw answers, and with them the branch of each liquidated
+  NFT that still owes.
 """
 
 from __future__ import annotations
@@ -93,6 +99,18 @@ CONSTANTS, CONFIGS, RATES = 3, 4, 5
 SUPPLY_TOKEN, BORROW_TOKEN = 8, 9
 COLLATERAL_FACTOR, LIQUIDATION_THRESHOLD, ORACLE, ORACLE_PRICE_OPERATE, ORACLE_PRICE_LIQUIDATE = 2, 3, 8, 9, 10
 SUPPLY_RATE_VAULT, BORROW_RATE_VAULT = 10, 11
+GET_POSITION_DATA_RAW = Function("getPositionDataRaw(address,uint256)", "cbc7be65", ("uint256",))
+GET_TICK_DATA_RAW = Function("getTickDataRaw(address,int256)", "168a11c2", ("uint256",))
+FETCH_LATEST_POSITION = Function(
+    "fetchLatestPosition(int256,uint256,uint256,uint256)",
+    "22348cc7",
+    ("int256", "uint256", "uint256", "uint256", "uint256"),
+)
+"""The vault's own view of a position after liquidations: (tick, raw debt, raw collateral,
+branch id, branch data); the resolver's `positionByNftId` calls it."""
+X19, X24, X30 = 2**19 - 1, 2**24 - 1, 2**30 - 1
+LIQUIDATED = 1
+"""A branch's status (branchData bits 0-1): 1 liquidated (2 merged, 3 closed)."""
 VAULT_TYPES = {
     (False, False): "standard",
     (True, False): "smart-collateral",
@@ -177,7 +195,10 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
             raise ProtocolError(f"Fluid VaultResolver gives {len(positions)} positions with {len(data)} vaults")
         vault_positions = list(
             await asyncio.gather(
-                *(_vault_position(fluid, position, vault, chain_id) for position, vault in zip(positions, data))
+                *(
+                    _vault_position(fluid, deployment.vault_resolver, position, vault, chain_id)
+                    for position, vault in zip(positions, data)
+                )
             )
         )
     return {"blockNumber": block, "lendingPositions": lending_positions, "vaultPositions": vault_positions}
@@ -226,18 +247,17 @@ def _compounded(apr: float) -> float:
 
 
 async def _vault_position(
-    fluid: FluidReader, position: tuple[Any, ...], vault: tuple[Any, ...], chain_id: int
+    fluid: FluidReader, resolver: str, position: tuple[Any, ...], vault: tuple[Any, ...], chain_id: int
 ) -> dict[str, Any]:
-    supply, borrow, dust = position[9], position[10], position[11]
-    owed = borrow + dust  # what the position's tick stands for: the vault's test compares this
+    supply, borrow = position[9], position[10]
     configs = vault[CONFIGS]
     threshold, liquidate = configs[LIQUIDATION_THRESHOLD], configs[ORACLE_PRICE_LIQUIDATE]
-    health = None
-    if borrow and liquidate:
-        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / owed)
-    sides, risk = await asyncio.gather(
-        vault_sides(fluid, vault, supply, borrow), _risk(fluid, vault, supply, owed) if borrow else no_read()
+    sides, (owed, risk) = await asyncio.gather(
+        vault_sides(fluid, vault, supply, borrow), _liquidation(fluid, resolver, position, vault)
     )
+    health = None
+    if owed is not None and liquidate:
+        health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / owed)
     return {
         "type": "fluid-vault",
         "vaultAddress": vault[0],
@@ -251,12 +271,61 @@ async def _vault_position(
     }
 
 
-async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, owed: int) -> dict[str, Any]:
+async def _liquidation(
+    fluid: FluidReader, resolver: str, position: tuple[Any, ...], vault: tuple[Any, ...]
+) -> tuple[Fraction | None, dict[str, Any] | None]:
+    """The debt the vault's liquidation compares with the NFT's collateral (its tick's), and the
+    NFT's risk by it: none without debt, or when the branch of a liquidated NFT cannot be read."""
+    nft, liquidated, supply, borrow, dust = position[0], position[2], position[9], position[10], position[11]
+    if not borrow:
+        return None, None
+    owed: Fraction | None = Fraction(borrow + dust)
+    if liquidated:
+        branch = await fluid.warnings.optional(
+            _branch(fluid.reader, resolver, vault[0], nft), vault[0], f"the health factor and risk of NFT {nft} are"
+        )
+        owed = None if branch is None else liquidation_debt(borrow + dust, branch)
+    return owed, None if owed is None else await _risk(fluid, vault, supply, owed)
+
+
+async def _branch(reader: ChainReader, resolver: str, vault: str, nft: int) -> int:
+    """The data of the branch the vault liquidates a liquidated NFT with: the vault's own
+    `fetchLatestPosition` of its tick and tick id (positionData bits 1-20 and 21-44) and of that
+    tick's data, as the resolver's `positionByNftId` calls it (FluidLens reads the same). Its debt
+    argument only scales the debt and collateral it returns, which the resolver gave: 0."""
+    (data,) = await reader.call(resolver, GET_POSITION_DATA_RAW, vault, nft, label="Fluid VaultResolver")
+    tick = (data >> 2) & X19 if data & 2 else -((data >> 2) & X19)
+    (tick_data,) = await reader.call(resolver, GET_TICK_DATA_RAW, vault, tick, label="Fluid VaultResolver")
+    *_, branch = await reader.call(
+        vault, FETCH_LATEST_POSITION, tick, (data >> 21) & X24, 0, tick_data, label="Fluid vault"
+    )
+    return int(branch)
+
+
+def liquidation_debt(debt: int, branch: int) -> Fraction:
+    """The debt at which the vault liquidates a liquidated NFT whose debt is `debt` (borrow +
+    dustBorrow) at its branch's ratio, from the branch's data (status bits 0-1, partials 22-51).
+
+    The resolver gives the amounts at the branch's ratio, ratioOneLess + (ratio - ratioOneLess)
+    x partials / X30 with ratio the branch's tick t's and ratioOneLess = ratio x 10000 / 10015
+    (`fetchLatestPosition`). `_liquidate` takes the branch as soon as the liquidation tick is
+    below t: debt x ratio / that ratio = debt x 10015 X30 / (10000 X30 + 15 partials). With
+    partials = 1, where a liquidation that reached the threshold leaves a branch (at tick
+    threshold + 1), it refuses the liquidation tick t - 1 and takes the branch only below it:
+    debt x 10000 X30 / (10000 X30 + 15). Any other branch (not liquidated, or at partials X30,
+    its tick's own ratio) leaves the debt as it is."""
+    partials = (branch >> 22) & X30
+    if branch & 3 != LIQUIDATED or not 0 < partials < X30:
+        return Fraction(debt)
+    return Fraction(debt * (10_000 if partials == 1 else 10_015) * X30, 10_000 * X30 + 15 * partials)
+
+
+async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, owed: Fraction) -> dict[str, Any]:
     """The `BorrowRisk` figures of a vault NFT (adapters/risk.py) by the vault's own test: the
     position may be liquidated once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold /
-    1e4 < owed (borrow + dustBorrow), the oracle quoting debt units per collateral unit (tokens or
-    DEX shares) x 1e27. A smart side has no token: its prices are then stated in no unit but the
-    drop, a ratio."""
+    1e4 < owed (its tick's debt, `_liquidation`), the oracle quoting debt units per collateral unit
+    (tokens or DEX shares) x 1e27. A smart side has no token: its prices are then stated in no
+    unit but the drop, a ratio."""
     constants, configs = vault[CONSTANTS], vault[CONFIGS]
     threshold = Fraction(configs[LIQUIDATION_THRESHOLD], RATE_SCALE)
     col, debt = constants[SUPPLY_TOKEN][0], constants[BORROW_TOKEN][0]
@@ -282,7 +351,7 @@ async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, owed: i
         usd=Fraction(debt_price.answer, 10**debt_price.decimals) if known and debt_price else None,
         per_loan_asset=Fraction(1) if known else None,
     )
-    return {**borrow_risk(Fraction(owed, debt_scale), [held], unit, fluid.warnings, vault[0]), **oracle}
+    return {**borrow_risk(owed / debt_scale, [held], unit, fluid.warnings, vault[0]), **oracle}
 
 
 async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
