@@ -122,6 +122,14 @@ class Metrics:
             ["chain_id"],
             registry=registry,
         )
+        self.index_rewinds = Counter(
+            "wp_index_rewinds",
+            "Index streams whose stored part the chain no longer had (a reorg deeper than it, a reset "
+            "chain, another network), by chain, stream and outcome: rewound to a block both agree "
+            "on, or dropped and scanned again.",
+            ["chain_id", "stream", "outcome"],
+            registry=registry,
+        )
         self.answer_cache_bytes = Gauge(
             "wp_answer_cache_bytes",
             "Bytes of answers kept per input and block (ANSWER_CACHE_BYTES bounds them).",

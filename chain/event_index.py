@@ -6,8 +6,15 @@ extended in the background as blocks settle, and resumed after a restart from wh
 Rows are of two kinds: catalog entries (a market and its parameters, a vault) and holdings (a
 wallet that may hold something under a key). The index only says where to look: positions are
 read on-chain at the request's block. Logs after the settled block are read by each request and
-never stored, so a reorg leaves no trace; the stored part is tied to the chain by the hash of the
-block it reaches, so a file from another chain (or a devnet restarted) is dropped, not trusted.
+never stored, so a reorg leaves no trace; the stored part is tied to the chain by the hashes of
+the blocks it reached (checkpoints: each scan step's last block, the recent ones all kept, older
+ones thinned to one per power-of-two distance), checked when the stream is first used, after the
+head went back (chain/head.py's `rewinds`) and by every scan step. Where the node's hash differs
+(a reorg deeper than the stored part, a chain reset under the same id, another network), the
+stream is rewound to the newest checkpoint the node agrees with and scanned again from there,
+or from its start where none agrees; where the node lacks the stored blocks but agrees below
+them, the node is behind: its head is answered from the stored part as of that head, and the
+check is made again by the next request.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chain.reader import ChainReader, Chains, Log
+from chain.reader import ChainReader, Chains, Log, no_read
 from errors import PositionError
 
 log = logging.getLogger("wallet_positions.index")
@@ -50,7 +57,13 @@ CREATE TABLE IF NOT EXISTS entries (stream TEXT NOT NULL, kind TEXT NOT NULL, ke
     value BLOB NOT NULL, block INTEGER NOT NULL, PRIMARY KEY (stream, kind, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS holdings (stream TEXT NOT NULL, holder TEXT NOT NULL, key TEXT NOT NULL,
     block INTEGER, PRIMARY KEY (stream, holder, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoints (stream TEXT NOT NULL, block INTEGER NOT NULL, hash TEXT NOT NULL,
+    PRIMARY KEY (stream, block)) WITHOUT ROWID;
 """
+RECENT_CHECKPOINTS = 32
+"""Checkpoints kept as they are behind the newest; older ones are thinned to one per power-of-two
+distance from it (about 60 in all however long the stream), so a rewind goes back at most about
+twice as far as the chain changed."""
 HOLDING_BLOCK = "ALTER TABLE holdings ADD COLUMN block INTEGER"
 """Files written before holdings had their first block keep every row, with a null block: offered
 at every block (a position is read at the block anyway, so an early one is a zero, not an error)."""
@@ -173,7 +186,8 @@ class ChainIndex:
         return {key for (key,) in self._db.execute(query, args)}
 
     def write(self, stream: Stream, rows: Rows, covered_to: int, block_hash: str) -> None:
-        """The rows of the blocks up to `covered_to`, and the new progress, in one transaction."""
+        """The rows of the blocks up to `covered_to`, the new progress and its checkpoint, in one
+        transaction."""
         entries = [(stream.name, r.kind, r.key, r.value, r.block) for r in rows if isinstance(r, Entry)]
         holdings = [(stream.name, r.holder, r.key, r.block) for r in rows if isinstance(r, Holding)]
         with self._transaction():
@@ -185,8 +199,43 @@ class ChainIndex:
                 "INSERT OR REPLACE INTO progress VALUES (?, ?, ?, ?)",
                 (stream.name, stream.start_block, covered_to, block_hash),
             )
+            self._db.execute(
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?)", (stream.name, covered_to, block_hash)
+            )
+            self._db.executemany(
+                "DELETE FROM checkpoints WHERE stream = ? AND block = ?",
+                [(stream.name, block) for block in _thinned([block for block, _ in self.checkpoints(stream)])],
+            )
         if entries:
             self._entries.pop(stream.name, None)
+
+    def checkpoints(self, stream: Stream) -> list[tuple[int, str]]:
+        """(block, hash) the stored part is tied to, newest first: its checkpoints, and in a file
+        written before they were kept, the progress's own block and hash."""
+        progress = self.progress(stream)
+        found: list[tuple[int, str]] = self._db.execute(
+            "SELECT block, hash FROM checkpoints WHERE stream = ? AND block <= ? ORDER BY block DESC",
+            (stream.name, progress.covered_to),
+        ).fetchall()
+        if progress.block_hash is not None and (not found or found[0][0] != progress.covered_to):
+            found.insert(0, (progress.covered_to, progress.block_hash))
+        return found
+
+    def rewind(self, stream: Stream, block: int, block_hash: str) -> bool:
+        """Forget what the blocks after `block` stored, in one transaction, leaving the stream
+        covered to `block` (whose hash the node agrees with). False, and nothing changed, where
+        that cannot be told: holdings of the earlier layout have no block."""
+        name = stream.name
+        if self._db.execute("SELECT 1 FROM holdings WHERE stream = ? AND block IS NULL LIMIT 1", (name,)).fetchone():
+            return False
+        with self._transaction():
+            for table in ("entries", "holdings", "checkpoints"):
+                self._db.execute(f"DELETE FROM {table} WHERE stream = ? AND block > ?", (name, block))
+            self._db.execute(
+                "UPDATE progress SET covered_to = ?, block_hash = ? WHERE stream = ?", (block, block_hash, name)
+            )
+        self._entries.pop(name, None)
+        return True
 
     def covered(self) -> list[tuple[str, int, int]]:
         """(stream, start block, covered to) of every stream in the file."""
@@ -215,7 +264,7 @@ class ChainIndex:
 
     def drop(self, stream: Stream) -> None:
         with self._transaction():
-            for table in ("progress", "entries", "holdings"):
+            for table in ("progress", "entries", "holdings", "checkpoints"):
                 self._db.execute(f"DELETE FROM {table} WHERE stream = ?", (stream.name,))
         self._entries.pop(stream.name, None)
 
@@ -242,7 +291,8 @@ class Indexes:
     chains: Chains
     _files: dict[int, ChainIndex] = field(default_factory=dict)
     _scans: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
-    _checked: set[tuple[int, str]] = field(default_factory=set)
+    _checked: dict[tuple[int, str], int] = field(default_factory=dict)
+    """Streams whose stored part was found to be the chain's, with the follower's `rewinds` then."""
 
     def file(self, chain_id: int) -> ChainIndex:
         if chain_id not in self._files:
@@ -277,14 +327,16 @@ class Indexes:
         block = await reader.block_number()
         return View(index.entries(stream), {}, index.progress(stream).covered_to, index, stream, {}, block)
 
-    async def view(self, reader: ChainReader, stream: Stream) -> View:
+    async def view(self, reader: ChainReader, stream: Stream, again: bool = True) -> View:
         """The stream at the reader's block: the stored part, and the blocks after it read now
-        (in the round that asks for the settled block, which moves the background scan on).
-        While the stored part is far behind (a cold start), the request waits for the scan for half
-        its budget, then gets what is stored (`complete` False)."""
+        (in the round that asks for the settled block, which moves the background scan on, and
+        the hash of the block the stored part reaches: where the chain has another, the stored
+        part is verified again and the view made anew). While the stored part is far behind (a
+        cold start), the request waits for the scan for half its budget, then gets what is
+        stored (`complete` False)."""
         index = self.file(reader.chain_id)
         block = await reader.block_number()
-        await self._check(reader, index, stream)
+        await self._verify(reader, stream)
         progress = index.progress(stream)
         if self._behind(reader, block, progress.covered_to):
             self._advance(reader.chain_id, stream, await reader.settled_block())
@@ -299,9 +351,16 @@ class Indexes:
                         index.entries(stream), {}, progress.covered_to, index, stream, {}, block, complete=False
                     )
         stored = index.entries(stream)
-        rows, settled = await asyncio.gather(
-            scan_rows(reader, stream, stored, progress.covered_to + 1, block), reader.settled_block()
+        linked = progress.block_hash is not None and progress.covered_to <= block
+        rows, settled, link = await asyncio.gather(
+            scan_rows(reader, stream, stored, progress.covered_to + 1, block),
+            reader.settled_block(),
+            reader.block_hash(progress.covered_to) if linked else no_read(),
         )
+        if linked and link != progress.block_hash and again:
+            self._checked.pop((reader.chain_id, stream.name), None)
+            await self._verify(reader, stream)
+            return await self.view(reader, stream, again=False)
         self._advance(reader.chain_id, stream, settled)
         fresh: dict[str, dict[str, Entry]] = {}
         tail: dict[str, set[str]] = {}
@@ -316,29 +375,59 @@ class Indexes:
     def _behind(reader: ChainReader, block: int, covered_to: int) -> bool:
         return (block - covered_to) // reader.endpoint.logs_block_range > TAIL_QUERIES
 
-    async def _check(self, reader: ChainReader, index: ChainIndex, stream: Stream) -> None:
-        """Once per process and stream: the stored part must be of this chain (the hash of the
-        block it reaches is the node's); otherwise it is dropped and scanned again."""
-        key = (reader.chain_id, stream.name)
-        if key in self._checked:
+    async def _verify(self, reader: ChainReader, stream: Stream) -> None:
+        """That the stored part is this chain's: once per process and stream, again after the head
+        went back, and while the node is behind it. The hash of its newest checkpoint the node has
+        is compared (one header, riding with the next round); where it differs, the older ones
+        (one round more) find where the node's chain and the stored part agree, and the stream is
+        rewound there, or dropped where they agree nowhere."""
+        chain_id = reader.chain_id
+        key = (chain_id, stream.name)
+        rewinds = self.chains.follower(chain_id).rewinds
+        if self._checked.get(key) == rewinds:
             return
-        progress = index.progress(stream)
-        if progress.block_hash is not None:
-            found = await reader.block_hash(progress.covered_to)
-            if found != progress.block_hash:
-                log.warning(
-                    "index of %s on chain %d does not match the chain at block %d: dropped, scanning again",
-                    stream.name,
-                    reader.chain_id,
-                    progress.covered_to,
-                )
-                index.drop(stream)
-        self._checked.add(key)
+        index = self.file(chain_id)
+        covered = index.progress(stream).covered_to
+        reader = reader.newest()
+        head = await reader.block_number()
+        points = [(block, known) for block, known in index.checkpoints(stream) if block <= head]
+        agreed = None
+        if points and await reader.block_hash(points[0][0]) == points[0][1]:
+            agreed = points[0]
+        elif len(points) > 1:
+            found = await asyncio.gather(*(reader.block_hash(block) for block, _ in points[1:]))
+            agreed = next(((block, known) for (block, known), hash_ in zip(points[1:], found) if hash_ == known), None)
+        if agreed is not None and agreed == points[0] and covered > head:
+            log.info(
+                "chain %d: the node's head %d is behind the index of %s (block %d), which agrees with it below;"
+                " answered as of the node's head",
+                chain_id,
+                head,
+                stream.name,
+                covered,
+            )
+            return
+        if not index.checkpoints(stream) or (agreed is not None and agreed[0] == covered):
+            self._checked[key] = rewinds
+            return
+        rewound = agreed is not None and index.rewind(stream, *agreed)
+        if not rewound:
+            index.drop(stream)
+        log.warning(
+            "index of %s on chain %d does not match the chain at block %d (%s): %s",
+            stream.name,
+            chain_id,
+            covered,
+            "the node has no such block" if covered > head else "another hash",
+            f"rewound to block {agreed[0]}, the newest it agrees with" if agreed and rewound else "scanning it again",
+        )
+        self.chains.metrics.index_rewinds.labels(str(chain_id), stream.name, "rewound" if rewound else "dropped").inc()
+        self._checked[key] = rewinds
 
     async def build(self, reader: ChainReader, stream: Stream, report: Callable[[int, int, int], None]) -> int:
         """Scan the stream up to the settled block now (`index build`); `report(first, done_to,
         target)` after every window. Returns the block it reaches."""
-        await self._check(reader, self.file(reader.chain_id), stream)
+        await self._verify(reader, stream)
         target = await reader.settled_block()
         await self._scan(reader.chain_id, stream, target, report)
         return target
@@ -359,19 +448,32 @@ class Indexes:
         report: Callable[[int, int, int], None] | None = None,
     ) -> None:
         """Window after window up to `target`, each stored with its progress; a failing window is
-        tried again after a pause, for as long as it takes (no cap on the number of queries)."""
+        tried again after a pause, for as long as it takes (no cap on the number of queries).
+        Each window also reads the hash of the block the stored part reaches: where the node's
+        differs, or a window failed (the node may have gone back), the stored part is verified
+        again (`_verify`) and the target kept within the node's settled block."""
         index = self.file(chain_id)
         first = index.progress(stream).covered_to + 1
         started = last_report = time.monotonic()
         failures = 0
+        recheck = False
         while (covered := index.progress(stream).covered_to) < target:
             loop = asyncio.get_running_loop()
             reader = self.chains.request(loop.time() + WINDOW_BUDGET).reader(chain_id)
             entries = index.entries(stream)
             high = min(target, covered + _window_blocks(reader, stream, entries))
+            stored_hash = index.progress(stream).block_hash
             try:
-                rows = await scan_rows(reader, stream, entries, covered + 1, high)
-                block_hash = await reader.block_hash(high)
+                if recheck:
+                    self._checked.pop((chain_id, stream.name), None)
+                    await self._verify(reader, stream)
+                    target, recheck = min(target, await reader.settled_block()), False
+                    continue
+                rows, block_hash, link = await asyncio.gather(
+                    scan_rows(reader, stream, entries, covered + 1, high),
+                    reader.block_hash(high),
+                    reader.block_hash(covered) if stored_hash else no_read(),
+                )
             except asyncio.CancelledError:
                 reader.cancel_rounds()
                 raise
@@ -388,6 +490,10 @@ class Indexes:
                     delay,
                 )
                 await asyncio.sleep(delay)
+                recheck = True
+                continue
+            if link != stored_hash:
+                recheck = True
                 continue
             failures = 0
             index.write(stream, rows, high, block_hash)
@@ -407,6 +513,20 @@ class Indexes:
                     left / rate if rate else 0,
                 )
                 last_report = now
+
+
+def _thinned(blocks: list[int]) -> list[int]:
+    """Of checkpoint blocks (newest first), those to forget: past the RECENT_CHECKPOINTS newest,
+    all but the oldest of each power-of-two distance from the newest (the oldest stays oldest,
+    so the first checkpoint is never forgotten)."""
+    kept: set[int] = set()
+    thinned = []
+    for block in reversed(blocks[RECENT_CHECKPOINTS:]):
+        distance = (blocks[0] - block).bit_length()
+        if distance in kept:
+            thinned.append(block)
+        kept.add(distance)
+    return thinned
 
 
 def _window_blocks(reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]]) -> int:

@@ -102,6 +102,11 @@ class Follower:
         self.head: Head | None = None
         self.settled: int | None = None
         """The endpoint's `finalized` block, or the head less settle_depth where it has none."""
+        self.rewinds = 0
+        """Heads seen to go back (a lower number, or another hash at the same number): a reorg,
+        a chain reset under the same id, another node behind the URL. What was checked against
+        the chain before (the event index's stored part) is checked again after one."""
+        self._seen: Head | None = None
         self._fresh_until = -math.inf
         self._used = -math.inf
         self._settled_at = -math.inf
@@ -118,6 +123,7 @@ class Follower:
 
     def learn(self, head: Head) -> None:
         """A head a request pinned itself: kept if newest, and the chain followed from now on."""
+        self._observe(head)
         if self.interval <= 0:
             return
         now = asyncio.get_running_loop().time()
@@ -127,6 +133,15 @@ class Follower:
         if self._task is None or self._task.done():
             self._fresh_until = now + self.interval * STALE_POLLS
             self._task = asyncio.get_running_loop().create_task(self._follow())
+
+    def _observe(self, head: Head) -> None:
+        """Count a head that goes back (`rewinds`), whether or not the chain is followed."""
+        seen = self._seen
+        back = seen is not None and (head.number, head.hash) != (seen.number, seen.hash) and head.number <= seen.number
+        if back:
+            self.rewinds += 1
+        if seen is None or back or head.number > seen.number:
+            self._seen = head
 
     async def close(self) -> None:
         if self._task is not None:
@@ -176,6 +191,7 @@ class Follower:
             log.info("chain %d head followed again at block %d", chain_id, head.number)
         self._failing = False
         changed = self.head is None or head.number != self.head.number or head.hash != self.head.hash
+        self._observe(head)
         self.head = head
         endpoint.metrics.chain_head.labels(endpoint.label).set(head.number)
         if ask_settled:

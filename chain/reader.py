@@ -324,6 +324,11 @@ class ChainReader:
         """The app's guesses kept across requests (Chains.hints)."""
         return self._request.chains.hints
 
+    def newest(self) -> ChainReader:
+        """The request's reader of this chain pinned to its newest block (this one, unless it
+        reads a block it was given)."""
+        return self._request.reader(self.chain_id)
+
     def at(self, block: int) -> ChainReader:
         """The request's reader of this chain pinned to `block` (an earlier one), for figures that
         compare two blocks; its reads batch among themselves."""
@@ -444,7 +449,7 @@ class ChainReader:
         """What names the pinned block for answers kept across requests (schema.py): the head's
         hash (a reorganised block has another); for a given block, "settled" once the follower
         knows it settled, else the hash of the head it was read under (the same while that head
-        is); None where none is known without a round trip."""
+        is); None where none is known without a round trip, or the block is past that head."""
         block = await self.block_number()
         head = self._request.reader(self.chain_id)._head
         if self._at is None:
@@ -453,13 +458,15 @@ class ChainReader:
         settled = follower.settled if follower.current() is not None else None
         if settled is not None and block <= settled:
             return "settled"
-        return f"under {head.hash}" if head is not None else None
+        return f"under {head.hash}" if head is not None and block <= head.number else None
 
     async def _pin_past(self, block: int) -> int:
         """A given block, once the head is pinned (which checks the endpoint): a block after the
         head is the client's mistake. Whether Multicall3 existed then is asked once per endpoint
         for blocks older than any seen with it (the canonical one was deployed in 2022)."""
-        head = await self._request.reader(self.chain_id).block_number()
+        head = await self.newest().block_number()
+        if block > head:
+            head = await self._node_head()
         if block > head:
             raise InputValidationError(
                 f"Block {block} is not on chain {self.chain_id} yet: its newest block is {head}."
@@ -475,6 +482,15 @@ class ChainReader:
             endpoint.multicall_since = block
         self._multicall = True
         return block
+
+    async def _node_head(self) -> int:
+        """The node's own newest block, asked now (one round trip): the head a request pinned
+        may be up to HEAD_POLL_SECONDS old, and a client that read a newer block from its own
+        node (or a receipt) must not be told it does not exist."""
+        (header,) = await self._exchange.rpc([("eth_getBlockByNumber", ["latest", False])])
+        head = Head.of(header, self.chain_id)
+        self._request.chains.follower(self.chain_id).learn(head)
+        return head.number
 
     async def has_code(self, address: str) -> bool:
         """Whether `address` has code at the pinned block: a contract deployed by then."""

@@ -46,6 +46,9 @@ class RpcProxy:
         from `rng`; a call of a JSON-RPC batch is hit alone."""
         self.fault_limit: int | None = None
         """Faults to give before behaving again (None: no limit)."""
+        self.head: int | None = None
+        """A node behind: it knows no block after this one (its `latest` is this block, its
+        `finalized` 64 before, a later block's header is null)."""
         self.history_from: int | None = None
         """A pruned node: a state read (STATE_READS) at a block below this one gets MISSING_TRIE_NODE."""
         self.http_fault_share = 0.0
@@ -139,6 +142,11 @@ class RpcProxy:
             if self.creation == "refuse":
                 return {"jsonrpc": "2.0", "id": item["id"], "error": {"code": -32602, "message": "missing to"}}
             return {"jsonrpc": "2.0", "id": item["id"], "result": "0x07" + "ab" * 40}
+        if item["method"] == "eth_getBlockByNumber" and self.head is not None:
+            tag = {"latest": hex(self.head), "finalized": hex(max(self.head - 64, 0))}.get(first, first)
+            if int(tag, 16) > self.head:
+                return {"jsonrpc": "2.0", "id": item["id"], "result": None}
+            item = {**item, "params": [tag, *item["params"][1:]]}
         if item["method"] in STATE_READS and self.history_from is not None and self.pruned(item["params"][-1]):
             return {"jsonrpc": "2.0", "id": item["id"], "error": MISSING_TRIE_NODE}
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:

@@ -1,11 +1,14 @@
 """The persisted event index (chain/event_index.py) against a real anvil node: a cold scan that outlives
 its first caller, settling without a `finalized` tag, a restart that does not rescan, a file of
-another chain dropped, and a scan through an endpoint capped at 1,000 blocks per eth_getLogs."""
+another chain dropped, and a scan through an endpoint capped at 1,000 blocks per eth_getLogs; a
+chain reset under the same id, an endpoint replaced under a running index, a node behind and a
+reorg deeper than the stored part."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import sqlite3
 
@@ -15,7 +18,7 @@ from adapters import sweep
 from chain import erc20, settle_depth
 from chain.event_index import ChainIndex, Entry, Holding, Stream
 from errors import PositionError, ProtocolError
-from tests.evm import CHAIN_ID
+from tests.evm import CHAIN_ID, Anvil
 from tests.test_chain import WALLET, deploy_token
 
 
@@ -236,3 +239,158 @@ async def test_closed_indexes_open_again_when_used_again(anvil, artifacts, open_
     await indexes.close()
     await indexes.chains.close()
     assert amounts(await indexed(indexes, stream)) == [4]
+
+
+def rewinds(indexes, stream, outcome: str) -> float:
+    """How often the stream was rewound (or dropped) after a chain change, by the app's metric."""
+    labels = {"chain_id": str(CHAIN_ID), "stream": stream.name, "outcome": outcome}
+    return indexes.chains.metrics.registry.get_sample_value("wp_index_rewinds_total", labels) or 0
+
+
+def minted(anvil, artifacts, amount: int, blocks: int) -> tuple[str, int, Stream]:
+    """A new token, a mint of `amount` to WALLET and `blocks` blocks more: the token, the block
+    before its mint, and its stream from there."""
+    token = deploy_token(anvil, artifacts)
+    start = anvil.block_number()
+    anvil.send(token, "mint(address,uint256)", WALLET, amount)
+    anvil.mine(blocks)
+    return token, start, transfers(token, start)
+
+
+def restarted_chain(artifacts, token: str, start: int, amount: int) -> Anvil:
+    """A new chain under the same id, as a devnet started again: `token` at the same address
+    (its code placed there), one mint of `amount` after `start`, and 100 blocks more; its
+    blocks' hashes are all its own."""
+    node = Anvil()
+    node.install_multicall(artifacts["Multicall3"])
+    node.rpc("anvil_setCode", token, artifacts["TestToken"].runtime)
+    node.mine(start - node.block_number() + 1)
+    node.send(token, "mint(address,uint256)", WALLET, amount)
+    node.mine(100)
+    return node
+
+
+async def settled_index(indexes, stream, anvil) -> int:
+    """Wait until the stream's stored part reaches the finalized block; it."""
+    index = indexes.file(CHAIN_ID)
+    for _ in range(100):
+        if index.progress(stream).covered_to == anvil.finalized_block():
+            break
+        await asyncio.sleep(0.05)
+    return index.progress(stream).covered_to
+
+
+async def test_a_chain_reset_under_a_kept_state_directory_is_scanned_again(
+    anvil, artifacts, open_index, proxy, tmp_path, caplog
+):
+    """A devnet started again under a kept state directory: its head is below the stored part and
+    no stored block is on it, so the stream is dropped and scanned again; never a NETWORK_ERROR."""
+    token, start, stream = minted(anvil, artifacts, 4, 300)
+    first = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
+    assert amounts(await indexed(first, stream)) == [4]
+    covered = await settled_index(first, stream, anvil)
+    await first.close()
+    await first.chains.close()
+    node = restarted_chain(artifacts, token, start, 9)
+    try:
+        assert node.block_number() < covered, "the new chain is shorter than the stored part"
+        proxy.upstream = node.url
+        caplog.set_level(logging.INFO, "wallet_positions.index")
+        second = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
+        view = await indexed(second, stream)
+        assert amounts(view) == [9] and view.keys(WALLET) == {token}
+        assert any(
+            "the node has no such block" in r.getMessage() and "scanning it again" in r.getMessage()
+            for r in caplog.records
+        )
+        assert rewinds(second, stream, "dropped") == 1
+        assert await settled_index(second, stream, node) == node.finalized_block()
+    finally:
+        proxy.upstream = anvil.url
+        node.stop()
+
+
+async def test_an_endpoint_replaced_under_a_running_index_is_followed(anvil, artifacts, open_index, proxy, tmp_path):
+    """The same, with the server running: the head going back makes the next request check the
+    stored part again."""
+    token, start, stream = minted(anvil, artifacts, 4, 300)
+    indexes = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
+    assert amounts(await indexed(indexes, stream)) == [4]
+    await settled_index(indexes, stream, anvil)
+    node = restarted_chain(artifacts, token, start, 9)
+    try:
+        proxy.upstream = node.url
+        assert amounts(await indexed(indexes, stream)) == [9]
+        assert await settled_index(indexes, stream, node) == node.finalized_block()
+    finally:
+        proxy.upstream = anvil.url
+        node.stop()
+
+
+async def test_a_node_behind_the_stored_part_is_answered_at_its_head(anvil, artifacts, open_index, proxy, tmp_path):
+    """A node that lacks the newest stored blocks but agrees below them is behind, not another
+    chain: nothing is dropped, its head is answered from the stored part as of that head."""
+    token, _, stream = minted(anvil, artifacts, 1, 100)
+    indexes = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
+    assert amounts(await indexed(indexes, stream)) == [1]
+    early = await settled_index(indexes, stream, anvil)
+    anvil.send(token, "mint(address,uint256)", WALLET, 2)
+    later = anvil.block_number()
+    anvil.mine(200)
+    assert amounts(await indexed(indexes, stream)) == [1, 2]
+    covered = await settled_index(indexes, stream, anvil)
+    assert early < later < covered
+    proxy.head = later - 1
+    try:
+        behind = await indexed(indexes, stream)
+        assert behind.block == later - 1 and amounts(behind) == [1]
+        assert indexes.file(CHAIN_ID).progress(stream).covered_to == covered, "nothing dropped"
+    finally:
+        proxy.head = None
+    assert amounts(await indexed(indexes, stream)) == [1, 2]
+    assert rewinds(indexes, stream, "dropped") == 0
+
+
+async def test_a_reorg_deeper_than_the_stored_part_rewinds_to_where_the_chain_agrees(
+    anvil, artifacts, open_index, tmp_path
+):
+    """The chain replaces blocks the index had stored (anvil's snapshot and revert): the stream
+    is rewound to its newest checkpoint the chain still has, the abandoned block's rows go with
+    it, and the new blocks are scanned; the rest is kept."""
+    token, _, stream = minted(anvil, artifacts, 1, 100)
+    indexes = await open_index({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
+    assert amounts(await indexed(indexes, stream)) == [1]
+    early = await settled_index(indexes, stream, anvil)
+    fork = anvil.rpc("evm_snapshot")
+    try:
+        anvil.send(token, "mint(address,uint256)", WALLET, 2)
+        anvil.mine(200)
+        assert amounts(await indexed(indexes, stream)) == [1, 2]
+        covered = await settled_index(indexes, stream, anvil)
+    finally:
+        anvil.rpc("evm_revert", fork)
+    anvil.send(token, "mint(address,uint256)", WALLET, 3)
+    anvil.mine(300)
+    assert anvil.block_number() > covered, "the new branch is longer: only hashes tell"
+    assert amounts(await indexed(indexes, stream)) == [1, 3]
+    assert rewinds(indexes, stream, "rewound") == 1
+    assert [block for block, _ in indexes.file(CHAIN_ID).checkpoints(stream)][-1] == early
+    assert await settled_index(indexes, stream, anvil) == anvil.finalized_block()
+
+
+def test_checkpoints_are_thinned_to_a_few_per_power_of_two(tmp_path):
+    """However long a stream, its checkpoints stay few: the 32 newest, then one per power-of-two
+    distance from the newest."""
+    index = ChainIndex(tmp_path / "index.sqlite")
+    stream = transfers("0x" + "11" * 20, 0)
+    for block in range(1, 5_001):
+        index.write(stream, [], block * 10, "0x" + f"{block:064x}")
+    blocks = [block for block, _ in index.checkpoints(stream)]
+    assert blocks[:32] == [block * 10 for block in range(5_000, 4_968, -1)]
+    assert len(blocks) <= 32 + (50_000).bit_length()
+    assert blocks[-1] == 10, "the first is kept"
+    old = blocks[32:]
+    assert all(newer - older <= 2 * (blocks[0] - older) for newer, older in itertools.pairwise(old)), (
+        "no gap wider than twice its distance from the newest"
+    )
+    index.close()

@@ -57,8 +57,11 @@ INPUTS = [
 class Service:
     """The real app on loopback, pointed at the worlds' chain (through `url` if given)."""
 
-    def __init__(self, folder: Path, key: str, node: Anvil, url: str | None = None) -> None:
+    def __init__(
+        self, folder: Path, key: str, node: Anvil, url: str | None = None, head_poll_seconds: float = 0
+    ) -> None:
         self.folder, self.key, self.node, self.url = folder, key, node, url
+        self.head_poll_seconds = head_poll_seconds
 
     async def __aenter__(self) -> Service:
         app = server.create_app(
@@ -66,7 +69,7 @@ class Service:
                 keys_file=str(self.folder / "keys.env"),
                 addresses_file=str(self.folder / "addresses.json"),
                 state_dir=str(self.folder / "state"),
-                head_poll_seconds=0,
+                head_poll_seconds=self.head_poll_seconds,
             ),
             rpc_urls={self.node.chain_id: self.url or self.node.url},
         )
@@ -378,6 +381,24 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
     assert pools["data"] == []
     assert [(e["error"]["code"], e["blockNumber"]) for e in pools["errors"]] == [("VALIDATION_ERROR", before_all)] * 5
     assert all(f"Block {before_all} is before " in e["error"]["message"] for e in pools["errors"])
+
+
+async def test_a_block_past_the_followed_head_is_asked_of_the_node(history):
+    """A client that read a new block from its own node asks for it at once: the head the server
+    follows is older (here by an hour's poll), so the node is asked before the block is refused."""
+    worlds, folder, key, _ = history
+    node, chain, wallet = worlds.node, worlds.node.chain_id, worlds.wallets["lender"]
+    newest = {"protocol": "morpho", "chainId": chain, "walletAddress": wallet}
+    async with Service(folder, key, node, head_poll_seconds=3600) as service:
+        followed = (await service.positions([newest]))["data"][0]["blockNumber"]
+        node.mine(1)
+        answer = await service.positions([{**newest, "blockNumber": followed + 1}, newest])
+        assert answer["errors"] == []
+        assert [entry["blockNumber"] for entry in answer["data"]] == [followed + 1, followed]
+        later = await service.positions([{**newest, "blockNumber": followed + 2}])
+    assert [(e["error"]["code"], e["error"]["message"]) for e in later["errors"]] == [
+        ("VALIDATION_ERROR", f"Block {followed + 2} is not on chain {chain} yet: its newest block is {followed + 1}.")
+    ]
 
 
 async def test_a_pruned_endpoint_says_it_has_no_state_that_old(history, aiohttp_server):
