@@ -46,7 +46,7 @@ _STAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 HEADER = (
     "# API keys of the wallet positions service: SHA-256 digests only, never a key.\n"
-    "# Managed with `python server.py keys create|rotate|list|revoke`; four lines per key.\n"
+    "# Managed with `./scripts/serve keys create|rotate|list|revoke` (the binary: `keys ...`); four lines per key.\n"
 )
 
 MISSING_KEY = "Missing API key. Provide via x-api-key header or Authorization: Bearer <key>."

@@ -1,7 +1,7 @@
 """Service settings: one dataclass whose field metadata feeds the CLI, the environment and --help.
 
 Every setting has a command-line flag and an environment variable; the flag wins. Keeping them
-in one place is what lets `python server.py --help` list every setting without drift.
+in one place is what lets `./scripts/serve --help` list every setting without drift.
 """
 
 from __future__ import annotations
@@ -235,13 +235,15 @@ def shown_default(setting: Field[Any]) -> str:
 
 
 def resolve(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Settings:
-    """Settings from flags, then environment, then defaults; a bad value raises SettingError."""
+    """Settings from flags, then environment, then defaults; a bad value raises SettingError.
+    One rule for every setting: an empty (or blank) value is no value, so `PORT=` in an env
+    file means the default, as an absent line does (`RPC_URL_<chainId>` too, chain/rpc.py)."""
     values: dict[str, Any] = {}
     for setting in fields(Settings):
         raw, source = getattr(args, setting.name, None), _flag_name(setting)
-        if raw is None:
+        if raw is None or not raw.strip():
             raw, source = environ.get(setting.metadata["env"]), setting.metadata["env"]
-        if raw is None:
+        if raw is None or not raw.strip():
             continue
         try:
             values[setting.name] = setting.metadata["parse"](raw)

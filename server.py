@@ -30,7 +30,7 @@ import signal
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
@@ -48,7 +48,7 @@ import protocols
 import schema
 from chain import ChainConfig, Chains
 from chain.event_index import Indexes
-from chain.rpc import DEFAULT_RPC_URLS, RpcUrlError, rpc_urls_from_env
+from chain.rpc import DEFAULT_RPC_URLS, RpcUrlError, chains_set_in, rpc_urls_from_env
 from config import SettingError, Settings, add_arguments, resolve
 from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, LimiterUnavailable, RateLimiter
@@ -149,6 +149,11 @@ READINESS = web.AppKey("readiness", Readiness)
 JSON = "application/json"
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 STATUS_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+ORIGIN_NOT_ALLOWED = (
+    "A browser page of this origin may not call the API: the server's CORS_ORIGINS does not list it "
+    "(docs/operations.md)."
+)
+METRICS_ELSEWHERE = "Metrics are served on their own port, set by --metrics-port (METRICS_PORT), not on the API's."
 
 
 def error_body(message: str, code: str, **extensions: Any) -> dict[str, Any]:
@@ -221,8 +226,11 @@ async def handle(
     response: web.StreamResponse | None = None
     origin = _allowed_origin(request)
     try:
-        if origin is not None and request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+        preflight = request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers
+        if preflight and origin is not None:
             response = web.Response(status=204, headers=CORS_PREFLIGHT)
+        elif preflight and "Origin" in request.headers:
+            response = json_response(error_body(ORIGIN_NOT_ALLOWED, "ORIGIN_NOT_ALLOWED"), 403)
         else:
             response = await handler(request)
     except web.HTTPException as exc:
@@ -400,6 +408,11 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     return json_response(payload, 200, media, headers)
 
 
+async def metrics_elsewhere(request: web.Request) -> web.Response:
+    """A scraper pointed at the API's port is told where the metrics are (a bare 404 said nothing)."""
+    return json_response(error_body(METRICS_ELSEWHERE, "NOT_FOUND"), 404)
+
+
 async def _send_and_close(request: web.Request, response: web.Response) -> None:
     """Send the answer now and close the connection: aiohttp would otherwise first read (linger
     over) the rest of a body that is not arriving."""
@@ -457,10 +470,11 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
         record.rpc_requests, record.rpc_subcalls = chains.stats.requests, chains.stats.subcalls
 
 
-def query_page(path: Path = QUERY_PAGE_PATH) -> tuple[bytes, dict[str, str]]:
-    """The page, with a Content-Security-Policy that admits its own inline script and style (by
-    their SHA-256) and requests to this service only: the browser loads nothing from elsewhere."""
-    page = path.read_text(encoding="utf-8")
+def query_page(chain_id: int = 8453, path: Path = QUERY_PAGE_PATH) -> tuple[bytes, dict[str, str]]:
+    """The page, its example input on `chain_id`, with a Content-Security-Policy that admits its
+    own inline script and style (by their SHA-256) and requests to this service only: the
+    browser loads nothing from elsewhere."""
+    page = path.read_text(encoding="utf-8").replace('"chainId": 8453', f'"chainId": {chain_id}')
     hashes = {
         kind: " ".join(
             "'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode() + "'"
@@ -474,6 +488,13 @@ def query_page(path: Path = QUERY_PAGE_PATH) -> tuple[bytes, dict[str, str]]:
     )
     headers = {"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
     return page.encode(), headers
+
+
+def example_chain(registry: Registry, configured: Iterable[int]) -> int:
+    """The chain of the query page's example (a Morpho input): the lowest whose endpoint the
+    operator set (a devnet's 31337, say: offline, Base's public endpoint answers nothing), else Base."""
+    served = registry["morpho"].chains if "morpho" in registry else frozenset()
+    return next((chain for chain in sorted(configured) if chain in served), 8453)
 
 
 def _too_large() -> graphql_http.RequestError:
@@ -561,6 +582,12 @@ async def _validation_worker(app: web.Application) -> AsyncIterator[None]:
     await asyncio.get_running_loop().run_in_executor(None, app[PREPARER].close)
 
 
+def own_command() -> str:
+    """How a user runs this service's commands from a fresh shell: the binary by its name, else
+    `./scripts/serve` (which installs the dependencies first; a bare `python server.py` lacks them)."""
+    return os.path.basename(sys.executable) if getattr(sys, "frozen", False) else "./scripts/serve"
+
+
 def create_app(
     settings: Settings,
     registry: Registry | None = None,
@@ -579,9 +606,9 @@ def create_app(
     keys = auth.KeyStore(settings.keys_file)
     if keys.load() == 0:
         log.warning(
-            "no active API keys in %s: every request gets 401 until one is created with "
-            "`python server.py keys create --name NAME`",
+            "no active API keys in %s: every request gets 401 until one is created with `%s keys create --name NAME`",
             settings.keys_file,
+            own_command(),
         )
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[handle])
     app[SETTINGS] = settings
@@ -593,13 +620,14 @@ def create_app(
         app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"), settings.document_cache_size
     )
     app[REGISTRY] = registry
-    app[QUERY_PAGE] = query_page()
+    urls = rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls
+    app[QUERY_PAGE] = query_page(example_chain(registry, chains_set_in(os.environ) if rpc_urls is None else urls))
     app[INFLIGHT] = InFlight()
     app[READINESS] = Readiness()
     app[CORS] = frozenset(origin.strip() for origin in settings.cors_origins.split(",")) - {""}
     app.on_startup.append(_started)
     app[CHAINS] = Chains(
-        rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls,
+        urls,
         ChainConfig(
             max_calls=settings.multicall_max_calls,
             logs_block_range=settings.logs_block_range,
@@ -623,6 +651,7 @@ def create_app(
     app.router.add_get("/schema.graphql", schema_sdl)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics_elsewhere)
     return app
 
 

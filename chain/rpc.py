@@ -88,11 +88,21 @@ class RpcUrlError(ValueError):
     """An `RPC_URL_<chainId>` variable is not an http(s) URL; the message names the variable only."""
 
 
+_RPC_URL = re.compile(r"RPC_URL_(\d+)")
+
+
+def chains_set_in(environ: Mapping[str, str]) -> set[int]:
+    """The chains whose `RPC_URL_<chainId>` the operator set (an empty one counts as unset)."""
+    return {
+        int(match.group(1)) for name, value in environ.items() if (match := _RPC_URL.fullmatch(name)) and value.strip()
+    }
+
+
 def rpc_urls_from_env(environ: Mapping[str, str]) -> dict[int, str]:
     """The defaults, overridden and extended by every `RPC_URL_<chainId>` variable."""
     urls = dict(DEFAULT_RPC_URLS)
     for name, value in environ.items():
-        match = re.fullmatch(r"RPC_URL_(\d+)", name)
+        match = _RPC_URL.fullmatch(name)
         if match and value.strip():
             parts = urlsplit(value.strip())
             if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in value.strip()):

@@ -16,22 +16,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import json
+import os
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import addresses
+import auth
 import protocols as protocols_registry
 from adapters.context import FetchContext
 from chain import Chains
 from chain.event_index import Indexes
 from tests import all_worlds
-from tests.evm import Anvil
+from tests.evm import ROOT, Anvil, as_child
 
 
 async def holdings(
@@ -86,19 +92,34 @@ def main() -> None:
     parser.add_argument(
         "--addresses-file", default="devnet-addresses.json", help="where to write the ADDRESSES_FILE for the service"
     )
+    parser.add_argument("--rpc-port", type=int, default=8545, help="the chain's JSON-RPC port on 127.0.0.1 (8545)")
+    parser.add_argument(
+        "--serve",
+        nargs="?",
+        type=int,
+        const=8000,
+        metavar="PORT",
+        help="also serve the service on 127.0.0.1:PORT (8000) against the chain, with a key of its own",
+    )
     args = parser.parse_args()
-    node = Anvil()
+    for port in (args.rpc_port, args.serve):
+        if port is not None and not port_free(port):
+            sys.exit(f"devnet: port {port} on 127.0.0.1 is in use (another devnet or server?); choose another")
+    node = Anvil(port=args.rpc_port)
+    server = None
     try:
         worlds = all_worlds.build(node)
         node.rpc("evm_setAutomine", True)  # built block by block (tests/evm.py); a user's transactions mine as sent
         path = Path(args.addresses_file).resolve()
         path.write_text(json.dumps(timeless_feeds(worlds.addresses), indent=2))
-        print(f"export RPC_URL_{node.chain_id}={node.url}")
-        print(f"export ADDRESSES_FILE={path}")
+        environment = {f"RPC_URL_{node.chain_id}": node.url, "ADDRESSES_FILE": str(path)}
+        for name, value in environment.items():
+            print(f"export {name}={value}")
         served = protocols_registry.registry(addresses.load(path))
         protocols = ", ".join(f'"{name}"' for name, protocol in served.items() if node.chain_id in protocol.chains)
         held = asyncio.run(holdings(served, node.chain_id, node.url, worlds.wallets))
         print(f"# chain id {node.chain_id}; protocols {protocols}.")
+        print(clock(node.timestamp()))
         print("# Any address answers (empty lists where it holds nothing). The demo wallets, and what each")
         print("# holds now, by protocol:")
         for role, wallet in worlds.wallets.items():
@@ -109,11 +130,66 @@ def main() -> None:
         if warned:
             print("# Warnings you will see, each set up on purpose (what an answer lacks is named, never dropped):")
             for role, name, warning in warned:
-                print(f"#   {role} / {name}: {warning['code']} {warning['message'][:110]}")
-        print("# Ctrl-C stops the chain.", flush=True)
+                print(f"#   {role} / {name}: {warning['code']} {warning['message']}")
+        if args.serve is not None:
+            server = serve(args.serve, path.with_name("devnet-keys.env"), environment)
+        print(f"# Ctrl-C stops the chain{' and the server' if server else ''}.", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     finally:
+        if server is not None:
+            server.terminate()
+            server.wait(30)
         node.stop()
+
+
+def port_free(port: int) -> bool:
+    """Whether nothing listens on the port (connections of a stopped chain waiting out their
+    TIME_WAIT do not count: anvil and the server bind with SO_REUSEADDR)."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def clock(timestamp: int) -> str:
+    """The chain's time beside this machine's: it runs ahead (Pendle's maturities ripen so while
+    the devnet is built), and figures that depend on time are of the chain's."""
+    ahead = timestamp - time.time()
+    when = datetime.datetime.fromtimestamp(timestamp, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"# The chain's clock reads {when}, {ahead / 86_400:.0f} days ahead of this machine's: figures that depend\n"
+        "# on time are as of then (a Pendle PT past its maturity reads expired)."
+    )
+
+
+def serve(port: int, keys: Path, environment: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`server.py` on 127.0.0.1:PORT against the devnet, with a key of its own (a new one each
+    start, in KEYS beside the addresses file), ending with this process; it prints the key and
+    the address."""
+    key, _, _ = auth.rotate_key(keys, "devnet")
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "server.py"), "--host", "127.0.0.1", "--port", str(port), "--keys-file", str(keys)],
+        env={**os.environ, **environment},
+        stdout=subprocess.DEVNULL,
+        preexec_fn=as_child,
+    )
+    url = f"http://127.0.0.1:{port}/graphql"
+    deadline = time.monotonic() + 60
+    while not port_taken(port):
+        if server.poll() is not None or time.monotonic() > deadline:
+            sys.exit(f"devnet: the server did not start on port {port}")
+        time.sleep(0.1)
+    print(f"# Serving on {url} (a query page there in a browser) with this key:")
+    print(f"export KEY={key}")
+    return server
+
+
+def port_taken(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def build(node: Anvil) -> AllWorlds:
         node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
     )
     uniswap = uniswap_world.build(
-        node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}
+        node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}

@@ -42,10 +42,11 @@ _LIBC = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG = 1
 
 
-def _as_child() -> None:
-    """In anvil's process before it runs: no signal blocked (a caller that waits for Ctrl-C with
-    `sigwait`, as scripts/devnet.py does, blocks them, and anvil would inherit that and ignore
-    SIGTERM), and killed when the process that started it ends, however it ends."""
+def as_child() -> None:
+    """In a child's process before it runs (anvil's, the devnet's server): no signal blocked (a
+    caller that waits for Ctrl-C with `sigwait`, as scripts/devnet.py does, blocks them, and
+    the child would inherit that and ignore SIGTERM), and killed when the process that started
+    it ends, however it ends."""
     signal.pthread_sigmask(signal.SIG_SETMASK, set())
     _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -152,9 +153,9 @@ class Anvil:
     spills to disk (every block's, for reads at past blocks) go to a directory of its own, removed
     when it stops: anvil's default, ~/.foundry/anvil/tmp, is never cleaned (gigabytes a run)."""
 
-    def __init__(self, chain_id: int = CHAIN_ID) -> None:
+    def __init__(self, chain_id: int = CHAIN_ID, port: int | None = None) -> None:
         self.chain_id = chain_id
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.cache = tempfile.mkdtemp(prefix="anvil-states-")
         self.process = subprocess.Popen(
@@ -177,7 +178,7 @@ class Anvil:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=_as_child,
+            preexec_fn=as_child,
         )
         deadline = time.monotonic() + 30
         while True:

@@ -97,6 +97,9 @@ def tls(tmp_path: Path) -> tuple[ssl.SSLContext, Path]:
 
 async def test_the_binary_serves_as_server_py_does(binary, world, tmp_path, aiohttp_server, tls, world_client):
     assert not interpreter_of(binary), "static: it needs no loader or libraries from the image"
+    documented = re.search(r"- Size: [\d.]+ MB \(([\d,]+) bytes", (ROOT / "docs" / "operations.md").read_text())
+    assert documented is not None
+    assert abs(binary.stat().st_size / int(documented.group(1).replace(",", "")) - 1) < 0.05, "the documented size"
     listing = subprocess.run(
         [
             str(ROOT / ".build-venv" / "bin" / "pyi-archive_viewer"),

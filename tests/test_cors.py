@@ -22,7 +22,8 @@ def cors_headers(response) -> dict[str, str]:
 
 async def test_off_by_default_no_origin_gets_cors_headers(api):
     async with api.client.options("/graphql", headers=PREFLIGHT) as response:
-        assert response.status == 405 and cors_headers(response) == {}
+        assert response.status == 403 and cors_headers(response) == {}
+        assert (await response.json())["errors"][0]["extensions"]["code"] == "ORIGIN_NOT_ALLOWED"
     reply = await api.positions(position_input(), headers={"Origin": APP})
     assert reply.status == 200 and cors_headers(reply) == {}
 
@@ -52,7 +53,11 @@ async def test_another_origin_gets_no_cors_headers(make_api):
     api = await make_api(cors_origins=APP)
     foreign = {**PREFLIGHT, "Origin": "https://evil.example"}
     async with api.client.options("/graphql", headers=foreign) as response:
-        assert cors_headers(response) == {}
+        assert response.status == 403 and cors_headers(response) == {}
+        error = (await response.json())["errors"][0]
+        assert error["extensions"]["code"] == "ORIGIN_NOT_ALLOWED" and "CORS_ORIGINS" in error["message"], (
+            "says the origin is not allowed, not to use POST"
+        )
     reply = await api.positions(position_input(), headers={"Origin": "https://evil.example"})
     assert reply.status == 200 and cors_headers(reply) == {}
 

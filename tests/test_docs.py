@@ -189,6 +189,14 @@ def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(mo
     assert {56, 146} <= served
     missing = sorted(chain for chain in served - set(rpc.DEFAULT_RPC_URLS) if f"`RPC_URL_{chain}`" not in operations)
     assert missing == [], "chains with no default endpoint that docs/operations.md does not name"
+    paragraph = next(part for part in operations.split("\n\n") if "with no default needs" in part)
+    unnamed = sorted(
+        (chain, protocol.name)
+        for protocol in protocols.registry(addresses.load()).values()
+        for chain in protocol.chains - set(rpc.DEFAULT_RPC_URLS)
+        if f"`{protocol.name}`" not in paragraph
+    )
+    assert unnamed == [], "protocols served on a chain with no default endpoint, not named beside it"
     undocumented = sorted(url for url in rpc.DEFAULT_RPC_URLS.values() if f"`{url}`" not in operations)
     assert undocumented == [], "default endpoints docs/operations.md does not list"
 
@@ -367,3 +375,22 @@ def test_the_api_pages_unions_are_the_schemas(union):
     quoted = members(text(DOCS / "api.md"))
     assert schema
     assert quoted is None or quoted == schema, union
+
+
+def test_commands_in_the_docs_work_pasted_into_a_fresh_shell():
+    """A command a user pastes runs the service through what installs its dependencies
+    (`./scripts/serve`, `.venv/bin/python`, the binary), never a bare `python server.py`: a fresh
+    shell's python has no aiohttp."""
+    blocks = [block for page in PAGES for block in re.findall(r"^```sh\n(.*?)^```", text(page), flags=re.S | re.M)]
+    bare = [
+        line for block in blocks for line in block.splitlines() if re.search(r"(^|\$\()\s*python3? server\.py", line)
+    ]
+    assert len(blocks) >= 5 and bare == []
+
+
+def test_the_api_page_names_every_protocol_with_pool_details():
+    """The poolDetails section's list of protocols with pool details is the registry's."""
+    section = text(DOCS / "api.md").split("## Pool details", 1)[1].split("\n## ", 1)[0]
+    with_details = [protocol.name for protocol in protocols.registry(addresses.load()).values() if protocol.details]
+    assert len(with_details) >= 7
+    assert [name for name in with_details if f"(protocols/{name}.md" not in section] == []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -15,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tests.conftest import QUICKSTART, position_input
+from tests.evm import free_port
 from tests.test_keys import SERVER, cli
 
 
@@ -169,8 +169,10 @@ def test_nothing_the_server_started_outlives_a_kill_9(tmp_path):
 
 
 def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
-    """The README's offline path: scripts/devnet.py, then python server.py with what it prints."""
+    """The README's offline path in one shell: scripts/devnet.py --serve, the chain and the server
+    with a key of its own, queried with what it prints."""
     devnet_out = tmp_path / "devnet.out"
+    rpc_port, port = free_port(), free_port()
     with devnet_out.open("w") as sink:
         devnet = subprocess.Popen(
             [
@@ -178,19 +180,25 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
                 str(SERVER.parent / "scripts" / "devnet.py"),
                 "--addresses-file",
                 str(tmp_path / "devnet.json"),
+                "--rpc-port",
+                str(rpc_port),
+                "--serve",
+                str(port),
             ],
             stdout=sink,
             stderr=subprocess.STDOUT,
             cwd=tmp_path,
         )
-    server_process = None
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while "Ctrl-C" not in devnet_out.read_text():
             assert devnet.poll() is None and time.monotonic() < deadline, devnet_out.read_text()
             time.sleep(0.1)
         lines = devnet_out.read_text().splitlines()
         env = dict(line[len("export ") :].split("=", 1) for line in lines if line.startswith("export "))
+        assert env["RPC_URL_31337"] == f"http://127.0.0.1:{rpc_port}", "the port asked for, stable across starts"
+        key = env["KEY"]
+        assert any(line.startswith("# The chain's clock reads ") and "days ahead" in line for line in lines)
         saver = next(line.split()[2] for line in lines if line.startswith("#   saver"))
         held = {
             line.split()[1]: line.split(None, 3)[3]
@@ -199,21 +207,8 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         }
         assert "morpho: 1 vaultV2Positions" in held["saver"], "what the README's query selects"
         assert held["empty"] == "nothing" and "fluid: 6 vaultPositions" in held["borrower"]
-        assert any(line.startswith("#   depositor / morpho: FIGURE_UNAVAILABLE") for line in lines), (
-            "on purpose, and said"
-        )
-        keys = tmp_path / "keys.env"
-        key = cli("keys", "create", "--name", "devnet", keys_file=keys).stdout.strip()
-        log = tmp_path / "server.log"
-        with log.open("w") as sink:
-            server_process = subprocess.Popen(
-                [sys.executable, str(SERVER), "--port", "0", "--keys-file", str(keys)],
-                stdout=sink,
-                stderr=sink,
-                cwd=tmp_path,
-                env={**os.environ, **env},
-            )
-        port = wait_for_port(log, server_process)
+        warned = [line for line in lines if line.startswith("#   depositor / morpho: FIGURE_UNAVAILABLE")]
+        assert warned and "chain 31337" in warned[0], "on purpose, said in full"
         query = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
           data { ... on MorphoWalletPositions { blockNumber vaultV2Positions { vaultName assetsUsd apy } }
                  ... on AaveWalletPositions { supplyPositions { marketName balanceUsd } }
@@ -250,15 +245,14 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         assert morpho_past["vaultV2Positions"][0]["assetsUsd"] > 40_000, "the devnet's feeds answer at past blocks"
         assert compound_past["supplyPositions"][0]["balanceUsd"] > 25_000
         chain = descendants(devnet.pid)
-        assert chain, "anvil runs under the devnet"
+        assert len(chain) >= 2, "anvil and the server run under the devnet"
         devnet.send_signal(signal.SIGINT)
-        assert devnet.wait(5) == 0, "Ctrl-C stops the devnet and its chain at once"
+        assert devnet.wait(5) == 0, "Ctrl-C stops the devnet, its chain and its server at once"
         assert not alive(chain)
     finally:
-        for process in (server_process, devnet):
-            if process is not None and process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                process.wait(30)
+        if devnet.poll() is None:
+            devnet.send_signal(signal.SIGTERM)
+            devnet.wait(30)
 
 
 def test_a_request_cut_by_the_shutdown_timeout_is_logged_as_such(tmp_path):

@@ -232,6 +232,12 @@ async def test_readyz_needs_no_key_and_says_why_it_is_not_ready(make_api):
     assert server.Readiness().reason == "starting", "not ready before the app has started"
 
 
+async def test_metrics_on_the_api_port_say_where_they_are(api):
+    async with api.client.get("/metrics") as response:
+        assert response.status == 404
+        assert "--metrics-port" in (await response.json())["errors"][0]["message"]
+
+
 async def test_unknown_path_is_a_json_404(api):
     async with api.client.get("/nowhere") as response:
         assert response.status == 404

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import os
@@ -9,11 +10,14 @@ import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 import auth
+import server
+from config import Settings
 from tests.conftest import position_input
 
 SERVER = Path(__file__).resolve().parents[1] / "server.py"
@@ -326,3 +330,35 @@ def test_rotate_refuses_a_bad_name(keys_file):
     done = cli("keys", "rotate", "no spaces", keys_file=keys_file)
     assert done.returncode == 1 and "key name must be" in done.stderr and done.stdout == ""
     assert cli("keys", "rotate", keys_file=keys_file).returncode == 2, "the name is required"
+
+
+def test_a_server_without_keys_says_the_command_that_makes_one(tmp_path, caplog):
+    """The warning names a command that works pasted into a fresh shell (the dependencies are in
+    .venv, not on the shell's python)."""
+    caplog.set_level(logging.WARNING, logger="wallet_positions")
+    server.create_app(Settings(keys_file=str(tmp_path / "none.env"), state_dir=str(tmp_path / "state")))
+    (warning,) = [r.getMessage() for r in caplog.records if "no active API keys" in r.getMessage()]
+    assert "`./scripts/serve keys create --name NAME`" in warning
+
+
+@pytest.mark.parametrize("setting", fields(Settings), ids=lambda setting: setting.metadata["env"])
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_setting_is_an_unset_one(setting, empty):
+    """One rule for every setting: `NAME=` in the environment (an env file's empty line) or an
+    empty flag is the default, never an error or an empty value taken as given."""
+    from config import resolve
+
+    unset = resolve(argparse.Namespace(), {})
+    assert getattr(resolve(argparse.Namespace(), {setting.metadata["env"]: empty}), setting.name) == getattr(
+        unset, setting.name
+    )
+    flag = argparse.Namespace(**{setting.name: empty})
+    assert getattr(resolve(flag, {}), setting.name) == getattr(unset, setting.name)
+
+
+def test_an_empty_keys_file_setting_serves_with_the_default_file(tmp_path, monkeypatch):
+    """API_KEYS_FILE= once read as the working directory ("the keys file is corrupt: .")."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("API_KEYS_FILE", "")
+    assert cli("keys", "create", "--name", "empty").returncode == 0
+    assert "KEY_" in (tmp_path / "keys.env").read_text()

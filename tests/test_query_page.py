@@ -10,8 +10,11 @@ from typing import Any
 
 from aiohttp.test_utils import TestServer
 
+import addresses
 import auth
+import protocols
 import server
+from chain.rpc import chains_set_in
 from config import Settings
 from tests import fluid_world as F
 from tests.browser import Browser
@@ -36,6 +39,17 @@ async def served(world: Any, tmp_path: Any) -> tuple[TestServer, str]:
     site = TestServer(app, host="127.0.0.1")
     await site.start_server()
     return site, key
+
+
+def test_the_pages_example_is_on_a_chain_the_operator_gave_an_endpoint():
+    """Offline, Base's public endpoint answers nothing: the example input is on the lowest chain
+    whose endpoint the operator set and where Morpho is served (a devnet's), else on Base."""
+    registry = protocols.registry(addresses.load())
+    assert server.example_chain(registry, chains_set_in({"RPC_URL_1": ""})) == 8453
+    assert server.example_chain(registry, chains_set_in({"RPC_URL_8453": "x", "RPC_URL_1": "http://127.0.0.1:1"})) == 1
+    assert server.example_chain(registry, chains_set_in({"RPC_URL_999": "http://127.0.0.1:1"})) == 8453
+    page, _ = server.query_page(31337)
+    assert b'"chainId": 31337' in page and b"8453" not in page
 
 
 async def test_a_browser_gets_the_page_from_the_service_alone(api):
@@ -81,7 +95,8 @@ async def test_the_page_completes_from_the_schema_and_runs_a_query_with_the_key(
             await browser.evaluate(f"q.value = {json.dumps(QUERY)}")
             await browser.evaluate(f"document.getElementById('variables').value = {json.dumps(json.dumps(variables))}")
             await browser.evaluate("document.getElementById('run').click()")
-            assert "HTTP 401" in await browser.wait_for(f"/HTTP \\d+/.test({STATUS}) && {STATUS}")
+            refused = await browser.wait_for(f"/HTTP \\d+/.test({STATUS}) && {STATUS}")
+            assert "HTTP 401" in refused and "API key field" in refused and "keys create" in refused
 
             await browser.evaluate("document.getElementById('key').focus()")
             await browser.type(key)

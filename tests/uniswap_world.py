@@ -58,6 +58,14 @@ SPACING = {500: 10, 3000: 60}
 POSITION = ("uint96", "address", "address", "address", "uint24", "int24", "int24", "uint128", "uint256", "uint256")
 POSITION += ("uint128", "uint128")
 """What the manager's `positions(tokenId)` answers."""
+DESIRED = {"WETH": 10**24, "USDC": 10**24}
+"""What a v3 mint may take of each token: the tests' own world mints at the extremes (a million
+WETH, 10^18 USDC), which exercise the math's edges."""
+DEMO_DESIRED = {"WETH": 5 * 10**18, "USDC": 15_000 * 10**6}
+DEMO_LIQUIDITY = 1_000
+"""The devnet's wallets hold positions a person would: v3 mints of at most 5 WETH and 15,000 USDC,
+v4 liquidity a thousandth of the tests' (a WETH/USDC range of some tens of thousands of dollars;
+the native-ETH pool's is that already)."""
 STEPS = (400, -300, 30)
 """The trader's targets, in ticks from the first price's usable tick: across the narrow range's
 upper end, below its lower end, and back inside."""
@@ -105,6 +113,8 @@ class UniswapWorld:
     v4_base: dict[str, int] = field(default_factory=dict)
     """Each v4 pool's first usable tick."""
     v4_steps: list[int] = field(default_factory=list)
+    demo: bool = False
+    """Positions of a person's size (the devnet's), not the tests' extremes."""
     v4_payouts: list[dict[str, tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=list)
     """At each of `v4_steps`, what the PositionManager itself pays for each position the wallet
     holds: (fees, fees + the whole liquidity), taken in a snapshot that is then reverted."""
@@ -153,7 +163,9 @@ class UniswapWorld:
 
     def mint(self, name: str, fee: int, lower: int, upper: int) -> None:
         owner = self.wallets["lp"]
-        params = (self.token0, self.token1, fee, lower, upper, 10**24, 10**24, 0, 0, owner, FOREVER)
+        desired = {self.tokens[symbol]: amount for symbol, amount in (DEMO_DESIRED if self.demo else DESIRED).items()}
+        params = (self.token0, self.token1, fee, lower, upper, desired[self.token0], desired[self.token1], 0, 0, owner)
+        params += (FOREVER,)
         self.ids[name] = minted(self.node.send(self.manager, MINT, params, sender=owner), self.manager)
 
     def decrease(self, name: str, liquidity: int) -> None:
@@ -172,6 +184,8 @@ class UniswapWorld:
 
     def v4_mint(self, name: str, pool: str, lower: int, upper: int, liquidity: int) -> None:
         owner, key = self.wallets["lp"], self.keys[pool]
+        if self.demo and pool != "native":
+            liquidity //= DEMO_LIQUIDITY
         mint = eth_abi.encode(
             [POOL_KEY, "int24", "int24", "uint256", "uint128", "uint128", "address", "bytes"],
             [key, lower, upper, liquidity, UINT128_MAX, UINT128_MAX, owner, b""],
@@ -185,9 +199,11 @@ class UniswapWorld:
         self.v4_ids[name] = minted(receipt, self.posm)
         self.v4_pools[name] = pool
 
-    def v4_take(self, name: str, pool: str, liquidity: int, burn: bool = False) -> None:
-        """Withdraw `liquidity` and take what is owed (fees too) to the wallet; then burn the NFT."""
+    def v4_take(self, name: str, pool: str, burn: bool = False) -> None:
+        """Withdraw all the position's liquidity and take what is owed (fees too) to the wallet;
+        then burn the NFT."""
         owner, key, token_id = self.wallets["lp"], self.keys[pool], self.v4_ids[name]
+        liquidity = self.node.call(self.posm, "getPositionLiquidity(uint256)", token_id)
         decrease = eth_abi.encode(
             ["uint256", "uint256", "uint128", "uint128", "bytes"], [token_id, liquidity, 0, 0, b""]
         )
@@ -279,10 +295,11 @@ def initial_sqrt_price(token0_is_weth: bool) -> int:
     return isqrt(raw.numerator * 2**192 // raw.denominator)
 
 
-def build(node: Anvil, wallets: dict[str, str] | None = None) -> UniswapWorld:
-    """`wallets` (lp, trader, empty) default to anvil accounts 14-16."""
+def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False) -> UniswapWorld:
+    """`wallets` (lp, trader, empty) default to anvil accounts 14-16; `demo`: positions of a
+    person's size."""
     artifacts = compile_all()
-    world = UniswapWorld(node)
+    world = UniswapWorld(node, demo=demo)
     world.wallets = wallets or dict(zip(("lp", "trader", "empty"), node.accounts[14:17]))
     world.tokens = {
         "WETH": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Wrapped Ether", "WETH", 18]),
@@ -425,8 +442,8 @@ def build_v4(world: UniswapWorld) -> None:
         step(world)
     world.v4_swap_to("native", native + 200)
     world.v4_swap_to("dynamic", base + 100)
-    world.v4_take("closed", "erc20", 10**18)
-    world.v4_take("burned", "erc20", 10**18, burn=True)
+    world.v4_take("closed", "erc20")
+    world.v4_take("burned", "erc20", burn=True)
     world.v4_burned = world.v4_ids.pop("burned")
     step(world)
 
