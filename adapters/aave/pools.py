@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adapters.aave import rewards
 from adapters.aave.collateral import ASSET_PRICE
@@ -41,6 +41,7 @@ from adapters.aave.positions import (
     usd_unit_of,
     usd_value,
 )
+from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
@@ -48,9 +49,6 @@ from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from errors import InputValidationError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 RESERVE_CAPS = Function("getReserveCaps(address)", "46fbe558", ("uint256", "uint256"))
 PAUSED = Function("getPaused(address)", "b55d9904", ("bool",))

@@ -41,10 +41,11 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from adapters.aave import collateral, rewards, risk
 from adapters.aave.collateral import ASSET_PRICE
+from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
 from addresses import AaveMarket, ChainAddresses
@@ -52,9 +53,6 @@ from chain import ChainReader, erc20, no_read
 from chain.abi import ZERO_ADDRESS, Function
 from chain.lens import Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 log = logging.getLogger("wallet_positions.aave")
 

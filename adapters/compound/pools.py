@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adapters.compound.positions import (
     BASE_SCALE,
@@ -32,6 +32,7 @@ from adapters.compound.positions import (
     comet_price,
     usd_per_unit,
 )
+from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
@@ -40,9 +41,6 @@ from addresses import ChainAddresses, CometMarket
 from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))
 TOTAL_BORROW = Function("totalBorrow()", "8285ef40", ("uint256",))

@@ -35,8 +35,9 @@ import asyncio
 import logging
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
 from adapters.prices import currency_usd, oldest_update
@@ -46,9 +47,6 @@ from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from chain.lens import NONE, Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 log = logging.getLogger("wallet_positions.compound")
 

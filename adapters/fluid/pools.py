@@ -15,8 +15,9 @@ and with the same figures as the wallet query (positions.py).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.fluid.positions import (
     CONFIGS,
@@ -33,9 +34,6 @@ from adapters.fluid.positions import (
 from addresses import ChainAddresses
 from chain.abi import Function
 from errors import InputValidationError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 GET_ALL_FTOKENS = Function("getAllFTokens()", "4af955c8", ("address[]",))
 GET_ALL_VAULTS = Function("getAllVaultsAddresses()", "a8d9f493", ("address[]",))

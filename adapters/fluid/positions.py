@@ -38,8 +38,9 @@ from __future__ import annotations
 import asyncio
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import UsdPrice, token_feeds, usd_price
@@ -49,9 +50,6 @@ from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from chain.lens import NONE, Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 LENS = Lens("FluidLens", ("address", "address", "address", "address[]", "address"))
 RATE_SCALE = 10**4

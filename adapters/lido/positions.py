@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from adapters import history
+from adapters.context import FetchContext
 from adapters.position_warnings import Warnings
 from adapters.prices import token_feeds, warned_usd_price
 from addresses import ChainAddresses, LidoAddresses
@@ -34,9 +35,6 @@ from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from chain.erc20 import NATIVE
 from chain.lens import NONE, Lens
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 SHARES_OF = Function("sharesOf(address)", "f5eb42dc", ("uint256",))
 POOLED_ETH_BY_SHARES = Function("getPooledEthByShares(uint256)", "7a28fb88", ("uint256",))

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.factories import Probe, vouched_kind
 from adapters.formats import raw
@@ -58,9 +59,6 @@ from chain import erc20, first, no_read
 from chain.abi import Function
 from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import InputValidationError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 IS_META_MORPHO = Function("isMetaMorpho(address)", "29b5352c", ("bool",))
 IS_VAULT_V2 = Function("isVaultV2(address)", "5edec50d", ("bool",))

@@ -38,8 +38,9 @@ import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.morpho import adaptive_curve_irm as irm
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
@@ -53,9 +54,6 @@ from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from chain.event_index import Entry, Holding, Rows, Stream, View
 from chain.lens import NONE, Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 WAD = 10**18
 ORACLE_PRICE_SCALE = 10**36

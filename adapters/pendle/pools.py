@@ -12,8 +12,9 @@ its PT, YT and LP positions, by the same code (pendle.MarketState).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.factories import vouched_kind
 from adapters.formats import ratio, raw
@@ -22,9 +23,6 @@ from adapters.pendle.positions import PendleReader, YieldContract, stream
 from addresses import ChainAddresses
 from chain.abi import Function
 from errors import InputValidationError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 IS_VALID_MARKET = Function("isValidMarket(address)", "58e6309f", ("bool",))
 READ_TOKENS = Function("readTokens()", "2c8ce6bc", ("address", "address", "address"), immutable=True)

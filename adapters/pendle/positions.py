@@ -40,8 +40,9 @@ import math
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.formats import ratio
 from adapters.history import iso_date
@@ -54,9 +55,6 @@ from chain.abi import Event, Function, decode, encode
 from chain.event_index import Entry, Holding, Rows, Stream, View
 from chain.lens import NONE, Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 WAD = 10**18
 IMPLIED_RATE_TIME = 365 * 24 * 3600

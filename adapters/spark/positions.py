@@ -7,15 +7,13 @@ Both parts are read at the same pinned block, each in its own lens call of the s
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adapters.aave import positions as aave
+from adapters.context import FetchContext
 from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
 from chain import no_read
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 SAVINGS = "sparkVaults"
 EMPTY_LENDING: dict[str, Any] = {

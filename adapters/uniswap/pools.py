@@ -14,9 +14,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from adapters import deployment
+from adapters.context import FetchContext
 from adapters.formats import ratio
 from adapters.prices import warned_usd_price
 from adapters.uniswap import tick_math
@@ -27,9 +28,6 @@ from addresses import ChainAddresses, UniswapAddresses, UniswapV4Addresses
 from chain import ChainReader, erc20
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 TOKEN0 = Function("token0()", "0dfe1681", ("address",), immutable=True)
 TOKEN1 = Function("token1()", "d21220a7", ("address",), immutable=True)

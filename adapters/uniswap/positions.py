@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from adapters import deployment
+from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.uniswap import v4
@@ -43,9 +44,6 @@ from chain.abi import ZERO_ADDRESS, Function
 from chain.event_index import Stream
 from chain.lens import NONE, Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 TOKEN_OF_OWNER_BY_INDEX = Function("tokenOfOwnerByIndex(address,uint256)", "2f745c59", ("uint256",))
 POSITIONS = Function(

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import warned_usd_price
 from adapters.uniswap import tick_math
@@ -38,9 +39,6 @@ from chain.event_index import Holding, Rows, Stream
 from chain.keccak import keccak256
 from chain.reader import Log
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 POOL_KEY = ("address", "address", "uint24", "int24", "address")
 """currency0, currency1, fee, tickSpacing, hooks."""

@@ -4,13 +4,11 @@ service mirrors gives it one `vaultPosition` (null without a position), kept her
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from adapters.context import FetchContext
 from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 
 async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:

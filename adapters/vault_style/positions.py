@@ -31,9 +31,10 @@ import functools
 import math
 from dataclasses import replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from adapters import history
+from adapters.context import FetchContext
 from adapters.deployment import before, existing
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, token_feeds, usd_price
@@ -44,9 +45,6 @@ from chain.abi import Function
 from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from chain.lens import NONE, Lens
 from errors import ProtocolError
-
-if TYPE_CHECKING:
-    from adapters.context import FetchContext
 
 COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104", "uint152"))
 """Ethena's StakedUSDeV2 layout: (cooldownEnd, underlyingAmount)."""
