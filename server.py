@@ -13,7 +13,6 @@ GraphQL validation -> resolvers (schema.py) -> protocol adapters (protocols.py).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import base64
 import contextlib
@@ -22,17 +21,13 @@ import gc
 import hashlib
 import json
 import logging
-import math
 import multiprocessing
 import os
 import re
 import signal
 import sys
 import time
-import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from datetime import UTC, datetime
-from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any
 
@@ -41,22 +36,22 @@ from graphql import FormattedExecutionResult, GraphQLSchema
 
 import addresses
 import auth
+import cli
 import connections
 import graphql_http
-import index_cli
+import logs
 import protocols
 import schema
 from chain import ChainConfig, Chains
 from chain.event_index import Indexes
-from chain.rpc import DEFAULT_RPC_URLS, RpcUrlError, chains_set_in, rpc_urls_from_env
-from config import SettingError, Settings, add_arguments, resolve
+from chain.rpc import RpcUrlError, chains_set_in, rpc_urls_from_env
+from config import SettingError, Settings, resolve
 from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, LimiterUnavailable, RateLimiter
-from metrics import HTTP_METHODS, VERSION, Metrics, metrics_app
+from metrics import HTTP_METHODS, Metrics, metrics_app
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.server")
-access_log = logging.getLogger("wallet_positions.access")
 
 SETTINGS = web.AppKey("settings", Settings)
 KEYS = web.AppKey("keys", auth.KeyStore)
@@ -84,20 +79,7 @@ CORS_PREFLIGHT = {
 }
 
 
-class AccessRecord:
-    """What the handler learns about a request that belongs in its access-log line and metrics."""
-
-    __slots__ = ("inputs", "key_id", "outcomes", "rpc_requests", "rpc_subcalls")
-
-    def __init__(self) -> None:
-        self.key_id: str | None = None
-        self.inputs = 0
-        self.outcomes: list[schema.Outcome] = []
-        self.rpc_requests = 0
-        self.rpc_subcalls = 0
-
-
-ACCESS = web.RequestKey("access", AccessRecord)
+ACCESS = web.RequestKey("access", logs.AccessRecord)
 
 
 class InFlight:
@@ -220,7 +202,7 @@ async def handle(
     or a traceback), and logged as one JSON line with the key's id only, never the key."""
     started = time.perf_counter()
     status, refused = 500, None
-    record = request[ACCESS] = AccessRecord()
+    record = request[ACCESS] = logs.AccessRecord()
     inflight = request.app[INFLIGHT]
     inflight.enter()
     response: web.StreamResponse | None = None
@@ -252,7 +234,7 @@ async def handle(
             _cors(response, origin)
         status = status if response is None else response.status
         _observe(request, record, status, started)
-        _log_access(request, record, status, started, refused)
+        logs.log_access(request, record, status, started, refused)
     return response
 
 
@@ -275,7 +257,7 @@ def _cors(response: web.StreamResponse, origin: str) -> None:
     response.headers.add("Vary", "Origin")
 
 
-def _observe(request: web.Request, record: AccessRecord, status: int, started: float) -> None:
+def _observe(request: web.Request, record: logs.AccessRecord, status: int, started: float) -> None:
     """The request in the metrics, every label bounded: the route is the app's own path or
     "other", the method a standard one or "other"; an input's protocol and chain are labels
     only where the registry serves them."""
@@ -291,69 +273,6 @@ def _observe(request: web.Request, record: AccessRecord, status: int, started: f
         protocol = registry.get(outcome.protocol)
         chain = str(outcome.chain_id) if protocol is not None and outcome.chain_id in protocol.chains else "other"
         metrics.child(metrics.inputs, outcome.field, protocol.name if protocol else "other", chain, outcome.code).inc()
-
-
-def _log_access(
-    request: web.Request, record: AccessRecord, status: int, started: float, refused: str | None = None
-) -> None:
-    """One line per request, made cheaply: only the method and the path come from the client, so
-    only they are redacted; the JSON line is written out directly (access_line), once; and the
-    record is filled from a template and handled without Logger.info, whose search for the caller's file and line
-    (which no line shows) costs as much as the rest."""
-    if not access_log.isEnabledFor(logging.INFO):
-        return
-    fields = {
-        "method": auth.redact(request.method),
-        "path": auth.redact(request.path),
-        "status": status,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-        "key_id": record.key_id,
-        "inputs": record.inputs,
-        "outcomes": [outcome.code for outcome in record.outcomes],
-        "rpc_requests": record.rpc_requests,
-        "rpc_subcalls": record.rpc_subcalls,
-    }
-    if refused is not None:
-        fields["refused"] = refused
-    access_log.handle(_access_record(fields))
-
-
-def _access_record(fields: dict[str, Any]) -> logging.LogRecord:
-    """A LogRecord filled from a template made once: what LogRecord's constructor works out per
-    line (level name, file and module names, thread and process) is the same for every access
-    line, and working it out was a fifth of a rejection's cost."""
-    entry = logging.LogRecord.__new__(logging.LogRecord)
-    entry.__dict__.update(_ACCESS_TEMPLATE)
-    entry.created = created = time.time()
-    entry.msecs = int((created - int(created)) * 1000) + 0.0
-    entry.relativeCreated = _ACCESS_TEMPLATE["relativeCreated"] + (created - _ACCESS_TEMPLATE["created"]) * 1000
-    entry.fields = fields
-    entry.line = access_line(created, fields)
-    return entry
-
-
-def _access_template() -> dict[str, Any]:
-    """The attributes of an access record as LogRecord sets them (made again when configure_logging
-    changes what records hold)."""
-    return vars(logging.LogRecord(access_log.name, logging.INFO, __file__, 0, "request", (), None))
-
-
-_ACCESS_TEMPLATE = _access_template()
-
-
-def access_line(created: float, fields: dict[str, Any]) -> str:
-    """The JSON line JsonFormatter would make of an access record, written out directly (a third
-    of the cost); tests/test_logging.py holds the two equal."""
-    text = encode_basestring_ascii
-    key_id = "null" if fields["key_id"] is None else text(fields["key_id"])
-    refused = f', "refused": {text(fields["refused"])}' if "refused" in fields else ""
-    return (
-        f'{{"time": "{_timestamp(created)}", "level": "info", "logger": "{access_log.name}", '
-        f'"message": "request", "method": {text(fields["method"])}, "path": {text(fields["path"])}, '
-        f'"status": {fields["status"]}, "duration_ms": {fields["duration_ms"]!r}, "key_id": {key_id}, '
-        f'"inputs": {fields["inputs"]}, "outcomes": [{", ".join(map(text, fields["outcomes"]))}], '
-        f'"rpc_requests": {fields["rpc_requests"]}, "rpc_subcalls": {fields["rpc_subcalls"]}{refused}}}'
-    )
 
 
 async def graphql_endpoint(request: web.Request) -> web.Response:
@@ -699,158 +618,21 @@ async def serve(app: web.Application, settings: Settings) -> None:
     log.info("stopped")
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line. Anything shaped like an API key is redacted from the finished
-    line, so a key can reach no log even through a library's message (aiohttp logs the raw
-    header line of a request it cannot parse). An access record comes with its `line` made
-    (access_line), its client-supplied values redacted already."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line: str | None = getattr(record, "line", None)
-        if line is not None:
-            return line
-        entry = {
-            "time": _timestamp(record.created),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-            **getattr(record, "fields", {}),
-        }
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return auth.redact(LOG_ENCODER.encode(entry))
-
-
-LOG_ENCODER = json.JSONEncoder(default=str)
-"""Made once: json.dumps with `default` builds a new encoder for every line (half of its cost)."""
-
-
-def _timestamp(created: float) -> str:
-    """ISO 8601 in UTC to the millisecond, as datetime's isoformat gives it (microseconds rounded
-    half to even, then cut to milliseconds); the part up to the second is formatted once a second."""
-    second = math.floor(created)
-    micros = round((created - second) * 1_000_000)
-    if micros == 1_000_000:
-        second, micros = second + 1, 0
-    return f"{_second(second)}.{micros // 1000:03d}+00:00"
-
-
-@functools.lru_cache(maxsize=4)
-def _second(second: int) -> str:
-    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-
-
-def configure_logging() -> None:
-    """JSON lines on stderr. LogRecords skip the thread and process names, which no line shows."""
-    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
-    _ACCESS_TEMPLATE.update(_access_template())
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="server.py",
-        description="Wallet positions GraphQL service. Without a command it serves; every "
-        "setting can also come from the environment variable shown.",
-        epilog="RPC endpoints: RPC_URL_<chainId> (e.g. RPC_URL_8453) sets the JSON-RPC URL of a "
-        "chain; public defaults exist for chains "
-        + ", ".join(str(chain) for chain in DEFAULT_RPC_URLS)
-        + ". URLs never appear in logs.",
-    )
-    parser.add_argument("--version", action="version", version=f"wallet-positions {VERSION}")
-    add_arguments(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck}")
-    keys = commands.add_parser("keys", help="manage API keys (create, rotate, list, revoke)")
-    actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,rotate,list,revoke}")
-    create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
-    create.add_argument("--name", required=True, help="label for the key: letters, digits, . _ -")
-    rotate = actions.add_parser(
-        "rotate",
-        help="create a key named NAME and print it on stdout (shown once), revoking the active key of "
-        "that name in the same write; with none, only create",
-    )
-    rotate.add_argument("name", help="the key's name, as `keys list` shows it")
-    listing = actions.add_parser("list", help="list keys: id, name, created, revoked")
-    revoke = actions.add_parser("revoke", help="revoke a key by its id")
-    revoke.add_argument("id", help="the key's id, as `keys list` shows it")
-    for sub in (create, rotate, listing, revoke):
-        add_arguments(sub, only=("keys_file",), suppress_default=True)
-    index_cli.add_parser(
-        commands,
-        lambda sub: add_arguments(sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True),
-    )
-    health = commands.add_parser(
-        "healthcheck",
-        help="exit 0 if the server on this machine answers GET /healthz "
-        "(a container's health check; the image has no curl)",
-    )
-    add_arguments(health, only=("host", "port"), suppress_default=True)
-    return parser
-
-
-def healthcheck(settings: Settings) -> int:
-    host = "127.0.0.1" if settings.host in ("0.0.0.0", "") else "::1" if settings.host == "::" else settings.host
-    url = f"http://{f'[{host}]' if ':' in host else host}:{settings.port}/healthz"
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            healthy = response.status == 200 and json.load(response).get("status") == "ok"
-    except (OSError, ValueError) as exc:
-        print(f"unhealthy: {url}: {exc}", file=sys.stderr)
-        return 1
-    return 0 if healthy else 1
-
-
-def keys_command(args: argparse.Namespace, settings: Settings) -> int:
-    """`keys create|rotate|list|revoke`: only a new key goes to stdout (create, rotate); messages to
-    stderr."""
-    path = settings.keys_file
-    try:
-        if args.keys_command == "create":
-            key, record = auth.create_key(path, args.name)
-            print(key)
-            print(f"created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
-        elif args.keys_command == "rotate":
-            key, record, revoked = auth.rotate_key(path, args.name)
-            print(key)
-            was = f"revoked key {revoked.id}; " if revoked else f"no active key was named {record.name}; "
-            print(f"{was}created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
-        elif args.keys_command == "list":
-            rows = [("ID", "NAME", "CREATED", "REVOKED")] + [
-                (r.id, r.name, r.created or "-", r.revoked or "-") for r in auth.load_keys(path).values()
-            ]
-            widths = [max(len(row[i]) for row in rows) for i in range(4)]
-            for row in rows:
-                print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        else:
-            record, changed = auth.revoke_key(path, args.id)
-            verb = "revoked" if changed else "was already revoked"
-            print(f"key {record.id} ({record.name}) {verb} at {record.revoked}", file=sys.stderr)
-    except (auth.KeyFileError, ValueError, LookupError) as exc:
-        print(f"error: {auth.redact(str(exc.args[0]))}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"error: cannot use the keys file {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = cli.build_parser().parse_args(argv)
     try:
         settings = resolve(args)
     except SettingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.command == "keys":
-        return keys_command(args, settings)
+        return cli.keys_command(args, settings)
     if args.command == "healthcheck":
-        return healthcheck(settings)
-    configure_logging()
+        return cli.healthcheck(settings)
+    logs.configure_logging()
     if args.command == "index":
         try:
-            return index_cli.index_command(
+            return cli.index_command(
                 args, settings, protocols.registry(addresses.load(settings.addresses_file or None))
             )
         except (addresses.AddressesError, RpcUrlError) as exc:

@@ -63,6 +63,7 @@ class Figures:
 
 def serve_service(port: int, folder: Path, rate_limit: int) -> None:
     """Child process: the real app with a no-I/O stand-in adapter, logging as in production."""
+    import logs
     import server
     from config import Settings
     from protocols import Protocol
@@ -80,7 +81,7 @@ def serve_service(port: int, folder: Path, rate_limit: int) -> None:
         state_dir=str(folder / f"state-{port}"),
     )
     registry = {"morpho": Protocol("morpho", "MorphoWalletPositions", frozenset({1}), instant, kept=False)}
-    server.configure_logging()
+    logs.configure_logging()
     asyncio.run(server.serve(server.create_app(settings, registry, rpc_urls={}), settings))
 
 

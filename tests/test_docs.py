@@ -19,9 +19,9 @@ import pytest
 from graphql import build_schema, parse, validate
 
 import addresses
+import cli
 import config
 import protocols
-import server
 from chain import rpc
 from chain.erc20 import NATIVE_COINS, native_coin
 from tests.modules import MIN_MODULES, packages, service_files
@@ -108,7 +108,7 @@ def service_codes() -> set[str]:
 
 def parser_flags() -> set[str]:
     flags: set[str] = set()
-    parsers = [server.build_parser()]
+    parsers = [cli.build_parser()]
     while parsers:
         parser = parsers.pop()
         for action in parser._actions:
@@ -143,7 +143,7 @@ def test_every_setting_is_a_row_of_the_configuration_table(setting):
 def test_the_defaults_read_as_help_shows_them():
     """The configuration table's default of each setting is what `--help` prints (`0` for a switch
     that is off, `unset` where the table says off or none)."""
-    shown = " ".join(server.build_parser().format_help().split())
+    shown = " ".join(cli.build_parser().format_help().split())
     operations = text(DOCS / "operations.md")
     wrong = []
     for setting in dataclasses.fields(config.Settings):

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from tests.modules import MIN_MODULES, ROOT, service_files
 
-MAX_ROOT_MODULES = 16
+MAX_ROOT_MODULES = 17
+"""The card's files and a few of one job each; server.py's command line (cli.py) and its log lines
+(logs.py) left it as modules of their own (issue 47)."""
 LEAVES = {"errors", "metrics", "immutable_cache", "addresses"}
 """Root modules every layer may use: they import no other module of the service."""
 CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}

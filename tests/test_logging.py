@@ -1,4 +1,4 @@
-"""The access line written out directly (server.access_line) is the line JsonFormatter makes of
+"""The access line written out directly (logs.access_line) is the line JsonFormatter makes of
 the same record, byte for byte."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import server
+import logs
 
 CODES = st.sampled_from(["OK", "VALIDATION_ERROR", "TIMEOUT", "NETWORK_ERROR"])
 
@@ -46,15 +46,15 @@ def test_the_access_line_is_what_the_formatter_makes(
         fields["refused"] = refused
     record = logging.LogRecord("wallet_positions.access", logging.INFO, __file__, 0, "request", (), None)
     record.created, record.fields = created, fields
-    expected = server.JsonFormatter().format(record)
-    assert server.access_line(created, fields) == expected
+    expected = logs.JsonFormatter().format(record)
+    assert logs.access_line(created, fields) == expected
     assert json.loads(expected)["path"] == path
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.floats(0, 4e9) | st.integers(0, 4 * 10**15).map(lambda micros: micros / 1e6))
 def test_the_timestamp_is_datetimes_isoformat(created):
-    assert server._timestamp(created) == datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+    assert logs._timestamp(created) == datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
 
 
 def test_the_access_record_from_the_template_is_what_logging_makes():
@@ -70,8 +70,8 @@ def test_the_access_record_from_the_template_is_what_logging_makes():
         "rpc_requests": 0,
         "rpc_subcalls": 0,
     }
-    made = server._access_record(fields)
-    reference = logging.LogRecord("wallet_positions.access", logging.INFO, server.__file__, 0, "request", (), None)
+    made = logs._access_record(fields)
+    reference = logging.LogRecord("wallet_positions.access", logging.INFO, logs.__file__, 0, "request", (), None)
     times = {"created", "msecs", "relativeCreated"}
     assert {k: v for k, v in vars(made).items() if k not in times | {"fields", "line"}} == {
         k: v for k, v in vars(reference).items() if k not in times
@@ -79,4 +79,4 @@ def test_the_access_record_from_the_template_is_what_logging_makes():
     assert 0 <= reference.created - made.created < 5
     assert made.msecs == int((made.created - int(made.created)) * 1000)
     assert abs((reference.relativeCreated - made.relativeCreated) - (reference.created - made.created) * 1000) < 1e-3
-    assert made.getMessage() == "request" and made.line == server.access_line(made.created, fields)
+    assert made.getMessage() == "request" and made.line == logs.access_line(made.created, fields)

@@ -1,22 +1,28 @@
-"""`python server.py index build|status|export|import`: the event index from the command line, so
-an operator can build it ahead of serving and ship a prebuilt snapshot with the container."""
+"""The command line beside serving (server.py's `main` serves): the parser of every setting and
+command, `keys create|rotate|list|revoke`, `healthcheck`, and `index build|status|export|import`,
+the event index from the command line, so an operator can build it ahead of serving and ship a
+prebuilt snapshot with the container."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sqlite3
 import sys
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+import auth
 from chain import ChainConfig, Chains
 from chain.event_index import SCHEMA, ChainIndex, Indexes
-from chain.rpc import rpc_urls_from_env
-from config import Settings
+from chain.rpc import DEFAULT_RPC_URLS, rpc_urls_from_env
+from config import Settings, add_arguments
 from errors import PositionError
+from metrics import VERSION
 from protocols import Registry
 
 TABLES = {
@@ -28,7 +34,7 @@ EARLIER = {"holdings": {"stream", "holder", "key"}}
 """Layouts of snapshots written by earlier versions, still accepted (event_index migrates them)."""
 
 
-def add_parser(
+def add_index_parser(
     commands: argparse._SubParsersAction[argparse.ArgumentParser], settings: Callable[[argparse.ArgumentParser], None]
 ) -> None:
     """The `index` command; `settings` adds the service settings each action accepts."""
@@ -186,3 +192,90 @@ def _install(source: Path, path: Path) -> None:
     for leftover in (Path(f"{path}-wal"), Path(f"{path}-shm")):
         leftover.unlink(missing_ok=True)
     os.replace(incoming, path)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="server.py",
+        description="Wallet positions GraphQL service. Without a command it serves; every "
+        "setting can also come from the environment variable shown.",
+        epilog="RPC endpoints: RPC_URL_<chainId> (e.g. RPC_URL_8453) sets the JSON-RPC URL of a "
+        "chain; public defaults exist for chains "
+        + ", ".join(str(chain) for chain in DEFAULT_RPC_URLS)
+        + ". URLs never appear in logs.",
+    )
+    parser.add_argument("--version", action="version", version=f"wallet-positions {VERSION}")
+    add_arguments(parser)
+    commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck}")
+    keys = commands.add_parser("keys", help="manage API keys (create, rotate, list, revoke)")
+    actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,rotate,list,revoke}")
+    create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
+    create.add_argument("--name", required=True, help="label for the key: letters, digits, . _ -")
+    rotate = actions.add_parser(
+        "rotate",
+        help="create a key named NAME and print it on stdout (shown once), revoking the active key of "
+        "that name in the same write; with none, only create",
+    )
+    rotate.add_argument("name", help="the key's name, as `keys list` shows it")
+    listing = actions.add_parser("list", help="list keys: id, name, created, revoked")
+    revoke = actions.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("id", help="the key's id, as `keys list` shows it")
+    for sub in (create, rotate, listing, revoke):
+        add_arguments(sub, only=("keys_file",), suppress_default=True)
+    add_index_parser(
+        commands,
+        lambda sub: add_arguments(sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True),
+    )
+    health = commands.add_parser(
+        "healthcheck",
+        help="exit 0 if the server on this machine answers GET /healthz "
+        "(a container's health check; the image has no curl)",
+    )
+    add_arguments(health, only=("host", "port"), suppress_default=True)
+    return parser
+
+
+def healthcheck(settings: Settings) -> int:
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "") else "::1" if settings.host == "::" else settings.host
+    url = f"http://{f'[{host}]' if ':' in host else host}:{settings.port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            healthy = response.status == 200 and json.load(response).get("status") == "ok"
+    except (OSError, ValueError) as exc:
+        print(f"unhealthy: {url}: {exc}", file=sys.stderr)
+        return 1
+    return 0 if healthy else 1
+
+
+def keys_command(args: argparse.Namespace, settings: Settings) -> int:
+    """`keys create|rotate|list|revoke`: only a new key goes to stdout (create, rotate); messages to
+    stderr."""
+    path = settings.keys_file
+    try:
+        if args.keys_command == "create":
+            key, record = auth.create_key(path, args.name)
+            print(key)
+            print(f"created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
+        elif args.keys_command == "rotate":
+            key, record, revoked = auth.rotate_key(path, args.name)
+            print(key)
+            was = f"revoked key {revoked.id}; " if revoked else f"no active key was named {record.name}; "
+            print(f"{was}created key {record.id} ({record.name}) in {path}; it is shown only once", file=sys.stderr)
+        elif args.keys_command == "list":
+            rows = [("ID", "NAME", "CREATED", "REVOKED")] + [
+                (r.id, r.name, r.created or "-", r.revoked or "-") for r in auth.load_keys(path).values()
+            ]
+            widths = [max(len(row[i]) for row in rows) for i in range(4)]
+            for row in rows:
+                print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        else:
+            record, changed = auth.revoke_key(path, args.id)
+            verb = "revoked" if changed else "was already revoked"
+            print(f"key {record.id} ({record.name}) {verb} at {record.revoked}", file=sys.stderr)
+    except (auth.KeyFileError, ValueError, LookupError) as exc:
+        print(f"error: {auth.redact(str(exc.args[0]))}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: cannot use the keys file {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
