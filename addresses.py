@@ -200,6 +200,11 @@ class ChainAddresses:
     lido: LidoAddresses | None = None
     uniswap: UniswapAddresses | None = None
 
+    @classmethod
+    def bare(cls, chain_id: int) -> ChainAddresses:
+        """A chain the data says nothing of (a test's stand-in protocol's)."""
+        return cls(chain_id, f"chain {chain_id}", None, (), (), None, None, None, {})
+
 
 def load(override: str | Path | None = None) -> dict[int, ChainAddresses]:
     """The built-in data with `override` laid over it; AddressesError when either is unusable."""

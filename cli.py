@@ -88,7 +88,7 @@ def index_command(args: argparse.Namespace, settings: Settings, registry: Regist
 
 
 async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
-    streams = [stream for protocol in registry.values() for stream in protocol.streams(chain_id)]
+    streams = [stream for protocol in registry.values() for stream in protocol.chain_streams(chain_id)]
     if not streams:
         print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
         return 2

@@ -1,17 +1,17 @@
 """The protocol registry: protocol name -> async fetch function and the chains it serves.
 
-A fetch function takes `(ctx, chain_id, wallet_address)` with the address already validated and
-lower-cased, and returns the position object as a dict holding the fields of its GraphQL type
-(`blockNumber` and the position lists). The resolver adds `protocol`, `chainId`,
-`walletAddress` and `warnings` (from `ctx.warnings`), so an adapter cannot get them wrong. Failures
+A fetch function takes `(ctx, wallet_address)`, the address already validated and lower-cased
+and the input's chain, its addresses and its block in `ctx`, and returns the position object as a
+dict holding the position lists of its GraphQL type. The resolver adds `protocol`, `chainId`,
+`walletAddress`, `blockNumber` (the pinned reader's; a test's stand-in that reads no chain gives
+its own) and `warnings` (from `ctx.warnings`), so an adapter cannot get them wrong. Failures
 are raised as the exceptions of `errors.py`.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
@@ -34,23 +34,32 @@ from addresses import ChainAddresses
 from chain.event_index import Stream
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Protocol:
     name: str
     type_name: str
     """The `<Protocol>WalletPositions` member of the `WalletPositions` union."""
     chains: frozenset[int]
     fetch: FetchFunction
-    streams: Callable[[int], tuple[Stream, ...]] = lambda chain_id: ()
+    addresses: Mapping[int, ChainAddresses] = field(default_factory=dict)
+    """The addresses data, by chain: each input's chain reaches its adapter in the context."""
+    streams: Callable[[ChainAddresses], tuple[Stream, ...]] = lambda chain: ()
     """The event streams its discovery reads on a chain (chain/event_index.py; `index build` scans them)."""
     details: FetchFunction | None = None
-    """`poolDetails`: (ctx, chain_id, pool address or id) -> {"blockNumber", "details"}, the
-    details a member of the PoolDetails union (`__typename`, `type`); None where not offered."""
+    """`poolDetails`: (ctx, pool address or id) -> {"details"}, the details a member of the
+    PoolDetails union (`__typename`, `type`); None where not offered."""
     pool_ids: bool = False
     """Whether `poolDetails` takes 64-character ids (Morpho Blue markets) besides addresses."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
+
+    def chain(self, chain_id: int) -> ChainAddresses:
+        """What the addresses data holds for a chain this protocol is asked on."""
+        return self.addresses.get(chain_id) or ChainAddresses.bare(chain_id)
+
+    def chain_streams(self, chain_id: int) -> tuple[Stream, ...]:
+        return self.streams(self.addresses[chain_id]) if chain_id in self.addresses else ()
 
 
 Registry = Mapping[str, Protocol]
@@ -70,74 +79,87 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
     """The protocols this service answers for, each on the chains its addresses data covers."""
     return {
         "morpho": Protocol(
-            "morpho",
-            "MorphoWalletPositions",
-            morpho.chains(addresses),
-            functools.partial(morpho.fetch, addresses),
-            functools.partial(morpho.streams, addresses),
-            functools.partial(morpho_pools.details, addresses),
+            name="morpho",
+            type_name="MorphoWalletPositions",
+            chains=morpho.chains(addresses),
+            fetch=morpho.fetch,
+            addresses=addresses,
+            streams=morpho.streams,
+            details=morpho_pools.details,
             pool_ids=True,
         ),
         "aave": Protocol(
-            "aave",
-            "AaveWalletPositions",
-            aave.chains(addresses),
-            functools.partial(aave.fetch, addresses),
-            details=functools.partial(aave_pools.details, addresses),
+            name="aave",
+            type_name="AaveWalletPositions",
+            chains=aave.chains(addresses),
+            fetch=aave.fetch,
+            addresses=addresses,
+            details=aave_pools.details,
         ),
         "spark": Protocol(
-            "spark",
-            "SparkWalletPositions",
-            spark.chains(addresses),
-            functools.partial(spark.fetch, addresses),
-            details=functools.partial(aave_pools.details, addresses, protocol="spark"),
+            name="spark",
+            type_name="SparkWalletPositions",
+            chains=spark.chains(addresses),
+            fetch=spark.fetch,
+            addresses=addresses,
+            details=aave_pools.details,
         ),
         "compound": Protocol(
-            "compound",
-            "CompoundWalletPositions",
-            compound.chains(addresses),
-            functools.partial(compound.fetch, addresses),
-            details=functools.partial(compound_pools.details, addresses),
+            name="compound",
+            type_name="CompoundWalletPositions",
+            chains=compound.chains(addresses),
+            fetch=compound.fetch,
+            addresses=addresses,
+            details=compound_pools.details,
         ),
         "fluid": Protocol(
-            "fluid",
-            "FluidWalletPositions",
-            fluid.chains(addresses),
-            functools.partial(fluid.fetch, addresses),
-            details=functools.partial(fluid_pools.details, addresses),
+            name="fluid",
+            type_name="FluidWalletPositions",
+            chains=fluid.chains(addresses),
+            fetch=fluid.fetch,
+            addresses=addresses,
+            details=fluid_pools.details,
         ),
         "pendle": Protocol(
-            "pendle",
-            "PendleWalletPositions",
-            pendle.chains(addresses),
-            functools.partial(pendle.fetch, addresses),
-            functools.partial(pendle.streams, addresses),
-            functools.partial(pendle_pools.details, addresses),
+            name="pendle",
+            type_name="PendleWalletPositions",
+            chains=pendle.chains(addresses),
+            fetch=pendle.fetch,
+            addresses=addresses,
+            streams=pendle.streams,
+            details=pendle_pools.details,
         ),
         "lido": Protocol(
-            "lido", "LidoWalletPositions", lido.chains(addresses), functools.partial(lido.fetch, addresses)
+            name="lido",
+            type_name="LidoWalletPositions",
+            chains=lido.chains(addresses),
+            fetch=lido.fetch,
+            addresses=addresses,
         ),
         "uniswap": Protocol(
-            "uniswap",
-            "UniswapWalletPositions",
-            uniswap.chains(addresses),
-            functools.partial(uniswap.fetch, addresses),
-            functools.partial(uniswap.streams, addresses),
-            functools.partial(uniswap_pools.details, addresses),
+            name="uniswap",
+            type_name="UniswapWalletPositions",
+            chains=uniswap.chains(addresses),
+            fetch=uniswap.fetch,
+            addresses=addresses,
+            streams=uniswap.streams,
+            details=uniswap_pools.details,
             pool_ids=True,
         ),
         "neutrl": Protocol(
-            "neutrl",
-            "NeutrlWalletPositions",
-            vault_style.chains(addresses, "neutrl"),
-            functools.partial(neutrl.fetch, addresses),
+            name="neutrl",
+            type_name="NeutrlWalletPositions",
+            chains=vault_style.chains(addresses, "neutrl"),
+            fetch=neutrl.fetch,
+            addresses=addresses,
         ),
         **{
             name: Protocol(
-                name,
-                type_name,
-                vault_style.chains(addresses, name),
-                functools.partial(vault_style.fetch, addresses, name),
+                name=name,
+                type_name=type_name,
+                chains=vault_style.chains(addresses, name),
+                fetch=vault_style.fetch,
+                addresses=addresses,
             )
             for name, type_name in VAULT_STYLE_TYPES.items()
         },

@@ -8,13 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.position_warnings import Warnings
+from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream, View
 
 
 @dataclass(frozen=True)
 class FetchContext:
-    """What an adapter gets besides its input; one per input."""
+    """What an adapter gets besides its input; one per input: the input's chain with its addresses,
+    its block, the request's readers and the app's event index."""
 
     deadline: float
     """Event-loop time (`loop.time()`) at which the input's budget ends, for an adapter's own
@@ -22,26 +24,36 @@ class FetchContext:
     chains: ChainRequest
     indexes: Indexes
     """The app's event index, which sits above the chain reader (chain/event_index.py)."""
+    chain: ChainAddresses
+    """The input's chain and what the addresses data holds for it."""
+    protocol: str
+    """The input's protocol (one adapter may serve several: the vault-style ones, Aave and Spark)."""
     block: int | None = None
     """The block the client asked for (`blockNumber`); None for the newest."""
     warnings: Warnings = field(default_factory=Warnings)
     """What the answer lacks (parts left out, null figures); the resolver returns it as `warnings`."""
 
-    def reader(self, chain_id: int) -> ChainReader:
-        """The request's reader for a chain at the input's block (the newest, or the one the client
-        asked for), batching with the other inputs at that block."""
-        return self.chains.reader(chain_id, self.block)
+    @property
+    def chain_id(self) -> int:
+        return self.chain.chain_id
 
-    async def events(self, chain_id: int, stream: Stream) -> View:
+    def reader(self) -> ChainReader:
+        """The request's reader for the input's chain at its block (the newest, or the one the
+        client asked for), batching with the other inputs at that block."""
+        return self.chains.reader(self.chain_id, self.block)
+
+    async def events(self, stream: Stream) -> View:
         """`stream` as of the reader's block: the app keeps the settled part on disk; within a
         request every input at that block shares one read of the rest."""
-        reader = self.reader(chain_id)
+        reader = self.reader()
         return await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
 
-    async def stored_events(self, chain_id: int, stream: Stream) -> View:
+    async def stored_events(self, stream: Stream) -> View:
         """`stream`'s stored part only, as of the reader's block, read with no round trip: the
         keys to send one-call reads for while `events` reads the rest in that same round."""
-        return await self.indexes.stored(self.reader(chain_id), stream)
+        return await self.indexes.stored(self.reader(), stream)
 
 
-FetchFunction = Callable[[FetchContext, int, str], Awaitable[dict[str, Any]]]
+FetchFunction = Callable[[FetchContext, str], Awaitable[dict[str, Any]]]
+"""An adapter: (context, wallet or pool address, validated and lower-cased) -> its answer's fields
+(the position lists, or {"details"}); the resolver adds the input's own fields and its block's."""

@@ -69,8 +69,8 @@ def serve_service(port: int, folder: Path, rate_limit: int) -> None:
     from protocols import Protocol
     from tests.stand_ins import vault_position
 
-    async def instant(_ctx: Any, chain_id: int, address: str) -> dict[str, Any]:
-        return vault_position(address, chain_id)
+    async def instant(ctx: Any, address: str) -> dict[str, Any]:
+        return vault_position(address, ctx.chain_id)
 
     settings = Settings(
         host="127.0.0.1",
@@ -80,7 +80,11 @@ def serve_service(port: int, folder: Path, rate_limit: int) -> None:
         rate_window=3600,
         state_dir=str(folder / f"state-{port}"),
     )
-    registry = {"morpho": Protocol("morpho", "MorphoWalletPositions", frozenset({1}), instant, kept=False)}
+    registry = {
+        "morpho": Protocol(
+            name="morpho", type_name="MorphoWalletPositions", chains=frozenset({1}), fetch=instant, kept=False
+        )
+    }
     logs.configure_logging()
     asyncio.run(server.serve(server.create_app(settings, registry, rpc_urls={}), settings))
 

@@ -56,8 +56,8 @@ async def holdings(
                     if chain_id not in protocol.chains:
                         continue
                     deadline = asyncio.get_running_loop().time() + 60
-                    context = FetchContext(deadline, chains.request(deadline), indexes)
-                    answer = await protocol.fetch(context, chain_id, wallet.lower())
+                    context = FetchContext(deadline, chains.request(deadline), indexes, protocol.chain(chain_id), name)
+                    answer = await protocol.fetch(context, wallet.lower())
                     lists = {field: len(value) for field, value in answer.items() if isinstance(value, list) and value}
                     if lists or len(context.warnings):
                         found[role].append((name, lists, context.warnings.as_list()))

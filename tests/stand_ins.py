@@ -42,12 +42,10 @@ def vault_position(address: str, chain_id: int) -> dict[str, Any]:
 def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
     """A stand-in that really reads the chain: the wallet's balance of each token, in one round."""
 
-    async def fetch(ctx: FetchContext, chain: int, address: str) -> dict[str, Any]:
-        reader = ctx.reader(chain)
-        block = await reader.block_number()
+    async def fetch(ctx: FetchContext, address: str) -> dict[str, Any]:
+        reader = ctx.reader()
         balances = await asyncio.gather(*(reader.call(t, erc20.BALANCE_OF, address) for t in tokens))
         return {
-            "blockNumber": block,
             "vaultV1Positions": [
                 {
                     "type": "morpho-vault-v1",
@@ -66,7 +64,9 @@ def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
             "marketPositions": [],
         }
 
-    return Protocol("balances", "MorphoWalletPositions", frozenset({chain_id}), fetch, kept=False)
+    return Protocol(
+        name="balances", type_name="MorphoWalletPositions", chains=frozenset({chain_id}), fetch=fetch, kept=False
+    )
 
 
 class StandIns:
@@ -87,50 +87,45 @@ class StandIns:
             "revert": self.revert,
             "buggy": self.buggy,
             "badshape": self.bad_shape,
-            "noblock": self.missing_block,
             "badfloat": self.bad_float,
             "rendezvous": self.rendezvous,
         }
         return {
-            name: Protocol(name, "MorphoWalletPositions", CHAINS, fetch, kept=False) for name, fetch in fetches.items()
+            name: Protocol(name=name, type_name="MorphoWalletPositions", chains=CHAINS, fetch=fetch, kept=False)
+            for name, fetch in fetches.items()
         }
 
-    async def ok(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
-        self.calls.append(("morpho", chain_id, address))
+    async def ok(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+        self.calls.append(("morpho", ctx.chain_id, address))
         self.contexts.append(ctx)
         await asyncio.sleep(0.01)
-        return vault_position(address, chain_id)
+        return vault_position(address, ctx.chain_id)
 
-    async def slow(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+    async def slow(self, ctx: FetchContext, address: str) -> dict[str, Any]:
         await asyncio.sleep(3600)
         raise AssertionError("unreachable")
 
-    async def network_failure(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+    async def network_failure(self, ctx: FetchContext, address: str) -> dict[str, Any]:
         raise NetworkError("The chain's RPC endpoint could not be reached.")
 
-    async def revert(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+    async def revert(self, ctx: FetchContext, address: str) -> dict[str, Any]:
         raise ProtocolError("Vault 0x11 reverted on convertToAssets.")
 
-    async def buggy(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+    async def buggy(self, ctx: FetchContext, address: str) -> dict[str, Any]:
         raise RuntimeError("boom at /srv/secret/path via https://rpc.example/secret-token")
 
-    async def bad_shape(self, ctx: FetchContext, chain_id: int, address: str) -> Any:
+    async def bad_shape(self, ctx: FetchContext, address: str) -> Any:
         return ["not", "a", "dict"]
 
-    async def missing_block(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
-        position = vault_position(address, chain_id)
-        del position["blockNumber"]
-        return position
-
-    async def bad_float(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
-        position = vault_position(address, chain_id)
+    async def bad_float(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+        position = vault_position(address, ctx.chain_id)
         position["vaultV2Positions"][0]["apy"] = float("nan")
         return position
 
-    async def rendezvous(self, ctx: FetchContext, chain_id: int, address: str) -> dict[str, Any]:
+    async def rendezvous(self, ctx: FetchContext, address: str) -> dict[str, Any]:
         """Completes only once `rendezvous_size` fetches are running at the same time."""
         self.rendezvous_started += 1
         if self.rendezvous_started >= self.rendezvous_size:
             self.rendezvous_ready.set()
         await self.rendezvous_ready.wait()
-        return vault_position(address, chain_id)
+        return vault_position(address, ctx.chain_id)

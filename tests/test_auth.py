@@ -142,7 +142,7 @@ async def test_keys_never_reach_the_logs(api, keys_file, caplog):
 
 
 def test_log_lines_redact_anything_shaped_like_a_key(api_key):
-    from server import JsonFormatter
+    from logs import JsonFormatter
 
     try:
         raise ValueError(f"bad header line: x-api-key: {api_key}\x01")
@@ -175,7 +175,7 @@ def test_keys_are_stored_only_as_digests(keys_file, api_key):
     ],
 )
 def test_every_key_shaped_text_is_redacted_from_log_lines(api_key, shape):
-    from server import JsonFormatter
+    from logs import JsonFormatter
 
     record = logging.LogRecord("any.library", logging.WARNING, __file__, 1, "saw %s", (shape(api_key),), None)
     line = JsonFormatter().format(record)

@@ -133,7 +133,6 @@ async def test_protocol_name_is_case_insensitive(api):
         ("revert", "PROTOCOL_ERROR", False, "Vault 0x11 reverted on convertToAssets."),
         ("buggy", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
         ("badshape", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
-        ("noblock", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
         ("badfloat", "UNKNOWN_ERROR", True, "Internal error while reading positions; it has been logged."),
     ],
 )
@@ -245,11 +244,13 @@ async def test_unknown_path_is_a_json_404(api):
 
 
 def test_a_protocol_outside_the_union_is_refused_at_startup():
-    async def fetch(ctx, chain_id, address):
+    async def fetch(ctx, address):
         return {}
 
     with pytest.raises(ValueError, match="not in the WalletPositions union"):
-        schema.build({"x": Protocol("x", "XWalletPositions", frozenset({1}), fetch, kept=False)})
+        schema.build(
+            {"x": Protocol(name="x", type_name="XWalletPositions", chains=frozenset({1}), fetch=fetch, kept=False)}
+        )
 
 
 async def test_every_query_field_of_the_sdl_is_executable(api):

@@ -107,11 +107,9 @@ def truth(world, wallet: str) -> tuple[set[str], set[str]]:
 
 async def found(world, indexes: Indexes, wallet: str) -> tuple[set[str], set[str]]:
     deadline = asyncio.get_running_loop().time() + 30
+    chain = addresses.load(str(world.addresses))[world.node.chain_id]
     answer = await morpho.fetch(
-        addresses.load(str(world.addresses)),
-        FetchContext(deadline, indexes.chains.request(deadline), indexes),
-        world.node.chain_id,
-        wallet,
+        FetchContext(deadline, indexes.chains.request(deadline), indexes, chain, "morpho"), wallet
     )
     return (
         {p["marketId"] for p in answer["marketPositions"]},

@@ -45,7 +45,7 @@ from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
-from addresses import AaveMarket, ChainAddresses
+from addresses import AaveMarket
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from errors import InputValidationError
@@ -58,10 +58,9 @@ MARKET_KIND = {"aave": ("Aave", "an Aave v3 market"), "spark": ("SparkLend", "a 
 """How an error names a market of each protocol this module reads."""
 
 
-async def details(
-    addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str, protocol: str = "aave"
-) -> dict[str, Any]:
-    markets = markets_of(addresses[chain_id], protocol)
+async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+    chain_id, protocol = ctx.chain_id, ctx.protocol
+    markets = markets_of(ctx.chain, protocol)
     found = [m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())]
     if not found:
         known = ", ".join(f"{m.name} {m.addresses_provider.lower()}" for m in markets)
@@ -69,10 +68,9 @@ async def details(
             f"{pool} is not {MARKET_KIND[protocol][1]} on chain {chain_id}: expected the "
             f"PoolAddressesProvider (or Pool) of one of {known}."
         )
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     await require(reader, f"the {MARKET_KIND[protocol][0]} market {found[0].name}", found[0].pool, "Pool")
-    block, details = await asyncio.gather(reader.block_number(), _market(reader, found[0], ctx.warnings))
-    return {"blockNumber": block, "details": details}
+    return {"details": await _market(reader, found[0], ctx.warnings)}
 
 
 async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -> dict[str, Any]:

@@ -108,13 +108,12 @@ def chains(addresses: dict[int, ChainAddresses], protocol: str = "aave") -> froz
     return frozenset(chain_id for chain_id, chain in addresses.items() if markets_of(chain, protocol))
 
 
-async def fetch(
-    addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str, protocol: str = "aave"
-) -> dict[str, Any]:
-    reader = ctx.reader(chain_id)
-    listed = markets_of(addresses[chain_id], protocol)
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    """The wallet's account in every market the data lists of the input's protocol (Aave's, or
+    SparkLend's, a fork read the same way)."""
+    protocol, reader = ctx.protocol, ctx.reader()
+    listed = markets_of(ctx.chain, protocol)
     _prefetch(reader, listed, wallet)
-    block = await reader.block_number()
     markets = await deployed(reader, protocol, listed, lambda market: market.pool, "markets' Pools")
     results = await asyncio.gather(
         *(_market(reader, market, wallet, ctx.warnings) for market in markets), return_exceptions=True
@@ -123,7 +122,6 @@ async def fetch(
     if not kept:
         raise next(r for r in results if isinstance(r, BaseException))
     return {
-        "blockNumber": block,
         "marketStates": [state for state, _, _, _ in kept if state],
         "supplyPositions": [p for _, supplies, _, _ in kept for p in supplies],
         "borrowPositions": [p for _, _, borrows, _ in kept for p in borrows],

@@ -49,8 +49,8 @@ BASE_BORROW_MIN = Function("baseBorrowMin()", "300e6beb", ("uint256",))
 TOTALS_COLLATERAL = Function("totalsCollateral(address)", "59e017bd", ("uint128", "uint128"))
 
 
-async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     assert chain.compound is not None
     found = [m for m in chain.compound.markets if m.comet.lower() == pool]
     if not found:
@@ -58,10 +58,9 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         raise InputValidationError(
             f"{pool} is not a Compound v3 market on chain {chain_id}: expected the Comet address of one of {known}."
         )
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     await require(reader, f"the Compound market {found[0].name}", pool, "Comet")
-    block, details = await asyncio.gather(reader.block_number(), _market(reader, chain, found[0], ctx.warnings))
-    return {"blockNumber": block, "details": details}
+    return {"details": await _market(reader, chain, found[0], ctx.warnings)}
 
 
 async def _market(

@@ -91,13 +91,12 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     return frozenset(chain_id for chain_id, chain in addresses.items() if chain.compound and chain.compound.markets)
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
     deployment = chain.compound
     assert deployment is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     _prefetch(reader, chain, deployment, wallet)
-    block = await reader.block_number()
     warnings = ctx.warnings
     comets = await deployed(reader, "compound", deployment.markets, lambda market: market.comet, "Comets")
     markets = await asyncio.gather(
@@ -110,7 +109,6 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
     with_rewards = [market for market in kept if market["reward"]]
     rewards = await asyncio.gather(*(_reward(reader, market, prices, warnings) for market in with_rewards))
     return {
-        "blockNumber": block,
         "supplyPositions": [market["supply"] for market in kept if market["supply"]],
         "borrowPositions": [market["borrow"] for market in kept if market["borrow"]],
         "collateralPositions": [position for market in kept for position in market["collateral"]],

@@ -31,7 +31,6 @@ from adapters.fluid.positions import (
     ftoken_fields,
     vault_sides,
 )
-from addresses import ChainAddresses
 from chain.abi import Function
 from errors import InputValidationError
 
@@ -43,11 +42,11 @@ TOTALS, LIMITS = 6, 7
 LIQUIDATION_MAX_LIMIT, LIQUIDATION_PENALTY, BORROW_FEE = 4, 6, 7
 
 
-async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     deployment = chain.fluid
     assert deployment is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     await asyncio.gather(
         require(reader, "fluid", deployment.lending_resolver, "LendingResolver"),
         require(reader, "fluid", deployment.vault_resolver, "VaultResolver"),
@@ -62,12 +61,12 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         (found,) = await reader.call(
             deployment.lending_resolver, GET_FTOKEN_DETAILS, pool, label="Fluid LendingResolver"
         )
-        return {"blockNumber": block, "details": await _lending(fluid, found)}
+        return {"details": await _lending(fluid, found)}
     if pool in {address.lower() for address in vaults}:
         (found,) = await reader.call(
             deployment.vault_resolver, GET_VAULT_ENTIRE_DATA, pool, label="Fluid VaultResolver"
         )
-        return {"blockNumber": block, "details": await _vault(fluid, found)}
+        return {"details": await _vault(fluid, found)}
     raise InputValidationError(
         f"{pool} is not a Fluid fToken or vault on chain {chain_id} at block {block}: "
         "expected an address the LendingResolver or VaultResolver lists."

@@ -134,11 +134,11 @@ class FluidReader:
         return await self.warnings.optional(read, token, "its USD values are")
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     deployment = chain.fluid
     assert deployment is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     feeds, sequencer = [feed.feed for feed in token_feeds(chain).values()], chain.sequencer_uptime_feed or NONE
     pair = [deployment.lending_resolver, deployment.vault_resolver]
     # Each resolver and the feeds in lens calls of their own (one round): the vault resolver's
@@ -199,7 +199,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
                 )
             )
         )
-    return {"blockNumber": block, "lendingPositions": lending_positions, "vaultPositions": vault_positions}
+    return {"lendingPositions": lending_positions, "vaultPositions": vault_positions}
 
 
 async def _lending_position(

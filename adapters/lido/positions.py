@@ -57,17 +57,16 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     return frozenset(chain_id for chain_id, chain in addresses.items() if chain.lido)
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
     lido = cast(LidoAddresses, chain.lido)
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     _prefetch(reader, chain, lido, wallet)
-    block, staked, requests = await asyncio.gather(
-        reader.block_number(),
+    staked, requests = await asyncio.gather(
         _staked(reader, chain, lido, wallet, ctx.warnings),
         _requests(reader, chain, lido, wallet, ctx.warnings),
     )
-    return {"blockNumber": block, "stakedPositions": staked, "withdrawalRequests": requests}
+    return {"stakedPositions": staked, "withdrawalRequests": requests}
 
 
 def _prefetch(reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, wallet: str) -> None:

@@ -54,7 +54,7 @@ from adapters.morpho.positions import (
     vault_v2_rates,
 )
 from adapters.prices import UsdPrice
-from addresses import ChainAddresses, MorphoAddresses
+from addresses import MorphoAddresses
 from chain import erc20, first, no_read
 from chain.abi import Function
 from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
@@ -78,11 +78,11 @@ Money = Callable[[int | None], float | None]
 """Raw units of a vault's or market's asset to USD (None where the amount or the price is)."""
 
 
-async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     deployment = chain.morpho
     assert deployment is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     started(
         reader,
         "morpho",
@@ -102,16 +102,16 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
                 f"{block}: it has no market parameters. Expected a Morpho Blue market id."
             )
         morpho = MorphoReader(reader, deployment, chain, {pool: params}, ctx.warnings)
-        return {"blockNumber": block, "details": await _market(morpho, pool, params)}
+        return {"details": await _market(morpho, pool, params)}
     block = await reader.block_number()
     kind = await vouched_kind(reader, _vault_probes(deployment, block), pool)
     if kind == "v1":
         morpho = MorphoReader(reader, deployment, chain, {}, ctx.warnings)
-        return {"blockNumber": block, "details": await _vault_v1(morpho, pool)}
+        return {"details": await _vault_v1(morpho, pool)}
     if kind == "v2":
-        view = await ctx.events(chain_id, stream(deployment))
+        view = await ctx.events(stream(deployment))
         morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
-        return {"blockNumber": block, "details": await _vault_v2(morpho, pool)}
+        return {"details": await _vault_v2(morpho, pool)}
     raise InputValidationError(
         f"{pool} is not a Morpho vault on chain {chain_id} at block {block}: no configured MetaMorpho or Vault V2 "
         "factory created it. Expected a vault address, or a Morpho Blue market id (0x + 64 hexadecimal characters)."

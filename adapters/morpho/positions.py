@@ -447,16 +447,16 @@ class MorphoReader:
         return earned, sum(amounts)
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     deployment = chain.morpho
     assert deployment is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     blue = deployment.blue.address
     block = await reader.block_number()
     started(reader, "morpho", block, deployment.blue.start_block, f"Morpho Blue {blue.lower()}")
-    _prefetch(reader, deployment, chain, await ctx.stored_events(chain_id, stream(deployment)), wallet)
-    view = await ctx.events(chain_id, stream(deployment))
+    _prefetch(reader, deployment, chain, await ctx.stored_events(stream(deployment)), wallet)
+    view = await ctx.events(stream(deployment))
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     if view.complete:
         held = view.keys(wallet)
@@ -500,7 +500,7 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         ),
         _market_positions(morpho, positions, wallet if wallet == fee_recipient else None),
     )
-    return {"blockNumber": block, "vaultV1Positions": v1, "vaultV2Positions": v2, "marketPositions": market_positions}
+    return {"vaultV1Positions": v1, "vaultV2Positions": v2, "marketPositions": market_positions}
 
 
 def _prefetch(
@@ -956,8 +956,8 @@ def _risk(
     return borrow_risk(Fraction(borrow, scale[0]), [held], unit, morpho.warnings, market_id)
 
 
-def streams(addresses: dict[int, ChainAddresses], chain_id: int) -> tuple[Stream, ...]:
-    deployment = addresses[chain_id].morpho if chain_id in addresses else None
+def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
+    deployment = chain.morpho
     return (stream(deployment),) if deployment else ()
 
 

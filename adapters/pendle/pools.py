@@ -20,7 +20,6 @@ from adapters.factories import vouched_kind
 from adapters.formats import ratio, raw
 from adapters.history import iso_date
 from adapters.pendle.positions import PendleReader, YieldContract, stream
-from addresses import ChainAddresses
 from chain.abi import Function
 from errors import InputValidationError
 
@@ -29,10 +28,10 @@ READ_TOKENS = Function("readTokens()", "2c8ce6bc", ("address", "address", "addre
 EXPIRY = Function("expiry()", "e184c9be", ("uint256",), immutable=True)
 
 
-async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     assert chain.pendle is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     block = await reader.block_number()
     started(reader, "pendle", block, stream(chain.pendle).start_block, "its first factory")
     probes = [(f.address, IS_VALID_MARKET, "market") for f in chain.pendle.market_factories if f.start_block <= block]
@@ -46,7 +45,7 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
         reader.call(pool, READ_TOKENS, label=label), reader.call(pool, EXPIRY, label=label)
     )
     pair = YieldContract(sy.lower(), expiry, pt.lower(), yt.lower())
-    return {"blockNumber": block, "details": await _market(PendleReader(reader, chain, ctx.warnings), pool, pair)}
+    return {"details": await _market(PendleReader(reader, chain, ctx.warnings), pool, pair)}
 
 
 async def _market(pendle: PendleReader, market: str, pair: YieldContract) -> dict[str, Any]:

@@ -237,19 +237,19 @@ class Catalog:
         return sorted({pair.sy for pair in self.pairs.values()})
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     assert chain.pendle is not None
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     block = await reader.block_number()
     events = stream(chain.pendle)
     started(reader, "pendle", block, events.start_block, "its first factory")
-    stored = await ctx.stored_events(chain_id, events)
+    stored = await ctx.stored_events(events)
     catalog = Catalog(stored)
     _prefetch(reader, chain, catalog, stored.keys(wallet), wallet)
     swept = catalog.sys
     sweeping = shared_future(swept_balances(reader, swept, wallet, ctx.warnings, "SY"))
-    view = await ctx.events(chain_id, events)
+    view = await ctx.events(events)
     if view.fresh:
         catalog = Catalog(view)
     pendle = PendleReader(reader, chain, ctx.warnings)
@@ -306,7 +306,6 @@ async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_i
         asyncio.gather(*(_sy_position(pendle, token, amount, chain_id) for token, amount in sy.items())),
     )
     return {
-        "blockNumber": block,
         "ptPositions": pt_positions,
         "ytPositions": yt_positions,
         "lpPositions": lp_positions,
@@ -531,8 +530,8 @@ def _topic_address(topic: str) -> str:
     return "0x" + topic[-40:]
 
 
-def streams(addresses: dict[int, ChainAddresses], chain_id: int) -> tuple[Stream, ...]:
-    deployment = addresses[chain_id].pendle if chain_id in addresses else None
+def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
+    deployment = chain.pendle
     return (stream(deployment),) if deployment else ()
 
 

@@ -29,16 +29,10 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     return aave.chains(addresses, "spark") | vault_style.chains(addresses, SAVINGS)
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
-    block, lend, savings = await asyncio.gather(
-        ctx.reader(chain_id).block_number(),
-        aave.fetch(addresses, ctx, chain_id, wallet, protocol="spark") if chain.spark else no_read(),
-        vault_style.fetch(addresses, SAVINGS, ctx, chain_id, wallet) if SAVINGS in chain.vault_style else no_read(),
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
+    lend, savings = await asyncio.gather(
+        aave.fetch(ctx, wallet) if chain.spark else no_read(),
+        vault_style.positions(ctx, wallet, SAVINGS) if SAVINGS in chain.vault_style else no_read(),
     )
-    return {
-        **EMPTY_LENDING,
-        **(lend or {}),
-        "blockNumber": block,
-        "vaultPositions": savings["vaultPositions"] if savings else [],
-    }
+    return {**EMPTY_LENDING, **(lend or {}), "vaultPositions": savings["vaultPositions"] if savings else []}

@@ -35,13 +35,13 @@ FEE = Function("fee()", "ddca3f43", ("uint24",), immutable=True)
 LIQUIDITY = Function("liquidity()", "1a686502", ("uint128",))
 
 
-async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, pool: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+    chain_id, chain = ctx.chain_id, ctx.chain
     uniswap = cast(UniswapAddresses, chain.uniswap)
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     block = await reader.block_number()
     if len(pool) == 66:
-        return {"blockNumber": block, "details": await _v4_pool(reader, chain, uniswap.v4, pool, block)}
+        return {"details": await _v4_pool(reader, chain, uniswap.v4, pool, block)}
     if uniswap.v3 is None:
         raise InputValidationError(f"Uniswap v3 is not configured on chain {chain_id}. Expected a v4 PoolId.")
     await deployment.require(reader, "uniswap", pool, "pool")
@@ -70,7 +70,6 @@ async def details(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain
     decimals = [token["decimals"] for token in info]
     held = [balance for (balance,) in balances]
     return {
-        "blockNumber": block,
         "details": {
             "__typename": "UniswapPool",
             "type": "uniswap-v3-pool",

@@ -107,25 +107,25 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     return frozenset(chain_id for chain_id, chain in addresses.items() if chain.uniswap)
 
 
-def streams(addresses: dict[int, ChainAddresses], chain_id: int) -> tuple[Stream, ...]:
+def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
     """The v4 PositionManager's Transfers, where the chain has v4."""
-    uniswap = addresses[chain_id].uniswap if chain_id in addresses else None
+    uniswap = chain.uniswap
     return (v4.stream(uniswap.v4),) if uniswap and uniswap.v4 else ()
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    chain = addresses[chain_id]
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
     uniswap = cast(UniswapAddresses, chain.uniswap)
-    reader = ctx.reader(chain_id)
+    reader = ctx.reader()
     block = await reader.block_number()
     v3_on, v4_on = await _deployed(reader, uniswap, block)
-    stored = await v4.candidates(ctx, chain_id, v4_on, wallet, stored=True) if v4_on else []
+    stored = await v4.candidates(ctx, v4_on, wallet, stored=True) if v4_on else []
     _prefetch(reader, chain, v3_on, v4_on, wallet, stored)
     v3_positions, v4_positions = await asyncio.gather(
         _v3_positions(reader, chain, v3_on, wallet, ctx.warnings) if v3_on else _none(),
-        v4.positions(ctx, chain, v4_on, wallet, MAX_POSITIONS) if v4_on else _none(),
+        v4.positions(ctx, v4_on, wallet, MAX_POSITIONS) if v4_on else _none(),
     )
-    return {"blockNumber": block, "positions": v3_positions + v4_positions}
+    return {"positions": v3_positions + v4_positions}
 
 
 async def _deployed(

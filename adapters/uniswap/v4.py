@@ -91,21 +91,19 @@ def currency(address: str) -> str:
     return NATIVE if address == ZERO_ADDRESS else address.lower()
 
 
-async def candidates(ctx: FetchContext, chain_id: int, v4: UniswapV4Addresses, wallet: str, stored: bool) -> list[int]:
+async def candidates(ctx: FetchContext, v4: UniswapV4Addresses, wallet: str, stored: bool) -> list[int]:
     """Token ids the index has seen sent to the wallet (stored only, or with the tail)."""
     events = stream(v4)
-    view = await (ctx.stored_events(chain_id, events) if stored else ctx.events(chain_id, events))
+    view = await (ctx.stored_events(events) if stored else ctx.events(events))
     return sorted(int(key) for key in view.keys(wallet))
 
 
-async def positions(
-    ctx: FetchContext, chain: ChainAddresses, v4: UniswapV4Addresses, wallet: str, most: int
-) -> list[dict[str, Any]]:
+async def positions(ctx: FetchContext, v4: UniswapV4Addresses, wallet: str, most: int) -> list[dict[str, Any]]:
     """The wallet's v4 positions that hold liquidity, in token id order; `most` NFTs at most."""
-    reader, warnings = ctx.reader(chain.chain_id), ctx.warnings
+    chain, reader, warnings = ctx.chain, ctx.reader(), ctx.warnings
     manager = v4.position_manager.address
     ids, (count,) = await asyncio.gather(
-        candidates(ctx, chain.chain_id, v4, wallet, stored=False),
+        candidates(ctx, v4, wallet, stored=False),
         reader.call(manager, erc20.BALANCE_OF, wallet, label=LABEL),
     )
     if len(ids) > MAX_CANDIDATES:

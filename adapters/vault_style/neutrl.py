@@ -8,10 +8,9 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.vault_style import positions as vault_style
-from addresses import ChainAddresses
 
 
-async def fetch(addresses: dict[int, ChainAddresses], ctx: FetchContext, chain_id: int, wallet: str) -> dict[str, Any]:
-    answer = await vault_style.fetch(addresses, "neutrl", ctx, chain_id, wallet)
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    answer = await vault_style.fetch(ctx, wallet)
     snusd = [position for position in answer["vaultPositions"] if position["type"] == "neutrl-snusd"]
     return {**answer, "vaultPosition": snusd[0] if snusd else None}

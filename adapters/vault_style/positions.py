@@ -69,19 +69,22 @@ def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int
     return frozenset(chain_id for chain_id, chain in addresses.items() if protocol in chain.vault_style)
 
 
-async def fetch(
-    addresses: dict[int, ChainAddresses], protocol: str, ctx: FetchContext, chain_id: int, wallet: str
-) -> dict[str, Any]:
-    chain = addresses[chain_id]
-    reader = ctx.reader(chain_id)
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    return await positions(ctx, wallet, ctx.protocol)
+
+
+async def positions(ctx: FetchContext, wallet: str, protocol: str) -> dict[str, Any]:
+    """The wallet's shares and tokens of `protocol`'s section of the input's chain (the input's
+    own protocol, or Spark's savings vaults beside SparkLend)."""
+    chain = ctx.chain
+    reader = ctx.reader()
     _prefetch(reader, chain, chain.vault_style[protocol], wallet)
     section = await _existing(reader, protocol, chain.vault_style[protocol])
-    block, vaults, tokens = await asyncio.gather(
-        reader.block_number(),
+    vaults, tokens = await asyncio.gather(
         _vault_positions(reader, chain, section, wallet, ctx.warnings),
         _token_positions(reader, chain, section, wallet, ctx.warnings),
     )
-    return {"blockNumber": block, "vaultPositions": vaults, "tokenPositions": tokens}
+    return {"vaultPositions": vaults, "tokenPositions": tokens}
 
 
 def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAddresses, wallet: str) -> None:
