@@ -86,6 +86,8 @@ def _pool(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any
         "chainId": chain_id,
         "poolAddress": address,
         "blockNumber": answer["blockNumber"],
+        "blockHash": answer["blockHash"],
+        "blockTimestamp": answer["blockTimestamp"],
         "warnings": answer["warnings"],
         "data": data,
         "details": details,
@@ -383,18 +385,22 @@ async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, req
     kept: tuple[Any, ...] | None = None
     try:
         async with asyncio.timeout(budget):
-            if protocol.kept and answers.max_bytes > 0:
-                reader = context.reader()
-                if (block_key := await reader.block_key()) is not None:
-                    kept = (*key[:4], await reader.block_number(), block_key)
-                    if (answer := answers.get(kept)) is not None:
-                        return cast(dict[str, Any], answer)
+            reader = context.reader()
+            if protocol.kept and answers.max_bytes > 0 and (block_key := await reader.block_key()) is not None:
+                kept = (*key[:4], await reader.block_number(), block_key)
+                if (answer := answers.get(kept)) is not None:
+                    return cast(dict[str, Any], answer)
+            header = shared_future(reader.block_header()) if protocol.kept else None
             position = await function(context, address)
             if not isinstance(position, dict):
                 raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
-            # The pinned reader's block; a test's stand-in that reads no chain gives its own.
+            # The pinned reader's block, its hash and its time (a given block's header rides with the
+            # adapter's first round); a test's stand-in that reads no chain gives its own.
             if "blockNumber" not in position:
-                position["blockNumber"] = await context.reader().block_number()
+                position["blockNumber"] = await reader.block_number()
+            if "blockHash" not in position:
+                head = await (header if header is not None else reader.block_header())
+                position["blockHash"], position["blockTimestamp"] = head.hash, head.timestamp
         position["warnings"] = context.warnings.as_list()
     except PositionError:
         raise

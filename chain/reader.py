@@ -359,6 +359,26 @@ class ChainReader:
             self._block = shared_future(self._pin())
         return await asyncio.shield(self._block)
 
+    async def block_header(self) -> Head:
+        """The pinned block's header (number, hash, timestamp), what names the block an answer
+        was read at and says when it was: the newest block's is its pin's (no request); a given
+        block's rides with the next round, once per request."""
+        block = await self.block_number()
+        head = self.newest()._head
+        if head is not None and head.number == block:
+            return head
+
+        async def read() -> Head:
+            found = Head.of(await self._ride_along("eth_getBlockByNumber", [hex(block), False]), self.chain_id)
+            if found.number != block:
+                raise NetworkError(
+                    f"The RPC endpoint for chain {self.chain_id} answered the header of block {found.number} "
+                    f"when asked for block {block}."
+                )
+            return found
+
+        return await self.shared(("header", block), read)
+
     async def block_timestamp(self) -> int:
         """Timestamp of the pinned block; read in the next round, with the calls queued for it.
         A node that does not know the block yet (behind a load balancer) is retried, then a

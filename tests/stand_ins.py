@@ -21,6 +21,8 @@ def vault_position(address: str, chain_id: int) -> dict[str, Any]:
     """A position whose every figure is a function of the input, so tests can tell them apart."""
     return {
         "blockNumber": 1000 + chain_id,
+        "blockHash": "0x" + f"{1000 + chain_id:064x}",
+        "blockTimestamp": 1_700_000_000 + chain_id,
         "vaultV1Positions": [],
         "vaultV2Positions": [
             {

@@ -38,7 +38,7 @@ POSITIONS = (
     + " }"
 )
 POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
-  data { protocol chainId poolAddress blockNumber data warnings { code message target } }
+  data { protocol chainId poolAddress blockNumber blockHash blockTimestamp data warnings { code message target } }
   errors { protocol chainId poolAddress blockNumber error { code message retryable } } } }"""
 """`data` is the whole of `details` as JSON: the union's members cannot all be selected at once
 (their fields of one name differ in type)."""
@@ -381,6 +381,26 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
     assert pools["data"] == []
     assert [(e["error"]["code"], e["blockNumber"]) for e in pools["errors"]] == [("VALIDATION_ERROR", before_all)] * 5
     assert all(f"Block {before_all} is before " in e["error"]["message"] for e in pools["errors"])
+
+
+async def test_every_entry_names_its_blocks_hash_and_time(history):
+    """blockHash and blockTimestamp are the chain's at the entry's blockNumber: at the newest block
+    (the answers kept while the chain moved, pools too) and at a given one."""
+    worlds, folder, key, kept = history
+    node = worlds.node
+
+    def header(block: int) -> tuple[str, int]:
+        found = node.rpc("eth_getBlockByNumber", hex(block), False)
+        return found["hash"], int(found["timestamp"], 16)
+
+    entries = [entry for positions, pools in kept.values() for entry in positions["data"] + pools["data"]]
+    async with Service(folder, key, node) as service:
+        entries += (await service.positions(position_inputs(worlds, min(kept))))["data"]
+    assert len(entries) > 40 and min(kept) in {entry["blockNumber"] for entry in entries}
+    wrong = [
+        entry for entry in entries if (entry["blockHash"], entry["blockTimestamp"]) != header(entry["blockNumber"])
+    ]
+    assert wrong == []
 
 
 async def test_a_block_past_the_followed_head_is_asked_of_the_node(history):
