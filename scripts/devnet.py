@@ -167,22 +167,34 @@ def clock(timestamp: int) -> str:
 
 def serve(port: int, keys: Path, environment: dict[str, str]) -> subprocess.Popen[bytes]:
     """`server.py` on 127.0.0.1:PORT against the devnet, with a key of its own (a new one each
-    start, in KEYS beside the addresses file), ending with this process; it prints the key and
-    the address."""
+    start, in KEYS beside the addresses file) and its log beside it, ending with this process;
+    it prints the key and the address."""
     key, _, _ = auth.rotate_key(keys, "devnet")
-    server = subprocess.Popen(
-        [sys.executable, str(ROOT / "server.py"), "--host", "127.0.0.1", "--port", str(port), "--keys-file", str(keys)],
-        env={**os.environ, **environment},
-        stdout=subprocess.DEVNULL,
-        preexec_fn=as_child,
-    )
+    log = keys.with_name("devnet-server.log")
+    with log.open("w") as sink:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "server.py"),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--keys-file",
+                str(keys),
+            ],
+            env={**os.environ, **environment},
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            preexec_fn=as_child,
+        )
     url = f"http://127.0.0.1:{port}/graphql"
     deadline = time.monotonic() + 60
     while not port_taken(port):
         if server.poll() is not None or time.monotonic() > deadline:
             sys.exit(f"devnet: the server did not start on port {port}")
         time.sleep(0.1)
-    print(f"# Serving on {url} (a query page there in a browser) with this key:")
+    print(f"# Serving on {url} (a query page there in a browser; its log in {log}) with this key:")
     print(f"export KEY={key}")
     return server
 

@@ -6,12 +6,9 @@ property test use it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 import auth
 from tests import (
@@ -97,20 +94,3 @@ def prepare(node: Anvil, folder: Path, key_name: str) -> tuple[AllWorlds, str]:
     worlds = build(node)
     (folder / "addresses.json").write_text(json.dumps(worlds.addresses))
     return worlds, auth.create_key(folder / "keys.env", key_name)[0]
-
-
-def served_fixture(name: str) -> Any:
-    """A module-scoped `worlds` fixture: every world on a fresh anvil, prepared in a folder as
-    `prepare` does; it yields (worlds, folder, key) and stops the node after the module."""
-
-    @pytest.fixture(scope="module")
-    def worlds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AllWorlds, Path, str]]:
-        node = Anvil()
-        try:
-            folder = tmp_path_factory.mktemp(name)
-            built, key = prepare(node, folder, name)
-            yield built, folder, key
-        finally:
-            node.stop()
-
-    return worlds

@@ -9,7 +9,7 @@ import os
 import signal
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from pathlib import Path
@@ -21,6 +21,8 @@ from multidict import CIMultiDictProxy
 import auth
 import server
 from config import Settings
+from tests import all_worlds
+from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
 from tests.stand_ins import StandIns
 
@@ -352,3 +354,20 @@ async def proxy(aiohttp_server: Any, anvil: Any) -> Any:
     fake.url = str(server.make_url("/"))
     yield fake
     fake.released.set()
+
+
+def served_fixture(name: str) -> Any:
+    """A module-scoped `worlds` fixture: every world on a fresh anvil, prepared in a folder as
+    `prepare` does; it yields (worlds, folder, key) and stops the node after the module."""
+
+    @pytest.fixture(scope="module")
+    def worlds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[all_worlds.AllWorlds, Path, str]]:
+        node = Anvil()
+        try:
+            folder = tmp_path_factory.mktemp(name)
+            built, key = all_worlds.prepare(node, folder, name)
+            yield built, folder, key
+        finally:
+            node.stop()
+
+    return worlds

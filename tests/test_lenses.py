@@ -27,7 +27,8 @@ import server
 from adapters.morpho import positions as morpho_positions
 from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
-from tests import aave_world, all_worlds, morpho_world, vault_style_world
+from tests import aave_world, morpho_world, vault_style_world
+from tests.conftest import served_fixture
 from tests.evm import compile_lenses
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
@@ -90,7 +91,7 @@ def test_a_tape_is_read_record_by_record():
 # ---------------------------------------------------------------- the two paths, field for field
 
 
-worlds = all_worlds.served_fixture("lenses")
+worlds = served_fixture("lenses")
 
 
 def inputs(worlds: Any, block: int | None) -> list[dict[str, Any]]:

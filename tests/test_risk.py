@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from adapters.position_warnings import Warnings
 from adapters.risk import Collateral, Unit, borrow_risk
 from tests import aave_world as A
-from tests import all_worlds
 from tests import morpho_world as W
+from tests.conftest import served_fixture
 from tests.evm import CONTRACTS, Anvil, arg_types, compile_contracts, selector
 from tests.test_past_blocks import Service
 
@@ -45,7 +45,7 @@ EXAMPLES = settings(
 )
 
 
-worlds = all_worlds.served_fixture("risk")
+worlds = served_fixture("risk")
 
 
 @contextmanager
