@@ -324,6 +324,12 @@ class ChainReader:
         """The app's guesses kept across requests (Chains.hints)."""
         return self._request.chains.hints
 
+    @property
+    def head(self) -> Head | None:
+        """The head (number, hash, timestamp) a reader of the newest block was pinned to; None
+        before its pin, and for a reader of a given block."""
+        return self._head
+
     def newest(self) -> ChainReader:
         """The request's reader of this chain pinned to its newest block (this one, unless it
         reads a block it was given)."""
@@ -364,7 +370,7 @@ class ChainReader:
         was read at and says when it was: the newest block's is its pin's (no request); a given
         block's rides with the next round, once per request."""
         block = await self.block_number()
-        head = self.newest()._head
+        head = self.newest().head
         if head is not None and head.number == block:
             return head
 
@@ -391,7 +397,7 @@ class ChainReader:
         key = (self.chain_id, "timestamp", number)
         if (cached := self._cache.get(key)) is not None:
             return cast(int, cached)
-        head = self._request.reader(self.chain_id)._head
+        head = self.newest().head
         if head is not None and head.number == number:
             return head.timestamp
 
@@ -471,7 +477,7 @@ class ChainReader:
         knows it settled, else the hash of the head it was read under (the same while that head
         is); None where none is known without a round trip, or the block is past that head."""
         block = await self.block_number()
-        head = self._request.reader(self.chain_id)._head
+        head = self.newest().head
         if self._at is None:
             return head.hash if head is not None else None
         follower = self._request.chains.follower(self.chain_id)
