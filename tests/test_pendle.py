@@ -197,8 +197,8 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
     proxy.url = str((await aiohttp_server(proxy.app(), host="127.0.0.1")).make_url("/"))
     path = world.write_addresses(tmp_path / "a.json")
     api = await world_api(
-        aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=4
-    )
+        aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=8
+    )  # the scan's logs take 10 s, past the budget; half of it waits for the scan, the rest reads
     stream = pendle.stream(addresses.load(str(path))[node.chain_id].pendle)
     index = api.app[server.INDEXES].file(node.chain_id)
     snapshot = node.rpc("evm_snapshot")
