@@ -390,7 +390,8 @@ class Indexes:
         covered = index.progress(stream).covered_to
         reader = reader.newest()
         head = await reader.block_number()
-        points = [(block, known) for block, known in index.checkpoints(stream) if block <= head]
+        checkpoints = index.checkpoints(stream)
+        points = [(block, known) for block, known in checkpoints if block <= head]
         agreed = None
         if points and await reader.block_hash(points[0][0]) == points[0][1]:
             agreed = points[0]
@@ -407,7 +408,7 @@ class Indexes:
                 covered,
             )
             return
-        if not index.checkpoints(stream) or (agreed is not None and agreed[0] == covered):
+        if not checkpoints or (agreed is not None and agreed[0] == covered):
             self._checked[key] = rewinds
             return
         rewound = agreed is not None and index.rewind(stream, *agreed)

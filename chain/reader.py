@@ -367,23 +367,26 @@ class ChainReader:
 
     async def block_header(self) -> Head:
         """The pinned block's header (number, hash, timestamp), what names the block an answer
-        was read at and says when it was: the newest block's is its pin's (no request); a given
-        block's rides with the next round, once per request."""
-        block = await self.block_number()
+        was read at and says when it was (`_header_of`)."""
+        return await self._header_of(await self.block_number())
+
+    async def _header_of(self, number: int) -> Head:
+        """The header of block `number`: the newest block's is its pin's (no request); another's
+        rides with the next round, once per request, whoever asks (its timestamp, its hash)."""
         head = self.newest().head
-        if head is not None and head.number == block:
+        if head is not None and head.number == number:
             return head
 
         async def read() -> Head:
-            found = Head.of(await self._ride_along("eth_getBlockByNumber", [hex(block), False]), self.chain_id)
-            if found.number != block:
+            found = Head.of(await self._ride_along("eth_getBlockByNumber", [hex(number), False]), self.chain_id)
+            if found.number != number:
                 raise NetworkError(
                     f"The RPC endpoint for chain {self.chain_id} answered the header of block {found.number} "
-                    f"when asked for block {block}."
+                    f"when asked for block {number}."
                 )
             return found
 
-        return await self.shared(("header", block), read)
+        return await self.shared(("header", number), read)
 
     async def block_timestamp(self) -> int:
         """Timestamp of the pinned block; read in the next round, with the calls queued for it.
@@ -397,15 +400,7 @@ class ChainReader:
         key = (self.chain_id, "timestamp", number)
         if (cached := self._cache.get(key)) is not None:
             return cast(int, cached)
-        head = self.newest().head
-        if head is not None and head.number == number:
-            return head.timestamp
-
-        async def read() -> int:
-            header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
-            return hex_int(header.get("timestamp"), "eth_getBlockByNumber", self.chain_id)
-
-        timestamp = await self.shared(key, read)
+        timestamp = (await self._header_of(number)).timestamp
         if number <= await self.block_number() - settle_depth(self.chain_id):
             self._cache.put(key, timestamp)
         return timestamp
