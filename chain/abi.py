@@ -3,7 +3,9 @@
 Covers address, bool, uintN/intN, bytesN, bytes, string, dynamic arrays `T[]`, fixed arrays
 `T[k]` and tuples `(T1,T2,...)`, per the Solidity ABI specification's head/tail layout.
 Values: addresses are lower-case `0x` strings, integers are ints, bytes are `bytes`, arrays are
-lists and tuples are tuples. Decoding never trusts an offset or length it cannot check against
+lists and tuples are tuples. A tuple whose components carry names, as Solidity's human-readable
+ABI writes them (`(address fToken,uint256 price)`), decodes into a NamedTuple of those names (one
+class per type string), so adapters read a struct's fields by name, not by position. Decoding never trusts an offset or length it cannot check against
 the data, so a hostile return value raises AbiError instead of allocating or looping.
 Correctness is pinned by differential property tests against eth-abi (tests/test_abi.py).
 
@@ -13,9 +15,11 @@ recomputes every one with eth-hash.
 
 from __future__ import annotations
 
+import keyword
 import re
+from collections import namedtuple
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -35,6 +39,10 @@ class AbiType:
     """Bits for uint/int, bytes for fixedbytes, length for a fixed array (0 = dynamic)."""
     items: tuple[AbiType, ...] = ()
     """Element type of an array (one item) or component types of a tuple."""
+    names: tuple[str, ...] = ()
+    """A tuple's component names, when every component has one (else empty)."""
+    record: Any = field(default=None, compare=False)
+    """The NamedTuple class a named tuple decodes into."""
 
     @property
     def dynamic(self) -> bool:
@@ -43,6 +51,17 @@ class AbiType:
         if self.kind == "array":
             return self.size == 0 or self.items[0].dynamic
         return self.kind == "tuple" and any(item.dynamic for item in self.items)
+
+    @property
+    def canonical(self) -> str:
+        """The type without component names, as selectors and other ABI tools spell it."""
+        if self.kind == "array":
+            return f"{self.items[0].canonical}[{self.size or ''}]"
+        if self.kind == "tuple":
+            return "(" + ",".join(item.canonical for item in self.items) + ")"
+        if self.kind in ("uint", "int"):
+            return f"{self.kind}{self.size}"
+        return f"bytes{self.size}" if self.kind == "fixedbytes" else self.kind
 
     @property
     def head_size(self) -> int:
@@ -57,12 +76,14 @@ class AbiType:
 
 
 _BASIC = re.compile(r"(address|bool|string|bytes|uint|int)(\d*)")
+_NAMED = re.compile(r"(.*\S)\s+([A-Za-z_]\w*)")
 
 
 @lru_cache(maxsize=512)
 def parse_type(text: str) -> AbiType:
-    """`uint256`, `(address,bytes)[]`, `bytes32[3]` ... into an AbiType tree."""
-    text = text.replace(" ", "")
+    """`uint256`, `(address,bytes)[]`, `bytes32[3]`, `(address fToken,uint256 price)` ... into an
+    AbiType tree."""
+    text = text.strip()
     array = re.fullmatch(r"(.+)\[(\d*)\]", text)
     if array and _balanced(array.group(1)):
         length = int(array.group(2)) if array.group(2) else 0
@@ -70,7 +91,7 @@ def parse_type(text: str) -> AbiType:
             raise AbiError(f"zero-length fixed array in {text!r}")
         return AbiType("array", length, (parse_type(array.group(1)),))
     if text.startswith("(") and text.endswith(")"):
-        return AbiType("tuple", 0, tuple(parse_type(part) for part in split_types(text[1:-1])))
+        return _tuple_type(split_types(text[1:-1]))
     basic = _BASIC.fullmatch(text)
     if not basic:
         raise AbiError(f"unsupported ABI type {text!r}")
@@ -87,6 +108,19 @@ def parse_type(text: str) -> AbiType:
     if digits:
         raise AbiError(f"unsupported ABI type {text!r}")
     return AbiType(name)
+
+
+def _tuple_type(parts: Sequence[str]) -> AbiType:
+    """A tuple of `parts`, each a type with or without a trailing name: named only when all are."""
+    named = [_NAMED.fullmatch(part.strip()) for part in parts]
+    if not parts or not all(match and _balanced(match.group(1)) for match in named):
+        return AbiType("tuple", 0, tuple(parse_type(part) for part in parts))
+    types = tuple(parse_type(match.group(1)) for match in named if match)
+    names = tuple(match.group(2) for match in named if match)
+    bad = [name for name in names if name.startswith("_") or keyword.iskeyword(name)]
+    if bad or len(set(names)) != len(names):
+        raise AbiError(f"component names must be distinct Python identifiers: {', '.join(bad or names)}")
+    return AbiType("tuple", 0, types, names, namedtuple("Struct", names))
 
 
 def _balanced(text: str) -> bool:
@@ -181,8 +215,16 @@ def _encode(abi_type: AbiType, value: Any) -> bytes:
 
 
 def decode(types: Sequence[str], data: bytes) -> tuple[Any, ...]:
-    """Decode `data` as the tuple of `types`; AbiError when it does not fit."""
-    return tuple(_Decoder(data).tuple([parse_type(t) for t in types], 0))
+    """Decode `data` as the tuple of `types` (a NamedTuple when each carries a name); AbiError
+    when it does not fit."""
+    outputs = _outputs(tuple(types))
+    values = _Decoder(data).tuple(outputs.items, 0)
+    return outputs.record(*values) if outputs.record else tuple(values)
+
+
+@lru_cache(maxsize=1024)
+def _outputs(types: tuple[str, ...]) -> AbiType:
+    return _tuple_type(types)
 
 
 class _Decoder:
@@ -250,7 +292,8 @@ class _Decoder:
             if length * item.head_size > len(self.data) - position - 32:
                 raise AbiError(f"array length {length} runs past the data")
             return self.tuple([item] * length, position + 32)
-        return tuple(self.tuple(abi_type.items, position))
+        values = self.tuple(abi_type.items, position)
+        return abi_type.record(*values) if abi_type.record else tuple(values)
 
     @staticmethod
     def scalar(abi_type: AbiType, word: int) -> Any:
@@ -294,6 +337,11 @@ class Function:
     @property
     def inputs(self) -> list[str]:
         return split_types(self.signature[len(self.name) + 1 : -1])
+
+    @property
+    def output_types(self) -> list[str]:
+        """The output types without their names, as the published ABIs spell them."""
+        return [parse_type(output).canonical for output in self.outputs]
 
     def calldata(self, *args: Any) -> bytes:
         return bytes.fromhex(self.selector) + encode(self.inputs, args)

@@ -95,6 +95,57 @@ def test_encoding_matches_eth_abi_and_round_trips(case):
     assert normalized(abi.decode(types, encoded)) == normalized(values)
 
 
+def named(abi_type: abi.AbiType) -> str:
+    """`abi_type` written with a name on every tuple component (f0, f1, ...), as a signature may."""
+    if abi_type.kind == "array":
+        return f"{named(abi_type.items[0])}[{abi_type.size or ''}]"
+    if abi_type.kind == "tuple":
+        return "(" + ", ".join(f"{named(item)} f{index}" for index, item in enumerate(abi_type.items)) + ")"
+    return abi_type.canonical
+
+
+def fields(value):
+    """A decoded value with each NamedTuple turned into a dict of its fields."""
+    if hasattr(value, "_asdict"):
+        return {name: fields(item) for name, item in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [fields(item) for item in value]
+    return value
+
+
+def by_position(abi_type: abi.AbiType, value):
+    """What `fields` gives for a value decoded without names: components named f0, f1, ..."""
+    if abi_type.kind == "array":
+        return [by_position(abi_type.items[0], item) for item in value]
+    if abi_type.kind == "tuple":
+        return {f"f{index}": by_position(item, part) for index, (item, part) in enumerate(zip(abi_type.items, value))}
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(typed_values())
+def test_named_components_decode_to_named_tuples_with_eth_abis_values(case):
+    types, values = case
+    parsed = [abi.parse_type(t) for t in types]
+    spelled = [named(t) for t in parsed]
+    assert [abi.parse_type(t).canonical for t in spelled] == [t.canonical for t in parsed]
+    encoded = abi.encode(types, values)
+    decoded = abi.decode(spelled, encoded)
+    assert normalized(decoded) == normalized(eth_abi.decode([t.canonical for t in parsed], encoded))
+    assert fields(list(decoded)) == [by_position(t, v) for t, v in zip(parsed, abi.decode(types, encoded))]
+    outputs = abi.decode([f"{t} out{index}" for index, t in enumerate(spelled)], encoded)
+    assert outputs._fields == tuple(f"out{index}" for index in range(len(types)))
+    assert outputs == decoded
+
+
+@pytest.mark.parametrize(
+    "text", ["(uint256 a,uint256 a)", "(uint256 _a,bool b)", "(uint256 from,bool b)", "(uint256 a,bool)"]
+)
+def test_component_names_are_distinct_identifiers_on_every_component_or_none(text):
+    with pytest.raises(AbiError):
+        abi.parse_type(text)
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(type_strategy(1), min_size=1, max_size=3), st.binary(max_size=300))
 def test_decoding_garbage_agrees_with_eth_abi_when_both_accept(types, data):
@@ -175,6 +226,7 @@ def test_every_selector_and_topic_constant_is_keccak_of_its_signature():
         for value in vars(module).values():
             if isinstance(value, Function):
                 assert value.selector == keccak(value.signature.encode())[:4].hex(), value
+                assert all(abi.parse_type(output) for output in value.outputs), value
                 checked.add(id(value))
             elif isinstance(value, Event):
                 assert value.topic == "0x" + keccak(value.signature.encode()).hex(), value
