@@ -6,7 +6,8 @@ Values: addresses are lower-case `0x` strings, integers are ints, bytes are `byt
 lists and tuples are tuples. A tuple whose components carry names, as Solidity's human-readable
 ABI writes them (`(address fToken,uint256 price)`), decodes into a NamedTuple of those names (one
 class per type string), so adapters read a struct's fields by name, not by position.
-Decoding never trusts an offset or length it cannot check against the data, so a hostile return value raises AbiError instead of allocating or looping.
+Decoding never trusts an offset or length it cannot check against the data, so a hostile return
+value raises AbiError instead of allocating or looping.
 Correctness is pinned by differential property tests against eth-abi (tests/test_abi.py).
 
 Selectors are constants next to their signatures (keccak is not in the standard library); a test
