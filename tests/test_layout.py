@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import glob
+import re
 import tomllib
 from pathlib import Path
 
@@ -145,3 +146,67 @@ def test_mypy_checks_every_service_module():
     files = set(service_files().values())
     assert len(files) >= MIN_MODULES
     assert files - checked == set(), "modules mypy does not check"
+
+
+MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 600
+MAX_SERVER_LINES = 500
+MAX_ADAPTER_SUBSCRIPTS = 60
+"""Integer subscripts left in adapters/ (issue 47 found 246): decoded structs are read by name."""
+MAX_LENS_SELECTORS = 5
+"""Raw 4-byte selector literals left in the lenses (issue 47 found 152): they call by name."""
+MAX_TYPE_CHECKING = 2
+
+
+def test_positions_and_pools_stand_side_by_side_on_their_protocols_ground_floor():
+    edges = graph()
+    pairs = [
+        f"{name} -> {target}"
+        for name, targets in edges.items()
+        for target in targets
+        if name.startswith("adapters.")
+        and {name.rpartition(".")[2], target.rpartition(".")[2]} == {"positions", "pools"}
+        and name.rpartition(".")[0] == target.rpartition(".")[0]
+    ]
+    assert pairs == []
+
+
+def test_service_functions_and_modules_are_of_a_readable_length():
+    long_functions, long_modules = [], []
+    for name, path in service_files().items():
+        source = path.read_text()
+        if len(source.splitlines()) > (MAX_SERVER_LINES if name == "server" else MAX_MODULE_LINES):
+            long_modules.append(f"{name}: {len(source.splitlines())}")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno:
+                if (length := node.end_lineno - node.lineno + 1) > MAX_FUNCTION_LINES:
+                    long_functions.append(f"{name}.{node.name}: {length}")
+    assert long_modules == [] and long_functions == []
+
+
+def test_adapters_read_decoded_data_by_name():
+    subscripts = [
+        f"{name}:{node.lineno}"
+        for name, path in service_files().items()
+        if name.startswith("adapters")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and type(node.slice.value) is int
+    ]
+    assert len(subscripts) <= MAX_ADAPTER_SUBSCRIPTS, subscripts
+
+
+def test_the_registry_reads_alike_and_guards_are_few():
+    assert "partial" not in (ROOT / "protocols.py").read_text()
+    guards = sum(path.read_text().count("if TYPE_CHECKING") for path in service_files().values())
+    assert guards <= MAX_TYPE_CHECKING
+
+
+def test_the_lenses_call_by_name():
+    literals = [
+        f"{path.name}: {literal}"
+        for path in sorted((ROOT / "lenses").glob("*.sol"))
+        for literal in re.findall(r"\b0x[0-9a-fA-F]{8}\b", path.read_text())
+    ]
+    assert len(literals) <= MAX_LENS_SELECTORS, literals
