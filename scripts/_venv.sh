@@ -14,15 +14,17 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "$wanted" > "$stamp"
 fi
 
-# The npm tools (anvil, solc, the protocols' packages) pinned by tools/package-lock.json, installed
-# again only when the lock changed. Peer dependencies are left out: they are the protocols' own
-# build tools (hardhat and its 270 packages, about 350 MB), which no test and no world runs.
+# npm packages pinned by a lock file (`npm_tools tools`: anvil, solc and the protocols' published
+# contracts, what the devnet builds its worlds from; `npm_tools tools/sdk`: the protocols' own SDKs,
+# which only the tests use), installed again only when the lock changed. Peer dependencies are left
+# out: they are the protocols' own build tools (hardhat and its 270 packages, about 350 MB), which
+# no test and no world runs.
 npm_tools() {
   command -v npm >/dev/null || { echo "npm (Node.js 20+) is needed to install anvil and solc" >&2; exit 1; }
-  local stamp=tools/node_modules/.installed wanted
-  wanted="$(sha256sum tools/package-lock.json | cut -d' ' -f1) omit=peer"
+  local stamp="$1/node_modules/.installed" wanted
+  wanted="$(sha256sum "$1/package-lock.json" | cut -d' ' -f1) omit=peer"
   if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-    npm ci --prefix tools --omit=peer --no-audit --no-fund --loglevel=error
+    npm ci --prefix "$1" --omit=peer --no-audit --no-fund --loglevel=error
     echo "$wanted" > "$stamp"
   fi
 }

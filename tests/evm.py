@@ -27,6 +27,9 @@ from chain.abi import split_types
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools" / "node_modules"
+"""anvil, solc and the protocols' published contracts: what the worlds (and the devnet) are built from."""
+SDKS = ROOT / "tools" / "sdk" / "node_modules"
+"""The protocols' own SDKs, registries and published ABIs, which only the tests consult."""
 ANVIL = TOOLS / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 LENSES = ROOT / "lenses"

@@ -1,5 +1,5 @@
 """Protocols' own JavaScript libraries as test oracles: a script of tests/ reads a JSON list of
-requests on stdin and answers a JSON list on stdout, with the packages pinned in tools/.
+requests on stdin and answers a JSON list on stdout, with the packages pinned in tools/sdk/.
 
 - morpho_sdk.cjs: Morpho's `@morpho-org/blue-sdk` (IRM, markets, positions, vaults).
 - aave_math.cjs: Aave's `@aave/math-utils` (compounded rates, incentive APRs).
@@ -15,13 +15,13 @@ import json
 import subprocess
 from typing import Any
 
-from tests.evm import ROOT, TOOLS
+from tests.evm import ROOT, SDKS
 
 
 def ask(script: str, requests: list[Any]) -> list[Any]:
     """Answers of `script` (a .cjs of tests/) to `requests`, in one node process."""
     done = subprocess.run(
-        ["node", str(ROOT / "tests" / script), str(TOOLS)],
+        ["node", str(ROOT / "tests" / script), str(SDKS)],
         input=json.dumps(requests),
         capture_output=True,
         text=True,

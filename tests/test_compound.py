@@ -19,7 +19,7 @@ from adapters.compound import positions as compound
 from chain.abi import Function
 from tests import compound_world as C
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
-from tests.evm import TOOLS, function_signatures
+from tests.evm import SDKS, function_signatures
 
 SECONDS = 365 * 24 * 3600
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -249,7 +249,7 @@ async def test_pool_details_of_a_comet_priced_in_eth(world_client, world):
 
 
 def test_comet_calls_match_compounds_published_abi():
-    path = TOOLS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
+    path = SDKS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
     published = function_signatures(json.loads(path.read_text())["abi"])
     functions = {
         name: f
