@@ -3,6 +3,180 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
+/// @dev The Pool's views: those of every v3 version, and the e-mode views of v3.2 and v3.6.
+interface IPool {
+    struct ReserveConfigurationMap {
+        uint256 data;
+    }
+
+    /// @dev getReserveData's answer, the layout every version from v3.0 keeps.
+    struct ReserveData {
+        ReserveConfigurationMap configuration;
+        uint128 liquidityIndex;
+        uint128 currentLiquidityRate;
+        uint128 variableBorrowIndex;
+        uint128 currentVariableBorrowRate;
+        uint128 currentStableBorrowRate;
+        uint40 lastUpdateTimestamp;
+        uint16 id;
+        address aTokenAddress;
+        address stableDebtTokenAddress;
+        address variableDebtTokenAddress;
+        address interestRateStrategyAddress;
+        uint128 accruedToTreasury;
+        uint128 unbacked;
+        uint128 isolationModeTotalDebt;
+    }
+
+    struct EModeCategory {
+        uint16 ltv;
+        uint16 liquidationThreshold;
+        uint16 liquidationBonus;
+        address priceSource;
+        string label;
+    }
+
+    struct CollateralConfig {
+        uint16 ltv;
+        uint16 liquidationThreshold;
+        uint16 liquidationBonus;
+    }
+
+    function getReservesList() external view returns (address[] memory);
+
+    function getUserAccountData(address user)
+        external
+        view
+        returns (
+            uint256 totalCollateralBase,
+            uint256 totalDebtBase,
+            uint256 availableBorrowsBase,
+            uint256 currentLiquidationThreshold,
+            uint256 ltv,
+            uint256 healthFactor
+        );
+
+    function getUserEMode(address user) external view returns (uint256);
+
+    function getReserveData(address asset) external view returns (ReserveData memory);
+
+    function getEModeCategoryData(uint8 id) external view returns (EModeCategory memory);
+
+    function getEModeCategoryLtvzeroBitmap(uint8 id) external view returns (uint128);
+
+    function getEModeCategoryCollateralBitmap(uint8 id) external view returns (uint128);
+
+    function getEModeCategoryCollateralConfig(uint8 id) external view returns (CollateralConfig memory);
+}
+
+interface IPoolAddressesProvider {
+    function getPoolDataProvider() external view returns (address);
+
+    function getPriceOracle() external view returns (address);
+}
+
+/// @dev The AaveProtocolDataProvider.
+interface IPoolDataProvider {
+    function getReserveTokensAddresses(address asset)
+        external
+        view
+        returns (address aTokenAddress, address stableDebtTokenAddress, address variableDebtTokenAddress);
+
+    function getUserReserveData(address asset, address user)
+        external
+        view
+        returns (
+            uint256 currentATokenBalance,
+            uint256 currentStableDebt,
+            uint256 currentVariableDebt,
+            uint256 principalStableDebt,
+            uint256 scaledVariableDebt,
+            uint256 stableBorrowRate,
+            uint256 liquidityRate,
+            uint40 stableRateLastUpdated,
+            bool usageAsCollateralEnabled
+        );
+
+    function getReserveData(address asset)
+        external
+        view
+        returns (
+            uint256 unbacked,
+            uint256 accruedToTreasuryScaled,
+            uint256 totalAToken,
+            uint256 totalStableDebt,
+            uint256 totalVariableDebt,
+            uint256 liquidityRate,
+            uint256 variableBorrowRate,
+            uint256 stableBorrowRate,
+            uint256 averageStableBorrowRate,
+            uint256 liquidityIndex,
+            uint256 variableBorrowIndex,
+            uint40 lastUpdateTimestamp
+        );
+
+    function getReserveConfigurationData(address asset)
+        external
+        view
+        returns (
+            uint256 decimals,
+            uint256 ltv,
+            uint256 liquidationThreshold,
+            uint256 liquidationBonus,
+            uint256 reserveFactor,
+            bool usageAsCollateralEnabled,
+            bool borrowingEnabled,
+            bool stableBorrowRateEnabled,
+            bool isActive,
+            bool isFrozen
+        );
+
+    function getDebtCeiling(address asset) external view returns (uint256);
+}
+
+/// @dev The AaveOracle.
+interface IAaveOracle {
+    function BASE_CURRENCY() external view returns (address);
+
+    function BASE_CURRENCY_UNIT() external view returns (uint256);
+
+    function getAssetPrice(address asset) external view returns (uint256);
+
+    function getSourceOfAsset(address asset) external view returns (address);
+}
+
+/// @dev An aToken or debt token (IncentivizedERC20): the controller of its incentives.
+interface IIncentivizedERC20 {
+    function getIncentivesController() external view returns (address);
+}
+
+/// @dev The periphery's RewardsController.
+interface IRewardsController {
+    function getRewardsByAsset(address asset) external view returns (address[] memory);
+
+    function getRewardsData(address asset, address reward)
+        external
+        view
+        returns (uint256, uint256, uint256, uint256);
+
+    function getRewardOracle(address reward) external view returns (address);
+
+    function getAllUserRewards(address[] memory assets, address user)
+        external
+        view
+        returns (address[] memory, uint256[] memory);
+}
+
+/// @dev A CAPO adapter of a stablecoin (bgd-labs/aave-capo's IPriceCapAdapterStable): the feed it caps.
+interface IPriceCapAdapterStable {
+    function ASSET_TO_USD_AGGREGATOR() external view returns (address);
+}
+
+/// @dev A CAPO adapter of a yield-bearing asset (bgd-labs/aave-capo's IPriceCapAdapter): its base feed.
+interface IPriceCapAdapter {
+    function BASE_TO_USD_AGGREGATOR() external view returns (address);
+}
+
 /// @title The reads of one Aave v3 input (adapters/aave/positions.py, collateral.py), in one call
 /// @notice Per market: the Pool's `getReservesList`, the wallet's `getUserAccountData` and
 /// `getUserEMode`, the data provider and oracle its PoolAddressesProvider names (else the
@@ -58,17 +232,18 @@ contract AaveLens is Recorder {
     }
 
     function _market(Tape memory tape, Market memory market, address provider, address wallet) private view {
-        (bool listed, bytes memory list) = _call(tape, market.pool, abi.encodeWithSelector(0xd1946dbc));
-        market.borrowing = _wordAt(tape, market.pool, abi.encodeWithSelector(0xbf92857c, wallet), 1) != 0;
-        market.emode = _word(tape, market.pool, abi.encodeWithSelector(0xeddf1b79, wallet));
-        market.dataProvider = _current(tape, provider, 0xe860accb, market.dataProvider);
-        market.oracle = _current(tape, provider, 0xfca513a8, market.oracle);
+        (bool listed, bytes memory list) = _call(tape, market.pool, abi.encodeCall(IPool.getReservesList, ()));
+        market.borrowing = _wordAt(tape, market.pool, abi.encodeCall(IPool.getUserAccountData, (wallet)), 1) != 0;
+        market.emode = _word(tape, market.pool, abi.encodeCall(IPool.getUserEMode, (wallet)));
+        market.dataProvider =
+            _current(tape, provider, IPoolAddressesProvider.getPoolDataProvider.selector, market.dataProvider);
+        market.oracle = _current(tape, provider, IPoolAddressesProvider.getPriceOracle.selector, market.oracle);
         if (!listed || list.length < 64) return;
         address[] memory reserves = abi.decode(list, (address[]));
         if (reserves.length > MAX_RESERVES) return;
         Holdings memory holdings = _holdings(tape, market, reserves, wallet);
-        _call(tape, market.oracle, abi.encodeWithSelector(0xe19f4700));
-        _call(tape, market.oracle, abi.encodeWithSelector(0x8c89b64f));
+        _call(tape, market.oracle, abi.encodeCall(IAaveOracle.BASE_CURRENCY, ()));
+        _call(tape, market.oracle, abi.encodeCall(IAaveOracle.BASE_CURRENCY_UNIT, ()));
         if (!holdings.any) return;
         if (holdings.supplies) _rules(tape, market, holdings.flagged, holdings.flags);
         Earning memory earning = Earning(new address[](2 * reserves.length), new address[](2 * reserves.length), 0);
@@ -90,7 +265,7 @@ contract AaveLens is Recorder {
         Earning memory earning
     ) private view {
         (bool ok, bytes memory tokens) =
-            _call(tape, market.dataProvider, abi.encodeWithSelector(0xd2493b6c, asset));
+            _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getReserveTokensAddresses, (asset)));
         if (!ok || tokens.length < 96) return;
         if (supplied) _rates(tape, address(uint160(_at(tokens, 0))), earning);
         if (variable) _rates(tape, address(uint160(_at(tokens, 2))), earning);
@@ -98,27 +273,30 @@ contract AaveLens is Recorder {
 
     /// @dev A token's controller, its rewards, their terms, tokens and prices, and its total supply.
     function _rates(Tape memory tape, address token, Earning memory earning) private view {
-        address controller = address(uint160(_wordAt(tape, token, abi.encodeWithSelector(0x75d26413), 0)));
+        address controller =
+            address(uint160(_wordAt(tape, token, abi.encodeCall(IIncentivizedERC20.getIncentivesController, ()), 0)));
         earning.tokens[earning.count] = token;
         earning.controllers[earning.count++] = controller;
         if (controller == address(0)) return;
-        (bool ok, bytes memory list) = _call(tape, controller, abi.encodeWithSelector(0x6657732f, token));
-        _call(tape, token, abi.encodeWithSelector(0x18160ddd));
+        (bool ok, bytes memory list) =
+            _call(tape, controller, abi.encodeCall(IRewardsController.getRewardsByAsset, (token)));
+        _call(tape, token, abi.encodeCall(IERC20.totalSupply, ()));
         uint256 n = _at(list, 1);
         if (!ok || _at(list, 0) != 32 || n > MAX_REWARDS) return;
         for (uint256 j = 0; j < n; j++) {
             address reward = address(uint160(_at(list, 2 + j)));
-            _call(tape, controller, abi.encodeWithSelector(0x7eff4ba8, token, reward));
+            _call(tape, controller, abi.encodeCall(IRewardsController.getRewardsData, (token, reward)));
             _tokenInfo(tape, reward);
             _rewardPrice(tape, controller, reward);
         }
     }
 
     function _rewardPrice(Tape memory tape, address controller, address reward) private view {
-        address oracle = address(uint160(_wordAt(tape, controller, abi.encodeWithSelector(0x2a17bf60, reward), 0)));
+        bytes memory getOracle = abi.encodeCall(IRewardsController.getRewardOracle, (reward));
+        address oracle = address(uint160(_wordAt(tape, controller, getOracle, 0)));
         if (oracle == address(0)) return;
-        _call(tape, oracle, abi.encodeWithSelector(0x50d25bcd));
-        _call(tape, oracle, abi.encodeWithSelector(0x313ce567));
+        _call(tape, oracle, abi.encodeCall(IAggregator.latestAnswer, ()));
+        _call(tape, oracle, abi.encodeCall(IAggregator.decimals, ()));
     }
 
     /// @dev Per controller (in the order first named), `getAllUserRewards` over the wallet's tokens
@@ -140,7 +318,7 @@ contract AaveLens is Recorder {
                 mstore(tokens, n)
             }
             (bool ok, bytes memory owed) =
-                _call(tape, controller, abi.encodeWithSelector(0x4c0369c3, tokens, wallet));
+                _call(tape, controller, abi.encodeCall(IRewardsController.getAllUserRewards, (tokens, wallet)));
             if (!ok) continue;
             uint256 rewards = _at(owed, 0) / 32;
             uint256 amounts = _at(owed, 1) / 32;
@@ -165,8 +343,9 @@ contract AaveLens is Recorder {
         holdings.variable = new bool[](reserves.length);
         holdings.flagged = new address[](reserves.length);
         for (uint256 i = 0; i < reserves.length; i++) {
-            (bool ok, bytes memory user) =
-                _call(tape, market.dataProvider, abi.encodeWithSelector(0x28dd2d01, reserves[i], wallet));
+            (bool ok, bytes memory user) = _call(
+                tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getUserReserveData, (reserves[i], wallet))
+            );
             if (!ok) continue;
             holdings.supplied[i] = _at(user, 0) != 0;
             holdings.variable[i] = _at(user, 2) != 0;
@@ -189,39 +368,44 @@ contract AaveLens is Recorder {
 
     function _rules(Tape memory tape, Market memory market, address[] memory flagged, uint256 flags) private view {
         uint256 category = market.emode > 255 ? 255 : market.emode;
-        _call(tape, market.pool, abi.encodeWithSelector(0xfd89dee5, uint8(category)));
+        _call(tape, market.pool, abi.encodeCall(IPool.getEModeCategoryLtvzeroBitmap, (uint8(category))));
         if (market.emode != 0) {
-            _call(tape, market.pool, abi.encodeWithSelector(0xb0771dba, uint8(category)));
-            _call(tape, market.pool, abi.encodeWithSelector(0xb286f467, uint8(category)));
-            (bool ok, bytes memory data) = _call(tape, market.pool, abi.encodeWithSelector(0x6c6f6ae1, uint8(category)));
+            _call(tape, market.pool, abi.encodeCall(IPool.getEModeCategoryCollateralBitmap, (uint8(category))));
+            _call(tape, market.pool, abi.encodeCall(IPool.getEModeCategoryCollateralConfig, (uint8(category))));
+            (bool ok, bytes memory data) =
+                _call(tape, market.pool, abi.encodeCall(IPool.getEModeCategoryData, (uint8(category))));
             address source = ok ? address(uint160(_at(data, 4))) : address(0);
-            if (source != address(0)) _call(tape, market.oracle, abi.encodeWithSelector(0xb3596f07, source));
+            if (source != address(0)) _call(tape, market.oracle, abi.encodeCall(IAaveOracle.getAssetPrice, (source)));
             if (source != address(0) && market.borrowing) _priceTime(tape, market.oracle, source);
         }
         for (uint256 i = 0; flags <= 2 && i < flags; i++) {
-            _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, flagged[i]));
+            _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getDebtCeiling, (flagged[i])));
         }
     }
 
     function _reserve(Tape memory tape, Market memory market, address asset, bool supplied) private view {
-        _call(tape, market.dataProvider, abi.encodeWithSelector(0x35ea6a75, asset));
-        _call(tape, market.dataProvider, abi.encodeWithSelector(0x3e150141, asset));
-        _call(tape, market.oracle, abi.encodeWithSelector(0xb3596f07, asset));
+        _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getReserveData, (asset)));
+        _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getReserveConfigurationData, (asset)));
+        _call(tape, market.oracle, abi.encodeCall(IAaveOracle.getAssetPrice, (asset)));
         _tokenInfo(tape, asset);
-        if (market.emode != 0) _call(tape, market.pool, abi.encodeWithSelector(0x35ea6a75, asset));
-        if (supplied) _call(tape, market.dataProvider, abi.encodeWithSelector(0x3c798109, asset));
+        if (market.emode != 0) _call(tape, market.pool, abi.encodeCall(IPool.getReserveData, (asset)));
+        if (supplied) _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getDebtCeiling, (asset)));
         if (market.borrowing) _priceTime(tape, market.oracle, asset);
     }
 
     /// @dev The reads of the time of the oracle's price for `asset` (adapters/aave/risk.py).
     function _priceTime(Tape memory tape, address oracle, address asset) private view {
-        address source = address(uint160(_wordAt(tape, oracle, abi.encodeWithSelector(0x92bf2be0, asset), 0)));
+        address source =
+            address(uint160(_wordAt(tape, oracle, abi.encodeCall(IAaveOracle.getSourceOfAsset, (asset)), 0)));
         if (source == address(0)) return;
-        (bool ok, bytes memory round) = _call(tape, source, abi.encodeWithSelector(0xfeaf968c));
+        (bool ok, bytes memory round) = _call(tape, source, abi.encodeCall(IAggregator.latestRoundData, ()));
         if (ok && round.length >= 160) return;
-        address inner = address(uint160(_wordAt(tape, source, abi.encodeWithSelector(0x4ebdc284), 0)));
-        address base = address(uint160(_wordAt(tape, source, abi.encodeWithSelector(0xd221087c), 0)));
+        address inner = address(
+            uint160(_wordAt(tape, source, abi.encodeCall(IPriceCapAdapterStable.ASSET_TO_USD_AGGREGATOR, ()), 0))
+        );
+        address base =
+            address(uint160(_wordAt(tape, source, abi.encodeCall(IPriceCapAdapter.BASE_TO_USD_AGGREGATOR, ()), 0)));
         if (inner == address(0)) inner = base;
-        if (inner != address(0)) _call(tape, inner, abi.encodeWithSelector(0xfeaf968c));
+        if (inner != address(0)) _call(tape, inner, abi.encodeCall(IAggregator.latestRoundData, ()));
     }
 }

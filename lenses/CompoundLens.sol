@@ -3,6 +3,54 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
+/// @dev A Comet (Compound v3 market).
+interface IComet {
+    struct AssetInfo {
+        uint8 offset;
+        address asset;
+        address priceFeed;
+        uint64 scale;
+        uint64 borrowCollateralFactor;
+        uint64 liquidateCollateralFactor;
+        uint64 liquidationFactor;
+        uint128 supplyCap;
+    }
+
+    function baseToken() external view returns (address);
+
+    function baseTokenPriceFeed() external view returns (address);
+
+    function baseScale() external view returns (uint256);
+
+    function numAssets() external view returns (uint8);
+
+    function getUtilization() external view returns (uint256);
+
+    function balanceOf(address owner) external view returns (uint256);
+
+    function borrowBalanceOf(address account) external view returns (uint256);
+
+    function getAssetInfo(uint8 i) external view returns (AssetInfo memory);
+
+    function getSupplyRate(uint256 utilization) external view returns (uint64);
+
+    function getBorrowRate(uint256 utilization) external view returns (uint64);
+
+    function getPrice(address priceFeed) external view returns (uint256);
+
+    function collateralBalanceOf(address account, address asset) external view returns (uint128);
+}
+
+/// @dev CometRewards: what an account may claim (not a view: it accrues the Comet first).
+interface ICometRewards {
+    struct RewardOwed {
+        address token;
+        uint256 owed;
+    }
+
+    function getRewardOwed(address comet, address account) external returns (RewardOwed memory);
+}
+
 /// @title The reads of one Compound v3 input (adapters/compound/positions.py), in one call
 /// @notice For each Comet: `baseToken`, `baseTokenPriceFeed`, `baseScale`, `numAssets`,
 /// `getUtilization`, the wallet's `balanceOf` and `borrowBalanceOf`; every `getAssetInfo(i)`, the
@@ -26,10 +74,10 @@ contract CompoundLens is Recorder {
             _comet(tape, comets[i], wallet);
             _feed(tape, currencyFeeds[i]);
         }
-        if (sequencer != address(0)) _call(tape, sequencer, abi.encodeWithSelector(0xfeaf968c));
+        if (sequencer != address(0)) _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
         for (uint256 i = 0; i < comets.length && rewards != address(0); i++) {
             (bool ok, bytes memory ret) =
-                _mutatingCall(tape, rewards, abi.encodeWithSelector(0x41e0cad6, comets[i], wallet));
+                _mutatingCall(tape, rewards, abi.encodeCall(ICometRewards.getRewardOwed, (comets[i], wallet)));
             if (ok && ret.length >= 64) {
                 (address token, uint256 owed) = abi.decode(ret, (address, uint256));
                 if (owed > 0) _tokenInfo(tape, token);
@@ -39,34 +87,34 @@ contract CompoundLens is Recorder {
     }
 
     function _comet(Tape memory tape, address comet, address wallet) private view {
-        address base = address(uint160(_word(tape, comet, abi.encodeWithSelector(0xc55dae63))));
-        address baseFeed = address(uint160(_word(tape, comet, abi.encodeWithSelector(0xe7dad6bd))));
-        _call(tape, comet, abi.encodeWithSelector(0x44c1e5eb));
-        uint256 count = _word(tape, comet, abi.encodeWithSelector(0xa46fe83b));
-        uint256 utilization = _word(tape, comet, abi.encodeWithSelector(0x7eb71131));
-        bool held = _word(tape, comet, abi.encodeWithSelector(0x70a08231, wallet)) > 0;
-        bool borrowing = _word(tape, comet, abi.encodeWithSelector(0x374c49b4, wallet)) > 0;
+        address base = address(uint160(_word(tape, comet, abi.encodeCall(IComet.baseToken, ()))));
+        address baseFeed = address(uint160(_word(tape, comet, abi.encodeCall(IComet.baseTokenPriceFeed, ()))));
+        _call(tape, comet, abi.encodeCall(IComet.baseScale, ()));
+        uint256 count = _word(tape, comet, abi.encodeCall(IComet.numAssets, ()));
+        uint256 utilization = _word(tape, comet, abi.encodeCall(IComet.getUtilization, ()));
+        bool held = _word(tape, comet, abi.encodeCall(IComet.balanceOf, (wallet))) > 0;
+        bool borrowing = _word(tape, comet, abi.encodeCall(IComet.borrowBalanceOf, (wallet))) > 0;
         held = borrowing || held;
         if (count > MAX_ASSETS) return;
         address[] memory assets = new address[](count);
         address[] memory feeds = new address[](count);
         for (uint256 i = 0; i < count; i++) {
-            (bool ok, bytes memory info) = _call(tape, comet, abi.encodeWithSelector(0xc8c7fe6b, uint8(i)));
+            (bool ok, bytes memory info) = _call(tape, comet, abi.encodeCall(IComet.getAssetInfo, (uint8(i))));
             if (!ok) continue;
             assets[i] = address(uint160(_at(info, 1)));
             feeds[i] = address(uint160(_at(info, 2)));
         }
-        _call(tape, comet, abi.encodeWithSelector(0xd955759d, utilization));
-        _call(tape, comet, abi.encodeWithSelector(0x9fa83b5a, utilization));
-        _call(tape, comet, abi.encodeWithSelector(0x41976e09, baseFeed));
-        if (borrowing) _call(tape, baseFeed, abi.encodeWithSelector(0xfeaf968c));
+        _call(tape, comet, abi.encodeCall(IComet.getSupplyRate, (utilization)));
+        _call(tape, comet, abi.encodeCall(IComet.getBorrowRate, (utilization)));
+        _call(tape, comet, abi.encodeCall(IComet.getPrice, (baseFeed)));
+        if (borrowing) _call(tape, baseFeed, abi.encodeCall(IAggregator.latestRoundData, ()));
         for (uint256 i = 0; i < count; i++) {
-            if (_word(tape, comet, abi.encodeWithSelector(0x5c2549ee, wallet, assets[i])) > 0) {
+            if (_word(tape, comet, abi.encodeCall(IComet.collateralBalanceOf, (wallet, assets[i]))) > 0) {
                 held = true;
                 _tokenInfo(tape, assets[i]);
-                if (borrowing) _call(tape, feeds[i], abi.encodeWithSelector(0xfeaf968c));
+                if (borrowing) _call(tape, feeds[i], abi.encodeCall(IAggregator.latestRoundData, ()));
             }
-            _call(tape, comet, abi.encodeWithSelector(0x41976e09, feeds[i]));
+            _call(tape, comet, abi.encodeCall(IComet.getPrice, (feeds[i])));
         }
         if (held) _tokenInfo(tape, base);
     }

@@ -3,6 +3,46 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
+/// @dev A standardized yield token (SY).
+interface IStandardizedYield {
+    function exchangeRate() external view returns (uint256 res);
+
+    /// @dev assetType is the enum AssetType (TOKEN, LIQUIDITY), a uint8 in the ABI.
+    function assetInfo() external view returns (uint8 assetType, address assetAddress, uint8 assetDecimals);
+}
+
+/// @dev A yield token (YT): its interest and reward views, and the claim.
+interface IPYieldToken {
+    function userInterest(address user) external view returns (uint128 index, uint128 accrued);
+
+    function pyIndexStored() external view returns (uint256);
+
+    function doCacheIndexSameBlock() external view returns (bool);
+
+    function pyIndexLastUpdatedBlock() external view returns (uint128);
+
+    function getRewardTokens() external view returns (address[] memory);
+
+    function redeemDueInterestAndRewards(address user, bool redeemInterest, bool redeemRewards)
+        external
+        returns (uint256 interestOut, uint256[] memory rewardsOut);
+}
+
+/// @dev A market's state (its LP token's supply is an ERC-20's).
+interface IPMarket {
+    function _storage()
+        external
+        view
+        returns (
+            int128 totalPt,
+            int128 totalSy,
+            uint96 lastLnImpliedRate,
+            uint16 observationIndex,
+            uint16 observationCardinality,
+            uint16 observationCardinalityNext
+        );
+}
+
 /// @title The reads of one Pendle input (adapters/pendle/positions.py), in one call
 /// @notice Given the PTs, YTs and LPs the event index says the wallet may hold (each with its
 /// SY, YT and the market that prices it) and every SY of the catalog: the wallet's `balanceOf`
@@ -39,16 +79,18 @@ contract PendleLens is Recorder {
             claims[i] = _position(ctx, tokens[i], sys[i], yts[i], markets[i]);
         }
         for (uint256 i = 0; i < catalogSys.length; i++) {
-            (bool ok, bytes memory balance) = catalogSys[i].staticcall(abi.encodeWithSelector(0x70a08231, wallet));
+            (bool ok, bytes memory balance) = catalogSys[i].staticcall(abi.encodeCall(IERC20.balanceOf, (wallet)));
             if (ok && _at(balance, 0) > 0) {
                 _tokenInfo(ctx.tape, catalogSys[i]);
                 _asset(ctx, catalogSys[i]);
-                _call(ctx.tape, catalogSys[i], abi.encodeWithSelector(0x3ba0b9a9));
+                _call(ctx.tape, catalogSys[i], abi.encodeCall(IStandardizedYield.exchangeRate, ()));
             }
         }
-        if (sequencer != address(0)) _call(ctx.tape, sequencer, abi.encodeWithSelector(0xfeaf968c));
+        if (sequencer != address(0)) _call(ctx.tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
         for (uint256 i = 0; i < tokens.length; i++) {
-            if (claims[i]) _mutatingCall(ctx.tape, tokens[i], abi.encodeWithSelector(0x7d24da4d, wallet, true, true));
+            if (!claims[i]) continue;
+            bytes memory claim = abi.encodeCall(IPYieldToken.redeemDueInterestAndRewards, (wallet, true, true));
+            _mutatingCall(ctx.tape, tokens[i], claim);
         }
         _finish(ctx.tape);
     }
@@ -61,18 +103,18 @@ contract PendleLens is Recorder {
         returns (bool)
     {
         bool isYt = token == yt;
-        uint256 balance = _word(ctx.tape, token, abi.encodeWithSelector(0x70a08231, ctx.wallet));
+        uint256 balance = _word(ctx.tape, token, abi.encodeCall(IERC20.balanceOf, (ctx.wallet)));
         if (balance == 0 && isYt) {
-            balance = _wordAt(ctx.tape, yt, abi.encodeWithSelector(0xd68076c3, ctx.wallet), 1);
+            balance = _wordAt(ctx.tape, yt, abi.encodeCall(IPYieldToken.userInterest, (ctx.wallet)), 1);
         }
         if (balance == 0) return false;
-        _call(ctx.tape, sy, abi.encodeWithSelector(0x3ba0b9a9));
-        _call(ctx.tape, yt, abi.encodeWithSelector(0xd2a3584e));
-        _call(ctx.tape, yt, abi.encodeWithSelector(0x516399df));
-        _call(ctx.tape, yt, abi.encodeWithSelector(0x60e0a9e1));
+        _call(ctx.tape, sy, abi.encodeCall(IStandardizedYield.exchangeRate, ()));
+        _call(ctx.tape, yt, abi.encodeCall(IPYieldToken.pyIndexStored, ()));
+        _call(ctx.tape, yt, abi.encodeCall(IPYieldToken.doCacheIndexSameBlock, ()));
+        _call(ctx.tape, yt, abi.encodeCall(IPYieldToken.pyIndexLastUpdatedBlock, ()));
         if (market != address(0)) {
-            _call(ctx.tape, market, abi.encodeWithSelector(0xc3fb90d6));
-            _call(ctx.tape, market, abi.encodeWithSelector(0x18160ddd));
+            _call(ctx.tape, market, abi.encodeCall(IPMarket._storage, ()));
+            _call(ctx.tape, market, abi.encodeCall(IERC20.totalSupply, ()));
         }
         _asset(ctx, sy);
         _tokenInfo(ctx.tape, token);
@@ -82,7 +124,7 @@ contract PendleLens is Recorder {
 
     /// @dev A YT's reward tokens, with their facts and USD feeds.
     function _rewards(Context memory ctx, address yt) private view {
-        (bool ok, bytes memory rewards) = _call(ctx.tape, yt, abi.encodeWithSelector(0xc4f59f9b));
+        (bool ok, bytes memory rewards) = _call(ctx.tape, yt, abi.encodeCall(IPYieldToken.getRewardTokens, ()));
         if (!ok || rewards.length < 64 || _at(rewards, 1) > MAX_REWARD_TOKENS) return;
         address[] memory list = abi.decode(rewards, (address[]));
         for (uint256 j = 0; j < list.length; j++) {
@@ -93,7 +135,7 @@ contract PendleLens is Recorder {
 
     /// @dev An SY's `assetInfo` and its asset's token facts and USD feed.
     function _asset(Context memory ctx, address sy) private view {
-        address asset = address(uint160(_wordAt(ctx.tape, sy, abi.encodeWithSelector(0xa40bee50), 1)));
+        address asset = address(uint160(_wordAt(ctx.tape, sy, abi.encodeCall(IStandardizedYield.assetInfo, ()), 1)));
         if (asset == address(0)) return;
         _tokenInfo(ctx.tape, asset);
         _feed(ctx.tape, _lookup(asset, ctx.priced, ctx.feeds));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
+import "Standards.sol";
+
 /// @title The base of the service's lenses (chain/lens.py reads what they return)
 /// @notice A lens is never deployed: its creation code and constructor arguments are the data of an
 /// `eth_call` without `to`, and its constructor returns, in place of runtime code, every read it made
@@ -70,16 +72,16 @@ abstract contract Recorder {
 
     /// @dev Name, symbol and decimals: the reads of a token's `TokenInfo` (chain/erc20.py).
     function _tokenInfo(Tape memory tape, address token) internal view returns (uint256 decimals) {
-        _call(tape, token, abi.encodeWithSelector(0x06fdde03));
-        _call(tape, token, abi.encodeWithSelector(0x95d89b41));
-        decimals = _word(tape, token, abi.encodeWithSelector(0x313ce567));
+        _call(tape, token, abi.encodeCall(IERC20.name, ()));
+        _call(tape, token, abi.encodeCall(IERC20.symbol, ()));
+        decimals = _word(tape, token, abi.encodeCall(IERC20.decimals, ()));
     }
 
     /// @dev A Chainlink-style feed's `latestRoundData()` and `decimals()` (adapters/prices.py).
     function _feed(Tape memory tape, address feed) internal view {
         if (feed == address(0)) return;
-        _call(tape, feed, abi.encodeWithSelector(0xfeaf968c));
-        _call(tape, feed, abi.encodeWithSelector(0x313ce567));
+        _call(tape, feed, abi.encodeCall(IAggregator.latestRoundData, ()));
+        _call(tape, feed, abi.encodeCall(IAggregator.decimals, ()));
     }
 
     /// @dev The feed `keys[i]` maps to `feeds[i]`, or none.

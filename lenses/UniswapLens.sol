@@ -3,6 +3,106 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
+/// @dev Uniswap v3's NonfungiblePositionManager (an ERC-721 Enumerable).
+interface INonfungiblePositionManager {
+    function balanceOf(address owner) external view returns (uint256);
+
+    function tokenOfOwnerByIndex(address owner, uint256 index) external view returns (uint256);
+
+    function positions(uint256 tokenId)
+        external
+        view
+        returns (
+            uint96 nonce,
+            address operator,
+            address token0,
+            address token1,
+            uint24 fee,
+            int24 tickLower,
+            int24 tickUpper,
+            uint128 liquidity,
+            uint256 feeGrowthInside0LastX128,
+            uint256 feeGrowthInside1LastX128,
+            uint128 tokensOwed0,
+            uint128 tokensOwed1
+        );
+}
+
+interface IUniswapV3Factory {
+    function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
+}
+
+interface IUniswapV3Pool {
+    function slot0()
+        external
+        view
+        returns (
+            uint160 sqrtPriceX96,
+            int24 tick,
+            uint16 observationIndex,
+            uint16 observationCardinality,
+            uint16 observationCardinalityNext,
+            uint8 feeProtocol,
+            bool unlocked
+        );
+
+    function tickSpacing() external view returns (int24);
+
+    function feeGrowthGlobal0X128() external view returns (uint256);
+
+    function feeGrowthGlobal1X128() external view returns (uint256);
+
+    function ticks(int24 tick)
+        external
+        view
+        returns (
+            uint128 liquidityGross,
+            int128 liquidityNet,
+            uint256 feeGrowthOutside0X128,
+            uint256 feeGrowthOutside1X128,
+            int56 tickCumulativeOutside,
+            uint160 secondsPerLiquidityOutsideX128,
+            uint32 secondsOutside,
+            bool initialized
+        );
+}
+
+/// @dev Uniswap v4's PositionManager (an ERC-721); a PoolKey's currencies and hooks are addresses,
+/// a PositionInfo a uint256.
+interface IPositionManager {
+    struct PoolKey {
+        address currency0;
+        address currency1;
+        uint24 fee;
+        int24 tickSpacing;
+        address hooks;
+    }
+
+    function balanceOf(address owner) external view returns (uint256);
+
+    function ownerOf(uint256 id) external view returns (address owner);
+
+    function getPoolAndPositionInfo(uint256 tokenId) external view returns (PoolKey memory poolKey, uint256 info);
+}
+
+/// @dev Uniswap v4's StateView (a PoolId is a bytes32).
+interface IStateView {
+    function getPositionInfo(bytes32 poolId, address owner, int24 tickLower, int24 tickUpper, bytes32 salt)
+        external
+        view
+        returns (uint128 liquidity, uint256 feeGrowthInside0LastX128, uint256 feeGrowthInside1LastX128);
+
+    function getSlot0(bytes32 poolId)
+        external
+        view
+        returns (uint160 sqrtPriceX96, int24 tick, uint24 protocolFee, uint24 lpFee);
+
+    function getFeeGrowthInside(bytes32 poolId, int24 tickLower, int24 tickUpper)
+        external
+        view
+        returns (uint256 feeGrowthInside0X128, uint256 feeGrowthInside1X128);
+}
+
 /// @title The reads of one Uniswap input (adapters/uniswap/positions.py and v4.py), in one call
 /// @notice v3: the position manager's `balanceOf(wallet)`; for up to `maxPositions` of the
 /// wallet's NFTs, `tokenOfOwnerByIndex` and `positions(tokenId)`; for each that holds something,
@@ -47,7 +147,7 @@ contract UniswapLens is Recorder {
             _feed(tape, _lookup(tokens.items[i], feedTokens, feeds));
         }
         if (tokens.count > 0 && sequencer != address(0)) {
-            _call(tape, sequencer, abi.encodeWithSelector(0xfeaf968c));
+            _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
         }
         _finish(tape);
     }
@@ -61,11 +161,12 @@ contract UniswapLens is Recorder {
         uint256 maxPositions,
         Seen memory tokens
     ) private view {
-        uint256 n = _word(tape, manager, abi.encodeWithSelector(0x70a08231, wallet));
+        uint256 n = _word(tape, manager, abi.encodeCall(INonfungiblePositionManager.balanceOf, (wallet)));
         if (n > maxPositions) n = maxPositions;
         Seen memory pools = Seen(new address[](n), 0);
         for (uint256 i = 0; i < n; i++) {
-            _position(tape, manager, factory, abi.encodeWithSelector(0x2f745c59, wallet, i), pools, tokens);
+            bytes memory byIndex = abi.encodeCall(INonfungiblePositionManager.tokenOfOwnerByIndex, (wallet, i));
+            _position(tape, manager, factory, byIndex, pools, tokens);
         }
     }
 
@@ -79,42 +180,48 @@ contract UniswapLens is Recorder {
         Seen memory tokens
     ) private view {
         uint256 id = _word(tape, manager, byIndex);
-        (bool ok, bytes memory p) = _call(tape, manager, abi.encodeWithSelector(0x99fbab88, id));
+        (bool ok, bytes memory p) = _call(tape, manager, abi.encodeCall(INonfungiblePositionManager.positions, (id)));
         if (!ok || (_at(p, 7) == 0 && _at(p, 10) == 0 && _at(p, 11) == 0)) return;
         address token0 = address(uint160(_at(p, 2)));
         address token1 = address(uint160(_at(p, 3)));
-        address pool =
-            address(uint160(_word(tape, factory, abi.encodeWithSelector(0x1698ee82, token0, token1, _at(p, 4)))));
+        bytes memory getPool = abi.encodeCall(IUniswapV3Factory.getPool, (token0, token1, uint24(_at(p, 4))));
+        address pool = address(uint160(_word(tape, factory, getPool)));
         if (pool == address(0)) return;
         if (_first(pools, pool)) {
-            _call(tape, pool, abi.encodeWithSelector(0x3850c7bd));
-            _call(tape, pool, abi.encodeWithSelector(0xd0c93a7c));
-            _call(tape, pool, abi.encodeWithSelector(0xf3058399));
-            _call(tape, pool, abi.encodeWithSelector(0x46141319));
+            _call(tape, pool, abi.encodeCall(IUniswapV3Pool.slot0, ()));
+            _call(tape, pool, abi.encodeCall(IUniswapV3Pool.tickSpacing, ()));
+            _call(tape, pool, abi.encodeCall(IUniswapV3Pool.feeGrowthGlobal0X128, ()));
+            _call(tape, pool, abi.encodeCall(IUniswapV3Pool.feeGrowthGlobal1X128, ()));
         }
         // The ticks as the answer's words: int24 sign-extended, as the service encodes them.
-        _call(tape, pool, abi.encodeWithSelector(0xf30dba93, _at(p, 5)));
-        _call(tape, pool, abi.encodeWithSelector(0xf30dba93, _at(p, 6)));
+        _call(tape, pool, abi.encodeCall(IUniswapV3Pool.ticks, (int24(int256(_at(p, 5))))));
+        _call(tape, pool, abi.encodeCall(IUniswapV3Pool.ticks, (int24(int256(_at(p, 6))))));
         if (_first(tokens, token0)) _tokenInfo(tape, token0);
         if (_first(tokens, token1)) _tokenInfo(tape, token1);
     }
 
     /// @dev The v4 candidates the wallet owns: their positions at their pools, and their tokens.
     function _v4Positions(Tape memory tape, address wallet, V4 memory v4, Seen memory tokens) private view {
-        _call(tape, v4.manager, abi.encodeWithSelector(0x70a08231, wallet));
+        _call(tape, v4.manager, abi.encodeCall(IPositionManager.balanceOf, (wallet)));
         for (uint256 i = 0; i < v4.ids.length; i++) {
             uint256 id = v4.ids[i];
-            if (address(uint160(_word(tape, v4.manager, abi.encodeWithSelector(0x6352211e, id)))) != wallet) continue;
-            (bool ok, bytes memory p) = _call(tape, v4.manager, abi.encodeWithSelector(0x7ba03aad, id));
+            address owner = address(uint160(_word(tape, v4.manager, abi.encodeCall(IPositionManager.ownerOf, (id)))));
+            if (owner != wallet) continue;
+            (bool ok, bytes memory p) =
+                _call(tape, v4.manager, abi.encodeCall(IPositionManager.getPoolAndPositionInfo, (id)));
             if (!ok || p.length < 192) continue;
             // The PoolKey's five words, then the packed info: ticks at bits 8 and 32.
             bytes32 poolId = keccak256(abi.encode(_at(p, 0), _at(p, 1), _at(p, 2), _at(p, 3), _at(p, 4)));
             uint256 info = _at(p, 5);
             int24 lower = int24(uint24(info >> 8));
             int24 upper = int24(uint24(info >> 32));
-            _call(tape, v4.stateView, abi.encodeWithSelector(0xdacf1d2f, poolId, v4.manager, lower, upper, bytes32(id)));
-            _call(tape, v4.stateView, abi.encodeWithSelector(0xc815641c, poolId));
-            _call(tape, v4.stateView, abi.encodeWithSelector(0x53e9c1fb, poolId, lower, upper));
+            _call(
+                tape,
+                v4.stateView,
+                abi.encodeCall(IStateView.getPositionInfo, (poolId, v4.manager, lower, upper, bytes32(id)))
+            );
+            _call(tape, v4.stateView, abi.encodeCall(IStateView.getSlot0, (poolId)));
+            _call(tape, v4.stateView, abi.encodeCall(IStateView.getFeeGrowthInside, (poolId, lower, upper)));
             _v4Token(tape, tokens, address(uint160(_at(p, 0))));
             _v4Token(tape, tokens, address(uint160(_at(p, 1))));
         }

@@ -3,6 +3,31 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
+/// @dev Ethena's sUSDe (StakedUSDeV2): what a wallet unstaked, and when it may claim it.
+interface IStakedUSDeV2 {
+    function cooldowns(address owner) external view returns (uint104 cooldownEnd, uint152 underlyingAmount);
+}
+
+/// @dev Sky's sUSDS: its savings rate, per second in ray.
+interface ISUsds {
+    function ssr() external view returns (uint256);
+}
+
+/// @dev Spark Vaults V2: its savings rate, per second in ray.
+interface ISparkVaultV2 {
+    function vsr() external view returns (uint256);
+}
+
+/// @dev Sky's sDAI (SavingsDai): the Pot whose rate it earns.
+interface ISavingsDai {
+    function pot() external view returns (address);
+}
+
+/// @dev Maker's Pot: the DAI savings rate, per second in ray.
+interface IPot {
+    function dsr() external view returns (uint256);
+}
+
 /// @title The reads of one vault-style input (adapters/vault_style/positions.py), in one call
 /// @notice For each share vault: the wallet's `balanceOf` and, where the vault has them,
 /// `cooldowns`; for a vault it holds or waits on: the share token's name, symbol and decimals,
@@ -30,13 +55,13 @@ contract VaultStyleLens is Recorder {
             held = _vault(tape, vaults[i], flags[i], wallet, priced, feeds) || held;
         }
         for (uint256 i = 0; i < tokens.length; i++) {
-            if (_word(tape, tokens[i], abi.encodeWithSelector(0x70a08231, wallet)) == 0) continue;
+            if (_word(tape, tokens[i], abi.encodeCall(IERC20.balanceOf, (wallet))) == 0) continue;
             held = true;
             _tokenInfo(tape, tokens[i]);
             _feed(tape, tokenFeeds[i]);
             _feed(tape, currencyFeeds[i]);
         }
-        if (held && sequencer != address(0)) _call(tape, sequencer, abi.encodeWithSelector(0xfeaf968c));
+        if (held && sequencer != address(0)) _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
         _finish(tape);
     }
 
@@ -48,24 +73,25 @@ contract VaultStyleLens is Recorder {
         address[] memory priced,
         address[] memory feeds
     ) private view returns (bool) {
-        uint256 shares = _word(tape, vault, abi.encodeWithSelector(0x70a08231, wallet));
-        uint256 waiting = flags & 1 != 0 ? _wordAt(tape, vault, abi.encodeWithSelector(0x01320fe2, wallet), 1) : 0;
+        uint256 shares = _word(tape, vault, abi.encodeCall(IERC20.balanceOf, (wallet)));
+        uint256 waiting =
+            flags & 1 != 0 ? _wordAt(tape, vault, abi.encodeCall(IStakedUSDeV2.cooldowns, (wallet)), 1) : 0;
         if (shares == 0 && waiting == 0) return false;
         uint256 decimals = _tokenInfo(tape, vault);
-        address asset = address(uint160(_word(tape, vault, abi.encodeWithSelector(0x38d52e0f))));
-        _call(tape, vault, abi.encodeWithSelector(0x07a2d13a, shares));
-        _call(tape, vault, abi.encodeWithSelector(0x01e1d114));
-        _call(tape, vault, abi.encodeWithSelector(0x18160ddd));
-        if (decimals < 78) _call(tape, vault, abi.encodeWithSelector(0x07a2d13a, 10 ** decimals));
+        address asset = address(uint160(_word(tape, vault, abi.encodeCall(IERC4626.asset, ()))));
+        _call(tape, vault, abi.encodeCall(IERC4626.convertToAssets, (shares)));
+        _call(tape, vault, abi.encodeCall(IERC4626.totalAssets, ()));
+        _call(tape, vault, abi.encodeCall(IERC20.totalSupply, ()));
+        if (decimals < 78) _call(tape, vault, abi.encodeCall(IERC4626.convertToAssets, (10 ** decimals)));
         if (asset != address(0)) {
             _tokenInfo(tape, asset);
             _feed(tape, _lookup(asset, priced, feeds));
         }
-        if (flags & 2 != 0) _call(tape, vault, abi.encodeWithSelector(0x03607ceb));
-        if (flags & 8 != 0) _call(tape, vault, abi.encodeWithSelector(0x1e7b14d3));
+        if (flags & 2 != 0) _call(tape, vault, abi.encodeCall(ISUsds.ssr, ()));
+        if (flags & 8 != 0) _call(tape, vault, abi.encodeCall(ISparkVaultV2.vsr, ()));
         if (flags & 4 != 0) {
-            address pot = address(uint160(_word(tape, vault, abi.encodeWithSelector(0x4ba2363a))));
-            if (pot != address(0)) _call(tape, pot, abi.encodeWithSelector(0x487bf082));
+            address pot = address(uint160(_word(tape, vault, abi.encodeCall(ISavingsDai.pot, ()))));
+            if (pot != address(0)) _call(tape, pot, abi.encodeCall(IPot.dsr, ()));
         }
         return true;
     }

@@ -1,6 +1,9 @@
 """The one-call path (chain/lens.py, lenses/*.sol) against the Multicall3 path.
 
 - The committed bytecode is what the sources compile to with the pinned solcjs.
+- The lenses call by name, through interfaces (lenses/Standards.sol and each lens's own): every
+  interface function is, signature and output types, as the protocol's published ABI declares
+  it; the few interfaces no package here publishes are named, with the reason.
 - A tape is read record by record; anything else is refused, and a revert without data is left
   to a call of its own.
 - Differential property: on the chain of every test world, over random changes of state, two
@@ -13,8 +16,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +34,8 @@ from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
-from tests.evm import compile_lenses
+from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
+from tests.node_oracles import registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -86,6 +92,153 @@ def test_a_tape_is_read_record_by_record():
     for garbage in (b"", b"\x02", tape[:-1], tape + b"\x00", b"\x00" + record(a, b"", True, b"")[:36] + b"\x07"):
         with pytest.raises(TapeError):
             records(garbage)
+
+
+# ---------------------------------------------------------------- the interfaces the lenses call by name
+
+Signatures = dict[str, tuple[str, ...]]
+"""Signature -> output types of a contract's functions."""
+
+AAVE_CORE = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
+AAVE_PERIPHERY = TOOLS / "@aave" / "periphery-v3" / "artifacts" / "contracts"
+PENDLE = TOOLS / "@pendle" / "core-v2" / "build" / "artifacts" / "contracts"
+UNISWAP_V3_CORE = TOOLS / "@uniswap" / "v3-core" / "artifacts" / "contracts"
+UNISWAP_V3_PERIPHERY = TOOLS / "@uniswap" / "v3-periphery" / "artifacts" / "contracts"
+UNISWAP_V4 = TOOLS / "@uniswap" / "v4-periphery" / "foundry-out"
+MORPHO_BLUE = "@morpho-org/morpho-blue/src/interfaces"
+
+PUBLISHED = {
+    "IERC20": ("openzeppelin:IERC20Metadata",),
+    "IERC4626": ("openzeppelin:IERC4626",),
+    "IAggregator": ("chainlink:AggregatorV2V3Interface",),
+    "IMorpho": ("morpho-blue:IMorphoStaticTyping",),
+    "IIrm": ("morpho-blue:IIrm",),
+    "IOracle": ("morpho-blue:IOracle",),
+    "IMetaMorpho": ("morpho-ts:metaMorphoAbi",),
+    "IVaultV2": ("morpho-ts:vaultV2Abi",),
+    "IMorphoMarketV1AdapterV2": ("morpho-ts:morphoMarketV1AdapterV2Abi",),
+    "IMorphoMarketV1Adapter": ("morpho-ts:morphoMarketV1AdapterAbi",),
+    "IMorphoVaultV1Adapter": ("morpho-ts:morphoVaultV1AdapterAbi",),
+    "IPool": ("aave:interfaces/IPool.sol/IPool", "aave-address-book:IPool"),
+    "IPoolAddressesProvider": ("aave:interfaces/IPoolAddressesProvider.sol/IPoolAddressesProvider",),
+    "IPoolDataProvider": ("aave:misc/AaveProtocolDataProvider.sol/AaveProtocolDataProvider",),
+    "IAaveOracle": ("aave:interfaces/IAaveOracle.sol/IAaveOracle",),
+    "IIncentivizedERC20": ("aave:protocol/tokenization/AToken.sol/AToken",),
+    "IRewardsController": ("aave-periphery:rewards/RewardsController.sol/RewardsController",),
+    "IComet": ("compound:Comet",),
+    "IFluidLendingResolver": ("fluid:LendingResolver",),
+    "IFluidVaultResolver": ("fluid:VaultResolver",),
+    "IFluidVault": ("fluid:Vault",),
+    "IStETH": ("lido:stETH",),
+    "IWstETH": ("lido:wstETH",),
+    "IWithdrawalQueue": ("lido:withdrawalQueue",),
+    "IStandardizedYield": ("pendle:interfaces/IStandardizedYield.sol/IStandardizedYield",),
+    "IPYieldToken": ("pendle:core/YieldContracts/PendleYieldToken.sol/PendleYieldToken",),
+    "IPMarket": ("pendle:interfaces/IPMarket.sol/IPMarket",),
+    "INonfungiblePositionManager": ("uniswap-v3-periphery:NonfungiblePositionManager.sol/NonfungiblePositionManager",),
+    "IUniswapV3Factory": ("uniswap-v3-core:UniswapV3Factory.sol/UniswapV3Factory",),
+    "IUniswapV3Pool": ("uniswap-v3-core:UniswapV3Pool.sol/UniswapV3Pool",),
+    "IPositionManager": ("uniswap-v4:PositionManager.sol/PositionManager",),
+    "IStateView": ("uniswap-v4:StateView.sol/StateView",),
+}
+"""Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
+at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
+artifacts, and the address book's current ABI for the e-mode views of v3.2 and v3.6)."""
+
+UNPUBLISHED = {
+    "IAdaptiveCurveIrm": "Morpho's morpho-blue-irm (AdaptiveCurveIrm's rateAtTarget) is in no package here",
+    "IMorphoChainlinkOracleV2": "Morpho's morpho-blue-oracles (BASE_FEED_1 .. QUOTE_FEED_2) is in no package here",
+    "ICometRewards": "compound-js publishes Comet's ABI, not CometRewards' (docs/protocols/compound.md cites it)",
+    "IPriceCapAdapter": "bgd-labs/aave-capo (the CAPO adapters' getters) is in no package here",
+    "IPriceCapAdapterStable": "bgd-labs/aave-capo (the CAPO adapters' getters) is in no package here",
+    "IStakedUSDeV2": "Ethena publishes no npm package of sUSDe's ABI",
+    "ISUsds": "Sky publishes no npm package of sUSDS' ABI",
+    "ISavingsDai": "Sky publishes no npm package of sDAI's ABI",
+    "IPot": "Sky publishes no npm package of the Pot's ABI",
+    "ISparkVaultV2": "Spark publishes no npm package of its Vaults V2's ABI",
+}
+"""The interfaces no package in tools/ publishes an ABI of, with why."""
+
+JS_ABIS = """
+const [sdks] = process.argv.slice(1);
+const morpho = require(sdks + "/@morpho-org/morpho-ts/lib/cjs/abis.js");
+const { IPool_ABI } = require(sdks + "/@bgd-labs/aave-address-book/dist/abis/IPool.js");
+const names = [
+  "metaMorphoAbi", "vaultV2Abi", "morphoMarketV1AdapterV2Abi", "morphoMarketV1AdapterAbi", "morphoVaultV1AdapterAbi",
+];
+const abis = Object.fromEntries(names.map((name) => ["morpho-ts:" + name, morpho[name]]));
+abis["aave-address-book:IPool"] = IPool_ABI;
+process.stdout.write(JSON.stringify(abis));
+"""
+
+
+@functools.cache
+def lens_interfaces() -> dict[str, list[dict[str, Any]]]:
+    """The ABI of every interface the lenses declare, as solc compiles them."""
+    artifacts = compile_contracts(sorted(LENSES.glob("*.sol")))
+    return {name: artifact.abi for name, artifact in artifacts.items() if artifact.bytecode == "0x" and artifact.abi}
+
+
+def published_abis() -> dict[str, Signatures]:
+    """Every ABI PUBLISHED names, by its name there."""
+
+    def hardhat(root: Path, name: str) -> Signatures:
+        return function_signatures(published_artifact(root / f"{name}.json").abi)
+
+    roots = {
+        "aave": AAVE_CORE,
+        "aave-periphery": AAVE_PERIPHERY,
+        "pendle": PENDLE,
+        "uniswap-v3-core": UNISWAP_V3_CORE,
+        "uniswap-v3-periphery": UNISWAP_V3_PERIPHERY,
+        "uniswap-v4": UNISWAP_V4,
+    }
+    found: dict[str, Signatures] = {}
+    for name in {source for sources in PUBLISHED.values() for source in sources}:
+        kind, _, path = name.partition(":")
+        if kind in roots:
+            found[name] = hardhat(roots[kind], path)
+    for name in ("IERC20Metadata", "IERC4626"):
+        found[f"openzeppelin:{name}"] = hardhat(TOOLS / "@openzeppelin" / "contracts" / "build" / "contracts", name)
+    chainlink = TOOLS / "@chainlink" / "contracts" / "abi" / "v0.8" / "AggregatorV2V3Interface.json"
+    found["chainlink:AggregatorV2V3Interface"] = function_signatures(json.loads(chainlink.read_text()))
+    morpho = compile_contracts([], [f"{MORPHO_BLUE}/{unit}.sol" for unit in ("IMorpho", "IIrm", "IOracle")])
+    for name in ("IMorphoStaticTyping", "IIrm", "IOracle"):
+        found[f"morpho-blue:{name}"] = function_signatures(morpho[name].abi)
+    done = subprocess.run(["node", "-e", JS_ABIS, str(SDKS)], capture_output=True, text=True, check=True, timeout=120)
+    found |= {name: function_signatures(abi) for name, abi in json.loads(done.stdout).items()}
+    comet = SDKS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
+    found["compound:Comet"] = function_signatures(json.loads(comet.read_text())["abi"])
+    fluid = json.loads((Path(__file__).parent / "fluid_abi.json").read_text())["functions"]
+    for contract, functions in fluid.items():
+        found[f"fluid:{contract}"] = {signature: tuple(f["outputs"]) for signature, f in functions.items()}
+    (lido,) = registries(["lido"])
+    for contract, functions in lido.items():
+        found[f"lido:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
+    return found
+
+
+def test_every_interface_of_the_lenses_is_held_to_a_published_abi_or_named_as_having_none():
+    assert not PUBLISHED.keys() & UNPUBLISHED.keys()
+    assert set(lens_interfaces()) == PUBLISHED.keys() | UNPUBLISHED.keys()
+
+
+def test_the_lenses_interfaces_are_the_published_abis():
+    """Each function a lens calls by name: its signature (so its selector) and its output types
+    as the protocol publishes them."""
+    published = published_abis()
+    wrong = []
+    for interface, sources in PUBLISHED.items():
+        for signature, outputs in function_signatures(lens_interfaces()[interface]).items():
+            declared = {source: published[source][signature] for source in sources if signature in published[source]}
+            if not declared:
+                wrong.append(f"{interface}.{signature}: in none of {sources}")
+            wrong += [
+                f"{interface}.{signature} returns {outputs}, {source} says {theirs}"
+                for source, theirs in declared.items()
+                if theirs != outputs
+            ]
+    assert wrong == [], "\n".join(wrong)
 
 
 # ---------------------------------------------------------------- the two paths, field for field
