@@ -342,7 +342,7 @@ class Function:
     @property
     def output_types(self) -> list[str]:
         """The output types without their names, as the published ABIs spell them."""
-        return [parse_type(output).canonical for output in self.outputs]
+        return [item.canonical for item in _outputs(self.outputs).items]
 
     def calldata(self, *args: Any) -> bytes:
         return bytes.fromhex(self.selector) + encode(self.inputs, args)

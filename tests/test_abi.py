@@ -226,7 +226,7 @@ def test_every_selector_and_topic_constant_is_keccak_of_its_signature():
         for value in vars(module).values():
             if isinstance(value, Function):
                 assert value.selector == keccak(value.signature.encode())[:4].hex(), value
-                assert all(abi.parse_type(output) for output in value.outputs), value
+                assert all(abi.parse_type(output) for output in value.output_types), value
                 checked.add(id(value))
             elif isinstance(value, Event):
                 assert value.topic == "0x" + keccak(value.signature.encode()).hex(), value
