@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 from fractions import Fraction
 
 import eth_abi
@@ -18,10 +19,10 @@ from eth_hash.auto import keccak
 
 import addresses
 import server
-from adapters.morpho import positions as morpho
+from adapters.morpho import contracts as morpho
 from tests import morpho_world as W
 from tests.conftest import query_positions, until_indexed, world_api, world_fixture
-from tests.evm import Anvil
+from tests.evm import TOOLS, Anvil
 from tests.rpc_proxy import RpcProxy
 
 PARAMS = "(address,address,address,address,uint256)"
@@ -143,6 +144,18 @@ def sdk_apys(borrow_rate: int, totals) -> tuple[float, float]:
 
 def close(actual, expected, rel=1e-9):
     return actual == pytest.approx(expected, rel=rel, abs=1e-15)
+
+
+def test_the_named_outputs_are_morpho_blues_own():
+    """What the adapter reads by name is named as IMorpho.sol names it (its static-typing
+    declarations return the structs' fields one by one)."""
+    source = (TOOLS / "@morpho-org/morpho-blue/src/interfaces/IMorpho.sol").read_text()
+    for function in (morpho.POSITION, morpho.MARKET, morpho.ID_TO_MARKET_PARAMS):
+        returns = re.search(rf"function {function.name}\([^)]*\)\s+external\s+view\s+returns\s*\(([^)]*)\)", source)
+        assert returns, function.name
+        assert [" ".join(output.split()) for output in returns.group(1).split(",")] == list(function.outputs)
+    struct = re.search(r"struct MarketParams \{([^}]*)\}", source)
+    assert struct and [field.strip() for field in struct.group(1).split(";")[:-1]] == list(morpho.MARKET_PARAMS_FIELDS)
 
 
 async def test_wallet_without_positions_gets_empty_lists(world_client, world):

@@ -1,5 +1,5 @@
 """Morpho's `poolDetails`: a Morpho Blue market by its 66-character id, a vault (V1 MetaMorpho or
-Vault V2) by its address, read with the wallet query's own code (morpho.MorphoReader), so that
+Vault V2) by its address, read with the wallet query's own code (market.py, vaults.py), so that
 both give the same figures at a block.
 
 - The pool kind: a 66-character id is a market if Morpho Blue's `idToMarketParams(id)` has
@@ -11,11 +11,11 @@ both give the same figures at a block.
   accrued totals; liquidity = supply - borrow; USD through the loan token's feed; `oraclePrice`
   the raw `price()` of the market's oracle (loan units per collateral unit, 1e36).
 - V1 vaults: the views as the contract answers them; `apy` / `netApy` as Morpho's SDK has them
-  for the vault accrued to the block (`getApy` / `getNetApy`, see MorphoReader.vault_v1_rates);
+  for the vault accrued to the block (`getApy` / `getNetApy`, see vaults.vault_v1_rates);
   one allocation per withdraw-queue market: the vault's supply accrued to the block, its cap
   (`config(id).cap`), the market's supply APY, and `withdrawable` = the lesser of that supply and
   the market's liquidity; the vault's `liquidity` is their sum.
-- V2 vaults: `apy` / `netApy` as the wallet query's V2 APY (morpho.vault_v2_rates); fees and
+- V2 vaults: `apy` / `netApy` as the wallet query's V2 APY (vaults.vault_v2_rates); fees and
   `maxRate` per second times 365 days; per adapter: what it holds (`realAssets`), the vault's
   `allocation`, `absoluteCap` and `relativeCap` for the adapter's id (`adapterId()`), and its
   markets or the V1 vault it holds.
@@ -31,51 +31,48 @@ from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.factories import Probe, vouched_kind
 from adapters.formats import raw
-from adapters.morpho.positions import (
+from adapters.morpho.adaptive_curve_irm import SECONDS_PER_YEAR, WAD
+from adapters.morpho.contracts import (
+    ABSOLUTE_CAP,
+    ADAPTER_ID,
+    ALLOCATION,
+    CONFIG,
+    CURATOR,
     FEE,
-    ID_TO_MARKET_PARAMS,
+    GUARDIAN,
+    IS_META_MORPHO,
+    IS_VAULT_V2,
+    LIQUIDITY_ADAPTER,
     MANAGEMENT_FEE,
-    MARKET,
     MAX_RATE,
+    OWNER,
     PERFORMANCE_FEE,
     REAL_ASSETS,
-    SECONDS_PER_YEAR,
+    RELATIVE_CAP,
+    TIMELOCK,
     VAULT_NAME,
     VAULT_SYMBOL,
-    WAD,
     MarketParams,
     Markets,
-    MorphoReader,
-    adapter_holding,
-    rate_to_apy,
     stream,
+)
+from adapters.morpho.market import Money, MorphoReader, market_params, money, rate_to_apy
+from adapters.morpho.vaults import (
+    Rates,
+    adapter_holding,
     vault_adapters,
     vault_asset,
+    vault_v1_rates,
     vault_v2_rates,
+    withdraw_queue,
 )
-from adapters.prices import UsdPrice
 from addresses import MorphoAddresses
 from chain import erc20, first, no_read
 from chain.abi import Function
 from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS
 from errors import InputValidationError
 
-IS_META_MORPHO = Function("isMetaMorpho(address)", "29b5352c", ("bool",))
-IS_VAULT_V2 = Function("isVaultV2(address)", "5edec50d", ("bool",))
-TIMELOCK = Function("timelock()", "d33219b4", ("uint256",))
-OWNER = Function("owner()", "8da5cb5b", ("address",))
-CURATOR = Function("curator()", "e66f53b7", ("address",))
-GUARDIAN = Function("guardian()", "452a9320", ("address",))
-CONFIG = Function("config(bytes32)", "cc718f76", ("uint184", "bool", "uint64"))
-LIQUIDITY_ADAPTER = Function("liquidityAdapter()", "ad468d11", ("address",))
-ADAPTER_ID = Function("adapterId()", "5fb86b01", ("bytes32",), immutable=True)
-ALLOCATION = Function("allocation(bytes32)", "c69507dd", ("uint256",))
-ABSOLUTE_CAP = Function("absoluteCap(bytes32)", "bc0dd374", ("uint256",))
-RELATIVE_CAP = Function("relativeCap(bytes32)", "a68bafa3", ("uint256",))
 INT_MAX = 2**31 - 1
-
-Money = Callable[[int | None], float | None]
-"""Raw units of a vault's or market's asset to USD (None where the amount or the price is)."""
 
 
 async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
@@ -91,11 +88,9 @@ async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
         f"Morpho Blue {deployment.blue.address.lower()}",
     )
     if len(pool) == 66:
-        block, found = await asyncio.gather(
-            reader.block_number(),
-            reader.call(deployment.blue.address, ID_TO_MARKET_PARAMS, bytes.fromhex(pool[2:]), label="Morpho Blue"),
+        block, params = await asyncio.gather(
+            reader.block_number(), market_params(reader, deployment.blue.address, pool)
         )
-        params = MarketParams(*found)
         if not params.exists:
             raise InputValidationError(
                 f"{pool} is not a market of Morpho Blue {deployment.blue.address} on chain {chain_id} at block "
@@ -133,22 +128,22 @@ def _vault_probes(deployment: MorphoAddresses, block: int) -> list[Probe]:
 
 async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) -> dict[str, Any]:
     optional, reader = morpho.warnings.optional, morpho.reader
-    has_collateral = int(params.collateral_token, 16) != 0
     state, loan, collateral, price, oracle_price, totals = await asyncio.gather(
         morpho.quoted_market(market_id, "the totals, utilization and APYs are"),
         optional(morpho.token(params.loan_token), params.loan_token, "loanAsset is"),
         optional(morpho.token(params.collateral_token), params.collateral_token, "collateralAsset is")
-        if has_collateral
+        if params.has_collateral
         else no_read(),
         optional(morpho.price(params.loan_token), params.loan_token, "the USD values are"),
-        optional(morpho.oracle_price(params.oracle), params.oracle, "oraclePrice is") if has_collateral else no_read(),
-        reader.call(morpho.blue, MARKET, bytes.fromhex(market_id[2:]), label="Morpho Blue"),
+        optional(morpho.oracle_price(params.oracle), params.oracle, "oraclePrice is")
+        if params.has_collateral
+        else no_read(),
+        morpho.totals(market_id),
     )
     supply = state.total_supply_assets if state else None
     borrow = state.total_borrow_assets if state else None
-    liquidity = state.total_supply_assets - state.total_borrow_assets if state else None
-    usd = _money(loan, price)
-    last_update = totals[4]
+    liquidity = state.liquidity if state else None
+    usd = money(loan, price)
     return {
         "__typename": "MorphoMarketPool",
         "type": "morpho-market-pool",
@@ -168,19 +163,19 @@ async def _market(morpho: MorphoReader, market_id: str, params: MarketParams) ->
         "utilization": (borrow / supply if supply else 0.0) if state else None,
         "supplyApy": state.supply_apy if state else None,
         "borrowApy": state.borrow_apy if state else None,
-        "fee": totals[5] / WAD,
+        "fee": totals.fee / WAD,
         "oraclePrice": raw(oracle_price),
-        "lastUpdate": _int(last_update),
+        "lastUpdate": _int(totals.lastUpdate),
     }
 
 
 async def _vault_v1(morpho: MorphoReader, vault: str) -> dict[str, Any]:
     view = _views(morpho, vault)
     (basics, usd), timelock, guardian, queue = await asyncio.gather(
-        _vault_basics(morpho, vault, morpho.vault_v1_rates(vault), FEE, "asset and the USD values are"),
+        _vault_basics(morpho, vault, vault_v1_rates(morpho, vault), FEE, "asset and the USD values are"),
         view(TIMELOCK, "timelock is"),
         view(GUARDIAN, "guardian is"),
-        morpho.warnings.optional(morpho.withdraw_queue(vault), vault, "allocations and liquidity are"),
+        morpho.warnings.optional(withdraw_queue(morpho.reader, vault), vault, "allocations and liquidity are"),
     )
     allocations = (
         None
@@ -202,7 +197,7 @@ async def _vault_v1(morpho: MorphoReader, vault: str) -> dict[str, Any]:
 
 
 async def _vault_basics(
-    morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]], fee: Function, asset_figures: str
+    morpho: MorphoReader, vault: str, rates: Awaitable[Rates], fee: Function, asset_figures: str
 ) -> tuple[dict[str, Any], Money]:
     """What V1 and V2 vaults share: an ERC-4626 share token, (gross, net) rates, a performance
     fee (`fee`), an owner and a curator; and the vault's asset to USD."""
@@ -230,7 +225,7 @@ async def _vault_basics(
         view(CURATOR, "curator is"),
         _apys(morpho, vault, rates),
     )
-    usd = _money(token, price)
+    usd = money(token, price)
     return {
         "vaultAddress": vault,
         "chainId": morpho.reader.chain_id,
@@ -249,11 +244,9 @@ async def _vault_basics(
     }, usd
 
 
-async def _apys(
-    morpho: MorphoReader, vault: str, rates: Awaitable[tuple[int, int]]
-) -> tuple[float | None, float | None]:
+async def _apys(morpho: MorphoReader, vault: str, rates: Awaitable[Rates]) -> tuple[float | None, float | None]:
     found = await morpho.warnings.optional(rates, vault, "apy and netApy are")
-    return (None, None) if found is None else (rate_to_apy(found[0]), rate_to_apy(found[1]))
+    return (None, None) if found is None else (rate_to_apy(found.gross), rate_to_apy(found.net))
 
 
 async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Money) -> dict[str, Any]:
@@ -262,7 +255,7 @@ async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Mon
 
     async def collateral() -> tuple[MarketParams | None, dict[str, Any] | None]:
         params = await optional(morpho.params(market_id), market_id, f"{where} collateralAsset and lltv are")
-        if params is None or int(params.collateral_token, 16) == 0:
+        if params is None or not params.has_collateral:
             return params, None
         return params, await optional(
             morpho.token(params.collateral_token), params.collateral_token, f"{where} collateralAsset is"
@@ -272,28 +265,25 @@ async def _allocation(morpho: MorphoReader, vault: str, market_id: str, usd: Mon
         collateral(),
         morpho.quoted_market(market_id, f"{where} supplyApy and withdrawable are"),
         optional(morpho.supply(market_id, vault), market_id, f"{where} supplyAssets and withdrawable are"),
-        optional(
-            morpho.reader.call(vault, CONFIG, bytes.fromhex(market_id[2:]), label=f"vault {vault}"),
-            vault,
-            f"{where} supplyCap is",
-        ),
+        optional(_config(morpho, vault, market_id), vault, f"{where} supplyCap is"),
     )
-    withdrawable = (
-        min(supplied, state.total_supply_assets - state.total_borrow_assets)
-        if state is not None and supplied is not None
-        else None
-    )
+    withdrawable = min(supplied, state.liquidity) if state is not None and supplied is not None else None
     return {
         "marketId": market_id,
         "collateralAsset": collateral_token,
         "lltv": None if params is None else params.lltv / WAD,
         "supplyAssets": raw(supplied),
         "supplyAssetsUsd": usd(supplied),
-        "supplyCap": None if config is None else str(config[0]),
+        "supplyCap": None if config is None else str(config.cap),
         "supplyApy": state.supply_apy if state else None,
         "withdrawable": raw(withdrawable),
         "withdrawableUsd": usd(withdrawable),
     }
+
+
+async def _config(morpho: MorphoReader, vault: str, market_id: str) -> Any:
+    """The vault's `config(id)` (MetaMorpho's `MarketConfig`)."""
+    return await morpho.reader.call(vault, CONFIG, bytes.fromhex(market_id[2:]), label=f"vault {vault}")
 
 
 async def _vault_v2(morpho: MorphoReader, vault: str) -> dict[str, Any]:
@@ -385,13 +375,6 @@ async def _share(morpho: MorphoReader, vault: str) -> dict[str, Any]:
         )
     )
     return {"decimals": decimals, "sharePrice": raw(price)}
-
-
-def _money(token: dict[str, Any] | None, price: UsdPrice | None) -> Money:
-    def usd(amount: int | None) -> float | None:
-        return price.value(amount, token["decimals"]) if price and token and amount is not None else None
-
-    return usd
 
 
 def _per_year(rate: int | None) -> float | None:
