@@ -23,6 +23,7 @@ from adapters.fluid import positions as fluid
 from adapters.lido import positions as lido
 from adapters.morpho import pools as morpho_pools
 from adapters.morpho import positions as morpho
+from adapters.pendle import contracts as pendle_contracts
 from adapters.pendle import pools as pendle_pools
 from adapters.pendle import positions as pendle
 from adapters.spark import positions as spark
@@ -126,7 +127,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             chains=pendle.chains(addresses),
             fetch=pendle.fetch,
             addresses=addresses,
-            streams=pendle.streams,
+            streams=pendle_contracts.streams,
             details=pendle_pools.details,
         ),
         "lido": Protocol(

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.compound import pools as compound_pools
-from adapters.compound import positions as compound
-from chain.abi import Function
+from adapters.compound import contracts as comet
+from adapters.compound import market
+from chain.abi import AbiType, Function, parse_type
 from tests import compound_world as C
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 from tests.evm import SDKS, function_signatures
@@ -250,25 +250,41 @@ async def test_pool_details_of_a_comet_priced_in_eth(world_client, world):
 
 def test_comet_calls_match_compounds_published_abi():
     path = SDKS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
-    published = function_signatures(json.loads(path.read_text())["abi"])
-    functions = {
-        name: f
-        for module in (compound, compound_pools)
-        for name, f in vars(module).items()
-        if isinstance(f, Function) and f is not compound.GET_REWARD_OWED
-    }.values()
+    abi = json.loads(path.read_text())["abi"]
+    published = function_signatures(abi)
+    names = {f"{e['name']}({','.join(i['type'] for i in e['inputs'])})": e["outputs"] for e in abi if "outputs" in e}
+    functions = [f for f in vars(comet).values() if isinstance(f, Function) and f is not comet.GET_REWARD_OWED]
     assert len(functions) == 17
     for function in functions:
-        assert published.get(function.signature) == function.outputs, function.signature
+        assert published.get(function.signature) == tuple(function.output_types), function.signature
+        assert output_names(function) == published_names(names[function.signature]), function.signature
+
+
+def output_names(function: Function) -> list[tuple[str, list]]:
+    """The names our outputs and their components carry ('' where none), as published_names."""
+
+    def named(abi_type: AbiType, name: str) -> tuple[str, list]:
+        while abi_type.kind == "array":
+            abi_type = abi_type.items[0]
+        names = abi_type.names or ("",) * len(abi_type.items) if abi_type.kind == "tuple" else ()
+        return name, [named(item, component) for item, component in zip(abi_type.items, names)]
+
+    return named(parse_type("(" + ",".join(function.outputs) + ")"), "")[1]
+
+
+def published_names(params: list[dict]) -> list[tuple[str, list]]:
+    """The names an ABI JSON gives parameters and their components, without a leading underscore."""
+    return [(param["name"].lstrip("_"), published_names(param.get("components", []))) for param in params]
 
 
 def test_rewards_call_matches_the_function_list_the_readme_cites():
     page = (Path(__file__).resolve().parents[1] / "docs" / "protocols" / "compound.md").read_text()
     cited = re.search(r"CometRewards functions called:\s+`([^`]+)`", page).group(1)
-    assert cited == f"{compound.GET_REWARD_OWED.signature} returns ({','.join(compound.GET_REWARD_OWED.outputs)})"
+    reward_owed = comet.GET_REWARD_OWED
+    assert cited == f"{reward_owed.signature} returns ({','.join(reward_owed.output_types)})"
 
 
 @pytest.mark.parametrize("per_second", [0, 1, 317097919, 10**12])
 def test_apr_and_apy(per_second):
-    assert compound.apr(per_second) == per_second * SECONDS / 1e18
-    assert compound.apy(per_second) == pytest.approx(compounded(per_second), rel=1e-12, abs=1e-30)
+    assert market.apr(per_second) == per_second * SECONDS / 1e18
+    assert market.apy(per_second) == pytest.approx(compounded(per_second), rel=1e-12, abs=1e-30)

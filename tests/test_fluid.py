@@ -7,12 +7,14 @@ below its branch's (one lower at partials 1), so it is priced at that tick."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
 
-from adapters.fluid import pools as fluid_pools
+from adapters.fluid import contracts
 from adapters.fluid import positions as fluid
+from chain.abi import AbiType, parse_type
 from tests import fluid_world as F
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 from tests.rpc_proxy import RpcProxy
@@ -47,19 +49,43 @@ def usd(amount: Fraction | int, symbol: str) -> float:
 
 def test_the_adapter_decodes_the_layouts_fluid_deployed():
     for resolver, function in (
-        ("LendingResolver", fluid.GET_USER_POSITIONS),
-        ("VaultResolver", fluid.POSITIONS_BY_USER),
-        ("LendingResolver", fluid_pools.GET_ALL_FTOKENS),
-        ("LendingResolver", fluid_pools.GET_FTOKEN_DETAILS),
-        ("VaultResolver", fluid_pools.GET_ALL_VAULTS),
-        ("VaultResolver", fluid_pools.GET_VAULT_ENTIRE_DATA),
-        ("VaultResolver", fluid.GET_POSITION_DATA_RAW),
-        ("VaultResolver", fluid.GET_TICK_DATA_RAW),
-        ("Vault", fluid.FETCH_LATEST_POSITION),
+        ("LendingResolver", contracts.GET_USER_POSITIONS),
+        ("VaultResolver", contracts.POSITIONS_BY_USER),
+        ("LendingResolver", contracts.GET_ALL_FTOKENS),
+        ("LendingResolver", contracts.GET_FTOKEN_DETAILS),
+        ("VaultResolver", contracts.GET_ALL_VAULTS),
+        ("VaultResolver", contracts.GET_VAULT_ENTIRE_DATA),
+        ("VaultResolver", contracts.GET_POSITION_DATA_RAW),
+        ("VaultResolver", contracts.GET_TICK_DATA_RAW),
+        ("Vault", contracts.FETCH_LATEST_POSITION),
     ):
         deployed = F.ABI[resolver][function.signature]
         assert "0x" + function.selector == deployed["selector"]
-        assert list(function.outputs) == deployed["outputs"]
+        assert function.output_types == deployed["outputs"]
+        if "struct " in deployed.get("fields", ""):
+            ours = [field_names(parse_type(output)) for output in function.outputs]
+            assert ours == struct_names(deployed["fields"]), function.signature
+
+
+def field_names(abi_type: AbiType) -> list:
+    """The names a type's tuples give their fields, nested as they nest (an array's, its items')."""
+    while abi_type.kind == "array":
+        abi_type = abi_type.items[0]
+    return [(name, field_names(item)) for name, item in zip(abi_type.names, abi_type.items)]
+
+
+def struct_names(fields: str) -> list:
+    """The same of each outermost struct the record of Fluid's source lists for a function."""
+    structs = {
+        struct: re.findall(r"\[\d+\] (\S+) (\w+)", body)
+        for struct, body in re.findall(r"struct (\S+) \{\n(.*?)\n\}", fields, flags=re.S)
+    }
+    inner = {kind for members in structs.values() for kind, _ in members}
+
+    def names(struct: str) -> list:
+        return [(name, names(kind) if kind in structs else []) for kind, name in structs[struct]]
+
+    return [names(struct) for struct in structs if struct not in inner]
 
 
 async def test_a_lenders_ftoken_with_its_rates(world_client, world):

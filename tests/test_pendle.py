@@ -14,9 +14,11 @@ from fractions import Fraction
 
 import addresses
 import server
-from adapters.pendle import positions as pendle
+from adapters.pendle import contracts
+from chain.abi import Function, parse_type
 from tests import pendle_world as P
 from tests.conftest import query_positions, until_indexed, world_api, world_fixture
+from tests.evm import abi_type
 from tests.node_oracles import ask
 from tests.rpc_proxy import RpcProxy
 
@@ -199,7 +201,7 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
     api = await world_api(
         aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=8
     )  # the scan's logs take 10 s, past the budget; half of it waits for the scan, the rest reads
-    stream = pendle.stream(addresses.load(str(path))[node.chain_id].pendle)
+    stream = contracts.stream(addresses.load(str(path))[node.chain_id].pendle)
     index = api.app[server.INDEXES].file(node.chain_id)
     snapshot = node.rpc("evm_snapshot")
     try:
@@ -309,3 +311,26 @@ async def test_pool_details_of_a_live_and_an_expired_market_equal_router_static(
     finished = done["details"]
     assert finished["isExpired"] is True and finished["impliedApy"] is None
     assert close(finished["ptPrice"], static("getPtToAssetRate(address)", expired.market) / WAD)
+
+
+def test_the_functions_called_are_as_pendle_publishes_them():
+    """Every function's output types, and the names we give outputs (a leading underscore off),
+    against the ABIs of the contracts the world deploys (the SY's interface: the package ships none)."""
+    published = {
+        f"{entry['name']}({','.join(abi_type(i) for i in entry['inputs'])})": entry["outputs"]
+        for path in (
+            "core/YieldContracts/PendleYieldToken.sol/PendleYieldToken",
+            "core/Market/PendleMarketV7.sol/PendleMarketV7",
+            "interfaces/IStandardizedYield.sol/IStandardizedYield",
+            "interfaces/IPMarketFactory.sol/IPMarketFactory",
+        )
+        for entry in P.package_artifact(path).abi
+        if entry.get("type") == "function"
+    }
+    functions = [value for value in vars(contracts).values() if isinstance(value, Function)]
+    assert len(functions) == 12
+    for function in functions:
+        outputs = published[function.signature]
+        assert function.output_types == [abi_type(output) for output in outputs], function.signature
+        names = parse_type(f"({','.join(function.outputs)})").names
+        assert all(ours == theirs["name"].lstrip("_") for ours, theirs in zip(names, outputs)), function.signature

@@ -16,22 +16,24 @@ import asyncio
 from fractions import Fraction
 from typing import Any
 
-from adapters.compound.positions import (
+from adapters.compound.contracts import (
+    BASE_BORROW_MIN,
     BASE_SCALE,
     BASE_TOKEN,
     BASE_TOKEN_PRICE_FEED,
     GET_ASSET_INFO,
     GET_BORROW_RATE,
+    GET_RESERVES,
     GET_SUPPLY_RATE,
     GET_UTILIZATION,
     MAX_ASSETS,
     NUM_ASSETS,
+    TOTAL_BORROW,
+    TOTAL_SUPPLY,
+    TOTALS_COLLATERAL,
     WAD,
-    apr,
-    apy,
-    comet_price,
-    usd_per_unit,
 )
+from adapters.compound.market import apr, apy, comet_price, usd_per_unit
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
@@ -42,25 +44,19 @@ from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError
 
-TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))
-TOTAL_BORROW = Function("totalBorrow()", "8285ef40", ("uint256",))
-GET_RESERVES = Function("getReserves()", "0902f1ac", ("int256",))
-BASE_BORROW_MIN = Function("baseBorrowMin()", "300e6beb", ("uint256",))
-TOTALS_COLLATERAL = Function("totalsCollateral(address)", "59e017bd", ("uint128", "uint128"))
-
 
 async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
     assert chain.compound is not None
-    found = [m for m in chain.compound.markets if m.comet.lower() == pool]
-    if not found:
+    market = next((m for m in chain.compound.markets if m.comet.lower() == pool), None)
+    if market is None:
         known = ", ".join(f"{m.name} {m.comet.lower()}" for m in chain.compound.markets)
         raise InputValidationError(
             f"{pool} is not a Compound v3 market on chain {chain_id}: expected the Comet address of one of {known}."
         )
     reader = ctx.reader()
-    await require(reader, f"the Compound market {found[0].name}", pool, "Comet")
-    return {"details": await _market(reader, chain, found[0], ctx.warnings)}
+    await require(reader, f"the Compound market {market.name}", pool, "Comet")
+    return {"details": await _market(reader, chain, market, ctx.warnings)}
 
 
 async def _market(
@@ -136,31 +132,29 @@ async def _collateral(
     """One collateral asset; left out with a warning when Comet cannot describe it."""
     label = f"Comet {comet}"
     try:
-        ((_, asset, feed, scale, borrow_factor, liquidate_factor, liquidation_factor, cap),) = await reader.call(
-            comet, GET_ASSET_INFO, index, label=label
-        )
+        (info,) = await reader.call(comet, GET_ASSET_INFO, index, label=label)
     except ProtocolError as exc:
         warnings.left_out(f"collateral asset {index} of", comet, exc)
         return None
+    asset, scale = info.asset, info.scale
     if scale == 0:
         warnings.left_out(f"collateral {asset} of", comet, ProtocolError(f"{label} reports a scale of 0."))
         return None
-    token, totals, price = await asyncio.gather(
+    token, total, price = await asyncio.gather(
         warnings.optional(erc20.token_info(reader, asset), asset, "asset is"),
-        warnings.optional(reader.call(comet, TOTALS_COLLATERAL, asset, label=label), asset, "totalSupply is"),
-        outcome(comet_price(reader, comet, feed, label)),
+        warnings.optional(first(reader.call(comet, TOTALS_COLLATERAL, asset, label=label)), asset, "totalSupply is"),
+        outcome(comet_price(reader, comet, info.priceFeed, label)),
     )
     usd = warnings.value(usd_per_unit(price, scale, unit_usd), asset, "priceUsd and totalSupplyUsd are")
-    total = totals[0] if totals else None
     return {
         "asset": token,
         "priceUsd": _usd(scale, usd),
         "totalSupply": raw(total),
         "totalSupplyUsd": _usd(total, usd),
-        "supplyCap": str(cap),
-        "borrowCollateralFactor": borrow_factor / WAD,
-        "liquidateCollateralFactor": liquidate_factor / WAD,
-        "liquidationFactor": liquidation_factor / WAD,
+        "supplyCap": str(info.supplyCap),
+        "borrowCollateralFactor": info.borrowCollateralFactor / WAD,
+        "liquidateCollateralFactor": info.liquidateCollateralFactor / WAD,
+        "liquidationFactor": info.liquidationFactor / WAD,
     }
 
 

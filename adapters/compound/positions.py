@@ -33,57 +33,42 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
+from adapters.compound.contracts import (
+    BALANCE_OF,
+    BASE_SCALE,
+    BASE_TOKEN,
+    BASE_TOKEN_PRICE_FEED,
+    BORROW_BALANCE_OF,
+    COLLATERAL_BALANCE_OF,
+    GET_ASSET_INFO,
+    GET_BORROW_RATE,
+    GET_REWARD_OWED,
+    GET_SUPPLY_RATE,
+    GET_UTILIZATION,
+    MAX_ASSETS,
+    NUM_ASSETS,
+    PRICE_SCALE,
+    WAD,
+)
+from adapters.compound.market import apr, apy, comet_price, usd_per_unit
 from adapters.context import FetchContext
 from adapters.deployment import deployed
-from adapters.position_warnings import PriceUnavailable, Warnings, outcome
+from adapters.position_warnings import Warnings, outcome
 from adapters.prices import currency_usd, oldest_update
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader, erc20, first, no_read
-from chain.abi import Function
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 log = logging.getLogger("wallet_positions.compound")
 
-WAD = 10**18
-PRICE_SCALE = 10**8
-SECONDS_PER_YEAR = 365 * 24 * 3600
-MAX_ASSETS = 32
-"""Comet holds at most 15 collateral assets (24 with the extended asset list); a market
-reporting more than this is refused."""
-
-BASE_TOKEN = Function("baseToken()", "c55dae63", ("address",), immutable=True)
-BASE_TOKEN_PRICE_FEED = Function("baseTokenPriceFeed()", "e7dad6bd", ("address",))
-BASE_SCALE = Function("baseScale()", "44c1e5eb", ("uint256",), immutable=True)
-NUM_ASSETS = Function("numAssets()", "a46fe83b", ("uint8",))
-GET_ASSET_INFO = Function(
-    "getAssetInfo(uint8)", "c8c7fe6b", ("(uint8,address,address,uint64,uint64,uint64,uint64,uint128)",)
-)
-BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
-BORROW_BALANCE_OF = Function("borrowBalanceOf(address)", "374c49b4", ("uint256",))
-COLLATERAL_BALANCE_OF = Function("collateralBalanceOf(address,address)", "5c2549ee", ("uint128",))
-GET_PRICE = Function("getPrice(address)", "41976e09", ("uint256",))
-GET_UTILIZATION = Function("getUtilization()", "7eb71131", ("uint256",))
-GET_SUPPLY_RATE = Function("getSupplyRate(uint256)", "d955759d", ("uint64",))
-GET_BORROW_RATE = Function("getBorrowRate(uint256)", "9fa83b5a", ("uint64",))
-GET_REWARD_OWED = Function("getRewardOwed(address,address)", "41e0cad6", ("address", "uint256"))
 LENS = Lens("CompoundLens", ("address", "address[]", "address[]", "address", "address"))
-
-
-def apr(rate: int) -> float:
-    return rate * SECONDS_PER_YEAR / WAD
-
-
-def apy(rate: int) -> float:
-    try:
-        return math.expm1(SECONDS_PER_YEAR * math.log1p(rate / WAD))
-    except OverflowError:
-        raise ProtocolError(f"a Comet reports a rate of {rate} per second, too large to be an APY") from None
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
@@ -100,7 +85,8 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     warnings = ctx.warnings
     comets = await deployed(reader, "compound", deployment.markets, lambda market: market.comet, "Comets")
     markets = await asyncio.gather(
-        *(_market(reader, chain, deployment, market, wallet, warnings) for market in comets), return_exceptions=True
+        *(_market(reader, _read(reader, chain, deployment, market, wallet, warnings), warnings) for market in comets),
+        return_exceptions=True,
     )
     kept = warnings.survivors("Compound market", ((market.comet, result) for market, result in zip(comets, markets)))
     if not kept:
@@ -125,14 +111,79 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, deployment: CompoundAd
     reader.prefetch([LENS.initcode(wallet, comets, feeds, rewards, sequencer)], [*comets, *feeds, rewards, sequencer])
 
 
-async def _market(
+@dataclass(frozen=True)
+class _Holding:
+    """A collateral asset the wallet holds in a market: Comet's AssetInfo, the balance, Comet's
+    price and the USD per raw unit it makes."""
+
+    asset: Any
+    balance: int
+    price: int | ProtocolError
+    usd: Fraction | ProtocolError | None
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """What rounds 1 to 3 read of a market for the wallet, before any figure is shaped from it."""
+
+    comet: str
+    base: str
+    base_feed: str
+    base_scale: int
+    supplied: int
+    borrowed: int
+    supply_rate: int | ProtocolError
+    borrow_rate: int | ProtocolError
+    base_price: int | ProtocolError
+    base_usd: Fraction | ProtocolError | None
+    unit_usd: Fraction | ProtocolError | None
+    """USD per unit of the market's price currency."""
+    held: list[_Holding]
+    prices: dict[str, Fraction]
+    """USD per raw unit of the base and of every collateral asset Comet prices: the rewards' prices."""
+    reward: tuple[str, int] | None
+
+
+async def _market(reader: ChainReader, reading: Awaitable[_Reads], warnings: Warnings) -> dict[str, Any]:
+    """A market's positions: its reads (`reading`), then the facts of the tokens they hold and, for
+    a borrow, the age of the risk oracle, shaped."""
+    read = await reading
+    comet, borrowed = read.comet, read.borrowed
+    if not (read.supplied or borrowed or read.held or read.reward):
+        return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": read.prices}
+    feeds = [read.base_feed, *(holding.asset.priceFeed for holding in read.held)]
+    (base_info, *collateral_infos), (updated, now) = await asyncio.gather(
+        asyncio.gather(
+            warnings.optional(erc20.token_info(reader, read.base), read.base, "baseAsset is"),
+            *(
+                warnings.optional(erc20.token_info(reader, holding.asset.asset), holding.asset.asset, "asset is")
+                for holding in read.held
+            ),
+        ),
+        asyncio.gather(
+            warnings.optional(oldest_update(reader, feeds, f"Comet {comet}"), comet, "the risk oracle's updatedAt is")
+            if borrowed
+            else no_read(),
+            reader.block_timestamp() if borrowed else no_read(),
+        ),
+    )
+    oracle = oracle_info(comet, updated, cast(int, now)) if borrowed else None
+    return {
+        **_positions(read, base_info, collateral_infos, oracle, warnings),
+        "prices": read.prices,
+        "reward": (comet, *read.reward) if read.reward else None,
+    }
+
+
+async def _read(
     reader: ChainReader,
     chain: ChainAddresses,
     deployment: CompoundAddresses,
     market: CometMarket,
     wallet: str,
     warnings: Warnings,
-) -> dict[str, Any]:
+) -> _Reads:
+    """Rounds 1 to 3 of the module's docstring: each round asks what the one before names."""
     comet, label = market.comet, f"Comet {market.comet}"
     # Two gathers: one of all eight would type each answer as the union of them all.
     unit_usd: Fraction | ProtocolError | None
@@ -161,72 +212,88 @@ async def _market(
         warnings.left_out("the collateral of", comet, infos)
         infos = []
     assets = [info for (info,) in infos]
-    if base_scale == 0 or any(asset[3] == 0 for asset in assets):
+    if base_scale == 0 or any(asset.scale == 0 for asset in assets):
         raise ProtocolError(f"{label} reports a scale of 0.")
     balances, prices, reward = await asyncio.gather(
         asyncio.gather(
-            *(outcome(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset[1], label=label)) for asset in assets)
+            *(
+                outcome(first(reader.call(comet, COLLATERAL_BALANCE_OF, wallet, asset.asset, label=label)))
+                for asset in assets
+            )
         ),
-        asyncio.gather(*(outcome(comet_price(reader, comet, asset[2], label)) for asset in assets)),
+        asyncio.gather(*(outcome(comet_price(reader, comet, asset.priceFeed, label)) for asset in assets)),
         _reward_owed(reader, deployment, comet, wallet),
     )
-
-    def per_unit(price: int | ProtocolError, scale: int) -> Fraction | ProtocolError | None:
-        return usd_per_unit(price, scale, unit_usd)
-
-    held, prices_held = [], []
+    held = []
     for asset, balance, price in zip(assets, balances, prices):
         if isinstance(balance, ProtocolError):
-            warnings.left_out(f"collateral {asset[1]} of", comet, balance)
-        elif balance[0]:
-            held.append((asset, balance[0], per_unit(price, asset[3])))
-            prices_held.append(price)
-    base_usd = per_unit(base_price, base_scale)
-    known = {base: base_usd, **{asset[1]: per_unit(price, asset[3]) for asset, price in zip(assets, prices)}}
-    known = {token: usd for token, usd in known.items() if isinstance(usd, Fraction)}
-    if not (supplied or borrowed or held or reward):
-        return {"supply": None, "borrow": None, "collateral": [], "reward": None, "prices": known}
-    feeds = [base_feed, *(asset[2] for asset, _, _ in held)]
-    (base_info, *collateral_infos), (updated, now) = await asyncio.gather(
-        asyncio.gather(
-            warnings.optional(erc20.token_info(reader, base), base, "baseAsset is"),
-            *(warnings.optional(erc20.token_info(reader, asset[1]), asset[1], "asset is") for asset, _, _ in held),
-        ),
-        asyncio.gather(
-            warnings.optional(oldest_update(reader, feeds, label), comet, "the risk oracle's updatedAt is")
-            if borrowed
-            else no_read(),
-            reader.block_timestamp() if borrowed else no_read(),
-        ),
+            warnings.left_out(f"collateral {asset.asset} of", comet, balance)
+        elif balance:
+            held.append(_Holding(asset, balance, price, usd_per_unit(price, asset.scale, unit_usd)))
+    base_usd = usd_per_unit(base_price, base_scale, unit_usd)
+    known = {
+        base: base_usd,
+        **{asset.asset: usd_per_unit(price, asset.scale, unit_usd) for asset, price in zip(assets, prices)},
+    }
+    return _Reads(
+        comet,
+        base,
+        base_feed,
+        base_scale,
+        supplied,
+        borrowed,
+        supply_rate,
+        borrow_rate,
+        base_price,
+        base_usd,
+        unit_usd,
+        held,
+        {token: usd for token, usd in known.items() if isinstance(usd, Fraction)},
+        reward,
     )
-    collateral_usd = [
-        warnings.value(usd, asset[1], "balanceUsd, borrowCapacityUsd and liquidationThresholdUsd are")
-        for asset, _, usd in held
-    ]
 
-    def weighted(factor: int) -> float | None:
-        """Σ collateral USD x a collateral factor; None when a collateral has no price."""
-        if any(usd is None for usd in collateral_usd):
+
+def _positions(
+    read: _Reads,
+    base_info: dict[str, Any] | None,
+    collateral_infos: list[dict[str, Any] | None],
+    oracle: dict[str, Any] | None,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    """The market's supply, borrow and collateral positions, shaped from its reads and the tokens'
+    facts; `oracle` is the risk oracle of a borrow."""
+    comet, supplied, borrowed = read.comet, read.supplied, read.borrowed
+    collateral_usd = [
+        warnings.value(
+            holding.usd, holding.asset.asset, "balanceUsd, borrowCapacityUsd and liquidationThresholdUsd are"
+        )
+        for holding in read.held
+    ]
+    priced = [(holding, usd) for holding, usd in zip(read.held, collateral_usd) if usd is not None]
+
+    def weighted(factor: Callable[[Any], int]) -> float | None:
+        """Σ collateral USD x a collateral factor of its AssetInfo; None when a collateral has no price."""
+        if len(priced) < len(read.held):
             return None
-        return float(sum(balance * usd * asset[factor] / WAD for (asset, balance, _), usd in zip(held, collateral_usd)))
+        return float(sum(holding.balance * usd * factor(holding.asset) / WAD for holding, usd in priced))
 
     collateral = [
         {
             "type": "compound-collateral",
             "marketAddress": comet,
             "asset": info,
-            "balance": str(balance),
-            "balanceUsd": float(balance * usd) if usd is not None else None,
-            "borrowCollateralFactor": asset[4] / WAD,
-            "liquidateCollateralFactor": asset[5] / WAD,
+            "balance": str(holding.balance),
+            "balanceUsd": float(holding.balance * usd) if usd is not None else None,
+            "borrowCollateralFactor": holding.asset.borrowCollateralFactor / WAD,
+            "liquidateCollateralFactor": holding.asset.liquidateCollateralFactor / WAD,
         }
-        for (asset, balance, _), usd, info in zip(held, collateral_usd, collateral_infos)
+        for holding, usd, info in zip(read.held, collateral_usd, collateral_infos)
     ]
     base_fields = {"marketAddress": comet, "baseAsset": base_info}
-    base_value = warnings.value(base_usd, comet, "balanceUsd and debtUsd are") if supplied or borrowed else None
+    base_value = warnings.value(read.base_usd, comet, "balanceUsd and debtUsd are") if supplied or borrowed else None
     supply = borrow = None
     if supplied:
-        rate = warnings.value(supply_rate, comet, "the supply apr and apy are")
+        rate = warnings.value(read.supply_rate, comet, "the supply apr and apy are")
         supply = {
             **base_fields,
             "type": "compound-supply",
@@ -236,7 +303,7 @@ async def _market(
             "apy": None if rate is None else apy(rate),
         }
     if borrowed:
-        rate = warnings.value(borrow_rate, comet, "the borrow apr and apy are")
+        rate = warnings.value(read.borrow_rate, comet, "the borrow apr and apy are")
         borrow = {
             **base_fields,
             "type": "compound-borrow",
@@ -244,71 +311,36 @@ async def _market(
             "debtUsd": float(borrowed * base_value) if base_value is not None else None,
             "apr": None if rate is None else apr(rate),
             "apy": None if rate is None else apy(rate),
-            "borrowCapacityUsd": weighted(4),
-            "liquidationThresholdUsd": weighted(5),
-            "risk": {
-                **_risk(
-                    borrowed, base_scale, base_price, held, prices_held, collateral_infos, unit_usd, warnings, comet
-                ),
-                "oracle": oracle_info(comet, updated, cast(int, now)),
-            },
+            "borrowCapacityUsd": weighted(lambda asset: asset.borrowCollateralFactor),
+            "liquidationThresholdUsd": weighted(lambda asset: asset.liquidateCollateralFactor),
+            "risk": {**_risk(read, collateral_infos, warnings), "oracle": oracle},
         }
-    return {
-        "supply": supply,
-        "borrow": borrow,
-        "collateral": collateral,
-        "prices": known,
-        "reward": (comet, *reward) if reward else None,
-    }
+    return {"supply": supply, "borrow": borrow, "collateral": collateral}
 
 
-def _risk(
-    borrowed: int,
-    base_scale: int,
-    base_price: int | ProtocolError,
-    held: list[tuple[Any, int, Any]],
-    prices: list[int | ProtocolError],
-    infos: list[dict[str, Any] | None],
-    unit_usd: Fraction | ProtocolError | None,
-    warnings: Warnings,
-    comet: str,
-) -> dict[str, Any]:
+def _risk(read: _Reads, infos: list[dict[str, Any] | None], warnings: Warnings) -> dict[str, Any]:
     """The `BorrowRisk` figures of a borrow (adapters/risk.py) by Comet's `isLiquidatable`:
     liquidatable once Σ collateral x getPrice / scale x liquidateCollateralFactor / 1e18 <
     borrowBalance x getPrice(base) / baseScale, in Comet's price currency (8 decimals)."""
-    if isinstance(base_price, ProtocolError) or any(isinstance(price, ProtocolError) for price in prices):
+    base_price = read.base_price
+    if isinstance(base_price, ProtocolError) or any(isinstance(holding.price, ProtocolError) for holding in read.held):
         return unknown_risk(infos)
     collaterals = [
-        Collateral(info, Fraction(balance, asset[3]), Fraction(price, PRICE_SCALE), Fraction(asset[5], WAD))
-        for (asset, balance, _), price, info in zip(held, cast(list[int], prices), infos)
+        Collateral(
+            info,
+            Fraction(holding.balance, holding.asset.scale),
+            Fraction(cast(int, holding.price), PRICE_SCALE),
+            Fraction(holding.asset.liquidateCollateralFactor, WAD),
+        )
+        for holding, info in zip(read.held, infos)
     ]
+    unit_usd = read.unit_usd
     unit = Unit(
         usd=unit_usd if isinstance(unit_usd, Fraction) else None,
         per_loan_asset=Fraction(base_price, PRICE_SCALE),
     )
-    debt = Fraction(borrowed, base_scale) * Fraction(base_price, PRICE_SCALE)
-    return borrow_risk(debt, collaterals, unit, warnings, comet)
-
-
-def usd_per_unit(
-    price: int | ProtocolError, scale: int, unit_usd: Fraction | ProtocolError | None
-) -> Fraction | ProtocolError | None:
-    """USD per raw unit: Comet's price is per whole unit (`scale` raw units), 8 decimals, in the
-    market's currency, worth `unit_usd` (None: no feed for that currency)."""
-    if isinstance(price, ProtocolError):
-        return price
-    if isinstance(unit_usd, ProtocolError):
-        return unit_usd
-    return None if unit_usd is None else Fraction(price, scale * PRICE_SCALE) * unit_usd
-
-
-async def comet_price(reader: ChainReader, comet: str, feed: str, label: str) -> int:
-    """Comet's price for a feed; PriceUnavailable when Comet refuses it."""
-    try:
-        (price,) = await reader.call(comet, GET_PRICE, feed, label=label)
-    except ProtocolError as exc:
-        raise PriceUnavailable(f"{label} gives no price for feed {feed}: {exc.message}") from None
-    return cast(int, price)
+    debt = Fraction(read.borrowed, read.base_scale) * Fraction(base_price, PRICE_SCALE)
+    return borrow_risk(debt, collaterals, unit, warnings, read.comet)
 
 
 async def _reward_owed(

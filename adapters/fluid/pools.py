@@ -1,5 +1,5 @@
 """Fluid's `poolDetails`: an fToken (lending) or a vault by its address, from the same resolvers
-and with the same figures as the wallet query (positions.py).
+and with the same figures as the wallet query (figures.py).
 
 - The kind: the address is among `LendingResolver.getAllFTokens()` (an fToken) or
   `VaultResolver.getAllVaultsAddresses()` (a vault) at the block.
@@ -19,27 +19,15 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.deployment import require
-from adapters.fluid.positions import (
-    CONFIGS,
-    LENDING_DETAILS,
-    ORACLE,
-    ORACLE_PRICE_LIQUIDATE,
-    ORACLE_PRICE_OPERATE,
+from adapters.fluid.contracts import (
+    GET_ALL_FTOKENS,
+    GET_ALL_VAULTS,
+    GET_FTOKEN_DETAILS,
+    GET_VAULT_ENTIRE_DATA,
     RATE_SCALE,
-    VAULT_ENTIRE_DATA,
-    FluidReader,
-    ftoken_fields,
-    vault_sides,
 )
-from chain.abi import Function
+from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
 from errors import InputValidationError
-
-GET_ALL_FTOKENS = Function("getAllFTokens()", "4af955c8", ("address[]",))
-GET_ALL_VAULTS = Function("getAllVaultsAddresses()", "a8d9f493", ("address[]",))
-GET_FTOKEN_DETAILS = Function("getFTokenDetails(address)", "d7a6fdb0", (LENDING_DETAILS,))
-GET_VAULT_ENTIRE_DATA = Function("getVaultEntireData(address)", "09c062e2", (VAULT_ENTIRE_DATA,))
-TOTALS, LIMITS = 6, 7
-LIQUIDATION_MAX_LIMIT, LIQUIDATION_PENALTY, BORROW_FEE = 4, 6, 7
 
 
 async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
@@ -73,9 +61,10 @@ async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
     )
 
 
-async def _lending(fluid: FluidReader, found: tuple[Any, ...]) -> dict[str, Any]:
+async def _lending(fluid: FluidReader, found: Any) -> dict[str, Any]:
+    """An fToken from its FTokenDetails."""
     fields, underlying, price = await ftoken_fields(fluid, found)
-    total_assets, total_supply = found[7], found[8]
+    total_assets, total_supply = found.totalAssets, found.totalSupply
     return {
         "__typename": "FluidLendingPool",
         "type": "fluid-lending-pool",
@@ -87,20 +76,21 @@ async def _lending(fluid: FluidReader, found: tuple[Any, ...]) -> dict[str, Any]
     }
 
 
-async def _vault(fluid: FluidReader, found: tuple[Any, ...]) -> dict[str, Any]:
-    configs, totals, limits = found[CONFIGS], found[TOTALS], found[LIMITS]
+async def _vault(fluid: FluidReader, found: Any) -> dict[str, Any]:
+    """A vault from its VaultEntireData: its sides hold the vault's totals."""
+    configs, totals, limits = found.configs, found.totalSupplyAndBorrow, found.limitsAndAvailability
     return {
         "__typename": "FluidVaultPool",
         "type": "fluid-vault-pool",
-        "vaultAddress": found[0].lower(),
+        "vaultAddress": found.vault.lower(),
         "chainId": fluid.reader.chain_id,
-        **await vault_sides(fluid, found, totals[0], totals[1]),
-        "liquidationMaxLimit": configs[LIQUIDATION_MAX_LIMIT] / RATE_SCALE,
-        "liquidationPenalty": configs[LIQUIDATION_PENALTY] / RATE_SCALE,
-        "borrowFee": configs[BORROW_FEE] / RATE_SCALE,
-        "oracle": configs[ORACLE].lower(),
-        "oraclePriceOperate": str(configs[ORACLE_PRICE_OPERATE]),
-        "oraclePriceLiquidate": str(configs[ORACLE_PRICE_LIQUIDATE]),
-        "withdrawable": str(limits[2]),
-        "borrowable": str(limits[5]),
+        **await vault_sides(fluid, found, totals.totalSupplyVault, totals.totalBorrowVault),
+        "liquidationMaxLimit": configs.liquidationMaxLimit / RATE_SCALE,
+        "liquidationPenalty": configs.liquidationPenalty / RATE_SCALE,
+        "borrowFee": configs.borrowFee / RATE_SCALE,
+        "oracle": configs.oracle.lower(),
+        "oraclePriceOperate": str(configs.oraclePriceOperate),
+        "oraclePriceLiquidate": str(configs.oraclePriceLiquidate),
+        "withdrawable": str(limits.withdrawable),
+        "borrowable": str(limits.borrowable),
     }

@@ -36,102 +36,34 @@ How each figure is derived (all at the request's pinned block; docs/protocols/fl
 from __future__ import annotations
 
 import asyncio
-import math
 from fractions import Fraction
 from typing import Any
 
 from adapters.context import FetchContext
 from adapters.deployment import deployed
-from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
-from adapters.prices import UsdPrice, token_feeds, usd_price
+from adapters.fluid.contracts import (
+    FETCH_LATEST_POSITION,
+    GET_POSITION_DATA_RAW,
+    GET_TICK_DATA_RAW,
+    GET_USER_POSITIONS,
+    LIQUIDATED,
+    ORACLE_PRICE_SCALE,
+    POSITIONS_BY_USER,
+    RATE_SCALE,
+    X19,
+    X24,
+    X30,
+)
+from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
+from adapters.position_warnings import PART_UNREADABLE, outcome
+from adapters.prices import token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses
-from chain import ChainReader, erc20, no_read
-from chain.abi import Function
+from chain import ChainReader, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 LENS = Lens("FluidLens", ("address", "address", "address", "address[]", "address"))
-RATE_SCALE = 10**4
-"""Fluid's percent with two decimals: 10,000 = 100 %."""
-REWARDS_RATE_SCALE = 10**14
-"""The lending rewards model's scale: 1e12 = 1 %."""
-ORACLE_PRICE_SCALE = 10**27
-SECONDS_PER_YEAR = 365 * 24 * 3600
-
-USER_SUPPLY_DATA = "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)"
-LENDING_DETAILS = (
-    "(address,bool,bool,string,string,uint256,address,uint256,uint256,uint256,uint256,uint256,uint256,"
-    f"int256,{USER_SUPPLY_DATA})"
-)
-"""FTokenDetails: fToken, eip2612Deposits, isNativeUnderlying, name, symbol, decimals, asset,
-totalAssets, totalSupply, convertToShares, convertToAssets, rewardsRate, supplyRate, ..."""
-GET_USER_POSITIONS = Function(
-    "getUserPositions(address)", "2a6bc2dd", (f"({LENDING_DETAILS},(uint256,uint256,uint256,uint256))[]",)
-)
-VAULT_ENTIRE_DATA = (
-    "(address,bool,bool,"
-    "(address,address,address,address,address,address,address,address,(address,address),(address,address),"
-    "uint256,uint256,bytes32,bytes32,bytes32,bytes32),"
-    "(uint16,uint16,uint16,uint16,uint16,uint16,uint16,uint16,address,uint256,uint256,address,uint256),"
-    "(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,int256,int256,int256,int256),"
-    "(uint256,uint256,uint256,uint256,uint256,uint256),"
-    "(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256),"
-    "(uint256,int256,uint256,uint256,uint256,uint256,(uint256,int256,uint256,uint256,uint256,uint256,int256)),"
-    f"{USER_SUPPLY_DATA},"
-    "(bool,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256))"
-)
-POSITIONS_BY_USER = Function(
-    "positionsByUser(address)",
-    "347ca8bb",
-    (
-        "(uint256,address,bool,bool,int256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)[]",
-        f"{VAULT_ENTIRE_DATA}[]",
-    ),
-)
-"""Fields by position: UserPosition (nftId, owner, isLiquidated, isSupplyPosition, tick, tickId,
-beforeSupply, beforeBorrow, beforeDustBorrow, supply, borrow, dustBorrow) and VaultEntireData
-(vault, isSmartCol, isSmartDebt, constantVariables, configs, exchangePricesAndRates, ...); the
-indices below name the ones read."""
-CONSTANTS, CONFIGS, RATES = 3, 4, 5
-SUPPLY_TOKEN, BORROW_TOKEN = 8, 9
-COLLATERAL_FACTOR, LIQUIDATION_THRESHOLD, ORACLE, ORACLE_PRICE_OPERATE, ORACLE_PRICE_LIQUIDATE = 2, 3, 8, 9, 10
-SUPPLY_RATE_VAULT, BORROW_RATE_VAULT = 10, 11
-GET_POSITION_DATA_RAW = Function("getPositionDataRaw(address,uint256)", "cbc7be65", ("uint256",))
-GET_TICK_DATA_RAW = Function("getTickDataRaw(address,int256)", "168a11c2", ("uint256",))
-FETCH_LATEST_POSITION = Function(
-    "fetchLatestPosition(int256,uint256,uint256,uint256)",
-    "22348cc7",
-    ("int256", "uint256", "uint256", "uint256", "uint256"),
-)
-"""The vault's own view of a position after liquidations: (tick, raw debt, raw collateral,
-branch id, branch data); the resolver's `positionByNftId` calls it."""
-X19, X24, X30 = 2**19 - 1, 2**24 - 1, 2**30 - 1
-LIQUIDATED = 1
-"""A branch's status (branchData bits 0-1): 1 liquidated (2 merged, 3 closed)."""
-VAULT_TYPES = {
-    (False, False): "standard",
-    (True, False): "smart-collateral",
-    (False, True): "smart-debt",
-    (True, True): "smart-collateral-and-debt",
-}
-
-
-class FluidReader:
-    """Token facts and prices of one input, shared through the request's reader."""
-
-    def __init__(self, reader: ChainReader, chain: ChainAddresses, warnings: Warnings) -> None:
-        self.reader = reader
-        self.chain = chain
-        self.warnings = warnings
-
-    async def token(self, token: str) -> dict[str, Any] | None:
-        read = self.reader.shared(("fluid", "token", token), lambda: erc20.token_info(self.reader, token))
-        return await self.warnings.optional(read, token, "the token's facts are")
-
-    async def price(self, token: str) -> UsdPrice | None:
-        read = self.reader.shared(("fluid", "price", token), lambda: usd_price(self.reader, self.chain, token))
-        return await self.warnings.optional(read, token, "its USD values are")
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
@@ -140,31 +72,33 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     assert deployment is not None
     reader = ctx.reader()
     feeds, sequencer = [feed.feed for feed in token_feeds(chain).values()], chain.sequencer_uptime_feed or NONE
-    pair = [deployment.lending_resolver, deployment.vault_resolver]
+    lending_resolver, vault_resolver = deployment.lending_resolver, deployment.vault_resolver
     # Each resolver and the feeds in lens calls of their own (one round): the vault resolver's
     # answer alone grows with the wallet's NFTs, and a tape holds at most 24,576 bytes.
-    parts = [(pair[0], NONE, [], NONE), (NONE, pair[1], [], NONE), (NONE, NONE, feeds, sequencer)]
-    reader.prefetch([LENS.initcode(wallet, *part) for part in parts], [*pair, *feeds, sequencer])
+    parts = [(lending_resolver, NONE, [], NONE), (NONE, vault_resolver, [], NONE), (NONE, NONE, feeds, sequencer)]
+    reader.prefetch(
+        [LENS.initcode(wallet, *part) for part in parts], [lending_resolver, vault_resolver, *feeds, sequencer]
+    )
     fluid = FluidReader(reader, chain, ctx.warnings)
     block, resolvers = await asyncio.gather(
         reader.block_number(),
         deployed(
             reader,
             "fluid",
-            [deployment.lending_resolver, deployment.vault_resolver],
+            [lending_resolver, vault_resolver],
             lambda resolver: resolver,
             "resolvers it is read through (LendingResolver, VaultResolver)",
         ),
     )
     lending, vaults = await asyncio.gather(
-        outcome(reader.call(deployment.lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver"))
-        if deployment.lending_resolver in resolvers
+        outcome(reader.call(lending_resolver, GET_USER_POSITIONS, wallet, label="Fluid LendingResolver"))
+        if lending_resolver in resolvers
         else no_read(),
-        outcome(reader.call(deployment.vault_resolver, POSITIONS_BY_USER, wallet, label="Fluid VaultResolver"))
-        if deployment.vault_resolver in resolvers
+        outcome(reader.call(vault_resolver, POSITIONS_BY_USER, wallet, label="Fluid VaultResolver"))
+        if vault_resolver in resolvers
         else no_read(),
     )
-    for resolver, what in ((deployment.lending_resolver, "lending"), (deployment.vault_resolver, "vaults")):
+    for resolver, what in ((lending_resolver, "lending"), (vault_resolver, "vaults")):
         if resolver not in resolvers:
             ctx.warnings.add(
                 PART_UNREADABLE,
@@ -177,16 +111,20 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     lending_positions: list[dict[str, Any]] = []
     vault_positions: list[dict[str, Any]] = []
     if isinstance(lending, ProtocolError):
-        ctx.warnings.left_out("Fluid lending, read through", deployment.lending_resolver, lending)
+        ctx.warnings.left_out("Fluid lending, read through", lending_resolver, lending)
     elif lending is not None:
         (entries,) = lending
         lending_positions = list(
             await asyncio.gather(
-                *(_lending_position(fluid, details, position, chain_id) for details, position in entries if position[0])
+                *(
+                    _lending_position(fluid, details, position, chain_id)
+                    for details, position in entries
+                    if position.fTokenShares
+                )
             )
         )
     if isinstance(vaults, ProtocolError):
-        ctx.warnings.left_out("Fluid vaults, read through", deployment.vault_resolver, vaults)
+        ctx.warnings.left_out("Fluid vaults, read through", vault_resolver, vaults)
     elif vaults is not None:
         positions, data = vaults
         if len(positions) != len(data):
@@ -194,7 +132,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
         vault_positions = list(
             await asyncio.gather(
                 *(
-                    _vault_position(fluid, deployment.vault_resolver, position, vault, chain_id)
+                    _vault_position(fluid, vault_resolver, position, vault, chain_id)
                     for position, vault in zip(positions, data)
                 )
             )
@@ -202,10 +140,9 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     return {"lendingPositions": lending_positions, "vaultPositions": vault_positions}
 
 
-async def _lending_position(
-    fluid: FluidReader, details: tuple[Any, ...], position: tuple[Any, ...], chain_id: int
-) -> dict[str, Any]:
-    shares, assets = position[0], position[1]
+async def _lending_position(fluid: FluidReader, details: Any, position: Any, chain_id: int) -> dict[str, Any]:
+    """A wallet's fToken: the resolver's FTokenDetails and the wallet's UserPosition in it."""
+    shares, assets = position.fTokenShares, position.underlyingAssets
     fields, underlying, price = await ftoken_fields(fluid, details)
     return {
         "type": "fluid-lending",
@@ -217,39 +154,12 @@ async def _lending_position(
     }
 
 
-async def ftoken_fields(fluid: FluidReader, details: tuple[Any, ...]) -> tuple[dict[str, Any], Any, UsdPrice | None]:
-    """An fToken's own figures from the resolver's FTokenDetails (its token, asset and rates), and
-    the asset's token facts and USD price."""
-    ftoken, name, symbol, decimals, asset = details[0], details[3], details[4], details[5], details[6]
-    rewards_rate, supply_rate = details[11], details[12]
-    underlying, price = await asyncio.gather(fluid.token(asset), fluid.price(asset))
-    supply_apr = supply_rate / RATE_SCALE
-    rewards_apr = rewards_rate / REWARDS_RATE_SCALE
-    return (
-        {
-            "fTokenAddress": ftoken,
-            "fToken": {"address": ftoken, "name": name, "symbol": symbol, "decimals": decimals},
-            "underlyingAsset": underlying,
-            "supplyApr": supply_apr,
-            "rewardsApr": rewards_apr,
-            "supplyApy": _compounded(supply_apr + rewards_apr),
-        },
-        underlying,
-        price,
-    )
-
-
-def _compounded(apr: float) -> float:
-    """(1 + APR / seconds)^seconds - 1: per-second compounding, as the other adapters quote APYs."""
-    return math.expm1(SECONDS_PER_YEAR * math.log1p(apr / SECONDS_PER_YEAR))
-
-
 async def _vault_position(
-    fluid: FluidReader, resolver: str, position: tuple[Any, ...], vault: tuple[Any, ...], chain_id: int
+    fluid: FluidReader, resolver: str, position: Any, vault: Any, chain_id: int
 ) -> dict[str, Any]:
-    supply, borrow = position[9], position[10]
-    configs = vault[CONFIGS]
-    threshold, liquidate = configs[LIQUIDATION_THRESHOLD], configs[ORACLE_PRICE_LIQUIDATE]
+    """A position NFT: the resolver's UserPosition and its vault's VaultEntireData."""
+    supply, borrow = position.supply, position.borrow
+    threshold, liquidate = vault.configs.liquidationThreshold, vault.configs.oraclePriceLiquidate
     sides, (owed, risk) = await asyncio.gather(
         vault_sides(fluid, vault, supply, borrow), _liquidation(fluid, resolver, position, vault)
     )
@@ -258,11 +168,11 @@ async def _vault_position(
         health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / owed)
     return {
         "type": "fluid-vault",
-        "vaultAddress": vault[0],
+        "vaultAddress": vault.vault,
         "chainId": chain_id,
-        "nftId": str(position[0]),
-        "owner": position[1],
-        "isLiquidated": position[2],
+        "nftId": str(position.nftId),
+        "owner": position.owner,
+        "isLiquidated": position.isLiquidated,
         **sides,
         "healthFactor": health,
         "risk": risk,
@@ -270,20 +180,22 @@ async def _vault_position(
 
 
 async def _liquidation(
-    fluid: FluidReader, resolver: str, position: tuple[Any, ...], vault: tuple[Any, ...]
+    fluid: FluidReader, resolver: str, position: Any, vault: Any
 ) -> tuple[Fraction | None, dict[str, Any] | None]:
     """The debt the vault's liquidation compares with the NFT's collateral (its tick's), and the
     NFT's risk by it: none without debt, or when the branch of a liquidated NFT cannot be read."""
-    nft, liquidated, supply, borrow, dust = position[0], position[2], position[9], position[10], position[11]
+    nft, borrow, debt = position.nftId, position.borrow, position.borrow + position.dustBorrow
     if not borrow:
         return None, None
-    owed: Fraction | None = Fraction(borrow + dust)
-    if liquidated:
+    owed: Fraction | None = Fraction(debt)
+    if position.isLiquidated:
         branch = await fluid.warnings.optional(
-            _branch(fluid.reader, resolver, vault[0], nft), vault[0], f"the health factor and risk of NFT {nft} are"
+            _branch(fluid.reader, resolver, vault.vault, nft),
+            vault.vault,
+            f"the health factor and risk of NFT {nft} are",
         )
-        owed = None if branch is None else liquidation_debt(borrow + dust, branch)
-    return owed, None if owed is None else await _risk(fluid, vault, supply, owed)
+        owed = None if branch is None else liquidation_debt(debt, branch)
+    return owed, None if owed is None else await _risk(fluid, vault, position.supply, owed)
 
 
 async def _branch(reader: ChainReader, resolver: str, vault: str, nft: int) -> int:
@@ -318,23 +230,23 @@ def liquidation_debt(debt: int, branch: int) -> Fraction:
     return Fraction(debt * (10_000 if partials == 1 else 10_015) * X30, 10_000 * X30 + 15 * partials)
 
 
-async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, owed: Fraction) -> dict[str, Any]:
+async def _risk(fluid: FluidReader, vault: Any, supply: int, owed: Fraction) -> dict[str, Any]:
     """The `BorrowRisk` figures of a vault NFT (adapters/risk.py) by the vault's own test: the
     position may be liquidated once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold /
     1e4 < owed (its tick's debt, `_liquidation`), the oracle quoting debt units per collateral unit
     (tokens or DEX shares) x 1e27. A smart side has no token: its prices are then stated in no
     unit but the drop, a ratio."""
-    constants, configs = vault[CONSTANTS], vault[CONFIGS]
-    threshold = Fraction(configs[LIQUIDATION_THRESHOLD], RATE_SCALE)
-    col, debt = constants[SUPPLY_TOKEN][0], constants[BORROW_TOKEN][0]
+    constants, configs = vault.constantVariables, vault.configs
+    threshold = Fraction(configs.liquidationThreshold, RATE_SCALE)
+    col, debt = constants.supplyToken.token0, constants.borrowToken.token0
     col_token, debt_token, debt_price, now = await asyncio.gather(
-        fluid.token(col) if not vault[1] else no_read(),
-        fluid.token(debt) if not vault[2] else no_read(),
-        fluid.price(debt) if not vault[2] else no_read(),
+        fluid.token(col) if not vault.isSmartCol else no_read(),
+        fluid.token(debt) if not vault.isSmartDebt else no_read(),
+        fluid.price(debt) if not vault.isSmartDebt else no_read(),
         fluid.reader.block_timestamp(),
     )
-    oracle = {"oracle": oracle_info(configs[ORACLE].lower(), None, now)}
-    liquidate = configs[ORACLE_PRICE_LIQUIDATE]
+    oracle = {"oracle": oracle_info(configs.oracle.lower(), None, now)}
+    liquidate = configs.oraclePriceLiquidate
     if not liquidate:
         return {**unknown_risk([col_token], float(threshold)), **oracle}
     known = col_token is not None and debt_token is not None
@@ -349,61 +261,7 @@ async def _risk(fluid: FluidReader, vault: tuple[Any, ...], supply: int, owed: F
         usd=Fraction(debt_price.answer, 10**debt_price.decimals) if known and debt_price else None,
         per_loan_asset=Fraction(1) if known else None,
     )
-    return {**borrow_risk(owed / debt_scale, [held], unit, fluid.warnings, vault[0]), **oracle}
-
-
-async def vault_sides(fluid: FluidReader, vault: tuple[Any, ...], supply: int, borrow: int) -> dict[str, Any]:
-    """A vault's two sides holding `supply` and `borrow` (a position's, or the vault's totals):
-    tokens or DEX shares, USD values, and the vault's type, factors and rates."""
-    smart_col, smart_debt = vault[1], vault[2]
-    constants, configs, rates = vault[CONSTANTS], vault[CONFIGS], vault[RATES]
-    col_tokens, debt_tokens = constants[SUPPLY_TOKEN], constants[BORROW_TOKEN]
-    operate = configs[ORACLE_PRICE_OPERATE]
-    col_token, col_price, debt_token, debt_price, col_dex, debt_dex = await asyncio.gather(
-        fluid.token(col_tokens[0]) if not smart_col else no_read(),
-        fluid.price(col_tokens[0]) if not smart_col else no_read(),
-        fluid.token(debt_tokens[0]) if not smart_debt else no_read(),
-        fluid.price(debt_tokens[0]) if not smart_debt else no_read(),
-        _dex_tokens(fluid, col_tokens) if smart_col else no_read(),
-        _dex_tokens(fluid, debt_tokens) if smart_debt else no_read(),
-    )
-    supply_usd = borrow_usd = None
-    if not smart_col:
-        supply_usd = _usd(col_price, col_token, supply)
-    elif not smart_debt and operate:
-        supply_usd = _usd(debt_price, debt_token, Fraction(supply * operate, ORACLE_PRICE_SCALE))
-    if not smart_debt:
-        borrow_usd = _usd(debt_price, debt_token, borrow)
-    elif not smart_col and operate:
-        borrow_usd = _usd(col_price, col_token, Fraction(borrow * ORACLE_PRICE_SCALE, operate))
-    return {
-        "vaultType": VAULT_TYPES[(smart_col, smart_debt)],
-        "supplyToken": col_token,
-        "supply": None if smart_col else str(supply),
-        "supplyShares": str(supply) if smart_col else None,
-        "supplyDexTokens": col_dex,
-        "supplyUsd": supply_usd,
-        "borrowToken": debt_token,
-        "borrow": None if smart_debt else str(borrow),
-        "borrowShares": str(borrow) if smart_debt else None,
-        "borrowDexTokens": debt_dex,
-        "borrowUsd": borrow_usd,
-        "collateralFactor": configs[COLLATERAL_FACTOR] / RATE_SCALE,
-        "liquidationThreshold": configs[LIQUIDATION_THRESHOLD] / RATE_SCALE,
-        "supplyRate": rates[SUPPLY_RATE_VAULT] / RATE_SCALE,
-        "borrowRate": rates[BORROW_RATE_VAULT] / RATE_SCALE,
-    }
-
-
-async def _dex_tokens(fluid: FluidReader, pair: tuple[str, str]) -> list[dict[str, Any] | None]:
-    """The two tokens of a smart side's Fluid DEX."""
-    return list(await asyncio.gather(*(fluid.token(token) for token in pair)))
-
-
-def _usd(price: UsdPrice | None, token: dict[str, Any] | None, amount: Fraction | int) -> float | None:
-    if price is None or token is None:
-        return None
-    return float(Fraction(amount) * price.answer / 10 ** (token["decimals"] + price.decimals))
+    return {**borrow_risk(owed / debt_scale, [held], unit, fluid.warnings, vault.vault), **oracle}
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:

@@ -1,5 +1,5 @@
 """Pendle's `poolDetails`: one market by its address, with the figures the wallet query derives for
-its PT, YT and LP positions, by the same code (pendle.MarketState).
+its PT, YT and LP positions, by the same code (market.py, MarketState).
 
 - A market if a configured market factory says it created it (`isValidMarket(address)` at the
   block); its SY, PT and YT from `readTokens()`, its maturity from `expiry()`.
@@ -19,13 +19,9 @@ from adapters.deployment import started
 from adapters.factories import vouched_kind
 from adapters.formats import ratio, raw
 from adapters.history import iso_date
-from adapters.pendle.positions import PendleReader, YieldContract, stream
-from chain.abi import Function
+from adapters.pendle.contracts import EXPIRY, IS_VALID_MARKET, READ_TOKENS, YieldContract, stream
+from adapters.pendle.market import PendleReader
 from errors import InputValidationError
-
-IS_VALID_MARKET = Function("isValidMarket(address)", "58e6309f", ("bool",))
-READ_TOKENS = Function("readTokens()", "2c8ce6bc", ("address", "address", "address"), immutable=True)
-EXPIRY = Function("expiry()", "e184c9be", ("uint256",), immutable=True)
 
 
 async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:

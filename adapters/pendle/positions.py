@@ -2,12 +2,13 @@
 
 How each figure is derived (all at the request's pinned block; docs/protocols/pendle.md has the long form):
 
-- Discovery through the event index (chain/event_index.py, `stream`): PT and YT pairs from every
-  yield-contract factory's CreateYieldContract events (with their SY and expiry), markets from
-  every market factory's CreateNewMarket events (with their PT), and who may hold a PT, YT or LP
-  from their Transfer logs. Those the wallet's logs name are asked for `balanceOf`; non-zero ones
-  are held. SY tokens are not Pendle's: they exist, and move, before a factory names them, so the
-  wallet's balance is read in every SY of the catalog at once (adapters/sweep.py) instead.
+- Discovery through the event index (chain/event_index.py; the stream: contracts.py): PT and YT
+  pairs from every yield-contract factory's CreateYieldContract events (with their SY and
+  expiry), markets from every market factory's CreateNewMarket events (with their PT), and who
+  may hold a PT, YT or LP from their Transfer logs. Those the wallet's logs name are asked for
+  `balanceOf`; non-zero ones are held. SY tokens are not Pendle's: they exist, and move, before a
+  factory names them, so the wallet's balance is read in every SY of the catalog at once
+  (adapters/sweep.py) instead.
 - A PT traded in several markets is priced in the one created last.
 - Implied APY = e^(lastLnImpliedRate / 1e18) - 1 (the market's `_storage()`), as RouterStatic's
   `getMarketState` and Pendle's offchain math give it; null after expiry (no rate is left to earn).
@@ -36,9 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import math
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -46,43 +45,25 @@ from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.formats import ratio
 from adapters.history import iso_date
-from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from adapters.prices import UsdPrice, token_feeds, usd_price
+from adapters.pendle.contracts import (
+    EXCHANGE_RATE,
+    GET_REWARD_TOKENS,
+    REDEEM_DUE,
+    USER_INTEREST,
+    WAD,
+    YieldContract,
+    stream,
+)
+from adapters.pendle.market import Asset, MarketState, PendleReader
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
+from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
-from addresses import ChainAddresses, PendleAddresses
-from chain import ChainReader, Log, erc20, shared_future
-from chain.abi import Event, Function, decode, encode
-from chain.event_index import Entry, Holding, Rows, Stream, View
+from addresses import ChainAddresses
+from chain import ChainReader, first, shared_future
+from chain.event_index import View
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
-WAD = 10**18
-IMPLIED_RATE_TIME = 365 * 24 * 3600
-"""MarketMathCore's year for implied rates."""
-
-CREATE_NEW_MARKET = Event(
-    "CreateNewMarket(address,address,int256,int256,uint256)",
-    "0xae811fae25e2770b6bd1dcb1475657e8c3a976f91d1ebf081271db08eef920af",
-)
-CREATE_NEW_MARKET_V1 = Event(
-    "CreateNewMarket(address,address,int256,int256)",
-    "0x166ae5f55615b65bbd9a2496e98d4e4d78ca15bd6127c0fe2dc27b76f6c03143",
-)
-"""The first market factory's event, before markets had a fee root."""
-CREATE_YIELD_CONTRACT = Event(
-    "CreateYieldContract(address,uint256,address,address)",
-    "0xaa79d8f17776adeaa316c5411b72e8b0057d064974fa8748f32492ecaa22ecd1",
-)
-
-STORAGE = Function("_storage()", "c3fb90d6", ("int128", "int128", "uint96", "uint16", "uint16", "uint16"))
-EXCHANGE_RATE = Function("exchangeRate()", "3ba0b9a9", ("uint256",))
-ASSET_INFO = Function("assetInfo()", "a40bee50", ("uint8", "address", "uint8"), immutable=True)
-PY_INDEX_STORED = Function("pyIndexStored()", "d2a3584e", ("uint256",))
-DO_CACHE_INDEX_SAME_BLOCK = Function("doCacheIndexSameBlock()", "516399df", ("bool",), immutable=True)
-PY_INDEX_LAST_UPDATED_BLOCK = Function("pyIndexLastUpdatedBlock()", "60e0a9e1", ("uint128",))
-USER_INTEREST = Function("userInterest(address)", "d68076c3", ("uint128", "uint128"))
-REDEEM_DUE = Function("redeemDueInterestAndRewards(address,bool,bool)", "7d24da4d", ("uint256", "uint256[]"))
-GET_REWARD_TOKENS = Function("getRewardTokens()", "c4f59f9b", ("address[]",))
 LENS_TOKENS = 12
 """PTs, YTs and LPs per PendleLens call: a held one's records take up to about 1.5 KB of a
 24,000-byte tape (more for a YT with rewards)."""
@@ -93,140 +74,11 @@ LENS = Lens(
 MAX_REWARD_TOKENS = 16
 
 
-@dataclass(frozen=True)
-class YieldContract:
-    """A PT and YT pair: what CreateYieldContract says, kept as the index entry's value."""
-
-    sy: str
-    expiry: int
-    pt: str
-    yt: str
-
-
-@dataclass(frozen=True)
-class Asset:
-    """What an SY's value is counted in (`assetInfo`), with its token facts and USD price."""
-
-    address: str
-    decimals: int
-    token: dict[str, Any] | None
-    price: UsdPrice | None
-
-    def usd(self, amount: Fraction | int | None) -> float | None:
-        """USD of an amount in the asset's raw unit."""
-        if amount is None or self.price is None:
-            return None
-        return float(Fraction(amount) * self.price.answer / 10 ** (self.decimals + self.price.decimals))
-
-
-@dataclass(frozen=True)
-class MarketState:
-    """A market and its SY and YT at the block: what every price and APY is derived from."""
-
-    market: str | None
-    pair: YieldContract
-    now: int
-    sy_rate: int
-    py_index: int
-    total_pt: int = 0
-    total_sy: int = 0
-    total_lp: int = 0
-    ln_implied_rate: int = 0
-
-    @property
-    def expired(self) -> bool:
-        return self.now >= self.pair.expiry
-
-    @property
-    def implied_apy(self) -> float | None:
-        if self.expired or self.market is None:
-            return None
-        return math.expm1(self.ln_implied_rate / WAD)
-
-    @property
-    def pt_price(self) -> Fraction | None:
-        """Asset per PT (raw units of both)."""
-        if self.expired:
-            return Fraction(self.sy_rate, self.py_index)
-        if self.market is None:
-            return None
-        exponent = self.ln_implied_rate * (self.pair.expiry - self.now) // IMPLIED_RATE_TIME
-        return Fraction(1 / math.exp(exponent / WAD))
-
-    @property
-    def market_value(self) -> Fraction | None:
-        """What the market's SY and PT are worth, in the asset's raw unit."""
-        pt_price = self.pt_price
-        if self.market is None or pt_price is None:
-            return None
-        total_asset = self.total_sy * self.py_index // WAD
-        return Fraction(total_asset + (self.total_pt if self.expired else self.total_pt * pt_price))
-
-    @property
-    def lp_price(self) -> Fraction | None:
-        """Asset per LP (raw units)."""
-        value = self.market_value
-        if value is None or not self.total_lp:
-            return None
-        return value / self.total_lp
-
-
-class PendleReader:
-    """The reads of one input, sharing the request's reader (and so its rounds and block)."""
-
-    def __init__(self, reader: ChainReader, chain: ChainAddresses, warnings: Warnings) -> None:
-        self.reader = reader
-        self.chain = chain
-        self.warnings = warnings
-
-    async def state(self, market: str | None, pair: YieldContract) -> MarketState:
-        return await self.reader.shared(("pendle", "state", market, pair.yt), lambda: self._state(market, pair))
-
-    async def _state(self, market: str | None, pair: YieldContract) -> MarketState:
-        reader = self.reader
-        label = f"YT {pair.yt}"
-        now, block, (sy_rate,), (stored,), (caches,), (updated,) = await asyncio.gather(
-            reader.block_timestamp(),
-            reader.block_number(),
-            reader.call(pair.sy, EXCHANGE_RATE, label=f"SY {pair.sy}"),
-            reader.call(pair.yt, PY_INDEX_STORED, label=label),
-            reader.call(pair.yt, DO_CACHE_INDEX_SAME_BLOCK, label=label),
-            reader.call(pair.yt, PY_INDEX_LAST_UPDATED_BLOCK, label=label),
-        )
-        py_index = stored if caches and updated == block else max(sy_rate, stored)
-        if not py_index:
-            raise ProtocolError(f"{label} has no interest index")
-        if market is None:
-            return MarketState(None, pair, now, sy_rate, py_index)
-        label = f"market {market}"
-        (total_pt, total_sy, ln_rate, *_), (total_lp,) = await asyncio.gather(
-            reader.call(market, STORAGE, label=label), reader.call(market, erc20.TOTAL_SUPPLY, label=label)
-        )
-        return MarketState(market, pair, now, sy_rate, py_index, total_pt, total_sy, total_lp, ln_rate)
-
-    async def asset(self, sy: str) -> Asset:
-        return await self.reader.shared(("pendle", "asset", sy), lambda: self._asset(sy))
-
-    async def _asset(self, sy: str) -> Asset:
-        _, address, decimals = await self.reader.call(sy, ASSET_INFO, label=f"SY {sy}")
-        token, price = await asyncio.gather(
-            self.warnings.optional(self.token(address), address, "underlyingAsset is"), self.price(address)
-        )
-        return Asset(address, decimals, token, price)
-
-    async def price(self, token: str) -> UsdPrice | None:
-        read = self.reader.shared(("pendle", "price", token), lambda: usd_price(self.reader, self.chain, token))
-        return await self.warnings.optional(read, token, "its USD values are")
-
-    async def token(self, token: str) -> dict[str, Any]:
-        return await self.reader.shared(("pendle", "token", token), lambda: erc20.token_info(self.reader, token))
-
-
 class Catalog:
     """The index's markets and yield contracts, looked up the ways positions need them."""
 
     def __init__(self, view: View) -> None:
-        self.pairs = {entry.key: _pair(entry.value) for entry in view.of("pt")}
+        self.pairs = {entry.key: YieldContract.of_entry(entry.value) for entry in view.of("pt")}
         self.by_yt = {pair.yt: pair for pair in self.pairs.values()}
         self.markets = {entry.key: "0x" + entry.value.hex() for entry in view.of("market")}
         self.market_of_pt = {pt: market for market, pt in self.markets.items()}
@@ -352,11 +204,15 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, catalog: Catalog, held
 async def _owed_interest(pendle: PendleReader, yts: list[str], wallet: str) -> dict[str, int]:
     """YTs the wallet's logs name but it holds none of, whose stored interest is still due: listed
     with a zero balance."""
-    answers = await asyncio.gather(
-        *(pendle.reader.call(yt, USER_INTEREST, wallet, label=f"YT {yt}") for yt in yts), return_exceptions=True
-    )
+    answers = await asyncio.gather(*(_accrued(pendle, yt, wallet) for yt in yts), return_exceptions=True)
     pendle.warnings.survivors("YT", zip(yts, answers))
-    return {yt: 0 for yt, answer in zip(yts, answers) if not isinstance(answer, BaseException) and answer[1]}
+    return {yt: 0 for yt, accrued in zip(yts, answers) if not isinstance(accrued, BaseException) and accrued}
+
+
+async def _accrued(pendle: PendleReader, yt: str, wallet: str) -> int:
+    """The interest a YT keeps for the wallet until claimed (its stored `userInterest`)."""
+    _, accrued = await pendle.reader.call(yt, USER_INTEREST, wallet, label=f"YT {yt}")
+    return int(accrued)
 
 
 async def _common(
@@ -475,7 +331,7 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
     info, asset, rate = await asyncio.gather(
         warnings.optional(pendle.token(sy), sy, "syToken is"),
         warnings.optional(pendle.asset(sy), sy, "underlyingAsset and balanceUsd are"),
-        outcome(pendle.reader.call(sy, EXCHANGE_RATE, label=f"SY {sy}")),
+        outcome(first(pendle.reader.call(sy, EXCHANGE_RATE, label=f"SY {sy}"))),
     )
     rate = warnings.value(rate, sy, "exchangeRate and balanceUsd are")
     return {
@@ -485,54 +341,9 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
         "syToken": info,
         "underlyingAsset": asset.token if asset else None,
         "balance": str(balance),
-        "balanceUsd": asset.usd(Fraction(balance * rate[0], WAD)) if asset and rate else None,
-        "exchangeRate": rate[0] / WAD if rate else None,
+        "balanceUsd": asset.usd(Fraction(balance * rate, WAD)) if asset and rate is not None else None,
+        "exchangeRate": rate / WAD if rate is not None else None,
     }
-
-
-def _pair(data: bytes) -> YieldContract:
-    return YieldContract(*decode(["address", "uint256", "address", "address"], data))
-
-
-@functools.cache
-def stream(deployment: PendleAddresses) -> Stream:
-    """Pendle's events in the index: yield contracts and markets created (catalog entries), and
-    who may hold a PT, YT or LP (holdings): the recipient of each of their Transfers."""
-    market_factories = {factory.address.lower() for factory in deployment.market_factories}
-    yield_factories = {factory.address.lower() for factory in deployment.yield_contract_factories}
-    contracts = tuple(sorted(market_factories | yield_factories))
-    start = min(factory.start_block for factory in (*deployment.market_factories, *deployment.yield_contract_factories))
-
-    def rows(entry: Log) -> Rows:
-        topics, address = entry.topics, entry.address
-        kind = topics[0] if topics else None
-        if (
-            address in market_factories
-            and len(topics) == 3
-            and kind in (CREATE_NEW_MARKET.topic, CREATE_NEW_MARKET_V1.topic)
-        ):
-            return [Entry("market", _topic_address(topics[1]), bytes.fromhex(topics[2][-40:]), entry.block_number)]
-        if address in yield_factories and len(topics) == 3 and kind == CREATE_YIELD_CONTRACT.topic:
-            pt, yt = decode(["address", "address"], entry.data)
-            value = encode(
-                ["address", "uint256", "address", "address"], [_topic_address(topics[1]), int(topics[2], 16), pt, yt]
-            )
-            return [Entry("pt", pt, value, entry.block_number), Entry("yt", yt, value, entry.block_number)]
-        if address not in contracts and len(topics) == 3 and kind == erc20.TRANSFER.topic:
-            return [Holding(_topic_address(topics[2]), address, entry.block_number)]
-        return []
-
-    topics = (CREATE_NEW_MARKET.topic, CREATE_NEW_MARKET_V1.topic, CREATE_YIELD_CONTRACT.topic, erc20.TRANSFER.topic)
-    return Stream(f"pendle {','.join(contracts)}", contracts, topics, start, rows, ("market", "pt", "yt"))
-
-
-def _topic_address(topic: str) -> str:
-    return "0x" + topic[-40:]
-
-
-def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
-    deployment = chain.pendle
-    return (stream(deployment),) if deployment else ()
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
