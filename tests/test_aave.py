@@ -12,12 +12,9 @@ from fractions import Fraction
 
 import pytest
 
-from adapters.aave import collateral
-from adapters.aave import pools as aave_pools
-from adapters.aave import positions as aave
-from adapters.aave import rewards as aave_rewards
-from adapters.aave import risk as aave_risk
-from chain import erc20
+from adapters.aave import contracts
+from adapters.aave import market as aave_market
+from chain import abi, erc20
 from tests import aave_world as A
 from tests.conftest import compounded_per_second, query_positions, world_api, world_fixture
 from tests.evm import functions_of
@@ -347,67 +344,107 @@ async def test_a_reserve_whose_oracle_fails_keeps_its_amounts(world_client, worl
     assert [(w["code"], w["target"]) for w in answer["warnings"]] == [("PRICE_UNAVAILABLE", core.tokens["WETH"])] * 2
 
 
+POSITIONS_AND_POOLS = {
+    "RESERVES_LIST": "IPool",
+    "USER_ACCOUNT_DATA": "IPool",
+    "USER_EMODE": "IPool",
+    "USER_RESERVE_DATA": "AaveProtocolDataProvider",
+    "RESERVE_DATA": "AaveProtocolDataProvider",
+    "RESERVE_CONFIGURATION": "AaveProtocolDataProvider",
+    "ASSET_PRICE": "IAaveOracle",
+    "BASE_CURRENCY": "IAaveOracle",
+    "BASE_CURRENCY_UNIT": "IAaveOracle",
+    "GET_POOL_DATA_PROVIDER": "IPoolAddressesProvider",
+    "GET_PRICE_ORACLE": "IPoolAddressesProvider",
+    "RESERVE_CAPS": "AaveProtocolDataProvider",
+    "PAUSED": "AaveProtocolDataProvider",
+    "RESERVE_TOKENS": "AaveProtocolDataProvider",
+}
+COLLATERAL_AND_RISK = {
+    "DEBT_CEILING": "AaveProtocolDataProvider",
+    "EMODE_CATEGORY_DATA": "IPool",
+    "SOURCE_OF_ASSET": "IAaveOracle",
+}
+REWARD_VIEWS = {
+    "INCENTIVES_CONTROLLER": "AToken",
+    "REWARDS_BY_ASSET": "RewardsController",
+    "REWARDS_DATA": "RewardsController",
+    "REWARD_ORACLE": "RewardsController",
+    "ALL_USER_REWARDS": "RewardsController",
+    "LATEST_ANSWER": "IEACAggregatorProxy",
+}
+"""From Aave's periphery package (the controller, the reward oracle's interface) and core (the tokens)."""
+FLATTENED = {"POOL_RESERVE_DATA": "IPool"}
+"""A struct of static fields the Pool returns whole, read as its fields in a row."""
+V3_6_VIEWS = {"COLLATERAL_BITMAP", "COLLATERAL_CONFIG", "LTVZERO_BITMAP"}
+"""The e-mode views of v3.2 and v3.6, held to the v3.6 sources (tests/test_aave36_world.py)."""
+
+
+def assert_published(functions: dict[str, str]) -> None:
+    for name, contract in functions.items():
+        function = getattr(contracts, name)
+        assert A.signature(contract, function.name) == (function.signature, tuple(function.output_types)), name
+
+
+def published_names(entries, name):
+    """The names an ABI gives a function's outputs, or a lone struct's fields ("" where unnamed)."""
+    (entry,) = [e for e in entries if e.get("type") == "function" and e["name"] == name]
+    outputs = entry["outputs"]
+    if len(outputs) == 1 and outputs[0]["type"] == "tuple":
+        outputs = outputs[0]["components"]
+    return [output["name"] for output in outputs]
+
+
+def output_names(function):
+    """The names a Function gives its outputs, or its lone struct's fields ("" where unnamed)."""
+    outputs = abi.parse_type("(" + ",".join(function.outputs) + ")")
+    if not outputs.names and len(outputs.items) == 1 and outputs.items[0].kind == "tuple":
+        outputs = outputs.items[0]
+    return list(outputs.names) or [""] * len(outputs.items)
+
+
+def test_every_function_of_the_ground_floor_is_held_to_a_published_abi():
+    published = POSITIONS_AND_POOLS | COLLATERAL_AND_RISK | REWARD_VIEWS | FLATTENED
+    assert set(functions_of(contracts)) == set(published) | V3_6_VIEWS
+
+
 def test_the_adapter_calls_exactly_the_published_abi():
-    """Every function the adapter calls, checked against the ABI files in Aave's npm package."""
-    contracts = {
-        "RESERVES_LIST": "IPool",
-        "USER_ACCOUNT_DATA": "IPool",
-        "USER_EMODE": "IPool",
-        "USER_RESERVE_DATA": "AaveProtocolDataProvider",
-        "RESERVE_DATA": "AaveProtocolDataProvider",
-        "RESERVE_CONFIGURATION": "AaveProtocolDataProvider",
-        "ASSET_PRICE": "IAaveOracle",
-        "BASE_CURRENCY": "IAaveOracle",
-        "BASE_CURRENCY_UNIT": "IAaveOracle",
-        "GET_POOL_DATA_PROVIDER": "IPoolAddressesProvider",
-        "GET_PRICE_ORACLE": "IPoolAddressesProvider",
-    }
-    contracts |= {
-        "RESERVE_CAPS": "AaveProtocolDataProvider",
-        "PAUSED": "AaveProtocolDataProvider",
-        "RESERVE_TOKENS": "AaveProtocolDataProvider",
-    }
-    functions = functions_of(aave) | functions_of(aave_pools)
-    assert set(functions) == set(contracts)
-    for name, function in functions.items():
-        assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
+    """Every function the wallet query and poolDetails call, checked against the ABI files in
+    Aave's npm package."""
+    assert_published(POSITIONS_AND_POOLS)
+
+
+def test_the_outputs_carry_the_published_names():
+    """A field is read by the name Aave's ABI gives it, where it gives one."""
+    for name, contract in (POSITIONS_AND_POOLS | COLLATERAL_AND_RISK | REWARD_VIEWS | FLATTENED).items():
+        function = getattr(contracts, name)
+        published = published_names(A.artifact(contract)["abi"], function.name)
+        if all(published):
+            assert output_names(function) == published, name
 
 
 def test_the_collateral_rules_read_the_published_v3_0_abi():
     """The views every version has; the e-mode views of v3.2 and v3.6 are checked against the
     v3.6 sources (tests/test_aave36_world.py)."""
     signature, (struct,) = A.signature("IPool", "getReserveData")
-    assert signature == collateral.POOL_RESERVE_DATA.signature
-    assert struct.replace("(", "").replace(")", "").split(",") == list(collateral.POOL_RESERVE_DATA.outputs), (
+    assert signature == contracts.POOL_RESERVE_DATA.signature
+    assert struct.replace("(", "").replace(")", "").split(",") == contracts.POOL_RESERVE_DATA.output_types, (
         "a struct of static fields is encoded as its fields in a row"
     )
-    assert A.signature("AaveProtocolDataProvider", "getDebtCeiling") == (
-        collateral.DEBT_CEILING.signature,
-        collateral.DEBT_CEILING.outputs,
-    )
-    assert A.signature("IPool", "getEModeCategoryData") == (
-        collateral.EMODE_CATEGORY_DATA.signature,
-        collateral.EMODE_CATEGORY_DATA.outputs,
-    )
-    assert A.signature("IAaveOracle", "getAssetPrice") == (
-        collateral.ASSET_PRICE.signature,
-        collateral.ASSET_PRICE.outputs,
-    )
+    assert_published({name: COLLATERAL_AND_RISK[name] for name in ("DEBT_CEILING", "EMODE_CATEGORY_DATA")})
+    assert_published({"ASSET_PRICE": "IAaveOracle"})
 
 
 def test_the_risk_reads_the_published_abi():
     """The oracle's source of an asset, from Aave's package; the price-cap adapters' getters are
     bgd-labs/aave-capo's (IPriceCapAdapterStable, IPriceCapAdapter), not in any package here."""
-    assert A.signature("IAaveOracle", "getSourceOfAsset") == (
-        aave_risk.SOURCE_OF_ASSET.signature,
-        aave_risk.SOURCE_OF_ASSET.outputs,
-    )
-    assert [f.signature for f in aave_risk.WRAPPED_FEEDS] == ["ASSET_TO_USD_AGGREGATOR()", "BASE_TO_USD_AGGREGATOR()"]
+    assert_published({"SOURCE_OF_ASSET": "IAaveOracle"})
+    assert [f.signature for f in contracts.WRAPPED_FEEDS] == ["ASSET_TO_USD_AGGREGATOR()", "BASE_TO_USD_AGGREGATOR()"]
 
 
 @pytest.mark.parametrize("rate", [0, 1, 10**20, 5 * 10**25, 10**27, 3 * 10**28])
 def test_apy_matches_per_second_compounding(rate):
-    assert aave.apy(rate) == pytest.approx(compounded(rate), rel=1e-12, abs=1e-30)
+    assert aave_market.apy(rate) == pytest.approx(compounded(rate), rel=1e-12, abs=1e-30)
 
 
 REWARDS = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -512,18 +549,7 @@ async def test_rewards_are_the_controllers_own(world_client, world):
 def test_the_rewards_read_the_published_abi():
     """The incentives views, from Aave's core (the tokens) and periphery (the controller, the
     reward oracle's interface) packages."""
-    contracts = {
-        "INCENTIVES_CONTROLLER": "AToken",
-        "REWARDS_BY_ASSET": "RewardsController",
-        "REWARDS_DATA": "RewardsController",
-        "REWARD_ORACLE": "RewardsController",
-        "ALL_USER_REWARDS": "RewardsController",
-        "LATEST_ANSWER": "IEACAggregatorProxy",
-    }
-    functions = functions_of(aave_rewards)
-    assert set(functions) == set(contracts)
-    for name, function in functions.items():
-        assert A.signature(contracts[name], function.name) == (function.signature, function.outputs), name
+    assert_published(REWARD_VIEWS)
     assert A.signature("IEACAggregatorProxy", "decimals") == (erc20.DECIMALS.signature, erc20.DECIMALS.outputs), (
         "the reward oracle's decimals, read as a token's"
     )

@@ -9,13 +9,11 @@ from fractions import Fraction
 
 import pytest
 
-from adapters.aave import collateral as aave_collateral
-from adapters.aave import pools as aave_pools
-from adapters.aave import positions as aave
+from adapters.aave import contracts
 from tests import aave36_world as W
 from tests.conftest import query_positions, world_api, world_fixture
 from tests.evm import CONTRACTS, compile_contracts, function_signatures
-from tests.test_aave import POOL_QUERY, QUERY
+from tests.test_aave import POOL_QUERY, QUERY, output_names, published_names
 
 ACCOUNT_DATA = ["uint256"] * 6  # collateral, debt, available borrows (base), LT, LTV, health factor
 
@@ -178,28 +176,27 @@ async def test_collateral_as_the_v3_6_pool_decides(api, world):
 
 
 def test_the_e_mode_views_are_the_published_v3_6_abi():
-    abi = function_signatures(W.compile_all()["PoolInstance"]["abi"])
-    for function in (
-        aave_collateral.LTVZERO_BITMAP,
-        aave_collateral.COLLATERAL_BITMAP,
-        aave_collateral.COLLATERAL_CONFIG,
-    ):
+    entries = W.compile_all()["PoolInstance"]["abi"]
+    abi = function_signatures(entries)
+    for function in (contracts.LTVZERO_BITMAP, contracts.COLLATERAL_BITMAP, contracts.COLLATERAL_CONFIG):
         (outputs,) = abi[function.signature]
-        assert outputs.strip("()").split(",") == list(function.outputs), function.signature
+        assert outputs.strip("()").split(",") == function.output_types, function.signature
+        published = published_names(entries, function.name)
+        assert not all(published) or output_names(function) == published, function.signature
 
 
 def test_the_data_provider_views_are_the_published_v3_6_abi():
     """The views the wallet query and poolDetails read from the data provider: unchanged in v3.6."""
     abi = function_signatures(W.compile_all()["AaveProtocolDataProvider"]["abi"])
     for function in (
-        aave.USER_RESERVE_DATA,
-        aave.RESERVE_DATA,
-        aave.RESERVE_CONFIGURATION,
-        aave_pools.RESERVE_CAPS,
-        aave_pools.PAUSED,
-        aave_pools.RESERVE_TOKENS,
+        contracts.USER_RESERVE_DATA,
+        contracts.RESERVE_DATA,
+        contracts.RESERVE_CONFIGURATION,
+        contracts.RESERVE_CAPS,
+        contracts.PAUSED,
+        contracts.RESERVE_TOKENS,
     ):
-        assert tuple(abi[function.signature]) == function.outputs, function.signature
+        assert tuple(abi[function.signature]) == tuple(function.output_types), function.signature
 
 
 async def test_pool_details_of_the_v3_6_market(api, world):

@@ -31,29 +31,22 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import cast
+from typing import Any
 
+from adapters.aave.contracts import (
+    ASSET_PRICE,
+    COLLATERAL_BITMAP,
+    COLLATERAL_CONFIG,
+    DEBT_CEILING,
+    EMODE_BITS,
+    EMODE_CATEGORY_DATA,
+    LTVZERO_BITMAP,
+    POOL_RESERVE_DATA,
+)
 from adapters.position_warnings import outcome
 from chain import ChainReader, no_read
-from chain.abi import ZERO_ADDRESS, Function
+from chain.abi import ZERO_ADDRESS
 from errors import ProtocolError
-
-LTVZERO_BITMAP = Function("getEModeCategoryLtvzeroBitmap(uint8)", "fd89dee5", ("uint128",))
-COLLATERAL_BITMAP = Function("getEModeCategoryCollateralBitmap(uint8)", "b0771dba", ("uint128",))
-COLLATERAL_CONFIG = Function("getEModeCategoryCollateralConfig(uint8)", "b286f467", ("uint16",) * 3)
-POOL_RESERVE_DATA = Function(
-    "getReserveData(address)",
-    "35ea6a75",
-    ("uint256",) + ("uint128",) * 5 + ("uint40", "uint16") + ("address",) * 4 + ("uint128",) * 3,
-)
-"""The Pool's ReserveDataLegacy (same selector as the data provider's getReserveData, another layout)."""
-DEBT_CEILING = Function("getDebtCeiling(address)", "3c798109", ("uint256",))
-EMODE_CATEGORY_DATA = Function("getEModeCategoryData(uint8)", "6c6f6ae1", ("(uint16,uint16,uint16,address,string)",))
-"""The category's terms up to v3.1 (deprecated from v3.2, where the price source reads as zero)."""
-ASSET_PRICE = Function("getAssetPrice(address)", "b3596f07", ("uint256",))
-"""The AaveOracle's price of an asset (or of a v3.0/v3.1 category's price source); positions.py's USD too."""
-EMODE_BITS = 168
-"""Where a reserve's configuration keeps its e-mode category, up to v3.1 (ReserveConfiguration)."""
 
 
 @dataclass(frozen=True)
@@ -109,31 +102,33 @@ async def rules(
     if not isinstance(bitmap, ProtocolError):
         if isinstance(config, ProtocolError):
             raise config
+        (collateral_bitmap,) = bitmap
+        (ltvzero_bitmap,) = (0,) if isinstance(probe, ProtocolError) else probe  # none before v3.6
         return Rules(
             v3_6,
             emode,
             tuple(flagged),
             ceiling_of,
-            emode_ltv=config[0],
-            collateral_bitmap=bitmap[0],
-            ltvzero_bitmap=probe[0] if v3_6 else 0,
+            emode_ltv=config.ltv,
+            collateral_bitmap=collateral_bitmap,
+            ltvzero_bitmap=ltvzero_bitmap,
             v3_2=True,
-            emode_threshold=config[1],
+            emode_threshold=config.liquidationThreshold,
         )
     if isinstance(legacy, ProtocolError):
         raise legacy
-    ((ltv, threshold, _, source, _),) = legacy
+    (category,) = legacy
     price = None
-    if source != ZERO_ADDRESS:
-        (price,) = await reader.call(oracle, ASSET_PRICE, source, label=f"{label} oracle")
+    if category.priceSource != ZERO_ADDRESS:
+        (price,) = await reader.call(oracle, ASSET_PRICE, category.priceSource, label=f"{label} oracle")
     return Rules(
         v3_6,
         emode,
         tuple(flagged),
         ceiling_of,
-        emode_ltv=ltv,
-        emode_threshold=threshold,
-        emode_source=None if price is None else source,
+        emode_ltv=category.ltv,
+        emode_threshold=category.liquidationThreshold,
+        emode_source=None if price is None else category.priceSource,
         emode_price=price,
     )
 
@@ -143,8 +138,8 @@ async def pool_reserve(reader: ChainReader, pool: str, asset: str, emode: int, l
     the rules (the fields are at the same places from v3.0 on)."""
     if not emode:
         return None
-    answer = await reader.call(pool, POOL_RESERVE_DATA, asset, label=label)
-    return Reserve(cast(int, answer[7]), cast(int, answer[0]))
+    record: Any = await reader.call(pool, POOL_RESERVE_DATA, asset, label=label)
+    return Reserve(record.id, record.configuration)
 
 
 def in_emode(rules: Rules, reserve: Reserve | None) -> bool:

@@ -1,13 +1,14 @@
 """Aave's `poolDetails`: one market, named by its PoolAddressesProvider (as the hosted API names
-it) or its Pool, with every reserve, read through the views the wallet query uses (positions.py).
+it) or its Pool, with every reserve, read through the views the wallet query uses (positions.py)
+and valued as it values them (market.py).
 
-- The market's current data provider and oracle from its PoolAddressesProvider (aave.current).
+- The market's current data provider and oracle from its PoolAddressesProvider (market.current).
 - Per reserve, from the data provider: `getReserveData` (totals and rates), `getReserveConfigurationData`,
   `getReserveCaps`, `getPaused`, `getReserveTokensAddresses`; the oracle's `getAssetPrice`.
 - totalSupplied = the aToken's total supply (`totalAToken`, accrued to the block by the liquidity
   index); totalBorrowed = total stable + variable debt (accrued likewise); utilization =
   totalBorrowed / totalSupplied (0 without supply).
-- APYs: the ray annual rates compounded per second over a 365-day year (aave.apy), as
+- APYs: the ray annual rates compounded per second over a 365-day year (market.apy), as
   `@aave/math-utils` calculateCompoundedRate does for `supplyAPY` / `variableBorrowAPY`.
 - Fractions: basis points / 1e4 (ltv, liquidationThreshold, reserveFactor); liquidationBonus is
   the bonus over 100 % (10500 -> 0.05). Caps are whole tokens, as the contract keeps them; 0 is none.
@@ -20,57 +21,53 @@ it) or its Pool, with every reserve, read through the views the wallet query use
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.aave import rewards
-from adapters.aave.collateral import ASSET_PRICE
-from adapters.aave.positions import (
+from adapters.aave.contracts import (
     GET_POOL_DATA_PROVIDER,
     GET_PRICE_ORACLE,
+    PAUSED,
+    RESERVE_CAPS,
     RESERVE_CONFIGURATION,
     RESERVE_DATA,
     RESERVE_TOKENS,
     RESERVES_LIST,
-    bounded_reserves,
-    current,
-    markets_of,
-    priced,
-    quoted_apy,
-    usd_unit_of,
-    usd_value,
 )
+from adapters.aave.market import Valuation, asset_price, bounded_reserves, current, markets_of, quoted_apy, usd_unit_of
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
 from addresses import AaveMarket
-from chain import ChainReader, erc20, no_read
+from chain import ChainReader, erc20
 from chain.abi import Function
 from errors import InputValidationError
 
-RESERVE_CAPS = Function("getReserveCaps(address)", "46fbe558", ("uint256", "uint256"))
-PAUSED = Function("getPaused(address)", "b55d9904", ("bool",))
+
+class Kind(NamedTuple):
+    """How an error names a market of a protocol this module reads."""
+
+    protocol: str
+    market: str
 
 
-MARKET_KIND = {"aave": ("Aave", "an Aave v3 market"), "spark": ("SparkLend", "a SparkLend market")}
-"""How an error names a market of each protocol this module reads."""
+MARKET_KIND = {"aave": Kind("Aave", "an Aave v3 market"), "spark": Kind("SparkLend", "a SparkLend market")}
 
 
 async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
-    chain_id, protocol = ctx.chain_id, ctx.protocol
-    markets = markets_of(ctx.chain, protocol)
-    found = [m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())]
-    if not found:
+    chain_id, kind = ctx.chain_id, MARKET_KIND[ctx.protocol]
+    markets = markets_of(ctx.chain, ctx.protocol)
+    market = next((m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())), None)
+    if market is None:
         known = ", ".join(f"{m.name} {m.addresses_provider.lower()}" for m in markets)
         raise InputValidationError(
-            f"{pool} is not {MARKET_KIND[protocol][1]} on chain {chain_id}: expected the "
+            f"{pool} is not {kind.market} on chain {chain_id}: expected the "
             f"PoolAddressesProvider (or Pool) of one of {known}."
         )
     reader = ctx.reader()
-    await require(reader, f"the {MARKET_KIND[protocol][0]} market {found[0].name}", found[0].pool, "Pool")
-    return {"details": await _market(reader, found[0], ctx.warnings)}
+    await require(reader, f"the {kind.protocol} market {market.name}", market.pool, "Pool")
+    return {"details": await _market(reader, market, ctx.warnings)}
 
 
 async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -> dict[str, Any]:
@@ -111,54 +108,44 @@ async def _reserve(
         read(RESERVE_CAPS, "supplyCap and borrowCap are"),
         read(PAUSED, "isPaused is"),
         read(RESERVE_TOKENS, "aToken and variableDebtToken are"),
-        optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "the USD values are"),
+        optional(asset_price(reader, oracle, asset, label), asset, "the USD values are"),
         reader.shared(("aave usd unit", oracle), lambda: usd_unit_of(reader, oracle, label)),
     )
-    decimals = config[0] if config else token["decimals"] if token else None
-    now = await reader.block_timestamp()
-    asset_usd = Fraction(price, usd_unit) if price is not None and usd_unit else None
-
-    def incentives(token: str, what: str) -> Awaitable[list[dict[str, Any]] | None]:
-        return optional(rewards.rates(reader, token, decimals, asset_usd, now, warnings, asset, label), asset, what)
-
-    supply_rewards, borrow_rewards = await asyncio.gather(
-        incentives(tokens[0], "supplyRewards are") if tokens else no_read(),
-        incentives(tokens[2], "borrowRewards are") if tokens else no_read(),
+    value = Valuation.of(config, token, price, usd_unit)
+    a_token, debt_token = (tokens.aTokenAddress, tokens.variableDebtTokenAddress) if tokens else (None, None)
+    supply_rewards, borrow_rewards = await rewards.on_reserve(
+        reader, ((a_token, "supplyRewards are"), (debt_token, "borrowRewards are")), value, warnings, asset, label
     )
-
-    def usd(amount: int | None) -> float | None:
-        return None if amount is None else usd_value(amount, price, decimals, usd_unit)
-
-    supplied = data[2] if data else None
-    borrowed = data[3] + data[4] if data else None
-    rates = (
-        (quoted_apy(data[5], asset, warnings, "supplyApy is"), quoted_apy(data[6], asset, warnings, "borrowApy is"))
-        if data
-        else (None, None)
-    )
+    supplied = data.totalAToken if data else None
+    borrowed = data.totalStableDebt + data.totalVariableDebt if data else None
     return {
         "asset": token,
-        "aToken": tokens[0].lower() if tokens else None,
-        "variableDebtToken": tokens[2].lower() if tokens else None,
+        "aToken": a_token.lower() if a_token else None,
+        "variableDebtToken": debt_token.lower() if debt_token else None,
         "totalSupplied": raw(supplied),
-        "totalSuppliedUsd": usd(supplied),
+        "totalSuppliedUsd": value.usd(supplied),
         "totalBorrowed": raw(borrowed),
-        "totalBorrowedUsd": usd(borrowed),
+        "totalBorrowedUsd": value.usd(borrowed),
         "utilization": (borrowed / supplied if supplied else 0.0) if data else None,
-        "supplyApy": rates[0],
-        "borrowApy": rates[1],
+        "supplyApy": quoted_apy(data.liquidityRate, asset, warnings, "supplyApy is") if data else None,
+        "borrowApy": quoted_apy(data.variableBorrowRate, asset, warnings, "borrowApy is") if data else None,
         "supplyRewards": supply_rewards,
         "borrowRewards": borrow_rewards,
-        "ltv": config[1] / 10_000 if config else None,
-        "liquidationThreshold": config[2] / 10_000 if config else None,
-        "liquidationBonus": (config[3] - 10_000) / 10_000 if config and config[3] else (0.0 if config else None),
-        "reserveFactor": config[4] / 10_000 if config else None,
-        "supplyCap": str(caps[1]) if caps else None,
-        "borrowCap": str(caps[0]) if caps else None,
-        "usageAsCollateralEnabled": config[5] if config else None,
-        "borrowingEnabled": config[6] if config else None,
-        "isActive": config[8] if config else None,
-        "isFrozen": config[9] if config else None,
-        "isPaused": paused[0] if paused else None,
-        "priceUsd": None if decimals is None else usd(10**decimals),
+        "ltv": config.ltv / 10_000 if config else None,
+        "liquidationThreshold": config.liquidationThreshold / 10_000 if config else None,
+        "liquidationBonus": _bonus(config.liquidationBonus) if config else None,
+        "reserveFactor": config.reserveFactor / 10_000 if config else None,
+        "supplyCap": str(caps.supplyCap) if caps else None,
+        "borrowCap": str(caps.borrowCap) if caps else None,
+        "usageAsCollateralEnabled": config.usageAsCollateralEnabled if config else None,
+        "borrowingEnabled": config.borrowingEnabled if config else None,
+        "isActive": config.isActive if config else None,
+        "isFrozen": config.isFrozen if config else None,
+        "isPaused": paused.isPaused if paused else None,
+        "priceUsd": None if value.decimals is None else value.usd(10**value.decimals),
     }
+
+
+def _bonus(liquidation_bonus: int) -> float:
+    """The liquidator's bonus over 100 % (10500 -> 0.05); a reserve that is no collateral has 0."""
+    return (liquidation_bonus - 10_000) / 10_000 if liquidation_bonus else 0.0

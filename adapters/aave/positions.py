@@ -37,70 +37,34 @@ deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
 from __future__ import annotations
 
 import asyncio
-import logging
-import math
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, NamedTuple
 
 from adapters.aave import collateral, rewards, risk
-from adapters.aave.collateral import ASSET_PRICE
+from adapters.aave.contracts import (
+    DEBT_CEILING,
+    GET_POOL_DATA_PROVIDER,
+    GET_PRICE_ORACLE,
+    LENS,
+    LENS_COLUMNS,
+    RESERVE_CONFIGURATION,
+    RESERVE_DATA,
+    RESERVE_TOKENS,
+    RESERVES_LIST,
+    USER_ACCOUNT_DATA,
+    USER_EMODE,
+    USER_RESERVE_DATA,
+    WAD,
+)
+from adapters.aave.market import Valuation, asset_price, bounded_reserves, current, markets_of, quoted_apy, usd_unit_of
 from adapters.context import FetchContext
 from adapters.deployment import deployed
-from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from addresses import AaveMarket, ChainAddresses
 from chain import ChainReader, erc20, no_read
-from chain.abi import ZERO_ADDRESS, Function
-from chain.lens import Lens
 from errors import ProtocolError
-
-log = logging.getLogger("wallet_positions.aave")
-
-RAY = 10**27
-WAD = 10**18
-SECONDS_PER_YEAR = 365 * 24 * 3600
-MAX_RESERVES = 128
-"""Aave v3's own cap on reserves per pool (ReserveConfiguration.MAX_RESERVES_COUNT)."""
-
-RESERVES_LIST = Function("getReservesList()", "d1946dbc", ("address[]",))
-USER_ACCOUNT_DATA = Function("getUserAccountData(address)", "bf92857c", ("uint256",) * 6)
-USER_EMODE = Function("getUserEMode(address)", "eddf1b79", ("uint256",))
-USER_RESERVE_DATA = Function("getUserReserveData(address,address)", "28dd2d01", ("uint256",) * 7 + ("uint40", "bool"))
-RESERVE_DATA = Function("getReserveData(address)", "35ea6a75", ("uint256",) * 11 + ("uint40",))
-"""The data provider's layout (the Pool's getReserveData shares the selector, not the layout)."""
-RESERVE_TOKENS = Function("getReserveTokensAddresses(address)", "d2493b6c", ("address", "address", "address"))
-RESERVE_CONFIGURATION = Function("getReserveConfigurationData(address)", "3e150141", ("uint256",) * 5 + ("bool",) * 5)
-BASE_CURRENCY = Function("BASE_CURRENCY()", "e19f4700", ("address",), immutable=True)
-BASE_CURRENCY_UNIT = Function("BASE_CURRENCY_UNIT()", "8c89b64f", ("uint256",), immutable=True)
-GET_POOL_DATA_PROVIDER = Function("getPoolDataProvider()", "e860accb", ("address",))
-GET_PRICE_ORACLE = Function("getPriceOracle()", "fca513a8", ("address",))
-LENS = Lens("AaveLens", ("address", "address[]", "address[]", "address[]", "address[]"))
-LENS_COLUMNS = ("pool", "addresses_provider", "data_provider", "oracle")
-
-Rules = tuple[int, Callable[[], Awaitable["collateral.Rules"]]]
-"""The wallet's e-mode category, and its collateral rules (read once per market, when a supply asks)."""
-
-
-def apy(rate_ray: int) -> float:
-    """Per-second compounding of a ray-denominated annual rate over a 365-day year."""
-    try:
-        return math.expm1(SECONDS_PER_YEAR * math.log1p(rate_ray / RAY / SECONDS_PER_YEAR))
-    except OverflowError:
-        raise ProtocolError(f"a reserve reports a rate of {rate_ray} ray, too large to be an APY") from None
-
-
-def quoted_apy(rate_ray: int, asset: str, warnings: Warnings, what: str) -> float | None:
-    """`apy(rate_ray)`, or None with a warning (`what` names the figure) for a rate too large."""
-    try:
-        return apy(rate_ray)
-    except ProtocolError as exc:
-        warnings.figure(asset, what, exc)
-        return None
-
-
-def markets_of(chain: ChainAddresses, protocol: str) -> tuple[AaveMarket, ...]:
-    """The chain's Aave v3 markets ("aave") or SparkLend markets ("spark")."""
-    return chain.spark if protocol == "spark" else chain.aave
 
 
 def chains(addresses: dict[int, ChainAddresses], protocol: str = "aave") -> frozenset[int]:
@@ -122,10 +86,10 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     if not kept:
         raise next(r for r in results if isinstance(r, BaseException))
     return {
-        "marketStates": [state for state, _, _, _ in kept if state],
-        "supplyPositions": [p for _, supplies, _, _ in kept for p in supplies],
-        "borrowPositions": [p for _, _, borrows, _ in kept for p in borrows],
-        "rewardPositions": [p for *_, claims in kept for p in claims],
+        "marketStates": [part.state for part in kept if part.state],
+        "supplyPositions": [p for part in kept for p in part.supplies],
+        "borrowPositions": [p for part in kept for p in part.borrows],
+        "rewardPositions": [p for part in kept for p in part.claims],
     }
 
 
@@ -135,11 +99,74 @@ def _prefetch(reader: ChainReader, markets: tuple[AaveMarket, ...], wallet: str)
     reader.prefetch([LENS.initcode(wallet, *columns)], [address for column in columns for address in column])
 
 
-async def _market(
-    reader: ChainReader, market: AaveMarket, wallet: str, warnings: Warnings
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+class _Part(NamedTuple):
+    """One market's part of the answer."""
+
+    state: dict[str, Any] | None
+    supplies: list[dict[str, Any]]
+    borrows: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Account:
+    """The wallet in one market: what the reads and figures of each reserve it holds depend on."""
+
+    reader: ChainReader
+    market: AaveMarket
+    data_provider: str
+    oracle: str
+    usd_unit: int | None
+    emode: int
+    rules: Callable[[], Awaitable[collateral.Rules]]
+    """The wallet's collateral rules, read once per market when a supply asks."""
+    borrowing: bool
+    warnings: Warnings
+    label: str
+
+
+class _Terms(NamedTuple):
+    """What the Pool's collateral decision on a supply needs beyond the reserve's configuration."""
+
+    rules: collateral.Rules
+    debt_ceiling: int
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """A held reserve's round (see the module); each is None where its read failed (warned)."""
+
+    data: Any
+    """RESERVE_DATA: the rates."""
+    config: Any
+    """RESERVE_CONFIGURATION."""
+    price: int | None
+    token: dict[str, Any] | None
+    terms: _Terms | None
+    """For a supply."""
+    record: collateral.Reserve | None
+    """The Pool's record, for a wallet in an e-mode."""
+    risk_price: int | None
+    """The price, unless the record failed (up to v3.1 an e-mode category may price the reserve)."""
+    updated_at: int | None
+    tokens: Any
+    """RESERVE_TOKENS."""
+
+
+class _Reserve(NamedTuple):
+    """A held reserve's part: its positions, what the risk check sees of it, and the tokens of it
+    the wallet holds that may earn incentives (its aToken, its variable debt token)."""
+
+    supply: dict[str, Any] | None
+    borrow: dict[str, Any] | None
+    held: risk.Held
+    earning: tuple[str, ...] = ()
+    """Added with the incentives."""
+
+
+async def _market(reader: ChainReader, market: AaveMarket, wallet: str, warnings: Warnings) -> _Part:
     label = f"Aave market {market.name}"
-    (reserves,), account, (emode,), data_provider, oracle = await asyncio.gather(
+    (reserves,), totals, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
         outcome(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
         reader.call(market.pool, USER_EMODE, wallet, label=label),
@@ -147,6 +174,7 @@ async def _market(
         current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label),
     )
     bounded_reserves(reserves, label)
+    user_data: list[Any]
     user_data, usd_unit = await asyncio.gather(
         asyncio.gather(
             *(
@@ -156,48 +184,60 @@ async def _market(
         ),
         usd_unit_of(reader, oracle, label),
     )
-    held = [(asset, data) for asset, data in zip(reserves, user_data) if data[0] or data[1] or data[2]]
+    held = [
+        (asset, user)
+        for asset, user in zip(reserves, user_data)
+        if user.currentATokenBalance or user.currentStableDebt or user.currentVariableDebt
+    ]
     if not held:
-        return None, [], [], []
-    flagged = [asset for asset, data in zip(reserves, user_data) if data[8]]
-    rules = (
-        emode,
-        lambda: reader.shared(
+        return _Part(None, [], [], [])
+    flagged = [asset for asset, user in zip(reserves, user_data) if user.usageAsCollateralEnabled]
+    account = _Account(
+        reader=reader,
+        market=market,
+        data_provider=data_provider,
+        oracle=oracle,
+        usd_unit=usd_unit,
+        emode=emode,
+        rules=lambda: reader.shared(
             ("aave collateral rules", market.pool, wallet),
             lambda: collateral.rules(reader, market.pool, data_provider, oracle, emode, flagged, label),
         ),
+        borrowing=not isinstance(totals, ProtocolError) and totals.totalDebtBase > 0,
+        warnings=warnings,
+        label=label,
     )
-    borrowing = not isinstance(account, ProtocolError) and account[1] > 0
-    reads = await asyncio.gather(
-        *(
-            _reserve(reader, market, data_provider, oracle, asset, data, usd_unit, rules, borrowing, warnings)
-            for asset, data in held
-        )
-    )
-    supplies = [supply for supply, _, _, _ in reads if supply]
-    borrows = [borrow for _, borrow, _, _ in reads if borrow]
-    state = _state(market, account, emode, usd_unit, supplies, borrows, warnings)
+    parts = await asyncio.gather(*(_reserve(account, asset, user) for asset, user in held))
+    supplies = [part.supply for part in parts if part.supply]
+    borrows = [part.borrow for part in parts if part.borrow]
+    state = _state(market, totals, emode, usd_unit, supplies, borrows, warnings)
     if state is not None:  # the account's totals in USD, so its risk too
-        state["risk"] = None
-        if borrowing:
-            terms = await outcome(rules[1]()) if supplies else None
-            category = terms if isinstance(terms, collateral.Rules) else None
-            state["risk"] = await risk.account_risk(
-                reader,
-                [h for _, _, h, _ in reads],
-                account,
-                usd_unit,
-                oracle,
-                category,
-                await reader.block_timestamp(),
-                warnings,
-                market.pool,
-                label,
-            )
-    earning = [token for *_, tokens in reads for token in tokens]
+        state["risk"] = await _risk(account, totals, [part.held for part in parts], bool(supplies))
+    earning = [token for part in parts for token in part.earning]
     claims = await warnings.optional(_claims(reader, earning, wallet, label), market.pool, "reward positions are")
     base = {"type": f"{market.protocol}-reward", "marketAddress": market.pool, "marketName": market.name}
-    return state, supplies, borrows, [{**base, **claim} for claim in claims or []]
+    return _Part(state, supplies, borrows, [{**base, **claim} for claim in claims or []])
+
+
+async def _risk(account: _Account, totals: Any, held: list[risk.Held], supplies: bool) -> dict[str, Any] | None:
+    """The account's liquidation risk by the Pool's own check; None without debt."""
+    if not account.borrowing:
+        return None
+    terms = await outcome(account.rules()) if supplies else None
+    category = terms if isinstance(terms, collateral.Rules) else None
+    reader = account.reader
+    return await risk.account_risk(
+        reader,
+        held,
+        totals,
+        account.usd_unit,
+        account.oracle,
+        category,
+        await reader.block_timestamp(),
+        account.warnings,
+        account.market.pool,
+        account.label,
+    )
 
 
 async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: str) -> list[dict[str, Any]]:
@@ -213,52 +253,20 @@ async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: st
     return [claim for claims in found for claim in claims]
 
 
-def bounded_reserves(reserves: list[str], label: str) -> None:
-    if len(reserves) > MAX_RESERVES:
-        raise ProtocolError(f"{label} lists {len(reserves)} reserves, more than Aave's {MAX_RESERVES}.")
-
-
-async def usd_unit_of(reader: ChainReader, oracle: str, label: str) -> int | None:
-    """The oracle's BASE_CURRENCY_UNIT when its base currency is USD (the zero address), else
-    None: the market's prices are then in no currency this service converts."""
-    base_currency, unit = await asyncio.gather(
-        outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
-        outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")),
-    )
-    return unit[0] if base_currency == (ZERO_ADDRESS,) and not isinstance(unit, ProtocolError) and unit[0] else None
-
-
-def usd_value(amount: int, price: int | None, decimals: int | None, usd_unit: int | None) -> float | None:
-    """amount / 10^decimals x price / BASE_CURRENCY_UNIT; None where a part is unknown."""
-    if usd_unit is None or price is None or decimals is None:
-        return None
-    return float(Fraction(amount * price, 10**decimals * usd_unit))
-
-
-async def current(reader: ChainReader, provider: str, function: Function, recorded: str, label: str) -> str:
-    """The market's current contract as its PoolAddressesProvider names it (Aave redeploys data
-    providers and oracles in upgrades), or the address book's if the provider cannot say."""
-    try:
-        (address,) = await reader.call(provider, function, label=f"{label} addresses provider")
-    except ProtocolError as exc:
-        log.warning("%s: using the recorded %s (%s)", label, function.name, exc.message)
-        return recorded
-    return cast(str, address)
-
-
 def _state(
     market: AaveMarket,
-    account: Any,
+    totals: Any,
     emode: int,
     usd_unit: int | None,
     supplies: list[dict[str, Any]],
     borrows: list[dict[str, Any]],
     warnings: Warnings,
 ) -> dict[str, Any] | None:
-    """The market's account totals, or None (with a warning) when they cannot be given in USD."""
+    """The market's account totals (USER_ACCOUNT_DATA, or the error that failed it), or None (with
+    a warning) when they cannot be given in USD."""
     problem = (
-        account.message
-        if isinstance(account, ProtocolError)
+        totals.message
+        if isinstance(totals, ProtocolError)
         else "the market's base currency is not USD"
         if usd_unit is None
         else f"e-mode category {emode} is not one Aave can have"
@@ -268,157 +276,139 @@ def _state(
     if problem:
         warnings.add(FIGURE_UNAVAILABLE, market.pool, f"the marketState of {market.name} is left out: {problem}")
         return None
-    collateral, debt, available, threshold, ltv, health = account
+    collateral_base, debt = totals.totalCollateralBase, totals.totalDebtBase
     if None in [p["balanceUsd"] for p in supplies] + [p["debtUsd"] for p in borrows]:
-        net_worth = float(Fraction(collateral - debt, usd_unit))
+        net_worth = float(Fraction(collateral_base - debt, usd_unit))
     else:
         net_worth = sum(p["balanceUsd"] for p in supplies) - sum(p["debtUsd"] for p in borrows)
     return {
         "marketAddress": market.pool,
         "marketName": market.name,
         "netWorthUsd": net_worth,
-        "totalCollateralUsd": float(Fraction(collateral, usd_unit)),
+        "totalCollateralUsd": float(Fraction(collateral_base, usd_unit)),
         "totalDebtUsd": float(Fraction(debt, usd_unit)),
-        "availableBorrowsUsd": float(Fraction(available, usd_unit)),
-        "healthFactor": float(Fraction(health, WAD)) if debt else None,
-        "ltv": ltv / 10_000,
-        "liquidationThreshold": threshold / 10_000,
+        "availableBorrowsUsd": float(Fraction(totals.availableBorrowsBase, usd_unit)),
+        "healthFactor": float(Fraction(totals.healthFactor, WAD)) if debt else None,
+        "ltv": totals.ltv / 10_000,
+        "liquidationThreshold": totals.currentLiquidationThreshold / 10_000,
         "eModeCategoryId": emode,
     }
 
 
-async def _reserve(
-    reader: ChainReader,
-    market: AaveMarket,
-    data_provider: str,
-    oracle: str,
-    asset: str,
-    user: tuple[Any, ...],
-    usd_unit: int | None,
-    rules: Rules,
-    borrowing: bool,
-    warnings: Warnings,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None, risk.Held, list[str]]:
-    """A reserve the wallet holds: listed whatever fails, each failing figure null with a warning;
-    what the account's liquidation check sees of it (when the account borrows, the time of the
-    reserve's price is read in the same round); and the tokens of it the wallet holds that may
-    earn incentives (its aToken, its variable debt token)."""
-    label, optional = f"Aave market {market.name}", warnings.optional
-    balance, stable_debt, variable_debt, *_, stable_rate, _, _, flagged = user
-    emode = rules[0]
-    reserve, config, price, token, terms, (record, updated, tokens) = await asyncio.gather(
-        optional(reader.call(data_provider, RESERVE_DATA, asset, label=f"{label} data provider"), asset, "apy is"),
+async def _reserve(account: _Account, asset: str, user: Any) -> _Reserve:
+    """One reserve the wallet holds (`user`: its USER_RESERVE_DATA): its round's reads, the
+    positions and risk terms they give, then the incentives on the tokens the wallet holds."""
+    reads = await _read(account, asset, user)
+    value = Valuation.of(reads.config, reads.token, reads.price, account.usd_unit)
+    part = _shape(account, asset, user, reads, value)
+    tokens, variable_debt = reads.tokens, user.currentVariableDebt
+    a_token = tokens.aTokenAddress if tokens and part.supply else None
+    debt_token = tokens.variableDebtTokenAddress if tokens and variable_debt else None
+    supply_rates, borrow_rates = await rewards.on_reserve(
+        account.reader,
+        ((a_token, "supply rewards are"), (debt_token, "borrow rewards are")),
+        value,
+        account.warnings,
+        asset,
+        account.label,
+    )
+    if part.supply:
+        part.supply["rewards"] = supply_rates
+    if part.borrow:
+        part.borrow["rewards"] = borrow_rates if variable_debt else []  # stable debt (before v3.2) earns none here
+    return part._replace(earning=tuple(token for token in (a_token, debt_token) if token))
+
+
+async def _read(account: _Account, asset: str, user: Any) -> _Reads:
+    """The held reserve's round: its rates, configuration, price and token, for a supply the
+    collateral terms, the Pool's record of it (in an e-mode), the time of its price (when the
+    account borrows) and its tokens."""
+    reader, warnings, label = account.reader, account.warnings, account.label
+    optional, provider = warnings.optional, f"{label} data provider"
+    supplied = user.currentATokenBalance
+    data, config, price, token, terms, (record, updated_at, tokens) = await asyncio.gather(
+        optional(reader.call(account.data_provider, RESERVE_DATA, asset, label=provider), asset, "apy is"),
         optional(
-            reader.call(data_provider, RESERVE_CONFIGURATION, asset, label=f"{label} data provider"),
+            reader.call(account.data_provider, RESERVE_CONFIGURATION, asset, label=provider),
             asset,
             "isCollateral and canBeCollateral are",
         ),
-        optional(priced(reader.call(oracle, ASSET_PRICE, asset, label=f"{label} oracle")), asset, "USD values are"),
+        optional(asset_price(reader, account.oracle, asset, label), asset, "USD values are"),
         optional(erc20.token_info(reader, asset), asset, "currency is"),
-        optional(
-            _collateral_terms(reader, data_provider, asset, rules[1], label),
-            asset,
-            "isCollateral and canBeCollateral are",
-        )
-        if balance
+        optional(_collateral_terms(account, asset), asset, "isCollateral and canBeCollateral are")
+        if supplied
         else no_read(),
         asyncio.gather(
-            outcome(collateral.pool_reserve(reader, market.pool, asset, emode, label)),
-            risk.updated_at(reader, oracle, asset, label) if borrowing else no_read(),
-            optional(
-                reader.call(data_provider, RESERVE_TOKENS, asset, label=f"{label} data provider"), asset, "rewards are"
-            ),
+            outcome(collateral.pool_reserve(reader, account.market.pool, asset, account.emode, label)),
+            risk.updated_at(reader, account.oracle, asset, label) if account.borrowing else no_read(),
+            optional(reader.call(account.data_provider, RESERVE_TOKENS, asset, label=provider), asset, "rewards are"),
         ),
     )
-    risk_price = price
     if isinstance(record, ProtocolError):
         # Without it, neither the collateral decision nor (up to v3.1) the e-mode price is known.
-        warnings.figure(asset, "isCollateral and canBeCollateral are" if balance else "risk prices are", record)
-        risk_price = record = None
-    decimals = config[0] if config else token["decimals"] if token else None
+        warnings.figure(asset, "isCollateral and canBeCollateral are" if supplied else "risk prices are", record)
+        return _Reads(data, config, price, token, terms, None, None, updated_at, tokens)
+    return _Reads(data, config, price, token, terms, record, price, updated_at, tokens)
 
-    def usd(amount: int) -> float | None:
-        return usd_value(amount, price, decimals, usd_unit)
 
-    def rate(value: int) -> float | None:
-        return quoted_apy(value, asset, warnings, "apy is")
+async def _collateral_terms(account: _Account, asset: str) -> _Terms:
+    """The wallet's rules and the reserve's debt ceiling, read in the round of its other reads."""
+    rules, (debt_ceiling,) = await asyncio.gather(
+        account.rules(),
+        account.reader.call(account.data_provider, DEBT_CEILING, asset, label=f"{account.label} data provider"),
+    )
+    return _Terms(rules, debt_ceiling)
 
-    currency = {**token, "decimals": decimals} if token else None
+
+def _shape(account: _Account, asset: str, user: Any, reads: _Reads, value: Valuation) -> _Reserve:
+    """The held reserve's supply and borrow positions (their incentives still to add) and what the
+    risk check sees of it."""
+    market, emode, warnings = account.market, account.emode, account.warnings
+    supplied, stable_debt, variable_debt = user.currentATokenBalance, user.currentStableDebt, user.currentVariableDebt
+    data, config, terms, record = reads.data, reads.config, reads.terms, reads.record
+    currency = {**reads.token, "decimals": value.decimals} if reads.token else None
     base = {"marketAddress": market.pool, "marketName": market.name, "currency": currency}
     supply: dict[str, Any] | None = None
     borrow: dict[str, Any] | None = None
     is_collateral = can_be_collateral = threshold = None
-    if balance:
+    if supplied:
         if config and terms and (record or not emode):
             is_collateral, can_be_collateral = collateral.decide(
-                terms[0], asset, config[1], config[2], terms[1], record
+                terms.rules, asset, config.ltv, config.liquidationThreshold, terms.debt_ceiling, record
             )
-            threshold = collateral.threshold(terms[0], config[2], record)
+            threshold = collateral.threshold(terms.rules, config.liquidationThreshold, record)
         supply = {
             **base,
             "type": f"{market.protocol}-supply",
-            "balance": str(balance),
-            "balanceUsd": usd(balance),
-            "apy": rate(reserve[5]) if reserve else None,
+            "balance": str(supplied),
+            "balanceUsd": value.usd(supplied),
+            "apy": quoted_apy(data.liquidityRate, asset, warnings, "apy is") if data else None,
             "isCollateral": is_collateral,
             "canBeCollateral": can_be_collateral,
         }
     debt = stable_debt + variable_debt
     if debt:
-        stable, variable = (rate(stable_rate) if stable_debt else 0.0), (rate(reserve[6]) if reserve else None)
+        stable = quoted_apy(user.stableBorrowRate, asset, warnings, "apy is") if stable_debt else 0.0
+        variable = quoted_apy(data.variableBorrowRate, asset, warnings, "apy is") if data else None
         weighted = (
             None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
         )
-        borrow = {**base, "type": f"{market.protocol}-borrow", "debt": str(debt), "debtUsd": usd(debt), "apy": weighted}
-    now = await reader.block_timestamp()
-    asset_usd = Fraction(price, usd_unit) if price is not None and usd_unit else None
-
-    def rates(token: str, side: str) -> Awaitable[list[dict[str, Any]] | None]:
-        return optional(rewards.rates(reader, token, decimals, asset_usd, now, warnings, asset, label), asset, side)
-
-    supply_rates, borrow_rates = await asyncio.gather(
-        rates(tokens[0], "supply rewards are") if supply and tokens else no_read(),
-        rates(tokens[2], "borrow rewards are") if variable_debt and tokens else no_read(),
-    )
-    if supply:
-        supply["rewards"] = supply_rates
-    if borrow:
-        borrow["rewards"] = borrow_rates if variable_debt else []  # stable debt (before v3.2) earns none here
-    earning = [] if tokens is None else [t for t, held in ((tokens[0], balance), (tokens[2], variable_debt)) if held]
+        borrow = {
+            **base,
+            "type": f"{market.protocol}-borrow",
+            "debt": str(debt),
+            "debtUsd": value.usd(debt),
+            "apy": weighted,
+        }
     held = risk.Held(
         token=currency,
-        decimals=decimals,
-        collateral=balance if is_collateral or (is_collateral is None and flagged) else 0,
+        decimals=value.decimals,
+        collateral=supplied if is_collateral or (is_collateral is None and user.usageAsCollateralEnabled) else 0,
         owed=debt,
-        price=risk_price,
+        price=reads.risk_price,
         threshold=threshold,
         in_category=collateral.in_legacy_category(emode, record),
         source=asset,
-        updated_at=updated,
+        updated_at=reads.updated_at,
     )
-    return supply, borrow, held, earning
-
-
-async def _collateral_terms(
-    reader: ChainReader,
-    data_provider: str,
-    asset: str,
-    rules: Callable[[], Awaitable[collateral.Rules]],
-    label: str,
-) -> tuple[collateral.Rules, int]:
-    """What the Pool's collateral decision on one supply needs beyond the reserve's own record:
-    the wallet's rules and the reserve's debt ceiling, read in the round of its other reads."""
-    terms, (debt_ceiling,) = await asyncio.gather(
-        rules(),
-        reader.call(data_provider, collateral.DEBT_CEILING, asset, label=f"{label} data provider"),
-    )
-    return terms, debt_ceiling
-
-
-async def priced(call: Any) -> int:
-    """The oracle's price; a failing oracle is a PriceUnavailable (a PRICE_UNAVAILABLE warning)."""
-    try:
-        (price,) = await call
-    except ProtocolError as exc:
-        raise PriceUnavailable(f"the oracle failed: {exc.message}") from None
-    return cast(int, price)
+    return _Reserve(supply, borrow, held)

@@ -20,21 +20,23 @@ scaled balances, so a holder's share is their balance over the token's `totalSup
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, cast
 
+from adapters.aave.contracts import (
+    ALL_USER_REWARDS,
+    INCENTIVES_CONTROLLER,
+    LATEST_ANSWER,
+    REWARD_ORACLE,
+    REWARDS_BY_ASSET,
+    REWARDS_DATA,
+)
+from adapters.aave.market import Valuation
 from adapters.history import YEAR
 from adapters.position_warnings import PRICE_UNAVAILABLE, Warnings
-from chain import ChainReader, erc20
-from chain.abi import ZERO_ADDRESS, Function
-
-INCENTIVES_CONTROLLER = Function("getIncentivesController()", "75d26413", ("address",))
-REWARDS_BY_ASSET = Function("getRewardsByAsset(address)", "6657732f", ("address[]",))
-REWARDS_DATA = Function("getRewardsData(address,address)", "7eff4ba8", ("uint256",) * 4)
-"""(index, emissionPerSecond, lastUpdateTimestamp, distributionEnd)."""
-REWARD_ORACLE = Function("getRewardOracle(address)", "2a17bf60", ("address",))
-ALL_USER_REWARDS = Function("getAllUserRewards(address[],address)", "4c0369c3", ("address[]", "uint256[]"))
-LATEST_ANSWER = Function("latestAnswer()", "50d25bcd", ("int256",))
+from chain import ChainReader, erc20, no_read
+from chain.abi import ZERO_ADDRESS
 
 
 async def controller_of(reader: ChainReader, token: str, label: str) -> str | None:
@@ -55,15 +57,30 @@ async def reward_price(reader: ChainReader, controller: str, reward: str, label:
     return Fraction(answer, 10**decimals) if answer > 0 else None
 
 
-async def rates(
+async def on_reserve(
     reader: ChainReader,
-    token: str,
-    decimals: int | None,
-    asset_usd: Fraction | None,
-    now: int,
+    sides: Sequence[tuple[str | None, str]],
+    value: Valuation,
     warnings: Warnings,
-    target: str,
+    asset: str,
     label: str,
+) -> list[list[dict[str, Any]] | None]:
+    """The `RewardRate`s on a reserve's aToken and variable debt token, as positions and poolDetails
+    give them: per side, its token (None: not asked, None back) and the figures a contract's failure
+    leaves null, with a warning on `asset`."""
+    now = await reader.block_timestamp()
+    return await asyncio.gather(
+        *(
+            warnings.optional(rates(reader, token, value, now, warnings, asset, label), asset, what)
+            if token
+            else no_read()
+            for token, what in sides
+        )
+    )
+
+
+async def rates(
+    reader: ChainReader, token: str, value: Valuation, now: int, warnings: Warnings, target: str, label: str
 ) -> list[dict[str, Any]]:
     """The `RewardRate`s of one aToken or variable debt token (see the module): an empty list
     without incentives; a missing price is warned about on `target` (the reserve's asset). A
@@ -86,7 +103,9 @@ async def rates(
         )
     )
     found = []
-    for (_, emission, _, end), info, price in reads:
+    decimals, asset_usd = value.decimals, value.asset_usd
+    for data, info, price in reads:
+        emission, end = data.emissionPerSecond, data.distributionEnd
         apr: float | None = 0.0
         if emission and end > now:
             if price is None or asset_usd is None or decimals is None or not total:
@@ -109,8 +128,8 @@ async def claimable(
 ) -> list[dict[str, Any]]:
     """What `wallet` may claim from `controller` for `tokens`: per reward token with an amount,
     the amount and its USD value (null without a price)."""
-    rewards, amounts = await reader.call(controller, ALL_USER_REWARDS, tokens, wallet, label=f"{label} rewards")
-    owed = [(reward, amount) for reward, amount in zip(rewards, amounts) if amount]
+    answer: Any = await reader.call(controller, ALL_USER_REWARDS, tokens, wallet, label=f"{label} rewards")
+    owed = [(reward, amount) for reward, amount in zip(answer.rewardsList, answer.unclaimedAmounts) if amount]
     reads = await asyncio.gather(
         *(
             asyncio.gather(erc20.token_info(reader, reward), reward_price(reader, controller, reward, label))

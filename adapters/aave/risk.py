@@ -36,19 +36,14 @@ from fractions import Fraction
 from typing import Any, cast
 
 from adapters.aave.collateral import Rules
+from adapters.aave.contracts import SOURCE_OF_ASSET, WRAPPED_FEEDS
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import LATEST_ROUND_DATA
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from chain import ChainReader
-from chain.abi import ZERO_ADDRESS, Function
+from chain.abi import ZERO_ADDRESS
 from errors import ProtocolError
 
-SOURCE_OF_ASSET = Function("getSourceOfAsset(address)", "92bf2be0", ("address",))
-WRAPPED_FEEDS = (
-    Function("ASSET_TO_USD_AGGREGATOR()", "4ebdc284", ("address",)),
-    Function("BASE_TO_USD_AGGREGATOR()", "d221087c", ("address",)),
-)
-"""What a CAPO adapter wraps: a stable adapter's asset feed, a ratio adapter's base feed."""
 BASIS_POINT = Fraction(1, 10_000)
 
 
@@ -75,28 +70,36 @@ class Held:
 async def updated_at(reader: ChainReader, oracle: str, asset: str, label: str) -> int | None:
     """When the oracle's source for `asset` was last updated (see the module); None when the
     source reports no time. A node's failure propagates; a contract's answers None."""
-    source = await outcome(reader.call(oracle, SOURCE_OF_ASSET, asset, label=f"{label} oracle"))
-    if isinstance(source, ProtocolError) or source[0] == ZERO_ADDRESS:
+    source = _address(await outcome(reader.call(oracle, SOURCE_OF_ASSET, asset, label=f"{label} oracle")))
+    if source is None:
         return None
-    feeds = [source[0]]
-    answer = await outcome(reader.call(source[0], LATEST_ROUND_DATA, label=f"{label} price source"))
+    answer = await outcome(reader.call(source, LATEST_ROUND_DATA, label=f"{label} price source"))
     if isinstance(answer, ProtocolError):
         wrapped = await asyncio.gather(
-            *(outcome(reader.call(feeds[0], f, label=f"{label} price source")) for f in WRAPPED_FEEDS)
+            *(outcome(reader.call(source, f, label=f"{label} price source")) for f in WRAPPED_FEEDS)
         )
-        inner = next((w[0] for w in wrapped if not isinstance(w, ProtocolError) and w[0] != ZERO_ADDRESS), None)
+        inner = next((feed for feed in map(_address, wrapped) if feed is not None), None)
         if inner is None:
             return None
         answer = await outcome(reader.call(inner, LATEST_ROUND_DATA, label=f"{label} price source"))
         if isinstance(answer, ProtocolError):
             return None
-    return cast(int, answer[3])
+    _round, _answer, _started, updated, _answered_in = answer  # Chainlink's latestRoundData
+    return cast(int, updated)
+
+
+def _address(answer: tuple[Any, ...] | ProtocolError) -> str | None:
+    """An address a view answers; None where the view fails or answers the zero address (none)."""
+    if isinstance(answer, ProtocolError):
+        return None
+    (address,) = answer
+    return None if address == ZERO_ADDRESS else cast(str, address)
 
 
 async def account_risk(
     reader: ChainReader,
     held: list[Held],
-    account: tuple[int, ...],
+    account: Any,
     usd_unit: int | None,
     oracle: str,
     rules: Rules | None,
@@ -105,8 +108,8 @@ async def account_risk(
     target: str,
     label: str,
 ) -> dict[str, Any]:
-    """The account's `BorrowRisk` from its held reserves and `getUserAccountData` (which it owes);
-    warnings name `target` (the Pool).
+    """The account's `BorrowRisk` from its held reserves and its `account` data (USER_ACCOUNT_DATA:
+    what it owes); warnings name `target` (the Pool).
     Up to v3.1 the wallet's e-mode category may price the reserves in it by its own source, whose
     time is then read (in the round of the reserves' own, by the lens)."""
     if rules is not None and rules.emode_source is not None and any(h.in_category for h in held):
@@ -128,7 +131,7 @@ async def account_risk(
         h.price is None or h.decimals is None for h in moving
     ):
         return {
-            **unknown_risk([h.token for h in collaterals], account[3] / 10_000),
+            **unknown_risk([h.token for h in collaterals], account.currentLiquidationThreshold / 10_000),
             "oracle": risk_oracle,
         }
     loan_price = loans[0].price if len(loans) == 1 else None
@@ -140,7 +143,7 @@ async def account_risk(
     for h in moving:
         owed[h.source] = owed.get(h.source, Fraction(0)) + Fraction(h.owed, 10 ** cast(int, h.decimals))
     figures = borrow_risk(
-        Fraction(account[1]),
+        Fraction(account.totalDebtBase),
         [
             Collateral(
                 h.token,
