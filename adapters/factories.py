@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Sequence
 
 from adapters.position_warnings import outcome
-from chain import ChainReader
+from chain import ChainReader, first
 from chain.abi import Function
 from errors import ProtocolError
 
@@ -20,10 +20,13 @@ async def vouched_kind(reader: ChainReader, probes: Sequence[Probe], address: st
     """The kind of the first factory that says it created `address`; None when none does. A
     factory whose view fails is a ProtocolError, unless another one vouches."""
     answers = await asyncio.gather(
-        *(outcome(reader.call(factory, view, address, label=f"factory {factory}")) for factory, view, _ in probes)
+        *(
+            outcome(first(reader.call(factory, view, address, label=f"factory {factory}")))
+            for factory, view, _ in probes
+        )
     )
     for (_, _, kind), answer in zip(probes, answers):
-        if not isinstance(answer, ProtocolError) and answer[0]:
+        if not isinstance(answer, ProtocolError) and answer:
             return kind
     for answer in answers:
         if isinstance(answer, ProtocolError):

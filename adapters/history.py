@@ -25,7 +25,7 @@ import math
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from fractions import Fraction
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from adapters.position_warnings import HISTORY_UNAVAILABLE, Warnings
 from chain import BLOCK_SECONDS, ChainReader, shared_future
@@ -41,6 +41,13 @@ MAX_ISO_TIMESTAMP = 253_402_300_799
 """9999-12-31T23:59:59Z."""
 
 
+class Stamped(NamedTuple):
+    """A block with its timestamp."""
+
+    block: int
+    timestamp: int
+
+
 async def block_at(reader: ChainReader, target: int) -> tuple[int, int] | None:
     """The newest block at or before the pinned one whose timestamp is at most `target`, with
     its timestamp; None when the chain's first block is younger."""
@@ -54,7 +61,8 @@ async def block_at(reader: ChainReader, target: int) -> tuple[int, int] | None:
     if found is None:
         return None
     reader.hints[(reader.chain_id, "block at")] = found
-    return found[0]
+    at, _ = found
+    return at
 
 
 def _bracketed(reader: ChainReader, target: int, hi: int) -> tuple[int, int] | None:
@@ -86,7 +94,7 @@ async def _search(
     """Probe rounds narrowing a bracket: first the guessed block and the one after it (found in
     that one round while blocks keep their pace), else the chain's nominal block time's guess.
     Returns the block found and the one after it, each with its timestamp."""
-    lo: tuple[int, int] | None = None
+    lo: Stamped | None = None
     if (start := guess(reader, target)) is not None and start < hi:
         probes = [start, start + 1]
     elif seconds := BLOCK_SECONDS.get(reader.chain_id):
@@ -99,19 +107,19 @@ async def _search(
         blocks = sorted(set(probes))
         stamps = list(zip(blocks, await asyncio.gather(*(reader.timestamp_of(block) for block in blocks))))
         for block, stamp in stamps:
-            if stamp <= target and (lo is None or block > lo[0]):
-                lo = (block, stamp)
+            if stamp <= target and (lo is None or block > lo.block):
+                lo = Stamped(block, stamp)
             elif stamp > target and block < hi:
                 hi, t_hi = block, stamp
         if lo is None:
             if 0 in probes:
                 return None
-            probes = _extrapolated(stamps[0], (hi, t_hi), target)
+            probes = _extrapolated(min(stamps), (hi, t_hi), target)
             continue
-        if hi - lo[0] <= 1:
+        if hi - lo.block <= 1:
             return lo, (hi, t_hi)
-        slow = hi - lo[0] > width // 2
-        width = hi - lo[0]
+        slow = hi - lo.block > width // 2
+        width = hi - lo.block
         probes = _interpolated(lo, (hi, t_hi), target, halve=slow)
     raise ProtocolError(f"no block found at timestamp {target} on chain {reader.chain_id} within {MAX_ROUNDS} rounds")
 

@@ -101,10 +101,8 @@ class Warnings:
         return kept
 
     def as_list(self) -> list[dict[str, str]]:
-        return [
-            {"code": code, "target": target, "message": message}
-            for code, target, message in sorted(self._items, key=lambda item: (item[1], item[0], item[2]))
-        ]
+        ordered = sorted((target, code, message) for code, target, message in self._items)
+        return [{"code": code, "target": target, "message": message} for target, code, message in ordered]
 
     def __len__(self) -> int:
         return len(self._items)

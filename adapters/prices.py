@@ -18,7 +18,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import cast
+from typing import Any, cast
 
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
 from addresses import ChainAddresses, PriceFeed
@@ -31,7 +31,12 @@ log = logging.getLogger("wallet_positions.prices")
 
 SEQUENCER_GRACE = 3600
 
-LATEST_ROUND_DATA = Function("latestRoundData()", "feaf968c", ("uint80", "int256", "uint256", "uint256", "uint80"))
+LATEST_ROUND_DATA = Function(
+    "latestRoundData()",
+    "feaf968c",
+    ("uint80 roundId", "int256 answer", "uint256 startedAt", "uint256 updatedAt", "uint80 answeredInRound"),
+)
+"""Chainlink's AggregatorV3Interface, by its output names."""
 
 
 @dataclass(frozen=True)
@@ -71,10 +76,10 @@ async def warned_usd_price(
 async def oldest_update(reader: ChainReader, feeds: list[str], label: str) -> int | None:
     """The oldest `updatedAt` of Chainlink-style feeds: when a price made of them all was last
     updated; None for no feed."""
-    rounds = await asyncio.gather(
+    rounds: list[Any] = await asyncio.gather(
         *(reader.call(feed, LATEST_ROUND_DATA, label=f"{label} feed {feed}") for feed in feeds)
     )
-    return min((cast(int, answer[3]) for answer in rounds), default=None)
+    return min((cast(int, latest.updatedAt) for latest in rounds), default=None)
 
 
 def token_feeds(chain: ChainAddresses) -> Mapping[str, PriceFeed]:
@@ -87,7 +92,10 @@ def token_feeds(chain: ChainAddresses) -> Mapping[str, PriceFeed]:
 def native_feed(chain: ChainAddresses, token: str) -> PriceFeed | None:
     """For the native coin's address (chain.erc20.NATIVE) that `priceFeeds` does not name, the
     chain's `currencyFeeds` entry for its coin (ETH/USD where the coin is ether)."""
-    return chain.currency_feeds.get(native_coin(chain.chain_id)[0]) if token.lower() == NATIVE else None
+    if token.lower() != NATIVE:
+        return None
+    symbol, _ = native_coin(chain.chain_id)
+    return chain.currency_feeds.get(symbol)
 
 
 async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed, what: str) -> UsdPrice:

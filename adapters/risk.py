@@ -160,7 +160,8 @@ def _liquidation_price(
     sure = (per - owed, weighted_rest - debt_rest)  # weighted - debt: below 0, liquidatable
     points = {price, *_root(sure)}
     if step is not None:
-        maybe = (sure[0] - step * amount, sure[1] - step * value_rest)  # not below 0: not liquidatable
+        # weighted - debt - step x value: not below 0, not liquidatable
+        maybe = (per - owed - step * amount, weighted_rest - debt_rest - step * value_rest)
         points.update(_root(maybe))
         undecided = _meet(_where(sure, below=False), _where(maybe, below=True))
         if undecided is not None:
@@ -198,8 +199,9 @@ def _meet(a: Span | None, b: Span | None) -> Span | None:
     """The prices in both; None where there are none."""
     if a is None or b is None:
         return None
-    low = max(a[0], b[0])
-    high = min((h for h in (a[1], b[1]) if h is not None), default=None)
+    (a_low, a_high), (b_low, b_high) = a, b
+    low = max(a_low, b_low)
+    high = min((h for h in (a_high, b_high) if h is not None), default=None)
     return None if high is not None and high <= low else (low, high)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from adapters.position_warnings import PART_UNREADABLE, Warnings
-from chain import MULTICALL3, ChainReader, erc20
+from chain import MULTICALL3, ChainReader, erc20, first
 from errors import ProtocolError
 
 SWEEP_CALLS = 1_000
@@ -102,12 +102,8 @@ async def balances(
     """The wallet's non-zero `balanceOf` in each token, one call each; a token that cannot answer
     is left out with a warning."""
     answers = await asyncio.gather(
-        *(reader.call(token, erc20.BALANCE_OF, wallet, label=f"{what} {token}") for token in tokens),
+        *(first(reader.call(token, erc20.BALANCE_OF, wallet, label=f"{what} {token}")) for token in tokens),
         return_exceptions=True,
     )
     warnings.survivors(what, zip(tokens, answers))
-    return {
-        token: answer[0]
-        for token, answer in zip(tokens, answers)
-        if not isinstance(answer, BaseException) and answer[0]
-    }
+    return {token: answer for token, answer in zip(tokens, answers) if not isinstance(answer, BaseException) and answer}

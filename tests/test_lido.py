@@ -112,4 +112,4 @@ def test_the_adapter_reads_lidos_published_abi():
     functions = functions_of(lido)
     assert set(functions) == set(contracts)
     for name, function in functions.items():
-        assert published[contracts[name]][function.signature] == list(function.outputs), name
+        assert published[contracts[name]][function.signature] == function.output_types, name

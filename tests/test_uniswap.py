@@ -17,13 +17,12 @@ from eth_hash.auto import keccak
 
 import addresses
 import server
-from adapters.uniswap import pools as uniswap_pools
+from adapters.uniswap import contracts, tick_math
 from adapters.uniswap import positions as uniswap
-from adapters.uniswap import tick_math, v4
 from chain.erc20 import NATIVE
 from tests import uniswap_world as U
 from tests.conftest import until_indexed, world_api, world_fixture
-from tests.evm import arg_types, function_signatures, functions_of, published_artifact, selector
+from tests.evm import abi_type, arg_types, functions_of, published_artifact, selector
 from tests.node_oracles import ask
 from tests.rpc_proxy import RpcProxy
 
@@ -274,8 +273,8 @@ def v4_oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[
     pool = next(
         name for name, k in world.keys.items() if k == tuple(x.lower() if isinstance(x, str) else x for x in key)
     )
-    pool_id = v4.pool_id(world.keys[pool])
-    lower, upper = v4.ticks(info)
+    pool_id = contracts.pool_id(world.keys[pool])
+    lower, upper = contracts.ticks(info)
     sqrt_price, tick, lp_fee = world.v4_state(pool, block)
     liquidity = node.call(world.posm, "getPositionLiquidity(uint256)", token_id, block=block)
     decimals = {world.tokens["WETH"]: 18, world.tokens["USDC"]: 6, U.ZERO: 18}
@@ -367,7 +366,7 @@ async def test_v4_nfts_the_index_has_not_seen_are_named(aiohttp_client, keys_fil
 
 
 async def test_v4_pool_details_by_pool_id(world_client, world):
-    pool_id = "0x" + v4.pool_id(world.keys["native"]).hex()
+    pool_id = "0x" + contracts.pool_id(world.keys["native"]).hex()
     inputs = [{"protocol": "uniswap", "chainId": 31337, "poolAddress": pool_id.upper().replace("X", "x")}]
     inputs.append({"protocol": "uniswap", "chainId": 31337, "poolAddress": "0x" + "ab" * 32})
     reply = await world_client.query(POOL_QUERY, {"inputs": inputs})
@@ -375,7 +374,7 @@ async def test_v4_pool_details_by_pool_id(world_client, world):
     block = found["blockNumber"]
     sqrt_price, tick = world.v4_slot0("native", block)
     liquidity = world.node.call(
-        world.state_view, "getLiquidity(bytes32)", v4.pool_id(world.keys["native"]), block=block
+        world.state_view, "getLiquidity(bytes32)", contracts.pool_id(world.keys["native"]), block=block
     )
     assert found["details"] == {
         "type": "uniswap-v4-pool",
@@ -408,7 +407,7 @@ async def test_blocks_before_deployment_are_refused(world_client, world):
     (error,) = reply.body["data"]["walletPositions"]["errors"]
     assert error["error"]["code"] == "VALIDATION_ERROR"
     assert error["error"]["message"].startswith("Block 1 is before uniswap's deployment on chain 31337")
-    pool_id = "0x" + v4.pool_id(world.keys["erc20"]).hex()
+    pool_id = "0x" + contracts.pool_id(world.keys["erc20"]).hex()
     pools = [
         {"protocol": "uniswap", "chainId": 31337, "poolAddress": world.pools[3000], "blockNumber": 1},
         {"protocol": "uniswap", "chainId": 31337, "poolAddress": pool_id, "blockNumber": world.posm_block - 1},
@@ -423,7 +422,8 @@ async def test_blocks_before_deployment_are_refused(world_client, world):
 def test_the_v4_pool_id_is_keccak_of_the_pool_key():
     """PoolIdLibrary.toId, against eth-hash over the same encoding."""
     key = ("0x" + "00" * 20, "0x" + "a0" * 20, 3000, 60, "0x" + "00" * 20)
-    assert v4.pool_id(key) == keccak(eth_abi.encode(["address", "address", "uint24", "int24", "address"], list(key)))
+    encoded = eth_abi.encode(["address", "address", "uint24", "int24", "address"], list(key))
+    assert contracts.pool_id(key) == keccak(encoded)
 
 
 async def test_the_lens_calls_answer_every_read(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
@@ -438,7 +438,7 @@ async def test_the_lens_calls_answer_every_read(aiohttp_client, aiohttp_server, 
         path = world.write_addresses(tmp_path / "a.json")
         api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=str(proxied.make_url("/")))
         await answer(api, world.wallets["lp"])
-        stream = v4.stream(addresses.load(str(path))[node.chain_id].uniswap.v4)
+        stream = contracts.stream(addresses.load(str(path))[node.chain_id].uniswap.v4)
         await until_indexed(api.app[server.INDEXES].file(node.chain_id), stream, node)
         node.mine()
         proxy.posts.clear()
@@ -542,45 +542,44 @@ def test_tick_math_equals_the_sdk_on_random_positions():
             assert float(tick_math.price(tick_math.sqrt_ratio_at_tick(end), *decimals)) == exact(sdk[name])
 
 
+def published_outputs(path: Path) -> dict[str, tuple[str, ...]]:
+    """Signature -> outputs of every function of a published artifact, spelled as the adapter
+    spells them: each type with the name the ABI gives it, tuples' components too."""
+
+    def spelled(entry: dict[str, Any]) -> str:
+        kind = entry["type"]
+        if kind.startswith("tuple"):
+            kind = "(" + ",".join(spelled(part) for part in entry["components"]) + ")" + kind[5:]
+        return f"{kind} {entry['name']}" if entry["name"] else kind
+
+    return {
+        f"{entry['name']}({','.join(abi_type(arg) for arg in entry['inputs'])})": tuple(map(spelled, entry["outputs"]))
+        for entry in published_artifact(path).abi
+        if entry.get("type") == "function"
+    }
+
+
 def test_the_adapter_reads_uniswaps_published_abi():
     """Every function the adapter calls, as in the ABI of the contract it calls (the artifacts of
-    @uniswap/v3-core and v3-periphery, and v4-periphery's build)."""
-
-    def abi(path: Path) -> dict[str, tuple[str, ...]]:
-        return function_signatures(published_artifact(path).abi)
-
-    manager = abi(U.PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json")
-    factory = abi(U.CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json")
-    pool = abi(U.CORE / "UniswapV3Pool.sol" / "UniswapV3Pool.json")
-    contracts = {
-        "TOKEN_OF_OWNER_BY_INDEX": manager,
-        "POSITIONS": manager,
+    @uniswap/v3-core and v3-periphery, and v4-periphery's build), its outputs by the names there."""
+    manager = published_outputs(U.PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json")
+    factory = published_outputs(U.CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json")
+    pool = published_outputs(U.CORE / "UniswapV3Pool.sol" / "UniswapV3Pool.json")
+    posm = published_outputs(U.V4_OUT / "PositionManager.sol" / "PositionManager.json")
+    state_view = published_outputs(U.V4_OUT / "StateView.sol" / "StateView.json")
+    called = {
+        **dict.fromkeys(["TOKEN_OF_OWNER_BY_INDEX", "POSITIONS"], manager),
         "GET_POOL": factory,
-        "SLOT0": pool,
-        "TICKS": pool,
-        "TOKEN0": pool,
-        "TOKEN1": pool,
-        "FEE": pool,
-        "TICK_SPACING": pool,
-        "LIQUIDITY": pool,
+        **dict.fromkeys(["SLOT0", "TICKS", "TOKEN0", "TOKEN1", "FEE", "TICK_SPACING", "LIQUIDITY"], pool),
+        **dict.fromkeys(["FEE_GROWTH_GLOBAL0", "FEE_GROWTH_GLOBAL1"], pool),
+        **dict.fromkeys(["OWNER_OF", "POOL_AND_POSITION_INFO", "POOL_KEYS"], posm),
+        **dict.fromkeys(["GET_SLOT0", "GET_POSITION_INFO", "GET_FEE_GROWTH_INSIDE", "GET_LIQUIDITY"], state_view),
     }
-    posm = abi(U.V4_OUT / "PositionManager.sol" / "PositionManager.json")
-    state_view = abi(U.V4_OUT / "StateView.sol" / "StateView.json")
-    contracts |= {
-        "OWNER_OF": posm,
-        "POOL_AND_POSITION_INFO": posm,
-        "POOL_KEYS": posm,
-        "GET_SLOT0": state_view,
-        "GET_POSITION_INFO": state_view,
-        "GET_FEE_GROWTH_INSIDE": state_view,
-        "GET_LIQUIDITY": state_view,
-    }
-    functions = {**functions_of(uniswap), **functions_of(uniswap_pools), **functions_of(v4)}
-    functions |= {f"FEE_GROWTH_GLOBAL{i}": f for i, f in enumerate(uniswap.FEE_GROWTH_GLOBAL)}
-    contracts |= {"FEE_GROWTH_GLOBAL0": pool, "FEE_GROWTH_GLOBAL1": pool}
-    assert set(functions) == set(contracts)
+    functions = functions_of(contracts)
+    functions |= {f"FEE_GROWTH_GLOBAL{i}": f for i, f in enumerate(contracts.FEE_GROWTH_GLOBAL)}
+    assert set(functions) == set(called)
     for name, function in functions.items():
-        assert contracts[name][function.signature] == tuple(function.outputs), name
+        assert called[name][function.signature] == function.outputs, name
 
 
 @pytest.mark.parametrize("tick", [tick_math.MIN_TICK - 1, tick_math.MAX_TICK + 1])

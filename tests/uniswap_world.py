@@ -250,7 +250,7 @@ class UniswapWorld:
 
     def v4_state(self, pool: str, block: int | str = "latest") -> tuple[int, int, int]:
         """(sqrtPriceX96, tick, lpFee) of a v4 pool, by the StateView."""
-        from adapters.uniswap.v4 import pool_id
+        from adapters.uniswap.contracts import pool_id
 
         answer = self.node.call(
             self.state_view,

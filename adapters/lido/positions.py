@@ -41,9 +41,13 @@ POOLED_ETH_BY_SHARES = Function("getPooledEthByShares(uint256)", "7a28fb88", ("u
 STETH_BY_WSTETH = Function("getStETHByWstETH(uint256)", "bb2952fc", ("uint256",))
 WITHDRAWAL_REQUESTS = Function("getWithdrawalRequests(address)", "7d031b65", ("uint256[]",))
 WITHDRAWAL_STATUS = Function(
-    "getWithdrawalStatus(uint256[])", "b8c4b85a", ("(uint256,uint256,address,uint256,bool,bool)[]",)
+    "getWithdrawalStatus(uint256[])",
+    "b8c4b85a",
+    (
+        "(uint256 amountOfStETH,uint256 amountOfShares,address owner,uint256 timestamp,bool isFinalized,"
+        "bool isClaimed)[] statuses",
+    ),
 )
-"""Per request: (amountOfStETH, amountOfShares, owner, timestamp, isFinalized, isClaimed)."""
 LAST_CHECKPOINT_INDEX = Function("getLastCheckpointIndex()", "526eae3e", ("uint256",))
 CHECKPOINT_HINTS = Function("findCheckpointHints(uint256[],uint256,uint256)", "62abe3fa", ("uint256[]",))
 CLAIMABLE_ETHER = Function("getClaimableEther(uint256[],uint256[])", "c97912d8", ("uint256[]",))
@@ -106,10 +110,11 @@ async def _staked(
             reader, lido.apy_period, lambda at: _per_share(at, lido.steth), warnings, lido.steth, "apy is"
         ),
     )
+    (wrapped_steth,) = wrapped or (0,)
     found = []
     for kind, token, balance, held_shares, steth in (
         ("lido-steth", steth_token, steth_balance, shares, steth_balance),
-        ("lido-wsteth", wsteth_token, wsteth_balance, wsteth_balance, wrapped[0] if wrapped else 0),
+        ("lido-wsteth", wsteth_token, wsteth_balance, wsteth_balance, wrapped_steth),
     ):
         if balance:
             found.append(
@@ -147,12 +152,12 @@ async def _requests(
     return [
         {
             "requestId": str(request),
-            "amountOfStETH": str(status[0]),
-            "amountOfStETHUsd": steth_price.value(status[0], 18) if steth_price else None,
-            "amountOfShares": str(status[1]),
-            "requestedAt": status[3],
-            "isFinalized": status[4],
-            "isClaimed": status[5],
+            "amountOfStETH": str(status.amountOfStETH),
+            "amountOfStETHUsd": steth_price.value(status.amountOfStETH, 18) if steth_price else None,
+            "amountOfShares": str(status.amountOfShares),
+            "requestedAt": status.timestamp,
+            "isFinalized": status.isFinalized,
+            "isClaimed": status.isClaimed,
             "claimableEth": str(payable[request]),
             "claimableEthUsd": eth_price.value(payable[request], 18) if eth_price else None,
         }

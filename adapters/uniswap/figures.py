@@ -27,19 +27,20 @@ def position_answer(
     manager: str,
     pool: str,
     hooks: str | None,
-    tokens: tuple[dict[str, Any], dict[str, Any]],
-    prices: tuple[UsdPrice | None, UsdPrice | None],
+    tokens: Sequence[dict[str, Any]],
+    prices: Sequence[UsdPrice | None],
     fee: int,
     spacing: int,
     ticks: tuple[int, int],
     state: tuple[int, int],
     liquidity: int,
-    fees: tuple[int, int],
+    fees: Sequence[int],
 ) -> dict[str, Any]:
-    """`state` is the pool's (sqrtPriceX96, tick); `fees` what is owed and not collected."""
-    (lower, upper), (sqrt_price, tick) = ticks, state
-    decimals = (tokens[0]["decimals"], tokens[1]["decimals"])
-    amounts = tick_math.amounts(sqrt_price, tick, lower, upper, liquidity)
+    """`tokens`, `prices` and `fees` are pairs (token0's, token1's); `state` is the pool's
+    (sqrtPriceX96, tick); `fees` what is owed and not collected."""
+    (lower, upper), (sqrt_price, tick), (token0, token1), (fees0, fees1) = ticks, state, tokens, fees
+    decimals = (token0["decimals"], token1["decimals"])
+    amount0, amount1 = amounts = tick_math.amounts(sqrt_price, tick, lower, upper, liquidity)
 
     def price(sqrt: int) -> float | None:
         return ratio(tick_math.price(sqrt, *decimals))
@@ -50,8 +51,8 @@ def position_answer(
         "positionManager": manager,
         "pool": pool,
         "hooks": hooks,
-        "token0": tokens[0],
-        "token1": tokens[1],
+        "token0": token0,
+        "token1": token1,
         "feeTier": fee,
         "tickSpacing": spacing,
         "tickLower": lower,
@@ -63,10 +64,10 @@ def position_answer(
         "priceCurrent": price(sqrt_price),
         "inRange": lower <= tick < upper,
         "liquidity": str(liquidity),
-        "amount0": str(amounts[0]),
-        "amount1": str(amounts[1]),
-        "uncollectedFees0": str(fees[0]),
-        "uncollectedFees1": str(fees[1]),
+        "amount0": str(amount0),
+        "amount1": str(amount1),
+        "uncollectedFees0": str(fees0),
+        "uncollectedFees1": str(fees1),
         "valueUsd": usd(prices, amounts, decimals),
         "uncollectedFeesUsd": usd(prices, fees, decimals),
     }

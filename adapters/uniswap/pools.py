@@ -21,18 +21,27 @@ from adapters.context import FetchContext
 from adapters.formats import ratio
 from adapters.prices import warned_usd_price
 from adapters.uniswap import tick_math
+from adapters.uniswap.contracts import (
+    FEE,
+    GET_LIQUIDITY,
+    GET_SLOT0,
+    LABEL_POOL,
+    LIQUIDITY,
+    POOL_KEYS,
+    STATE_VIEW,
+    TICK_SPACING,
+    TOKEN0,
+    TOKEN1,
+    V4_LABEL,
+    currency,
+    pool_id,
+)
 from adapters.uniswap.figures import usd
-from adapters.uniswap.positions import LABEL_POOL, TICK_SPACING, pool_of, pool_state
-from adapters.uniswap.v4 import GET_LIQUIDITY, GET_SLOT0, POOL_KEYS, currency, pool_id
+from adapters.uniswap.v3_pool import pool_of, pool_state
 from addresses import ChainAddresses, UniswapAddresses, UniswapV4Addresses
 from chain import ChainReader, erc20
-from chain.abi import Function
+from chain.abi import ZERO_ADDRESS
 from errors import InputValidationError, ProtocolError
-
-TOKEN0 = Function("token0()", "0dfe1681", ("address",), immutable=True)
-TOKEN1 = Function("token1()", "d21220a7", ("address",), immutable=True)
-FEE = Function("fee()", "ddca3f43", ("uint24",), immutable=True)
-LIQUIDITY = Function("liquidity()", "1a686502", ("uint128",))
 
 
 async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
@@ -67,27 +76,16 @@ async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
         asyncio.gather(*(reader.call(token, erc20.BALANCE_OF, pool, label=f"token {token}") for token in tokens)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, ctx.warnings) for token in tokens)),
     )
-    decimals = [token["decimals"] for token in info]
     held = [balance for (balance,) in balances]
+    balance0, balance1 = held
+    answer = _pool_answer("uniswap-v3-pool", chain, info, fee, spacing, (state.sqrt_price, state.tick), liquidity)
     return {
         "details": {
-            "__typename": "UniswapPool",
-            "type": "uniswap-v3-pool",
+            **answer,
             "poolAddress": pool,
-            "poolId": None,
-            "hooks": None,
-            "chainId": chain_id,
-            "token0": info[0],
-            "token1": info[1],
-            "feeTier": fee,
-            "tickSpacing": spacing,
-            "tickCurrent": state.tick,
-            "sqrtPriceX96": str(state.sqrt_price),
-            "price": ratio(tick_math.price(state.sqrt_price, *decimals)),
-            "activeLiquidity": str(liquidity),
-            "balance0": str(held[0]),
-            "balance1": str(held[1]),
-            "tvlUsd": usd(prices, held, decimals),
+            "balance0": str(balance0),
+            "balance1": str(balance1),
+            "tvlUsd": usd(prices, held, [token["decimals"] for token in info]),
         },
     }
 
@@ -96,37 +94,55 @@ async def _v4_pool(
     reader: ChainReader, chain: ChainAddresses, v4: UniswapV4Addresses | None, pool: str, block: int
 ) -> dict[str, Any]:
     wanted = bytes.fromhex(pool[2:])
-    key = None
+    key: Any = None
     if v4 is not None:
         deployment.started(reader, "uniswap", block, v4.position_manager.start_block, "its v4 position manager")
-        manager = v4.position_manager.address
-        key = await reader.call(manager, POOL_KEYS, wanted[:25], label="Uniswap v4 position manager")
-    if key is None or int(key[1], 16) == 0 or pool_id(tuple(key)) != wanted:
+        key = await reader.call(v4.position_manager.address, POOL_KEYS, wanted[:25], label=V4_LABEL)
+    if key is None or key.currency1 == ZERO_ADDRESS or pool_id(key) != wanted:
         raise InputValidationError(
             f"{pool} is not a Uniswap v4 pool on chain {chain.chain_id} at block {block} that the configured "
             "position manager knows. Expected a v4 PoolId with positions, or a v3 pool address."
         )
     assert v4 is not None
+    slot0: Any
+    liquidity: int
     slot0, (liquidity,) = await asyncio.gather(
-        reader.call(v4.state_view, GET_SLOT0, wanted, label="Uniswap v4 state view"),
-        reader.call(v4.state_view, GET_LIQUIDITY, wanted, label="Uniswap v4 state view"),
+        reader.call(v4.state_view, GET_SLOT0, wanted, label=STATE_VIEW),
+        reader.call(v4.state_view, GET_LIQUIDITY, wanted, label=STATE_VIEW),
     )
-    tokens = (currency(key[0]), currency(key[1]))
+    tokens = (currency(key.currency0), currency(key.currency1))
     info = await asyncio.gather(*(erc20.token_info(reader, token) for token in tokens))
+    state = (slot0.sqrtPriceX96, slot0.tick)
+    answer = _pool_answer("uniswap-v4-pool", chain, info, slot0.lpFee, key.tickSpacing, state, liquidity)
+    return {**answer, "poolId": pool, "hooks": str(key.hooks).lower()}
+
+
+def _pool_answer(
+    kind: str,
+    chain: ChainAddresses,
+    tokens: list[dict[str, Any]],
+    fee: int,
+    spacing: int,
+    state: tuple[int, int],
+    liquidity: int,
+) -> dict[str, Any]:
+    """A `UniswapPool`'s fields both versions fill alike; the rest null until the caller sets them
+    (a v4 pool has no balances of its own: the PoolManager holds every pool's tokens together)."""
+    (token0, token1), (sqrt_price, tick) = tokens, state
     return {
         "__typename": "UniswapPool",
-        "type": "uniswap-v4-pool",
+        "type": kind,
         "poolAddress": None,
-        "poolId": pool,
-        "hooks": str(key[4]).lower(),
+        "poolId": None,
+        "hooks": None,
         "chainId": chain.chain_id,
-        "token0": info[0],
-        "token1": info[1],
-        "feeTier": slot0[3],
-        "tickSpacing": key[3],
-        "tickCurrent": slot0[1],
-        "sqrtPriceX96": str(slot0[0]),
-        "price": ratio(tick_math.price(slot0[0], info[0]["decimals"], info[1]["decimals"])),
+        "token0": token0,
+        "token1": token1,
+        "feeTier": fee,
+        "tickSpacing": spacing,
+        "tickCurrent": tick,
+        "sqrtPriceX96": str(sqrt_price),
+        "price": ratio(tick_math.price(sqrt_price, token0["decimals"], token1["decimals"])),
         "activeLiquidity": str(liquidity),
         "balance0": None,
         "balance1": None,

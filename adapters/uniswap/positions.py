@@ -1,5 +1,6 @@
 """Uniswap: the liquidity positions (NFTs) a wallet owns, v3 and v4, read from the chain at the
-pinned block. The v3 reads are here, the v4 ones in v4.py, the answer of one position in figures.py.
+pinned block. The v3 reads are here, the v4 ones in v4.py, the answer of one position in figures.py;
+the functions they call are in contracts.py, the v3 pool's reads that pools.py makes too in v3_pool.py.
 
 How each figure is derived (docs/protocols/uniswap.md has the long form; tick_math.py the integer
 math, equal to the contracts'):
@@ -28,7 +29,6 @@ version in the same round, the v4 token ids the event index has stored passed to
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, cast
 
 from adapters import deployment
@@ -36,37 +36,23 @@ from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.uniswap import v4
+from adapters.uniswap.contracts import (
+    LABEL,
+    LABEL_POOL,
+    POSITIONS,
+    TICK_SPACING,
+    TICKS,
+    TOKEN_OF_OWNER_BY_INDEX,
+    stream,
+)
 from adapters.uniswap.figures import position_answer
 from adapters.uniswap.tick_math import fee_growth_inside, fees_owed
+from adapters.uniswap.v3_pool import pool_of, pool_state
 from addresses import ChainAddresses, UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
 from chain import ChainReader, erc20
-from chain.abi import ZERO_ADDRESS, Function
 from chain.event_index import Stream
 from chain.lens import NONE, Lens
-from errors import ProtocolError
 
-TOKEN_OF_OWNER_BY_INDEX = Function("tokenOfOwnerByIndex(address,uint256)", "2f745c59", ("uint256",))
-POSITIONS = Function(
-    "positions(uint256)",
-    "99fbab88",
-    (
-        *("uint96", "address", "address", "address", "uint24", "int24", "int24", "uint128"),
-        *("uint256", "uint256", "uint128", "uint128"),
-    ),
-)
-"""(nonce, operator, token0, token1, fee, tickLower, tickUpper, liquidity,
-feeGrowthInside0LastX128, feeGrowthInside1LastX128, tokensOwed0, tokensOwed1)."""
-GET_POOL = Function("getPool(address,address,uint24)", "1698ee82", ("address",))
-SLOT0 = Function("slot0()", "3850c7bd", ("uint160", "int24", "uint16", "uint16", "uint16", "uint8", "bool"))
-TICK_SPACING = Function("tickSpacing()", "d0c93a7c", ("int24",), immutable=True)
-FEE_GROWTH_GLOBAL = (
-    Function("feeGrowthGlobal0X128()", "f3058399", ("uint256",)),
-    Function("feeGrowthGlobal1X128()", "46141319", ("uint256",)),
-)
-TICKS = Function(
-    "ticks(int24)", "f30dba93", ("uint128", "int128", "uint256", "uint256", "int56", "uint160", "uint32", "bool")
-)
-"""(liquidityGross, liquidityNet, feeGrowthOutside0X128, feeGrowthOutside1X128, ...)."""
 MAX_POSITIONS = 500
 """NFTs read per wallet and version; beyond them the answer names how many are left out."""
 LENS_POSITIONS = 14
@@ -89,18 +75,6 @@ LENS = Lens(
         "address",
     ),
 )
-LABEL = "Uniswap v3 position manager"
-LABEL_POOL = "Uniswap v3 pool {}"
-
-
-@dataclass(frozen=True)
-class PoolState:
-    """A v3 pool at the block: what every position in it needs."""
-
-    address: str
-    sqrt_price: int
-    tick: int
-    fee_growth: tuple[int, int]
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
@@ -110,7 +84,7 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
 def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
     """The v4 PositionManager's Transfers, where the chain has v4."""
     uniswap = chain.uniswap
-    return (v4.stream(uniswap.v4),) if uniswap and uniswap.v4 else ()
+    return (stream(uniswap.v4),) if uniswap and uniswap.v4 else ()
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
@@ -214,27 +188,27 @@ async def position(
 ) -> dict[str, Any] | None:
     """One v3 NFT's position at the block; None when it holds nothing."""
     manager = v3.position_manager
-    (_, _, token0, token1, fee, lower, upper, liquidity, last0, last1, owed0, owed1) = await reader.call(
-        manager, POSITIONS, token_id, label=LABEL
-    )
-    if not liquidity and not owed0 and not owed1:
+    nft: Any = await reader.call(manager, POSITIONS, token_id, label=LABEL)
+    if not nft.liquidity and not nft.tokensOwed0 and not nft.tokensOwed1:
         return None
-    pool_address = await pool_of(reader, v3, token0, token1, fee)
+    pool_address = await pool_of(reader, v3, nft.token0, nft.token1, nft.fee)
     label = LABEL_POOL.format(pool_address)
-    pair = (token0, token1)
-    pool, (spacing,), ends, infos, prices = await asyncio.gather(
+    pair, lower, upper = (nft.token0, nft.token1), nft.tickLower, nft.tickUpper
+    pool, (spacing,), (outside_lower, outside_upper), infos, prices = await asyncio.gather(
         pool_state(reader, pool_address),
         reader.call(pool_address, TICK_SPACING, label=label),
-        asyncio.gather(*(reader.call(pool_address, TICKS, tick, label=label) for tick in (lower, upper))),
+        asyncio.gather(*(_fee_growth_outside(reader, pool_address, tick, label) for tick in (lower, upper))),
         asyncio.gather(*(erc20.token_info(reader, token) for token in pair)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in pair)),
     )
     fees = [
-        fees_owed(
-            owed, liquidity, fee_growth_inside(pool.tick, lower, upper, growth, ends[0][2 + i], ends[1][2 + i]), last
-        )
-        for i, (owed, last, growth) in enumerate(
-            ((owed0, last0, pool.fee_growth[0]), (owed1, last1, pool.fee_growth[1]))
+        fees_owed(owed, nft.liquidity, fee_growth_inside(pool.tick, lower, upper, growth, below, above), last)
+        for owed, last, growth, below, above in zip(
+            (nft.tokensOwed0, nft.tokensOwed1),
+            (nft.feeGrowthInside0LastX128, nft.feeGrowthInside1LastX128),
+            pool.fee_growth,
+            outside_lower,
+            outside_upper,
         )
     ]
     return position_answer(
@@ -243,29 +217,18 @@ async def position(
         manager=manager,
         pool=pool.address,
         hooks=None,
-        tokens=(infos[0], infos[1]),
-        prices=(prices[0], prices[1]),
-        fee=fee,
+        tokens=infos,
+        prices=prices,
+        fee=nft.fee,
         spacing=spacing,
         ticks=(lower, upper),
         state=(pool.sqrt_price, pool.tick),
-        liquidity=liquidity,
-        fees=(fees[0], fees[1]),
+        liquidity=nft.liquidity,
+        fees=fees,
     )
 
 
-async def pool_of(reader: ChainReader, v3: UniswapV3Addresses, token0: str, token1: str, fee: int) -> str:
-    """The factory's pool for the pair and fee; ProtocolError when it has none."""
-    (pool,) = await reader.call(v3.factory, GET_POOL, token0, token1, fee, label="Uniswap v3 factory")
-    if pool == ZERO_ADDRESS:
-        raise ProtocolError(f"Uniswap v3 factory: no pool for {token0}/{token1} at fee {fee}.")
-    return cast(str, pool).lower()
-
-
-async def pool_state(reader: ChainReader, pool: str) -> PoolState:
-    label = LABEL_POOL.format(pool)
-    slot0, (growth0,), (growth1,) = await asyncio.gather(
-        reader.call(pool, SLOT0, label=label),
-        *(reader.call(pool, function, label=label) for function in FEE_GROWTH_GLOBAL),
-    )
-    return PoolState(pool, slot0[0], slot0[1], (growth0, growth1))
+async def _fee_growth_outside(reader: ChainReader, pool: str, tick: int, label: str) -> tuple[int, int]:
+    """The fee growth per token on the other side of `tick` from the current one (`ticks(tick)`)."""
+    outside: Any = await reader.call(pool, TICKS, tick, label=label)
+    return outside.feeGrowthOutside0X128, outside.feeGrowthOutside1X128

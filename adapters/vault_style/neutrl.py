@@ -12,5 +12,5 @@ from adapters.vault_style import positions as vault_style
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     answer = await vault_style.fetch(ctx, wallet)
-    snusd = [position for position in answer["vaultPositions"] if position["type"] == "neutrl-snusd"]
-    return {**answer, "vaultPosition": snusd[0] if snusd else None}
+    snusd = next((position for position in answer["vaultPositions"] if position["type"] == "neutrl-snusd"), None)
+    return {**answer, "vaultPosition": snusd}

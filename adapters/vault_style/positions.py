@@ -46,8 +46,8 @@ from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
-COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104", "uint152"))
-"""Ethena's StakedUSDeV2 layout: (cooldownEnd, underlyingAmount)."""
+COOLDOWNS = Function("cooldowns(address)", "01320fe2", ("uint104 cooldownEnd", "uint152 underlyingAmount"))
+"""Ethena's StakedUSDeV2 layout."""
 SSR = Function("ssr()", "03607ceb", ("uint256",))
 """sUSDS: the USDS savings rate, a per-second factor in ray (sky-ecosystem/susds SUsds)."""
 POT = Function("pot()", "4ba2363a", ("address",), immutable=True)
@@ -151,9 +151,9 @@ async def _vault_positions(
     return list(
         await asyncio.gather(
             *(
-                _vault_position(reader, chain, section.apy_period, *holding, warnings)
-                for holding in holdings
-                if holding[1] or holding[2]
+                _vault_position(reader, chain, section.apy_period, vault, shares, cooldown, warnings)
+                for vault, shares, cooldown in holdings
+                if shares or cooldown
             )
         )
     )
@@ -171,7 +171,7 @@ async def _holding(
     if isinstance(cooldown, ProtocolError):
         warnings.left_out("the cooldown (assets unstaked, waiting to be claimed) in vault", vault.address, cooldown)
         cooldown = None
-    return vault, shares, cooldown if cooldown and cooldown[1] else None
+    return vault, shares, cooldown if cooldown and cooldown.underlyingAmount else None
 
 
 async def _vault_position(
@@ -233,7 +233,7 @@ async def _vault_position(
         end, amount = cooldown
         position["cooldown"] = {
             "underlyingAmount": str(amount),
-            "underlyingAmountUsd": price.value(amount, facts[1]["decimals"]) if price and facts else None,
+            "underlyingAmountUsd": price.value(amount, position["underlyingAsset"]["decimals"]) if price else None,
             "cooldownEnd": str(end),
             "cooldownEndDate": history.iso_date(end),
             "claimable": end <= now,
