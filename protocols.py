@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
@@ -65,103 +66,50 @@ class Protocol:
 
 Registry = Mapping[str, Protocol]
 
-VAULT_STYLE_TYPES = {
-    "midas": "MidasWalletPositions",
-    "avantis": "AvantisWalletPositions",
-    "avant": "AvantWalletPositions",
-    "ethena": "EthenaWalletPositions",
-    "sky": "SkyWalletPositions",
-    "erc4626": "Erc4626WalletPositions",
-}
+VAULT_STYLE = ("midas", "avantis", "avant", "ethena", "sky", "erc4626")
 """The vault-style protocols answered by the shared adapter alone (Neutrl adds a field of its own)."""
 
 
 def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
-    """The protocols this service answers for, each on the chains its addresses data covers."""
+    """The protocols this service answers for, each on the chains its addresses data covers; each
+    answers as the `<Name>WalletPositions` member of the union."""
+
+    def entry(name: str, chains: frozenset[int], fetch: FetchFunction, **more: Any) -> Protocol:
+        type_name = f"{name[0].upper()}{name[1:]}WalletPositions"
+        return Protocol(name=name, type_name=type_name, chains=chains, fetch=fetch, addresses=addresses, **more)
+
     return {
-        "morpho": Protocol(
-            name="morpho",
-            type_name="MorphoWalletPositions",
-            chains=morpho.chains(addresses),
-            fetch=morpho.fetch,
-            addresses=addresses,
-            streams=morpho.streams,
-            details=morpho_pools.details,
-            pool_ids=True,
-        ),
-        "aave": Protocol(
-            name="aave",
-            type_name="AaveWalletPositions",
-            chains=aave.chains(addresses),
-            fetch=aave.fetch,
-            addresses=addresses,
-            details=aave_pools.details,
-        ),
-        "spark": Protocol(
-            name="spark",
-            type_name="SparkWalletPositions",
-            chains=spark.chains(addresses),
-            fetch=spark.fetch,
-            addresses=addresses,
-            details=aave_pools.details,
-        ),
-        "compound": Protocol(
-            name="compound",
-            type_name="CompoundWalletPositions",
-            chains=compound.chains(addresses),
-            fetch=compound.fetch,
-            addresses=addresses,
-            details=compound_pools.details,
-        ),
-        "fluid": Protocol(
-            name="fluid",
-            type_name="FluidWalletPositions",
-            chains=fluid.chains(addresses),
-            fetch=fluid.fetch,
-            addresses=addresses,
-            details=fluid_pools.details,
-        ),
-        "pendle": Protocol(
-            name="pendle",
-            type_name="PendleWalletPositions",
-            chains=pendle.chains(addresses),
-            fetch=pendle.fetch,
-            addresses=addresses,
-            streams=pendle_contracts.streams,
-            details=pendle_pools.details,
-        ),
-        "lido": Protocol(
-            name="lido",
-            type_name="LidoWalletPositions",
-            chains=lido.chains(addresses),
-            fetch=lido.fetch,
-            addresses=addresses,
-        ),
-        "uniswap": Protocol(
-            name="uniswap",
-            type_name="UniswapWalletPositions",
-            chains=uniswap.chains(addresses),
-            fetch=uniswap.fetch,
-            addresses=addresses,
-            streams=uniswap.streams,
-            details=uniswap_pools.details,
-            pool_ids=True,
-        ),
-        "neutrl": Protocol(
-            name="neutrl",
-            type_name="NeutrlWalletPositions",
-            chains=vault_style.chains(addresses, "neutrl"),
-            fetch=neutrl.fetch,
-            addresses=addresses,
-        ),
-        **{
-            name: Protocol(
-                name=name,
-                type_name=type_name,
-                chains=vault_style.chains(addresses, name),
-                fetch=vault_style.fetch,
-                addresses=addresses,
-            )
-            for name, type_name in VAULT_STYLE_TYPES.items()
-        },
+        protocol.name: protocol
+        for protocol in (
+            entry(
+                "morpho",
+                morpho.chains(addresses),
+                morpho.fetch,
+                streams=morpho.streams,
+                details=morpho_pools.details,
+                pool_ids=True,
+            ),
+            entry("aave", aave.chains(addresses), aave.fetch, details=aave_pools.details),
+            entry("spark", spark.chains(addresses), spark.fetch, details=aave_pools.details),
+            entry("compound", compound.chains(addresses), compound.fetch, details=compound_pools.details),
+            entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details),
+            entry(
+                "pendle",
+                pendle.chains(addresses),
+                pendle.fetch,
+                streams=pendle_contracts.streams,
+                details=pendle_pools.details,
+            ),
+            entry("lido", lido.chains(addresses), lido.fetch),
+            entry(
+                "uniswap",
+                uniswap.chains(addresses),
+                uniswap.fetch,
+                streams=uniswap.streams,
+                details=uniswap_pools.details,
+                pool_ids=True,
+            ),
+            entry("neutrl", vault_style.chains(addresses, "neutrl"), neutrl.fetch),
+            *(entry(name, vault_style.chains(addresses, name), vault_style.fetch) for name in VAULT_STYLE),
+        )
     }
