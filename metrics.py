@@ -9,6 +9,7 @@ is "other", an HTTP method outside the standard ones is "other".
 
 from __future__ import annotations
 
+import functools
 import platform
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar, cast
@@ -37,107 +38,79 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = registry = CollectorRegistry()
-        self.http_requests = Counter(
-            "wp_http_requests",
-            "HTTP requests answered, by route, method and status.",
-            ["route", "method", "status"],
-            registry=registry,
+        counter = functools.partial(Counter, registry=registry)
+        gauge = functools.partial(Gauge, registry=registry)
+        histogram = functools.partial(Histogram, buckets=LATENCY_BUCKETS, registry=registry)
+        self.http_requests = counter(
+            "wp_http_requests", "HTTP requests answered, by route, method and status.", ["route", "method", "status"]
         )
-        self.http_duration = Histogram(
-            "wp_http_request_duration_seconds",
-            "Time from a request's arrival to its answer.",
-            ["route", "method"],
-            buckets=LATENCY_BUCKETS,
-            registry=registry,
+        self.http_duration = histogram(
+            "wp_http_request_duration_seconds", "Time from a request's arrival to its answer.", ["route", "method"]
         )
-        self.inputs = Counter(
+        self.inputs = counter(
             "wp_inputs",
             "Inputs resolved, by root field, protocol, chain and outcome (OK or the error code).",
             ["field", "protocol", "chain_id", "outcome"],
-            registry=registry,
         )
-        self.auth_failures = Counter(
+        self.auth_failures = counter(
             "wp_auth_failures",
             "Requests refused 401, by reason (missing, conflicting, malformed, unknown).",
             ["reason"],
-            registry=registry,
         )
-        self.rate_limited = Counter(
-            "wp_rate_limited", "Requests refused 429 by the per-key rate limit.", registry=registry
-        )
-        self.rate_limit_shared = Gauge(
+        self.rate_limited = counter("wp_rate_limited", "Requests refused 429 by the per-key rate limit.")
+        self.rate_limit_shared = gauge(
             "wp_rate_limit_shared",
             "1 while the rate limit is kept in Redis, 0 while this process "
             "limits alone (no REDIS_URL, or Redis unreachable).",
-            registry=registry,
         )
-        self.rate_limit_redis_failures = Counter(
+        self.rate_limit_redis_failures = counter(
             "wp_rate_limit_redis_failures",
             "Rate-limit decisions Redis could not make (each then fell "
             "back to the in-process limiter or was refused 503).",
-            registry=registry,
         )
-        self.rpc_http_requests = Counter(
+        self.rpc_http_requests = counter(
             "wp_rpc_http_requests",
             "HTTP requests to RPC endpoints, by chain and outcome (ok, http_429, "
             "http_error, unreachable, timeout, too_large, not_json).",
             ["chain_id", "outcome"],
-            registry=registry,
         )
-        self.rpc_duration = Histogram(
-            "wp_rpc_http_request_duration_seconds",
-            "Time of one HTTP request to an RPC endpoint.",
-            ["chain_id"],
-            buckets=LATENCY_BUCKETS,
-            registry=registry,
+        self.rpc_duration = histogram(
+            "wp_rpc_http_request_duration_seconds", "Time of one HTTP request to an RPC endpoint.", ["chain_id"]
         )
-        self.rpc_calls = Counter(
+        self.rpc_calls = counter(
             "wp_rpc_calls",
             "JSON-RPC calls answered, by chain, method and outcome: ok, answer_error (an "
             "error that is the answer, such as a revert) or node_failure.",
             ["chain_id", "method", "outcome"],
-            registry=registry,
         )
-        self.rpc_subcalls = Counter(
+        self.rpc_subcalls = counter(
             "wp_rpc_subcalls",
             "Contract reads (eth_call sub-calls, batched into aggregate3 or sent alone).",
             ["chain_id"],
-            registry=registry,
         )
-        self.rpc_lens_reads = Counter(
+        self.rpc_lens_reads = counter(
             "wp_rpc_lens_reads",
             "Contract reads answered from a lens's tape (chain/lens.py), with no call of their own.",
             ["chain_id"],
-            registry=registry,
         )
-        self.rpc_sent_bytes = Counter(
-            "wp_rpc_sent_bytes", "Bytes of JSON-RPC request bodies sent.", ["chain_id"], registry=registry
+        self.rpc_sent_bytes = counter("wp_rpc_sent_bytes", "Bytes of JSON-RPC request bodies sent.", ["chain_id"])
+        self.rpc_received_bytes = counter(
+            "wp_rpc_received_bytes", "Bytes of JSON-RPC answer bodies read.", ["chain_id"]
         )
-        self.rpc_received_bytes = Counter(
-            "wp_rpc_received_bytes", "Bytes of JSON-RPC answer bodies read.", ["chain_id"], registry=registry
+        self.chain_head = gauge(
+            "wp_chain_head_block", "The newest block a request was pinned to, by chain.", ["chain_id"]
         )
-        self.chain_head = Gauge(
-            "wp_chain_head_block",
-            "The newest block a request was pinned to, by chain.",
-            ["chain_id"],
-            registry=registry,
-        )
-        self.index_rewinds = Counter(
+        self.index_rewinds = counter(
             "wp_index_rewinds",
             "Index streams whose stored part the chain no longer had (a reorg deeper than it, a reset "
             "chain, another network), by chain, stream and outcome: rewound to a block both agree "
             "on, or dropped and scanned again.",
             ["chain_id", "stream", "outcome"],
-            registry=registry,
         )
-        self.answer_cache_bytes = Gauge(
-            "wp_answer_cache_bytes",
-            "Bytes of answers kept per input and block (ANSWER_CACHE_BYTES bounds them).",
-            registry=registry,
+        self.answer_cache_bytes = gauge(
+            "wp_answer_cache_bytes", "Bytes of answers kept per input and block (ANSWER_CACHE_BYTES bounds them)."
         )
-        build = Gauge(
-            "wp_build_info", "The service's version and Python; always 1.", ["version", "python"], registry=registry
-        )
+        build = gauge("wp_build_info", "The service's version and Python; always 1.", ["version", "python"])
         build.labels(VERSION, platform.python_version()).set(1)
         self._children: dict[tuple[int, tuple[str, ...]], MetricWrapperBase] = {}
 

@@ -6,7 +6,8 @@ import asyncio
 from typing import Any, cast
 
 from chain.abi import Event, Function
-from chain.reader import ChainReader, UndecodableReturn
+from chain.reader import ChainReader
+from chain.rounds import UndecodableReturn
 
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
 TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))

@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chain.reader import ChainReader, Chains, Log, no_read
+from chain.event_logs import Log
+from chain.futures import no_read
+from chain.reader import ChainReader, Chains
 from errors import PositionError
 
 log = logging.getLogger("wallet_positions.index")

@@ -3,7 +3,8 @@
 The call's data is the lens's creation code and its ABI-encoded constructor arguments (the
 protocol's contracts and the wallet). The constructor makes every read an input needs, each
 depending on the answers before it, and returns, in place of runtime code, a tape of each read
-with its raw answer. The reader (chain/reader.py) answers the adapter's own calls from that tape,
+with its raw answer. The reader (chain/reader.py) answers the adapter's own calls from that tape
+(`Tapes`),
 so every figure is still decoded and computed in Python, as if it had made those calls itself;
 a read the tape lacks (a lens that failed, a tape cut at its size limit, a revert without data
 that may be a starved sub-call) goes the usual Multicall3 way.
@@ -16,14 +17,21 @@ not run calls without `to` is found by PROBE, riding along its first lens, and i
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from chain.abi import ZERO_ADDRESS, encode
+from chain.rpc import RpcError, clean, hex_bytes
+from errors import NetworkError
+
+log = logging.getLogger("wallet_positions.chain")
 
 BYTECODE = Path(__file__).resolve().parents[1] / "lenses" / "bytecode.json"
 """The lenses' creation code, compiled by scripts/compile-lenses (tests/test_lenses.py checks it)."""
@@ -84,3 +92,38 @@ def records(tape: bytes) -> tuple[Records, bool]:
             raise TapeError("a record is cut short")
         found[(target, key)] = (success, answer)
     return found, tape[0] == 1
+
+
+class Tapes:
+    """The reads a request's lenses recorded on one chain, and the lenses still in flight that may
+    answer calls to a target: such calls wait for them before they go in a round."""
+
+    def __init__(self, chain_id: int) -> None:
+        self._chain_id = chain_id
+        self._recorded: Records = {}
+        self._covering: dict[str, list[asyncio.Future[None]]] = {}
+
+    def cover(self, lenses: asyncio.Future[None], targets: Iterable[str]) -> None:
+        for target in targets:
+            self._covering.setdefault(target.lower(), []).append(lenses)
+
+    async def answer(self, target: str, calldata: bytes) -> tuple[bool, bytes] | None:
+        """A call's (success, return or revert data) once the lenses that may hold it are back;
+        None when no tape has it."""
+        for lens in self._covering.get(target, ()):
+            await asyncio.shield(lens)
+        return self._recorded.get((target, digest(calldata))) if self._recorded else None
+
+    def record(self, answers: Sequence[Any]) -> None:
+        """Keep the reads of each lens's answer; a lens that failed leaves its reads to rounds."""
+        for answer in answers:
+            try:
+                if isinstance(answer, BaseException | RpcError):
+                    raise TapeError(answer.message if isinstance(answer, RpcError) else type(answer).__name__)
+                found, cut = records(hex_bytes(answer, "eth_call", self._chain_id))
+            except (TapeError, NetworkError) as exc:
+                log.info("a lens failed on chain %d (%s); its reads go in rounds", self._chain_id, clean(exc, 80))
+                continue
+            if cut:
+                log.info("a lens tape on chain %d reached its size limit; the rest goes in rounds", self._chain_id)
+            self._recorded.update(found)

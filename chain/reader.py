@@ -1,4 +1,4 @@
-"""Chain access: block pinning and batched reads over the JSON-RPC transport of rpc.py.
+"""Chain access: a request's reads at one pinned block, over the JSON-RPC transport of rpc.py.
 
 Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL request:
 
@@ -8,18 +8,15 @@ Every adapter reads the chain through a `ChainReader`, one per chain per GraphQL
   `eth_getCode` of Multicall3 to learn whether batching through it is possible), after which the
   chain is followed. Every `eth_call` after that names this block, and every input of the
   request on that chain shares it.
-- Calls issued concurrently are coalesced (the DataLoader pattern), and identical calls asked
-  once: they queue until IDLE_TICKS loop iterations pass with no new call and the previous round
-  is back, then leave together as Multicall3 `aggregate3` calls with `allowFailure` (chunked to
-  `max_calls` sub-calls, in JSON-RPC batches bounded by rpc_batches), so one failing sub-call
-  fails only itself. Without Multicall3 they go as small JSON-RPC batches.
-  The HTTP requests of a GraphQL request thus number its dependent read rounds, not its calls.
+- Identical calls are asked once per request (and an immutable fact once per app), answered from
+  the tapes of the request's lenses (chain/lens.py) where they can be, else coalesced with every
+  other caller's into the next round (chain/rounds.py): the HTTP requests of a GraphQL request
+  number its dependent read rounds, not its calls. Headers, timestamps and logs
+  (chain/event_logs.py) ride in the same rounds.
 - Failures are sorted by rpc.classify: a node's failure of any call (not a contract's) is
   retried, for that call only, with jittered backoff inside the input's deadline, and then fails
   its callers with a retryable NetworkError; it never splits a batch and never reaches an
-  adapter as a contract's failure. A sub-call that failed with empty revert data inside an
-  `aggregate3` (an earlier sub-call may have used up the gas) is run again on its own, at the
-  same block, before it counts as its contract's failure.
+  adapter as a contract's failure.
 """
 
 from __future__ import annotations
@@ -28,13 +25,16 @@ import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from chain.abi import AbiError, Function, decode
+from chain.abi import Function
+from chain.event_logs import Log, get_logs
+from chain.futures import shared_future
 from chain.head import Follower, Head, hex_int, settle_depth
-from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Records, TapeError, digest, records
-from chain.rpc import Endpoint, RpcError, RpcStats, clean, safe_text
+from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Tapes
+from chain.rounds import MULTICALL3, Call, Rounds
+from chain.rpc import Endpoint, RpcError, RpcStats, clean, hex_bytes
 from chain.rpc_batches import Exchange
 from errors import ChainNotConfigured, InputValidationError, NetworkError, ProtocolError
 from immutable_cache import ImmutableCache
@@ -42,70 +42,10 @@ from metrics import Metrics
 
 log = logging.getLogger("wallet_positions.chain")
 
-MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11"
-AGGREGATE3 = Function("aggregate3((address,bool,bytes)[])", "82ad56cb", ("(bool,bytes)[]",))
-ERROR_STRING_SELECTOR = "08c379a0"
-"""Error(string), the revert payload of `require(cond, "reason")`."""
-
-IDLE_TICKS = 12
-"""Loop iterations without a new call before a round leaves: callers resumed by the previous
-round reach their next call through a few awaits (gather, shield, tasks); waiting a dozen
-iterations, microseconds, lets all of them join the round instead of trailing into the next
-(8 was measured too few for Morpho's discovery beside Aave and Compound inputs)."""
-
-PLAIN_BATCH_SIZE = 20
-"""eth_calls per JSON-RPC batch when a chain has no Multicall3: small, as public nodes cap it."""
-MAX_CHUNK_CALLDATA = 128 * 1024
-"""Sub-call calldata bytes per aggregate3 call (hex in JSON doubles it), beside `max_calls`."""
-MAX_NARROWING_ROUNDS = 16
-MIN_LOGS_BLOCK_RANGE = 16
-"""Narrowing stops here: an endpoint that refuses 16 blocks is failing, not paginating."""
-MAX_LOG_QUERIES = 5_000
-"""eth_getLogs queries one call may make; a span needing more is refused, not attempted."""
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
-class UndecodableReturn(ProtocolError):
-    """A call succeeded but its return data does not decode as the function's outputs."""
-
-
 T = TypeVar("T")
-
-
-def shared_future(awaitable: Awaitable[T]) -> asyncio.Future[T]:
-    """A task several callers await (each through asyncio.shield). Its outcome counts as
-    retrieved even if every caller stopped waiting, so no "exception was never retrieved"."""
-    future = asyncio.ensure_future(awaitable)
-    future.add_done_callback(_retrieve)
-    return future
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
-
-
-async def no_read() -> None:
-    """In a gather, the place of a read that this position does not need."""
-    return None
-
-
-async def first(call: Awaitable[tuple[Any, ...]]) -> Any:
-    """The first (often only) value a call returns."""
-    return (await call)[0]
-
-
-def _chunks(calls: list[_Call], size: int) -> list[list[_Call]]:
-    """aggregate3 chunks of at most `size` sub-calls and MAX_CHUNK_CALLDATA bytes of calldata."""
-    chunks: list[list[_Call]] = []
-    used = MAX_CHUNK_CALLDATA
-    for call in calls:
-        if used + len(call.calldata) > MAX_CHUNK_CALLDATA or len(chunks[-1]) >= size:
-            chunks.append([])
-            used = 0
-        chunks[-1].append(call)
-        used += len(call.calldata)
-    return chunks
 
 
 @dataclass(frozen=True)
@@ -127,54 +67,6 @@ class ChainConfig:
     head_poll_seconds: float = 0.0
     """Seconds between polls of a followed chain's head (chain/head.py); 0: every request pins
     its own block (the server's setting turns following on)."""
-
-
-@dataclass(frozen=True)
-class Log:
-    address: str
-    topics: tuple[str, ...]
-    data: bytes
-    block_number: int
-    log_index: int
-
-
-def _revert_reason(data: Any) -> str:
-    """The reason of an Error(string) revert payload, else a short description of it."""
-    try:
-        raw = bytes.fromhex(data[2:]) if isinstance(data, str) and data.startswith("0x") else data
-    except ValueError:
-        return "undecodable revert data"
-    if not isinstance(raw, bytes) or not raw:
-        return "no reason given"
-    if raw[:4].hex() == ERROR_STRING_SELECTOR:
-        try:
-            return f"reason {clean(decode(['string'], raw[4:])[0])!r}"
-        except AbiError:
-            pass
-    return f"revert data 0x{raw[:36].hex()}"
-
-
-def _safe(value: Any) -> Any:
-    """A decoded return value with every string made safe (rpc.safe_text) before any use."""
-    if isinstance(value, str):
-        return safe_text(value)
-    if isinstance(value, tuple):
-        return tuple(_safe(item) for item in value)
-    if isinstance(value, list):
-        return [_safe(item) for item in value]
-    return value
-
-
-def _empty_revert(revert: Any) -> bool:
-    return revert in (b"", "0x", None)
-
-
-def _hex_bytes(value: Any, what: str, chain_id: int) -> bytes:
-    if not isinstance(value, str) or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", value):
-        raise NetworkError(
-            f"The RPC endpoint for chain {chain_id} answered {what} with something that is not hex data."
-        )
-    return bytes.fromhex(value[2:])
 
 
 class Chains:
@@ -244,38 +136,6 @@ class ChainRequest:
         return self._readers[key]
 
 
-@dataclass
-class _Call:
-    """An eth_call waiting for the next round."""
-
-    target: str
-    function: Function
-    calldata: bytes
-    label: str
-    future: asyncio.Future[tuple[Any, ...]]
-    alone: bool = False
-    """Sent as a plain eth_call, not inside aggregate3 (a re-run of a starved sub-call)."""
-
-
-@dataclass
-class _Raw:
-    """Another JSON-RPC request that rides along in the next round's batch."""
-
-    method: str
-    params: list[Any]
-    future: asyncio.Future[Any]
-
-
-def _resolve(future: asyncio.Future[Any], result: Any = None, error: BaseException | None = None) -> None:
-    """Settle a caller's future unless it is already settled (its caller may have been cancelled)."""
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
-
-
 class ChainReader:
     """Reads of one chain for one request, all at one pinned block, batched across callers."""
 
@@ -293,20 +153,13 @@ class ChainReader:
         self._block: asyncio.Future[int] | None = None
         self._head: Head | None = None
         """The pinned head (number, hash, timestamp), for a reader of the newest block."""
-        self._multicall = False
-        """Whether Multicall3 has code at the pinned block (known once pinned)."""
+        self._rounds = Rounds(endpoint, self._exchange, request.stats, self._config.max_calls, self.block_number)
+        self._tapes = Tapes(self.chain_id)
+        """Reads answered by the request's lenses (prefetch)."""
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
         """Every call of the request, by target, calldata and outputs: asked once, however many
         inputs and positions ask (all read the same pinned block, so the answer is the same)."""
-        self._recorded: Records = {}
-        """Reads answered by the request's lenses (prefetch), by target and calldata digest."""
-        self._covering: dict[str, list[asyncio.Future[None]]] = {}
-        """The lenses in flight that may answer calls to a target, which wait for them."""
-        self._pending: list[_Call | _Raw] = []
-        self._flush_scheduled = False
-        self._idle_ticks = 0
-        self._sending: set[asyncio.Task[None]] = set()
 
     @property
     def past(self) -> bool:
@@ -317,7 +170,7 @@ class ChainReader:
     @property
     def has_multicall(self) -> bool:
         """Whether reads batch through Multicall3 (it has code at the pinned block)."""
-        return self._multicall
+        return self._rounds.multicall
 
     @property
     def hints(self) -> dict[tuple[Any, ...], Any]:
@@ -378,7 +231,7 @@ class ChainReader:
             return head
 
         async def read() -> Head:
-            found = Head.of(await self._ride_along("eth_getBlockByNumber", [hex(number), False]), self.chain_id)
+            found = Head.of(await self._rounds.ride_along("eth_getBlockByNumber", [hex(number), False]), self.chain_id)
             if found.number != number:
                 raise NetworkError(
                     f"The RPC endpoint for chain {self.chain_id} answered the header of block {found.number} "
@@ -416,7 +269,7 @@ class ChainReader:
             if follower.current() is not None and follower.settled is not None:
                 return min(block, follower.settled)
             if self.endpoint.has_finalized is not False:
-                header = await self._ride_along("eth_getBlockByNumber", ["finalized", False])
+                header = await self._rounds.ride_along("eth_getBlockByNumber", ["finalized", False])
                 if isinstance(header, dict):
                     self.endpoint.has_finalized = True
                     return min(block, hex_int(header.get("number"), "eth_getBlockByNumber", self.chain_id))
@@ -437,7 +290,7 @@ class ChainReader:
         follower = self._request.chains.follower(self.chain_id)
         if (followed := follower.current()) is not None:
             self._head = followed
-            self._multicall = bool(endpoint.has_multicall)
+            self._rounds.multicall = bool(endpoint.has_multicall)
             return followed.number
         calls: list[tuple[str, list[Any]]] = [("eth_getBlockByNumber", ["latest", False])]
         if not endpoint.chain_checked:
@@ -454,7 +307,7 @@ class ChainReader:
                 )
             endpoint.chain_checked = True
         if "eth_getCode" in answers:
-            endpoint.has_multicall = len(_hex_bytes(answers["eth_getCode"], "eth_getCode", self.chain_id)) > 0
+            endpoint.has_multicall = len(hex_bytes(answers["eth_getCode"], "eth_getCode", self.chain_id)) > 0
             if not endpoint.has_multicall:
                 log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches", self.chain_id)
         self._head = pinned = Head.of(answers["eth_getBlockByNumber"], self.chain_id)
@@ -463,7 +316,7 @@ class ChainReader:
         follower.learn(pinned)
         if endpoint.has_multicall and (endpoint.multicall_since is None or head < endpoint.multicall_since):
             endpoint.multicall_since = head
-        self._multicall = bool(endpoint.has_multicall)
+        self._rounds.multicall = bool(endpoint.has_multicall)
         return head
 
     async def block_key(self) -> str | None:
@@ -497,11 +350,11 @@ class ChainReader:
             return block
         if endpoint.multicall_since is None or block < endpoint.multicall_since:
             (code,) = await self._exchange.rpc([("eth_getCode", [MULTICALL3, hex(block)])])
-            if not _hex_bytes(code, "eth_getCode", self.chain_id):
+            if not hex_bytes(code, "eth_getCode", self.chain_id):
                 endpoint.multicall_absent_to = max(block, endpoint.multicall_absent_to)
                 return block
             endpoint.multicall_since = block
-        self._multicall = True
+        self._rounds.multicall = True
         return block
 
     async def _node_head(self) -> int:
@@ -517,8 +370,8 @@ class ChainReader:
         """Whether `address` has code at the pinned block: a contract deployed by then."""
 
         async def read() -> bool:
-            code = await self._ride_along("eth_getCode", [address, hex(await self.block_number())])
-            return len(_hex_bytes(code, "eth_getCode", self.chain_id)) > 0
+            code = await self._rounds.ride_along("eth_getCode", [address, hex(await self.block_number())])
+            return len(hex_bytes(code, "eth_getCode", self.chain_id)) > 0
 
         return await self.shared(("code", address.lower()), read)
 
@@ -537,24 +390,22 @@ class ChainReader:
         if key not in self._calls:
             future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
             self._calls[key] = shared_future(
-                self._read(_Call(target, function, calldata, label or f"contract {target}", future))
+                self._read(Call(target, function, calldata, label or f"contract {target}", future))
             )
         result = await asyncio.shield(self._calls[key])
         if function.immutable:
             self._cache.put(key, result)
         return result
 
-    async def _read(self, call: _Call) -> tuple[Any, ...]:
+    async def _read(self, call: Call) -> tuple[Any, ...]:
         """A call's answer from the lenses' tapes once those that may hold it are back, else
         from the next round."""
-        for lens in self._covering.get(call.target, ()):
-            await asyncio.shield(lens)
-        recorded = self._recorded.get((call.target, digest(call.calldata))) if self._recorded else None
+        recorded = await self._tapes.answer(call.target, call.calldata)
         if recorded is None:
-            return cast(tuple[Any, ...], await self._enqueue(call))
+            return await self._rounds.read(call)
         success, answer = recorded
         self.endpoint.metrics.rpc_lens_reads.labels(self.endpoint.label).inc()
-        self._settle(call, await self.block_number(), answer if success else None, None if success else answer)
+        self._rounds.settle(call, await self.block_number(), answer if success else None, None if success else answer)
         return await call.future
 
     def prefetch(self, initcodes: Sequence[bytes], targets: Iterable[str]) -> None:
@@ -566,9 +417,7 @@ class ChainReader:
             log.info("a lens of more than %d bytes on chain %d is not run", MAX_INITCODE, self.chain_id)
         if self.endpoint.deployless is False or not runnable:
             return
-        lenses = shared_future(self._run_lenses(runnable))
-        for target in targets:
-            self._covering.setdefault(target.lower(), []).append(lenses)
+        self._tapes.cover(shared_future(self._run_lenses(runnable)), targets)
 
     async def _run_lenses(self, initcodes: Sequence[bytes]) -> None:
         try:
@@ -579,24 +428,13 @@ class ChainReader:
             shared_future(self.block_timestamp())  # in this round: figures at a given block need it
         answers, deployless = await asyncio.gather(
             asyncio.gather(
-                *(self._ride_along("eth_call", [{"data": "0x" + code.hex()}, block]) for code in initcodes),
+                *(self._rounds.ride_along("eth_call", [{"data": "0x" + code.hex()}, block]) for code in initcodes),
                 return_exceptions=True,
             ),
             self._deployless(block),
         )
-        if not deployless:
-            return
-        for answer in answers:
-            try:
-                if isinstance(answer, BaseException | RpcError):
-                    raise TapeError(answer.message if isinstance(answer, RpcError) else type(answer).__name__)
-                found, cut = records(_hex_bytes(answer, "eth_call", self.chain_id))
-            except (TapeError, NetworkError) as exc:
-                log.info("a lens failed on chain %d (%s); its reads go in rounds", self.chain_id, clean(exc, 80))
-                continue
-            if cut:
-                log.info("a lens tape on chain %d reached its size limit; the rest goes in rounds", self.chain_id)
-            self._recorded.update(found)
+        if deployless:
+            self._tapes.record(answers)
 
     async def _deployless(self, block: str) -> bool:
         """Whether the endpoint runs calls without `to`: known, or probed (PROBE) in the round of
@@ -607,7 +445,7 @@ class ChainReader:
             return endpoint.deployless
 
         async def probe() -> bool:
-            answer = await self._ride_along("eth_call", [{"data": "0x" + PROBE.hex()}, block])
+            answer = await self._rounds.ride_along("eth_call", [{"data": "0x" + PROBE.hex()}, block])
             endpoint.deployless = answer == PROBE_ANSWER
             if not endpoint.deployless:
                 log.info("chain %d endpoint does not run calls without `to`; reads go in rounds", self.chain_id)
@@ -618,221 +456,15 @@ class ChainReader:
         except NetworkError:
             return False
 
-    async def _ride_along(self, method: str, params: list[Any]) -> Any:
-        """Another JSON-RPC request, sent with the next round's calls."""
-        return await self._enqueue(_Raw(method, params, asyncio.get_running_loop().create_future()))
-
-    async def _enqueue(self, item: _Call | _Raw) -> Any:
-        self._queue(item)
-        return await item.future
-
-    def _queue(self, item: _Call | _Raw) -> None:
-        self._pending.append(item)
-        self._idle_ticks = 0
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self._maybe_flush)
-
-    def _maybe_flush(self) -> None:
-        """Send the queue once IDLE_TICKS loop iterations pass in which no caller added to it, and no
-        earlier round is still in flight: calls queued meanwhile, by any input, wait for it and
-        then travel together, so inputs move in lockstep and rounds are shared."""
-        loop = asyncio.get_running_loop()
-        self._idle_ticks += 1
-        if self._idle_ticks < IDLE_TICKS:
-            loop.call_soon(self._maybe_flush)
-            return
-        if self._sending:
-            self._flush_scheduled = False
-            return
-        self._flush_scheduled = False
-        batch, self._pending = self._pending, []
-        task = loop.create_task(self._send(batch))
-        self._sending.add(task)
-        task.add_done_callback(self._round_done)
-
-    def _round_done(self, task: asyncio.Task[None]) -> None:
-        self._sending.discard(task)
-        if self._pending and not self._flush_scheduled:
-            self._flush_scheduled = True
-            self._idle_ticks = 0
-            asyncio.get_running_loop().call_soon(self._maybe_flush)
-
-    async def _send(self, batch: list[_Call | _Raw]) -> None:
-        """One round: every queued call (as aggregate3 chunks, or plain eth_calls) and every
-        ride-along request in one JSON-RPC batch; each caller gets its own result or error."""
-        try:
-            block = await self.block_number()
-            calls = [item for item in batch if isinstance(item, _Call)]
-            raws = [item for item in batch if isinstance(item, _Raw)]
-            grouped = [call for call in calls if not call.alone] if self._multicall else []
-            plain = [call for call in calls if call.alone] if self._multicall else calls
-            chunks = _chunks(grouped, self._config.max_calls)
-            requests = (
-                [self._aggregate3(chunk, block) for chunk in chunks]
-                + [self._eth_call(call, block) for call in plain]
-                + [(raw.method, raw.params) for raw in raws]
-            )
-            self._request.stats.subcalls += len(calls)
-            self.endpoint.metrics.rpc_subcalls.labels(self.endpoint.label).inc(len(calls))
-            answers = await self._exchange.rpc(requests, None if self._multicall else PLAIN_BATCH_SIZE)
-            await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
-            for call, answer in zip(plain, answers[len(chunks) :]):
-                self._settle_plain(call, answer, block)
-            for raw, answer in zip(raws, answers[len(chunks) + len(plain) :]):
-                _resolve(raw.future, answer)
-        except GeneratorExit:
-            raise
-        except BaseException as exc:
-            error = exc if isinstance(exc, Exception) else asyncio.CancelledError()
-            for item in batch:
-                _resolve(item.future, error=error)
-            if not isinstance(exc, Exception):
-                raise
-
-    async def _settle_chunk(self, chunk: list[_Call], answer: Any, block: int) -> None:
-        """Give each call of a chunk its result. A whole aggregate3 that the EVM failed (one
-        sub-call running it out of gas or memory, say) is split in halves and sent again, down
-        to plain eth_calls, so that only the culprit fails. A sub-call that failed with empty
-        revert data may have been starved of gas by an earlier one: it is queued to run alone."""
-        try:
-            if isinstance(answer, RpcError):
-                raise AbiError(answer.message)
-            (results,) = AGGREGATE3.decode(_hex_bytes(answer, "aggregate3", self.chain_id))
-            if len(results) != len(chunk):
-                raise AbiError("result count differs from call count")
-        except AbiError as exc:
-            log.info(
-                "aggregate3 of %d calls failed on chain %d (%s); splitting it",
-                len(chunk),
-                self.chain_id,
-                clean(exc, 80),
-            )
-            await self._resend(chunk, block)
-            return
-        for call, (success, data) in zip(chunk, results):
-            if not success and _empty_revert(data):
-                self._queue(replace(call, alone=True))
-            else:
-                self._settle(call, block, data if success else None, None if success else data)
-
-    async def _resend(self, chunk: list[_Call], block: int) -> None:
-        if len(chunk) == 1:
-            (call,) = chunk
-            (answer,) = await self._exchange.rpc([self._eth_call(call, block)])
-            self._settle_plain(call, answer, block)
-            return
-        halves = [chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]]
-        answers = await self._exchange.rpc([self._aggregate3(half, block) for half in halves])
-        await asyncio.gather(*(self._settle_chunk(half, answer, block) for half, answer in zip(halves, answers)))
-
-    def _settle_plain(self, call: _Call, answer: Any, block: int) -> None:
-        if isinstance(answer, RpcError):
-            self._settle(call, block, None, answer.data, answer.message)
-            return
-        try:
-            self._settle(call, block, _hex_bytes(answer, call.function.name, self.chain_id), None)
-        except NetworkError as exc:
-            _resolve(call.future, error=exc)
-
-    @staticmethod
-    def _eth_call(call: _Call, block: int) -> tuple[str, list[Any]]:
-        return ("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
-
-    @staticmethod
-    def _aggregate3(chunk: list[_Call], block: int) -> tuple[str, list[Any]]:
-        return (
-            "eth_call",
-            [
-                {
-                    "to": MULTICALL3,
-                    "data": "0x" + AGGREGATE3.calldata([(call.target, True, call.calldata) for call in chunk]).hex(),
-                },
-                hex(block),
-            ],
-        )
-
-    def _settle(self, call: _Call, block: int, data: bytes | None, revert: Any, message: str = "") -> None:
-        where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
-        if data is None:
-            reason = _revert_reason(revert) if revert else clean(message) or "no reason given"
-            _resolve(call.future, error=ProtocolError(f"{where} reverted ({reason})."))
-        elif not data and call.function.outputs:
-            _resolve(
-                call.future, error=ProtocolError(f"{where} returned no data (no contract code at {call.target}?).")
-            )
-        else:
-            try:
-                _resolve(call.future, _safe(call.function.decode(data)))
-            except AbiError as exc:
-                _resolve(call.future, error=UndecodableReturn(f"{where} returned undecodable data ({exc})."))
-
     # ---------------------------------------------------------------- eth_getLogs
 
     async def get_logs(
         self, address: str | Sequence[str], topics: Sequence[Any], from_block: int, to_block: int | None = None
     ) -> list[Log]:
-        """Logs in [from_block, to_block] (default: the pinned block), in chain order.
-
-        The span is cut into the endpoint's block range, all pieces riding in the next round's
-        JSON-RPC batch (with any calls and other scans queued for it). A piece
-        the endpoint calls too large is halved, down to MIN_LOGS_BLOCK_RANGE, and the endpoint
-        keeps the smaller range; a call that needed no narrowing lets it grow back, doubling up to
-        the configured range.
-        """
+        """Logs in [from_block, to_block] (default: the pinned block), in chain order, with the
+        next round (chain/event_logs.py)."""
         last = await self.block_number() if to_block is None else to_block
-        addresses = [address.lower()] if isinstance(address, str) else [a.lower() for a in address]
-        endpoint = self.endpoint
-        step = endpoint.logs_block_range
-        if (last - from_block) // step >= MAX_LOG_QUERIES:
-            raise ProtocolError(
-                f"eth_getLogs on chain {self.chain_id}: blocks {from_block}-{last} need "
-                f"more than {MAX_LOG_QUERIES} queries of {step} blocks."
-            )
-        ranges = [(start, min(start + step - 1, last)) for start in range(from_block, last + 1, step)]
-        logs: list[Log] = []
-        narrowed = False
-        for _ in range(MAX_NARROWING_ROUNDS):
-            if not ranges:
-                if not narrowed:
-                    endpoint.logs_block_range = min(step * 2, self._config.logs_block_range)
-                return sorted(logs, key=lambda entry: (entry.block_number, entry.log_index))
-            answers = await asyncio.gather(
-                *(
-                    self._ride_along(
-                        "eth_getLogs",
-                        [
-                            {
-                                "address": addresses,
-                                "topics": list(topics),
-                                "fromBlock": hex(low),
-                                "toBlock": hex(high),
-                            }
-                        ],
-                    )
-                    for low, high in ranges
-                )
-            )
-            retry: list[tuple[int, int]] = []
-            for (low, high), answer in zip(ranges, answers):
-                if isinstance(answer, RpcError):
-                    span = high - low + 1
-                    if span <= MIN_LOGS_BLOCK_RANGE or len(ranges) + len(retry) >= MAX_LOG_QUERIES:
-                        raise NetworkError(
-                            f"The RPC endpoint for chain {self.chain_id} refused eth_getLogs "
-                            f"for blocks {low}-{high}: {clean(answer.message)}"
-                        )
-                    middle = (low + high) // 2
-                    retry += [(low, middle), (middle + 1, high)]
-                    narrowed = True
-                    endpoint.logs_block_range = max(MIN_LOGS_BLOCK_RANGE, min(endpoint.logs_block_range, span // 2))
-                    continue
-                logs.extend(self._log(entry) for entry in answer)
-            ranges = retry
-        raise NetworkError(
-            f"The RPC endpoint for chain {self.chain_id} refused every eth_getLogs "
-            "block range, down to the smallest tried."
-        )
+        return await get_logs(self._rounds, self._config.logs_block_range, address, topics, from_block, last)
 
     @property
     def deadline(self) -> float:
@@ -840,37 +472,22 @@ class ChainReader:
 
     def cancel_rounds(self) -> None:
         """Stop the rounds in flight (their callers are gone: a cancelled background scan)."""
-        for task in self._sending:
-            task.cancel()
+        self._rounds.cancel()
 
     async def raw_call(self, target: str, data: bytes) -> bytes:
         """One eth_call of ready-made calldata at the pinned block, with the next round (for bulk
         reads that encode and decode by hand: adapters/sweep.py). A revert is a ProtocolError."""
         block = await self.block_number()
-        answer = await self._ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, hex(block)])
+        answer = await self._rounds.ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, hex(block)])
         if isinstance(answer, RpcError):
             raise ProtocolError(
                 f"a bulk read of {target} on chain {self.chain_id} at block {block} failed: {clean(answer.message)}"
             )
-        return _hex_bytes(answer, "eth_call", self.chain_id)
+        return hex_bytes(answer, "eth_call", self.chain_id)
 
     async def block_hash(self, number: int) -> str:
-        header = await self._ride_along("eth_getBlockByNumber", [hex(number), False])
+        header = await self._rounds.ride_along("eth_getBlockByNumber", [hex(number), False])
         found = header.get("hash") if isinstance(header, dict) else None
         if not isinstance(found, str):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} has no header for block {number}.")
         return found.lower()
-
-    def _log(self, entry: Any) -> Log:
-        try:
-            return Log(
-                address=entry["address"].lower(),
-                topics=tuple(topic.lower() for topic in entry["topics"]),
-                data=_hex_bytes(entry["data"], "eth_getLogs", self.chain_id),
-                block_number=hex_int(entry["blockNumber"], "eth_getLogs", self.chain_id),
-                log_index=hex_int(entry["logIndex"], "eth_getLogs", self.chain_id),
-            )
-        except (KeyError, TypeError, AttributeError):
-            raise NetworkError(
-                f"The RPC endpoint for chain {self.chain_id} answered eth_getLogs with a malformed log."
-            ) from None

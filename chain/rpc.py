@@ -121,6 +121,15 @@ def clean(message: Any, limit: int = 200) -> str:
     return safe_text(_URL.sub("<url>", str(message)[: limit * 4]), limit)
 
 
+def hex_bytes(value: Any, what: str, chain_id: int) -> bytes:
+    """An answer's data (`0x` and whole bytes in hex); a NetworkError if the node sent anything else."""
+    if not isinstance(value, str) or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", value):
+        raise NetworkError(
+            f"The RPC endpoint for chain {chain_id} answered {what} with something that is not hex data."
+        )
+    return bytes.fromhex(value[2:])
+
+
 @dataclass(frozen=True)
 class RpcError:
     """A JSON-RPC error object that is the answer to one call (see the module docstring)."""
