@@ -13,6 +13,9 @@ the newest head seen without a round trip of its own.
   is not offered: requests pin their own block and meet the endpoint's failure themselves, as
   without a follower.
 - `interval` 0 turns following off: every request pins its own block.
+- The first poll that knows a head asks too, in its batch, whether the endpoint takes a block
+  hash as a block tag (EIP-1898): where it does, every read of a request names its block by hash
+  (chain/rounds.py), so an answer can never mix two forks; where it does not, by number.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chain.rpc import Endpoint, RpcError, RpcStats
+from chain.rpc import REFUSALS, Endpoint, RpcError, RpcStats, clean
 from chain.rpc_batches import Exchange
 from errors import NetworkError
 
 log = logging.getLogger("wallet_positions.chain")
 
+HASH_PROBE_ADDRESS = "0x" + "00" * 20
+"""Whose balance the probe of EIP-1898 block tags asks for: any answer will do."""
 IDLE_SECONDS = 300.0
 """A chain no request asked for in this long is no longer followed."""
 SETTLED_POLL_SECONDS = 12.0
@@ -176,6 +181,9 @@ class Follower:
         ask_settled = endpoint.has_finalized is not False and loop.time() - self._settled_at >= SETTLED_POLL_SECONDS
         if ask_settled:
             calls.append(("eth_getBlockByNumber", ["finalized", False]))
+        probe = endpoint.hash_tags is None and self.head is not None
+        if probe and self.head is not None:
+            calls.append(("eth_getBalance", [HASH_PROBE_ADDRESS, {"blockHash": self.head.hash}]))
         exchange = Exchange(endpoint, RpcStats(), loop.time() + self.interval * STALE_POLLS + 1, 1)
         try:
             answers = await exchange.rpc(calls)
@@ -204,4 +212,22 @@ class Follower:
                 endpoint.has_finalized = False
         if endpoint.has_finalized is False:
             self.settled = head.number - settle_depth(chain_id)
+        if probe:
+            self._learn_hash_tags(answers[-1])
         return changed
+
+    def _learn_hash_tags(self, answer: Any) -> None:
+        """Whether the endpoint takes a block hash as a block tag (EIP-1898), from a probe in a
+        poll's batch, so no request waits for it: a balance says it does; a refusal of the request
+        says it does not (reads stay pinned by number, said once); anything else (a node behind a
+        balancer that has not seen the block) says nothing, and a later poll asks again."""
+        endpoint = self.endpoint
+        if isinstance(answer, str):
+            endpoint.hash_tags = True
+        elif isinstance(answer, RpcError) and answer.code in REFUSALS:
+            endpoint.hash_tags = False
+            log.info(
+                "chain %d endpoint refuses block hashes as block tags (%s); reads stay pinned by number",
+                endpoint.chain_id,
+                clean(answer.message, 80),
+            )

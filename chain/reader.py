@@ -33,7 +33,7 @@ from chain.event_logs import Log, get_logs
 from chain.futures import shared_future
 from chain.head import Follower, Head, hex_int, settle_depth
 from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Tapes
-from chain.rounds import MULTICALL3, Call, Rounds
+from chain.rounds import MULTICALL3, PINNED, Call, Pin, Rounds
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, hex_bytes
 from chain.rpc_batches import Exchange
 from errors import ChainNotConfigured, InputValidationError, NetworkError, ProtocolError
@@ -126,34 +126,43 @@ class ChainRequest:
     chains: Chains
     deadline: float
     stats: RpcStats = field(default_factory=RpcStats)
-    _readers: dict[tuple[int, int | None], ChainReader] = field(default_factory=dict)
+    _readers: dict[tuple[int, int | None, str | None], ChainReader] = field(default_factory=dict)
 
-    def reader(self, chain_id: int, block: int | None = None) -> ChainReader:
-        """The chain's reader pinned to its newest block, or to `block` (an earlier one)."""
-        key = (chain_id, block)
+    def reader(self, chain_id: int, block: int | None = None, block_hash: str | None = None) -> ChainReader:
+        """The chain's reader pinned to its newest block, to `block` (an earlier one), or to the
+        block of `block_hash` (which must then be `block`, where both are given)."""
+        key = (chain_id, block, block_hash)
         if key not in self._readers:
-            self._readers[key] = ChainReader(self.chains.endpoint(chain_id), self, block)
+            self._readers[key] = ChainReader(self.chains.endpoint(chain_id), self, block, block_hash)
         return self._readers[key]
 
 
 class ChainReader:
     """Reads of one chain for one request, all at one pinned block, batched across callers."""
 
-    def __init__(self, endpoint: Endpoint, request: ChainRequest, block: int | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, request: ChainRequest, block: int | None = None, block_hash: str | None = None
+    ) -> None:
         self.endpoint = endpoint
         self.chain_id = endpoint.chain_id
         self._request = request
         self._config = request.chains.config
         self._at = block
         """A block given, not the newest: a node without its state is pruned (HistoryUnavailable)."""
+        self._at_hash = block_hash
+        """A block given by its hash (EIP-1898): read by that hash, whatever the chain's head."""
         self._exchange = Exchange(
-            endpoint, request.stats, request.deadline, self._config.max_attempts, history=block is not None
+            endpoint,
+            request.stats,
+            request.deadline,
+            self._config.max_attempts,
+            history=block is not None or block_hash is not None,
         )
         self._cache = request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._head: Head | None = None
         """The pinned head (number, hash, timestamp), for a reader of the newest block."""
-        self._rounds = Rounds(endpoint, self._exchange, request.stats, self._config.max_calls, self.block_number)
+        self._rounds = Rounds(endpoint, self._exchange, request.stats, self._config.max_calls, self._round_pin)
         self._tapes = Tapes(self.chain_id)
         """Reads answered by the request's lenses (prefetch)."""
         self._shared: dict[Any, asyncio.Future[Any]] = {}
@@ -165,7 +174,7 @@ class ChainReader:
     def past(self) -> bool:
         """Whether the reader reads a block it was given (a client's `blockNumber`, or one a
         period earlier), not the newest."""
-        return self._at is not None
+        return self._at is not None or self._at_hash is not None
 
     @property
     def has_multicall(self) -> bool:
@@ -217,6 +226,18 @@ class ChainReader:
         if self._block is None:
             self._block = shared_future(self._pin())
         return await asyncio.shield(self._block)
+
+    async def _round_pin(self) -> Pin:
+        """The block a round reads, by its hash once known without a round trip: the head's, a
+        given hash, or a given block's header once read (it rides with the first round)."""
+        number = await self.block_number()
+        if self._at_hash is not None:
+            return Pin(number, self._at_hash)
+        if self._at is None:
+            return Pin(number, self._head.hash if self._head is not None else None)
+        header = self._shared.get(("header", number))
+        known = header is not None and header.done() and not header.cancelled() and header.exception() is None
+        return Pin(number, header.result().hash if known and header is not None else None)
 
     async def block_header(self) -> Head:
         """The pinned block's header (number, hash, timestamp), what names the block an answer
@@ -284,6 +305,8 @@ class ChainReader:
         return await self.shared(("settled block",), read)
 
     async def _pin(self) -> int:
+        if self._at_hash is not None:
+            return await self._pin_hash(self._at_hash)
         if self._at is not None:
             return await self._pin_past(self._at)
         endpoint = self.endpoint
@@ -326,6 +349,8 @@ class ChainReader:
         is); None where none is known without a round trip, or the block is past that head."""
         block = await self.block_number()
         head = self.newest().head
+        if self._at_hash is not None:
+            return self._at_hash
         if self._at is None:
             return head.hash if head is not None else None
         follower = self._request.chains.follower(self.chain_id)
@@ -333,6 +358,30 @@ class ChainReader:
         if settled is not None and block <= settled:
             return "settled"
         return f"under {head.hash}" if head is not None and block <= head.number else None
+
+    async def _pin_hash(self, block_hash: str) -> int:
+        """A block given by its hash: its header, asked once the head is pinned (one round trip),
+        tells its number; a hash the endpoint does not know, or a number given beside it that is
+        not the block's, is the client's mistake."""
+        await self.newest().block_number()
+        (header,) = await self._exchange.rpc([("eth_getBlockByHash", [block_hash, False])])
+        if isinstance(header, RpcError):
+            raise InputValidationError(
+                f"Block {block_hash} is not known to the RPC endpoint for chain {self.chain_id}: a block of another "
+                "chain, one reorganised away, or one the endpoint has not seen yet."
+            )
+        found = Head.of(header, self.chain_id)
+        if found.hash != block_hash:
+            raise NetworkError(
+                f"The RPC endpoint for chain {self.chain_id} answered the header of block {found.hash} "
+                f"when asked for block {block_hash}."
+            )
+        if self._at is not None and self._at != found.number:
+            raise InputValidationError(
+                f"Block {block_hash} is block {found.number} of chain {self.chain_id}, not block {self._at}."
+            )
+        self._shared[("header", found.number)] = shared_future(_known(found))
+        return await self._pin_past(found.number)
 
     async def _pin_past(self, block: int) -> int:
         """A given block, once the head is pinned (which checks the endpoint): a block after the
@@ -370,7 +419,8 @@ class ChainReader:
         """Whether `address` has code at the pinned block: a contract deployed by then."""
 
         async def read() -> bool:
-            code = await self._rounds.ride_along("eth_getCode", [address, hex(await self.block_number())])
+            await self.block_number()
+            code = await self._rounds.ride_along("eth_getCode", [address, PINNED])
             return len(hex_bytes(code, "eth_getCode", self.chain_id)) > 0
 
         return await self.shared(("code", address.lower()), read)
@@ -421,22 +471,22 @@ class ChainReader:
 
     async def _run_lenses(self, initcodes: Sequence[bytes]) -> None:
         try:
-            block = hex(await self.block_number())
+            await self.block_number()
         except Exception:
             return
         if self.past:
             shared_future(self.block_timestamp())  # in this round: figures at a given block need it
         answers, deployless = await asyncio.gather(
             asyncio.gather(
-                *(self._rounds.ride_along("eth_call", [{"data": "0x" + code.hex()}, block]) for code in initcodes),
+                *(self._rounds.ride_along("eth_call", [{"data": "0x" + code.hex()}, PINNED]) for code in initcodes),
                 return_exceptions=True,
             ),
-            self._deployless(block),
+            self._deployless(),
         )
         if deployless:
             self._tapes.record(answers)
 
-    async def _deployless(self, block: str) -> bool:
+    async def _deployless(self) -> bool:
         """Whether the endpoint runs calls without `to`: known, or probed (PROBE) in the round of
         the request's first lenses and then remembered; a node's failure of the probe leaves it
         open, to be asked again."""
@@ -445,7 +495,7 @@ class ChainReader:
             return endpoint.deployless
 
         async def probe() -> bool:
-            answer = await self._rounds.ride_along("eth_call", [{"data": "0x" + PROBE.hex()}, block])
+            answer = await self._rounds.ride_along("eth_call", [{"data": "0x" + PROBE.hex()}, PINNED])
             endpoint.deployless = answer == PROBE_ANSWER
             if not endpoint.deployless:
                 log.info("chain %d endpoint does not run calls without `to`; reads go in rounds", self.chain_id)
@@ -478,7 +528,7 @@ class ChainReader:
         """One eth_call of ready-made calldata at the pinned block, with the next round (for bulk
         reads that encode and decode by hand: adapters/sweep.py). A revert is a ProtocolError."""
         block = await self.block_number()
-        answer = await self._rounds.ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, hex(block)])
+        answer = await self._rounds.ride_along("eth_call", [{"to": target, "data": "0x" + data.hex()}, PINNED])
         if isinstance(answer, RpcError):
             raise ProtocolError(
                 f"a bulk read of {target} on chain {self.chain_id} at block {block} failed: {clean(answer.message)}"
@@ -491,3 +541,8 @@ class ChainReader:
         if not isinstance(found, str):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} has no header for block {number}.")
         return found.lower()
+
+
+async def _known(head: Head) -> Head:
+    """A header already read, as the shared read of it (`ChainReader._header_of`)."""
+    return head

@@ -8,6 +8,10 @@ sub-calls, in JSON-RPC batches bounded by rpc_batches), so one failing sub-call 
 without Multicall3 they go as small JSON-RPC batches. A sub-call that failed with empty revert
 data inside an `aggregate3` (an earlier sub-call may have used up the gas) is run again on its
 own, at the same block, before it counts as its contract's failure.
+
+Every read names its block by hash (EIP-1898's `{"blockHash": ...}`) once the hash is known and
+the endpoint has shown it takes one (the head follower asks, chain/head.py), so a request's rounds
+can never read two forks; an endpoint that refuses keeps number tags.
 """
 
 from __future__ import annotations
@@ -42,6 +46,26 @@ MAX_CHUNK_CALLDATA = 128 * 1024
 """Sub-call calldata bytes per aggregate3 call (hex in JSON doubles it), beside `max_calls`."""
 
 
+PINNED: Any = object()
+"""Put in a ride-along request's params where its block goes: the round puts its block tag there."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The block a round reads: its number (for messages) and its hash where known."""
+
+    number: int
+    hash: str | None = None
+
+
+@dataclass(frozen=True)
+class _At:
+    """A round's block: its number, for messages, and the block parameter its reads carry."""
+
+    number: int
+    tag: Any
+
+
 class UndecodableReturn(ProtocolError):
     """A call succeeded but its return data does not decode as the function's outputs."""
 
@@ -73,7 +97,7 @@ class Rounds:
     own result or error. `multicall` is the reader's to set once it has pinned the block."""
 
     def __init__(
-        self, endpoint: Endpoint, exchange: Exchange, stats: RpcStats, max_calls: int, pin: Callable[[], Awaitable[int]]
+        self, endpoint: Endpoint, exchange: Exchange, stats: RpcStats, max_calls: int, pin: Callable[[], Awaitable[Pin]]
     ) -> None:
         self.endpoint = endpoint
         self.chain_id = endpoint.chain_id
@@ -140,23 +164,24 @@ class Rounds:
         """One round: every queued call (as aggregate3 chunks, or plain eth_calls) and every
         ride-along request in one JSON-RPC batch; each caller gets its own result or error."""
         try:
-            block = await self._pin()
+            pin = await self._pin()
+            at = _At(pin.number, self._tag(pin))
             calls = [item for item in batch if isinstance(item, Call)]
             raws = [item for item in batch if isinstance(item, _Raw)]
             grouped = [call for call in calls if not call.alone] if self.multicall else []
             plain = [call for call in calls if call.alone] if self.multicall else calls
             chunks = _chunks(grouped, self._max_calls)
             requests = (
-                [_aggregate3(chunk, block) for chunk in chunks]
-                + [_eth_call(call, block) for call in plain]
-                + [(raw.method, raw.params) for raw in raws]
+                [_aggregate3(chunk, at.tag) for chunk in chunks]
+                + [_eth_call(call, at.tag) for call in plain]
+                + [(raw.method, [at.tag if param is PINNED else param for param in raw.params]) for raw in raws]
             )
             self._stats.subcalls += len(calls)
             self.endpoint.metrics.rpc_subcalls.labels(self.endpoint.label).inc(len(calls))
             answers = await self._exchange.rpc(requests, None if self.multicall else PLAIN_BATCH_SIZE)
-            await asyncio.gather(*(self._settle_chunk(chunk, answer, block) for chunk, answer in zip(chunks, answers)))
+            await asyncio.gather(*(self._settle_chunk(chunk, answer, at) for chunk, answer in zip(chunks, answers)))
             for call, answer in zip(plain, answers[len(chunks) :]):
-                self._settle_plain(call, answer, block)
+                self._settle_plain(call, answer, at)
             for raw, answer in zip(raws, answers[len(chunks) + len(plain) :]):
                 _resolve(raw.future, answer)
         except GeneratorExit:
@@ -168,7 +193,11 @@ class Rounds:
             if not isinstance(exc, Exception):
                 raise
 
-    async def _settle_chunk(self, chunk: list[Call], answer: Any, block: int) -> None:
+    def _tag(self, pin: Pin) -> Any:
+        """The block parameter of the round's reads: the hash where the endpoint takes one."""
+        return {"blockHash": pin.hash} if pin.hash is not None and self.endpoint.hash_tags else hex(pin.number)
+
+    async def _settle_chunk(self, chunk: list[Call], answer: Any, at: _At) -> None:
         """Give each call of a chunk its result. A whole aggregate3 that the EVM failed (one
         sub-call running it out of gas or memory, say) is split in halves and sent again, down
         to plain eth_calls, so that only the culprit fails. A sub-call that failed with empty
@@ -186,30 +215,30 @@ class Rounds:
                 self.chain_id,
                 clean(exc, 80),
             )
-            await self._resend(chunk, block)
+            await self._resend(chunk, at)
             return
         for call, (success, data) in zip(chunk, results):
             if not success and _empty_revert(data):
                 self._queue(replace(call, alone=True))
             else:
-                self.settle(call, block, data if success else None, None if success else data)
+                self.settle(call, at.number, data if success else None, None if success else data)
 
-    async def _resend(self, chunk: list[Call], block: int) -> None:
+    async def _resend(self, chunk: list[Call], at: _At) -> None:
         if len(chunk) == 1:
             (call,) = chunk
-            (answer,) = await self._exchange.rpc([_eth_call(call, block)])
-            self._settle_plain(call, answer, block)
+            (answer,) = await self._exchange.rpc([_eth_call(call, at.tag)])
+            self._settle_plain(call, answer, at)
             return
         halves = [chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]]
-        answers = await self._exchange.rpc([_aggregate3(half, block) for half in halves])
-        await asyncio.gather(*(self._settle_chunk(half, answer, block) for half, answer in zip(halves, answers)))
+        answers = await self._exchange.rpc([_aggregate3(half, at.tag) for half in halves])
+        await asyncio.gather(*(self._settle_chunk(half, answer, at) for half, answer in zip(halves, answers)))
 
-    def _settle_plain(self, call: Call, answer: Any, block: int) -> None:
+    def _settle_plain(self, call: Call, answer: Any, at: _At) -> None:
         if isinstance(answer, RpcError):
-            self.settle(call, block, None, answer.data, answer.message)
+            self.settle(call, at.number, None, answer.data, answer.message)
             return
         try:
-            self.settle(call, block, hex_bytes(answer, call.function.name, self.chain_id), None)
+            self.settle(call, at.number, hex_bytes(answer, call.function.name, self.chain_id), None)
         except NetworkError as exc:
             _resolve(call.future, error=exc)
 
@@ -244,11 +273,11 @@ def _chunks(calls: list[Call], size: int) -> list[list[Call]]:
     return chunks
 
 
-def _eth_call(call: Call, block: int) -> tuple[str, list[Any]]:
-    return ("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, hex(block)])
+def _eth_call(call: Call, tag: Any) -> tuple[str, list[Any]]:
+    return ("eth_call", [{"to": call.target, "data": "0x" + call.calldata.hex()}, tag])
 
 
-def _aggregate3(chunk: list[Call], block: int) -> tuple[str, list[Any]]:
+def _aggregate3(chunk: list[Call], tag: Any) -> tuple[str, list[Any]]:
     return (
         "eth_call",
         [
@@ -256,7 +285,7 @@ def _aggregate3(chunk: list[Call], block: int) -> tuple[str, list[Any]]:
                 "to": MULTICALL3,
                 "data": "0x" + AGGREGATE3.calldata([(call.target, True, call.calldata) for call in chunk]).hex(),
             },
-            hex(block),
+            tag,
         ],
     )
 

@@ -73,7 +73,7 @@ _CONTRACT_FAILURE = re.compile(
     re.I,
 )
 """Messages of an eth_call whose code ran and failed: geth's and anvil's revert and halt errors."""
-_REFUSALS = (-32600, -32601, -32602)
+REFUSALS = (-32600, -32601, -32602)
 """Invalid request, method or params: how an endpoint refuses a request it does not run."""
 _MISSING_STATE = re.compile(
     r"missing trie node|historical state|state.{0,24}(not available|unavailable|pruned)|\bpruned?\b|pruning|"
@@ -180,8 +180,8 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
     if "result" not in answer:
         return NodeFailure(f"answered {method} with something that is not JSON-RPC")
     result = answer["result"]
-    if result is None and _is_tag_lookup(method, params):
-        return RpcError(0, "the endpoint does not know this block tag")
+    if result is None and (_is_tag_lookup(method, params) or method == "eth_getBlockByHash"):
+        return RpcError(0, "the endpoint does not know this block")
     if not _has_shape(result, method):
         what = "null" if result is None else "something of the wrong shape"
         return NodeFailure(f"answered {method} with {what}")
@@ -190,12 +190,14 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
 
 def _is_the_answer(error: RpcError, method: str, params: list[Any]) -> bool:
     if method == "eth_call":
-        if _is_creation(params) and error.code in _REFUSALS:
+        if _is_creation(params) and error.code in REFUSALS:
             return True
         return error.code == 3 or bool(_CONTRACT_FAILURE.search(error.message))
     if method == "eth_getLogs":
         return error.code == -32005 or bool(_RANGE_TOO_LARGE.search(error.message))
-    return _is_tag_lookup(method, params)
+    # eth_getBalance is sent only as the probe of whether block hashes are taken (chain/head.py):
+    # whatever error it gets is what it asked.
+    return method == "eth_getBalance" or _is_tag_lookup(method, params)
 
 
 def _is_creation(params: list[Any]) -> bool:
@@ -210,11 +212,11 @@ def _is_tag_lookup(method: str, params: list[Any]) -> bool:
 
 
 def _has_shape(result: Any, method: str) -> bool:
-    if method in ("eth_call", "eth_blockNumber", "eth_chainId", "eth_getCode"):
+    if method in ("eth_call", "eth_blockNumber", "eth_chainId", "eth_getCode", "eth_getBalance"):
         return isinstance(result, str) and _HEX.fullmatch(result) is not None
     if method == "eth_getLogs":
         return isinstance(result, list)
-    if method == "eth_getBlockByNumber":
+    if method in ("eth_getBlockByNumber", "eth_getBlockByHash"):
         return isinstance(result, dict)
     return result is not None
 
@@ -254,6 +256,9 @@ class Endpoint:
         highest known to lack it: readers of past blocks ask only in between."""
         self.multicall_absent_to = -1
         self.has_finalized: bool | None = None
+        self.hash_tags: bool | None = None
+        """Whether the endpoint takes EIP-1898 block hashes as block tags, asked once by the head
+        follower (chain/head.py)."""
         self.deployless: bool | None = None
         """Whether the endpoint runs calls without `to` (chain/lens.py), probed with the first lens."""
         self.batches_refused_at: float | None = None

@@ -53,6 +53,9 @@ class RpcProxy:
         """A pruned node: a state read (STATE_READS) at a block below this one gets MISSING_TRIE_NODE."""
         self.http_fault_share = 0.0
         """Share of HTTP requests answered 503."""
+        self.hash_tags = "forward"
+        """What a read whose block is named by hash (EIP-1898 `{"blockHash": ...}`) gets: forward |
+        refuse (-32602, as an endpoint that takes only numbers and names)."""
         self.creation = "forward"
         """What an `eth_call` without `to` (a lens, chain/lens.py) gets: forward | refuse (-32602,
         as an endpoint that does not run them) | garbage (a result that is not a tape)."""
@@ -138,6 +141,10 @@ class RpcProxy:
             if fault[1] is None:
                 return {"jsonrpc": "2.0", "id": item["id"], "result": None}
             return {"jsonrpc": "2.0", "id": item["id"], "error": fault[1]}
+        tag = item["params"][-1] if item.get("params") else None
+        if isinstance(tag, dict) and self.hash_tags == "refuse":
+            error = {"code": -32602, "message": "invalid argument 1: hex string without 0x prefix"}
+            return {"jsonrpc": "2.0", "id": item["id"], "error": error}
         if self.creation != "forward" and item["method"] == "eth_call" and "to" not in item["params"][0]:
             if self.creation == "refuse":
                 return {"jsonrpc": "2.0", "id": item["id"], "error": {"code": -32602, "message": "missing to"}}
@@ -147,7 +154,9 @@ class RpcProxy:
             if int(tag, 16) > self.head:
                 return {"jsonrpc": "2.0", "id": item["id"], "result": None}
             item = {**item, "params": [tag, *item["params"][1:]]}
-        if item["method"] in STATE_READS and self.history_from is not None and self.pruned(item["params"][-1]):
+        if isinstance(tag, dict) and item["method"] in STATE_READS and self.history_from is not None:
+            tag = await self.number_of(tag["blockHash"])
+        if item["method"] in STATE_READS and self.history_from is not None and self.pruned(tag):
             return {"jsonrpc": "2.0", "id": item["id"], "error": MISSING_TRIE_NODE}
         if item["method"] == "eth_getLogs" and self.max_log_range is not None:
             span = int(item["params"][0]["toBlock"], 16) - int(item["params"][0]["fromBlock"], 16) + 1
@@ -163,17 +172,26 @@ class RpcProxy:
             answer["result"] = "0xnothex"
         return answer
 
+    async def number_of(self, block_hash: str) -> str:
+        """The number of the block a hash names, as the upstream node knows it."""
+        item = {"jsonrpc": "2.0", "id": 1, "method": "eth_getBlockByHash", "params": [block_hash, False]}
+        async with aiohttp.ClientSession() as session, session.post(self.upstream, json=item) as response:
+            header = json.loads(await response.read())["result"]
+        return str(header["number"]) if header else "0x0"
+
     def pruned(self, tag: str) -> bool:
         return tag.startswith("0x") and self.history_from is not None and int(tag, 16) < self.history_from
 
     def reads(self) -> int:
         """Posts other than a head follower's polls (chain/head.py: `latest` and `finalized`
-        headers only); a request's own pin to a header counts as one of those."""
+        headers, and once the probe of block hash tags, `eth_getBalance`); a request's own pin to a
+        header counts as one of those."""
         return sum(
             1
             for post in self.posts
             if not all(
-                item["method"] == "eth_getBlockByNumber" and item["params"][0] in ("latest", "finalized")
+                (item["method"] == "eth_getBlockByNumber" and item["params"][0] in ("latest", "finalized"))
+                or item["method"] == "eth_getBalance"
                 for item in (post if isinstance(post, list) else [post])
             )
         )

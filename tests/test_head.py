@@ -5,20 +5,21 @@ used, and the request meets the endpoint's failure itself. Real anvil behind tes
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
 
-from chain import head
-from errors import NetworkError
+from chain import erc20, head
+from errors import InputValidationError, NetworkError
 from tests.evm import CHAIN_ID
-from tests.test_chain import stats
+from tests.test_chain import WALLET, deploy_token, stats
 
 POLL = 0.05
 
 
 def polls(proxy: Any) -> int:
-    """Posts that are the follower's: only `latest` and `finalized` headers."""
+    """Posts that are the follower's: only `latest` and `finalized` headers (and the hash probe)."""
     return len(proxy.posts) - proxy.reads()
 
 
@@ -104,3 +105,86 @@ def test_a_slow_chain_is_polled_about_twice_a_block_and_no_chain_faster_than_the
     endpoint: Any = Endpoint()
     endpoint.chain_id = chain_id
     assert head.Follower(endpoint, 1.0)._delay(changed) == delay
+
+
+def block_params(proxy: Any, method: str = "eth_call") -> list[Any]:
+    return [item["params"][-1] for item in proxy.calls(method)]
+
+
+async def test_reads_name_their_block_by_hash_once_the_endpoint_takes_one(anvil, artifacts, open_chains, proxy):
+    token = deploy_token(anvil, artifacts)
+    chains = await open_chains({CHAIN_ID: proxy.url}, head_poll_seconds=POLL)
+    loop = asyncio.get_running_loop()
+    first = chains.request(loop.time() + 10).reader(CHAIN_ID)
+    assert await first.call(token, erc20.DECIMALS) == (6,)
+    assert block_params(proxy) == [hex(await first.block_number())], "before the probe: by number"
+    endpoint = chains.endpoint(CHAIN_ID)
+    await until(lambda: endpoint.hash_tags is not None)
+    assert endpoint.hash_tags is True and len(proxy.calls("eth_getBalance")) == 1, "asked once, in a poll"
+    anvil.mine()
+    follower = chains.follower(CHAIN_ID)
+    await until(lambda: follower.head is not None and follower.head.number == anvil.block_number())
+    proxy.posts.clear()
+    later = chains.request(loop.time() + 10).reader(CHAIN_ID)
+    assert await later.call(token, erc20.SYMBOL) == ("TST",)
+    head = await later.block_header()
+    assert block_params(proxy) == [{"blockHash": head.hash}]
+    proxy.posts.clear()
+    past = chains.request(loop.time() + 10).reader(CHAIN_ID, head.number - 1)
+    assert await past.call(token, erc20.BALANCE_OF, WALLET) == (0,)
+    header = await past.block_header()
+    assert await past.call(token, erc20.BALANCE_OF, token) == (0,)
+    assert block_params(proxy) == [hex(head.number - 1), {"blockHash": header.hash}], (
+        "a given block's first round by number beside its header, every later one by that header's hash"
+    )
+    assert header.hash == anvil.rpc("eth_getBlockByNumber", hex(head.number - 1), False)["hash"].lower()
+    assert len(proxy.calls("eth_getBalance")) == 0, "never asked again"
+
+
+async def test_an_endpoint_that_refuses_hashes_is_read_by_number(anvil, artifacts, open_chains, proxy, caplog):
+    caplog.set_level(logging.INFO, logger="wallet_positions.chain")
+    token = deploy_token(anvil, artifacts)
+    proxy.hash_tags = "refuse"
+    chains = await open_chains({CHAIN_ID: proxy.url}, head_poll_seconds=POLL)
+    loop = asyncio.get_running_loop()
+    assert await chains.request(loop.time() + 10).reader(CHAIN_ID).call(token, erc20.DECIMALS) == (6,)
+    endpoint = chains.endpoint(CHAIN_ID)
+    await until(lambda: endpoint.hash_tags is not None)
+    assert endpoint.hash_tags is False
+    anvil.mine()
+    await asyncio.sleep(POLL * 4)
+    reader = chains.request(loop.time() + 10).reader(CHAIN_ID)
+    assert await reader.call(token, erc20.SYMBOL) == ("TST",)
+    assert all(isinstance(tag, str) for tag in block_params(proxy))
+    assert len(proxy.calls("eth_getBalance")) == 1
+    said = [r.getMessage() for r in caplog.records if "refuses block hashes" in r.getMessage()]
+    assert len(said) == 1 and proxy.url not in said[0]
+
+
+async def test_a_block_given_by_hash_is_read_at_that_hash(anvil, artifacts, open_chains, proxy):
+    token = deploy_token(anvil, artifacts)
+    anvil.send(token, "mint(address,uint256)", WALLET, 5)
+    before = anvil.rpc("eth_getBlockByNumber", "latest", False)
+    anvil.send(token, "mint(address,uint256)", WALLET, 7)
+    chains = await open_chains({CHAIN_ID: proxy.url}, head_poll_seconds=POLL)
+    endpoint = chains.endpoint(CHAIN_ID)
+    loop = asyncio.get_running_loop()
+    await chains.request(loop.time() + 10).reader(CHAIN_ID).block_number()
+    await until(lambda: endpoint.hash_tags is True)
+    proxy.posts.clear()
+    number = int(before["number"], 16)
+    reader = chains.request(loop.time() + 10).reader(CHAIN_ID, block_hash=before["hash"].lower())
+    assert await reader.call(token, erc20.BALANCE_OF, WALLET) == (5,)
+    assert await reader.block_number() == number and reader.past
+    assert (await reader.block_header()).timestamp == int(before["timestamp"], 16)
+    assert await reader.block_key() == before["hash"].lower()
+    assert block_params(proxy) == [{"blockHash": before["hash"].lower()}]
+    assert stats(reader).requests == 2, "its header (the number), then the reads"
+    both = chains.request(loop.time() + 10).reader(CHAIN_ID, number, before["hash"].lower())
+    assert await both.call(token, erc20.BALANCE_OF, WALLET) == (5,)
+    wrong = chains.request(loop.time() + 10).reader(CHAIN_ID, number + 1, before["hash"].lower())
+    with pytest.raises(InputValidationError, match=f"is block {number} of chain {CHAIN_ID}, not block {number + 1}"):
+        await wrong.block_number()
+    unknown = chains.request(loop.time() + 10).reader(CHAIN_ID, block_hash="0x" + "ab" * 32)
+    with pytest.raises(InputValidationError, match="is not known to the RPC endpoint"):
+        await unknown.call(token, erc20.DECIMALS)
