@@ -45,11 +45,12 @@ log = logging.getLogger("wallet_positions.resolver")
 SDL_PATH = Path(__file__).with_name("schema.graphql")
 ADDRESS_RE = re.compile(r"0x[0-9a-fA-F]{40}")
 POOL_RE = re.compile(r"0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})")
+BLOCK_HASH = re.compile(r"0x[0-9a-fA-F]{64}")
 INTERNAL_ERROR = "Internal error while reading positions; it has been logged."
 ADDRESS_ECHO = 70
 """Characters of a submitted address an error echoes: a market id (66) whole, garbage cut."""
 
-InputKey = tuple[str, str, int, str, "int | None"]
+InputKey = tuple[str, str, int, str, "int | None", "str | None"]
 
 
 @dataclass(frozen=True)
@@ -189,12 +190,12 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> St
     """The input's protocol and fetch, started or joined (identical inputs share one, even across
     aliases), or why the input is refused."""
     name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
-    block = item.get("blockNumber")
+    block, block_hash = item.get("blockNumber"), item.get("blockHash")
     try:
-        protocol, function = _validate(root, context.registry, name, chain_id, address, block)
+        protocol, function = _validate(root, context.registry, name, chain_id, address, block, block_hash)
     except PositionError as exc:
         return exc
-    key = (root.name, protocol.name, chain_id, address, block)
+    key = (root.name, protocol.name, chain_id, address, block, block_hash and block_hash.lower())
     if key not in context.fetches:
         context.fetches[key] = shared_future(_fetch(protocol, function, key, context))
     return protocol, context.fetches[key]
@@ -230,6 +231,7 @@ def _outcome(
         "chainId": chain_id,
         root.address_key: _shorten(address, ADDRESS_ECHO),
         "blockNumber": item.get("blockNumber"),
+        "blockHash": _shorten(block_hash, 66) if isinstance(block_hash := item.get("blockHash"), str) else None,
         "error": {"code": failure.code, "message": failure.message, "retryable": failure.retryable},
     }
 
@@ -330,7 +332,13 @@ _SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
 
 
 def _validate(
-    root: RootField, registry: Registry, name: str, chain_id: int, address: str, block: int | None
+    root: RootField,
+    registry: Registry,
+    name: str,
+    chain_id: int,
+    address: str,
+    block: int | None,
+    block_hash: str | None,
 ) -> tuple[Protocol, FetchFunction]:
     protocol = registry.get(name.lower())
     if protocol is None:
@@ -356,6 +364,10 @@ def _validate(
         )
     if block is not None and block < 0:
         raise InputValidationError(f"Malformed blockNumber {block}: a block number is 0 or more.")
+    if block_hash is not None and not BLOCK_HASH.fullmatch(block_hash):
+        raise InputValidationError(
+            f"Malformed blockHash {_shorten(block_hash)!r}: expected 0x followed by 64 hexadecimal characters."
+        )
     return protocol, function
 
 
@@ -371,7 +383,7 @@ async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, req
     so the same input at the same block is answered again without an RPC request, and a
     reorganised block's answer is never served for its successor. Not kept: failures, and
     answers whose warnings a retry could clear (Warnings.retryable)."""
-    _, _, chain_id, address, block = key
+    _, _, chain_id, address, block, block_hash = key
     budget = request.input_timeout
     context = FetchContext(
         asyncio.get_running_loop().time() + budget,
@@ -380,6 +392,7 @@ async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, req
         protocol.chain(chain_id),
         protocol.name,
         block,
+        block_hash,
     )
     answers = request.answers
     kept: tuple[Any, ...] | None = None

@@ -30,6 +30,8 @@ class FetchContext:
     """The input's protocol (one adapter may serve several: the vault-style ones, Aave and Spark)."""
     block: int | None = None
     """The block the client asked for (`blockNumber`); None for the newest."""
+    block_hash: str | None = None
+    """The block the client asked for by its hash (`blockHash`), lower case; None if not given."""
     warnings: Warnings = field(default_factory=Warnings)
     """What the answer lacks (parts left out, null figures); the resolver returns it as `warnings`."""
 
@@ -40,7 +42,7 @@ class FetchContext:
     def reader(self) -> ChainReader:
         """The request's reader for the input's chain at its block (the newest, or the one the
         client asked for), batching with the other inputs at that block."""
-        return self.chains.reader(self.chain_id, self.block)
+        return self.chains.reader(self.chain_id, self.block, self.block_hash)
 
     async def events(self, stream: Stream) -> View:
         """`stream` as of the reader's block: the app keeps the settled part on disk; within a

@@ -403,6 +403,45 @@ async def test_every_entry_names_its_blocks_hash_and_time(history):
     assert wrong == []
 
 
+async def test_a_block_given_by_its_hash_is_answered_as_at_its_number(history):
+    """`blockHash` instead of (or beside) `blockNumber`: every protocol's answer at each kept block
+    is the one kept, wallets and pools; a malformed hash, one the endpoint does not know and a
+    number that is not the hash's block are VALIDATION_ERRORs that echo what was sent."""
+    worlds, folder, key, kept = history
+    node, chain, wallet = worlds.node, worlds.node.chain_id, worlds.wallets["lender"]
+
+    def hashed(inputs: list[dict[str, Any]], block: int) -> list[dict[str, Any]]:
+        block_hash = node.rpc("eth_getBlockByNumber", hex(block), False)["hash"]
+        return [{**{k: v for k, v in item.items() if k != "blockNumber"}, "blockHash": block_hash} for item in inputs]
+
+    async with Service(folder, key, node) as service:
+        for block, (positions, pools) in kept.items():
+            assert await service.positions(hashed(position_inputs(worlds), block)) == positions, block
+            assert await service.ask(POOLS, hashed(pool_inputs(worlds), block)) == pools, block
+        block = min(kept)
+        block_hash = node.rpc("eth_getBlockByNumber", hex(block), False)["hash"]
+        base = {"protocol": "morpho", "chainId": chain, "walletAddress": wallet}
+        inputs = [
+            {**base, "blockHash": block_hash.upper().replace("0X", "0x"), "blockNumber": block},
+            {**base, "blockHash": "0x1234"},
+            {**base, "blockHash": "0x" + "ab" * 32},
+            {**base, "blockHash": block_hash, "blockNumber": block + 1},
+        ]
+        answer = await service.positions(inputs)
+    assert [entry["blockHash"] for entry in answer["data"]] == [block_hash.lower()]
+    assert answer["data"][0] == kept[block][0]["data"][0]
+    assert [(e["error"]["code"], e["blockHash"], e["blockNumber"]) for e in answer["errors"]] == [
+        ("VALIDATION_ERROR", item["blockHash"], item.get("blockNumber")) for item in inputs[1:]
+    ]
+    messages = [e["error"]["message"] for e in answer["errors"]]
+    assert messages == [
+        "Malformed blockHash '0x1234': expected 0x followed by 64 hexadecimal characters.",
+        f"Block 0x{'ab' * 32} is not known to the RPC endpoint for chain {chain}: a block of another chain, "
+        "one reorganised away, or one the endpoint has not seen yet.",
+        f"Block {block_hash.lower()} is block {block} of chain {chain}, not block {block + 1}.",
+    ]
+
+
 async def test_a_block_past_the_followed_head_is_asked_of_the_node(history):
     """A client that read a new block from its own node asks for it at once: the head the server
     follows is older (here by an hour's poll), so the node is asked before the block is refused."""
