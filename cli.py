@@ -15,15 +15,18 @@ import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import addresses
 import auth
+import protocols
+import verify
 from chain import ChainConfig, Chains
 from chain.event_index import SCHEMA, ChainIndex, Indexes
 from chain.rpc import DEFAULT_RPC_URLS, rpc_urls_from_env
 from config import Settings, add_arguments
 from errors import PositionError
 from metrics import VERSION
-from protocols import Registry
 
 TABLES = {
     "progress": {"stream", "start_block", "covered_to", "block_hash"},
@@ -52,7 +55,7 @@ def add_index_parser(
         settings(action)
 
 
-def index_command(args: argparse.Namespace, settings: Settings, registry: Registry) -> int:
+def index_command(args: argparse.Namespace, settings: Settings, registry: protocols.Registry) -> int:
     state = Path(settings.state_dir)
     if args.index_command == "status":
         return _status(state)
@@ -87,7 +90,7 @@ def index_command(args: argparse.Namespace, settings: Settings, registry: Regist
     return 0
 
 
-async def _build(chain_id: int, settings: Settings, registry: Registry) -> int:
+async def _build(chain_id: int, settings: Settings, registry: protocols.Registry) -> int:
     streams = [stream for protocol in registry.values() for stream in protocol.chain_streams(chain_id)]
     if not streams:
         print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
@@ -197,6 +200,7 @@ def _install(source: Path, path: Path) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="server.py",
+        allow_abbrev=False,
         description="Wallet positions GraphQL service. Without a command it serves; every "
         "setting can also come from the environment variable shown.",
         epilog="RPC endpoints: RPC_URL_<chainId> (e.g. RPC_URL_8453) sets the JSON-RPC URL of a "
@@ -206,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"wallet-positions {VERSION}")
     add_arguments(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck}")
+    commands = parser.add_subparsers(dest="command", metavar="{keys,index,healthcheck,verify}")
     keys = commands.add_parser("keys", help="manage API keys (create, rotate, list, revoke)")
     actions = keys.add_subparsers(dest="keys_command", required=True, metavar="{create,rotate,list,revoke}")
     create = actions.add_parser("create", help="create a key and print it on stdout (shown once)")
@@ -232,7 +236,30 @@ def build_parser() -> argparse.ArgumentParser:
         "(a container's health check; the image has no curl)",
     )
     add_arguments(health, only=("host", "port"), suppress_default=True)
+    check = commands.add_parser(
+        "verify",
+        help="replay an answer's provenance on a node of your choosing and recompute its figures "
+        "(exit 0: all agree, 1: a difference, 2: the node lacks a block or the file is unreadable)",
+    )
+    check.add_argument("answer", help="a GraphQL answer saved as JSON, its entries with `provenance` selected")
+    check.add_argument("--rpc", required=True, help="the JSON-RPC URL of a node of the answer's chain")
+    add_arguments(check, only=("addresses_file",), suppress_default=True)
     return parser
+
+
+def verify_command(args: argparse.Namespace, settings: Settings) -> int:
+    """`verify`: the answer file read, the node's URL checked, then verify.py (its exit code)."""
+    try:
+        answer = json.loads(Path(args.answer).read_text(encoding="utf-8"))
+        registry = protocols.registry(addresses.load(settings.addresses_file or None))
+    except (OSError, ValueError, addresses.AddressesError) as exc:
+        print(f"cannot verify: {exc}", file=sys.stderr)
+        return 2
+    parts = urlsplit(args.rpc)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        print("cannot verify: --rpc is not an http:// or https:// URL with a host", file=sys.stderr)
+        return 2
+    return asyncio.run(verify.verify(answer, args.rpc, registry, sys.stdout))
 
 
 def healthcheck(settings: Settings) -> int:

@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
     GraphQLList,
     GraphQLNamedType,
     GraphQLNonNull,
@@ -30,12 +33,15 @@ from graphql import (
     GraphQLSchema,
     GraphQLType,
     GraphQLUnionType,
+    InlineFragmentNode,
+    SelectionSetNode,
     build_schema,
 )
 
 from adapters.context import FetchContext, FetchFunction
 from chain import ChainRequest, shared_future
 from chain.event_index import Indexes
+from chain.provenance import entries as provenance_entries
 from errors import BudgetExceeded, InputValidationError, PositionError
 from immutable_cache import ImmutableCache
 from protocols import Protocol, Registry
@@ -50,7 +56,7 @@ INTERNAL_ERROR = "Internal error while reading positions; it has been logged."
 ADDRESS_ECHO = 70
 """Characters of a submitted address an error echoes: a market id (66) whole, garbage cut."""
 
-InputKey = tuple[str, str, int, str, "int | None", "str | None"]
+InputKey = tuple[str, str, int, str, "int | None", "str | None", bool]
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,7 @@ def _pool(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any
         "blockHash": answer["blockHash"],
         "blockTimestamp": answer["blockTimestamp"],
         "warnings": answer["warnings"],
+        "provenance": answer.get("provenance"),
         "data": data,
         "details": details,
     }, "PoolOutput"
@@ -131,7 +138,7 @@ class RequestContext:
     chains: ChainRequest
     indexes: Indexes
     answers: ImmutableCache
-    """Answers kept across requests per input and block (`_fetch`); a bound of 0 bytes keeps none."""
+    """Answers kept across requests per input and block (`fetch_input`); a bound of 0 bytes keeps none."""
     outcomes: list[Outcome] = field(default_factory=list)
     """One per resolved input, for the access log and the metrics."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
@@ -163,7 +170,8 @@ async def resolve(
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
     another field of the request may share them."""
     context: RequestContext = info.context
-    started = [_start(root, context, item) for item in inputs]
+    provenance = any(_selects(node.selection_set, "provenance", info.fragments) for node in info.field_nodes)
+    started = [_start(root, context, item, provenance) for item in inputs]
     fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
     if fetches:
         await asyncio.wait(fetches.values())
@@ -186,7 +194,21 @@ async def resolve(
 Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
 
 
-def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> Started:
+def _selects(selection_set: SelectionSetNode | None, name: str, fragments: dict[str, FragmentDefinitionNode]) -> bool:
+    """Whether a field `name` is selected anywhere below (through fragments too)."""
+    for node in selection_set.selections if selection_set is not None else ():
+        if isinstance(node, FieldNode) and node.name.value == name:
+            return True
+        if isinstance(node, FragmentSpreadNode):
+            fragment = fragments.get(node.name.value)
+            if fragment is not None and _selects(fragment.selection_set, name, fragments):
+                return True
+        elif isinstance(node, (FieldNode, InlineFragmentNode)) and _selects(node.selection_set, name, fragments):
+            return True
+    return False
+
+
+def _start(root: RootField, context: RequestContext, item: dict[str, Any], provenance: bool = False) -> Started:
     """The input's protocol and fetch, started or joined (identical inputs share one, even across
     aliases), or why the input is refused."""
     name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
@@ -195,9 +217,9 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any]) -> St
         protocol, function = _validate(root, context.registry, name, chain_id, address, block, block_hash)
     except PositionError as exc:
         return exc
-    key = (root.name, protocol.name, chain_id, address, block, block_hash and block_hash.lower())
+    key = (root.name, protocol.name, chain_id, address, block, block_hash and block_hash.lower(), provenance)
     if key not in context.fetches:
-        context.fetches[key] = shared_future(_fetch(protocol, function, key, context))
+        context.fetches[key] = shared_future(fetch_input(protocol, function, key, context))
     return protocol, context.fetches[key]
 
 
@@ -234,6 +256,14 @@ def _outcome(
         "blockHash": _shorten(block_hash, 66) if isinstance(block_hash := item.get("blockHash"), str) else None,
         "error": {"code": failure.code, "message": failure.message, "retryable": failure.retryable},
     }
+
+
+def _provenance(chains: ChainRequest, position: dict[str, Any]) -> list[dict[str, str]]:
+    """The reads the answer was made of (chain/provenance.py), its block's header first."""
+    header = {"number": hex(position["blockNumber"]), "hash": position["blockHash"]}
+    header["timestamp"] = hex(position["blockTimestamp"])
+    reads = chains.stats.reads or []
+    return provenance_entries([("eth_getBlockByHash", [position["blockHash"], False], header), *reads])
 
 
 def nonconformity(value: Any, graphql_type: GraphQLType) -> str | None:
@@ -375,7 +405,9 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, request: RequestContext) -> dict[str, Any]:
+async def fetch_input(
+    protocol: Protocol, function: FetchFunction, key: InputKey, request: RequestContext
+) -> dict[str, Any]:
     """One adapter call under the input's time budget, at the input's block; anything unexpected
     is UNKNOWN_ERROR.
 
@@ -383,11 +415,12 @@ async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, req
     so the same input at the same block is answered again without an RPC request, and a
     reorganised block's answer is never served for its successor. Not kept: failures, and
     answers whose warnings a retry could clear (Warnings.retryable)."""
-    _, _, chain_id, address, block, block_hash = key
+    _, _, chain_id, address, block, block_hash, provenance = key
     budget = request.input_timeout
+    chains = request.chains.chains.request(request.chains.deadline, recorded=True) if provenance else request.chains
     context = FetchContext(
         asyncio.get_running_loop().time() + budget,
-        request.chains,
+        chains,
         request.indexes,
         protocol.chain(chain_id),
         protocol.name,
@@ -399,7 +432,8 @@ async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, req
     try:
         async with asyncio.timeout(budget):
             reader = context.reader()
-            if protocol.kept and answers.max_bytes > 0 and (block_key := await reader.block_key()) is not None:
+            keep = protocol.kept and answers.max_bytes > 0 and not provenance
+            if keep and (block_key := await reader.block_key()) is not None:
                 kept = (*key[:4], await reader.block_number(), block_key)
                 if (answer := answers.get(kept)) is not None:
                     return cast(dict[str, Any], answer)
@@ -414,6 +448,8 @@ async def _fetch(protocol: Protocol, function: FetchFunction, key: InputKey, req
             if "blockHash" not in position:
                 head = await (header if header is not None else reader.block_header())
                 position["blockHash"], position["blockTimestamp"] = head.hash, head.timestamp
+            if provenance:
+                position["provenance"] = _provenance(chains, position)
         position["warnings"] = context.warnings.as_list()
     except PositionError:
         raise

@@ -266,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         return cli.keys_command(args, settings)
     if args.command == "healthcheck":
         return cli.healthcheck(settings)
+    if args.command == "verify":
+        return cli.verify_command(args, settings)
     logs.configure_logging()
     if args.command == "index":
         try:

@@ -48,7 +48,11 @@ class FetchContext:
         """`stream` as of the reader's block: the app keeps the settled part on disk; within a
         request every input at that block shares one read of the rest."""
         reader = self.reader()
-        return await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
+        view = await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
+        if (reads := self.chains.stats.reads) is not None:
+            stored = view.index.progress(stream)
+            reads.append(("index", [stream.name, stream.start_block, stored.covered_to], stored.block_hash))
+        return view
 
     async def stored_events(self, stream: Stream) -> View:
         """`stream`'s stored part only, as of the reader's block, read with no round trip: the

@@ -52,7 +52,8 @@ class TapeError(ValueError):
 
 
 @cache
-def _codes() -> dict[str, bytes]:
+def lens_codes() -> dict[str, bytes]:
+    """Every lens's creation code by its contract's name."""
     return {name: bytes.fromhex(code[2:]) for name, code in json.loads(BYTECODE.read_text()).items()}
 
 
@@ -64,7 +65,7 @@ class Lens:
     types: tuple[str, ...]
 
     def initcode(self, *args: Any) -> bytes:
-        return _codes()[self.name] + encode(self.types, args)
+        return lens_codes()[self.name] + encode(self.types, args)
 
 
 def digest(calldata: bytes) -> bytes:

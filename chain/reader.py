@@ -42,6 +42,8 @@ from metrics import Metrics
 
 log = logging.getLogger("wallet_positions.chain")
 
+RECORDED_CACHE_ITEMS = 100_000
+"""Immutable facts a recorded request keeps for itself (it shares none with the app)."""
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
@@ -115,8 +117,12 @@ class Chains:
             )
         return self._endpoints[chain_id]
 
-    def request(self, deadline: float) -> ChainRequest:
-        return ChainRequest(self, deadline)
+    def request(self, deadline: float, recorded: bool = False) -> ChainRequest:
+        """The reads of one request; `recorded`: every read kept (`stats.reads`) and nothing taken
+        from the app's caches, so that what an answer was made of is all in the record."""
+        if not recorded:
+            return ChainRequest(self, deadline)
+        return ChainRequest(self, deadline, RpcStats(reads=[]), ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30))
 
 
 @dataclass
@@ -126,6 +132,8 @@ class ChainRequest:
     chains: Chains
     deadline: float
     stats: RpcStats = field(default_factory=RpcStats)
+    cache: ImmutableCache | None = None
+    """The request's own cache of immutable facts, where it must read them all (recorded)."""
     _readers: dict[tuple[int, int | None, str | None], ChainReader] = field(default_factory=dict)
 
     def reader(self, chain_id: int, block: int | None = None, block_hash: str | None = None) -> ChainReader:
@@ -158,7 +166,7 @@ class ChainReader:
             self._config.max_attempts,
             history=block is not None or block_hash is not None,
         )
-        self._cache = request.chains.cache
+        self._cache = request.cache or request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._head: Head | None = None
         """The pinned head (number, hash, timestamp), for a reader of the newest block."""

@@ -155,10 +155,13 @@ RATE_LIMITED = NodeFailure("rate-limited the service")
 
 @dataclass
 class RpcStats:
-    """Per GraphQL request, for the access log and the benchmark."""
+    """Per GraphQL request, for the access log and the benchmark; and, where an answer's provenance
+    was asked for, every read it was made of."""
 
     requests: int = 0
     subcalls: int = 0
+    reads: list[tuple[str, list[Any], Any]] | None = None
+    """(method, params, answer) of every JSON-RPC read answered, in order, when recorded."""
 
 
 def classify(answer: Any, method: str, params: list[Any]) -> Any:

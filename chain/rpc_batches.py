@@ -59,6 +59,10 @@ class Exchange:
             for i, answer in zip(todo, got):
                 answers[i] = answer
             if not failed:
+                if self.stats.reads is not None:
+                    self.stats.reads.extend(
+                        (method, params, answer) for (method, params), answer in zip(calls, answers)
+                    )
                 return answers
             todo, failure = [i for i, _ in failed], failed[0][1]
             if self.history and (pruned := [answer for _, answer in failed if answer.missing_state]):

@@ -1,0 +1,147 @@
+"""`provenance` and `python server.py verify` (verify.py) on every test world: an honest answer of
+every protocol, wallets and pools, replays to the same bytes and the same figures on the node; a
+figure changed in the answer, a result changed in a recorded read and a block of another chain are
+each caught and named; the answer without `provenance` is the answer as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+import server
+from config import Settings
+from tests.conftest import served_fixture
+from tests.evm import ROOT, Anvil
+from tests.test_fault_schedules import SCHEMA, select_all
+from tests.test_past_blocks import INPUTS, pool_inputs
+
+worlds = served_fixture("verify")
+
+MORE = [("lido", "saver"), ("uniswap", "saver"), ("spark", "borrower"), ("sky", "saver"), ("ethena", "saver")]
+WALLETS = (
+    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
+    + select_all(SCHEMA.type_map["WalletPositionsResult"], skip=())
+    + " }"
+)
+POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { protocol chainId poolAddress blockNumber blockHash blockTimestamp data
+         provenance { method params result } }
+  errors { protocol error { code message } } } }"""
+
+
+async def ask(folder: Path, key: str, node: Anvil, query: str, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole GraphQL answer of the real app, as a client would save it."""
+    app = server.create_app(
+        Settings(
+            keys_file=str(folder / "keys.env"),
+            addresses_file=str(folder / "addresses.json"),
+            state_dir=str(folder / "state"),
+        ),
+        rpc_urls={node.chain_id: node.url},
+    )
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        body = {"query": query, "variables": {"inputs": inputs}}
+        async with client.post("/graphql", json=body, headers={"x-api-key": key}) as response:
+            assert response.status == 200
+            answer: dict[str, Any] = await response.json()
+    assert "errors" not in answer, answer
+    return answer
+
+
+def verify(folder: Path, answer: dict[str, Any], url: str) -> subprocess.CompletedProcess[str]:
+    path = folder / f"answer-{os.getpid()}.json"
+    path.write_text(json.dumps(answer))
+    return subprocess.run(
+        [sys.executable, str(ROOT / "server.py"), "verify", str(path), "--rpc", url],
+        env={**os.environ, "ADDRESSES_FILE": str(folder / "addresses.json")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def wallet_inputs(built: Any) -> list[dict[str, Any]]:
+    return [
+        {"protocol": protocol, "chainId": built.node.chain_id, "walletAddress": built.wallets[role]}
+        for protocol, role in [*INPUTS, *MORE]
+    ]
+
+
+def test_honest_answers_of_every_protocol_verify(worlds):
+    built, folder, key = worlds
+    inputs = wallet_inputs(built)
+    for start in range(0, len(inputs), 5):
+        answer = asyncio.run(ask(folder, key, built.node, WALLETS, inputs[start : start + 5]))
+        entries = answer["data"]["walletPositions"]["data"]
+        assert answer["data"]["walletPositions"]["errors"] == []
+        assert all(entry["provenance"] for entry in entries)
+        done = verify(folder, answer, built.node.url)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"{len(entries)} entries" in done.stdout and done.stdout.rstrip().endswith("agree")
+    pools = asyncio.run(ask(folder, key, built.node, POOLS, pool_inputs(built)))
+    assert pools["data"]["poolDetails"]["errors"] == []
+    done = verify(folder, pools, built.node.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_changed_figure_a_changed_read_and_another_chain_are_caught(worlds):
+    built, folder, key = worlds
+    inputs = [item for item in wallet_inputs(built) if item["protocol"] in ("aave", "morpho")][:2]
+    answer = asyncio.run(ask(folder, key, built.node, WALLETS, inputs))
+    assert verify(folder, answer, built.node.url).returncode == 0
+
+    figure = copy.deepcopy(answer)
+    entry = figure["data"]["walletPositions"]["data"][0]
+    entry["blockTimestamp"] += 1
+    done = verify(folder, figure, built.node.url)
+    assert done.returncode == 1
+    assert f"walletPositions.data[0].blockTimestamp: answered {entry['blockTimestamp']}" in done.stdout
+
+    read = copy.deepcopy(answer)
+    calls = [r for r in read["data"]["walletPositions"]["data"][1]["provenance"] if r["method"] == "eth_call"]
+    calls[0]["result"] = json.dumps("0x" + "00" * 32)
+    done = verify(folder, read, built.node.url)
+    assert done.returncode == 1
+    assert "walletPositions.data[1].provenance: eth_call" in done.stdout and "recorded" in done.stdout
+
+    other = Anvil()
+    try:
+        done = verify(folder, answer, other.url)
+    finally:
+        other.stop()
+    assert done.returncode == 2 and "the node has no block" in done.stdout
+
+
+def test_the_answer_without_provenance_is_unchanged(worlds):
+    built, folder, key = worlds
+    inputs = wallet_inputs(built)[:5]
+    plain = select_all(SCHEMA.type_map["WalletPositionsResult"])
+    without = asyncio.run(
+        ask(
+            folder,
+            key,
+            built.node,
+            f"query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {plain} }}",
+            inputs,
+        )
+    )
+    with_it = asyncio.run(ask(folder, key, built.node, WALLETS, inputs))
+    for entry in with_it["data"]["walletPositions"]["data"]:
+        assert entry.pop("provenance")
+    assert with_it == without
+
+
+def test_verify_refuses_what_it_cannot_read(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json")
+    for args in (["verify", str(bad), "--rpc", "http://127.0.0.1:9"], ["verify", str(bad), "--rpc", "ftp://x"]):
+        done = subprocess.run([sys.executable, str(ROOT / "server.py"), *args], capture_output=True, text=True)
+        assert done.returncode == 2 and "cannot verify" in done.stderr
