@@ -20,6 +20,7 @@ import server
 from config import Settings
 from tests.conftest import served_fixture
 from tests.evm import ROOT, Anvil
+from tests.test_devnet_restart import every_input
 from tests.test_fault_schedules import SCHEMA, select_all
 from tests.test_past_blocks import INPUTS, pool_inputs
 
@@ -75,17 +76,19 @@ def wallet_inputs(built: Any) -> list[dict[str, Any]]:
     ]
 
 
-def test_honest_answers_of_every_protocol_verify(worlds):
+def test_honest_answers_of_every_protocol_and_demo_wallet_verify(worlds):
     built, folder, key = worlds
-    inputs = wallet_inputs(built)
+    inputs = every_input(built, folder)
+    assert len(inputs) >= 90, "15 protocols, 6 demo wallets"
+    entries = []
     for start in range(0, len(inputs), 5):
         answer = asyncio.run(ask(folder, key, built.node, WALLETS, inputs[start : start + 5]))
-        entries = answer["data"]["walletPositions"]["data"]
         assert answer["data"]["walletPositions"]["errors"] == []
-        assert all(entry["provenance"] for entry in entries)
-        done = verify(folder, answer, built.node.url)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert f"{len(entries)} entries" in done.stdout and done.stdout.rstrip().endswith("agree")
+        entries += answer["data"]["walletPositions"]["data"]
+    assert all(entry["provenance"] for entry in entries)
+    done = verify(folder, {"data": {"walletPositions": {"data": entries, "errors": []}}}, built.node.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(entries)} entries" in done.stdout and done.stdout.rstrip().endswith("agree")
     pools = asyncio.run(ask(folder, key, built.node, POOLS, pool_inputs(built)))
     assert pools["data"]["poolDetails"]["errors"] == []
     done = verify(folder, pools, built.node.url)
