@@ -156,7 +156,9 @@ class Anvil:
     spills to disk (every block's, for reads at past blocks) go to a directory of its own, removed
     when it stops: anvil's default, ~/.foundry/anvil/tmp, is never cleaned (gigabytes a run)."""
 
-    def __init__(self, chain_id: int = CHAIN_ID, port: int | None = None) -> None:
+    def __init__(self, chain_id: int = CHAIN_ID, port: int | None = None, fork: str | None = None) -> None:
+        """`fork`: another node's URL whose chain this one continues (`--fork-url`): a second node
+        of the same chain, which answers its past blocks from that node."""
         self.chain_id = chain_id
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -178,6 +180,7 @@ class Anvil:
                 "--block-base-fee-per-gas",
                 "0",
                 "--no-mining",
+                *(["--fork-url", fork] if fork else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -95,6 +95,20 @@ def test_honest_answers_of_every_protocol_and_demo_wallet_verify(worlds):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_an_answer_verifies_on_another_node_of_the_chain(worlds):
+    """The same reads give the same bytes on a second node (an anvil that forks the first at its
+    head and answers the blocks before from it), so the figures agree there too."""
+    built, folder, key = worlds
+    inputs = [item for item in wallet_inputs(built) if item["protocol"] in ("aave", "uniswap", "morpho")]
+    answer = asyncio.run(ask(folder, key, built.node, WALLETS, inputs[:5]))
+    second = Anvil(fork=built.node.url)
+    try:
+        done = verify(folder, answer, second.url)
+    finally:
+        second.stop()
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_a_changed_figure_a_changed_read_and_another_chain_are_caught(worlds):
     built, folder, key = worlds
     inputs = [item for item in wallet_inputs(built) if item["protocol"] in ("aave", "morpho")][:2]
