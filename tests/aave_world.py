@@ -16,7 +16,7 @@ from typing import Any
 
 import eth_abi
 
-from tests.evm import TOOLS, Anvil, abi_type, function_signatures
+from tests.evm import TOOLS, Anvil, abi_type, function_signatures, packaged
 
 ARTIFACTS = TOOLS / "@aave" / "core-v3" / "artifacts" / "contracts"
 PERIPHERY = TOOLS / "@aave" / "periphery-v3" / "artifacts" / "contracts"
@@ -51,13 +51,18 @@ BORROW = "borrow(address,uint256,uint256,uint16,address)"
 
 @functools.cache
 def artifact(name: str) -> dict[str, Any]:
-    """A contract of Aave's core, else of its periphery."""
-    for folder in (ARTIFACTS, PERIPHERY):
-        found = [p for p in folder.rglob(f"{name}.json") if not p.name.endswith(".dbg.json")]
-        if found:
-            (path,) = found
-            return json.loads(path.read_text())
-    raise KeyError(name)
+    """A contract of Aave's core, else of its periphery (its ABI, code and libraries' places)."""
+
+    def read() -> dict[str, Any]:
+        for folder in (ARTIFACTS, PERIPHERY):
+            found = [p for p in folder.rglob(f"{name}.json") if not p.name.endswith(".dbg.json")]
+            if found:
+                (path,) = found
+                entry = json.loads(path.read_text())
+                return {key: entry[key] for key in ("abi", "bytecode", "linkReferences") if key in entry}
+        raise KeyError(name)
+
+    return dict(packaged(f"aave {name}", read))
 
 
 def signature(contract: str, name: str) -> tuple[str, tuple[str, ...]]:

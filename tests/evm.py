@@ -7,6 +7,8 @@ ABI code (only the type-list splitting is shared), so every chain test also cros
 from __future__ import annotations
 
 import ctypes
+import gzip
+import hashlib
 import json
 import shutil
 import signal
@@ -15,7 +17,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,11 +29,15 @@ from chain.abi import split_types
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools" / "node_modules"
-"""anvil, solc and the protocols' published contracts: what the worlds (and the devnet) are built from."""
+"""solc and the protocols' published contracts: what the worlds are built from."""
 SDKS = ROOT / "tools" / "sdk" / "node_modules"
 """The protocols' own SDKs, registries and published ABIs, which only the tests consult."""
-ANVIL = TOOLS / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
+ANVIL = ROOT / "tools" / "anvil" / "node_modules" / "@foundry-rs" / "anvil-linux-amd64" / "bin" / "anvil"
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
+WORLDS = ROOT / "tools" / "worlds.json.gz"
+"""The compiled worlds: every artifact the test worlds deploy, as the packages and the compiler
+pinned in tools/ give them, so that the devnet starts with anvil alone (`scripts/compile-worlds`
+writes it; tests/test_worlds_bundle.py holds it to the packages)."""
 LENSES = ROOT / "lenses"
 CHAIN_ID = 31337
 MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11"
@@ -98,22 +104,80 @@ class Artifact:
     runtime: str
 
 
+recording: dict[str, Any] | None = None
+"""Set (to {}) while `scripts/compile-worlds` builds the worlds: what each `packaged` label gave."""
+
+
+def worlds_key() -> str:
+    """What the compiled worlds follow from: the pinned packages and the tests' own contracts."""
+    digest = hashlib.sha256((ROOT / "tools" / "package-lock.json").read_bytes())
+    for path in sorted([*CONTRACTS.rglob("*.sol"), ROOT / "tests" / "compile.cjs"]):
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def from_packages() -> bool:
+    """Whether the packages and the compiler are installed (the tests'); else the compiled worlds serve."""
+    return (TOOLS / "solc" / "package.json").exists()
+
+
+def compiled_worlds_current() -> bool:
+    """Whether tools/worlds.json.gz was compiled from the pinned packages and contracts of now."""
+    return WORLDS.exists() and json.loads(gzip.decompress(WORLDS.read_bytes()))["key"] == worlds_key()
+
+
+def packaged(label: str, make: Callable[[], Any]) -> Any:
+    """`make()` (a JSON value built from the packages or by the compiler), or, where they are not
+    installed, what the compiled worlds hold for `label`."""
+    if from_packages():
+        value = make()
+        if recording is not None:
+            recording[label] = json.loads(json.dumps(value))
+        return value
+    return _compiled()[label]
+
+
+def _compiled() -> dict[str, Any]:
+    if not compiled_worlds_current():
+        raise RuntimeError(
+            "tools/worlds.json.gz does not match tools/package-lock.json and tests/contracts: install the "
+            "packages (npm ci --prefix tools) or compile the worlds again (scripts/compile-worlds)"
+        )
+    return dict(json.loads(gzip.decompress(WORLDS.read_bytes()))["items"])
+
+
+def write_compiled_worlds(items: dict[str, Any]) -> None:
+    body = json.dumps({"key": worlds_key(), "items": items}, sort_keys=True, separators=(",", ":"))
+    WORLDS.write_bytes(gzip.compress(body.encode(), compresslevel=9, mtime=0))
+
+
 def published_artifact(path: Path) -> Artifact:
     """A contract as a package publishes it built: Hardhat's JSON (bytecode as a string) or
     Foundry's (bytecode under "object")."""
-    entry = json.loads(path.read_text())
 
-    def code(value: Any) -> str:
-        return str(value["object"] if isinstance(value, dict) else value)
+    def read() -> list[Any]:
+        entry = json.loads(path.read_text())
 
-    return Artifact(entry["abi"], code(entry["bytecode"]), code(entry["deployedBytecode"]))
+        def code(value: Any) -> str:
+            return str(value["object"] if isinstance(value, dict) else value)
+
+        return [entry["abi"], code(entry["bytecode"]), code(entry["deployedBytecode"])]
+
+    return Artifact(*packaged(f"artifact {path.relative_to(TOOLS).as_posix()}", read))
 
 
 def compile_contracts(
     files: Sequence[Path], packages: Sequence[str] = (), optimize_runs: int = 200, via_ir: bool = False
 ) -> dict[str, Artifact]:
     """Compile test sources, and sources of npm packages named by their import path
-    (`@morpho-org/morpho-blue/src/Morpho.sol`), with solcjs; returns artifacts by contract name."""
+    (`@morpho-org/morpho-blue/src/Morpho.sol`), with solcjs; returns artifacts by contract name
+    (from the compiled worlds where the compiler is not installed: `packaged`)."""
+    label = f"compile {','.join(path.name for path in files)} {','.join(packages)} {optimize_runs} {via_ir}"
+    compiled = packaged(label, lambda: _compile(files, packages, optimize_runs, via_ir))
+    return {name: Artifact(*artifact) for name, artifact in compiled.items()}
+
+
+def _compile(files: Sequence[Path], packages: Sequence[str], optimize_runs: int, via_ir: bool) -> dict[str, Any]:
     sources = {path.name: {"content": path.read_text()} for path in files}
     sources.update({unit: {"content": (TOOLS / unit).read_text()} for unit in packages})
     settings: dict[str, Any] = {
@@ -136,9 +200,11 @@ def compile_contracts(
     if errors:
         raise RuntimeError("compilation failed:\n" + "\n".join(errors))
     return {
-        name: Artifact(
-            entry["abi"], "0x" + entry["evm"]["bytecode"]["object"], "0x" + entry["evm"]["deployedBytecode"]["object"]
-        )
+        name: [
+            entry["abi"],
+            "0x" + entry["evm"]["bytecode"]["object"],
+            "0x" + entry["evm"]["deployedBytecode"]["object"],
+        ]
         for unit in output["contracts"].values()
         for name, entry in unit.items()
     }

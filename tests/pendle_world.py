@@ -26,6 +26,7 @@ from tests.evm import (
     arg_types,
     compile_contracts,
     function_signatures,
+    packaged,
     published_artifact,
     selector,
 )
@@ -54,9 +55,14 @@ def package_artifact(path: str) -> Artifact:
     return published_artifact(PACKAGE / f"{path}.json")
 
 
+def _link_entry(path: str) -> dict[str, Any]:
+    entry = json.loads((PACKAGE / f"{path}.json").read_text())
+    return {"bytecode": entry["bytecode"], "linkReferences": entry["linkReferences"]}
+
+
 def linked(path: str, libraries: dict[str, str]) -> bytes:
     """The creation code of a package artifact with its libraries' addresses put in."""
-    entry = json.loads((PACKAGE / f"{path}.json").read_text())
+    entry = packaged(f"pendle {path}", lambda: _link_entry(path))
     code = entry["bytecode"][2:]
     for per_source in entry["linkReferences"].values():
         for name, places in per_source.items():

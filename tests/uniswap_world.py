@@ -29,7 +29,7 @@ import eth_abi
 from eth_hash.auto import keccak
 
 from adapters.uniswap import tick_math
-from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, published_artifact, selector
+from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, packaged, published_artifact, selector
 
 CORE = TOOLS / "@uniswap" / "v3-core" / "artifacts" / "contracts"
 PERIPHERY = TOOLS / "@uniswap" / "v3-periphery" / "artifacts" / "contracts"
@@ -369,8 +369,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False
 
 def permit2_runtime() -> str:
     """Permit2's runtime code as v4-periphery ships it for tests (lib/permit2's DeployPermit2)."""
-    source = (V4 / "lib" / "permit2" / "test" / "utils" / "DeployPermit2.sol").read_text()
-    return "0x" + source.split('hex"', 1)[1].split('"', 1)[0]
+
+    def read() -> str:
+        source = (V4 / "lib" / "permit2" / "test" / "utils" / "DeployPermit2.sol").read_text()
+        return "0x" + source.split('hex"', 1)[1].split('"', 1)[0]
+
+    return str(packaged("permit2 runtime", read))
 
 
 def build_v4(world: UniswapWorld) -> None:
