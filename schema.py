@@ -450,6 +450,8 @@ async def fetch_input(
                 position["blockHash"], position["blockTimestamp"] = head.hash, head.timestamp
             if provenance:
                 position["provenance"] = _provenance(chains, position)
+                request.chains.stats.requests += chains.stats.requests  # the access line counts them
+                request.chains.stats.subcalls += chains.stats.subcalls
         position["warnings"] = context.warnings.as_list()
     except PositionError:
         raise

@@ -39,7 +39,7 @@ from chain.provenance import lens_call
 from chain.rounds import AGGREGATE3, MULTICALL3
 from chain.rpc import RpcError, RpcStats
 from chain.rpc_batches import Exchange
-from errors import PositionError
+from errors import NetworkError, PositionError
 from immutable_cache import ImmutableCache
 from protocols import Registry
 from schema import POOLS, WALLETS, RequestContext, fetch_input
@@ -51,6 +51,11 @@ scans the logs (and checks the headers) the stored index held, and an answer at 
 the addresses data."""
 
 
+MOVING_TAGS = ("latest", "finalized", "safe", "pending")
+"""Block tags whose block moves: a read of one says what the node had then (the pin), which the
+entry's own header, read by hash, states for good."""
+
+
 class Unverifiable(Exception):
     """The node lacks the entry's block, or the answer is not one `verify` reads (exit 2)."""
 
@@ -59,36 +64,51 @@ class Unverifiable(Exception):
 class Report:
     differences: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
     checked: int = 0
     reads: int = 0
 
 
-def entries(answer: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+def entries(answer: Any) -> Iterator[tuple[str, Any]]:
     """(where, entry) of every data entry of every root field, under aliases too."""
     data = answer.get("data") if isinstance(answer, dict) else None
     if not isinstance(data, dict):
         raise Unverifiable("the file is not a GraphQL answer with data")
     for alias, result in data.items():
-        for index, entry in enumerate((result or {}).get("data") or []):
+        listed = result.get("data") if isinstance(result, dict) else None
+        for index, entry in enumerate(listed if isinstance(listed, list) else []):
             yield f"{alias}.data[{index}]", entry
 
 
 async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> int:
+    """Exit status: 1 on a difference, else 2 if an entry could not be checked (or there was none), else 0."""
     report = Report()
     try:
-        for where, entry in entries(answer):
-            if entry.get("provenance") is None:
-                report.differences.append(f"{where}: no provenance (select `provenance` in the query)")
-                continue
-            await _entry(where, entry, rpc_url, registry, report)
+        found = list(entries(answer))
     except Unverifiable as exc:
         print(f"cannot verify: {exc}", file=out)
         return 2
-    for line in report.notes + report.differences:
+    for where, entry in found:
+        try:
+            if not isinstance(entry, dict) or not isinstance(entry.get("provenance"), list):
+                raise Unverifiable(f"{where}: no provenance (select `provenance` in the query)")
+            await _entry(where, entry, rpc_url, registry, report)
+        except Unverifiable as exc:
+            report.unverified.append(f"cannot verify {exc}")
+        except (NetworkError, TimeoutError) as exc:
+            report.unverified.append(f"cannot verify {where}: the node did not answer ({getattr(exc, 'message', exc)})")
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            report.unverified.append(
+                f"cannot verify {where}: not an entry this version reads ({type(exc).__name__}: {exc})"
+            )
+    for line in report.notes + report.differences + report.unverified:
         print(line, file=out)
     verdict = "agree" if not report.differences else f"{len(report.differences)} differences"
-    print(f"{report.checked} entries, {report.reads} reads replayed: {verdict}", file=out)
-    return 1 if report.differences else 0
+    unchecked = f", {len(report.unverified)} not checked" if report.unverified else ""
+    print(f"{report.checked} entries, {report.reads} reads replayed{unchecked}: {verdict}", file=out)
+    if report.differences:
+        return 1
+    return 2 if report.unverified or not report.checked else 0
 
 
 async def _entry(where: str, entry: dict[str, Any], rpc_url: str, registry: Registry, report: Report) -> None:
@@ -105,7 +125,11 @@ async def _entry(where: str, entry: dict[str, Any], rpc_url: str, registry: Regi
             if (problem := await _replay(chains, chain_id, read)) is not None:
                 report.differences.append(f"{where}.provenance: {problem}")
         with tempfile.TemporaryDirectory(prefix="verify-") as state:
-            fresh = await _recompute(entry, chains, Indexes(Path(state), chains), registry)
+            indexes = Indexes(Path(state), chains)
+            try:
+                fresh = await _recompute(where, entry, chains, indexes, registry)
+            finally:
+                await indexes.close()
         report.differences += [f"{where}{path}" for path in _compare(entry, fresh, "")]
         block = (entry["blockHash"], hex(entry["blockNumber"]))
         recorded = {key for read in entry["provenance"] for key in _read_keys(read, block)}
@@ -166,16 +190,27 @@ async def _replay(chains: Chains, chain_id: int, read: dict[str, str]) -> str | 
         recorded = json.loads(read["result"])
         found = {key: header.get(key) for key in recorded} if isinstance(header, dict) else None
         return None if found == recorded else f"{method} {params[0]}: recorded {recorded}, node {found}"
+    if any(param in MOVING_TAGS for param in params):
+        return None
     answer = await _ask(chains, chain_id, method, lens_call(params) if method == "eth_call" else params)
     if isinstance(answer, RpcError):
         answer = {"error": {"code": answer.code, "message": answer.message, "data": answer.data}}
     replayed = json.dumps(answer, separators=(",", ":"), sort_keys=True)
-    if replayed == read["result"]:
+    if replayed == read["result"] or _same_error(json.loads(read["result"]), answer):
         return None
     return f"{method} {read['params'][:200]}: recorded {read['result'][:200]}, node {replayed[:200]}"
 
 
-async def _recompute(entry: dict[str, Any], chains: Chains, indexes: Indexes, registry: Registry) -> dict[str, Any]:
+def _same_error(recorded: Any, replayed: Any) -> bool:
+    """Two errors alike where it counts: their code and revert data (nodes word messages their own way)."""
+    if not (isinstance(recorded, dict) and isinstance(replayed, dict) and "error" in recorded and "error" in replayed):
+        return False
+    return all(recorded["error"].get(key) == replayed["error"].get(key) for key in ("code", "data"))
+
+
+async def _recompute(
+    where: str, entry: dict[str, Any], chains: Chains, indexes: Indexes, registry: Registry
+) -> dict[str, Any]:
     root = WALLETS if "walletAddress" in entry else POOLS
     protocol = registry.get(entry["protocol"])
     function = root.function(protocol) if protocol is not None else None
@@ -192,6 +227,8 @@ async def _recompute(entry: dict[str, Any], chains: Chains, indexes: Indexes, re
     try:
         answer = await fetch_input(protocol, function, key, context)
     except PositionError as exc:
+        if exc.retryable or exc.code == "HISTORY_UNAVAILABLE":
+            raise Unverifiable(f"{where}: the node could not answer it again ({exc.code}: {exc.message})") from None
         return {"error": f"{exc.code}: {exc.message}"}
     return root.output(protocol, entry["chainId"], address, answer)[0]
 

@@ -213,21 +213,21 @@ class Follower:
         if endpoint.has_finalized is False:
             self.settled = head.number - settle_depth(chain_id)
         if probe:
-            self._learn_hash_tags(answers[-1])
+            learn_hash_tags(endpoint, answers[-1])
         return changed
 
-    def _learn_hash_tags(self, answer: Any) -> None:
-        """Whether the endpoint takes a block hash as a block tag (EIP-1898), from a probe in a
-        poll's batch, so no request waits for it: a balance says it does; a refusal of the request
-        says it does not (reads stay pinned by number, said once); anything else (a node behind a
-        balancer that has not seen the block) says nothing, and a later poll asks again."""
-        endpoint = self.endpoint
-        if isinstance(answer, str):
-            endpoint.hash_tags = True
-        elif isinstance(answer, RpcError) and answer.code in REFUSALS:
-            endpoint.hash_tags = False
-            log.info(
-                "chain %d endpoint refuses block hashes as block tags (%s); reads stay pinned by number",
-                endpoint.chain_id,
-                clean(answer.message, 80),
-            )
+
+def learn_hash_tags(endpoint: Endpoint, answer: Any) -> None:
+    """Whether the endpoint takes a block hash as a block tag (EIP-1898), from a probe's answer (a
+    poll's, or a request's given hash): a balance says it does; a refusal of the request says it
+    does not (reads stay pinned by number, said once); anything else (a node behind a balancer
+    that has not seen the block) says nothing, and a later probe asks again."""
+    if isinstance(answer, str):
+        endpoint.hash_tags = True
+    elif isinstance(answer, RpcError) and answer.code in REFUSALS and endpoint.hash_tags is None:
+        endpoint.hash_tags = False
+        log.info(
+            "chain %d endpoint refuses block hashes as block tags (%s); reads stay pinned by number",
+            endpoint.chain_id,
+            clean(answer.message, 80),
+        )

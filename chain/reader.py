@@ -31,7 +31,7 @@ from typing import Any, TypeVar, cast
 from chain.abi import Function
 from chain.event_logs import Log, get_logs
 from chain.futures import shared_future
-from chain.head import Follower, Head, hex_int, settle_depth
+from chain.head import HASH_PROBE_ADDRESS, Follower, Head, hex_int, learn_hash_tags, settle_depth
 from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Tapes
 from chain.rounds import MULTICALL3, PINNED, Call, Pin, Rounds
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, hex_bytes
@@ -166,7 +166,7 @@ class ChainReader:
             self._config.max_attempts,
             history=block is not None or block_hash is not None,
         )
-        self._cache = request.cache or request.chains.cache
+        self._cache = request.cache if request.cache is not None else request.chains.cache
         self._block: asyncio.Future[int] | None = None
         self._head: Head | None = None
         """The pinned head (number, hash, timestamp), for a reader of the newest block."""
@@ -254,9 +254,11 @@ class ChainReader:
 
     async def _header_of(self, number: int) -> Head:
         """The header of block `number`: the newest block's is its pin's (no request); another's
-        rides with the next round, once per request, whoever asks (its timestamp, its hash)."""
+        rides with the next round, once per request, whoever asks (its timestamp, its hash). A
+        block given by hash has its own, read when it was pinned (another block of the head's
+        height is not the head)."""
         head = self.newest().head
-        if head is not None and head.number == number:
+        if head is not None and head.number == number and self._at_hash in (None, head.hash):
             return head
 
         async def read() -> Head:
@@ -372,7 +374,12 @@ class ChainReader:
         tells its number; a hash the endpoint does not know, or a number given beside it that is
         not the block's, is the client's mistake."""
         await self.newest().block_number()
-        (header,) = await self._exchange.rpc([("eth_getBlockByHash", [block_hash, False])])
+        reads: list[tuple[str, list[Any]]] = [("eth_getBlockByHash", [block_hash, False])]
+        if self.endpoint.hash_tags is not True:
+            reads.append(("eth_getBalance", [HASH_PROBE_ADDRESS, {"blockHash": block_hash}]))
+        header, *probe = await self._exchange.rpc(reads)
+        if probe:
+            learn_hash_tags(self.endpoint, probe[0])
         if isinstance(header, RpcError):
             raise InputValidationError(
                 f"Block {block_hash} is not known to the RPC endpoint for chain {self.chain_id}: a block of another "
@@ -388,6 +395,14 @@ class ChainReader:
             raise InputValidationError(
                 f"Block {block_hash} is block {found.number} of chain {self.chain_id}, not block {self._at}."
             )
+        if self.endpoint.hash_tags is not True:
+            # Read by number, so only where the number names that very block.
+            (canonical,) = await self._exchange.rpc([("eth_getBlockByNumber", [hex(found.number), False])])
+            if Head.of(canonical, self.chain_id).hash != block_hash:
+                raise InputValidationError(
+                    f"Block {block_hash} is not on the chain the RPC endpoint for chain {self.chain_id} follows, "
+                    "and the endpoint reads blocks by number only."
+                )
         self._shared[("header", found.number)] = shared_future(_known(found))
         return await self._pin_past(found.number)
 

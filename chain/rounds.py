@@ -107,6 +107,9 @@ class Rounds:
         self._stats = stats
         self._max_calls = max_calls
         self._pin = pin
+        self._by_hash: bool | None = None
+        """Whether this reader's rounds name their block by hash: decided at its first round, so
+        a request never switches tags between rounds (the endpoint may be learnt meanwhile)."""
         self._pending: list[Call | _Raw] = []
         self._flush_scheduled = False
         self._idle_ticks = 0
@@ -195,7 +198,9 @@ class Rounds:
 
     def _tag(self, pin: Pin) -> Any:
         """The block parameter of the round's reads: the hash where the endpoint takes one."""
-        return {"blockHash": pin.hash} if pin.hash is not None and self.endpoint.hash_tags else hex(pin.number)
+        if self._by_hash is None:
+            self._by_hash = self.endpoint.hash_tags is True
+        return {"blockHash": pin.hash} if pin.hash is not None and self._by_hash else hex(pin.number)
 
     async def _settle_chunk(self, chunk: list[Call], answer: Any, at: _At) -> None:
         """Give each call of a chunk its result. A whole aggregate3 that the EVM failed (one

@@ -168,6 +168,14 @@ def classify(answer: Any, method: str, params: list[Any]) -> Any:
     """One call's answer as a result, an RpcError the caller handles, or a NodeFailure."""
     if not isinstance(answer, dict):
         return NodeFailure(f"answered {method} with something that is not JSON-RPC")
+    if method == "eth_getBalance":
+        # Sent only as the probe of block hash tags (chain/head.py): whatever comes back is its
+        # answer, never a failure of the batch it rides in.
+        error = answer.get("error")
+        if isinstance(error, dict):
+            code = error.get("code")
+            return RpcError(code if isinstance(code, int) else 0, str(error.get("message", "")))
+        return answer.get("result")
     error = answer.get("error")
     if isinstance(error, dict):
         code, message = error.get("code"), str(error.get("message", ""))[:4096]
@@ -198,9 +206,7 @@ def _is_the_answer(error: RpcError, method: str, params: list[Any]) -> bool:
         return error.code == 3 or bool(_CONTRACT_FAILURE.search(error.message))
     if method == "eth_getLogs":
         return error.code == -32005 or bool(_RANGE_TOO_LARGE.search(error.message))
-    # eth_getBalance is sent only as the probe of whether block hashes are taken (chain/head.py):
-    # whatever error it gets is what it asked.
-    return method == "eth_getBalance" or _is_tag_lookup(method, params)
+    return _is_tag_lookup(method, params)
 
 
 def _is_creation(params: list[Any]) -> bool:
@@ -215,7 +221,7 @@ def _is_tag_lookup(method: str, params: list[Any]) -> bool:
 
 
 def _has_shape(result: Any, method: str) -> bool:
-    if method in ("eth_call", "eth_blockNumber", "eth_chainId", "eth_getCode", "eth_getBalance"):
+    if method in ("eth_call", "eth_blockNumber", "eth_chainId", "eth_getCode"):
         return isinstance(result, str) and _HEX.fullmatch(result) is not None
     if method == "eth_getLogs":
         return isinstance(result, list)

@@ -117,8 +117,11 @@ def worlds_key() -> str:
 
 
 def from_packages() -> bool:
-    """Whether the packages and the compiler are installed (the tests'); else the compiled worlds serve."""
-    return (TOOLS / "solc" / "package.json").exists()
+    """Whether the packages and the compiler are installed as tools/package-lock.json pins them
+    (scripts/_venv.sh stamps an install with the lock's hash); else the compiled worlds serve."""
+    stamp = TOOLS / ".installed"
+    lock = hashlib.sha256((ROOT / "tools" / "package-lock.json").read_bytes()).hexdigest()
+    return stamp.exists() and stamp.read_text().split()[:1] == [lock]
 
 
 def compiled_worlds_current() -> bool:

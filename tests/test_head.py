@@ -191,3 +191,34 @@ async def test_a_block_given_by_hash_is_read_at_that_hash(anvil, artifacts, open
     unknown = chains.request(loop.time() + 10).reader(CHAIN_ID, block_hash="0x" + "ab" * 32)
     with pytest.raises(InputValidationError, match="is not known to the RPC endpoint"):
         await unknown.call(token, erc20.DECIMALS)
+
+
+async def test_a_block_given_by_hash_is_read_by_hash_without_a_follower(anvil, artifacts, open_chains, proxy):
+    """The request asks itself, beside the block's header, whether the endpoint takes hashes; one
+    that does not is read by number, the number checked to name that very block."""
+    token = deploy_token(anvil, artifacts)
+    anvil.send(token, "mint(address,uint256)", WALLET, 5)
+    block = anvil.rpc("eth_getBlockByNumber", "latest", False)
+    anvil.mine()
+    for refuse, tags in ((False, [{"blockHash": block["hash"].lower()}]), (True, [block["number"]])):
+        proxy.hash_tags = "refuse" if refuse else "forward"
+        chains = await open_chains({CHAIN_ID: proxy.url})
+        proxy.posts.clear()
+        reader = chains.request(asyncio.get_running_loop().time() + 10).reader(
+            CHAIN_ID, block_hash=block["hash"].lower()
+        )
+        assert await reader.call(token, erc20.BALANCE_OF, WALLET) == (5,)
+        assert chains.endpoint(CHAIN_ID).hash_tags is not refuse
+        assert block_params(proxy) == tags
+
+
+async def test_a_recorded_request_reads_what_the_app_keeps(anvil, artifacts, open_chains):
+    """`provenance`'s requests share no cache with the app or each other: each reads every fact."""
+    token = deploy_token(anvil, artifacts)
+    chains = await open_chains({CHAIN_ID: anvil.url})
+    for _ in range(2):
+        request = chains.request(asyncio.get_running_loop().time() + 10, recorded=True)
+        assert await request.reader(CHAIN_ID).call(token, erc20.DECIMALS) == (6,)
+        assert [method for method, _, _ in request.stats.reads or []].count("eth_call") == 1
+    plain = chains.request(asyncio.get_running_loop().time() + 10)
+    assert await plain.reader(CHAIN_ID).call(token, erc20.DECIMALS) == (6,)

@@ -162,3 +162,20 @@ def test_verify_refuses_what_it_cannot_read(tmp_path):
     for args in (["verify", str(bad), "--rpc", "http://127.0.0.1:9"], ["verify", str(bad), "--rpc", "ftp://x"]):
         done = subprocess.run([sys.executable, str(ROOT / "server.py"), *args], capture_output=True, text=True)
         assert done.returncode == 2 and "cannot verify" in done.stderr
+    entry = {"protocol": "aave", "chainId": 1, "walletAddress": "0x" + "11" * 20, "blockNumber": 1}
+    entry |= {"blockHash": "0x" + "22" * 32, "blockTimestamp": 1, "provenance": []}
+    for answer, said in (
+        ({"data": {"walletPositions": {"data": [], "errors": []}}}, "0 entries"),
+        ({"data": {"walletPositions": None}}, "0 entries"),
+        ({"data": {"walletPositions": {"data": [{**entry, "chainId": None, "provenance": None}]}}}, "no provenance"),
+        ({"data": {"walletPositions": {"data": [{k: v for k, v in entry.items() if k != "chainId"}]}}}, "KeyError"),
+        ({"data": {"walletPositions": {"data": [entry]}}}, "the node did not answer"),
+    ):
+        bad.write_text(json.dumps(answer))
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "server.py"), "verify", str(bad), "--rpc", "http://127.0.0.1:9"],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2 and "Traceback" not in done.stderr and "127.0.0.1:9" not in done.stderr
+        assert said in done.stdout, done.stdout
