@@ -25,18 +25,22 @@ from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLIncludeDirective,
     GraphQLList,
     GraphQLNamedType,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLResolveInfo,
     GraphQLSchema,
+    GraphQLSkipDirective,
     GraphQLType,
     GraphQLUnionType,
     InlineFragmentNode,
     SelectionSetNode,
     build_schema,
+    get_directive_values,
 )
+from graphql.execution.values import VariableValues
 
 from adapters.context import FetchContext, FetchFunction
 from chain import ChainRequest, shared_future
@@ -170,7 +174,9 @@ async def resolve(
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
     another field of the request may share them."""
     context: RequestContext = info.context
-    provenance = any(_selects(node.selection_set, "provenance", info.fragments) for node in info.field_nodes)
+    provenance = any(
+        _selects(node.selection_set, "provenance", info.fragments, info.variable_values) for node in info.field_nodes
+    )
     started = [_start(root, context, item, provenance) for item in inputs]
     fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
     if fetches:
@@ -194,18 +200,34 @@ async def resolve(
 Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
 
 
-def _selects(selection_set: SelectionSetNode | None, name: str, fragments: dict[str, FragmentDefinitionNode]) -> bool:
-    """Whether a field `name` is selected anywhere below (through fragments too)."""
+def _selects(
+    selection_set: SelectionSetNode | None,
+    name: str,
+    fragments: dict[str, FragmentDefinitionNode],
+    variables: VariableValues,
+) -> bool:
+    """Whether a field `name` is selected anywhere below (through fragments too, not where
+    `@skip` or `@include` leave it out)."""
     for node in selection_set.selections if selection_set is not None else ():
+        if not isinstance(node, (FieldNode, FragmentSpreadNode, InlineFragmentNode)) or not _included(node, variables):
+            continue
         if isinstance(node, FieldNode) and node.name.value == name:
             return True
         if isinstance(node, FragmentSpreadNode):
             fragment = fragments.get(node.name.value)
-            if fragment is not None and _selects(fragment.selection_set, name, fragments):
+            if fragment is not None and _selects(fragment.selection_set, name, fragments, variables):
                 return True
-        elif isinstance(node, (FieldNode, InlineFragmentNode)) and _selects(node.selection_set, name, fragments):
+        elif isinstance(node, (FieldNode, InlineFragmentNode)) and _selects(
+            node.selection_set, name, fragments, variables
+        ):
             return True
     return False
+
+
+def _included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode, variables: VariableValues) -> bool:
+    skip = get_directive_values(GraphQLSkipDirective, node, variables)
+    include = get_directive_values(GraphQLIncludeDirective, node, variables)
+    return not (skip and skip.get("if")) and not (include and include.get("if") is False)
 
 
 def _start(root: RootField, context: RequestContext, item: dict[str, Any], provenance: bool = False) -> Started:

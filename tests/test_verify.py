@@ -154,6 +154,12 @@ def test_the_answer_without_provenance_is_unchanged(worlds):
     for entry in with_it["data"]["walletPositions"]["data"]:
         assert entry.pop("provenance")
     assert with_it == without
+    small = "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) { data { %s } } }"
+    fields = "... on AaveWalletPositions { protocol blockHash supplyPositions { balance } %s }"
+    skipped = small % (fields % "provenance @skip(if: true) { method }")
+    assert asyncio.run(ask(folder, key, built.node, skipped, inputs[2:3])) == asyncio.run(
+        ask(folder, key, built.node, small % (fields % ""), inputs[2:3])
+    )
 
 
 def test_verify_refuses_what_it_cannot_read(tmp_path):
