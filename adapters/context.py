@@ -50,8 +50,9 @@ class FetchContext:
         reader = self.reader()
         view = await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
         if (reads := self.chains.stats.reads) is not None:
-            stored = view.index.progress(stream)
-            reads.append(("index", [stream.name, stream.start_block, stored.covered_to], stored.block_hash))
+            # What the view held: stored to `covered_to`, whose hash the index keeps as a checkpoint.
+            stored = dict(view.index.checkpoints(stream)).get(view.covered_to)
+            reads.append(("index", [stream.name, stream.start_block, view.covered_to], stored))
         return view
 
     async def stored_events(self, stream: Stream) -> View:

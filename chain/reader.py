@@ -122,7 +122,7 @@ class Chains:
         from the app's caches, so that what an answer was made of is all in the record."""
         if not recorded:
             return ChainRequest(self, deadline)
-        return ChainRequest(self, deadline, RpcStats(reads=[]), ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30))
+        return ChainRequest(self, deadline, RpcStats(reads=[]), ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30), {})
 
 
 @dataclass
@@ -134,6 +134,8 @@ class ChainRequest:
     stats: RpcStats = field(default_factory=RpcStats)
     cache: ImmutableCache | None = None
     """The request's own cache of immutable facts, where it must read them all (recorded)."""
+    hints: dict[tuple[Any, ...], Any] | None = None
+    """The request's own guesses, where it must read what they would spare (recorded)."""
     _readers: dict[tuple[int, int | None, str | None], ChainReader] = field(default_factory=dict)
 
     def reader(self, chain_id: int, block: int | None = None, block_hash: str | None = None) -> ChainReader:
@@ -191,8 +193,8 @@ class ChainReader:
 
     @property
     def hints(self) -> dict[tuple[Any, ...], Any]:
-        """The app's guesses kept across requests (Chains.hints)."""
-        return self._request.chains.hints
+        """The app's guesses kept across requests (Chains.hints); a recorded request's own."""
+        return self._request.hints if self._request.hints is not None else self._request.chains.hints
 
     @property
     def head(self) -> Head | None:
