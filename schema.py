@@ -174,7 +174,8 @@ async def resolve(
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
     another field of the request may share them."""
     context: RequestContext = info.context
-    provenance = any(
+    source = info.field_nodes[0].loc.source.body if info.field_nodes[0].loc else "provenance"
+    provenance = "provenance" in source and any(  # the walk only for documents that name it
         _selects(node.selection_set, "provenance", info.fragments, info.variable_values) for node in info.field_nodes
     )
     started = [_start(root, context, item, provenance) for item in inputs]

@@ -39,7 +39,7 @@ from chain.provenance import lens_call
 from chain.rounds import AGGREGATE3, MULTICALL3
 from chain.rpc import RpcError, RpcStats
 from chain.rpc_batches import Exchange
-from errors import NetworkError, PositionError
+from errors import ChainNotConfigured, NetworkError, PositionError
 from immutable_cache import ImmutableCache
 from protocols import Registry
 from schema import POOLS, WALLETS, RequestContext, fetch_input
@@ -88,19 +88,16 @@ async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> 
     except Unverifiable as exc:
         print(f"cannot verify: {exc}", file=out)
         return 2
-    for where, entry in found:
+    chain_ids = {entry.get("chainId") for _, entry in found if isinstance(entry, dict)}
+    chains = Chains({chain_id: rpc_url for chain_id in chain_ids if isinstance(chain_id, int)}, ChainConfig())
+    with tempfile.TemporaryDirectory(prefix="verify-") as state:
+        node = _Node(chains, Indexes(Path(state), chains), registry)
         try:
-            if not isinstance(entry, dict) or not isinstance(entry.get("provenance"), list):
-                raise Unverifiable(f"{where}: no provenance (select `provenance` in the query)")
-            await _entry(where, entry, rpc_url, registry, report)
-        except Unverifiable as exc:
-            report.unverified.append(f"cannot verify {exc}")
-        except (NetworkError, TimeoutError) as exc:
-            report.unverified.append(f"cannot verify {where}: the node did not answer ({getattr(exc, 'message', exc)})")
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            report.unverified.append(
-                f"cannot verify {where}: not an entry this version reads ({type(exc).__name__}: {exc})"
-            )
+            for where, entry in found:
+                await _checked(where, entry, node, report)
+        finally:
+            await node.indexes.close()
+            await chains.close()
     for line in report.notes + report.differences + report.unverified:
         print(line, file=out)
     verdict = "agree" if not report.differences else f"{len(report.differences)} differences"
@@ -111,43 +108,58 @@ async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> 
     return 2 if report.unverified or not report.checked else 0
 
 
-async def _entry(where: str, entry: dict[str, Any], rpc_url: str, registry: Registry, report: Report) -> None:
-    chain_id = entry["chainId"]
-    chains = Chains({chain_id: rpc_url}, ChainConfig(head_poll_seconds=0))
+@dataclass
+class _Node:
+    """The node asked, and the event index built from its logs once per stream for every entry."""
+
+    chains: Chains
+    indexes: Indexes
+    registry: Registry
+    built: set[tuple[int, str]] = field(default_factory=set)
+
+
+async def _checked(where: str, entry: Any, node: _Node, report: Report) -> None:
+    """One entry checked into `report`; what cannot be checked is said, never raised."""
     try:
-        header = await _ask(chains, chain_id, "eth_getBlockByHash", [entry["blockHash"], False])
-        if not isinstance(header, dict):
-            raise Unverifiable(f"{where}: the node has no block {entry['blockHash']} on chain {chain_id}")
-        probe = await _ask(chains, chain_id, "eth_getBalance", ["0x" + "00" * 20, {"blockHash": entry["blockHash"]}])
-        chains.endpoint(chain_id).hash_tags = isinstance(probe, str)
-        for read in entry["provenance"]:
-            report.reads += 1
-            if (problem := await _replay(chains, chain_id, read)) is not None:
-                report.differences.append(f"{where}.provenance: {problem}")
-        with tempfile.TemporaryDirectory(prefix="verify-") as state:
-            indexes = Indexes(Path(state), chains)
-            try:
-                fresh = await _recompute(where, entry, chains, indexes, registry)
-            finally:
-                await indexes.close()
-        report.differences += [f"{where}{path}" for path in _compare(entry, fresh, "")]
-        block = (entry["blockHash"], hex(entry["blockNumber"]))
-        recorded = {key for read in entry["provenance"] for key in _read_keys(read, block)}
-        needed = {key for read in fresh.get("provenance") or [] for key in _read_keys(read, block)}
-        report.notes += [
-            f"note: {where}: answered again, it also read {method} {params[:200]}"
-            for method, params in sorted(needed - recorded)
-            if method not in UNRECORDED
-        ]
-        report.checked += 1
-    finally:
-        await chains.close()
+        if not isinstance(entry, dict) or not isinstance(entry.get("provenance"), list):
+            raise Unverifiable(f"{where}: no provenance (select `provenance` in the query)")
+        await _entry(where, entry, node, report)
+    except Unverifiable as exc:
+        report.unverified.append(f"cannot verify {exc}")
+    except (NetworkError, ChainNotConfigured, TimeoutError) as exc:
+        report.unverified.append(f"cannot verify {where}: the node did not answer ({getattr(exc, 'message', exc)})")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        report.unverified.append(
+            f"cannot verify {where}: not an entry this version reads ({type(exc).__name__}: {exc})"
+        )
 
 
-async def _ask(chains: Chains, chain_id: int, method: str, params: list[Any]) -> Any:
-    exchange = Exchange(chains.endpoint(chain_id), RpcStats(), asyncio.get_running_loop().time() + 60, 3)
-    (answer,) = await exchange.rpc([(method, params)])
-    return answer
+async def _entry(where: str, entry: dict[str, Any], node: _Node, report: Report) -> None:
+    chain_id, block_hash = entry["chainId"], entry["blockHash"]
+    reads: list[dict[str, str]] = entry["provenance"]
+    asked = [_request_of(read) for read in reads]
+    sent = [request for request in asked if request is not None]
+    exchange = Exchange(node.chains.endpoint(chain_id), RpcStats(), asyncio.get_running_loop().time() + 120, 3)
+    (header,) = await exchange.rpc([("eth_getBlockByHash", [block_hash, False])])
+    if not isinstance(header, dict):
+        raise Unverifiable(f"{where}: the node has no block {block_hash} on chain {chain_id}")
+    answers = await exchange.rpc(sent)  # the reads, in one batch once the block is known there
+    replies = iter(answers)
+    for read, request in zip(reads, asked):
+        report.reads += 1
+        if request is not None and (problem := _difference(read, next(replies))) is not None:
+            report.differences.append(f"{where}.provenance: {problem}")
+    fresh = await _recompute(where, entry, node)
+    report.differences += [f"{where}{path}" for path in _compare(entry, fresh, "")]
+    block = (block_hash, hex(entry["blockNumber"]))
+    recorded = {key for read in reads for key in _read_keys(read, block)}
+    needed = {key for read in fresh.get("provenance") or [] for key in _read_keys(read, block)}
+    report.notes += [
+        f"note: {where}: answered again, it also read {method} {params[:200]}"
+        for method, params in sorted(needed - recorded)
+        if method not in UNRECORDED
+    ]
+    report.checked += 1
 
 
 def _read_keys(read: dict[str, str], block: tuple[str, str]) -> set[tuple[str, str]]:
@@ -174,29 +186,35 @@ def _read_keys(read: dict[str, str], block: tuple[str, str]) -> set[tuple[str, s
     return {(read["method"], json.dumps(params, separators=(",", ":"), sort_keys=True))}
 
 
-async def _replay(chains: Chains, chain_id: int, read: dict[str, str]) -> str | None:
-    """What differs between a recorded read and the node's answer to it now, or None."""
+def _request_of(read: dict[str, str]) -> tuple[str, list[Any]] | None:
+    """The JSON-RPC request that replays a read (an index read: the header of the block it was
+    stored to); None for what cannot be replayed (a moving tag, an index stored to no block)."""
     method, params = read["method"], json.loads(read["params"])
     if method == "index":
-        name, _, stored_to = params
         stored = json.loads(read["result"])
-        if stored is None:
-            return None
-        header = await _ask(chains, chain_id, "eth_getBlockByNumber", [hex(stored_to), False])
-        found = header.get("hash") if isinstance(header, dict) else None
-        return None if found == stored else f"index {name}: block {stored_to} is {found} on the node, not {stored}"
-    if method == "eth_getBlockByHash":
-        header = await _ask(chains, chain_id, method, params)
-        recorded = json.loads(read["result"])
-        found = {key: header.get(key) for key in recorded} if isinstance(header, dict) else None
-        return None if found == recorded else f"{method} {params[0]}: recorded {recorded}, node {found}"
+        return None if stored is None else ("eth_getBlockByNumber", [hex(params[2]), False])
     if any(param in MOVING_TAGS for param in params):
         return None
-    answer = await _ask(chains, chain_id, method, lens_call(params) if method == "eth_call" else params)
+    return method, lens_call(params) if method == "eth_call" else params
+
+
+def _difference(read: dict[str, str], answer: Any) -> str | None:
+    """What differs between a recorded read and the node's answer to its replay, or None."""
+    method, params, recorded = read["method"], json.loads(read["params"]), json.loads(read["result"])
+    if method == "index":
+        found = answer.get("hash") if isinstance(answer, dict) else None
+        return (
+            None
+            if found == recorded
+            else f"index {params[0]}: block {params[2]} is {found} on the node, not {recorded}"
+        )
+    if method == "eth_getBlockByHash":
+        found = {key: answer.get(key) for key in recorded} if isinstance(answer, dict) else None
+        return None if found == recorded else f"{method} {params[0]}: recorded {recorded}, node {found}"
     if isinstance(answer, RpcError):
         answer = {"error": {"code": answer.code, "message": answer.message, "data": answer.data}}
     replayed = json.dumps(answer, separators=(",", ":"), sort_keys=True)
-    if replayed == read["result"] or _same_error(json.loads(read["result"]), answer):
+    if replayed == read["result"] or _same_error(recorded, answer):
         return None
     return f"{method} {read['params'][:200]}: recorded {read['result'][:200]}, node {replayed[:200]}"
 
@@ -208,29 +226,29 @@ def _same_error(recorded: Any, replayed: Any) -> bool:
     return all(recorded["error"].get(key) == replayed["error"].get(key) for key in ("code", "data"))
 
 
-async def _recompute(
-    where: str, entry: dict[str, Any], chains: Chains, indexes: Indexes, registry: Registry
-) -> dict[str, Any]:
+async def _recompute(where: str, entry: dict[str, Any], node: _Node) -> dict[str, Any]:
     root = WALLETS if "walletAddress" in entry else POOLS
-    protocol = registry.get(entry["protocol"])
+    protocol = node.registry.get(entry["protocol"])
     function = root.function(protocol) if protocol is not None else None
     if protocol is None or function is None:
         raise Unverifiable(f"protocol {entry['protocol']!r} has no {root.name} in this version")
-    address = entry[root.address_key]
-    for stream in protocol.chain_streams(entry["chainId"]):
+    address, chains, chain_id = entry[root.address_key], node.chains, entry["chainId"]
+    for stream in protocol.chain_streams(chain_id):
         # Built first, as a served index is, so the answer finds what it did (no cold-index sweep).
-        scan = chains.request(asyncio.get_running_loop().time() + 600).reader(entry["chainId"])
-        await indexes.build(scan, stream, lambda *_: None)
+        if (chain_id, stream.name) not in node.built:
+            scan = chains.request(asyncio.get_running_loop().time() + 600).reader(chain_id)
+            await node.indexes.build(scan, stream, lambda *_: None)
+            node.built.add((chain_id, stream.name))
     deadline = asyncio.get_running_loop().time() + 120
-    context = RequestContext(registry, 120.0, chains.request(deadline), indexes, ImmutableCache(1, 0))
-    key = (root.name, protocol.name, entry["chainId"], address, None, entry["blockHash"], True)
+    context = RequestContext(node.registry, 120.0, chains.request(deadline), node.indexes, ImmutableCache(1, 0))
+    key = (root.name, protocol.name, chain_id, address, None, entry["blockHash"], True)
     try:
         answer = await fetch_input(protocol, function, key, context)
     except PositionError as exc:
         if exc.retryable or exc.code == "HISTORY_UNAVAILABLE":
             raise Unverifiable(f"{where}: the node could not answer it again ({exc.code}: {exc.message})") from None
         return {"error": f"{exc.code}: {exc.message}"}
-    return root.output(protocol, entry["chainId"], address, answer)[0]
+    return root.output(protocol, chain_id, address, answer)[0]
 
 
 def _compare(answered: Any, fresh: Any, path: str) -> Iterator[str]:

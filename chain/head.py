@@ -181,9 +181,9 @@ class Follower:
         ask_settled = endpoint.has_finalized is not False and loop.time() - self._settled_at >= SETTLED_POLL_SECONDS
         if ask_settled:
             calls.append(("eth_getBlockByNumber", ["finalized", False]))
-        probe = endpoint.hash_tags is None and self.head is not None
-        if probe and self.head is not None:
-            calls.append(("eth_getBalance", [HASH_PROBE_ADDRESS, {"blockHash": self.head.hash}]))
+        probed = self.head if endpoint.hash_tags is None else None
+        if probed is not None:
+            calls.append(("eth_getBalance", [HASH_PROBE_ADDRESS, {"blockHash": probed.hash}]))
         exchange = Exchange(endpoint, RpcStats(), loop.time() + self.interval * STALE_POLLS + 1, 1)
         try:
             answers = await exchange.rpc(calls)
@@ -212,7 +212,7 @@ class Follower:
                 endpoint.has_finalized = False
         if endpoint.has_finalized is False:
             self.settled = head.number - settle_depth(chain_id)
-        if probe:
+        if probed is not None:
             learn_hash_tags(endpoint, answers[-1])
         return changed
 

@@ -166,7 +166,7 @@ class ChainReader:
             request.stats,
             request.deadline,
             self._config.max_attempts,
-            history=block is not None or block_hash is not None,
+            history=self.past,
         )
         self._cache = request.cache if request.cache is not None else request.chains.cache
         self._block: asyncio.Future[int] | None = None

@@ -266,8 +266,8 @@ class Endpoint:
         self.multicall_absent_to = -1
         self.has_finalized: bool | None = None
         self.hash_tags: bool | None = None
-        """Whether the endpoint takes EIP-1898 block hashes as block tags, asked once by the head
-        follower (chain/head.py)."""
+        """Whether the endpoint takes EIP-1898 block hashes as block tags, asked once, by the head
+        follower or by a request given a block hash (chain/head.py `learn_hash_tags`)."""
         self.deployless: bool | None = None
         """Whether the endpoint runs calls without `to` (chain/lens.py), probed with the first lens."""
         self.batches_refused_at: float | None = None

@@ -19,7 +19,7 @@ from aiohttp.test_utils import TestClient, TestServer
 import server
 from config import Settings
 from tests.conftest import served_fixture
-from tests.evm import ROOT, Anvil
+from tests.evm import ROOT, Anvil, as_child
 from tests.test_devnet_restart import every_input
 from tests.test_fault_schedules import SCHEMA, select_all
 from tests.test_past_blocks import INPUTS, pool_inputs
@@ -66,6 +66,7 @@ def verify(folder: Path, answer: dict[str, Any], url: str) -> subprocess.Complet
         capture_output=True,
         text=True,
         timeout=600,
+        preexec_fn=as_child,
     )
 
 

@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-from tests.evm import ROOT, WORLDS, compiled_worlds_current
+from tests.evm import ROOT, WORLDS, as_child, compiled_worlds_current
 
 BUILD = """
 import asyncio, json, sys
@@ -38,7 +38,13 @@ print(json.dumps({"recorded": evm.recording, "held": {role: devnet.summary(found
 
 def build(source: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", BUILD, source], cwd=ROOT, capture_output=True, text=True, timeout=900, check=False
+        [sys.executable, "-c", BUILD, source],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        preexec_fn=as_child,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     found: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
