@@ -1,7 +1,7 @@
 """`provenance` and `python server.py verify` (verify.py) on every test world: an honest answer of
 every protocol, wallets and pools, replays to the same bytes and the same figures on the node; a
-figure changed in the answer, a result changed in a recorded read and a block of another chain are
-each caught and named; the answer without `provenance` is the answer as it was."""
+figure changed in the answer, a result changed in a recorded read, a read left out of it and a
+block of another chain are each caught and named; the answer without `provenance` is the answer as it was."""
 
 from __future__ import annotations
 
@@ -129,6 +129,14 @@ def test_a_changed_figure_a_changed_read_and_another_chain_are_caught(worlds):
     done = verify(folder, read, built.node.url)
     assert done.returncode == 1
     assert "walletPositions.data[1].provenance: eth_call" in done.stdout and "recorded" in done.stdout
+
+    lacking = copy.deepcopy(answer)
+    reads = lacking["data"]["walletPositions"]["data"][0]["provenance"]
+    dropped = next(r for r in reads if r["method"] == "eth_call" and "lens" in json.loads(r["params"])[0])
+    reads.remove(dropped)
+    done = verify(folder, lacking, built.node.url)
+    assert done.returncode == 1
+    assert "walletPositions.data[0].provenance: lacks the call to 0x" in done.stdout, done.stdout
 
     other = Anvil()
     try:
