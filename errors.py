@@ -26,6 +26,10 @@ class InputValidationError(PositionError):
     retryable = False
 
 
+class BeforeDeployment(InputValidationError):
+    """A block before the protocol's deployment on the chain: a series leaves such points out."""
+
+
 class ChainNotConfigured(PositionError):
     """The protocol serves the chain, but this server has no RPC endpoint for it: the operator's
     configuration (`RPC_URL_<chainId>`), not the client's input; asking again does not help."""

@@ -353,7 +353,7 @@ def _check_inputs(inputs: int) -> None:
         raise RequestError.single(
             400,
             f"Too many inputs: the operation asks for {inputs}, the limit is {MAX_INPUTS} "
-            "per request, counted over every walletPositions and poolDetails field.",
+            "per request, counted over every walletPositions, poolDetails and positionsHistory field.",
             "TOO_MANY_INPUTS",
             limit=MAX_INPUTS,
             inputs=inputs,

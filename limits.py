@@ -36,7 +36,8 @@ from graphql import (
 )
 
 MAX_INPUTS = 5
-MAX_DEPTH = 7
+MAX_DEPTH = 9
+"""The deepest path the schema has: a series' point's positions' liquidation price's asset's symbol."""
 MAX_BODY_BYTES = 100 * 1024
 MAX_TOKENS = 1_500
 """Parser token cap: parsing costs about 8 microseconds a token; a typical query is about 260, one
@@ -387,7 +388,7 @@ class InputCount:
         return self.literal + sum(_length(variables.get(name)) for name in self.variables)
 
 
-INPUT_FIELDS = frozenset({"walletPositions", "poolDetails"})
+INPUT_FIELDS = frozenset({"walletPositions", "poolDetails", "positionsHistory"})
 """The root fields whose inputs count together towards MAX_INPUTS."""
 
 

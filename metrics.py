@@ -52,6 +52,9 @@ class Metrics:
             "Inputs resolved, by root field, protocol, chain and outcome (OK or the error code).",
             ["field", "protocol", "chain_id", "outcome"],
         )
+        self.history_points = counter(
+            "wp_history_points", "Series points, by protocol and outcome.", ["protocol", "outcome"]
+        )
         self.auth_failures = counter(
             "wp_auth_failures",
             "Requests refused 401, by reason (missing, conflicting, malformed, unknown).",

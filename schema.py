@@ -10,13 +10,14 @@ input, the adapter function (`Protocol.fetch` or `Protocol.details`) and the out
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
 import math
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -42,11 +43,12 @@ from graphql import (
 )
 from graphql.execution.values import VariableValues
 
+import series
 from adapters.context import FetchContext, FetchFunction
 from chain import ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
-from errors import BudgetExceeded, InputValidationError, PositionError
+from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
 from immutable_cache import ImmutableCache
 from protocols import Protocol, Registry
 
@@ -146,6 +148,8 @@ class RequestContext:
     outcomes: list[Outcome] = field(default_factory=list)
     """One per resolved input, for the access log and the metrics."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    series_points: int = 0
+    """Points the operation's `positionsHistory` fields asked so far (series.SERIES_BUDGET)."""
 
 
 def build(registry: Registry) -> GraphQLSchema:
@@ -164,6 +168,7 @@ def build(registry: Registry) -> GraphQLSchema:
     assert query is not None
     for root in (WALLETS, POOLS):
         query.fields[root.name].resolve = functools.partial(resolve, root)
+    query.fields["positionsHistory"].resolve = resolve_history
     return schema
 
 
@@ -196,6 +201,77 @@ async def resolve(
             )
         )
     return {"data": data, "errors": errors}
+
+
+async def resolve_history(_root: Any, info: GraphQLResolveInfo[RequestContext], **args: Any) -> dict[str, Any]:
+    """`positionsHistory`: each valid input's series (series.py), all at once; the arguments and the
+    operation's point budget are checked before anything is read."""
+    context: RequestContext = info.context
+    inputs: list[dict[str, Any]] = args["inputs"]
+    asked: series.Range | PositionError
+    try:
+        asked = series.parsed(args)
+        context.series_points += len(inputs) * asked.points
+        if context.series_points > series.SERIES_BUDGET:
+            raise InputValidationError(
+                f"The operation asks for {context.series_points} points in all (inputs x points); the limit is "
+                f"{series.SERIES_BUDGET} per operation."
+            )
+    except PositionError as exc:
+        asked = exc
+    tasks = [asyncio.ensure_future(_history(context, info.schema, item, asked)) for item in inputs]
+    if tasks:
+        await asyncio.wait(tasks)
+    data, errors = [], []
+    for item, task in zip(inputs, tasks):
+        failure = task.exception()
+        if failure is None:
+            data.append(task.result())
+        else:
+            assert isinstance(failure, PositionError), failure
+            errors.append(_failed(WALLETS, context, item, failure))
+        outcome = "OK" if failure is None else failure.code
+        context.outcomes.append(Outcome("positionsHistory", item["protocol"].lower(), item["chainId"], outcome))
+    return {"data": data, "errors": errors}
+
+
+async def _history(
+    context: RequestContext, schema: GraphQLSchema, item: dict[str, Any], asked: series.Range | PositionError
+) -> dict[str, Any]:
+    """One input's series; PositionError for the input as a whole."""
+    name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
+    protocol, function = _validate(WALLETS, context.registry, name, chain_id, address, None, None)
+    if item.get("blockNumber") is not None or item.get("blockHash") is not None:
+        raise InputValidationError(
+            "A series takes its blocks from `from` and `to`: leave out blockNumber and blockHash."
+        )
+    if isinstance(asked, PositionError):
+        raise asked
+
+    counted = context.chains.chains.metrics
+
+    async def point(block: int) -> dict[str, Any]:
+        key = (WALLETS.name, protocol.name, chain_id, address, block, None, False)
+        try:
+            answer = await _joined(context, protocol, function, key)
+            shaped = _shaped(WALLETS, protocol, chain_id, address, answer, schema)
+        except PositionError as exc:
+            outcome = "BEFORE_DEPLOYMENT" if isinstance(exc, BeforeDeployment) else exc.code
+            counted.child(counted.history_points, protocol.name, outcome).inc()
+            raise
+        counted.child(counted.history_points, protocol.name, "OK").inc()
+        return shaped
+
+    with _unexpected(f"The series' blocks were not found within {context.input_timeout:g} s.", protocol, chain_id):
+        async with asyncio.timeout(context.input_timeout):
+            reader = context.chains.reader(chain_id)
+            found = await reader.shared(("series points", asked), lambda: series.points(reader, asked))
+        return {
+            "protocol": protocol.name,
+            "chainId": chain_id,
+            "walletAddress": address,
+            **await series.series(point, found, schema, protocol.type_name),
+        }
 
 
 Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
@@ -241,9 +317,17 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any], prove
     except PositionError as exc:
         return exc
     key = (root.name, protocol.name, chain_id, address, block, block_hash and block_hash.lower(), provenance)
+    return protocol, _joined(context, protocol, function, key)
+
+
+def _joined(
+    context: RequestContext, protocol: Protocol, function: FetchFunction, key: InputKey
+) -> asyncio.Future[dict[str, Any]]:
+    """The input's fetch, started or joined: identical inputs of one operation share one, across
+    aliases and fields (a point of a series and the same input at that block)."""
     if key not in context.fetches:
         context.fetches[key] = shared_future(fetch_input(protocol, function, key, context))
-    return protocol, context.fetches[key]
+    return context.fetches[key]
 
 
 def _outcome(
@@ -253,25 +337,26 @@ def _outcome(
     started: Started,
     schema: GraphQLSchema,
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
     failure = started if isinstance(started, PositionError) else started[1].exception()
     if failure is None:
         assert isinstance(started, tuple)
         protocol, fetch = started
-        problem: str | None
         try:
-            answer, type_name = root.output(protocol, chain_id, address, fetch.result())
-            problem = nonconformity(answer, schema.type_map[type_name])
-        except (KeyError, TypeError, ValueError) as exc:
-            problem = f"cannot be shaped ({type(exc).__name__}: {exc})"
-        if problem is None:
-            return answer, None
-        log.error("%s %s answer does not fit its type: %s", protocol.name, root.name, problem)
-        failure = PositionError(INTERNAL_ERROR)
+            return _shaped(
+                root, protocol, item["chainId"], item[root.address_key].lower(), fetch.result(), schema
+            ), None
+        except PositionError as exc:
+            failure = exc
     assert isinstance(failure, PositionError), failure
+    return None, _failed(root, context, item, failure)
+
+
+def _failed(root: RootField, context: RequestContext, item: dict[str, Any], failure: PositionError) -> dict[str, Any]:
+    """An input's entry in `errors`, echoing what the client sent (cut short where it is long)."""
+    name, chain_id, address = item["protocol"], item["chainId"], item[root.address_key].lower()
     log.warning("input failed: %s on chain %d: %s %s", _shorten(name), chain_id, failure.code, failure.message)
     known = context.registry.get(name.lower())
-    return None, {
+    return {
         "protocol": known.name if known else _shorten(name),
         "chainId": chain_id,
         root.address_key: _shorten(address, ADDRESS_ECHO),
@@ -279,6 +364,23 @@ def _outcome(
         "blockHash": _shorten(block_hash, 66) if isinstance(block_hash := item.get("blockHash"), str) else None,
         "error": {"code": failure.code, "message": failure.message, "retryable": failure.retryable},
     }
+
+
+def _shaped(
+    root: RootField, protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any], schema: GraphQLSchema
+) -> dict[str, Any]:
+    """The answer as the field's output object, checked against its type (an adapter's bad object
+    is the input's UNKNOWN_ERROR, logged, not a null GraphQL would carry up the whole result)."""
+    problem: str | None
+    try:
+        shaped, type_name = root.output(protocol, chain_id, address, answer)
+        problem = nonconformity(shaped, schema.type_map[type_name])
+    except (KeyError, TypeError, ValueError) as exc:
+        problem = f"cannot be shaped ({type(exc).__name__}: {exc})"
+    if problem is None:
+        return shaped
+    log.error("%s %s answer does not fit its type: %s", protocol.name, root.name, problem)
+    raise PositionError(INTERNAL_ERROR)
 
 
 def _provenance(chains: ChainRequest, position: dict[str, Any]) -> list[dict[str, str]]:
@@ -428,6 +530,21 @@ def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+@contextlib.contextmanager
+def _unexpected(timed_out: str, protocol: Protocol, chain_id: int) -> Iterator[None]:
+    """A time budget's end as TIMEOUT (`timed_out` says which), anything unexpected as
+    UNKNOWN_ERROR with its detail in the log only; a PositionError as it is."""
+    try:
+        yield
+    except PositionError:
+        raise
+    except TimeoutError:
+        raise BudgetExceeded(timed_out) from None
+    except Exception:
+        log.exception("unexpected failure in %s (chain %d)", protocol.name, chain_id)
+        raise PositionError(INTERNAL_ERROR) from None
+
+
 async def fetch_input(
     protocol: Protocol, function: FetchFunction, key: InputKey, request: RequestContext
 ) -> dict[str, Any]:
@@ -452,7 +569,7 @@ async def fetch_input(
     )
     answers = request.answers
     kept: tuple[Any, ...] | None = None
-    try:
+    with _unexpected(f"The input did not resolve within its time budget of {budget:g} s.", protocol, chain_id):
         async with asyncio.timeout(budget):
             reader = context.reader()
             keep = protocol.kept and answers.max_bytes > 0 and not provenance
@@ -476,13 +593,6 @@ async def fetch_input(
                 request.chains.stats.requests += chains.stats.requests  # the access line counts them
                 request.chains.stats.subcalls += chains.stats.subcalls
         position["warnings"] = context.warnings.as_list()
-    except PositionError:
-        raise
-    except TimeoutError:
-        raise BudgetExceeded(f"The input did not resolve within its time budget of {budget:g} s.") from None
-    except Exception:
-        log.exception("unexpected failure in %s fetch (chain %d)", protocol.name, chain_id)
-        raise PositionError(INTERNAL_ERROR) from None
     if kept is not None and not context.warnings.retryable:
         answers.put(kept, position)
     return position

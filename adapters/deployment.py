@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from chain import ChainReader
-from errors import InputValidationError
+from errors import BeforeDeployment
 
 Part = TypeVar("Part")
 
@@ -55,5 +55,5 @@ def started(reader: ChainReader, protocol: str, block: int, start_block: int, wh
         raise before(protocol, reader.chain_id, block, f"{what} was deployed at block {start_block}")
 
 
-def before(protocol: str, chain_id: int, block: int, why: str) -> InputValidationError:
-    return InputValidationError(f"Block {block} is before {protocol}'s deployment on chain {chain_id}: {why}.")
+def before(protocol: str, chain_id: int, block: int, why: str) -> BeforeDeployment:
+    return BeforeDeployment(f"Block {block} is before {protocol}'s deployment on chain {chain_id}: {why}.")

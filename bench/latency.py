@@ -66,6 +66,12 @@ QUERIES = [
 ]
 PAST = 10
 """Blocks back for the mix at a past block."""
+SERIES = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $points: Int!) {
+  positionsHistory(inputs: $inputs, from: $from, points: $points) {
+    data { points { blockNumber error { code message } positions { __typename } } }
+    errors { error { code message } } } }"""
+SERIES_POINTS, SERIES_SPAN = 30, 290
+"""The series rows: 30 points over the newest 290 blocks (a point every 10), new blocks each run."""
 FOLLOWER_WAIT = 10
 """Seconds the benchmark waits for the head follower to see a mined block before it says so."""
 
@@ -78,6 +84,7 @@ async def timed(
     key: str,
     inputs: list[dict[str, Any]],
     runs: int,
+    series: bool = False,
 ) -> tuple[float, float, float]:
     """p50 in ms over `runs` (a block mined before each, and seen by the head follower before the
     query, as on a chain whose blocks come while nobody asks), RPC HTTP requests per query (not
@@ -93,10 +100,10 @@ async def timed(
             await asyncio.sleep(0.005)
         before = proxy.reads()
         started = time.perf_counter()
-        await ask(client, key, inputs)
+        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None)
         elapsed = (time.perf_counter() - started) * 1000
         between = proxy.reads()
-        await ask(client, key, inputs)
+        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None)
         if run:
             durations.append(elapsed)
             requests.append(between - before)
@@ -104,13 +111,22 @@ async def timed(
     return statistics.median(durations), statistics.mean(requests), statistics.mean(again)
 
 
-async def ask(client: TestClient, key: str, inputs: list[dict[str, Any]]) -> None:
+async def ask(client: TestClient, key: str, inputs: list[dict[str, Any]], series_from: int | None = None) -> None:
+    """One query: `walletPositions` of the inputs, or from `series_from` their SERIES_POINTS-point
+    series to the newest block."""
+    variables: dict[str, Any] = {"inputs": inputs}
+    if series_from is not None:
+        variables |= {"from": {"blockNumber": series_from}, "points": SERIES_POINTS}
     async with client.post(
-        "/graphql", json={"query": QUERY, "variables": {"inputs": inputs}}, headers={"x-api-key": key}
+        "/graphql",
+        json={"query": QUERY if series_from is None else SERIES, "variables": variables},
+        headers={"x-api-key": key},
     ) as response:
         body = await response.json()
-    errors = body["data"]["walletPositions"]["errors"]
-    assert not errors, errors
+    result = body["data"]["walletPositions" if series_from is None else "positionsHistory"]
+    assert not result["errors"], result["errors"]
+    failed = [point["error"] for entry in result["data"] for point in entry.get("points", []) if point["error"]]
+    assert not failed, failed
 
 
 async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -> dict[str, tuple[float, float, float]]:
@@ -138,6 +154,11 @@ async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -
             found[f"the same 5 inputs, {PAST} blocks back"] = await timed(
                 client, worlds.node, proxy, follower, key, past, runs
             )
+            worlds.node.mine(SERIES_SPAN)  # a span past the worlds' making, where each is as it stays
+            for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix)):
+                found[f"{name}, a {SERIES_POINTS}-point series"] = await timed(
+                    client, worlds.node, proxy, follower, key, inputs, runs, series=True
+                )
         proxy.released.set()
     return found
 

@@ -219,14 +219,21 @@ class ChainReader:
         # Each key is always read by the same kind of `read`, so its future holds a T.
         return cast(T, await asyncio.shield(self._shared[key]))
 
-    async def remembered(self, key: tuple[Any, ...], read: Callable[[], Awaitable[tuple[Any, ...]]]) -> tuple[Any, ...]:
-        """A fact that follows from immutable code (which interface a contract has, say): read
-        once per request, then kept in the app's immutable cache. A failure is not kept."""
+    async def remembered(
+        self,
+        key: tuple[Any, ...],
+        read: Callable[[], Awaitable[tuple[Any, ...]]],
+        lasting: Callable[[tuple[Any, ...]], bool] = lambda _: True,
+    ) -> tuple[Any, ...]:
+        """A fact that follows from immutable code (which interface a contract has, say), or from
+        settled blocks (`lasting` says whether this value does): read once per request, then kept
+        in the app's immutable cache. A failure is not kept."""
         key = (self.chain_id, "remembered", *key)
         if (cached := self._cache.get(key)) is not None:
             return cast(tuple[Any, ...], cached)
         value = await self.shared(key, read)
-        self._cache.put(key, value)
+        if lasting(value):
+            self._cache.put(key, value)
         return value
 
     # ---------------------------------------------------------------- block pinning
@@ -414,7 +421,7 @@ class ChainReader:
         for blocks older than any seen with it (the canonical one was deployed in 2022)."""
         head = await self.newest().block_number()
         if block > head:
-            head = await self._node_head()
+            head = await self.node_head()
         if block > head:
             raise InputValidationError(
                 f"Block {block} is not on chain {self.chain_id} yet: its newest block is {head}."
@@ -427,11 +434,12 @@ class ChainReader:
             if not hex_bytes(code, "eth_getCode", self.chain_id):
                 endpoint.multicall_absent_to = max(block, endpoint.multicall_absent_to)
                 return block
-            endpoint.multicall_since = block
+            # Readers of several blocks probe at once: the oldest found with it is what holds.
+            endpoint.multicall_since = min(block, endpoint.multicall_since or block)
         self._rounds.multicall = True
         return block
 
-    async def _node_head(self) -> int:
+    async def node_head(self) -> int:
         """The node's own newest block, asked now (one round trip): the head a request pinned
         may be up to HEAD_POLL_SECONDS old, and a client that read a newer block from its own
         node (or a receipt) must not be told it does not exist."""

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema
 
 import graphql_http
-from limits import MAX_BODY_BYTES
+from limits import MAX_BODY_BYTES, MAX_DEPTH
+from schema import SDL_PATH
 from tests.conftest import QUICKSTART, WALLET, position_input
 
 INPUT = '{protocol: "morpho", chainId: 1, walletAddress: "%s"}' % WALLET
@@ -75,12 +78,28 @@ def nested(depth: int) -> str:
     return "{ " + " { ".join(f"f{i}" for i in range(depth)) + " }" * depth
 
 
-async def test_depth_seven_passes_and_eight_is_refused(api):
-    seven = (await api.query(nested(7))).body["errors"]
-    assert "DEPTH_LIMIT_EXCEEDED" not in {error["extensions"]["code"] for error in seven}
-    reply = await api.query(nested(8))
+async def test_depth_nine_passes_and_ten_is_refused(api):
+    nine = (await api.query(nested(9))).body["errors"]
+    assert "DEPTH_LIMIT_EXCEEDED" not in {error["extensions"]["code"] for error in nine}
+    reply = await api.query(nested(10))
     depth = [e["message"] for e in reply.body["errors"] if e["extensions"]["code"] == "DEPTH_LIMIT_EXCEEDED"]
-    assert depth == ["Query depth 8 exceeds the limit of 7 levels of nesting."]
+    assert depth == ["Query depth 10 exceeds the limit of 9 levels of nesting."]
+
+
+def test_the_depth_limit_is_the_schemas_deepest_path():
+    """MAX_DEPTH lets every field of the schema be selected, and no more: the schema is a tree."""
+
+    def deepest(graphql_type: Any) -> int:
+        while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
+            graphql_type = graphql_type.of_type
+        if isinstance(graphql_type, GraphQLUnionType):
+            return max(deepest(member) for member in graphql_type.types)
+        if isinstance(graphql_type, GraphQLObjectType):
+            return 1 + max(deepest(field.type) for field in graphql_type.fields.values())
+        return 0
+
+    query = build_schema(SDL_PATH.read_text()).query_type
+    assert max(deepest(field.type) + 1 for field in query.fields.values()) == MAX_DEPTH
 
 
 async def test_introspection_depth_counts_through_fragments(make_api):
@@ -92,7 +111,7 @@ async def test_introspection_depth_counts_through_fragments(make_api):
 
 
 async def test_depth_is_checked_even_when_fields_are_unknown(api):
-    request_error(await api.query("{ a { b { c { d { e { f { g { h { i } } } } } } } } }"), 400, "DEPTH_LIMIT_EXCEEDED")
+    request_error(await api.query(nested(MAX_DEPTH + 1)), 400, "DEPTH_LIMIT_EXCEEDED")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,281 @@
+"""`positionsHistory`: a wallet's positions at a series of blocks, each point the answer
+`walletPositions` gives at its block, with the wallet's USD totals (docs/history.md).
+
+- The points: `from` and `to` both blocks, spaced evenly in blocks; both times, spaced evenly in
+  time, each time standing for the last block at or before it (adapters/history.py `block_at`,
+  kept in the app's cache once the block after it has settled). `to` left out is the newest block.
+  A series asks at most MAX_POINTS points, and an operation at most SERIES_BUDGET points over all
+  its inputs: what one request can make the service read is bounded before it reads anything.
+- Each point is an input at a past block (schema.fetch_input): its answer is kept per block like
+  any other, so a repeat costs no RPC request, and points of one block share its reads. A point
+  that fails says why in its own `error`; points before the protocol's deployment are left out
+  with one warning; an input whose every point fails is an error as a whole.
+- Totals walk the answer by its GraphQL type: ROLES says which USD figure counts as supplied,
+  collateral, debt or rewards. A total with a part that has no USD figure is null.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLOutputType, GraphQLSchema
+
+from adapters.history import block_at
+from chain import ChainReader
+from errors import BeforeDeployment, InputValidationError, PositionError
+
+MAX_POINTS = 366
+"""Points per series: a year of days."""
+SERIES_BUDGET = 400
+"""Points of one operation over all its series (inputs x points): five inputs at 80 points, or one
+at 366. Each point costs what one `walletPositions` input at a past block costs."""
+
+SUPPLIED, COLLATERAL, DEBT, REWARDS = "suppliedUsd", "collateralUsd", "debtUsd", "rewardsUsd"
+
+
+class Role(NamedTuple):
+    """Where a USD figure counts, and the raw amounts that say it is zero (a position with nothing
+    in it counts 0 even without a price)."""
+
+    total: str
+    amounts: tuple[str, ...]
+    collateral_if: str | None = None
+    """A Boolean field that, when true, moves the figure to collateral (Aave's `isCollateral`)."""
+
+
+ROLES: dict[tuple[str, str], Role] = {
+    ("MorphoVaultV1Position", "assetsUsd"): Role(SUPPLIED, ("shares",)),
+    ("MorphoVaultV2Position", "assetsUsd"): Role(SUPPLIED, ("shares",)),
+    ("MorphoMarketPosition", "supplyAssetsUsd"): Role(SUPPLIED, ("supplyShares",)),
+    ("MorphoMarketPosition", "borrowAssetsUsd"): Role(DEBT, ("borrowShares",)),
+    ("MorphoMarketPosition", "collateralUsd"): Role(COLLATERAL, ("collateral",)),
+    ("AaveSupplyPosition", "balanceUsd"): Role(SUPPLIED, ("balance",), "isCollateral"),
+    ("AaveBorrowPosition", "debtUsd"): Role(DEBT, ("debt",)),
+    ("AaveRewardPosition", "accruedUsd"): Role(REWARDS, ("accrued",)),
+    ("CompoundSupplyPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("CompoundBorrowPosition", "debtUsd"): Role(DEBT, ("debt",)),
+    ("CompoundCollateralPosition", "balanceUsd"): Role(COLLATERAL, ("balance",)),
+    ("CompoundRewardPosition", "accruedUsd"): Role(REWARDS, ("accrued",)),
+    ("PendlePtPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("PendleYtPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("PendleLpPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("PendleSyPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("PendleAmount", "amountUsd"): Role(REWARDS, ("amount",)),
+    ("PendleReward", "amountUsd"): Role(REWARDS, ("amount",)),
+    ("FluidLendingPosition", "underlyingAmountUsd"): Role(SUPPLIED, ("shares",)),
+    ("FluidVaultPosition", "supplyUsd"): Role(COLLATERAL, ("supply",)),
+    ("FluidVaultPosition", "borrowUsd"): Role(DEBT, ("borrow",)),
+    ("LidoStakedPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("LidoWithdrawalRequest", "amountOfStETHUsd"): Role(SUPPLIED, ("amountOfStETH",)),
+    ("UniswapPosition", "valueUsd"): Role(SUPPLIED, ("amount0", "amount1")),
+    ("UniswapPosition", "uncollectedFeesUsd"): Role(REWARDS, ("uncollectedFees0", "uncollectedFees1")),
+    ("VaultSharePosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("VaultCooldown", "underlyingAmountUsd"): Role(SUPPLIED, ("underlyingAmount",)),
+    ("PricedTokenPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+}
+NOT_COUNTED: dict[tuple[str, str], str] = {
+    ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
+    ("AaveMarketState", "totalCollateralUsd"): "likewise",
+    ("AaveMarketState", "totalDebtUsd"): "likewise",
+    ("AaveMarketState", "availableBorrowsUsd"): "a capacity, not a holding",
+    ("CompoundBorrowPosition", "borrowCapacityUsd"): "a capacity, not a holding",
+    ("CompoundBorrowPosition", "liquidationThresholdUsd"): "a threshold, not a holding",
+    ("LidoWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfStETHUsd, once finalized",
+    ("LiquidationPrice", "priceUsd"): "a price, not a holding",
+    ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
+}
+"""USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
+ROLES and this to every `...Usd` field of the schema."""
+
+
+@dataclass(frozen=True)
+class Range:
+    """A series' arguments, checked before any read."""
+
+    start: int
+    end: int | None
+    """None: the newest block (or its time)."""
+    points: int
+    by_time: bool
+
+
+def parsed(args: Mapping[str, Any]) -> Range:
+    """The arguments as a Range; VALIDATION_ERROR for any the client must change."""
+    points, start, end = args["points"], _bound(args["from"], "from"), _bound(args.get("to"), "to")
+    if not 1 <= points <= MAX_POINTS:
+        raise InputValidationError(f"points must be from 1 to {MAX_POINTS}; it is {points}.")
+    assert start is not None  # `from` is required by the schema
+    if end is not None and start[1] != end[1]:
+        raise InputValidationError("from and to must both be blocks or both be timestamps.")
+    if end is not None and start[0] > end[0]:
+        raise InputValidationError(f"from ({start[0]}) is after to ({end[0]}).")
+    return Range(start[0], end[0] if end is not None else None, points, start[1])
+
+
+def _bound(bound: Mapping[str, Any] | None, name: str) -> tuple[int, bool] | None:
+    """(value, is a time) of `from` or `to`."""
+    if bound is None:
+        return None
+    given = [(key, value) for key, value in bound.items() if value is not None]
+    if len(given) != 1:
+        raise InputValidationError(f"{name} takes exactly one of blockNumber and timestamp.")
+    key, value = given[0]
+    if value < 0:
+        raise InputValidationError(f"{name}.{key} must be 0 or more; it is {value}.")
+    return value, key == "timestamp"
+
+
+class Point(NamedTuple):
+    block: int
+    timestamp: int | None
+    """The time asked, where the series is in time."""
+
+
+async def points(reader: ChainReader, asked: Range) -> list[Point]:
+    """The series' blocks on the reader's chain (a reader of the newest block)."""
+    head = await reader.block_number()
+    if not asked.by_time:
+        end = head if asked.end is None else asked.end
+        if max(asked.start, end) > head:  # past the followed head: the node may have it (one header)
+            head = await reader.node_head()
+        if max(asked.start, end) > head:
+            raise InputValidationError(
+                f"Block {max(asked.start, end)} is not on chain {reader.chain_id} yet: its newest block is {head}."
+            )
+        if asked.points > end - asked.start + 1:
+            raise InputValidationError(
+                f"{asked.points} points do not fit in the {end - asked.start + 1} blocks from {asked.start} to {end}."
+            )
+        return [Point(block, None) for block in _spaced(asked.start, end, asked.points)]
+    newest = await reader.block_timestamp()
+    if max(asked.start, asked.end or 0) > max(newest, time.time()):
+        raise InputValidationError(
+            f"Timestamp {max(asked.start, asked.end or 0)} is in the future: chain {reader.chain_id}'s newest block "
+            f"is of {newest}."
+        )
+    end = newest if asked.end is None else asked.end
+    times = _spaced(asked.start, end, asked.points)
+    found = await asyncio.gather(*(_block_at(reader, moment) for moment in times))
+    if found[0] is None:
+        raise InputValidationError(f"Chain {reader.chain_id} has no block as old as timestamp {times[0]}.")
+    return [Point(block, moment) for block, moment in zip(found, times) if block is not None]
+
+
+def _spaced(start: int, end: int, count: int) -> list[int]:
+    """`count` integers from `start` to `end`, both included, evenly spaced (rounded down)."""
+    if count == 1:
+        return [end]
+    return [start + (end - start) * step // (count - 1) for step in range(count)]
+
+
+async def _block_at(reader: ChainReader, moment: int) -> int | None:
+    """The last block at or before `moment`: kept in the app's cache once the block after it has
+    settled (no reorganisation can change it then), so a repeat reads nothing."""
+
+    async def read() -> tuple[int | None, bool]:
+        found = await block_at(reader, moment)
+        if found is None:
+            return None, True
+        return found[0], found[0] + 1 <= await reader.settled_block()
+
+    block, _ = await reader.remembered(("block at time", moment), read, lasting=lambda found: bool(found[1]))
+    return block if isinstance(block, int) else None
+
+
+PointFetch = Callable[[int], Awaitable[dict[str, Any]]]
+"""One point's answer: the input's `walletPositions` answer at a block (or its PositionError)."""
+
+
+async def series(fetch: PointFetch, asked: list[Point], schema: GraphQLSchema, type_name: str) -> dict[str, Any]:
+    """An input's series: each point's answer and totals, or its error; points before the protocol's
+    deployment left out with a warning; PositionError when no point could be answered."""
+    outcomes = await asyncio.gather(*(fetch(point.block) for point in asked), return_exceptions=True)
+    kept, early, failed = [], [], []
+    for point, outcome in zip(asked, outcomes):
+        if isinstance(outcome, BeforeDeployment):
+            early.append((point, outcome))
+            continue
+        if isinstance(outcome, BaseException) and not isinstance(outcome, PositionError):
+            raise outcome
+        entry: dict[str, Any] = {"blockNumber": point.block, "timestamp": point.timestamp}
+        if isinstance(outcome, PositionError):
+            failed.append(outcome)
+            entry |= {"positions": None, "totals": None}
+            entry["error"] = {"code": outcome.code, "message": outcome.message, "retryable": outcome.retryable}
+        else:
+            entry |= {"positions": outcome, "totals": totals(schema, type_name, outcome), "error": None}
+        kept.append(entry)
+    if not kept:
+        raise early[-1][1]
+    if len(failed) == len(kept):
+        raise failed[-1]
+    warnings = []
+    if early:
+        (first, reason), last = early[0], early[-1][0]
+        warnings.append(
+            {
+                "code": "BEFORE_DEPLOYMENT",
+                "target": str(last.block),
+                "message": f"{len(early)} points, blocks {first.block} to {last.block}, are left out: {reason.message}",
+            }
+        )
+    return {"points": kept, "warnings": warnings}
+
+
+def totals(schema: GraphQLSchema, type_name: str, answer: Mapping[str, Any]) -> dict[str, float | None]:
+    """The point's totals in USD (ROLES), each null where a part it counts has no USD figure."""
+    sums: dict[str, float | None] = dict.fromkeys((SUPPLIED, COLLATERAL, DEBT, REWARDS), 0.0)
+    member = schema.type_map[type_name]
+    assert isinstance(member, GraphQLObjectType)
+    _add(_plan(member), answer, sums)
+    parts = [sums[SUPPLIED], sums[COLLATERAL], sums[REWARDS], sums[DEBT]]
+    net = None if None in parts else sum(part for part in parts[:3] if part is not None) - (sums[DEBT] or 0.0)
+    return {**sums, "netUsd": net}
+
+
+Plan = list[tuple[str, "Role | Plan"]]
+"""Per object type, the fields that count (their Role) and those that lead to more (their plan)."""
+
+
+@functools.cache
+def _plan(object_type: GraphQLObjectType) -> Plan:
+    plan: Plan = []
+    for name, graphql_field in object_type.fields.items():
+        key = (object_type.name, name)
+        if key in ROLES:
+            plan.append((name, ROLES[key]))
+        elif key in NOT_COUNTED or not isinstance(inner := _object_of(graphql_field.type), GraphQLObjectType):
+            continue
+        elif sub := _plan(inner):
+            plan.append((name, sub))
+    return plan
+
+
+def _object_of(graphql_type: GraphQLOutputType) -> Any:
+    while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
+        graphql_type = graphql_type.of_type
+    return graphql_type
+
+
+def _add(plan: Plan, value: Any, sums: dict[str, float | None]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _add(plan, item, sums)
+        return
+    if not isinstance(value, Mapping):
+        return
+    for name, step in plan:
+        if isinstance(step, list):
+            _add(step, value.get(name), sums)
+            continue
+        total = COLLATERAL if step.collateral_if and value.get(step.collateral_if) else step.total
+        figure = value.get(name)
+        if figure is None and all(value.get(amount) == "0" for amount in step.amounts):
+            figure = 0.0
+        current = sums[total]
+        sums[total] = None if current is None or figure is None else current + figure

@@ -1,0 +1,270 @@
+"""`positionsHistory` (series.py) on the chain of tests/test_past_blocks.py, which moves through
+steps (markets and vaults created, deposits, withdrawals, prices moved, days passed): every point
+is the answer `walletPositions` gives at its block, for every protocol; times resolve to the last
+block at or before them; totals add up the positions' USD figures; bad ranges are refused with
+clear errors; points before a deployment are left out with a warning; a pruned endpoint fails
+points, not the series; a repeat reads nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
+
+import series
+import server
+from tests.rpc_proxy import RpcProxy
+from tests.test_fault_schedules import select_all
+from tests.test_past_blocks import POSITIONS, SCHEMA, Service, history, position_inputs
+
+__all__ = ["history"]
+
+SERIES = (
+    "query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {"
+    " positionsHistory(inputs: $inputs, from: $from, to: $to, points: $points) {"
+    " data { protocol chainId walletAddress warnings { code message target }"
+    " points { blockNumber timestamp error { code message retryable }"
+    " totals { suppliedUsd collateralUsd debtUsd rewardsUsd netUsd }"
+    " positions " + select_all(SCHEMA.type_map["WalletPositions"]) + " } }"
+    " errors { protocol chainId walletAddress blockNumber blockHash error { code message retryable } } } }"
+)
+
+
+async def ask_series(service: Service, inputs: list[dict[str, Any]], **arguments: Any) -> dict[str, Any]:
+    body = {"query": SERIES, "variables": {"inputs": inputs, "points": 2, **arguments}}
+    async with service.client.post("/graphql", json=body, headers={"x-api-key": service.key}) as response:
+        assert response.status == 200, await response.text()
+        answer = await response.json()
+    assert "errors" not in answer, answer
+    result: dict[str, Any] = answer["data"]["positionsHistory"]
+    return result
+
+
+def inputs_of(worlds: Any) -> list[dict[str, Any]]:
+    return [{key: value for key, value in item.items() if key != "blockNumber"} for item in position_inputs(worlds)]
+
+
+async def test_every_point_is_the_answer_at_its_block(history):
+    """Every protocol and demo wallet, over the steps the fixture kept: each point's positions are
+    `walletPositions` at that block, field for field, and its totals add up its USD figures."""
+    worlds, folder, key, kept = history
+    start, end = min(kept), max(kept)
+    inputs = inputs_of(worlds)
+    async with Service(folder, key, worlds.node) as service:
+        for first in range(0, len(inputs), 5):
+            batch = inputs[first : first + 5]
+            answer = await ask_series(
+                service, batch, **{"from": {"blockNumber": start}, "to": {"blockNumber": end}, "points": 4}
+            )
+            assert answer["errors"] == [], answer["errors"]
+            assert len(answer["data"]) == len(batch)
+            blocks = [start + (end - start) * step // 3 for step in range(4)]
+            for number, entry in enumerate(answer["data"]):
+                assert [point["blockNumber"] for point in entry["points"]] == blocks
+                assert entry["warnings"] == []
+                for point in entry["points"]:
+                    assert point["error"] is None and point["timestamp"] is None
+                    (alone,) = (await service.ask(POSITIONS, [{**batch[number], "blockNumber": point["blockNumber"]}]))[
+                        "data"
+                    ]
+                    assert point["positions"] == alone, (batch[number]["protocol"], point["blockNumber"])
+                    assert point["totals"] == by_hand(alone), (batch[number]["protocol"], point["blockNumber"])
+    movers = [entry for entry in answer["data"] if len({json.dumps(p["totals"]) for p in entry["points"]}) > 1]
+    assert movers, "the steps move some totals"
+
+
+def by_hand(entry: dict[str, Any]) -> dict[str, float | None]:
+    """The totals, spelled out per protocol's lists (docs/history.md)."""
+    sums: dict[str, float | None] = dict.fromkeys(("suppliedUsd", "collateralUsd", "debtUsd", "rewardsUsd"), 0.0)
+
+    def add(total: str, figure: float | None, *amounts: str | None) -> None:
+        if figure is None and all(amount == "0" for amount in amounts):
+            figure = 0.0
+        current = sums[total]
+        sums[total] = None if current is None or figure is None else current + figure
+
+    for position in entry.get("vaultV1Positions", []) + entry.get("vaultV2Positions", []):
+        add("suppliedUsd", position["assetsUsd"], position["shares"])
+    for position in entry.get("marketPositions", []):
+        add("suppliedUsd", position["supplyAssetsUsd"], position["supplyShares"])
+        add("debtUsd", position["borrowAssetsUsd"], position["borrowShares"])
+        add("collateralUsd", position["collateralUsd"], position["collateral"])
+    for position in entry.get("supplyPositions", []):
+        total = "collateralUsd" if position.get("isCollateral") else "suppliedUsd"
+        add(total, position["balanceUsd"], position["balance"])
+    for position in entry.get("borrowPositions", []):
+        add("debtUsd", position["debtUsd"], position["debt"])
+    for position in entry.get("rewardPositions", []):
+        add("rewardsUsd", position["accruedUsd"], position["accrued"])
+    for position in entry.get("collateralPositions", []):
+        add("collateralUsd", position["balanceUsd"], position["balance"])
+    for name in ("ptPositions", "ytPositions", "lpPositions", "syPositions", "tokenPositions", "stakedPositions"):
+        for position in entry.get(name, []):
+            add("suppliedUsd", position["balanceUsd"], position["balance"])
+            for amount in [position.get("accruedInterest"), *(position.get("rewards") or [])]:
+                if amount is not None and "amount" in amount:
+                    add("rewardsUsd", amount["amountUsd"], amount["amount"])
+    for position in entry.get("vaultPositions", []):
+        if "supplyUsd" in position:  # Fluid's vault NFTs
+            add("collateralUsd", position["supplyUsd"], position["supply"])
+            add("debtUsd", position["borrowUsd"], position["borrow"])
+            continue
+        add("suppliedUsd", position["balanceUsd"], position["balance"])
+        if position.get("cooldown"):
+            add("suppliedUsd", position["cooldown"]["underlyingAmountUsd"], position["cooldown"]["underlyingAmount"])
+    for position in entry.get("lendingPositions", []):
+        add("suppliedUsd", position["underlyingAmountUsd"], position["shares"])
+    for request in entry.get("withdrawalRequests", []):
+        add("suppliedUsd", request["amountOfStETHUsd"], request["amountOfStETH"])
+    for position in entry.get("positions", []):
+        add("suppliedUsd", position["valueUsd"], position["amount0"], position["amount1"])
+        add("rewardsUsd", position["uncollectedFeesUsd"], position["uncollectedFees0"], position["uncollectedFees1"])
+    parts = [sums["suppliedUsd"], sums["collateralUsd"], sums["rewardsUsd"]]
+    debt = sums["debtUsd"]
+    net = None if None in parts or debt is None else sum(p for p in parts if p is not None) - debt
+    return {**sums, "netUsd": net}
+
+
+def test_every_usd_figure_below_the_positions_counts_in_a_total_or_says_why_not():
+    found = set()
+    seen: set[str] = set()
+
+    def walk(object_type: GraphQLObjectType) -> None:
+        if object_type.name in seen:
+            return
+        seen.add(object_type.name)
+        for name, graphql_field in object_type.fields.items():
+            inner = graphql_field.type
+            while isinstance(inner, (GraphQLNonNull, GraphQLList)):
+                inner = inner.of_type
+            if inner is GraphQLFloat and name.endswith("Usd"):
+                found.add((object_type.name, name))
+            elif isinstance(inner, GraphQLObjectType):
+                walk(inner)
+
+    for member in SCHEMA.type_map["WalletPositions"].types:
+        walk(member)
+    counted = set(series.ROLES) | {key for key in series.NOT_COUNTED if key[1].endswith("Usd")}
+    assert found == counted
+    assert len(found) > 30
+
+
+async def quiet(proxy: RpcProxy) -> int:
+    """The proxy's reads once none came for half a second (an index's scan in the background ends)."""
+    count = -1
+    while count != proxy.reads():
+        count = proxy.reads()
+        await asyncio.sleep(0.5)
+    return count
+
+
+def stamp(worlds: Any, block: int) -> int:
+    return int(worlds.node.rpc("eth_getBlockByNumber", hex(block), False)["timestamp"], 16)
+
+
+async def test_times_stand_for_the_last_block_at_or_before_them(history):
+    worlds, folder, key, kept = history
+    start, end = stamp(worlds, min(kept)) + 1, stamp(worlds, max(kept))
+    item = inputs_of(worlds)[:1]
+    async with Service(folder, key, worlds.node) as service:
+        answer = await ask_series(
+            service, item, **{"from": {"timestamp": start}, "to": {"timestamp": end}, "points": 9}
+        )
+        (entry,) = answer["data"]
+        times = [start + (end - start) * step // 8 for step in range(9)]
+        assert [point["timestamp"] for point in entry["points"]] == times
+        for point, moment in zip(entry["points"], times):
+            block = point["blockNumber"]
+            assert stamp(worlds, block) <= moment < stamp(worlds, block + 1), (moment, block)
+            assert point["positions"]["blockNumber"] == block
+        newest = await ask_series(service, item, **{"from": {"timestamp": start}, "points": 2})
+        (entry,) = newest["data"]
+        assert entry["points"][-1]["blockNumber"] == worlds.node.block_number()
+
+
+async def test_bad_ranges_are_refused_with_clear_errors(history):
+    worlds, folder, key, _ = history
+    head = worlds.node.block_number()
+    item = inputs_of(worlds)[:1]
+    cases = [
+        ({"from": {"blockNumber": 20}, "to": {"blockNumber": 10}}, "from (20) is after to (10)"),
+        ({"from": {"blockNumber": 1}, "points": 367}, "points must be from 1 to 366"),
+        ({"from": {"blockNumber": 1}, "points": 0}, "points must be from 1 to 366"),
+        ({"from": {"blockNumber": head + 5}}, f"its newest block is {head}"),
+        ({"from": {"timestamp": 2**31 - 1}}, "is in the future"),
+        ({"from": {"blockNumber": 1}, "to": {"timestamp": 5}}, "both be blocks or both be timestamps"),
+        ({"from": {"blockNumber": 1, "timestamp": 5}}, "exactly one of blockNumber and timestamp"),
+        ({"from": {}}, "exactly one of blockNumber and timestamp"),
+        ({"from": {"blockNumber": -1}}, "must be 0 or more"),
+        (
+            {"from": {"blockNumber": head - 2}, "to": {"blockNumber": head}, "points": 4},
+            "4 points do not fit in the 3 blocks",
+        ),
+        ({"from": {"timestamp": 0}}, "has no block as old as timestamp 0"),
+        ({"from": {"blockNumber": 0}, "to": {"blockNumber": 1}}, "before morpho's deployment"),
+    ]
+    async with Service(folder, key, worlds.node) as service:
+        for arguments, said in cases:
+            answer = await ask_series(service, item, **arguments)
+            assert answer["data"] == [], arguments
+            (error,) = answer["errors"]
+            assert error["error"]["code"] == "VALIDATION_ERROR" and error["error"]["retryable"] is False
+            assert said in error["error"]["message"], (arguments, error)
+        given = await ask_series(service, [{**item[0], "blockNumber": head}], **{"from": {"blockNumber": 1}})
+        assert "leave out blockNumber and blockHash" in given["errors"][0]["error"]["message"]
+        five = inputs_of(worlds)[:5]
+        over = await ask_series(service, five, **{"from": {"blockNumber": head - 100}, "points": 81})
+        assert [e["error"]["message"] for e in over["errors"]] == [
+            "The operation asks for 405 points in all (inputs x points); the limit is 400 per operation."
+        ] * 5
+
+
+async def test_points_before_the_deployment_are_left_out_with_a_warning(history):
+    worlds, folder, key, kept = history
+    item = inputs_of(worlds)[:1]
+    async with Service(folder, key, worlds.node) as service:
+        answer = await ask_series(
+            service, item, **{"from": {"blockNumber": 0}, "to": {"blockNumber": max(kept)}, "points": 5}
+        )
+    (entry,) = answer["data"]
+    (warning,) = entry["warnings"]
+    assert warning["code"] == "BEFORE_DEPLOYMENT" and "before morpho's deployment" in warning["message"]
+    left = int(warning["message"].split(" points")[0])
+    assert 0 < left < 5 and len(entry["points"]) == 5 - left
+    assert entry["points"][-1]["blockNumber"] == max(kept)
+
+
+async def test_a_pruned_endpoint_fails_the_old_points_only_and_a_repeat_reads_nothing(history, aiohttp_server):
+    worlds, folder, key, kept = history
+    node = worlds.node
+    proxy = RpcProxy(node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    head = node.block_number()
+    proxy.history_from = head - 20
+    item = [i for i in inputs_of(worlds) if i["protocol"] == "aave"][:1]
+    arguments = {"from": {"blockNumber": max(kept)}, "to": {"blockNumber": head - 5}, "points": 3}
+    try:
+        async with Service(folder, key, node, str(proxied.make_url("/"))) as service:
+            answer = await ask_series(service, item, **arguments)
+            recent = {**arguments, "from": {"blockNumber": head - 15}}
+            first = await ask_series(service, item, **recent)
+            before = await quiet(proxy)
+            again = await ask_series(service, item, **recent)
+            assert proxy.reads() == before, "a repeat at the same blocks reads nothing"
+            proxy.history_from = head + 1
+            none = await ask_series(service, item, **{**arguments, "to": {"blockNumber": head - 25}})
+            counted = service.app[server.METRICS].registry.get_sample_value
+            assert counted("wp_history_points_total", {"protocol": "aave", "outcome": "HISTORY_UNAVAILABLE"}) >= 4
+            assert counted("wp_history_points_total", {"protocol": "aave", "outcome": "OK"}) >= 5
+    finally:
+        proxy.released.set()
+    assert again == first and [point["error"] for point in first["data"][0]["points"]] == [None] * 3
+    (entry,) = answer["data"]
+    old, _, recent = entry["points"]
+    assert old["error"]["code"] == "HISTORY_UNAVAILABLE" and old["positions"] is None and old["totals"] is None
+    assert recent["error"] is None and recent["positions"]["blockNumber"] == head - 5
+    assert "127.0.0.1" not in json.dumps(answer)
+    (error,) = none["errors"]
+    assert error["error"]["code"] == "HISTORY_UNAVAILABLE", "every point failed: the input fails"
