@@ -28,7 +28,9 @@ from graphql import (
     Executor,
     FieldNode,
     FragmentDefinitionNode,
+    FragmentSpreadNode,
     GraphQLAbstractType,
+    GraphQLIncludeDirective,
     GraphQLLeafType,
     GraphQLList,
     GraphQLNonNull,
@@ -36,10 +38,12 @@ from graphql import (
     GraphQLOutputType,
     GraphQLResolveInfo,
     GraphQLSchema,
+    GraphQLSkipDirective,
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
     Undefined,
+    get_directive_values,
     specified_scalar_types,
 )
 from graphql.execution.collect_fields import FieldDetailsList, FragmentDetails, collect_subfields
@@ -256,3 +260,33 @@ class ProjectingExecutor(Executor[Any]):
             except Irregular:
                 pass
         return super().complete_value(return_type, field_details_list, info, path, result, position_context)
+
+
+def selects(
+    selection_set: SelectionSetNode | None,
+    name: str,
+    fragments: dict[str, FragmentDefinitionNode],
+    variables: VariableValues,
+) -> bool:
+    """Whether a field `name` is selected anywhere below (through fragments too, not where
+    `@skip` or `@include` leave it out)."""
+    for node in selection_set.selections if selection_set is not None else ():
+        if not isinstance(node, (FieldNode, FragmentSpreadNode, InlineFragmentNode)) or not included(node, variables):
+            continue
+        if isinstance(node, FieldNode) and node.name.value == name:
+            return True
+        if isinstance(node, FragmentSpreadNode):
+            fragment = fragments.get(node.name.value)
+            if fragment is not None and selects(fragment.selection_set, name, fragments, variables):
+                return True
+        elif isinstance(node, (FieldNode, InlineFragmentNode)) and selects(
+            node.selection_set, name, fragments, variables
+        ):
+            return True
+    return False
+
+
+def included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode, variables: VariableValues) -> bool:
+    skip = get_directive_values(GraphQLSkipDirective, node, variables)
+    include = get_directive_values(GraphQLIncludeDirective, node, variables)
+    return not (skip and skip.get("if")) and not (include and include.get("if") is False)

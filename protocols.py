@@ -19,9 +19,11 @@ from adapters.aave import positions as aave
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
 from adapters.context import FetchFunction
+from adapters.flows import FlowFunction, share_flows
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
 from adapters.lido import positions as lido
+from adapters.morpho import flows as morpho_flows
 from adapters.morpho import pools as morpho_pools
 from adapters.morpho import positions as morpho
 from adapters.pendle import contracts as pendle_contracts
@@ -52,6 +54,9 @@ class Protocol:
     PoolDetails union (`__typename`, `type`); None where not offered."""
     pool_ids: bool = False
     """Whether `poolDetails` takes 64-character ids (Morpho Blue markets) besides addresses."""
+    flows: FlowFunction | None = None
+    """`positionsHistory` flows: the wallet's logs decoded into its positions' flows
+    (adapters/flows.py); None where not derived yet (the series says so)."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
@@ -88,11 +93,12 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 streams=morpho.streams,
                 details=morpho_pools.details,
                 pool_ids=True,
+                flows=morpho_flows.flows,
             ),
             entry("aave", aave.chains(addresses), aave.fetch, details=aave_pools.details),
-            entry("spark", spark.chains(addresses), spark.fetch, details=aave_pools.details),
+            entry("spark", spark.chains(addresses), spark.fetch, details=aave_pools.details, flows=share_flows),
             entry("compound", compound.chains(addresses), compound.fetch, details=compound_pools.details),
-            entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details),
+            entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details, flows=share_flows),
             entry(
                 "pendle",
                 pendle.chains(addresses),
@@ -109,7 +115,10 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 details=uniswap_pools.details,
                 pool_ids=True,
             ),
-            entry("neutrl", vault_style.chains(addresses, "neutrl"), neutrl.fetch),
-            *(entry(name, vault_style.chains(addresses, name), vault_style.fetch) for name in VAULT_STYLE),
+            entry("neutrl", vault_style.chains(addresses, "neutrl"), neutrl.fetch, flows=share_flows),
+            *(
+                entry(name, vault_style.chains(addresses, name), vault_style.fetch, flows=share_flows)
+                for name in VAULT_STYLE
+            ),
         )
     }

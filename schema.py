@@ -23,25 +23,16 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from graphql import (
-    FieldNode,
-    FragmentDefinitionNode,
-    FragmentSpreadNode,
-    GraphQLIncludeDirective,
     GraphQLList,
     GraphQLNamedType,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLResolveInfo,
     GraphQLSchema,
-    GraphQLSkipDirective,
     GraphQLType,
     GraphQLUnionType,
-    InlineFragmentNode,
-    SelectionSetNode,
     build_schema,
-    get_directive_values,
 )
-from graphql.execution.values import VariableValues
 
 import series
 from adapters.context import FetchContext, FetchFunction
@@ -50,6 +41,7 @@ from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
 from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
 from immutable_cache import ImmutableCache
+from projection import selects
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")
@@ -181,7 +173,7 @@ async def resolve(
     context: RequestContext = info.context
     source = info.field_nodes[0].loc.source.body if info.field_nodes[0].loc else "provenance"
     provenance = "provenance" in source and any(  # the walk only for documents that name it
-        _selects(node.selection_set, "provenance", info.fragments, info.variable_values) for node in info.field_nodes
+        selects(node.selection_set, "provenance", info.fragments, info.variable_values) for node in info.field_nodes
     )
     started = [_start(root, context, item, provenance) for item in inputs]
     fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
@@ -219,7 +211,12 @@ async def resolve_history(_root: Any, info: GraphQLResolveInfo[RequestContext], 
             )
     except PositionError as exc:
         asked = exc
-    tasks = [asyncio.ensure_future(_history(context, info.schema, item, asked)) for item in inputs]
+    wants_flows = any(
+        selects(node.selection_set, name, info.fragments, info.variable_values)
+        for node in info.field_nodes
+        for name in ("flows", "earnings")
+    )
+    tasks = [asyncio.ensure_future(_history(context, info.schema, item, asked, wants_flows)) for item in inputs]
     if tasks:
         await asyncio.wait(tasks)
     data, errors = [], []
@@ -236,7 +233,11 @@ async def resolve_history(_root: Any, info: GraphQLResolveInfo[RequestContext], 
 
 
 async def _history(
-    context: RequestContext, schema: GraphQLSchema, item: dict[str, Any], asked: series.Range | PositionError
+    context: RequestContext,
+    schema: GraphQLSchema,
+    item: dict[str, Any],
+    asked: series.Range | PositionError,
+    wants_flows: bool,
 ) -> dict[str, Any]:
     """One input's series; PositionError for the input as a whole."""
     name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
@@ -262,49 +263,30 @@ async def _history(
         counted.child(counted.history_points, protocol.name, "OK").inc()
         return shaped
 
-    with _unexpected(f"The series' blocks were not found within {context.input_timeout:g} s.", protocol, chain_id):
+    with _unexpected(
+        f"The series' blocks or flows were not read within {context.input_timeout:g} s.", protocol, chain_id
+    ):
         async with asyncio.timeout(context.input_timeout):
             reader = context.chains.reader(chain_id)
             found = await reader.shared(("series points", asked), lambda: series.points(reader, asked))
-        return {
-            "protocol": protocol.name,
-            "chainId": chain_id,
-            "walletAddress": address,
-            **await series.series(point, found, schema, protocol.type_name),
-        }
+        answer = await series.series(point, found, schema, protocol.type_name)
+        answer |= {"flows": [], "earnings": []}
+        if wants_flows:
+            end = max(point["blockNumber"] for point in answer["points"] if point["positions"] is not None)
+            ctx = FetchContext(
+                asyncio.get_running_loop().time() + context.input_timeout,
+                context.chains,
+                context.indexes,
+                protocol.chain(chain_id),
+                protocol.name,
+                end,
+            )
+            async with asyncio.timeout(context.input_timeout):
+                await series.flows(ctx, schema, protocol, address, answer)
+        return {"protocol": protocol.name, "chainId": chain_id, "walletAddress": address, **answer}
 
 
 Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
-
-
-def _selects(
-    selection_set: SelectionSetNode | None,
-    name: str,
-    fragments: dict[str, FragmentDefinitionNode],
-    variables: VariableValues,
-) -> bool:
-    """Whether a field `name` is selected anywhere below (through fragments too, not where
-    `@skip` or `@include` leave it out)."""
-    for node in selection_set.selections if selection_set is not None else ():
-        if not isinstance(node, (FieldNode, FragmentSpreadNode, InlineFragmentNode)) or not _included(node, variables):
-            continue
-        if isinstance(node, FieldNode) and node.name.value == name:
-            return True
-        if isinstance(node, FragmentSpreadNode):
-            fragment = fragments.get(node.name.value)
-            if fragment is not None and _selects(fragment.selection_set, name, fragments, variables):
-                return True
-        elif isinstance(node, (FieldNode, InlineFragmentNode)) and _selects(
-            node.selection_set, name, fragments, variables
-        ):
-            return True
-    return False
-
-
-def _included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode, variables: VariableValues) -> bool:
-    skip = get_directive_values(GraphQLSkipDirective, node, variables)
-    include = get_directive_values(GraphQLIncludeDirective, node, variables)
-    return not (skip and skip.get("if")) and not (include and include.get("if") is False)
 
 
 def _start(root: RootField, context: RequestContext, item: dict[str, Any], provenance: bool = False) -> Started:

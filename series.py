@@ -25,9 +25,12 @@ from typing import Any, NamedTuple
 
 from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLOutputType, GraphQLSchema
 
+from adapters.context import FetchContext
+from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
 from chain import ChainReader
 from errors import BeforeDeployment, InputValidationError, PositionError
+from protocols import Protocol
 
 MAX_POINTS = 366
 """Points per series: a year of days."""
@@ -140,9 +143,9 @@ async def points(reader: ChainReader, asked: Range) -> list[Point]:
     """The series' blocks on the reader's chain (a reader of the newest block)."""
     head = await reader.block_number()
     if not asked.by_time:
-        end = head if asked.end is None else asked.end
-        if max(asked.start, end) > head:  # past the followed head: the node may have it (one header)
+        if max(asked.start, asked.end or 0) > head:  # past the followed head: the node may have it (one header)
             head = await reader.node_head()
+        end = head if asked.end is None else asked.end
         if max(asked.start, end) > head:
             raise InputValidationError(
                 f"Block {max(asked.start, end)} is not on chain {reader.chain_id} yet: its newest block is {head}."
@@ -279,3 +282,179 @@ def _add(plan: Plan, value: Any, sums: dict[str, float | None]) -> None:
             figure = 0.0
         current = sums[total]
         sums[total] = None if current is None or figure is None else current + figure
+
+
+class Leg(NamedTuple):
+    """One leg of a position type, as earnings follow it: its key (the key field, then a suffix),
+    its raw amount, its USD figure and the path to its asset's address."""
+
+    key: str
+    suffix: str
+    amount: str
+    usd: str
+    asset: tuple[str, ...]
+    debt: bool = False
+
+
+LEGS: dict[str, tuple[Leg, ...]] = {
+    "MorphoVaultV1Position": (Leg("vaultAddress", "", "assets", "assetsUsd", ("asset", "address")),),
+    "MorphoVaultV2Position": (Leg("vaultAddress", "", "assets", "assetsUsd", ("asset", "address")),),
+    "MorphoMarketPosition": (
+        Leg("marketId", ":supply", "supplyAssets", "supplyAssetsUsd", ("loanAsset", "address")),
+        Leg("marketId", ":borrow", "borrowAssets", "borrowAssetsUsd", ("loanAsset", "address"), debt=True),
+        Leg("marketId", ":collateral", "collateral", "collateralUsd", ("collateralAsset", "address")),
+    ),
+    "VaultSharePosition": (Leg("vaultAddress", "", "assets", "balanceUsd", ("underlyingAsset", "address")),),
+    "FluidLendingPosition": (
+        Leg("fTokenAddress", "", "underlyingAmount", "underlyingAmountUsd", ("underlyingAsset", "address")),
+    ),
+    "PricedTokenPosition": (Leg("tokenAddress", "", "balance", "balanceUsd", ("tokenAddress",)),),
+}
+"""The position types whose flows are derived (adapters/flows.py and the protocols' flows.py),
+by type; a position of another type with a USD figure gets a FLOWS_UNAVAILABLE warning."""
+
+
+class Held(NamedTuple):
+    amount: int | None
+    usd: float | None
+    asset: str | None
+    debt: bool
+
+
+def legs(schema: GraphQLSchema, type_name: str, answer: Mapping[str, Any]) -> tuple[dict[str, Held], set[str]]:
+    """The legs a point's answer holds by key, and the position types it holds whose flows are
+    not derived."""
+    found: dict[str, Held] = {}
+    underived: set[str] = set()
+    member = schema.type_map[type_name]
+    assert isinstance(member, GraphQLObjectType)
+    _walk_legs(member, answer, found, underived)
+    return found, underived
+
+
+def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held], underived: set[str]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _walk_legs(object_type, item, found, underived)
+        return
+    if not isinstance(value, Mapping):
+        return
+    for leg in LEGS.get(object_type.name, ()):
+        asset: Any = value
+        for step in leg.asset:
+            asset = asset.get(step) if isinstance(asset, Mapping) else None
+        amount = value.get(leg.amount)
+        found[f"{value[leg.key]}{leg.suffix}"] = Held(
+            int(amount) if isinstance(amount, str) else None, value.get(leg.usd), asset, leg.debt
+        )
+    if object_type.name not in LEGS and any(key[0] == object_type.name for key in ROLES):
+        underived.add(object_type.name)
+    for name, graphql_field in object_type.fields.items():
+        inner = _object_of(graphql_field.type)
+        if isinstance(inner, GraphQLObjectType) and (object_type.name, name) not in NOT_COUNTED:
+            _walk_legs(inner, value.get(name), found, underived)
+
+
+def earnings(
+    first: tuple[int, dict[str, Held]], last: tuple[int, dict[str, Held]], flows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each leg's earnings from the first answered point to the last (docs/history.md)."""
+    (start_block, start), (end_block, end) = first, last
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for flow in flows:
+        by_key.setdefault(flow["position"], []).append(flow)
+    found = []
+    for key in sorted({*start, *end, *by_key}):
+        moved = by_key.get(key, [])
+        was, now = start.get(key), end.get(key)
+        debt = any(held.debt for held in (was, now) if held) or key.endswith(":borrow")
+        asset = next((held.asset for held in (now, was) if held and held.asset), None)
+        asset = asset or next((flow["asset"] for flow in moved), None)
+        a0, a1 = _amount(was), _amount(now)
+        u0, u1 = _usd(was), _usd(now)
+        net = sum(int(flow["amount"]) for flow in moved)
+        values = [flow["amountUsd"] for flow in moved]
+        flows_usd = None if None in values else float(sum(values))
+        sign = -1 if debt else 1
+        earned = None if a0 is None or a1 is None else sign * (a1 - a0 - net)
+        pnl = None if u0 is None or u1 is None or flows_usd is None else sign * (u1 - u0 - flows_usd)
+        unit = _unit_price((a1, u1), (a0, u0))
+        earned_usd = None if earned is None or unit is None else earned * unit
+        found.append(
+            {
+                "position": key,
+                "asset": asset,
+                "debt": debt,
+                "fromBlock": start_block,
+                "toBlock": end_block,
+                "startAmount": None if a0 is None else str(a0),
+                "endAmount": None if a1 is None else str(a1),
+                "netFlows": str(net),
+                "earned": None if earned is None else str(earned),
+                "startUsd": u0,
+                "endUsd": u1,
+                "flowsUsd": flows_usd,
+                "pnlUsd": pnl,
+                "earnedUsd": earned_usd,
+                "priceEffectUsd": None if pnl is None or earned_usd is None else pnl - earned_usd,
+            }
+        )
+    return found
+
+
+def _amount(held: Held | None) -> int | None:
+    return 0 if held is None else held.amount
+
+
+def _usd(held: Held | None) -> float | None:
+    """A leg's USD figure; 0 for a leg not held or empty (even without a price)."""
+    return 0.0 if held is None or held.amount == 0 else held.usd
+
+
+def _unit_price(*candidates: tuple[int | None, float | None]) -> float | None:
+    """USD per raw unit, from the end's figures, else the start's."""
+    for amount, usd in candidates:
+        if amount and usd is not None:
+            return usd / amount
+    return None
+
+
+async def flows(
+    ctx: FetchContext, schema: GraphQLSchema, protocol: Protocol, wallet: str, answer: dict[str, Any]
+) -> None:
+    """The series' flows and earnings from its first answered point to its last (the context's
+    block), into `answer`, or the warnings that say why not."""
+    answered = [point for point in answer["points"] if point["positions"] is not None]
+    (start, held), (end, now) = (
+        (point["blockNumber"], legs(schema, protocol.type_name, point["positions"]))
+        for point in (answered[0], answered[-1])
+    )
+    warnings = answer["warnings"]
+    if protocol.flows is None:
+        message = f"Flows and earnings of {protocol.name} positions are not derived yet."
+        warnings.append({"code": "FLOWS_UNAVAILABLE", "target": protocol.name, "message": message})
+        return
+    for type_name in sorted(held[1] | now[1]):
+        message = f"Flows of {type_name} positions are not derived yet: their earnings are left out."
+        warnings.append({"code": "FLOWS_UNAVAILABLE", "target": type_name, "message": message})
+    assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
+    logs, complete = await wallet_logs(ctx, wallet, start + 1, end)
+    found = await protocol.flows(ctx, wallet, logs, assets)
+    values = await usd_values(ctx, found)
+    if not complete:
+        message = "The event index is still reading the wallet's logs over the range: flows may be missing; ask again."
+        warnings.append({"code": "FLOWS_INCOMPLETE", "target": wallet, "message": message})
+    answer["flows"] = [
+        {
+            "position": flow.position,
+            "kind": flow.kind,
+            "blockNumber": flow.block,
+            "logIndex": flow.log_index,
+            "transactionHash": flow.transaction,
+            "asset": flow.asset,
+            "amount": str(flow.amount),
+            "amountUsd": value,
+        }
+        for flow, value in zip(found, values)
+    ]
+    answer["earnings"] = earnings((start, held[0]), (end, now[0]), answer["flows"])

@@ -93,7 +93,10 @@ Rows = list["Entry | Holding"]
 @dataclass(frozen=True)
 class Stream:
     """What to scan: `topics` (topic0 alternatives) of `addresses` from `start_block`, and of the
-    contracts that entries of `followed_kinds` name (their keys are addresses) from their block."""
+    contracts that entries of `followed_kinds` name (their keys are addresses) from their block.
+    `filters`, where given, are whole topic filters instead, each asked on its own and their logs
+    merged (one log that several match is one row): a wallet in any indexed position; no
+    `addresses` then asks every contract."""
 
     name: str
     addresses: tuple[str, ...]
@@ -101,6 +104,12 @@ class Stream:
     start_block: int
     rows: Callable[[Log], Rows]
     followed_kinds: tuple[str, ...] = ()
+    filters: tuple[tuple[str | None, ...], ...] = ()
+
+    @property
+    def topic_filters(self) -> list[list[Any]]:
+        """The eth_getLogs `topics` of each query."""
+        return [list(topics) for topics in self.filters] or [[list(self.topics)]]
 
 
 @dataclass
@@ -536,8 +545,10 @@ def _window_blocks(reader: ChainReader, stream: Stream, entries: dict[str, dict[
     """Blocks per scan step: WINDOW_QUERIES queries of the endpoint's range, fewer when the
     address list would make the step's batch larger than WINDOW_BYTES."""
     addresses = len(stream.addresses) + sum(len(entries.get(kind, {})) for kind in stream.followed_kinds)
-    per_query = 300 + 45 * addresses + 70 * len(stream.topics)
-    return reader.endpoint.logs_block_range * max(1, min(WINDOW_QUERIES, WINDOW_BYTES // per_query))
+    per_query = (300 + 45 * addresses + 70 * len(stream.topics)) * max(1, len(stream.filters))
+    return reader.endpoint.logs_block_range * max(
+        1, min(WINDOW_QUERIES // max(1, len(stream.filters)), WINDOW_BYTES // per_query)
+    )
 
 
 async def scan_rows(
@@ -549,7 +560,10 @@ async def scan_rows(
     if high < low:
         return []
     followed = {key for kind in stream.followed_kinds for key in entries.get(kind, {})}
-    logs = await _logs(reader, [*stream.addresses, *sorted(followed)], stream.topics, low, high)
+    addresses = [*stream.addresses, *sorted(followed)]
+    if not addresses and not stream.filters:
+        return []  # nothing to follow yet (every contract's logs only where filters name a wallet)
+    logs = await _logs(reader, addresses, stream.topic_filters, low, high)
     rows = [row for entry in logs for row in stream.rows(entry)]
     new = sorted(
         {
@@ -559,20 +573,18 @@ async def scan_rows(
         }
     )
     if new:
-        later = await _logs(reader, [key for _, key in new], stream.topics, new[0][0], high)
+        later = await _logs(reader, [key for _, key in new], stream.topic_filters, new[0][0], high)
         rows += [row for entry in later for row in stream.rows(entry)]
     return rows
 
 
-async def _logs(reader: ChainReader, addresses: list[str], topics: tuple[str, ...], low: int, high: int) -> list[Log]:
+async def _logs(reader: ChainReader, addresses: list[str], filters: list[list[Any]], low: int, high: int) -> list[Log]:
     """getLogs over many addresses, MAX_LOG_ADDRESSES at a time (Infura caps a query's
-    parameters at 5,000), all in the same round, merged in chain order."""
-    parts = await asyncio.gather(
-        *(
-            reader.get_logs(addresses[i : i + MAX_LOG_ADDRESSES], [list(topics)], low, high)
-            for i in range(0, len(addresses), MAX_LOG_ADDRESSES)
-        )
-    )
+    parameters at 5,000), for each topic filter, all in the same round, merged in chain order
+    (a log found twice once). No addresses: every contract's."""
+    chunks = [addresses[i : i + MAX_LOG_ADDRESSES] for i in range(0, len(addresses), MAX_LOG_ADDRESSES)] or [[]]
+    parts = await asyncio.gather(*(reader.get_logs(chunk, topics, low, high) for chunk in chunks for topics in filters))
     if len(parts) == 1:
         return parts[0]
-    return sorted((entry for part in parts for entry in part), key=lambda entry: (entry.block_number, entry.log_index))
+    merged = {(entry.block_number, entry.log_index): entry for part in parts for entry in part}
+    return [merged[key] for key in sorted(merged)]

@@ -27,12 +27,13 @@ class Log:
     data: bytes
     block_number: int
     log_index: int
+    transaction_hash: str = ""
 
 
 async def get_logs(
     rounds: Rounds, max_range: int, address: str | Sequence[str], topics: Sequence[Any], from_block: int, last: int
 ) -> list[Log]:
-    """Logs in [from_block, last], in chain order.
+    """Logs in [from_block, last], in chain order; of any contract where `address` is empty.
 
     The span is cut into the endpoint's block range, all pieces riding in the next round's
     JSON-RPC batch (with any calls and other scans queued for it). A piece
@@ -63,7 +64,7 @@ async def get_logs(
                     "eth_getLogs",
                     [
                         {
-                            "address": addresses,
+                            **({"address": addresses} if addresses else {}),
                             "topics": list(topics),
                             "fromBlock": hex(low),
                             "toBlock": hex(high),
@@ -102,6 +103,7 @@ def _log(entry: Any, chain_id: int) -> Log:
             data=hex_bytes(entry["data"], "eth_getLogs", chain_id),
             block_number=hex_int(entry["blockNumber"], "eth_getLogs", chain_id),
             log_index=hex_int(entry["logIndex"], "eth_getLogs", chain_id),
+            transaction_hash=str(entry.get("transactionHash") or "").lower(),
         )
     except (KeyError, TypeError, AttributeError):
         raise NetworkError(

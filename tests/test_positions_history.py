@@ -17,7 +17,7 @@ import series
 import server
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
-from tests.test_past_blocks import POSITIONS, SCHEMA, Service, history, position_inputs
+from tests.test_past_blocks import LLTV_C, POSITIONS, SCHEMA, USDC, Service, history, market_id, position_inputs
 
 __all__ = ["history"]
 
@@ -268,3 +268,43 @@ async def test_a_pruned_endpoint_fails_the_old_points_only_and_a_repeat_reads_no
     assert "127.0.0.1" not in json.dumps(answer)
     (error,) = none["errors"]
     assert error["error"]["code"] == "HISTORY_UNAVAILABLE", "every point failed: the input fails"
+
+
+async def test_flows_over_the_steps_are_what_the_steps_did(history):
+    """The lender's Morpho flows between the first and the last kept block are the two the steps
+    made (tests/test_past_blocks.py): a supply of 10,000 USDC to market C, a withdrawal of 100,000
+    from market A; Aave's series says its flows are not derived yet."""
+    worlds, folder, key, kept = history
+    morpho, lender = worlds.parts["morpho"], worlds.wallets["lender"]
+    query = SERIES.replace(
+        " points { blockNumber",
+        " flows { position kind amount blockNumber } earnings { position earned netFlows debt } points { blockNumber",
+    )
+    inputs = [
+        {"protocol": "morpho", "chainId": worlds.node.chain_id, "walletAddress": lender},
+        {"protocol": "aave", "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets["borrower"]},
+    ]
+    body = {
+        "query": query,
+        "variables": {
+            "inputs": inputs,
+            "from": {"blockNumber": min(kept)},
+            "to": {"blockNumber": max(kept)},
+            "points": 2,
+        },
+    }
+    async with (
+        Service(folder, key, worlds.node) as service,
+        service.client.post("/graphql", json=body, headers={"x-api-key": key}) as response,
+    ):
+        answer = (await response.json())["data"]["positionsHistory"]
+    lent, aave = answer["data"]
+    market_c = (morpho.usdc, morpho.weth, morpho.oracle, morpho.irm, LLTV_C)
+    assert [(f["position"], f["kind"], f["amount"]) for f in lent["flows"]] == [
+        (f"{market_id(market_c)}:supply", "supply", str(10_000 * USDC)),
+        (f"{market_id(morpho.market_a)}:supply", "withdraw", str(-100_000 * USDC)),
+    ]
+    earned = {row["position"]: row for row in lent["earnings"]}
+    assert int(earned[f"{market_id(morpho.market_a)}:supply"]["earned"]) > 0, "four days of interest"
+    assert aave["flows"] == [] and aave["earnings"] == []
+    assert [(w["code"], w["target"]) for w in aave["warnings"]] == [("FLOWS_UNAVAILABLE", "aave")]

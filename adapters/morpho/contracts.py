@@ -45,6 +45,23 @@ BORROW = Event(
     "Borrow(bytes32,address,address,address,uint256,uint256)",
     "0x570954540bed6b1304a87dfe815a5eda4a648f7097a16240dcd85c9b5fd42a43",
 )
+WITHDRAW = Event(
+    "Withdraw(bytes32,address,address,address,uint256,uint256)",
+    "0xa56fc0ad5702ec05ce63666221f796fb62437c32db1aa1aa075fc6484cf58fbf",
+)
+REPAY = Event(
+    "Repay(bytes32,address,address,uint256,uint256)",
+    "0x52acb05cebbd3cd39715469f22afbf5a17496295ef3bc9bb5944056c63ccaa09",
+)
+WITHDRAW_COLLATERAL = Event(
+    "WithdrawCollateral(bytes32,address,address,address,uint256)",
+    "0xe80ebd7cc9223d7382aab2e0d1d6155c65651f83d53c8b9b06901d167e321142",
+)
+LIQUIDATE = Event(
+    "Liquidate(bytes32,address,address,uint256,uint256,uint256,uint256,uint256)",
+    "0xa4946ede45d0c6f06a0f5ce92c9ad3b4751452d2fe0e25010783bcab57a67e41",
+)
+"""Morpho Blue's events that change a position (EventsLib.sol), beside Supply, SupplyCollateral and Borrow."""
 CREATE_MARKET = Event(
     "CreateMarket(bytes32,(address,address,address,address,uint256))",
     "0xac4b2400f169220b0c0afdde7a0b32e775ba727ea1cb30b35f935cdaab8683ac",

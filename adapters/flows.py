@@ -1,0 +1,188 @@
+"""A wallet's flows over a range of blocks: what went into and out of each position, from the
+logs that name the wallet, each valued in its asset and in USD at its own block (docs/history.md).
+
+- The logs: one event-index stream per wallet and chain, every contract's logs whose topics name
+  the wallet in any indexed position (three topic filters), stored as they are from a start
+  block and extended as blocks settle; a range the index holds costs no eth_getLogs. A later
+  series that starts earlier gets a stream of its own (starts are rounded down to BUCKET blocks,
+  so nearby ranges share one).
+- Each protocol decodes its own events (`FlowFunction`) into `Flow`s keyed as its positions'
+  legs are (series.py `LEGS`): a vault by its address, a Morpho market's supply, borrow and
+  collateral by `<marketId>:<leg>`.
+- ERC-4626 shares (`share_flows`): `Deposit` and `Withdraw` whose owner is the wallet, in assets;
+  share transfers to or from another holder, at `convertToAssets` at their block. A token that is
+  its own asset (a Midas token): every transfer, mints and burns included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import NamedTuple
+
+from adapters.context import FetchContext
+from adapters.position_warnings import outcome
+from adapters.prices import UsdPrice, usd_price
+from chain import Log
+from chain.abi import Event, decode
+from chain.erc20 import DECIMALS, TRANSFER
+from chain.erc4626 import CONVERT_TO_ASSETS
+from chain.event_index import Entry, Rows, Stream
+from errors import ProtocolError
+
+BUCKET = 1 << 18
+"""Blocks a wallet stream's start is rounded down to (about a month of Ethereum's)."""
+ZERO = "0x" + "00" * 20
+
+DEPOSIT = Event(
+    "Deposit(address,address,uint256,uint256)", "0xdcbc1c05240f31ff3ad067ef1ee35ce4997762752e3a095284754544f4c709d7"
+)
+WITHDRAW = Event(
+    "Withdraw(address,address,address,uint256,uint256)",
+    "0xfbde797d201c681b91056529119e0b02407c7bb96a4a2c75c01fc9667232c8db",
+)
+"""ERC-4626's events: Deposit(sender, owner, assets, shares), Withdraw(sender, receiver, owner, assets, shares)."""
+
+
+class Flow(NamedTuple):
+    """One log's change to one leg of a position."""
+
+    position: str
+    """The leg's key (series.py LEGS)."""
+    kind: str
+    block: int
+    log_index: int
+    transaction: str
+    asset: str
+    amount: int
+    """The change to the leg's amount in raw units of `asset`, signed: a deposit adds, a withdrawal
+    takes out; a borrow adds to a debt, a repayment takes from it."""
+
+
+FlowFunction = Callable[[FetchContext, str, list[Log], Mapping[str, str]], Awaitable[list[Flow]]]
+"""(context at the range's last block, wallet, the wallet's logs in the range, the legs the points
+hold: key -> asset) -> the flows of the protocol's positions, in chain order."""
+
+
+def topic(address: str) -> str:
+    """An address as an indexed topic."""
+    return "0x" + "00" * 12 + address[2:].lower()
+
+
+def address_of(word: str) -> str:
+    return "0x" + word[-40:]
+
+
+def wallet_stream(wallet: str, start: int) -> Stream:
+    """Every contract's logs that name `wallet` in an indexed topic, from `start`."""
+    named = topic(wallet)
+    return Stream(
+        f"wallet-{wallet.lower()}-{start}",
+        (),
+        (),
+        start,
+        _rows,
+        filters=((None, named), (None, None, named), (None, None, None, named)),
+    )
+
+
+def _rows(log: Log) -> Rows:
+    value = json.dumps([log.address, list(log.topics), log.data.hex(), log.transaction_hash]).encode()
+    return [Entry("log", f"{log.block_number:012d}.{log.log_index:06d}", value, log.block_number)]
+
+
+def _log(entry: Entry) -> Log:
+    address, topics, data, transaction = json.loads(entry.value)
+    index = int(entry.key.split(".")[1])
+    return Log(address, tuple(topics), bytes.fromhex(data), entry.block, index, transaction)
+
+
+async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> tuple[list[Log], bool]:
+    """The wallet's logs of blocks first..last (the context's block is `last`), and whether the
+    index could give them all (False while a long range is still being scanned)."""
+    index = ctx.indexes.file(ctx.chain_id)
+    prefix = f"wallet-{wallet.lower()}-"
+    starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
+    stream = wallet_stream(wallet, min(starts) if starts else first // BUCKET * BUCKET)
+    reader = ctx.reader()
+    view = await reader.shared(("events", stream.name), lambda: ctx.indexes.view(reader, stream))
+    logs = [_log(entry) for entry in view.of("log") if first <= entry.block <= last]
+    return logs, view.complete
+
+
+async def share_flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+    """The flows of the share tokens among `legs` (a vault's address -> its asset)."""
+    named = topic(wallet)
+    found: list[Flow | Awaitable[Flow]] = []
+    for log in logs:
+        asset = legs.get(log.address)
+        if asset is None or not log.topics:
+            continue
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        if asset == log.address:
+            found += _own_transfer(log, named, at)
+        elif log.topics[0] == DEPOSIT.topic and log.topics[2:3] == (named,):
+            assets, _ = decode(("uint256", "uint256"), log.data)
+            found.append(Flow(log.address, "deposit", *at, asset, assets))
+        elif log.topics[0] == WITHDRAW.topic and log.topics[3:4] == (named,):
+            assets, _ = decode(("uint256", "uint256"), log.data)
+            found.append(Flow(log.address, "withdraw", *at, asset, -assets))
+        elif (
+            log.topics[0] == TRANSFER.topic
+            and len(log.topics) == 3
+            and ZERO[2:]
+            not in (
+                log.topics[1][26:],
+                log.topics[2][26:],
+            )
+        ):
+            (shares,) = decode(("uint256",), log.data)
+            inward = log.topics[2] == named
+            if inward != (log.topics[1] == named):  # to oneself: no flow
+                kind, sign = ("transfer-in", 1) if inward else ("transfer-out", -1)
+                found.append(_valued_shares(ctx, log, kind, at, asset, sign * shares))
+    return [flow if isinstance(flow, Flow) else await flow for flow in found]
+
+
+def _own_transfer(log: Log, named: str, at: tuple[int, int, str]) -> list[Flow]:
+    """A token that is its own asset: every transfer to or from the wallet."""
+    if log.topics[0] != TRANSFER.topic or len(log.topics) != 3 or (log.topics[1] == named) == (log.topics[2] == named):
+        return []
+    (amount,) = decode(("uint256",), log.data)
+    inward = log.topics[2] == named
+    kind = ("mint" if log.topics[1][26:] == ZERO[2:] else "transfer-in") if inward else "transfer-out"
+    if not inward and log.topics[2][26:] == ZERO[2:]:
+        kind = "burn"
+    return [Flow(log.address, kind, *at, log.address, amount if inward else -amount)]
+
+
+async def _valued_shares(
+    ctx: FetchContext, log: Log, kind: str, at: tuple[int, int, str], asset: str, shares: int
+) -> Flow:
+    """Shares moved by a transfer, in assets at the transfer's block (its state after the block:
+    the closest a read can name)."""
+    reader = ctx.chains.reader(ctx.chain_id, log.block_number)
+    (assets,) = await reader.call(log.address, CONVERT_TO_ASSETS, abs(shares))
+    return Flow(log.address, kind, *at, asset, assets if shares > 0 else -assets)
+
+
+async def usd_values(ctx: FetchContext, flows: list[Flow]) -> list[float | None]:
+    """Each flow's amount in USD at its block (the asset's feed read there); None where the asset
+    has no trustworthy price then, or no decimals."""
+    pairs = sorted({(flow.asset, flow.block) for flow in flows})
+
+    async def price(asset: str, block: int) -> tuple[UsdPrice, int] | None:
+        reader = ctx.chains.reader(ctx.chain_id, block)
+        found, info = await asyncio.gather(
+            outcome(usd_price(reader, ctx.chain, asset)), outcome(reader.call(asset, DECIMALS))
+        )
+        if not isinstance(found, UsdPrice) or isinstance(info, ProtocolError):
+            return None
+        return found, info[0]
+
+    prices = dict(zip(pairs, await asyncio.gather(*(price(*pair) for pair in pairs))))
+    return [
+        None if (known := prices[(flow.asset, flow.block)]) is None else known[0].value(flow.amount, known[1])
+        for flow in flows
+    ]

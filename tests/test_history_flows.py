@@ -1,0 +1,293 @@
+"""Flows and earnings of `positionsHistory` (adapters/flows.py, adapters/morpho/flows.py, series.py)
+on real Morpho Blue and Solmate's ERC-4626 (the reference many vaults build on): a wallet that
+supplies, withdraws, posts and takes back collateral, borrows, repays, deposits into a vault,
+redeems, sends and receives shares while time passes and the vault earns. For random sequences of
+such actions (hypothesis), the flows are exactly the actions taken (the amounts the test sent, a
+share transfer at the vault's rate at its block), and each position's earnings add up: earned =
+end - start - net flows, collateral earns nothing, a supply earns and a debt costs, a vault earns
+what was given to it. A repeat costs no eth_getLogs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import auth
+from tests import morpho_world
+from tests.evm import CONTRACTS, Anvil, compile_contracts
+from tests.rpc_proxy import RpcProxy
+from tests.test_past_blocks import Service
+from tests.test_past_blocks import market_id as morpho_market_id
+
+PARAMS = "(address,address,address,address,uint256)"
+USDC, ETHER = 10**6, 10**18
+FLOWS = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {
+  positionsHistory(inputs: $inputs, from: $from, to: $to, points: $points) {
+    data { protocol warnings { code message target }
+           points { blockNumber error { code message } totals { netUsd } }
+           flows { position kind blockNumber logIndex transactionHash asset amount amountUsd }
+           earnings { position asset debt fromBlock toBlock startAmount endAmount netFlows earned
+                      startUsd endUsd flowsUsd pnlUsd earnedUsd priceEffectUsd } }
+    errors { error { code message } } } }"""
+
+
+class World:
+    """Morpho Blue's test world and a Solmate vault of its USDC, listed as an `erc4626` vault."""
+
+    def __init__(self, folder: Path) -> None:
+        self.node = Anvil()
+        self.morpho = morpho_world.build(self.node, morpho_world.compile_all())
+        artifact = compile_contracts([CONTRACTS / "TestErc4626.sol"])["TestErc4626"]
+        self.vault = self.node.deploy(artifact, ["address"], [self.morpho.usdc])
+        self.wallet, self.other = self.morpho.wallets["borrower"], self.morpho.wallets["lender"]
+        for wallet in (self.wallet, self.other):
+            self.node.send(self.morpho.usdc, "mint(address,uint256)", wallet, 10_000_000 * USDC)
+            self.node.send(self.morpho.usdc, "approve(address,uint256)", self.vault, 2**256 - 1, sender=wallet)
+            self.node.send(self.morpho.usdc, "approve(address,uint256)", self.morpho.morpho, 2**256 - 1, sender=wallet)
+        self.node.send(self.vault, "deposit(uint256,address)", 100_000 * USDC, self.other, sender=self.other)
+        self.node.send(self.vault, "deposit(uint256,address)", 1_000 * USDC, self.wallet, sender=self.wallet)
+        addresses = self.morpho.addresses_override()
+        vaults = [{"type": "erc4626-vault", "address": self.vault, "cooldown": False}]
+        addresses[str(self.node.chain_id)]["erc4626"] = {"apyPeriodDays": 7, "vaults": vaults}
+        self.folder = folder
+        (folder / "addresses.json").write_text(json.dumps(addresses))
+        self.key = auth.create_key(folder / "keys.env", "flows")[0]
+
+    def inputs(self) -> list[dict[str, Any]]:
+        return [
+            {"protocol": protocol, "chainId": self.node.chain_id, "walletAddress": self.wallet}
+            for protocol in ("morpho", "erc4626")
+        ]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    built = World(tmp_path_factory.mktemp("flows"))
+    try:
+        yield built
+    finally:
+        built.node.stop()
+
+
+Action = tuple[str, int]
+actions = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "supply",
+                "withdraw",
+                "collateral-in",
+                "collateral-out",
+                "borrow",
+                "repay",
+                "deposit",
+                "redeem",
+                "send",
+                "receive",
+                "earn",
+                "wait",
+            ]
+        ),
+        st.integers(1, 1_000),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+class Expected:
+    """What the actions should show: (position, kind, amount, block) per flow, and what the vault
+    was given."""
+
+    def __init__(self) -> None:
+        self.flows: list[tuple[str, str, int, int]] = []
+        self.given = 0
+
+
+def act(world: World, action: Action, expected: Expected) -> None:
+    """One action, if the wallet's state allows it (else nothing), and the flows it must show."""
+    node, morpho, wallet, vault = world.node, world.morpho, world.wallet, world.vault
+    kind, size = action
+    market = morpho.market_a
+    market_id = morpho_market_id(market)
+    supply, borrow, collateral = node.call(
+        morpho.morpho, "position(bytes32,address)", bytes.fromhex(market_id[2:]), wallet, returns=("uint256",) * 3
+    )
+    shares = node.call(vault, "balanceOf(address)", wallet)
+    amount = size * USDC
+
+    def blue(function: str, *args: Any) -> dict[str, Any]:
+        """A call of Morpho Blue on the market, by the wallet (`{}` is MarketParams)."""
+        return node.send(morpho.morpho, function.format(PARAMS), market, *args, sender=wallet)
+
+    if kind == "supply":
+        receipt = blue("supply({},uint256,uint256,address,bytes)", amount, 0, wallet, b"")
+        expected.flows.append((f"{market_id}:supply", "supply", amount, _block(receipt)))
+    elif kind == "withdraw" and supply:
+        receipt = blue("withdraw({},uint256,uint256,address,address)", 0, supply // 2 or supply, wallet, wallet)
+        expected.flows.append((f"{market_id}:supply", "withdraw", -_assets(receipt, 1), _block(receipt)))
+    elif kind == "collateral-in":
+        amount = size * ETHER // 100
+        node.send(morpho.weth, "mint(address,uint256)", wallet, amount)
+        receipt = blue("supplyCollateral({},uint256,address,bytes)", amount, wallet, b"")
+        expected.flows.append((f"{market_id}:collateral", "collateral-in", amount, _block(receipt)))
+    elif kind == "collateral-out" and collateral and not borrow:
+        taken = collateral // 3 or collateral
+        receipt = blue("withdrawCollateral({},uint256,address,address)", taken, wallet, wallet)
+        expected.flows.append((f"{market_id}:collateral", "collateral-out", -taken, _block(receipt)))
+    elif kind == "borrow" and collateral:
+        amount = size * USDC // 10
+        call = f"borrow({PARAMS},uint256,uint256,address,address)"
+        if node.call_reverts(morpho.morpho, call, market, amount, 0, wallet, wallet, sender=wallet):
+            return
+        receipt = blue("borrow({},uint256,uint256,address,address)", amount, 0, wallet, wallet)
+        expected.flows.append((f"{market_id}:borrow", "borrow", amount, _block(receipt)))
+    elif kind == "repay" and borrow:
+        receipt = blue("repay({},uint256,uint256,address,bytes)", 0, borrow, wallet, b"")
+        expected.flows.append((f"{market_id}:borrow", "repay", -_assets(receipt, 0), _block(receipt)))
+    elif kind == "deposit":
+        receipt = node.send(vault, "deposit(uint256,address)", amount, wallet, sender=wallet)
+        expected.flows.append((vault, "deposit", amount, _block(receipt)))
+    elif kind == "redeem" and shares:
+        receipt = node.send(
+            vault, "redeem(uint256,address,address)", shares // 2 or shares, wallet, wallet, sender=wallet
+        )
+        expected.flows.append((vault, "withdraw", -_assets(receipt, 0, address=vault), _block(receipt)))
+    elif kind in ("send", "receive"):
+        sender, receiver = (wallet, world.other) if kind == "send" else (world.other, wallet)
+        moved = node.call(vault, "balanceOf(address)", sender) // 4
+        if not moved:
+            return
+        receipt = node.send(vault, "transfer(address,uint256)", receiver, moved, sender=sender)
+        block = _block(receipt)
+        value = node.call(vault, "convertToAssets(uint256)", moved, block=block)
+        sign = -1 if kind == "send" else 1
+        expected.flows.append((vault, "transfer-out" if kind == "send" else "transfer-in", sign * value, block))
+    elif kind == "earn":
+        node.send(morpho.usdc, "mint(address,uint256)", vault, amount)
+        expected.given += amount
+    elif kind == "wait":
+        node.rpc("evm_increaseTime", size * 60)
+        node.mine(1)
+
+
+def _block(receipt: dict[str, Any]) -> int:
+    return int(receipt["blockNumber"], 16)
+
+
+def _assets(receipt: dict[str, Any], word: int, address: str | None = None) -> int:
+    """The assets an action moved, from the event it emitted (its data word `word`): what the
+    contract computed from the shares the test gave."""
+    (entry,) = [
+        log
+        for log in receipt["logs"]
+        if len(log["topics"]) >= 3 and (address is None or log["address"] == address) and len(log["data"]) > 66
+    ]
+    data = bytes.fromhex(entry["data"][2:])
+    return int.from_bytes(data[32 * word : 32 * word + 32], "big")
+
+
+async def ask(service: Service, inputs: list[dict[str, Any]], **arguments: Any) -> dict[str, Any]:
+    body = {"query": FLOWS, "variables": {"inputs": inputs, **arguments}}
+    async with service.client.post("/graphql", json=body, headers={"x-api-key": service.key}) as response:
+        assert response.status == 200, await response.text()
+        answer = await response.json()
+    assert "errors" not in answer, answer
+    result: dict[str, Any] = answer["data"]["positionsHistory"]
+    assert result["errors"] == [], result["errors"]
+    return result
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(steps=actions)
+def test_flows_are_the_actions_and_earnings_add_up(world: World, steps: list[Action]) -> None:
+    node = world.node
+    world.morpho.set_feed(morpho_world.USDC_USD)
+    start = node.block_number()
+    expected = Expected()
+    for step in steps:
+        act(world, step, expected)
+    node.mine(1)
+    end = node.block_number()
+    answer = asyncio.run(_series(world, start, end))
+    morpho, vault = answer["data"]
+    flows = [
+        (flow["position"], flow["kind"], int(flow["amount"]), flow["blockNumber"])
+        for entry in (morpho, vault)
+        for flow in entry["flows"]
+    ]
+    assert sorted(flows, key=lambda f: f[3]) == sorted(expected.flows, key=lambda f: f[3])
+    for entry in (morpho, vault):
+        assert [w for w in entry["warnings"] if w["code"].startswith("FLOWS")] == []
+        for row in entry["earnings"]:
+            start_amount, end_amount, net = (int(row[name]) for name in ("startAmount", "endAmount", "netFlows"))
+            sign = -1 if row["debt"] else 1
+            assert int(row["earned"]) == sign * (end_amount - start_amount - net), row
+            assert (row["fromBlock"], row["toBlock"]) == (start, end)
+            rounding = 2 + sum(1 for flow in entry["flows"] if flow["position"] == row["position"])
+            """Shares to assets round in the protocol's favour (down for a supply, up for a debt) at
+            each end and each flow."""
+            if row["position"].endswith(":collateral"):
+                assert int(row["earned"]) == 0, row
+            elif row["position"].endswith(":supply"):
+                assert int(row["earned"]) >= -rounding, row
+            elif row["position"].endswith(":borrow"):
+                assert int(row["earned"]) <= rounding, row
+            if row["pnlUsd"] is not None and row["earnedUsd"] is not None:
+                assert abs(row["earnedUsd"] + row["priceEffectUsd"] - row["pnlUsd"]) < 1e-6
+    (held,) = [row for row in vault["earnings"] if row["position"] == world.vault] or [None]
+    if held is not None and not expected.given:
+        assert abs(int(held["earned"])) <= len(steps) + 1, "no yield: only rounding"
+
+
+async def _series(world: World, start: int, end: int) -> dict[str, Any]:
+    async with Service(world.folder, world.key, world.node) as service:
+        return await ask(
+            service, world.inputs(), **{"from": {"blockNumber": start}, "to": {"blockNumber": end}, "points": 2}
+        )
+
+
+async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(world, aiohttp_server):
+    node, morpho = world.node, world.morpho
+    morpho.set_feed(morpho_world.USDC_USD)
+    start = node.block_number()
+    expected = Expected()
+    for step in (("deposit", 50), ("supply", 70), ("collateral-in", 5), ("send", 1)):
+        act(world, step, expected)
+    end = node.block_number()
+    node.mine(200)  # the range settles: the index keeps it
+    proxy = RpcProxy(node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": end}, "points": 3}
+    try:
+        async with Service(world.folder, world.key, node, str(proxied.make_url("/"))) as service:
+            first = await ask(service, world.inputs(), **arguments)
+            scanned = -1
+            while scanned != len(proxy.calls("eth_getLogs")):  # the background scan stores the range
+                scanned = len(proxy.calls("eth_getLogs"))
+                await asyncio.sleep(0.5)
+            assert scanned > 0
+            second = await ask(service, world.inputs(), **arguments)
+            assert len(proxy.calls("eth_getLogs")) == scanned, "an indexed range is read from the index"
+    finally:
+        proxy.released.set()
+    assert second == first
+    morpho_entry = first["data"][0]
+    flows = {flow["kind"]: flow for entry in first["data"] for flow in entry["flows"]}
+    assert set(flows) == {"deposit", "supply", "collateral-in", "transfer-out"}
+    for kind in ("deposit", "supply", "transfer-out"):
+        flow = flows[kind]
+        assert flow["asset"] == morpho.usdc
+        assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * morpho_world.USDC_USD / 10**8 / USDC, rel=1e-12)
+    assert flows["collateral-in"]["amountUsd"] is None, "WETH has no feed on this chain"
+    collateral = next(row for row in morpho_entry["earnings"] if row["position"].endswith(":collateral"))
+    assert collateral["flowsUsd"] is None and collateral["pnlUsd"] is None and collateral["earned"] == "0"
+    transaction = node.rpc("eth_getTransactionByHash", flows["supply"]["transactionHash"])
+    assert int(transaction["blockNumber"], 16) == flows["supply"]["blockNumber"]
