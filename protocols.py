@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters.aave import flows as aave_flows
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
 from adapters.compound import pools as compound_pools
@@ -29,6 +30,7 @@ from adapters.morpho import positions as morpho
 from adapters.pendle import contracts as pendle_contracts
 from adapters.pendle import pools as pendle_pools
 from adapters.pendle import positions as pendle
+from adapters.spark import flows as spark_flows
 from adapters.spark import positions as spark
 from adapters.uniswap import pools as uniswap_pools
 from adapters.uniswap import positions as uniswap
@@ -95,8 +97,8 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 pool_ids=True,
                 flows=morpho_flows.flows,
             ),
-            entry("aave", aave.chains(addresses), aave.fetch, details=aave_pools.details),
-            entry("spark", spark.chains(addresses), spark.fetch, details=aave_pools.details, flows=share_flows),
+            entry("aave", aave.chains(addresses), aave.fetch, details=aave_pools.details, flows=aave_flows.flows),
+            entry("spark", spark.chains(addresses), spark.fetch, details=aave_pools.details, flows=spark_flows.flows),
             entry("compound", compound.chains(addresses), compound.fetch, details=compound_pools.details),
             entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details, flows=share_flows),
             entry(
@@ -105,6 +107,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 pendle.fetch,
                 streams=pendle_contracts.streams,
                 details=pendle_pools.details,
+                flows=share_flows,
             ),
             entry("lido", lido.chains(addresses), lido.fetch),
             entry(

@@ -285,30 +285,41 @@ def _add(plan: Plan, value: Any, sums: dict[str, float | None]) -> None:
 
 
 class Leg(NamedTuple):
-    """One leg of a position type, as earnings follow it: its key (the key field, then a suffix),
-    its raw amount, its USD figure and the path to its asset's address."""
+    """One leg of a position type, as earnings follow it: its key (the values at `key`'s dotted
+    paths joined by ":", then a suffix), its raw amount, its USD figure and the dotted path to its
+    asset's address."""
 
-    key: str
+    key: tuple[str, ...]
     suffix: str
     amount: str
     usd: str
-    asset: tuple[str, ...]
+    asset: str
     debt: bool = False
 
 
 LEGS: dict[str, tuple[Leg, ...]] = {
-    "MorphoVaultV1Position": (Leg("vaultAddress", "", "assets", "assetsUsd", ("asset", "address")),),
-    "MorphoVaultV2Position": (Leg("vaultAddress", "", "assets", "assetsUsd", ("asset", "address")),),
+    "MorphoVaultV1Position": (Leg(("vaultAddress",), "", "assets", "assetsUsd", "asset.address"),),
+    "MorphoVaultV2Position": (Leg(("vaultAddress",), "", "assets", "assetsUsd", "asset.address"),),
     "MorphoMarketPosition": (
-        Leg("marketId", ":supply", "supplyAssets", "supplyAssetsUsd", ("loanAsset", "address")),
-        Leg("marketId", ":borrow", "borrowAssets", "borrowAssetsUsd", ("loanAsset", "address"), debt=True),
-        Leg("marketId", ":collateral", "collateral", "collateralUsd", ("collateralAsset", "address")),
+        Leg(("marketId",), ":supply", "supplyAssets", "supplyAssetsUsd", "loanAsset.address"),
+        Leg(("marketId",), ":borrow", "borrowAssets", "borrowAssetsUsd", "loanAsset.address", debt=True),
+        Leg(("marketId",), ":collateral", "collateral", "collateralUsd", "collateralAsset.address"),
     ),
-    "VaultSharePosition": (Leg("vaultAddress", "", "assets", "balanceUsd", ("underlyingAsset", "address")),),
+    "AaveSupplyPosition": (
+        Leg(("marketAddress", "currency.address"), ":supply", "balance", "balanceUsd", "currency.address"),
+    ),
+    "AaveBorrowPosition": (
+        Leg(("marketAddress", "currency.address"), ":borrow", "debt", "debtUsd", "currency.address", debt=True),
+    ),
+    "VaultSharePosition": (Leg(("vaultAddress",), "", "assets", "balanceUsd", "underlyingAsset.address"),),
     "FluidLendingPosition": (
-        Leg("fTokenAddress", "", "underlyingAmount", "underlyingAmountUsd", ("underlyingAsset", "address")),
+        Leg(("fTokenAddress",), "", "underlyingAmount", "underlyingAmountUsd", "underlyingAsset.address"),
     ),
-    "PricedTokenPosition": (Leg("tokenAddress", "", "balance", "balanceUsd", ("tokenAddress",)),),
+    "PricedTokenPosition": (Leg(("tokenAddress",), "", "balance", "balanceUsd", "tokenAddress"),),
+    "PendlePtPosition": (Leg(("ptToken.address",), "", "balance", "balanceUsd", "ptToken.address"),),
+    "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
+    "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),
+    "PendleSyPosition": (Leg(("syTokenAddress",), "", "balance", "balanceUsd", "syTokenAddress"),),
 }
 """The position types whose flows are derived (adapters/flows.py and the protocols' flows.py),
 by type; a position of another type with a USD figure gets a FLOWS_UNAVAILABLE warning."""
@@ -340,12 +351,13 @@ def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held
     if not isinstance(value, Mapping):
         return
     for leg in LEGS.get(object_type.name, ()):
-        asset: Any = value
-        for step in leg.asset:
-            asset = asset.get(step) if isinstance(asset, Mapping) else None
-        amount = value.get(leg.amount)
-        found[f"{value[leg.key]}{leg.suffix}"] = Held(
-            int(amount) if isinstance(amount, str) else None, value.get(leg.usd), asset, leg.debt
+        amount, parts = value.get(leg.amount), [_at(value, path) for path in leg.key]
+        if None in parts:  # a token that could not be read: no key to follow it by
+            underived.add(object_type.name)
+            continue
+        key = ":".join(str(part).lower() for part in parts)
+        found[f"{key}{leg.suffix}"] = Held(
+            int(amount) if isinstance(amount, str) else None, value.get(leg.usd), _at(value, leg.asset), leg.debt
         )
     if object_type.name not in LEGS and any(key[0] == object_type.name for key in ROLES):
         underived.add(object_type.name)
@@ -353,6 +365,13 @@ def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held
         inner = _object_of(graphql_field.type)
         if isinstance(inner, GraphQLObjectType) and (object_type.name, name) not in NOT_COUNTED:
             _walk_legs(inner, value.get(name), found, underived)
+
+
+def _at(value: Any, path: str) -> Any:
+    """The value at a dotted path ("currency.address"); None where a step is missing."""
+    for step in path.split("."):
+        value = value.get(step) if isinstance(value, Mapping) else None
+    return value
 
 
 def earnings(

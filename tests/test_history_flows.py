@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import auth
-from tests import morpho_world
+from tests import aave_world, morpho_world
 from tests.evm import CONTRACTS, Anvil, compile_contracts
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
@@ -291,3 +291,116 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
     assert collateral["flowsUsd"] is None and collateral["pnlUsd"] is None and collateral["earned"] == "0"
     transaction = node.rpc("eth_getTransactionByHash", flows["supply"]["transactionHash"])
     assert int(transaction["blockNumber"], 16) == flows["supply"]["blockNumber"]
+
+
+class AaveFlows:
+    """Aave v3's test world (the published contracts), the borrower acting in its core market."""
+
+    def __init__(self, folder: Path) -> None:
+        self.node = Anvil()
+        self.world = aave_world.build(self.node)
+        self.market = self.world.markets[0]
+        self.wallet, self.other = self.world.wallets["borrower"], self.world.wallets["lender"]
+        self.usdc = self.market.tokens["USDC"].lower()
+        self.atoken = self.node.call(
+            self.market.data_provider, "getReserveTokensAddresses(address)", self.usdc, returns=("address",) * 3
+        )[0].lower()
+        for wallet in (self.wallet, self.other):
+            self.node.send(self.usdc, "mint(uint256)", 10_000_000 * USDC, sender=wallet)
+            self.node.send(self.usdc, "approve(address,uint256)", self.market.pool, 2**256 - 1, sender=wallet)
+        self.folder = folder
+        self.world.write_addresses(folder / "addresses.json")
+        self.key = auth.create_key(folder / "keys.env", "aave-flows")[0]
+
+
+@pytest.fixture(scope="module")
+def aave(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AaveFlows]:
+    built = AaveFlows(tmp_path_factory.mktemp("aave-flows"))
+    try:
+        yield built
+    finally:
+        built.node.stop()
+
+
+def aave_act(flows: AaveFlows, action: Action, expected: Expected) -> None:
+    node, pool, wallet, usdc = flows.node, flows.market.pool.lower(), flows.wallet, flows.usdc
+    kind, size = action
+    amount = size * USDC
+    supply_leg, borrow_leg = f"{pool}:{usdc}:supply", f"{pool}:{usdc}:borrow"
+    supplied = node.call(flows.atoken, "balanceOf(address)", wallet)
+    if kind == "supply":
+        receipt = node.send(pool, "supply(address,uint256,address,uint16)", usdc, amount, wallet, 0, sender=wallet)
+        expected.flows.append((supply_leg, "supply", amount, _block(receipt)))
+    elif kind == "withdraw" and supplied > 1:
+        receipt = node.send(pool, "withdraw(address,uint256,address)", usdc, supplied // 2, wallet, sender=wallet)
+        expected.flows.append((supply_leg, "withdraw", -(supplied // 2), _block(receipt)))
+    elif kind == "borrow":
+        call = "borrow(address,uint256,uint256,uint16,address)"
+        if node.call_reverts(pool, call, usdc, amount // 10, 2, 0, wallet, sender=wallet):
+            return
+        receipt = node.send(pool, call, usdc, amount // 10, 2, 0, wallet, sender=wallet)
+        expected.flows.append((borrow_leg, "borrow", amount // 10, _block(receipt)))
+    elif kind in ("repay", "repay-with-atokens"):
+        function = (
+            "repay(address,uint256,uint256,address)" if kind == "repay" else "repayWithATokens(address,uint256,uint256)"
+        )
+        args = (usdc, amount // 20, 2, wallet) if kind == "repay" else (usdc, amount // 20, 2)
+        if node.call_reverts(pool, function, *args, sender=wallet):
+            return
+        receipt = node.send(pool, function, *args, sender=wallet)
+        repaid = _assets(receipt, 0, address=pool)
+        expected.flows.append((borrow_leg, "repay", -repaid, _block(receipt)))
+        if kind == "repay-with-atokens":
+            expected.flows.append((supply_leg, "repay-with-atokens", -repaid, _block(receipt)))
+    elif kind in ("send", "receive"):
+        sender, receiver = (wallet, flows.other) if kind == "send" else (flows.other, wallet)
+        moved = node.call(flows.atoken, "balanceOf(address)", sender) // 4
+        if not moved or node.call_reverts(flows.atoken, "transfer(address,uint256)", receiver, moved, sender=sender):
+            return
+        receipt = node.send(flows.atoken, "transfer(address,uint256)", receiver, moved, sender=sender)
+        sign = -1 if kind == "send" else 1
+        expected.flows.append(
+            (supply_leg, "transfer-out" if kind == "send" else "transfer-in", sign * moved, _block(receipt))
+        )
+    elif kind == "wait":
+        node.rpc("evm_increaseTime", size * 600)
+        node.mine(1)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["supply", "withdraw", "borrow", "repay", "repay-with-atokens", "send", "receive", "wait"]),
+            st.integers(1, 1_000),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_aave_flows_are_the_actions_and_earnings_add_up(aave: AaveFlows, steps: list[Action]) -> None:
+    node = aave.node
+    start = node.block_number()
+    expected = Expected()
+    for step in steps:
+        aave_act(aave, step, expected)
+    node.mine(1)
+    end = node.block_number()
+    inputs = [{"protocol": "aave", "chainId": node.chain_id, "walletAddress": aave.wallet}]
+
+    async def series() -> dict[str, Any]:
+        async with Service(aave.folder, aave.key, node) as service:
+            arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": end}, "points": 2}
+            return await ask(service, inputs, **arguments)
+
+    (entry,) = asyncio.run(series())["data"]
+    flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
+    assert flows == expected.flows
+    for row in entry["earnings"]:
+        start_amount, end_amount, net = (int(row[name]) for name in ("startAmount", "endAmount", "netFlows"))
+        assert int(row["earned"]) == (-1 if row["debt"] else 1) * (end_amount - start_amount - net), row
+        rounding = 2 + sum(1 for flow in entry["flows"] if flow["position"] == row["position"])
+        if row["debt"]:
+            assert int(row["earned"]) <= rounding, row
+        else:
+            assert int(row["earned"]) >= -rounding, row

@@ -308,3 +308,36 @@ async def test_flows_over_the_steps_are_what_the_steps_did(history):
     assert int(earned[f"{market_id(morpho.market_a)}:supply"]["earned"]) > 0, "four days of interest"
     assert aave["flows"] == [] and aave["earnings"] == []
     assert [(w["code"], w["target"]) for w in aave["warnings"]] == [("FLOWS_UNAVAILABLE", "aave")]
+
+
+async def test_pendle_tokens_sent_are_flows_in_their_own_units(history):
+    """PT and LP sent away are transfers out, in the token's own units: what is left earned
+    nothing in them (a PT's gain is its price's, in USD); the YT's interest and rewards are named
+    as not derived yet. Runs last: it moves the chain on."""
+    worlds, folder, key, _ = history
+    node, pendle, saver = worlds.node, worlds.parts["pendle"], worlds.wallets["saver"]
+    start = node.block_number()
+    sent = {}
+    for token in (pendle.active.pt, pendle.active.market):
+        sent[token.lower()] = node.call(token, "balanceOf(address)", saver) // 3
+        node.send(token, "transfer(address,uint256)", worlds.wallets["lender"], sent[token.lower()], sender=saver)
+    node.mine(1)
+    item = [{"protocol": "pendle", "chainId": node.chain_id, "walletAddress": saver}]
+    query = SERIES.replace(
+        " points { blockNumber", " flows { position kind amount } earnings { position earned } points { blockNumber"
+    )
+    body = {
+        "query": query,
+        "variables": {"inputs": item, "from": {"blockNumber": start}, "points": 2},
+    }
+    async with (
+        Service(folder, key, node) as service,
+        service.client.post("/graphql", json=body, headers={"x-api-key": key}) as response,
+    ):
+        (entry,) = (await response.json())["data"]["positionsHistory"]["data"]
+    assert sorted((f["position"], f["kind"], f["amount"]) for f in entry["flows"]) == sorted(
+        (token, "transfer-out", str(-amount)) for token, amount in sent.items()
+    )
+    earned = {row["position"]: row["earned"] for row in entry["earnings"]}
+    assert {earned[token] for token in sent} == {"0"}
+    assert {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"} == {"PendleAmount", "PendleReward"}

@@ -1,0 +1,148 @@
+"""A wallet's flows in Aave v3 and SparkLend markets (docs/protocols/aave.md).
+
+The Pool's events name the account they change and carry the underlying amount it moved:
+
+- supply (`<pool>:<asset>:supply`, the aToken balance): `Supply` (onBehalfOf) adds `amount`,
+  `Withdraw` (user) takes it out, `Repay` with `useATokens` takes the repaid amount out of it,
+  `LiquidationCall` (user) takes out the collateral seized;
+- borrow (`<pool>:<asset>:borrow`, a debt): `Borrow` (onBehalfOf) adds, `Repay` (user) and
+  `LiquidationCall`'s `debtToCover` take out, `DeficitCreated` (v3.3 on) writes off the rest;
+- aToken transfers between holders: the aToken's `Transfer(from, to, amount)` (mints and burns,
+  whose amounts fold in accrued interest, are the Pool's events above). A liquidation that pays
+  the liquidator in aTokens moves them by such a transfer too: it is the seizure already counted,
+  so the one to the liquidator in that transaction is left out (the protocol's fee, to the
+  treasury, stays a transfer out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.aave.contracts import RESERVE_TOKENS
+from adapters.aave.market import markets_of
+from adapters.context import FetchContext
+from adapters.flows import Flow, address_of, topic
+from addresses import AaveMarket
+from chain import Log
+from chain.abi import Event, decode
+from chain.erc20 import TRANSFER
+
+SUPPLY = Event(
+    "Supply(address,address,address,uint256,uint16)",
+    "0x2b627736bca15cd5381dcf80b0bf11fd197d01a037c52b927a881a10fb73ba61",
+)
+WITHDRAW = Event(
+    "Withdraw(address,address,address,uint256)", "0x3115d1449a7b732c986cba18244e897a450f61e1bb8d589cd2e69e6c8924f9f7"
+)
+BORROW = Event(
+    "Borrow(address,address,address,uint256,uint8,uint256,uint16)",
+    "0xb3d084820fb1a9decffb176436bd02558d15fac9b0ddfed8c465bc7359d7dce0",
+)
+REPAY = Event(
+    "Repay(address,address,address,uint256,bool)", "0xa534c8dbe71f871f9f3530e97a74601fea17b426cae02e1c5aee42c96c784051"
+)
+LIQUIDATION_CALL = Event(
+    "LiquidationCall(address,address,address,uint256,uint256,address,bool)",
+    "0xe413a321e8681d831f4dbccbca790d2952b56f977908e45be37335533e005286",
+)
+DEFICIT_CREATED = Event(
+    "DeficitCreated(address,address,uint256)", "0x2bccfb3fad376d59d7accf970515eb77b2f27b082c90ed0fb15583dd5a942699"
+)
+"""IPool's events (aave-v3-core and aave-v3-origin alike; DeficitCreated from v3.3)."""
+ZERO_TOPIC = "0x" + "00" * 32
+
+
+async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+    pools = {market.pool.lower(): market for market in markets_of(ctx.chain, ctx.protocol)}
+    seized: set[tuple[str, str]] = set()
+    """(transaction, liquidator) of liquidations that paid the liquidator in aTokens."""
+    named = topic(wallet)
+    found: list[Flow] = []
+    for log in logs:
+        if log.address not in pools or len(log.topics) < 3:
+            continue
+        at, event = (log.block_number, log.log_index, log.transaction_hash), log.topics[0]
+        pool = log.address
+        if event == SUPPLY.topic and log.topics[2] == named:
+            _, amount = decode(("address", "uint256"), log.data)
+            found.append(
+                Flow(f"{pool}:{address_of(log.topics[1])}:supply", "supply", *at, address_of(log.topics[1]), amount)
+            )
+        elif event == WITHDRAW.topic and log.topics[2] == named:
+            (amount,) = decode(("uint256",), log.data)
+            found.append(
+                Flow(f"{pool}:{address_of(log.topics[1])}:supply", "withdraw", *at, address_of(log.topics[1]), -amount)
+            )
+        elif event == BORROW.topic and log.topics[2] == named:
+            _, amount, _, _ = decode(("address", "uint256", "uint8", "uint256"), log.data)
+            found.append(
+                Flow(f"{pool}:{address_of(log.topics[1])}:borrow", "borrow", *at, address_of(log.topics[1]), amount)
+            )
+        elif event == REPAY.topic and log.topics[2] == named:
+            amount, with_atokens = decode(("uint256", "bool"), log.data)
+            asset = address_of(log.topics[1])
+            found.append(Flow(f"{pool}:{asset}:borrow", "repay", *at, asset, -amount))
+            if with_atokens:
+                found.append(Flow(f"{pool}:{asset}:supply", "repay-with-atokens", *at, asset, -amount))
+        elif event == LIQUIDATION_CALL.topic and log.topics[3:4] == (named,):
+            debt, taken, liquidator, in_atokens = decode(("uint256", "uint256", "address", "bool"), log.data)
+            collateral, borrowed = address_of(log.topics[1]), address_of(log.topics[2])
+            found += [
+                Flow(f"{pool}:{borrowed}:borrow", "liquidation-repaid", *at, borrowed, -debt),
+                Flow(f"{pool}:{collateral}:supply", "liquidation-seized", *at, collateral, -taken),
+            ]
+            if in_atokens:
+                seized.add((log.transaction_hash, liquidator.lower()))
+        elif event == DEFICIT_CREATED.topic and log.topics[1] == named:
+            (amount,) = decode(("uint256",), log.data)
+            found.append(
+                Flow(f"{pool}:{address_of(log.topics[2])}:borrow", "bad-debt", *at, address_of(log.topics[2]), -amount)
+            )
+    found += await _atoken_transfers(ctx, named, logs, legs, pools, seized)
+    return sorted(found, key=lambda flow: flow[2:4])
+
+
+async def _atoken_transfers(
+    ctx: FetchContext,
+    named: str,
+    logs: list[Log],
+    legs: Mapping[str, str],
+    pools: Mapping[str, AaveMarket],
+    seized: set[tuple[str, str]],
+) -> list[Flow]:
+    """Transfers of the aTokens of the reserves the points hold, between holders."""
+    reader = ctx.reader()
+    held = sorted({tuple(key.split(":")[:2]) for key in legs if key.endswith(":supply") and key.split(":")[0] in pools})
+    tokens: list[Any] = await asyncio.gather(
+        *(
+            reader.call(pools[pool].data_provider, RESERVE_TOKENS, asset, label="Aave data provider")
+            for pool, asset in held
+        )
+    )
+    atokens = {found.aTokenAddress.lower(): key for key, found in zip(held, tokens)}
+    flows = []
+    for log in logs:
+        key = atokens.get(log.address)
+        if key is None or log.topics[:1] != (TRANSFER.topic,) or len(log.topics) != 3:
+            continue
+        source, target = log.topics[1], log.topics[2]
+        if ZERO_TOPIC in (source, target) or (source == named) == (target == named):
+            continue
+        if source == named and (log.transaction_hash, address_of(target)) in seized:
+            continue
+        (amount,) = decode(("uint256",), log.data)
+        inward = target == named
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        pool, asset = key
+        flows.append(
+            Flow(
+                f"{pool}:{asset}:supply",
+                "transfer-in" if inward else "transfer-out",
+                *at,
+                asset,
+                amount if inward else -amount,
+            )
+        )
+    return flows

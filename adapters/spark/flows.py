@@ -1,0 +1,16 @@
+"""A wallet's flows at Spark: SparkLend's (Aave's events, adapters/aave/flows.py) and its savings
+vaults' shares (ERC-4626, adapters/flows.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from adapters.aave import flows as aave
+from adapters.context import FetchContext
+from adapters.flows import Flow, share_flows
+from chain import Log
+
+
+async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+    both = [*await aave.flows(ctx, wallet, logs, legs), *await share_flows(ctx, wallet, logs, legs)]
+    return sorted(both, key=lambda flow: flow[2:4])
