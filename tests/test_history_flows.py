@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +67,21 @@ class World:
         ]
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    built = World(tmp_path_factory.mktemp("flows"))
-    try:
-        yield built
-    finally:
-        built.node.stop()
+def chain_fixture(make: Callable[[Path], Any]) -> Any:
+    """A module-scoped fixture of a world on its own anvil, stopped after the module."""
+
+    @pytest.fixture(scope="module")
+    def fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+        built = make(tmp_path_factory.mktemp("flows"))
+        try:
+            yield built
+        finally:
+            built.node.stop()
+
+    return fixture
+
+
+world = chain_fixture(World)
 
 
 Action = tuple[str, int]
@@ -313,13 +321,7 @@ class AaveFlows:
         self.key = auth.create_key(folder / "keys.env", "aave-flows")[0]
 
 
-@pytest.fixture(scope="module")
-def aave(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AaveFlows]:
-    built = AaveFlows(tmp_path_factory.mktemp("aave-flows"))
-    try:
-        yield built
-    finally:
-        built.node.stop()
+aave = chain_fixture(AaveFlows)
 
 
 def aave_act(flows: AaveFlows, action: Action, expected: Expected) -> None:
