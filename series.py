@@ -375,7 +375,10 @@ def _at(value: Any, path: str) -> Any:
 
 
 def earnings(
-    first: tuple[int, dict[str, Held]], last: tuple[int, dict[str, Held]], flows: list[dict[str, Any]]
+    first: tuple[int, dict[str, Held]],
+    last: tuple[int, dict[str, Held]],
+    flows: list[dict[str, Any]],
+    decimals: Mapping[str, int],
 ) -> list[dict[str, Any]]:
     """Each leg's earnings from the first answered point to the last (docs/history.md)."""
     (start_block, start), (end_block, end) = first, last
@@ -416,9 +419,31 @@ def earnings(
                 "pnlUsd": pnl,
                 "earnedUsd": earned_usd,
                 "priceEffectUsd": None if pnl is None or earned_usd is None else pnl - earned_usd,
+                **_cost_basis(moved, decimals.get(asset or ""), a0 == 0 and not debt),
             }
         )
     return found
+
+
+def _cost_basis(moved: list[dict[str, Any]], decimals: int | None, whole_life: bool) -> dict[str, float | None]:
+    """The average-cost basis in USD of what a position holds, over its whole life: an inflow adds
+    its USD at its block and its units, an outflow takes out its share of both; the average entry
+    price is the basis per whole unit still counted. Only where the series saw the position open
+    (it held none at the first point) and every flow has a price; a debt has none."""
+    basis, units = 0.0, 0
+    for flow in moved if whole_life else ():
+        amount, usd = int(flow["amount"]), flow["amountUsd"]
+        if usd is None:
+            return {"costBasisUsd": None, "averageEntryPriceUsd": None}
+        if amount > 0:
+            basis, units = basis + usd, units + amount
+        elif units:
+            basis -= basis * min(-amount, units) / units
+            units = max(0, units + amount)
+    if not whole_life:
+        return {"costBasisUsd": None, "averageEntryPriceUsd": None}
+    price = basis / (units / 10**decimals) if units and decimals is not None else None
+    return {"costBasisUsd": basis if units else 0.0, "averageEntryPriceUsd": price}
 
 
 def _amount(held: Held | None) -> int | None:
@@ -459,7 +484,7 @@ async def flows(
     assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
     logs, complete = await wallet_logs(ctx, wallet, start + 1, end)
     found = await protocol.flows(ctx, wallet, logs, assets)
-    values = await usd_values(ctx, found)
+    values, decimals = await usd_values(ctx, found)
     if not complete:
         message = "The event index is still reading the wallet's logs over the range: flows may be missing; ask again."
         warnings.append({"code": "FLOWS_INCOMPLETE", "target": wallet, "message": message})
@@ -476,4 +501,4 @@ async def flows(
         }
         for flow, value in zip(found, values)
     ]
-    answer["earnings"] = earnings((start, held[0]), (end, now[0]), answer["flows"])
+    answer["earnings"] = earnings((start, held[0]), (end, now[0]), answer["flows"], decimals)

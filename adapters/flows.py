@@ -167,22 +167,23 @@ async def _valued_shares(
     return Flow(log.address, kind, *at, asset, assets if shares > 0 else -assets)
 
 
-async def usd_values(ctx: FetchContext, flows: list[Flow]) -> list[float | None]:
-    """Each flow's amount in USD at its block (the asset's feed read there); None where the asset
-    has no trustworthy price then, or no decimals."""
+async def usd_values(ctx: FetchContext, flows: list[Flow]) -> tuple[list[float | None], dict[str, int]]:
+    """Each flow's amount in USD at its block (the asset's feed read there; None where the asset
+    has no trustworthy price then), and the decimals of each asset that has them."""
     pairs = sorted({(flow.asset, flow.block) for flow in flows})
 
-    async def price(asset: str, block: int) -> tuple[UsdPrice, int] | None:
+    async def price(asset: str, block: int) -> tuple[UsdPrice | None, int | None]:
         reader = ctx.chains.reader(ctx.chain_id, block)
         found, info = await asyncio.gather(
             outcome(usd_price(reader, ctx.chain, asset)), outcome(reader.call(asset, DECIMALS))
         )
-        if not isinstance(found, UsdPrice) or isinstance(info, ProtocolError):
-            return None
-        return found, info[0]
+        decimals = None if isinstance(info, ProtocolError) else int(info[0])
+        return (found if isinstance(found, UsdPrice) else None), decimals
 
     prices = dict(zip(pairs, await asyncio.gather(*(price(*pair) for pair in pairs))))
-    return [
-        None if (known := prices[(flow.asset, flow.block)]) is None else known[0].value(flow.amount, known[1])
-        for flow in flows
-    ]
+    values = []
+    for flow in flows:
+        usd, decimals = prices[(flow.asset, flow.block)]
+        values.append(None if usd is None or decimals is None else usd.value(flow.amount, decimals))
+    known = {asset: decimals for (asset, _), (_, decimals) in prices.items() if decimals is not None}
+    return values, known

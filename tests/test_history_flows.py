@@ -34,7 +34,7 @@ FLOWS = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryB
            points { blockNumber error { code message } totals { netUsd } }
            flows { position kind blockNumber logIndex transactionHash asset amount amountUsd }
            earnings { position asset debt fromBlock toBlock startAmount endAmount netFlows earned
-                      startUsd endUsd flowsUsd pnlUsd earnedUsd priceEffectUsd } }
+                      startUsd endUsd flowsUsd pnlUsd earnedUsd priceEffectUsd costBasisUsd averageEntryPriceUsd } }
     errors { error { code message } } } }"""
 
 
@@ -269,6 +269,11 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
     expected = Expected()
     for step in (("deposit", 50), ("supply", 70), ("collateral-in", 5), ("send", 1)):
         act(world, step, expected)
+    market_b, supply = morpho.market_b, f"supply({PARAMS},uint256,uint256,address,bytes)"
+    for amount in (3_000 * USDC, 1_000 * USDC):  # a position the series sees open: its cost basis
+        node.send(morpho.morpho, supply, market_b, amount, 0, world.wallet, b"", sender=world.wallet)
+    withdraw = f"withdraw({PARAMS},uint256,uint256,address,address)"
+    node.send(morpho.morpho, withdraw, market_b, 1_000 * USDC, 0, world.wallet, world.wallet, sender=world.wallet)
     end = node.block_number()
     node.mine(200)  # the range settles: the index keeps it
     proxy = RpcProxy(node.url)
@@ -288,14 +293,26 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
         proxy.released.set()
     assert second == first
     morpho_entry = first["data"][0]
-    flows = {flow["kind"]: flow for entry in first["data"] for flow in entry["flows"]}
+    opened = f"{morpho_market_id(market_b)}:supply"
+    flows = {f["kind"]: f for entry in first["data"] for f in entry["flows"] if f["position"] != opened}
     assert set(flows) == {"deposit", "supply", "collateral-in", "transfer-out"}
+    price = morpho_world.USDC_USD / 10**8
+    (row,) = [row for row in morpho_entry["earnings"] if row["position"] == opened]
+    assert row["startAmount"] == "0"
+    assert row["costBasisUsd"] == pytest.approx(4_000 * price * (1 - 1_000 / 4_000), rel=1e-12)
+    assert row["averageEntryPriceUsd"] == pytest.approx(price, rel=1e-12)
+    held = next(
+        row for row in morpho_entry["earnings"] if row["position"] == f"{morpho_market_id(morpho.market_a)}:collateral"
+    )
+    assert held["costBasisUsd"] is None, "held before the series: its whole life is not seen"
     for kind in ("deposit", "supply", "transfer-out"):
         flow = flows[kind]
         assert flow["asset"] == morpho.usdc
         assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * morpho_world.USDC_USD / 10**8 / USDC, rel=1e-12)
     assert flows["collateral-in"]["amountUsd"] is None, "WETH has no feed on this chain"
-    collateral = next(row for row in morpho_entry["earnings"] if row["position"].endswith(":collateral"))
+    collateral = next(
+        row for row in morpho_entry["earnings"] if row["position"] == f"{morpho_market_id(morpho.market_a)}:collateral"
+    )
     assert collateral["flowsUsd"] is None and collateral["pnlUsd"] is None and collateral["earned"] == "0"
     transaction = node.rpc("eth_getTransactionByHash", flows["supply"]["transactionHash"])
     assert int(transaction["blockNumber"], 16) == flows["supply"]["blockNumber"]
