@@ -185,7 +185,7 @@ async def test_wallet_and_pool_inputs_count_together_towards_five(world_client, 
     (error,) = reply.body["errors"]
     assert error["extensions"]["code"] == "TOO_MANY_INPUTS"
     assert "the operation asks for 6, the limit is 5" in error["message"]
-    assert "counted over every walletPositions and poolDetails field" in error["message"]
+    assert "counted over every walletPositions, poolDetails and positionsHistory field" in error["message"]
     reply = await world_client.query(query, {"w": [wallet] * 2, "p": [pool] * 3})
     assert reply.status == 200, reply.body
 
