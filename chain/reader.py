@@ -35,7 +35,7 @@ from chain.head import HASH_PROBE_ADDRESS, Follower, Head, hex_int, learn_hash_t
 from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Tapes
 from chain.rounds import MULTICALL3, PINNED, Call, Pin, Rounds
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, hex_bytes
-from chain.rpc_batches import Exchange
+from chain.rpc_batches import Coalescer, Exchange
 from errors import ChainNotConfigured, InputValidationError, NetworkError, ProtocolError
 from immutable_cache import ImmutableCache
 from metrics import Metrics
@@ -137,6 +137,11 @@ class ChainRequest:
     hints: dict[tuple[Any, ...], Any] | None = None
     """The request's own guesses, where it must read what they would spare (recorded)."""
     _readers: dict[tuple[int, int | None, str | None], ChainReader] = field(default_factory=dict)
+    _coalescers: dict[int, Coalescer] = field(default_factory=dict)
+
+    def coalescer(self, chain_id: int) -> Coalescer:
+        """Where the chain's readers of this request send their batches together (rpc_batches)."""
+        return self._coalescers.setdefault(chain_id, Coalescer())
 
     def reader(self, chain_id: int, block: int | None = None, block_hash: str | None = None) -> ChainReader:
         """The chain's reader pinned to its newest block, to `block` (an earlier one), or to the
@@ -167,6 +172,7 @@ class ChainReader:
             request.deadline,
             self._config.max_attempts,
             history=self.past,
+            shared=request.coalescer(endpoint.chain_id),
         )
         self._cache = request.cache if request.cache is not None else request.chains.cache
         self._block: asyncio.Future[int] | None = None
