@@ -23,6 +23,7 @@ from adapters.context import FetchFunction
 from adapters.flows import FlowFunction, share_flows
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
+from adapters.lido import flows as lido_flows
 from adapters.lido import positions as lido
 from adapters.morpho import flows as morpho_flows
 from adapters.morpho import pools as morpho_pools
@@ -109,7 +110,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 details=pendle_pools.details,
                 flows=share_flows,
             ),
-            entry("lido", lido.chains(addresses), lido.fetch),
+            entry("lido", lido.chains(addresses), lido.fetch, flows=lido_flows.flows),
             entry(
                 "uniswap",
                 uniswap.chains(addresses),

@@ -287,7 +287,8 @@ def _add(plan: Plan, value: Any, sums: dict[str, float | None]) -> None:
 class Leg(NamedTuple):
     """One leg of a position type, as earnings follow it: its key (the values at `key`'s dotted
     paths joined by ":", then a suffix), its raw amount, its USD figure and the dotted path to its
-    asset's address."""
+    asset's address (empty where the answer names no token of the leg's units, Lido's stETH for
+    wstETH: its flows name it)."""
 
     key: tuple[str, ...]
     suffix: str
@@ -316,6 +317,7 @@ LEGS: dict[str, tuple[Leg, ...]] = {
         Leg(("fTokenAddress",), "", "underlyingAmount", "underlyingAmountUsd", "underlyingAsset.address"),
     ),
     "PricedTokenPosition": (Leg(("tokenAddress",), "", "balance", "balanceUsd", "tokenAddress"),),
+    "LidoStakedPosition": (Leg(("token.address",), "", "stEth", "balanceUsd", ""),),
     "PendlePtPosition": (Leg(("ptToken.address",), "", "balance", "balanceUsd", "ptToken.address"),),
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),

@@ -121,7 +121,7 @@ async def share_flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Map
             continue
         at = (log.block_number, log.log_index, log.transaction_hash)
         if asset == log.address:
-            found += _own_transfer(log, named, at)
+            found += own_transfers(log, named)
         elif log.topics[0] == DEPOSIT.topic and log.topics[2:3] == (named,):
             assets, _ = decode(("uint256", "uint256"), log.data)
             found.append(Flow(log.address, "deposit", *at, asset, assets))
@@ -145,15 +145,18 @@ async def share_flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Map
     return [flow if isinstance(flow, Flow) else await flow for flow in found]
 
 
-def _own_transfer(log: Log, named: str, at: tuple[int, int, str]) -> list[Flow]:
-    """A token that is its own asset: every transfer to or from the wallet."""
-    if log.topics[0] != TRANSFER.topic or len(log.topics) != 3 or (log.topics[1] == named) == (log.topics[2] == named):
+def own_transfers(log: Log, named: str) -> list[Flow]:
+    """A token followed in its own units: a transfer to or from the wallet (mints and burns too)."""
+    if not log.topics or log.topics[0] != TRANSFER.topic or len(log.topics) != 3:
+        return []
+    if (log.topics[1] == named) == (log.topics[2] == named):
         return []
     (amount,) = decode(("uint256",), log.data)
     inward = log.topics[2] == named
     kind = ("mint" if log.topics[1][26:] == ZERO[2:] else "transfer-in") if inward else "transfer-out"
     if not inward and log.topics[2][26:] == ZERO[2:]:
         kind = "burn"
+    at = (log.block_number, log.log_index, log.transaction_hash)
     return [Flow(log.address, kind, *at, log.address, amount if inward else -amount)]
 
 

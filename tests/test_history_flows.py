@@ -20,13 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import auth
-from tests import aave_world, morpho_world
+from tests import aave_world, lido_world, morpho_world
 from tests.evm import CONTRACTS, Anvil, compile_contracts
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 from tests.test_past_blocks import market_id as morpho_market_id
 
 PARAMS = "(address,address,address,address,uint256)"
+TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 USDC, ETHER = 10**6, 10**18
 FLOWS = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {
   positionsHistory(inputs: $inputs, from: $from, to: $to, points: $points) {
@@ -423,3 +424,53 @@ def test_aave_flows_are_the_actions_and_earnings_add_up(aave: AaveFlows, steps: 
             assert int(row["earned"]) <= rounding, row
         else:
             assert int(row["earned"]) >= -rounding, row
+
+
+class LidoFlows:
+    """Lido's test world: the holder submits, sends, receives and wraps while stETH rebases."""
+
+    def __init__(self, folder: Path) -> None:
+        self.node = Anvil()
+        self.world = lido_world.build(self.node)
+        self.wallet, self.other = self.world.wallets["holder"], self.world.wallets["requester"]
+        self.folder = folder
+        self.world.write_addresses(folder / "addresses.json")
+        self.key = auth.create_key(folder / "keys.env", "lido-flows")[0]
+
+
+lido = chain_fixture(LidoFlows)
+
+
+async def test_lido_flows_are_in_steth_and_rebases_are_earned(lido: LidoFlows) -> None:
+    node, world, wallet = lido.node, lido.world, lido.wallet
+    steth, wsteth = world.steth.lower(), world.wsteth.lower()
+    start = node.block_number()
+    submit = "0xa1903eab" + "00" * 32  # submit(address referral): ether in, stETH minted
+    tx = node.transact({"to": steth, "data": submit, "value": hex(2 * ETHER)}, wallet)
+    (minted,) = [int(log["data"], 16) for log in tx["logs"] if log["topics"][0] == TRANSFER_TOPIC]
+    node.send(steth, "transfer(address,uint256)", lido.other, ETHER // 2, sender=wallet)
+    pooled, shares = node.call(steth, "totalPooledEther()"), node.call(steth, "totalShares()")
+    node.send(steth, "setTotals(uint256,uint256)", pooled + pooled // 1000, shares)  # a rebase: +0.1 %
+    wrapped = node.send(wsteth, "mint(address,uint256)", wallet, ETHER)
+    node.mine(1)
+    end = node.block_number()
+    async with Service(lido.folder, lido.key, node) as service:
+        answer = await ask(
+            service,
+            [{"protocol": "lido", "chainId": node.chain_id, "walletAddress": wallet}],
+            **{"from": {"blockNumber": start}, "to": {"blockNumber": end}, "points": 2},
+        )
+    (entry,) = answer["data"]
+    as_steth = node.call(wsteth, "getStETHByWstETH(uint256)", ETHER, block=_block(wrapped))
+    assert [(f["position"], f["kind"], int(f["amount"]), f["asset"]) for f in entry["flows"]] == [
+        (steth, "mint", minted, steth),
+        (steth, "transfer-out", -(ETHER // 2), steth),
+        (wsteth, "mint", as_steth, steth),
+    ]
+    rows = {row["position"]: row for row in entry["earnings"]}
+    start_steth = int(rows[steth]["startAmount"])
+    expected = (start_steth + minted - ETHER // 2) // 1000  # the rebase on what was held then
+    assert abs(int(rows[steth]["earned"]) - expected) <= 2, rows[steth]
+    assert int(rows[steth]["earned"]) == int(rows[steth]["endAmount"]) - start_steth - int(rows[steth]["netFlows"])
+    assert rows[steth]["asset"] == rows[wsteth]["asset"] == steth
+    assert {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"} <= {"LidoWithdrawalRequest"}

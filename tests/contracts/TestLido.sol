@@ -27,6 +27,31 @@ contract TestStETH {
     function balanceOf(address account) external view returns (uint256) {
         return getPooledEthByShares(sharesOf[account]);
     }
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event TransferShares(address indexed from, address indexed to, uint256 sharesValue);
+
+    /// Lido's transfer: the shares `amount` is worth now move (rounded down, as Lido's
+    /// getSharesByPooledEth does), and both events say so.
+    function transfer(address to, uint256 amount) external returns (bool) {
+        uint256 moved = amount * totalShares / totalPooledEther;
+        sharesOf[msg.sender] -= moved;
+        sharesOf[to] += moved;
+        emit Transfer(msg.sender, to, amount);
+        emit TransferShares(msg.sender, to, moved);
+        return true;
+    }
+
+    /// Lido's submit: ether in, shares minted at the rate before it, announced as a transfer from
+    /// zero of what the shares are worth (Lido's _emitTransferAfterMintingShares).
+    function submit(address) external payable returns (uint256 moved) {
+        moved = msg.value * totalShares / totalPooledEther;
+        sharesOf[msg.sender] += moved;
+        totalShares += moved;
+        totalPooledEther += msg.value;
+        emit Transfer(address(0), msg.sender, getPooledEthByShares(moved));
+        emit TransferShares(address(0), msg.sender, moved);
+    }
 }
 
 /// wstETH: one token per stETH share, converted by stETH's own rate.
@@ -41,8 +66,19 @@ contract TestWstETH {
         stETH = steth;
     }
 
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    /// What wrapping makes (the stETH it takes is the test's to set).
     function mint(address account, uint256 amount) external {
         balanceOf[account] += amount;
+        emit Transfer(address(0), account, amount);
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        balanceOf[msg.sender] -= amount;
+        balanceOf[to] += amount;
+        emit Transfer(msg.sender, to, amount);
+        return true;
     }
 
     function getStETHByWstETH(uint256 amount) external view returns (uint256) {
