@@ -171,10 +171,7 @@ async def resolve(
     when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
     another field of the request may share them."""
     context: RequestContext = info.context
-    source = info.field_nodes[0].loc.source.body if info.field_nodes[0].loc else "provenance"
-    provenance = "provenance" in source and any(  # the walk only for documents that name it
-        selects(node.selection_set, "provenance", info.fragments, info.variable_values) for node in info.field_nodes
-    )
+    provenance = _wants(info, "provenance")
     started = [_start(root, context, item, provenance) for item in inputs]
     fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
     if fetches:
@@ -211,12 +208,8 @@ async def resolve_history(_root: Any, info: GraphQLResolveInfo[RequestContext], 
             )
     except PositionError as exc:
         asked = exc
-    wants_flows = any(
-        selects(node.selection_set, name, info.fragments, info.variable_values)
-        for node in info.field_nodes
-        for name in ("flows", "earnings")
-    )
-    tasks = [asyncio.ensure_future(_history(context, info.schema, item, asked, wants_flows)) for item in inputs]
+    wants = (_wants(info, "flows") or _wants(info, "earnings"), _wants(info, "provenance"))
+    tasks = [asyncio.ensure_future(_history(context, info.schema, item, asked, *wants)) for item in inputs]
     if tasks:
         await asyncio.wait(tasks)
     data, errors = [], []
@@ -238,6 +231,7 @@ async def _history(
     item: dict[str, Any],
     asked: series.Range | PositionError,
     wants_flows: bool,
+    provenance: bool,
 ) -> dict[str, Any]:
     """One input's series; PositionError for the input as a whole."""
     name, chain_id, address = item["protocol"], item["chainId"], item["walletAddress"].lower()
@@ -252,7 +246,7 @@ async def _history(
     counted = context.chains.chains.metrics
 
     async def point(block: int) -> dict[str, Any]:
-        key = (WALLETS.name, protocol.name, chain_id, address, block, None, False)
+        key = (WALLETS.name, protocol.name, chain_id, address, block, None, provenance)
         try:
             answer = await _joined(context, protocol, function, key)
             shaped = _shaped(WALLETS, protocol, chain_id, address, answer, schema)
@@ -287,6 +281,15 @@ async def _history(
 
 
 Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
+
+
+def _wants(info: GraphQLResolveInfo[RequestContext], name: str) -> bool:
+    """Whether the field's selection selects `name` anywhere below (the walk only for documents
+    that name it at all)."""
+    source = info.field_nodes[0].loc.source.body if info.field_nodes[0].loc else name
+    return name in source and any(
+        selects(node.selection_set, name, info.fragments, info.variable_values) for node in info.field_nodes
+    )
 
 
 def _start(root: RootField, context: RequestContext, item: dict[str, Any], provenance: bool = False) -> Started:

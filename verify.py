@@ -72,14 +72,21 @@ class Report:
 
 
 def entries(answer: Any) -> Iterator[tuple[str, Any]]:
-    """(where, entry) of every data entry of every root field, under aliases too."""
+    """(where, entry) of every data entry of every root field, under aliases too, and of every
+    answered point of a series (`positionsHistory`)."""
     data = answer.get("data") if isinstance(answer, dict) else None
     if not isinstance(data, dict):
         raise Unverifiable("the file is not a GraphQL answer with data")
     for alias, result in data.items():
         listed = result.get("data") if isinstance(result, dict) else None
         for index, entry in enumerate(listed if isinstance(listed, list) else []):
-            yield f"{alias}.data[{index}]", entry
+            points = entry.get("points") if isinstance(entry, dict) else None
+            if not isinstance(points, list):
+                yield f"{alias}.data[{index}]", entry
+                continue
+            for number, point in enumerate(points):  # a series: each point's answer (not a failed one)
+                if isinstance(point, dict) and point.get("positions") is not None:
+                    yield f"{alias}.data[{index}].points[{number}].positions", point["positions"]
 
 
 async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> int:

@@ -194,3 +194,31 @@ def test_verify_refuses_what_it_cannot_read(tmp_path):
         )
         assert done.returncode == 2 and "Traceback" not in done.stderr and "127.0.0.1:9" not in done.stderr
         assert said in done.stdout, done.stdout
+
+
+def test_a_series_with_provenance_verifies_point_by_point(worlds):
+    """Each answered point of a `positionsHistory` series carries its own provenance when selected,
+    and `verify` checks every point's answer as it checks any entry; a point's figure changed is
+    caught and named by its path."""
+    built, folder, key = worlds
+    inputs = [item for item in wallet_inputs(built) if item["protocol"] in ("aave", "morpho")][:2]
+    head = built.node.block_number()
+    query = (
+        "query($inputs: [PositionInput!]!) { positionsHistory(inputs: $inputs, "
+        f"from: {{blockNumber: {head - 4}}}, to: {{blockNumber: {head}}}, points: 2) "
+        "{ data { points { blockNumber positions { ... on MorphoWalletPositions { protocol chainId walletAddress "
+        "blockNumber blockHash blockTimestamp warnings { code } provenance { method params result } } "
+        "... on AaveWalletPositions { protocol chainId walletAddress blockNumber blockHash blockTimestamp "
+        "warnings { code } provenance { method params result } } } } } errors { error { message } } } }"
+    )
+    answer = asyncio.run(ask(folder, key, built.node, query, inputs))
+    series = answer["data"]["positionsHistory"]
+    assert series["errors"] == [] and all(p["positions"]["provenance"] for e in series["data"] for p in e["points"])
+    done = verify(folder, answer, built.node.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 entries" in done.stdout
+    changed = copy.deepcopy(answer)
+    changed["data"]["positionsHistory"]["data"][1]["points"][0]["positions"]["blockTimestamp"] += 1
+    done = verify(folder, changed, built.node.url)
+    assert done.returncode == 1
+    assert "positionsHistory.data[1].points[0].positions.blockTimestamp" in done.stdout
