@@ -266,17 +266,13 @@ async def _history(
         answer = await series.series(point, found, schema, protocol.type_name)
         answer |= {"flows": [], "earnings": []}
         if wants_flows:
-            end = max(point["blockNumber"] for point in answer["points"] if point["positions"] is not None)
-            ctx = FetchContext(
-                asyncio.get_running_loop().time() + context.input_timeout,
-                context.chains,
-                context.indexes,
-                protocol.chain(chain_id),
-                protocol.name,
-                end,
-            )
+
+            def at(block: int) -> FetchContext:
+                deadline = asyncio.get_running_loop().time() + context.input_timeout
+                return FetchContext(deadline, context.chains, context.indexes, protocol.chain(chain_id), name, block)
+
             async with asyncio.timeout(context.input_timeout):
-                await series.flows(ctx, schema, protocol, address, answer)
+                await series.kept_flows(at, context.answers, schema, protocol, address, answer)
         return {"protocol": protocol.name, "chainId": chain_id, "walletAddress": address, **answer}
 
 

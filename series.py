@@ -30,6 +30,7 @@ from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
 from chain import ChainReader
 from errors import BeforeDeployment, InputValidationError, PositionError
+from immutable_cache import ImmutableCache
 from protocols import Protocol
 
 MAX_POINTS = 366
@@ -463,6 +464,31 @@ def _unit_price(*candidates: tuple[int | None, float | None]) -> float | None:
         if amount and usd is not None:
             return usd / amount
     return None
+
+
+async def kept_flows(
+    at: Callable[[int], FetchContext],
+    answers: ImmutableCache,
+    schema: GraphQLSchema,
+    protocol: Protocol,
+    wallet: str,
+    answer: dict[str, Any],
+) -> None:
+    """`flows`, kept like answers: per range and the last point's block key (its hash), so a
+    repeat reads no logs; not kept while the index is behind (FLOWS_INCOMPLETE)."""
+    answered = [point["blockNumber"] for point in answer["points"] if point["positions"] is not None]
+    ctx = at(answered[-1])
+    block_key = await ctx.reader().block_key() if answers.max_bytes > 0 else None
+    key = ("flows", protocol.name, ctx.chain_id, wallet, answered[0], answered[-1], block_key)
+    if block_key is not None and (kept := answers.get(key)) is not None:
+        answer["flows"], answer["earnings"] = kept["flows"], kept["earnings"]
+        answer["warnings"] = answer["warnings"] + kept["warnings"]
+        return
+    before = len(answer["warnings"])
+    await flows(ctx, schema, protocol, wallet, answer)
+    added = answer["warnings"][before:]
+    if block_key is not None and not any(warning["code"] == "FLOWS_INCOMPLETE" for warning in added):
+        answers.put(key, {"flows": answer["flows"], "earnings": answer["earnings"], "warnings": added})
 
 
 async def flows(

@@ -290,6 +290,9 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
             assert scanned > 0
             second = await ask(service, world.inputs(), **arguments)
             assert len(proxy.calls("eth_getLogs")) == scanned, "an indexed range is read from the index"
+            before = proxy.reads()
+            assert await ask(service, world.inputs(), **arguments) == first
+            assert proxy.reads() == before, "a repeat, flows and earnings included, reads nothing"
     finally:
         proxy.released.set()
     assert second == first
