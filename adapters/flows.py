@@ -142,7 +142,11 @@ async def share_flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Map
             if inward != (log.topics[1] == named):  # to oneself: no flow
                 kind, sign = ("transfer-in", 1) if inward else ("transfer-out", -1)
                 found.append(_valued_shares(ctx, log, kind, at, asset, sign * shares))
-    return [flow if isinstance(flow, Flow) else await flow for flow in found]
+    return list(await asyncio.gather(*(_ready(flow) for flow in found)))  # transfers valued side by side
+
+
+async def _ready(flow: Flow | Awaitable[Flow]) -> Flow:
+    return flow if isinstance(flow, Flow) else await flow
 
 
 def own_transfers(log: Log, named: str) -> list[Flow]:
