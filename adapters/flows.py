@@ -28,7 +28,7 @@ from chain import Log
 from chain.abi import Event, decode
 from chain.erc20 import DECIMALS, TRANSFER
 from chain.erc4626 import CONVERT_TO_ASSETS
-from chain.event_index import Entry, Rows, Stream
+from chain.event_index import WALLET_STREAMS, Entry, Rows, Stream
 from errors import ProtocolError
 
 BUCKET = 1 << 18
@@ -78,7 +78,7 @@ def wallet_stream(wallet: str, start: int) -> Stream:
     """Every contract's logs that name `wallet` in an indexed topic, from `start`."""
     named = topic(wallet)
     return Stream(
-        f"wallet-{wallet.lower()}-{start}",
+        f"{WALLET_STREAMS}{wallet.lower()}-{start}",
         (),
         (),
         start,
@@ -102,7 +102,7 @@ async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> 
     """The wallet's logs of blocks first..last (the context's block is `last`), and whether the
     index could give them all (False while a long range is still being scanned)."""
     index = ctx.indexes.file(ctx.chain_id)
-    prefix = f"wallet-{wallet.lower()}-"
+    prefix = f"{WALLET_STREAMS}{wallet.lower()}-"
     starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
     stream = wallet_stream(wallet, min(starts) if starts else first // BUCKET * BUCKET)
     reader = ctx.reader()

@@ -90,6 +90,17 @@ class Holding:
 Rows = list["Entry | Holding"]
 
 
+WALLET_STREAMS = "wallet-"
+"""The prefix of streams that follow one wallet (adapters/flows.py): their number grows with the
+wallets asked, so their entries are not kept in memory, they are no metric's label (no wallet in
+a label, and no unbounded one) and the log names them without the wallet."""
+
+
+def label(name: str) -> str:
+    """A stream as logs and metrics name it."""
+    return "wallet logs" if name.startswith(WALLET_STREAMS) else name
+
+
 @dataclass(frozen=True)
 class Stream:
     """What to scan: `topics` (topic0 alternatives) of `addresses` from `start_block`, and of the
@@ -178,13 +189,16 @@ class ChainIndex:
         return _Progress(*row)
 
     def entries(self, stream: Stream) -> dict[str, dict[str, Entry]]:
-        """Every entry of the stream by kind and key (kept in memory until the next write)."""
+        """Every entry of the stream by kind and key (kept in memory until the next write, but a
+        wallet's: read each time)."""
         if stream.name not in self._entries:
             found: dict[str, dict[str, Entry]] = {}
             for kind, key, value, block in self._db.execute(
                 "SELECT kind, key, value, block FROM entries WHERE stream = ?", (stream.name,)
             ):
                 found.setdefault(kind, {})[key] = Entry(kind, key, value, block)
+            if stream.name.startswith(WALLET_STREAMS):
+                return found
             self._entries[stream.name] = found
         return self._entries[stream.name]
 
@@ -316,6 +330,7 @@ class Indexes:
             (chain_id, stream, covered)
             for chain_id, index in list(self._files.items())
             for stream, _, covered in index.covered()
+            if not stream.startswith(WALLET_STREAMS)
         ]
 
     async def close(self) -> None:
@@ -415,7 +430,7 @@ class Indexes:
                 " answered as of the node's head",
                 chain_id,
                 head,
-                stream.name,
+                label(stream.name),
                 covered,
             )
             return
@@ -427,13 +442,15 @@ class Indexes:
             index.drop(stream)
         log.warning(
             "index of %s on chain %d does not match the chain at block %d (%s): %s",
-            stream.name,
+            label(stream.name),
             chain_id,
             covered,
             "the node has no such block" if covered > head else "another hash",
             f"rewound to block {agreed[0]}, the newest it agrees with" if agreed and rewound else "scanning it again",
         )
-        self.chains.metrics.index_rewinds.labels(str(chain_id), stream.name, "rewound" if rewound else "dropped").inc()
+        self.chains.metrics.index_rewinds.labels(
+            str(chain_id), label(stream.name), "rewound" if rewound else "dropped"
+        ).inc()
         self._checked[key] = rewinds
 
     async def build(self, reader: ChainReader, stream: Stream, report: Callable[[int, int, int], None]) -> int:
@@ -494,7 +511,7 @@ class Indexes:
                 failures += 1
                 log.warning(
                     "index of %s on chain %d: blocks %d-%d failed (%s); again in %d s",
-                    stream.name,
+                    label(stream.name),
                     chain_id,
                     covered + 1,
                     high,
@@ -517,7 +534,7 @@ class Indexes:
                 rate = done / max(now - started, 1e-9)
                 log.info(
                     "index of %s on chain %d: %d blocks done, %d left, %.0f blocks/s, ETA %.0f s",
-                    stream.name,
+                    label(stream.name),
                     chain_id,
                     done,
                     left,

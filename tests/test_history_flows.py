@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import auth
+import server
 from tests import aave_world, lido_world, morpho_world
 from tests.evm import CONTRACTS, Anvil, compile_contracts
 from tests.rpc_proxy import RpcProxy
@@ -293,6 +294,15 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
             before = proxy.reads()
             assert await ask(service, world.inputs(), **arguments) == first
             assert proxy.reads() == before, "a repeat, flows and earnings included, reads nothing"
+            labels = [
+                value
+                for metric in service.app[server.METRICS].registry.collect()
+                for sample in metric.samples
+                for value in sample.labels.values()
+            ]
+            assert labels and not [value for value in labels if world.wallet[2:] in value.lower()], (
+                "no wallet in a label"
+            )
     finally:
         proxy.released.set()
     assert second == first
