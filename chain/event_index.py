@@ -91,13 +91,11 @@ Rows = list["Entry | Holding"]
 
 
 WALLET_STREAMS = "wallet-"
-"""The prefix of streams that follow one wallet (adapters/flows.py): their number grows with the
-wallets asked, so their entries are not kept in memory, they are no metric's label (no wallet in
-a label, and no unbounded one) and the log names them without the wallet."""
+"""Streams of one wallet (adapters/flows.py), as many as wallets asked: not held in memory, no
+metric's label, and named by `label` without the wallet."""
 
 
 def label(name: str) -> str:
-    """A stream as logs and metrics name it."""
     return "wallet logs" if name.startswith(WALLET_STREAMS) else name
 
 
@@ -105,9 +103,8 @@ def label(name: str) -> str:
 class Stream:
     """What to scan: `topics` (topic0 alternatives) of `addresses` from `start_block`, and of the
     contracts that entries of `followed_kinds` name (their keys are addresses) from their block.
-    `filters`, where given, are whole topic filters instead, each asked on its own and their logs
-    merged (one log that several match is one row): a wallet in any indexed position; no
-    `addresses` then asks every contract."""
+    `filters`: whole topic filters instead, each asked on its own, their logs merged (a wallet in
+    any indexed position; no `addresses` then: every contract's)."""
 
     name: str
     addresses: tuple[str, ...]
@@ -118,8 +115,7 @@ class Stream:
     filters: tuple[tuple[str | None, ...], ...] = ()
 
     @property
-    def topic_filters(self) -> list[list[Any]]:
-        """The eth_getLogs `topics` of each query."""
+    def topic_filters(self) -> list[list[Any]]:  # each query's eth_getLogs `topics`
         return [list(topics) for topics in self.filters] or [[list(self.topics)]]
 
 
@@ -189,8 +185,7 @@ class ChainIndex:
         return _Progress(*row)
 
     def entries(self, stream: Stream) -> dict[str, dict[str, Entry]]:
-        """Every entry of the stream by kind and key (kept in memory until the next write, but a
-        wallet's: read each time)."""
+        """Every entry of the stream by kind and key (kept in memory until the next write; a wallet's not)."""
         if stream.name not in self._entries:
             found: dict[str, dict[str, Entry]] = {}
             for kind, key, value, block in self._db.execute(
@@ -601,7 +596,5 @@ async def _logs(reader: ChainReader, addresses: list[str], filters: list[list[An
     (a log found twice once). No addresses: every contract's."""
     chunks = [addresses[i : i + MAX_LOG_ADDRESSES] for i in range(0, len(addresses), MAX_LOG_ADDRESSES)] or [[]]
     parts = await asyncio.gather(*(reader.get_logs(chunk, topics, low, high) for chunk in chunks for topics in filters))
-    if len(parts) == 1:
-        return parts[0]
     merged = {(entry.block_number, entry.log_index): entry for part in parts for entry in part}
     return [merged[key] for key in sorted(merged)]
