@@ -105,8 +105,7 @@ async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> 
     prefix = f"{WALLET_STREAMS}{wallet.lower()}-"
     starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
     stream = wallet_stream(wallet, min(starts) if starts else first // BUCKET * BUCKET)
-    reader = ctx.reader()
-    view = await reader.shared(("events", stream.name), lambda: ctx.indexes.view(reader, stream))
+    view = await ctx.events(stream)
     logs = [_log(entry) for entry in view.of("log") if first <= entry.block <= last]
     return logs, view.complete
 
