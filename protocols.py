@@ -17,10 +17,11 @@ from typing import Any
 from adapters.aave import flows as aave_flows
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
+from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
 from adapters.context import FetchFunction
-from adapters.flows import FlowFunction, share_flows
+from adapters.flows import FlowFunction, FlowPrices, share_flows
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
 from adapters.lido import flows as lido_flows
@@ -60,6 +61,9 @@ class Protocol:
     flows: FlowFunction | None = None
     """`positionsHistory` flows: the wallet's logs decoded into its positions' flows
     (adapters/flows.py); None where not derived yet (the series says so)."""
+    flow_prices: FlowPrices | None = None
+    """The flows' USD prices where the protocol values its positions by its own oracle; None:
+    the chain's feeds, as its positions."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
@@ -98,9 +102,25 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 pool_ids=True,
                 flows=morpho_flows.flows,
             ),
-            entry("aave", aave.chains(addresses), aave.fetch, details=aave_pools.details, flows=aave_flows.flows),
-            entry("spark", spark.chains(addresses), spark.fetch, details=aave_pools.details, flows=spark_flows.flows),
-            entry("compound", compound.chains(addresses), compound.fetch, details=compound_pools.details),
+            *(
+                entry(
+                    name,
+                    module.chains(addresses),
+                    module.fetch,
+                    details=aave_pools.details,
+                    flows=flows,
+                    flow_prices=aave_flows.prices,
+                )
+                for name, module, flows in (("aave", aave, aave_flows.flows), ("spark", spark, spark_flows.flows))
+            ),
+            entry(
+                "compound",
+                compound.chains(addresses),
+                compound.fetch,
+                details=compound_pools.details,
+                flows=compound_flows.flows,
+                flow_prices=compound_flows.prices,
+            ),
             entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details, flows=share_flows),
             entry(
                 "pendle",

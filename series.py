@@ -323,6 +323,11 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),
     "PendleSyPosition": (Leg(("syTokenAddress",), "", "balance", "balanceUsd", "syTokenAddress"),),
+    "CompoundSupplyPosition": (Leg(("marketAddress",), ":supply", "balance", "balanceUsd", "baseAsset.address"),),
+    "CompoundBorrowPosition": (Leg(("marketAddress",), ":borrow", "debt", "debtUsd", "baseAsset.address", debt=True),),
+    "CompoundCollateralPosition": (
+        Leg(("marketAddress", "asset.address"), ":collateral", "balance", "balanceUsd", "asset.address"),
+    ),
 }
 """The position types whose flows are derived (adapters/flows.py and the protocols' flows.py),
 by type; a position of another type with a USD figure gets a FLOWS_UNAVAILABLE warning."""
@@ -512,10 +517,17 @@ async def flows(
     assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
     logs, complete = await wallet_logs(ctx, wallet, start + 1, end)
     found = await protocol.flows(ctx, wallet, logs, assets)
-    values, decimals = await usd_values(ctx, found)
+    values, decimals = await usd_values(ctx, found, protocol.flow_prices)
     if not complete:
         message = "The event index is still reading the wallet's logs over the range: flows may be missing; ask again."
         warnings.append({"code": "FLOWS_INCOMPLETE", "target": wallet, "message": message})
+    unpriced = [flow.asset for flow, value in zip(found, values) if value is None]
+    for asset in sorted(set(unpriced)):
+        message = (
+            f"{asset} has no USD price at the blocks of {unpriced.count(asset)} of its flows: their amountUsd, "
+            "and their positions' flowsUsd, pnlUsd and cost basis, are null."
+        )
+        warnings.append({"code": "FLOWS_UNPRICED", "target": asset, "message": message})
     answer["flows"] = [
         {
             "position": flow.position,

@@ -19,12 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from fractions import Fraction
 from typing import NamedTuple
 
 from adapters.context import FetchContext
 from adapters.position_warnings import outcome
 from adapters.prices import UsdPrice, usd_price
-from chain import Log
+from chain import ChainReader, Log
 from chain.abi import Event, decode
 from chain.erc20 import DECIMALS, TRANSFER
 from chain.erc4626 import CONVERT_TO_ASSETS
@@ -173,23 +174,40 @@ async def _valued_shares(
     return Flow(log.address, kind, *at, asset, assets if shares > 0 else -assets)
 
 
-async def usd_values(ctx: FetchContext, flows: list[Flow]) -> tuple[list[float | None], dict[str, int]]:
-    """Each flow's amount in USD at its block (the asset's feed read there; None where the asset
-    has no trustworthy price then), and the decimals of each asset that has them."""
-    pairs = sorted({(flow.asset, flow.block) for flow in flows})
+FlowPrices = Callable[[FetchContext, ChainReader, list[Flow]], Awaitable[dict[int, Fraction | None]]]
+"""A protocol that values its positions by its own oracle values their flows by it too, so a PnL
+never mixes two sources: (context, a reader at the flows' block, the flows of that block) -> for
+the flows it values, by their index in that list, the USD per whole unit of the flow's asset there
+(None: no price then); the others go by the chain's feeds."""
 
-    async def price(asset: str, block: int) -> tuple[UsdPrice | None, int | None]:
-        reader = ctx.chains.reader(ctx.chain_id, block)
-        found, info = await asyncio.gather(
-            outcome(usd_price(reader, ctx.chain, asset)), outcome(reader.call(asset, DECIMALS))
-        )
-        decimals = None if isinstance(info, ProtocolError) else int(info[0])
-        return (found if isinstance(found, UsdPrice) else None), decimals
 
-    prices = dict(zip(pairs, await asyncio.gather(*(price(*pair) for pair in pairs))))
+async def usd_values(
+    ctx: FetchContext, flows: list[Flow], own: FlowPrices | None
+) -> tuple[list[float | None], dict[str, int]]:
+    """Each flow's amount in USD at its block, by the protocol's own prices (`own`) or else the
+    asset's feed read there (None where the asset has no trustworthy price then), and the decimals
+    of each asset that has them (read at the range's last block: they never change)."""
+    reader = ctx.reader()
+    assets = sorted({flow.asset for flow in flows})
+    infos = await asyncio.gather(*(outcome(reader.call(asset, DECIMALS)) for asset in assets))
+    known = {asset: int(info[0]) for asset, info in zip(assets, infos) if not isinstance(info, ProtocolError)}
+    by_block: dict[int, list[int]] = {}
+    for at, flow in enumerate(flows):
+        by_block.setdefault(flow.block, []).append(at)
+
+    async def priced(block: int, indexes: list[int]) -> list[Fraction | None]:
+        at, moved = ctx.chains.reader(ctx.chain_id, block), [flows[index] for index in indexes]
+        valued = await own(ctx, at, moved) if own is not None else {}
+        rest = [index for index in range(len(moved)) if index not in valued]
+        feeds = await asyncio.gather(*(outcome(usd_price(at, ctx.chain, moved[index].asset)) for index in rest))
+        for index, feed in zip(rest, feeds):
+            valued[index] = Fraction(feed.answer, 10**feed.decimals) if isinstance(feed, UsdPrice) else None
+        return [valued[index] for index in range(len(moved))]
+
+    found = await asyncio.gather(*(priced(block, indexes) for block, indexes in by_block.items()))
+    prices = {index: price for indexes, got in zip(by_block.values(), found) for index, price in zip(indexes, got)}
     values = []
-    for flow in flows:
-        usd, decimals = prices[(flow.asset, flow.block)]
-        values.append(None if usd is None or decimals is None else usd.value(flow.amount, decimals))
-    known = {asset: decimals for (asset, _), (_, decimals) in prices.items() if decimals is not None}
+    for index, flow in enumerate(flows):
+        price, decimals = prices[index], known.get(flow.asset)
+        values.append(None if price is None or decimals is None else float(flow.amount * price / 10**decimals))
     return values, known

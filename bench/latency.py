@@ -140,6 +140,7 @@ async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -
                 addresses_file=str(folder / "addresses.json"),
                 state_dir=str(folder / f"state-{rtt_ms}"),
                 rate_limit=10**9,
+                input_timeout=max(10.0, rtt_ms * 0.06),  # rounds, not the budget, at a long RTT
             ),
             rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))},
         )

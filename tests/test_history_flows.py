@@ -121,6 +121,23 @@ class Expected:
         self.given = 0
 
 
+def taken(node: Anvil, steps: list[Action], act: Callable[[Action, Expected], None]) -> tuple[int, int, Expected]:
+    """Take the steps (each by `act`) and mine a block after them: the block before them, that
+    last block, and the flows they must show."""
+    start, expected = node.block_number(), Expected()
+    for step in steps:
+        act(step, expected)
+    node.mine(1)
+    return start, node.block_number(), expected
+
+
+def earned_adds_up(row: dict[str, Any]) -> int:
+    """A leg's `earned`, checked to be end - start - net flows (negated for a debt)."""
+    start_amount, end_amount, net = (int(row[name]) for name in ("startAmount", "endAmount", "netFlows"))
+    assert int(row["earned"]) == (-1 if row["debt"] else 1) * (end_amount - start_amount - net), row
+    return int(row["earned"])
+
+
 def act(world: World, action: Action, expected: Expected) -> None:
     """One action, if the wallet's state allows it (else nothing), and the flows it must show."""
     node, morpho, wallet, vault = world.node, world.morpho, world.wallet, world.vault
@@ -220,12 +237,7 @@ async def ask(service: Service, inputs: list[dict[str, Any]], **arguments: Any) 
 def test_flows_are_the_actions_and_earnings_add_up(world: World, steps: list[Action]) -> None:
     node = world.node
     world.morpho.set_feed(morpho_world.USDC_USD)
-    start = node.block_number()
-    expected = Expected()
-    for step in steps:
-        act(world, step, expected)
-    node.mine(1)
-    end = node.block_number()
+    start, end, expected = taken(node, steps, lambda step, expected: act(world, step, expected))
     answer = asyncio.run(_series(world, start, end))
     morpho, vault = answer["data"]
     flows = [
@@ -234,12 +246,13 @@ def test_flows_are_the_actions_and_earnings_add_up(world: World, steps: list[Act
         for flow in entry["flows"]
     ]
     assert sorted(flows, key=lambda f: f[3]) == sorted(expected.flows, key=lambda f: f[3])
+    unpriced = {flow["asset"] for flow in morpho["flows"] if flow["amountUsd"] is None}
+    assert unpriced <= {world.morpho.weth.lower()}, "only WETH has no feed on this chain"
     for entry in (morpho, vault):
-        assert [w for w in entry["warnings"] if w["code"].startswith("FLOWS")] == []
+        warned = [(w["code"], w["target"]) for w in entry["warnings"] if w["code"].startswith("FLOWS")]
+        assert warned == ([("FLOWS_UNPRICED", world.morpho.weth.lower())] if entry is morpho and unpriced else [])
         for row in entry["earnings"]:
-            start_amount, end_amount, net = (int(row[name]) for name in ("startAmount", "endAmount", "netFlows"))
-            sign = -1 if row["debt"] else 1
-            assert int(row["earned"]) == sign * (end_amount - start_amount - net), row
+            earned_adds_up(row)
             assert (row["fromBlock"], row["toBlock"]) == (start, end)
             rounding = 2 + sum(1 for flow in entry["flows"] if flow["position"] == row["position"])
             """Shares to assets round in the protocol's favour (down for a supply, up for a debt) at
@@ -324,6 +337,8 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
         assert flow["asset"] == morpho.usdc
         assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * morpho_world.USDC_USD / 10**8 / USDC, rel=1e-12)
     assert flows["collateral-in"]["amountUsd"] is None, "WETH has no feed on this chain"
+    (warning,) = [w for w in morpho_entry["warnings"] if w["code"] == "FLOWS_UNPRICED"]
+    assert warning["target"] == morpho.weth.lower() and "at the blocks of 1 of its flows" in warning["message"]
     collateral = next(
         row for row in morpho_entry["earnings"] if row["position"] == f"{morpho_market_id(morpho.market_a)}:collateral"
     )
@@ -413,12 +428,7 @@ def aave_act(flows: AaveFlows, action: Action, expected: Expected) -> None:
 )
 def test_aave_flows_are_the_actions_and_earnings_add_up(aave: AaveFlows, steps: list[Action]) -> None:
     node = aave.node
-    start = node.block_number()
-    expected = Expected()
-    for step in steps:
-        aave_act(aave, step, expected)
-    node.mine(1)
-    end = node.block_number()
+    start, end, expected = taken(node, steps, lambda step, expected: aave_act(aave, step, expected))
     inputs = [{"protocol": "aave", "chainId": node.chain_id, "walletAddress": aave.wallet}]
 
     async def series() -> dict[str, Any]:
@@ -430,8 +440,7 @@ def test_aave_flows_are_the_actions_and_earnings_add_up(aave: AaveFlows, steps: 
     flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
     assert flows == expected.flows
     for row in entry["earnings"]:
-        start_amount, end_amount, net = (int(row[name]) for name in ("startAmount", "endAmount", "netFlows"))
-        assert int(row["earned"]) == (-1 if row["debt"] else 1) * (end_amount - start_amount - net), row
+        earned_adds_up(row)
         rounding = 2 + sum(1 for flow in entry["flows"] if flow["position"] == row["position"])
         if row["debt"]:
             assert int(row["earned"]) <= rounding, row
@@ -487,3 +496,21 @@ async def test_lido_flows_are_in_steth_and_rebases_are_earned(lido: LidoFlows) -
     assert int(rows[steth]["earned"]) == int(rows[steth]["endAmount"]) - start_steth - int(rows[steth]["netFlows"])
     assert rows[steth]["asset"] == rows[wsteth]["asset"] == steth
     assert {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"} <= {"LidoWithdrawalRequest"}
+
+
+async def test_aave_flows_are_valued_by_the_markets_oracle(aave: AaveFlows) -> None:
+    """As Aave's positions are: the market's oracle at the flow's block, over its USD unit."""
+    node, wallet = aave.node, aave.wallet
+    start = node.block_number()
+    expected = Expected()
+    for step in (("supply", 300), ("borrow", 500), ("wait", 5), ("repay", 200)):
+        aave_act(aave, step, expected)
+    node.mine(1)
+    inputs = [{"protocol": "aave", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(aave.folder, aave.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert len(entry["flows"]) == len(expected.flows) >= 2
+    for flow in entry["flows"]:
+        price = node.call(aave.market.oracle, "getAssetPrice(address)", aave.usdc, block=flow["blockNumber"])
+        assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * price / 10**8 / USDC, rel=1e-12), flow

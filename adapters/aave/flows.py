@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
-from adapters.aave.contracts import RESERVE_TOKENS
-from adapters.aave.market import markets_of
+from adapters.aave.contracts import GET_PRICE_ORACLE, RESERVE_TOKENS
+from adapters.aave.market import asset_price, current, markets_of, usd_unit_of
 from adapters.context import FetchContext
 from adapters.flows import Flow, address_of, topic
+from adapters.position_warnings import outcome
 from addresses import AaveMarket
-from chain import Log
+from chain import ChainReader, Log
 from chain.abi import Event, decode
 from chain.erc20 import TRANSFER
+from errors import ProtocolError
 
 SUPPLY = Event(
     "Supply(address,address,address,uint256,uint16)",
@@ -146,3 +149,24 @@ async def _atoken_transfers(
             )
         )
     return flows
+
+
+async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
+    """The flows of the markets' reserves (keys `<pool>:<asset>:...`) valued as their positions
+    are: the market's current oracle, `getAssetPrice` over its BASE_CURRENCY_UNIT (USD only); the
+    rest (Spark's vault shares) go by the chain's feeds."""
+    pools = {market.pool.lower(): market for market in markets_of(ctx.chain, ctx.protocol)}
+    mine = {
+        index: pools[pool] for index, flow in enumerate(moved) if (pool := flow.position.partition(":")[0]) in pools
+    }
+
+    async def price(market: AaveMarket, asset: str) -> Fraction | None:
+        label = f"Aave market {market.name}"
+        oracle = await current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label)
+        found, unit = await asyncio.gather(
+            asset_price(reader, oracle, asset, label), usd_unit_of(reader, oracle, label)
+        )
+        return None if unit is None else Fraction(found, unit)
+
+    found = await asyncio.gather(*(outcome(price(market, moved[index].asset)) for index, market in mine.items()))
+    return {index: None if isinstance(value, ProtocolError) else value for index, value in zip(mine, found)}

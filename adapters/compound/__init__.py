@@ -1,2 +1,3 @@
-"""Compound v3 (Comet): supplies, borrows and collateral (positions.py), a Comet as a pool (pools.py), both on
-its ground floor: the contracts (contracts.py) and a Comet's rates and prices (market.py)."""
+"""Compound v3 (Comet): supplies, borrows and collateral (positions.py), a Comet as a pool (pools.py), a
+series' flows (flows.py), all on its ground floor: the contracts (contracts.py) and a Comet's rates
+and prices (market.py)."""

@@ -7,7 +7,7 @@ CometRewards' is from its source, `contracts/CometRewards.sol`.
 
 from __future__ import annotations
 
-from chain.abi import Function
+from chain.abi import Event, Function
 
 WAD = 10**18
 PRICE_SCALE = 10**8
@@ -28,6 +28,7 @@ BASE_TOKEN_PRICE_FEED = Function("baseTokenPriceFeed()", "e7dad6bd", ("address",
 BASE_SCALE = Function("baseScale()", "44c1e5eb", ("uint256",), immutable=True)
 NUM_ASSETS = Function("numAssets()", "a46fe83b", ("uint8",))
 GET_ASSET_INFO = Function("getAssetInfo(uint8)", "c8c7fe6b", (ASSET_INFO,))
+GET_ASSET_INFO_BY_ADDRESS = Function("getAssetInfoByAddress(address)", "3b3bec2e", (ASSET_INFO,))
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
 BORROW_BALANCE_OF = Function("borrowBalanceOf(address)", "374c49b4", ("uint256",))
 COLLATERAL_BALANCE_OF = Function("collateralBalanceOf(address,address)", "5c2549ee", ("uint128",))
@@ -42,3 +43,34 @@ BASE_BORROW_MIN = Function("baseBorrowMin()", "300e6beb", ("uint256",))
 TOTALS_COLLATERAL = Function("totalsCollateral(address)", "59e017bd", ("uint128 totalSupplyAsset", "uint128 reserved"))
 GET_REWARD_OWED = Function("getRewardOwed(address,address)", "41e0cad6", ("address token", "uint256 owed"))
 """CometRewards' RewardOwed, a struct of two static fields: encoded as these two outputs."""
+
+SUPPLY = Event("Supply(address,address,uint256)", "0xd1cf3d156d5f8f0d50f6c122ed609cec09d35c9b9fb3fff6ea0959134dae424e")
+TRANSFER = Event(
+    "Transfer(address,address,uint256)", "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+)
+WITHDRAW = Event(
+    "Withdraw(address,address,uint256)", "0x9b1bfa7fa9ee420a16e124f794c35ac9f90472acc99140eb2f6447c714cad8eb"
+)
+SUPPLY_COLLATERAL = Event(
+    "SupplyCollateral(address,address,address,uint256)",
+    "0xfa56f7b24f17183d81894d3ac2ee654e3c26388d17a28dbd9549b8114304e1f4",
+)
+TRANSFER_COLLATERAL = Event(
+    "TransferCollateral(address,address,address,uint256)",
+    "0x29db89d45e1a802b4d55e202984fce9faf1d30aedf86503ff1ea0ed9ebb64201",
+)
+WITHDRAW_COLLATERAL = Event(
+    "WithdrawCollateral(address,address,address,uint256)",
+    "0xd6d480d5b3068db003533b170d67561494d72e3bf9fa40a266471351ebba9e16",
+)
+ABSORB_DEBT = Event(
+    "AbsorbDebt(address,address,uint256,uint256)", "0x1547a878dc89ad3c367b6338b4be6a65a5dd74fb77ae044da1e8747ef1f4f62f"
+)
+ABSORB_COLLATERAL = Event(
+    "AbsorbCollateral(address,address,address,uint256,uint256)",
+    "0x9850ab1af75177e4a9201c65a2cf7976d5d28e40ef63494b44366f86b2f9412e",
+)
+"""Comet's events (CometMainInterface.sol; every address indexed): Supply(from, dst, amount),
+Transfer(from, to, amount) of the base's supply (to or from the zero address), Withdraw(src, to,
+amount), the collateral ones with the asset third, AbsorbDebt(absorber, borrower, basePaidOut,
+usdValue), AbsorbCollateral(absorber, borrower, asset, collateralAbsorbed, usdValue)."""
