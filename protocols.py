@@ -34,6 +34,7 @@ from adapters.pendle import pools as pendle_pools
 from adapters.pendle import positions as pendle
 from adapters.spark import flows as spark_flows
 from adapters.spark import positions as spark
+from adapters.uniswap import flows as uniswap_flows
 from adapters.uniswap import pools as uniswap_pools
 from adapters.uniswap import positions as uniswap
 from adapters.vault_style import neutrl
@@ -138,6 +139,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 streams=uniswap.streams,
                 details=uniswap_pools.details,
                 pool_ids=True,
+                flows=uniswap_flows.flows,
             ),
             entry("neutrl", vault_style.chains(addresses, "neutrl"), neutrl.fetch, flows=share_flows),
             *(

@@ -91,6 +91,10 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("CompoundBorrowPosition", "liquidationThresholdUsd"): "a threshold, not a holding",
     ("LidoWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfStETHUsd, once finalized",
     ("LiquidationPrice", "priceUsd"): "a price, not a holding",
+    ("UniswapPosition", "amount0Usd"): "a part of valueUsd",
+    ("UniswapPosition", "amount1Usd"): "likewise",
+    ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",
+    ("UniswapPosition", "uncollectedFees1Usd"): "likewise",
     ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
 }
 """USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
@@ -297,6 +301,9 @@ class Leg(NamedTuple):
     usd: str
     asset: str
     debt: bool = False
+    only: tuple[str, str] | None = None
+    """(field, value): the leg of positions with that value only; the others' flows are not
+    derived (FLOWS_UNAVAILABLE names the value: Uniswap's v4 positions)."""
 
 
 LEGS: dict[str, tuple[Leg, ...]] = {
@@ -323,6 +330,18 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),
     "PendleSyPosition": (Leg(("syTokenAddress",), "", "balance", "balanceUsd", "syTokenAddress"),),
+    "UniswapPosition": tuple(
+        Leg(
+            ("positionManager", "tokenId"),
+            f":{leg}{side}",
+            f"{field}{side}",
+            f"{field}{side}Usd",
+            f"token{side}.address",
+            only=("type", "uniswap-v3-position"),
+        )
+        for leg, field in (("token", "amount"), ("fees", "uncollectedFees"))
+        for side in (0, 1)
+    ),
     "CompoundSupplyPosition": (Leg(("marketAddress",), ":supply", "balance", "balanceUsd", "baseAsset.address"),),
     "CompoundBorrowPosition": (Leg(("marketAddress",), ":borrow", "debt", "debtUsd", "baseAsset.address", debt=True),),
     "CompoundCollateralPosition": (
@@ -359,6 +378,9 @@ def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held
     if not isinstance(value, Mapping):
         return
     for leg in LEGS.get(object_type.name, ()):
+        if leg.only is not None and (kind := str(value.get(leg.only[0]))) != leg.only[1]:
+            underived.add(kind)
+            continue
         amount, parts = value.get(leg.amount), [_at(value, path) for path in leg.key]
         if None in parts:  # a token that could not be read: no key to follow it by
             underived.add(object_type.name)
@@ -515,10 +537,10 @@ async def flows(
         message = f"Flows of {type_name} positions are not derived yet: their earnings are left out."
         warnings.append({"code": "FLOWS_UNAVAILABLE", "target": type_name, "message": message})
     assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
-    logs, complete = await wallet_logs(ctx, wallet, start + 1, end)
+    logs = await wallet_logs(ctx, wallet, start + 1, end)
     found = await protocol.flows(ctx, wallet, logs, assets)
     values, decimals = await usd_values(ctx, found, protocol.flow_prices)
-    if not complete:
+    if not logs.complete:
         message = "The event index is still reading the wallet's logs over the range: flows may be missing; ask again."
         warnings.append({"code": "FLOWS_INCOMPLETE", "target": wallet, "message": message})
     unpriced = [flow.asset for flow, value in zip(found, values) if value is None]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -61,7 +62,29 @@ class Flow(NamedTuple):
     takes out; a borrow adds to a debt, a repayment takes from it."""
 
 
-FlowFunction = Callable[[FetchContext, str, list[Log], Mapping[str, str]], Awaitable[list[Flow]]]
+@dataclass
+class WalletLogs:
+    """The wallet's logs over a series' range (blocks `first` to `last`, the context's block), and
+    whether the index could give every log asked over it (False while a long range is still being
+    scanned)."""
+
+    first: int
+    last: int
+    logs: list[Log]
+    complete: bool = True
+
+    def __iter__(self) -> Iterator[Log]:
+        return iter(self.logs)
+
+    async def more(self, ctx: FetchContext, prefix: str, make: Callable[[int], Stream]) -> list[Log]:
+        """Another stream's logs over the same range, for events that do not name the wallet
+        (Uniswap's, by token id): `make(start)` builds it, `prefix` names its versions."""
+        logs, complete = await stream_logs(ctx, prefix, make, self.first, self.last)
+        self.complete = self.complete and complete
+        return logs
+
+
+FlowFunction = Callable[[FetchContext, str, WalletLogs, Mapping[str, str]], Awaitable[list[Flow]]]
 """(context at the range's last block, wallet, the wallet's logs in the range, the legs the points
 hold: key -> asset) -> the flows of the protocol's positions, in chain order."""
 
@@ -83,12 +106,13 @@ def wallet_stream(wallet: str, start: int) -> Stream:
         (),
         (),
         start,
-        _rows,
+        log_rows,
         filters=((None, named), (None, None, named), (None, None, None, named)),
     )
 
 
-def _rows(log: Log) -> Rows:
+def log_rows(log: Log) -> Rows:
+    """A log stored whole, keyed by its place in the chain."""
     value = json.dumps([log.address, list(log.topics), log.data.hex(), log.transaction_hash]).encode()
     return [Entry("log", f"{log.block_number:012d}.{log.log_index:06d}", value, log.block_number)]
 
@@ -99,19 +123,26 @@ def _log(entry: Entry) -> Log:
     return Log(address, tuple(topics), bytes.fromhex(data), entry.block, index, transaction)
 
 
-async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> tuple[list[Log], bool]:
-    """The wallet's logs of blocks first..last (the context's block is `last`), and whether the
-    index could give them all (False while a long range is still being scanned)."""
-    index = ctx.indexes.file(ctx.chain_id)
+async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> WalletLogs:
+    """The wallet's logs of blocks first..last (the context's block is `last`)."""
     prefix = f"{WALLET_STREAMS}{wallet.lower()}-"
+    logs, complete = await stream_logs(ctx, prefix, lambda start: wallet_stream(wallet, start), first, last)
+    return WalletLogs(first, last, logs, complete)
+
+
+async def stream_logs(
+    ctx: FetchContext, prefix: str, make: Callable[[int], Stream], first: int, last: int
+) -> tuple[list[Log], bool]:
+    """The logs of blocks first..last of the stream `make(start)` builds (its rows are `log_rows`),
+    from the earliest start of one stored (names `prefix` + start) at or before `first`, else from
+    `first` rounded down to BUCKET; and whether the index could give them all."""
+    index = ctx.indexes.file(ctx.chain_id)
     starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
-    stream = wallet_stream(wallet, min(starts) if starts else first // BUCKET * BUCKET)
-    view = await ctx.events(stream)
-    logs = [_log(entry) for entry in view.of("log") if first <= entry.block <= last]
-    return logs, view.complete
+    view = await ctx.events(make(min(starts, default=first // BUCKET * BUCKET)))
+    return [_log(entry) for entry in view.of("log") if first <= entry.block <= last], view.complete
 
 
-async def share_flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+async def share_flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     """The flows of the share tokens among `legs` (a vault's address -> its asset)."""
     named = topic(wallet)
     found: list[Flow | Awaitable[Flow]] = []

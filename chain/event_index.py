@@ -89,10 +89,9 @@ class Holding:
 
 Rows = list["Entry | Holding"]
 
-
 WALLET_STREAMS = "wallet-"
-"""Streams of one wallet (adapters/flows.py), as many as wallets asked: not held in memory, no
-metric's label, and named by `label` without the wallet."""
+"""Streams of one wallet or its positions (adapters/flows.py), as many as wallets asked: not held
+in memory, no metric's label, and named by `label` without the wallet."""
 
 
 def label(name: str) -> str:
@@ -103,8 +102,8 @@ def label(name: str) -> str:
 class Stream:
     """What to scan: `topics` (topic0 alternatives) of `addresses` from `start_block`, and of the
     contracts that entries of `followed_kinds` name (their keys are addresses) from their block.
-    `filters`: whole topic filters instead, each asked on its own, their logs merged (a wallet in
-    any indexed position; no `addresses` then: every contract's)."""
+    `filters`: whole topic filters instead, each asked on its own, logs merged (a wallet in any
+    indexed position, every contract's; Uniswap's events of some token ids)."""
 
     name: str
     addresses: tuple[str, ...]
@@ -112,11 +111,12 @@ class Stream:
     start_block: int
     rows: Callable[[Log], Rows]
     followed_kinds: tuple[str, ...] = ()
-    filters: tuple[tuple[str | None, ...], ...] = ()
+    filters: tuple[tuple[str | tuple[str, ...] | None, ...], ...] = ()  # a topic, alternatives, or any
 
     @property
     def topic_filters(self) -> list[list[Any]]:  # each query's eth_getLogs `topics`
-        return [list(topics) for topics in self.filters] or [[list(self.topics)]]
+        found = [[list(topic) if isinstance(topic, tuple) else topic for topic in part] for part in self.filters]
+        return found or [[list(self.topics)]]
 
 
 @dataclass

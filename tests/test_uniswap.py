@@ -32,7 +32,8 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
     positions {{ type tokenId positionManager pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing tickLower
       tickUpper tickCurrent
       sqrtPriceX96 priceLower priceUpper priceCurrent inRange liquidity amount0 amount1 uncollectedFees0
-      uncollectedFees1 valueUsd uncollectedFeesUsd }} }} }}
+      uncollectedFees1 valueUsd uncollectedFeesUsd amount0Usd amount1Usd uncollectedFees0Usd
+      uncollectedFees1Usd }} }} }}
   errors {{ error {{ code message }} }} }} }}"""
 POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
   data {{ blockNumber warnings {{ code }} details {{ ... on UniswapPool {{ type poolAddress poolId hooks chainId
@@ -140,6 +141,18 @@ def usd(world: U.UniswapWorld, amount0: int, amount1: int) -> float:
     )
 
 
+def parts(
+    world: U.UniswapWorld, amounts: tuple[int, int], fees: tuple[int, int], native: bool = False
+) -> dict[str, float | None]:
+    """Each token's part of valueUsd and uncollectedFeesUsd; none for the native coin (token0),
+    which has no feed here."""
+    return {
+        f"{name}{side}Usd": None if native and side == 0 else usd(world, *(pair[0], 0) if side == 0 else (0, pair[1]))
+        for name, pair in (("amount", amounts), ("uncollectedFees", fees))
+        for side in (0, 1)
+    }
+
+
 async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_answers(world_client, world):
     """Amounts and prices as the SDK computes them; uncollected fees as the SDK computes them and
     as `collect` pays them; amounts as `decreaseLiquidity` of the whole liquidity pays them."""
@@ -180,6 +193,7 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
                 **figures(request, sdk, amounts, fees),
                 "valueUsd": usd(world, *amounts),
                 "uncollectedFeesUsd": usd(world, *fees),
+                **parts(world, amounts, fees),
             }
 
 
@@ -326,6 +340,7 @@ async def test_every_v4_position_at_every_step_equals_the_v4_sdk_and_the_manager
                 **figures(request, sdk, amounts, fees),
                 "valueUsd": None if native else usd(world, *amounts),
                 "uncollectedFeesUsd": None if native else usd(world, *fees),
+                **parts(world, amounts, fees, native),
             }
             if request["pool"] == "dynamic":
                 assert (request["fee"], request["lpFee"], request["hooks"]) == (U.DYNAMIC_FEE, 2500, U.HOOK)

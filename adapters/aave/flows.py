@@ -24,10 +24,10 @@ from typing import Any
 from adapters.aave.contracts import GET_PRICE_ORACLE, RESERVE_TOKENS
 from adapters.aave.market import asset_price, current, markets_of, usd_unit_of
 from adapters.context import FetchContext
-from adapters.flows import Flow, address_of, topic
+from adapters.flows import Flow, WalletLogs, address_of, topic
 from adapters.position_warnings import outcome
 from addresses import AaveMarket
-from chain import ChainReader, Log
+from chain import ChainReader
 from chain.abi import Event, decode
 from chain.erc20 import TRANSFER
 from errors import ProtocolError
@@ -57,7 +57,7 @@ DEFICIT_CREATED = Event(
 ZERO_TOPIC = "0x" + "00" * 32
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     pools = {market.pool.lower(): market for market in markets_of(ctx.chain, ctx.protocol)}
     seized: set[tuple[str, str]] = set()
     """(transaction, liquidator) of liquidations that paid the liquidator in aTokens."""
@@ -110,7 +110,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[s
 async def _atoken_transfers(
     ctx: FetchContext,
     named: str,
-    logs: list[Log],
+    logs: WalletLogs,
     legs: Mapping[str, str],
     pools: Mapping[str, AaveMarket],
     seized: set[tuple[str, str]],

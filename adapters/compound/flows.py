@@ -46,7 +46,7 @@ from adapters.compound.contracts import (
 )
 from adapters.compound.market import comet_price
 from adapters.context import FetchContext
-from adapters.flows import Flow, address_of, topic
+from adapters.flows import Flow, WalletLogs, address_of, topic
 from adapters.position_warnings import outcome
 from adapters.prices import currency_usd
 from addresses import CometMarket, CompoundAddresses
@@ -69,7 +69,7 @@ def _markets(ctx: FetchContext) -> dict[str, CometMarket]:
     return {market.comet.lower(): market for market in deployment.markets}
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     markets, named = _markets(ctx), topic(wallet)
     mine = [log for log in logs if log.address in markets and len(log.topics) in (3, 4) and len(log.data) >= 32]
     comets = sorted({log.address for log in mine})

@@ -16,13 +16,12 @@ from collections.abc import Mapping
 from typing import cast
 
 from adapters.context import FetchContext
-from adapters.flows import Flow, own_transfers, topic
+from adapters.flows import Flow, WalletLogs, own_transfers, topic
 from adapters.lido.positions import STETH_BY_WSTETH
 from addresses import LidoAddresses
-from chain import Log
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     lido = cast(LidoAddresses, ctx.chain.lido)
     steth, wsteth, named = lido.steth.lower(), lido.wsteth.lower(), topic(wallet)
     found = [flow for log in logs if log.address == steth for flow in own_transfers(log, named)]

@@ -18,7 +18,7 @@ import asyncio
 from collections.abc import Mapping
 
 from adapters.context import FetchContext
-from adapters.flows import Flow, share_flows, topic
+from adapters.flows import Flow, WalletLogs, share_flows, topic
 from adapters.morpho.contracts import (
     BORROW,
     LIQUIDATE,
@@ -29,7 +29,6 @@ from adapters.morpho.contracts import (
     WITHDRAW_COLLATERAL,
 )
 from adapters.morpho.market import market_params
-from chain import Log
 from chain.abi import decode
 
 ON_BEHALF = {
@@ -46,7 +45,7 @@ ASSETS_AT = {SUPPLY.topic: 0, WITHDRAW.topic: 1, BORROW.topic: 1, REPAY.topic: 0
 """Where `assets` sits among the data's words (`caller` comes first where it is not indexed)."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     deployment = ctx.chain.morpho
     assert deployment is not None
     blue, named = deployment.blue.address.lower(), topic(wallet)

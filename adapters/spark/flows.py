@@ -7,10 +7,9 @@ from collections.abc import Mapping
 
 from adapters.aave import flows as aave
 from adapters.context import FetchContext
-from adapters.flows import Flow, share_flows
-from chain import Log
+from adapters.flows import Flow, WalletLogs, share_flows
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: list[Log], legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     both = [*await aave.flows(ctx, wallet, logs, legs), *await share_flows(ctx, wallet, logs, legs)]
     return sorted(both, key=lambda flow: flow[2:4])

@@ -9,7 +9,7 @@ import functools
 
 from addresses import UniswapV4Addresses
 from chain import Log, erc20
-from chain.abi import ZERO_ADDRESS, Function, encode
+from chain.abi import ZERO_ADDRESS, Event, Function, encode
 from chain.erc20 import NATIVE
 from chain.event_index import Holding, Rows, Stream
 from chain.keccak import keccak256
@@ -120,3 +120,20 @@ def _int24(word: int) -> int:
 def currency(address: str) -> str:
     """A currency of a PoolKey as the service names tokens: 0x0 is the native coin."""
     return NATIVE if address == ZERO_ADDRESS else address.lower()
+
+
+INCREASE_LIQUIDITY = Event(
+    "IncreaseLiquidity(uint256,uint128,uint256,uint256)",
+    "0x3067048beee31b25b2f1681f88dac838c8bba36af25bfb2b7cf7473a5847e35f",
+)
+DECREASE_LIQUIDITY = Event(
+    "DecreaseLiquidity(uint256,uint128,uint256,uint256)",
+    "0x26f6a048ee9138f2c0ce266f322cb99228e8d619ae2bff30c67f8dcf9d2377b4",
+)
+COLLECT = Event(
+    "Collect(uint256,address,uint256,uint256)", "0x40d0efd1a53d60ecbf40971b9daf7dc90178c3aadc7aab1765632738fa8b8f01"
+)
+"""The v3 NonfungiblePositionManager's events (INonfungiblePositionManager.sol), each keyed by the
+indexed tokenId: IncreaseLiquidity(tokenId, liquidity, amount0, amount1) paid in,
+DecreaseLiquidity(tokenId, liquidity, amount0, amount1) moved to the tokens owed, Collect(tokenId,
+recipient, amount0, amount1) paid out of them."""

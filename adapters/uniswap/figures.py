@@ -70,4 +70,9 @@ def position_answer(
         "uncollectedFees1": str(fees1),
         "valueUsd": usd(prices, amounts, decimals),
         "uncollectedFeesUsd": usd(prices, fees, decimals),
+        **{
+            f"{name}{side}Usd": usd(prices[side : side + 1], (amount,), decimals[side : side + 1])
+            for name, pair in (("amount", amounts), ("uncollectedFees", fees))
+            for side, amount in enumerate(pair)
+        },
     }
