@@ -30,6 +30,7 @@ from adapters.morpho import flows as morpho_flows
 from adapters.morpho import pools as morpho_pools
 from adapters.morpho import positions as morpho
 from adapters.pendle import contracts as pendle_contracts
+from adapters.pendle import flows as pendle_flows
 from adapters.pendle import pools as pendle_pools
 from adapters.pendle import positions as pendle
 from adapters.spark import flows as spark_flows
@@ -130,6 +131,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 streams=pendle_contracts.streams,
                 details=pendle_pools.details,
                 flows=share_flows,
+                flow_prices=pendle_flows.prices,
             ),
             entry("lido", lido.chains(addresses), lido.fetch, flows=lido_flows.flows),
             entry(

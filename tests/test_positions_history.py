@@ -11,6 +11,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
 
 import series
@@ -336,10 +337,16 @@ async def test_flows_over_the_steps_are_what_the_steps_did(history):
     assert int(weth_earned["netFlows"]) == 2 * 10**18 and int(weth_earned["earned"]) >= 0
 
 
+def _token(position: dict[str, Any]) -> str:
+    """A PT or LP position's token address."""
+    return str((position.get("ptToken") or position.get("lpToken"))["address"]).lower()
+
+
 async def test_pendle_tokens_sent_are_flows_in_their_own_units(history):
-    """PT and LP sent away are transfers out, in the token's own units: what is left earned
-    nothing in them (a PT's gain is its price's, in USD); the YT's interest and rewards are named
-    as not derived yet. Runs last: it moves the chain on."""
+    """PT and LP sent away are transfers out, in the token's own units, valued as the positions
+    are (Pendle's PT and LP prices): what is left earned nothing in them (a PT's gain is its
+    price's, in USD); the YT's interest and rewards are named as not derived yet. Runs last: it
+    moves the chain on."""
     worlds, folder, key, _ = history
     node, pendle, saver = worlds.node, worlds.parts["pendle"], worlds.wallets["saver"]
     start = node.block_number()
@@ -350,7 +357,8 @@ async def test_pendle_tokens_sent_are_flows_in_their_own_units(history):
     node.mine(1)
     item = [{"protocol": "pendle", "chainId": node.chain_id, "walletAddress": saver}]
     query = SERIES.replace(
-        " points { blockNumber", " flows { position kind amount } earnings { position earned } points { blockNumber"
+        " points { blockNumber",
+        " flows { position kind amount amountUsd blockNumber } earnings { position earned } points { blockNumber",
     )
     body = {
         "query": query,
@@ -361,9 +369,23 @@ async def test_pendle_tokens_sent_are_flows_in_their_own_units(history):
         service.client.post("/graphql", json=body, headers={"x-api-key": key}) as response,
     ):
         (entry,) = (await response.json())["data"]["positionsHistory"]["data"]
+        # priced as the positions are: the sender's own figures at the flow's block
+        priced = {}
+        for flow in entry["flows"]:
+            at = {**item[0], "blockNumber": flow["blockNumber"]}
+            (answer,) = (await service.positions([at]))["data"]
+            held = answer["ptPositions"] + answer["lpPositions"]
+            tokens = {
+                p["balance"]: (p.get("ptToken") or p.get("lpToken") or {}).get("address", "").lower() for p in held
+            }
+            (position,) = [p for p in held if tokens[p["balance"]] == flow["position"]]
+            priced[flow["position"]] = position["balanceUsd"] / int(position["balance"])
     assert sorted((f["position"], f["kind"], f["amount"]) for f in entry["flows"]) == sorted(
         (token, "transfer-out", str(-amount)) for token, amount in sent.items()
     )
+    for flow in entry["flows"]:
+        assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * priced[flow["position"]], rel=1e-9), flow
+    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNPRICED"]
     earned = {row["position"]: row["earned"] for row in entry["earnings"]}
     assert {earned[token] for token in sent} == {"0"}
     unavailable = {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
