@@ -495,7 +495,43 @@ async def test_lido_flows_are_in_steth_and_rebases_are_earned(lido: LidoFlows) -
     assert abs(int(rows[steth]["earned"]) - expected) <= 2, rows[steth]
     assert int(rows[steth]["earned"]) == int(rows[steth]["endAmount"]) - start_steth - int(rows[steth]["netFlows"])
     assert rows[steth]["asset"] == rows[wsteth]["asset"] == steth
-    assert {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"} <= {"LidoWithdrawalRequest"}
+    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+
+
+async def test_lido_withdrawal_requests_made_claimed_and_sent(lido: LidoFlows) -> None:
+    """A request adds the stETH it locks, a claim takes out the ether it paid (what it earned:
+    the ether less the stETH, here 5 wei of loss), an unstETH NFT sent takes out what it locks."""
+    node, world, wallet = lido.node, lido.world, lido.wallet
+    queue, steth = world.queue.lower(), world.steth.lower()
+    start = node.block_number()
+    made = []
+    for amount in (ETHER, ETHER // 4):
+        node.send(steth, "transfer(address,uint256)", queue, amount, sender=wallet)  # as the queue pulls it
+        receipt = node.send(queue, "requestWithdrawals(uint256[],address)", [amount], wallet, sender=wallet)
+        made.append((int(receipt["logs"][0]["topics"][1], 16), amount, _block(receipt)))
+    (claimed, locked, _), (sent, given, _) = made
+    node.send(queue, "finalize(uint256,uint256)", claimed, locked - 5)
+    paid = _block(node.send(queue, "claimWithdrawal(uint256)", claimed, sender=wallet))
+    call = "transferFrom(address,address,uint256)"
+    gone = _block(node.send(queue, call, wallet, lido.other, sent, sender=wallet))
+    node.mine(1)
+    async with Service(lido.folder, lido.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        inputs = [{"protocol": "lido", "chainId": node.chain_id, "walletAddress": wallet}]
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    requests = [
+        (f["position"], f["kind"], int(f["amount"]), f["blockNumber"], f["asset"])
+        for f in entry["flows"]
+        if f["position"].endswith(":withdrawal")
+    ]
+    assert requests == [
+        *((f"{request}:withdrawal", "requested", amount, block, steth) for request, amount, block in made),
+        (f"{claimed}:withdrawal", "claimed", -(locked - 5), paid, steth),
+        (f"{sent}:withdrawal", "transfer-out", -given, gone, steth),
+    ]
+    rows = {row["position"]: row for row in entry["earnings"]}
+    assert (rows[f"{claimed}:withdrawal"]["earned"], rows[f"{sent}:withdrawal"]["earned"]) == ("-5", "0")
+    assert all(flow["amountUsd"] is not None for flow in entry["flows"]), "priced by the stETH feed, as the requests"
 
 
 async def test_aave_flows_are_valued_by_the_markets_oracle(aave: AaveFlows) -> None:

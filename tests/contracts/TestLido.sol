@@ -88,8 +88,15 @@ contract TestWstETH {
 
 /// Lido's WithdrawalQueueERC721 as the adapter reads it: requests set by the test. Like the real
 /// queue, `findCheckpointHints` needs sorted ids and `getClaimableEther` pays only a finalized,
-/// unclaimed request whose hint was found.
+/// unclaimed request whose hint was found. Requests made, claimed and sent emit the queue's events
+/// as Lido's do (WithdrawalQueueBase's, then the unstETH NFT's Transfer); no stETH or ether moves.
 contract TestWithdrawalQueue {
+    event WithdrawalRequested(
+        uint256 indexed requestId, address indexed requestor, address indexed owner, uint256 amountOfStETH, uint256 amountOfShares
+    );
+    event WithdrawalClaimed(uint256 indexed requestId, address indexed owner, address indexed receiver, uint256 amountOfETH);
+    event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+
     struct WithdrawalRequestStatus {
         uint256 amountOfStETH;
         uint256 amountOfShares;
@@ -108,6 +115,54 @@ contract TestWithdrawalQueue {
         if (statuses[id].owner == address(0)) byOwner[status.owner].push(id);
         statuses[id] = status;
         claimable[id] = claimableEther;
+    }
+
+    uint256 public nextId = 1000;
+
+    function requestWithdrawals(uint256[] calldata amounts, address owner) external returns (uint256[] memory ids) {
+        ids = new uint256[](amounts.length);
+        for (uint256 i = 0; i < amounts.length; i++) {
+            uint256 id = nextId++;
+            statuses[id] = WithdrawalRequestStatus(amounts[i], amounts[i], owner, block.timestamp, false, false);
+            byOwner[owner].push(id);
+            emit WithdrawalRequested(id, msg.sender, owner, amounts[i], amounts[i]);
+            emit Transfer(address(0), owner, id);
+            ids[i] = id;
+        }
+    }
+
+    /// The oracle's finalization, as the test decides what the request pays.
+    function finalize(uint256 id, uint256 claimableEther) external {
+        statuses[id].isFinalized = true;
+        claimable[id] = claimableEther;
+    }
+
+    function claimWithdrawal(uint256 id) external {
+        WithdrawalRequestStatus storage status = statuses[id];
+        require(status.owner == msg.sender && status.isFinalized && !status.isClaimed, "not claimable");
+        status.isClaimed = true;
+        _drop(msg.sender, id);
+        emit WithdrawalClaimed(id, msg.sender, msg.sender, claimable[id]);
+        emit Transfer(msg.sender, address(0), id);
+    }
+
+    function transferFrom(address from, address to, uint256 id) external {
+        require(statuses[id].owner == from && msg.sender == from && !statuses[id].isClaimed, "not the owner");
+        statuses[id].owner = to;
+        _drop(from, id);
+        byOwner[to].push(id);
+        emit Transfer(from, to, id);
+    }
+
+    function _drop(address owner, uint256 id) internal {
+        uint256[] storage ids = byOwner[owner];
+        for (uint256 i = 0; i < ids.length; i++) {
+            if (ids[i] == id) {
+                ids[i] = ids[ids.length - 1];
+                ids.pop();
+                return;
+            }
+        }
     }
 
     function getWithdrawalRequests(address owner) external view returns (uint256[] memory) {
