@@ -317,6 +317,9 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "AaveSupplyPosition": (
         Leg(("marketAddress", "currency.address"), ":supply", "balance", "balanceUsd", "currency.address"),
     ),
+    "AaveRewardPosition": (
+        Leg(("controller", "rewardToken.address"), ":rewards", "accrued", "accruedUsd", "rewardToken.address"),
+    ),
     "AaveBorrowPosition": (
         Leg(("marketAddress", "currency.address"), ":borrow", "debt", "debtUsd", "currency.address", debt=True),
     ),
@@ -386,16 +389,25 @@ def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held
         if None in parts:  # a token that could not be read: no key to follow it by
             underived.add(object_type.name)
             continue
-        key = ":".join(str(part).lower() for part in parts)
-        found[f"{key}{leg.suffix}"] = Held(
+        key = f"{':'.join(str(part).lower() for part in parts)}{leg.suffix}"
+        held = Held(
             int(amount) if isinstance(amount, str) else None, value.get(leg.usd), _at(value, leg.asset), leg.debt
         )
+        found[key] = held if key not in found else _summed(found[key], held)
     if object_type.name not in LEGS and any(key[0] == object_type.name for key in ROLES):
         underived.add(object_type.name)
     for name, graphql_field in object_type.fields.items():
         inner = _object_of(graphql_field.type)
         if isinstance(inner, GraphQLObjectType) and (object_type.name, name) not in NOT_COUNTED:
             _walk_legs(inner, value.get(name), found, underived)
+
+
+def _summed(one: Held, other: Held) -> Held:
+    """A leg several positions hold parts of (a RewardsController's reward accrued in several
+    markets): their amounts and USD added, None where a part's is."""
+    amount = None if one.amount is None or other.amount is None else one.amount + other.amount
+    usd = None if one.usd is None or other.usd is None else one.usd + other.usd
+    return Held(amount, usd, one.asset, one.debt)
 
 
 def _at(value: Any, path: str) -> Any:

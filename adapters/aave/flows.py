@@ -23,6 +23,7 @@ from typing import Any
 
 from adapters.aave.contracts import GET_PRICE_ORACLE, RESERVE_TOKENS
 from adapters.aave.market import asset_price, current, markets_of, usd_unit_of
+from adapters.aave.rewards import reward_price
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, address_of, topic
 from adapters.position_warnings import outcome
@@ -54,6 +55,11 @@ DEFICIT_CREATED = Event(
     "DeficitCreated(address,address,uint256)", "0x2bccfb3fad376d59d7accf970515eb77b2f27b082c90ed0fb15583dd5a942699"
 )
 """IPool's events (aave-v3-core and aave-v3-origin alike; DeficitCreated from v3.3)."""
+REWARDS_CLAIMED = Event(
+    "RewardsClaimed(address,address,address,address,uint256)",
+    "0xc052130bc4ef84580db505783484b067ea8b71b3bca78a7e12db7aea8658f004",
+)
+"""IRewardsController's RewardsClaimed(user, reward, to, claimer, amount): user, reward and to indexed."""
 ZERO_TOPIC = "0x" + "00" * 32
 
 
@@ -104,7 +110,23 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
                 Flow(f"{pool}:{address_of(log.topics[2])}:borrow", "bad-debt", *at, address_of(log.topics[2]), -amount)
             )
     found += await _atoken_transfers(ctx, named, logs, legs, pools, seized)
-    return sorted(found, key=lambda flow: flow[2:4])
+    return sorted([*found, *_claims(logs, named, legs)], key=lambda flow: flow[2:4])
+
+
+def _claims(logs: WalletLogs, named: str, legs: Mapping[str, str]) -> list[Flow]:
+    """Rewards the wallet claimed from a RewardsController whose rewards a point holds
+    (`<controller>:<reward>:rewards`, the controller's accrued of the reward over its markets)."""
+    controllers = {key.partition(":")[0] for key in legs if key.endswith(":rewards")}
+    found = []
+    for log in logs:
+        if log.address not in controllers or len(log.topics) != 4:
+            continue
+        event, user, reward, _ = log.topics
+        if event == REWARDS_CLAIMED.topic and user == named:
+            _, amount = decode(("address", "uint256"), log.data)
+            at, token = (log.block_number, log.log_index, log.transaction_hash), address_of(reward)
+            found.append(Flow(f"{log.address}:{token}:rewards", "claim", *at, token, -amount))
+    return found
 
 
 async def _atoken_transfers(
@@ -153,12 +175,14 @@ async def _atoken_transfers(
 
 async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
     """The flows of the markets' reserves (keys `<pool>:<asset>:...`) valued as their positions
-    are: the market's current oracle, `getAssetPrice` over its BASE_CURRENCY_UNIT (USD only); the
-    rest (Spark's vault shares) go by the chain's feeds."""
+    are: the market's current oracle, `getAssetPrice` over its BASE_CURRENCY_UNIT (USD only);
+    rewards claimed by the controller's oracle for the reward; the rest (Spark's vault shares) go
+    by the chain's feeds."""
     pools = {market.pool.lower(): market for market in markets_of(ctx.chain, ctx.protocol)}
     mine = {
         index: pools[pool] for index, flow in enumerate(moved) if (pool := flow.position.partition(":")[0]) in pools
     }
+    claims = {index: flow for index, flow in enumerate(moved) if flow.position.endswith(":rewards")}
 
     async def price(market: AaveMarket, asset: str) -> Fraction | None:
         label = f"Aave market {market.name}"
@@ -168,5 +192,11 @@ async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> d
         )
         return None if unit is None else Fraction(found, unit)
 
-    found = await asyncio.gather(*(outcome(price(market, moved[index].asset)) for index, market in mine.items()))
-    return {index: None if isinstance(value, ProtocolError) else value for index, value in zip(mine, found)}
+    found = await asyncio.gather(
+        *(outcome(price(market, moved[index].asset)) for index, market in mine.items()),
+        *(
+            outcome(reward_price(reader, flow.position.partition(":")[0], flow.asset, "Aave"))
+            for flow in claims.values()
+        ),
+    )
+    return {index: None if isinstance(value, ProtocolError) else value for index, value in zip([*mine, *claims], found)}
