@@ -130,7 +130,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 pendle.fetch,
                 streams=pendle_contracts.streams,
                 details=pendle_pools.details,
-                flows=share_flows,
+                flows=pendle_flows.flows,
                 flow_prices=pendle_flows.prices,
             ),
             entry("lido", lido.chains(addresses), lido.fetch, flows=lido_flows.flows),

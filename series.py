@@ -291,9 +291,9 @@ def _add(plan: Plan, value: Any, sums: dict[str, float | None]) -> None:
 
 class Leg(NamedTuple):
     """One leg of a position type, as earnings follow it: its key (the values at `key`'s dotted
-    paths joined by ":", then a suffix), its raw amount, its USD figure and the dotted path to its
-    asset's address (empty where the answer names no token of the leg's units, Lido's stETH for
-    wstETH: its flows name it)."""
+    paths joined by ":", then a suffix; a path starting with "^" is the enclosing object's), its raw
+    amount, its USD figure and the dotted path to its asset's address (empty where the answer
+    names no token of the leg's units, Lido's stETH for wstETH: its flows name it)."""
 
     key: tuple[str, ...]
     suffix: str
@@ -334,6 +334,8 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),
     "PendleSyPosition": (Leg(("syTokenAddress",), "", "balance", "balanceUsd", "syTokenAddress"),),
+    "PendleAmount": (Leg(("^ytToken.address",), ":interest", "amount", "amountUsd", "^syTokenAddress"),),
+    "PendleReward": (Leg(("^ytToken.address", "token.address"), ":reward", "amount", "amountUsd", "token.address"),),
     "UniswapPosition": tuple(
         Leg(
             ("positionManager", "tokenId"),
@@ -374,10 +376,16 @@ def legs(schema: GraphQLSchema, type_name: str, answer: Mapping[str, Any]) -> tu
     return found, underived
 
 
-def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held], underived: set[str]) -> None:
+def _walk_legs(
+    object_type: GraphQLObjectType,
+    value: Any,
+    found: dict[str, Held],
+    underived: set[str],
+    parent: Mapping[str, Any] | None = None,
+) -> None:
     if isinstance(value, list):
         for item in value:
-            _walk_legs(object_type, item, found, underived)
+            _walk_legs(object_type, item, found, underived, parent)
         return
     if not isinstance(value, Mapping):
         return
@@ -385,21 +393,20 @@ def _walk_legs(object_type: GraphQLObjectType, value: Any, found: dict[str, Held
         if leg.only is not None and (kind := str(value.get(leg.only[0]))) != leg.only[1]:
             underived.add(kind)
             continue
-        amount, parts = value.get(leg.amount), [_at(value, path) for path in leg.key]
+        amount, parts = value.get(leg.amount), [_at(value, path, parent) for path in leg.key]
         if None in parts:  # a token that could not be read: no key to follow it by
             underived.add(object_type.name)
             continue
         key = f"{':'.join(str(part).lower() for part in parts)}{leg.suffix}"
-        held = Held(
-            int(amount) if isinstance(amount, str) else None, value.get(leg.usd), _at(value, leg.asset), leg.debt
-        )
+        asset = _at(value, leg.asset, parent)
+        held = Held(int(amount) if isinstance(amount, str) else None, value.get(leg.usd), asset, leg.debt)
         found[key] = held if key not in found else _summed(found[key], held)
     if object_type.name not in LEGS and any(key[0] == object_type.name for key in ROLES):
         underived.add(object_type.name)
     for name, graphql_field in object_type.fields.items():
         inner = _object_of(graphql_field.type)
         if isinstance(inner, GraphQLObjectType) and (object_type.name, name) not in NOT_COUNTED:
-            _walk_legs(inner, value.get(name), found, underived)
+            _walk_legs(inner, value.get(name), found, underived, value)
 
 
 def _summed(one: Held, other: Held) -> Held:
@@ -410,8 +417,11 @@ def _summed(one: Held, other: Held) -> Held:
     return Held(amount, usd, one.asset, one.debt)
 
 
-def _at(value: Any, path: str) -> Any:
-    """The value at a dotted path ("currency.address"); None where a step is missing."""
+def _at(value: Any, path: str, parent: Mapping[str, Any] | None = None) -> Any:
+    """The value at a dotted path ("currency.address"), of the enclosing object where it starts
+    with "^" ("^ytToken.address"); None where a step is missing."""
+    if path.startswith("^"):
+        value, path = parent, path[1:]
     for step in path.split("."):
         value = value.get(step) if isinstance(value, Mapping) else None
     return value

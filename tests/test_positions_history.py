@@ -342,11 +342,11 @@ def _token(position: dict[str, Any]) -> str:
     return str((position.get("ptToken") or position.get("lpToken"))["address"]).lower()
 
 
-async def test_pendle_tokens_sent_are_flows_in_their_own_units(history):
+async def test_pendle_tokens_sent_and_a_yts_due_claimed_are_flows(history):
     """PT and LP sent away are transfers out, in the token's own units, valued as the positions
     are (Pendle's PT and LP prices): what is left earned nothing in them (a PT's gain is its
-    price's, in USD); the YT's interest and rewards are named as not derived yet. Runs last: it
-    moves the chain on."""
+    price's, in USD). The YT's interest (in SY) and rewards claimed are flows out of their legs,
+    as much as the wallet received. Runs last: it moves the chain on."""
     worlds, folder, key, _ = history
     node, pendle, saver = worlds.node, worlds.parts["pendle"], worlds.wallets["saver"]
     start = node.block_number()
@@ -354,39 +354,45 @@ async def test_pendle_tokens_sent_are_flows_in_their_own_units(history):
     for token in (pendle.active.pt, pendle.active.market):
         sent[token.lower()] = node.call(token, "balanceOf(address)", saver) // 3
         node.send(token, "transfer(address,uint256)", worlds.wallets["lender"], sent[token.lower()], sender=saver)
+    yt, sy, reward = pendle.active.yt.lower(), pendle.sy.lower(), pendle.tokens["RWD"].lower()
+    before = [node.call(token, "balanceOf(address)", saver) for token in (sy, reward)]
+    claim = node.send(yt, "redeemDueInterestAndRewards(address,bool,bool)", saver, True, True, sender=saver)
+    paid = [node.call(token, "balanceOf(address)", saver) - was for token, was in zip((sy, reward), before)]
     node.mine(1)
     item = [{"protocol": "pendle", "chainId": node.chain_id, "walletAddress": saver}]
     query = SERIES.replace(
         " points { blockNumber",
         " flows { position kind amount amountUsd blockNumber } earnings { position earned } points { blockNumber",
     )
-    body = {
-        "query": query,
-        "variables": {"inputs": item, "from": {"blockNumber": start}, "points": 2},
-    }
+    body = {"query": query, "variables": {"inputs": item, "from": {"blockNumber": start}, "points": 2}}
     async with (
         Service(folder, key, node) as service,
         service.client.post("/graphql", json=body, headers={"x-api-key": key}) as response,
     ):
         (entry,) = (await response.json())["data"]["positionsHistory"]["data"]
-        # priced as the positions are: the sender's own figures at the flow's block
-        priced = {}
+        priced = {}  # as the positions are: the sender's own figures at the flow's block
         for flow in entry["flows"]:
-            at = {**item[0], "blockNumber": flow["blockNumber"]}
-            (answer,) = (await service.positions([at]))["data"]
-            held = answer["ptPositions"] + answer["lpPositions"]
-            tokens = {
-                p["balance"]: (p.get("ptToken") or p.get("lpToken") or {}).get("address", "").lower() for p in held
-            }
-            (position,) = [p for p in held if tokens[p["balance"]] == flow["position"]]
-            priced[flow["position"]] = position["balanceUsd"] / int(position["balance"])
-    assert sorted((f["position"], f["kind"], f["amount"]) for f in entry["flows"]) == sorted(
-        (token, "transfer-out", str(-amount)) for token, amount in sent.items()
+            if flow["position"] in sent:
+                (answer,) = (await service.positions([{**item[0], "blockNumber": flow["blockNumber"]}]))["data"]
+                (position,) = [
+                    p for p in answer["ptPositions"] + answer["lpPositions"] if _token(p) == flow["position"]
+                ]
+                priced[flow["position"]] = position["balanceUsd"] / int(position["balance"])
+    block = int(claim["blockNumber"], 16)
+    assert min(paid) > 0
+    assert sorted((f["position"], f["kind"], f["amount"], f["blockNumber"]) for f in entry["flows"]) == sorted(
+        [
+            *((token, "transfer-out", str(-amount), start + 1 + i) for i, (token, amount) in enumerate(sent.items())),
+            (f"{yt}:interest", "claim", str(-paid[0]), block),
+            (sy, "transfer-in", str(paid[0]), block),  # the interest, paid in SY, which the wallet holds too
+            (f"{yt}:{reward}:reward", "claim", str(-paid[1]), block),
+        ]
     )
     for flow in entry["flows"]:
-        assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * priced[flow["position"]], rel=1e-9), flow
-    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNPRICED"]
+        assert flow["amountUsd"] is not None, flow
+        if flow["position"] in priced:
+            assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * priced[flow["position"]], rel=1e-9)
+    assert not [w for w in entry["warnings"] if w["code"] in ("FLOWS_UNPRICED", "FLOWS_UNAVAILABLE")]
     earned = {row["position"]: row["earned"] for row in entry["earnings"]}
     assert {earned[token] for token in sent} == {"0"}
-    unavailable = {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
-    assert unavailable == {"PendleAmount", "PendleReward"}
+    assert earned[f"{yt}:interest"] == "0" and earned[f"{yt}:{reward}:reward"] == "0", "nothing accrued since"
