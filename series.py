@@ -350,6 +350,9 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     ),
     "CompoundSupplyPosition": (Leg(("marketAddress",), ":supply", "balance", "balanceUsd", "baseAsset.address"),),
     "CompoundBorrowPosition": (Leg(("marketAddress",), ":borrow", "debt", "debtUsd", "baseAsset.address", debt=True),),
+    "CompoundRewardPosition": (
+        Leg(("marketAddress", "rewardToken.address"), ":rewards", "accrued", "accruedUsd", "rewardToken.address"),
+    ),
     "CompoundCollateralPosition": (
         Leg(("marketAddress", "asset.address"), ":collateral", "balance", "balanceUsd", "asset.address"),
     ),

@@ -189,11 +189,7 @@ def _check(compound: CompoundFlows, steps: list[tuple[str, int]]) -> set[str]:
     entry = asyncio.run(_series(compound, start, end))
     flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
     assert flows == expected.flows
-    assert [w for w in entry["warnings"] if w["code"].startswith("FLOWS")] == [
-        {"code": "FLOWS_UNAVAILABLE", "target": "CompoundRewardPosition", "message": w["message"]}
-        for w in entry["warnings"]
-        if w["code"] == "FLOWS_UNAVAILABLE"
-    ]
+    assert [w for w in entry["warnings"] if w["code"].startswith("FLOWS")] == []
     accrued = any(kind == "accrue" for kind, _ in steps)
     for row in entry["earnings"]:
         earned = earned_adds_up(row)
@@ -240,7 +236,7 @@ def test_comet_events_and_the_test_comets_match_compounds_published_abi() -> Non
     """The events the flows decode, and the test Comet's events and account changes, are Comet's."""
     path = SDKS / "@compound-finance" / "compound-js" / "dist" / "nodejs" / "comet-artifacts" / "comet-constants.json"
     published = _entries(json.loads(path.read_text())["abi"])
-    events = [value for value in vars(comet).values() if isinstance(value, Event)]
+    events = [value for value in vars(comet).values() if isinstance(value, Event) and value is not comet.REWARD_CLAIMED]
     assert len(events) == 8
     for event in events:
         indexed = [True] * event.signature.count("address") + [False] * event.signature.count("uint256")
@@ -250,6 +246,9 @@ def test_comet_events_and_the_test_comets_match_compounds_published_abi() -> Non
     mine = {key: value for key, value in ours.items() if key[0] == "event" or key[1].split("(")[0] in changes}
     assert len(mine) == 8 + len(changes)
     assert {key: published.get(key) for key in mine} == mine
+    # CometRewards' event: no registry package ships its ABI; as contracts/CometRewards.sol declares it
+    rewards = _entries(C.compile_all()["TestCometRewards"].abi)
+    assert rewards[("event", comet.REWARD_CLAIMED.signature)] == [True, True, True, False]
 
 
 def _entries(abi: list[dict[str, Any]]) -> dict[tuple[str, str], list[bool]]:
@@ -261,3 +260,31 @@ def _entries(abi: list[dict[str, Any]]) -> dict[tuple[str, str], list[bool]]:
         for entry in abi
         if entry.get("type") in ("event", "function")
     }
+
+
+async def test_compound_rewards_claimed_in_the_market_that_paid_them(compound: CompoundFlows) -> None:
+    """Two markets pay the borrower COMP; a claim in one is a flow out of that market's reward leg
+    (found by CometRewards' `rewardsClaimed`), priced as the reward is, and what accrues after it
+    is earned."""
+    node, world, wallet = compound.node, compound.world, compound.wallet
+    rewards, comp = world.rewards.lower(), compound.comp
+    weth_market, owed = world.weth_market.lower(), "setOwed(address,address,uint256)"
+    node.send(rewards, owed, compound.market, wallet, 5 * 10**17)
+    start = node.block_number()
+    claimed = node.call(rewards, "getRewardOwed(address,address)", weth_market, wallet, returns=("address", "uint256"))[
+        1
+    ]
+    receipt = node.send(rewards, "claim(address,address,bool)", weth_market, wallet, True, sender=wallet)
+    node.send(rewards, owed, weth_market, wallet, 2 * 10**16)  # accrued since
+    node.mine(1)
+    entry = await _series(compound, start, node.block_number())
+    leg = f"{weth_market}:{comp}:rewards"
+    claims = [
+        (f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"] if f["kind"] == "claim"
+    ]
+    assert claims == [(leg, "claim", -claimed, _block(receipt))] and claimed > 0
+    (flow,) = [f for f in entry["flows"] if f["kind"] == "claim"]
+    assert flow["amountUsd"] == pytest.approx(-claimed / 10**18 * C.PRICES["COMP"] / 10**8, rel=1e-12)
+    rows = {row["position"]: row for row in entry["earnings"]}
+    assert earned_adds_up(rows[leg]) == 2 * 10**16
+    assert earned_adds_up(rows[f"{compound.market}:{comp}:rewards"]) == 0, "the other market's, untouched"

@@ -43,6 +43,8 @@ BASE_BORROW_MIN = Function("baseBorrowMin()", "300e6beb", ("uint256",))
 TOTALS_COLLATERAL = Function("totalsCollateral(address)", "59e017bd", ("uint128 totalSupplyAsset", "uint128 reserved"))
 GET_REWARD_OWED = Function("getRewardOwed(address,address)", "41e0cad6", ("address token", "uint256 owed"))
 """CometRewards' RewardOwed, a struct of two static fields: encoded as these two outputs."""
+REWARDS_CLAIMED = Function("rewardsClaimed(address,address)", "65e12392", ("uint256",))
+"""CometRewards' public `rewardsClaimed[comet][account]`: what the account has claimed in a market."""
 
 SUPPLY = Event("Supply(address,address,uint256)", "0xd1cf3d156d5f8f0d50f6c122ed609cec09d35c9b9fb3fff6ea0959134dae424e")
 TRANSFER = Event(
@@ -74,3 +76,8 @@ ABSORB_COLLATERAL = Event(
 Transfer(from, to, amount) of the base's supply (to or from the zero address), Withdraw(src, to,
 amount), the collateral ones with the asset third, AbsorbDebt(absorber, borrower, basePaidOut,
 usdValue), AbsorbCollateral(absorber, borrower, asset, collateralAbsorbed, usdValue)."""
+REWARD_CLAIMED = Event(
+    "RewardClaimed(address,address,address,uint256)",
+    "0x2422cac5e23c46c890fdcf42d0c64757409df6832174df639337558f09d99c68",
+)
+"""CometRewards' RewardClaimed(src, recipient, token, amount), the addresses indexed: no market."""

@@ -37,6 +37,8 @@ from adapters.compound.contracts import (
     BASE_TOKEN_PRICE_FEED,
     GET_ASSET_INFO_BY_ADDRESS,
     PRICE_SCALE,
+    REWARD_CLAIMED,
+    REWARDS_CLAIMED,
     SUPPLY,
     SUPPLY_COLLATERAL,
     TRANSFER,
@@ -98,7 +100,47 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
             if amount - supplied > ROUNDING:
                 kind, sign = DEBT[event]
                 flows.append(Flow(f"{log.address}:borrow", kind, *at, bases[log.address], sign * (amount - supplied)))
-    return flows
+    return flows + await _claims(ctx, logs, named, legs)
+
+
+async def _claims(ctx: FetchContext, logs: WalletLogs, named: str, legs: Mapping[str, str]) -> list[Flow]:
+    """Rewards the wallet claimed from CometRewards (`RewardClaimed(src, recipient, token,
+    amount)`), out of the reward leg of the market they were claimed in. The event names no
+    market: where several of the points' markets pay the token, the one whose
+    `rewardsClaimed(comet, wallet)` rose by the amount in that block."""
+    rewards = cast(CompoundAddresses, ctx.chain.compound).rewards
+    paying: dict[str, list[str]] = {}
+    for key in legs:
+        comet, _, rest = key.partition(":")
+        if rest.endswith(":rewards"):
+            paying.setdefault(rest.partition(":")[0], []).append(comet)
+    found = []
+    for log in logs:
+        if rewards is None or log.address != rewards.lower() or len(log.topics) != 4:
+            continue
+        event, source, _, token = log.topics
+        comets = paying.get(address_of(token), [])
+        if event != REWARD_CLAIMED.topic or source != named or not comets:
+            continue
+        (amount,) = decode(("uint256",), log.data)
+        claimed_in = comets[0] if len(comets) == 1 else await _claimed_in(ctx, rewards, comets, named, log, amount)
+        if claimed_in is not None:
+            at = (log.block_number, log.log_index, log.transaction_hash)
+            found.append(Flow(f"{claimed_in}:{address_of(token)}:rewards", "claim", *at, address_of(token), -amount))
+    return found
+
+
+async def _claimed_in(
+    ctx: FetchContext, rewards: str, comets: list[str], named: str, log: Log, amount: int
+) -> str | None:
+    """The market whose claimed rewards rose by `amount` in the log's block."""
+    wallet = address_of(named)
+    after, before = (ctx.chains.reader(ctx.chain_id, block) for block in (log.block_number, log.block_number - 1))
+    reads = await asyncio.gather(
+        *(reader.call(rewards, REWARDS_CLAIMED, comet, wallet) for comet in comets for reader in (after, before))
+    )
+    rises = [now - was for (now,), (was,) in zip(reads[::2], reads[1::2])]
+    return next((comet for comet, rise in zip(comets, rises) if rise == amount), None)
 
 
 def _collateral(log: Log, asset: str, named: str, amount: int, at: tuple[int, int, str]) -> list[Flow]:
@@ -134,21 +176,45 @@ def _event(log: Log | None) -> str:
 
 async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
     """Each flow's USD per whole unit at its block, as the positions are valued: Comet's price of
-    the asset's feed, in the market's currency, through the chain's feed of it."""
+    the asset's feed, in the market's currency, through the chain's feed of it; a reward claimed
+    through the last listed market that lists its token, as base or collateral."""
     markets = _markets(ctx)
 
     async def price(flow: Flow) -> Fraction | None:
         comet, _, _ = flow.position.partition(":")
-        market, label = markets[comet], f"Comet {comet}"
-        if flow.position.endswith(":collateral"):
-            (info,) = await reader.call(comet, GET_ASSET_INFO_BY_ADDRESS, flow.asset, label=label)
-            feed = info.priceFeed
-        else:
-            (feed,) = await reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label)
-        found, unit = await asyncio.gather(
-            comet_price(reader, comet, feed, label), currency_usd(reader, ctx.chain, market.price_currency, market.name)
-        )
-        return None if unit is None else Fraction(found, PRICE_SCALE) * unit
+        if flow.position.endswith(":rewards"):
+            return await _listed(ctx, reader, list(markets.values()), flow.asset)
+        return await _priced(ctx, reader, markets[comet], flow.asset, flow.position.endswith(":collateral"))
 
     found = await asyncio.gather(*(outcome(price(flow)) for flow in moved))
     return {index: None if isinstance(value, ProtocolError) else value for index, value in enumerate(found)}
+
+
+async def _priced(
+    ctx: FetchContext, reader: ChainReader, market: CometMarket, token: str, collateral: bool
+) -> Fraction | None:
+    """USD per whole `token` (the market's base, or a collateral of it) at the reader's block."""
+    comet, label = market.comet.lower(), f"Comet {market.comet.lower()}"
+    if collateral:
+        (info,) = await reader.call(comet, GET_ASSET_INFO_BY_ADDRESS, token, label=label)
+        feed = info.priceFeed
+    else:
+        (feed,) = await reader.call(comet, BASE_TOKEN_PRICE_FEED, label=label)
+    found, unit = await asyncio.gather(
+        comet_price(reader, comet, feed, label), currency_usd(reader, ctx.chain, market.price_currency, market.name)
+    )
+    return None if unit is None else Fraction(found, PRICE_SCALE) * unit
+
+
+async def _listed(ctx: FetchContext, reader: ChainReader, markets: list[CometMarket], token: str) -> Fraction | None:
+    """A reward token's price as positions.py gives it: through the last market listed that lists
+    the token, as its base or a collateral; None where none does."""
+    comets = [market.comet.lower() for market in markets]
+    bases, infos = await asyncio.gather(
+        asyncio.gather(*(reader.call(comet, BASE_TOKEN) for comet in comets)),
+        asyncio.gather(*(outcome(reader.call(comet, GET_ASSET_INFO_BY_ADDRESS, token)) for comet in comets)),
+    )
+    for market, (base,), info in reversed(list(zip(markets, bases, infos))):
+        if str(base).lower() == token or not isinstance(info, ProtocolError):
+            return await _priced(ctx, reader, market, token, str(base).lower() != token)
+    return None

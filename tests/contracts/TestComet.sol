@@ -291,6 +291,21 @@ contract TestCometRewards {
         owedTo[comet][account] = owed;
     }
 
+    event RewardClaimed(address indexed src, address indexed recipient, address indexed token, uint256 amount);
+
+    mapping(address => mapping(address => uint256)) public rewardsClaimed;
+
+    /// CometRewards' `claim`: what is owed paid out (no token moves here), counted as claimed.
+    function claim(address comet, address src, bool) external {
+        require(configured[comet], "NotSupported");
+        uint256 owed = owedTo[comet][src];
+        if (owed > 0) {
+            owedTo[comet][src] = 0;
+            rewardsClaimed[comet][src] += owed;
+            emit RewardClaimed(src, src, rewardToken, owed);
+        }
+    }
+
     function getRewardOwed(address comet, address account) external returns (RewardOwed memory) {
         require(configured[comet], "NotSupported");
         calls += 1;
