@@ -38,6 +38,7 @@ from adapters.spark import positions as spark
 from adapters.uniswap import flows as uniswap_flows
 from adapters.uniswap import pools as uniswap_pools
 from adapters.uniswap import positions as uniswap
+from adapters.vault_style import flows as vault_style_flows
 from adapters.vault_style import neutrl
 from adapters.vault_style import positions as vault_style
 from addresses import ChainAddresses
@@ -143,9 +144,9 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 pool_ids=True,
                 flows=uniswap_flows.flows,
             ),
-            entry("neutrl", vault_style.chains(addresses, "neutrl"), neutrl.fetch, flows=share_flows),
+            entry("neutrl", vault_style.chains(addresses, "neutrl"), neutrl.fetch, flows=vault_style_flows.flows),
             *(
-                entry(name, vault_style.chains(addresses, name), vault_style.fetch, flows=share_flows)
+                entry(name, vault_style.chains(addresses, name), vault_style.fetch, flows=vault_style_flows.flows)
                 for name in VAULT_STYLE
             ),
         )

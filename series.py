@@ -324,6 +324,9 @@ LEGS: dict[str, tuple[Leg, ...]] = {
         Leg(("marketAddress", "currency.address"), ":borrow", "debt", "debtUsd", "currency.address", debt=True),
     ),
     "VaultSharePosition": (Leg(("vaultAddress",), "", "assets", "balanceUsd", "underlyingAsset.address"),),
+    "VaultCooldown": (
+        Leg(("^vaultAddress",), ":cooldown", "underlyingAmount", "underlyingAmountUsd", "^underlyingAsset.address"),
+    ),
     "FluidLendingPosition": (
         Leg(("fTokenAddress",), "", "underlyingAmount", "underlyingAmountUsd", "underlyingAsset.address"),
     ),

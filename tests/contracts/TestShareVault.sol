@@ -2,8 +2,13 @@
 pragma solidity 0.8.19;
 
 /// The ERC-4626 views a vault-style adapter reads, with an Ethena-style cooldown (StakedUSDeV2's
-/// `cooldowns` layout); shares, assets and cooldowns are set by the test.
+/// `cooldowns` layout); shares, assets and cooldowns are set by the test. `cooldownShares` is
+/// StakedUSDeV2's: the shares burnt and their assets withdrawn to the silo, with OpenZeppelin's
+/// ERC-4626 events (no asset moves here: the test's silo pays the unstake itself).
 contract TestShareVault {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Withdraw(address indexed sender, address indexed receiver, address indexed owner, uint256 assets, uint256 shares);
+
     struct UserCooldown {
         uint104 cooldownEnd;
         uint152 underlyingAmount;
@@ -41,6 +46,24 @@ contract TestShareVault {
         totalAssets = assets;
     }
 
+    address public silo;
+
+    function setSilo(address silo_) external {
+        silo = silo_;
+    }
+
+    function cooldownShares(uint256 amount) external returns (uint256 assets) {
+        assets = convertToAssets(amount);
+        shares[msg.sender] -= amount;
+        totalSupply -= amount;
+        totalAssets -= assets;
+        UserCooldown storage cooldown = _cooldowns[msg.sender];
+        cooldown.cooldownEnd = uint104(block.timestamp + 7 days);
+        cooldown.underlyingAmount += uint152(assets);
+        emit Transfer(msg.sender, address(0), amount);
+        emit Withdraw(msg.sender, silo, msg.sender, assets, amount);
+    }
+
     function setCooldown(address user, uint104 end, uint152 amount) external {
         _cooldowns[user] = UserCooldown(end, amount);
     }
@@ -63,7 +86,7 @@ contract TestShareVault {
         return shares[account];
     }
 
-    function convertToAssets(uint256 amount) external view returns (uint256) {
+    function convertToAssets(uint256 amount) public view returns (uint256) {
         require(broken != 1, "convertToAssets broken");
         return totalSupply == 0 ? amount : amount * totalAssets / totalSupply;
     }

@@ -1,0 +1,60 @@
+"""A wallet's flows in the vault-style protocols (docs/protocols/vault-style.md): its shares
+(adapters/flows.py `share_flows`) and, in a vault with an Ethena-style cooldown, what waits in it
+(`<vault>:cooldown`, `cooldowns(wallet).underlyingAmount`, in the asset):
+
+- a cooldown started (`cooldownShares`, `cooldownAssets`) is ERC-4626's `Withdraw(sender,
+  receiver, owner, assets, shares)` with the vault's `silo()` as receiver: the share leg's
+  `withdraw` and this leg's `cooldown`, both of `assets`;
+- an unstake is the silo paying the asset: its `Transfer(silo, wallet, amount)` is this leg's
+  `unstake`. An unstake paid to another address names no log the wallet's: it shows in the leg's
+  `earned`, which is otherwise 0 (a cooldown earns nothing while it waits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import cast
+
+from adapters.context import FetchContext
+from adapters.flows import WITHDRAW, Flow, WalletLogs, share_flows, topic
+from addresses import VaultStyleAddresses
+from chain.abi import Function, decode
+from chain.erc20 import TRANSFER
+
+SILO = Function("silo()", "eb3beb29", ("address",), immutable=True)
+
+
+async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+    found = await share_flows(ctx, wallet, logs, legs)
+    section = cast(VaultStyleAddresses, ctx.chain.vault_style.get(ctx.protocol))
+    cooling = sorted(
+        vault.address.lower()
+        for vault in (section.vaults if section else ())
+        if vault.cooldown and (vault.address.lower() in legs or f"{vault.address.lower()}:cooldown" in legs)
+    )
+    if not cooling:
+        return found
+    reader, named = ctx.reader(), topic(wallet)
+    silos = await asyncio.gather(*(reader.call(vault, SILO, label=f"vault {vault}") for vault in cooling))
+    by_silo = {topic(str(silo)): vault for vault, (silo,) in zip(cooling, silos)}
+    assets = {vault: (legs.get(f"{vault}:cooldown") or legs[vault]).lower() for vault in cooling}
+    for log in logs:
+        if len(log.topics) < 3:
+            continue
+        event, source, target, *owner = log.topics
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        if (
+            event == WITHDRAW.topic
+            and log.address in assets
+            and owner == [named]
+            and by_silo.get(target) == log.address
+        ):
+            moved, _ = decode(("uint256", "uint256"), log.data)
+            found.append(Flow(f"{log.address}:cooldown", "cooldown", *at, assets[log.address], moved))
+        elif event == TRANSFER.topic and not owner and target == named and source in by_silo:
+            vault = by_silo[source]
+            if assets[vault] == log.address:
+                (paid,) = decode(("uint256",), log.data)
+                found.append(Flow(f"{vault}:cooldown", "unstake", *at, log.address, -paid))
+    return sorted(found, key=lambda flow: flow[2:4])

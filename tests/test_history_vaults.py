@@ -1,0 +1,61 @@
+"""Flows of a vault-style cooldown in `positionsHistory` (adapters/vault_style/flows.py): the
+holder of an Ethena-style vault starts a cooldown (its shares' assets withdrawn to the silo, with
+OpenZeppelin's ERC-4626 events) and the silo pays an unstake; the cooldown leg adds what the
+withdrawal sent and takes out what the silo paid, and earns nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import auth
+from tests import vault_style_world as V
+from tests.evm import Anvil
+from tests.test_history_flows import _block, ask, chain_fixture, earned_adds_up
+from tests.test_past_blocks import Service
+
+
+class CooldownFlows:
+    def __init__(self, folder: Path) -> None:
+        self.node = Anvil()
+        self.world = V.build(self.node)
+        self.wallet, self.silo = self.world.wallets["holder"], self.node.accounts[5]
+        self.vault = self.world.vaults["ethena-susde"].lower()
+        self.usde = self.world.tokens["USDe"].lower()
+        self.node.send(self.vault, "setSilo(address)", self.silo)
+        self.folder = folder
+        self.world.write_addresses(folder / "addresses.json")
+        self.key = auth.create_key(folder / "keys.env", "cooldown-flows")[0]
+
+
+cooldowns = chain_fixture(CooldownFlows)
+
+
+async def test_a_cooldown_started_and_unstaked(cooldowns: CooldownFlows) -> None:
+    node, vault, wallet, usde = cooldowns.node, cooldowns.vault, cooldowns.wallet, cooldowns.usde
+    start = node.block_number()
+    waiting = node.call(vault, "cooldowns(address)", wallet, returns=("uint104", "uint152"))[1]
+    shares = node.call(vault, "balanceOf(address)", wallet) // 4
+    assets = node.call(vault, "convertToAssets(uint256)", shares)
+    cooled = _block(node.send(vault, "cooldownShares(uint256)", shares, sender=wallet))
+    paid = waiting + assets // 2  # the silo pays part of what waits (Ethena's unstake pays it all)
+    node.send(usde, "mint(address,uint256)", cooldowns.silo, paid)
+    unstaked = _block(node.send(usde, "transfer(address,uint256)", wallet, paid, sender=cooldowns.silo))
+    node.send(vault, "setCooldown(address,uint104,uint152)", wallet, 1, waiting + assets - paid)
+    node.mine(1)
+    inputs = [{"protocol": "ethena", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(cooldowns.folder, cooldowns.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]] == [
+        (vault, "withdraw", -assets, cooled),
+        (f"{vault}:cooldown", "cooldown", assets, cooled),
+        (f"{vault}:cooldown", "unstake", -paid, unstaked),
+    ]
+    assert all(flow["asset"] == usde and flow["amountUsd"] is not None for flow in entry["flows"])
+    rows = {row["position"]: row for row in entry["earnings"]}
+    assert earned_adds_up(rows[f"{vault}:cooldown"]) == 0, "a cooldown earns nothing while it waits"
+    assert int(rows[f"{vault}:cooldown"]["startAmount"]) == waiting
+    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+    assert pytest.approx(rows[f"{vault}:cooldown"]["pnlUsd"], abs=1e-6) == 0
