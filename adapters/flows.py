@@ -35,7 +35,8 @@ from errors import ProtocolError
 
 BUCKET = 1 << 18
 """Blocks a wallet stream's start is rounded down to (about a month of Ethereum's)."""
-ZERO = "0x" + "00" * 20
+NO_ONE = "0x" + "00" * 32
+"""The zero address as an indexed topic: a mint's sender, a burn's recipient."""
 
 DEPOSIT = Event(
     "Deposit(address,address,uint256,uint256)", "0xdcbc1c05240f31ff3ad067ef1ee35ce4997762752e3a095284754544f4c709d7"
@@ -159,20 +160,8 @@ async def share_flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Ma
         elif log.topics[0] == WITHDRAW.topic and log.topics[3:4] == (named,):
             assets, _ = decode(("uint256", "uint256"), log.data)
             found.append(Flow(log.address, "withdraw", *at, asset, -assets))
-        elif (
-            log.topics[0] == TRANSFER.topic
-            and len(log.topics) == 3
-            and ZERO[2:]
-            not in (
-                log.topics[1][26:],
-                log.topics[2][26:],
-            )
-        ):
-            (shares,) = decode(("uint256",), log.data)
-            inward = log.topics[2] == named
-            if inward != (log.topics[1] == named):  # to oneself: no flow
-                kind, sign = ("transfer-in", 1) if inward else ("transfer-out", -1)
-                found.append(_valued_shares(ctx, log, kind, at, asset, sign * shares))
+        elif (moved := transferred(log, named)) is not None and moved.kind in ("transfer-in", "transfer-out"):
+            found.append(_valued_shares(ctx, log, moved.kind, at, asset, moved.amount))
     return list(await asyncio.gather(*(_ready(flow) for flow in found)))  # transfers valued side by side
 
 
@@ -180,19 +169,37 @@ async def _ready(flow: Flow | Awaitable[Flow]) -> Flow:
     return flow if isinstance(flow, Flow) else await flow
 
 
+class Moved(NamedTuple):
+    """An ERC-20 `Transfer` of the wallet's: its kind, the amount signed for the wallet, and the
+    other side (a topic)."""
+
+    kind: str
+    amount: int
+    other: str
+
+
+def transferred(log: Log, named: str) -> Moved | None:
+    """The ERC-20 `Transfer` to or from the wallet (`named`, a topic) that `log` is, if any (not
+    one to itself): a mint or burn where the other side is the zero address."""
+    if len(log.topics) != 3 or log.topics[0] != TRANSFER.topic:
+        return None
+    _, source, target = log.topics
+    if (source == named) == (target == named):
+        return None
+    (amount,) = decode(("uint256",), log.data)
+    if target == named:
+        return Moved("mint" if source == NO_ONE else "transfer-in", amount, source)
+    return Moved("burn" if target == NO_ONE else "transfer-out", -amount, target)
+
+
 def own_transfers(log: Log, named: str) -> list[Flow]:
     """A token followed in its own units: a transfer to or from the wallet (mints and burns too)."""
-    if not log.topics or log.topics[0] != TRANSFER.topic or len(log.topics) != 3:
+    moved = transferred(log, named)
+    if moved is None:
         return []
-    if (log.topics[1] == named) == (log.topics[2] == named):
-        return []
-    (amount,) = decode(("uint256",), log.data)
-    inward = log.topics[2] == named
-    kind = ("mint" if log.topics[1][26:] == ZERO[2:] else "transfer-in") if inward else "transfer-out"
-    if not inward and log.topics[2][26:] == ZERO[2:]:
-        kind = "burn"
-    at = (log.block_number, log.log_index, log.transaction_hash)
-    return [Flow(log.address, kind, *at, log.address, amount if inward else -amount)]
+    return [
+        Flow(log.address, moved.kind, log.block_number, log.log_index, log.transaction_hash, log.address, moved.amount)
+    ]
 
 
 async def _valued_shares(

@@ -25,12 +25,11 @@ from adapters.aave.contracts import GET_PRICE_ORACLE, RESERVE_TOKENS
 from adapters.aave.market import asset_price, current, markets_of, usd_unit_of
 from adapters.aave.rewards import reward_price
 from adapters.context import FetchContext
-from adapters.flows import Flow, WalletLogs, address_of, topic
+from adapters.flows import Flow, WalletLogs, address_of, topic, transferred
 from adapters.position_warnings import outcome
 from addresses import AaveMarket
 from chain import ChainReader
 from chain.abi import Event, decode
-from chain.erc20 import TRANSFER
 from errors import ProtocolError
 
 SUPPLY = Event(
@@ -60,7 +59,6 @@ REWARDS_CLAIMED = Event(
     "0xc052130bc4ef84580db505783484b067ea8b71b3bca78a7e12db7aea8658f004",
 )
 """IRewardsController's RewardsClaimed(user, reward, to, claimer, amount): user, reward and to indexed."""
-ZERO_TOPIC = "0x" + "00" * 32
 
 
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
@@ -149,27 +147,14 @@ async def _atoken_transfers(
     atokens = {found.aTokenAddress.lower(): key for key, found in zip(held, tokens)}
     flows = []
     for log in logs:
-        key = atokens.get(log.address)
-        if key is None or log.topics[:1] != (TRANSFER.topic,) or len(log.topics) != 3:
+        key, moved = atokens.get(log.address), transferred(log, named)
+        if key is None or moved is None or moved.kind in ("mint", "burn"):
             continue
-        source, target = log.topics[1], log.topics[2]
-        if ZERO_TOPIC in (source, target) or (source == named) == (target == named):
+        if moved.kind == "transfer-out" and (log.transaction_hash, address_of(moved.other)) in seized:
             continue
-        if source == named and (log.transaction_hash, address_of(target)) in seized:
-            continue
-        (amount,) = decode(("uint256",), log.data)
-        inward = target == named
-        at = (log.block_number, log.log_index, log.transaction_hash)
         pool, asset = key
-        flows.append(
-            Flow(
-                f"{pool}:{asset}:supply",
-                "transfer-in" if inward else "transfer-out",
-                *at,
-                asset,
-                amount if inward else -amount,
-            )
-        )
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        flows.append(Flow(f"{pool}:{asset}:supply", moved.kind, *at, asset, moved.amount))
     return flows
 
 

@@ -48,7 +48,7 @@ from adapters.compound.contracts import (
 )
 from adapters.compound.market import comet_price
 from adapters.context import FetchContext
-from adapters.flows import Flow, WalletLogs, address_of, topic
+from adapters.flows import NO_ONE, Flow, WalletLogs, address_of, topic
 from adapters.position_warnings import outcome
 from adapters.prices import currency_usd
 from addresses import CometMarket, CompoundAddresses
@@ -59,7 +59,6 @@ from errors import ProtocolError
 ROUNDING = 2
 """Wei a Supply's or Withdraw's split may be off by: Comet's two roundings down, each under one
 wei while its supply index is under 2 (it starts at 1 and grows only by interest)."""
-NONE = "0x" + "00" * 32
 CREDITED = {SUPPLY.topic: "supply", ABSORB_DEBT.topic: "liquidation-credit"}
 """The event before a `Transfer(0, wallet)` -> the kind of supply it made (none: a transfer in)."""
 DEBT = {SUPPLY.topic: ("repay", -1), WITHDRAW.topic: ("borrow", 1), ABSORB_DEBT.topic: ("liquidation-repaid", -1)}
@@ -86,14 +85,14 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         before, after = (_adjacent(mine, index, step) for step in (-1, 1))
         if asset:
             flows += _collateral(log, address_of(*asset), named, amount, at)
-        elif event == TRANSFER.topic and (source, target) == (NONE, named):
+        elif event == TRANSFER.topic and (source, target) == (NO_ONE, named):
             kind = CREDITED.get(_event(before), "transfer-in")
             flows.append(Flow(key, kind, *at, bases[log.address], amount))
-        elif event == TRANSFER.topic and (source, target) == (named, NONE):
+        elif event == TRANSFER.topic and (source, target) == (named, NO_ONE):
             kind = "withdraw" if _event(before) == WITHDRAW.topic else "transfer-out"
             flows.append(Flow(key, kind, *at, bases[log.address], -amount))
         elif event in DEBT and (source if event == WITHDRAW.topic else target) == named:
-            moved = (named, NONE) if event == WITHDRAW.topic else (NONE, named)
+            moved = (named, NO_ONE) if event == WITHDRAW.topic else (NO_ONE, named)
             supplied = 0
             if after is not None and _event(after) == TRANSFER.topic and tuple(after.topics[1:]) == moved:
                 supplied, *_ = decode(("uint256",), after.data)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.flows import Flow, WalletLogs, own_transfers, topic
+from adapters.flows import NO_ONE, Flow, WalletLogs, own_transfers, topic
 from adapters.lido.positions import STETH_BY_WSTETH, WITHDRAWAL_STATUS
 from addresses import LidoAddresses
 from chain import Log
@@ -37,7 +37,6 @@ WITHDRAWAL_CLAIMED = Event(
 )
 """WithdrawalQueueBase's events: WithdrawalRequested(requestId, requestor, owner, amountOfStETH,
 amountOfShares), WithdrawalClaimed(requestId, owner, receiver, amountOfETH), all but the amounts indexed."""
-NO_ONE = "0x" + "00" * 32
 
 
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.flows import Flow, WalletLogs, log_rows, topic
+from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, topic
 from adapters.uniswap.contracts import COLLECT, DECREASE_LIQUIDITY, INCREASE_LIQUIDITY
 from adapters.uniswap.positions import position
 from addresses import UniswapAddresses, UniswapV3Addresses
@@ -43,8 +43,6 @@ ADDED, REMOVED, COLLECTED = (
     [("fees", "collect", -1)],
 )
 """Each event's changes: (leg, kind, sign) for both tokens' amounts."""
-NO_ONE = "0x" + "00" * 32
-"""The zero address as a topic: a mint's sender, a burn's recipient."""
 
 
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
