@@ -26,10 +26,11 @@ from typing import Any, NamedTuple
 from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLOutputType, GraphQLSchema
 
 from adapters.context import FetchContext
+from adapters.earnings import Held, earnings
 from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
 from chain import ChainReader
-from errors import BeforeDeployment, InputValidationError, PositionError
+from errors import BeforeDeployment, InputValidationError, PositionError, ProtocolError
 from immutable_cache import ImmutableCache
 from protocols import Protocol
 
@@ -364,13 +365,6 @@ LEGS: dict[str, tuple[Leg, ...]] = {
 by type; a position of another type with a USD figure gets a FLOWS_UNAVAILABLE warning."""
 
 
-class Held(NamedTuple):
-    amount: int | None
-    usd: float | None
-    asset: str | None
-    debt: bool
-
-
 def legs(schema: GraphQLSchema, type_name: str, answer: Mapping[str, Any]) -> tuple[dict[str, Held], set[str]]:
     """The legs a point's answer holds by key, and the position types it holds whose flows are
     not derived."""
@@ -433,95 +427,6 @@ def _at(value: Any, path: str, parent: Mapping[str, Any] | None = None) -> Any:
     return value
 
 
-def earnings(
-    first: tuple[int, dict[str, Held]],
-    last: tuple[int, dict[str, Held]],
-    flows: list[dict[str, Any]],
-    decimals: Mapping[str, int],
-) -> list[dict[str, Any]]:
-    """Each leg's earnings from the first answered point to the last (docs/history.md)."""
-    (start_block, start), (end_block, end) = first, last
-    by_key: dict[str, list[dict[str, Any]]] = {}
-    for flow in flows:
-        by_key.setdefault(flow["position"], []).append(flow)
-    found = []
-    for key in sorted({*start, *end, *by_key}):
-        moved = by_key.get(key, [])
-        was, now = start.get(key), end.get(key)
-        debt = any(held.debt for held in (was, now) if held) or key.endswith(":borrow")
-        asset = next((held.asset for held in (now, was) if held and held.asset), None)
-        asset = asset or next((flow["asset"] for flow in moved), None)
-        a0, a1 = _amount(was), _amount(now)
-        u0, u1 = _usd(was), _usd(now)
-        net = sum(int(flow["amount"]) for flow in moved)
-        values = [flow["amountUsd"] for flow in moved]
-        flows_usd = None if None in values else float(sum(values))
-        sign = -1 if debt else 1
-        earned = None if a0 is None or a1 is None else sign * (a1 - a0 - net)
-        pnl = None if u0 is None or u1 is None or flows_usd is None else sign * (u1 - u0 - flows_usd)
-        unit = _unit_price((a1, u1), (a0, u0))
-        earned_usd = None if earned is None or unit is None else earned * unit
-        found.append(
-            {
-                "position": key,
-                "asset": asset,
-                "debt": debt,
-                "fromBlock": start_block,
-                "toBlock": end_block,
-                "startAmount": None if a0 is None else str(a0),
-                "endAmount": None if a1 is None else str(a1),
-                "netFlows": str(net),
-                "earned": None if earned is None else str(earned),
-                "startUsd": u0,
-                "endUsd": u1,
-                "flowsUsd": flows_usd,
-                "pnlUsd": pnl,
-                "earnedUsd": earned_usd,
-                "priceEffectUsd": None if pnl is None or earned_usd is None else pnl - earned_usd,
-                **_cost_basis(moved, decimals.get(asset or ""), a0 == 0 and not debt),
-            }
-        )
-    return found
-
-
-def _cost_basis(moved: list[dict[str, Any]], decimals: int | None, whole_life: bool) -> dict[str, float | None]:
-    """The average-cost basis in USD of what a position holds, over its whole life: an inflow adds
-    its USD at its block and its units, an outflow takes out its share of both; the average entry
-    price is the basis per whole unit still counted. Only where the series saw the position open
-    (it held none at the first point) and every flow has a price; a debt has none."""
-    basis, units = 0.0, 0
-    for flow in moved if whole_life else ():
-        amount, usd = int(flow["amount"]), flow["amountUsd"]
-        if usd is None:
-            return {"costBasisUsd": None, "averageEntryPriceUsd": None}
-        if amount > 0:
-            basis, units = basis + usd, units + amount
-        elif units:
-            basis -= basis * min(-amount, units) / units
-            units = max(0, units + amount)
-    if not whole_life:
-        return {"costBasisUsd": None, "averageEntryPriceUsd": None}
-    price = basis / (units / 10**decimals) if units and decimals is not None else None
-    return {"costBasisUsd": basis if units else 0.0, "averageEntryPriceUsd": price}
-
-
-def _amount(held: Held | None) -> int | None:
-    return 0 if held is None else held.amount
-
-
-def _usd(held: Held | None) -> float | None:
-    """A leg's USD figure; 0 for a leg not held or empty (even without a price)."""
-    return 0.0 if held is None or held.amount == 0 else held.usd
-
-
-def _unit_price(*candidates: tuple[int | None, float | None]) -> float | None:
-    """USD per raw unit, from the end's figures, else the start's."""
-    for amount, usd in candidates:
-        if amount and usd is not None:
-            return usd / amount
-    return None
-
-
 async def kept_flows(
     at: Callable[[int], FetchContext],
     answers: ImmutableCache,
@@ -557,28 +462,42 @@ async def flows(
         (point["blockNumber"], legs(schema, protocol.type_name, point["positions"]))
         for point in (answered[0], answered[-1])
     )
-    warnings = answer["warnings"]
+
+    def warn(code: str, target: str, message: str) -> None:
+        answer["warnings"].append({"code": code, "target": target, "message": message})
+
     if protocol.flows is None:
-        message = f"Flows and earnings of {protocol.name} positions are not derived yet."
-        warnings.append({"code": "FLOWS_UNAVAILABLE", "target": protocol.name, "message": message})
+        warn(
+            "FLOWS_UNAVAILABLE", protocol.name, f"Flows and earnings of {protocol.name} positions are not derived yet."
+        )
         return
     for type_name in sorted(held[1] | now[1]):
-        message = f"Flows of {type_name} positions are not derived yet: their earnings are left out."
-        warnings.append({"code": "FLOWS_UNAVAILABLE", "target": type_name, "message": message})
+        warn(
+            "FLOWS_UNAVAILABLE",
+            type_name,
+            f"Flows of {type_name} positions are not derived yet: their earnings are left out.",
+        )
     assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
     logs = await wallet_logs(ctx, wallet, start + 1, end)
-    found = await protocol.flows(ctx, wallet, logs, assets)
-    values, decimals = await usd_values(ctx, found, protocol.flow_prices)
+    try:
+        found = await protocol.flows(ctx, wallet, logs, assets)
+        values, decimals = await usd_values(ctx, found, protocol.flow_prices)
+    except ProtocolError as exc:  # a contract's answer the flows needed: the points stand without them
+        warn(
+            "FLOWS_UNAVAILABLE",
+            protocol.name,
+            f"Flows and earnings of {protocol.name} positions could not be derived: {exc.message}",
+        )
+        return
+    for key, why in sorted(logs.unavailable.items()):
+        warn("FLOWS_UNAVAILABLE", key, f"Flows of {key} are not derived ({why}): its earnings are left out.")
     if not logs.complete:
         message = "The event index is still reading the wallet's logs over the range: flows may be missing; ask again."
-        warnings.append({"code": "FLOWS_INCOMPLETE", "target": wallet, "message": message})
+        warn("FLOWS_INCOMPLETE", wallet, message)
     unpriced = [flow.asset for flow, value in zip(found, values) if value is None]
     for asset in sorted(set(unpriced)):
-        message = (
-            f"{asset} has no USD price at the blocks of {unpriced.count(asset)} of its flows: their amountUsd, "
-            "and their positions' flowsUsd, pnlUsd and cost basis, are null."
-        )
-        warnings.append({"code": "FLOWS_UNPRICED", "target": asset, "message": message})
+        message = f"{asset} has no USD price at the blocks of {unpriced.count(asset)} of its flows: their amountUsd, "
+        warn("FLOWS_UNPRICED", asset, message + "and their positions' flowsUsd, pnlUsd and cost basis, are null.")
     answer["flows"] = [
         {
             "position": flow.position,
@@ -592,4 +511,5 @@ async def flows(
         }
         for flow, value in zip(found, values)
     ]
-    answer["earnings"] = earnings((start, held[0]), (end, now[0]), answer["flows"], decimals)
+    derived = earnings((start, held[0]), (end, now[0]), answer["flows"], decimals)
+    answer["earnings"] = [row for row in derived if row["position"] not in logs.unavailable]

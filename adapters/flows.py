@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -73,6 +73,9 @@ class WalletLogs:
     last: int
     logs: list[Log]
     complete: bool = True
+    unavailable: dict[str, str] = field(default_factory=dict)
+    """Legs whose flows a protocol could not derive (key -> why): the series names them in
+    FLOWS_UNAVAILABLE and leaves their earnings out, never a figure without their flows."""
 
     def __iter__(self) -> Iterator[Log]:
         return iter(self.logs)
@@ -181,8 +184,8 @@ class Moved(NamedTuple):
 def transferred(log: Log, named: str) -> Moved | None:
     """The ERC-20 `Transfer` to or from the wallet (`named`, a topic) that `log` is, if any (not
     one to itself): a mint or burn where the other side is the zero address."""
-    if len(log.topics) != 3 or log.topics[0] != TRANSFER.topic:
-        return None
+    if len(log.topics) != 3 or log.topics[0] != TRANSFER.topic or len(log.data) != 32:
+        return None  # not an ERC-20 Transfer: anyone may emit a malformed one naming the wallet
     _, source, target = log.topics
     if (source == named) == (target == named):
         return None

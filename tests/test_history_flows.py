@@ -550,3 +550,18 @@ async def test_aave_flows_are_valued_by_the_markets_oracle(aave: AaveFlows) -> N
     for flow in entry["flows"]:
         price = node.call(aave.market.oracle, "getAssetPrice(address)", aave.usdc, block=flow["blockNumber"])
         assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * price / 10**8 / USDC, rel=1e-12), flow
+
+
+async def test_a_malformed_transfer_naming_the_wallet_breaks_nothing(aave: AaveFlows) -> None:
+    """Anyone may emit a `Transfer` naming the wallet with no amount in it: not a flow, no error."""
+    node = aave.node
+    spam = node.deploy(compile_contracts([CONTRACTS / "TestHostile.sol"])["TestSpam"])
+    start = node.block_number()
+    node.send(spam, "spam(address)", aave.wallet)
+    aave_act(aave, ("supply", 5), expected := Expected())
+    node.mine(1)
+    inputs = [{"protocol": "aave", "chainId": node.chain_id, "walletAddress": aave.wallet}]
+    async with Service(aave.folder, aave.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]] == expected.flows

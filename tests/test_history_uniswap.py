@@ -81,6 +81,14 @@ async def test_uniswap_v3_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
 
     call = "transferFrom(address,address,uint256)"
     sent = _block(node.send(world.manager, call, wallet, uniswap.trader, world.ids["narrow"], sender=wallet))
+    away = (world.ids["narrow"], world.liquidity("narrow") // 2, 0, 0, U.FOREVER)  # its new owner's: not the wallet's
+    node.send(world.manager, U.DECREASE, away, sender=uniswap.trader)
+    node.send(
+        world.manager,
+        U.COLLECT,
+        (world.ids["narrow"], uniswap.trader, U.UINT128_MAX, U.UINT128_MAX),
+        sender=uniswap.trader,
+    )
     node.mine(1)
     end = node.block_number()
     inputs = [{"protocol": "uniswap", "chainId": node.chain_id, "walletAddress": wallet}]

@@ -59,3 +59,40 @@ async def test_a_cooldown_started_and_unstaked(cooldowns: CooldownFlows) -> None
     assert int(rows[f"{vault}:cooldown"]["startAmount"]) == waiting
     assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
     assert pytest.approx(rows[f"{vault}:cooldown"]["pnlUsd"], abs=1e-6) == 0
+
+
+async def test_a_cooldown_vault_without_a_silo_is_named_not_guessed(cooldowns: CooldownFlows) -> None:
+    """Neutrl's vault here has cooldowns but no silo set: its cooldown leg is named as not derived
+    and left out of the earnings (its shares' flows stand)."""
+    node, world, wallet = cooldowns.node, cooldowns.world, cooldowns.wallet
+    vault = world.vaults["neutrl-snusd"].lower()
+    start = node.block_number()
+    node.send(vault, "cooldownShares(uint256)", node.call(vault, "balanceOf(address)", wallet) // 5, sender=wallet)
+    node.mine(1)
+    inputs = [{"protocol": "neutrl", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(cooldowns.folder, cooldowns.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+    assert warning["target"] == f"{vault}:cooldown" and "zero address" in warning["message"]
+    assert [row["position"] for row in entry["earnings"]] == [vault]
+    assert [(f["position"], f["kind"]) for f in entry["flows"]] == [(vault, "withdraw")]
+
+
+async def test_a_contract_the_flows_need_failing_leaves_the_points_standing(cooldowns: CooldownFlows) -> None:
+    """A share transfer at a block where the vault's convertToAssets reverts: the points are
+    answered, the flows named as not derived, and nothing fails as a whole."""
+    node, vault, wallet = cooldowns.node, cooldowns.vault, cooldowns.wallet
+    start = node.block_number()
+    node.send(vault, "setBroken(uint8)", 1)
+    node.send(vault, "transfer(address,uint256)", cooldowns.world.wallets["cooler"], 10**18, sender=wallet)
+    node.send(vault, "setBroken(uint8)", 0)
+    node.mine(1)
+    inputs = [{"protocol": "ethena", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(cooldowns.folder, cooldowns.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert all(point["error"] is None for point in entry["points"])
+    (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+    assert warning["target"] == "ethena" and "convertToAssets broken" in warning["message"]
+    assert entry["flows"] == entry["earnings"] == []

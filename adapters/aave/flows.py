@@ -147,7 +147,8 @@ async def _atoken_transfers(
     atokens = {found.aTokenAddress.lower(): key for key, found in zip(held, tokens)}
     flows = []
     for log in logs:
-        key, moved = atokens.get(log.address), transferred(log, named)
+        key = atokens.get(log.address)
+        moved = transferred(log, named) if key is not None else None
         if key is None or moved is None or moved.kind in ("mint", "burn"):
             continue
         if moved.kind == "transfer-out" and (log.transaction_hash, address_of(moved.other)) in seized:

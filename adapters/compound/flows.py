@@ -52,7 +52,7 @@ from adapters.flows import NO_ONE, Flow, WalletLogs, address_of, topic
 from adapters.position_warnings import outcome
 from adapters.prices import currency_usd
 from addresses import CometMarket, CompoundAddresses
-from chain import ChainReader, Log
+from chain import ChainReader, Log, first
 from chain.abi import decode
 from errors import ProtocolError
 
@@ -207,13 +207,16 @@ async def _priced(
 
 async def _listed(ctx: FetchContext, reader: ChainReader, markets: list[CometMarket], token: str) -> Fraction | None:
     """A reward token's price as positions.py gives it: through the last market listed that lists
-    the token, as its base or a collateral; None where none does."""
+    the token, as its base or a collateral, and prices it then; None where none does."""
     comets = [market.comet.lower() for market in markets]
     bases, infos = await asyncio.gather(
-        asyncio.gather(*(reader.call(comet, BASE_TOKEN) for comet in comets)),
+        asyncio.gather(*(outcome(first(reader.call(comet, BASE_TOKEN))) for comet in comets)),
         asyncio.gather(*(outcome(reader.call(comet, GET_ASSET_INFO_BY_ADDRESS, token)) for comet in comets)),
     )
-    for market, (base,), info in reversed(list(zip(markets, bases, infos))):
-        if str(base).lower() == token or not isinstance(info, ProtocolError):
-            return await _priced(ctx, reader, market, token, str(base).lower() != token)
+    for market, base, info in reversed(list(zip(markets, bases, infos))):
+        is_base = isinstance(base, str) and base.lower() == token
+        if is_base or not isinstance(info, ProtocolError):
+            price = await outcome(_priced(ctx, reader, market, token, not is_base))
+            if isinstance(price, Fraction):
+                return price
     return None

@@ -52,21 +52,65 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     manager = v3.position_manager.lower()
     ids = sorted({int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager})
     chunks = [ids[start : start + IDS_PER_STREAM] for start in range(0, len(ids), IDS_PER_STREAM)]
+    named, held = topic(wallet), set(ids)
+    nft = [
+        log
+        for log in logs
+        if log.address == manager
+        and len(log.topics) == 4
+        and log.topics[0] == TRANSFER.topic
+        and int(log.topics[3], 16) in held
+    ]
+    owned = _ownership(nft, named)
     found = [
         flow
         for chunk in await asyncio.gather(*(_position_logs(ctx, logs, manager, chunk) for chunk in chunks))
         for log in chunk
+        if _owned(owned, log)
         for flow in _changes(manager, log, legs)
     ]
-    named, held, sent = topic(wallet), set(ids), []
-    for log in logs:
-        if log.address != manager or len(log.topics) != 4:
-            continue
-        event, source, target, token_id = log.topics
-        if event == TRANSFER.topic and int(token_id, 16) in held and NO_ONE not in (source, target):
-            sent.append(_sent(ctx, v3, log, named))
+    sent = [_sent(ctx, v3, log, named) for log in nft if NO_ONE not in log.topics[1:3]]
     found += [flow for flows in await asyncio.gather(*sent) for flow in flows]
     return sorted(found, key=lambda flow: (flow.block, flow.log_index))
+
+
+Place = tuple[int, int]
+"""(block, log index): where a log is in the chain."""
+
+
+def _ownership(nft: list[Log], named: str) -> dict[int, list[tuple[Place, Place]]]:
+    """Per token id, when the wallet owned the NFT over the range, from its Transfers (mints and
+    burns too): an event of the position counts only then (a manager or another owner may
+    operate it while it is away). Owned from the start unless its first Transfer brings it in."""
+    spans: dict[int, list[tuple[Place, Place]]] = {}
+    opened: dict[int, Place | None] = {}
+    for log in sorted(nft, key=lambda log: (log.block_number, log.log_index)):
+        _, source, target, token = log.topics
+        token_id, place = int(token, 16), (log.block_number, log.log_index)
+        if target == named:
+            opened[token_id] = place
+        elif source == named:
+            start = opened.get(token_id, (-1, -1))
+            if start is not None:
+                spans.setdefault(token_id, []).append((start, place))
+            opened[token_id] = None
+    for token_id, start in opened.items():
+        if start is not None:
+            spans.setdefault(token_id, []).append((start, END))
+    return spans
+
+
+END: Place = (2**63, 0)
+
+
+def _owned(spans: dict[int, list[tuple[Place, Place]]], log: Log) -> bool:
+    if len(log.topics) != 2:
+        return False
+    _, token = log.topics
+    token_id, place = int(token, 16), (log.block_number, log.log_index)
+    if token_id not in spans:
+        return True  # no Transfer in the range: held throughout
+    return any(start < place < end for start, end in spans[token_id])
 
 
 async def _position_logs(ctx: FetchContext, logs: WalletLogs, manager: str, ids: list[int]) -> list[Log]:

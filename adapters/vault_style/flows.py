@@ -7,7 +7,8 @@
   `withdraw` and this leg's `cooldown`, both of `assets`;
 - an unstake is the silo paying the asset: its `Transfer(silo, wallet, amount)` is this leg's
   `unstake`. An unstake paid to another address names no log the wallet's: it shows in the leg's
-  `earned`, which is otherwise 0 (a cooldown earns nothing while it waits).
+  `earned`, which is otherwise 0 (a cooldown earns nothing while it waits). A vault that gives
+  no `silo()` has its cooldown named as not derived (WalletLogs.unavailable).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import cast
 
 from adapters.context import FetchContext
 from adapters.flows import WITHDRAW, Flow, WalletLogs, share_flows, topic
+from adapters.position_warnings import outcome
 from addresses import VaultStyleAddresses
-from chain.abi import Function, decode
+from chain.abi import ZERO_ADDRESS, Function, decode
 from chain.erc20 import TRANSFER
+from errors import ProtocolError
 
 SILO = Function("silo()", "eb3beb29", ("address",), immutable=True)
 
@@ -36,9 +39,16 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     if not cooling:
         return found
     reader, named = ctx.reader(), topic(wallet)
-    silos = await asyncio.gather(*(reader.call(vault, SILO, label=f"vault {vault}") for vault in cooling))
-    by_silo = {topic(str(silo)): vault for vault, (silo,) in zip(cooling, silos)}
-    assets = {vault: (legs.get(f"{vault}:cooldown") or legs[vault]).lower() for vault in cooling}
+    silos = await asyncio.gather(*(outcome(reader.call(vault, SILO, label=f"vault {vault}")) for vault in cooling))
+    by_silo = {}
+    for vault, silo in zip(cooling, silos):
+        if isinstance(silo, ProtocolError):
+            logs.unavailable[f"{vault}:cooldown"] = f"the vault gives no silo(): {silo.message}"
+        elif (address := str(next(iter(silo))).lower()) == ZERO_ADDRESS:
+            logs.unavailable[f"{vault}:cooldown"] = "the vault's silo() is the zero address"
+        else:
+            by_silo[topic(address)] = vault
+    assets = {vault: (legs.get(f"{vault}:cooldown") or legs[vault]).lower() for vault in by_silo.values()}
     for log in logs:
         if len(log.topics) < 3:
             continue

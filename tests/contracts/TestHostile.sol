@@ -145,3 +145,13 @@ contract TestAdaptiveIrm {
         return q >= 0 ? expR << uint256(q) : expR >> uint256(-q);
     }
 }
+
+/// Logs anyone can emit: a `Transfer` naming a wallet whose data is no ERC-20 amount (spam).
+contract TestSpam {
+    function spam(address to) external {
+        bytes32 topic = keccak256("Transfer(address,address,uint256)");
+        assembly {
+            log3(0, 0, topic, 0, to)
+        }
+    }
+}

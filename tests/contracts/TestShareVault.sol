@@ -42,6 +42,13 @@ contract TestShareVault {
         totalSupply += amount;
     }
 
+    function transfer(address to, uint256 amount) external returns (bool) {
+        shares[msg.sender] -= amount;
+        shares[to] += amount;
+        emit Transfer(msg.sender, to, amount);
+        return true;
+    }
+
     function setTotalAssets(uint256 assets) external {
         totalAssets = assets;
     }
