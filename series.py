@@ -478,11 +478,11 @@ async def flows(
             f"Flows of {type_name} positions are not derived yet: their earnings are left out.",
         )
     assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
-    logs = await wallet_logs(ctx, wallet, start + 1, end)
     try:
+        logs = await wallet_logs(ctx, wallet, start + 1, end)
         found = await protocol.flows(ctx, wallet, logs, assets)
         values, decimals = await usd_values(ctx, found, protocol.flow_prices)
-    except ProtocolError as exc:  # a contract's answer the flows needed: the points stand without them
+    except ProtocolError as exc:  # a contract's answer the flows needed, or too many logs: the points stand
         warn(
             "FLOWS_UNAVAILABLE",
             protocol.name,

@@ -33,6 +33,10 @@ from chain.erc4626 import CONVERT_TO_ASSETS
 from chain.event_index import WALLET_STREAMS, Entry, Rows, Stream
 from errors import ProtocolError
 
+MAX_LOGS = 100_000
+"""Stored logs a series reads for one wallet (or its positions' stream): about 1.6 KB each in
+memory, so 160 MB at most; beyond it the flows are FLOWS_UNAVAILABLE, never a request that
+exhausts the service."""
 BUCKET = 1 << 18
 """Blocks a wallet stream's start is rounded down to (about a month of Ethereum's)."""
 NO_ONE = "0x" + "00" * 32
@@ -61,6 +65,10 @@ class Flow(NamedTuple):
     amount: int
     """The change to the leg's amount in raw units of `asset`, signed: a deposit adds, a withdrawal
     takes out; a borrow adds to a debt, a repayment takes from it."""
+
+
+class TooManyLogs(ProtocolError):
+    """More logs stored for a wallet than one request reads (MAX_LOGS)."""
 
 
 @dataclass
@@ -142,8 +150,12 @@ async def stream_logs(
     `first` rounded down to BUCKET; and whether the index could give them all."""
     index = ctx.indexes.file(ctx.chain_id)
     starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
-    view = await ctx.events(make(min(starts, default=first // BUCKET * BUCKET)))
-    return [_log(entry) for entry in view.of("log") if first <= entry.block <= last], view.complete
+    stream = make(min(starts, default=first // BUCKET * BUCKET))
+    if index.count(stream.name) <= MAX_LOGS:  # the stored part counted before it is read, the tail after
+        view = await ctx.events(stream)
+        if len(entries := view.of("log")) <= MAX_LOGS:
+            return [_log(entry) for entry in entries if first <= entry.block <= last], view.complete
+    raise TooManyLogs(f"more logs name the wallet than the {MAX_LOGS:,} one request reads")
 
 
 async def share_flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:

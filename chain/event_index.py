@@ -41,14 +41,10 @@ TAIL_QUERIES = 20
 """eth_getLogs queries a request may spend on the blocks the index does not cover yet; beyond
 that it waits for the background scan for half its budget, then answers from what is stored
 (View.complete is False)."""
-WINDOW_QUERIES = 50
-"""eth_getLogs queries per step of a scan, fewer when the address list makes them large."""
-WINDOW_BYTES = 512 * 1024
-"""Request bytes one step of a scan may send (its queries ride in one JSON-RPC batch)."""
-WINDOW_BUDGET = 120.0
-"""Seconds one step of a scan may take; a step that fails is tried again after a pause."""
-MAX_LOG_ADDRESSES = 1_000
-"""Contract addresses per eth_getLogs query; more are asked in several queries."""
+WINDOW_QUERIES = 50  # eth_getLogs queries per step of a scan, fewer when the address list makes them large
+WINDOW_BYTES = 512 * 1024  # request bytes one step of a scan may send (its queries ride in one JSON-RPC batch)
+WINDOW_BUDGET = 120.0  # seconds one step of a scan may take; a step that fails is tried again after a pause
+MAX_LOG_ADDRESSES = 1_000  # contract addresses per eth_getLogs query; more are asked in several queries
 PROGRESS_SECONDS = 5.0
 RETRY_SECONDS = (1, 5, 30, 60)
 
@@ -268,11 +264,15 @@ class ChainIndex:
                 name,
                 start,
                 covered,
-                self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0],
+                self.count(name),
                 self._db.execute("SELECT COUNT(*) FROM holdings WHERE stream = ?", (name,)).fetchone()[0],
             )
             for name, start, covered in self.covered()
         ]
+
+    def count(self, name: str) -> int:
+        """Entries the stream stores (a wallet's are read whole: flows check this first)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0])
 
     def export(self, target: Path) -> None:
         """A consistent copy of the file, taken while scans may write (SQLite's backup)."""

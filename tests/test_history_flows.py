@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import auth
 import server
+from adapters import flows as flows_module
 from tests import aave_world, lido_world, morpho_world
 from tests.evm import CONTRACTS, Anvil, compile_contracts
 from tests.rpc_proxy import RpcProxy
@@ -565,3 +566,20 @@ async def test_a_malformed_transfer_naming_the_wallet_breaks_nothing(aave: AaveF
         arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
         (entry,) = (await ask(service, inputs, **arguments))["data"]
     assert [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]] == expected.flows
+
+
+async def test_a_wallet_with_more_logs_than_a_request_reads(aave: AaveFlows, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_LOGS stored logs the flows are named unavailable; the points stand."""
+    node = aave.node
+    monkeypatch.setattr(flows_module, "MAX_LOGS", 1)
+    start = node.block_number()
+    for step in (("supply", 3), ("supply", 4)):
+        aave_act(aave, step, Expected())
+    node.mine(1)
+    inputs = [{"protocol": "aave", "chainId": node.chain_id, "walletAddress": aave.wallet}]
+    async with Service(aave.folder, aave.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert all(point["error"] is None for point in entry["points"]) and entry["flows"] == []
+    (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+    assert "more logs name the wallet than the 1 one request reads" in warning["message"]
