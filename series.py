@@ -302,9 +302,6 @@ class Leg(NamedTuple):
     usd: str
     asset: str
     debt: bool = False
-    only: tuple[str, str] | None = None
-    """(field, value): the leg of positions with that value only; the others' flows are not
-    derived (FLOWS_UNAVAILABLE names the value: Uniswap's v4 positions)."""
 
 
 LEGS: dict[str, tuple[Leg, ...]] = {
@@ -347,7 +344,6 @@ LEGS: dict[str, tuple[Leg, ...]] = {
             f"{field}{side}",
             f"{field}{side}Usd",
             f"token{side}.address",
-            only=("type", "uniswap-v3-position"),
         )
         for leg, field in (("token", "amount"), ("fees", "uncollectedFees"))
         for side in (0, 1)
@@ -390,9 +386,6 @@ def _walk_legs(
     if not isinstance(value, Mapping):
         return
     for leg in LEGS.get(object_type.name, ()):
-        if leg.only is not None and (kind := str(value.get(leg.only[0]))) != leg.only[1]:
-            underived.add(kind)
-            continue
         amount, parts = value.get(leg.amount), [_at(value, path, parent) for path in leg.key]
         if None in parts:  # a token that could not be read: no key to follow it by
             underived.add(object_type.name)

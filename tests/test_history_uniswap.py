@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import eth_abi
 import pytest
 
 import auth
@@ -104,7 +105,7 @@ async def test_uniswap_v3_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
     flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
     assert sorted(flows, key=lambda f: f[3]) == sorted(expected, key=lambda f: f[3])
     unavailable = {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
-    assert unavailable == {"uniswap-v4-position"}, "v4's flows are named as not derived"
+    assert unavailable == set()
     rows = {row["position"]: row for row in entry["earnings"]}
     sqrt_price, _ = world.slot0(3000, end)
     for position in {key.rsplit(":", 1)[0] for key in rows}:
@@ -123,3 +124,48 @@ async def test_uniswap_v3_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
     assert rows[f"{fresh}:token0"]["pnlUsd"] == pytest.approx(
         rows[f"{fresh}:token0"]["earnedUsd"] + rows[f"{fresh}:token0"]["priceEffectUsd"], rel=1e-9
     )
+
+
+async def test_uniswap_v4_flows_fees_and_impermanent_loss(uniswap: UniswapFlows) -> None:
+    """v4's ModifyLiquidity carries liquidity, not amounts: what a mint cost is the pool's math
+    rounded up (equal to what the wallet paid), and what a decrease and take paid is its
+    principal plus every fee owed (equal, side by side, to what the wallet received)."""
+    node, world, wallet = uniswap.node, uniswap.world, uniswap.wallet
+    key, posm, base = world.keys["erc20"], world.posm.lower(), world.v4_base["erc20"]
+    start = node.block_number()
+    before = [world.balance(currency, wallet) for currency in key[:2]]
+    world.v4_mint("fresh4", "erc20", base - 600, base + 600, 10**19)
+    minted = node.block_number()
+    paid = [b - a for b, a in zip(before, (world.balance(currency, wallet) for currency in key[:2]))]
+    for offset in (300, -200, 100):
+        world.v4_swap_to("erc20", base + offset)
+    token_id = world.v4_ids["fresh4"]
+    liquidity = node.call(world.posm, "getPositionLiquidity(uint256)", token_id)
+    before = [world.balance(currency, wallet) for currency in key[:2]]
+    decrease = eth_abi.encode(
+        ["uint256", "uint256", "uint128", "uint128", "bytes"], [token_id, liquidity // 2, 0, 0, b""]
+    )
+    take = eth_abi.encode(["address", "address", "address"], [*key[:2], wallet])
+    taken = _block(world.modify(wallet, [(U.DECREASE_LIQUIDITY, decrease), (U.TAKE_PAIR, take)]))
+    received = [a - b for a, b in zip((world.balance(currency, wallet) for currency in key[:2]), before)]
+    node.mine(1)
+    inputs = [{"protocol": "uniswap", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(uniswap.folder, uniswap.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    position = f"{posm}:{token_id}"
+    flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
+    assert [flow for flow in flows if flow[3] == minted] == [
+        (f"{position}:token{side}", "liquidity-added", paid[side], minted) for side in (0, 1)
+    ], "the pool's math rounded up: what the wallet paid"
+    at_take = [flow for flow in flows if flow[3] == taken]
+    for side in (0, 1):
+        legs = [flow for flow in at_take if flow[0] in (f"{position}:token{side}", f"{position}:fees{side}")]
+        assert -sum(flow[2] for flow in legs) == received[side], (side, legs)
+    assert {flow[1] for flow in at_take} == {"liquidity-removed", "collect"}
+    rows = {row["position"]: row for row in entry["earnings"]}
+    earned = {leg: earned_adds_up(rows[f"{position}:{leg}"]) for leg in ("token0", "token1", "fees0", "fees1")}
+    assert earned["fees0"] >= 0 and earned["fees1"] >= 0 and earned["fees0"] + earned["fees1"] > 0
+    sqrt_price, _ = world.v4_slot0("erc20", node.block_number())
+    assert earned["token0"] * sqrt_price**2 / 2**192 + earned["token1"] <= 2 * (1 + sqrt_price**2 / 2**192)
+    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]

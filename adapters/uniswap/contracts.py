@@ -137,3 +137,9 @@ COLLECT = Event(
 indexed tokenId: IncreaseLiquidity(tokenId, liquidity, amount0, amount1) paid in,
 DecreaseLiquidity(tokenId, liquidity, amount0, amount1) moved to the tokens owed, Collect(tokenId,
 recipient, amount0, amount1) paid out of them."""
+MODIFY_LIQUIDITY = Event(
+    "ModifyLiquidity(bytes32,address,int24,int24,int256,bytes32)",
+    "0xf208f4912782fd25c7f114ca3723a2d5dd6f3bcc3ac8db5af63baa85f711d5ec",
+)
+"""The v4 PoolManager's ModifyLiquidity(id, sender, tickLower, tickUpper, liquidityDelta, salt):
+the pool and the modifier indexed; a PositionManager's salt is the token id."""

@@ -1,88 +1,235 @@
-"""A wallet's flows in Uniswap v3 positions (docs/protocols/uniswap.md), per position NFT
+"""A wallet's flows in Uniswap positions (docs/protocols/uniswap.md), per position NFT
 (`<positionManager>:<tokenId>`) in four legs, each in one token's raw units:
 
-- `:token0`, `:token1`: what the liquidity is worth (amount0, amount1). `IncreaseLiquidity` adds
-  the amounts paid in; `DecreaseLiquidity` takes out the amounts it moved to the tokens owed. What
-  these legs "earn" is the pool's trading against the position as the price moves: their
-  `earnedUsd` summed is the position's value against holding what was put in (impermanent loss).
-- `:fees0`, `:fees1`: what collecting pays (uncollectedFees0/1: fees and the tokens owed).
-  `DecreaseLiquidity` adds its amounts (`owed`), `Collect` takes out what it paid: what these legs
-  earn is the fees, exactly.
+- `:token0`, `:token1`: what the liquidity is worth (amount0, amount1). What these legs "earn" is
+  the pool's trading against the position as the price moves: their `earnedUsd` summed is the
+  position's value against holding what was put in (impermanent loss).
+- `:fees0`, `:fees1`: what collecting pays (uncollectedFees0/1); what these legs earn is the fees.
+- v3 (the NonfungiblePositionManager's events, by token id): `IncreaseLiquidity` adds the amounts
+  paid in to the token legs; `DecreaseLiquidity` moves its amounts from them to the tokens owed
+  (`owed`, into the fees legs); `Collect` takes out of the fees legs what it paid.
+- v4 (the PoolManager's `ModifyLiquidity(id, sender, tickLower, tickUpper, liquidityDelta,
+  salt)`, sender the PositionManager, salt the token id): the event carries liquidity, not
+  amounts, so the amounts are the pool's own math at its price before the event's block
+  (`getSlot0` there; rounded up where liquidity is added, down where it is taken out, as
+  SqrtPriceMath does), and each modification pays out every fee owed then (v4 keeps no tokens
+  owed): a `collect` of the position's uncollected fees before that block. A swap in the same
+  pool earlier in the same block would move that price: such a flow is then off by what it moved.
 - The NFT itself sent to or from another holder: every leg moves by the position's figures at
-  the transfer's block (its state after the block, read as the positions are read).
+  the transfer's block (its state after the block, read as the positions are read), and the
+  managers' events count only while the wallet owns it (a manager or its next owner may operate
+  it meanwhile).
 
-The manager's events name the position by token id, not the wallet: they come from an index
-stream of the manager's events for the token ids the points hold (`WalletLogs.more`). v4
-positions' flows are not derived yet: its PoolManager's `ModifyLiquidity` carries a liquidity
-delta, not the amounts, and settles fees inside the same call (FLOWS_UNAVAILABLE names
-`uniswap-v4-position`).
+The events name the position by token id (v4: by pool and manager), not the wallet: they come
+from index streams of their own (`WalletLogs.more`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping
-from typing import Any, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NamedTuple, cast
 
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, topic
-from adapters.uniswap.contracts import COLLECT, DECREASE_LIQUIDITY, INCREASE_LIQUIDITY
+from adapters.position_warnings import outcome
+from adapters.uniswap import tick_math, v4
+from adapters.uniswap.contracts import (
+    COLLECT,
+    DECREASE_LIQUIDITY,
+    GET_SLOT0,
+    INCREASE_LIQUIDITY,
+    MODIFY_LIQUIDITY,
+    POOL_AND_POSITION_INFO,
+    STATE_VIEW,
+    V4_LABEL,
+    pool_id,
+)
 from adapters.uniswap.positions import position
-from addresses import UniswapAddresses, UniswapV3Addresses
-from chain import Log
+from addresses import UniswapAddresses, UniswapV4Addresses
+from chain import ChainReader, Log
 from chain.abi import decode
 from chain.erc20 import TRANSFER
 from chain.event_index import WALLET_STREAMS, Stream
+from errors import ProtocolError
 
 IDS_PER_STREAM = 100
-"""Token ids one stream (one eth_getLogs filter) asks for; more take several."""
+"""Token ids (v4: pools) one stream, one eth_getLogs filter, asks for; more take several."""
 ADDED, REMOVED, COLLECTED = (
     [("token", "liquidity-added", 1)],
     [("token", "liquidity-removed", -1), ("fees", "owed", 1)],
     [("fees", "collect", -1)],
 )
-"""Each event's changes: (leg, kind, sign) for both tokens' amounts."""
+"""Each v3 event's changes: (leg, kind, sign) for both tokens' amounts."""
+Place = tuple[int, int]
+"""(block, log index): where a log is in the chain."""
+END: Place = (2**63, 0)
+Reading = Callable[[ChainReader, int], Awaitable[dict[str, Any] | None]]
+Spans = dict[int, list[tuple[Place, Place]]]
+"""Per token id, where the wallet owned the NFT (from, to)."""
+
+
+class Scope(NamedTuple):
+    """One position manager's part of a series: the wallet's logs, the legs the points hold, the
+    manager, its token ids among them and when the wallet owned each."""
+
+    logs: WalletLogs
+    legs: Mapping[str, str]
+    manager: str
+    ids: list[int]
+    owned: Spans
+
+
+"""(a reader at a block, token id) -> the position's answer there (None: it holds nothing)."""
 
 
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    v3 = cast(UniswapAddresses, ctx.chain.uniswap).v3
-    if v3 is None:
-        return []
-    manager = v3.position_manager.lower()
-    ids = sorted({int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager})
-    chunks = [ids[start : start + IDS_PER_STREAM] for start in range(0, len(ids), IDS_PER_STREAM)]
-    named, held = topic(wallet), set(ids)
-    nft = [
-        log
-        for log in logs
-        if log.address == manager
-        and len(log.topics) == 4
-        and log.topics[0] == TRANSFER.topic
-        and int(log.topics[3], 16) in held
-    ]
-    owned = _ownership(nft, named)
-    found = [
-        flow
-        for chunk in await asyncio.gather(*(_position_logs(ctx, logs, manager, chunk) for chunk in chunks))
-        for log in chunk
-        if _owned(owned, log)
-        for flow in _changes(manager, log, legs)
-    ]
-    sent = [_sent(ctx, v3, log, named) for log in nft if NO_ONE not in log.topics[1:3]]
-    found += [flow for flows in await asyncio.gather(*sent) for flow in flows]
+    uniswap, named = cast(UniswapAddresses, ctx.chain.uniswap), topic(wallet)
+    found: list[Flow] = []
+    for manager, events in (
+        (uniswap.v3 and uniswap.v3.position_manager.lower(), _v3),
+        (uniswap.v4 and uniswap.v4.position_manager.address.lower(), _v4),
+    ):
+        ids = sorted({int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager})
+        if not manager or not ids:
+            continue
+        nft = [
+            log
+            for log in logs
+            if log.address == manager
+            and len(log.topics) == 4
+            and log.topics[0] == TRANSFER.topic
+            and int(log.topics[3], 16) in ids
+        ]
+        read, changes = await events(ctx, Scope(logs, legs, manager, ids, _ownership(nft, named)))
+        found += changes
+        sent = await asyncio.gather(
+            *(_sent(ctx, read, manager, log, named) for log in nft if NO_ONE not in log.topics[1:3])
+        )
+        found += [flow for flows in sent for flow in flows]
     return sorted(found, key=lambda flow: (flow.block, flow.log_index))
 
 
-Place = tuple[int, int]
-"""(block, log index): where a log is in the chain."""
+async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
+    logs, legs, manager, ids, owned = scope
+    v3 = cast(UniswapAddresses, ctx.chain.uniswap).v3
+    assert v3 is not None
+    events = (INCREASE_LIQUIDITY.topic, DECREASE_LIQUIDITY.topic, COLLECT.topic)
+    found = [
+        flow
+        for log in await _indexed(ctx, logs, manager, (events, _words(ids)), manager)
+        if len(log.topics) == 2 and _owned(owned, int(log.topics[1], 16), log)
+        for flow in _changes(manager, log, legs)
+    ]
+    return (lambda reader, token_id: position(reader, ctx.chain, v3, token_id, ctx.warnings)), found
 
 
-def _ownership(nft: list[Log], named: str) -> dict[int, list[tuple[Place, Place]]]:
+async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
+    logs, legs, manager, ids, owned = scope
+    deployment = cast(UniswapV4Addresses, cast(UniswapAddresses, ctx.chain.uniswap).v4)
+
+    async def read(reader: ChainReader, token_id: int) -> dict[str, Any] | None:
+        return await v4.position(reader, ctx.chain, deployment, token_id, ctx.warnings)
+
+    pools = await _pools(ctx, logs, manager, ids)
+    if not pools:
+        return read, []
+    found: list[Flow] = []
+    charged: set[tuple[int, int]] = set()
+    """(token id, block) whose fees a modification already paid out."""
+    pool_manager = deployment.pool_manager.lower()
+    for log in await _indexed(
+        ctx, logs, pool_manager, (MODIFY_LIQUIDITY.topic, _words(pools), topic(manager)), manager
+    ):
+        if len(log.topics) != 3 or len(log.data) != 128:
+            continue
+        lower, upper, delta, salt = decode(("int24", "int24", "int256", "bytes32"), log.data)
+        token_id = int.from_bytes(salt, "big")
+        if token_id in ids and _owned(owned, token_id, log):
+            fees = (token_id, log.block_number) not in charged
+            charged.add((token_id, log.block_number))
+            found += await _modified(ctx, read, deployment, log, (manager, token_id, lower, upper, delta), fees, legs)
+    return read, found
+
+
+async def _pools(ctx: FetchContext, logs: WalletLogs, manager: str, ids: list[int]) -> list[int]:
+    """The PoolIds of the v4 token ids, read at the range's last block, else at the block before
+    its first (a position burned since, or minted after)."""
+    later, earlier = ctx.reader(), ctx.chains.reader(ctx.chain_id, logs.first - 1)
+
+    async def pool(token_id: int) -> int | None:
+        for reader in (later, earlier):
+            found = await outcome(reader.call(manager, POOL_AND_POSITION_INFO, token_id, label=V4_LABEL))
+            if not isinstance(found, ProtocolError):
+                key, _ = found
+                return int.from_bytes(pool_id(key), "big")
+        return None
+
+    return sorted({found for found in await asyncio.gather(*(pool(token_id) for token_id in ids)) if found is not None})
+
+
+async def _modified(
+    ctx: FetchContext,
+    read: Reading,
+    deployment: UniswapV4Addresses,
+    log: Log,
+    change: tuple[str, int, int, int, int],
+    fees: bool,
+    legs: Mapping[str, str],
+) -> list[Flow]:
+    """A v4 ModifyLiquidity of the wallet's position: its principal at the pool's price before the
+    block, and (the first in its block) the fees it paid out."""
+    manager, token_id, lower, upper, delta = change
+    _, pool, _ = log.topics
+    before = ctx.chains.reader(ctx.chain_id, log.block_number - 1)
+    slot0, held = await asyncio.gather(
+        before.call(deployment.state_view, GET_SLOT0, bytes.fromhex(pool[2:]), label=STATE_VIEW),
+        read(before, token_id) if fees else _nothing(),
+    )
+    moved = tick_math.amounts(slot0.sqrtPriceX96, slot0.tick, lower, upper, abs(delta), up=delta > 0)
+    key, at = f"{manager}:{token_id}", (log.block_number, log.log_index, log.transaction_hash)
+    kind, sign = ("liquidity-added", 1) if delta > 0 else ("liquidity-removed", -1)
+    paid = (int(held["uncollectedFees0"]), int(held["uncollectedFees1"])) if held else (0, 0)
+    changes = [(f"{key}:token{side}", kind, sign * amount) for side, amount in enumerate(moved)]
+    changes += [(f"{key}:fees{side}", "collect", -amount) for side, amount in enumerate(paid)]
+    return [Flow(leg, what, *at, legs[leg], amount) for leg, what, amount in changes if amount and leg in legs]
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def _indexed(
+    ctx: FetchContext, logs: WalletLogs, address: str, filter_: tuple[str | tuple[str, ...], ...], manager: str
+) -> list[Log]:
+    """The logs of `address` matching `filter_` over the range, from an index stream named by
+    the filter's contents (several when the filter's second topic lists more than IDS_PER_STREAM)."""
+    event, keys, *rest = filter_
+    keys = keys if isinstance(keys, tuple) else (keys,)
+    chunks = [keys[start : start + IDS_PER_STREAM] for start in range(0, len(keys), IDS_PER_STREAM)]
+
+    async def chunk(part: tuple[str, ...]) -> list[Log]:
+        digest = hashlib.sha256(",".join(part).encode()).hexdigest()[:16]
+        prefix = f"{WALLET_STREAMS}positions-{manager}-{digest}-"
+
+        def stream(start: int) -> Stream:
+            return Stream(f"{prefix}{start}", (address,), (), start, log_rows, filters=((event, part, *rest),))
+
+        return await logs.more(ctx, prefix, stream)
+
+    return [log for part in await asyncio.gather(*(chunk(part) for part in chunks)) for log in part]
+
+
+def _words(values: list[int]) -> tuple[str, ...]:
+    return tuple(f"0x{value:064x}" for value in values)
+
+
+def _ownership(nft: list[Log], named: str) -> Spans:
     """Per token id, when the wallet owned the NFT over the range, from its Transfers (mints and
-    burns too): an event of the position counts only then (a manager or another owner may
-    operate it while it is away). Owned from the start unless its first Transfer brings it in."""
-    spans: dict[int, list[tuple[Place, Place]]] = {}
+    burns too): an event of the position counts only then. Owned from the start unless its first
+    Transfer brings it in."""
+    spans: Spans = {}
     opened: dict[int, Place | None] = {}
     for log in sorted(nft, key=lambda log: (log.block_number, log.log_index)):
         _, source, target, token = log.topics
@@ -100,33 +247,14 @@ def _ownership(nft: list[Log], named: str) -> dict[int, list[tuple[Place, Place]
     return spans
 
 
-END: Place = (2**63, 0)
-
-
-def _owned(spans: dict[int, list[tuple[Place, Place]]], log: Log) -> bool:
-    if len(log.topics) != 2:
-        return False
-    _, token = log.topics
-    token_id, place = int(token, 16), (log.block_number, log.log_index)
-    if token_id not in spans:
-        return True  # no Transfer in the range: held throughout
-    return any(start < place < end for start, end in spans[token_id])
-
-
-async def _position_logs(ctx: FetchContext, logs: WalletLogs, manager: str, ids: list[int]) -> list[Log]:
-    digest = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()[:16]
-    prefix = f"{WALLET_STREAMS}positions-{manager}-{digest}-"
-    events = (INCREASE_LIQUIDITY.topic, DECREASE_LIQUIDITY.topic, COLLECT.topic)
-    keys = tuple(f"0x{token_id:064x}" for token_id in ids)
-
-    def stream(start: int) -> Stream:
-        return Stream(f"{prefix}{start}", (manager,), (), start, log_rows, filters=((events, keys),))
-
-    return await logs.more(ctx, prefix, stream)
+def _owned(spans: Spans, token_id: int, log: Log) -> bool:
+    """Whether the wallet owned the NFT where `log` is (no Transfer in the range: throughout)."""
+    place = (log.block_number, log.log_index)
+    return token_id not in spans or any(start < place < end for start, end in spans[token_id])
 
 
 def _changes(manager: str, log: Log, legs: Mapping[str, str]) -> list[Flow]:
-    """An IncreaseLiquidity, DecreaseLiquidity or Collect as the flows of the legs it changes."""
+    """A v3 IncreaseLiquidity, DecreaseLiquidity or Collect as the flows of the legs it changes."""
     if log.address != manager or len(log.topics) != 2 or len(log.data) != 96:
         return []
     event, token_id = log.topics
@@ -136,10 +264,7 @@ def _changes(manager: str, log: Log, legs: Mapping[str, str]) -> list[Flow]:
         changes = COLLECTED
     else:
         _, *amounts = decode(("uint128", "uint256", "uint256"), log.data)
-        added = event == INCREASE_LIQUIDITY.topic
-        changes = (
-            [("token", "liquidity-added", 1)] if added else [("token", "liquidity-removed", -1), ("fees", "owed", 1)]
-        )
+        changes = ADDED if event == INCREASE_LIQUIDITY.topic else REMOVED
     return [
         Flow(f"{key}:{leg}{side}", kind, *at, legs[f"{key}:{leg}{side}"], sign * amount)
         for leg, kind, sign in changes
@@ -148,21 +273,20 @@ def _changes(manager: str, log: Log, legs: Mapping[str, str]) -> list[Flow]:
     ]
 
 
-async def _sent(ctx: FetchContext, v3: UniswapV3Addresses, log: Log, named: str) -> list[Flow]:
+async def _sent(ctx: FetchContext, read: Reading, manager: str, log: Log, named: str) -> list[Flow]:
     """The NFT sent to or from the wallet: each leg by the position's figures at the block."""
     _, source, target, token_id = log.topics
     if (source == named) == (target == named):
         return []
-    reader = ctx.chains.reader(ctx.chain_id, log.block_number)
-    answer: dict[str, Any] | None = await position(reader, ctx.chain, v3, int(token_id, 16), ctx.warnings)
+    answer = await read(ctx.chains.reader(ctx.chain_id, log.block_number), int(token_id, 16))
     if answer is None:
         return []
-    inward, key = target == named, f"{v3.position_manager.lower()}:{int(token_id, 16)}"
-    at = (log.block_number, log.log_index, log.transaction_hash)
+    key = f"{manager}:{int(token_id, 16)}"
+    at, kind, sign = (log.block_number, log.log_index, log.transaction_hash), "transfer-out", -1
+    if target == named:
+        kind, sign = "transfer-in", 1
     return [
-        Flow(
-            f"{key}:{leg}{side}", "transfer-in" if inward else "transfer-out", *at, asset, amount if inward else -amount
-        )
+        Flow(f"{key}:{leg}{side}", kind, *at, asset, sign * amount)
         for leg, field in (("token", "amount"), ("fees", "uncollectedFees"))
         for side in (0, 1)
         if (amount := int(answer[f"{field}{side}"])) and (asset := str(answer[f"token{side}"]["address"]).lower())

@@ -56,28 +56,34 @@ def sqrt_ratio_at_tick(tick: int) -> int:
     return (ratio >> 32) + (1 if ratio % (1 << 32) else 0)
 
 
-def amount0_delta(sqrt_a: int, sqrt_b: int, liquidity: int) -> int:
-    """Token0 between two prices for `liquidity`, rounded down (SqrtPriceMath.getAmount0Delta)."""
+def amount0_delta(sqrt_a: int, sqrt_b: int, liquidity: int, up: bool = False) -> int:
+    """Token0 between two prices for `liquidity`, rounded down, or up where liquidity is added
+    (SqrtPriceMath.getAmount0Delta's roundUp)."""
     low, high = sorted((sqrt_a, sqrt_b))
+    if up:  # both divisions rounded up: mulDivRoundingUp, then divRoundingUp
+        inner = -(-(liquidity << 96) * (high - low) // high)
+        return -(-inner // low)
     return ((liquidity << 96) * (high - low) // high) // low
 
 
-def amount1_delta(sqrt_a: int, sqrt_b: int, liquidity: int) -> int:
-    """Token1 between two prices for `liquidity`, rounded down (SqrtPriceMath.getAmount1Delta)."""
+def amount1_delta(sqrt_a: int, sqrt_b: int, liquidity: int, up: bool = False) -> int:
+    """Token1 between two prices for `liquidity`, rounded down, or up (getAmount1Delta's roundUp)."""
     low, high = sorted((sqrt_a, sqrt_b))
-    return liquidity * (high - low) // Q96
+    return -(-liquidity * (high - low) // Q96) if up else liquidity * (high - low) // Q96
 
 
-def amounts(sqrt_price: int, tick: int, tick_lower: int, tick_upper: int, liquidity: int) -> tuple[int, int]:
-    """What burning the whole position would pay at this price, before fees: below the range all
-    token0, above it all token1, inside it both (the pool's _modifyPosition, the SDK's
-    Position.amount0/amount1, both decided by the current tick)."""
+def amounts(
+    sqrt_price: int, tick: int, tick_lower: int, tick_upper: int, liquidity: int, up: bool = False
+) -> tuple[int, int]:
+    """What burning the whole position would pay at this price, before fees (or, `up`, what
+    adding it costs): below the range all token0, above it all token1, inside it both (the pool's
+    _modifyPosition, the SDK's Position.amount0/amount1, both decided by the current tick)."""
     lower, upper = sqrt_ratio_at_tick(tick_lower), sqrt_ratio_at_tick(tick_upper)
     if tick < tick_lower:
-        return amount0_delta(lower, upper, liquidity), 0
+        return amount0_delta(lower, upper, liquidity, up), 0
     if tick < tick_upper:
-        return amount0_delta(sqrt_price, upper, liquidity), amount1_delta(lower, sqrt_price, liquidity)
-    return 0, amount1_delta(lower, upper, liquidity)
+        return amount0_delta(sqrt_price, upper, liquidity, up), amount1_delta(lower, sqrt_price, liquidity, up)
+    return 0, amount1_delta(lower, upper, liquidity, up)
 
 
 def fee_growth_inside(
