@@ -21,7 +21,8 @@ from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
 from adapters.context import FetchFunction
-from adapters.flows import FlowFunction, FlowPrices, share_flows
+from adapters.flows import FlowFunction, FlowPrices
+from adapters.fluid import flows as fluid_flows
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
 from adapters.lido import flows as lido_flows
@@ -124,7 +125,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 flows=compound_flows.flows,
                 flow_prices=compound_flows.prices,
             ),
-            entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details, flows=share_flows),
+            entry("fluid", fluid.chains(addresses), fluid.fetch, details=fluid_pools.details, flows=fluid_flows.flows),
             entry(
                 "pendle",
                 pendle.chains(addresses),

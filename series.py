@@ -325,6 +325,10 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "VaultCooldown": (
         Leg(("^vaultAddress",), ":cooldown", "underlyingAmount", "underlyingAmountUsd", "^underlyingAsset.address"),
     ),
+    "FluidVaultPosition": (
+        Leg(("vaultAddress", "nftId"), ":collateral", "supply", "supplyUsd", "supplyToken.address"),
+        Leg(("vaultAddress", "nftId"), ":debt", "borrow", "borrowUsd", "borrowToken.address", debt=True),
+    ),
     "FluidLendingPosition": (
         Leg(("fTokenAddress",), "", "underlyingAmount", "underlyingAmountUsd", "underlyingAsset.address"),
     ),
