@@ -49,15 +49,18 @@ class World:
         self.morpho = morpho_world.build(self.node, morpho_world.compile_all())
         artifact = compile_contracts([CONTRACTS / "TestErc4626.sol"])["TestErc4626"]
         self.vault = self.node.deploy(artifact, ["address"], [self.morpho.usdc])
+        self.passing = self.node.deploy(artifact, ["address"], [self.morpho.usdc])
+        """A second listed vault nobody holds: one a wallet enters and leaves between two points."""
         self.wallet, self.other = self.morpho.wallets["borrower"], self.morpho.wallets["lender"]
         for wallet in (self.wallet, self.other):
             self.node.send(self.morpho.usdc, "mint(address,uint256)", wallet, 10_000_000 * USDC)
-            self.node.send(self.morpho.usdc, "approve(address,uint256)", self.vault, 2**256 - 1, sender=wallet)
+            for vault in (self.vault, self.passing):
+                self.node.send(self.morpho.usdc, "approve(address,uint256)", vault, 2**256 - 1, sender=wallet)
             self.node.send(self.morpho.usdc, "approve(address,uint256)", self.morpho.morpho, 2**256 - 1, sender=wallet)
         self.node.send(self.vault, "deposit(uint256,address)", 100_000 * USDC, self.other, sender=self.other)
         self.node.send(self.vault, "deposit(uint256,address)", 1_000 * USDC, self.wallet, sender=self.wallet)
         addresses = self.morpho.addresses_override()
-        vaults = [{"type": "erc4626-vault", "address": self.vault, "cooldown": False}]
+        vaults = [{"type": "erc4626-vault", "address": v, "cooldown": False} for v in (self.vault, self.passing)]
         addresses[str(self.node.chain_id)]["erc4626"] = {"apyPeriodDays": 7, "vaults": vaults}
         self.folder = folder
         (folder / "addresses.json").write_text(json.dumps(addresses))
@@ -583,3 +586,25 @@ async def test_a_wallet_with_more_logs_than_a_request_reads(aave: AaveFlows, mon
     assert all(point["error"] is None for point in entry["points"]) and entry["flows"] == []
     (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
     assert "more logs name the wallet than the 1 one request reads" in warning["message"]
+
+
+async def test_a_vault_entered_and_left_between_the_points(world: World) -> None:
+    """Neither point holds it: its flows still count, and what it earned is what came out less
+    what went in (here the yield given to the vault while the wallet was in it)."""
+    node, vault, wallet = world.node, world.passing, world.wallet
+    start = node.block_number()
+    deposited = _block(node.send(vault, "deposit(uint256,address)", 500 * USDC, wallet, sender=wallet))
+    node.send(world.morpho.usdc, "mint(address,uint256)", vault, 50 * USDC)  # the vault earns
+    shares = node.call(vault, "balanceOf(address)", wallet)
+    receipt = node.send(vault, "redeem(uint256,address,address)", shares, wallet, wallet, sender=wallet)
+    out = _assets(receipt, 0, address=vault.lower())
+    node.mine(1)
+    async with Service(world.folder, world.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        entries = (await ask(service, world.inputs(), **arguments))["data"]
+    (entry,) = [entry for entry in entries if entry["protocol"] == "erc4626"]
+    mine = [(f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"] if f["position"] == vault.lower()]
+    assert mine == [("deposit", 500 * USDC, deposited), ("withdraw", -out, _block(receipt))]
+    (row,) = [row for row in entry["earnings"] if row["position"] == vault.lower()]
+    assert (row["startAmount"], row["endAmount"]) == ("0", "0")
+    assert int(row["earned"]) == out - 500 * USDC > 0

@@ -2,6 +2,8 @@
 (adapters/flows.py `share_flows`) and, in a vault with an Ethena-style cooldown, what waits in it
 (`<vault>:cooldown`, `cooldowns(wallet).underlyingAmount`, in the asset):
 
+- vaults and tokens of the protocol that the wallet entered and left between the points (neither
+  holds them) are followed too, from the logs that touch them;
 - a cooldown started (`cooldownShares`, `cooldownAssets`) is ERC-4626's `Withdraw(sender,
   receiver, owner, assets, shares)` with the vault's `silo()` as receiver: the share leg's
   `withdraw` and this leg's `cooldown`, both of `assets`;
@@ -23,14 +25,15 @@ from adapters.position_warnings import outcome
 from addresses import VaultStyleAddresses
 from chain.abi import ZERO_ADDRESS, Function, decode
 from chain.erc20 import TRANSFER
+from chain.erc4626 import ASSET
 from errors import ProtocolError
 
 SILO = Function("silo()", "eb3beb29", ("address",), immutable=True)
 
 
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    found = await share_flows(ctx, wallet, logs, legs)
     section = cast(VaultStyleAddresses, ctx.chain.vault_style.get(ctx.protocol))
+    found = await share_flows(ctx, wallet, logs, {**await _passing(ctx, logs, legs, section), **legs})
     cooling = sorted(
         vault.address.lower()
         for vault in (section.vaults if section else ())
@@ -68,3 +71,25 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
                 (paid,) = decode(("uint256",), log.data)
                 found.append(Flow(f"{vault}:cooldown", "unstake", *at, log.address, -paid))
     return sorted(found, key=lambda flow: flow[2:4])
+
+
+async def _passing(
+    ctx: FetchContext, logs: WalletLogs, legs: Mapping[str, str], section: VaultStyleAddresses | None
+) -> dict[str, str]:
+    """The section's vaults and tokens the wallet's logs touch that neither point holds (entered
+    and left between them), with their assets: their flows count too, and what they earned is
+    what came out less what went in."""
+    touched = {log.address for log in logs} - set(legs)
+    vaults = [v.address.lower() for v in (section.vaults if section else ()) if v.address.lower() in touched]
+    reader = ctx.reader()
+    assets = await asyncio.gather(*(outcome(reader.call(vault, ASSET, label=f"vault {vault}")) for vault in vaults))
+    passing = {
+        t.token.lower(): t.token.lower() for t in (section.tokens if section else ()) if t.token.lower() in touched
+    }
+    for vault, asset in zip(vaults, assets):
+        if isinstance(asset, ProtocolError):
+            logs.unavailable[vault] = f"its asset() is unreadable: {asset.message}"
+        else:
+            (address,) = asset
+            passing[vault] = str(address).lower()
+    return passing
