@@ -337,6 +337,42 @@ async def test_flows_over_the_steps_are_what_the_steps_did(history):
     assert int(weth_earned["netFlows"]) == 2 * 10**18 and int(weth_earned["earned"]) >= 0
 
 
+async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
+    """Every protocol and demo wallet over the kept steps, flows and earnings selected: no input
+    fails, every earned is end - start - net flows (negated for a debt), and every flow without a
+    USD value is named by a FLOWS_UNPRICED warning of its asset: nothing left out silently."""
+    worlds, folder, key, kept = history
+    query = SERIES.replace(
+        " points { blockNumber",
+        " warnings { code target } flows { position asset amount amountUsd }"
+        " earnings { position debt startAmount endAmount netFlows earned } points { blockNumber",
+    )
+    inputs, seen = inputs_of(worlds), {"flows": 0, "earnings": 0}
+    async with Service(folder, key, worlds.node) as service:
+        for first in range(0, len(inputs), 5):
+            body = {
+                "query": query,
+                "variables": {
+                    "inputs": inputs[first : first + 5],
+                    "from": {"blockNumber": min(kept)},
+                    "to": {"blockNumber": max(kept)},
+                    "points": 2,
+                },
+            }
+            async with service.client.post("/graphql", json=body, headers={"x-api-key": key}) as response:
+                answer = (await response.json())["data"]["positionsHistory"]
+            assert answer["errors"] == [], answer["errors"]
+            for entry in answer["data"]:
+                seen = {name: seen[name] + len(entry[name]) for name in seen}
+                unpriced = {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNPRICED"}
+                assert {f["asset"] for f in entry["flows"] if f["amountUsd"] is None} <= unpriced, entry
+                for row in entry["earnings"]:
+                    if row["earned"] is not None:
+                        change = int(row["endAmount"]) - int(row["startAmount"]) - int(row["netFlows"])
+                        assert int(row["earned"]) == (-change if row["debt"] else change), row
+    assert seen["flows"] >= 3 and seen["earnings"] >= 30, seen
+
+
 def _token(position: dict[str, Any]) -> str:
     """A PT or LP position's token address."""
     return str((position.get("ptToken") or position.get("lpToken"))["address"]).lower()
