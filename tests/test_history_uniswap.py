@@ -169,3 +169,36 @@ async def test_uniswap_v4_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
     sqrt_price, _ = world.v4_slot0("erc20", node.block_number())
     assert earned["token0"] * sqrt_price**2 / 2**192 + earned["token1"] <= 2 * (1 + sqrt_price**2 / 2**192)
     assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+
+
+async def test_an_nft_minted_and_burned_between_the_points(uniswap: UniswapFlows) -> None:
+    """Neither point holds it: its flows still count, from the mint to the burn, and its fees
+    legs earn what the swaps paid while it was open."""
+    node, world, wallet = uniswap.node, uniswap.world, uniswap.wallet
+    start = node.block_number()
+    before = uniswap.balances()
+    world.mint("brief", 3000, world.base - 1200, world.base + 1200)
+    paid = tuple(b - a for b, a in zip(before, uniswap.balances()))
+    for offset in (200, -100):
+        world.swap_to(world.base + offset)
+    world.decrease("brief", world.liquidity("brief"))
+    world.collect("brief")
+    node.send(world.manager, "burn(uint256)", world.ids["brief"], sender=wallet)
+    node.mine(1)
+    inputs = [{"protocol": "uniswap", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(uniswap.folder, uniswap.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    key = f"{uniswap.manager}:{world.ids['brief']}"
+    kinds = [(f["position"][len(key) + 1 :], f["kind"]) for f in entry["flows"] if f["position"].startswith(f"{key}:")]
+    assert kinds[:2] == [("token0", "liquidity-added"), ("token1", "liquidity-added")]
+    assert {kind for _, kind in kinds} == {"liquidity-added", "liquidity-removed", "owed", "collect"}
+    added = [
+        int(f["amount"])
+        for f in entry["flows"]
+        if f["position"].startswith(f"{key}:") and f["kind"] == "liquidity-added"
+    ]
+    assert tuple(added) == paid
+    rows = {row["position"][len(key) + 1 :]: row for row in entry["earnings"] if row["position"].startswith(f"{key}:")}
+    assert all(row["startAmount"] == row["endAmount"] == "0" for row in rows.values())
+    assert int(rows["fees0"]["earned"]) + int(rows["fees1"]["earned"]) > 0, "the swaps paid it while open"

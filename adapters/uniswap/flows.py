@@ -42,8 +42,10 @@ from adapters.uniswap.contracts import (
     INCREASE_LIQUIDITY,
     MODIFY_LIQUIDITY,
     POOL_AND_POSITION_INFO,
+    POSITIONS,
     STATE_VIEW,
     V4_LABEL,
+    currency,
     pool_id,
 )
 from adapters.uniswap.positions import position
@@ -66,6 +68,7 @@ Place = tuple[int, int]
 """(block, log index): where a log is in the chain."""
 END: Place = (2**63, 0)
 Reading = Callable[[ChainReader, int], Awaitable[dict[str, Any] | None]]
+"""(a reader at a block, token id) -> the position's answer there (None: it holds nothing)."""
 Spans = dict[int, list[tuple[Place, Place]]]
 """Per token id, where the wallet owned the NFT (from, to)."""
 
@@ -81,34 +84,57 @@ class Scope(NamedTuple):
     owned: Spans
 
 
-"""(a reader at a block, token id) -> the position's answer there (None: it holds nothing)."""
-
-
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     uniswap, named = cast(UniswapAddresses, ctx.chain.uniswap), topic(wallet)
     found: list[Flow] = []
-    for manager, events in (
-        (uniswap.v3 and uniswap.v3.position_manager.lower(), _v3),
-        (uniswap.v4 and uniswap.v4.position_manager.address.lower(), _v4),
+    for manager, events, pair in (
+        (uniswap.v3 and uniswap.v3.position_manager.lower(), _v3, _v3_pair),
+        (uniswap.v4 and uniswap.v4.position_manager.address.lower(), _v4, _v4_pair),
     ):
-        ids = sorted({int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager})
-        if not manager or not ids:
+        if not manager:
             continue
-        nft = [
-            log
-            for log in logs
-            if log.address == manager
-            and len(log.topics) == 4
-            and log.topics[0] == TRANSFER.topic
-            and int(log.topics[3], 16) in ids
+        transfers = [
+            log for log in logs if log.address == manager and len(log.topics) == 4 and log.topics[0] == TRANSFER.topic
         ]
-        read, changes = await events(ctx, Scope(logs, legs, manager, ids, _ownership(nft, named)))
+        held = {int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager}
+        minted = [log for log in transfers if log.topics[1:3] == (NO_ONE, named) and int(log.topics[3], 16) not in held]
+        passing = await asyncio.gather(*(_passing(ctx, manager, pair, log) for log in minted))
+        mine = {**legs, **{key: token for part in passing for key, token in part.items()}}
+        ids = sorted(held | {int(log.topics[3], 16) for log in minted})
+        if not ids:
+            continue
+        nft = [log for log in transfers if int(log.topics[3], 16) in ids]
+        read, changes = await events(ctx, Scope(logs, mine, manager, ids, _ownership(nft, named)))
         found += changes
         sent = await asyncio.gather(
             *(_sent(ctx, read, manager, log, named) for log in nft if NO_ONE not in log.topics[1:3])
         )
         found += [flow for flows in sent for flow in flows]
     return sorted(found, key=lambda flow: (flow.block, flow.log_index))
+
+
+Pair = Callable[[ChainReader, str, int], Awaitable[tuple[str, str]]]
+"""(a reader, the manager, token id) -> the position's two tokens (as its answer names them)."""
+
+
+async def _passing(ctx: FetchContext, manager: str, pair: Pair, minted: Log) -> dict[str, str]:
+    """The legs of an NFT minted to the wallet in the range that the last point no longer holds
+    (entered and left between the points), its tokens read at the mint's block."""
+    token_id = int(minted.topics[3], 16)
+    found = await outcome(pair(ctx.chains.reader(ctx.chain_id, minted.block_number), manager, token_id))
+    if isinstance(found, ProtocolError):
+        return {}
+    return {f"{manager}:{token_id}:{leg}{side}": found[side] for leg in ("token", "fees") for side in (0, 1)}
+
+
+async def _v3_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
+    nft: Any = await reader.call(manager, POSITIONS, token_id, label="Uniswap v3 position manager")
+    return str(nft.token0).lower(), str(nft.token1).lower()
+
+
+async def _v4_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
+    key, _ = await reader.call(manager, POOL_AND_POSITION_INFO, token_id, label=V4_LABEL)
+    return currency(key.currency0), currency(key.currency1)
 
 
 async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
