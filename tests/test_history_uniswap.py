@@ -148,11 +148,7 @@ async def test_uniswap_v4_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
     take = eth_abi.encode(["address", "address", "address"], [*key[:2], wallet])
     taken = _block(world.modify(wallet, [(U.DECREASE_LIQUIDITY, decrease), (U.TAKE_PAIR, take)]))
     received = [a - b for a, b in zip((world.balance(currency, wallet) for currency in key[:2]), before)]
-    node.mine(1)
-    inputs = [{"protocol": "uniswap", "chainId": node.chain_id, "walletAddress": wallet}]
-    async with Service(uniswap.folder, uniswap.key, node) as service:
-        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
-        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    entry = await _series(uniswap, start)
     position = f"{posm}:{token_id}"
     flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
     assert [flow for flow in flows if flow[3] == minted] == [
@@ -184,11 +180,7 @@ async def test_an_nft_minted_and_burned_between_the_points(uniswap: UniswapFlows
     world.decrease("brief", world.liquidity("brief"))
     world.collect("brief")
     node.send(world.manager, "burn(uint256)", world.ids["brief"], sender=wallet)
-    node.mine(1)
-    inputs = [{"protocol": "uniswap", "chainId": node.chain_id, "walletAddress": wallet}]
-    async with Service(uniswap.folder, uniswap.key, node) as service:
-        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
-        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    entry = await _series(uniswap, start)
     key = f"{uniswap.manager}:{world.ids['brief']}"
     kinds = [(f["position"][len(key) + 1 :], f["kind"]) for f in entry["flows"] if f["position"].startswith(f"{key}:")]
     assert kinds[:2] == [("token0", "liquidity-added"), ("token1", "liquidity-added")]
@@ -202,3 +194,13 @@ async def test_an_nft_minted_and_burned_between_the_points(uniswap: UniswapFlows
     rows = {row["position"][len(key) + 1 :]: row for row in entry["earnings"] if row["position"].startswith(f"{key}:")}
     assert all(row["startAmount"] == row["endAmount"] == "0" for row in rows.values())
     assert int(rows["fees0"]["earned"]) + int(rows["fees1"]["earned"]) > 0, "the swaps paid it while open"
+
+
+async def _series(uniswap: UniswapFlows, start: int) -> dict[str, Any]:
+    """The wallet's series from `start` to a block mined now: its one entry."""
+    uniswap.node.mine(1)
+    inputs = [{"protocol": "uniswap", "chainId": uniswap.node.chain_id, "walletAddress": uniswap.wallet}]
+    async with Service(uniswap.folder, uniswap.key, uniswap.node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": uniswap.node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    return entry
