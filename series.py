@@ -509,4 +509,7 @@ async def flows(
         for flow, value in zip(found, values)
     ]
     derived = earnings((start, held[0]), (end, now[0]), answer["flows"], decimals)
-    answer["earnings"] = [row for row in derived if row["position"] not in logs.unavailable]
+    named = logs.unavailable  # a leg's key, or a position's (its legs' keys less the last part)
+    answer["earnings"] = [
+        row for row in derived if not {row["position"], row["position"].rsplit(":", 1)[0]} & set(named)
+    ]

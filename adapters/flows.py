@@ -82,16 +82,21 @@ class WalletLogs:
     logs: list[Log]
     complete: bool = True
     unavailable: dict[str, str] = field(default_factory=dict)
-    """Legs whose flows a protocol could not derive (key -> why): the series names them in
-    FLOWS_UNAVAILABLE and leaves their earnings out, never a figure without their flows."""
+    """Legs, or positions (a leg's key less its last part), whose flows a protocol could not
+    derive (key -> why): the series names them in FLOWS_UNAVAILABLE and leaves their earnings
+    out, never a figure without their flows."""
 
     def __iter__(self) -> Iterator[Log]:
         return iter(self.logs)
 
-    async def more(self, ctx: FetchContext, prefix: str, make: Callable[[int], Stream]) -> list[Log]:
+    async def more(self, ctx: FetchContext, prefix: str, make: Callable[[int], Stream]) -> list[Log] | None:
         """Another stream's logs over the same range, for events that do not name the wallet
-        (Uniswap's, by token id): `make(start)` builds it, `prefix` names its versions."""
-        logs, complete = await stream_logs(ctx, prefix, make, self.first, self.last)
+        (Uniswap's, by token id): `make(start)` builds it, `prefix` names its versions. None where
+        it holds more than one request reads (MAX_LOGS): the caller names the legs it serves."""
+        try:
+            logs, complete = await stream_logs(ctx, prefix, make, self.first, self.last)
+        except TooManyLogs:
+            return None
         self.complete = self.complete and complete
         return logs
 
@@ -146,11 +151,11 @@ async def stream_logs(
     ctx: FetchContext, prefix: str, make: Callable[[int], Stream], first: int, last: int
 ) -> tuple[list[Log], bool]:
     """The logs of blocks first..last of the stream `make(start)` builds (its rows are `log_rows`),
-    from the earliest start of one stored (names `prefix` + start) at or before `first`, else from
+    from the newest start of one stored (names `prefix` + start) at or before `first`, else from
     `first` rounded down to BUCKET; and whether the index could give them all."""
     index = ctx.indexes.file(ctx.chain_id)
     starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
-    stream = make(min(starts, default=first // BUCKET * BUCKET))
+    stream = make(max(starts, default=first // BUCKET * BUCKET))  # the newest that covers `first`: the least to read
     if index.count(stream.name) <= MAX_LOGS:  # the stored part counted before it is read, the tail after
         view = await ctx.events(stream)
         if len(entries := view.of("log")) <= MAX_LOGS:

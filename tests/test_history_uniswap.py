@@ -204,3 +204,35 @@ async def _series(uniswap: UniswapFlows, start: int) -> dict[str, Any]:
         arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": uniswap.node.block_number()}, "points": 2}
         (entry,) = (await ask(service, inputs, **arguments))["data"]
     return entry
+
+
+async def test_v4_nfts_burned_in_the_range(uniswap: UniswapFlows) -> None:
+    """A v4 NFT held at the start and one minted in the range, each emptied and burned: the burn's
+    own removal counts (v4 emits the burn's Transfer before it), and each side's flows at the burn
+    are what the wallet received; neither is left holding anything."""
+    node, world, wallet = uniswap.node, uniswap.world, uniswap.wallet
+    key, posm, base = world.keys["erc20"], world.posm.lower(), world.v4_base["erc20"]
+    start = node.block_number()
+    world.v4_mint("brief4", "erc20", base - 1200, base + 1200, 10**19)
+    world.v4_swap_to("erc20", base + 60)
+    burns = {}
+    for name in ("below", "brief4"):
+        before = [world.balance(currency, wallet) for currency in key[:2]]
+        if name == "below":  # emptied first, then burned
+            world.v4_take(name, world.v4_pools[name], burn=True)
+        else:  # burned with its liquidity in it: the burn's Transfer comes before its removal
+            burn = eth_abi.encode(["uint256", "uint128", "uint128", "bytes"], [world.v4_ids[name], 0, 0, b""])
+            take = eth_abi.encode(["address", "address", "address"], [*key[:2], wallet])
+            world.modify(wallet, [(U.BURN_POSITION, burn), (U.TAKE_PAIR, take)])
+        after = [world.balance(currency, wallet) for currency in key[:2]]
+        burns[world.v4_ids[name]] = (node.block_number(), [a - b for a, b in zip(after, before)])
+    entry = await _series(uniswap, start)
+    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"], entry["warnings"]
+    for token_id, (block, received) in burns.items():
+        position = f"{posm}:{token_id}"
+        at_burn = [f for f in entry["flows"] if f["position"].startswith(f"{position}:") and f["blockNumber"] == block]
+        for side in (0, 1):
+            legs = (f"{position}:token{side}", f"{position}:fees{side}")
+            assert -sum(int(f["amount"]) for f in at_burn if f["position"] in legs) == received[side], (token_id, side)
+        rows = [row for row in entry["earnings"] if row["position"].startswith(f"{position}:")]
+        assert rows and all(row["endAmount"] == "0" for row in rows)

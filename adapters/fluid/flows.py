@@ -63,7 +63,12 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     def stream(start: int) -> Stream:
         return Stream(f"{prefix}{start}", tuple(vaults), (LOG_OPERATE.topic,), start, log_rows)
 
-    for log in await logs.more(ctx, prefix, stream):
+    indexed = await logs.more(ctx, prefix, stream)
+    if indexed is None:
+        for vault, nft in held:
+            for leg in ("collateral", "debt"):
+                logs.unavailable[f"{vault}:{nft}:{leg}"] = "its vault has more operations than one request reads"
+    for log in indexed or []:
         if log.topics != (LOG_OPERATE.topic,) or len(log.data) != 160:
             continue
         _, nft, *amounts, _ = decode(("address", "uint256", "int256", "int256", "address"), log.data)

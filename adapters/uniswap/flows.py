@@ -82,6 +82,8 @@ class Scope(NamedTuple):
     manager: str
     ids: list[int]
     owned: Spans
+    born: Mapping[int, int]
+    """Token ids minted to the wallet in the range -> the mint's block."""
 
 
 async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
@@ -98,13 +100,14 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         ]
         held = {int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager}
         minted = [log for log in transfers if log.topics[1:3] == (NO_ONE, named) and int(log.topics[3], 16) not in held]
-        passing = await asyncio.gather(*(_passing(ctx, manager, pair, log) for log in minted))
+        passing = await asyncio.gather(*(_passing(ctx, logs, manager, pair, log) for log in minted))
         mine = {**legs, **{key: token for part in passing for key, token in part.items()}}
         ids = sorted(held | {int(log.topics[3], 16) for log in minted})
         if not ids:
             continue
         nft = [log for log in transfers if int(log.topics[3], 16) in ids]
-        read, changes = await events(ctx, Scope(logs, mine, manager, ids, _ownership(nft, named)))
+        born = {int(log.topics[3], 16): log.block_number for log in minted}
+        read, changes = await events(ctx, Scope(logs, mine, manager, ids, _ownership(nft, named), born))
         found += changes
         sent = await asyncio.gather(
             *(_sent(ctx, read, manager, log, named) for log in nft if NO_ONE not in log.topics[1:3])
@@ -117,12 +120,13 @@ Pair = Callable[[ChainReader, str, int], Awaitable[tuple[str, str]]]
 """(a reader, the manager, token id) -> the position's two tokens (as its answer names them)."""
 
 
-async def _passing(ctx: FetchContext, manager: str, pair: Pair, minted: Log) -> dict[str, str]:
+async def _passing(ctx: FetchContext, logs: WalletLogs, manager: str, pair: Pair, minted: Log) -> dict[str, str]:
     """The legs of an NFT minted to the wallet in the range that the last point no longer holds
     (entered and left between the points), its tokens read at the mint's block."""
     token_id = int(minted.topics[3], 16)
     found = await outcome(pair(ctx.chains.reader(ctx.chain_id, minted.block_number), manager, token_id))
     if isinstance(found, ProtocolError):
+        logs.unavailable[f"{manager}:{token_id}"] = f"its tokens are unreadable: {found.message}"
         return {}
     return {f"{manager}:{token_id}:{leg}{side}": found[side] for leg in ("token", "fees") for side in (0, 1)}
 
@@ -133,41 +137,58 @@ async def _v3_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[st
 
 
 async def _v4_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
-    key, _ = await reader.call(manager, POOL_AND_POSITION_INFO, token_id, label=V4_LABEL)
+    key = await _v4_key(reader, manager, token_id)
     return currency(key.currency0), currency(key.currency1)
 
 
+async def _v4_key(reader: ChainReader, manager: str, token_id: int) -> Any:
+    """A v4 NFT's PoolKey at the block; a burned or unminted NFT's is empty (no revert): an error."""
+    key, _ = await reader.call(manager, POOL_AND_POSITION_INFO, token_id, label=V4_LABEL)
+    if not key.tickSpacing:
+        raise ProtocolError(f"{V4_LABEL} has no pool for NFT {token_id} at this block (burned, or not minted yet)")
+    return key
+
+
 async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
-    logs, legs, manager, ids, owned = scope
+    logs, legs, manager, ids, owned, _ = scope
     v3 = cast(UniswapAddresses, ctx.chain.uniswap).v3
     assert v3 is not None
     events = (INCREASE_LIQUIDITY.topic, DECREASE_LIQUIDITY.topic, COLLECT.topic)
+    indexed = await _indexed(ctx, logs, manager, (events, _words(ids)), manager)
     found = [
         flow
-        for log in await _indexed(ctx, logs, manager, (events, _words(ids)), manager)
+        for log in _served(scope, indexed)
         if len(log.topics) == 2 and _owned(owned, int(log.topics[1], 16), log)
         for flow in _changes(manager, log, legs)
     ]
     return (lambda reader, token_id: position(reader, ctx.chain, v3, token_id, ctx.warnings)), found
 
 
+def _served(scope: Scope, indexed: list[Log] | None) -> list[Log]:
+    """The manager's logs, or none with its positions named as not derived where its stream holds
+    more than one request reads."""
+    if indexed is None:
+        for token_id in scope.ids:
+            scope.logs.unavailable[f"{scope.manager}:{token_id}"] = "more logs than one request reads"
+    return indexed or []
+
+
 async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
-    logs, legs, manager, ids, owned = scope
+    logs, legs, manager, ids, owned, _ = scope
     deployment = cast(UniswapV4Addresses, cast(UniswapAddresses, ctx.chain.uniswap).v4)
 
     async def read(reader: ChainReader, token_id: int) -> dict[str, Any] | None:
         return await v4.position(reader, ctx.chain, deployment, token_id, ctx.warnings)
 
-    pools = await _pools(ctx, logs, manager, ids)
+    pools = await _pools(ctx, scope)
     if not pools:
         return read, []
     found: list[Flow] = []
     charged: set[tuple[int, int]] = set()
     """(token id, block) whose fees a modification already paid out."""
     pool_manager = deployment.pool_manager.lower()
-    for log in await _indexed(
-        ctx, logs, pool_manager, (MODIFY_LIQUIDITY.topic, _words(pools), topic(manager)), manager
-    ):
+    indexed = await _indexed(ctx, logs, pool_manager, (MODIFY_LIQUIDITY.topic, _words(pools), topic(manager)), manager)
+    for log in _served(scope, indexed):
         if len(log.topics) != 3 or len(log.data) != 128:
             continue
         lower, upper, delta, salt = decode(("int24", "int24", "int256", "bytes32"), log.data)
@@ -175,24 +196,34 @@ async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
         if token_id in ids and _owned(owned, token_id, log):
             fees = (token_id, log.block_number) not in charged
             charged.add((token_id, log.block_number))
-            found += await _modified(ctx, read, deployment, log, (manager, token_id, lower, upper, delta), fees, legs)
+            change = (manager, token_id, lower, upper, delta)
+            modified = await outcome(_modified(ctx, read, deployment, log, change, fees, legs))
+            if isinstance(modified, ProtocolError):
+                logs.unavailable[f"{manager}:{token_id}"] = modified.message
+            else:
+                found += modified
     return read, found
 
 
-async def _pools(ctx: FetchContext, logs: WalletLogs, manager: str, ids: list[int]) -> list[int]:
-    """The PoolIds of the v4 token ids, read at the range's last block, else at the block before
-    its first (a position burned since, or minted after)."""
-    later, earlier = ctx.reader(), ctx.chains.reader(ctx.chain_id, logs.first - 1)
+async def _pools(ctx: FetchContext, scope: Scope) -> list[int]:
+    """The PoolIds of the v4 token ids: read at the mint's block for one minted in the range, else
+    at the range's last block, else at the block before its first (burned since)."""
+    at = ctx.chains.reader
 
     async def pool(token_id: int) -> int | None:
-        for reader in (later, earlier):
-            found = await outcome(reader.call(manager, POOL_AND_POSITION_INFO, token_id, label=V4_LABEL))
+        born = scope.born.get(token_id)
+        readers = (
+            [at(ctx.chain_id, born)] if born is not None else [ctx.reader(), at(ctx.chain_id, scope.logs.first - 1)]
+        )
+        for reader in readers:
+            found = await outcome(_v4_key(reader, scope.manager, token_id))
             if not isinstance(found, ProtocolError):
-                key, _ = found
-                return int.from_bytes(pool_id(key), "big")
+                return int.from_bytes(pool_id(found), "big")
+        scope.logs.unavailable[f"{scope.manager}:{token_id}"] = "its pool is unreadable"
         return None
 
-    return sorted({found for found in await asyncio.gather(*(pool(token_id) for token_id in ids)) if found is not None})
+    found = await asyncio.gather(*(pool(token_id) for token_id in scope.ids))
+    return sorted({pool for pool in found if pool is not None})
 
 
 async def _modified(
@@ -209,10 +240,16 @@ async def _modified(
     manager, token_id, lower, upper, delta = change
     _, pool, _ = log.topics
     before = ctx.chains.reader(ctx.chain_id, log.block_number - 1)
+    slot0: Any
     slot0, held = await asyncio.gather(
         before.call(deployment.state_view, GET_SLOT0, bytes.fromhex(pool[2:]), label=STATE_VIEW),
         read(before, token_id) if fees else _nothing(),
     )
+    if not slot0.sqrtPriceX96:  # the pool was made in this block: its price after it, the nearest read
+        after = ctx.chains.reader(ctx.chain_id, log.block_number)
+        slot0 = await after.call(deployment.state_view, GET_SLOT0, bytes.fromhex(pool[2:]), label=STATE_VIEW)
+        if not slot0.sqrtPriceX96:
+            raise ProtocolError(f"pool {pool} has no price at block {log.block_number}")
     moved = tick_math.amounts(slot0.sqrtPriceX96, slot0.tick, lower, upper, abs(delta), up=delta > 0)
     key, at = f"{manager}:{token_id}", (log.block_number, log.log_index, log.transaction_hash)
     kind, sign = ("liquidity-added", 1) if delta > 0 else ("liquidity-removed", -1)
@@ -228,14 +265,15 @@ async def _nothing() -> None:
 
 async def _indexed(
     ctx: FetchContext, logs: WalletLogs, address: str, filter_: tuple[str | tuple[str, ...], ...], manager: str
-) -> list[Log]:
+) -> list[Log] | None:
     """The logs of `address` matching `filter_` over the range, from an index stream named by
-    the filter's contents (several when the filter's second topic lists more than IDS_PER_STREAM)."""
+    the filter's contents (several when the filter's second topic lists more than IDS_PER_STREAM);
+    None where one holds more than one request reads."""
     event, keys, *rest = filter_
     keys = keys if isinstance(keys, tuple) else (keys,)
     chunks = [keys[start : start + IDS_PER_STREAM] for start in range(0, len(keys), IDS_PER_STREAM)]
 
-    async def chunk(part: tuple[str, ...]) -> list[Log]:
+    async def chunk(part: tuple[str, ...]) -> list[Log] | None:
         digest = hashlib.sha256(",".join(part).encode()).hexdigest()[:16]
         prefix = f"{WALLET_STREAMS}positions-{manager}-{digest}-"
 
@@ -244,7 +282,8 @@ async def _indexed(
 
         return await logs.more(ctx, prefix, stream)
 
-    return [log for part in await asyncio.gather(*(chunk(part) for part in chunks)) for log in part]
+    parts = await asyncio.gather(*(chunk(part) for part in chunks))
+    return None if None in parts else [log for part in parts if part is not None for log in part]
 
 
 def _words(values: list[int]) -> tuple[str, ...]:
@@ -264,8 +303,8 @@ def _ownership(nft: list[Log], named: str) -> Spans:
             opened[token_id] = place
         elif source == named:
             start = opened.get(token_id, (-1, -1))
-            if start is not None:
-                spans.setdefault(token_id, []).append((start, place))
+            if start is not None:  # a burn ends nothing that follows (v4's Transfer precedes its removal)
+                spans.setdefault(token_id, []).append((start, END if target == NO_ONE else place))
             opened[token_id] = None
     for token_id, start in opened.items():
         if start is not None:
