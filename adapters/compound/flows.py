@@ -113,26 +113,35 @@ async def _claims(ctx: FetchContext, logs: WalletLogs, named: str, legs: Mapping
         comet, _, rest = key.partition(":")
         if rest.endswith(":rewards"):
             paying.setdefault(rest.partition(":")[0], []).append(comet)
-    found = []
+    claims = []
     for log in logs:
         if rewards is None or log.address != rewards.lower() or len(log.topics) != 4:
             continue
         event, source, _, token = log.topics
         comets = paying.get(address_of(token), [])
-        if event != REWARD_CLAIMED.topic or source != named or not comets:
+        if event == REWARD_CLAIMED.topic and source == named and comets:
+            claims.append((log, address_of(token), comets, *decode(("uint256",), log.data)))
+    where = await asyncio.gather(  # the markets of claims several pay, side by side
+        *(_claimed_in(ctx, cast(str, rewards), comets, named, log, amount) for log, _, comets, amount in claims)
+    )
+    found = []
+    for (log, token, comets, amount), claimed_in in zip(claims, where):
+        if claimed_in is None:  # no market's count rose by it: those legs' earnings would be wrong
+            for comet in comets:
+                logs.unavailable[f"{comet}:{token}:rewards"] = "a claim no market's rewardsClaimed matches"
             continue
-        (amount,) = decode(("uint256",), log.data)
-        claimed_in = comets[0] if len(comets) == 1 else await _claimed_in(ctx, rewards, comets, named, log, amount)
-        if claimed_in is not None:
-            at = (log.block_number, log.log_index, log.transaction_hash)
-            found.append(Flow(f"{claimed_in}:{address_of(token)}:rewards", "claim", *at, address_of(token), -amount))
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        found.append(Flow(f"{claimed_in}:{token}:rewards", "claim", *at, token, -amount))
     return found
 
 
 async def _claimed_in(
     ctx: FetchContext, rewards: str, comets: list[str], named: str, log: Log, amount: int
 ) -> str | None:
-    """The market whose claimed rewards rose by `amount` in the log's block."""
+    """The market whose claimed rewards rose by `amount` in the log's block (the only one that
+    pays the token, read nothing)."""
+    if len(comets) == 1:
+        return comets[0]
     wallet = address_of(named)
     after, before = (ctx.chains.reader(ctx.chain_id, block) for block in (log.block_number, log.block_number - 1))
     reads = await asyncio.gather(

@@ -40,6 +40,7 @@ from adapters.uniswap.contracts import (
     DECREASE_LIQUIDITY,
     GET_SLOT0,
     INCREASE_LIQUIDITY,
+    LABEL,
     MODIFY_LIQUIDITY,
     POOL_AND_POSITION_INFO,
     POSITIONS,
@@ -132,7 +133,7 @@ async def _passing(ctx: FetchContext, logs: WalletLogs, manager: str, pair: Pair
 
 
 async def _v3_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
-    nft: Any = await reader.call(manager, POSITIONS, token_id, label="Uniswap v3 position manager")
+    nft: Any = await reader.call(manager, POSITIONS, token_id, label=LABEL)
     return str(nft.token0).lower(), str(nft.token1).lower()
 
 
@@ -183,11 +184,11 @@ async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
     pools = await _pools(ctx, scope)
     if not pools:
         return read, []
-    found: list[Flow] = []
     charged: set[tuple[int, int]] = set()
     """(token id, block) whose fees a modification already paid out."""
     pool_manager = deployment.pool_manager.lower()
     indexed = await _indexed(ctx, logs, pool_manager, (MODIFY_LIQUIDITY.topic, _words(pools), topic(manager)), manager)
+    modifications = []
     for log in _served(scope, indexed):
         if len(log.topics) != 3 or len(log.data) != 128:
             continue
@@ -197,11 +198,14 @@ async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
             fees = (token_id, log.block_number) not in charged
             charged.add((token_id, log.block_number))
             change = (manager, token_id, lower, upper, delta)
-            modified = await outcome(_modified(ctx, read, deployment, log, change, fees, legs))
-            if isinstance(modified, ProtocolError):
-                logs.unavailable[f"{manager}:{token_id}"] = modified.message
-            else:
-                found += modified
+            modifications.append((token_id, _modified(ctx, read, deployment, log, change, fees, legs)))
+    found: list[Flow] = []
+    valued = await asyncio.gather(*(outcome(modified) for _, modified in modifications))  # side by side
+    for (token_id, _), modified in zip(modifications, valued):
+        if isinstance(modified, ProtocolError):
+            logs.unavailable[f"{manager}:{token_id}"] = modified.message
+        else:
+            found += modified
     return read, found
 
 
