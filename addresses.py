@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -180,6 +180,43 @@ class UniswapAddresses:
 
 
 @dataclass(frozen=True)
+class SummerDpm:
+    """Summer.fi's DPM accounts: made by the AccountFactory (`AccountCreated`), owned as the
+    AccountGuard says (`owners`, `ProxyOwnershipTransferred`)."""
+
+    factory: Deployment
+    guard: Deployment
+
+
+@dataclass(frozen=True)
+class AccountsAddresses:
+    """Where the accounts a wallet controls are registered on a chain (adapters/accounts/)."""
+
+    proxy_registries: tuple[str, ...] = ()
+    """DSProxy registries (`proxies(owner)`): Maker's ProxyRegistry, which DeFi Saver uses too."""
+    insta_list: str | None = None
+    """Instadapp's InstaList: the DSAs an owner is linked to."""
+    summer_dpm: SummerDpm | None = None
+
+
+@dataclass(frozen=True)
+class EulerAddresses:
+    """Euler v2 on a chain: its EVC (accounts, collaterals, controllers) and the factory that
+    makes its EVK vaults (found through its ProxyCreated events from its deployment block)."""
+
+    evc: str
+    factory: Deployment
+
+
+@dataclass(frozen=True)
+class MakerAddresses:
+    """Maker (Sky) on Ethereum: its ChainLog, which names every other contract at the block
+    (adapters/maker/), from the block it was deployed at."""
+
+    chain_log: Deployment
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -199,6 +236,9 @@ class ChainAddresses:
     """On an L2, Chainlink's sequencer uptime feed: prices count only while the sequencer is up."""
     lido: LidoAddresses | None = None
     uniswap: UniswapAddresses | None = None
+    maker: MakerAddresses | None = None
+    euler: EulerAddresses | None = None
+    accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -252,6 +292,9 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
         lido=_lido(value["lido"], f"{where} lido") if "lido" in value else None,
         uniswap=_uniswap(value["uniswap"], f"{where} uniswap") if "uniswap" in value else None,
+        maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
+        euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
+        accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -356,6 +399,33 @@ def _uniswap(value: Any, where: str) -> UniswapAddresses:
     if v3 is None and v4 is None:
         raise AddressesError(f"{where}: must have a v3 or a v4 section")
     return UniswapAddresses(v3, v4)
+
+
+def _maker(value: Any, where: str) -> MakerAddresses:
+    return MakerAddresses(_deployment(_object(value, where).get("chainLog"), f"{where} chainLog"))
+
+
+def _euler(value: Any, where: str) -> EulerAddresses:
+    value = _object(value, where)
+    return EulerAddresses(
+        _address(value.get("evc"), f"{where} evc"), _deployment(value.get("eVaultFactory"), f"{where} eVaultFactory")
+    )
+
+
+def _accounts(value: Any, where: str) -> AccountsAddresses:
+    value = _object(value, where)
+    registries = _list(value.get("proxyRegistries", []), f"{where} proxyRegistries")
+    dpm = value.get("summerDpm")
+    if dpm is not None:
+        dpm = _object(dpm, f"{where} summerDpm")
+        dpm = SummerDpm(
+            *(_deployment(dpm.get(name), f"{where} summerDpm {name}") for name in ("accountFactory", "accountGuard"))
+        )
+    return AccountsAddresses(
+        tuple(_address(registry, f"{where} proxyRegistries") for registry in registries),
+        _address(value["instaList"], f"{where} instaList") if value.get("instaList") else None,
+        dpm,
+    )
 
 
 def _period(value: dict[str, Any], where: str) -> int:

@@ -91,7 +91,7 @@ def index_command(args: argparse.Namespace, settings: Settings, registry: protoc
 
 
 async def _build(chain_id: int, settings: Settings, registry: protocols.Registry) -> int:
-    streams = [stream for protocol in registry.values() for stream in protocol.chain_streams(chain_id)]
+    streams = list({stream.name: stream for p in registry.values() for stream in p.chain_streams(chain_id)}.values())
     if not streams:
         print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
         return 2

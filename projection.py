@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,12 +34,15 @@ from graphql import (
     GraphQLIncludeDirective,
     GraphQLLeafType,
     GraphQLList,
+    GraphQLNamedType,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
     GraphQLResolveInfo,
     GraphQLSchema,
     GraphQLSkipDirective,
+    GraphQLType,
+    GraphQLUnionType,
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
@@ -290,3 +294,98 @@ def included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode, variable
     skip = get_directive_values(GraphQLSkipDirective, node, variables)
     include = get_directive_values(GraphQLIncludeDirective, node, variables)
     return not (skip and skip.get("if")) and not (include and include.get("if") is False)
+
+
+def nonconformity(value: Any, graphql_type: GraphQLType) -> str | None:
+    """Where `value` breaks `graphql_type` (a missing non-null field, a wrong scalar), or None.
+
+    Checked per input, so that one adapter's bad object becomes that input's UNKNOWN_ERROR
+    instead of a null that GraphQL would propagate up to the whole result. The check of each type
+    is built once (a closure per field), and the path is spelled only for a problem found.
+    """
+    problem = _checker(graphql_type)(value)
+    if problem is None:
+        return None
+    what, *path = problem
+    return f"{''.join(reversed(path)) or 'value'} {what}"
+
+
+Problem = list[str]
+"""What is wrong, then the path to it from the inside out."""
+Check = Callable[[Any], "Problem | None"]
+_CHECKS: weakref.WeakKeyDictionary[GraphQLType, Check] = weakref.WeakKeyDictionary()
+
+
+def _checker(graphql_type: GraphQLType) -> Check:
+    check = _CHECKS.get(graphql_type)
+    if check is None:
+        check = _CHECKS[graphql_type] = _build_checker(graphql_type)
+    return check
+
+
+def _build_checker(graphql_type: GraphQLType) -> Check:
+    if isinstance(graphql_type, GraphQLNonNull):
+        inner = _checker(graphql_type.of_type)
+        return lambda value: ["is null"] if value is None else inner(value)
+    if isinstance(graphql_type, GraphQLList):
+        return _list_checker(_checker(graphql_type.of_type))
+    if isinstance(graphql_type, GraphQLObjectType):
+        return _object_checker([(name, _checker(field.type)) for name, field in graphql_type.fields.items()])
+    if isinstance(graphql_type, GraphQLUnionType):
+        return _member_checker(graphql_type)
+    assert isinstance(graphql_type, GraphQLNamedType)  # the wrapping types are handled above
+    valid, problem = _SCALAR_CHECKS[graphql_type.name], f"is not a {graphql_type.name}"
+    return lambda value: None if value is None or valid(value) else [problem]
+
+
+def _list_checker(item: Check) -> Check:
+    def check(value: Any) -> Problem | None:
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            return ["is not a list"]
+        for index, element in enumerate(value):
+            if (problem := item(element)) is not None:
+                problem.append(f"[{index}]")
+                return problem
+        return None
+
+    return check
+
+
+def _member_checker(union: GraphQLUnionType) -> Check:
+    """A union's value names its member in `__typename`, and fits that member."""
+    members = {member.name: member for member in union.types}
+
+    def check(value: Any) -> Problem | None:
+        if value is None:
+            return None
+        member = members.get(value.get("__typename")) if isinstance(value, dict) else None
+        if member is None:
+            return [f"is not a member of {union.name}"]
+        return _checker(member)(value)
+
+    return check
+
+
+def _object_checker(fields: list[tuple[str, Check]]) -> Check:
+    def check(value: Any) -> Problem | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            return ["is not an object"]
+        for name, check_field in fields:
+            if (problem := check_field(value.get(name))) is not None:
+                problem.append(f".{name}")
+                return problem
+        return None
+
+    return check
+
+
+_SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "String": lambda v: isinstance(v, str),
+    "Boolean": lambda v: isinstance(v, bool),
+    "Int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -(2**31) <= v < 2**31,
+    "Float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+}

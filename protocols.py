@@ -17,16 +17,22 @@ from typing import Any
 from adapters.aave import flows as aave_flows
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
+from adapters.accounts import EULER_ROUTES
+from adapters.accounts import ROUTES as ACCOUNT_ROUTES
+from adapters.accounts import streams as account_streams
 from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
 from adapters.context import FetchFunction
+from adapters.euler import pools as euler_pools
+from adapters.euler import positions as euler
 from adapters.flows import FlowFunction, FlowPrices
 from adapters.fluid import flows as fluid_flows
 from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
 from adapters.lido import flows as lido_flows
 from adapters.lido import positions as lido
+from adapters.maker import positions as maker
 from adapters.morpho import flows as morpho_flows
 from adapters.morpho import pools as morpho_pools
 from adapters.morpho import positions as morpho
@@ -68,6 +74,9 @@ class Protocol:
     flow_prices: FlowPrices | None = None
     """The flows' USD prices where the protocol values its positions by its own oracle; None:
     the chain's feeds, as its positions."""
+    routes: tuple[str, ...] = ()
+    """How the accounts a wallet controls are found (adapters/accounts/): each input also answers
+    theirs, unless it asks not to; every protocol of the registry has them, a test's stand-in none."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
@@ -77,7 +86,11 @@ class Protocol:
         return self.addresses.get(chain_id) or ChainAddresses.bare(chain_id)
 
     def chain_streams(self, chain_id: int) -> tuple[Stream, ...]:
-        return self.streams(self.addresses[chain_id]) if chain_id in self.addresses else ()
+        """Its own streams on the chain, then those that find the accounts a wallet controls."""
+        if chain_id not in self.addresses:
+            return ()
+        chain = self.addresses[chain_id]
+        return (*self.streams(chain), *account_streams(chain.accounts, self.routes))
 
 
 Registry = Mapping[str, Protocol]
@@ -92,6 +105,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
 
     def entry(name: str, chains: frozenset[int], fetch: FetchFunction, **more: Any) -> Protocol:
         type_name = f"{name[0].upper()}{name[1:]}WalletPositions"
+        more.setdefault("routes", ACCOUNT_ROUTES)
         return Protocol(name=name, type_name=type_name, chains=chains, fetch=fetch, addresses=addresses, **more)
 
     return {
@@ -136,6 +150,15 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 flow_prices=pendle_flows.prices,
             ),
             entry("lido", lido.chains(addresses), lido.fetch, flows=lido_flows.flows),
+            entry("maker", maker.chains(addresses), maker.fetch),
+            entry(
+                "euler",
+                euler.chains(addresses),
+                euler.fetch,
+                streams=euler.streams,
+                details=euler_pools.details,
+                routes=EULER_ROUTES,
+            ),
             entry(
                 "uniswap",
                 uniswap.chains(addresses),

@@ -14,34 +14,28 @@ import contextlib
 import functools
 import json
 import logging
-import math
 import re
-import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypeAlias, cast
 
 from graphql import (
-    GraphQLList,
-    GraphQLNamedType,
-    GraphQLNonNull,
-    GraphQLObjectType,
     GraphQLResolveInfo,
     GraphQLSchema,
-    GraphQLType,
     GraphQLUnionType,
     build_schema,
 )
 
 import series
+from adapters import accounts
 from adapters.context import FetchContext, FetchFunction
 from chain import ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
 from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
 from immutable_cache import ImmutableCache
-from projection import selects
+from projection import nonconformity, selects
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")
@@ -72,7 +66,11 @@ class RootField:
 
 
 def _position(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The entry of a wallet (its own positions: `holder` is the wallet) or of an account it
+    controls (the answer names its `holder` and `via`)."""
     return {
+        "holder": address,
+        "via": None,
         **answer,
         "__typename": protocol.type_name,
         "protocol": protocol.name,
@@ -173,15 +171,15 @@ async def resolve(
     context: RequestContext = info.context
     provenance = _wants(info, "provenance")
     started = [_start(root, context, item, provenance) for item in inputs]
-    fetches = {id(fetch[1]): fetch[1] for fetch in started if isinstance(fetch, tuple)}
+    fetches = {id(fetch): fetch for one in started if isinstance(one, tuple) for fetch in one[1:] if fetch}
     if fetches:
         await asyncio.wait(fetches.values())
     data, errors = [], []
     for item, outcome in zip(inputs, started):
         answer, error = _outcome(root, context, item, outcome, info.schema)
         if error is None:
-            assert answer is not None
-            data.append(answer)
+            assert answer is not None and isinstance(outcome, tuple)
+            data.extend(_with_accounts(root, outcome, item[root.address_key].lower(), answer, info.schema))
         else:
             errors.append(error)
         context.outcomes.append(
@@ -276,7 +274,8 @@ async def _history(
         return {"protocol": protocol.name, "chainId": chain_id, "walletAddress": address, **answer}
 
 
-Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]"] | PositionError
+Accounts: TypeAlias = "asyncio.Future[tuple[list[dict[str, Any]], list[dict[str, str]]]] | None"
+Started = tuple[Protocol, "asyncio.Future[dict[str, Any]]", Accounts] | PositionError
 
 
 def _wants(info: GraphQLResolveInfo[RequestContext], name: str) -> bool:
@@ -298,7 +297,27 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any], prove
     except PositionError as exc:
         return exc
     key = (root.name, protocol.name, chain_id, address, block, block_hash and block_hash.lower(), provenance)
-    return protocol, _joined(context, protocol, function, key)
+    return protocol, _joined(context, protocol, function, key), _accounts(root, context, item, protocol, function, key)
+
+
+def _accounts(
+    root: RootField,
+    context: RequestContext,
+    item: dict[str, Any],
+    protocol: Protocol,
+    function: FetchFunction,
+    key: InputKey,
+) -> Accounts:
+    """The answers of the accounts the wallet controls (adapters/accounts/), found in the input's
+    first round and answered as wallets are; None where not asked or not offered."""
+    if root is not WALLETS or item.get("controlledAccounts") is False or not protocol.routes:
+        return None
+    routes = "+".join(protocol.routes)
+    # Keyed by the routes, not the protocol: a wallet's inputs of one request share one discovery.
+    found = _joined(context, protocol, accounts.discovery(protocol.routes), (f"accounts {routes}", "", *key[2:]))
+    return shared_future(
+        accounts.controlled(found, lambda holder: _joined(context, protocol, function, (*key[:3], holder, *key[4:])))
+    )
 
 
 def _joined(
@@ -318,10 +337,13 @@ def _outcome(
     started: Started,
     schema: GraphQLSchema,
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    failure = started if isinstance(started, PositionError) else started[1].exception()
+    if isinstance(started, PositionError):
+        failure: BaseException | None = started
+    else:  # a node's failure in the wallet's accounts fails the input as one in its own reads
+        failure = started[1].exception() or (started[2].exception() if started[2] else None)
     if failure is None:
         assert isinstance(started, tuple)
-        protocol, fetch = started
+        protocol, fetch, _ = started
         try:
             return _shaped(
                 root, protocol, item["chainId"], item[root.address_key].lower(), fetch.result(), schema
@@ -330,6 +352,27 @@ def _outcome(
             failure = exc
     assert isinstance(failure, PositionError), failure
     return None, _failed(root, context, item, failure)
+
+
+def _with_accounts(
+    root: RootField, started: tuple[Protocol, Any, Accounts], address: str, own: dict[str, Any], schema: GraphQLSchema
+) -> list[dict[str, Any]]:
+    """The wallet's own entry (with what the accounts' warnings add) and its accounts' entries."""
+    protocol, _, found = started
+    if found is None:
+        return [own]
+    entries, found_warnings = found.result()
+    warnings = list(found_warnings)
+    shaped = []
+    for entry in entries:
+        try:
+            shaped.append(_shaped(root, protocol, own["chainId"], address, entry, schema))
+        except PositionError as exc:
+            warnings.append({"code": accounts.ACCOUNT_UNREADABLE, "target": entry["holder"], "message": exc.message})
+    if warnings:  # listed as every answer lists them: by target, code and message
+        merged = sorted([*own["warnings"], *warnings], key=lambda w: (w["target"], w["code"], w["message"]))
+        own = {**own, "warnings": merged}
+    return [own, *shaped]
 
 
 def _failed(root: RootField, context: RequestContext, item: dict[str, Any], failure: PositionError) -> dict[str, Any]:
@@ -370,101 +413,6 @@ def _provenance(chains: ChainRequest, position: dict[str, Any]) -> list[dict[str
     header["timestamp"] = hex(position["blockTimestamp"])
     reads = chains.stats.reads or []
     return provenance_entries([("eth_getBlockByHash", [position["blockHash"], False], header), *reads])
-
-
-def nonconformity(value: Any, graphql_type: GraphQLType) -> str | None:
-    """Where `value` breaks `graphql_type` (a missing non-null field, a wrong scalar), or None.
-
-    Checked per input, so that one adapter's bad object becomes that input's UNKNOWN_ERROR
-    instead of a null that GraphQL would propagate up to the whole result. The check of each type
-    is built once (a closure per field), and the path is spelled only for a problem found.
-    """
-    problem = _checker(graphql_type)(value)
-    if problem is None:
-        return None
-    what, *path = problem
-    return f"{''.join(reversed(path)) or 'value'} {what}"
-
-
-Problem = list[str]
-"""What is wrong, then the path to it from the inside out."""
-Check = Callable[[Any], "Problem | None"]
-_CHECKS: weakref.WeakKeyDictionary[GraphQLType, Check] = weakref.WeakKeyDictionary()
-
-
-def _checker(graphql_type: GraphQLType) -> Check:
-    check = _CHECKS.get(graphql_type)
-    if check is None:
-        check = _CHECKS[graphql_type] = _build_checker(graphql_type)
-    return check
-
-
-def _build_checker(graphql_type: GraphQLType) -> Check:
-    if isinstance(graphql_type, GraphQLNonNull):
-        inner = _checker(graphql_type.of_type)
-        return lambda value: ["is null"] if value is None else inner(value)
-    if isinstance(graphql_type, GraphQLList):
-        return _list_checker(_checker(graphql_type.of_type))
-    if isinstance(graphql_type, GraphQLObjectType):
-        return _object_checker([(name, _checker(field.type)) for name, field in graphql_type.fields.items()])
-    if isinstance(graphql_type, GraphQLUnionType):
-        return _member_checker(graphql_type)
-    assert isinstance(graphql_type, GraphQLNamedType)  # the wrapping types are handled above
-    valid, problem = _SCALAR_CHECKS[graphql_type.name], f"is not a {graphql_type.name}"
-    return lambda value: None if value is None or valid(value) else [problem]
-
-
-def _list_checker(item: Check) -> Check:
-    def check(value: Any) -> Problem | None:
-        if value is None:
-            return None
-        if not isinstance(value, list):
-            return ["is not a list"]
-        for index, element in enumerate(value):
-            if (problem := item(element)) is not None:
-                problem.append(f"[{index}]")
-                return problem
-        return None
-
-    return check
-
-
-def _member_checker(union: GraphQLUnionType) -> Check:
-    """A union's value names its member in `__typename`, and fits that member."""
-    members = {member.name: member for member in union.types}
-
-    def check(value: Any) -> Problem | None:
-        if value is None:
-            return None
-        member = members.get(value.get("__typename")) if isinstance(value, dict) else None
-        if member is None:
-            return [f"is not a member of {union.name}"]
-        return _checker(member)(value)
-
-    return check
-
-
-def _object_checker(fields: list[tuple[str, Check]]) -> Check:
-    def check(value: Any) -> Problem | None:
-        if value is None:
-            return None
-        if not isinstance(value, dict):
-            return ["is not an object"]
-        for name, check_field in fields:
-            if (problem := check_field(value.get(name))) is not None:
-                problem.append(f".{name}")
-                return problem
-        return None
-
-    return check
-
-
-_SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "String": lambda v: isinstance(v, str),
-    "Boolean": lambda v: isinstance(v, bool),
-    "Int": lambda v: isinstance(v, int) and not isinstance(v, bool) and -(2**31) <= v < 2**31,
-    "Float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
-}
 
 
 def _validate(

@@ -82,6 +82,10 @@ ROLES: dict[tuple[str, str], Role] = {
     ("VaultSharePosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
     ("VaultCooldown", "underlyingAmountUsd"): Role(SUPPLIED, ("underlyingAmount",)),
     ("PricedTokenPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("MakerVault", "collateralUsd"): Role(COLLATERAL, ("collateral",)),
+    ("MakerVault", "debtUsd"): Role(DEBT, ("normalizedDebt",)),
+    ("EulerVaultPosition", "assetsUsd"): Role(SUPPLIED, ("shares",), "isCollateral"),
+    ("EulerVaultPosition", "borrowedUsd"): Role(DEBT, ("borrowed",)),
 }
 NOT_COUNTED: dict[tuple[str, str], str] = {
     ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
@@ -92,6 +96,7 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("CompoundBorrowPosition", "liquidationThresholdUsd"): "a threshold, not a holding",
     ("LidoWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfStETHUsd, once finalized",
     ("LiquidationPrice", "priceUsd"): "a price, not a holding",
+    ("MakerVault", "priceUsd"): "likewise",
     ("UniswapPosition", "amount0Usd"): "a part of valueUsd",
     ("UniswapPosition", "amount1Usd"): "likewise",
     ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",

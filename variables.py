@@ -4,8 +4,9 @@ graphql-core's get_variable_values works each variable's type out again for ever
 signature from the AST, a scan for nesting too deep, then one generic call per value that asks
 the type what it is. That was about a tenth of a valid request's cost. A Coercer does that work
 once, when its operation is first seen, and keeps one function per type that follows the path
-every well-formed value takes. Whatever leaves that path (a value missing or of another type, a
-default to apply, a non-list given for a list) goes to get_variable_values, whose answer, errors
+every well-formed value takes, an absent input field given its schema default as graphql-core
+gives it. Whatever leaves that path (a value missing or of another type, a variable's default to
+apply, a non-list given for a list) goes to get_variable_values, whose answer, errors
 and all, is then the answer; so is every operation with an input type the walk does not take
 (one-of, recursive, converted by `out_type` or renamed by `out_name`). Leaf values are coerced
 by the leaf type itself, as graphql-core does. tests/test_variables.py holds the two equal on
@@ -31,6 +32,7 @@ from graphql import (
 from graphql.execution.get_variable_signature import GraphQLVariableSignature, get_variable_signature
 from graphql.execution.values import VariableValues, VariableValueSource, get_variable_values
 from graphql.language.parser import MAX_NESTING_DEPTH
+from graphql.utilities.coerce_input_value import coerce_default_value
 
 Coerce = Callable[[Any], Any]
 Variable = tuple[GraphQLVariableSignature, bool, Coerce]
@@ -147,7 +149,7 @@ def _object(type_: GraphQLInputObjectType, depth: int, enclosing: frozenset[str]
     ):
         return None
     inside = enclosing | {type_.name}
-    fields: list[tuple[str, Coerce, bool]] = []
+    fields: list[tuple[str, Coerce, bool, Any]] = []
     for name, field in type_.fields.items():
         coerce = _coercion(field.type, depth, inside)
         if coerce is None:
@@ -155,16 +157,18 @@ def _object(type_: GraphQLInputObjectType, depth: int, enclosing: frozenset[str]
         nullable_without_default = (
             not isinstance(field.type, GraphQLNonNull) and field.default is None and field.default_value is Undefined
         )
-        fields.append((name, coerce, nullable_without_default))
+        fields.append((name, coerce, nullable_without_default, coerce_default_value(field)))
     names = frozenset(type_.fields)
 
     def coerce_object(value: Any) -> dict[str, Any]:
         if type(value) is not dict or not names.issuperset(value):
             raise _Leave
         coerced = {}
-        for name, coerce, may_be_absent in fields:
+        for name, coerce, may_be_absent, default in fields:
             if name in value:
                 coerced[name] = coerce(value[name])
+            elif default is not Undefined:
+                coerced[name] = default  # as graphql-core gives an absent field its default
             elif not may_be_absent:
                 raise _Leave
         return coerced

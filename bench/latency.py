@@ -53,6 +53,10 @@ QUERIES = [
     ("lido (saver: stETH, wstETH)", [("lido", "saver")]),
     ("lido (borrower: withdrawal requests)", [("lido", "borrower")]),
     ("uniswap (saver: 6 v3 and 6 v4 positions)", [("uniswap", "saver")]),
+    ("maker (controller: a vault through its DSProxy)", [("maker", "controller")]),
+    ("morpho (controller: a DSProxy, 2 DSAs, 2 DPM accounts)", [("morpho", "controller")]),
+    ("aave (controller: a DSA's supply)", [("aave", "controller")]),
+    ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -28,3 +28,31 @@ npm_tools() {
     echo "$wanted" > "$stamp"
   fi
 }
+
+# Publishers' npm packages the tests read as files and never install (`npm_packs tools/packs.json
+# tools/packs`: Maker's, Instadapp's and Summer.fi's published addresses and ABIs, whose own
+# dependencies fail offline or pull hundreds of packages): each tarball the list pins (name, version,
+# sha512 integrity) is fetched by `npm pack` where missing, and every one is checked against its pin
+# on each run; a mismatch fails, naming the file.
+npm_packs() {
+  command -v npm >/dev/null || { echo "npm (Node.js 20+) is needed to fetch the publishers' packages" >&2; exit 1; }
+  mkdir -p "$2"
+  local pins name version integrity file got fetching
+  pins="$(node -e 'for (const p of JSON.parse(require("fs").readFileSync(process.argv[1])).packs)
+    console.log(p.name, p.version, p.integrity)' "$1")"
+  while read -r name version integrity; do
+    file="$2/$(echo "${name#@}" | tr / -)-$version.tgz"
+    if [ ! -f "$file" ]; then
+      fetching="$(mktemp -d "$2/.fetching.XXXXXX")"
+      npm pack "$name@$version" --pack-destination "$fetching" --ignore-scripts --loglevel=error >/dev/null ||
+        { rm -rf "$fetching"; echo "npm pack $name@$version failed" >&2; exit 1; }
+      mv "$fetching/$(basename "$file")" "$file" && rmdir "$fetching"
+    fi
+    got="$(node -e 'process.stdout.write("sha512-" + require("crypto").createHash("sha512")
+      .update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$file")"
+    if [ "$got" != "$integrity" ]; then
+      echo "$file is not the pinned $name@$version: its integrity is $got, $1 pins $integrity" >&2
+      exit 1
+    fi
+  done <<< "$pins"
+}

@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import addresses
 import auth
 import protocols as protocols_registry
+from adapters import accounts
 from adapters.context import FetchContext
 from chain import Chains
 from chain.event_index import Indexes
@@ -56,11 +57,16 @@ async def holdings(
                     if chain_id not in protocol.chains:
                         continue
                     deadline = asyncio.get_running_loop().time() + 60
-                    context = FetchContext(deadline, chains.request(deadline), indexes, protocol.chain(chain_id), name)
-                    answer = await protocol.fetch(context, wallet.lower())
-                    lists = {field: len(value) for field, value in answer.items() if isinstance(value, list) and value}
-                    if lists or len(context.warnings):
-                        found[role].append((name, lists, context.warnings.as_list()))
+                    chain = protocol.chain(chain_id)
+                    context = FetchContext(deadline, chains.request(deadline), indexes, chain, name)
+                    found_accounts = await accounts.discovery(protocol.routes)(context, wallet.lower())
+                    for holder, via in [(wallet.lower(), None), *found_accounts["accounts"]]:
+                        context = FetchContext(deadline, chains.request(deadline), indexes, chain, name)
+                        answer = await protocol.fetch(context, holder)
+                        lists = {f: len(value) for f, value in answer.items() if isinstance(value, list) and value}
+                        if lists or len(context.warnings):
+                            label = name if via is None else f"{name} via {via} {holder[:10]}"
+                            found[role].append((label, lists, context.warnings.as_list()))
             return found
         finally:
             await indexes.close()

@@ -1,7 +1,10 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
-maturities, Fluid's resolvers, Lido, Uniswap v3's pools and the vault-style protocols' vaults and
-feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold positions. The devnet and the fault-schedule
-property test use it."""
+maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
+protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold
+positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
+a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
+supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
+borrowing). The devnet and the fault-schedule property test use it."""
 
 from __future__ import annotations
 
@@ -13,9 +16,12 @@ from typing import Any
 import auth
 from tests import (
     aave_world,
+    accounts_world,
     compound_world,
+    euler_world,
     fluid_world,
     lido_world,
+    maker_world,
     morpho_world,
     pendle_world,
     uniswap_world,
@@ -54,6 +60,16 @@ def build(node: Anvil) -> AllWorlds:
     uniswap = uniswap_world.build(
         node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
+    controller = node.accounts[7]
+    maker = maker_world.build(
+        node,
+        {"owner": controller, "direct": accounts["saver"], "staker": accounts["borrower"], "empty": accounts["empty"]},
+        elapse=0,
+    )
+    controlled = accounts_world.build(
+        node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
+    )
+    euler = euler_world.build(node, controller, elapse=0)
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -68,6 +84,10 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
     data[chain]["uniswap"] = uniswap.addresses_override()[chain]["uniswap"]
+    data[chain]["maker"] = maker.addresses_override()
+    data[chain]["accounts"] = controlled.addresses_override()
+    data[chain]["euler"] = euler.addresses_override()
+    data[chain]["priceFeeds"].update(euler.feeds())
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
@@ -82,10 +102,13 @@ def build(node: Anvil) -> AllWorlds:
         "fluid": fluid,
         "lido": lido,
         "uniswap": uniswap,
+        "maker": maker,
+        "accounts": controlled,
+        "euler": euler,
         "vaults": vaults,
         "artifacts": artifacts,
     }
-    return AllWorlds(node, dict(world.wallets), data, parts)
+    return AllWorlds(node, {**world.wallets, "controller": controller}, data, parts)
 
 
 def prepare(node: Anvil, folder: Path, key_name: str) -> tuple[AllWorlds, str]:

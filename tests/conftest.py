@@ -237,6 +237,18 @@ async def world_client(aiohttp_client: Any, keys_file: Path, api_key: str, world
     return await world_api(aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node)
 
 
+async def input_entries(api: Api, query: str, protocol: str, wallet: str, **more: Any) -> list[dict[str, Any]]:
+    """One input's entries (the wallet's own, then those of the accounts it controls) on the
+    devnet's chain, `more` its other fields; the input must not fail."""
+    asked = {"protocol": protocol, "chainId": 31337, "walletAddress": wallet, **more}
+    reply = await api.query(query, {"inputs": [asked]})
+    assert reply.status == 200, reply.body
+    found = reply.body["data"]["walletPositions"]
+    assert found["errors"] == [], found["errors"]
+    entries: list[dict[str, Any]] = found["data"]
+    return entries
+
+
 async def query_positions(api: Api, query: str, protocol: str, wallets: Any, chain_id: int = 31337) -> dict[str, Any]:
     reply = await api.query(
         query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "walletAddress": w} for w in wallets]}

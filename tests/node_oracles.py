@@ -7,12 +7,20 @@ requests on stdin and answers a JSON list on stdout, with the packages pinned in
 - uniswap_sdk.cjs: Uniswap's `@uniswap/v3-sdk` (position amounts, prices, uncollected fees).
 - registries.cjs: the protocols' published registries (Aave's address book, Morpho's addresses,
   Lido's ABIs, Uniswap's addresses).
+- packs.cjs: publishers' JavaScript files read, never installed, from the tarballs tools/packs.json
+  pins (dsa-connect's InstaList addresses and ABI, @oasisdex/addresses' DPM addresses); the JSON
+  files of those tarballs (dai-plugin-mcd's Maker addresses and ABIs) are read here.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import io
 import json
 import subprocess
+import tarfile
+from functools import cache
 from typing import Any
 
 from tests.evm import ROOT, SDKS
@@ -53,3 +61,66 @@ def aave_incentive_aprs(incentives: list[dict[str, Any]]) -> list[float]:
 def registries(names: list[str]) -> list[dict[str, Any]]:
     """What each named registry publishes (registries.cjs), e.g. ["aave"]: Aave v3 markets by name."""
     return ask("registries.cjs", names)
+
+
+PACKS = ROOT / "tools" / "packs"
+"""The publishers' tarballs tools/packs.json pins, fetched by scripts/test (`npm_packs`)."""
+PACK_SOURCES = {"instadapp": ("dsa-connect", "dist/index.js"), "summer": ("@oasisdex/addresses", "lib/index.js")}
+"""The file of a pinned package each publisher of packs.cjs is read from."""
+
+
+@cache
+def pack(name: str) -> dict[str, bytes]:
+    """The files of the pinned tarball of package `name` (tools/packs.json), by their path in the
+    package, once its bytes are checked against the pinned integrity."""
+    (pin,) = [p for p in json.loads((ROOT / "tools" / "packs.json").read_text())["packs"] if p["name"] == name]
+    tarball = PACKS / f"{name.removeprefix('@').replace('/', '-')}-{pin['version']}.tgz"
+    if not tarball.exists():
+        raise FileNotFoundError(f"{tarball} is missing: scripts/test fetches it (npm_packs in scripts/_venv.sh)")
+    data = tarball.read_bytes()
+    if "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode() != pin["integrity"]:
+        raise ValueError(f"{tarball} is not the pinned {name}@{pin['version']}: delete it and run scripts/test")
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        files = {m.name.removeprefix("package/"): tar.extractfile(m) for m in tar.getmembers() if m.isfile()}
+        return {path: file.read() for path, file in files.items() if file is not None}
+
+
+def packs(names: list[str]) -> list[dict[str, Any]]:
+    """What each named publisher lists (packs.cjs), e.g. ["instadapp"]: InstaList by chain id and its ABI."""
+    requests = []
+    for name in names:
+        package, path = PACK_SOURCES[name]
+        requests.append({"registry": name, "source": pack(package)[path].decode()})
+    return ask("packs.cjs", requests)
+
+
+def abi_functions(abi: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """An ABI's functions: each one's signature -> its output types (a tuple as `(...)`), as
+    `chain.abi.Function`'s `signature` and `output_types` spell them."""
+
+    def type_(p: dict[str, Any]) -> str:
+        kind: str = p["type"]
+        return "(" + ",".join(map(type_, p["components"])) + ")" + kind[5:] if kind.startswith("tuple") else kind
+
+    return {
+        f"{e['name']}({','.join(map(type_, e['inputs']))})": [type_(o) for o in e.get("outputs", [])]
+        for e in abi
+        if e.get("type") == "function"
+    }
+
+
+MAKER = "@makerdao/dai-plugin-mcd"
+
+
+def maker_addresses() -> dict[str, str]:
+    """Maker's mainnet addresses as dai-plugin-mcd publishes them (contracts/addresses/mainnet.json),
+    by its names (`PROXY_REGISTRY`, `MCD_VAT`, `CDP_MANAGER`, ...)."""
+    addresses: dict[str, str] = json.loads(pack(MAKER)["contracts/addresses/mainnet.json"])
+    return addresses
+
+
+def maker_abi(contract: str) -> dict[str, list[str]]:
+    """dai-plugin-mcd's ABI of `contract` (contracts/abis/<contract>.json: ProxyRegistry, DSProxy,
+    DssCdpManager, GetCdps, Vat, Spotter, Jug, Dog, IlkRegistry, ...): each function's signature ->
+    its output types, what a Maker adapter's `Function`s are held to."""
+    return abi_functions(json.loads(pack(MAKER)[f"contracts/abis/{contract}.json"]))

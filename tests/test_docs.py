@@ -22,6 +22,7 @@ import addresses
 import cli
 import config
 import protocols
+from adapters.maker import contracts as maker_contracts
 from chain import rpc
 from chain.erc20 import NATIVE_COINS, native_coin
 from tests.modules import MIN_MODULES, packages, service_files
@@ -92,8 +93,8 @@ def defined_functions() -> set[str]:
 
 def service_codes() -> set[str]:
     """Every code the service can answer: the all-caps string constants of its modules, less
-    the settings' variables, HTTP methods, NOT_CODES, the native coins' symbols and the names a
-    package's `__all__` exports."""
+    the settings' variables, HTTP methods, NOT_CODES, the native coins' symbols, the names a
+    package's `__all__` exports and the keys of Maker's ChainLog."""
     envs = {setting.metadata["env"] for setting in dataclasses.fields(config.Settings)}
     found, exported = set(), set()
     for path in SERVICE_FILES.values():
@@ -103,7 +104,7 @@ def service_codes() -> set[str]:
             elif isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
                 exported.update(item.value for item in ast.walk(node.value) if isinstance(item, ast.Constant))
     coins = {native_coin(chain)[0] for chain in (1, *NATIVE_COINS)}
-    return found - envs - HTTP_METHODS - NOT_CODES - exported - coins
+    return found - envs - HTTP_METHODS - NOT_CODES - exported - coins - set(maker_contracts.KEYS)
 
 
 def parser_flags() -> set[str]:

@@ -40,8 +40,10 @@ INPUTS = [
     ("pendle", "saver"),
     ("neutrl", "saver"),
     ("midas", "saver"),
+    ("morpho", "controller"),
 ]
-"""Two requests: the vault-style inputs are read by a lens (chain/lens.py), the others in rounds."""
+"""Two requests: the vault-style inputs are read by a lens (chain/lens.py), the others in rounds;
+the controller's entries are those of the accounts it controls (adapters/accounts/) too."""
 METHODS = ("eth_blockNumber", "eth_chainId", "eth_getCode", "eth_call", "eth_getBlockByNumber", "eth_getLogs")
 
 
@@ -108,22 +110,25 @@ async def answer(worlds: Any, folder: Path, key: str, schedule: dict[str, Any] |
         ]
         results = await in_fives(app, key, inputs)
         proxy.released.set()
-    return {
-        "data": {(e["protocol"], e["walletAddress"]): e for result in results for e in result["data"]},
-        "errors": {(e["protocol"], e["walletAddress"]): e for result in results for e in result["errors"]},
-    }
+    data: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for result in results:
+        for entry in result["data"]:  # the wallet's own entry, then its accounts'
+            data.setdefault((entry["protocol"], entry["walletAddress"]), []).append(entry)
+    return {"data": data, "errors": {(e["protocol"], e["walletAddress"]): e for r in results for e in r["errors"]}}
 
 
 def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
     built, _, _, baseline = worlds
     assert baseline["errors"] == {} and len(baseline["data"]) == len(INPUTS)
-    lender = baseline["data"][("morpho", built.wallets["lender"])]
+    (lender,) = baseline["data"][("morpho", built.wallets["lender"])]
     assert len(lender["marketPositions"]) == 2 and lender["warnings"] == []
-    depositor = baseline["data"][("morpho", built.wallets["depositor"])]
+    (depositor,) = baseline["data"][("morpho", built.wallets["depositor"])]
     assert [w["code"] for w in depositor["warnings"]] == ["FIGURE_UNAVAILABLE"], "the Broken Vault, named"
-    pendler = baseline["data"][("pendle", built.wallets["saver"])]
+    (pendler,) = baseline["data"][("pendle", built.wallets["saver"])]
     assert [len(pendler[kind]) for kind in ("ptPositions", "ytPositions", "lpPositions", "syPositions")] == [2, 2, 1, 1]
     assert pendler["warnings"] == []
+    controlled = baseline["data"][("morpho", built.wallets["controller"])]
+    assert [entry["via"] for entry in controlled][:2] == [None, "dsproxy"] and len(controlled) == 6
 
 
 async def every_answer(worlds: Any, folder: Path, key: str, wallets: list[str]) -> list[dict[str, Any]]:
@@ -135,7 +140,7 @@ async def every_answer(worlds: Any, folder: Path, key: str, wallets: list[str]) 
         rpc_urls={worlds.node.chain_id: worlds.node.url},
     )
     served = [name for name, protocol in app[server.REGISTRY].items() if worlds.node.chain_id in protocol.chains]
-    assert len(served) == 15
+    assert len(served) == 17
     inputs = [{"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": w} for p in served for w in wallets]
     return await in_fives(app, key, inputs)
 
@@ -161,7 +166,16 @@ def test_every_protocol_answers_every_demo_wallet_and_any_address(worlds):
     answers = asyncio.run(every_answer(built, folder, key, [*built.wallets.values(), anyone]))
     assert [error for answer in answers for error in answer["errors"]] == []
     entries = [entry for answer in answers for entry in answer["data"]]
-    assert len(entries) == 15 * (len(built.wallets) + 1)
+    assert len([entry for entry in entries if entry["via"] is None]) == 17 * (len(built.wallets) + 1)
+    held = {(entry["protocol"], entry["via"]) for entry in entries if entry["via"] is not None}
+    assert held == {
+        ("maker", "dsproxy"),
+        ("morpho", "dsproxy"),
+        ("morpho", "instadapp-dsa"),
+        ("morpho", "summer-dpm"),
+        ("aave", "instadapp-dsa"),
+        ("euler", "euler-subaccount"),
+    }, "the controller's accounts, each through its route"
     for entry in entries:
         if entry["walletAddress"] == anyone:
             lists = [value for value in entry.values() if isinstance(value, list) and value is not entry["warnings"]]
@@ -189,7 +203,8 @@ def test_no_fault_schedule_loses_a_position_silently(worlds, schedule):
             # A node that says it lacks the state of the block a week back is a pruned node: the
             # APYs that need it are null, named by a HISTORY_UNAVAILABLE warning (a retry
             # elsewhere may clear it), and nothing else differs.
-            added = [w for w in got["warnings"] if w not in expected["warnings"]]
+            assert len(got) == len(expected)
+            added = [w for g, e in zip(got, expected) for w in g["warnings"] if w not in e["warnings"]]
             assert added and {w["code"] for w in added} == {"HISTORY_UNAVAILABLE"}, added
             assert without_apys(got) == without_apys(expected)
             continue

@@ -35,7 +35,7 @@ from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import registries
+from tests.node_oracles import maker_abi, packs, registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -140,6 +140,15 @@ PUBLISHED = {
     "IUniswapV3Pool": ("uniswap-v3-core:UniswapV3Pool.sol/UniswapV3Pool",),
     "IPositionManager": ("uniswap-v4:PositionManager.sol/PositionManager",),
     "IStateView": ("uniswap-v4:StateView.sol/StateView",),
+    "IProxyRegistry": ("maker:ProxyRegistry",),
+    "IOwned": ("maker:DSProxy",),
+    "IGetCdps": ("maker:GetCdps",),
+    "IVat": ("maker:Vat",),
+    "ISpotter": ("maker:Spotter",),
+    "IJug": ("maker:Jug",),
+    "IIlkRegistry": ("maker:IlkRegistry",),
+    "IOsm": ("maker:OSM",),
+    "IInstaList": ("instadapp:InstaList",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -156,6 +165,12 @@ UNPUBLISHED = {
     "ISavingsDai": "Sky publishes no npm package of sDAI's ABI",
     "IPot": "Sky publishes no npm package of the Pot's ABI",
     "ISparkVaultV2": "Spark publishes no npm package of its Vaults V2's ABI",
+    "IAccountGuard": "Summer.fi publishes its AccountGuard's ABI on a public repository only (docs/accounts.md)",
+    "IChainLog": "dai-plugin-mcd ships no ChainLog ABI; `getAddress(bytes32)` is dss-chain-log's",
+    "ILockstakeEngine": "Sky publishes no npm package of the LockstakeEngine's ABI",
+    "IEVC": "Euler publishes its ABIs on a public repository only (euler-xyz/euler-interfaces), no npm package",
+    "IEVault": "likewise",
+    "IPriceOracle": "likewise",
 }
 """The interfaces no package in tools/ publishes an ABI of, with why."""
 
@@ -215,6 +230,10 @@ def published_abis() -> dict[str, Signatures]:
     (lido,) = registries(["lido"])
     for contract, functions in lido.items():
         found[f"lido:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
+    for contract in ("ProxyRegistry", "DSProxy", "GetCdps", "Vat", "Spotter", "Jug", "IlkRegistry", "OSM"):
+        found[f"maker:{contract}"] = {signature: tuple(outputs) for signature, outputs in maker_abi(contract).items()}
+    (dsa,) = packs(["instadapp"])
+    found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
     return found
 
 

@@ -152,7 +152,7 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
     )
     assert errors[2][2] == (
         "Protocol 'midas' has no poolDetails yet. "
-        "Protocols with poolDetails: aave, compound, fluid, morpho, pendle, spark, uniswap."
+        "Protocols with poolDetails: aave, compound, euler, fluid, morpho, pendle, spark, uniswap."
     )
     assert errors[3][2] == (
         "Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "

@@ -200,12 +200,12 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
     "query, fragment",
     [
         (
-            "{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 17),
-            "Field 'walletPositions.errors' is selected 17 times",
+            "{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 21),
+            "Field 'walletPositions.errors' is selected 21 times",
         ),
         (
-            "{ %s }" % " ".join([NESTED] * 2),
-            "Field 'walletPositions.data.vaultV1Positions' is selected 17 times or more",
+            "{ %s }" % " ".join([NESTED] * 3),
+            "Field 'walletPositions.data.vaultV1Positions' is selected 21 times or more",
         ),
         (
             "{ walletPositions(inputs: []) { %s } x: walletPositions(inputs: []) { %s } } %s"
@@ -224,8 +224,8 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
         ),
         (
             "{ %s }"
-            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(17)),
-            "has 1054 fields",
+            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(21)),
+            "has 1302 fields",
         ),
         (
             "{ %s } fragment F on WalletPositionsResult { %s }"

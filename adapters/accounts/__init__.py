@@ -1,0 +1,172 @@
+"""The accounts a wallet controls: found on-chain at the input's block, answered as the wallet is.
+
+Routes (docs/accounts.md): `dsproxy` (a DSProxy registry's proxy the wallet still owns),
+`instadapp-dsa` (the DSAs InstaList links to it), `summer-dpm` (Summer.fi's DPM accounts the
+AccountGuard says it owns, found through the event index), and for Euler `euler-subaccount` (the
+owner's sub-accounts the event index has seen hold something). Every read goes out at once in
+AccountsLens (lenses/, chain/lens.py), beside the wallet's own first round; the resolver then
+answers each account found as the protocol answers a wallet (schema.py), `MAX_ACCOUNTS` at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from adapters.accounts import dsproxy, euler, instadapp, summer
+from adapters.context import FetchContext, FetchFunction
+from addresses import AccountsAddresses, EulerAddresses, SummerDpm
+from chain.event_index import Stream
+from chain.lens import NONE, Lens
+from errors import PositionError, ProtocolError
+
+ROUTES = (dsproxy.VIA, instadapp.VIA, summer.VIA)
+"""The routes every protocol follows; Euler's own adds its sub-accounts (euler.VIA)."""
+EULER_ROUTES = (euler.VIA, *ROUTES)
+MAX_ACCOUNTS = 50
+"""Accounts answered per input: a wallet with thousands of proxies cannot stall a request."""
+MAX_CANDIDATES = 200
+"""DPM accounts whose owner is read per input: anyone may make one for any wallet."""
+SHOWN = 10
+"""Accounts a warning names before it counts the rest."""
+ACCOUNT_UNREADABLE = "ACCOUNT_UNREADABLE"
+"""A controlled account's positions are left out (its reads failed), or a route's registry could not be read."""
+ACCOUNTS_LEFT_OUT = "ACCOUNTS_LEFT_OUT"
+"""Accounts beyond MAX_ACCOUNTS, or not yet known to the event index, are not answered."""
+CODES = (ACCOUNT_UNREADABLE, ACCOUNTS_LEFT_OUT)
+UNKNOWN = "UNKNOWN_ERROR"
+"""A bug's failure (logged): retryable, yet a retry will not clear it, so it is a warning too."""
+LENS = Lens("AccountsLens", ("address", "address[]", "address", "uint256", "address", "address[]"))
+
+
+def streams(chain: AccountsAddresses, routes: Sequence[str]) -> tuple[Stream, ...]:
+    """The event streams `routes` read on a chain (`index build` scans them)."""
+    return (summer.stream(chain.summer_dpm),) if chain.summer_dpm and summer.VIA in routes else ()
+
+
+def discovery(routes: Sequence[str]) -> FetchFunction:
+    """An adapter-like function: (ctx, wallet) -> {"accounts": [[address, via], ...]}, the accounts
+    the wallet controls through `routes`, in route order, each once, with warnings in `ctx.warnings`."""
+
+    async def discover(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+        chain = ctx.chain.accounts
+        dpm = chain.summer_dpm if summer.VIA in routes else None
+        registries = chain.proxy_registries if dsproxy.VIA in routes else ()
+        insta = chain.insta_list if instadapp.VIA in routes else None
+        evk = ctx.chain.euler if euler.VIA in routes else None
+        stored = sorted((await ctx.stored_events(summer.stream(dpm))).keys(wallet))[:MAX_CANDIDATES] if dpm else []
+        if registries or insta or dpm:
+            guard = dpm.guard.address if dpm else NONE
+            targets = [*registries, *([insta] if insta else []), *([guard] if dpm else [])]
+            initcode = LENS.initcode(wallet, list(registries), insta or NONE, MAX_ACCOUNTS, guard, stored)
+            ctx.reader().prefetch([initcode], targets)
+        reads: list[tuple[str, str, Awaitable[list[str]]]] = [
+            *([(euler.VIA, evk.evc, _subaccounts(ctx, evk, wallet))] if evk else []),
+            *((dsproxy.VIA, registry, dsproxy.accounts(ctx.reader(), (registry,), wallet)) for registry in registries),
+            *([(instadapp.VIA, insta, _dsas(ctx, insta, wallet))] if insta else []),
+            *([(summer.VIA, dpm.guard.address, _dpms(ctx, dpm, wallet))] if dpm else []),
+        ]
+        outcomes = await asyncio.gather(*(read for _, _, read in reads), return_exceptions=True)
+        found: dict[str, str] = {}
+        for (via, registry, _), outcome in zip(reads, outcomes):
+            if isinstance(outcome, ProtocolError):
+                if not await ctx.reader().has_code(registry):
+                    continue  # a block before the registry's deployment: no accounts through it
+                message = f"the {via} accounts it registers are not answered: {outcome.message}"
+                ctx.warnings.add(ACCOUNT_UNREADABLE, registry, message)
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                for address in outcome:
+                    if address != wallet:
+                        found.setdefault(address, via)
+        return {"accounts": [[address, via] for address, via in found.items()]}
+
+    return discover
+
+
+async def _dsas(ctx: FetchContext, insta: str, wallet: str) -> list[str]:
+    found, count = await instadapp.accounts(ctx.reader(), insta, wallet, MAX_ACCOUNTS)
+    if count > len(found):
+        left = count - len(found)
+        message = f"InstaList links {count} DSAs to the wallet; {left} after the first {len(found)} are not answered"
+        ctx.warnings.add(ACCOUNTS_LEFT_OUT, insta, message)
+    return found
+
+
+async def _subaccounts(ctx: FetchContext, evk: EulerAddresses, wallet: str) -> list[str]:
+    found, complete = await euler.accounts(ctx, evk, wallet)
+    if not complete:
+        message = "the event index has not read Euler's logs up to the block; sub-accounts used later are not answered"
+        ctx.warnings.add(ACCOUNTS_LEFT_OUT, evk.evc, message, retryable=True)
+    return found
+
+
+async def _dpms(ctx: FetchContext, dpm: SummerDpm, wallet: str) -> list[str]:
+    view = await ctx.events(summer.stream(dpm))
+    if not view.complete:
+        message = (
+            f"the event index has read Summer.fi's accounts up to block {view.covered_to} only; "
+            "accounts made later are not answered"
+        )
+        ctx.warnings.add(ACCOUNTS_LEFT_OUT, dpm.factory.address, message, retryable=True)
+    candidates = sorted(view.keys(wallet))
+    if len(candidates) > MAX_CANDIDATES:
+        message = (
+            f"{len(candidates)} DPM accounts were made for or given to the wallet (anyone may make one for "
+            f"it); only the owners of the first {MAX_CANDIDATES} by address are read"
+        )
+        ctx.warnings.add(ACCOUNTS_LEFT_OUT, dpm.factory.address, message)
+    return await summer.accounts(ctx.reader(), dpm, candidates[:MAX_CANDIDATES], wallet)
+
+
+async def controlled(
+    found: Awaitable[dict[str, Any]], answer: Callable[[str], Awaitable[dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """The answers of the accounts `found` names that hold anything (each given its `holder` and
+    `via`), and the warnings the wallet's own entry gains: accounts left out, accounts and routes
+    whose contracts failed. `answer(account)` is the protocol's answer for an address. A node's
+    failure (a retryable error) is raised: it fails the input, as one in the wallet's own reads
+    would, rather than leave an answer a retry would change."""
+    try:
+        discovered = await found
+    except PositionError as exc:
+        if exc.retryable and exc.code != UNKNOWN:
+            raise
+        return [], [
+            _warning(ACCOUNT_UNREADABLE, "controlled accounts", f"they are not answered: {exc.code}: {exc.message}")
+        ]
+    warnings = [item for item in discovered["warnings"] if item["code"] in CODES]
+    accounts = discovered["accounts"]
+    if len(accounts) > MAX_ACCOUNTS:
+        left = [address for address, _ in accounts[MAX_ACCOUNTS:]]
+        more = f" and {len(left) - SHOWN} more" if len(left) > SHOWN else ""
+        message = (
+            f"the wallet controls {len(accounts)} accounts; only the first {MAX_ACCOUNTS} are answered, "
+            f"not {', '.join(left[:SHOWN])}{more}"
+        )
+        warnings.append(_warning(ACCOUNTS_LEFT_OUT, "controlled accounts", message))
+        accounts = accounts[:MAX_ACCOUNTS]
+    outcomes = await asyncio.gather(*(answer(address) for address, _ in accounts), return_exceptions=True)
+    entries = []
+    for (address, via), outcome in zip(accounts, outcomes):
+        if isinstance(outcome, PositionError) and (not outcome.retryable or outcome.code == UNKNOWN):
+            message = f"the {via} account's positions are not answered: {outcome.code}: {outcome.message}"
+            warnings.append(_warning(ACCOUNT_UNREADABLE, address, message))
+        elif isinstance(outcome, BaseException):
+            raise outcome
+        elif _holds(outcome):
+            entries.append({**outcome, "holder": address, "via": via})
+    return entries, warnings
+
+
+def _holds(answer: dict[str, Any]) -> bool:
+    """Whether an account's answer lists a position, or warns that it may hold one unseen."""
+    return bool(answer["warnings"]) or any(
+        isinstance(value, list) and value for name, value in answer.items() if name != "provenance"
+    )
+
+
+def _warning(code: str, target: str, message: str) -> dict[str, str]:
+    return {"code": code, "target": target, "message": message}

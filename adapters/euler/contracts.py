@@ -1,0 +1,92 @@
+"""Euler v2 as the adapter reads it: the EVC's and the EVK vaults' views with the output names
+of Euler's published ABIs (euler-xyz/euler-interfaces), the index stream that finds vaults and
+their holders, and the APY formula of Euler's own lens.
+"""
+
+from __future__ import annotations
+
+from adapters.fixed_point import RAY, rpow
+from addresses import EulerAddresses
+from chain import erc20
+from chain.abi import Event, Function
+from chain.event_index import Entry, Holding, Rows, Stream
+from chain.event_logs import Log
+
+GET_ACCOUNT_OWNER = Function("getAccountOwner(address)", "442b172c", ("address",))
+"""The owner the EVC registered for an address's 19-byte prefix (0 before its first use)."""
+GET_CONTROLLERS = Function("getControllers(address)", "fd6046d7", ("address[]",))
+GET_COLLATERALS = Function("getCollaterals(address)", "a4d25d1e", ("address[]",))
+DEBT_OF = Function("debtOf(address)", "d283e75f", ("uint256",))
+INTEREST_RATE = Function("interestRate()", "7c3a00fd", ("uint256",))
+"""The vault's borrow rate per second, 1e27 for 100 %, as its last status check stored it."""
+INTEREST_FEE = Function("interestFee()", "a75df498", ("uint16",))
+CASH = Function("cash()", "961be391", ("uint256",))
+TOTAL_BORROWS = Function("totalBorrows()", "47bd3718", ("uint256",))
+LTV_LIQUIDATION = Function("LTVLiquidation(address)", "af5aaeeb", ("uint16",))
+LTV_BORROW = Function("LTVBorrow(address)", "bf58094d", ("uint16",))
+LTV_LIST = Function("LTVList()", "6a16ef84", ("address[]",))
+ACCOUNT_LIQUIDITY = Function(
+    "accountLiquidity(address,bool)", "a824bf67", ("uint256 collateralValue", "uint256 liabilityValue")
+)
+ORACLE = Function("oracle()", "7dc0d1d0", ("address",))
+UNIT_OF_ACCOUNT = Function("unitOfAccount()", "3e833364", ("address",))
+IS_PROXY = Function("isProxy(address)", "29710388", ("bool",))
+"""The eVault factory's word that it made a vault."""
+GET_QUOTE = Function("getQuote(uint256,address,address)", "ae68676c", ("uint256",))
+"""The oracle router's price: `inAmount` of `base` in `quote`. A collateral is priced as vault
+shares (the router converts them to the vault's asset), a debt as the vault's asset."""
+
+PROXY_CREATED = Event(
+    "ProxyCreated(address,bool,address,bytes)", "0x04e664079117e113faa9684bc14aecb41651cbf098b14eda271248c6d0cda57c"
+)
+"""The eVault factory's (GenericFactory) event for each vault it makes, the vault indexed."""
+COLLATERAL_STATUS = Event(
+    "CollateralStatus(address,address,bool)", "0xf022705c827017c972043d1984cfddc7958c9f4685b4d9ce8bd68696f4381cd2"
+)
+CONTROLLER_STATUS = Event(
+    "ControllerStatus(address,address,bool)", "0x9919d437ee612d4ec7bba88a7d9bc4fc36a0a23608ad6259252711a46b708af9"
+)
+"""The EVC's events as an account enables or disables a collateral or controller vault, both indexed."""
+
+CONFIG_SCALE = 10_000
+"""LTVs and the interest fee, 1e4 for 100 %."""
+SECONDS_PER_YEAR = 31_556_952
+"""365.2425 days: Euler's year, in the vault kit and its lens alike."""
+MAX_INTEREST_RATE = 291_867_278_914_945_094_175
+"""EVK's cap on a vault's per-second rate (about 1,000,000 % a year)."""
+USD = "0x0000000000000000000000000000000000000348"
+"""The unit of account Euler's oracles name USD by (ISO 4217's 840), 18 decimals."""
+VAULT = "evault"
+
+
+def stream(euler: EulerAddresses) -> Stream:
+    """Every vault the factory made, and who may hold what: the recipient of each vault share
+    Transfer (a deposit's included), the account of each EVC collateral or controller change."""
+    factory, evc = euler.factory.address.lower(), euler.evc.lower()
+
+    def rows(entry: Log) -> Rows:
+        address, block = entry.address, entry.block_number
+        match entry.topics:
+            case [PROXY_CREATED.topic, proxy] if address == factory:
+                return [Entry(VAULT, "0x" + proxy[-40:], b"", block)]
+            case [COLLATERAL_STATUS.topic | CONTROLLER_STATUS.topic, account, vault] if address == evc:
+                return [Holding("0x" + account[-40:], "0x" + vault[-40:], block)]
+            case [erc20.TRANSFER.topic, _, recipient] if address not in (factory, evc):
+                return [Holding("0x" + recipient[-40:], address, block)]
+        return []
+
+    topics = (PROXY_CREATED.topic, COLLATERAL_STATUS.topic, CONTROLLER_STATUS.topic, erc20.TRANSFER.topic)
+    return Stream(f"euler {factory},{evc}", (factory, evc), topics, euler.factory.start_block, rows, (VAULT,))
+
+
+def apys(rate: int, cash: int, borrows: int, fee: int) -> tuple[int, int] | None:
+    """(borrow APY, supply APY), 1e27 for 100 %, as evk-periphery's `_computeAPYs`: the per-second
+    rate compounded over Euler's year; suppliers get the borrowers' interest less the fee, spread
+    over all the vault's assets. None for a rate above EVK's cap, which no vault of the kit stores
+    (a contract that says so is not one; its power would not be worth computing)."""
+    if rate > MAX_INTEREST_RATE or fee > CONFIG_SCALE:
+        return None
+    borrow = rpow(rate + RAY, SECONDS_PER_YEAR) - RAY
+    total = cash + borrows
+    supply = 0 if total == 0 else borrow * borrows * (CONFIG_SCALE - fee) // total // CONFIG_SCALE
+    return borrow, supply

@@ -1,0 +1,241 @@
+"""Euler v2: an account's EVK vault positions, read on-chain at the pinned block.
+
+How each figure is derived (docs/protocols/euler.md has the long form):
+
+- Vaults: those the event index has seen send the account shares or name it in the EVC's
+  `CollateralStatus`/`ControllerStatus` (adapters/euler/contracts.py), and the EVC's
+  `getCollaterals`/`getControllers` of it at the block. A vault is listed when the account holds
+  shares or owes debt there. The owner's sub-accounts are accounts of their own
+  (adapters/accounts/, `euler-subaccount`).
+- `shares` = `balanceOf`, `assets` = `convertToAssets(shares)`, `borrowed` = `debtOf` (the vault
+  accrues both to the block itself); USD through the asset's feed.
+- APYs: evk-periphery's `_computeAPYs` on `interestRate()`, `cash()`, `totalBorrows()` and
+  `interestFee()` (contracts.apys).
+- `risk`, on the controller vault's position: the vault's own liquidation check, collateral
+  value (each collateral's shares priced by the vault's oracle router, x its `LTVLiquidation`)
+  against the debt priced by the same router, in the vault's unit of account; `healthFactor` is
+  `accountLiquidity(account, true)`'s collateral value / liability value, the vault's own figures.
+
+All reads go out at once in EulerLens (lenses/, chain/lens.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from adapters.context import FetchContext
+from adapters.deployment import before, started
+from adapters.euler.contracts import (
+    ACCOUNT_LIQUIDITY,
+    CASH,
+    CONFIG_SCALE,
+    DEBT_OF,
+    GET_COLLATERALS,
+    GET_CONTROLLERS,
+    GET_QUOTE,
+    INTEREST_FEE,
+    INTEREST_RATE,
+    LTV_LIQUIDATION,
+    ORACLE,
+    TOTAL_BORROWS,
+    UNIT_OF_ACCOUNT,
+    USD,
+    VAULT,
+    apys,
+    stream,
+)
+from adapters.fixed_point import RAY
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
+from adapters.prices import token_feeds, warned_usd_price
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
+from addresses import ChainAddresses
+from chain import ChainReader, erc20, erc4626, first, no_read
+from chain.event_index import Stream
+from chain.lens import NONE, Lens
+from errors import ProtocolError
+
+MAX_DECIMALS = 78
+"""10**78 overflows a uint256: a token stating as many decimals cannot be quoted (EulerLens skips it too)."""
+LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "address[]", "address"))
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.euler)
+
+
+def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
+    """The factory's vaults and who holds what in them (`index build` scans it)."""
+    return (stream(chain.euler),) if chain.euler else ()
+
+
+async def fetch(ctx: FetchContext, account: str) -> dict[str, Any]:
+    euler = ctx.chain.euler
+    assert euler is not None
+    reader = ctx.reader()
+    started(reader, "euler", await reader.block_number(), euler.factory.start_block, "its eVault factory")
+    known = sorted((await ctx.stored_events(stream(euler))).keys(account))
+    priced = token_feeds(ctx.chain)
+    feeds = [feed.feed for feed in priced.values()]
+    sequencer = ctx.chain.sequencer_uptime_feed or NONE
+    initcode = LENS.initcode(account, euler.evc, known, list(priced), feeds, sequencer)
+    reader.prefetch([initcode], [euler.evc, *known, *feeds, sequencer])
+    try:
+        view, (controllers,), (collaterals,) = await asyncio.gather(
+            ctx.events(stream(euler)),
+            reader.call(euler.evc, GET_CONTROLLERS, account, label="Euler EVC"),
+            reader.call(euler.evc, GET_COLLATERALS, account, label="Euler EVC"),
+        )
+    except ProtocolError:
+        if await reader.has_code(euler.evc):
+            raise
+        raise before("euler", ctx.chain_id, await reader.block_number(), "its EVC has no code then") from None
+    if not view.complete:
+        message = (
+            f"the event index has read Euler's logs up to block {view.covered_to} only: a deposit made later in a "
+            "vault the account has not enabled at the EVC is not listed"
+        )
+        ctx.warnings.add(PART_UNREADABLE, euler.factory.address, message, retryable=True)
+    enabled = [str(vault).lower() for vault in collaterals]
+    controlling = [str(vault).lower() for vault in controllers]
+    made = view.kind(VAULT)  # only the factory's vaults: the EVC lists any contract an account enabled
+    vaults = [*sorted(view.keys(account)), *(vault for vault in (*controlling, *enabled) if vault in made)]
+    vaults = list(dict.fromkeys(vaults))
+    outcomes = await asyncio.gather(*(_held(reader, vault, account) for vault in vaults), return_exceptions=True)
+    held = ctx.warnings.survivors("vault", list(zip(vaults, outcomes)))
+    reading = Reading(reader, ctx.chain, account, enabled, controlling, ctx.warnings)
+    positions = [position for position in held if position.shares or position.borrowed]
+    figures = await asyncio.gather(*(_position(reading, position) for position in positions), return_exceptions=True)
+    return {"vaultPositions": ctx.warnings.survivors("vault", [(p.vault, f) for p, f in zip(positions, figures)])}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What each of an account's positions is read with: the reader, the chain, the account and
+    its collateral and controller vaults at the EVC."""
+
+    reader: ChainReader
+    chain: ChainAddresses
+    account: str
+    enabled: list[str]
+    controlling: list[str]
+    warnings: Warnings
+
+
+@dataclass(frozen=True)
+class Held:
+    vault: str
+    shares: int
+    borrowed: int
+
+
+async def _held(reader: ChainReader, vault: str, account: str) -> Held:
+    label = f"Euler vault {vault}"
+    (shares,), (borrowed,) = await asyncio.gather(
+        reader.call(vault, erc20.BALANCE_OF, account, label=label), reader.call(vault, DEBT_OF, account, label=label)
+    )
+    return Held(vault, shares, borrowed)
+
+
+async def _position(reading: Reading, held: Held) -> dict[str, Any]:
+    reader, warnings = reading.reader, reading.warnings
+    vault, label = held.vault, f"Euler vault {held.vault}"
+    asset_address = await first(reader.call(vault, erc4626.ASSET, label=label))
+    shares_token, asset, assets, rate, fee, cash, borrows = await asyncio.gather(
+        outcome(erc20.token_info(reader, vault)),
+        outcome(erc20.token_info(reader, asset_address)),
+        first(reader.call(vault, erc4626.CONVERT_TO_ASSETS, held.shares, label=label)) if held.shares else no_read(),
+        first(reader.call(vault, INTEREST_RATE, label=label)),
+        first(reader.call(vault, INTEREST_FEE, label=label)),
+        first(reader.call(vault, CASH, label=label)),
+        first(reader.call(vault, TOTAL_BORROWS, label=label)),
+    )
+    assets = assets or 0
+    rates = apys(rate, cash, borrows, fee)
+    if rates is None:
+        warnings.add(
+            FIGURE_UNAVAILABLE, vault, f"supplyApy and borrowApy are null: interestRate() {rate} is above EVK's cap"
+        )
+    token = warnings.value(asset, vault, "asset and the USD figures are")
+    price = await warned_usd_price(reader, reading.chain, str(asset_address), warnings) if token else None
+    vault_token = warnings.value(shares_token, vault, "vaultName and vaultSymbol are")
+    controller = vault in reading.controlling
+    return {
+        "type": "euler-evault",
+        "vaultAddress": vault,
+        "vaultName": vault_token["name"] if vault_token else None,
+        "vaultSymbol": vault_token["symbol"] if vault_token else None,
+        "asset": token,
+        "shares": str(held.shares),
+        "assets": str(assets),
+        "assetsUsd": price.value(assets, token["decimals"]) if price and token else None,
+        "borrowed": str(held.borrowed),
+        "borrowedUsd": price.value(held.borrowed, token["decimals"]) if price and token else None,
+        "isCollateral": vault in reading.enabled,
+        "isController": controller,
+        "supplyApy": float(Fraction(rates[1], RAY)) if rates else None,
+        "borrowApy": float(Fraction(rates[0], RAY)) if rates else None,
+        "risk": await _risk(reading, held, token) if controller and held.borrowed else None,
+    }
+
+
+async def _risk(reading: Reading, held: Held, token: dict[str, Any] | None) -> dict[str, Any]:
+    """The controller vault's check: each enabled collateral's shares priced by its oracle router
+    in its unit of account, x its liquidation LTV, against the debt priced likewise."""
+    reader, vault, label = reading.reader, held.vault, f"Euler vault {held.vault}"
+    oracle = vault  # named as the price source until the vault names its router
+    try:
+        found, unit = await asyncio.gather(
+            first(reader.call(vault, ORACLE, label=label)), first(reader.call(vault, UNIT_OF_ACCOUNT, label=label))
+        )
+        oracle = str(found).lower()
+        return await _checked(reading, held, token, oracle, str(unit).lower())
+    except ProtocolError as exc:
+        reading.warnings.figure(vault, "risk figures are", exc)
+        return {**unknown_risk([token]), "oracle": oracle_info(oracle, None, await reader.block_timestamp())}
+
+
+async def _checked(
+    reading: Reading, held: Held, token: dict[str, Any] | None, oracle: str, unit: str
+) -> dict[str, Any]:
+    reader, enabled, account = reading.reader, reading.enabled, reading.account
+    vault, label = held.vault, f"Euler vault {held.vault}"
+    if token is None:
+        raise ProtocolError(f"the asset of {vault} cannot be read")
+    (collateral_value, liability_value), ltvs, balances, shares = await asyncio.gather(
+        reader.call(vault, ACCOUNT_LIQUIDITY, account, True, label=label),
+        asyncio.gather(*(first(reader.call(vault, LTV_LIQUIDATION, c, label=label)) for c in enabled)),
+        asyncio.gather(*(first(reader.call(c, erc20.BALANCE_OF, account, label=f"Euler vault {c}")) for c in enabled)),
+        asyncio.gather(*(erc20.token_info(reader, c) for c in enabled)),
+    )
+    counted = [
+        (c, ltv, balance, info) for c, ltv, balance, info in zip(enabled, ltvs, balances, shares) if ltv and balance
+    ]
+    unit_decimals = 18 if unit == USD else (await erc20.token_info(reader, unit))["decimals"]
+    if max(unit_decimals, token["decimals"], *(info["decimals"] for *_, info in counted)) >= MAX_DECIMALS:
+        raise ProtocolError("a token of the check states 78 decimals or more: no whole unit can be priced")
+    quotes = await asyncio.gather(
+        first(reader.call(oracle, GET_QUOTE, 10 ** token["decimals"], token["address"], unit, label="Euler oracle")),
+        *(
+            first(reader.call(oracle, GET_QUOTE, 10 ** info["decimals"], c, unit, label="Euler oracle"))
+            for c, _, _, info in counted
+        ),
+    )
+    debt_price, *prices = (Fraction(quote, 10**unit_decimals) for quote in quotes)
+    collaterals = [
+        Collateral(info, Fraction(balance, 10 ** info["decimals"]), price, Fraction(ltv, CONFIG_SCALE))
+        for (_, ltv, balance, info), price in zip(counted, prices)
+    ]
+    usd = Fraction(1) if unit == USD else await _unit_usd(reader, reading.chain, unit, reading.warnings)
+    debt = Fraction(held.borrowed, 10 ** token["decimals"]) * debt_price
+    risk = borrow_risk(debt, collaterals, Unit(usd, debt_price), reading.warnings, vault)
+    risk["healthFactor"] = float(Fraction(collateral_value, liability_value)) if liability_value else None
+    return {**risk, "oracle": oracle_info(oracle, None, await reader.block_timestamp())}
+
+
+async def _unit_usd(reader: ChainReader, chain: ChainAddresses, unit: str, warnings: Warnings) -> Fraction | None:
+    """USD per whole unit of a token the vault accounts in (WETH, say), through its feed."""
+    price = await warned_usd_price(reader, chain, unit, warnings)
+    return None if price is None else Fraction(price.answer, 10**price.decimals)

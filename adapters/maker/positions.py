@@ -1,0 +1,234 @@
+"""Maker (Sky) vaults on Ethereum: the wallet's vaults, read on-chain at the pinned block.
+
+How each figure is derived (docs/protocols/maker.md has the long form). Every contract is the
+ChainLog's `getAddress` at the block (adapters/maker/contracts.py).
+
+- Vaults: the CdpManager's the wallet owns, `GetCdps.getCdpsAsc(CDP_MANAGER, wallet)` (ids, urns,
+  ilks); urns the wallet owns directly in the Vat, `Vat.urns(ilk, wallet)` for every ilk of
+  `IlkRegistry.list()`; Sky's staking engine urns, `LockstakeEngine.ownerUrns(wallet, i)` for
+  i < `ownerUrnsCount(wallet)`, of its `ilk()`. A vault is listed when it locks collateral or
+  owes debt. A DSProxy's vaults are its own entry (adapters/accounts/).
+- `collateral` = ink, `normalizedDebt` = art (`Vat.urns`), both in the Vat's 18 decimals.
+- `debt` = art x rate' / 1e27 rounded up (what repaying it all takes), rate' the Vat's rate as
+  `Jug.drip` would set it at the block's time: rmul(rpow(base + duty, now - rho), rate), Jug's
+  own rounding (`Jug.base`, `Jug.ilks`, `Vat.ilks`). DAI for the CdpManager's vaults and the
+  Vat's urns, USDS for the staking engine's.
+- Price of one collateral unit: the Spotter's, spot x mat x par / 1e81 (`Vat.ilks` spot =
+  price / par / mat, `Spotter.ilks` mat, `Spotter.par`): the OSM price the Spotter last poked.
+  USD figures: collateral x that price; debt x par (DAI is valued at its target price, as the
+  Vat's check does).
+- `stabilityFeeApy` = ((base + duty) / 1e27)^31,536,000 - 1; `liquidationRatio` = mat / 1e27.
+- `risk`: Dog's check, `bark` once ink x spot < art x rate' (adapters/risk.py): threshold 1 / mat,
+  liquidation price = debt x mat x par / ink. The oracle is the ilk's pip (an OSM), its age
+  from `zzz()` where it has one.
+
+All reads go out at once in MakerLens (lenses/, chain/lens.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from adapters.context import FetchContext
+from adapters.deployment import started
+from adapters.fixed_point import RAY, rpow
+from adapters.maker.contracts import (
+    BASE,
+    ENGINE_ILK,
+    ENGINE_USDS,
+    GET_CDPS_ASC,
+    ILK_GEM,
+    ILK_LIST,
+    JUG_ILKS,
+    OWNER_URNS,
+    OWNER_URNS_COUNT,
+    PAR,
+    SPOT_ILKS,
+    VAT_ILKS,
+    VAT_URNS,
+    WAD,
+    ZZZ,
+    Core,
+    core,
+    dripped,
+    ilk_name,
+)
+from adapters.position_warnings import Warnings, outcome
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
+from addresses import ChainAddresses
+from chain import ChainReader, erc20, first, no_read
+from chain.lens import Lens
+from errors import ProtocolError
+
+LENS = Lens("MakerLens", ("address", "address", "uint256"))
+MAX_URNS = 200
+"""Staking-engine urns the lens reads per wallet (each is one `open`; a wallet rarely has many)."""
+YEAR = 365 * 24 * 3600
+"""Maker quotes its rates per second and its fees per 365-day year."""
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.maker)
+
+
+@dataclass(frozen=True)
+class Urn:
+    kind: str
+    """The position's `type`: maker-vault (CdpManager), maker-urn (the Vat's own), sky-lockstake."""
+    urn: str
+    ilk: bytes
+    cdp: int | None
+    ink: int
+    art: int
+
+
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    maker = ctx.chain.maker
+    assert maker is not None
+    reader = ctx.reader()
+    log = maker.chain_log
+    reader.prefetch([LENS.initcode(wallet, log.address, MAX_URNS)], [log.address])
+    started(reader, "maker", await reader.block_number(), log.start_block, "its ChainLog")
+    contracts = await core(reader, log.address)
+    owned, direct, staked = await asyncio.gather(
+        _managed(reader, contracts, wallet),
+        _direct(reader, contracts, wallet),
+        _staked(reader, contracts, wallet, ctx.warnings),
+    )
+    urns = [urn for urn in (*owned, *direct, *staked) if urn.ink or urn.art]
+    ilks = list(dict.fromkeys(urn.ilk for urn in urns))
+    facts = await asyncio.gather(*(_ilk(reader, contracts, ilk, ctx.warnings) for ilk in ilks))
+    by_ilk = dict(zip(ilks, facts))
+    if not urns:
+        return {"vaults": []}
+    (par,), (base,), now, dai, usds = await asyncio.gather(
+        reader.call(contracts.spot, PAR, label="Maker Spotter"),
+        reader.call(contracts.jug, BASE, label="Maker Jug"),
+        reader.block_timestamp(),
+        erc20.token_info(reader, contracts.dai),
+        _usds(reader, contracts) if any(urn.kind == "sky-lockstake" for urn in urns) else no_read(),
+    )
+    vaults = []
+    for urn in urns:
+        facts_of = by_ilk[urn.ilk]
+        debt_token = usds if urn.kind == "sky-lockstake" else dai
+        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings))
+    return {"vaults": vaults}
+
+
+async def _usds(reader: ChainReader, contracts: Core) -> dict[str, Any] | None:
+    assert contracts.engine is not None
+    return await erc20.token_info(
+        reader, await first(reader.call(contracts.engine, ENGINE_USDS, label="Sky LockstakeEngine"))
+    )
+
+
+async def _managed(reader: ChainReader, contracts: Core, wallet: str) -> list[Urn]:
+    ids, urns, ilks = await reader.call(
+        contracts.get_cdps, GET_CDPS_ASC, contracts.manager, wallet, label="Maker GetCdps"
+    )
+    amounts = await asyncio.gather(*(_urn(reader, contracts, ilk, urn) for urn, ilk in zip(urns, ilks)))
+    return [
+        Urn("maker-vault", str(urn).lower(), ilk, cdp, *held) for cdp, urn, ilk, held in zip(ids, urns, ilks, amounts)
+    ]
+
+
+async def _direct(reader: ChainReader, contracts: Core, wallet: str) -> list[Urn]:
+    (ilks,) = await reader.call(contracts.ilk_registry, ILK_LIST, label="Maker IlkRegistry")
+    amounts = await asyncio.gather(*(_urn(reader, contracts, ilk, wallet) for ilk in ilks))
+    return [Urn("maker-urn", wallet, ilk, None, *held) for ilk, held in zip(ilks, amounts)]
+
+
+async def _staked(reader: ChainReader, contracts: Core, wallet: str, warnings: Warnings) -> list[Urn]:
+    engine, label = contracts.engine, "Sky LockstakeEngine"
+    if engine is None:
+        return []
+    (count,), (ilk,) = await asyncio.gather(
+        reader.call(engine, OWNER_URNS_COUNT, wallet, label=label), reader.call(engine, ENGINE_ILK, label=label)
+    )
+    if count > MAX_URNS:
+        message = f"the wallet opened {count} staking-engine urns; those after the first {MAX_URNS} are left out"
+        warnings.add("PART_UNREADABLE", engine, message)
+    urns = await asyncio.gather(
+        *(first(reader.call(engine, OWNER_URNS, wallet, i, label=label)) for i in range(min(count, MAX_URNS)))
+    )
+    amounts = await asyncio.gather(*(_urn(reader, contracts, ilk, urn) for urn in urns))
+    return [Urn("sky-lockstake", str(urn).lower(), ilk, None, *held) for urn, held in zip(urns, amounts)]
+
+
+async def _urn(reader: ChainReader, contracts: Core, ilk: bytes, urn: str) -> tuple[int, int]:
+    ink, art = await reader.call(contracts.vat, VAT_URNS, ilk, urn, label="Maker Vat")
+    return ink, art
+
+
+@dataclass(frozen=True)
+class Ilk:
+    rate: int
+    spot: int
+    mat: int
+    duty: int
+    rho: int
+    pip: str
+    updated: int | None
+    token: dict[str, Any] | None
+
+
+async def _ilk(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warnings) -> Ilk:
+    """A collateral type's figures: the Vat's rate and spot, the Spotter's pip and mat, the Jug's
+    duty and rho, its token (IlkRegistry's gem) and its OSM's last update."""
+    name = ilk_name(ilk)
+    vat, (pip, mat), (duty, rho), gem = await asyncio.gather(
+        reader.call(contracts.vat, VAT_ILKS, ilk, label="Maker Vat"),
+        reader.call(contracts.spot, SPOT_ILKS, ilk, label="Maker Spotter"),
+        reader.call(contracts.jug, JUG_ILKS, ilk, label="Maker Jug"),
+        outcome(first(reader.call(contracts.ilk_registry, ILK_GEM, ilk, label="Maker IlkRegistry"))),
+    )
+    known = isinstance(gem, str) and int(gem, 16) != 0  # an ilk the registry has no token for: none
+    token = warnings.value(await outcome(erc20.token_info(reader, gem)) if known else gem, name, "collateralAsset is")
+    updated = await outcome(first(reader.call(pip, ZZZ, label=f"Maker {name} oracle"))) if int(pip, 16) else None
+    return Ilk(
+        vat.rate,
+        vat.spot,
+        mat,
+        duty,
+        rho,
+        str(pip).lower(),
+        None if isinstance(updated, ProtocolError) else updated,
+        token,
+    )
+
+
+def _vault(
+    urn: Urn, ilk: Ilk, par: int, base: int, now: int, debt_token: dict[str, Any] | None, warnings: Warnings
+) -> dict[str, Any]:
+    rate = dripped(ilk.rate, ilk.duty, base, ilk.rho, now)
+    owed = urn.art * rate
+    price = Fraction(ilk.spot * ilk.mat * par, RAY**3) if ilk.mat else None
+    usd_per_dai = Fraction(par, RAY)
+    collateral = Fraction(urn.ink, WAD)
+    risk = None
+    if urn.art and price is not None:
+        debt = Fraction(owed, WAD * RAY)
+        held = Collateral(ilk.token, collateral, price / usd_per_dai, Fraction(RAY, ilk.mat))
+        risk = borrow_risk(debt, [held], Unit(usd_per_dai, Fraction(1)), warnings, f"{urn.urn} {ilk_name(urn.ilk)}")
+        risk["oracle"] = oracle_info(ilk.pip, ilk.updated, now)
+    return {
+        "type": urn.kind,
+        "cdpId": None if urn.cdp is None else str(urn.cdp),
+        "urn": urn.urn,
+        "ilk": ilk_name(urn.ilk),
+        "collateralAsset": ilk.token,
+        "collateral": str(urn.ink),
+        "collateralUsd": float(collateral * price) if price is not None else None,
+        "debtAsset": debt_token,
+        "normalizedDebt": str(urn.art),
+        "debt": str(-(-owed // RAY)),
+        "debtUsd": float(Fraction(owed, WAD * RAY) * usd_per_dai),
+        "priceUsd": float(price) if price is not None else None,
+        "stabilityFeeApy": float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1),
+        "liquidationRatio": float(Fraction(ilk.mat, RAY)),
+        "risk": risk,
+    }

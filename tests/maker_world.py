@@ -1,0 +1,184 @@
+"""Maker (Sky) on anvil: the Vat, Spotter, Jug, Dog, CdpManager, GetCdps, a ProxyRegistry and Sky's
+LockstakeEngine as test contracts with the signatures and arithmetic of Maker's own
+(tests/contracts/TestMaker.sol: no registry package ships Maker's bytecode), named by a ChainLog
+and an IlkRegistry (TestMakerRegistries.sol). Three collateral types with OSM prices; a vault
+through a DSProxy, a CdpManager vault and an urn a wallet owns directly, and a staking-engine urn;
+a year of stability fees accrued but not dripped, so the debt is the Jug's compounding to the block.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import eth_abi
+
+from tests.evm import CONTRACTS, Anvil, Artifact, arg_types, compile_contracts, selector
+
+WAD, RAY, RAD = 10**18, 10**27, 10**45
+YEAR = 365 * 24 * 3600
+FIVE_PERCENT = 1_000_000_001_547_125_957_863_212_448
+"""Jug duty of 5 % a year (Maker's table of per-second rates)."""
+ILKS = {
+    "ETH-A": ("WETH", 18, 3_000 * WAD, 145 * RAY // 100, FIVE_PERCENT),
+    "WBTC-A": ("WBTC", 8, 60_000 * WAD, 175 * RAY // 100, 1_000_000_000_627_937_192_491_029_810),
+    "LSEV2-SKY-A": ("lsSKY", 18, 6 * WAD // 100, 125 * RAY // 100, 1_000_000_003_022_265_980_097_387_650),
+}
+"""ilk -> (gem symbol, gem decimals, OSM price in USD as a wad, mat, duty)."""
+SKY_ILK = "LSEV2-SKY-A"
+
+
+def ilk_key(name: str) -> bytes:
+    return name.encode().ljust(32, b"\0")
+
+
+@functools.lru_cache(maxsize=1)
+def compile_all() -> dict[str, Artifact]:
+    return compile_contracts(
+        [CONTRACTS / "TestMaker.sol", CONTRACTS / "TestMakerRegistries.sol", CONTRACTS / "TestToken.sol"]
+    )
+
+
+@dataclass
+class MakerWorld:
+    node: Anvil
+    wallets: dict[str, str] = field(default_factory=dict)
+    contracts: dict[str, str] = field(default_factory=dict)
+    """By ChainLog key (CDP_MANAGER, MCD_VAT, ...), and "CHAIN_LOG", "PROXY_ACTIONS", "PROXY_REGISTRY"."""
+    pips: dict[str, str] = field(default_factory=dict)
+    gems: dict[str, str] = field(default_factory=dict)
+    start_block: int = 0
+    proxy: str = ""
+    cdps: dict[str, int] = field(default_factory=dict)
+    """"proxy" (ETH-A through the DSProxy), "direct" (WBTC-A, owned by the wallet itself)."""
+    staked_urn: str = ""
+
+    def addresses_override(self) -> dict[str, Any]:
+        """The `maker` section of a chain's addresses."""
+        return {"chainLog": {"address": self.contracts["CHAIN_LOG"], "startBlock": self.start_block}}
+
+    def write_addresses(self, path: Path) -> Path:
+        """Maker and its ProxyRegistry on the node's chain."""
+        chain = {"name": "anvil devnet", "maker": self.addresses_override()}
+        chain["accounts"] = {"proxyRegistries": [self.contracts["PROXY_REGISTRY"]]}
+        path.write_text(json.dumps({str(self.node.chain_id): chain}))
+        return path
+
+    def price(self, ilk: str) -> int:
+        """The OSM's price of `ilk` as a wad."""
+        _, _, price, *_ = ILKS[ilk]
+        return price
+
+    def set_price(self, ilk: str, wad: int) -> None:
+        """The OSM's price of `ilk` set and poked into the Vat's spot."""
+        self.node.send(self.pips[ilk], "set(uint256)", wad)
+        self.node.send(self.contracts["MCD_SPOT"], "poke(bytes32)", ilk_key(ilk))
+
+
+def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: int = YEAR) -> MakerWorld:
+    """`wallets` (owner: a vault through its DSProxy; direct: a CdpManager vault and a Vat urn of
+    its own; staker: a staking-engine urn; empty) default to anvil accounts 14-17; `elapse`
+    seconds pass after the vaults are made (none among the other worlds, whose feeds and
+    maturities keep their own time)."""
+    artifacts = compile_all()
+    world = MakerWorld(node)
+    world.wallets = wallets or dict(zip(("owner", "direct", "staker", "empty"), node.accounts[14:18]))
+    owner, direct, staker = (world.wallets[role] for role in ("owner", "direct", "staker"))
+    world.start_block = node.block_number()
+    made = world.contracts
+    made["CHAIN_LOG"] = node.deploy(artifacts["TestChainLog"])
+    made["MCD_VAT"] = vat = node.deploy(artifacts["TestVat"])
+    for name, artifact in (("MCD_SPOT", "TestSpotter"), ("MCD_JUG", "TestJug"), ("MCD_DOG", "TestDog")):
+        made[name] = node.deploy(artifacts[artifact], ["address"], [vat])
+    made["CDP_MANAGER"] = node.deploy(artifacts["TestDssCdpManager"], ["address"], [vat])
+    made["GET_CDPS"] = node.deploy(artifacts["TestGetCdps"])
+    made["ILK_REGISTRY"] = node.deploy(artifacts["TestIlkRegistry"])
+    made["MCD_DAI"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Dai Stablecoin", "DAI", 18])
+    made["USDS"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USDS Stablecoin", "USDS", 18])
+    made["PROXY_REGISTRY"] = node.deploy(artifacts["TestProxyRegistry"])
+    made["PROXY_ACTIONS"] = node.deploy(artifacts["TestProxyActions"])
+    spot, jug, dog = made["MCD_SPOT"], made["MCD_JUG"], made["MCD_DOG"]
+    node.send(vat, "file(bytes32,uint256)", ilk_key("Line"), 10**9 * RAD)
+    node.send(dog, "file(bytes32,uint256)", ilk_key("Hole"), 10**9 * RAD)
+    for ilk, (symbol, decimals, _, mat, duty) in ILKS.items():
+        key = ilk_key(ilk)
+        world.gems[ilk] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], [symbol, symbol, decimals])
+        world.pips[ilk] = node.deploy(artifacts["TestOsm"])
+        node.send(made["ILK_REGISTRY"], "add(bytes32,address)", key, world.gems[ilk])
+        node.send(vat, "init(bytes32)", key)
+        node.send(vat, "file(bytes32,bytes32,uint256)", key, ilk_key("line"), 10**8 * RAD)
+        node.send(vat, "file(bytes32,bytes32,uint256)", key, ilk_key("dust"), 100 * RAD)
+        node.send(jug, "init(bytes32)", key)
+        node.send(jug, "dripAndFile(bytes32,bytes32,uint256)", key, ilk_key("duty"), duty)
+        node.send(spot, "file(bytes32,bytes32,address)", key, ilk_key("pip"), world.pips[ilk])
+        node.send(spot, "file(bytes32,bytes32,uint256)", key, ilk_key("mat"), mat)
+        node.send(dog, "file(bytes32,bytes32,uint256)", key, ilk_key("chop"), 113 * WAD // 100)
+        node.send(dog, "file(bytes32,bytes32,uint256)", key, ilk_key("hole"), 10**8 * RAD)
+        world.set_price(ilk, world.price(ilk))
+    made["LOCKSTAKE_ENGINE"] = node.deploy(
+        artifacts["TestLockstakeEngine"],
+        ["address", "address", "bytes32", "address"],
+        [vat, jug, ilk_key(SKY_ILK), made["USDS"]],
+    )
+    for name in ("CDP_MANAGER", "GET_CDPS", "MCD_VAT", "MCD_SPOT", "MCD_JUG", "MCD_DOG", "ILK_REGISTRY"):
+        node.send(made["CHAIN_LOG"], "setAddress(bytes32,address)", ilk_key(name), made[name])
+    for name in ("MCD_DAI", "LOCKSTAKE_ENGINE", "PROXY_REGISTRY"):
+        node.send(made["CHAIN_LOG"], "setAddress(bytes32,address)", ilk_key(name), made[name])
+    _vaults(world, owner, direct, staker)
+    if elapse:
+        node.rpc("evm_increaseTime", elapse)
+        node.mine()
+    return world
+
+
+def _vaults(world: MakerWorld, owner: str, direct: str, staker: str) -> None:
+    node, made = world.node, world.contracts
+    vat, manager, actions = made["MCD_VAT"], made["CDP_MANAGER"], made["PROXY_ACTIONS"]
+    eth, wbtc = ilk_key("ETH-A"), ilk_key("WBTC-A")
+    world.proxy = node.call(made["PROXY_REGISTRY"], "build(address)", owner, returns=("address",))
+    world.proxy = world.proxy.lower()
+    node.send(made["PROXY_REGISTRY"], "build(address)", owner)
+    execute = "execute(address,bytes)"
+    node.send(world.proxy, execute, actions, _calldata("open(address,bytes32)", manager, eth), sender=owner)
+    world.cdps["proxy"] = cdp = _last_cdp(node, manager)
+    urn = node.call(manager, "urns(uint256)", cdp, returns=("address",))
+    node.send(vat, "slip(bytes32,address,int256)", eth, urn, 10 * WAD)
+    lock = _calldata(
+        "lockAndDraw(address,address,uint256,uint256,uint256)", manager, made["MCD_JUG"], cdp, 10 * WAD, 12_000 * WAD
+    )
+    node.send(world.proxy, execute, actions, lock, sender=owner)
+    node.send(manager, "open(bytes32,address)", wbtc, direct, sender=direct)
+    world.cdps["direct"] = cdp = _last_cdp(node, manager)
+    urn = node.call(manager, "urns(uint256)", cdp, returns=("address",))
+    node.send(vat, "slip(bytes32,address,int256)", wbtc, urn, 2 * WAD)
+    node.send(manager, "frob(uint256,int256,int256)", cdp, 2 * WAD, 40_000 * WAD, sender=direct)
+    node.send(vat, "slip(bytes32,address,int256)", eth, direct, 5 * WAD)
+    node.send(
+        vat,
+        "frob(bytes32,address,address,address,int256,int256)",
+        eth,
+        direct,
+        direct,
+        direct,
+        5 * WAD,
+        0,
+        sender=direct,
+    )
+    engine = made["LOCKSTAKE_ENGINE"]
+    node.send(engine, "open(uint256)", 0, sender=staker)
+    world.staked_urn = node.call(engine, "ownerUrns(address,uint256)", staker, 0, returns=("address",))
+    world.staked_urn = world.staked_urn.lower()
+    node.send(engine, "lock(address,uint256,uint256,uint16)", staker, 0, 500_000 * WAD, 0, sender=staker)
+    node.send(engine, "draw(address,uint256,address,uint256)", staker, 0, staker, 10_000 * WAD, sender=staker)
+
+
+def _last_cdp(node: Anvil, manager: str) -> int:
+    cdp = node.call(manager, "cdpi()")
+    return int(cdp)
+
+
+def _calldata(signature: str, *args: Any) -> bytes:
+    return selector(signature) + eth_abi.encode(arg_types(signature), list(args))

@@ -1,0 +1,72 @@
+// Publishers' JavaScript files that are read, never installed, as test oracles: the tarballs pinned
+// in tools/packs.json (tests/node_oracles.py takes each file out of its tarball). Reads a JSON list
+// of requests {registry, source} on stdin, `source` the text of the file named below, and answers,
+// for each, what the publisher lists. Nothing here runs with `require` or the network: each file is
+// evaluated in an empty sandbox (node's vm).
+// - "instadapp": dsa-connect's dist/index.js, a minified bundle that needs web3 to run, so only its
+//   literals are cut out and evaluated: by chain id, InstaList's address (`core[chainId].list` of
+//   the object that starts `{genesis:"0x00…00",core:`), and InstaList's ABI (key `list` of the ABIs'
+//   `core:{index:[…` literal), each function's signature -> its output types.
+// - "summer": @oasisdex/addresses' lib/index.js (Summer.fi's deployment addresses, a self-contained
+//   bundle), run with a bare `module`: by network name (mainnet, arbitrum, optimism, base, …), the
+//   DPM AccountFactory and AccountGuard and the DSProxyRegistry Summer.fi uses there.
+"use strict";
+
+const vm = require("vm");
+
+const requests = JSON.parse(require("fs").readFileSync(0, "utf8"));
+
+// Where the literal ({…} or […]) that opens at `source[start]` ends (strings, which may hold
+// brackets, skipped whole), and that literal evaluated alone.
+function end(source, start) {
+  let depth = 0;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i];
+    if (c === '"' || c === "'" || c === "`") {
+      for (i++; source[i] !== c; i++) if (source[i] === "\\") i++;
+    } else if (c === "{" || c === "[") depth++;
+    else if ((c === "}" || c === "]") && --depth === 0) return i + 1;
+  }
+  throw new Error("unterminated literal at " + start);
+}
+const literal = (source, start) => vm.runInNewContext("(" + source.slice(start, end(source, start)) + ")");
+
+function at(source, marker) {
+  const found = source.indexOf(marker);
+  if (found < 0 || source.indexOf(marker, found + 1) >= 0) throw new Error("not exactly one " + marker);
+  return found;
+}
+
+const type = (p) => (p.type.startsWith("tuple") ? "(" + p.components.map(type).join(",") + ")" + p.type.slice(5) : p.type);
+const functions = (abi) =>
+  Object.fromEntries(
+    abi.filter((e) => e.type === "function").map((e) => [`${e.name}(${e.inputs.map(type).join(",")})`, e.outputs.map(type)])
+  );
+
+function instadapp(source) {
+  const genesis = at(source, 'genesis:"0x0000000000000000000000000000000000000000",core:');
+  const { core } = literal(source, source.lastIndexOf("{", genesis));
+  // The ABIs' `core` object names a variable further on, so its `list` entry is cut out alone: the
+  // array after `index`'s.
+  const index = at(source, "core:{index:[") + "core:{index:".length;
+  const after = end(source, index);
+  if (!source.startsWith(",list:[", after)) throw new Error("no InstaList ABI after index's");
+  return {
+    lists: Object.fromEntries(Object.entries(core).map(([chain, c]) => [chain, c.list])),
+    abi: functions(literal(source, after + ",list:".length)),
+  };
+}
+
+function summer(source) {
+  const module = { exports: {} };
+  vm.runInNewContext(source, { module, exports: module.exports });
+  return Object.fromEntries(
+    Object.entries(module.exports.ADDRESSES).map(([network, { mpa }]) => [
+      network,
+      { accountFactory: mpa.core.AccountFactory, accountGuard: mpa.core.AccountGuard, dsProxyRegistry: mpa.core.DSProxyRegistry },
+    ])
+  );
+}
+
+const registries = { instadapp, summer };
+process.stdout.write(JSON.stringify(requests.map(({ registry, source }) => registries[registry](source))));

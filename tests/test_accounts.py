@@ -1,0 +1,119 @@
+"""The accounts a wallet controls (adapters/accounts/): found through each route's registry at the
+block, answered as the protocol answers a wallet, after the wallet's own entry (tests/accounts_world.py)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters import accounts
+from adapters.accounts import dsproxy, instadapp, summer
+from tests import accounts_world as A
+from tests import morpho_world as M
+from tests.conftest import input_entries, world_fixture
+from tests.evm import Anvil
+from tests.node_oracles import abi_functions
+
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MorphoWalletPositions { walletAddress holder via blockNumber warnings { code target message }
+    marketPositions { marketId supplyShares supplyAssets supplyAssetsUsd } } }
+  errors { error { code message } } } }"""
+
+
+@dataclass
+class World:
+    node: Anvil
+    morpho: M.MorphoWorld
+    accounts: A.AccountsWorld
+
+    def write_addresses(self, path: Path) -> Path:
+        data = self.morpho.addresses_override()
+        data[str(self.node.chain_id)]["accounts"] = self.accounts.addresses_override()
+        path.write_text(json.dumps(data))
+        return path
+
+
+def build(node: Anvil) -> World:
+    morpho = M.build(node, M.compile_all())
+    return World(node, morpho, A.build(node, morpho, node.accounts[7], node.accounts[8]))
+
+
+world = world_fixture(build)
+
+
+async def positions(api: Any, wallet: str, **more: Any) -> list[dict[str, Any]]:
+    return await input_entries(api, QUERY, "morpho", wallet, **more)
+
+
+async def test_each_route_answers_the_accounts_the_wallet_controls_after_its_own_entry(world_client, world):
+    wallet = world.accounts.wallet
+    own, *entries = await positions(world_client, wallet)
+    assert (own["walletAddress"], own["holder"], own["via"]) == (wallet, wallet, None)
+    assert own["marketPositions"] == [] and own["warnings"] == []
+    assert {entry["holder"]: entry["via"] for entry in entries} == world.accounts.controlled()
+    assert [entry["via"] for entry in entries] == sorted(
+        (entry["via"] for entry in entries), key=("dsproxy", "instadapp-dsa", "summer-dpm").index
+    ), "in route order"
+    for entry in entries:
+        assert entry["walletAddress"] == wallet
+        (alone,) = await positions(world_client, entry["holder"], controlledAccounts=False)
+        assert entry == {**alone, "walletAddress": wallet, "holder": entry["holder"], "via": entry["via"]}
+        (market,) = entry["marketPositions"]
+        role = next(role for role, account in world.accounts.accounts.items() if account == entry["holder"])
+        assert int(market["supplyAssets"]) == pytest.approx(A.SUPPLIED[role] * A.USDC, abs=A.USDC)
+
+
+async def test_the_option_turns_them_off_and_other_wallets_get_none_of_them(world_client, world):
+    (own,) = await positions(world_client, world.accounts.wallet, controlledAccounts=False)
+    assert own["holder"] == world.accounts.wallet
+    other = await positions(world_client, world.accounts.other)
+    assert {entry["holder"] for entry in other[1:]} == {
+        world.accounts.accounts[role] for role in ("dpm_given_away", "others_dsa", "dsa_shared")
+    }, "its DSAs and the DPM account given to it; not the proxy it gave away, which the registry still names"
+
+
+async def test_an_account_given_away_is_answered_up_to_the_block_before(world_client, world):
+    """The AccountGuard decides at the block: a DPM account the wallet gives away leaves its answer
+    from that block on, and stays in its answers of the blocks before; given back, it returns."""
+    node, wallet, other = world.node, world.accounts.wallet, world.accounts.other
+    account = world.accounts.accounts["dpm"]
+    before = node.block_number()
+    node.send(world.accounts.guard, "changeOwner(address,address)", other, account, sender=wallet)
+    try:
+        assert account not in {entry["holder"] for entry in await positions(world_client, wallet)}
+        assert account in {entry["holder"] for entry in await positions(world_client, other)}
+        then = await positions(world_client, wallet, blockNumber=before)
+        assert account in {entry["holder"] for entry in then}
+    finally:
+        node.send(world.accounts.guard, "changeOwner(address,address)", wallet, account, sender=other)
+    assert account in {entry["holder"] for entry in await positions(world_client, wallet)}
+
+
+def test_the_test_contracts_declare_what_the_routes_read():
+    """The test contracts answer the routes' calls as the published ABIs declare them (those of
+    dai-plugin-mcd and dsa-connect hold the routes in tests/test_account_registries.py; Summer.fi
+    publishes its ABIs on a public repository only, which AccountGuard's `owners` follows)."""
+    artifacts = A.compile_all()
+    for contract, functions in (
+        ("TestProxyRegistry", [dsproxy.PROXIES]),
+        ("TestDSProxy", [dsproxy.OWNER]),
+        ("TestInstaList", [instadapp.USER_LINK, instadapp.USER_LIST, instadapp.ACCOUNT_ADDR]),
+        ("TestAccountGuard", [summer.OWNERS]),
+    ):
+        declared = abi_functions(artifacts[contract].abi)
+        for function in functions:
+            assert declared[function.signature] == function.output_types, (contract, function.signature)
+    events = {
+        entry["name"]: entry
+        for name in ("TestAccountFactory", "TestAccountGuard")
+        for entry in artifacts[name].abi
+        if entry["type"] == "event"
+    }
+    for event in (summer.ACCOUNT_CREATED, summer.OWNERSHIP_TRANSFERRED):
+        entry = events[event.signature.split("(")[0]]
+        assert all(part["indexed"] for part in entry["inputs"]), "all three indexed, as Summer.fi's ABI has them"
+    assert accounts.MAX_ACCOUNTS == 50

