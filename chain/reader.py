@@ -225,6 +225,14 @@ class ChainReader:
         # Each key is always read by the same kind of `read`, so its future holds a T.
         return cast(T, await asyncio.shield(self._shared[key]))
 
+    def settled(self, key: Any) -> Any | None:
+        """A `shared` read's value once it is in, without waiting (None before, or if it failed):
+        what a later input of the request may name as its lens's targets."""
+        future = self._shared.get(key)
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
+
     async def remembered(
         self,
         key: tuple[Any, ...],

@@ -3,8 +3,10 @@ pragma solidity 0.8.19;
 
 import "Recorder.sol";
 
-/// @dev The EVC's views of an account's collateral and controller vaults.
+/// @dev The EVC's views of an account's collateral and controller vaults, and of its prefix's owner.
 interface IEVC {
+    function getAccountOwner(address account) external view returns (address);
+
     function getCollaterals(address account) external view returns (address[] memory);
 
     function getControllers(address account) external view returns (address[] memory);
@@ -40,7 +42,8 @@ interface IPriceOracle {
 }
 
 /// @title The reads of one Euler input (adapters/euler/positions.py), in one call
-/// @notice The EVC's collaterals and controllers of the account; for each vault the index names
+/// @notice The EVC's owner of the account's prefix (whether it has sub-accounts: adapters/accounts/),
+/// its collaterals and controllers; for each vault the index names
 /// and those: `balanceOf` and `debtOf`; where it holds either, the vault's and its asset's token
 /// facts, `convertToAssets`, the rate, fee, cash and borrows, and the asset's USD feed (from
 /// `priced`/`feeds`); for a controller it owes: the oracle, the unit of account (and its feed),
@@ -70,6 +73,7 @@ contract EulerLens is Recorder {
         ctx.account = account;
         ctx.priced = priced;
         ctx.feeds = feeds;
+        _call(ctx.tape, evc, abi.encodeCall(IEVC.getAccountOwner, (account)));
         address[] memory controllers = _list(ctx.tape, evc, abi.encodeCall(IEVC.getControllers, (account)));
         ctx.collaterals = _list(ctx.tape, evc, abi.encodeCall(IEVC.getCollaterals, (account)));
         for (uint256 i = 0; i < known.length; i++) {

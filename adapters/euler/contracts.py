@@ -5,7 +5,10 @@ their holders, and the APY formula of Euler's own lens.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from adapters.fixed_point import RAY, rpow
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
 from addresses import EulerAddresses
 from chain import erc20
 from chain.abi import Event, Function
@@ -90,3 +93,16 @@ def apys(rate: int, cash: int, borrows: int, fee: int) -> tuple[int, int] | None
     total = cash + borrows
     supply = 0 if total == 0 else borrow * borrows * (CONFIG_SCALE - fee) // total // CONFIG_SCALE
     return borrow, supply
+
+
+def apy_figures(
+    rate: int, cash: int, borrows: int, fee: int, warnings: Warnings, vault: str
+) -> tuple[float | None, float | None]:
+    """(supplyApy, borrowApy) as answered: floats, or nulls with a warning for a rate above the cap."""
+    found = apys(rate, cash, borrows, fee)
+    if found is None:
+        message = f"supplyApy and borrowApy are null: interestRate() {rate} is above EVK's cap"
+        warnings.add(FIGURE_UNAVAILABLE, vault, message)
+        return None, None
+    borrow, supply = found
+    return float(Fraction(supply, RAY)), float(Fraction(borrow, RAY))

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import asyncio
-from fractions import Fraction
 from typing import Any
 
 from adapters.context import FetchContext
@@ -27,11 +26,9 @@ from adapters.euler.contracts import (
     ORACLE,
     TOTAL_BORROWS,
     UNIT_OF_ACCOUNT,
-    apys,
+    apy_figures,
 )
 from adapters.factories import vouched_kind
-from adapters.fixed_point import RAY
-from adapters.position_warnings import FIGURE_UNAVAILABLE
 from adapters.prices import warned_usd_price
 from chain import erc20, erc4626, first
 from errors import InputValidationError
@@ -77,11 +74,7 @@ async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
             )
         ),
     )
-    rates = apys(rate, cash, borrows, fee)
-    if rates is None:
-        ctx.warnings.add(
-            FIGURE_UNAVAILABLE, pool, f"supplyApy and borrowApy are null: interestRate() {rate} is above EVK's cap"
-        )
+    supply_apy, borrow_apy = apy_figures(rate, cash, borrows, fee, ctx.warnings, pool)
     return {
         "details": {
             "__typename": "EulerVaultPool",
@@ -95,8 +88,8 @@ async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
             "totalAssetsUsd": price.value(total, token["decimals"]) if price else None,
             "cash": str(cash),
             "totalBorrows": str(borrows),
-            "supplyApy": float(Fraction(rates[1], RAY)) if rates else None,
-            "borrowApy": float(Fraction(rates[0], RAY)) if rates else None,
+            "supplyApy": supply_apy,
+            "borrowApy": borrow_apy,
             "interestFee": fee / CONFIG_SCALE,
             "oracle": str(oracle).lower(),
             "unitOfAccount": str(unit).lower(),

@@ -44,11 +44,10 @@ from adapters.euler.contracts import (
     UNIT_OF_ACCOUNT,
     USD,
     VAULT,
-    apys,
+    apy_figures,
     stream,
 )
-from adapters.fixed_point import RAY
-from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
+from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses
@@ -153,11 +152,7 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         first(reader.call(vault, TOTAL_BORROWS, label=label)),
     )
     assets = assets or 0
-    rates = apys(rate, cash, borrows, fee)
-    if rates is None:
-        warnings.add(
-            FIGURE_UNAVAILABLE, vault, f"supplyApy and borrowApy are null: interestRate() {rate} is above EVK's cap"
-        )
+    supply_apy, borrow_apy = apy_figures(rate, cash, borrows, fee, warnings, vault)
     token = warnings.value(asset, vault, "asset and the USD figures are")
     price = await warned_usd_price(reader, reading.chain, str(asset_address), warnings) if token else None
     vault_token = warnings.value(shares_token, vault, "vaultName and vaultSymbol are")
@@ -175,8 +170,8 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         "borrowedUsd": price.value(held.borrowed, token["decimals"]) if price and token else None,
         "isCollateral": vault in reading.enabled,
         "isController": controller,
-        "supplyApy": float(Fraction(rates[1], RAY)) if rates else None,
-        "borrowApy": float(Fraction(rates[0], RAY)) if rates else None,
+        "supplyApy": supply_apy,
+        "borrowApy": borrow_apy,
         "risk": await _risk(reading, held, token) if controller and held.borrowed else None,
     }
 

@@ -57,6 +57,12 @@ class Core:
     dai: str
     engine: str | None
 
+    @property
+    def first_read(self) -> tuple[str, ...]:
+        """The contracts an input reads before it knows its vaults: GetCdps, the IlkRegistry, the
+        Vat, the staking engine."""
+        return (self.get_cdps, self.ilk_registry, self.vat, *((self.engine,) if self.engine else ()))
+
 
 def key(name: str) -> bytes:
     """A ChainLog key: the name as bytes32, right-padded with zero bytes."""

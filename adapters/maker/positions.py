@@ -89,10 +89,12 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     maker = ctx.chain.maker
     assert maker is not None
     reader = ctx.reader()
-    log = maker.chain_log
-    reader.prefetch([LENS.initcode(wallet, log.address, MAX_URNS)], [log.address])
+    log, key = maker.chain_log, ("maker core", maker.chain_log.address)
+    # An account's input after the wallet's knows the ChainLog's contracts: its first reads wait for its lens too.
+    known: Core | None = reader.settled(key)
+    reader.prefetch([LENS.initcode(wallet, log.address, MAX_URNS)], [log.address, *(known.first_read if known else ())])
     started(reader, "maker", await reader.block_number(), log.start_block, "its ChainLog")
-    contracts = await core(reader, log.address)
+    contracts = await reader.shared(key, lambda: core(reader, log.address))
     owned, direct, staked = await asyncio.gather(
         _managed(reader, contracts, wallet),
         _direct(reader, contracts, wallet),
