@@ -43,11 +43,16 @@ def built_in() -> dict[str, dict]:
 
 def test_the_proxy_registry_is_makers_and_summers():
     """Ethereum's DSProxy registry is the one Maker publishes (dai-plugin-mcd's PROXY_REGISTRY), the
-    one Summer.fi builds its DSProxies through too (@oasisdex/addresses' mainnet DSProxyRegistry)."""
+    one Summer.fi builds its DSProxies through too (@oasisdex/addresses' mainnet DSProxyRegistry);
+    on Arbitrum, Optimism and Base, the one Summer.fi lists there (DeFi Saver's files name the same)."""
     (summer,) = packs(["summer"])
     published = maker_addresses()["PROXY_REGISTRY"].lower()
     assert summer["mainnet"]["dsProxyRegistry"].lower() == published
-    assert [r.lower() for r in built_in()["1"]["accounts"]["proxyRegistries"]] == [published]
+    listed = {chain: value.get("accounts", {}).get("proxyRegistries") for chain, value in built_in().items()}
+    assert [r.lower() for r in listed["1"]] == [published]
+    for chain, network in SUMMER_NETWORKS.items():
+        assert [r.lower() for r in listed[chain]] == [summer[network]["dsProxyRegistry"].lower()], chain
+    assert {chain for chain, registries in listed.items() if registries} == set(SUMMER_NETWORKS)
 
 
 def test_every_insta_list_is_dsa_connects_and_none_is_missing():
