@@ -109,4 +109,6 @@ async def test_an_aave_borrower_liquidated(aave_liquidations: AaveFlows) -> None
     assert sorted(flows) == sorted(expected) and repaid == 5_000 * USDC and taken > 0
     rows = {row["position"]: row for row in entry["earnings"]}
     assert -2 <= earned_adds_up(rows[f"{pool}:{weth}:supply"]) <= 2 * 10**12, "a block's interest on the WETH, if any"
-    assert earned_adds_up(rows[f"{pool}:{usdc}:borrow"]) <= 0, "interest paid"
+    # Interest paid; the Pool burns a repayment's scaled debt rounded half up, so the debt left may
+    # read a wei less than the repayment implies (seen once, at some indexes).
+    assert earned_adds_up(rows[f"{pool}:{usdc}:borrow"]) <= 1, "interest paid"
