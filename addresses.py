@@ -197,6 +197,8 @@ class AccountsAddresses:
     insta_list: str | None = None
     """Instadapp's InstaList: the DSAs an owner is linked to."""
     summer_dpm: SummerDpm | None = None
+    dfs_proxy_registries: tuple[str, ...] = ()
+    """DeFi Saver's DFSProxyRegistries (`getAllProxies(owner)`): the proxies it built for an owner."""
 
 
 @dataclass(frozen=True)
@@ -414,7 +416,9 @@ def _euler(value: Any, where: str) -> EulerAddresses:
 
 def _accounts(value: Any, where: str) -> AccountsAddresses:
     value = _object(value, where)
-    registries = _list(value.get("proxyRegistries", []), f"{where} proxyRegistries")
+    registries, dfs = (
+        _list(value.get(name, []), f"{where} {name}") for name in ("proxyRegistries", "dfsProxyRegistries")
+    )
     dpm = value.get("summerDpm")
     if dpm is not None:
         dpm = _object(dpm, f"{where} summerDpm")
@@ -425,6 +429,7 @@ def _accounts(value: Any, where: str) -> AccountsAddresses:
         tuple(_address(registry, f"{where} proxyRegistries") for registry in registries),
         _address(value["instaList"], f"{where} instaList") if value.get("instaList") else None,
         dpm,
+        tuple(_address(registry, f"{where} dfsProxyRegistries") for registry in dfs),
     )
 
 

@@ -8,6 +8,12 @@ interface IProxyRegistry {
     function proxies(address owner) external view returns (address);
 }
 
+/// @dev DeFi Saver's DFSProxyRegistry: Maker's proxy of an owner (or the one DeFi Saver recorded
+/// after the owner changed), and the proxies it built for the owner since, an append-only list.
+interface IDFSProxyRegistry {
+    function getAllProxies(address user) external view returns (address mcdProxy, address[] memory additional);
+}
+
 /// @dev A DSProxy (ds-auth's DSAuth): its owner may be another than the one it was built for.
 interface IOwned {
     function owner() external view returns (address);
@@ -28,7 +34,8 @@ interface IAccountGuard {
 }
 
 /// @title The reads that find the accounts a wallet controls (adapters/accounts/), in one call
-/// @notice For each DSProxy registry, `proxies(wallet)` and that proxy's `owner()`; InstaList's
+/// @notice For each DSProxy registry, `proxies(wallet)` and that proxy's `owner()`; for each of
+/// DeFi Saver's, `getAllProxies(wallet)` and the `owner()` of up to `maxAccounts` of them; InstaList's
 /// `userLink(wallet)`, then up to `maxAccounts` of its list: `accountAddr(id)` and `userList(wallet,
 /// id)` for the next id; the AccountGuard's `owners` of each DPM account the event index has seen
 /// made for or given to the wallet.
@@ -36,6 +43,7 @@ contract AccountsLens is Recorder {
     constructor(
         address wallet,
         address[] memory registries,
+        address[] memory dfsRegistries,
         address instaList,
         uint256 maxAccounts,
         address guard,
@@ -46,11 +54,24 @@ contract AccountsLens is Recorder {
             address proxy = address(uint160(_word(tape, registries[i], abi.encodeCall(IProxyRegistry.proxies, (wallet)))));
             if (proxy != address(0)) _call(tape, proxy, abi.encodeCall(IOwned.owner, ()));
         }
+        for (uint256 i = 0; i < dfsRegistries.length; i++) {
+            _dfsProxies(tape, dfsRegistries[i], wallet, maxAccounts);
+        }
         if (instaList != address(0)) _dsas(tape, IInstaList(instaList), wallet, maxAccounts);
         for (uint256 i = 0; i < candidates.length; i++) {
             _call(tape, guard, abi.encodeCall(IAccountGuard.owners, (candidates[i])));
         }
         _finish(tape);
+    }
+
+    function _dfsProxies(Tape memory tape, address registry, address wallet, uint256 maxAccounts) private view {
+        (bool ok, bytes memory ret) = _call(tape, registry, abi.encodeCall(IDFSProxyRegistry.getAllProxies, (wallet)));
+        if (!ok || ret.length < 96) return;
+        (address mcdProxy, address[] memory additional) = abi.decode(ret, (address, address[]));
+        if (mcdProxy != address(0)) _call(tape, mcdProxy, abi.encodeCall(IOwned.owner, ()));
+        for (uint256 i = 0; i < additional.length && i < maxAccounts; i++) {
+            _call(tape, additional[i], abi.encodeCall(IOwned.owner, ()));
+        }
     }
 
     function _dsas(Tape memory tape, IInstaList list, address wallet, uint256 maxAccounts) private view {

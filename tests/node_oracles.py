@@ -65,8 +65,13 @@ def registries(names: list[str]) -> list[dict[str, Any]]:
 
 PACKS = ROOT / "tools" / "packs"
 """The publishers' tarballs tools/packs.json pins, fetched by scripts/test (`npm_packs`)."""
-PACK_SOURCES = {"instadapp": ("dsa-connect", "dist/index.js"), "summer": ("@oasisdex/addresses", "lib/index.js")}
-"""The file of a pinned package each publisher of packs.cjs is read from."""
+DEFISAVER = "@defisaver/sdk"
+PACK_SOURCES = {
+    "instadapp": ("dsa-connect", ("dist/index.js",)),
+    "summer": ("@oasisdex/addresses", ("lib/index.js",)),
+    "defisaver": (DEFISAVER, ("esm/src/config.js", "esm/src/addresses.js")),
+}
+"""The files of a pinned package each publisher of packs.cjs is read from, given to it as one text."""
 
 
 @cache
@@ -89,8 +94,8 @@ def packs(names: list[str]) -> list[dict[str, Any]]:
     """What each named publisher lists (packs.cjs), e.g. ["instadapp"]: InstaList by chain id and its ABI."""
     requests = []
     for name in names:
-        package, path = PACK_SOURCES[name]
-        requests.append({"registry": name, "source": pack(package)[path].decode()})
+        package, paths = PACK_SOURCES[name]
+        requests.append({"registry": name, "source": "\n".join(pack(package)[path].decode() for path in paths)})
     return ask("packs.cjs", requests)
 
 
@@ -124,3 +129,8 @@ def maker_abi(contract: str) -> dict[str, list[str]]:
     DssCdpManager, GetCdps, Vat, Spotter, Jug, Dog, IlkRegistry, ...): each function's signature ->
     its output types, what a Maker adapter's `Function`s are held to."""
     return abi_functions(json.loads(pack(MAKER)[f"contracts/abis/{contract}.json"]))
+
+
+def defisaver_abi(contract: str) -> dict[str, list[str]]:
+    """@defisaver/sdk's ABI of `contract` (src/abis/<contract>.json: DFSProxyRegistry, ...)."""
+    return abi_functions(json.loads(pack(DEFISAVER)[f"src/abis/{contract}.json"]))

@@ -10,6 +10,9 @@
 // - "summer": @oasisdex/addresses' lib/index.js (Summer.fi's deployment addresses, a self-contained
 //   bundle), run with a bare `module`: by network name (mainnet, arbitrum, optimism, base, …), the
 //   DPM AccountFactory and AccountGuard and the DSProxyRegistry Summer.fi uses there.
+// - "defisaver": @defisaver/sdk's esm/src/config.js and esm/src/addresses.js, ES modules that import
+//   other packages, so their literals are cut out and evaluated: `NETWORKS` (chain ids by network),
+//   then `otherAddresses` with it: by chain id, the DFSProxyRegistry (null where none is listed).
 "use strict";
 
 const vm = require("vm");
@@ -29,7 +32,8 @@ function end(source, start) {
   }
   throw new Error("unterminated literal at " + start);
 }
-const literal = (source, start) => vm.runInNewContext("(" + source.slice(start, end(source, start)) + ")");
+const literal = (source, start, context = {}) =>
+  vm.runInNewContext("(" + source.slice(start, end(source, start)) + ")", context);
 
 function at(source, marker) {
   const found = source.indexOf(marker);
@@ -68,5 +72,12 @@ function summer(source) {
   );
 }
 
-const registries = { instadapp, summer };
+function defisaver(source) {
+  const opening = (name) => at(source, `export const ${name} = {`) + `export const ${name} = `.length;
+  const NETWORKS = literal(source, opening("NETWORKS"));
+  const other = literal(source, opening("otherAddresses"), { NETWORKS });
+  return Object.fromEntries(Object.entries(other).map(([chain, a]) => [chain, a.DFSProxyRegistry ?? null]));
+}
+
+const registries = { instadapp, summer, defisaver };
 process.stdout.write(JSON.stringify(requests.map(({ registry, source }) => registries[registry](source))));

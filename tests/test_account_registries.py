@@ -1,9 +1,10 @@
 """The accounts' registries (addresses.json's `accounts`) and the reads of adapters/accounts/ against
 their publishers' own npm packages, pinned as tarballs in tools/packs.json: Maker's
-(`@makerdao/dai-plugin-mcd`: the ProxyRegistry and the DSProxy ABIs), Instadapp's (`dsa-connect`:
-InstaList's addresses and ABI) and Summer.fi's (`@oasisdex/addresses`: the DPM AccountFactory and
-AccountGuard). An address that drifts from its publisher, or a chain the publisher lists that this
-service serves without it, fails here.
+(`@makerdao/dai-plugin-mcd`: the ProxyRegistry and the DSProxy ABIs), DeFi Saver's
+(`@defisaver/sdk`: the DFSProxyRegistry's address and ABI), Instadapp's (`dsa-connect`: InstaList's
+addresses and ABI) and Summer.fi's (`@oasisdex/addresses`: the DPM AccountFactory and AccountGuard).
+An address that drifts from its publisher, or a chain the publisher lists that this service serves
+without it, fails here.
 
 Summer.fi's AccountGuard `owners` and the DPM events (adapters/accounts/summer.py) are not held to
 an ABI: no npm package of Summer.fi's publishes the AccountGuard's or the AccountFactory's ABI."""
@@ -15,7 +16,7 @@ import json
 import addresses
 from adapters.accounts import dsproxy, instadapp
 from tests.evm import functions_of
-from tests.node_oracles import maker_abi, maker_addresses, packs
+from tests.node_oracles import defisaver_abi, maker_abi, maker_addresses, packs
 
 SUMMER_NETWORKS = {"1": "mainnet", "42161": "arbitrum", "10": "optimism", "8453": "base"}
 """@oasisdex/addresses' network names (ADDRESSES.<network>) by chain id; its others are testnets."""
@@ -35,6 +36,17 @@ theirs are lower bounds (an earlier block only costs scan time): Arbitrum One's 
 smartcontracts begins 2022-09-28); on Base, the block of 2023-07-13, when Base opened to builders
 (1,208,526: Base makes a block every 2 s from its genesis at 1686789347), the DPM being listed
 there on 2023-09-13 (OasisDEX/oasis-earn-sc 29cc83e, "Base L2 deployment"), about block 3.9 million."""
+
+
+DFS_REGISTRIES = {
+    "42161": "0xeCF15D0aE171F757175c6aBDD2C70e9a8806984C",
+    "10": "0x7cB647205ec73A026fe3566777e5c73Cd5A11b38",
+    "8453": "0x2D8BFD9FF88E3106ce7214621b0770c1578749A1",
+}
+"""DeFi Saver's DFSProxyRegistry where its SDK lists none: its deployment files, defisaver/
+defisaver-v3-contracts at ef03f10, addresses/{arbitrum,optimism,base}.json (`DFSProxyRegistry`),
+the same addresses as DFS_PROXY_REGISTRY_ADDR in contracts/utils/addresses/<chain>UtilAddresses.sol.
+Each reads the ProxyRegistry this service lists on that chain (MKR_PROXY_REGISTRY there)."""
 
 
 def built_in() -> dict[str, dict]:
@@ -85,8 +97,25 @@ def test_every_summer_dpm_is_summers_and_none_is_missing():
         assert {name: dpm[name]["startBlock"] for name in SUMMER_DPM_BLOCKS[chain]} == SUMMER_DPM_BLOCKS[chain], chain
 
 
-def test_the_dsproxy_reads_are_makers_published_abi():
-    published = {"PROXIES": maker_abi("ProxyRegistry"), "OWNER": maker_abi("DSProxy")}
+def test_every_dfs_proxy_registry_is_defi_savers():
+    """Ethereum's DFSProxyRegistry is the one @defisaver/sdk lists (`otherAddresses`); elsewhere the
+    SDK lists none, and those served are DeFi Saver's deployment files' (DFS_REGISTRIES). A chain
+    the SDK starts to list fails here, to be checked."""
+    (sdk,) = packs(["defisaver"])
+    published = {chain: address for chain, address in sdk.items() if address} | DFS_REGISTRIES
+    assert sdk["1"] and not DFS_REGISTRIES.keys() & {chain for chain, address in sdk.items() if address}
+    listed = {chain: value.get("accounts", {}).get("dfsProxyRegistries") for chain, value in built_in().items()}
+    assert {chain: registries for chain, registries in listed.items() if registries} == {
+        chain: [address] for chain, address in published.items() if chain in built_in()
+    }
+
+
+def test_the_dsproxy_reads_are_makers_and_defi_savers_published_abis():
+    published = {
+        "PROXIES": maker_abi("ProxyRegistry"),
+        "OWNER": maker_abi("DSProxy"),
+        "GET_ALL_PROXIES": defisaver_abi("DFSProxyRegistry"),
+    }
     functions = functions_of(dsproxy)
     assert set(functions) == set(published)
     for name, function in functions.items():

@@ -14,7 +14,7 @@ from adapters import accounts
 from adapters.accounts import dsproxy, instadapp, summer
 from tests import accounts_world as A
 from tests import morpho_world as M
-from tests.conftest import input_entries, world_fixture
+from tests.conftest import input_entries, world_api, world_fixture
 from tests.evm import Anvil
 from tests.node_oracles import abi_functions
 
@@ -93,13 +93,61 @@ async def test_an_account_given_away_is_answered_up_to_the_block_before(world_cl
     assert account in {entry["holder"] for entry in await positions(world_client, wallet)}
 
 
+async def test_accounts_beyond_each_bound_are_named_not_dropped(world_client, world, monkeypatch):
+    """Past MAX_ACCOUNTS (2 here) the wallet's entry names what each registry lists beyond what is
+    read, and the accounts found beyond those answered; past MAX_CANDIDATES (1), the DPM accounts
+    whose owners are not read. The accounts answered are the first found, in route order."""
+    monkeypatch.setattr(accounts, "MAX_ACCOUNTS", 2)
+    monkeypatch.setattr(accounts, "MAX_CANDIDATES", 1)
+    made = world.accounts.accounts
+    own, *entries = await positions(world_client, world.accounts.wallet)
+    assert [entry["holder"] for entry in entries] == [made["dsproxy"], made["dfs_recorded"]]
+    warnings = {warning["target"]: warning for warning in own["warnings"]}
+    assert {warning["code"] for warning in own["warnings"]} == {accounts.ACCOUNTS_LEFT_OUT}
+    assert set(warnings) == {
+        world.accounts.dfs_registry,
+        world.accounts.insta_list,
+        world.accounts.factory,
+        "controlled accounts",
+    }
+    assert warnings[world.accounts.dfs_registry]["message"] == (
+        "DeFi Saver's registry lists 3 DSProxies for the wallet; 1 after the first 2 are not answered"
+    )
+    assert warnings[world.accounts.insta_list]["message"] == (
+        "InstaList links 3 DSAs to the wallet; 1 after the first 2 are not answered"
+    )
+    assert warnings[world.accounts.factory]["message"].startswith("3 DPM accounts were made for or given to the wallet")
+    left = warnings["controlled accounts"]["message"]
+    assert left.startswith("the wallet controls ") and "only the first 2 are answered" in left
+    assert all(made[role] in left for role in ("dfs_built", "dsa"))
+
+
+async def test_a_registry_that_fails_is_named_and_the_other_accounts_answered(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
+    """A registry whose call reverts (here a contract that is no registry) is ACCOUNT_UNREADABLE in
+    the wallet's entry, naming it; every other route's accounts are answered as before."""
+    broken = world.morpho.morpho
+    data = json.loads(world.write_addresses(tmp_path / "a.json").read_text())
+    section = data[str(world.node.chain_id)]["accounts"]
+    section["proxyRegistries"].append(broken)
+    section["dfsProxyRegistries"].append(broken)
+    (tmp_path / "broken.json").write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, tmp_path / "broken.json", world.node)
+    own, *entries = await positions(api, world.accounts.wallet)
+    assert {entry["holder"]: entry["via"] for entry in entries} == world.accounts.controlled()
+    assert [(w["code"], w["target"]) for w in own["warnings"]] == [(accounts.ACCOUNT_UNREADABLE, broken)] * 2
+    assert all(w["message"].startswith("the dsproxy accounts it registers are not answered: ") for w in own["warnings"])
+
+
 def test_the_test_contracts_declare_what_the_routes_read():
     """The test contracts answer the routes' calls as the published ABIs declare them (those of
-    dai-plugin-mcd and dsa-connect hold the routes in tests/test_account_registries.py; Summer.fi
+    dai-plugin-mcd, @defisaver/sdk and dsa-connect hold the routes in tests/test_account_registries.py; Summer.fi
     publishes its ABIs on a public repository only, which AccountGuard's `owners` follows)."""
     artifacts = A.compile_all()
     for contract, functions in (
         ("TestProxyRegistry", [dsproxy.PROXIES]),
+        ("TestDFSProxyRegistry", [dsproxy.GET_ALL_PROXIES]),
         ("TestDSProxy", [dsproxy.OWNER]),
         ("TestInstaList", [instadapp.USER_LINK, instadapp.USER_LIST, instadapp.ACCOUNT_ADDR]),
         ("TestAccountGuard", [summer.OWNERS]),

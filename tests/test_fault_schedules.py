@@ -128,7 +128,7 @@ def test_the_fault_free_answer_is_complete_and_not_empty(worlds):
     assert [len(pendler[kind]) for kind in ("ptPositions", "ytPositions", "lpPositions", "syPositions")] == [2, 2, 1, 1]
     assert pendler["warnings"] == []
     controlled = baseline["data"][("morpho", built.wallets["controller"])]
-    assert [entry["via"] for entry in controlled][:2] == [None, "dsproxy"] and len(controlled) == 6
+    assert [entry["via"] for entry in controlled][:4] == [None, *["dsproxy"] * 3] and len(controlled) == 8
 
 
 async def every_answer(worlds: Any, folder: Path, key: str, wallets: list[str]) -> list[dict[str, Any]]:

@@ -35,7 +35,7 @@ from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import maker_abi, packs, registries
+from tests.node_oracles import defisaver_abi, maker_abi, packs, registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -149,6 +149,7 @@ PUBLISHED = {
     "IIlkRegistry": ("maker:IlkRegistry",),
     "IOsm": ("maker:OSM",),
     "IInstaList": ("instadapp:InstaList",),
+    "IDFSProxyRegistry": ("defisaver:DFSProxyRegistry",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -234,6 +235,8 @@ def published_abis() -> dict[str, Signatures]:
         found[f"maker:{contract}"] = {signature: tuple(outputs) for signature, outputs in maker_abi(contract).items()}
     (dsa,) = packs(["instadapp"])
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
+    dfs = defisaver_abi("DFSProxyRegistry")
+    found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
     return found
 
 

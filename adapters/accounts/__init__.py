@@ -1,6 +1,7 @@
 """The accounts a wallet controls: found on-chain at the input's block, answered as the wallet is.
 
-Routes (docs/accounts.md): `dsproxy` (a DSProxy registry's proxy the wallet still owns),
+Routes (docs/accounts.md): `dsproxy` (the DSProxies a registry names for the wallet, Maker's
+and DeFi Saver's, that it still owns),
 `instadapp-dsa` (the DSAs InstaList links to it), `summer-dpm` (Summer.fi's DPM accounts the
 AccountGuard says it owns, found through the event index), and for Euler `euler-subaccount` (the
 owner's sub-accounts the event index has seen hold something). Every read goes out at once in
@@ -37,7 +38,7 @@ ACCOUNTS_LEFT_OUT = "ACCOUNTS_LEFT_OUT"
 CODES = (ACCOUNT_UNREADABLE, ACCOUNTS_LEFT_OUT)
 UNKNOWN = "UNKNOWN_ERROR"
 """A bug's failure (logged): retryable, yet a retry will not clear it, so it is a warning too."""
-LENS = Lens("AccountsLens", ("address", "address[]", "address", "uint256", "address", "address[]"))
+LENS = Lens("AccountsLens", ("address", "address[]", "address[]", "address", "uint256", "address", "address[]"))
 
 
 def streams(chain: AccountsAddresses, routes: Sequence[str]) -> tuple[Stream, ...]:
@@ -53,17 +54,19 @@ def discovery(routes: Sequence[str]) -> FetchFunction:
         chain = ctx.chain.accounts
         dpm = chain.summer_dpm if summer.VIA in routes else None
         registries = chain.proxy_registries if dsproxy.VIA in routes else ()
+        dfs = chain.dfs_proxy_registries if dsproxy.VIA in routes else ()
         insta = chain.insta_list if instadapp.VIA in routes else None
         evk = ctx.chain.euler if euler.VIA in routes else None
         stored = sorted((await ctx.stored_events(summer.stream(dpm))).keys(wallet))[:MAX_CANDIDATES] if dpm else []
-        if registries or insta or dpm:
+        if registries or dfs or insta or dpm:
             guard = dpm.guard.address if dpm else NONE
-            targets = [*registries, *([insta] if insta else []), *([guard] if dpm else [])]
-            initcode = LENS.initcode(wallet, list(registries), insta or NONE, MAX_ACCOUNTS, guard, stored)
+            targets = [*registries, *dfs, *([insta] if insta else []), *([guard] if dpm else [])]
+            initcode = LENS.initcode(wallet, list(registries), list(dfs), insta or NONE, MAX_ACCOUNTS, guard, stored)
             ctx.reader().prefetch([initcode], targets)
         reads: list[tuple[str, str, Awaitable[list[str]]]] = [
             *([(euler.VIA, evk.evc, _subaccounts(ctx, evk, wallet))] if evk else []),
-            *((dsproxy.VIA, registry, dsproxy.accounts(ctx.reader(), (registry,), wallet)) for registry in registries),
+            *((dsproxy.VIA, registry, dsproxy.accounts(ctx.reader(), registry, wallet)) for registry in registries),
+            *((dsproxy.VIA, registry, _dfs_proxies(ctx, registry, wallet)) for registry in dfs),
             *([(instadapp.VIA, insta, _dsas(ctx, insta, wallet))] if insta else []),
             *([(summer.VIA, dpm.guard.address, _dpms(ctx, dpm, wallet))] if dpm else []),
         ]
@@ -84,6 +87,17 @@ def discovery(routes: Sequence[str]) -> FetchFunction:
         return {"accounts": [[address, via] for address, via in found.items()]}
 
     return discover
+
+
+async def _dfs_proxies(ctx: FetchContext, registry: str, wallet: str) -> list[str]:
+    found, count = await dsproxy.dfs_accounts(ctx.reader(), registry, wallet, MAX_ACCOUNTS)
+    if count > MAX_ACCOUNTS:
+        message = (
+            f"DeFi Saver's registry lists {count} DSProxies for the wallet; "
+            f"{count - MAX_ACCOUNTS} after the first {MAX_ACCOUNTS} are not answered"
+        )
+        ctx.warnings.add(ACCOUNTS_LEFT_OUT, registry, message)
+    return found
 
 
 async def _dsas(ctx: FetchContext, insta: str, wallet: str) -> list[str]:

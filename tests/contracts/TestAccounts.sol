@@ -149,3 +149,51 @@ contract TestAccountFactory {
         emit AccountCreated(proxy, user, ++accountsGlobalCounter);
     }
 }
+
+/// A DSProxy's owner (ds-auth's DSAuth) and Maker's ProxyRegistry, as DeFi Saver's registry reads them.
+interface IDSProxyOwner {
+    function owner() external view returns (address);
+}
+
+interface IMcdProxyRegistry {
+    function proxies(address owner) external view returns (address);
+}
+
+/// DeFi Saver's DFSProxyRegistry as the service reads it (`getAllProxies`, in the ABI DeFi Saver's SDK
+/// ships), written from defisaver-v3-contracts' contracts/utils/proxyRegistry/DFSProxyRegistry.sol:
+/// Maker's proxy of a user, unless DeFi Saver recorded another after an owner changed, and the
+/// proxies DeFi Saver built for the user since, each recorded only while the user owns it and never
+/// removed. The real registry takes its writes from DFSProxyRegistryController (found through
+/// DeFi Saver's DFSRegistry) and reads mainnet's ProxyRegistry; this one takes them from its
+/// deployer and is given the ProxyRegistry.
+contract TestDFSProxyRegistry {
+    IMcdProxyRegistry public mcdRegistry;
+    address public controller;
+    mapping(address => address) public changedOwners;
+    mapping(address => address[]) public additionalProxies;
+
+    constructor(IMcdProxyRegistry mcdRegistry_) {
+        mcdRegistry = mcdRegistry_;
+        controller = msg.sender;
+    }
+
+    function changeMcdOwner(address _user, address _proxy) public {
+        require(msg.sender == controller);
+        if (IDSProxyOwner(_proxy).owner() == _user) changedOwners[_user] = _proxy;
+    }
+
+    function getMcdProxy(address _user) public view returns (address) {
+        address proxyAddr = mcdRegistry.proxies(_user);
+        if (changedOwners[_user] != address(0)) return changedOwners[_user];
+        return proxyAddr;
+    }
+
+    function addAdditionalProxy(address _user, address _proxy) public {
+        require(msg.sender == controller);
+        if (IDSProxyOwner(_proxy).owner() == _user) additionalProxies[_user].push(_proxy);
+    }
+
+    function getAllProxies(address _user) public view returns (address, address[] memory) {
+        return (getMcdProxy(_user), additionalProxies[_user]);
+    }
+}
