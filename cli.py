@@ -22,7 +22,8 @@ import auth
 import protocols
 import verify
 from chain import ChainConfig, Chains
-from chain.event_index import SCHEMA, ChainIndex, Indexes
+from chain.event_index import Indexes, open_stores
+from chain.index_sqlite import SCHEMA, SqliteIndex
 from chain.rpc import DEFAULT_RPC_URLS, rpc_urls_from_env
 from config import Settings, add_arguments
 from errors import PositionError
@@ -57,6 +58,8 @@ def add_index_parser(
 
 def index_command(args: argparse.Namespace, settings: Settings, registry: protocols.Registry) -> int:
     state = Path(settings.state_dir)
+    if settings.index_url:
+        return asyncio.run(_shared_index_command(args, settings, registry))
     if args.index_command == "status":
         return _status(state)
     if args.index_command == "build":
@@ -70,9 +73,9 @@ def index_command(args: argparse.Namespace, settings: Settings, registry: protoc
         if not path.exists():
             print(f"error: there is no index for chain {args.chain} in {state}", file=sys.stderr)
             return 1
-        index = ChainIndex(path)
+        index = SqliteIndex(path)
         try:
-            index.export(Path(args.file))
+            asyncio.run(index.export(Path(args.file)))
         finally:
             index.close()
         print(f"exported the index of chain {args.chain} to {args.file}", file=sys.stderr)
@@ -90,13 +93,43 @@ def index_command(args: argparse.Namespace, settings: Settings, registry: protoc
     return 0
 
 
+async def _shared_index_command(args: argparse.Namespace, settings: Settings, registry: protocols.Registry) -> int:
+    """The `index` commands against the database of INDEX_URL (snapshots are SQLite files either way)."""
+    if args.index_command == "build":
+        return await _build(args.chain, settings, registry)
+    from chain.index_postgres import PostgresStores
+
+    stores = PostgresStores(settings.index_url, 2)
+    try:
+        if args.index_command == "status":
+            print("CHAIN  STREAM  START  COVERED_TO  ENTRIES  HOLDINGS")
+            for chain_id in await stores.chains():
+                for name, start, covered, entries, holdings in await stores.store(chain_id).status():
+                    print(f"{chain_id}  {name.split()[0]}  {start}  {covered}  {entries}  {holdings}")
+        elif args.index_command == "export":
+            await stores.store(args.chain).export(Path(args.file))
+            print(f"exported the index of chain {args.chain} to {args.file}", file=sys.stderr)
+        else:
+            if problem := _check_snapshot(Path(args.file)):
+                print(f"error: {args.file} is not an index snapshot: {problem}", file=sys.stderr)
+                return 1
+            await stores.store(args.chain).install(Path(args.file))
+            print(f"imported {args.file} as the index of chain {args.chain}", file=sys.stderr)
+    except PositionError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        await stores.close()
+    return 0
+
+
 async def _build(chain_id: int, settings: Settings, registry: protocols.Registry) -> int:
     streams = list({stream.name: stream for p in registry.values() for stream in p.chain_streams(chain_id)}.values())
     if not streams:
         print(f"error: no protocol reads events on chain {chain_id}", file=sys.stderr)
         return 2
     chains = Chains(rpc_urls_from_env(os.environ), ChainConfig(logs_block_range=settings.logs_block_range))
-    indexes = Indexes(Path(settings.state_dir), chains)
+    indexes = Indexes(open_stores(Path(settings.state_dir), settings.index_url, 2), chains)
     try:
         for stream in streams:
             reader = chains.request(asyncio.get_running_loop().time() + 120).reader(chain_id)
@@ -141,9 +174,9 @@ def _status(state: Path) -> int:
         return 0
     print("CHAIN  STREAM  START  COVERED_TO  ENTRIES  HOLDINGS")
     for path in files:
-        index = ChainIndex(path)
+        index = SqliteIndex(path)
         try:
-            for name, start, covered, entries, holdings in index.status():
+            for name, start, covered, entries, holdings in asyncio.run(index.status()):
                 print(
                     f"{path.stem.removeprefix('index-')}  {name.split()[0]}  {start}  {covered}  {entries}  {holdings}"
                 )
@@ -228,7 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_arguments(sub, only=("keys_file",), suppress_default=True)
     add_index_parser(
         commands,
-        lambda sub: add_arguments(sub, only=("state_dir", "addresses_file", "logs_block_range"), suppress_default=True),
+        lambda sub: add_arguments(
+            sub, only=("state_dir", "index_url", "addresses_file", "logs_block_range"), suppress_default=True
+        ),
     )
     health = commands.add_parser(
         "healthcheck",

@@ -68,6 +68,21 @@ def _redis_url(value: str) -> str:
     return value
 
 
+def _index_url(value: str) -> str:
+    """The URL may hold a password: the error names the form, never the value."""
+    if not value:
+        return value
+    form = "expected a postgresql://user[:password]@host[:port]/database URL"
+    try:
+        parts = urlsplit(value)
+        _ = parts.port  # a port that is no number raises here
+    except ValueError:
+        raise ValueError(form) from None
+    if parts.scheme not in ("postgresql", "postgres") or not parts.hostname or len(parts.path) < 2:
+        raise ValueError(form)
+    return value
+
+
 _ORIGIN = re.compile(r"https?://(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?")
 """An origin as a browser sends it: scheme, host and port, no path."""
 
@@ -143,6 +158,16 @@ class Settings:
     )
     state_dir: str = _setting(
         "state", "STATE_DIR", str, "directory of the event index files (one SQLite file per chain)"
+    )
+    index_url: str = _setting(
+        "",
+        "INDEX_URL",
+        _index_url,
+        "keep the event index in this PostgreSQL database, shared by every replica using it "
+        "(postgresql://user[:password]@host[:port]/database; SQLite files in STATE_DIR when unset)",
+    )
+    index_pool_size: int = _setting(
+        10, "INDEX_POOL_SIZE", _positive(int), "connections to INDEX_URL's database at most, per process"
     )
     chain_cache_size: int = _setting(
         10_000, "CHAIN_CACHE_SIZE", _positive(int), "immutable chain facts (symbols, decimals...) kept in memory"

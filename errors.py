@@ -45,6 +45,14 @@ class NetworkError(PositionError):
     retryable = True
 
 
+class IndexUnavailable(NetworkError):
+    """The shared event index (PostgreSQL, `INDEX_URL`) cannot be reached: the service's own
+    store, not the chain's or a contract's fault; it reconnects by itself."""
+
+    code = "INDEX_UNAVAILABLE"
+    retryable = True
+
+
 class HistoryUnavailable(NetworkError):
     """The endpoint keeps no state as old as a block the answer needs (a pruned, non-archive
     node): asking again does not help, an archive endpoint would."""

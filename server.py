@@ -58,7 +58,7 @@ from api.state import (
     Readiness,
 )
 from chain import ChainConfig, Chains
-from chain.event_index import Indexes
+from chain.event_index import Indexes, open_stores
 from chain.rpc import RpcUrlError, chains_set_in, rpc_urls_from_env
 from config import SettingError, Settings, resolve
 from immutable_cache import ImmutableCache
@@ -194,7 +194,9 @@ def create_app(
         ),
         metrics,
     )
-    app[INDEXES] = Indexes(Path(settings.state_dir), app[CHAINS])
+    app[INDEXES] = Indexes(
+        open_stores(Path(settings.state_dir), settings.index_url, settings.index_pool_size), app[CHAINS]
+    )
     app[ANSWERS] = answers = ImmutableCache(ANSWER_CACHE_ENTRIES, settings.answer_cache_bytes)
     metrics.answer_cache_bytes.set_function(lambda: answers.bytes)
     metrics.watch_indexes(app[INDEXES].progress_rows)

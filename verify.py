@@ -35,7 +35,7 @@ from typing import Any, TextIO
 from adapters import accounts
 from chain import ChainConfig, Chains
 from chain.abi import decode
-from chain.event_index import Indexes
+from chain.event_index import Indexes, open_stores
 from chain.head import HASH_PROBE_ADDRESS
 from chain.lens import TapeError, digest, records
 from chain.provenance import lens_call
@@ -101,7 +101,7 @@ async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> 
     chain_ids = {entry.get("chainId") for _, entry in found if isinstance(entry, dict)}
     chains = Chains({chain_id: rpc_url for chain_id in chain_ids if isinstance(chain_id, int)}, ChainConfig())
     with tempfile.TemporaryDirectory(prefix="verify-") as state:
-        node = _Node(chains, Indexes(Path(state), chains), registry)
+        node = _Node(chains, Indexes(open_stores(Path(state)), chains), registry)
         try:
             for where, entry in found:
                 await _checked(where, entry, node, report)

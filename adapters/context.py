@@ -51,8 +51,7 @@ class FetchContext:
         view = await reader.shared(("events", stream.name), lambda: self.indexes.view(reader, stream))
         if (reads := self.chains.stats.reads) is not None:
             # What the view held: stored to `covered_to`, whose hash the index keeps as a checkpoint.
-            stored = dict(view.index.checkpoints(stream)).get(view.covered_to)
-            reads.append(("index", [stream.name, stream.start_block, view.covered_to], stored))
+            reads.append(("index", [stream.name, stream.start_block, view.covered_to], view.progress.block_hash))
         return view
 
     async def stored_events(self, stream: Stream) -> View:

@@ -30,7 +30,8 @@ from chain import ChainReader, Log
 from chain.abi import Event, decode
 from chain.erc20 import DECIMALS, TRANSFER
 from chain.erc4626 import CONVERT_TO_ASSETS
-from chain.event_index import WALLET_STREAMS, Entry, Rows, Stream
+from chain.event_index import Stream
+from chain.index_store import WALLET_STREAMS, Entry, Rows
 from errors import ProtocolError
 
 MAX_LOGS = 100_000
@@ -153,10 +154,10 @@ async def stream_logs(
     """The logs of blocks first..last of the stream `make(start)` builds (its rows are `log_rows`),
     from the newest start of one stored (names `prefix` + start) at or before `first`, else from
     `first` rounded down to BUCKET; and whether the index could give them all."""
-    index = ctx.indexes.file(ctx.chain_id)
-    starts = [start for name, start, _ in index.covered() if name.startswith(prefix) and start <= first]
+    index = ctx.indexes.store(ctx.chain_id)
+    starts = [start for _, start, _ in await index.covered(prefix) if start <= first]
     stream = make(max(starts, default=first // BUCKET * BUCKET))  # the newest that covers `first`: the least to read
-    if index.count(stream.name) <= MAX_LOGS:  # the stored part counted before it is read, the tail after
+    if await index.count(stream.name) <= MAX_LOGS:  # the stored part counted before it is read, the tail after
         view = await ctx.events(stream)
         if len(entries := view.of("log")) <= MAX_LOGS:
             return [_log(entry) for entry in entries if first <= entry.block <= last], view.complete

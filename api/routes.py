@@ -158,7 +158,9 @@ async def healthz(_request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    reason = request.app[READINESS].reason
+    """Ready once started and until SIGTERM, while the event index can be read (a shared one's
+    database reachable: every replica reads what the index holds, none has to scan it first)."""
+    reason = request.app[READINESS].reason or await request.app[INDEXES].stores.unreachable()
     if reason is None:
         return json_response({"status": "ready"})
     return json_response({"status": "not ready", "reason": reason}, 503)

@@ -1,8 +1,10 @@
 """A persisted index of contract events per chain: where to look for a wallet's positions.
 
 A stream (contracts, event topics, a start block, and a function that turns a log into rows) is
-scanned once from its start block into one SQLite file per chain under the state directory,
-extended in the background as blocks settle, and resumed after a restart from where it stands.
+scanned once from its start block into a store (chain/index_store.py: one SQLite file per chain,
+or one PostgreSQL database that replicas share), extended in the background as blocks settle,
+and resumed after a restart from where it stands; with a shared store, one replica at a time
+scans a stream and every replica reads it.
 Rows are of two kinds: catalog entries (a market and its parameters, a vault) and holdings (a
 wallet that may hold something under a key). The index only says where to look: positions are
 read on-chain at the request's block. Logs after the settled block are read by each request and
@@ -22,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
 import time
 from collections import ChainMap
 from collections.abc import Callable, Mapping
@@ -32,8 +33,10 @@ from typing import Any
 
 from chain.event_logs import Log
 from chain.futures import no_read
+from chain.index_sqlite import SqliteStores
+from chain.index_store import WALLET_STREAMS, Entries, Entry, IndexStore, Progress, Rows, Stores, label
 from chain.reader import ChainReader, Chains
-from errors import PositionError
+from errors import IndexUnavailable, PositionError
 
 log = logging.getLogger("wallet_positions.index")
 
@@ -47,51 +50,19 @@ WINDOW_BUDGET = 120.0  # seconds one step of a scan may take; a step that fails 
 MAX_LOG_ADDRESSES = 1_000  # contract addresses per eth_getLogs query; more are asked in several queries
 PROGRESS_SECONDS = 5.0
 RETRY_SECONDS = (1, 5, 30, 60)
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS progress (stream TEXT PRIMARY KEY, start_block INTEGER NOT NULL,
-    covered_to INTEGER NOT NULL, block_hash TEXT);
-CREATE TABLE IF NOT EXISTS entries (stream TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
-    value BLOB NOT NULL, block INTEGER NOT NULL, PRIMARY KEY (stream, kind, key)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS holdings (stream TEXT NOT NULL, holder TEXT NOT NULL, key TEXT NOT NULL,
-    block INTEGER, PRIMARY KEY (stream, holder, key)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS checkpoints (stream TEXT NOT NULL, block INTEGER NOT NULL, hash TEXT NOT NULL,
-    PRIMARY KEY (stream, block)) WITHOUT ROWID;
-"""
-RECENT_CHECKPOINTS = 32
-"""Checkpoints kept as they are behind the newest; older ones are thinned to one per power-of-two
-distance from it (about 60 in all however long the stream), so a rewind goes back at most about
-twice as far as the chain changed."""
-HOLDING_BLOCK = "ALTER TABLE holdings ADD COLUMN block INTEGER"
-"""Files written before holdings had their first block keep every row, with a null block: offered
-at every block (a position is read at the block anyway, so an early one is a zero, not an error)."""
+CLAIM_SECONDS = 2.0
+"""How often a replica that does not scan a shared stream looks at its progress, and tries to take
+the scan over (the replica that scanned it died, or stopped)."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    kind: str
-    key: str
-    value: bytes
-    block: int
+def open_stores(state_dir: Path, index_url: str = "", pool_size: int = 10) -> Stores:
+    """The SQLite files of `state_dir`, or, with `index_url`, the PostgreSQL database replicas
+    share (its driver is loaded only then)."""
+    if not index_url:
+        return SqliteStores(state_dir)
+    from chain.index_postgres import PostgresStores
 
-
-@dataclass(frozen=True)
-class Holding:
-    holder: str
-    key: str
-    block: int
-    """The block of the event that named it: the first such event is the one stored."""
-
-
-Rows = list["Entry | Holding"]
-
-WALLET_STREAMS = "wallet-"
-"""Streams of one wallet or its positions (adapters/flows.py), as many as wallets asked: not held
-in memory, no metric's label, and named by `label` without the wallet."""
-
-
-def label(name: str) -> str:
-    return "wallet logs" if name.startswith(WALLET_STREAMS) else name
+    return PostgresStores(index_url, pool_size)
 
 
 @dataclass(frozen=True)
@@ -120,18 +91,24 @@ class View:
     """A stream as of a request's block: its entries (stored, and new in the tail), and whose
     keys are whose. Nothing is copied: a chain's thousands of entries are shared by requests."""
 
-    stored: dict[str, dict[str, Entry]]
-    fresh: dict[str, dict[str, Entry]]
-    covered_to: int
-    index: ChainIndex
+    stored: Entries
+    fresh: Entries
+    progress: Progress
+    store: IndexStore | None
+    """None where the store could not be reached: only the tail's keys are known."""
     stream: Stream
     tail: dict[str, set[str]]
     block: int
     """The request's block: stored rows of later blocks (a past `blockNumber`) are not offered."""
     complete: bool = True
     """False while the stored part is too far behind for the tail to be read (a cold index whose
-    scan did not finish in half the request's budget): entries and keys are then only those up
-    to `covered_to`, and an adapter checks the catalog itself (see adapters/morpho/positions.py's sweep)."""
+    scan did not finish in half the request's budget, or a shared store that cannot be reached):
+    entries and keys are then only those up to `covered_to`, and an adapter checks the catalog
+    itself (see adapters/morpho/positions.py's sweep)."""
+
+    @property
+    def covered_to(self) -> int:
+        return self.progress.covered_to
 
     def kind(self, kind: str) -> Mapping[str, Entry]:
         """The entries of one kind by key, as of the block."""
@@ -143,210 +120,73 @@ class View:
     def of(self, kind: str) -> list[Entry]:
         return sorted(self.kind(kind).values(), key=lambda entry: (entry.block, entry.key))
 
-    def keys(self, holder: str) -> set[str]:
+    async def keys(self, holder: str) -> set[str]:
         """What `holder` may hold: keys its events name, stored or in the tail."""
-        as_of = self.block if self.block < self.covered_to else None
-        return self.index.keys(self.stream, holder, as_of) | self.tail.get(holder.lower(), set())
+        return (await self.holding([holder]))[holder.lower()]
 
-
-@dataclass
-class _Progress:
-    start_block: int
-    covered_to: int
-    block_hash: str | None
-
-
-class ChainIndex:
-    """One chain's SQLite file."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
-        if "block" not in {column[1] for column in self._db.execute("PRAGMA table_info(holdings)")}:
-            self._db.execute(HOLDING_BLOCK)
-        self._entries: dict[str, dict[str, dict[str, Entry]]] = {}
-
-    def close(self) -> None:
-        self._db.close()
-
-    def progress(self, stream: Stream) -> _Progress:
-        row = self._db.execute(
-            "SELECT start_block, covered_to, block_hash FROM progress WHERE stream = ?", (stream.name,)
-        ).fetchone()
-        if row is None or row[0] != stream.start_block:
-            return _Progress(stream.start_block, stream.start_block - 1, None)
-        return _Progress(*row)
-
-    def entries(self, stream: Stream) -> dict[str, dict[str, Entry]]:
-        """Every entry of the stream by kind and key (kept in memory until the next write; a wallet's not)."""
-        if stream.name not in self._entries:
-            found: dict[str, dict[str, Entry]] = {}
-            for kind, key, value, block in self._db.execute(
-                "SELECT kind, key, value, block FROM entries WHERE stream = ?", (stream.name,)
-            ):
-                found.setdefault(kind, {})[key] = Entry(kind, key, value, block)
-            if stream.name.startswith(WALLET_STREAMS):
-                return found
-            self._entries[stream.name] = found
-        return self._entries[stream.name]
-
-    def keys(self, stream: Stream, holder: str, block: int | None = None) -> set[str]:
-        """What `holder` may hold, by events up to `block` (None: all stored)."""
-        query = "SELECT key FROM holdings WHERE stream = ? AND holder = ?"
-        args: tuple[str | int, ...] = (stream.name, holder.lower())
-        if block is not None:
-            query, args = query + " AND (block IS NULL OR block <= ?)", (*args, block)
-        return {key for (key,) in self._db.execute(query, args)}
-
-    def write(self, stream: Stream, rows: Rows, covered_to: int, block_hash: str) -> None:
-        """The rows of the blocks up to `covered_to`, the new progress and its checkpoint, in one
-        transaction."""
-        entries = [(stream.name, r.kind, r.key, r.value, r.block) for r in rows if isinstance(r, Entry)]
-        holdings = [(stream.name, r.holder, r.key, r.block) for r in rows if isinstance(r, Holding)]
-        with self._transaction():
-            self._db.executemany("INSERT OR IGNORE INTO entries VALUES (?, ?, ?, ?, ?)", entries)
-            self._db.executemany(
-                "INSERT OR IGNORE INTO holdings (stream, holder, key, block) VALUES (?, ?, ?, ?)", holdings
-            )
-            self._db.execute(
-                "INSERT OR REPLACE INTO progress VALUES (?, ?, ?, ?)",
-                (stream.name, stream.start_block, covered_to, block_hash),
-            )
-            self._db.execute(
-                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?)", (stream.name, covered_to, block_hash)
-            )
-            self._db.executemany(
-                "DELETE FROM checkpoints WHERE stream = ? AND block = ?",
-                [(stream.name, block) for block in _thinned([block for block, _ in self.checkpoints(stream)])],
-            )
-        if entries:
-            self._entries.pop(stream.name, None)
-
-    def checkpoints(self, stream: Stream) -> list[tuple[int, str]]:
-        """(block, hash) the stored part is tied to, newest first: its checkpoints, and in a file
-        written before they were kept, the progress's own block and hash."""
-        progress = self.progress(stream)
-        found: list[tuple[int, str]] = self._db.execute(
-            "SELECT block, hash FROM checkpoints WHERE stream = ? AND block <= ? ORDER BY block DESC",
-            (stream.name, progress.covered_to),
-        ).fetchall()
-        if progress.block_hash is not None and (not found or found[0][0] != progress.covered_to):
-            found.insert(0, (progress.covered_to, progress.block_hash))
-        return found
-
-    def rewind(self, stream: Stream, block: int, block_hash: str) -> bool:
-        """Forget what the blocks after `block` stored, in one transaction, leaving the stream
-        covered to `block` (whose hash the node agrees with). False, and nothing changed, where
-        that cannot be told: holdings of the earlier layout have no block."""
-        name = stream.name
-        if self._db.execute("SELECT 1 FROM holdings WHERE stream = ? AND block IS NULL LIMIT 1", (name,)).fetchone():
-            return False
-        with self._transaction():
-            for table in ("entries", "holdings", "checkpoints"):
-                self._db.execute(f"DELETE FROM {table} WHERE stream = ? AND block > ?", (name, block))
-            self._db.execute(
-                "UPDATE progress SET covered_to = ?, block_hash = ? WHERE stream = ?", (block, block_hash, name)
-            )
-        self._entries.pop(name, None)
-        return True
-
-    def covered(self) -> list[tuple[str, int, int]]:
-        """(stream, start block, covered to) of every stream in the file."""
-        return self._db.execute("SELECT stream, start_block, covered_to FROM progress ORDER BY stream").fetchall()
-
-    def status(self) -> list[tuple[str, int, int, int, int]]:
-        """(stream, start block, covered to, entries, holdings) of every stream in the file."""
-        return [
-            (
-                name,
-                start,
-                covered,
-                self.count(name),
-                self._db.execute("SELECT COUNT(*) FROM holdings WHERE stream = ?", (name,)).fetchone()[0],
-            )
-            for name, start, covered in self.covered()
-        ]
-
-    def count(self, name: str) -> int:
-        """Entries the stream stores (a wallet's are read whole: flows check this first)."""
-        return int(self._db.execute("SELECT COUNT(*) FROM entries WHERE stream = ?", (name,)).fetchone()[0])
-
-    def export(self, target: Path) -> None:
-        """A consistent copy of the file, taken while scans may write (SQLite's backup)."""
-        copy = sqlite3.connect(target)
-        try:
-            self._db.backup(copy)
-        finally:
-            copy.close()
-
-    def drop(self, stream: Stream) -> None:
-        with self._transaction():
-            for table in ("progress", "entries", "holdings", "checkpoints"):
-                self._db.execute(f"DELETE FROM {table} WHERE stream = ?", (stream.name,))
-        self._entries.pop(stream.name, None)
-
-    def _transaction(self) -> Any:
-        db = self._db
-
-        class Transaction:
-            def __enter__(self) -> None:
-                db.execute("BEGIN IMMEDIATE")
-
-            def __exit__(self, kind: Any, *_: Any) -> None:
-                db.execute("ROLLBACK" if kind else "COMMIT")
-
-        return Transaction()
+    async def holding(self, holders: list[str]) -> dict[str, set[str]]:
+        """`keys` of many holders (lowercased) in one question to the store."""
+        wanted = [holder.lower() for holder in holders]
+        stored = await self.store.keys(self.stream.name, wanted, self.block) if self.store else {}
+        return {holder: stored.get(holder, set()) | self.tail.get(holder, set()) for holder in wanted}
 
 
 @dataclass
 class Indexes:
-    """The app's indexes: one file per chain, one background scan per chain and stream. It sits
-    above the chains it reads (the app owns both, and closes it first), so the reader knows
-    nothing of it."""
+    """The app's event index: a store per chain (`stores`), one background scan per chain and
+    stream. It sits above the chains it reads (the app owns both, and closes it first), so the
+    reader knows nothing of it."""
 
-    state_dir: Path
+    stores: Stores
     chains: Chains
-    _files: dict[int, ChainIndex] = field(default_factory=dict)
     _scans: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
     _checked: dict[tuple[int, str], int] = field(default_factory=dict)
     """Streams whose stored part was found to be the chain's, with the follower's `rewinds` then."""
+    _covered: dict[tuple[int, str], int] = field(default_factory=dict)
+    """The block each stream was last seen covered to (the metrics' gauge reads it)."""
 
-    def file(self, chain_id: int) -> ChainIndex:
-        if chain_id not in self._files:
-            self._files[chain_id] = ChainIndex(self.state_dir / f"index-{chain_id}.sqlite")
-        return self._files[chain_id]
+    def store(self, chain_id: int) -> IndexStore:
+        return self.stores.store(chain_id)
 
     def progress_rows(self) -> list[tuple[int, str, int]]:
-        """(chain id, stream, covered to) of every stream of the files open in this process."""
-        return [
-            (chain_id, stream, covered)
-            for chain_id, index in list(self._files.items())
-            for stream, _, covered in index.covered()
-            if not stream.startswith(WALLET_STREAMS)
-        ]
+        """(chain id, stream, covered to) of every stream this process has read or scanned."""
+        return [(chain_id, name, covered) for (chain_id, name), covered in list(self._covered.items())]
 
     async def close(self) -> None:
-        """Stop the scans (each window done is kept), then close the files; a later use (an app
+        """Stop the scans (each window done is kept), then close the stores; a later use (an app
         started again) opens them again."""
-        scans, files = list(self._scans.values()), list(self._files.values())
+        scans = list(self._scans.values())
         self._scans.clear()
-        self._files.clear()
         self._checked.clear()
         for scan in scans:
             scan.cancel()
         await asyncio.gather(*scans, return_exceptions=True)
-        for index in files:
-            index.close()
+        await self.stores.close()
+
+    async def _snapshot(self, chain_id: int, stream: Stream) -> tuple[Progress, Entries]:
+        progress, entries = await self.store(chain_id).snapshot(stream.name, stream.start_block)
+        self._seen(chain_id, stream, progress)
+        return progress, entries
+
+    def _seen(self, chain_id: int, stream: Stream, progress: Progress) -> None:
+        if not stream.name.startswith(WALLET_STREAMS):
+            self._covered[(chain_id, stream.name)] = progress.covered_to
 
     async def stored(self, reader: ChainReader, stream: Stream) -> View:
         """The stream's stored part as of the reader's block, with no round trip: what an adapter
         sends its one-call reads for while `view` reads the tail in the same round."""
-        index = self.file(reader.chain_id)
         block = await reader.block_number()
-        return View(index.entries(stream), {}, index.progress(stream).covered_to, index, stream, {}, block)
+        try:
+            progress, entries = await self._snapshot(reader.chain_id, stream)
+        except IndexUnavailable:
+            return self._unavailable(stream, block)
+        return View(entries, {}, progress, self.store(reader.chain_id), stream, {}, block)
+
+    @staticmethod
+    def _unavailable(stream: Stream, block: int) -> View:
+        """A view with nothing stored (the shared store is down): adapters check their catalogs
+        themselves where they can, as on a cold start."""
+        return View({}, {}, Progress.none(stream.start_block), None, stream, {}, block, complete=False)
 
     async def view(self, reader: ChainReader, stream: Stream, again: bool = True) -> View:
         """The stream at the reader's block: the stored part, and the blocks after it read now
@@ -355,10 +195,14 @@ class Indexes:
         part is verified again and the view made anew). While the stored part is far behind (a
         cold start), the request waits for the scan for half its budget, then gets what is
         stored (`complete` False)."""
-        index = self.file(reader.chain_id)
         block = await reader.block_number()
-        await self._verify(reader, stream)
-        progress = index.progress(stream)
+        try:
+            await self._verify(reader, stream)
+            progress, stored = await self._snapshot(reader.chain_id, stream)
+        except IndexUnavailable as exc:
+            log.warning("chain %d: %s; %s answered without it", reader.chain_id, exc.message, label(stream.name))
+            return self._unavailable(stream, block)
+        store = self.store(reader.chain_id)
         if self._behind(reader, block, progress.covered_to):
             self._advance(reader.chain_id, stream, await reader.settled_block())
             scan = self._scans.get((reader.chain_id, stream.name))
@@ -366,12 +210,9 @@ class Indexes:
                 wait = (reader.deadline - asyncio.get_running_loop().time()) / 2
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(scan), max(wait, 0))
-                progress = index.progress(stream)
+                progress, stored = await self._snapshot(reader.chain_id, stream)
                 if self._behind(reader, block, progress.covered_to):
-                    return View(
-                        index.entries(stream), {}, progress.covered_to, index, stream, {}, block, complete=False
-                    )
-        stored = index.entries(stream)
+                    return View(stored, {}, progress, store, stream, {}, block, complete=False)
         linked = progress.block_hash is not None and progress.covered_to <= block
         rows, settled, link = await asyncio.gather(
             scan_rows(reader, stream, stored, progress.covered_to + 1, block),
@@ -383,14 +224,14 @@ class Indexes:
             await self._verify(reader, stream)
             return await self.view(reader, stream, again=False)
         self._advance(reader.chain_id, stream, settled)
-        fresh: dict[str, dict[str, Entry]] = {}
+        fresh: Entries = {}
         tail: dict[str, set[str]] = {}
         for row in rows:
             if isinstance(row, Entry):
                 fresh.setdefault(row.kind, {}).setdefault(row.key, row)
             else:
                 tail.setdefault(row.holder, set()).add(row.key)
-        return View(stored, fresh, progress.covered_to, index, stream, tail, block)
+        return View(stored, fresh, progress, store, stream, tail, block)
 
     @staticmethod
     def _behind(reader: ChainReader, block: int, covered_to: int) -> bool:
@@ -407,11 +248,12 @@ class Indexes:
         rewinds = self.chains.follower(chain_id).rewinds
         if self._checked.get(key) == rewinds:
             return
-        index = self.file(chain_id)
-        covered = index.progress(stream).covered_to
+        store = self.store(chain_id)
         reader = reader.newest()
         head = await reader.block_number()
-        checkpoints = index.checkpoints(stream)
+        # The newest checkpoint is the block the stored part reaches (read with them, never older).
+        checkpoints = await store.checkpoints(stream.name, stream.start_block)
+        covered = checkpoints[0][0] if checkpoints else stream.start_block - 1
         points = [(block, known) for block, known in checkpoints if block <= head]
         agreed = None
         if points and await reader.block_hash(points[0][0]) == points[0][1]:
@@ -432,9 +274,9 @@ class Indexes:
         if not checkpoints or (agreed is not None and agreed[0] == covered):
             self._checked[key] = rewinds
             return
-        rewound = agreed is not None and index.rewind(stream, *agreed)
+        rewound = agreed is not None and await store.rewind(stream.name, *agreed)
         if not rewound:
-            index.drop(stream)
+            await store.drop(stream.name)
         log.warning(
             "index of %s on chain %d does not match the chain at block %d (%s): %s",
             label(stream.name),
@@ -460,7 +302,7 @@ class Indexes:
         """Start the stream's background scan towards `target` unless one runs."""
         key = (chain_id, stream.name)
         scan = self._scans.get(key)
-        if (scan is None or scan.done()) and self.file(chain_id).progress(stream).covered_to < target:
+        if (scan is None or scan.done()) and self._covered.get(key, stream.start_block - 1) < target:
             self._scans[key] = scan = asyncio.ensure_future(self._scan(chain_id, stream, target))
             scan.add_done_callback(lambda done: done.cancelled() or done.exception())
 
@@ -475,29 +317,41 @@ class Indexes:
         tried again after a pause, for as long as it takes (no cap on the number of queries).
         Each window also reads the hash of the block the stored part reaches: where the node's
         differs, or a window failed (the node may have gone back), the stored part is verified
-        again (`_verify`) and the target kept within the node's settled block."""
-        index = self.file(chain_id)
-        first = index.progress(stream).covered_to + 1
+        again (`_verify`) and the target kept within the node's settled block. With a shared
+        store, a replica scans only while it holds the stream's claim; otherwise it watches the
+        progress another makes, and takes the scan over when that one stops."""
+        store = self.store(chain_id)
+        first: int | None = None
         started = last_report = time.monotonic()
         failures = 0
         recheck = False
-        while (covered := index.progress(stream).covered_to) < target:
+        while True:
             loop = asyncio.get_running_loop()
             reader = self.chains.request(loop.time() + WINDOW_BUDGET).reader(chain_id)
-            entries = index.entries(stream)
-            high = min(target, covered + _window_blocks(reader, stream, entries))
-            stored_hash = index.progress(stream).block_hash
             try:
+                progress, entries = await self._snapshot(chain_id, stream)
+                if progress.covered_to >= target:
+                    return
+                if not await store.claim(stream.name):
+                    await asyncio.sleep(CLAIM_SECONDS)
+                    continue
+                first = progress.covered_to + 1 if first is None else first
                 if recheck:
                     self._checked.pop((chain_id, stream.name), None)
                     await self._verify(reader, stream)
                     target, recheck = min(target, await reader.settled_block()), False
                     continue
+                high = min(target, progress.covered_to + _window_blocks(reader, stream, entries))
                 rows, block_hash, link = await asyncio.gather(
-                    scan_rows(reader, stream, entries, covered + 1, high),
+                    scan_rows(reader, stream, entries, progress.covered_to + 1, high),
                     reader.block_hash(high),
-                    reader.block_hash(covered) if stored_hash else no_read(),
+                    reader.block_hash(progress.covered_to) if progress.block_hash else no_read(),
                 )
+                if link != progress.block_hash:
+                    recheck = True
+                    continue
+                if not await store.write(stream.name, stream.start_block, rows, progress, high, block_hash):
+                    continue  # another replica stored these blocks first
             except asyncio.CancelledError:
                 reader.cancel_rounds()
                 raise
@@ -505,22 +359,17 @@ class Indexes:
                 delay = RETRY_SECONDS[min(failures, len(RETRY_SECONDS) - 1)]
                 failures += 1
                 log.warning(
-                    "index of %s on chain %d: blocks %d-%d failed (%s); again in %d s",
+                    "index of %s on chain %d: a window failed (%s); again in %d s",
                     label(stream.name),
                     chain_id,
-                    covered + 1,
-                    high,
                     getattr(exc, "message", "timeout"),
                     delay,
                 )
                 await asyncio.sleep(delay)
                 recheck = True
                 continue
-            if link != stored_hash:
-                recheck = True
-                continue
             failures = 0
-            index.write(stream, rows, high, block_hash)
+            self._seen(chain_id, stream, Progress(stream.start_block, high, block_hash))
             if report:
                 report(first, high, target)
             now = time.monotonic()
@@ -539,21 +388,7 @@ class Indexes:
                 last_report = now
 
 
-def _thinned(blocks: list[int]) -> list[int]:
-    """Of checkpoint blocks (newest first), those to forget: past the RECENT_CHECKPOINTS newest,
-    all but the oldest of each power-of-two distance from the newest (the oldest stays oldest,
-    so the first checkpoint is never forgotten)."""
-    kept: set[int] = set()
-    thinned = []
-    for block in reversed(blocks[RECENT_CHECKPOINTS:]):
-        distance = (blocks[0] - block).bit_length()
-        if distance in kept:
-            thinned.append(block)
-        kept.add(distance)
-    return thinned
-
-
-def _window_blocks(reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]]) -> int:
+def _window_blocks(reader: ChainReader, stream: Stream, entries: Entries) -> int:
     """Blocks per scan step: WINDOW_QUERIES queries of the endpoint's range, fewer when the
     address list would make the step's batch larger than WINDOW_BYTES."""
     addresses = len(stream.addresses) + sum(len(entries.get(kind, {})) for kind in stream.followed_kinds)
@@ -563,9 +398,7 @@ def _window_blocks(reader: ChainReader, stream: Stream, entries: dict[str, dict[
     )
 
 
-async def scan_rows(
-    reader: ChainReader, stream: Stream, entries: dict[str, dict[str, Entry]], low: int, high: int
-) -> Rows:
+async def scan_rows(reader: ChainReader, stream: Stream, entries: Entries, low: int, high: int) -> Rows:
     """The rows of blocks low..high: one getLogs over the stream's contracts and the followed
     ones known before `low`, then, for contracts that appear in these blocks, their own logs
     from the block they appear in."""

@@ -36,7 +36,7 @@ import protocols as protocols_registry
 from adapters import accounts
 from adapters.context import FetchContext
 from chain import Chains
-from chain.event_index import Indexes
+from chain.event_index import Indexes, open_stores
 from tests import all_worlds
 from tests.evm import ROOT, Anvil, as_child
 
@@ -48,7 +48,7 @@ async def holdings(
     a position, the lists that are not empty (with their lengths) and the warnings."""
     chains = Chains({chain_id: url})
     with tempfile.TemporaryDirectory(prefix="devnet-index-") as folder:
-        indexes = Indexes(Path(folder), chains)
+        indexes = Indexes(open_stores(Path(folder)), chains)
         try:
             found: dict[str, list[tuple[str, dict[str, int], list[dict[str, str]]]]] = {}
             for role, wallet in wallets.items():

@@ -257,10 +257,16 @@ async def query_positions(api: Api, query: str, protocol: str, wallets: Any, cha
     return reply.body["data"]["walletPositions"]
 
 
+async def covered_to(store: Any, stream: Any) -> int:
+    """The block a store (chain/index_store.py) has a stream covered to."""
+    covered: int = (await store.progress(stream.name, stream.start_block)).covered_to
+    return covered
+
+
 async def until_indexed(index: Any, stream: Any, node: Any) -> None:
     """Wait (up to 20 s) for the background scan to store a stream up to the node's finalized block."""
     for _ in range(400):
-        if index.progress(stream).covered_to == node.finalized_block():
+        if await covered_to(index, stream) == node.finalized_block():
             return
         await asyncio.sleep(0.05)
 
@@ -342,12 +348,14 @@ async def open_chains() -> Any:
 async def open_index(open_chains: Any) -> Any:
     """Build an event index over a Chains for given URLs (in `state_dir`, else a new folder);
     closed after the test, before its chains, as the app does."""
-    from chain.event_index import Indexes
+    from chain.event_index import Indexes, open_stores
 
     opened = []
 
     async def make(urls: dict[int, str], state_dir: str | None = None, **config: Any) -> Indexes:
-        indexes = Indexes(Path(state_dir or tempfile.mkdtemp(prefix="index-")), await open_chains(urls, **config))
+        indexes = Indexes(
+            open_stores(Path(state_dir or tempfile.mkdtemp(prefix="index-"))), await open_chains(urls, **config)
+        )
         opened.append(indexes)
         return indexes
 

@@ -15,7 +15,7 @@ from typing import Any
 import addresses
 import protocols
 import server
-from chain.event_index import ChainIndex
+from chain.index_store import IndexStore
 from tests import all_worlds
 from tests.evm import Anvil
 from tests.test_past_blocks import Service
@@ -59,7 +59,7 @@ async def test_a_devnet_started_again_under_a_kept_state_directory_answers_every
             before = await service.positions(inputs)
             node.mine(300)
             await service.positions(inputs)
-            covered = await settled(service.app[server.INDEXES].file(node.chain_id), node.finalized_block())
+            covered = await settled(service.app[server.INDEXES].store(node.chain_id), node.finalized_block())
     finally:
         node.stop()
     assert before["errors"] == [] and len([entry for entry in before["data"] if entry["via"] is None]) == len(inputs)
@@ -80,10 +80,10 @@ async def test_a_devnet_started_again_under_a_kept_state_directory_answers_every
     assert any("scanning it again" in record.getMessage() for record in caplog.records)
 
 
-async def settled(index: ChainIndex, block: int) -> int:
+async def settled(index: IndexStore, block: int) -> int:
     """Wait until every stream of the file is stored up to `block`; the lowest block they reach."""
     for _ in range(600):
-        if min(covered for _, _, covered in index.covered()) >= block:
+        if min(covered for _, _, covered in await index.covered()) >= block:
             break
         await asyncio.sleep(0.05)
-    return min(covered for _, _, covered in index.covered())
+    return min(covered for _, _, covered in await index.covered())

@@ -16,8 +16,11 @@ import pytest
 
 from adapters import sweep
 from chain import erc20, settle_depth
-from chain.event_index import ChainIndex, Entry, Holding, Stream
+from chain.event_index import Stream
+from chain.index_sqlite import SqliteIndex
+from chain.index_store import Entry, Holding, Progress
 from errors import PositionError, ProtocolError
+from tests.conftest import covered_to
 from tests.evm import CHAIN_ID, Anvil
 from tests.test_chain import WALLET, deploy_token
 
@@ -61,16 +64,16 @@ async def test_a_cold_scan_outlives_a_short_budget_and_keeps_its_progress(anvil,
             await indexed(indexes, stream, 0.5)
     except TimeoutError:
         pass
-    index = indexes.file(CHAIN_ID)
-    reached = index.progress(stream).covered_to
+    index = indexes.store(CHAIN_ID)
+    reached = await covered_to(index, stream)
     for _ in range(50):
-        if index.progress(stream).covered_to > reached:
+        if await covered_to(index, stream) > reached:
             break
         await asyncio.sleep(0.1)
-    assert index.progress(stream).covered_to > reached, "the scan went on after its first caller gave up"
+    assert await covered_to(index, stream) > reached, "the scan went on after its first caller gave up"
     view = await indexed(indexes, stream)
-    assert amounts(view) == [1, 2] and view.keys(WALLET) == {token}
-    assert index.progress(stream).covered_to == anvil.finalized_block(), "settled up to the finalized block"
+    assert amounts(view) == [1, 2] and await view.keys(WALLET) == {token}
+    assert await covered_to(index, stream) == anvil.finalized_block(), "settled up to the finalized block"
 
 
 async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, artifacts, open_index, proxy):
@@ -83,7 +86,7 @@ async def test_without_a_finalized_tag_logs_settle_at_the_chains_depth(anvil, ar
     stream, read = transfers(token, start), reader(indexes.chains)
     assert amounts(await indexes.view(read, stream)) == [1]
     await asyncio.sleep(0.5)
-    covered = indexes.file(CHAIN_ID).progress(stream).covered_to
+    covered = await covered_to(indexes.store(CHAIN_ID), stream)
     assert covered == await read.block_number() - settle_depth(CHAIN_ID)
     assert read.endpoint.has_finalized is False
 
@@ -99,7 +102,7 @@ async def test_a_restart_resumes_from_the_file_without_rescanning(
     first = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
     assert amounts(await indexed(first, stream)) == [7]
     await asyncio.sleep(0.5)
-    covered = first.file(CHAIN_ID).progress(stream).covered_to
+    covered = await covered_to(first.store(CHAIN_ID), stream)
     assert covered == anvil.finalized_block()
     await first.close()
     await first.chains.close()
@@ -108,7 +111,7 @@ async def test_a_restart_resumes_from_the_file_without_rescanning(
     caplog.clear()
     second = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path), logs_block_range=50)
     view = await indexed(second, stream)
-    assert amounts(view) == [7] and view.keys(WALLET) == {token} and view.covered_to == covered
+    assert amounts(view) == [7] and await view.keys(WALLET) == {token} and view.covered_to == covered
     scanned = [r.getMessage() for r in caplog.records if "blocks done" in r.getMessage()]
     assert scanned == [], "nothing to scan: the file covers the settled history"
     assert len(proxy.calls("eth_getLogs")) <= 2, "only the unsettled tail is read"
@@ -121,9 +124,11 @@ async def test_a_file_of_another_chain_is_dropped_and_scanned_again(anvil, artif
     anvil.mine(100)
     stream = transfers(token, start)
     indexes = await open_index({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
-    index = indexes.file(CHAIN_ID)
+    index = indexes.store(CHAIN_ID)
     covered = anvil.finalized_block()
-    index.write(stream, [Entry("transfer", "forged", (99).to_bytes(32, "big"), covered)], covered, "0x" + "ab" * 32)
+    forged = [Entry("transfer", "forged", (99).to_bytes(32, "big"), covered)]
+    after = await index.progress(stream.name, stream.start_block)
+    assert await index.write(stream.name, stream.start_block, forged, after, covered, "0x" + "ab" * 32)
     assert amounts(await indexed(indexes, stream)) == [3], "the forged row went with its file"
 
 
@@ -140,14 +145,14 @@ async def test_a_past_block_sees_only_what_the_index_held_then(anvil, artifacts,
     stream = transfers(token, start)
     indexes = await open_index({CHAIN_ID: anvil.url}, state_dir=str(tmp_path))
     newest = await indexed(indexes, stream)
-    assert amounts(newest) == [5, 6, 8] and newest.keys(other) == {token}
+    assert amounts(newest) == [5, 6, 8] and await newest.keys(other) == {token}
     await asyncio.sleep(0.5)
-    assert indexes.file(CHAIN_ID).progress(stream).covered_to > then
+    assert await covered_to(indexes.store(CHAIN_ID), stream) > then
     past = await indexed(indexes, stream, block=then)
-    assert amounts(past) == [5] and past.keys(WALLET) == {token} and past.keys(other) == set()
+    assert amounts(past) == [5] and await past.keys(WALLET) == {token} and await past.keys(other) == set()
 
 
-def test_an_index_file_of_the_earlier_layout_keeps_its_holdings(tmp_path):
+async def test_an_index_file_of_the_earlier_layout_keeps_its_holdings(tmp_path):
     """Holdings stored before they had a block are kept, and offered at every block."""
     path = tmp_path / "31337.sqlite"
     db = sqlite3.connect(path)
@@ -156,13 +161,11 @@ def test_an_index_file_of_the_earlier_layout_keeps_its_holdings(tmp_path):
                         INSERT INTO holdings VALUES ('transfers', '0xaa', 'early');""")
     db.commit()
     db.close()
-    stream = Stream("transfers", (), (), 0, lambda entry: [])
-    index = ChainIndex(path)
+    index = SqliteIndex(path)
     try:
-        index.write(stream, [Holding("0xaa", "later", 50)], 60, "0x" + "00" * 32)
-        assert index.keys(stream, "0xaa") == {"early", "later"}
-        assert index.keys(stream, "0xaa", 40) == {"early"}
-        assert index.keys(stream, "0xaa", 50) == {"early", "later"}
+        assert await index.write("transfers", 0, [Holding("0xaa", "later", 50)], Progress.none(0), 60, "0x" + "00" * 32)
+        assert await index.keys("transfers", ["0xaa"], 40) == {"0xaa": {"early"}}
+        assert await index.keys("transfers", ["0xaa"], 50) == {"0xaa": {"early", "later"}}
     finally:
         index.close()
 
@@ -203,13 +206,13 @@ async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_index
     stream = transfers(token, start)
     with contextlib.suppress(PositionError):
         await indexed(indexes, stream, 2)
-    index = indexes.file(CHAIN_ID)
+    index = indexes.store(CHAIN_ID)
     for _ in range(300):
-        if index.progress(stream).covered_to == anvil.finalized_block():
+        if await covered_to(index, stream) == anvil.finalized_block():
             break
         await asyncio.sleep(0.1)
     assert any("failed" in r.getMessage() and "again in" in r.getMessage() for r in caplog.records)
-    assert index.progress(stream).covered_to == anvil.finalized_block(), "the scan outlived the failures"
+    assert await covered_to(index, stream) == anvil.finalized_block(), "the scan outlived the failures"
     assert amounts(await indexed(indexes, stream)) == [5]
 
 
@@ -224,7 +227,7 @@ async def test_many_contracts_are_asked_a_few_addresses_at_a_time(anvil, artifac
     stream = Stream("three tokens", tuple(tokens), (erc20.TRANSFER.topic,), start, transfers(tokens[0], start).rows)
     indexes = await open_index({CHAIN_ID: proxy.url})
     view = await indexed(indexes, stream)
-    assert amounts(view) == [1, 2, 3] and view.keys(WALLET) == set(tokens)
+    assert amounts(view) == [1, 2, 3] and await view.keys(WALLET) == set(tokens)
     assert max(len(c["params"][0]["address"]) for c in proxy.calls("eth_getLogs")) == 2
 
 
@@ -272,12 +275,12 @@ def restarted_chain(artifacts, token: str, start: int, amount: int) -> Anvil:
 
 async def settled_index(indexes, stream, anvil) -> int:
     """Wait until the stream's stored part reaches the finalized block; it."""
-    index = indexes.file(CHAIN_ID)
+    index = indexes.store(CHAIN_ID)
     for _ in range(100):
-        if index.progress(stream).covered_to == anvil.finalized_block():
+        if await covered_to(index, stream) == anvil.finalized_block():
             break
         await asyncio.sleep(0.05)
-    return index.progress(stream).covered_to
+    return await covered_to(index, stream)
 
 
 async def test_a_chain_reset_under_a_kept_state_directory_is_scanned_again(
@@ -298,7 +301,7 @@ async def test_a_chain_reset_under_a_kept_state_directory_is_scanned_again(
         caplog.set_level(logging.INFO, "wallet_positions.index")
         second = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
         view = await indexed(second, stream)
-        assert amounts(view) == [9] and view.keys(WALLET) == {token}
+        assert amounts(view) == [9] and await view.keys(WALLET) == {token}
         assert any(
             "the node has no such block" in r.getMessage() and "scanning it again" in r.getMessage()
             for r in caplog.records
@@ -344,7 +347,7 @@ async def test_a_node_behind_the_stored_part_is_answered_at_its_head(anvil, arti
     try:
         behind = await indexed(indexes, stream)
         assert behind.block == later - 1 and amounts(behind) == [1]
-        assert indexes.file(CHAIN_ID).progress(stream).covered_to == covered, "nothing dropped"
+        assert await covered_to(indexes.store(CHAIN_ID), stream) == covered, "nothing dropped"
     finally:
         proxy.head = None
     assert amounts(await indexed(indexes, stream)) == [1, 2]
@@ -374,18 +377,20 @@ async def test_a_reorg_deeper_than_the_stored_part_rewinds_to_where_the_chain_ag
     assert anvil.block_number() > covered, "the new branch is longer: only hashes tell"
     assert amounts(await indexed(indexes, stream)) == [1, 3]
     assert rewinds(indexes, stream, "rewound") == 1
-    assert [block for block, _ in indexes.file(CHAIN_ID).checkpoints(stream)][-1] == early
+    checkpoints = await indexes.store(CHAIN_ID).checkpoints(stream.name, stream.start_block)
+    assert [block for block, _ in checkpoints][-1] == early
     assert await settled_index(indexes, stream, anvil) == anvil.finalized_block()
 
 
-def test_checkpoints_are_thinned_to_a_few_per_power_of_two(tmp_path):
+async def test_checkpoints_are_thinned_to_a_few_per_power_of_two(tmp_path):
     """However long a stream, its checkpoints stay few: the 32 newest, then one per power-of-two
     distance from the newest."""
-    index = ChainIndex(tmp_path / "index.sqlite")
+    index = SqliteIndex(tmp_path / "index.sqlite")
     stream = transfers("0x" + "11" * 20, 0)
     for block in range(1, 5_001):
-        index.write(stream, [], block * 10, "0x" + f"{block:064x}")
-    blocks = [block for block, _ in index.checkpoints(stream)]
+        after = await index.progress(stream.name, 0)
+        assert await index.write(stream.name, 0, [], after, block * 10, "0x" + f"{block:064x}")
+    blocks = [block for block, _ in await index.checkpoints(stream.name, 0)]
     assert blocks[:32] == [block * 10 for block in range(5_000, 4_968, -1)]
     assert len(blocks) <= 32 + (50_000).bit_length()
     assert blocks[-1] == 10, "the first is kept"

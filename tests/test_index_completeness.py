@@ -18,8 +18,9 @@ import addresses
 from adapters.context import FetchContext
 from adapters.morpho import positions as morpho
 from chain import Chains
-from chain.event_index import Indexes
+from chain.event_index import Indexes, open_stores
 from tests import morpho_world as W
+from tests.conftest import covered_to
 from tests.evm import Anvil
 from tests.test_morpho import PARAMS, market_id
 
@@ -121,12 +122,12 @@ async def service_view(world) -> list[tuple[set[str], set[str]]]:
     """Every actor's positions, once from a cold index (all history read as the tail) and once
     more after the background scan has stored what settled."""
     chains = Chains({world.node.chain_id: world.node.url})
-    indexes = Indexes(Path(tempfile.mkdtemp(prefix="index-")), chains)
+    indexes = Indexes(open_stores(Path(tempfile.mkdtemp(prefix="index-"))), chains)
     try:
         cold = [await found(world, indexes, actor) for actor in world.actors]
         deployment = addresses.load(str(world.addresses))[world.node.chain_id].morpho
-        index = indexes.file(world.node.chain_id)
-        while index.progress(morpho.stream(deployment)).covered_to < world.node.finalized_block():
+        index = indexes.store(world.node.chain_id)
+        while await covered_to(index, morpho.stream(deployment)) < world.node.finalized_block():
             await asyncio.sleep(0.05)
         stored = [await found(world, indexes, actor) for actor in world.actors]
         assert stored == cold, "the stored part and the tail agree"

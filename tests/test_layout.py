@@ -22,16 +22,18 @@ LEAVES = {"errors", "metrics", "immutable_cache", "addresses"}
 CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}
 ADAPTERS_MAY_USE = {"errors", "addresses"}
 CHAIN_LAYERS = [
-    {"chain.abi", "chain.keccak", "chain.rpc", "chain.rpc_batches", "chain.futures"},
-    {"chain.head", "chain.lens", "chain.rounds"},
-    {"chain.event_logs"},
+    {"chain.abi", "chain.keccak", "chain.rpc", "chain.rpc_batches", "chain.futures", "chain.index_store"},
+    {"chain.head", "chain.lens", "chain.rounds", "chain.index_sqlite"},
+    {"chain.event_logs", "chain.index_postgres"},
     {"chain.reader", "chain"},
     {"chain.erc20", "chain.erc4626", "chain.provenance"},
     {"chain.event_index"},
 ]
-"""Within `chain/`, bottom up: the transport, the codec, the hash and the shared futures; the head
-follower, the lenses' tapes and the rounds of calls; eth_getLogs in those rounds; the reader (and
-the face that re-exports it), the token views read through it, and the event index above them all."""
+"""Within `chain/`, bottom up: the transport, the codec, the hash, the shared futures and what the
+index stores; the head follower, the lenses' tapes, the rounds of calls and the index's SQLite
+store; eth_getLogs in those rounds and its PostgreSQL store (which writes SQLite snapshots); the
+reader (and the face that re-exports it), the token views read through it, and the event index
+above them all."""
 
 
 def imports(name: str, path: Path, modules: set[str]) -> set[str]:

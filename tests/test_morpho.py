@@ -21,7 +21,7 @@ import addresses
 import server
 from adapters.morpho import contracts as morpho
 from tests import morpho_world as W
-from tests.conftest import query_positions, until_indexed, world_api, world_fixture
+from tests.conftest import covered_to, query_positions, until_indexed, world_api, world_fixture
 from tests.evm import TOOLS, Anvil
 from tests.rpc_proxy import RpcProxy
 
@@ -290,9 +290,9 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world
     caplog.set_level(logging.INFO)
     await positions(world_client, world.wallets["empty"])
     deployment = addresses.load(str(world_client.app[server.SETTINGS].addresses_file))[world.node.chain_id].morpho
-    index = world_client.app[server.INDEXES].file(world.node.chain_id)
+    index = world_client.app[server.INDEXES].store(world.node.chain_id)
     for _ in range(100):
-        if index.progress(morpho.stream(deployment)).covered_to == world.node.finalized_block():
+        if await covered_to(index, morpho.stream(deployment)) == world.node.finalized_block():
             break
         await asyncio.sleep(0.05)
     names = ("lender", "borrower", "depositor", "saver", "empty")
@@ -304,7 +304,7 @@ async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world
     assert together["rpc_requests"] <= max(single["rpc_requests"] for single in singles), (singles, together)
     scanned = [r.getMessage() for r in caplog.records if r.name == "wallet_positions.index"]
     assert scanned == [], "the settled history was scanned once, before these requests"
-    assert index.progress(morpho.stream(deployment)).covered_to == world.node.finalized_block(), (
+    assert await covered_to(index, morpho.stream(deployment)) == world.node.finalized_block(), (
         "settled history is kept, up to the endpoint's finalized block; only the blocks after it are read again"
     )
 
@@ -387,7 +387,7 @@ async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reache
         input_timeout=4,
     )
     deployment = addresses.load(str(tmp_path / "a.json"))[node.chain_id].morpho
-    index = api.app[server.INDEXES].file(node.chain_id)
+    index = api.app[server.INDEXES].store(node.chain_id)
     await positions(api, newcomer)
     await until_indexed(index, morpho.stream(deployment), node)
     snapshot = node.rpc("evm_snapshot")
@@ -411,6 +411,6 @@ async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reache
         node.rpc("evm_revert", snapshot)
     assert [p["marketId"] for p in entry["marketPositions"]] == [market_id(world.market_b)]
     (warning,) = entry["warnings"]
-    covered = index.progress(morpho.stream(deployment)).covered_to
+    covered = await covered_to(index, morpho.stream(deployment))
     assert warning["code"] == "PART_UNREADABLE" and warning["target"] == world.morpho
     assert f"reaches block {covered} of {entry['blockNumber']}" in warning["message"]

@@ -236,9 +236,9 @@ async def _live(worlds: Any, folder: Path, key: str) -> dict[int, tuple[dict[str
             kept[blocks.pop()] = (positions, pools)
         worlds.node.mine(150)
         await service.positions(position_inputs(worlds)[:1])
-        index = service.app[server.INDEXES].file(worlds.node.chain_id)
+        index = service.app[server.INDEXES].store(worlds.node.chain_id)
         for _ in range(400):
-            if min(covered for _, _, covered in index.covered()) > max(kept):
+            if min(covered for _, _, covered in await index.covered()) > max(kept):
                 break
             await asyncio.sleep(0.05)
     return kept

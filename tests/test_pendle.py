@@ -17,7 +17,7 @@ import server
 from adapters.pendle import contracts
 from chain.abi import Function, parse_type
 from tests import pendle_world as P
-from tests.conftest import query_positions, until_indexed, world_api, world_fixture
+from tests.conftest import covered_to, query_positions, until_indexed, world_api, world_fixture
 from tests.evm import abi_type
 from tests.node_oracles import ask
 from tests.rpc_proxy import RpcProxy
@@ -202,7 +202,7 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
         aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=8
     )  # the scan's logs take 10 s, past the budget; half of it waits for the scan, the rest reads
     stream = contracts.stream(addresses.load(str(path))[node.chain_id].pendle)
-    index = api.app[server.INDEXES].file(node.chain_id)
+    index = api.app[server.INDEXES].store(node.chain_id)
     snapshot = node.rpc("evm_snapshot")
     try:
         node.mine(100)
@@ -219,7 +219,7 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
     assert found == [(world.active.pt, str(5 * WAD))]
     (warning,) = entry["warnings"]
     assert warning["code"] == "PART_UNREADABLE" and warning["target"] == "pendle"
-    assert f"reaches block {index.progress(stream).covered_to} of {entry['blockNumber']}" in warning["message"]
+    assert f"reaches block {await covered_to(index, stream)} of {entry['blockNumber']}" in warning["message"]
 
 
 async def test_an_lp_of_a_market_whose_pt_no_listed_factory_made_is_left_out_and_named(

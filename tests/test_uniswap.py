@@ -454,7 +454,7 @@ async def test_the_lens_calls_answer_every_read(aiohttp_client, aiohttp_server, 
         api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=str(proxied.make_url("/")))
         await answer(api, world.wallets["lp"])
         stream = contracts.stream(addresses.load(str(path))[node.chain_id].uniswap.v4)
-        await until_indexed(api.app[server.INDEXES].file(node.chain_id), stream, node)
+        await until_indexed(api.app[server.INDEXES].store(node.chain_id), stream, node)
         node.mine()
         proxy.posts.clear()
         entry = await answer(api, world.wallets["lp"])

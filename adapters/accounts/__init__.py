@@ -57,7 +57,9 @@ def discovery(routes: Sequence[str]) -> FetchFunction:
         dfs = chain.dfs_proxy_registries if dsproxy.VIA in routes else ()
         insta = chain.insta_list if instadapp.VIA in routes else None
         evk = ctx.chain.euler if euler.VIA in routes else None
-        stored = sorted((await ctx.stored_events(summer.stream(dpm))).keys(wallet))[:MAX_CANDIDATES] if dpm else []
+        stored = (
+            sorted(await (await ctx.stored_events(summer.stream(dpm))).keys(wallet))[:MAX_CANDIDATES] if dpm else []
+        )
         if registries or dfs or insta or dpm:
             guard = dpm.guard.address if dpm else NONE
             targets = [*registries, *dfs, *([insta] if insta else []), *([guard] if dpm else [])]
@@ -125,7 +127,7 @@ async def _dpms(ctx: FetchContext, dpm: SummerDpm, wallet: str) -> list[str]:
             "accounts made later are not answered"
         )
         ctx.warnings.add(ACCOUNTS_LEFT_OUT, dpm.factory.address, message, retryable=True)
-    candidates = sorted(view.keys(wallet))
+    candidates = sorted(await view.keys(wallet))
     if len(candidates) > MAX_CANDIDATES:
         message = (
             f"{len(candidates)} DPM accounts were made for or given to the wallet (anyone may make one for "

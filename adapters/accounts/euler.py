@@ -36,4 +36,5 @@ async def accounts(ctx: FetchContext, euler: EulerAddresses, owner: str) -> tupl
     )
     if str(registered).lower() not in (owner, ZERO_ADDRESS):
         return [], view.complete
-    return [account for account in sub_accounts(owner) if view.keys(account)], view.complete
+    held = await view.holding(sub_accounts(owner))
+    return [account for account, keys in held.items() if keys], view.complete

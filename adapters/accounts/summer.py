@@ -13,8 +13,9 @@ import asyncio
 from addresses import SummerDpm
 from chain import ChainReader
 from chain.abi import Event, Function
-from chain.event_index import Holding, Rows, Stream
+from chain.event_index import Stream
 from chain.event_logs import Log
+from chain.index_store import Holding, Rows
 
 ACCOUNT_CREATED = Event(
     "AccountCreated(address,address,uint256)", "0x33310a89c32d8cc00057ad6ef6274d2f8fe22389a992cf89983e09fc84f6cfff"

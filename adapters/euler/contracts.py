@@ -12,8 +12,9 @@ from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
 from addresses import EulerAddresses
 from chain import erc20
 from chain.abi import Event, Function
-from chain.event_index import Entry, Holding, Rows, Stream
+from chain.event_index import Stream
 from chain.event_logs import Log
+from chain.index_store import Entry, Holding, Rows
 
 GET_ACCOUNT_OWNER = Function("getAccountOwner(address)", "442b172c", ("address",))
 """The owner the EVC registered for an address's 19-byte prefix (0 before its first use)."""

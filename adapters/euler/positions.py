@@ -75,7 +75,7 @@ async def fetch(ctx: FetchContext, account: str) -> dict[str, Any]:
     assert euler is not None
     reader = ctx.reader()
     started(reader, "euler", await reader.block_number(), euler.factory.start_block, "its eVault factory")
-    known = sorted((await ctx.stored_events(stream(euler))).keys(account))
+    known = sorted(await (await ctx.stored_events(stream(euler))).keys(account))
     priced = token_feeds(ctx.chain)
     feeds = [feed.feed for feed in priced.values()]
     sequencer = ctx.chain.sequencer_uptime_feed or NONE
@@ -100,7 +100,7 @@ async def fetch(ctx: FetchContext, account: str) -> dict[str, Any]:
     enabled = [str(vault).lower() for vault in collaterals]
     controlling = [str(vault).lower() for vault in controllers]
     made = view.kind(VAULT)  # only the factory's vaults: the EVC lists any contract an account enabled
-    vaults = [*sorted(view.keys(account)), *(vault for vault in (*controlling, *enabled) if vault in made)]
+    vaults = [*sorted(await view.keys(account)), *(vault for vault in (*controlling, *enabled) if vault in made)]
     vaults = list(dict.fromkeys(vaults))
     outcomes = await asyncio.gather(*(_held(reader, vault, account) for vault in vaults), return_exceptions=True)
     held = ctx.warnings.survivors("vault", list(zip(vaults, outcomes)))

@@ -27,7 +27,8 @@ from adapters.position_warnings import outcome
 from addresses import FluidAddresses
 from chain.abi import Event, decode
 from chain.erc20 import TRANSFER
-from chain.event_index import WALLET_STREAMS, Stream
+from chain.event_index import Stream
+from chain.index_store import WALLET_STREAMS
 from errors import ProtocolError
 
 LOG_OPERATE = Event(

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from addresses import MorphoAddresses
 from chain import Log, erc20
 from chain.abi import AbiError, Event, Function, decode
-from chain.event_index import Entry, Holding, Rows, Stream
+from chain.event_index import Stream
+from chain.index_store import Entry, Holding, Rows
 from chain.lens import Lens
 from errors import ProtocolError
 

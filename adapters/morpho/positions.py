@@ -63,11 +63,12 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     blue = deployment.blue.address
     block = await reader.block_number()
     started(reader, "morpho", block, deployment.blue.start_block, f"Morpho Blue {blue.lower()}")
-    _prefetch(reader, deployment, chain, await ctx.stored_events(stream(deployment)), wallet)
+    stored = await ctx.stored_events(stream(deployment))
+    _prefetch(reader, deployment, chain, stored, await stored.keys(wallet), wallet)
     view = await ctx.events(stream(deployment))
     morpho = MorphoReader(reader, deployment, chain, Markets(view.kind("market")), ctx.warnings)
     if view.complete:
-        held = view.keys(wallet)
+        held = await view.keys(wallet)
         discovery = asyncio.gather(
             balances(reader, _of(view, "vault-v1", held), wallet, ctx.warnings, "vault"),
             balances(reader, _of(view, "vault-v2", held), wallet, ctx.warnings, "vault"),
@@ -112,12 +113,11 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
 
 
 def _prefetch(
-    reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses, stored: View, wallet: str
+    reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses, stored: View, held: set[str], wallet: str
 ) -> None:
     """The reads of the markets and vaults the stored index says the wallet may hold, in lens
     calls that ride with the index's tail (which names any newer ones, read after it): one per
     vault (a held vault's queue or adapters fill much of a tape) and one per LENS_MARKETS markets."""
-    held = stored.keys(wallet)
     markets = [bytes.fromhex(market[2:]) for market in _of(stored, "market", held)]
     v1, v2 = (_of(stored, kind, held) for kind in ("vault-v1", "vault-v2"))
     parts: list[tuple[list[bytes], list[str], list[str]]] = [

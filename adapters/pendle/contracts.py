@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from addresses import ChainAddresses, PendleAddresses
 from chain import Log, erc20
 from chain.abi import Event, Function, decode, encode
-from chain.event_index import Entry, Holding, Rows, Stream
+from chain.event_index import Stream
+from chain.index_store import Entry, Holding, Rows
 
 WAD = 10**18
 

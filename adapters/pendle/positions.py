@@ -98,7 +98,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     started(reader, "pendle", block, events.start_block, "its first factory")
     stored = await ctx.stored_events(events)
     catalog = Catalog(stored)
-    _prefetch(reader, chain, catalog, stored.keys(wallet), wallet)
+    _prefetch(reader, chain, catalog, await stored.keys(wallet), wallet)
     swept = catalog.sys
     sweeping = shared_future(swept_balances(reader, swept, wallet, ctx.warnings, "SY"))
     view = await ctx.events(events)
@@ -108,7 +108,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     newer = sorted(set(catalog.sys) - set(swept))
     sy_balances = _merged(sweeping, swept_balances(reader, newer, wallet, ctx.warnings, "SY") if newer else None)
     if view.complete:
-        held = view.keys(wallet)
+        held = await view.keys(wallet)
         tokens = [key for key in held if key in catalog.pairs or key in catalog.by_yt or key in catalog.markets]
         found, sy = await asyncio.gather(balances(reader, sorted(tokens), wallet, ctx.warnings, "token"), sy_balances)
         owed_yts = [yt for yt in held if yt in catalog.by_yt and yt not in found]

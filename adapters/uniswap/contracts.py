@@ -11,7 +11,8 @@ from addresses import UniswapV4Addresses
 from chain import Log, erc20
 from chain.abi import ZERO_ADDRESS, Event, Function, encode
 from chain.erc20 import NATIVE
-from chain.event_index import Holding, Rows, Stream
+from chain.event_index import Stream
+from chain.index_store import Holding, Rows
 from chain.keccak import keccak256
 
 LABEL = "Uniswap v3 position manager"

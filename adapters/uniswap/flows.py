@@ -54,7 +54,8 @@ from addresses import UniswapAddresses, UniswapV4Addresses
 from chain import ChainReader, Log
 from chain.abi import decode
 from chain.erc20 import TRANSFER
-from chain.event_index import WALLET_STREAMS, Stream
+from chain.event_index import Stream
+from chain.index_store import WALLET_STREAMS
 from errors import ProtocolError
 
 IDS_PER_STREAM = 100

@@ -55,7 +55,7 @@ async def candidates(ctx: FetchContext, v4: UniswapV4Addresses, wallet: str, sto
     """Token ids the index has seen sent to the wallet (stored only, or with the tail)."""
     events = stream(v4)
     view = await (ctx.stored_events(events) if stored else ctx.events(events))
-    return sorted(int(key) for key in view.keys(wallet))
+    return sorted(int(key) for key in await view.keys(wallet))
 
 
 async def positions(ctx: FetchContext, v4: UniswapV4Addresses, wallet: str, most: int) -> list[dict[str, Any]]:
