@@ -197,17 +197,30 @@ class Settings:
         "",
         "REDIS_URL",
         _redis_url,
-        "keep the rate limit in this Redis, shared by every replica using it "
+        "keep the rate limit in this Redis and share answers through it with every replica using it "
         "(redis://[:password@]host:port/db; in process when unset)",
     )
     redis_timeout: float = _setting(
-        0.5, "REDIS_TIMEOUT", _positive(float), "seconds a rate-limit decision may wait for Redis"
+        0.5,
+        "REDIS_TIMEOUT",
+        _positive(float),
+        "seconds a rate-limit decision, or the lookup of a shared answer, may wait for Redis",
     )
     redis_unavailable: str = _setting(
         "fallback",
         "REDIS_UNAVAILABLE",
         _choice("fallback", "refuse"),
         "while Redis cannot decide: fallback (each replica limits alone) or refuse (503 with Retry-After)",
+    )
+    answer_share_ttl: int = _setting(
+        300, "ANSWER_SHARE_TTL", _positive(int), "seconds an answer shared through Redis (REDIS_URL) stays there"
+    )
+    answer_share_max_bytes: int = _setting(
+        512 * 1024,
+        "ANSWER_SHARE_MAX_BYTES",
+        _non_negative(int),
+        "largest answer shared through Redis (REDIS_URL) with the other replicas; a larger one each "
+        "replica keeps alone (0: none shared)",
     )
     cors_origins: str = _setting(
         "",

@@ -82,7 +82,7 @@ class RateDecision(NamedTuple):
 
 
 class Limiter(Protocol):
-    """What the server asks of a limiter: this one, or redis_limit.RedisRateLimiter."""
+    """What the server asks of a limiter: this one, or replicas.rate_limit.RedisRateLimiter."""
 
     async def decide(self, key_id: str) -> RateDecision: ...
 
@@ -124,7 +124,7 @@ class RateLimiter:
         return RateDecision(allowed, self.quota, self.window, self.quota - len(grants), reset)
 
     async def decide(self, key_id: str) -> RateDecision:
-        """`hit`, as the server calls every limiter (redis_limit.RedisRateLimiter's must await Redis)."""
+        """`hit`, as the server calls every limiter (replicas.rate_limit.RedisRateLimiter's must await Redis)."""
         return self.hit(key_id)
 
     async def close(self) -> None:

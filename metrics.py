@@ -61,16 +61,6 @@ class Metrics:
             ["reason"],
         )
         self.rate_limited = counter("wp_rate_limited", "Requests refused 429 by the per-key rate limit.")
-        self.rate_limit_shared = gauge(
-            "wp_rate_limit_shared",
-            "1 while the rate limit is kept in Redis, 0 while this process "
-            "limits alone (no REDIS_URL, or Redis unreachable).",
-        )
-        self.rate_limit_redis_failures = counter(
-            "wp_rate_limit_redis_failures",
-            "Rate-limit decisions Redis could not make (each then fell "
-            "back to the in-process limiter or was refused 503).",
-        )
         self.rpc_http_requests = counter(
             "wp_rpc_http_requests",
             "HTTP requests to RPC endpoints, by chain and outcome (ok, http_429, "
@@ -110,12 +100,50 @@ class Metrics:
             "on, or dropped and scanned again.",
             ["chain_id", "stream", "outcome"],
         )
+        self._redis(registry)
         self.answer_cache_bytes = gauge(
             "wp_answer_cache_bytes", "Bytes of answers kept per input and block (ANSWER_CACHE_BYTES bounds them)."
         )
         build = gauge("wp_build_info", "The service's version and Python; always 1.", ["version", "python"])
         build.labels(VERSION, platform.python_version()).set(1)
         self._children: dict[tuple[int, tuple[str, ...]], MetricWrapperBase] = {}
+
+    def _redis(self, registry: CollectorRegistry) -> None:
+        """What replicas share through Redis (replicas/): the rate limit and answers."""
+        self.rate_limit_shared = Gauge(
+            "wp_rate_limit_shared",
+            "1 while the rate limit is kept in Redis, 0 while this process "
+            "limits alone (no REDIS_URL, or Redis unreachable).",
+            registry=registry,
+        )
+        self.rate_limit_redis_failures = Counter(
+            "wp_rate_limit_redis_failures",
+            "Rate-limit decisions Redis could not make (each then fell "
+            "back to the in-process limiter or was refused 503).",
+            registry=registry,
+        )
+        self.answers_shared = Gauge(
+            "wp_answers_shared",
+            "1 while answers are shared with the other replicas through Redis, 0 while this process "
+            "keeps them alone (no REDIS_URL, ANSWER_SHARE_MAX_BYTES 0, or Redis unreachable).",
+            registry=registry,
+        )
+        self.shared_answer_lookups = Counter(
+            "wp_shared_answer_lookups",
+            "Answers looked up in Redis after a local miss, by outcome: hit, miss, invalid (a value "
+            "this service did not write under the key: ignored), error (Redis failed), unavailable "
+            "(not asked: Redis failed lately).",
+            ["outcome"],
+            registry=registry,
+        )
+        self.shared_answer_writes = Counter(
+            "wp_shared_answer_writes",
+            "Answers offered to Redis, by outcome: stored, error, too_large (over ANSWER_SHARE_MAX_BYTES), "
+            "not_json (JSON would not give it back as it is), busy (too many writes in flight), "
+            "unavailable (not asked: Redis failed lately).",
+            ["outcome"],
+            registry=registry,
+        )
 
     def child(self, metric: Labelled, *labels: str) -> Labelled:
         """`metric.labels(*labels)`, looked up once per label set and kept (every label is bounded):

@@ -15,10 +15,11 @@ import functools
 import json
 import logging
 import re
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypeAlias, cast
+from typing import Any, NamedTuple, TypeAlias
 
 from graphql import (
     GraphQLResolveInfo,
@@ -30,7 +31,7 @@ from graphql import (
 import series
 from adapters import accounts
 from adapters.context import FetchContext, FetchFunction
-from chain import ChainRequest, shared_future
+from chain import ChainReader, ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
 from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
@@ -125,6 +126,18 @@ class Outcome(NamedTuple):
     """"OK" or the input's error code."""
 
 
+class SharedAnswers(typing.Protocol):
+    """Answers the replicas share (replicas/answers.py), asked after a miss of `answers`: `get`
+    is None for whatever Redis cannot answer, and `put` never waits for it."""
+
+    async def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None: ...
+
+    def put(self, key: tuple[Any, ...], answer: dict[str, Any]) -> None: ...
+
+    async def close(self) -> None:
+        """What the server calls at shutdown."""
+
+
 @dataclass
 class RequestContext:
     """Per-request state shared by every root field of one operation."""
@@ -135,6 +148,8 @@ class RequestContext:
     indexes: Indexes
     answers: ImmutableCache
     """Answers kept across requests per input and block (`fetch_input`); a bound of 0 bytes keeps none."""
+    shared: SharedAnswers | None = None
+    """The same, shared with the other replicas through Redis (None: REDIS_URL unset, or sharing off)."""
     outcomes: list[Outcome] = field(default_factory=list)
     """One per resolved input, for the access log and the metrics."""
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
@@ -482,8 +497,10 @@ async def fetch_input(
 
     An answer is kept per input and block, the block named by its hash (ChainReader.block_key),
     so the same input at the same block is answered again without an RPC request, and a
-    reorganised block's answer is never served for its successor. Not kept: failures, and
-    answers whose warnings a retry could clear (Warnings.retryable)."""
+    reorganised block's answer is never served for its successor; with `request.shared`, other
+    replicas answer it too. Not kept: failures, and answers whose warnings a retry could clear
+    (Warnings.retryable). What is kept is the adapter's whole answer, whatever the selection:
+    every selection of the input shares it."""
     _, _, chain_id, address, block, block_hash, provenance = key
     budget = request.input_timeout
     chains = request.chains.chains.request(request.chains.deadline, recorded=True) if provenance else request.chains
@@ -496,16 +513,14 @@ async def fetch_input(
         block,
         block_hash,
     )
-    answers = request.answers
-    kept: tuple[Any, ...] | None = None
+    kept: Kept = (None, None)
     with _unexpected(f"The input did not resolve within its time budget of {budget:g} s.", protocol, chain_id):
         async with asyncio.timeout(budget):
             reader = context.reader()
-            keep = protocol.kept and answers.max_bytes > 0 and not provenance
-            if keep and (block_key := await reader.block_key()) is not None:
-                kept = (*key[:4], await reader.block_number(), block_key)
-                if (answer := answers.get(kept)) is not None:
-                    return cast(dict[str, Any], answer)
+            if protocol.kept and not provenance:
+                kept, answer = await _recalled(request, reader, key)
+                if answer is not None:
+                    return answer
             header = shared_future(reader.block_header()) if protocol.kept else None
             position = await function(context, address)
             if not isinstance(position, dict):
@@ -522,6 +537,30 @@ async def fetch_input(
                 request.chains.stats.requests += chains.stats.requests  # the access line counts them
                 request.chains.stats.subcalls += chains.stats.subcalls
         position["warnings"] = context.warnings.as_list()
-    if kept is not None and not context.warnings.retryable:
-        answers.put(kept, position)
+    here, there = kept
+    if here is not None and not context.warnings.retryable:
+        request.answers.put(here, position)
+        if there is not None and request.shared is not None:
+            request.shared.put(there, position)
     return position
+
+
+Kept = tuple["tuple[Any, ...] | None", "tuple[Any, ...] | None"]
+"""Where an answer is kept: in this process, and shared with the other replicas."""
+
+
+async def _recalled(request: RequestContext, reader: ChainReader, key: InputKey) -> tuple[Kept, dict[str, Any] | None]:
+    """Where the input's answer at the reader's block is kept (neither where no block hash names
+    the block without a round trip), and the answer if this process or, after a miss, the other
+    replicas hold it (then kept here too)."""
+    answers, shared = request.answers, request.shared
+    if (answers.max_bytes == 0 and shared is None) or (block_key := await reader.block_key()) is None:
+        return (None, None), None
+    block = await reader.block_number()
+    here, there = (*key[:4], block, block_key), None
+    answer = answers.get(here)
+    if shared is not None and (shared_key := await reader.block_key(shared=True)) is not None:
+        there = (*key[:4], block, shared_key)
+        if answer is None and (answer := await shared.get(there)) is not None:
+            answers.put(here, answer)
+    return (here, there), answer

@@ -54,6 +54,7 @@ from api.state import (
     REGISTRY,
     SCHEMA,
     SETTINGS,
+    SHARED_ANSWERS,
     InFlight,
     Readiness,
 )
@@ -65,6 +66,7 @@ from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, RateLimiter
 from metrics import Metrics, metrics_app
 from protocols import Registry
+from schema import SharedAnswers
 
 log = logging.getLogger("wallet_positions.server")
 
@@ -100,7 +102,7 @@ def _limiter(settings: Settings, metrics: Metrics, clock: Callable[[], float]) -
     if not settings.redis_url:
         metrics.rate_limit_shared.set(0)
         return RateLimiter(settings.rate_limit, settings.rate_window, clock)
-    from redis_limit import RedisRateLimiter
+    from replicas.rate_limit import RedisRateLimiter
 
     log.info("rate limit kept in Redis, shared by every replica using it")
     return RedisRateLimiter(
@@ -114,9 +116,28 @@ def _limiter(settings: Settings, metrics: Metrics, clock: Callable[[], float]) -
     )
 
 
-async def _close_limiter(app: web.Application) -> AsyncIterator[None]:
+def _shared_answers(settings: Settings, metrics: Metrics) -> SharedAnswers | None:
+    """Answers shared through Redis when REDIS_URL is set, unless ANSWER_SHARE_MAX_BYTES is 0."""
+    if not settings.redis_url or not settings.answer_share_max_bytes:
+        metrics.answers_shared.set(0)
+        return None
+    from replicas.answers import RedisAnswers
+
+    log.info("answers shared through Redis with every replica using it")
+    return RedisAnswers(
+        settings.redis_url,
+        metrics,
+        ttl=settings.answer_share_ttl,
+        max_bytes=settings.answer_share_max_bytes,
+        timeout=settings.redis_timeout,
+    )
+
+
+async def _close_redis(app: web.Application) -> AsyncIterator[None]:
     yield
     await app[LIMITER].close()
+    if (shared := app[SHARED_ANSWERS]) is not None:
+        await shared.close()
 
 
 async def _chain_session(app: web.Application) -> AsyncIterator[None]:
@@ -199,9 +220,10 @@ def create_app(
     )
     app[ANSWERS] = answers = ImmutableCache(ANSWER_CACHE_ENTRIES, settings.answer_cache_bytes)
     metrics.answer_cache_bytes.set_function(lambda: answers.bytes)
+    app[SHARED_ANSWERS] = _shared_answers(settings, metrics)
     metrics.watch_indexes(app[INDEXES].progress_rows)
     app.cleanup_ctx.append(_watch_keys)
-    app.cleanup_ctx.append(_close_limiter)
+    app.cleanup_ctx.append(_close_redis)
     app.cleanup_ctx.append(_chain_session)
     app.cleanup_ctx.append(_event_index)
     app.cleanup_ctx.append(_validation_worker)

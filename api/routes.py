@@ -27,6 +27,7 @@ from api.state import (
     REGISTRY,
     SCHEMA,
     SETTINGS,
+    SHARED_ANSWERS,
 )
 from limits import MAX_BODY_BYTES, LimiterUnavailable
 
@@ -135,6 +136,7 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
         chains,
         request.app[INDEXES],
         request.app[ANSWERS],
+        request.app[SHARED_ANSWERS],
         outcomes=record.outcomes,
     )
     try:

@@ -19,6 +19,7 @@ from immutable_cache import ImmutableCache
 from limits import Limiter
 from metrics import Metrics
 from protocols import Protocol
+from schema import SharedAnswers
 
 
 class InFlight:
@@ -72,6 +73,8 @@ CHAINS = web.AppKey("chains", Chains)
 INDEXES = web.AppKey("indexes", Indexes)
 ANSWERS = web.AppKey("answers", ImmutableCache)
 """Answers per input and block (schema.py), bounded by ANSWER_CACHE_BYTES."""
+SHARED_ANSWERS = web.AppKey[SharedAnswers | None]("shared_answers")
+"""The same, shared with the other replicas through Redis; None without REDIS_URL."""
 PREPARER = web.AppKey("preparer", graphql_http.Preparer)
 QUERY_PAGE = web.AppKey("query_page", tuple[bytes, dict[str, str]])
 CORS = web.AppKey("cors", frozenset[str])

@@ -36,6 +36,7 @@ log = logging.getLogger("wallet_positions.chain")
 
 HASH_PROBE_ADDRESS = "0x" + "00" * 20
 """Whose balance the probe of EIP-1898 block tags asks for: any answer will do."""
+BLOCK_HASH = re.compile(r"0x[0-9a-fA-F]{64}")
 IDLE_SECONDS = 300.0
 """A chain no request asked for in this long is no longer followed."""
 SETTLED_POLL_SECONDS = 12.0
@@ -89,7 +90,7 @@ class Head:
         if not isinstance(header, dict):
             raise NetworkError(f"The RPC endpoint for chain {chain_id} answered {what} with no header.")
         found = header.get("hash")
-        if not isinstance(found, str) or not re.fullmatch(r"0x[0-9a-fA-F]{64}", found):
+        if not isinstance(found, str) or not BLOCK_HASH.fullmatch(found):
             raise NetworkError(f"The RPC endpoint for chain {chain_id} answered {what} with no block hash.")
         return cls(
             hex_int(header.get("number"), what, chain_id),
@@ -107,6 +108,9 @@ class Follower:
         self.head: Head | None = None
         self.settled: int | None = None
         """The endpoint's `finalized` block, or the head less settle_depth where it has none."""
+        self.settled_hash: str | None = None
+        """The hash of the block `settled` names, where the `finalized` header gave it: what fixes
+        every block up to it, for answers shared across replicas (ChainReader.block_key)."""
         self.rewinds = 0
         """Heads seen to go back (a lower number, or another hash at the same number): a reorg,
         a chain reset under the same id, another node behind the URL. What was checked against
@@ -165,7 +169,7 @@ class Follower:
                 await asyncio.sleep(delay)
         finally:
             self.head = None
-            self.settled = None
+            self.settled = self.settled_hash = None
             self._settled_at = -math.inf
 
     def _delay(self, changed: bool | None) -> float:
@@ -207,11 +211,16 @@ class Follower:
             finalized = answers[1]
             if isinstance(finalized, dict) and isinstance(finalized.get("number"), str):
                 endpoint.has_finalized = True
-                self.settled = min(head.number, hex_int(finalized["number"], "eth_getBlockByNumber", chain_id))
+                number, found = hex_int(finalized["number"], "eth_getBlockByNumber", chain_id), finalized.get("hash")
+                if number >= head.number:
+                    self.settled, self.settled_hash = head.number, head.hash
+                else:
+                    found = found.lower() if isinstance(found, str) and BLOCK_HASH.fullmatch(found) else None
+                    self.settled, self.settled_hash = number, found
             else:
                 endpoint.has_finalized = False
         if endpoint.has_finalized is False:
-            self.settled = head.number - settle_depth(chain_id)
+            self.settled, self.settled_hash = head.number - settle_depth(chain_id), None
         if probed is not None:
             learn_hash_tags(endpoint, answers[-1])
         return changed

@@ -375,11 +375,16 @@ class ChainReader:
         self._rounds.multicall = bool(endpoint.has_multicall)
         return head
 
-    async def block_key(self) -> str | None:
+    async def block_key(self, shared: bool = False) -> str | None:
         """What names the pinned block for answers kept across requests (schema.py): the head's
         hash (a reorganised block has another); for a given block, "settled" once the follower
         knows it settled, else the hash of the head it was read under (the same while that head
-        is); None where none is known without a round trip, or the block is past that head."""
+        is); None where none is known without a round trip, or the block is past that head.
+
+        `shared`: the name for answers shared with other replicas (replicas/answers.py), only
+        ever a block hash: "settled" holds for this process's chain, and Redis outlives it (a
+        chain reset under the same id). A settled block is named by the finalized block's hash,
+        which fixes every block up to it and moves once per finality period; else by the head's."""
         block = await self.block_number()
         head = self.newest().head
         if self._at_hash is not None:
@@ -388,8 +393,8 @@ class ChainReader:
             return head.hash if head is not None else None
         follower = self._request.chains.follower(self.chain_id)
         settled = follower.settled if follower.current() is not None else None
-        if settled is not None and block <= settled:
-            return "settled"
+        if settled is not None and block <= settled and (not shared or follower.settled_hash):
+            return f"under {follower.settled_hash}" if shared else "settled"
         return f"under {head.hash}" if head is not None and block <= head.number else None
 
     async def _pin_hash(self, block_hash: str) -> int:

@@ -153,6 +153,17 @@ def api_key(keys_file: Path) -> str:
 
 
 @pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[Any]:
+    """A real redis-server on a loopback port (tests/redis_server.py), killed after the test."""
+    from tests.redis_server import RedisServer
+
+    redis = RedisServer(tmp_path)
+    redis.start()
+    yield redis
+    redis.kill()
+
+
+@pytest.fixture
 def stand_ins() -> StandIns:
     return StandIns()
 

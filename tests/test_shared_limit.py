@@ -7,29 +7,19 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import aiohttp
-import pytest
 import redis.asyncio as aioredis
 from prometheus_client.parser import text_string_to_metric_families
 
 from limits import RateLimiter
 from metrics import Metrics
-from redis_limit import KEY_PREFIX, RedisRateLimiter
+from replicas.rate_limit import KEY_PREFIX, RedisRateLimiter
 from tests.redis_server import RedisServer, free_port
 from tests.test_end_to_end import served
 from tests.test_keys import cli
 
 CHEAP = json.dumps({"query": "{ __typename }"}).encode()
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Any:
-    server = RedisServer(tmp_path)
-    server.start()
-    yield server
-    server.kill()
 
 
 async def test_decisions_and_headers_equal_the_in_process_limiter(redis_server):

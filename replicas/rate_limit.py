@@ -22,14 +22,11 @@ import os
 import time
 from collections.abc import Callable
 
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from limits import LimiterUnavailable, RateDecision, RateLimiter, whole_seconds_until
 from metrics import Metrics
+from replicas import connect
 
 log = logging.getLogger("wallet_positions.limits")
 
@@ -81,14 +78,7 @@ class RedisRateLimiter:
         self._retry = retry
         self._refuse = refuse
         self._clock = clock
-        self._client = aioredis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 1, (RedisConnectionError,)),
-        )
-        """One retry, on a connection error only: a pooled connection Redis closed (a restart) is
-        found dead when used, and the script did not run; after a timeout it may have."""
+        self._client = connect(url, timeout)
         self._script = self._client.register_script(SLIDING_LOG)
         self._members = itertools.count()
         self._process = os.urandom(8).hex()
