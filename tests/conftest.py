@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -150,6 +151,37 @@ def keys_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def api_key(keys_file: Path) -> str:
     return auth.create_key(keys_file, "test")[0]
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Any]:
+    """A real PostgreSQL server (tests/postgres_server.py) for the module; skipped, saying why,
+    where Debian's package is missing outside CI (scripts/test installs it; on CI it must be there)."""
+    from tests.postgres_server import PostgresServer, binaries
+
+    if binaries() is None and not os.environ.get("CI"):
+        pytest.skip("PostgreSQL is not installed (scripts/test installs Debian's postgresql)")
+    server = PostgresServer()
+    server.start()
+    yield server
+    server.remove()
+
+
+DATABASES = itertools.count()
+
+
+@pytest.fixture
+async def database(postgres: Any) -> str:
+    """The URL of a database of the test's own on the module's PostgreSQL."""
+    import asyncpg
+
+    name = f"index_{os.getpid()}_{next(DATABASES)}"
+    admin = await asyncpg.connect(postgres.url)
+    try:
+        await admin.execute(f"CREATE DATABASE {name}")
+    finally:
+        await admin.close()
+    return str(postgres.url.rsplit("/", 1)[0] + "/" + name)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ replicas, each with its own chains and connections, as separate processes would 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import sqlite3
@@ -25,35 +24,10 @@ from config import Settings
 from errors import IndexUnavailable
 from tests.conftest import covered_to
 from tests.evm import CHAIN_ID
-from tests.postgres_server import PostgresServer, binaries
 from tests.test_chain import WALLET, deploy_token
 from tests.test_event_index import amounts, indexed, transfers
 
 ROOT = Path(__file__).resolve().parents[1]
-numbers = itertools.count()
-
-if binaries() is None and not os.environ.get("CI"):
-    pytest.skip("PostgreSQL is not installed (scripts/test installs Debian's postgresql)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Any:
-    server = PostgresServer()
-    server.start()
-    yield server
-    server.remove()
-
-
-@pytest.fixture
-async def database(postgres: PostgresServer) -> str:
-    """The URL of a database of its own for the test."""
-    name = f"index_{os.getpid()}_{next(numbers)}"
-    admin = await asyncpg.connect(postgres.url)
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
-    return postgres.url.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture

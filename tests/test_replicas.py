@@ -1,0 +1,150 @@
+"""Replicas as operators run them: real server processes on the devnet's worlds, two sharing one
+PostgreSQL event index (`INDEX_URL`) and one Redis (`REDIS_URL`: the rate limit and the answers),
+beside one on SQLite alone. They answer every protocol and demo wallet alike, and through a
+database and a Redis stopped and started again under load, nothing is a 5xx and the answers
+come back by themselves."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import yaml
+
+from config import Settings, resolve
+from tests.conftest import served_fixture
+from tests.test_devnet_restart import every_input
+from tests.test_end_to_end import served
+from tests.test_past_blocks import POSITIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+worlds = served_fixture("replicas")
+
+
+@contextlib.contextmanager
+def replicas(worlds: Any, tmp_path: Path, shared: dict[str, str]) -> Iterator[list[int]]:
+    """Ports of three server processes: one on SQLite files of its own, two on `shared` settings."""
+    built, folder, _ = worlds
+    common = {
+        "RPC_URL_31337": built.node.url,
+        "API_KEYS_FILE": str(folder / "keys.env"),
+        "ADDRESSES_FILE": str(folder / "addresses.json"),
+        "HEAD_POLL_SECONDS": "0",
+        "RATE_LIMIT": "100000",
+    }
+    with contextlib.ExitStack() as stack:
+        ports = []
+        for name, extra in (("alone", {"STATE_DIR": str(tmp_path / "alone")}), ("a", shared), ("b", shared)):
+            env = {**os.environ, **common, **extra, "STATE_DIR": extra.get("STATE_DIR", str(tmp_path / name))}
+            _, port, _ = stack.enter_context(served(tmp_path, "--host", "127.0.0.1", env=env, name=name))
+            ports.append(port)
+        yield ports
+
+
+async def answers(port: int, key: str, inputs: list[dict[str, Any]]) -> tuple[list[int], dict[str, Any]]:
+    """Every input, five a request, at once: the HTTP statuses and the data and errors in order."""
+    async with aiohttp.ClientSession() as session:
+
+        async def one(part: list[dict[str, Any]]) -> tuple[int, Any]:
+            body = {"query": POSITIONS, "variables": {"inputs": part}}
+            async with session.post(f"http://127.0.0.1:{port}/graphql", json=body, headers={"x-api-key": key}) as reply:
+                return reply.status, await reply.json(content_type=None)
+
+        replies = await asyncio.gather(*(one(inputs[i : i + 5]) for i in range(0, len(inputs), 5)))
+    statuses = [status for status, _ in replies]
+    found = [reply.get("data", {}).get("walletPositions") or {"data": [], "errors": []} for _, reply in replies]
+    return statuses, {"data": [e for f in found for e in f["data"]], "errors": [e for f in found for e in f["errors"]]}
+
+
+async def test_two_replicas_on_one_database_answer_as_one_alone(worlds, tmp_path, database, redis_server):
+    built, folder, key = worlds
+    block = built.node.block_number()
+    inputs = [{**item, "blockNumber": block} for item in every_input(built, folder)]
+    shared = {"INDEX_URL": database, "REDIS_URL": redis_server.url}
+    with replicas(worlds, tmp_path, shared) as (alone, a, b):
+        results = [await answers(port, key, inputs) for port in (alone, a, b, a)]
+    assert all(set(statuses) == {200} for statuses, _ in results)
+    reference = results[0][1]
+    assert reference["errors"] == [] and len(reference["data"]) >= len(inputs)
+    for _, found in results[1:]:
+        assert json.dumps(found, sort_keys=True) == json.dumps(reference, sort_keys=True)
+
+
+async def test_the_database_and_redis_stopped_under_load_cost_no_5xx(
+    worlds, tmp_path, postgres, database, redis_server
+):
+    """A block mined before each round of the load, so every round reads the index (no answer is
+    kept for a new block). While the database is away, inputs that need the index fail with the
+    retryable INDEX_UNAVAILABLE or carry a retryable warning; then the replicas answer as the one
+    alone, at one block, by themselves."""
+    built, folder, key = worlds
+    inputs = every_input(built, folder)
+    shared = {"INDEX_URL": database, "REDIS_URL": redis_server.url}
+    with replicas(worlds, tmp_path, shared) as (alone, a, b):
+        statuses: list[int] = []
+        codes: set[str] = set()
+        stopped = asyncio.Event()
+
+        async def load() -> None:
+            while not stopped.is_set():
+                built.node.mine()
+                for port in (a, b):
+                    got, found = await answers(port, key, inputs[:20])
+                    statuses.extend(got)
+                    codes.update(error["error"]["code"] for error in found["errors"])
+                    codes.update(w["code"] for entry in found["data"] for w in entry["warnings"])
+
+        running = asyncio.ensure_future(load())
+        await asyncio.sleep(1)
+        postgres.kill()
+        redis_server.kill()
+        for _ in range(200):  # until the outage is felt: a round answered without the index
+            if codes:
+                break
+            await asyncio.sleep(0.1)
+        postgres.start()
+        redis_server.start()
+        await asyncio.sleep(3)
+        stopped.set()
+        await running
+        assert statuses and set(statuses) == {200}, sorted(set(statuses))
+        assert codes and codes <= {"INDEX_UNAVAILABLE", "ACCOUNTS_LEFT_OUT", "PART_UNREADABLE"}, codes
+        pinned = [{**item, "blockNumber": built.node.block_number()} for item in inputs]
+        _, reference = await answers(alone, key, pinned)
+        for _ in range(20):
+            recovered = [(await answers(port, key, pinned))[1] for port in (a, b)]
+            if all(found == reference for found in recovered):
+                break
+            await asyncio.sleep(0.5)
+        assert all(found == reference for found in recovered), "the answers come back by themselves"
+
+
+def test_the_compose_example_is_the_deployment_tested_here():
+    """packaging/compose.yaml (which no Docker engine runs here) sets what these tests set: two
+    replicas on one PostgreSQL and one Redis, each setting a real one, every service with a health
+    check, and a proxy sending requests only to replicas whose /readyz says ready."""
+    compose = yaml.safe_load((ROOT / "packaging" / "compose.yaml").read_text())
+    services = compose["services"]
+    assert set(services) == {"postgres", "redis", "replica-a", "replica-b", "proxy"}
+    assert all("healthcheck" in service for service in services.values())
+    settings = {field.metadata["env"] for field in dataclasses.fields(Settings)}
+    for name in ("replica-a", "replica-b"):
+        environment = services[name]["environment"]
+        assert {"INDEX_URL", "REDIS_URL"} <= set(environment)
+        assert all(variable in settings or re.fullmatch(r"RPC_URL_\d+", variable) for variable in environment)
+        url = re.sub(r"\$\{[^}]*\}", "secret", environment["INDEX_URL"])
+        assert resolve(argparse.Namespace(), {"INDEX_URL": url}).index_url == url
+        assert services[name]["healthcheck"]["test"] == ["CMD", "/wallet-positions", "healthcheck"]
+    proxy = (ROOT / "packaging" / "haproxy.cfg").read_text()
+    assert "option httpchk GET /readyz" in proxy
+    servers = {tuple(line.split()[1:]) for line in proxy.splitlines() if line.strip().startswith("server ")}
+    assert servers == {("replica-a", "replica-a:8000", "check"), ("replica-b", "replica-b:8000", "check")}
