@@ -171,17 +171,9 @@ DATABASES = itertools.count()
 
 
 @pytest.fixture
-async def database(postgres: Any) -> str:
+def database(postgres: Any) -> str:
     """The URL of a database of the test's own on the module's PostgreSQL."""
-    import asyncpg
-
-    name = f"index_{os.getpid()}_{next(DATABASES)}"
-    admin = await asyncpg.connect(postgres.url)
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-    finally:
-        await admin.close()
-    return str(postgres.url.rsplit("/", 1)[0] + "/" + name)
+    return str(postgres.create_database(f"index_{os.getpid()}_{next(DATABASES)}"))
 
 
 @pytest.fixture
@@ -388,17 +380,18 @@ async def open_chains() -> Any:
 
 
 @pytest.fixture
-async def open_index(open_chains: Any) -> Any:
-    """Build an event index over a Chains for given URLs (in `state_dir`, else a new folder);
-    closed after the test, before its chains, as the app does."""
+async def open_index(open_chains: Any, request: pytest.FixtureRequest) -> Any:
+    """Build an event index over a Chains for given URLs (in `state_dir`, else a new folder; or,
+    where the test is parametrized with "postgresql", in a database of its own, which every index
+    it builds shares); closed after the test, before its chains, as the app does."""
     from chain.event_index import Indexes, open_stores
 
     opened = []
+    index_url = request.getfixturevalue("database") if getattr(request, "param", "sqlite") == "postgresql" else ""
 
     async def make(urls: dict[int, str], state_dir: str | None = None, **config: Any) -> Indexes:
-        indexes = Indexes(
-            open_stores(Path(state_dir or tempfile.mkdtemp(prefix="index-"))), await open_chains(urls, **config)
-        )
+        folder = Path(state_dir or tempfile.mkdtemp(prefix="index-"))
+        indexes = Indexes(open_stores(folder, index_url, 4), await open_chains(urls, **config))
         opened.append(indexes)
         return indexes
 

@@ -2,7 +2,8 @@
 its first caller, settling without a `finalized` tag, a restart that does not rescan, a file of
 another chain dropped, and a scan through an endpoint capped at 1,000 blocks per eth_getLogs; a
 chain reset under the same id, an endpoint replaced under a running index, a node behind and a
-reorg deeper than the stored part."""
+reorg deeper than the stored part. Each runs on both stores: SQLite files and a PostgreSQL
+database (`INDEX_URL`, a real server, tests/postgres_server.py)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,12 @@ from errors import PositionError, ProtocolError
 from tests.conftest import covered_to
 from tests.evm import CHAIN_ID, Anvil
 from tests.test_chain import WALLET, deploy_token
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test of an index runs on both stores: SQLite files and a shared PostgreSQL database."""
+    if "open_index" in metafunc.fixturenames:
+        metafunc.parametrize("open_index", ["sqlite", "postgresql"], indirect=True)
 
 
 def transfers(token: str, start: int) -> Stream:
