@@ -83,6 +83,8 @@ class PostgresStores:
         self._failed_at = -RETRY_SECONDS
         self._locks: asyncpg.Connection[Any] | None = None
         self._held: set[int] = set()
+        self._claiming = asyncio.Lock()
+        """One question at a time on the locks' connection (a connection takes one at a time)."""
         self._stores: dict[int, PostgresIndex] = {}
 
     def store(self, chain_id: int) -> PostgresIndex:
@@ -139,7 +141,10 @@ class PostgresStores:
 
     async def claim(self, chain_id: int, name: str) -> bool:
         """Whether this process holds the stream's advisory lock (taken now if free)."""
-        key = lock_key(chain_id, name)
+        async with self._claiming:
+            return await self._claim(lock_key(chain_id, name))
+
+    async def _claim(self, key: int) -> bool:
         try:
             if self._locks is None or self._locks.is_closed():
                 self._held.clear()

@@ -250,3 +250,18 @@ async def test_readyz_says_whether_the_database_can_be_read(postgres, database, 
             break
         await asyncio.sleep(0.1)
     assert (await client.get("/readyz")).status == 200, "ready again by itself"
+
+
+async def test_many_streams_scan_at_once_on_one_lock_connection(anvil, artifacts, replicas, caplog):
+    """A replica scans its streams concurrently; their claims share one connection, one at a time."""
+    made = [minted_stream(anvil, artifacts, amount) for amount in range(1, 6)]
+    indexes = await replicas(anvil.url, logs_block_range=5)
+    views = await asyncio.gather(*(indexed(indexes, stream) for _, _, stream in made))
+    assert [amounts(view) for view in views] == [[amount] for amount in range(1, 6)]
+    for _ in range(100):
+        covered = [await covered_to(indexes.store(CHAIN_ID), stream) for _, _, stream in made]
+        if min(covered) == anvil.finalized_block():
+            break
+        await asyncio.sleep(0.1)
+    assert min(covered) == anvil.finalized_block()
+    assert not [record for record in caplog.records if "cannot" in record.getMessage()]
