@@ -72,13 +72,6 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
             node.send(tokens[index % token_count], "mint(address,uint256)", wallet, 10**18 + index)
         demo = [worlds.wallets[name] for name in ("lender", "borrower", "depositor", "saver", "empty")]
         override = worlds.addresses
-        mixed = [
-            ("morpho", worlds.wallets["saver"]),
-            ("aave", worlds.wallets["borrower"]),
-            ("compound", worlds.wallets["borrower"]),
-            ("pendle", worlds.wallets["saver"]),
-            ("compound", worlds.wallets["saver"]),
-        ]
         with tempfile.TemporaryDirectory() as folder:
             keys = Path(folder) / "keys.env"
             key = auth.create_key(keys, "bench")[0]
@@ -96,9 +89,20 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
             print("\nscenario morpho: the demo wallets (markets, V1 and V2 vaults, nothing)")
             await measure(app, key, [("morpho", w) for w in demo], requests, concurrency)
             print("\nscenario mixed: morpho, aave, compound and pendle inputs in one request")
-            await measure(app, key, mixed, requests, concurrency)
+            await measure(app, key, mixed(worlds.wallets), requests, concurrency)
     finally:
         node.stop()
+
+
+def mixed(wallets: dict[str, str]) -> list[tuple[str, str]]:
+    """The mixed scenario's inputs (protocol, wallet): morpho, aave, compound and pendle."""
+    return [
+        ("morpho", wallets["saver"]),
+        ("aave", wallets["borrower"]),
+        ("compound", wallets["borrower"]),
+        ("pendle", wallets["saver"]),
+        ("compound", wallets["saver"]),
+    ]
 
 
 async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], requests: int, concurrency: int) -> None:
@@ -111,26 +115,44 @@ async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], re
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", 0).start()
-    url = f"http://127.0.0.1:{runner.addresses[0][1]}/graphql"
+    elapsed, latencies = await send(
+        [f"http://127.0.0.1:{runner.addresses[0][1]}/graphql"], key, mix, requests, concurrency
+    )
+    await runner.cleanup()
+    report(requests, concurrency, elapsed, latencies, fields.lines)
+
+
+async def send(
+    urls: list[str], key: str, mix: list[tuple[str, str]], requests: int, concurrency: int
+) -> tuple[float, dict[int, list[float]]]:
+    """`requests` queries of 1, 3 and 5 inputs of `mix` by `concurrency` workers, each to the next
+    of `urls` in turn (a client-side round robin); the seconds they took and their latencies."""
     latencies: dict[int, list[float]] = {n: [] for n in MIX}
     queue = list(range(requests))
     async with aiohttp.ClientSession(headers={"x-api-key": key}) as session:
 
         async def worker() -> None:
             while queue:
-                n = MIX[queue.pop() % len(MIX)]
+                index = queue.pop()
+                n = MIX[index % len(MIX)]
                 inputs = [{"protocol": p, "chainId": CHAIN_ID, "walletAddress": w} for p, w in mix[:n]]
                 started = time.perf_counter()
-                async with session.post(url, json={"query": QUERY, "variables": {"inputs": inputs}}) as reply:
+                async with session.post(
+                    urls[index % len(urls)], json={"query": QUERY, "variables": {"inputs": inputs}}
+                ) as reply:
                     body = await reply.json()
                     assert reply.status == 200 and not body["data"]["walletPositions"]["errors"], body
                 latencies[n].append(time.perf_counter() - started)
 
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    await runner.cleanup()
+        return time.perf_counter() - started, latencies
 
+
+def report(
+    requests: int, concurrency: int, elapsed: float, latencies: dict[int, list[float]], lines: list[dict]
+) -> None:
+    """Throughput, latency and RPC requests per query (from the access lines `lines`) of a run."""
     everything = sorted(t for values in latencies.values() for t in values)
     print(f"{requests} requests, concurrency {concurrency}, mix {MIX} inputs")
     print(f"throughput     {requests / elapsed:8.1f} requests/s")
@@ -138,12 +160,12 @@ async def measure(app: web.Application, key: str, mix: list[tuple[str, str]], re
     print(f"latency p99    {percentile(everything, 99) * 1000:8.1f} ms")
     print("inputs  requests  p50 ms  p99 ms  rpc requests/query  rpc sub-calls/query")
     for n in MIX:
-        lines = [line for line in fields.lines if line["inputs"] == n]
+        found = [line for line in lines if line["inputs"] == n]
         print(
             f"{n:6d}  {len(latencies[n]):8d}  {percentile(sorted(latencies[n]), 50) * 1000:6.1f}  "
             f"{percentile(sorted(latencies[n]), 99) * 1000:6.1f}  "
-            f"{statistics.mean(line['rpc_requests'] for line in lines):18.2f}  "
-            f"{statistics.mean(line['rpc_subcalls'] for line in lines):19.2f}"
+            f"{statistics.mean(line['rpc_requests'] for line in found):18.2f}  "
+            f"{statistics.mean(line['rpc_subcalls'] for line in found):19.2f}"
         )
 
 
