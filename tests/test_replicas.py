@@ -1,8 +1,8 @@
 """Replicas as operators run them: real server processes on the devnet's worlds, two sharing one
 PostgreSQL event index (`INDEX_URL`) and one Redis (`REDIS_URL`: the rate limit and the answers),
-beside one on SQLite alone. They answer every protocol and demo wallet alike, and through a
-database and a Redis stopped and started again under load, nothing is a 5xx and the answers
-come back by themselves."""
+beside one on SQLite alone. They answer every protocol and demo wallet alike; through a database
+and a Redis stopped and started again under load, nothing is a 5xx and the answers come back by
+themselves; a replica killed mid-scan leaves the other to finish it, every row stored once."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ import dataclasses
 import json
 import os
 import re
+import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import yaml
 
 from config import Settings, resolve
@@ -31,10 +34,14 @@ worlds = served_fixture("replicas")
 
 
 @contextlib.contextmanager
-def replicas(worlds: Any, tmp_path: Path, shared: dict[str, str]) -> Iterator[list[int]]:
-    """Ports of three server processes: one on SQLite files of its own, two on `shared` settings."""
+def replicas(
+    worlds: Any, tmp_path: Path, shared: dict[str, str], **settings: str
+) -> Iterator[list[tuple[subprocess.Popen[bytes], int]]]:
+    """Three server processes (and their ports): one on SQLite files of its own, two on `shared`
+    settings; `settings` for all three."""
     built, folder, _ = worlds
     common = {
+        **settings,
         "RPC_URL_31337": built.node.url,
         "API_KEYS_FILE": str(folder / "keys.env"),
         "ADDRESSES_FILE": str(folder / "addresses.json"),
@@ -45,8 +52,8 @@ def replicas(worlds: Any, tmp_path: Path, shared: dict[str, str]) -> Iterator[li
         ports = []
         for name, extra in (("alone", {"STATE_DIR": str(tmp_path / "alone")}), ("a", shared), ("b", shared)):
             env = {**os.environ, **common, **extra, "STATE_DIR": extra.get("STATE_DIR", str(tmp_path / name))}
-            _, port, _ = stack.enter_context(served(tmp_path, "--host", "127.0.0.1", env=env, name=name))
-            ports.append(port)
+            process, port, _ = stack.enter_context(served(tmp_path, "--host", "127.0.0.1", env=env, name=name))
+            ports.append((process, port))
         yield ports
 
 
@@ -70,7 +77,8 @@ async def test_two_replicas_on_one_database_answer_as_one_alone(worlds, tmp_path
     block = built.node.block_number()
     inputs = [{**item, "blockNumber": block} for item in every_input(built, folder)]
     shared = {"INDEX_URL": database, "REDIS_URL": redis_server.url}
-    with replicas(worlds, tmp_path, shared) as (alone, a, b):
+    with replicas(worlds, tmp_path, shared) as started:
+        alone, a, b = (port for _, port in started)
         results = [await answers(port, key, inputs) for port in (alone, a, b, a)]
     assert all(set(statuses) == {200} for statuses, _ in results)
     reference = results[0][1]
@@ -89,7 +97,8 @@ async def test_the_database_and_redis_stopped_under_load_cost_no_5xx(
     built, folder, key = worlds
     inputs = every_input(built, folder)
     shared = {"INDEX_URL": database, "REDIS_URL": redis_server.url}
-    with replicas(worlds, tmp_path, shared) as (alone, a, b):
+    with replicas(worlds, tmp_path, shared) as started:
+        alone, a, b = (port for _, port in started)
         statuses: list[int] = []
         codes: set[str] = set()
         stopped = asyncio.Event()
@@ -126,6 +135,64 @@ async def test_the_database_and_redis_stopped_under_load_cost_no_5xx(
                 break
             await asyncio.sleep(0.5)
         assert all(found == reference for found in recovered), "the answers come back by themselves"
+
+
+async def test_a_replica_killed_mid_scan_leaves_the_other_to_finish_it(worlds, tmp_path, database, redis_server):
+    """Two replicas start on an empty database, each scanning with short eth_getLogs ranges; the one
+    that answered first (and so scans) is killed (SIGKILL) mid-scan. The other takes its streams
+    over, and the database ends holding exactly the rows the replica alone stored in its files."""
+    built, folder, key = worlds
+    inputs = every_input(built, folder)
+    shared = {"INDEX_URL": database, "REDIS_URL": redis_server.url}
+    with replicas(worlds, tmp_path, shared, LOGS_BLOCK_RANGE="1") as started:
+        (_, alone), (first, a), (_, b) = started
+        scanning = asyncio.ensure_future(answers(a, key, inputs))
+        target = built.node.finalized_block()
+        for _ in range(500):  # until a stream is stored part of the way: the replica is mid-scan
+            with contextlib.suppress(asyncpg.UndefinedTableError):  # the replica makes the tables
+                if any(covered < target for _, _, covered in (await rows(database))["progress"]):
+                    break
+            await asyncio.sleep(0.01)
+        first.kill()
+        assert any(covered < target for _, _, covered in (await rows(database))["progress"]), "mid-scan"
+        with contextlib.suppress(aiohttp.ClientError):
+            await scanning
+        await answers(alone, key, inputs)
+        files = sqlite3.connect(tmp_path / "alone" / f"index-{built.node.chain_id}.sqlite")
+        try:
+            for _ in range(600):
+                if min(covered for (covered,) in files.execute("SELECT covered_to FROM progress")) >= target:
+                    break
+                await asyncio.sleep(0.2)
+            streams = {name for (name,) in files.execute("SELECT stream FROM progress")}
+            for _ in range(600):
+                await answers(b, key, inputs)  # every stream asked for: each one's scan goes on
+                stored = await rows(database)
+                if {name for name, _, covered in stored["progress"] if covered >= target} == streams:
+                    break
+                await asyncio.sleep(0.2)
+            for table in ("entries", "holdings"):
+                alone_rows = sorted(files.execute(f"SELECT * FROM {table}").fetchall())
+                assert stored[table] == alone_rows, table
+        finally:
+            files.close()
+
+
+async def rows(database: str) -> dict[str, list[tuple[Any, ...]]]:
+    """The database's index rows, as the SQLite files hold them (no chain column)."""
+    connection = await asyncpg.connect(database)
+    try:
+        columns = {
+            "progress": "stream, start_block, covered_to",
+            "entries": "stream, kind, key, value, block",
+            "holdings": "stream, holder, key, block",
+        }
+        return {
+            table: sorted(tuple(row) for row in await connection.fetch(f"SELECT {names} FROM {table}"))
+            for table, names in columns.items()
+        }
+    finally:
+        await connection.close()
 
 
 def test_the_compose_example_is_the_deployment_tested_here():
