@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -21,10 +22,12 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+import pytest
 import yaml
 
 from config import Settings, resolve
 from tests.conftest import served_fixture
+from tests.redis_server import free_port
 from tests.test_devnet_restart import every_input
 from tests.test_end_to_end import served
 from tests.test_past_blocks import POSITIONS
@@ -64,7 +67,8 @@ async def answers(port: int, key: str, inputs: list[dict[str, Any]]) -> tuple[li
         async def one(part: list[dict[str, Any]]) -> tuple[int, Any]:
             body = {"query": POSITIONS, "variables": {"inputs": part}}
             async with session.post(f"http://127.0.0.1:{port}/graphql", json=body, headers={"x-api-key": key}) as reply:
-                return reply.status, await reply.json(content_type=None)
+                text = await reply.text()
+                return reply.status, json.loads(text) if reply.status == 200 else {"text": text}
 
         replies = await asyncio.gather(*(one(inputs[i : i + 5]) for i in range(0, len(inputs), 5)))
     statuses = [status for status, _ in replies]
@@ -193,6 +197,46 @@ async def rows(database: str) -> dict[str, list[tuple[Any, ...]]]:
         }
     finally:
         await connection.close()
+
+
+async def test_the_examples_proxy_sends_requests_to_the_replicas_that_can_answer(
+    worlds, tmp_path, database, redis_server
+):
+    """packaging/haproxy.cfg itself (HAProxy from Debian's packages), the replicas' addresses in
+    place of the service names, in front of the two replicas: it answers as a replica alone does,
+    and once one replica is killed, every request is still answered, by the other."""
+    if shutil.which("haproxy") is None and not os.environ.get("CI"):
+        pytest.skip("HAProxy is not installed (scripts/test installs Debian's haproxy)")
+    built, folder, key = worlds
+    inputs = every_input(built, folder)[:10]
+    shared = {"INDEX_URL": database, "REDIS_URL": redis_server.url}
+    with replicas(worlds, tmp_path, shared) as started:
+        (_, alone), (first, a), (_, b) = started
+        port = free_port()
+        config = (ROOT / "packaging" / "haproxy.cfg").read_text().replace("bind :8000", f"bind 127.0.0.1:{port}")
+        config = config.replace("replica-a:8000", f"127.0.0.1:{a}").replace("replica-b:8000", f"127.0.0.1:{b}")
+        (tmp_path / "haproxy.cfg").write_text(config)
+        proxy = subprocess.Popen(["haproxy", "-f", str(tmp_path / "haproxy.cfg")], stderr=subprocess.DEVNULL)
+        try:
+            async with aiohttp.ClientSession() as session:
+                for _ in range(100):
+                    with contextlib.suppress(aiohttp.ClientError):
+                        async with session.get(f"http://127.0.0.1:{port}/readyz") as reply:
+                            if reply.status == 200:
+                                break
+                    await asyncio.sleep(0.1)
+            _, reference = await answers(alone, key, inputs)
+            statuses, found = await answers(port, key, inputs)
+            assert set(statuses) == {200}, statuses
+            assert found == reference
+            first.kill()
+            for _ in range(5):
+                statuses, found = await answers(port, key, inputs)
+                assert set(statuses) == {200}, statuses
+                assert found == reference
+        finally:
+            proxy.kill()
+            proxy.wait()
 
 
 def test_the_compose_example_is_the_deployment_tested_here():
