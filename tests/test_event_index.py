@@ -267,12 +267,19 @@ def minted(anvil, artifacts, amount: int, blocks: int) -> tuple[str, int, Stream
     return token, start, transfers(token, start)
 
 
+def fresh_chain(artifacts) -> Anvil:
+    """A chain of its own, short: a chain started again must mine up to where the first one's
+    stream starts, and the session's chain is thousands of blocks long by then."""
+    node = Anvil()
+    node.install_multicall(artifacts["Multicall3"])
+    return node
+
+
 def restarted_chain(artifacts, token: str, start: int, amount: int) -> Anvil:
     """A new chain under the same id, as a devnet started again: `token` at the same address
     (its code placed there), one mint of `amount` after `start`, and 100 blocks more; its
     blocks' hashes are all its own."""
-    node = Anvil()
-    node.install_multicall(artifacts["Multicall3"])
+    node = fresh_chain(artifacts)
     node.rpc("anvil_setCode", token, artifacts["TestToken"].runtime)
     node.mine(start - node.block_number() + 1)
     node.send(token, "mint(address,uint256)", WALLET, amount)
@@ -295,12 +302,15 @@ async def test_a_chain_reset_under_a_kept_state_directory_is_scanned_again(
 ):
     """A devnet started again under a kept state directory: its head is below the stored part and
     no stored block is on it, so the stream is dropped and scanned again; never a NETWORK_ERROR."""
-    token, start, stream = minted(anvil, artifacts, 4, 300)
+    old = fresh_chain(artifacts)
+    proxy.upstream = old.url
+    token, start, stream = minted(old, artifacts, 4, 300)
     first = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
     assert amounts(await indexed(first, stream)) == [4]
-    covered = await settled_index(first, stream, anvil)
+    covered = await settled_index(first, stream, old)
     await first.close()
     await first.chains.close()
+    old.stop()
     node = restarted_chain(artifacts, token, start, 9)
     try:
         assert node.block_number() < covered, "the new chain is shorter than the stored part"
@@ -323,18 +333,23 @@ async def test_a_chain_reset_under_a_kept_state_directory_is_scanned_again(
 async def test_an_endpoint_replaced_under_a_running_index_is_followed(anvil, artifacts, open_index, proxy, tmp_path):
     """The same, with the server running: the head going back makes the next request check the
     stored part again."""
-    token, start, stream = minted(anvil, artifacts, 4, 300)
-    indexes = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
-    assert amounts(await indexed(indexes, stream)) == [4]
-    await settled_index(indexes, stream, anvil)
-    node = restarted_chain(artifacts, token, start, 9)
+    old = fresh_chain(artifacts)
+    proxy.upstream = old.url
     try:
-        proxy.upstream = node.url
-        assert amounts(await indexed(indexes, stream)) == [9]
-        assert await settled_index(indexes, stream, node) == node.finalized_block()
+        token, start, stream = minted(old, artifacts, 4, 300)
+        indexes = await open_index({CHAIN_ID: proxy.url}, state_dir=str(tmp_path))
+        assert amounts(await indexed(indexes, stream)) == [4]
+        await settled_index(indexes, stream, old)
+        node = restarted_chain(artifacts, token, start, 9)
+        try:
+            proxy.upstream = node.url
+            assert amounts(await indexed(indexes, stream)) == [9]
+            assert await settled_index(indexes, stream, node) == node.finalized_block()
+        finally:
+            node.stop()
     finally:
         proxy.upstream = anvil.url
-        node.stop()
+        old.stop()
 
 
 async def test_a_node_behind_the_stored_part_is_answered_at_its_head(anvil, artifacts, open_index, proxy, tmp_path):
