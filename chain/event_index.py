@@ -204,7 +204,7 @@ class Indexes:
             return self._unavailable(stream, block)
         store = self.store(reader.chain_id)
         if self._behind(reader, block, progress.covered_to):
-            self._advance(reader.chain_id, stream, await reader.settled_block())
+            self._advance(reader.chain_id, stream, progress.covered_to, await reader.settled_block())
             scan = self._scans.get((reader.chain_id, stream.name))
             if scan is not None and not scan.done():
                 wait = (reader.deadline - asyncio.get_running_loop().time()) / 2
@@ -223,7 +223,7 @@ class Indexes:
             self._checked.pop((reader.chain_id, stream.name), None)
             await self._verify(reader, stream)
             return await self.view(reader, stream, again=False)
-        self._advance(reader.chain_id, stream, settled)
+        self._advance(reader.chain_id, stream, progress.covered_to, settled)
         fresh: Entries = {}
         tail: dict[str, set[str]] = {}
         for row in rows:
@@ -298,11 +298,11 @@ class Indexes:
         await self._scan(reader.chain_id, stream, target, report)
         return target
 
-    def _advance(self, chain_id: int, stream: Stream, target: int) -> None:
-        """Start the stream's background scan towards `target` unless one runs."""
+    def _advance(self, chain_id: int, stream: Stream, covered_to: int, target: int) -> None:
+        """Start the stream's background scan from `covered_to` towards `target` unless one runs."""
         key = (chain_id, stream.name)
         scan = self._scans.get(key)
-        if (scan is None or scan.done()) and self._covered.get(key, stream.start_block - 1) < target:
+        if (scan is None or scan.done()) and covered_to < target:
             self._scans[key] = scan = asyncio.ensure_future(self._scan(chain_id, stream, target))
             scan.add_done_callback(lambda done: done.cancelled() or done.exception())
 

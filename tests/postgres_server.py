@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.evm import as_child
 from tests.redis_server import free_port
 
 
@@ -31,8 +32,10 @@ class PostgresServer:
         self.port = free_port()
         self.directory = Path(tempfile.mkdtemp(prefix="index-pg-"))
         self.user = "postgres" if os.geteuid() == 0 else None
+        self.ids = None
         if self.user:
             entry = pwd.getpwnam(self.user)
+            self.ids = (entry.pw_uid, entry.pw_gid)
             os.chown(self.directory, entry.pw_uid, entry.pw_gid)
         self.process: subprocess.Popen[bytes] | None = None
         self._run([str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8"])
@@ -54,7 +57,9 @@ class PostgresServer:
     def start(self) -> None:
         argv = [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port), "-h", "127.0.0.1"]
         argv += ["-k", str(self.directory), "-c", "fsync=off", "-c", "max_connections=200"]
-        self.process = subprocess.Popen(self._command(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=self._as_owner
+        )
         deadline = time.monotonic() + 30
         ready = [str(self.bin / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"]
         while time.monotonic() < deadline:
@@ -70,10 +75,17 @@ class PostgresServer:
         subprocess.run(argv, check=True, capture_output=True, timeout=60)
         return self.url.rsplit("/", 1)[0] + "/" + name
 
+    def _as_owner(self) -> None:
+        """The server runs as the cluster's owner and ends with the tests, even by SIGKILL: the
+        death signal is set after the change of user, which clears it."""
+        if self.ids is not None:
+            os.setgid(self.ids[1])
+            os.setuid(self.ids[0])
+        as_child()
+
     def kill(self) -> None:
         """SIGKILL, as a crash: the next start recovers from the write-ahead log."""
         if self.process is not None and self.process.poll() is None:
-            subprocess.run(["pkill", "-KILL", "-f", f"postgres -D {self.data}"], check=False)
             self.process.kill()
             self.process.wait()
             deadline = time.monotonic() + 10

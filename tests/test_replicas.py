@@ -27,6 +27,7 @@ import yaml
 
 from config import Settings, resolve
 from tests.conftest import served_fixture
+from tests.evm import as_child
 from tests.redis_server import free_port
 from tests.test_devnet_restart import every_input
 from tests.test_end_to_end import served
@@ -216,7 +217,9 @@ async def test_the_examples_proxy_sends_requests_to_the_replicas_that_can_answer
         config = (ROOT / "packaging" / "haproxy.cfg").read_text().replace("bind :8000", f"bind 127.0.0.1:{port}")
         config = config.replace("replica-a:8000", f"127.0.0.1:{a}").replace("replica-b:8000", f"127.0.0.1:{b}")
         (tmp_path / "haproxy.cfg").write_text(config)
-        proxy = subprocess.Popen(["haproxy", "-f", str(tmp_path / "haproxy.cfg")], stderr=subprocess.DEVNULL)
+        proxy = subprocess.Popen(
+            ["haproxy", "-f", str(tmp_path / "haproxy.cfg")], stderr=subprocess.DEVNULL, preexec_fn=as_child
+        )
         try:
             async with aiohttp.ClientSession() as session:
                 for _ in range(100):
