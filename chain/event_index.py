@@ -110,6 +110,19 @@ class View:
     def covered_to(self) -> int:
         return self.progress.covered_to
 
+    def shortfall(self, chain_id: int, things: str) -> str:
+        """An adapter's retryable warning for an incomplete view, `things` being what its catalog
+        lists ("market and vault"): a store that could not be read reaches no block, so none is named."""
+        if self.store is None:
+            return (
+                f"the event index of chain {chain_id} cannot be read now: only each {things} found without it was "
+                f"checked, others are not listed; they are once it can be read again"
+            )
+        return (
+            f"the event index of chain {chain_id} reaches block {self.covered_to} of {self.block}: every {things} "
+            f"created up to it was checked, later ones are not listed; they are once the index has caught up"
+        )
+
     def kind(self, kind: str) -> Mapping[str, Entry]:
         """The entries of one kind by key, as of the block."""
         stored = self.stored.get(kind, {})

@@ -188,12 +188,15 @@ async def test_a_database_down_answers_without_it_and_recovers(anvil, artifacts,
     try:
         view = await indexed(indexes, stream)
         assert view.complete is False and view.store is None and await view.keys(WALLET) == set()
+        said = view.shortfall(CHAIN_ID, "market")
+        assert "cannot be read now" in said and "reaches block" not in said, said
         assert not any(postgres.url in record.getMessage() for record in caplog.records)
     finally:
         postgres.start()
     await asyncio.sleep(2.1)  # a failed pool is made again no sooner than this
     view = await indexed(indexes, stream)
     assert view.complete and amounts(view) == [3] and await view.keys(WALLET) == {token}
+    assert f"reaches block {view.covered_to} of {view.block}" in view.shortfall(CHAIN_ID, "market")
 
 
 def test_a_malformed_index_url_stops_start_up_naming_the_setting(tmp_path):

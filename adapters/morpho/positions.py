@@ -84,11 +84,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
         ctx.warnings.add(
             PART_UNREADABLE,
             blue,
-            (
-                f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: "
-                f"every market and vault created up to it was checked, later ones are not listed; "
-                f"they are once the index has caught up"
-            ),
+            view.shortfall(chain_id, "market and vault"),
             retryable=True,
         )
     (v1_shares, v2_shares, positions), (fee_recipient,) = await asyncio.gather(

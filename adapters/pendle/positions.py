@@ -120,9 +120,8 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
             PART_UNREADABLE,
             "pendle",
             (
-                f"the event index of chain {chain_id} reaches block {view.covered_to} of {block}: every market and "
-                f"yield contract created up to it was checked, later ones are not listed; they are once the index has "
-                f"caught up; a YT no longer held whose interest is still due is listed only then"
+                f"{view.shortfall(chain_id, 'market and yield contract')}; a YT no longer held whose interest is "
+                f"still due is listed only then"
             ),
             retryable=True,
         )
