@@ -290,3 +290,25 @@ def test_the_addresses_are_eigenlayers_published_deployment():
     assert [chain for chain, value in built.items() if "eigenlayer" in value] == ["1"]
     loaded = addresses.load()[1].eigenlayer
     assert loaded is not None and loaded.delegation_manager == ABI["mainnet"]["delegationManager"].lower()
+
+
+async def test_a_strategy_whose_views_fail_is_listed_with_its_figures_null_and_a_warning(world_client, world):
+    """A strategy whose token is no contract (its sharesToUnderlyingView reverts): its shares are
+    listed, its token, amount and USD null, and the answer says why."""
+    wallet, broken = world.node.accounts[18], world.node.deploy(E.compile_all()["TestStrategy"], ["address"], [ZERO])
+    world.node.send(world.strategy_manager, "setDeposit(address,address,uint256)", wallet, broken, E.ETHER)
+    found = await query_positions(world_client, QUERY, "eigenlayer", [wallet], 31337)
+    (entry,) = found["data"]
+    assert entry["restakedPositions"] == [
+        {
+            "strategy": broken,
+            "token": None,
+            "depositShares": str(E.ETHER),
+            "withdrawableShares": str(E.ETHER),
+            "amount": None,
+            "amountUsd": None,
+        }
+    ]
+    (warning,) = entry["warnings"]
+    assert (warning["code"], warning["target"]) == ("FIGURE_UNAVAILABLE", broken)
+    assert "token, amount and amountUsd are null" in warning["message"]
