@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "eigenlayer") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -219,6 +219,17 @@ class MakerAddresses:
 
 
 @dataclass(frozen=True)
+class EigenlayerAddresses:
+    """EigenLayer's core on Ethereum (adapters/eigenlayer/): the StrategyManager (token deposits),
+    the DelegationManager (delegation, slashing applied, the withdrawal queue) and the
+    EigenPodManager (EigenPods, native restaking's beacon chain ETH shares)."""
+
+    strategy_manager: str
+    delegation_manager: str
+    eigen_pod_manager: str
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -241,6 +252,7 @@ class ChainAddresses:
     maker: MakerAddresses | None = None
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
+    eigenlayer: EigenlayerAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -297,6 +309,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
+        eigenlayer=_eigenlayer(value["eigenlayer"], f"{where} eigenlayer") if "eigenlayer" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -381,6 +394,16 @@ def _lido(value: Any, where: str) -> LidoAddresses:
         _address(value.get(field), f"{where} {field}") for field in ("stETH", "wstETH", "withdrawalQueue")
     )
     return LidoAddresses(steth, wsteth, queue, _period(value, where))
+
+
+def _eigenlayer(value: Any, where: str) -> EigenlayerAddresses:
+    value = _object(value, where)
+    return EigenlayerAddresses(
+        *(
+            _address(value.get(field), f"{where} {field}")
+            for field in ("strategyManager", "delegationManager", "eigenPodManager")
+        )
+    )
 
 
 def _uniswap(value: Any, where: str) -> UniswapAddresses:

@@ -4,7 +4,8 @@ protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same d
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
-borrowing). The devnet and the fault-schedule property test use it."""
+borrowing); EigenLayer's restaked shares and queued withdrawals (saver) and an EigenPod
+(borrower). The devnet and the fault-schedule property test use it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests import (
     aave_world,
     accounts_world,
     compound_world,
+    eigenlayer_world,
     euler_world,
     fluid_world,
     lido_world,
@@ -70,6 +72,9 @@ def build(node: Anvil) -> AllWorlds:
         node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
     )
     euler = euler_world.build(node, controller, elapse=0)
+    eigenlayer = eigenlayer_world.build(
+        node, {"staker": accounts["saver"], "restaker": accounts["borrower"], "empty": accounts["empty"]}
+    )
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -88,6 +93,8 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
     data[chain]["priceFeeds"].update(euler.feeds())
+    data[chain]["eigenlayer"] = eigenlayer.addresses_override()[chain]["eigenlayer"]
+    data[chain]["priceFeeds"].update(eigenlayer.addresses_override()[chain]["priceFeeds"])
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
@@ -105,6 +112,7 @@ def build(node: Anvil) -> AllWorlds:
         "maker": maker,
         "accounts": controlled,
         "euler": euler,
+        "eigenlayer": eigenlayer,
         "vaults": vaults,
         "artifacts": artifacts,
     }

@@ -207,6 +207,8 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         }
         assert "morpho: 1 vaultV2Positions" in held["saver"], "what the README's query selects"
         assert held["empty"] == "nothing" and "fluid: 6 vaultPositions" in held["borrower"]
+        assert "eigenlayer: 2 restakedPositions, 2 queuedWithdrawals" in held["saver"]
+        assert "eigenlayer: 1 queuedWithdrawals" in held["borrower"], "its EigenPod's withdrawal"
         warned = [line for line in lines if line.startswith("#   depositor / morpho: FIGURE_UNAVAILABLE")]
         assert warned and "chain 31337" in warned[0], "on purpose, said in full"
         query = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {

@@ -55,6 +55,7 @@ PROTOCOLS = (
     "ethena",
     "sky",
     "erc4626",
+    "eigenlayer",
 )
 
 
@@ -150,6 +151,11 @@ PUBLISHED = {
     "IOsm": ("maker:OSM",),
     "IInstaList": ("instadapp:InstaList",),
     "IDFSProxyRegistry": ("defisaver:DFSProxyRegistry",),
+    "IEigenStrategyManager": ("eigenlayer:StrategyManager",),
+    "IEigenDelegationManager": ("eigenlayer:DelegationManager",),
+    "IEigenPodManager": ("eigenlayer:EigenPodManager",),
+    "IEigenPod": ("eigenlayer:EigenPod",),
+    "IEigenStrategy": ("eigenlayer:StrategyBase",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -237,6 +243,9 @@ def published_abis() -> dict[str, Signatures]:
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
+    eigenlayer = json.loads((Path(__file__).parent / "eigenlayer_abi.json").read_text())["functions"]
+    for contract, functions in eigenlayer.items():
+        found[f"eigenlayer:{contract}"] = {signature: tuple(f["outputs"]) for signature, f in functions.items()}
     return found
 
 

@@ -1,0 +1,1 @@
+"""EigenLayer: restaked shares, delegation, queued withdrawals and EigenPods (positions.py)."""

@@ -1,0 +1,220 @@
+"""EigenLayer on Ethereum: the wallet's restaked shares, its operator, its queued withdrawals and
+its EigenPod, on-chain.
+
+How each figure is derived (all at the request's pinned block; docs/protocols/eigenlayer.md has
+the long form):
+
+- Restaked positions: the StrategyManager's `getDeposits(wallet)` (the strategies and deposit
+  shares; no hand list of strategies), then the DelegationManager's
+  `getWithdrawableShares(wallet, strategies)`: the shares slashing left withdrawable. `amount` =
+  the strategy's `sharesToUnderlyingView(withdrawableShares)` in its `underlyingToken()`, USD
+  through that token's feed.
+- `operator`: `delegatedTo(wallet)`, null when it is the zero address.
+- Queued withdrawals: `getQueuedWithdrawals(wallet)` (each withdrawal and the shares it pays with
+  every slashing applied) and `minWithdrawalDelayBlocks()`. DelegationManager's
+  `_completeQueuedWithdrawal` requires `block.number > startBlock + MIN_WITHDRAWAL_DELAY_BLOCKS`,
+  so `completableFromBlock` = startBlock + delay + 1 and `completable` = pinned block >= it (a
+  completion simulated at the pinned block passes that check). `withdrawalRoot` =
+  keccak256(abi.encode(withdrawal)), the contract's `calculateWithdrawalRoot`. Beacon chain ETH
+  shares are ether, one share a wei.
+- EigenPod: the EigenPodManager's `ownerToPod(wallet)` (none: null) and
+  `podOwnerDepositShares(wallet)` (signed: a deficit is negative); `withdrawableShares` of the
+  beacon chain ETH strategy from the same `getWithdrawableShares` call (slashing applied), which
+  is the restaked ether in wei, USD through ETH/USD; the pod's
+  `withdrawableRestakedExecutionLayerGwei()`.
+
+All reads go out at once in EigenlayerLens (lenses/, chain/lens.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, cast
+
+from adapters.context import FetchContext
+from adapters.eigenlayer.contracts import (
+    BEACON_CHAIN_ETH,
+    DELEGATED_TO,
+    GET_DEPOSITS,
+    LENS,
+    MIN_WITHDRAWAL_DELAY_BLOCKS,
+    OWNER_TO_POD,
+    POD_OWNER_DEPOSIT_SHARES,
+    QUEUED_WITHDRAWALS,
+    SHARES_TO_UNDERLYING,
+    UNDERLYING_TOKEN,
+    WITHDRAWABLE_RESTAKED_GWEI,
+    WITHDRAWABLE_SHARES,
+    WITHDRAWAL,
+)
+from adapters.position_warnings import Warnings
+from adapters.prices import token_feeds, warned_usd_price
+from addresses import ChainAddresses, EigenlayerAddresses
+from chain import ChainReader, erc20
+from chain.abi import ZERO_ADDRESS, encode
+from chain.erc20 import NATIVE
+from chain.keccak import keccak256
+from chain.lens import NONE
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.eigenlayer)
+
+
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
+    eigen = cast(EigenlayerAddresses, chain.eigenlayer)
+    reader = ctx.reader()
+    _prefetch(reader, chain, eigen, wallet)
+    manager, delegation, pods = eigen.strategy_manager, eigen.delegation_manager, eigen.eigen_pod_manager
+    (strategies, deposit_shares), (operator,), (pod,), (pod_shares,) = await asyncio.gather(
+        reader.call(manager, GET_DEPOSITS, wallet, label="EigenLayer StrategyManager"),
+        reader.call(delegation, DELEGATED_TO, wallet, label="EigenLayer DelegationManager"),
+        reader.call(pods, OWNER_TO_POD, wallet, label="EigenLayer EigenPodManager"),
+        reader.call(pods, POD_OWNER_DEPOSIT_SHARES, wallet, label="EigenLayer EigenPodManager"),
+    )
+    has_pod = pod != ZERO_ADDRESS
+    withdrawable, queued = await asyncio.gather(
+        _withdrawable(reader, delegation, wallet, [*strategies, *([BEACON_CHAIN_ETH] if has_pod else [])]),
+        _queued(reader, chain, delegation, wallet, ctx.warnings),
+    )
+    restaked = await asyncio.gather(
+        *(
+            _restaked(reader, chain, strategy, deposit, shares, ctx.warnings)
+            for strategy, deposit, shares in zip(strategies, deposit_shares, withdrawable)
+        )
+    )
+    pod_shares_withdrawable = withdrawable[len(strategies) :]
+    return {
+        "operator": None if operator == ZERO_ADDRESS else operator,
+        "restakedPositions": list(restaked),
+        "queuedWithdrawals": queued,
+        "eigenPod": (
+            await _pod(reader, chain, pod, pod_shares, sum(pod_shares_withdrawable), ctx.warnings) if has_pod else None
+        ),
+    }
+
+
+def _prefetch(reader: ChainReader, chain: ChainAddresses, eigen: EigenlayerAddresses, wallet: str) -> None:
+    """Every read for `wallet` in one lens call, with the USD feeds of the tokens it finds."""
+    priced = token_feeds(chain)
+    feeds = [feed.feed for feed in priced.values()]
+    sequencer = chain.sequencer_uptime_feed or NONE
+    managers = (eigen.strategy_manager, eigen.delegation_manager, eigen.eigen_pod_manager)
+    reader.prefetch(
+        [LENS.initcode(wallet, *managers, list(priced), feeds, sequencer)],
+        [*managers, *feeds, sequencer],
+    )
+
+
+async def _withdrawable(reader: ChainReader, delegation: str, wallet: str, strategies: list[str]) -> list[int]:
+    """getWithdrawableShares' withdrawable shares of the strategies (none asked: no call)."""
+    if not strategies:
+        return []
+    withdrawable, _ = await reader.call(
+        delegation, WITHDRAWABLE_SHARES, wallet, strategies, label="EigenLayer DelegationManager"
+    )
+    return list(withdrawable)
+
+
+async def _valued(
+    reader: ChainReader, chain: ChainAddresses, strategy: str, shares: int, warnings: Warnings
+) -> dict[str, Any]:
+    """`shares` of a strategy in its underlying token, with USD: `token`, `amount`, `amountUsd`
+    (beacon chain ETH: ether, a share a wei). A strategy that fails its views leaves them null
+    with a warning."""
+    if strategy == BEACON_CHAIN_ETH:
+        token, amount = await erc20.token_info(reader, NATIVE), shares
+    else:
+        label = f"EigenLayer strategy {strategy}"
+
+        async def read() -> tuple[dict[str, Any], int]:
+            (underlying,), (amount,) = await asyncio.gather(
+                reader.call(strategy, UNDERLYING_TOKEN, label=label),
+                reader.call(strategy, SHARES_TO_UNDERLYING, shares, label=label),
+            )
+            return await erc20.token_info(reader, underlying), amount
+
+        found = await warnings.optional(read(), strategy, "token, amount and amountUsd are")
+        if found is None:
+            return {"token": None, "amount": None, "amountUsd": None}
+        token, amount = found
+    price = await warned_usd_price(reader, chain, token["address"], warnings)
+    return {
+        "token": token,
+        "amount": str(amount),
+        "amountUsd": price.value(amount, token["decimals"]) if price else None,
+    }
+
+
+async def _restaked(
+    reader: ChainReader, chain: ChainAddresses, strategy: str, deposit: int, shares: int, warnings: Warnings
+) -> dict[str, Any]:
+    return {
+        "strategy": strategy,
+        "depositShares": str(deposit),
+        "withdrawableShares": str(shares),
+        **await _valued(reader, chain, strategy, shares, warnings),
+    }
+
+
+async def _queued(
+    reader: ChainReader, chain: ChainAddresses, delegation: str, wallet: str, warnings: Warnings
+) -> list[dict[str, Any]]:
+    """The wallet's queued withdrawals (those of the slashing release on: the view lists no
+    older ones), each with what it pays and the block from which it can be completed."""
+    label = "EigenLayer DelegationManager"
+    withdrawals, shares = await reader.call(delegation, QUEUED_WITHDRAWALS, wallet, label=label)
+    if not withdrawals:
+        return []
+    (delay,), block = await asyncio.gather(
+        reader.call(delegation, MIN_WITHDRAWAL_DELAY_BLOCKS, label=label), reader.block_number()
+    )
+    found = []
+    for withdrawal, paid in zip(withdrawals, shares):
+        legs = await asyncio.gather(
+            *(
+                _valued(reader, chain, strategy, amount, warnings)
+                for strategy, amount in zip(withdrawal.strategies, paid)
+            )
+        )
+        completable_from = withdrawal.startBlock + delay + 1
+        found.append(
+            {
+                "withdrawalRoot": "0x" + keccak256(encode([WITHDRAWAL], [withdrawal])).hex(),
+                "nonce": str(withdrawal.nonce),
+                "delegatedTo": None if withdrawal.delegatedTo == ZERO_ADDRESS else withdrawal.delegatedTo,
+                "startBlock": withdrawal.startBlock,
+                "completableFromBlock": completable_from,
+                "completable": block >= completable_from,
+                "strategies": [
+                    {"strategy": strategy, "scaledShares": str(scaled), "shares": str(amount), **leg}
+                    for strategy, scaled, amount, leg in zip(withdrawal.strategies, withdrawal.scaledShares, paid, legs)
+                ],
+            }
+        )
+    return found
+
+
+async def _pod(
+    reader: ChainReader, chain: ChainAddresses, pod: str, deposit: int, withdrawable: int, warnings: Warnings
+) -> dict[str, Any]:
+    """The wallet's EigenPod: its beacon chain ETH shares and the restaked ether they are."""
+    label = f"EigenLayer EigenPod {pod}"
+
+    async def restaked_gwei() -> int:
+        (gwei,) = await reader.call(pod, WITHDRAWABLE_RESTAKED_GWEI, label=label)
+        return cast(int, gwei)
+
+    gwei, price = await asyncio.gather(
+        warnings.optional(restaked_gwei(), pod, "withdrawableRestakedExecutionLayerGwei is"),
+        warned_usd_price(reader, chain, NATIVE, warnings),
+    )
+    return {
+        "address": pod,
+        "depositShares": str(deposit),
+        "withdrawableShares": str(withdrawable),
+        "restakedEth": str(withdrawable),
+        "restakedEthUsd": price.value(withdrawable, 18) if price else None,
+        "withdrawableRestakedExecutionLayerGwei": None if gwei is None else str(gwei),
+    }
