@@ -4,7 +4,8 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "etherfi",
+"rocketpool", "renzo", "kelp") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -219,6 +220,29 @@ class MakerAddresses:
 
 
 @dataclass(frozen=True)
+class EtherfiAddresses:
+    """ether.fi on Ethereum: eETH (rebasing), weETH (its wrapper), the LiquidityPool (ether per
+    share) and the WithdrawRequestNFT (withdrawal requests, found through its Transfer events from
+    `start_block`)."""
+
+    eeth: str
+    weeth: str
+    liquidity_pool: str
+    withdraw_request_nft: Deployment
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of ether per eETH share)."""
+
+
+@dataclass(frozen=True)
+class RocketPoolAddresses:
+    """Rocket Pool on Ethereum: rETH (RocketTokenRETH), its rate and its burn in one contract."""
+
+    reth: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of rETH's exchange rate)."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -241,6 +265,8 @@ class ChainAddresses:
     maker: MakerAddresses | None = None
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
+    etherfi: EtherfiAddresses | None = None
+    rocketpool: RocketPoolAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -297,6 +323,8 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
+        etherfi=_etherfi(value["etherfi"], f"{where} etherfi") if "etherfi" in value else None,
+        rocketpool=_rocketpool(value["rocketpool"], f"{where} rocketpool") if "rocketpool" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -431,6 +459,18 @@ def _accounts(value: Any, where: str) -> AccountsAddresses:
         dpm,
         tuple(_address(registry, f"{where} dfsProxyRegistries") for registry in dfs),
     )
+
+
+def _etherfi(value: Any, where: str) -> EtherfiAddresses:
+    value = _object(value, where)
+    eeth, weeth, pool = (_address(value.get(name), f"{where} {name}") for name in ("eETH", "weETH", "liquidityPool"))
+    nft = _deployment(value.get("withdrawRequestNFT"), f"{where} withdrawRequestNFT")
+    return EtherfiAddresses(eeth, weeth, pool, nft, _period(value, where))
+
+
+def _rocketpool(value: Any, where: str) -> RocketPoolAddresses:
+    value = _object(value, where)
+    return RocketPoolAddresses(_address(value.get("rETH"), f"{where} rETH"), _period(value, where))
 
 
 def _period(value: dict[str, Any], where: str) -> int:

@@ -150,6 +150,11 @@ PUBLISHED = {
     "IOsm": ("maker:OSM",),
     "IInstaList": ("instadapp:InstaList",),
     "IDFSProxyRegistry": ("defisaver:DFSProxyRegistry",),
+    "IEETH": ("liquid-staking:etherfi:eETH",),
+    "ILiquidityPool": ("liquid-staking:etherfi:LiquidityPool",),
+    "IWeETH": ("liquid-staking:etherfi:weETH",),
+    "IWithdrawRequestNFT": ("liquid-staking:etherfi:WithdrawRequestNFT",),
+    "IRocketTokenRETH": ("liquid-staking:rocketpool:rETH",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -237,6 +242,9 @@ def published_abis() -> dict[str, Signatures]:
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
+    recorded = json.loads((Path(__file__).parent / "liquid_staking_abi.json").read_text())["functions"]
+    for contract, functions in recorded.items():
+        found[f"liquid-staking:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
     return found
 
 

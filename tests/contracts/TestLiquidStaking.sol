@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+/// ether.fi's LiquidityPool as the adapter reads it (etherfi-protocol/smart-contracts at b4a0968,
+/// src/core/LiquidityPool.sol): ether per eETH share is the pooled ether over the total shares,
+/// rounded down, which the test sets.
+contract TestEtherfiPool {
+    uint256 public totalPooledEther;
+    uint256 public totalShares;
+
+    function setTotals(uint256 pooled, uint256 shares) external {
+        totalPooledEther = pooled;
+        totalShares = shares;
+    }
+
+    function amountForShare(uint256 share) public view returns (uint256) {
+        if (totalShares == 0) return 0;
+        return share * totalPooledEther / totalShares;
+    }
+}
+
+/// ether.fi's eETH (src/core/EETH.sol): `shares` per account; `balanceOf` is the pool's
+/// `amountForShare` of them (it rebases).
+contract TestEETH {
+    string public constant name = "ether.fi ETH";
+    string public constant symbol = "eETH";
+    uint8 public constant decimals = 18;
+    TestEtherfiPool public immutable pool;
+    mapping(address => uint256) public shares;
+
+    constructor(TestEtherfiPool pool_) {
+        pool = pool_;
+    }
+
+    function setShares(address account, uint256 amount) external {
+        shares[account] = amount;
+    }
+
+    function balanceOf(address account) external view returns (uint256) {
+        return pool.amountForShare(shares[account]);
+    }
+}
+
+/// ether.fi's weETH (src/core/WeETH.sol): one eETH share per token, `getEETHByWeETH` the pool's
+/// `amountForShare`.
+contract TestWeETH {
+    string public constant name = "Wrapped eETH";
+    string public constant symbol = "weETH";
+    uint8 public constant decimals = 18;
+    TestEtherfiPool public immutable pool;
+    mapping(address => uint256) public balanceOf;
+
+    constructor(TestEtherfiPool pool_) {
+        pool = pool_;
+    }
+
+    function mint(address account, uint256 amount) external {
+        balanceOf[account] += amount;
+    }
+
+    function getEETHByWeETH(uint256 amount) external view returns (uint256) {
+        return pool.amountForShare(amount);
+    }
+}
+
+/// ether.fi's WithdrawRequestNFT (src/withdrawals/WithdrawRequestNFT.sol): an ERC-721 without
+/// enumeration, a request per token; finalized up to `lastFinalizedRequestId`; what a finalized
+/// request pays is the lesser of its eETH and its shares at the rate frozen when it was finalized;
+/// claimed requests are burned. `ownerOf` reverts for a token that does not exist, as
+/// OpenZeppelin's ERC721 does.
+contract TestWithdrawRequestNFT {
+    struct WithdrawRequest {
+        uint96 amountOfEEth;
+        uint96 shareOfEEth;
+        bool isValid;
+        uint32 feeGwei;
+    }
+
+    event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+
+    mapping(uint256 => WithdrawRequest) private _requests;
+    mapping(uint256 => address) private _owners;
+    mapping(uint256 => uint256) public frozenRateFor;
+    mapping(address => uint256) public balanceOf;
+    uint32 public lastFinalizedRequestId;
+
+    function request(address owner, uint256 id, uint96 amount, uint96 share) external {
+        _requests[id] = WithdrawRequest(amount, share, true, 0);
+        _owners[id] = owner;
+        balanceOf[owner] += 1;
+        emit Transfer(address(0), owner, id);
+    }
+
+    function transferFrom(address from, address to, uint256 id) external {
+        require(_owners[id] == from, "not the owner");
+        _owners[id] = to;
+        balanceOf[from] -= 1;
+        balanceOf[to] += 1;
+        emit Transfer(from, to, id);
+    }
+
+    function finalize(uint32 upTo, uint256 rate) external {
+        for (uint256 id = lastFinalizedRequestId + 1; id <= upTo; id++) {
+            frozenRateFor[id] = rate;
+        }
+        lastFinalizedRequestId = upTo;
+    }
+
+    function invalidateRequest(uint256 id) external {
+        _requests[id].isValid = false;
+    }
+
+    function claim(uint256 id) external {
+        address owner = _owners[id];
+        delete _owners[id];
+        balanceOf[owner] -= 1;
+        emit Transfer(owner, address(0), id);
+    }
+
+    function ownerOf(uint256 id) external view returns (address owner) {
+        owner = _owners[id];
+        require(owner != address(0), "ERC721: invalid token ID");
+    }
+
+    function getRequest(uint256 id) external view returns (WithdrawRequest memory) {
+        return _requests[id];
+    }
+
+    function isFinalized(uint256 id) public view returns (bool) {
+        return id <= lastFinalizedRequestId;
+    }
+
+    function getClaimableAmount(uint256 id) external view returns (uint256) {
+        require(isFinalized(id), "RequestNotFinalized");
+        WithdrawRequest memory r = _requests[id];
+        uint256 forShares = uint256(r.shareOfEEth) * frozenRateFor[id] / 1e18;
+        return forShares < r.amountOfEEth ? forShares : r.amountOfEEth;
+    }
+}
+
+/// Rocket Pool's rETH (rocket-pool/rocketpool at fef41a4, contracts/contract/token/RocketTokenRETH.sol):
+/// its ether value is the network's total ETH balance over the rETH supply the oracle DAO reports
+/// (set by the test); `getTotalCollateral` the contract's ether and the deposit pool's excess.
+contract TestRETH {
+    string public constant name = "Rocket Pool ETH";
+    string public constant symbol = "rETH";
+    uint8 public constant decimals = 18;
+    uint256 public totalEthBalance;
+    uint256 public totalRethSupply;
+    uint256 public depositPoolExcess;
+    mapping(address => uint256) public balanceOf;
+
+    function setBalances(uint256 eth, uint256 reth) external {
+        totalEthBalance = eth;
+        totalRethSupply = reth;
+    }
+
+    function setDepositPoolExcess(uint256 excess) external {
+        depositPoolExcess = excess;
+    }
+
+    function mint(address account, uint256 amount) external {
+        balanceOf[account] += amount;
+    }
+
+    receive() external payable {}
+
+    function getEthValue(uint256 reth) public view returns (uint256) {
+        if (totalRethSupply == 0) return reth;
+        return reth * totalEthBalance / totalRethSupply;
+    }
+
+    function getRethValue(uint256 eth) public view returns (uint256) {
+        if (totalRethSupply == 0) return eth;
+        return eth * totalRethSupply / totalEthBalance;
+    }
+
+    function getExchangeRate() external view returns (uint256) {
+        return getEthValue(1 ether);
+    }
+
+    function getTotalCollateral() external view returns (uint256) {
+        return depositPoolExcess + address(this).balance;
+    }
+}

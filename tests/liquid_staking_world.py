@@ -1,0 +1,120 @@
+"""ether.fi and Rocket Pool on anvil: eETH, weETH, the LiquidityPool, the WithdrawRequestNFT and
+rETH as test contracts with the views of the published ABIs (tests/contracts/TestLiquidStaking.sol),
+an ETH/USD feed, a holder of eETH, weETH and rETH, a wallet with withdraw requests (pending,
+finalized, finalized but invalidated, claimed, sent away and received) and a small rETH holder.
+Both rates grow between two blocks a week apart, so the APYs follow from the two states.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
+
+WEEK = 7 * 24 * 3600
+ETHER = 10**18
+POOL = ((2_600_000 * ETHER, 2_500_000 * ETHER), (2_600_480 * ETHER, 2_500_000 * ETHER))
+"""ether.fi's (pooled ether, eETH shares) a week back and now."""
+RETH = ((1_160_000 * ETHER, 1_040_000 * ETHER), (1_160_250 * ETHER, 1_040_000 * ETHER))
+"""Rocket Pool's (total ETH balance, rETH supply) a week back and now."""
+RETH_BALANCE, RETH_EXCESS = 7 * ETHER, 25 * ETHER
+"""The rETH contract's own ether and the deposit pool's excess: 32 ETH of collateral for burns."""
+ETH_USD = 3_000 * 10**8
+FROZEN_RATE = 1_039 * 10**15
+"""Ether per share frozen when the first requests were finalized."""
+REQUESTS = {
+    1: (3 * ETHER, 2_850 * 10**15),
+    2: (ETHER, 960 * 10**15),
+    4: (2 * ETHER, 1_925 * 10**15),
+    5: (5 * ETHER, 4_800 * 10**15),
+    6: (ETHER // 2, 480 * 10**15),
+    7: (4 * ETHER, 3_850 * 10**15),
+}
+"""Request id -> (amountOfEEth, shareOfEEth). The requester made 1, 2, 4, 5 and 7; 6 the holder made
+and sent to the requester; the requester sent 5 away and claimed 2. 1, 2 and 4 are finalized, 4
+then invalidated; 6 and 7 are pending."""
+FINALIZED = 4
+
+
+@functools.lru_cache(maxsize=1)
+def compile_all() -> dict[str, Artifact]:
+    return compile_contracts([CONTRACTS / "TestLiquidStaking.sol", CONTRACTS / "TestPriceFeed.sol"])
+
+
+@dataclass
+class LiquidStakingWorld:
+    node: Anvil
+    wallets: dict[str, str] = field(default_factory=dict)
+    contracts: dict[str, str] = field(default_factory=dict)
+    """By name: pool, eETH, weETH, nft, rETH, ETH/USD."""
+    holdings: dict[str, int] = field(default_factory=dict)
+    """The holder's eETH shares, weETH, rETH; the small holder's rETH ("rETH small")."""
+    start: int = 0
+    then: int = 0
+    t_then: int = 0
+
+    def addresses_override(self) -> dict[str, Any]:
+        c = self.contracts
+        return {
+            str(self.node.chain_id): {
+                "name": "anvil devnet",
+                "etherfi": {
+                    "eETH": c["eETH"],
+                    "weETH": c["weETH"],
+                    "liquidityPool": c["pool"],
+                    "withdrawRequestNFT": {"address": c["nft"], "startBlock": self.start},
+                },
+                "rocketpool": {"rETH": c["rETH"]},
+                "priceFeeds": {},
+                "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": c["ETH/USD"], "heartbeat": 10**9}},
+            }
+        }
+
+    def write_addresses(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.addresses_override(), indent=2))
+        return path
+
+
+def build(node: Anvil, wallets: dict[str, str] | None = None) -> LiquidStakingWorld:
+    """`wallets` (holder, requester, small, empty, other) default to anvil accounts 14-18."""
+    artifacts = compile_all()
+    world = LiquidStakingWorld(node)
+    world.wallets = wallets or dict(zip(("holder", "requester", "small", "empty", "other"), node.accounts[14:19]))
+    holder, requester, other = world.wallets["holder"], world.wallets["requester"], world.wallets["other"]
+    c = world.contracts
+    world.start = node.block_number()
+    c["pool"] = node.deploy(artifacts["TestEtherfiPool"])
+    c["eETH"] = node.deploy(artifacts["TestEETH"], ["address"], [c["pool"]])
+    c["weETH"] = node.deploy(artifacts["TestWeETH"], ["address"], [c["pool"]])
+    c["nft"] = node.deploy(artifacts["TestWithdrawRequestNFT"])
+    c["rETH"] = node.deploy(artifacts["TestRETH"])
+    c["ETH/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, node.timestamp())
+    node.send(c["pool"], "setTotals(uint256,uint256)", *POOL[0])
+    node.send(c["rETH"], "setBalances(uint256,uint256)", *RETH[0])
+    node.send(c["rETH"], "setDepositPoolExcess(uint256)", RETH_EXCESS)
+    node.rpc("anvil_setBalance", c["rETH"], hex(RETH_BALANCE))
+    world.holdings = {"eETH": 11 * ETHER + 789, "weETH": 4 * ETHER, "rETH": 30 * ETHER, "rETH small": 2 * ETHER}
+    node.send(c["eETH"], "setShares(address,uint256)", holder, world.holdings["eETH"])
+    node.send(c["weETH"], "mint(address,uint256)", holder, world.holdings["weETH"])
+    node.send(c["rETH"], "mint(address,uint256)", holder, world.holdings["rETH"])
+    node.send(c["rETH"], "mint(address,uint256)", world.wallets["small"], world.holdings["rETH small"])
+    for request, (amount, share) in REQUESTS.items():
+        owner = holder if request == 6 else requester
+        node.send(c["nft"], "request(address,uint256,uint96,uint96)", owner, request, amount, share)
+    node.send(c["nft"], "transferFrom(address,address,uint256)", holder, requester, 6, sender=holder)
+    node.send(c["nft"], "transferFrom(address,address,uint256)", requester, other, 5, sender=requester)
+    node.send(c["nft"], "finalize(uint32,uint256)", FINALIZED, FROZEN_RATE)
+    node.send(c["nft"], "invalidateRequest(uint256)", 4)
+    node.send(c["nft"], "claim(uint256)", 2)
+    world.then = node.block_number()
+    world.t_then = node.timestamp(world.then)
+    node.rpc("evm_setNextBlockTimestamp", hex(world.t_then + WEEK + 600))
+    node.send(c["pool"], "setTotals(uint256,uint256)", *POOL[1])
+    node.send(c["rETH"], "setBalances(uint256,uint256)", *RETH[1])
+    node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, node.timestamp())
+    return world
