@@ -243,6 +243,26 @@ class RocketPoolAddresses:
 
 
 @dataclass(frozen=True)
+class RenzoAddresses:
+    """Renzo on Ethereum: ezETH and the RestakeManager, whose `calculateTVLs` values what backs it."""
+
+    ezeth: str
+    restake_manager: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of ether per ezETH)."""
+
+
+@dataclass(frozen=True)
+class KelpAddresses:
+    """Kelp on Ethereum: rsETH and the LRTOracle, whose `rsETHPrice` is ether per rsETH."""
+
+    rseth: str
+    lrt_oracle: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of rsETHPrice)."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -267,6 +287,8 @@ class ChainAddresses:
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
     etherfi: EtherfiAddresses | None = None
     rocketpool: RocketPoolAddresses | None = None
+    renzo: RenzoAddresses | None = None
+    kelp: KelpAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -325,6 +347,8 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
         etherfi=_etherfi(value["etherfi"], f"{where} etherfi") if "etherfi" in value else None,
         rocketpool=_rocketpool(value["rocketpool"], f"{where} rocketpool") if "rocketpool" in value else None,
+        renzo=_renzo(value["renzo"], f"{where} renzo") if "renzo" in value else None,
+        kelp=_kelp(value["kelp"], f"{where} kelp") if "kelp" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -471,6 +495,18 @@ def _etherfi(value: Any, where: str) -> EtherfiAddresses:
 def _rocketpool(value: Any, where: str) -> RocketPoolAddresses:
     value = _object(value, where)
     return RocketPoolAddresses(_address(value.get("rETH"), f"{where} rETH"), _period(value, where))
+
+
+def _renzo(value: Any, where: str) -> RenzoAddresses:
+    value = _object(value, where)
+    ezeth, manager = (_address(value.get(name), f"{where} {name}") for name in ("ezETH", "restakeManager"))
+    return RenzoAddresses(ezeth, manager, _period(value, where))
+
+
+def _kelp(value: Any, where: str) -> KelpAddresses:
+    value = _object(value, where)
+    rseth, oracle = (_address(value.get(name), f"{where} {name}") for name in ("rsETH", "lrtOracle"))
+    return KelpAddresses(rseth, oracle, _period(value, where))
 
 
 def _period(value: dict[str, Any], where: str) -> int:

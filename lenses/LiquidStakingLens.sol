@@ -48,6 +48,16 @@ interface IRocketTokenRETH {
     function getTotalCollateral() external view returns (uint256);
 }
 
+/// @dev Renzo's RestakeManager (contracts/IRestakeManager.sol): the value of everything backing ezETH.
+interface IRestakeManager {
+    function calculateTVLs() external view returns (uint256[][] memory, uint256[] memory, uint256);
+}
+
+/// @dev Kelp's LRTOracle (contracts/interfaces/ILRTOracle.sol): ether per rsETH.
+interface ILRTOracle {
+    function rsETHPrice() external view returns (uint256);
+}
+
 /// @dev The USD feeds' reads and the sequencer uptime feed's, as adapters/prices.py makes them.
 abstract contract PricedRecorder is Recorder {
     function _feeds(Tape memory tape, address[] memory feeds, address sequencer) internal view {
@@ -131,6 +141,34 @@ contract RocketPoolLens is PricedRecorder {
             uint256 eth = _word(tape, reth, abi.encodeCall(IRocketTokenRETH.getEthValue, (balance)));
             uint256 collateral = _word(tape, reth, abi.encodeCall(IRocketTokenRETH.getTotalCollateral, ()));
             if (collateral < eth) _call(tape, reth, abi.encodeCall(IRocketTokenRETH.getRethValue, (collateral)));
+            _feeds(tape, feeds, sequencer);
+        }
+        _finish(tape);
+    }
+}
+
+/// @title The reads of one Renzo or Kelp input (adapters/liquid_staking/renzo.py, kelp.py), in one call
+/// @notice The wallet's `balanceOf` of the token; where it holds some: the token's facts, then for
+/// Renzo (`kelp` false) the RestakeManager's `calculateTVLs()` and ezETH's `totalSupply()`, for Kelp
+/// the LRTOracle's `rsETHPrice()`; then the USD feeds and the sequencer uptime feed.
+contract RestakedTokenLens is PricedRecorder {
+    constructor(
+        address wallet,
+        address token,
+        address rate,
+        bool kelp,
+        address[] memory feeds,
+        address sequencer
+    ) {
+        Tape memory tape = _tape();
+        if (_word(tape, token, abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
+            _tokenInfo(tape, token);
+            if (kelp) {
+                _call(tape, rate, abi.encodeCall(ILRTOracle.rsETHPrice, ()));
+            } else {
+                _call(tape, rate, abi.encodeCall(IRestakeManager.calculateTVLs, ()));
+                _call(tape, token, abi.encodeCall(IERC20.totalSupply, ()));
+            }
             _feeds(tape, feeds, sequencer);
         }
         _finish(tape);

@@ -1,8 +1,9 @@
-"""ether.fi and Rocket Pool on anvil: eETH, weETH, the LiquidityPool, the WithdrawRequestNFT and
-rETH as test contracts with the views of the published ABIs (tests/contracts/TestLiquidStaking.sol),
-an ETH/USD feed, a holder of eETH, weETH and rETH, a wallet with withdraw requests (pending,
+"""ether.fi, Rocket Pool, Renzo and Kelp on anvil: eETH, weETH, the LiquidityPool, the
+WithdrawRequestNFT, rETH, ezETH with Renzo's RestakeManager and rsETH with Kelp's LRTOracle as test
+contracts with the views of the published ABIs (tests/contracts/TestLiquidStaking.sol),
+an ETH/USD feed, a holder of eETH, weETH, rETH, ezETH and rsETH, a wallet with withdraw requests (pending,
 finalized, finalized but invalidated, claimed, sent away and received) and a small rETH holder.
-Both rates grow between two blocks a week apart, so the APYs follow from the two states.
+Every rate grows between two blocks a week apart, so the APYs follow from the two states.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ POOL = ((2_600_000 * ETHER, 2_500_000 * ETHER), (2_600_480 * ETHER, 2_500_000 * 
 """ether.fi's (pooled ether, eETH shares) a week back and now."""
 RETH = ((1_160_000 * ETHER, 1_040_000 * ETHER), (1_160_250 * ETHER, 1_040_000 * ETHER))
 """Rocket Pool's (total ETH balance, rETH supply) a week back and now."""
+RENZO_TVLS = ((300_000 * ETHER, 120_000 * ETHER + 17), (300_050 * ETHER, 120_020 * ETHER + 17))
+"""Renzo's operator delegators' TVLs a week back and now (ezETH's supply stays)."""
+EZETH_SUPPLY = 410_000 * ETHER
+RSETH_PRICE = (1_041_200_000_000_000_000, 1_041_400_000_000_000_000)
+"""Kelp's rsETHPrice a week back and now."""
 RETH_BALANCE, RETH_EXCESS = 7 * ETHER, 25 * ETHER
 """The rETH contract's own ether and the deposit pool's excess: 32 ETH of collateral for burns."""
 ETH_USD = 3_000 * 10**8
@@ -50,9 +56,9 @@ class LiquidStakingWorld:
     node: Anvil
     wallets: dict[str, str] = field(default_factory=dict)
     contracts: dict[str, str] = field(default_factory=dict)
-    """By name: pool, eETH, weETH, nft, rETH, ETH/USD."""
+    """By name: pool, eETH, weETH, nft, rETH, ezETH, RestakeManager, rsETH, LRTOracle, ETH/USD."""
     holdings: dict[str, int] = field(default_factory=dict)
-    """The holder's eETH shares, weETH, rETH; the small holder's rETH ("rETH small")."""
+    """The holder's eETH shares, weETH, rETH, ezETH, rsETH; the small holder's rETH ("rETH small")."""
     start: int = 0
     then: int = 0
     t_then: int = 0
@@ -69,18 +75,31 @@ class LiquidStakingWorld:
                     "withdrawRequestNFT": {"address": c["nft"], "startBlock": self.start},
                 },
                 "rocketpool": {"rETH": c["rETH"]},
+                "renzo": {"ezETH": c["ezETH"], "restakeManager": c["RestakeManager"]},
+                "kelp": {"rsETH": c["rsETH"], "lrtOracle": c["LRTOracle"]},
                 "priceFeeds": {},
                 "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": c["ETH/USD"], "heartbeat": 10**9}},
             }
         }
+
+    def grow(self) -> None:
+        """Both rates as they are now (ether per share and rETH's rate up), the feed updated."""
+        c = self.contracts
+        self.node.send(c["pool"], "setTotals(uint256,uint256)", *POOL[1])
+        self.node.send(c["rETH"], "setBalances(uint256,uint256)", *RETH[1])
+        self.node.send(c["RestakeManager"], "setTVLs(uint256[])", list(RENZO_TVLS[1]))
+        self.node.send(c["LRTOracle"], "setPrice(uint256)", RSETH_PRICE[1])
+        self.node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, self.node.timestamp())
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
         return path
 
 
-def build(node: Anvil, wallets: dict[str, str] | None = None) -> LiquidStakingWorld:
-    """`wallets` (holder, requester, small, empty, other) default to anvil accounts 14-18."""
+def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = True) -> LiquidStakingWorld:
+    """`wallets` (holder, requester, small, empty, other) default to anvil accounts 14-18. Without
+    `elapse`, the week does not pass here and the rates stay as they were: the caller lets time
+    pass and calls `grow` (all the worlds on one chain, where another world moves the clock)."""
     artifacts = compile_all()
     world = LiquidStakingWorld(node)
     world.wallets = wallets or dict(zip(("holder", "requester", "small", "empty", "other"), node.accounts[14:19]))
@@ -92,13 +111,29 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> LiquidStakingWo
     c["weETH"] = node.deploy(artifacts["TestWeETH"], ["address"], [c["pool"]])
     c["nft"] = node.deploy(artifacts["TestWithdrawRequestNFT"])
     c["rETH"] = node.deploy(artifacts["TestRETH"])
+    c["ezETH"] = node.deploy(artifacts["TestRestakedToken"], ["string", "string"], ["Renzo Restaked ETH", "ezETH"])
+    c["RestakeManager"] = node.deploy(artifacts["TestRestakeManager"])
+    c["rsETH"] = node.deploy(artifacts["TestRestakedToken"], ["string", "string"], ["rsETH", "rsETH"])
+    c["LRTOracle"] = node.deploy(artifacts["TestLRTOracle"])
     c["ETH/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    node.send(c["RestakeManager"], "setTVLs(uint256[])", list(RENZO_TVLS[0]))
+    node.send(c["LRTOracle"], "setPrice(uint256)", RSETH_PRICE[0])
     node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, node.timestamp())
     node.send(c["pool"], "setTotals(uint256,uint256)", *POOL[0])
     node.send(c["rETH"], "setBalances(uint256,uint256)", *RETH[0])
     node.send(c["rETH"], "setDepositPoolExcess(uint256)", RETH_EXCESS)
     node.rpc("anvil_setBalance", c["rETH"], hex(RETH_BALANCE))
-    world.holdings = {"eETH": 11 * ETHER + 789, "weETH": 4 * ETHER, "rETH": 30 * ETHER, "rETH small": 2 * ETHER}
+    world.holdings = {
+        "eETH": 11 * ETHER + 789,
+        "weETH": 4 * ETHER,
+        "rETH": 30 * ETHER,
+        "rETH small": 2 * ETHER,
+        "ezETH": 6 * ETHER + 5,
+        "rsETH": 9 * ETHER + 3,
+    }
+    for token in ("ezETH", "rsETH"):
+        node.send(c[token], "mint(address,uint256)", holder, world.holdings[token])
+    node.send(c["ezETH"], "setTotalSupply(uint256)", EZETH_SUPPLY)
     node.send(c["eETH"], "setShares(address,uint256)", holder, world.holdings["eETH"])
     node.send(c["weETH"], "mint(address,uint256)", holder, world.holdings["weETH"])
     node.send(c["rETH"], "mint(address,uint256)", holder, world.holdings["rETH"])
@@ -113,8 +148,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> LiquidStakingWo
     node.send(c["nft"], "claim(uint256)", 2)
     world.then = node.block_number()
     world.t_then = node.timestamp(world.then)
-    node.rpc("evm_setNextBlockTimestamp", hex(world.t_then + WEEK + 600))
-    node.send(c["pool"], "setTotals(uint256,uint256)", *POOL[1])
-    node.send(c["rETH"], "setBalances(uint256,uint256)", *RETH[1])
-    node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, node.timestamp())
+    if elapse:
+        node.rpc("evm_setNextBlockTimestamp", hex(world.t_then + WEEK + 600))
+        world.grow()
     return world

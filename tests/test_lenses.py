@@ -55,6 +55,10 @@ PROTOCOLS = (
     "ethena",
     "sky",
     "erc4626",
+    "etherfi",
+    "rocketpool",
+    "renzo",
+    "kelp",
 )
 
 
@@ -155,6 +159,8 @@ PUBLISHED = {
     "IWeETH": ("liquid-staking:etherfi:weETH",),
     "IWithdrawRequestNFT": ("liquid-staking:etherfi:WithdrawRequestNFT",),
     "IRocketTokenRETH": ("liquid-staking:rocketpool:rETH",),
+    "IRestakeManager": ("liquid-staking:renzo:RestakeManager",),
+    "ILRTOracle": ("liquid-staking:kelp:LRTOracle",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's

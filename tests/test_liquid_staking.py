@@ -24,6 +24,8 @@ QUERIES = {
         claimableEth claimableEthUsd }} }}""",
     "rocketpool": f"""... on RocketpoolWalletPositions {{ {COMMON} {STAKED}
       burn {{ totalCollateral burnableREth burnableEth burnableEthUsd }} }}""",
+    "renzo": f"... on RenzoWalletPositions {{ {COMMON} {STAKED} }}",
+    "kelp": f"... on KelpWalletPositions {{ {COMMON} {STAKED} }}",
 }
 
 world = world_fixture(L.build)
@@ -160,11 +162,64 @@ async def test_a_small_reth_holder_can_burn_all_of_it(world_client, world):
     }
 
 
+async def test_ezeth_in_ether_by_what_the_restake_manager_says_backs_it(world_client, world):
+    entry = await answer(world_client, "renzo", world.wallets["holder"])
+    node, c, block, balance = world.node, world.contracts, entry["blockNumber"], world.holdings["ezETH"]
+
+    def per_ezeth(at: int) -> Fraction:
+        *_, tvl = node.call(
+            c["RestakeManager"], "calculateTVLs()", returns=["uint256[][]", "uint256[]", "uint256"], block=at
+        )
+        supply = node.call(c["ezETH"], "totalSupply()", block=at)
+        return Fraction(tvl, supply)
+
+    eth = int(balance * per_ezeth(block))
+    rate = int(L.ETHER * per_ezeth(block))
+    growth = (
+        float(Fraction(rate, int(L.ETHER * per_ezeth(world.then)))) ** (YEAR / (node.timestamp(block) - world.t_then))
+        - 1
+    )
+    assert growth > 0.0001
+    assert entry["stakedPositions"] == [
+        {
+            "type": "renzo-ezeth",
+            "token": {"address": c["ezETH"], "symbol": "ezETH", "name": "Renzo Restaked ETH", "decimals": 18},
+            "balance": str(balance),
+            "shares": str(balance),
+            "eth": str(eth),
+            "ethPerToken": str(rate),
+            "balanceUsd": usd(eth),
+            "apy": pytest.approx(growth, rel=1e-12),
+        }
+    ]
+
+
+async def test_rseth_in_ether_by_kelps_oracle(world_client, world):
+    entry = await answer(world_client, "kelp", world.wallets["holder"])
+    node, c, block, balance = world.node, world.contracts, entry["blockNumber"], world.holdings["rsETH"]
+    price = node.call(c["LRTOracle"], "rsETHPrice()", block=block)
+    eth = balance * price // L.ETHER
+    assert entry["stakedPositions"] == [
+        {
+            "type": "kelp-rseth",
+            "token": {"address": c["rsETH"], "symbol": "rsETH", "name": "rsETH", "decimals": 18},
+            "balance": str(balance),
+            "shares": str(balance),
+            "eth": str(eth),
+            "ethPerToken": str(price),
+            "balanceUsd": usd(eth),
+            "apy": pytest.approx(apy(world, c["LRTOracle"], "rsETHPrice()", (), block), rel=1e-12),
+        }
+    ]
+
+
 async def test_a_wallet_with_nothing_has_nothing(world_client, world):
     etherfi = await answer(world_client, "etherfi", world.wallets["empty"])
     assert etherfi["stakedPositions"] == etherfi["withdrawalRequests"] == []
     rocketpool = await answer(world_client, "rocketpool", world.wallets["empty"])
     assert rocketpool["stakedPositions"] == [] and rocketpool["burn"] is None
+    for protocol in ("renzo", "kelp"):
+        assert (await answer(world_client, protocol, world.wallets["empty"]))["stakedPositions"] == []
 
 
 def test_the_adapter_reads_the_published_abis():
@@ -183,6 +238,8 @@ def test_the_adapter_reads_the_published_abis():
         "RETH_ETH_VALUE": "rocketpool:rETH",
         "RETH_VALUE": "rocketpool:rETH",
         "RETH_TOTAL_COLLATERAL": "rocketpool:rETH",
+        "CALCULATE_TVLS": "renzo:RestakeManager",
+        "RSETH_PRICE": "kelp:LRTOracle",
     }
     functions = functions_of(contracts)
     assert set(functions) == set(contracts_of)

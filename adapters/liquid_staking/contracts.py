@@ -6,6 +6,8 @@ every function here to the facts recorded from these sources):
 - ether.fi: etherfi-protocol/smart-contracts at b4a0968 (src/core/EETH.sol, LiquidityPool.sol,
   WeETH.sol, src/withdrawals/WithdrawRequestNFT.sol and its interface IWithdrawRequestNFT.sol).
 - Rocket Pool: rocket-pool/rocketpool at fef41a4 (contracts/interface/token/RocketTokenRETHInterface.sol).
+- Renzo: Renzo-Protocol/contracts-public at 572bae1 (deployments/mainnet/RestakeManager.json's ABI).
+- Kelp: Kelp-DAO/LRT-rsETH at c289b81 (contracts/interfaces/ILRTOracle.sol).
 """
 
 from __future__ import annotations
@@ -35,11 +37,15 @@ RETH_ETH_VALUE = Function("getEthValue(uint256)", "8b32fa23", ("uint256",))
 RETH_VALUE = Function("getRethValue(uint256)", "4346f03e", ("uint256",))
 RETH_TOTAL_COLLATERAL = Function("getTotalCollateral()", "d6eb5910", ("uint256",))
 
+CALCULATE_TVLS = Function("calculateTVLs()", "ff9969cd", ("uint256[][]", "uint256[]", "uint256"))
+RSETH_PRICE = Function("rsETHPrice()", "b4b46434", ("uint256",))
+
 ONE = 10**18
 ETHERFI_LENS = Lens(
     "EtherfiLens", ("address", "address", "address", "address", "address", "uint256[]", "address[]", "address")
 )
 ROCKET_POOL_LENS = Lens("RocketPoolLens", ("address", "address", "address[]", "address"))
+RESTAKED_TOKEN_LENS = Lens("RestakedTokenLens", ("address", "address", "address", "bool", "address[]", "address"))
 
 
 def withdraw_requests(etherfi: EtherfiAddresses) -> Stream:

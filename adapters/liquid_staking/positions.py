@@ -1,5 +1,5 @@
 """Liquid staking and restaking tokens on Ethereum, one adapter for several protocol names: each
-name's module reads its own contracts (`etherfi.py`, `rocketpool.py`); every token's position
+name's module reads its own contracts (`etherfi.py`, `rocketpool.py`, `renzo.py`, `kelp.py`); every token's position
 has the same shape (`tokens.py`). This module routes an input by its protocol."""
 
 from __future__ import annotations
@@ -8,14 +8,19 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.context import FetchContext, FetchFunction
-from adapters.liquid_staking import etherfi, rocketpool
+from adapters.liquid_staking import etherfi, kelp, renzo, rocketpool
 from adapters.liquid_staking.contracts import withdraw_requests
 from addresses import ChainAddresses
 from chain.event_index import Stream
 
-PROTOCOLS = ("etherfi", "rocketpool")
+PROTOCOLS = ("etherfi", "rocketpool", "renzo", "kelp")
 """The protocol names this adapter answers, each a section of the addresses data."""
-FETCH: dict[str, FetchFunction] = {"etherfi": etherfi.fetch, "rocketpool": rocketpool.fetch}
+FETCH: dict[str, FetchFunction] = {
+    "etherfi": etherfi.fetch,
+    "rocketpool": rocketpool.fetch,
+    "renzo": renzo.fetch,
+    "kelp": kelp.fetch,
+}
 
 
 def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int]:
@@ -36,7 +41,12 @@ def no_streams(chain: ChainAddresses) -> tuple[Stream, ...]:
 
 
 Streams = Callable[[ChainAddresses], tuple[Stream, ...]]
-STREAMS: dict[str, Streams] = {"etherfi": etherfi_streams, "rocketpool": no_streams}
+STREAMS: dict[str, Streams] = {
+    "etherfi": etherfi_streams,
+    "rocketpool": no_streams,
+    "renzo": no_streams,
+    "kelp": no_streams,
+}
 
 
 def entries(addresses: dict[int, ChainAddresses]) -> list[tuple[str, frozenset[int], Streams]]:

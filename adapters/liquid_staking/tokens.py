@@ -3,14 +3,15 @@ rate, USD through ETH/USD, and the APY of that rate over a period (adapters/hist
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from adapters import history
 from adapters.position_warnings import Warnings
-from adapters.prices import UsdPrice, token_feeds
+from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from addresses import ChainAddresses
-from chain import ChainReader
+from chain import ChainReader, erc20
 from chain.erc20 import NATIVE
 from chain.lens import NONE
 
@@ -50,3 +51,29 @@ def position(
 async def apy(reader: ChainReader, period: int, rate: Rate, warnings: Warnings, target: str) -> float | None:
     """The rate's growth over the period before the block, compounded to a year."""
     return await history.period_apy(reader, period, rate, warnings, target, "apy is")
+
+
+async def held(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    warnings: Warnings,
+    token: tuple[str, str],
+    wallet: str,
+    period: int,
+    rate: Rate,
+    eth: Callable[[int], Awaitable[int]],
+) -> list[dict[str, Any]]:
+    """The position of a token that does not rebase (`token`: its kind and address), worth
+    `eth(balance)`; none when the wallet holds none."""
+    kind, address = token
+    (balance,) = await reader.call(address, erc20.BALANCE_OF, wallet, label=kind)
+    if not balance:
+        return []
+    info, now, value, price, growth = await asyncio.gather(
+        erc20.token_info(reader, address),
+        rate(reader),
+        eth(balance),
+        warned_usd_price(reader, chain, NATIVE, warnings),
+        apy(reader, period, rate, warnings, address),
+    )
+    return [position(kind, info, balance, balance, value, now, price, growth)]

@@ -183,3 +183,58 @@ contract TestRETH {
         return depositPoolExcess + address(this).balance;
     }
 }
+
+/// A token the test mints and whose supply it sets: Renzo's ezETH (contracts/token/EzEthToken.sol)
+/// and Kelp's rsETH, as the adapter reads them (ERC-20 views).
+contract TestRestakedToken {
+    string public name;
+    string public symbol;
+    uint8 public constant decimals = 18;
+    uint256 public totalSupply;
+    mapping(address => uint256) public balanceOf;
+
+    constructor(string memory name_, string memory symbol_) {
+        name = name_;
+        symbol = symbol_;
+    }
+
+    function mint(address account, uint256 amount) external {
+        balanceOf[account] += amount;
+        totalSupply += amount;
+    }
+
+    function setTotalSupply(uint256 supply) external {
+        totalSupply = supply;
+    }
+}
+
+/// Renzo's RestakeManager (Renzo-Protocol/contracts-public at 572bae1, its deployment's ABI):
+/// `calculateTVLs()` answers each operator delegator's token TVLs, their totals and the total TVL
+/// in ether, which the test sets.
+contract TestRestakeManager {
+    uint256[] private _delegatorTVLs;
+
+    function setTVLs(uint256[] calldata delegatorTVLs) external {
+        _delegatorTVLs = delegatorTVLs;
+    }
+
+    function calculateTVLs() external view returns (uint256[][] memory tokenTVLs, uint256[] memory, uint256 total) {
+        tokenTVLs = new uint256[][](_delegatorTVLs.length);
+        for (uint256 i = 0; i < _delegatorTVLs.length; i++) {
+            tokenTVLs[i] = new uint256[](1);
+            tokenTVLs[i][0] = _delegatorTVLs[i];
+            total += _delegatorTVLs[i];
+        }
+        return (tokenTVLs, _delegatorTVLs, total);
+    }
+}
+
+/// Kelp's LRTOracle (Kelp-DAO/LRT-rsETH at c289b81, contracts/LRTOracle.sol): `rsETHPrice`, ether per
+/// rsETH, which Kelp's updateRSETHPrice sets and the test sets here.
+contract TestLRTOracle {
+    uint256 public rsETHPrice;
+
+    function setPrice(uint256 price) external {
+        rsETHPrice = price;
+    }
+}
