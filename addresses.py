@@ -254,10 +254,13 @@ class RenzoAddresses:
 
 @dataclass(frozen=True)
 class KelpAddresses:
-    """Kelp on Ethereum: rsETH and the LRTOracle, whose `rsETHPrice` is ether per rsETH."""
+    """Kelp on Ethereum: rsETH, the LRTOracle (`rsETHPrice`, ether per rsETH), the LRTConfig (the
+    assets rsETH is withdrawn to) and the LRTWithdrawalManager (a withdrawal queue per asset)."""
 
     rseth: str
     lrt_oracle: str
+    lrt_config: str
+    withdrawal_manager: str
     apy_period: int = 7 * 24 * 3600
     """Seconds over which the APY is measured (the growth of rsETHPrice)."""
 
@@ -505,8 +508,9 @@ def _renzo(value: Any, where: str) -> RenzoAddresses:
 
 def _kelp(value: Any, where: str) -> KelpAddresses:
     value = _object(value, where)
-    rseth, oracle = (_address(value.get(name), f"{where} {name}") for name in ("rsETH", "lrtOracle"))
-    return KelpAddresses(rseth, oracle, _period(value, where))
+    names = ("rsETH", "lrtOracle", "lrtConfig", "withdrawalManager")
+    rseth, oracle, config, manager = (_address(value.get(name), f"{where} {name}") for name in names)
+    return KelpAddresses(rseth, oracle, config, manager, _period(value, where))
 
 
 def _period(value: dict[str, Any], where: str) -> int:

@@ -58,6 +58,27 @@ interface ILRTOracle {
     function rsETHPrice() external view returns (uint256);
 }
 
+/// @dev Kelp's LRTConfig (contracts/interfaces/ILRTConfig.sol): the assets rsETH can be withdrawn to.
+interface ILRTConfig {
+    function getSupportedAssetList() external view returns (address[] memory);
+}
+
+/// @dev Kelp's LRTWithdrawalManager (contracts/LRTWithdrawalManager.sol and its interface): a
+/// queue per asset, each user's request nonces in a double-ended queue (its public getter answers
+/// the queue's bounds).
+interface ILRTWithdrawalManager {
+    function userAssociatedNonces(address asset, address user) external view returns (uint128 _begin, uint128 _end);
+
+    function getUserWithdrawalRequest(address asset, address user, uint256 userIndex)
+        external
+        view
+        returns (uint256 rsETHAmount, uint256 expectedAssetAmount, uint256 withdrawalStartBlock, uint256 userNonce);
+
+    function nextLockedNonce(address asset) external view returns (uint256);
+
+    function withdrawalDelayBlocks() external view returns (uint256);
+}
+
 /// @dev The USD feeds' reads and the sequencer uptime feed's, as adapters/prices.py makes them.
 abstract contract PricedRecorder is Recorder {
     function _feeds(Tape memory tape, address[] memory feeds, address sequencer) internal view {
@@ -147,30 +168,99 @@ contract RocketPoolLens is PricedRecorder {
     }
 }
 
-/// @title The reads of one Renzo or Kelp input (adapters/liquid_staking/renzo.py, kelp.py), in one call
-/// @notice The wallet's `balanceOf` of the token; where it holds some: the token's facts, then for
-/// Renzo (`kelp` false) the RestakeManager's `calculateTVLs()` and ezETH's `totalSupply()`, for Kelp
-/// the LRTOracle's `rsETHPrice()`; then the USD feeds and the sequencer uptime feed.
-contract RestakedTokenLens is PricedRecorder {
+/// @title The reads of one Renzo input (adapters/liquid_staking/renzo.py), in one call
+/// @notice The wallet's ezETH `balanceOf`; where it holds some: ezETH's token facts, the
+/// RestakeManager's `calculateTVLs()` and ezETH's `totalSupply()`; then the USD feeds and the
+/// sequencer uptime feed.
+contract RenzoLens is PricedRecorder {
+    constructor(address wallet, address ezeth, address manager, address[] memory feeds, address sequencer) {
+        Tape memory tape = _tape();
+        if (_word(tape, ezeth, abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
+            _tokenInfo(tape, ezeth);
+            _call(tape, manager, abi.encodeCall(IRestakeManager.calculateTVLs, ()));
+            _call(tape, ezeth, abi.encodeCall(IERC20.totalSupply, ()));
+            _feeds(tape, feeds, sequencer);
+        }
+        _finish(tape);
+    }
+}
+
+/// @title The reads of one Kelp input (adapters/liquid_staking/kelp.py), in one call
+/// @notice The wallet's rsETH `balanceOf`; where it holds some: rsETH's token facts and the
+/// LRTOracle's `rsETHPrice()`. Then the LRTConfig's `getSupportedAssetList()` and for each asset the
+/// LRTWithdrawalManager's `userAssociatedNonces(asset, wallet)`; where the wallet has requests,
+/// `nextLockedNonce(asset)`, `withdrawalDelayBlocks()`, the asset's token facts and up to
+/// `maxRequests` `getUserWithdrawalRequest(asset, wallet, i)`. Then the USD feeds (`feeds[i]` of
+/// `keys[i]`: ether's, and each asset's with requests) and the sequencer uptime feed, where anything
+/// is held.
+contract KelpLens is PricedRecorder {
+    struct Kelp {
+        address rseth;
+        address oracle;
+        address config;
+        address manager;
+    }
+
     constructor(
         address wallet,
-        address token,
-        address rate,
-        bool kelp,
+        Kelp memory kelp,
+        uint256 maxRequests,
+        address[] memory keys,
         address[] memory feeds,
         address sequencer
     ) {
         Tape memory tape = _tape();
-        if (_word(tape, token, abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
-            _tokenInfo(tape, token);
-            if (kelp) {
-                _call(tape, rate, abi.encodeCall(ILRTOracle.rsETHPrice, ()));
-            } else {
-                _call(tape, rate, abi.encodeCall(IRestakeManager.calculateTVLs, ()));
-                _call(tape, token, abi.encodeCall(IERC20.totalSupply, ()));
+        bool held = _word(tape, kelp.rseth, abi.encodeCall(IERC20.balanceOf, (wallet))) != 0;
+        if (held) {
+            _tokenInfo(tape, kelp.rseth);
+            _call(tape, kelp.oracle, abi.encodeCall(ILRTOracle.rsETHPrice, ()));
+        }
+        address[] memory priced = _requests(tape, wallet, kelp, maxRequests);
+        if (held || priced.length != 0) {
+            _feed(tape, _lookup(address(0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE), keys, feeds));
+            for (uint256 i = 0; i < priced.length; i++) {
+                _feed(tape, _lookup(priced[i], keys, feeds));
             }
-            _feeds(tape, feeds, sequencer);
+            _feeds(tape, new address[](0), sequencer);
         }
         _finish(tape);
+    }
+
+    /// @dev The assets the wallet has requests in, each request read.
+    function _requests(Tape memory tape, address wallet, Kelp memory kelp, uint256 maxRequests)
+        private
+        view
+        returns (address[] memory priced)
+    {
+        (bool ok, bytes memory ret) = _call(tape, kelp.config, abi.encodeCall(ILRTConfig.getSupportedAssetList, ()));
+        if (!ok || _at(ret, 0) != 32 || ret.length < 64 + 32 * _at(ret, 1)) return priced;
+        address[] memory assets = abi.decode(ret, (address[]));
+        priced = new address[](assets.length);
+        uint256 found = 0;
+        for (uint256 a = 0; a < assets.length; a++) {
+            if (_asset(tape, wallet, kelp.manager, assets[a], maxRequests)) priced[found++] = assets[a];
+        }
+        assembly {
+            mstore(priced, found)
+        }
+    }
+
+    /// @dev One asset's queue: whether the wallet has requests in it, each read.
+    function _asset(Tape memory tape, address wallet, address manager, address asset, uint256 maxRequests)
+        private
+        view
+        returns (bool)
+    {
+        (, bytes memory bounds) =
+            _call(tape, manager, abi.encodeCall(ILRTWithdrawalManager.userAssociatedNonces, (asset, wallet)));
+        uint256 count = _at(bounds, 1) > _at(bounds, 0) ? _at(bounds, 1) - _at(bounds, 0) : 0;
+        if (count == 0) return false;
+        _call(tape, manager, abi.encodeCall(ILRTWithdrawalManager.nextLockedNonce, (asset)));
+        _call(tape, manager, abi.encodeCall(ILRTWithdrawalManager.withdrawalDelayBlocks, ()));
+        if (asset != address(0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE)) _tokenInfo(tape, asset);
+        for (uint256 i = 0; i < count && i < maxRequests; i++) {
+            _call(tape, manager, abi.encodeCall(ILRTWithdrawalManager.getUserWithdrawalRequest, (asset, wallet, i)));
+        }
+        return true;
     }
 }

@@ -27,6 +27,19 @@ RENZO_TVLS = ((300_000 * ETHER, 120_000 * ETHER + 17), (300_050 * ETHER, 120_020
 EZETH_SUPPLY = 410_000 * ETHER
 RSETH_PRICE = (1_041_200_000_000_000_000, 1_041_400_000_000_000_000)
 """Kelp's rsETHPrice a week back and now."""
+KELP_REQUESTS = (
+    ("ETH", "requester", 2 * ETHER, 2_082 * 10**15),
+    ("ETH", "other", ETHER, 1_041 * 10**15),
+    ("stETH", "requester", 3 * ETHER, 3_120 * 10**15),
+    ("ETH", "requester", 5 * ETHER, 5_206 * 10**15),
+    ("ETH", "requester", ETHER // 10, 104 * 10**15),
+)
+"""Kelp withdrawal requests in the order made: (asset, by, rsETH unstaked, asset amount). ETH's
+first three nonces and stETH's first are then unlocked; the requester's oldest ETH request is
+completed (popped), so its ETH requests left are nonces 2 (unlocked) and 3 (locked)."""
+KELP_DELAY = 2
+STETH_USD = 2_990 * 10**8
+NATIVE = "0x" + "ee" * 20
 RETH_BALANCE, RETH_EXCESS = 7 * ETHER, 25 * ETHER
 """The rETH contract's own ether and the deposit pool's excess: 32 ETH of collateral for burns."""
 ETH_USD = 3_000 * 10**8
@@ -56,7 +69,8 @@ class LiquidStakingWorld:
     node: Anvil
     wallets: dict[str, str] = field(default_factory=dict)
     contracts: dict[str, str] = field(default_factory=dict)
-    """By name: pool, eETH, weETH, nft, rETH, ezETH, RestakeManager, rsETH, LRTOracle, ETH/USD."""
+    """By name: pool, eETH, weETH, nft, rETH, ezETH, RestakeManager, rsETH, LRTOracle, LRTConfig,
+    LRTWithdrawalManager, stETH, ETH/USD, stETH/USD."""
     holdings: dict[str, int] = field(default_factory=dict)
     """The holder's eETH shares, weETH, rETH, ezETH, rsETH; the small holder's rETH ("rETH small")."""
     start: int = 0
@@ -76,8 +90,13 @@ class LiquidStakingWorld:
                 },
                 "rocketpool": {"rETH": c["rETH"]},
                 "renzo": {"ezETH": c["ezETH"], "restakeManager": c["RestakeManager"]},
-                "kelp": {"rsETH": c["rsETH"], "lrtOracle": c["LRTOracle"]},
-                "priceFeeds": {},
+                "kelp": {
+                    "rsETH": c["rsETH"],
+                    "lrtOracle": c["LRTOracle"],
+                    "lrtConfig": c["LRTConfig"],
+                    "withdrawalManager": c["LRTWithdrawalManager"],
+                },
+                "priceFeeds": {c["stETH"]: {"pair": "stETH/USD", "feed": c["stETH/USD"], "heartbeat": 10**9}},
                 "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": c["ETH/USD"], "heartbeat": 10**9}},
             }
         }
@@ -90,10 +109,24 @@ class LiquidStakingWorld:
         self.node.send(c["RestakeManager"], "setTVLs(uint256[])", list(RENZO_TVLS[1]))
         self.node.send(c["LRTOracle"], "setPrice(uint256)", RSETH_PRICE[1])
         self.node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, self.node.timestamp())
+        self.node.send(c["stETH/USD"], "set(int256,uint256)", STETH_USD, self.node.timestamp())
 
     def write_addresses(self, path: Path) -> Path:
         path.write_text(json.dumps(self.addresses_override(), indent=2))
         return path
+
+
+def _kelp_requests(world: LiquidStakingWorld) -> None:
+    node, c = world.node, world.contracts
+    manager, assets = c["LRTWithdrawalManager"], {"ETH": NATIVE, "stETH": c["stETH"]}
+    node.send(c["LRTConfig"], "setSupportedAssets(address[])", [c["stETH"], NATIVE])
+    node.send(manager, "setWithdrawalDelayBlocks(uint256)", KELP_DELAY)
+    for asset, by, rseth, amount in KELP_REQUESTS:
+        call = "request(address,address,uint256,uint256)"
+        node.send(manager, call, assets[asset], world.wallets[by], rseth, amount)
+    node.send(manager, "unlock(address,uint256)", NATIVE, 3)
+    node.send(manager, "unlock(address,uint256)", c["stETH"], 1)
+    node.send(manager, "completeWithdrawal(address,address)", NATIVE, world.wallets["requester"])
 
 
 def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = True) -> LiquidStakingWorld:
@@ -115,7 +148,13 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = Tru
     c["RestakeManager"] = node.deploy(artifacts["TestRestakeManager"])
     c["rsETH"] = node.deploy(artifacts["TestRestakedToken"], ["string", "string"], ["rsETH", "rsETH"])
     c["LRTOracle"] = node.deploy(artifacts["TestLRTOracle"])
+    c["LRTConfig"] = node.deploy(artifacts["TestLRTConfig"])
+    c["LRTWithdrawalManager"] = node.deploy(artifacts["TestLRTWithdrawalManager"])
+    c["stETH"] = node.deploy(artifacts["TestRestakedToken"], ["string", "string"], ["Liquid staked Ether 2.0", "stETH"])
     c["ETH/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    c["stETH/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    node.send(c["stETH/USD"], "set(int256,uint256)", STETH_USD, node.timestamp())
+    _kelp_requests(world)
     node.send(c["RestakeManager"], "setTVLs(uint256[])", list(RENZO_TVLS[0]))
     node.send(c["LRTOracle"], "setPrice(uint256)", RSETH_PRICE[0])
     node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, node.timestamp())

@@ -161,6 +161,8 @@ PUBLISHED = {
     "IRocketTokenRETH": ("liquid-staking:rocketpool:rETH",),
     "IRestakeManager": ("liquid-staking:renzo:RestakeManager",),
     "ILRTOracle": ("liquid-staking:kelp:LRTOracle",),
+    "ILRTConfig": ("liquid-staking:kelp:LRTConfig",),
+    "ILRTWithdrawalManager": ("liquid-staking:kelp:LRTWithdrawalManager",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's

@@ -25,7 +25,9 @@ QUERIES = {
     "rocketpool": f"""... on RocketpoolWalletPositions {{ {COMMON} {STAKED}
       burn {{ totalCollateral burnableREth burnableEth burnableEthUsd }} }}""",
     "renzo": f"... on RenzoWalletPositions {{ {COMMON} {STAKED} }}",
-    "kelp": f"... on KelpWalletPositions {{ {COMMON} {STAKED} }}",
+    "kelp": f"""... on KelpWalletPositions {{ {COMMON} {STAKED}
+      withdrawalRequests {{ asset {{ address symbol name decimals }} userNonce rsETHUnstaked expectedAssetAmount
+        expectedAssetAmountUsd withdrawalStartBlock isUnlocked claimableFromBlock isClaimable }} }}""",
 }
 
 world = world_fixture(L.build)
@@ -220,6 +222,65 @@ async def test_a_wallet_with_nothing_has_nothing(world_client, world):
     assert rocketpool["stakedPositions"] == [] and rocketpool["burn"] is None
     for protocol in ("renzo", "kelp"):
         assert (await answer(world_client, protocol, world.wallets["empty"]))["stakedPositions"] == []
+    assert (await answer(world_client, "kelp", world.wallets["empty"]))["withdrawalRequests"] == []
+
+
+async def test_kelp_withdrawal_requests_as_the_withdrawal_manager_keeps_them(world_client, world):
+    """The requester's queued requests, asset by asset in the LRTConfig's order (stETH, then ETH),
+    oldest first: the completed one is gone, the other user's is not theirs."""
+    entry = await answer(world_client, "kelp", world.wallets["requester"])
+    node, c, block, requester = world.node, world.contracts, entry["blockNumber"], world.wallets["requester"]
+    manager = c["LRTWithdrawalManager"]
+    assert entry["stakedPositions"] == []
+    tokens = {
+        c["stETH"]: (
+            {"address": c["stETH"], "symbol": "stETH", "name": "Liquid staked Ether 2.0", "decimals": 18},
+            L.STETH_USD,
+        ),
+        L.NATIVE: ({"address": L.NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18}, L.ETH_USD),
+    }
+    delay = node.call(manager, "withdrawalDelayBlocks()", block=block)
+    expected = []
+    for asset, (token, feed) in tokens.items():
+        begin, end = node.call(
+            manager,
+            "userAssociatedNonces(address,address)",
+            asset,
+            requester,
+            returns=["uint128", "uint128"],
+            block=block,
+        )
+        locked = node.call(manager, "nextLockedNonce(address)", asset, block=block)
+        for i in range(end - begin):
+            rseth, amount, start, nonce = node.call(
+                manager,
+                "getUserWithdrawalRequest(address,address,uint256)",
+                asset,
+                requester,
+                i,
+                returns=["uint256"] * 4,
+                block=block,
+            )
+            expected.append(
+                {
+                    "asset": token,
+                    "userNonce": str(nonce),
+                    "rsETHUnstaked": str(rseth),
+                    "expectedAssetAmount": str(amount),
+                    "expectedAssetAmountUsd": float(Fraction(amount * feed, 10**26)),
+                    "withdrawalStartBlock": start,
+                    "isUnlocked": nonce < locked,
+                    "claimableFromBlock": start + delay,
+                    "isClaimable": nonce < locked and block >= start + delay,
+                }
+            )
+    assert [(r["asset"]["symbol"], r["userNonce"], r["isUnlocked"]) for r in expected] == [
+        ("stETH", "0", True),
+        ("ETH", "2", True),
+        ("ETH", "3", False),
+    ]
+    assert expected[0]["isClaimable"]
+    assert entry["withdrawalRequests"] == expected
 
 
 def test_the_adapter_reads_the_published_abis():
@@ -240,6 +301,11 @@ def test_the_adapter_reads_the_published_abis():
         "RETH_TOTAL_COLLATERAL": "rocketpool:rETH",
         "CALCULATE_TVLS": "renzo:RestakeManager",
         "RSETH_PRICE": "kelp:LRTOracle",
+        "SUPPORTED_ASSETS": "kelp:LRTConfig",
+        "USER_NONCES": "kelp:LRTWithdrawalManager",
+        "USER_WITHDRAWAL_REQUEST": "kelp:LRTWithdrawalManager",
+        "NEXT_LOCKED_NONCE": "kelp:LRTWithdrawalManager",
+        "WITHDRAWAL_DELAY_BLOCKS": "kelp:LRTWithdrawalManager",
     }
     functions = functions_of(contracts)
     assert set(functions) == set(contracts_of)

@@ -39,13 +39,25 @@ RETH_TOTAL_COLLATERAL = Function("getTotalCollateral()", "d6eb5910", ("uint256",
 
 CALCULATE_TVLS = Function("calculateTVLs()", "ff9969cd", ("uint256[][]", "uint256[]", "uint256"))
 RSETH_PRICE = Function("rsETHPrice()", "b4b46434", ("uint256",))
+SUPPORTED_ASSETS = Function("getSupportedAssetList()", "770672a6", ("address[]",))
+USER_NONCES = Function("userAssociatedNonces(address,address)", "7cef12ae", ("uint128", "uint128"))
+USER_WITHDRAWAL_REQUEST = Function(
+    "getUserWithdrawalRequest(address,address,uint256)",
+    "47204df1",
+    ("uint256 rsETHAmount", "uint256 expectedAssetAmount", "uint256 withdrawalStartBlock", "uint256 userNonce"),
+)
+NEXT_LOCKED_NONCE = Function("nextLockedNonce(address)", "fac48eea", ("uint256",))
+WITHDRAWAL_DELAY_BLOCKS = Function("withdrawalDelayBlocks()", "50f73e7c", ("uint256",))
 
 ONE = 10**18
 ETHERFI_LENS = Lens(
     "EtherfiLens", ("address", "address", "address", "address", "address", "uint256[]", "address[]", "address")
 )
 ROCKET_POOL_LENS = Lens("RocketPoolLens", ("address", "address", "address[]", "address"))
-RESTAKED_TOKEN_LENS = Lens("RestakedTokenLens", ("address", "address", "address", "bool", "address[]", "address"))
+RENZO_LENS = Lens("RenzoLens", ("address", "address", "address", "address[]", "address"))
+KELP_LENS = Lens(
+    "KelpLens", ("address", "(address,address,address,address)", "uint256", "address[]", "address[]", "address")
+)
 
 
 def withdraw_requests(etherfi: EtherfiAddresses) -> Stream:

@@ -13,7 +13,7 @@ long form):
 - APY: the growth of `ethPerToken` over the period before the block (7 days), compounded to a year.
 
 Renzo's WithdrawQueue is not read yet (docs/protocols/renzo.md). All reads go out at once in
-RestakedTokenLens (lenses/, chain/lens.py).
+RenzoLens (lenses/, chain/lens.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, cast
 from adapters import history
 from adapters.context import FetchContext
 from adapters.liquid_staking import tokens
-from adapters.liquid_staking.contracts import CALCULATE_TVLS, ONE, RESTAKED_TOKEN_LENS
+from adapters.liquid_staking.contracts import CALCULATE_TVLS, ONE, RENZO_LENS
 from addresses import RenzoAddresses
 from chain import ChainReader, erc20
 
@@ -50,7 +50,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     renzo = cast(RenzoAddresses, chain.renzo)
     feeds, sequencer = tokens.feeds(chain)
     reader.prefetch(
-        [RESTAKED_TOKEN_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, False, feeds, sequencer)],
+        [RENZO_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, feeds, sequencer)],
         [renzo.ezeth, renzo.restake_manager, *feeds, sequencer],
     )
     rate = functools.partial(worth, renzo=renzo, amount=ONE)

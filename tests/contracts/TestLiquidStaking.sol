@@ -238,3 +238,79 @@ contract TestLRTOracle {
         rsETHPrice = price;
     }
 }
+
+/// Kelp's LRTConfig (contracts/interfaces/ILRTConfig.sol): the assets rsETH is withdrawn to, as the
+/// test lists them.
+contract TestLRTConfig {
+    address[] private _assets;
+
+    function setSupportedAssets(address[] calldata assets) external {
+        _assets = assets;
+    }
+
+    function getSupportedAssetList() external view returns (address[] memory) {
+        return _assets;
+    }
+}
+
+/// Kelp's LRTWithdrawalManager (contracts/LRTWithdrawalManager.sol): per asset a queue of request
+/// nonces, each user's nonces in a double-ended queue (`userAssociatedNonces`' public getter answers
+/// its bounds); requests below `nextLockedNonce` are unlocked; `completeWithdrawal` pops the user's
+/// oldest. Requests are made and unlocked by the test.
+contract TestLRTWithdrawalManager {
+    struct WithdrawalRequest {
+        uint256 rsETHUnstaked;
+        uint256 expectedAssetAmount;
+        uint256 withdrawalStartBlock;
+    }
+
+    struct Uint256Deque {
+        uint128 _begin;
+        uint128 _end;
+        mapping(uint128 index => uint256) _data;
+    }
+
+    mapping(address asset => uint256) public nextUnusedNonce;
+    mapping(address asset => uint256) public nextLockedNonce;
+    mapping(bytes32 requestId => WithdrawalRequest) public withdrawalRequests;
+    mapping(address asset => mapping(address user => Uint256Deque)) public userAssociatedNonces;
+    uint256 public withdrawalDelayBlocks;
+
+    function setWithdrawalDelayBlocks(uint256 blocks) external {
+        withdrawalDelayBlocks = blocks;
+    }
+
+    function getRequestId(address asset, uint256 requestIndex) public pure returns (bytes32) {
+        return keccak256(abi.encodePacked(asset, requestIndex));
+    }
+
+    function request(address asset, address user, uint256 rsETHUnstaked, uint256 expectedAssetAmount) external {
+        uint256 nonce = nextUnusedNonce[asset]++;
+        withdrawalRequests[getRequestId(asset, nonce)] = WithdrawalRequest(rsETHUnstaked, expectedAssetAmount, block.number);
+        Uint256Deque storage queue = userAssociatedNonces[asset][user];
+        queue._data[queue._end++] = nonce;
+    }
+
+    function unlock(address asset, uint256 firstLocked) external {
+        nextLockedNonce[asset] = firstLocked;
+    }
+
+    function completeWithdrawal(address asset, address user) external {
+        Uint256Deque storage queue = userAssociatedNonces[asset][user];
+        uint256 nonce = queue._data[queue._begin];
+        delete queue._data[queue._begin++];
+        delete withdrawalRequests[getRequestId(asset, nonce)];
+    }
+
+    function getUserWithdrawalRequest(address asset, address user, uint256 userIndex)
+        external
+        view
+        returns (uint256 rsETHAmount, uint256 expectedAssetAmount, uint256 withdrawalStartBlock, uint256 userNonce)
+    {
+        Uint256Deque storage queue = userAssociatedNonces[asset][user];
+        require(userIndex < queue._end - queue._begin, "QueueOutOfBounds");
+        userNonce = queue._data[queue._begin + uint128(userIndex)];
+        WithdrawalRequest memory r = withdrawalRequests[getRequestId(asset, userNonce)];
+        return (r.rsETHUnstaked, r.expectedAssetAmount, r.withdrawalStartBlock, userNonce);
+    }
+}
