@@ -4,7 +4,8 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "eigenlayer") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "eigenlayer",
+"etherfi", "rocketpool", "renzo", "kelp") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -230,6 +231,52 @@ class EigenlayerAddresses:
 
 
 @dataclass(frozen=True)
+class EtherfiAddresses:
+    """ether.fi on Ethereum: eETH (rebasing), weETH (its wrapper), the LiquidityPool (ether per
+    share) and the WithdrawRequestNFT (withdrawal requests, found through its Transfer events from
+    `start_block`)."""
+
+    eeth: str
+    weeth: str
+    liquidity_pool: str
+    withdraw_request_nft: Deployment
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of ether per eETH share)."""
+
+
+@dataclass(frozen=True)
+class RocketPoolAddresses:
+    """Rocket Pool on Ethereum: rETH (RocketTokenRETH), its rate and its burn in one contract."""
+
+    reth: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of rETH's exchange rate)."""
+
+
+@dataclass(frozen=True)
+class RenzoAddresses:
+    """Renzo on Ethereum: ezETH and the RestakeManager, whose `calculateTVLs` values what backs it."""
+
+    ezeth: str
+    restake_manager: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of ether per ezETH)."""
+
+
+@dataclass(frozen=True)
+class KelpAddresses:
+    """Kelp on Ethereum: rsETH, the LRTOracle (`rsETHPrice`, ether per rsETH), the LRTConfig (the
+    assets rsETH is withdrawn to) and the LRTWithdrawalManager (a withdrawal queue per asset)."""
+
+    rseth: str
+    lrt_oracle: str
+    lrt_config: str
+    withdrawal_manager: str
+    apy_period: int = 7 * 24 * 3600
+    """Seconds over which the APY is measured (the growth of rsETHPrice)."""
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -252,6 +299,10 @@ class ChainAddresses:
     maker: MakerAddresses | None = None
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
+    etherfi: EtherfiAddresses | None = None
+    rocketpool: RocketPoolAddresses | None = None
+    renzo: RenzoAddresses | None = None
+    kelp: KelpAddresses | None = None
     eigenlayer: EigenlayerAddresses | None = None
 
     @classmethod
@@ -308,6 +359,10 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         uniswap=_uniswap(value["uniswap"], f"{where} uniswap") if "uniswap" in value else None,
         maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
+        etherfi=_etherfi(value["etherfi"], f"{where} etherfi") if "etherfi" in value else None,
+        rocketpool=_rocketpool(value["rocketpool"], f"{where} rocketpool") if "rocketpool" in value else None,
+        renzo=_renzo(value["renzo"], f"{where} renzo") if "renzo" in value else None,
+        kelp=_kelp(value["kelp"], f"{where} kelp") if "kelp" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
         eigenlayer=_eigenlayer(value["eigenlayer"], f"{where} eigenlayer") if "eigenlayer" in value else None,
         price_feeds={
@@ -454,6 +509,31 @@ def _accounts(value: Any, where: str) -> AccountsAddresses:
         dpm,
         tuple(_address(registry, f"{where} dfsProxyRegistries") for registry in dfs),
     )
+
+
+def _etherfi(value: Any, where: str) -> EtherfiAddresses:
+    value = _object(value, where)
+    eeth, weeth, pool = (_address(value.get(name), f"{where} {name}") for name in ("eETH", "weETH", "liquidityPool"))
+    nft = _deployment(value.get("withdrawRequestNFT"), f"{where} withdrawRequestNFT")
+    return EtherfiAddresses(eeth, weeth, pool, nft, _period(value, where))
+
+
+def _rocketpool(value: Any, where: str) -> RocketPoolAddresses:
+    value = _object(value, where)
+    return RocketPoolAddresses(_address(value.get("rETH"), f"{where} rETH"), _period(value, where))
+
+
+def _renzo(value: Any, where: str) -> RenzoAddresses:
+    value = _object(value, where)
+    ezeth, manager = (_address(value.get(name), f"{where} {name}") for name in ("ezETH", "restakeManager"))
+    return RenzoAddresses(ezeth, manager, _period(value, where))
+
+
+def _kelp(value: Any, where: str) -> KelpAddresses:
+    value = _object(value, where)
+    names = ("rsETH", "lrtOracle", "lrtConfig", "withdrawalManager")
+    rseth, oracle, config, manager = (_address(value.get(name), f"{where} {name}") for name in names)
+    return KelpAddresses(rseth, oracle, config, manager, _period(value, where))
 
 
 def _period(value: dict[str, Any], where: str) -> int:

@@ -33,6 +33,7 @@ from adapters.fluid import pools as fluid_pools
 from adapters.fluid import positions as fluid
 from adapters.lido import flows as lido_flows
 from adapters.lido import positions as lido
+from adapters.liquid_staking import positions as liquid_staking
 from adapters.maker import positions as maker
 from adapters.morpho import flows as morpho_flows
 from adapters.morpho import pools as morpho_pools
@@ -109,6 +110,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
         more.setdefault("routes", ACCOUNT_ROUTES)
         return Protocol(name=name, type_name=type_name, chains=chains, fetch=fetch, addresses=addresses, **more)
 
+    lsts = liquid_staking.entries(addresses)
     return {
         protocol.name: protocol
         for protocol in (
@@ -174,6 +176,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 entry(name, vault_style.chains(addresses, name), vault_style.fetch, flows=vault_style_flows.flows)
                 for name in VAULT_STYLE
             ),
+            *(entry(name, chains, liquid_staking.fetch, streams=streams) for name, chains, streams in lsts),
             entry("eigenlayer", eigenlayer.chains(addresses), eigenlayer.fetch),
         )
     }

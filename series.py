@@ -86,6 +86,9 @@ ROLES: dict[tuple[str, str], Role] = {
     ("MakerVault", "debtUsd"): Role(DEBT, ("normalizedDebt",)),
     ("EulerVaultPosition", "assetsUsd"): Role(SUPPLIED, ("shares",), "isCollateral"),
     ("EulerVaultPosition", "borrowedUsd"): Role(DEBT, ("borrowed",)),
+    ("LiquidStakingPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
+    ("EtherfiWithdrawalRequest", "amountOfEEthUsd"): Role(SUPPLIED, ("amountOfEEth",)),
+    ("KelpWithdrawalRequest", "expectedAssetAmountUsd"): Role(SUPPLIED, ("expectedAssetAmount",)),
 }
 NOT_COUNTED: dict[tuple[str, str], str] = {
     ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
@@ -102,6 +105,8 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",
     ("UniswapPosition", "uncollectedFees1Usd"): "likewise",
     ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
+    ("EtherfiWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfEEthUsd, once finalized",
+    ("RocketpoolBurn", "burnableEthUsd"): "a part of the rETH's balanceUsd: what a burn of it pays now",
 }
 """USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
 ROLES and this to every `...Usd` field of the schema."""

@@ -57,6 +57,11 @@ QUERIES = [
     ("morpho (controller: a DSProxy, 2 DSAs, 2 DPM accounts)", [("morpho", "controller")]),
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
+    ("etherfi (saver: eETH, weETH)", [("etherfi", "saver")]),
+    ("etherfi (borrower: withdraw request NFTs)", [("etherfi", "borrower")]),
+    ("rocketpool (saver: rETH, its burn)", [("rocketpool", "saver")]),
+    ("renzo (saver: ezETH)", [("renzo", "saver")]),
+    ("kelp (saver: rsETH)", [("kelp", "saver")]),
     ("eigenlayer (saver: 2 strategies, 2 queued withdrawals)", [("eigenlayer", "saver")]),
     ("eigenlayer (borrower: an EigenPod, a queued withdrawal)", [("eigenlayer", "borrower")]),
     (

@@ -1,6 +1,7 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
-protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold
+protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
+Kelp, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -23,6 +24,7 @@ from tests import (
     euler_world,
     fluid_world,
     lido_world,
+    liquid_staking_world,
     maker_world,
     morpho_world,
     pendle_world,
@@ -75,9 +77,21 @@ def build(node: Anvil) -> AllWorlds:
     eigenlayer = eigenlayer_world.build(
         node, {"staker": accounts["saver"], "restaker": accounts["borrower"], "empty": accounts["empty"]}
     )
+    staking = liquid_staking_world.build(
+        node,
+        {
+            "holder": accounts["saver"],
+            "requester": accounts["borrower"],
+            "small": accounts["depositor"],
+            "empty": accounts["empty"],
+            "other": node.accounts[13],
+        },
+        elapse=False,
+    )
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
+    staking.grow()
     node.send(comet.eth_usd, "set(int256,uint256)", compound_world.PRICES["WETH"], world.timestamp())
     world.set_feed(morpho_world.USDC_USD)
     chain = str(node.chain_id)
@@ -101,6 +115,8 @@ def build(node: Anvil) -> AllWorlds:
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
     for other in (pendle, fluid, lido, uniswap, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
+    for protocol in ("etherfi", "rocketpool", "renzo", "kelp"):
+        data[chain][protocol] = staking.addresses_override()[chain][protocol]
     parts = {
         "morpho": world,
         "aave": aave,
@@ -114,6 +130,7 @@ def build(node: Anvil) -> AllWorlds:
         "euler": euler,
         "eigenlayer": eigenlayer,
         "vaults": vaults,
+        "liquid_staking": staking,
         "artifacts": artifacts,
     }
     return AllWorlds(node, {**world.wallets, "controller": controller}, data, parts)

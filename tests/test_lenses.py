@@ -55,6 +55,10 @@ PROTOCOLS = (
     "ethena",
     "sky",
     "erc4626",
+    "etherfi",
+    "rocketpool",
+    "renzo",
+    "kelp",
     "eigenlayer",
 )
 
@@ -150,6 +154,15 @@ PUBLISHED = {
     "IIlkRegistry": ("maker:IlkRegistry",),
     "IOsm": ("maker:OSM",),
     "IInstaList": ("instadapp:InstaList",),
+    "IEETH": ("liquid-staking:etherfi:eETH",),
+    "ILiquidityPool": ("liquid-staking:etherfi:LiquidityPool",),
+    "IWeETH": ("liquid-staking:etherfi:weETH",),
+    "IWithdrawRequestNFT": ("liquid-staking:etherfi:WithdrawRequestNFT",),
+    "IRocketTokenRETH": ("liquid-staking:rocketpool:rETH",),
+    "IRestakeManager": ("liquid-staking:renzo:RestakeManager",),
+    "ILRTOracle": ("liquid-staking:kelp:LRTOracle",),
+    "ILRTConfig": ("liquid-staking:kelp:LRTConfig",),
+    "ILRTWithdrawalManager": ("liquid-staking:kelp:LRTWithdrawalManager",),
     "IDFSProxyRegistry": ("defisaver:DFSProxyRegistry",),
     "IEigenStrategyManager": ("eigenlayer:StrategyManager",),
     "IEigenDelegationManager": ("eigenlayer:DelegationManager",),
@@ -237,6 +250,9 @@ def published_abis() -> dict[str, Signatures]:
     (lido,) = registries(["lido"])
     for contract, functions in lido.items():
         found[f"lido:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
+    recorded = json.loads((Path(__file__).parent / "liquid_staking_abi.json").read_text())["functions"]
+    for contract, functions in recorded.items():
+        found[f"liquid-staking:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
     for contract in ("ProxyRegistry", "DSProxy", "GetCdps", "Vat", "Spotter", "Jug", "IlkRegistry", "OSM"):
         found[f"maker:{contract}"] = {signature: tuple(outputs) for signature, outputs in maker_abi(contract).items()}
     (dsa,) = packs(["instadapp"])

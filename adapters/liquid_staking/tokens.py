@@ -1,0 +1,79 @@
+"""What every liquid staking token's position shares: its figures in ether by the protocol's own
+rate, USD through ETH/USD, and the APY of that rate over a period (adapters/history.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from adapters import history
+from adapters.position_warnings import Warnings
+from adapters.prices import UsdPrice, token_feeds, warned_usd_price
+from addresses import ChainAddresses
+from chain import ChainReader, erc20
+from chain.erc20 import NATIVE
+from chain.lens import NONE
+
+Rate = Callable[[ChainReader], Awaitable[int]]
+"""A protocol's rate read through the reader it is given (at the pinned block or a period back)."""
+
+
+def feeds(chain: ChainAddresses) -> tuple[list[str], str]:
+    """The ETH/USD feed a lens reads (every figure is in ether) and the sequencer uptime feed."""
+    feed = token_feeds(chain).get(NATIVE)
+    return ([feed.feed] if feed else []), chain.sequencer_uptime_feed or NONE
+
+
+def position(
+    kind: str,
+    token: dict[str, Any],
+    balance: int,
+    shares: int,
+    eth: int,
+    rate: int,
+    price: UsdPrice | None,
+    apy: float | None,
+) -> dict[str, Any]:
+    """One token's `LiquidStakingPosition`."""
+    return {
+        "type": kind,
+        "token": token,
+        "balance": str(balance),
+        "shares": str(shares),
+        "eth": str(eth),
+        "ethPerToken": str(rate),
+        "balanceUsd": price.value(eth, 18) if price else None,
+        "apy": apy,
+    }
+
+
+async def apy(reader: ChainReader, period: int, rate: Rate, warnings: Warnings, target: str) -> float | None:
+    """The rate's growth over the period before the block, compounded to a year."""
+    return await history.period_apy(reader, period, rate, warnings, target, "apy is")
+
+
+async def held(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    warnings: Warnings,
+    token: tuple[str, str],
+    wallet: str,
+    period: int,
+    rate: Rate,
+    eth: Callable[[int], Awaitable[int]],
+) -> list[dict[str, Any]]:
+    """The position of a token that does not rebase (`token`: its kind and address), worth
+    `eth(balance)`; none when the wallet holds none."""
+    kind, address = token
+    (balance,) = await reader.call(address, erc20.BALANCE_OF, wallet, label=kind)
+    if not balance:
+        return []
+    info, now, value, price, growth = await asyncio.gather(
+        erc20.token_info(reader, address),
+        rate(reader),
+        eth(balance),
+        warned_usd_price(reader, chain, NATIVE, warnings),
+        apy(reader, period, rate, warnings, address),
+    )
+    return [position(kind, info, balance, balance, value, now, price, growth)]

@@ -1,0 +1,313 @@
+"""ether.fi and Rocket Pool against test contracts with the views of their published ABIs
+(tests/liquid_staking_world.py): every figure equals what the test contracts' own views answer."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from adapters.liquid_staking import contracts
+from tests import liquid_staking_world as L
+from tests.conftest import query_positions, world_fixture
+from tests.evm import functions_of
+
+YEAR = 365 * 24 * 3600
+ABI = json.loads((Path(__file__).parent / "liquid_staking_abi.json").read_text())
+STAKED = "stakedPositions { type token { address symbol name decimals } balance shares eth ethPerToken balanceUsd apy }"
+COMMON = "protocol walletAddress chainId blockNumber warnings { code message target }"
+QUERIES = {
+    "etherfi": f"""... on EtherfiWalletPositions {{ {COMMON} {STAKED}
+      withdrawalRequests {{ requestId amountOfEEth amountOfEEthUsd shareOfEEth isValid feeGwei isFinalized
+        claimableEth claimableEthUsd }} }}""",
+    "rocketpool": f"""... on RocketpoolWalletPositions {{ {COMMON} {STAKED}
+      burn {{ totalCollateral burnableREth burnableEth burnableEthUsd }} }}""",
+    "renzo": f"... on RenzoWalletPositions {{ {COMMON} {STAKED} }}",
+    "kelp": f"""... on KelpWalletPositions {{ {COMMON} {STAKED}
+      withdrawalRequests {{ asset {{ address symbol name decimals }} userNonce rsETHUnstaked expectedAssetAmount
+        expectedAssetAmountUsd withdrawalStartBlock isUnlocked claimableFromBlock isClaimable }} }}""",
+}
+
+world = world_fixture(L.build)
+
+
+async def answer(api, protocol: str, wallet: str) -> dict:
+    query = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+      data {{ {QUERIES[protocol]} }} errors {{ error {{ code message }} }} }} }}"""
+    found = await query_positions(api, query, protocol, [wallet], 31337)
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    assert entry["warnings"] == []
+    return dict(entry)
+
+
+def usd(amount: int) -> float:
+    return float(Fraction(amount * L.ETH_USD, 10 ** (18 + 8)))
+
+
+def apy(world, target: str, signature: str, args: tuple, block: int) -> float:
+    """The growth of a rate view between the world's week-old block and `block`, compounded."""
+    now = world.node.call(target, signature, *args, block=block)
+    then = world.node.call(target, signature, *args, block=world.then)
+    seconds = world.node.timestamp(block) - world.t_then
+    return float(Fraction(now, then)) ** (YEAR / seconds) - 1
+
+
+async def test_eeth_and_weeth_in_ether_by_the_pools_rate(world_client, world):
+    entry = await answer(world_client, "etherfi", world.wallets["holder"])
+    node, c, holder, block = world.node, world.contracts, world.wallets["holder"], entry["blockNumber"]
+    eeth = node.call(c["eETH"], "balanceOf(address)", holder, block=block)
+    wrapped = node.call(c["weETH"], "getEETHByWeETH(uint256)", world.holdings["weETH"], block=block)
+    rate = node.call(c["pool"], "amountForShare(uint256)", L.ETHER, block=block)
+    growth = apy(world, c["pool"], "amountForShare(uint256)", (L.ETHER,), block)
+    assert growth > 0.005, "ether per share grew over the week"
+    assert entry["stakedPositions"] == [
+        {
+            "type": "etherfi-eeth",
+            "token": {"address": c["eETH"], "symbol": "eETH", "name": "ether.fi ETH", "decimals": 18},
+            "balance": str(eeth),
+            "shares": str(world.holdings["eETH"]),
+            "eth": str(eeth),
+            "ethPerToken": str(rate),
+            "balanceUsd": usd(eeth),
+            "apy": pytest.approx(growth, rel=1e-12),
+        },
+        {
+            "type": "etherfi-weeth",
+            "token": {"address": c["weETH"], "symbol": "weETH", "name": "Wrapped eETH", "decimals": 18},
+            "balance": str(world.holdings["weETH"]),
+            "shares": str(world.holdings["weETH"]),
+            "eth": str(wrapped),
+            "ethPerToken": str(rate),
+            "balanceUsd": usd(wrapped),
+            "apy": pytest.approx(growth, rel=1e-12),
+        },
+    ]
+    assert entry["withdrawalRequests"] == []
+
+
+async def test_withdraw_request_nfts_found_by_their_transfers_pay_what_the_nft_says(world_client, world):
+    """The requester's NFTs: 1 finalized, 4 finalized but invalidated, 6 received, 7 pending; not 2
+    (claimed, burned) nor 5 (sent away)."""
+    entry = await answer(world_client, "etherfi", world.wallets["requester"])
+    node, nft, block = world.node, world.contracts["nft"], entry["blockNumber"]
+    assert entry["stakedPositions"] == []
+    expected = []
+    for request in (1, 4, 6, 7):
+        amount, share, valid, fee = node.call(
+            nft, "getRequest(uint256)", request, returns=["(uint96,uint96,bool,uint32)"], block=block
+        )
+        finalized = node.call(nft, "isFinalized(uint256)", request, returns=["bool"], block=block)
+        claimable = node.call(nft, "getClaimableAmount(uint256)", request, block=block) if finalized and valid else 0
+        expected.append(
+            {
+                "requestId": str(request),
+                "amountOfEEth": str(amount),
+                "amountOfEEthUsd": usd(amount),
+                "shareOfEEth": str(share),
+                "isValid": valid,
+                "feeGwei": fee,
+                "isFinalized": finalized,
+                "claimableEth": str(claimable),
+                "claimableEthUsd": usd(claimable),
+            }
+        )
+    assert [(r["isFinalized"], r["isValid"]) for r in expected] == [
+        (True, True),
+        (True, False),
+        (False, True),
+        (False, True),
+    ]
+    assert int(expected[0]["claimableEth"]) == L.REQUESTS[1][1] * L.FROZEN_RATE // L.ETHER < L.REQUESTS[1][0]
+    assert entry["withdrawalRequests"] == expected
+
+
+async def test_reth_in_ether_by_its_rate_with_a_burn_the_collateral_caps(world_client, world):
+    entry = await answer(world_client, "rocketpool", world.wallets["holder"])
+    node, reth, block = world.node, world.contracts["rETH"], entry["blockNumber"]
+    balance = world.holdings["rETH"]
+    eth = node.call(reth, "getEthValue(uint256)", balance, block=block)
+    collateral = node.call(reth, "getTotalCollateral()", block=block)
+    assert collateral == L.RETH_BALANCE + L.RETH_EXCESS < eth, "the collateral covers part of the holder's rETH"
+    growth = apy(world, reth, "getExchangeRate()", (), block)
+    assert growth > 0.005
+    assert entry["stakedPositions"] == [
+        {
+            "type": "rocketpool-reth",
+            "token": {"address": reth, "symbol": "rETH", "name": "Rocket Pool ETH", "decimals": 18},
+            "balance": str(balance),
+            "shares": str(balance),
+            "eth": str(eth),
+            "ethPerToken": str(node.call(reth, "getExchangeRate()", block=block)),
+            "balanceUsd": usd(eth),
+            "apy": pytest.approx(growth, rel=1e-12),
+        }
+    ]
+    assert entry["burn"] == {
+        "totalCollateral": str(collateral),
+        "burnableREth": str(node.call(reth, "getRethValue(uint256)", collateral, block=block)),
+        "burnableEth": str(collateral),
+        "burnableEthUsd": usd(collateral),
+    }
+
+
+async def test_a_small_reth_holder_can_burn_all_of_it(world_client, world):
+    entry = await answer(world_client, "rocketpool", world.wallets["small"])
+    eth = world.node.call(world.contracts["rETH"], "getEthValue(uint256)", world.holdings["rETH small"])
+    assert entry["burn"] == {
+        "totalCollateral": str(L.RETH_BALANCE + L.RETH_EXCESS),
+        "burnableREth": str(world.holdings["rETH small"]),
+        "burnableEth": str(eth),
+        "burnableEthUsd": usd(eth),
+    }
+
+
+async def test_ezeth_in_ether_by_what_the_restake_manager_says_backs_it(world_client, world):
+    entry = await answer(world_client, "renzo", world.wallets["holder"])
+    node, c, block, balance = world.node, world.contracts, entry["blockNumber"], world.holdings["ezETH"]
+
+    def per_ezeth(at: int) -> Fraction:
+        *_, tvl = node.call(
+            c["RestakeManager"], "calculateTVLs()", returns=["uint256[][]", "uint256[]", "uint256"], block=at
+        )
+        supply = node.call(c["ezETH"], "totalSupply()", block=at)
+        return Fraction(tvl, supply)
+
+    eth = int(balance * per_ezeth(block))
+    rate = int(L.ETHER * per_ezeth(block))
+    growth = (
+        float(Fraction(rate, int(L.ETHER * per_ezeth(world.then)))) ** (YEAR / (node.timestamp(block) - world.t_then))
+        - 1
+    )
+    assert growth > 0.0001
+    assert entry["stakedPositions"] == [
+        {
+            "type": "renzo-ezeth",
+            "token": {"address": c["ezETH"], "symbol": "ezETH", "name": "Renzo Restaked ETH", "decimals": 18},
+            "balance": str(balance),
+            "shares": str(balance),
+            "eth": str(eth),
+            "ethPerToken": str(rate),
+            "balanceUsd": usd(eth),
+            "apy": pytest.approx(growth, rel=1e-12),
+        }
+    ]
+
+
+async def test_rseth_in_ether_by_kelps_oracle(world_client, world):
+    entry = await answer(world_client, "kelp", world.wallets["holder"])
+    node, c, block, balance = world.node, world.contracts, entry["blockNumber"], world.holdings["rsETH"]
+    price = node.call(c["LRTOracle"], "rsETHPrice()", block=block)
+    eth = balance * price // L.ETHER
+    assert entry["stakedPositions"] == [
+        {
+            "type": "kelp-rseth",
+            "token": {"address": c["rsETH"], "symbol": "rsETH", "name": "rsETH", "decimals": 18},
+            "balance": str(balance),
+            "shares": str(balance),
+            "eth": str(eth),
+            "ethPerToken": str(price),
+            "balanceUsd": usd(eth),
+            "apy": pytest.approx(apy(world, c["LRTOracle"], "rsETHPrice()", (), block), rel=1e-12),
+        }
+    ]
+
+
+async def test_a_wallet_with_nothing_has_nothing(world_client, world):
+    etherfi = await answer(world_client, "etherfi", world.wallets["empty"])
+    assert etherfi["stakedPositions"] == etherfi["withdrawalRequests"] == []
+    rocketpool = await answer(world_client, "rocketpool", world.wallets["empty"])
+    assert rocketpool["stakedPositions"] == [] and rocketpool["burn"] is None
+    for protocol in ("renzo", "kelp"):
+        assert (await answer(world_client, protocol, world.wallets["empty"]))["stakedPositions"] == []
+    assert (await answer(world_client, "kelp", world.wallets["empty"]))["withdrawalRequests"] == []
+
+
+async def test_kelp_withdrawal_requests_as_the_withdrawal_manager_keeps_them(world_client, world):
+    """The requester's queued requests, asset by asset in the LRTConfig's order (stETH, then ETH),
+    oldest first: the completed one is gone, the other user's is not theirs."""
+    entry = await answer(world_client, "kelp", world.wallets["requester"])
+    node, c, block, requester = world.node, world.contracts, entry["blockNumber"], world.wallets["requester"]
+    manager = c["LRTWithdrawalManager"]
+    assert entry["stakedPositions"] == []
+    tokens = {
+        c["stETH"]: (
+            {"address": c["stETH"], "symbol": "stETH", "name": "Liquid staked Ether 2.0", "decimals": 18},
+            L.STETH_USD,
+        ),
+        L.NATIVE: ({"address": L.NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18}, L.ETH_USD),
+    }
+    delay = node.call(manager, "withdrawalDelayBlocks()", block=block)
+    expected = []
+    for asset, (token, feed) in tokens.items():
+        begin, end = node.call(
+            manager,
+            "userAssociatedNonces(address,address)",
+            asset,
+            requester,
+            returns=["uint128", "uint128"],
+            block=block,
+        )
+        locked = node.call(manager, "nextLockedNonce(address)", asset, block=block)
+        for i in range(end - begin):
+            rseth, amount, start, nonce = node.call(
+                manager,
+                "getUserWithdrawalRequest(address,address,uint256)",
+                asset,
+                requester,
+                i,
+                returns=["uint256"] * 4,
+                block=block,
+            )
+            expected.append(
+                {
+                    "asset": token,
+                    "userNonce": str(nonce),
+                    "rsETHUnstaked": str(rseth),
+                    "expectedAssetAmount": str(amount),
+                    "expectedAssetAmountUsd": float(Fraction(amount * feed, 10**26)),
+                    "withdrawalStartBlock": start,
+                    "isUnlocked": nonce < locked,
+                    "claimableFromBlock": start + delay,
+                    "isClaimable": nonce < locked and block >= start + delay,
+                }
+            )
+    assert [(r["asset"]["symbol"], r["userNonce"], r["isUnlocked"]) for r in expected] == [
+        ("stETH", "0", True),
+        ("ETH", "2", True),
+        ("ETH", "3", False),
+    ]
+    assert expected[0]["isClaimable"]
+    assert entry["withdrawalRequests"] == expected
+
+
+def test_the_adapter_reads_the_published_abis():
+    """Every function the adapter calls, signature (so selector) and output types, as recorded from
+    each protocol's own source (tests/liquid_staking_abi.json names it)."""
+    published = ABI["functions"]
+    contracts_of = {
+        "EETH_SHARES": "etherfi:eETH",
+        "AMOUNT_FOR_SHARE": "etherfi:LiquidityPool",
+        "EETH_BY_WEETH": "etherfi:weETH",
+        "OWNER_OF": "etherfi:WithdrawRequestNFT",
+        "GET_REQUEST": "etherfi:WithdrawRequestNFT",
+        "IS_FINALIZED": "etherfi:WithdrawRequestNFT",
+        "CLAIMABLE_AMOUNT": "etherfi:WithdrawRequestNFT",
+        "RETH_EXCHANGE_RATE": "rocketpool:rETH",
+        "RETH_ETH_VALUE": "rocketpool:rETH",
+        "RETH_VALUE": "rocketpool:rETH",
+        "RETH_TOTAL_COLLATERAL": "rocketpool:rETH",
+        "CALCULATE_TVLS": "renzo:RestakeManager",
+        "RSETH_PRICE": "kelp:LRTOracle",
+        "SUPPORTED_ASSETS": "kelp:LRTConfig",
+        "USER_NONCES": "kelp:LRTWithdrawalManager",
+        "USER_WITHDRAWAL_REQUEST": "kelp:LRTWithdrawalManager",
+        "NEXT_LOCKED_NONCE": "kelp:LRTWithdrawalManager",
+        "WITHDRAWAL_DELAY_BLOCKS": "kelp:LRTWithdrawalManager",
+    }
+    functions = functions_of(contracts)
+    assert set(functions) == set(contracts_of)
+    for name, function in functions.items():
+        assert published[contracts_of[name]][function.signature] == function.output_types, name
