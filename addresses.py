@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "balancer") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -219,6 +219,16 @@ class MakerAddresses:
 
 
 @dataclass(frozen=True)
+class BalancerAddresses:
+    """Balancer v2: the Vault (every pool is registered there: `PoolRegistered`), the gauge
+    factories (every gauge: `GaugeCreated`), and BAL, what a gauge's `claimable_tokens` pays."""
+
+    v2_vault: Deployment
+    gauge_factories: tuple[Deployment, ...]
+    bal: str | None
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -241,6 +251,7 @@ class ChainAddresses:
     maker: MakerAddresses | None = None
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
+    balancer: BalancerAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -297,6 +308,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
+        balancer=_balancer(value["balancer"], f"{where} balancer") if "balancer" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -381,6 +393,15 @@ def _lido(value: Any, where: str) -> LidoAddresses:
         _address(value.get(field), f"{where} {field}") for field in ("stETH", "wstETH", "withdrawalQueue")
     )
     return LidoAddresses(steth, wsteth, queue, _period(value, where))
+
+
+def _balancer(value: Any, where: str) -> BalancerAddresses:
+    value = _object(value, where)
+    return BalancerAddresses(
+        _deployment(value.get("v2Vault"), f"{where} v2Vault"),
+        _deployments(value.get("gaugeFactories", []), f"{where} gaugeFactories"),
+        _address(value["bal"], f"{where} bal") if "bal" in value else None,
+    )
 
 
 def _uniswap(value: Any, where: str) -> UniswapAddresses:

@@ -20,6 +20,8 @@ from adapters.aave import positions as aave
 from adapters.accounts import EULER_ROUTES
 from adapters.accounts import ROUTES as ACCOUNT_ROUTES
 from adapters.accounts import streams as account_streams
+from adapters.balancer import contracts as balancer_contracts
+from adapters.balancer import positions as balancer
 from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
@@ -173,5 +175,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 entry(name, vault_style.chains(addresses, name), vault_style.fetch, flows=vault_style_flows.flows)
                 for name in VAULT_STYLE
             ),
+            entry("balancer", balancer.chains(addresses), balancer.fetch, streams=balancer_contracts.streams),
         )
     }

@@ -86,6 +86,8 @@ ROLES: dict[tuple[str, str], Role] = {
     ("MakerVault", "debtUsd"): Role(DEBT, ("normalizedDebt",)),
     ("EulerVaultPosition", "assetsUsd"): Role(SUPPLIED, ("shares",), "isCollateral"),
     ("EulerVaultPosition", "borrowedUsd"): Role(DEBT, ("borrowed",)),
+    ("BalancerTokenShare", "amountUsd"): Role(SUPPLIED, ("amount",)),
+    ("BalancerReward", "amountUsd"): Role(REWARDS, ("amount",)),
 }
 NOT_COUNTED: dict[tuple[str, str], str] = {
     ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
@@ -102,6 +104,7 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",
     ("UniswapPosition", "uncollectedFees1Usd"): "likewise",
     ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
+    ("BalancerPoolPosition", "valueUsd"): "the sum of its tokens' amountUsd",
 }
 """USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
 ROLES and this to every `...Usd` field of the schema."""
