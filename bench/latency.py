@@ -57,6 +57,7 @@ QUERIES = [
     ("morpho (controller: a DSProxy, 2 DSAs, 2 DPM accounts)", [("morpho", "controller")]),
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
+    ("balancer (saver: weighted and composable stable BPT, a gauge stake)", [("balancer", "saver")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -1,6 +1,7 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
-protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold
+protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), Balancer's Vault and pools, in which
+the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -17,6 +18,7 @@ import auth
 from tests import (
     aave_world,
     accounts_world,
+    balancer_world,
     compound_world,
     euler_world,
     fluid_world,
@@ -70,6 +72,7 @@ def build(node: Anvil) -> AllWorlds:
         node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
     )
     euler = euler_world.build(node, controller, elapse=0)
+    balancer = balancer_world.build(node, {"lp": accounts["saver"], "empty": accounts["empty"]})
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -87,6 +90,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["maker"] = maker.addresses_override()
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
+    data[chain]["balancer"] = balancer.addresses_override()[chain]["balancer"]
     data[chain]["priceFeeds"].update(euler.feeds())
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
@@ -94,6 +98,7 @@ def build(node: Anvil) -> AllWorlds:
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
     for other in (pendle, fluid, lido, uniswap, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
+    data[chain]["priceFeeds"].update(balancer.addresses_override()[chain]["priceFeeds"])
     parts = {
         "morpho": world,
         "aave": aave,
@@ -106,6 +111,7 @@ def build(node: Anvil) -> AllWorlds:
         "accounts": controlled,
         "euler": euler,
         "vaults": vaults,
+        "balancer": balancer,
         "artifacts": artifacts,
     }
     return AllWorlds(node, {**world.wallets, "controller": controller}, data, parts)

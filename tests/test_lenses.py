@@ -35,7 +35,7 @@ from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import defisaver_abi, maker_abi, packs, registries
+from tests.node_oracles import balancer_abi, defisaver_abi, maker_abi, packs, registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -55,6 +55,7 @@ PROTOCOLS = (
     "ethena",
     "sky",
     "erc4626",
+    "balancer",
 )
 
 
@@ -150,6 +151,12 @@ PUBLISHED = {
     "IOsm": ("maker:OSM",),
     "IInstaList": ("instadapp:InstaList",),
     "IDFSProxyRegistry": ("defisaver:DFSProxyRegistry",),
+    "IBalancerVault": ("balancer:20210418-vault/Vault",),
+    "IBalancerPool": (
+        "balancer:20230206-weighted-pool-v3/WeightedPool",
+        "balancer:20230206-composable-stable-pool-v3/ComposableStablePool",
+    ),
+    "IBalancerGauge": ("balancer:20220822-mainnet-gauge-factory-v2/LiquidityGaugeV5",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -237,6 +244,8 @@ def published_abis() -> dict[str, Signatures]:
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
+    for name in {source for sources in PUBLISHED.values() for source in sources if source.startswith("balancer:")}:
+        found[name] = function_signatures(balancer_abi(*name.removeprefix("balancer:").split("/")))
     return found
 
 
