@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "balancer") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "balancer", "aura") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -229,6 +229,15 @@ class BalancerAddresses:
 
 
 @dataclass(frozen=True)
+class AuraAddresses:
+    """Aura: its Booster (pools by `poolLength` / `poolInfo`) and the AURA token (what a claim of
+    BAL mints); Balancer's Vault values the deposits."""
+
+    booster: str
+    aura: str
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -252,6 +261,7 @@ class ChainAddresses:
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
     balancer: BalancerAddresses | None = None
+    aura: AuraAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -309,6 +319,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
         balancer=_balancer(value["balancer"], f"{where} balancer") if "balancer" in value else None,
+        aura=_aura(value["aura"], f"{where} aura") if "aura" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -401,6 +412,13 @@ def _balancer(value: Any, where: str) -> BalancerAddresses:
         _deployment(value.get("v2Vault"), f"{where} v2Vault"),
         _deployments(value.get("gaugeFactories", []), f"{where} gaugeFactories"),
         _address(value["bal"], f"{where} bal") if "bal" in value else None,
+    )
+
+
+def _aura(value: Any, where: str) -> AuraAddresses:
+    value = _object(value, where)
+    return AuraAddresses(
+        _address(value.get("booster"), f"{where} booster"), _address(value.get("aura"), f"{where} aura")
     )
 
 

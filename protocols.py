@@ -20,6 +20,7 @@ from adapters.aave import positions as aave
 from adapters.accounts import EULER_ROUTES
 from adapters.accounts import ROUTES as ACCOUNT_ROUTES
 from adapters.accounts import streams as account_streams
+from adapters.aura import positions as aura
 from adapters.balancer import contracts as balancer_contracts
 from adapters.balancer import positions as balancer
 from adapters.compound import flows as compound_flows
@@ -176,5 +177,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 for name in VAULT_STYLE
             ),
             entry("balancer", balancer.chains(addresses), balancer.fetch, streams=balancer_contracts.streams),
+            entry("aura", aura.chains(addresses), aura.fetch),
         )
     }

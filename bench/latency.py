@@ -58,6 +58,7 @@ QUERIES = [
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
     ("balancer (saver: weighted and composable stable BPT, a gauge stake)", [("balancer", "saver")]),
+    ("aura (saver: a deposit with BAL, AURA and an extra reward)", [("aura", "saver")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

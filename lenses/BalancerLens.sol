@@ -1,28 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-import "Recorder.sol";
-
-/// @dev The v2 Vault's view of a pool's tokens.
-interface IBalancerVault {
-    function getPoolTokens(bytes32 poolId)
-        external
-        view
-        returns (address[] memory tokens, uint256[] memory balances, uint256 lastChangeBlock);
-}
-
-/// @dev A v2 pool's views beyond its ERC-20's (each answered by some pool types only).
-interface IBalancerPool {
-    function getPoolId() external view returns (bytes32);
-
-    function getActualSupply() external view returns (uint256);
-
-    function getBptIndex() external view returns (uint256);
-
-    function getNormalizedWeights() external view returns (uint256[] memory);
-
-    function getAmplificationParameter() external view returns (uint256 value, bool isUpdating, uint256 precision);
-}
+import "BalancerPools.sol";
 
 /// @dev A LiquidityGaugeV5's views (`claimable_tokens` is not a view: it checkpoints first).
 interface IBalancerGauge {
@@ -44,7 +23,7 @@ interface IBalancerGauge {
 /// as above (its poolId by `getPoolId()`), `reward_count()`, each `reward_tokens(i)` (up to 8) with
 /// `claimable_reward` and the token's facts. Then the USD feeds and the sequencer uptime feed, and
 /// last each held gauge's `claimable_tokens`, whose writes stay inside the call.
-contract BalancerLens is Recorder {
+contract BalancerLens is BalancerPools {
     constructor(
         address wallet,
         address vault,
@@ -75,25 +54,9 @@ contract BalancerLens is Recorder {
         _finish(tape);
     }
 
-    function _pool(Tape memory tape, address vault, address pool, bytes32 poolId) private view {
-        _tokenInfo(tape, pool);
-        (bool ok, bytes memory ret) = _call(tape, vault, abi.encodeCall(IBalancerVault.getPoolTokens, (poolId)));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getActualSupply, ()));
-        _call(tape, pool, abi.encodeCall(IERC20.totalSupply, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getBptIndex, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getNormalizedWeights, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getAmplificationParameter, ()));
-        if (!ok || ret.length < 96) return;
-        (address[] memory tokens,,) = abi.decode(ret, (address[], uint256[], uint256));
-        for (uint256 i = 0; i < tokens.length; i++) {
-            if (tokens[i] != pool) _tokenInfo(tape, tokens[i]);
-        }
-    }
-
     function _gauge(Tape memory tape, address vault, address gauge, address wallet) private view {
         address pool = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.lp_token, ()))));
-        (bool ok, bytes memory id) = _call(tape, pool, abi.encodeCall(IBalancerPool.getPoolId, ()));
-        if (ok && id.length >= 32) _pool(tape, vault, pool, abi.decode(id, (bytes32)));
+        _poolByAddress(tape, vault, pool);
         uint256 count = _word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_count, ()));
         for (uint256 i = 0; i < count && i < 8; i++) {
             address token = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_tokens, (i)))));

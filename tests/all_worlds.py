@@ -1,11 +1,11 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
-protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), Balancer's Vault and pools, in which
-the same demo wallets hold
-positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
-a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
-supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
-borrowing). The devnet and the fault-schedule property test use it."""
+protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), Balancer's Vault, pools and a gauge,
+Aura's Booster, in which the same demo wallets hold positions; and a demo wallet (`controller`)
+whose positions are held by the accounts it controls: a Maker vault and a Morpho supply through
+its DSProxy, Instadapp DSAs with Aave and Morpho supplies, Summer.fi DPM accounts with Morpho
+supplies, and two Euler sub-accounts (one borrowing). The devnet and the fault-schedule property
+test use it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import auth
 from tests import (
     aave_world,
     accounts_world,
+    aura_world,
     balancer_world,
     compound_world,
     euler_world,
@@ -73,6 +74,7 @@ def build(node: Anvil) -> AllWorlds:
     )
     euler = euler_world.build(node, controller, elapse=0)
     balancer = balancer_world.build(node, {"lp": accounts["saver"], "empty": accounts["empty"]})
+    aura = aura_world.build(node, {"depositor": accounts["saver"], "empty": accounts["empty"]}, balancer)
     vaults = vault_style_world.build(
         node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -91,6 +93,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
     data[chain]["balancer"] = balancer.addresses_override()[chain]["balancer"]
+    data[chain]["aura"] = aura.addresses_override()[chain]["aura"]
     data[chain]["priceFeeds"].update(euler.feeds())
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
@@ -98,7 +101,7 @@ def build(node: Anvil) -> AllWorlds:
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
     for other in (pendle, fluid, lido, uniswap, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
-    data[chain]["priceFeeds"].update(balancer.addresses_override()[chain]["priceFeeds"])
+    data[chain]["priceFeeds"].update(aura.addresses_override()[chain]["priceFeeds"])
     parts = {
         "morpho": world,
         "aave": aave,
@@ -112,6 +115,7 @@ def build(node: Anvil) -> AllWorlds:
         "euler": euler,
         "vaults": vaults,
         "balancer": balancer,
+        "aura": aura,
         "artifacts": artifacts,
     }
     return AllWorlds(node, {**world.wallets, "controller": controller}, data, parts)

@@ -139,6 +139,7 @@ def test_the_adapter_reads_balancers_published_abis():
     }
     where = {
         "GET_POOL_TOKENS": "vault",
+        "GET_POOL_ID": "weighted",
         "GET_ACTUAL_SUPPLY": "stable",
         "TOTAL_SUPPLY": "weighted",
         "GET_BPT_INDEX": "stable",

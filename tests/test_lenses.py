@@ -56,6 +56,7 @@ PROTOCOLS = (
     "sky",
     "erc4626",
     "balancer",
+    "aura",
 )
 
 
@@ -179,6 +180,10 @@ UNPUBLISHED = {
     "IEVC": "Euler publishes its ABIs on a public repository only (euler-xyz/euler-interfaces), no npm package",
     "IEVault": "likewise",
     "IPriceOracle": "likewise",
+    "IAuraBooster": "Aura publishes its ABIs in its source only (aurafinance/aura-contracts; docs/protocols/aura.md)",
+    "IAuraRewards": "likewise",
+    "IAuraStashToken": "likewise",
+    "IAuraToken": "likewise",
 }
 """The interfaces no package in tools/ publishes an ABI of, with why."""
 

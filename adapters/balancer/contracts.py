@@ -30,6 +30,7 @@ GAUGE_CREATED_V1 = Event(
 GET_POOL_TOKENS = Function(
     "getPoolTokens(bytes32)", "f94d4668", ("address[] tokens", "uint256[] balances", "uint256 lastChangeBlock")
 )
+GET_POOL_ID = Function("getPoolId()", "38fff2d0", ("bytes32",), immutable=True)
 GET_ACTUAL_SUPPLY = Function("getActualSupply()", "876f303b", ("uint256",))
 TOTAL_SUPPLY = Function("totalSupply()", "18160ddd", ("uint256",))
 GET_BPT_INDEX = Function("getBptIndex()", "82687a56", ("uint256",), immutable=True)

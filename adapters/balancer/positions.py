@@ -37,14 +37,14 @@ from adapters.balancer.contracts import (
     REWARD_TOKENS,
     stream,
 )
-from adapters.balancer.shares import position, v2_pool
+from adapters.balancer.shares import position, reward, v2_pool
 from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.position_warnings import PART_UNREADABLE, Warnings
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
 from addresses import BalancerAddresses, ChainAddresses
-from chain import ChainReader, erc20, first
+from chain import ChainReader, first
 from chain.event_index import View
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -190,18 +190,6 @@ async def claimables(
     )
     pairs = [(str(token).lower(), amount) for token, amount in zip([*tokens, bal or NONE], owed) if amount]
     return list(await asyncio.gather(*(reward(reader, chain, token, amount, warnings) for token, amount in pairs)))
-
-
-async def reward(
-    reader: ChainReader, chain: ChainAddresses, token: str, amount: int, warnings: Warnings
-) -> dict[str, Any]:
-    """A `BalancerReward`: the token (null with a warning where it cannot be read), the amount, its USD."""
-    info, price = await asyncio.gather(
-        warnings.optional(erc20.token_info(reader, token), token, "the reward's token is"),
-        warned_usd_price(reader, chain, token, warnings),
-    )
-    usd = price.value(amount, info["decimals"]) if price and info else None
-    return {"token": info, "amount": str(amount), "amountUsd": usd}
 
 
 async def _zero() -> int:

@@ -116,3 +116,15 @@ async def position(
         "tokens": shares,
         "valueUsd": float(total) if total is not None else None,
     }
+
+
+async def reward(
+    reader: ChainReader, chain: ChainAddresses, token: str, amount: int, warnings: Warnings
+) -> dict[str, Any]:
+    """A `BalancerReward`: the token (null with a warning where it cannot be read), the amount, its USD."""
+    info, price = await asyncio.gather(
+        warnings.optional(erc20.token_info(reader, token), token, "the reward's token is"),
+        warned_usd_price(reader, chain, token, warnings),
+    )
+    usd = price.value(amount, info["decimals"]) if price and info else None
+    return {"token": info, "amount": str(amount), "amountUsd": usd}
