@@ -172,15 +172,21 @@ def test_the_adapter_reads_balancers_published_abis():
     assert balancer.LENS.name == "BalancerLens"
 
 
-CHAINS = {"1": "mainnet", "42161": "arbitrum", "10": "optimism", "137": "polygon", "43114": "avalanche", "56": "bsc"}
+CHAINS = {"1": "mainnet", "42161": "arbitrum", "10": "optimism", "137": "polygon", "43114": "avalanche"}
 """The served chains `@balancer-labs/v2-deployments` 3.2.0 has deployments on, by its network names."""
+RECORDED = {"8453": "0xba12222222228d8ba445958a75a0704d566bf2c8"}
+"""The v2 Vault of served chains the package predates, as Balancer's deployments repository records
+it: balancer/balancer-deployments at 6826feb824e5b279a2b06b7b0d7923f7e82eef0e,
+v2/tasks/20210418-vault/output/base.json."""
 GAUGE_FACTORY_TASKS = ("20220325-mainnet-gauge-factory", "20220822-mainnet-gauge-factory-v2")
 
 
 def test_every_balancer_registry_is_the_packages():
     """Against `@balancer-labs/v2-deployments` 3.2.0 (dist/tasks/<task>/output/<network>.json):
-    the Vault, every gauge factory and BAL listed on a served chain are the package's; on
-    Ethereum every gauge factory the package records is listed."""
+    the Vault, every gauge factory and BAL listed on a served chain are the package's (Base's Vault
+    the deployments repository's, recorded above); on Ethereum every gauge factory the package
+    records is listed. The L2s' gauges (child-chain gauge factory v2) are not served yet: the
+    package predates them."""
     files = pack("@balancer-labs/v2-deployments")
     data = json.loads(BUILT_IN.read_text())
 
@@ -189,12 +195,16 @@ def test_every_balancer_registry_is_the_packages():
         found = json.loads(files[path]) if path in files else {}
         return {name: address.lower() for name, address in found.items() if isinstance(address, str)}
 
-    served = [chain for chain in data if "balancer" in data[chain]]
-    assert "1" in served
-    for chain in served:
-        section, network = data[chain]["balancer"], CHAINS[chain]
-        assert section["v2Vault"]["address"].lower() == output("20210418-vault", network)["Vault"], chain
+    served = {chain for chain in data if "balancer" in data[chain]}
+    assert served == {*CHAINS, *RECORDED}
+    for chain in sorted(served):
+        section = data[chain]["balancer"]
+        vault = RECORDED.get(chain) or output("20210418-vault", CHAINS[chain])["Vault"]
+        assert section["v2Vault"]["address"].lower() == vault, chain
         factories = {factory["address"].lower() for factory in section["gaugeFactories"]}
-        published = {output(task, network).get("LiquidityGaugeFactory") for task in GAUGE_FACTORY_TASKS} - {None}
-        assert factories == published, chain
-        assert section["bal"].lower() == output("00000000-tokens", network)["BAL"], chain
+        if chain != "1":
+            assert factories == set() and "bal" not in section, chain
+            continue
+        published = {output(task, "mainnet").get("LiquidityGaugeFactory") for task in GAUGE_FACTORY_TASKS} - {None}
+        assert factories == published
+        assert section["bal"].lower() == output("00000000-tokens", "mainnet")["BAL"]
