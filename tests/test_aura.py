@@ -93,6 +93,27 @@ async def test_a_wallet_with_nothing_has_no_deposits(world_client, world):
     assert entry["deposits"] == []
 
 
+async def test_a_block_before_the_booster_is_a_validation_error(world_client, world):
+    before = world.node.block_number() - 20
+    assert world.node.rpc("eth_getCode", world.booster, hex(before)) == "0x"
+    reply = await world_client.query(
+        QUERY,
+        {
+            "inputs": [
+                {
+                    "protocol": "aura",
+                    "chainId": 31337,
+                    "walletAddress": world.wallets["depositor"],
+                    "blockNumber": before,
+                }
+            ]
+        },
+    )
+    (error,) = reply.body["data"]["walletPositions"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert f"its Booster {world.booster} has no code then" in error["error"]["message"]
+
+
 PUBLISHED = {
     "poolLength()": ("uint256",),
     "poolInfo(uint256)": ("address", "address", "address", "address", "address", "bool"),

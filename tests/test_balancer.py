@@ -128,6 +128,15 @@ async def test_a_wallet_with_nothing_has_empty_lists(world_client, world):
     assert entry["poolPositions"] == entry["gaugePositions"] == []
 
 
+async def test_a_block_before_the_vault_is_a_validation_error(world_client, world):
+    wallet = world.wallets["lp"]
+    asked = {"protocol": "balancer", "chainId": 31337, "walletAddress": wallet, "blockNumber": world.start_block - 1}
+    reply = await world_client.query(QUERY, {"inputs": [asked]})
+    (error,) = reply.body["data"]["walletPositions"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert f"its Vault was deployed at block {world.start_block}" in error["error"]["message"]
+
+
 def test_the_adapter_reads_balancers_published_abis():
     """Every function the adapter calls, with its outputs, as the package's ABIs publish it; the
     events' topics are those of the published events."""

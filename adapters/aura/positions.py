@@ -14,6 +14,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/au
   `reductionPerCliff()`); each `extraRewards(i)` below `extraRewardsLength()`: its `earned(wallet)`
   in its `rewardToken()`, a stash token whose `baseToken()` is what a claim pays. Each priced by
   its token's USD feed.
+- At a past block before the Booster had code: VALIDATION_ERROR (adapters/deployment.py).
 - All reads go out in AuraLens calls (lenses/, chain/lens.py) over the reward pools this process
   has seen the Booster list: one round once the pools are known.
 """
@@ -40,6 +41,7 @@ from adapters.aura.contracts import (
 from adapters.balancer.contracts import GET_POOL_ID
 from adapters.balancer.shares import position, reward, v2_pool
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import token_feeds
 from adapters.sweep import balances
@@ -69,6 +71,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     reader = ctx.reader()
     _prefetch(reader, chain, aura, vault, wallet)
     label = "Aura Booster"
+    await require(reader, "aura", aura.booster, "Booster")
     length = await first(reader.call(aura.booster, POOL_LENGTH, label=label))
     infos: list[Any] = list(
         await asyncio.gather(*(reader.call(aura.booster, POOL_INFO, pid, label=label) for pid in range(length)))
