@@ -183,24 +183,39 @@ def test_the_adapter_reads_balancers_published_abis():
 
 CHAINS = {"1": "mainnet", "42161": "arbitrum", "10": "optimism", "137": "polygon", "43114": "avalanche"}
 """The served chains `@balancer-labs/v2-deployments` 3.2.0 has deployments on, by its network names."""
-RECORDED = {"8453": "0xba12222222228d8ba445958a75a0704d566bf2c8"}
-"""The v2 Vault of served chains the package predates, as Balancer's deployments repository records
-it: balancer/balancer-deployments at 6826feb824e5b279a2b06b7b0d7923f7e82eef0e,
-v2/tasks/20210418-vault/output/base.json."""
+RECORDED = {
+    "8453": {"Vault": "0xba12222222228d8ba445958a75a0704d566bf2c8", "BAL": "0x4158734d47fc9692176b5085e0f52ee0da5d47f1"}
+}
+"""What Balancer's deployments repository records on served chains the package predates:
+balancer/balancer-deployments at 6826feb824e5b279a2b06b7b0d7923f7e82eef0e,
+v2/tasks/20210418-vault/output/base.json and v2/tasks/00000000-tokens/output/base.json."""
+CHILD_CHAIN_GAUGE_FACTORIES = {
+    "42161": "0x6817149cb753bf529565b4d023d7507ed2ff4bc0",
+    "10": "0xa523f47a933d5020b23629ddf689695aa94612dc",
+    "137": "0x22625eedd92c81a219a83e1dc48f88d54786b017",
+    "43114": "0xf23b4db826dba14c0e857029dff076b1c0264843",
+    "8453": "0xb1a4fe1c6d25a0ddab47431a92a723dd71d9021f",
+}
+"""The ChildChainGaugeFactory v2 of each L2, as the same repository at the same commit records it
+(v2/tasks/20230316-child-chain-gauge-factory-v2/output/<network>.json); the package predates it.
+Its ChildChainGauge's artifact there has the views the adapter reads with the same signatures and
+outputs as LiquidityGaugeV5 (`claimable_tokens` nonpayable too), and the factory emits the same
+`GaugeCreated(address indexed gauge)`."""
 GAUGE_FACTORY_TASKS = ("20220325-mainnet-gauge-factory", "20220822-mainnet-gauge-factory-v2")
 
 
 def test_every_balancer_registry_is_the_packages():
     """Against `@balancer-labs/v2-deployments` 3.2.0 (dist/tasks/<task>/output/<network>.json):
-    the Vault, every gauge factory and BAL listed on a served chain are the package's (Base's Vault
-    the deployments repository's, recorded above); on Ethereum every gauge factory the package
-    records is listed. The L2s' gauges (child-chain gauge factory v2) are not served yet: the
-    package predates them."""
+    the Vault, every gauge factory and BAL listed on a served chain are the package's (what the
+    package predates, the deployments repository's, recorded above); on Ethereum every gauge
+    factory the package records is listed, on an L2 its child-chain gauge factory v2."""
     files = pack("@balancer-labs/v2-deployments")
     data = json.loads(BUILT_IN.read_text())
 
-    def output(task: str, network: str) -> dict[str, str]:
-        path = f"dist/tasks/{task}/output/{network}.json"
+    def output(task: str, chain: str) -> dict[str, str]:
+        if chain in RECORDED:
+            return RECORDED[chain]
+        path = f"dist/tasks/{task}/output/{CHAINS[chain]}.json"
         found = json.loads(files[path]) if path in files else {}
         return {name: address.lower() for name, address in found.items() if isinstance(address, str)}
 
@@ -208,12 +223,11 @@ def test_every_balancer_registry_is_the_packages():
     assert served == {*CHAINS, *RECORDED}
     for chain in sorted(served):
         section = data[chain]["balancer"]
-        vault = RECORDED.get(chain) or output("20210418-vault", CHAINS[chain])["Vault"]
-        assert section["v2Vault"]["address"].lower() == vault, chain
+        assert section["v2Vault"]["address"].lower() == output("20210418-vault", chain)["Vault"], chain
+        assert section["bal"].lower() == output("00000000-tokens", chain)["BAL"], chain
         factories = {factory["address"].lower() for factory in section["gaugeFactories"]}
-        if chain != "1":
-            assert factories == set() and "bal" not in section, chain
-            continue
-        published = {output(task, "mainnet").get("LiquidityGaugeFactory") for task in GAUGE_FACTORY_TASKS} - {None}
-        assert factories == published
-        assert section["bal"].lower() == output("00000000-tokens", "mainnet")["BAL"]
+        if chain == "1":
+            published = {output(task, chain).get("LiquidityGaugeFactory") for task in GAUGE_FACTORY_TASKS} - {None}
+            assert factories == published
+        else:
+            assert factories == {CHILD_CHAIN_GAUGE_FACTORIES[chain]}, chain
