@@ -140,7 +140,7 @@ async def every_answer(worlds: Any, folder: Path, key: str, wallets: list[str]) 
         rpc_urls={worlds.node.chain_id: worlds.node.url},
     )
     served = [name for name, protocol in app[server.REGISTRY].items() if worlds.node.chain_id in protocol.chains]
-    assert len(served) == 17
+    assert len(served) == 19
     inputs = [{"protocol": p, "chainId": worlds.node.chain_id, "walletAddress": w} for p in served for w in wallets]
     return await in_fives(app, key, inputs)
 
@@ -166,7 +166,7 @@ def test_every_protocol_answers_every_demo_wallet_and_any_address(worlds):
     answers = asyncio.run(every_answer(built, folder, key, [*built.wallets.values(), anyone]))
     assert [error for answer in answers for error in answer["errors"]] == []
     entries = [entry for answer in answers for entry in answer["data"]]
-    assert len([entry for entry in entries if entry["via"] is None]) == 17 * (len(built.wallets) + 1)
+    assert len([entry for entry in entries if entry["via"] is None]) == 19 * (len(built.wallets) + 1)
     held = {(entry["protocol"], entry["via"]) for entry in entries if entry["via"] is not None}
     assert held == {
         ("maker", "dsproxy"),
