@@ -5,7 +5,7 @@ address registries (each protocol's page under docs/protocols/ names them). `ADD
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
 "midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "eigenlayer",
-"etherfi", "rocketpool", "renzo", "kelp") replaces
+"etherfi", "rocketpool", "renzo", "kelp", "balancer", "aura") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -277,6 +277,25 @@ class KelpAddresses:
 
 
 @dataclass(frozen=True)
+class BalancerAddresses:
+    """Balancer v2: the Vault (every pool is registered there: `PoolRegistered`), the gauge
+    factories (every gauge: `GaugeCreated`), and BAL, what a gauge's `claimable_tokens` pays."""
+
+    v2_vault: Deployment
+    gauge_factories: tuple[Deployment, ...]
+    bal: str | None
+
+
+@dataclass(frozen=True)
+class AuraAddresses:
+    """Aura: its Booster (pools by `poolLength` / `poolInfo`) and the AURA token (what a claim of
+    BAL mints); Balancer's Vault values the deposits."""
+
+    booster: str
+    aura: str
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -299,6 +318,8 @@ class ChainAddresses:
     maker: MakerAddresses | None = None
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
+    balancer: BalancerAddresses | None = None
+    aura: AuraAddresses | None = None
     etherfi: EtherfiAddresses | None = None
     rocketpool: RocketPoolAddresses | None = None
     renzo: RenzoAddresses | None = None
@@ -355,6 +376,8 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         compound=_compound(value["compound"], f"{where} compound") if "compound" in value else None,
         pendle=_pendle(value["pendle"], f"{where} pendle") if "pendle" in value else None,
         fluid=_fluid(value["fluid"], f"{where} fluid") if "fluid" in value else None,
+        balancer=_balancer(value["balancer"], f"{where} balancer") if "balancer" in value else None,
+        aura=_aura(value["aura"], f"{where} aura") if "aura" in value else None,
         lido=_lido(value["lido"], f"{where} lido") if "lido" in value else None,
         uniswap=_uniswap(value["uniswap"], f"{where} uniswap") if "uniswap" in value else None,
         maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
@@ -458,6 +481,22 @@ def _eigenlayer(value: Any, where: str) -> EigenlayerAddresses:
             _address(value.get(field), f"{where} {field}")
             for field in ("strategyManager", "delegationManager", "eigenPodManager")
         )
+    )
+
+
+def _balancer(value: Any, where: str) -> BalancerAddresses:
+    value = _object(value, where)
+    return BalancerAddresses(
+        _deployment(value.get("v2Vault"), f"{where} v2Vault"),
+        _deployments(value.get("gaugeFactories", []), f"{where} gaugeFactories"),
+        _address(value["bal"], f"{where} bal") if "bal" in value else None,
+    )
+
+
+def _aura(value: Any, where: str) -> AuraAddresses:
+    value = _object(value, where)
+    return AuraAddresses(
+        _address(value.get("booster"), f"{where} booster"), _address(value.get("aura"), f"{where} aura")
     )
 
 

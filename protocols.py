@@ -20,6 +20,9 @@ from adapters.aave import positions as aave
 from adapters.accounts import EULER_ROUTES
 from adapters.accounts import ROUTES as ACCOUNT_ROUTES
 from adapters.accounts import streams as account_streams
+from adapters.aura import positions as aura
+from adapters.balancer import contracts as balancer_contracts
+from adapters.balancer import positions as balancer
 from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
@@ -178,5 +181,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             ),
             *(entry(name, chains, liquid_staking.fetch, streams=streams) for name, chains, streams in lsts),
             entry("eigenlayer", eigenlayer.chains(addresses), eigenlayer.fetch),
+            entry("balancer", balancer.chains(addresses), balancer.fetch, streams=balancer_contracts.streams),
+            entry("aura", aura.chains(addresses), aura.fetch),
         )
     }

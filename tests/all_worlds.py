@@ -1,7 +1,7 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
 protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
-Kelp, in which the same demo wallets hold
+Kelp, Balancer's Vault, pools and a gauge, Aura's Booster, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -19,6 +19,8 @@ import auth
 from tests import (
     aave_world,
     accounts_world,
+    aura_world,
+    balancer_world,
     compound_world,
     eigenlayer_world,
     euler_world,
@@ -74,6 +76,8 @@ def build(node: Anvil) -> AllWorlds:
         node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
     )
     euler = euler_world.build(node, controller, elapse=0)
+    balancer = balancer_world.build(node, {"lp": accounts["saver"], "empty": accounts["empty"]})
+    aura = aura_world.build(node, {"depositor": accounts["saver"], "empty": accounts["empty"]}, balancer)
     eigenlayer = eigenlayer_world.build(
         node, {"staker": accounts["saver"], "restaker": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -106,6 +110,8 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["maker"] = maker.addresses_override()
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
+    data[chain]["balancer"] = balancer.addresses_override()[chain]["balancer"]
+    data[chain]["aura"] = aura.addresses_override()[chain]["aura"]
     data[chain]["priceFeeds"].update(euler.feeds())
     data[chain]["eigenlayer"] = eigenlayer.addresses_override()[chain]["eigenlayer"]
     data[chain]["priceFeeds"].update(eigenlayer.addresses_override()[chain]["priceFeeds"])
@@ -115,6 +121,7 @@ def build(node: Anvil) -> AllWorlds:
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
     for other in (pendle, fluid, lido, uniswap, vaults):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
+    data[chain]["priceFeeds"].update(aura.addresses_override()[chain]["priceFeeds"])
     for protocol in ("etherfi", "rocketpool", "renzo", "kelp"):
         data[chain][protocol] = staking.addresses_override()[chain][protocol]
     parts = {
@@ -125,6 +132,8 @@ def build(node: Anvil) -> AllWorlds:
         "fluid": fluid,
         "lido": lido,
         "uniswap": uniswap,
+        "balancer": balancer,
+        "aura": aura,
         "maker": maker,
         "accounts": controlled,
         "euler": euler,

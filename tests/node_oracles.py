@@ -7,6 +7,8 @@ requests on stdin and answers a JSON list on stdout, with the packages pinned in
 - uniswap_sdk.cjs: Uniswap's `@uniswap/v3-sdk` (position amounts, prices, uncollected fees).
 - registries.cjs: the protocols' published registries (Aave's address book, Morpho's addresses,
   Lido's ABIs, Uniswap's addresses).
+- balancer_maths.cjs: Balancer's `@balancer-labs/balancer-maths` (a proportional exit), read from
+  its pinned tarball.
 - packs.cjs: publishers' JavaScript files read, never installed, from the tarballs tools/packs.json
   pins (dsa-connect's InstaList addresses and ABI, @oasisdex/addresses' DPM addresses); the JSON
   files of those tarballs (dai-plugin-mcd's Maker addresses and ABIs) are read here.
@@ -134,3 +136,34 @@ def maker_abi(contract: str) -> dict[str, list[str]]:
 def defisaver_abi(contract: str) -> dict[str, list[str]]:
     """@defisaver/sdk's ABI of `contract` (src/abis/<contract>.json: DFSProxyRegistry, ...)."""
     return abi_functions(json.loads(pack(DEFISAVER)[f"src/abis/{contract}.json"]))
+
+
+BALANCER_MATHS = "@balancer-labs/balancer-maths"
+
+
+def balancer_proportional_exits(cases: list[dict[str, Any]]) -> list[list[int]]:
+    """`@balancer-labs/balancer-maths`' proportional remove (balancer_maths.cjs) of each case
+    ({poolType, balances, decimals, totalSupply, bpt, weights | amp}): each token's amount out, raw."""
+    source = pack(BALANCER_MATHS)["dist/index.js"].decode()
+    done = subprocess.run(
+        ["node", str(ROOT / "tests" / "balancer_maths.cjs")],
+        input=json.dumps({"source": source, "cases": cases}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode:
+        raise RuntimeError(f"balancer_maths.cjs failed: {done.stderr[-2000:]}")
+    return [[int(amount) for amount in answer] for answer in json.loads(done.stdout)]
+
+
+def balancer_abi(task: str, contract: str) -> list[dict[str, Any]]:
+    """A contract's ABI as `@balancer-labs/v2-deployments` publishes it (`dist/tasks/<task>/abi/`, or
+    its artifact's where a task publishes artifacts only)."""
+    files = pack("@balancer-labs/v2-deployments")
+    path = f"dist/tasks/{task}/abi/{contract}.json"
+    if path in files:
+        abi: list[dict[str, Any]] = json.loads(files[path])
+        return abi
+    artifact: dict[str, Any] = json.loads(files[f"dist/tasks/{task}/artifact/{contract}.json"])
+    return list(artifact["abi"])

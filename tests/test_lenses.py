@@ -35,7 +35,7 @@ from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import defisaver_abi, maker_abi, packs, registries
+from tests.node_oracles import balancer_abi, defisaver_abi, maker_abi, packs, registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -55,6 +55,8 @@ PROTOCOLS = (
     "ethena",
     "sky",
     "erc4626",
+    "balancer",
+    "aura",
     "etherfi",
     "rocketpool",
     "renzo",
@@ -150,6 +152,12 @@ PUBLISHED = {
     "IGetCdps": ("maker:GetCdps",),
     "IVat": ("maker:Vat",),
     "ISpotter": ("maker:Spotter",),
+    "IBalancerVault": ("balancer:20210418-vault/Vault",),
+    "IBalancerPool": (
+        "balancer:20230206-weighted-pool-v3/WeightedPool",
+        "balancer:20230206-composable-stable-pool-v3/ComposableStablePool",
+    ),
+    "IBalancerGauge": ("balancer:20220822-mainnet-gauge-factory-v2/LiquidityGaugeV5",),
     "IJug": ("maker:Jug",),
     "IIlkRegistry": ("maker:IlkRegistry",),
     "IOsm": ("maker:OSM",),
@@ -191,6 +199,10 @@ UNPUBLISHED = {
     "IEVC": "Euler publishes its ABIs on a public repository only (euler-xyz/euler-interfaces), no npm package",
     "IEVault": "likewise",
     "IPriceOracle": "likewise",
+    "IAuraBooster": "Aura publishes its ABIs in its source only (aurafinance/aura-contracts; docs/protocols/aura.md)",
+    "IAuraRewards": "likewise",
+    "IAuraStashToken": "likewise",
+    "IAuraToken": "likewise",
 }
 """The interfaces no package in tools/ publishes an ABI of, with why."""
 
@@ -256,6 +268,8 @@ def published_abis() -> dict[str, Signatures]:
     for contract in ("ProxyRegistry", "DSProxy", "GetCdps", "Vat", "Spotter", "Jug", "IlkRegistry", "OSM"):
         found[f"maker:{contract}"] = {signature: tuple(outputs) for signature, outputs in maker_abi(contract).items()}
     (dsa,) = packs(["instadapp"])
+    for name in {source for sources in PUBLISHED.values() for source in sources if source.startswith("balancer:")}:
+        found[name] = function_signatures(balancer_abi(*name.removeprefix("balancer:").split("/")))
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}

@@ -1,0 +1,1 @@
+"""Aura: Balancer pool tokens deposited through Aura's Booster (positions.py)."""

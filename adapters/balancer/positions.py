@@ -1,0 +1,196 @@
+"""Balancer v2: the wallet's pool tokens (BPT) and gauge stakes with what they are worth, on-chain.
+
+How each figure is derived (all at the request's pinned block; docs/protocols/balancer.md has the long form):
+
+- Discovery through the event index (chain/event_index.py; the stream: contracts.py): every pool
+  from the v2 Vault's `PoolRegistered` events (never a hand list; the pool's poolId with it),
+  every gauge from the gauge factories' `GaugeCreated`, and who may hold a pool's BPT or a gauge's
+  stake from their Transfer logs. Those the wallet's logs name are asked for `balanceOf`; non-zero
+  ones are held. Why logs and not a `balanceOf` of every pool: Ethereum's Vault has registered
+  thousands of pools, so a sweep of them all would cost every query thousands of calls (more gas
+  than some nodes allow an eth_call), where the index answers which few a wallet ever received
+  from one lookup in its store. While the index is cold, every pool and gauge it has so far is
+  swept in bulk instead, with a warning that later ones are not listed yet.
+- A pool position: its state and the wallet's share of each token (shares.py: the Vault's
+  `getPoolTokens`, the pool's `getActualSupply` or `totalSupply`, balance x bpt / supply).
+- A gauge position: the gauge's `balanceOf(wallet)` (staked BPT, one gauge token per BPT) in its
+  `lp_token()`'s pool, valued as above; its claimables: BAL by `claimable_tokens(wallet)` (not a
+  view: it checkpoints first, so it is read by eth_call, last in the lens) and, for each
+  `reward_tokens(i)` below `reward_count()`, `claimable_reward(wallet, token)`, each priced by its
+  token's USD feed. A gauge whose `lp_token` is not a pool of the Vault's is left out with a warning.
+- All reads for the pools and gauges the stored index names go out at once in BalancerLens
+  (lenses/, chain/lens.py), in the round that reads the index's tail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from adapters.balancer.contracts import (
+    CLAIMABLE_REWARD,
+    CLAIMABLE_TOKENS,
+    GAUGE,
+    LP_TOKEN,
+    POOL,
+    REWARD_COUNT,
+    REWARD_TOKENS,
+    stream,
+)
+from adapters.balancer.shares import position, reward, v2_pool
+from adapters.context import FetchContext
+from adapters.deployment import started
+from adapters.position_warnings import PART_UNREADABLE, Warnings
+from adapters.prices import token_feeds
+from adapters.sweep import balances, swept_balances
+from addresses import BalancerAddresses, ChainAddresses
+from chain import ChainReader, first
+from chain.event_index import View
+from chain.lens import NONE, Lens
+from errors import ProtocolError
+
+MAX_REWARD_TOKENS = 8
+"""A LiquidityGaugeV5 holds at most 8 reward tokens (MAX_REWARDS)."""
+LENS_PARTS = 8
+"""Pools and gauges per BalancerLens call: a held gauge's records take up to about 2 KB of the tape."""
+LENS = Lens("BalancerLens", ("address", "address", "address[]", "bytes32[]", "address[]", "address[]", "address"))
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.balancer)
+
+
+class Catalog:
+    """The index's pools (address -> poolId) and gauges."""
+
+    def __init__(self, view: View) -> None:
+        self.pools = {entry.key: "0x" + entry.value.hex() for entry in view.of(POOL)}
+        self.gauges = {entry.key for entry in view.of(GAUGE)}
+
+
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
+    assert chain.balancer is not None
+    balancer = chain.balancer
+    reader = ctx.reader()
+    block = await reader.block_number()
+    events = stream(balancer)
+    started(reader, "balancer", block, events.start_block, "its Vault")
+    stored = await ctx.stored_events(events)
+    _prefetch(reader, chain, balancer, Catalog(stored), await stored.keys(wallet), wallet)
+    view = await ctx.events(events)
+    catalog = Catalog(view)
+    if view.complete:
+        held = sorted(key for key in await view.keys(wallet) if key in catalog.pools or key in catalog.gauges)
+        found = await balances(reader, held, wallet, ctx.warnings, "Balancer token")
+    else:
+        everything = sorted({*catalog.pools, *catalog.gauges})
+        found = await swept_balances(reader, everything, wallet, ctx.warnings, "Balancer token")
+        ctx.warnings.add(
+            PART_UNREADABLE,
+            "balancer",
+            f"the event index of chain {ctx.chain_id} reaches block {view.covered_to} of {block}: every pool and "
+            "gauge registered up to it was checked, later ones are listed once the index has caught up",
+            retryable=True,
+        )
+    pools = sorted(token for token in found if token in catalog.pools)
+    gauges = sorted(token for token in found if token in catalog.gauges and token not in catalog.pools)
+    pool_answers, gauge_answers = await asyncio.gather(
+        asyncio.gather(
+            *(_pool(reader, chain, balancer, catalog, pool, found[pool], ctx.warnings) for pool in pools),
+            return_exceptions=True,
+        ),
+        asyncio.gather(
+            *(_gauge(reader, chain, balancer, catalog, gauge, found[gauge], wallet, ctx.warnings) for gauge in gauges),
+            return_exceptions=True,
+        ),
+    )
+    return {
+        "poolPositions": ctx.warnings.survivors("pool", zip(pools, pool_answers)),
+        "gaugePositions": ctx.warnings.survivors("gauge", zip(gauges, gauge_answers)),
+    }
+
+
+def _prefetch(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    balancer: BalancerAddresses,
+    catalog: Catalog,
+    held: set[str],
+    wallet: str,
+) -> None:
+    """The reads of the pools and gauges the stored index says the wallet may hold, in lens calls
+    of LENS_PARTS each that ride with the index's tail."""
+    pools = sorted(key for key in held if key in catalog.pools)
+    gauges = sorted(key for key in held if key in catalog.gauges and key not in catalog.pools)
+    ids = [bytes.fromhex(catalog.pools[pool][2:]) for pool in pools]
+    feeds = [feed.feed for feed in token_feeds(chain).values()]
+    sequencer = chain.sequencer_uptime_feed or NONE
+    vault = balancer.v2_vault.address
+    initcodes = [
+        LENS.initcode(
+            wallet,
+            vault,
+            pools[i : i + LENS_PARTS],
+            ids[i : i + LENS_PARTS],
+            gauges[i : i + LENS_PARTS],
+            feeds if i == 0 else [],
+            sequencer,
+        )
+        for i in range(0, max(len(pools), len(gauges), 1), LENS_PARTS)
+    ]
+    reader.prefetch(initcodes, [vault, *pools, *gauges, *feeds, sequencer])
+
+
+async def _pool(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    balancer: BalancerAddresses,
+    catalog: Catalog,
+    pool: str,
+    bpt: int,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    state = await v2_pool(reader, balancer.v2_vault.address, pool, catalog.pools[pool])
+    return await position(reader, chain, state, bpt, warnings)
+
+
+async def _gauge(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    balancer: BalancerAddresses,
+    catalog: Catalog,
+    gauge: str,
+    staked: int,
+    wallet: str,
+    warnings: Warnings,
+) -> dict[str, Any]:
+    """A gauge stake: its pool share and what the gauge lets the wallet claim."""
+    pool = str(await first(reader.call(gauge, LP_TOKEN, label=f"Balancer gauge {gauge}"))).lower()
+    if pool not in catalog.pools:
+        raise ProtocolError(f"its lp_token {pool} is not a pool of the Balancer Vault")
+    share, rewards = await asyncio.gather(
+        _pool(reader, chain, balancer, catalog, pool, staked, warnings),
+        claimables(reader, chain, gauge, wallet, balancer.bal, warnings),
+    )
+    return {"gauge": gauge, "position": share, "rewards": rewards}
+
+
+async def claimables(
+    reader: ChainReader, chain: ChainAddresses, gauge: str, wallet: str, bal: str | None, warnings: Warnings
+) -> list[dict[str, Any]]:
+    """BAL (`claimable_tokens`, where the chain's gauges mint it) and every reward token's
+    `claimable_reward`, non-zero ones, each with its USD value."""
+    label = f"Balancer gauge {gauge}"
+    count = min(await first(reader.call(gauge, REWARD_COUNT, label=label)), MAX_REWARD_TOKENS)
+    tokens = await asyncio.gather(*(first(reader.call(gauge, REWARD_TOKENS, i, label=label)) for i in range(count)))
+    owed = await asyncio.gather(
+        *(first(reader.call(gauge, CLAIMABLE_REWARD, wallet, token, label=label)) for token in tokens),
+        first(reader.call(gauge, CLAIMABLE_TOKENS, wallet, label=label)) if bal else _zero(),
+    )
+    pairs = [(str(token).lower(), amount) for token, amount in zip([*tokens, bal or NONE], owed) if amount]
+    return list(await asyncio.gather(*(reward(reader, chain, token, amount, warnings) for token, amount in pairs)))
+
+
+async def _zero() -> int:
+    return 0

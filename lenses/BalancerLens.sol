@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+import "BalancerPools.sol";
+
+/// @dev A LiquidityGaugeV5's views (`claimable_tokens` is not a view: it checkpoints first).
+interface IBalancerGauge {
+    function lp_token() external view returns (address);
+
+    function reward_count() external view returns (uint256);
+
+    function reward_tokens(uint256 i) external view returns (address);
+
+    function claimable_reward(address user, address token) external view returns (uint256);
+
+    function claimable_tokens(address user) external returns (uint256);
+}
+
+/// @title The reads of one Balancer input (adapters/balancer/positions.py), in one call
+/// @notice For each pool: the wallet's `balanceOf`; where it holds some, the pool's token facts,
+/// the Vault's `getPoolTokens(poolId)`, the pool's supplies and type views and each token's facts.
+/// For each gauge: the wallet's `balanceOf`; where it holds some, `lp_token()`, that pool's reads
+/// as above (its poolId by `getPoolId()`), `reward_count()`, each `reward_tokens(i)` (up to 8) with
+/// `claimable_reward` and the token's facts. Then the USD feeds and the sequencer uptime feed, and
+/// last each held gauge's `claimable_tokens`, whose writes stay inside the call.
+contract BalancerLens is BalancerPools {
+    constructor(
+        address wallet,
+        address vault,
+        address[] memory pools,
+        bytes32[] memory poolIds,
+        address[] memory gauges,
+        address[] memory feeds,
+        address sequencer
+    ) {
+        Tape memory tape = _tape();
+        for (uint256 i = 0; i < pools.length; i++) {
+            if (_word(tape, pools[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
+                _pool(tape, vault, pools[i], poolIds[i]);
+            }
+        }
+        bool[] memory staked = new bool[](gauges.length);
+        for (uint256 i = 0; i < gauges.length; i++) {
+            staked[i] = _word(tape, gauges[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0;
+            if (staked[i]) _gauge(tape, vault, gauges[i], wallet);
+        }
+        for (uint256 i = 0; i < feeds.length; i++) {
+            _feed(tape, feeds[i]);
+        }
+        if (sequencer != address(0)) _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
+        for (uint256 i = 0; i < gauges.length; i++) {
+            if (staked[i]) _mutatingCall(tape, gauges[i], abi.encodeCall(IBalancerGauge.claimable_tokens, (wallet)));
+        }
+        _finish(tape);
+    }
+
+    function _gauge(Tape memory tape, address vault, address gauge, address wallet) private view {
+        address pool = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.lp_token, ()))));
+        _poolByAddress(tape, vault, pool);
+        uint256 count = _word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_count, ()));
+        for (uint256 i = 0; i < count && i < 8; i++) {
+            address token = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_tokens, (i)))));
+            _call(tape, gauge, abi.encodeCall(IBalancerGauge.claimable_reward, (wallet, token)));
+            _tokenInfo(tape, token);
+        }
+    }
+}

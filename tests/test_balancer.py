@@ -1,0 +1,233 @@
+"""Balancer v2 against Balancer's own Vault and pool factories (tests/balancer_world.py), its
+published ABIs and addresses (`@balancer-labs/v2-deployments`) and its own math
+(`@balancer-labs/balancer-maths`)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from adapters.balancer import contracts
+from adapters.balancer import positions as balancer
+from addresses import BUILT_IN
+from tests import balancer_world as B
+from tests.conftest import query_positions, world_fixture
+from tests.evm import function_signatures, functions_of
+from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
+
+TOKEN = "{ address symbol name decimals }"
+POOL = f"""version poolType pool {TOKEN} poolId balance totalSupply valueUsd
+  tokens {{ token {TOKEN} poolBalance amount amountUsd }}"""
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on BalancerWalletPositions {{ protocol walletAddress chainId blockNumber
+    warnings {{ code message target }}
+    poolPositions {{ {POOL} }}
+    gaugePositions {{ gauge position {{ {POOL} }} rewards {{ token {TOKEN} amount amountUsd }} }} }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+
+world = world_fixture(B.build)
+
+
+async def answer(api, wallet: str) -> dict:
+    found = await query_positions(api, QUERY, "balancer", [wallet], 31337)
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    assert entry["warnings"] == []
+    return dict(entry)
+
+
+def token(world: B.BalancerWorld, address: str) -> dict:
+    (name,) = [name for name, at in world.tokens.items() if at == address]
+    return {"address": address, "symbol": name, "name": name, "decimals": B.DECIMALS[name]}
+
+
+def expected(world: B.BalancerWorld, kind: str, bpt: int, pool_type: str, name: str, symbol: str) -> dict:
+    """A pool position as Balancer's own views give it: the Vault's getPoolTokens, the pool's
+    getActualSupply, its BPT left out of a composable stable pool's tokens."""
+    pool, pool_id = world.pools[kind]
+    tokens, balances = world.pool_tokens(kind)
+    supply = world.node.call(pool, "getActualSupply()")
+    shares = []
+    for address, balance in zip(tokens, balances):
+        if address == pool:
+            continue
+        info = token(world, address)
+        amount = balance * bpt // supply
+        usd = Fraction(amount * B.PRICES[info["symbol"]], 10 ** (info["decimals"] + 8))
+        shares.append({"token": info, "poolBalance": str(balance), "amount": str(amount), "amountUsd": usd})
+    return {
+        "version": 2,
+        "poolType": pool_type,
+        "pool": {"address": pool, "symbol": symbol, "name": name, "decimals": 18},
+        "poolId": pool_id,
+        "balance": str(bpt),
+        "totalSupply": str(supply),
+        "tokens": [{**share, "amountUsd": float(share["amountUsd"])} for share in shares],
+        "valueUsd": float(sum(share["amountUsd"] for share in shares)),
+    }
+
+
+async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(world_client, world):
+    lp = world.wallets["lp"]
+    entry = await answer(world_client, lp)
+    weighted, stable = world.pools["weighted"][0], world.pools["stable"][0]
+    held = {kind: world.node.call(world.pools[kind][0], "balanceOf(address)", lp) for kind in world.pools}
+    staked = world.node.call(world.gauge, "balanceOf(address)", lp)
+    assert held["weighted"] and held["stable"] and staked
+    by_pool = {position["pool"]["address"]: position for position in entry["poolPositions"]}
+    assert set(by_pool) == {weighted, stable}
+    assert by_pool[weighted] == expected(
+        world, "weighted", held["weighted"], "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
+    )
+    assert by_pool[stable] == expected(
+        world, "stable", held["stable"], "composable-stable", "Balancer USDC-DAI Stable", "B-USDC-DAI"
+    )
+    # The composable stable pool's shares are of getActualSupply, not of its preminted totalSupply.
+    assert int(by_pool[stable]["totalSupply"]) < world.node.call(stable, "totalSupply()") // 10**9
+    (gauge,) = entry["gaugePositions"]
+    assert gauge["gauge"] == world.gauge
+    assert gauge["position"] == expected(
+        world, "weighted", staked, "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
+    )
+    assert gauge["rewards"] == [
+        {
+            "token": token(world, world.tokens[name]),
+            "amount": str(B.CLAIMABLE[name]),
+            "amountUsd": float(Fraction(B.CLAIMABLE[name] * B.PRICES[name], 10**26)),
+        }
+        for name in ("RWD", "BAL")
+    ]
+
+
+async def test_the_shares_are_balancer_maths_proportional_exit(world_client, world):
+    """`@balancer-labs/balancer-maths`' proportional remove of the wallet's BPT from each pool's
+    balances and supply pays what the answer says each token is worth."""
+    entry = await answer(world_client, world.wallets["lp"])
+    positions = [*entry["poolPositions"], *(gauge["position"] for gauge in entry["gaugePositions"])]
+    cases = [
+        {
+            "poolType": "STABLE" if position["poolType"] == "composable-stable" else "WEIGHTED",
+            "balances": [share["poolBalance"] for share in position["tokens"]],
+            "decimals": [share["token"]["decimals"] for share in position["tokens"]],
+            "totalSupply": position["totalSupply"],
+            "bpt": position["balance"],
+            "weights": [str(10**18 // len(position["tokens"]))] * len(position["tokens"]),
+            "amp": "200000",
+        }
+        for position in positions
+    ]
+    exits = balancer_proportional_exits(cases)
+    assert len(exits) == 3
+    for position, amounts in zip(positions, exits):
+        assert [int(share["amount"]) for share in position["tokens"]] == amounts
+        assert all(amounts)
+
+
+async def test_a_wallet_with_nothing_has_empty_lists(world_client, world):
+    entry = await answer(world_client, world.wallets["empty"])
+    assert entry["poolPositions"] == entry["gaugePositions"] == []
+
+
+async def test_a_block_before_the_vault_is_a_validation_error(world_client, world):
+    wallet = world.wallets["lp"]
+    asked = {"protocol": "balancer", "chainId": 31337, "walletAddress": wallet, "blockNumber": world.start_block - 1}
+    reply = await world_client.query(QUERY, {"inputs": [asked]})
+    (error,) = reply.body["data"]["walletPositions"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert f"its Vault was deployed at block {world.start_block}" in error["error"]["message"]
+
+
+def test_the_adapter_reads_balancers_published_abis():
+    """Every function the adapter calls, with its outputs, as the package's ABIs publish it; the
+    events' topics are those of the published events."""
+    abis = {
+        "vault": balancer_abi("20210418-vault", "Vault"),
+        "weighted": balancer_abi("20230206-weighted-pool-v3", "WeightedPool"),
+        "stable": balancer_abi("20230206-composable-stable-pool-v3", "ComposableStablePool"),
+        "gauge": balancer_abi("20220822-mainnet-gauge-factory-v2", "LiquidityGaugeV5"),
+    }
+    where = {
+        "GET_POOL_TOKENS": "vault",
+        "GET_POOL_ID": "weighted",
+        "GET_ACTUAL_SUPPLY": "stable",
+        "TOTAL_SUPPLY": "weighted",
+        "GET_BPT_INDEX": "stable",
+        "GET_NORMALIZED_WEIGHTS": "weighted",
+        "GET_AMPLIFICATION_PARAMETER": "stable",
+        "LP_TOKEN": "gauge",
+        "CLAIMABLE_TOKENS": "gauge",
+        "REWARD_COUNT": "gauge",
+        "REWARD_TOKENS": "gauge",
+        "CLAIMABLE_REWARD": "gauge",
+    }
+    functions = functions_of(contracts)
+    assert set(functions) == set(where)
+    for name, function in functions.items():
+        assert function_signatures(abis[where[name]])[function.signature] == tuple(function.output_types), name
+    assert function_signatures(abis["weighted"])["getActualSupply()"] == ("uint256",)
+    (claimable,) = [e for e in abis["gauge"] if e.get("name") == "claimable_tokens"]
+    assert claimable["stateMutability"] == "nonpayable", "read by eth_call, last in the lens"
+
+    def events(task: str, contract: str) -> set[str]:
+        return {
+            f"{e['name']}({','.join(i['type'] for i in e['inputs'])})"
+            for e in balancer_abi(task, contract)
+            if e["type"] == "event"
+        }
+
+    assert contracts.POOL_REGISTERED.signature in events("20210418-vault", "Vault")
+    assert contracts.GAUGE_CREATED.signature in events("20220822-mainnet-gauge-factory-v2", "LiquidityGaugeFactory")
+    assert contracts.GAUGE_CREATED_V1.signature in events("20220325-mainnet-gauge-factory", "LiquidityGaugeFactory")
+    assert balancer.LENS.name == "BalancerLens"
+
+
+CHAINS = {"1": "mainnet", "42161": "arbitrum", "10": "optimism", "137": "polygon", "43114": "avalanche"}
+"""The served chains `@balancer-labs/v2-deployments` 3.2.0 has deployments on, by its network names."""
+RECORDED = {
+    "8453": {"Vault": "0xba12222222228d8ba445958a75a0704d566bf2c8", "BAL": "0x4158734d47fc9692176b5085e0f52ee0da5d47f1"}
+}
+"""What Balancer's deployments repository records on served chains the package predates:
+balancer/balancer-deployments at 6826feb824e5b279a2b06b7b0d7923f7e82eef0e,
+v2/tasks/20210418-vault/output/base.json and v2/tasks/00000000-tokens/output/base.json."""
+CHILD_CHAIN_GAUGE_FACTORIES = {
+    "42161": "0x6817149cb753bf529565b4d023d7507ed2ff4bc0",
+    "10": "0xa523f47a933d5020b23629ddf689695aa94612dc",
+    "137": "0x22625eedd92c81a219a83e1dc48f88d54786b017",
+    "43114": "0xf23b4db826dba14c0e857029dff076b1c0264843",
+    "8453": "0xb1a4fe1c6d25a0ddab47431a92a723dd71d9021f",
+}
+"""The ChildChainGaugeFactory v2 of each L2, as the same repository at the same commit records it
+(v2/tasks/20230316-child-chain-gauge-factory-v2/output/<network>.json); the package predates it.
+Its ChildChainGauge's artifact there has the views the adapter reads with the same signatures and
+outputs as LiquidityGaugeV5 (`claimable_tokens` nonpayable too), and the factory emits the same
+`GaugeCreated(address indexed gauge)`."""
+GAUGE_FACTORY_TASKS = ("20220325-mainnet-gauge-factory", "20220822-mainnet-gauge-factory-v2")
+
+
+def test_every_balancer_registry_is_the_packages():
+    """Against `@balancer-labs/v2-deployments` 3.2.0 (dist/tasks/<task>/output/<network>.json):
+    the Vault, every gauge factory and BAL listed on a served chain are the package's (what the
+    package predates, the deployments repository's, recorded above); on Ethereum every gauge
+    factory the package records is listed, on an L2 its child-chain gauge factory v2."""
+    files = pack("@balancer-labs/v2-deployments")
+    data = json.loads(BUILT_IN.read_text())
+
+    def output(task: str, chain: str) -> dict[str, str]:
+        if chain in RECORDED:
+            return RECORDED[chain]
+        path = f"dist/tasks/{task}/output/{CHAINS[chain]}.json"
+        found = json.loads(files[path]) if path in files else {}
+        return {name: address.lower() for name, address in found.items() if isinstance(address, str)}
+
+    served = {chain for chain in data if "balancer" in data[chain]}
+    assert served == {*CHAINS, *RECORDED}
+    for chain in sorted(served):
+        section = data[chain]["balancer"]
+        assert section["v2Vault"]["address"].lower() == output("20210418-vault", chain)["Vault"], chain
+        assert section["bal"].lower() == output("00000000-tokens", chain)["BAL"], chain
+        factories = {factory["address"].lower() for factory in section["gaugeFactories"]}
+        if chain == "1":
+            published = {output(task, chain).get("LiquidityGaugeFactory") for task in GAUGE_FACTORY_TASKS} - {None}
+            assert factories == published
+        else:
+            assert factories == {CHILD_CHAIN_GAUGE_FACTORIES[chain]}, chain
