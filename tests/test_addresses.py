@@ -14,7 +14,7 @@ from adapters.prices import native_feed, token_feeds
 from addresses import AddressesError
 from chain.erc20 import NATIVE, native_coin
 from tests.evm import TOOLS
-from tests.node_oracles import registries
+from tests.node_oracles import packs, registries
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
@@ -327,3 +327,37 @@ def test_every_book_priced_chain_has_the_address_books_usd_feeds_and_none_is_mis
         assert value.get("sequencerUptimeFeed", "").lower() == (sequencer or "").lower(), chain
         assert {native_coin(int(chain))[0], "ETH"} <= set(currencies), chain
         assert {"ETH/USD", "USDC/USD"} <= {pair for pair, _ in prices.values()}, chain
+
+
+VENUS_PRICED = {
+    "56": {"BNB": "currencyFeeds BNB", "ETH": "currencyFeeds ETH"},
+    "130": {"WETH": "currencyFeeds ETH", "USDC": "priceFeeds"},
+}
+"""The feeds whose staleness bound is Venus' on-chain `maxStalePeriod` for the same feed (and, on
+Unichain, which the address book has no Chainlink file for, the feeds and tokens themselves): by
+chain, Venus' asset -> where addresses.json lists it."""
+
+
+def test_the_bounds_taken_from_venus_are_its_published_max_stale_periods():
+    """Against Venus' oracle configuration (@venusprotocol/oracle, pinned in tools/packs.json: the
+    asset, feed and maxStalePeriod its VIP script gives ChainlinkOracle/RedStoneOracle
+    `setTokenConfig`): BNB/USD and ETH/USD on BNB Chain, and Unichain's WETH and USDC, are listed
+    with Venus' feed and its bound as their heartbeat; on Unichain the tokens are Venus' too, the
+    native coin and WETH priced by the same ETH/USD feed."""
+    (venus,) = packs(["venus"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    for chain, listed in VENUS_PRICED.items():
+        network = {"56": "bscmainnet", "130": "unichainmainnet"}[chain]
+        for asset, where in listed.items():
+            config = venus[network][asset]
+            section, _, currency = where.partition(" ")
+            entry = data[chain][section][currency] if currency else data[chain][section][config["address"]]
+            assert entry["feed"].lower() == config["feed"].lower(), (chain, asset)
+            assert entry["heartbeat"] == config["maxStalePeriod"] == 86400, (chain, asset)
+    unichain = data["130"]
+    weth = unichain["priceFeeds"][venus["unichainmainnet"]["WETH"]["address"]]
+    assert weth == unichain["currencyFeeds"]["ETH"] and weth["pair"] == "ETH/USD"
+    assert sorted(t.lower() for t in unichain["priceFeeds"]) == sorted(
+        venus["unichainmainnet"][a]["address"].lower() for a in ("WETH", "USDC")
+    )
+    assert venus["bscmainnet"]["WBNB"]["maxStalePeriod"] == 300, "the isolated pools' bound, not taken (docs)"
