@@ -529,7 +529,7 @@ async def fetch_input(
                 position = await function(context, address)
             if not isinstance(position, dict):
                 raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
-            position.setdefault("usdPrices", used_prices(prices))
+            position.setdefault("usdPrices", used_prices(prices, position))
             # The pinned reader's block, its hash and its time (a given block's header rides with the
             # adapter's first round); a test's stand-in that reads no chain gives its own.
             if "blockNumber" not in position:

@@ -201,8 +201,13 @@ def noted(reader: ChainReader, price: T) -> T:
     return price
 
 
-def used_prices(prices: Mapping[tuple[str, str], UsdPrice]) -> list[dict[str, Any]]:
-    """An entry's `usdPrices`: each price its USD figures were computed from, with its age."""
+def used_prices(prices: Mapping[tuple[str, str], UsdPrice], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """An entry's `usdPrices`: each price its USD figures were computed from, with its age. A price
+    read for a part the answer does not show (a token it names nowhere; a currency, where it lists
+    no position) is left out: a wallet that holds nothing lists none."""
+    named: set[str] = set()
+    _strings(answer, named)
+    holds = any(isinstance(value, list) and value for name, value in answer.items() if name != "warnings")
     return [
         {
             "asset": price.source.asset,
@@ -211,6 +216,18 @@ def used_prices(prices: Mapping[tuple[str, str], UsdPrice]) -> list[dict[str, An
             "updatedAt": price.updated_at,
             "ageSeconds": price.source.age,
         }
-        for _, price in sorted(prices.items())
-        if price.source is not None
+        for (asset, _), price in sorted(prices.items())
+        if price.source is not None and (asset in named if asset.startswith("0x") else holds)
     ]
+
+
+def _strings(value: Any, found: set[str]) -> None:
+    """Every string in an answer (lower case) into `found`."""
+    if isinstance(value, str):
+        found.add(value.lower())
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, found)
