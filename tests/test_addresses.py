@@ -265,9 +265,9 @@ def test_every_usd_feed_is_one_chainlink_lists_in_the_address_book():
         assert [f for f in feeds if f.lower() not in book[chain]] == [], chain
 
 
-BOOK_PRICED_CHAINS = ("56", "137", "146", "5000", "43114", "59144", "534352")
-"""The chains whose every USD feed is the address book's rule below (issue 52: Polygon, Scroll,
-Linea and Mantle had none; Avalanche none; BNB Chain and Sonic only their stablecoins)."""
+BOOK_PRICED_EXTRA = {"1": {"0xae7ab96520de3a18e5e111b5eaab095312d7fe84"}}
+"""Tokens priced beside the address book's rule below, by chain: Ethereum's stETH (Lido's token,
+no Aave reserve; its feed is the book's STETH__USD, docs/protocols/lido.md)."""
 FEED_SYMBOL = {
     "WETH": "ETH",
     "WETHe": "ETH",
@@ -311,19 +311,23 @@ def book_usd_feeds(named: dict[str, Any], native: str) -> tuple[dict[str, Any], 
 
 def test_every_book_priced_chain_has_the_address_books_usd_feeds_and_none_is_missing():
     """Against the Chainlink files and Aave reserves of Aave's address book (pinned in tools/), on
-    the chains whose feeds follow its rule: every token the book lists with a USD feed (Aave's
-    reserves: the chain's native wrapper, stables, ETH and BTC wrappers and the rest) is priced by
-    exactly that feed, the native coin, ETH and BTC have their currency feeds, and the chain's L2
-    sequencer uptime feed is read where the book lists one; no other feed is listed there."""
+    every served chain the book has a Chainlink file for: every token the book lists with a USD
+    feed (Aave's reserves: the chain's native wrapper, stables, ETH and BTC wrappers and the rest)
+    is priced by exactly that feed, the native coin, ETH and BTC have their currency feeds, and
+    the chain's L2 sequencer uptime feed is read where the book lists one; no other token is
+    priced there but those BOOK_PRICED_EXTRA records."""
     (named,) = registries(["chainlinkNamed"])
     data = json.loads(addresses.BUILT_IN.read_text())
-    for chain in BOOK_PRICED_CHAINS:
+    chains = sorted(chain for chain in data if chain in named)
+    assert chains == sorted(["1", "10", "56", "137", "146", "5000", "8453", "42161", "43114", "59144", "534352"])
+    for chain in chains:
         value = data[chain]
         prices, currencies, sequencer = book_usd_feeds(named[chain], native_coin(int(chain))[0])
         listed = {t.lower(): (f["pair"], f["feed"].lower()) for t, f in value.get("priceFeeds", {}).items()}
-        assert listed == prices, chain
+        assert {t: listed[t] for t in listed if t in prices} == prices, chain
+        assert set(listed) - set(prices) == BOOK_PRICED_EXTRA.get(chain, set()), chain
         listed = {c: (f["pair"], f["feed"].lower()) for c, f in value.get("currencyFeeds", {}).items()}
-        assert listed == currencies, chain
+        assert {c: listed.get(c) for c in currencies} == currencies, chain
         assert value.get("sequencerUptimeFeed", "").lower() == (sequencer or "").lower(), chain
         assert {native_coin(int(chain))[0], "ETH"} <= set(currencies), chain
         assert {"ETH/USD", "USDC/USD"} <= {pair for pair, _ in prices.values()}, chain
