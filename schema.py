@@ -31,6 +31,7 @@ from graphql import (
 import series
 from adapters import accounts
 from adapters.context import FetchContext, FetchFunction
+from adapters.prices import noting_prices, used_prices
 from chain import ChainReader, ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
@@ -72,6 +73,7 @@ def _position(protocol: Protocol, chain_id: int, address: str, answer: dict[str,
     return {
         "holder": address,
         "via": None,
+        "usdPrices": [],
         **answer,
         "__typename": protocol.type_name,
         "protocol": protocol.name,
@@ -93,6 +95,7 @@ def _pool(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any
         "blockHash": answer["blockHash"],
         "blockTimestamp": answer["blockTimestamp"],
         "warnings": answer["warnings"],
+        "usdPrices": answer.get("usdPrices", []),
         "provenance": answer.get("provenance"),
         "data": data,
         "details": details,
@@ -522,9 +525,11 @@ async def fetch_input(
                 if answer is not None:
                     return answer
             header = shared_future(reader.block_header()) if protocol.kept else None
-            position = await function(context, address)
+            with noting_prices(reader) as prices:
+                position = await function(context, address)
             if not isinstance(position, dict):
                 raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
+            position.setdefault("usdPrices", used_prices(prices, position))
             # The pinned reader's block, its hash and its time (a given block's header rides with the
             # adapter's first round); a test's stand-in that reads no chain gives its own.
             if "blockNumber" not in position:

@@ -101,6 +101,7 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("CompoundBorrowPosition", "liquidationThresholdUsd"): "a threshold, not a holding",
     ("LidoWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfStETHUsd, once finalized",
     ("LiquidationPrice", "priceUsd"): "a price, not a holding",
+    ("UsdPriceSource", "priceUsd"): "likewise",
     ("MakerVault", "priceUsd"): "likewise",
     ("UniswapPosition", "amount0Usd"): "a part of valueUsd",
     ("UniswapPosition", "amount1Usd"): "likewise",

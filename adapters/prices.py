@@ -9,16 +9,21 @@ timestamp: PriceUnavailable, which the adapter turns into a null USD field and a
 PRICE_UNAVAILABLE warning. On an L2 with a sequencer uptime feed, as Chainlink advises, no price
 either while the sequencer is down or within SEQUENCER_GRACE seconds of it coming back (feeds
 may not have caught up yet).
+
+Every price an input's figures use is noted with its age (`noting_prices`, `noted`): the entry's
+`usdPrices` (schema.py), so a client judges each price's freshness itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
 from addresses import ChainAddresses, PriceFeed
@@ -30,6 +35,7 @@ from errors import ProtocolError
 log = logging.getLogger("wallet_positions.prices")
 
 SEQUENCER_GRACE = 3600
+T = TypeVar("T")
 
 LATEST_ROUND_DATA = Function(
     "latestRoundData()",
@@ -40,12 +46,24 @@ LATEST_ROUND_DATA = Function(
 
 
 @dataclass(frozen=True)
+class PriceSource:
+    """Where a price came from, as an entry's `usdPrices` lists it (`UsdPriceSource`)."""
+
+    asset: str
+    """The token priced (lower case), or the currency a protocol quotes prices in (ETH, BTC, ...)."""
+    feed: PriceFeed
+    age: int
+    """Seconds from the answer's updatedAt to the block's timestamp."""
+
+
+@dataclass(frozen=True)
 class UsdPrice:
     answer: int
     decimals: int
     """USD (or the feed's currency) per whole token = answer / 10**decimals."""
     updated_at: int = 0
     """When the feed's answer was set (unix seconds)."""
+    source: PriceSource | None = None
 
     def value(self, amount: int, token_decimals: int) -> float:
         """USD value of `amount` raw token units, computed exactly, rounded once to a float."""
@@ -70,7 +88,7 @@ async def warned_usd_price(
     input's `warnings` (each input that needs it gets its own) when the feed fails."""
     token = token.lower()
     found = await reader.shared(("usd price", token), lambda: outcome(usd_price(reader, chain, token)))
-    return warnings.value(found, token, "USD values are")
+    return noted(reader, warnings.value(found, token, "USD values are"))
 
 
 async def oldest_update(reader: ChainReader, feeds: list[str], label: str) -> int | None:
@@ -121,7 +139,8 @@ async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed
             f"the {label} was last updated {now - updated_at} s before the block, "
             f"more than its heartbeat of {feed.heartbeat} s"
         )
-    return UsdPrice(answer, decimals, updated_at)
+    asset = what.lower() if what.startswith("0x") else what
+    return noted(reader, UsdPrice(answer, decimals, updated_at, PriceSource(asset, feed, now - updated_at)))
 
 
 async def currency_usd(reader: ChainReader, chain: ChainAddresses, currency: str, what: str) -> Fraction | None:
@@ -152,3 +171,63 @@ async def _sequencer_up(reader: ChainReader, uptime_feed: str | None) -> bool:
         return cast(int, status) == 0 and now - since >= SEQUENCER_GRACE
 
     return await reader.shared(("sequencer", uptime_feed), read)
+
+
+_NOTED: ContextVar[tuple[ChainReader, dict[tuple[str, str], UsdPrice]] | None] = ContextVar("noted", default=None)
+"""The input being fetched: its reader (at its block) and the prices its figures use so far."""
+
+
+@contextmanager
+def noting_prices(reader: ChainReader) -> Iterator[dict[tuple[str, str], UsdPrice]]:
+    """While an input is fetched (schema.fetch_input), the USD prices read through `reader` that
+    its figures use, by asset and feed; those at other blocks (APY and flow history) are not."""
+    prices: dict[tuple[str, str], UsdPrice] = {}
+    token = _NOTED.set((reader, prices))
+    try:
+        yield prices
+    finally:
+        _NOTED.reset(token)
+
+
+def noted(reader: ChainReader, price: T) -> T:
+    """`price`, noted among the current input's prices when read at its block. A price read once
+    for several inputs (ChainReader.shared) is noted by each input that awaits it."""
+    noting = _NOTED.get()
+    if noting is None or not isinstance(price, UsdPrice) or price.source is None:
+        return price
+    pinned, prices = noting
+    if pinned is reader:
+        prices[(price.source.asset, price.source.feed.feed)] = price
+    return price
+
+
+def used_prices(prices: Mapping[tuple[str, str], UsdPrice], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """An entry's `usdPrices`: each price its USD figures were computed from, with its age. A price
+    read for a part the answer does not show (a token it names nowhere; a currency, where it lists
+    no position) is left out: a wallet that holds nothing lists none."""
+    named: set[str] = set()
+    _strings(answer, named)
+    holds = any(isinstance(value, list) and value for name, value in answer.items() if name != "warnings")
+    return [
+        {
+            "asset": price.source.asset,
+            "feed": price.source.feed.feed,
+            "priceUsd": float(Fraction(price.answer, 10**price.decimals)),
+            "updatedAt": price.updated_at,
+            "ageSeconds": price.source.age,
+        }
+        for (asset, _), price in sorted(prices.items())
+        if price.source is not None and (asset in named if asset.startswith("0x") else holds)
+    ]
+
+
+def _strings(value: Any, found: set[str]) -> None:
+    """Every string in an answer (lower case) into `found`."""
+    if isinstance(value, str):
+        found.add(value.lower())
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, found)

@@ -72,6 +72,7 @@ PACK_SOURCES = {
     "instadapp": ("dsa-connect", ("dist/index.js",)),
     "summer": ("@oasisdex/addresses", ("lib/index.js",)),
     "defisaver": (DEFISAVER, ("esm/src/config.js", "esm/src/addresses.js")),
+    "venus": ("@venusprotocol/oracle", ("dist/helpers/deploymentConfig.js",)),
 }
 """The files of a pinned package each publisher of packs.cjs is read from, given to it as one text."""
 

@@ -13,6 +13,11 @@
 // - "defisaver": @defisaver/sdk's esm/src/config.js and esm/src/addresses.js, ES modules that import
 //   other packages, so their literals are cut out and evaluated: `NETWORKS` (chain ids by network),
 //   then `otherAddresses` with it: by chain id, the DFSProxyRegistry (null where none is listed).
+// - "venus": @venusprotocol/oracle's dist/helpers/deploymentConfig.js (the configuration its VIP
+//   script, dist/deploy/4-vip-based-configuration.js, sets on live networks), whose literals are cut
+//   out and evaluated: by network (bscmainnet, unichainmainnet), each asset Venus prices through
+//   Chainlink or RedStone: its address, that oracle, the feed and the `maxStalePeriod` the script
+//   gives `setTokenConfig` (the asset's `stalePeriod`, else `DEFAULT_STALE_PERIOD`).
 "use strict";
 
 const vm = require("vm");
@@ -79,5 +84,40 @@ function defisaver(source) {
   return Object.fromEntries(Object.entries(other).map(([chain, a]) => [chain, a.DFSProxyRegistry ?? null]));
 }
 
-const registries = { instadapp, summer, defisaver };
+function venus(source) {
+  const constant = (name) => {
+    const start = at(source, `\n${name} = `) + `\n${name} = `.length;
+    return vm.runInNewContext(source.slice(start, source.indexOf(";", start)));
+  };
+  const periods = {
+    STALE_PERIOD_100M: constant("const STALE_PERIOD_100M"),
+    STALE_PERIOD_26H: constant("const STALE_PERIOD_26H"),
+  };
+  const fallback = constant("exports.DEFAULT_STALE_PERIOD");
+  const feeds = {
+    chainlink: literal(source, at(source, "exports.chainlinkFeed = {") + "exports.chainlinkFeed = ".length),
+    redstone: literal(source, at(source, "exports.redstoneFeed = {") + "exports.redstoneFeed = ".length),
+  };
+  const assets = at(source, "exports.assets = {");
+  const networks = {};
+  for (const network of ["bscmainnet", "unichainmainnet"]) {
+    const opening = source.indexOf(`    ${network}: [`, assets) + `    ${network}: `.length;
+    networks[network] = Object.fromEntries(
+      literal(source, opening, periods)
+        .filter((asset) => asset.oracle in feeds)
+        .map((asset) => [
+          asset.token,
+          {
+            address: asset.address,
+            oracle: asset.oracle,
+            feed: feeds[asset.oracle][network][asset.token],
+            maxStalePeriod: asset.stalePeriod ? asset.stalePeriod : fallback,
+          },
+        ])
+    );
+  }
+  return networks;
+}
+
+const registries = { instadapp, summer, defisaver, venus };
 process.stdout.write(JSON.stringify(requests.map(({ registry, source }) => registries[registry](source))));

@@ -10,6 +10,9 @@
 //   withdrawal queue), by contract: each function's signature -> its output types.
 // - "uniswap": by chain id, Uniswap v3's factory and position manager and v4's PoolManager,
 //   PositionManager and StateView, from Uniswap's own CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core).
+// - "chainlinkNamed": by chain id, the same address book's Chainlink feeds by their names there
+//   (`USDC__USD`, `Calculated_mETH__USD`, `L2_Sequencer_Uptime_Status_Feed`, ...) and the
+//   underlying token of every Aave v3 reserve on the chain by Aave's symbol for it.
 "use strict";
 
 const requests = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -89,5 +92,20 @@ function uniswap() {
   );
 }
 
-const registries = { aave, chainlink, morpho, lido, uniswap };
+function chainlinkNamed() {
+  const book = require(process.argv[2] + "/@bgd-labs/aave-address-book");
+  const chains = {};
+  const chain = (id) => (chains[id] = chains[id] || { feeds: {}, tokens: {} });
+  for (const [name, feeds] of Object.entries(book)) {
+    if (!name.startsWith("Chainlink") || !feeds || feeds.CHAIN_ID === undefined) continue;
+    for (const [key, value] of Object.entries(feeds)) if (typeof value === "string") chain(feeds.CHAIN_ID).feeds[key] = value;
+  }
+  for (const [name, market] of Object.entries(book)) {
+    if (!name.startsWith("AaveV3") || !market || !market.ASSETS || market.CHAIN_ID === undefined) continue;
+    for (const [symbol, asset] of Object.entries(market.ASSETS)) chain(market.CHAIN_ID).tokens[symbol] = asset.UNDERLYING;
+  }
+  return chains;
+}
+
+const registries = { aave, chainlink, morpho, lido, uniswap, chainlinkNamed };
 process.stdout.write(JSON.stringify(requests.map((name) => registries[name]())));

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from adapters.prices import native_feed, token_feeds
 from addresses import AddressesError
 from chain.erc20 import NATIVE, native_coin
 from tests.evm import TOOLS
-from tests.node_oracles import registries
+from tests.node_oracles import packs, registries
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
@@ -126,9 +127,11 @@ def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_on
     for chain in (1, 8453, 42161):
         assert native_feed(data[chain], NATIVE.upper().replace("0X", "0x")) == data[chain].currency_feeds["ETH"]
         assert native_feed(data[chain], "0x" + "ab" * 20) is None
-    assert native_feed(data[137], NATIVE) is None, "Polygon's coin is POL, and no POL feed is named"
+    assert native_feed(data[137], NATIVE) == data[137].currency_feeds["POL"], "Polygon's coin is POL, not ETH"
+    assert data[137].currency_feeds["POL"].pair == "MATIC/USD" != data[137].currency_feeds["ETH"].pair
+    assert native_feed(data[2020], NATIVE) is None, "Ronin's coin is RON, and no RON feed is named"
     assert token_feeds(data[1])[NATIVE] == data[1].currency_feeds["ETH"], "what the lenses read"
-    assert token_feeds(data[137]) is data[137].price_feeds
+    assert token_feeds(data[2020]) is data[2020].price_feeds
     path = tmp_path / "a.json"
     path.write_text(json.dumps({"1": {"priceFeeds": {NATIVE: FEED}}}))
     assert addresses.load(path)[1].price_feeds[NATIVE].pair == "X/USD", "a named feed comes first (usd_price)"
@@ -260,3 +263,105 @@ def test_every_usd_feed_is_one_chainlink_lists_in_the_address_book():
         feeds = [f["feed"] for section in ("priceFeeds", "currencyFeeds") for f in value.get(section, {}).values()]
         feeds += [value["sequencerUptimeFeed"]] if "sequencerUptimeFeed" in value else []
         assert [f for f in feeds if f.lower() not in book[chain]] == [], chain
+
+
+BOOK_PRICED_EXTRA = {"1": {"0xae7ab96520de3a18e5e111b5eaab095312d7fe84"}}
+"""Tokens priced beside the address book's rule below, by chain: Ethereum's stETH (Lido's token,
+no Aave reserve; its feed is the book's STETH__USD, docs/protocols/lido.md)."""
+FEED_SYMBOL = {
+    "WETH": "ETH",
+    "WETHe": "ETH",
+    "WPOL": "MATIC",
+    "POL": "MATIC",
+    "WMNT": "MNT",
+    "WAVAX": "AVAX",
+    "WBNB": "BNB",
+    "wS": "S",
+    "USDT0": "USDT",
+    "USDt": "USDT",
+    "USDCn": "USDC",
+    "DAIe": "DAI",
+    "LINKe": "LINK",
+    "AAVEe": "AAVE",
+    "WBTCe": "WBTC",
+    "MAI": "MIMATIC",
+}
+"""Aave's symbol of a wrapped, bridged or renamed token (or a native coin's symbol) -> the symbol
+Chainlink names its USD feed by in the address book (Polygon's POL/USD feed is still `MATIC__USD`)."""
+
+
+def book_usd_feeds(named: dict[str, Any], native: str) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """What the address book gives a chain: (priceFeeds as token -> (pair, feed) for every Aave
+    reserve whose symbol has a `<SYMBOL>__USD` feed, or a `Calculated_<SYMBOL>__USD` one when no
+    direct feed; currencyFeeds as coin -> (pair, feed) for the native coin, ETH and BTC; the L2
+    sequencer uptime feed). A BTC wrapper without a feed of its own (BTCB, BTC.b) gets none: its
+    USD figure is not derived through BTC/USD, as for WBTC on Ethereum."""
+    by_name = {name.lower(): (name, feed) for name, feed in named["feeds"].items()}
+
+    def feed(symbol: str) -> tuple[str, str] | None:
+        base = FEED_SYMBOL.get(symbol, symbol).lower()
+        found = by_name.get(f"{base}__usd") or by_name.get(f"calculated_{base}__usd")
+        return (found[0].removeprefix("Calculated_").replace("__", "/"), found[1].lower()) if found else None
+
+    prices = {token.lower(): found for symbol, token in named["tokens"].items() if (found := feed(symbol))}
+    currencies = {coin: found for coin in dict.fromkeys((native, "ETH", "BTC")) if (found := feed(coin))}
+    sequencer = named["feeds"].get("L2_Sequencer_Uptime_Status_Feed")
+    return prices, currencies, sequencer
+
+
+def test_every_book_priced_chain_has_the_address_books_usd_feeds_and_none_is_missing():
+    """Against the Chainlink files and Aave reserves of Aave's address book (pinned in tools/), on
+    every served chain the book has a Chainlink file for: every token the book lists with a USD
+    feed (Aave's reserves: the chain's native wrapper, stables, ETH and BTC wrappers and the rest)
+    is priced by exactly that feed, the native coin, ETH and BTC have their currency feeds, and
+    the chain's L2 sequencer uptime feed is read where the book lists one; no other token is
+    priced there but those BOOK_PRICED_EXTRA records."""
+    (named,) = registries(["chainlinkNamed"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    chains = sorted(chain for chain in data if chain in named)
+    assert chains == sorted(["1", "10", "56", "137", "146", "5000", "8453", "42161", "43114", "59144", "534352"])
+    for chain in chains:
+        value = data[chain]
+        prices, currencies, sequencer = book_usd_feeds(named[chain], native_coin(int(chain))[0])
+        listed = {t.lower(): (f["pair"], f["feed"].lower()) for t, f in value.get("priceFeeds", {}).items()}
+        assert {t: listed[t] for t in listed if t in prices} == prices, chain
+        assert set(listed) - set(prices) == BOOK_PRICED_EXTRA.get(chain, set()), chain
+        listed = {c: (f["pair"], f["feed"].lower()) for c, f in value.get("currencyFeeds", {}).items()}
+        assert {c: listed.get(c) for c in currencies} == currencies, chain
+        assert value.get("sequencerUptimeFeed", "").lower() == (sequencer or "").lower(), chain
+        assert {native_coin(int(chain))[0], "ETH"} <= set(currencies), chain
+        assert {"ETH/USD", "USDC/USD"} <= {pair for pair, _ in prices.values()}, chain
+
+
+VENUS_PRICED = {
+    "56": {"BNB": "currencyFeeds BNB", "ETH": "currencyFeeds ETH"},
+    "130": {"WETH": "currencyFeeds ETH", "USDC": "priceFeeds"},
+}
+"""The feeds whose staleness bound is Venus' on-chain `maxStalePeriod` for the same feed (and, on
+Unichain, which the address book has no Chainlink file for, the feeds and tokens themselves): by
+chain, Venus' asset -> where addresses.json lists it."""
+
+
+def test_the_bounds_taken_from_venus_are_its_published_max_stale_periods():
+    """Against Venus' oracle configuration (@venusprotocol/oracle, pinned in tools/packs.json: the
+    asset, feed and maxStalePeriod its VIP script gives ChainlinkOracle/RedStoneOracle
+    `setTokenConfig`): BNB/USD and ETH/USD on BNB Chain, and Unichain's WETH and USDC, are listed
+    with Venus' feed and its bound as their heartbeat; on Unichain the tokens are Venus' too, the
+    native coin and WETH priced by the same ETH/USD feed."""
+    (venus,) = packs(["venus"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    for chain, listed in VENUS_PRICED.items():
+        network = {"56": "bscmainnet", "130": "unichainmainnet"}[chain]
+        for asset, where in listed.items():
+            config = venus[network][asset]
+            section, _, currency = where.partition(" ")
+            entry = data[chain][section][currency] if currency else data[chain][section][config["address"]]
+            assert entry["feed"].lower() == config["feed"].lower(), (chain, asset)
+            assert entry["heartbeat"] == config["maxStalePeriod"] == 86400, (chain, asset)
+    unichain = data["130"]
+    weth = unichain["priceFeeds"][venus["unichainmainnet"]["WETH"]["address"]]
+    assert weth == unichain["currencyFeeds"]["ETH"] and weth["pair"] == "ETH/USD"
+    assert sorted(t.lower() for t in unichain["priceFeeds"]) == sorted(
+        venus["unichainmainnet"][a]["address"].lower() for a in ("WETH", "USDC")
+    )
+    assert venus["bscmainnet"]["WBNB"]["maxStalePeriod"] == 300, "the isolated pools' bound, not taken (docs)"

@@ -180,7 +180,7 @@ async def controlled(
 def _holds(answer: dict[str, Any]) -> bool:
     """Whether an account's answer lists a position, or warns that it may hold one unseen."""
     return bool(answer["warnings"]) or any(
-        isinstance(value, list) and value for name, value in answer.items() if name != "provenance"
+        isinstance(value, list) and value for name, value in answer.items() if name not in ("provenance", "usdPrices")
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from adapters.fluid.contracts import ORACLE_PRICE_SCALE, RATE_SCALE, REWARDS_RATE_SCALE
 from adapters.position_warnings import Warnings
-from adapters.prices import UsdPrice, usd_price
+from adapters.prices import UsdPrice, noted, usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 
@@ -38,7 +38,7 @@ class FluidReader:
 
     async def price(self, token: str) -> UsdPrice | None:
         read = self.reader.shared(("fluid", "price", token), lambda: usd_price(self.reader, self.chain, token))
-        return await self.warnings.optional(read, token, "its USD values are")
+        return noted(self.reader, await self.warnings.optional(read, token, "its USD values are"))
 
 
 async def ftoken_fields(fluid: FluidReader, details: Any) -> tuple[dict[str, Any], Any, UsdPrice | None]:

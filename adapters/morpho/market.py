@@ -25,7 +25,7 @@ from adapters.morpho.contracts import (
     MarketParams,
 )
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from adapters.prices import UsdPrice, oldest_update, usd_price
+from adapters.prices import UsdPrice, noted, oldest_update, usd_price
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, erc20, first, no_read
 from errors import ProtocolError
@@ -269,7 +269,8 @@ class MorphoReader:
         return state.accrued_supply_rate
 
     async def price(self, token: str) -> UsdPrice | None:
-        return await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
+        price = await self.reader.shared(("morpho", "price", token), lambda: usd_price(self.reader, self.chain, token))
+        return noted(self.reader, price)
 
     async def token(self, token: str) -> dict[str, Any]:
         return await self.reader.shared(("morpho", "token", token), lambda: erc20.token_info(self.reader, token))

@@ -21,7 +21,7 @@ from adapters.pendle.contracts import (
     YieldContract,
 )
 from adapters.position_warnings import Warnings
-from adapters.prices import UsdPrice, usd_price
+from adapters.prices import UsdPrice, noted, usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from errors import ProtocolError
@@ -143,7 +143,7 @@ class PendleReader:
 
     async def price(self, token: str) -> UsdPrice | None:
         read = self.reader.shared(("pendle", "price", token), lambda: usd_price(self.reader, self.chain, token))
-        return await self.warnings.optional(read, token, "its USD values are")
+        return noted(self.reader, await self.warnings.optional(read, token, "its USD values are"))
 
     async def token(self, token: str) -> dict[str, Any]:
         return await self.reader.shared(("pendle", "token", token), lambda: erc20.token_info(self.reader, token))
