@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "curve") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -218,6 +218,35 @@ class MakerAddresses:
     chain_log: Deployment
 
 
+CURVE_FACTORY_KINDS = {
+    "factory": "stableswap",
+    "crvusd_factory": "stableswap",
+    "stable_ng_factory": "stableswap-ng",
+    "crypto_factory": "cryptoswap",
+    "twocrypto_factory": "twocrypto-ng",
+    "tricrypto_factory": "tricrypto-ng",
+}
+"""Curve's pool factories by @curvefi/api's alias names (its network constants' ALIASES), with
+the kind of pool each makes."""
+
+
+@dataclass(frozen=True)
+class CurveFactory:
+    name: str
+    """@curvefi/api's alias (CURVE_FACTORY_KINDS)."""
+    address: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class CurveAddresses:
+    """Curve on a chain: the CRV token and the pool factories (`pool_count`, `pool_list`,
+    `get_gauge`) whose pools are scanned, in @curvefi/api's order."""
+
+    crv: str
+    factories: tuple[CurveFactory, ...]
+
+
 @dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
@@ -241,6 +270,7 @@ class ChainAddresses:
     maker: MakerAddresses | None = None
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
+    curve: CurveAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -297,6 +327,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         maker=_maker(value["maker"], f"{where} maker") if "maker" in value else None,
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
+        curve=_curve(value["curve"], f"{where} curve") if "curve" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -411,6 +442,21 @@ def _euler(value: Any, where: str) -> EulerAddresses:
     value = _object(value, where)
     return EulerAddresses(
         _address(value.get("evc"), f"{where} evc"), _deployment(value.get("eVaultFactory"), f"{where} eVaultFactory")
+    )
+
+
+def _curve(value: Any, where: str) -> CurveAddresses:
+    value = _object(value, where)
+    factories = _object(value.get("factories"), f"{where} factories")
+    unknown = factories.keys() - CURVE_FACTORY_KINDS.keys()
+    if unknown:
+        raise AddressesError(f"{where} factories: {sorted(unknown)} not among {sorted(CURVE_FACTORY_KINDS)}")
+    return CurveAddresses(
+        _address(value.get("crv"), f"{where} crv"),
+        tuple(
+            CurveFactory(name, _address(address, f"{where} factories {name}"), CURVE_FACTORY_KINDS[name])
+            for name, address in factories.items()
+        ),
     )
 
 

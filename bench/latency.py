@@ -57,6 +57,8 @@ QUERIES = [
     ("morpho (controller: a DSProxy, 2 DSAs, 2 DPM accounts)", [("morpho", "controller")]),
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
+    ("curve (saver: a stableswap-ng and a cryptoswap pool, a gauge stake)", [("curve", "saver")]),
+    ("curve (borrower: a gauge stake alone)", [("curve", "borrower")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

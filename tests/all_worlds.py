@@ -1,6 +1,7 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
-protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), in which the same demo wallets hold
+protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), Curve's factories, pools and
+gauges, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -18,6 +19,7 @@ from tests import (
     aave_world,
     accounts_world,
     compound_world,
+    curve_world,
     euler_world,
     fluid_world,
     lido_world,
@@ -57,6 +59,9 @@ def build(node: Anvil) -> AllWorlds:
     lido = lido_world.build(
         node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
     )
+    curve = curve_world.build(
+        node, {"lp": accounts["saver"], "staker": accounts["borrower"], "empty": accounts["empty"]}
+    )
     uniswap = uniswap_world.build(
         node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
@@ -87,6 +92,8 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["maker"] = maker.addresses_override()
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
+    data[chain]["curve"] = curve.addresses_override()[chain]["curve"]
+    data[chain]["priceFeeds"].update(curve.price_feeds())
     data[chain]["priceFeeds"].update(euler.feeds())
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
@@ -105,6 +112,7 @@ def build(node: Anvil) -> AllWorlds:
         "maker": maker,
         "accounts": controlled,
         "euler": euler,
+        "curve": curve,
         "vaults": vaults,
         "artifacts": artifacts,
     }

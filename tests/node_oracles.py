@@ -18,6 +18,7 @@ import base64
 import hashlib
 import io
 import json
+import re
 import subprocess
 import tarfile
 from functools import cache
@@ -134,3 +135,26 @@ def maker_abi(contract: str) -> dict[str, list[str]]:
 def defisaver_abi(contract: str) -> dict[str, list[str]]:
     """@defisaver/sdk's ABI of `contract` (src/abis/<contract>.json: DFSProxyRegistry, ...)."""
     return abi_functions(json.loads(pack(DEFISAVER)[f"src/abis/{contract}.json"]))
+
+
+CURVE = "@curvefi/api"
+CURVE_CONSTANTS = "lib/constants/network_constants.js"
+
+
+def curve_abi(path: str) -> dict[str, list[str]]:
+    """@curvefi/api's ABI at lib/constants/abis/<path> (factory.json, gauge_v5.json,
+    factory-stable-ng/plain-stableswap-ng.json, ...): each function's signature -> its output types."""
+    return abi_functions(json.loads(pack(CURVE)[f"lib/constants/abis/{path}"]))
+
+
+def curve_aliases() -> dict[str, dict[str, str]]:
+    """@curvefi/api's ALIASES (crv, factory, stable_ng_factory, ...) by chain id, as its network
+    constants list them: each `const ALIASES_<NETWORK> = lowerCaseValues({...})` literal's quoted
+    entries, mapped to the chain id whose NETWORK_CONSTANTS entry names it."""
+    source = pack(CURVE)[CURVE_CONSTANTS].decode()
+    blocks = {
+        name: dict(re.findall(r"\"(\w+)\":\s*['\"](0x[0-9a-fA-F]*)['\"]", body))
+        for name, body in re.findall(r"const (ALIASES_\w+) = lowerCaseValues\(\{(.*?)\}\);", source, re.S)
+    }
+    chains = re.findall(r"\n    (\d+): \{\n        NAME: '\w+',\n        ALIASES: (ALIASES_\w+),", source)
+    return {chain: blocks[name] for chain, name in chains}

@@ -35,7 +35,7 @@ from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import defisaver_abi, maker_abi, packs, registries
+from tests.node_oracles import curve_abi, defisaver_abi, maker_abi, packs, registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -55,6 +55,7 @@ PROTOCOLS = (
     "ethena",
     "sky",
     "erc4626",
+    "curve",
 )
 
 
@@ -150,6 +151,26 @@ PUBLISHED = {
     "IOsm": ("maker:OSM",),
     "IInstaList": ("instadapp:InstaList",),
     "IDFSProxyRegistry": ("defisaver:DFSProxyRegistry",),
+    "ICurveFactory": (
+        "curve:factory.json",
+        "curve:factory-crypto.json",
+        "curve:factory-stable-ng.json",
+        "curve:factory-twocrypto-ng.json",
+        "curve:factory-tricrypto-mainnet.json",
+    ),
+    "ICurvePool": (
+        "curve:factory-stable-ng/plain-stableswap-ng.json",
+        "curve:factory-crypto/factory-crypto-pool-2.json",
+        "curve:factory-twocrypto/factory-twocrypto-pool.json",
+        "curve:factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "ICurveStableSwap": ("curve:factory-stable-ng/plain-stableswap-ng.json", "curve:factory-v2/Plain2Basic.json"),
+    "ICurveCryptoSwap": (
+        "curve:factory-crypto/factory-crypto-pool-2.json",
+        "curve:factory-twocrypto/factory-twocrypto-pool.json",
+        "curve:factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "ICurveGauge": ("curve:gauge_v4.json", "curve:gauge_v5.json"),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -235,6 +256,8 @@ def published_abis() -> dict[str, Signatures]:
         found[f"maker:{contract}"] = {signature: tuple(outputs) for signature, outputs in maker_abi(contract).items()}
     (dsa,) = packs(["instadapp"])
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
+    for source in {source for sources in PUBLISHED.values() for source in sources if source.startswith("curve:")}:
+        found[source] = {signature: tuple(outputs) for signature, outputs in curve_abi(source[6:]).items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
     return found

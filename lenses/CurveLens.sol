@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+import "Recorder.sol";
+
+/// @dev A Curve pool factory (@curvefi/api's factory ABIs: stableswap, crvUSD, stableswap-ng,
+/// v2 crypto, twocrypto-ng, tricrypto-ng).
+interface ICurveFactory {
+    function pool_count() external view returns (uint256);
+
+    function pool_list(uint256 i) external view returns (address);
+
+    function get_gauge(address pool) external view returns (address);
+
+    /// @dev The v2 crypto factory's alone: the LP token of a pool that is not its own token.
+    function get_token(address pool) external view returns (address);
+}
+
+/// @dev A Curve pool's views (stableswap's `calc_withdraw_one_coin` indexes coins by int128,
+/// cryptoswap's by uint256).
+interface ICurvePool {
+    function coins(uint256 i) external view returns (address);
+
+    function balances(uint256 i) external view returns (uint256);
+
+    function get_virtual_price() external view returns (uint256);
+
+    function lp_price() external view returns (uint256);
+}
+
+interface ICurveStableSwap {
+    function calc_withdraw_one_coin(uint256 burn_amount, int128 i) external view returns (uint256);
+}
+
+interface ICurveCryptoSwap {
+    function calc_withdraw_one_coin(uint256 token_amount, uint256 i) external view returns (uint256);
+}
+
+/// @dev A liquidity gauge (v4/v5 views; `claimable_tokens` writes on v1-v4).
+interface ICurveGauge {
+    function claimable_tokens(address addr) external returns (uint256);
+
+    function reward_count() external view returns (uint256);
+
+    function reward_tokens(uint256 i) external view returns (address);
+
+    function claimable_reward(address user, address reward_token) external view returns (uint256);
+}
+
+/// @title The reads of one Curve input (adapters/curve/positions.py), in one call
+/// @notice For each registry (a factory): every pool's LP token balance and gauge stake of the
+/// wallet, read without recording; only a pool the wallet holds in (LP or gauge) gets its reads
+/// recorded: `pool_list(i)`, `get_token` (crypto factory), `get_gauge`, both `balanceOf`s. Each
+/// registry's `pool_count()` is recorded after its scan, so its record on the tape means every
+/// held pool of it was recorded before (the tape is cut whole from some record on). Then, for up
+/// to `maxHeld` held pools: the LP token's facts and `totalSupply`, `coins(i)` and `balances(i)`
+/// up to the first revert (at most 8), each coin's facts and feed, `get_virtual_price`,
+/// `lp_price` (crypto), `calc_withdraw_one_coin` of the wallet's LP (LP + staked) in each coin,
+/// the gauge's `reward_count`, `reward_tokens(i)`, `claimable_reward`, each reward's facts and
+/// feed, CRV's facts and feed; last, each gauge's `claimable_tokens` by a call that may write
+/// (it checkpoints on LiquidityGauge v1-v4), and the sequencer feed.
+/// @dev flags[r]: bit 0 = the pool's LP token is `get_token(pool)` (else the pool itself), bit 1 =
+/// cryptoswap (uint256 coin index, `lp_price`).
+contract CurveLens is Recorder {
+    uint256 internal constant MAX_COINS = 8;
+    /// @dev The address Curve's ether pools give ether as a coin (no contract: no token facts).
+    address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+
+    struct Held {
+        address pool;
+        address lp;
+        address gauge;
+        uint256 flags;
+        uint256 amount;
+    }
+
+    struct Args {
+        address wallet;
+        address[] registries;
+        uint256[] flags;
+        uint256 maxHeld;
+        address crv;
+        address[] feedKeys;
+        address[] feeds;
+        address sequencer;
+    }
+
+    constructor(
+        address wallet,
+        address[] memory registries,
+        uint256[] memory flags,
+        uint256 maxHeld,
+        address crv,
+        address[] memory feedKeys,
+        address[] memory feeds,
+        address sequencer
+    ) {
+        _run(Args(wallet, registries, flags, maxHeld, crv, feedKeys, feeds, sequencer));
+    }
+
+    function _run(Args memory args) private {
+        Tape memory tape = _tape();
+        Held[] memory held = new Held[](args.maxHeld);
+        uint256 found = 0;
+        for (uint256 r = 0; r < args.registries.length; r++) {
+            found = _scan(tape, args.registries[r], args.flags[r], args.wallet, held, found);
+        }
+        uint256 detailed = found < held.length ? found : held.length;
+        for (uint256 h = 0; h < detailed; h++) {
+            _pool(tape, held[h], args);
+        }
+        if (detailed > 0) {
+            _tokenInfo(tape, args.crv);
+            _feed(tape, _lookup(args.crv, args.feedKeys, args.feeds));
+            if (args.sequencer != address(0)) {
+                _call(tape, args.sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
+            }
+        }
+        for (uint256 h = 0; h < detailed; h++) {
+            if (held[h].gauge != address(0)) {
+                _mutatingCall(tape, held[h].gauge, abi.encodeCall(ICurveGauge.claimable_tokens, (args.wallet)));
+            }
+        }
+        _finish(tape);
+    }
+
+    /// @dev One registry's pools: the held ones recorded (and kept in `held` while it has room).
+    function _scan(Tape memory tape, address registry, uint256 flags, address wallet, Held[] memory held, uint256 found)
+        private
+        view
+        returns (uint256)
+    {
+        uint256 n = _peek(registry, ICurveFactory.pool_count.selector, 0, false);
+        for (uint256 i = 0; i < n; i++) {
+            address pool = address(uint160(_peek(registry, ICurveFactory.pool_list.selector, i, true)));
+            address lp = flags & 1 == 1
+                ? address(uint160(_peek(registry, ICurveFactory.get_token.selector, uint160(pool), true)))
+                : pool;
+            address gauge = address(uint160(_peek(registry, ICurveFactory.get_gauge.selector, uint160(pool), true)));
+            uint256 balance = _peek(lp, IERC20.balanceOf.selector, uint160(wallet), true);
+            uint256 staked = gauge == address(0) ? 0 : _peek(gauge, IERC20.balanceOf.selector, uint160(wallet), true);
+            if (balance == 0 && staked == 0) continue;
+            _call(tape, registry, abi.encodeCall(ICurveFactory.pool_list, (i)));
+            if (flags & 1 == 1) _call(tape, registry, abi.encodeCall(ICurveFactory.get_token, (pool)));
+            _call(tape, registry, abi.encodeCall(ICurveFactory.get_gauge, (pool)));
+            _call(tape, lp, abi.encodeCall(IERC20.balanceOf, (wallet)));
+            if (gauge != address(0)) _call(tape, gauge, abi.encodeCall(IERC20.balanceOf, (wallet)));
+            if (found < held.length) held[found] = Held(pool, lp, gauge, flags, balance + staked);
+            found++;
+        }
+        _call(tape, registry, abi.encodeCall(ICurveFactory.pool_count, ()));
+        return found;
+    }
+
+    /// @dev A view's first word without recording it or growing memory (the scan makes four per pool).
+    function _peek(address target, bytes4 selector, uint256 arg, bool hasArg) private view returns (uint256 value) {
+        assembly {
+            let p := mload(0x40)
+            mstore(p, selector)
+            mstore(add(p, 4), arg)
+            let ok := staticcall(gas(), target, p, add(4, mul(32, hasArg)), p, 32)
+            if and(ok, iszero(lt(returndatasize(), 32))) { value := mload(p) }
+        }
+    }
+
+    function _pool(Tape memory tape, Held memory held, Args memory args) private view {
+        _tokenInfo(tape, held.lp);
+        _call(tape, held.lp, abi.encodeCall(IERC20.totalSupply, ()));
+        bool crypto = held.flags & 2 == 2;
+        for (uint256 i = 0; i < MAX_COINS; i++) {
+            (bool ok, bytes memory ret) = _call(tape, held.pool, abi.encodeCall(ICurvePool.coins, (i)));
+            if (!ok || ret.length < 32) break;
+            address coin = abi.decode(ret, (address));
+            _call(tape, held.pool, abi.encodeCall(ICurvePool.balances, (i)));
+            if (coin != NATIVE) _tokenInfo(tape, coin);
+            _feed(tape, _lookup(coin, args.feedKeys, args.feeds));
+            if (crypto) {
+                _call(tape, held.pool, abi.encodeCall(ICurveCryptoSwap.calc_withdraw_one_coin, (held.amount, i)));
+            } else {
+                _call(tape, held.pool, abi.encodeCall(ICurveStableSwap.calc_withdraw_one_coin, (held.amount, int128(int256(i)))));
+            }
+        }
+        _call(tape, held.pool, abi.encodeCall(ICurvePool.get_virtual_price, ()));
+        if (crypto) _call(tape, held.pool, abi.encodeCall(ICurvePool.lp_price, ()));
+        if (held.gauge != address(0)) _rewards(tape, held.gauge, args);
+    }
+
+    function _rewards(Tape memory tape, address gauge, Args memory args) private view {
+        uint256 n = _word(tape, gauge, abi.encodeCall(ICurveGauge.reward_count, ()));
+        for (uint256 i = 0; i < n && i < MAX_COINS; i++) {
+            address token = address(uint160(_word(tape, gauge, abi.encodeCall(ICurveGauge.reward_tokens, (i)))));
+            _call(tape, gauge, abi.encodeCall(ICurveGauge.claimable_reward, (args.wallet, token)));
+            _tokenInfo(tape, token);
+            _feed(tape, _lookup(token, args.feedKeys, args.feeds));
+        }
+    }
+}
