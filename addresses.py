@@ -4,7 +4,7 @@ The built-in data is `addresses.json` beside this module, taken from the protoco
 address registries (each protocol's page under docs/protocols/ names them). `ADDRESSES_FILE` names a
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
-"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "curve") replaces
+"midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "curve", "convex") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -248,6 +248,16 @@ class CurveAddresses:
 
 
 @dataclass(frozen=True)
+class ConvexAddresses:
+    """Convex on Ethereum: the Booster (its pools, `poolInfo`), the CVX token (its mint
+    parameters) and CRV, which its reward pools pay."""
+
+    booster: str
+    cvx: str
+    crv: str
+
+
+@dataclass(frozen=True)
 class ChainAddresses:
     chain_id: int
     name: str
@@ -271,6 +281,7 @@ class ChainAddresses:
     euler: EulerAddresses | None = None
     accounts: AccountsAddresses = field(default_factory=AccountsAddresses)
     curve: CurveAddresses | None = None
+    convex: ConvexAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -328,6 +339,7 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         euler=_euler(value["euler"], f"{where} euler") if "euler" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
         curve=_curve(value["curve"], f"{where} curve") if "curve" in value else None,
+        convex=_convex(value["convex"], f"{where} convex") if "convex" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -458,6 +470,11 @@ def _curve(value: Any, where: str) -> CurveAddresses:
             for name, address in factories.items()
         ),
     )
+
+
+def _convex(value: Any, where: str) -> ConvexAddresses:
+    value = _object(value, where)
+    return ConvexAddresses(*(_address(value.get(field), f"{where} {field}") for field in ("booster", "cvx", "crv")))
 
 
 def _accounts(value: Any, where: str) -> AccountsAddresses:

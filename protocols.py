@@ -24,6 +24,7 @@ from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
 from adapters.context import FetchFunction
+from adapters.convex import positions as convex
 from adapters.curve import positions as curve
 from adapters.euler import pools as euler_pools
 from adapters.euler import positions as euler
@@ -175,5 +176,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 for name in VAULT_STYLE
             ),
             entry("curve", curve.chains(addresses), curve.fetch),
+            entry("convex", convex.chains(addresses), convex.fetch),
         )
     }

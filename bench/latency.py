@@ -59,6 +59,7 @@ QUERIES = [
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
     ("curve (saver: a stableswap-ng and a cryptoswap pool, a gauge stake)", [("curve", "saver")]),
     ("curve (borrower: a gauge stake alone)", [("curve", "borrower")]),
+    ("convex (saver: 2 deposits, CRV, CVX, an extra reward)", [("convex", "saver")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-import "Recorder.sol";
+import "CurvePools.sol";
 
 /// @dev A Curve pool factory (@curvefi/api's factory ABIs: stableswap, crvUSD, stableswap-ng,
 /// v2 crypto, twocrypto-ng, tricrypto-ng).
@@ -14,26 +14,6 @@ interface ICurveFactory {
 
     /// @dev The v2 crypto factory's alone: the LP token of a pool that is not its own token.
     function get_token(address pool) external view returns (address);
-}
-
-/// @dev A Curve pool's views (stableswap's `calc_withdraw_one_coin` indexes coins by int128,
-/// cryptoswap's by uint256).
-interface ICurvePool {
-    function coins(uint256 i) external view returns (address);
-
-    function balances(uint256 i) external view returns (uint256);
-
-    function get_virtual_price() external view returns (uint256);
-
-    function lp_price() external view returns (uint256);
-}
-
-interface ICurveStableSwap {
-    function calc_withdraw_one_coin(uint256 burn_amount, int128 i) external view returns (uint256);
-}
-
-interface ICurveCryptoSwap {
-    function calc_withdraw_one_coin(uint256 token_amount, uint256 i) external view returns (uint256);
 }
 
 /// @dev A liquidity gauge (v4/v5 views; `claimable_tokens` writes on v1-v4).
@@ -61,10 +41,8 @@ interface ICurveGauge {
 /// (it checkpoints on LiquidityGauge v1-v4), and the sequencer feed.
 /// @dev flags[r]: bit 0 = the pool's LP token is `get_token(pool)` (else the pool itself), bit 1 =
 /// cryptoswap (uint256 coin index, `lp_price`).
-contract CurveLens is Recorder {
-    uint256 internal constant MAX_COINS = 8;
-    /// @dev The address Curve's ether pools give ether as a coin (no contract: no token facts).
-    address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+contract CurveLens is CurvePools {
+    uint256 internal constant MAX_REWARDS = 8;
 
     struct Held {
         address pool;
@@ -130,15 +108,15 @@ contract CurveLens is Recorder {
         view
         returns (uint256)
     {
-        uint256 n = _peek(registry, ICurveFactory.pool_count.selector, 0, false);
+        uint256 n = _peek(registry, ICurveFactory.pool_count.selector, 0, false, 0);
         for (uint256 i = 0; i < n; i++) {
-            address pool = address(uint160(_peek(registry, ICurveFactory.pool_list.selector, i, true)));
+            address pool = address(uint160(_peek(registry, ICurveFactory.pool_list.selector, i, true, 0)));
             address lp = flags & 1 == 1
-                ? address(uint160(_peek(registry, ICurveFactory.get_token.selector, uint160(pool), true)))
+                ? address(uint160(_peek(registry, ICurveFactory.get_token.selector, uint160(pool), true, 0)))
                 : pool;
-            address gauge = address(uint160(_peek(registry, ICurveFactory.get_gauge.selector, uint160(pool), true)));
-            uint256 balance = _peek(lp, IERC20.balanceOf.selector, uint160(wallet), true);
-            uint256 staked = gauge == address(0) ? 0 : _peek(gauge, IERC20.balanceOf.selector, uint160(wallet), true);
+            address gauge = address(uint160(_peek(registry, ICurveFactory.get_gauge.selector, uint160(pool), true, 0)));
+            uint256 balance = _peek(lp, IERC20.balanceOf.selector, uint160(wallet), true, 0);
+            uint256 staked = gauge == address(0) ? 0 : _peek(gauge, IERC20.balanceOf.selector, uint160(wallet), true, 0);
             if (balance == 0 && staked == 0) continue;
             _call(tape, registry, abi.encodeCall(ICurveFactory.pool_list, (i)));
             if (flags & 1 == 1) _call(tape, registry, abi.encodeCall(ICurveFactory.get_token, (pool)));
@@ -152,42 +130,14 @@ contract CurveLens is Recorder {
         return found;
     }
 
-    /// @dev A view's first word without recording it or growing memory (the scan makes four per pool).
-    function _peek(address target, bytes4 selector, uint256 arg, bool hasArg) private view returns (uint256 value) {
-        assembly {
-            let p := mload(0x40)
-            mstore(p, selector)
-            mstore(add(p, 4), arg)
-            let ok := staticcall(gas(), target, p, add(4, mul(32, hasArg)), p, 32)
-            if and(ok, iszero(lt(returndatasize(), 32))) { value := mload(p) }
-        }
-    }
-
     function _pool(Tape memory tape, Held memory held, Args memory args) private view {
-        _tokenInfo(tape, held.lp);
-        _call(tape, held.lp, abi.encodeCall(IERC20.totalSupply, ()));
-        bool crypto = held.flags & 2 == 2;
-        for (uint256 i = 0; i < MAX_COINS; i++) {
-            (bool ok, bytes memory ret) = _call(tape, held.pool, abi.encodeCall(ICurvePool.coins, (i)));
-            if (!ok || ret.length < 32) break;
-            address coin = abi.decode(ret, (address));
-            _call(tape, held.pool, abi.encodeCall(ICurvePool.balances, (i)));
-            if (coin != NATIVE) _tokenInfo(tape, coin);
-            _feed(tape, _lookup(coin, args.feedKeys, args.feeds));
-            if (crypto) {
-                _call(tape, held.pool, abi.encodeCall(ICurveCryptoSwap.calc_withdraw_one_coin, (held.amount, i)));
-            } else {
-                _call(tape, held.pool, abi.encodeCall(ICurveStableSwap.calc_withdraw_one_coin, (held.amount, int128(int256(i)))));
-            }
-        }
-        _call(tape, held.pool, abi.encodeCall(ICurvePool.get_virtual_price, ()));
-        if (crypto) _call(tape, held.pool, abi.encodeCall(ICurvePool.lp_price, ()));
+        _share(tape, held.pool, held.lp, held.flags & 2 == 2, held.amount, args.feedKeys, args.feeds);
         if (held.gauge != address(0)) _rewards(tape, held.gauge, args);
     }
 
     function _rewards(Tape memory tape, address gauge, Args memory args) private view {
         uint256 n = _word(tape, gauge, abi.encodeCall(ICurveGauge.reward_count, ()));
-        for (uint256 i = 0; i < n && i < MAX_COINS; i++) {
+        for (uint256 i = 0; i < n && i < MAX_REWARDS; i++) {
             address token = address(uint160(_word(tape, gauge, abi.encodeCall(ICurveGauge.reward_tokens, (i)))));
             _call(tape, gauge, abi.encodeCall(ICurveGauge.claimable_reward, (args.wallet, token)));
             _tokenInfo(tape, token);

@@ -1,7 +1,7 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
 protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), Curve's factories, pools and
-gauges, in which the same demo wallets hold
+gauges, Convex's Booster on them, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -19,6 +19,7 @@ from tests import (
     aave_world,
     accounts_world,
     compound_world,
+    convex_world,
     curve_world,
     euler_world,
     fluid_world,
@@ -62,6 +63,7 @@ def build(node: Anvil) -> AllWorlds:
     curve = curve_world.build(
         node, {"lp": accounts["saver"], "staker": accounts["borrower"], "empty": accounts["empty"]}
     )
+    convex = convex_world.build(node, curve, {"depositor": accounts["saver"], "empty": accounts["empty"]})
     uniswap = uniswap_world.build(
         node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
@@ -93,7 +95,8 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
     data[chain]["curve"] = curve.addresses_override()[chain]["curve"]
-    data[chain]["priceFeeds"].update(curve.price_feeds())
+    data[chain]["convex"] = convex.addresses_override()[chain]["convex"]
+    data[chain]["priceFeeds"].update(convex.price_feeds())
     data[chain]["priceFeeds"].update(euler.feeds())
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
@@ -113,6 +116,7 @@ def build(node: Anvil) -> AllWorlds:
         "accounts": controlled,
         "euler": euler,
         "curve": curve,
+        "convex": convex,
         "vaults": vaults,
         "artifacts": artifacts,
     }

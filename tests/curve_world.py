@@ -101,7 +101,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
     world.gauge = node.deploy(artifacts["TestCurveGauge"])
     world.crypto = node.deploy(artifacts["TestCurvePool"], pool_types, ["WETH/CRV pool", "crvWETH", True])
     world.crypto_lp = node.deploy(
-        artifacts["TestToken"], ["string", "string", "uint8"], ["Curve WETH-CRV", "crvCRVETH", 18]
+        artifacts["TestCurveLpToken"], ["string", "string", "address"], ["Curve WETH-CRV", "crvCRVETH", world.crypto]
     )
     zero = "0x" + "00" * 20
     ng = world.factories["stable_ng_factory"]

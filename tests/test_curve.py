@@ -16,7 +16,7 @@ ZERO = "0x" + "00" * 20
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on CurveWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
-    lpPositions {{ pool kind factory lpToken {TOKEN} lpBalance gauge stakedBalance totalSupply share
+    curvePositions {{ pool kind factory lpToken {TOKEN} lpBalance gauge stakedBalance totalSupply share
       coins {{ token {TOKEN} poolBalance amount amountUsd withdrawOneCoin }}
       valueUsd virtualPrice lpPrice claimableCrv claimableCrvUsd
       rewards {{ token {TOKEN} claimable claimableUsd }} }} }} }}
@@ -68,7 +68,7 @@ async def test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake(world
     stable_coins, stable_usd = expected(world, C.STABLE, ["USDC", "crvUSD"], stable_amount)
     crypto_coins, crypto_usd = expected(world, C.CRYPTO, ["WETH", "CRV"], holding["crypto"])
     crv, extra = C.CLAIMABLE["lp"]
-    assert entry["lpPositions"] == [
+    assert entry["curvePositions"] == [
         {
             "pool": world.stable,
             "kind": "stableswap-ng",
@@ -114,7 +114,7 @@ async def test_a_stake_alone_is_a_position_and_claimable_tokens_is_called_as_it_
     """The test gauge's claimable_tokens writes, as LiquidityGauge v1-v4's checkpoint does (a
     staticcall of it reverts): the lens calls it last, as a transaction would."""
     entry = await answer(world_client, world.wallets["staker"])
-    (position,) = entry["lpPositions"]
+    (position,) = entry["curvePositions"]
     assert (position["pool"], position["lpBalance"], position["stakedBalance"]) == (world.stable, "0", str(777 * C.E18))
     assert position["claimableCrv"] == str(C.CLAIMABLE["staker"][0])
     assert [r["claimable"] for r in position["rewards"]] == [str(C.CLAIMABLE["staker"][1])]
@@ -122,7 +122,7 @@ async def test_a_stake_alone_is_a_position_and_claimable_tokens_is_called_as_it_
 
 async def test_a_wallet_with_nothing_has_no_positions(world_client, world):
     entry = await answer(world_client, world.wallets["empty"])
-    assert entry["lpPositions"] == []
+    assert entry["curvePositions"] == []
 
 
 PUBLISHED = {

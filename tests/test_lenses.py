@@ -56,6 +56,7 @@ PROTOCOLS = (
     "sky",
     "erc4626",
     "curve",
+    "convex",
 )
 
 
@@ -171,6 +172,7 @@ PUBLISHED = {
         "curve:factory-tricrypto/factory-tricrypto-pool.json",
     ),
     "ICurveGauge": ("curve:gauge_v4.json", "curve:gauge_v5.json"),
+    "ICurveLpToken": ("curve:curve_lp_token_v5.json",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -193,6 +195,9 @@ UNPUBLISHED = {
     "IEVC": "Euler publishes its ABIs on a public repository only (euler-xyz/euler-interfaces), no npm package",
     "IEVault": "likewise",
     "IPriceOracle": "likewise",
+    "IBooster": "Convex publishes its sources on a public repository only (tests/test_convex.py records them)",
+    "IConvexRewards": "likewise",
+    "ICvx": "likewise",
 }
 """The interfaces no package in tools/ publishes an ABI of, with why."""
 

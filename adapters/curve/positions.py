@@ -74,7 +74,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     found = await asyncio.gather(*(_held(reader, factory, wallet) for factory in curve.factories))
     held = [pool for pools in found for pool in pools]
     outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
-    return {"lpPositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
+    return {"curvePositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
 
 
 def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, wallet: str) -> None:

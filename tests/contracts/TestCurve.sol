@@ -117,3 +117,12 @@ contract TestCurveGauge is TestToken {
         return crv[user];
     }
 }
+
+/// An LP token that is not its pool (CurveTokenV5, the v2 crypto factory's): its pool is `minter`.
+contract TestCurveLpToken is TestToken {
+    address public immutable minter;
+
+    constructor(string memory name_, string memory symbol_, address minter_) TestToken(name_, symbol_, 18) {
+        minter = minter_;
+    }
+}
