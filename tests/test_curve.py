@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 from adapters.curve import contracts, figures, positions
 from tests import curve_world as C
-from tests.conftest import query_positions, world_fixture
+from tests.conftest import query_positions, world_api, world_fixture
 from tests.evm import functions_of
 from tests.node_oracles import curve_abi
 
@@ -181,3 +182,18 @@ def test_the_scan_costs_about_16_500_gas_a_pool(world):
         node.send(factory, "add(address,address,address)", pool, pool, gauge)
     per_pool = (gas() - empty) / pools
     assert 10_000 < per_pool < 20_000, per_pool
+
+
+async def test_a_factory_that_fails_is_named_and_the_others_answer(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """A factory whose pool_count reverts (here a token's address listed as one) is left out
+    with PART_UNREADABLE; the pools of the others are still listed."""
+    data = world.addresses_override()
+    broken = world.tokens["USDC"]
+    data[str(world.node.chain_id)]["curve"]["factories"]["crvusd_factory"] = broken
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    found = await query_positions(api, QUERY, "curve", [world.wallets["lp"]], 31337)
+    (entry,) = found["data"]
+    assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("PART_UNREADABLE", broken)]
+    assert [p["pool"] for p in entry["curvePositions"]] == [world.stable, world.crypto]

@@ -71,7 +71,8 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     curve = cast(CurveAddresses, chain.curve)
     reader = ctx.reader()
     _prefetch(reader, chain, curve, wallet)
-    found = await asyncio.gather(*(_held(reader, factory, wallet) for factory in curve.factories))
+    scanned = await asyncio.gather(*(outcome(_held(reader, factory, wallet)) for factory in curve.factories))
+    found = ctx.warnings.survivors("Curve factory", zip((f.address for f in curve.factories), scanned))
     held = [pool for pools in found for pool in pools]
     outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
     return {"curvePositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
