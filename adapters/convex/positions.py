@@ -45,12 +45,11 @@ from adapters.convex.contracts import (
 from adapters.curve import figures
 from adapters.curve.contracts import LP_PRICE
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses, ConvexAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS
-from chain.lens import NONE
 from errors import ProtocolError
 
 
@@ -71,21 +70,9 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     convex = cast(ConvexAddresses, chain.convex)
     reader = ctx.reader()
-    feeds = token_feeds(chain)
-    keys = list(feeds)
+    keys, feeds, sequencer = figures.lens_feeds(chain)
     reader.prefetch(
-        [
-            LENS.initcode(
-                wallet,
-                convex.booster,
-                convex.cvx,
-                convex.crv,
-                MAX_HELD,
-                keys,
-                [feeds[key].feed for key in keys],
-                chain.sequencer_uptime_feed or NONE,
-            )
-        ],
+        [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, sequencer)],
         [convex.booster],
     )
     deposits = await _deposits(reader, convex, wallet)

@@ -44,12 +44,11 @@ from adapters.curve.contracts import (
 )
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses, CurveAddresses, CurveFactory
 from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS, Function
-from chain.lens import NONE
 
 
 @dataclass(frozen=True)
@@ -80,23 +79,10 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
 
 def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, wallet: str) -> None:
     """The scan of every factory and the reads of the pools held, in one lens call."""
-    feeds = token_feeds(chain)
-    keys = list(feeds)
     registries = [factory.address for factory in curve.factories]
-    sequencer = chain.sequencer_uptime_feed or NONE
+    keys, feeds, sequencer = figures.lens_feeds(chain)
     reader.prefetch(
-        [
-            LENS.initcode(
-                wallet,
-                registries,
-                scan_flags(curve),
-                MAX_HELD,
-                curve.crv,
-                keys,
-                [feeds[key].feed for key in keys],
-                sequencer,
-            )
-        ],
+        [LENS.initcode(wallet, registries, scan_flags(curve), MAX_HELD, curve.crv, keys, feeds, sequencer)],
         registries,
     )
 
