@@ -245,6 +245,10 @@ class CurveAddresses:
 
     crv: str
     factories: tuple[CurveFactory, ...]
+    child_gauge_factories: tuple[str, ...] = ()
+    """Off Ethereum, the child gauge factories (@curvefi/api's `child_gauge_factory`, then
+    `child_gauge_factory_old`): a pool's gauge is the first's `get_gauge_from_lp_token(lp)` that
+    names one, as @curvefi/api finds it there; none on Ethereum (the factory's `get_gauge`)."""
 
 
 @dataclass(frozen=True)
@@ -463,12 +467,16 @@ def _curve(value: Any, where: str) -> CurveAddresses:
     unknown = factories.keys() - CURVE_FACTORY_KINDS.keys()
     if unknown:
         raise AddressesError(f"{where} factories: {sorted(unknown)} not among {sorted(CURVE_FACTORY_KINDS)}")
+    children = _object(value.get("childGaugeFactories", {}), f"{where} childGaugeFactories")
+    if list(children) not in ([], ["child_gauge_factory"], ["child_gauge_factory", "child_gauge_factory_old"]):
+        raise AddressesError(f"{where} childGaugeFactories: child_gauge_factory, then child_gauge_factory_old")
     return CurveAddresses(
         _address(value.get("crv"), f"{where} crv"),
         tuple(
             CurveFactory(name, _address(address, f"{where} factories {name}"), CURVE_FACTORY_KINDS[name])
             for name, address in factories.items()
         ),
+        tuple(_address(address, f"{where} childGaugeFactories {name}") for name, address in children.items()),
     )
 
 

@@ -16,6 +16,11 @@ interface ICurveFactory {
     function get_token(address pool) external view returns (address);
 }
 
+/// @dev A child gauge factory (chains other than Ethereum): a pool's gauge by its LP token.
+interface IChildGaugeFactory {
+    function get_gauge_from_lp_token(address lp_token) external view returns (address);
+}
+
 /// @dev A liquidity gauge (v4/v5 views; `claimable_tokens` writes on v1-v4).
 interface ICurveGauge {
     function claimable_tokens(address addr) external returns (uint256);
@@ -30,7 +35,8 @@ interface ICurveGauge {
 /// @title The reads of one Curve input (adapters/curve/positions.py), in one call
 /// @notice For each registry (a factory): every pool's LP token balance and gauge stake of the
 /// wallet, read without recording; only a pool the wallet holds in (LP or gauge) gets its reads
-/// recorded: `pool_list(i)`, `get_token` (crypto factory), `get_gauge`, both `balanceOf`s. Each
+/// recorded: `pool_list(i)`, `get_token` (crypto factory), `get_gauge` (on chains other than
+/// Ethereum the child gauge factories' `get_gauge_from_lp_token(lp)`), both `balanceOf`s. Each
 /// registry's `pool_count()` is recorded after its scan, so its record on the tape means every
 /// held pool of it was recorded before (the tape is cut whole from some record on). Then, for up
 /// to `maxHeld` held pools: the LP token's facts and `totalSupply`, `coins(i)` and `balances(i)`
@@ -61,6 +67,7 @@ contract CurveLens is CurvePools {
         address[] feedKeys;
         address[] feeds;
         address sequencer;
+        address[] childGauges;
     }
 
     constructor(
@@ -71,9 +78,10 @@ contract CurveLens is CurvePools {
         address crv,
         address[] memory feedKeys,
         address[] memory feeds,
-        address sequencer
+        address sequencer,
+        address[] memory childGauges
     ) {
-        _run(Args(wallet, registries, flags, maxHeld, crv, feedKeys, feeds, sequencer));
+        _run(Args(wallet, registries, flags, maxHeld, crv, feedKeys, feeds, sequencer, childGauges));
     }
 
     function _run(Args memory args) private {
@@ -81,7 +89,7 @@ contract CurveLens is CurvePools {
         Held[] memory held = new Held[](args.maxHeld);
         uint256 found = 0;
         for (uint256 r = 0; r < args.registries.length; r++) {
-            found = _scan(tape, args.registries[r], args.flags[r], args.wallet, held, found);
+            found = _scan(tape, args.registries[r], args.flags[r], args, held, found);
         }
         uint256 detailed = found < held.length ? found : held.length;
         for (uint256 h = 0; h < detailed; h++) {
@@ -103,31 +111,71 @@ contract CurveLens is CurvePools {
     }
 
     /// @dev One registry's pools: the held ones recorded (and kept in `held` while it has room).
-    function _scan(Tape memory tape, address registry, uint256 flags, address wallet, Held[] memory held, uint256 found)
+    function _scan(Tape memory tape, address registry, uint256 flags, Args memory args, Held[] memory held, uint256 found)
         private
         view
         returns (uint256)
     {
         uint256 n = _peek(registry, ICurveFactory.pool_count.selector, 0, false, 0);
         for (uint256 i = 0; i < n; i++) {
-            address pool = address(uint160(_peek(registry, ICurveFactory.pool_list.selector, i, true, 0)));
-            address lp = flags & 1 == 1
-                ? address(uint160(_peek(registry, ICurveFactory.get_token.selector, uint160(pool), true, 0)))
-                : pool;
-            address gauge = address(uint160(_peek(registry, ICurveFactory.get_gauge.selector, uint160(pool), true, 0)));
-            uint256 balance = _peek(lp, IERC20.balanceOf.selector, uint160(wallet), true, 0);
-            uint256 staked = gauge == address(0) ? 0 : _peek(gauge, IERC20.balanceOf.selector, uint160(wallet), true, 0);
-            if (balance == 0 && staked == 0) continue;
+            (address pool, address lp, address gauge, uint256 amount) = _peekPool(registry, flags, i, args);
+            if (amount == 0) continue;
             _call(tape, registry, abi.encodeCall(ICurveFactory.pool_list, (i)));
             if (flags & 1 == 1) _call(tape, registry, abi.encodeCall(ICurveFactory.get_token, (pool)));
-            _call(tape, registry, abi.encodeCall(ICurveFactory.get_gauge, (pool)));
-            _call(tape, lp, abi.encodeCall(IERC20.balanceOf, (wallet)));
-            if (gauge != address(0)) _call(tape, gauge, abi.encodeCall(IERC20.balanceOf, (wallet)));
-            if (found < held.length) held[found] = Held(pool, lp, gauge, flags, balance + staked);
+            _recordGauge(tape, registry, pool, lp, args.childGauges);
+            _call(tape, lp, abi.encodeCall(IERC20.balanceOf, (args.wallet)));
+            if (gauge != address(0)) _call(tape, gauge, abi.encodeCall(IERC20.balanceOf, (args.wallet)));
+            if (found < held.length) held[found] = Held(pool, lp, gauge, flags, amount);
             found++;
         }
         _call(tape, registry, abi.encodeCall(ICurveFactory.pool_count, ()));
         return found;
+    }
+
+    /// @dev Pool `i` of a registry, its LP token, its gauge and the wallet's LP held plus staked, unrecorded.
+    function _peekPool(address registry, uint256 flags, uint256 i, Args memory args)
+        private
+        view
+        returns (address pool, address lp, address gauge, uint256 amount)
+    {
+        pool = address(uint160(_peek(registry, ICurveFactory.pool_list.selector, i, true, 0)));
+        lp = flags & 1 == 1
+            ? address(uint160(_peek(registry, ICurveFactory.get_token.selector, uint160(pool), true, 0)))
+            : pool;
+        gauge = _gauge(registry, pool, lp, args.childGauges);
+        amount = _peek(lp, IERC20.balanceOf.selector, uint160(args.wallet), true, 0);
+        if (gauge != address(0)) amount += _peek(gauge, IERC20.balanceOf.selector, uint160(args.wallet), true, 0);
+    }
+
+    /// @dev A pool's gauge as @curvefi/api finds it: the factory's `get_gauge(pool)` on Ethereum;
+    /// elsewhere the child gauge factories' `get_gauge_from_lp_token(lp)`, the first that names one.
+    function _gauge(address registry, address pool, address lp, address[] memory childGauges)
+        private
+        view
+        returns (address gauge)
+    {
+        if (childGauges.length == 0) {
+            return address(uint160(_peek(registry, ICurveFactory.get_gauge.selector, uint160(pool), true, 0)));
+        }
+        for (uint256 c = 0; c < childGauges.length && gauge == address(0); c++) {
+            gauge = address(
+                uint160(_peek(childGauges[c], IChildGaugeFactory.get_gauge_from_lp_token.selector, uint160(lp), true, 0))
+            );
+        }
+    }
+
+    /// @dev The reads of `_gauge`, recorded.
+    function _recordGauge(Tape memory tape, address registry, address pool, address lp, address[] memory childGauges)
+        private
+        view
+    {
+        if (childGauges.length == 0) {
+            _call(tape, registry, abi.encodeCall(ICurveFactory.get_gauge, (pool)));
+            return;
+        }
+        for (uint256 c = 0; c < childGauges.length; c++) {
+            if (_word(tape, childGauges[c], abi.encodeCall(IChildGaugeFactory.get_gauge_from_lp_token, (lp))) != 0) return;
+        }
     }
 
     function _pool(Tape memory tape, Held memory held, Args memory args) private view {

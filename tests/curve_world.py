@@ -68,7 +68,7 @@ class CurveWorld:
         return {
             str(self.node.chain_id): {
                 "name": "anvil devnet",
-                "curve": {"crv": self.tokens["CRV"], "factories": self.factories},
+                "curve": {"crv": self.tokens["CRV"], "factories": dict(self.factories)},
                 "priceFeeds": self.price_feeds(),
             }
         }

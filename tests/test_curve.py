@@ -131,6 +131,7 @@ PUBLISHED = {
     "POOL_LIST": ("factory.json", "factory-crypto.json", "factory-stable-ng.json", "factory-tricrypto-mainnet.json"),
     "GET_GAUGE": ("factory.json", "factory-crypto.json", "factory-stable-ng.json", "factory-twocrypto-ng.json"),
     "GET_TOKEN": ("factory-crypto.json",),
+    "GET_GAUGE_FROM_LP_TOKEN": ("gauge_factory/child_gauge_factory.json",),
     "COINS": (
         "3pool/swap.json",
         "factory-stable-ng/plain-stableswap-ng.json",
@@ -173,7 +174,7 @@ def test_the_scan_costs_about_16_500_gas_a_pool(world):
     factory = node.deploy(artifacts["TestCurveFactory"])
 
     def gas() -> int:
-        code = contracts.LENS.initcode(node.accounts[5], [factory], [0], 32, world.tokens["CRV"], [], [], ZERO)
+        code = contracts.LENS.initcode(node.accounts[5], [factory], [0], 32, world.tokens["CRV"], [], [], ZERO, [])
         return int(node.rpc("eth_estimateGas", {"data": "0x" + code.hex()}), 16)
 
     empty, pools = gas(), 60
@@ -197,3 +198,28 @@ async def test_a_factory_that_fails_is_named_and_the_others_answer(aiohttp_clien
     (entry,) = found["data"]
     assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("PART_UNREADABLE", broken)]
     assert [p["pool"] for p in entry["curvePositions"]] == [world.stable, world.crypto]
+
+
+async def test_off_ethereum_gauges_are_the_child_gauge_factories(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """With child gauge factories listed (every chain but Ethereum), a pool's gauge is the first
+    one's `get_gauge_from_lp_token(lp)` that names one, as @curvefi/api finds it, not the pool
+    factory's `get_gauge`: here the stable pool's from the old factory, the crypto pool's from
+    the new one."""
+    node, artifacts = world.node, C.compile_all()
+    new, old = (node.deploy(artifacts["TestChildGaugeFactory"]) for _ in "no")
+    child_gauge = node.deploy(artifacts["TestCurveGauge"])
+    node.send(child_gauge, "mint(address,uint256)", world.wallets["lp"], 7 * C.E18)
+    node.send(new, "set(address,address)", world.crypto_lp, child_gauge)
+    node.send(old, "set(address,address)", world.stable, world.gauge)
+    data = world.addresses_override()
+    section = data[str(node.chain_id)]["curve"]
+    section["childGaugeFactories"] = {"child_gauge_factory": new, "child_gauge_factory_old": old}
+    path = tmp_path / "child.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, node)
+    entry = await answer(api, world.wallets["lp"])
+    found = [(p["pool"], p["gauge"], p["stakedBalance"]) for p in entry["curvePositions"]]
+    assert found == [
+        (world.stable, world.gauge, str(C.HOLDINGS["lp"]["staked"])),
+        (world.crypto, child_gauge, str(7 * C.E18)),
+    ]

@@ -12,8 +12,7 @@ import addresses
 from tests.node_oracles import curve_aliases
 
 ZERO = "0x" + "00" * 20
-CHILD_GAUGES = "its gauges are the child gauge factory's (a pool factory's get_gauge answers none): staked LP unseen"
-NOT_YET = {chain: CHILD_GAUGES for chain in ("10", "56", "137", "146", "5000", "8453", "42161", "43114")}
+NOT_YET = {"5000": "@curvefi/api lists no CRV on Mantle (ALIASES_MANTLE has no crv), which claimable CRV is in"}
 """Served chains @curvefi/api covers that this service does not answer Curve on yet, with why."""
 
 
@@ -22,8 +21,10 @@ def built_in() -> dict[str, dict]:
 
 
 def test_every_curve_section_is_curvefi_apis_crv_and_factories():
-    """On each chain with a `curve` section: CRV is @curvefi/api's `crv`, and the factories are
-    exactly the ones of CURVE_FACTORY_KINDS it lists there (a zero or missing alias is none)."""
+    """On each chain with a `curve` section: CRV is @curvefi/api's `crv`, the factories are
+    exactly the ones of CURVE_FACTORY_KINDS it lists there (a zero or missing alias is none), and
+    off Ethereum the child gauge factories are its `child_gauge_factory` and
+    `child_gauge_factory_old`, in that order (where it finds a pool's gauge there)."""
     published = curve_aliases()
     sections = {chain: value["curve"] for chain, value in built_in().items() if "curve" in value}
     assert "1" in sections
@@ -37,6 +38,13 @@ def test_every_curve_section_is_curvefi_apis_crv_and_factories():
             if aliases.get(name) and aliases[name].lower() != ZERO
         }
         assert listed == expected, chain
+        children = {name: address.lower() for name, address in section.get("childGaugeFactories", {}).items()}
+        expected_children = {
+            name: aliases[name].lower()
+            for name in ("child_gauge_factory", "child_gauge_factory_old")
+            if chain != "1" and aliases.get(name) and aliases[name].lower() != ZERO
+        }
+        assert children == expected_children, chain
 
 
 def test_no_served_chain_that_curvefi_api_covers_is_left_unsaid():

@@ -173,6 +173,7 @@ PUBLISHED = {
     ),
     "ICurveGauge": ("curve:gauge_v4.json", "curve:gauge_v5.json"),
     "ICurveLpToken": ("curve:curve_lp_token_v5.json",),
+    "IChildGaugeFactory": ("curve:gauge_factory/child_gauge_factory.json",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's

@@ -19,6 +19,7 @@ POOL_COUNT = Function("pool_count()", "956aae3a", ("uint256",))
 POOL_LIST = Function("pool_list(uint256)", "3a1d5d8e", ("address",))
 GET_GAUGE = Function("get_gauge(address)", "daf297b9", ("address",))
 GET_TOKEN = Function("get_token(address)", "977d9122", ("address",))
+GET_GAUGE_FROM_LP_TOKEN = Function("get_gauge_from_lp_token(address)", "5d95c65e", ("address",))
 COINS = Function("coins(uint256)", "c6610657", ("address",))
 BALANCES = Function("balances(uint256)", "4903b0d1", ("uint256",))
 GET_VIRTUAL_PRICE = Function("get_virtual_price()", "bb7b8b80", ("uint256",))
@@ -39,7 +40,8 @@ MAX_HELD = 32
 CRYPTO_KINDS = frozenset({"cryptoswap", "twocrypto-ng", "tricrypto-ng"})
 """Pools whose coins are indexed by uint256 and which have `lp_price`."""
 LENS = Lens(
-    "CurveLens", ("address", "address[]", "uint256[]", "uint256", "address", "address[]", "address[]", "address")
+    "CurveLens",
+    ("address", "address[]", "uint256[]", "uint256", "address", "address[]", "address[]", "address", "address[]"),
 )
 
 

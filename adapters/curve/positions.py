@@ -31,6 +31,7 @@ from adapters.curve.contracts import (
     CLAIMABLE_REWARD,
     CLAIMABLE_TOKENS,
     GET_GAUGE,
+    GET_GAUGE_FROM_LP_TOKEN,
     GET_TOKEN,
     LENS,
     MAX_HELD,
@@ -70,7 +71,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     curve = cast(CurveAddresses, chain.curve)
     reader = ctx.reader()
     _prefetch(reader, chain, curve, wallet)
-    scanned = await asyncio.gather(*(outcome(_held(reader, factory, wallet)) for factory in curve.factories))
+    scanned = await asyncio.gather(*(outcome(_held(reader, curve, factory, wallet)) for factory in curve.factories))
     found = ctx.warnings.survivors("Curve factory", zip((f.address for f in curve.factories), scanned))
     held = [pool for pools in found for pool in pools]
     outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
@@ -81,32 +82,30 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses,
     """The scan of every factory and the reads of the pools held, in one lens call."""
     registries = [factory.address for factory in curve.factories]
     keys, feeds, sequencer = figures.lens_feeds(chain)
+    children = list(curve.child_gauge_factories)
     reader.prefetch(
-        [LENS.initcode(wallet, registries, scan_flags(curve), MAX_HELD, curve.crv, keys, feeds, sequencer)],
-        registries,
+        [LENS.initcode(wallet, registries, scan_flags(curve), MAX_HELD, curve.crv, keys, feeds, sequencer, children)],
+        [*registries, *children],
     )
 
 
-async def _held(reader: ChainReader, factory: CurveFactory, wallet: str) -> list[Held]:
+async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, wallet: str) -> list[Held]:
     """The factory's pools the wallet holds LP of or has staked in their gauge: those the lens
     recorded (its `pool_count()` record vouches for the scan), else a scan in bulk."""
     label = f"Curve factory {factory.name} {factory.address}"
     if not await reader.tapes.holds(factory.address, POOL_COUNT.calldata()):
-        return await _swept(reader, factory, wallet)
+        return await _swept(reader, curve, factory, wallet)
     (count,) = await reader.call(factory.address, POOL_COUNT, label=label)
     recorded = await asyncio.gather(*(reader.tapes.holds(factory.address, POOL_LIST.calldata(i)) for i in range(count)))
     pools = await asyncio.gather(
         *(reader.call(factory.address, POOL_LIST, i, label=label) for i, taped in enumerate(recorded) if taped)
     )
-    lp_tokens, gauges = await asyncio.gather(
-        asyncio.gather(*(_lp_token(reader, factory, pool) for (pool,) in pools)),
-        asyncio.gather(*(reader.call(factory.address, GET_GAUGE, pool, label=label) for (pool,) in pools)),
+    lp_tokens = await asyncio.gather(*(_lp_token(reader, factory, pool) for (pool,) in pools))
+    gauges = await asyncio.gather(
+        *(_gauge_of(reader, curve, factory, pool, lp) for (pool,), lp in zip(pools, lp_tokens))
     )
     held = await asyncio.gather(
-        *(
-            _balances(reader, factory, pool, lp, gauge, wallet)
-            for (pool,), lp, (gauge,) in zip(pools, lp_tokens, gauges)
-        )
+        *(_balances(reader, factory, pool, lp, gauge, wallet) for (pool,), lp, gauge in zip(pools, lp_tokens, gauges))
     )
     return [h for h in held if h.balance or h.staked]
 
@@ -116,6 +115,20 @@ async def _lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> st
         return pool
     (token,) = await reader.call(factory.address, GET_TOKEN, pool, label=f"Curve factory {factory.name}")
     return cast(str, token)
+
+
+async def _gauge_of(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, pool: str, lp: str) -> str:
+    """The pool's gauge: the factory's `get_gauge(pool)`; where the chain has child gauge
+    factories, the first `get_gauge_from_lp_token(lp)` of theirs that names one (zero: none)."""
+    if not curve.child_gauge_factories:
+        return cast(
+            str, await first(reader.call(factory.address, GET_GAUGE, pool, label=f"Curve factory {factory.name}"))
+        )
+    for child in curve.child_gauge_factories:
+        (gauge,) = await reader.call(child, GET_GAUGE_FROM_LP_TOKEN, lp, label=f"Curve child gauge factory {child}")
+        if gauge != ZERO_ADDRESS:
+            return cast(str, gauge)
+    return ZERO_ADDRESS
 
 
 async def _balances(reader: ChainReader, factory: CurveFactory, pool: str, lp: str, gauge: str, wallet: str) -> Held:
@@ -131,9 +144,10 @@ async def _zero() -> tuple[int]:
     return (0,)
 
 
-async def _swept(reader: ChainReader, factory: CurveFactory, wallet: str) -> list[Held]:
-    """The scan without a lens: `pool_list`, `get_token`, `get_gauge` and both `balanceOf`s of
-    every pool, through Multicall3 in bulk (rounds that follow the chain's pool count)."""
+async def _swept(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, wallet: str) -> list[Held]:
+    """The scan without a lens: `pool_list`, `get_token`, the gauge (as `_gauge_of` finds it) and
+    both `balanceOf`s of every pool, through Multicall3 in bulk (rounds that follow the chain's
+    pool count)."""
     (count,) = await reader.call(factory.address, POOL_COUNT, label=f"Curve factory {factory.name}")
 
     def words(answers: list[bytes | None]) -> list[str]:
@@ -147,7 +161,13 @@ async def _swept(reader: ChainReader, factory: CurveFactory, wallet: str) -> lis
     lps = pools
     if has_token(factory):
         lps = words(await sweep(reader, each(factory.address, GET_TOKEN, [(p,) for p in pools])))
-    gauges = words(await sweep(reader, each(factory.address, GET_GAUGE, [(p,) for p in pools])))
+    if curve.child_gauge_factories:
+        gauges = [ZERO_ADDRESS] * count
+        for child in curve.child_gauge_factories:
+            found = words(await sweep(reader, each(child, GET_GAUGE_FROM_LP_TOKEN, [(lp,) for lp in lps])))
+            gauges = [gauge if gauge != ZERO_ADDRESS else other for gauge, other in zip(gauges, found)]
+    else:
+        gauges = words(await sweep(reader, each(factory.address, GET_GAUGE, [(p,) for p in pools])))
     balances = await sweep(reader, each([*lps, *gauges], erc20.BALANCE_OF, [(wallet,)] * (2 * count)))
     amounts = [int.from_bytes(a[:32], "big") if a and len(a) >= 32 else 0 for a in balances]
     return [

@@ -126,3 +126,12 @@ contract TestCurveLpToken is TestToken {
         minter = minter_;
     }
 }
+
+/// A child gauge factory (Curve's gauges off Ethereum): a pool's gauge by its LP token.
+contract TestChildGaugeFactory {
+    mapping(address => address) public get_gauge_from_lp_token;
+
+    function set(address lp, address gauge) external {
+        get_gauge_from_lp_token[lp] = gauge;
+    }
+}
