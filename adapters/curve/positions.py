@@ -7,7 +7,8 @@ How each figure is derived (docs/protocols/curve.md has the long form):
   factories: stableswap, crvUSD, stableswap-ng, v2 crypto, twocrypto-ng, tricrypto-ng), by the
   factory's own `pool_count()` and `pool_list(i)` at the block; never a hand list. A pool's LP
   token is the pool itself, or `get_token(pool)` on the v2 crypto factory; its gauge is
-  `get_gauge(pool)`.
+  `get_gauge(pool)` on Ethereum; elsewhere, as @curvefi/api finds it, the child gauge factories'
+  `get_gauge_from_lp_token(lp)`, the first that names one.
 - Held: `balanceOf(wallet)` of the LP token, and of the gauge (staked LP, one gauge token per LP
   token). The scan of every pool runs inside one lens call (lenses/CurveLens.sol), which records
   the reads of the pools the wallet holds only; where no lens ran (an endpoint that refuses calls
