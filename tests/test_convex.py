@@ -12,10 +12,10 @@ import addresses
 from adapters.convex import contracts, positions
 from tests import convex_world as X
 from tests import curve_world as C
-from tests.conftest import query_positions, world_fixture
+from tests.conftest import proxied_api, query_positions, world_fixture
 from tests.evm import functions_of
 from tests.node_oracles import curve_abi
-from tests.test_curve import TOKEN, expected, token, usd
+from tests.test_curve import TOKEN, expected, one_lens_call, token, usd
 
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on ConvexWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
@@ -93,6 +93,17 @@ async def test_deposits_with_their_coins_crv_cvx_and_extra_reward(world_client, 
             "rewards": [],
         },
     ]
+
+
+async def test_a_query_is_one_request_the_lens(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """Warm, a new block's answer is its header and then one lens call: the Booster's scan, the
+    deposits' reward pools, their Curve pools' shares, CVX's parameters and the feeds."""
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
+    await answer(api, world.wallets["depositor"])
+    world.node.mine()
+    before = len(proxy.posts)
+    await answer(api, world.wallets["depositor"])
+    assert one_lens_call(proxy.posts[before:])
 
 
 async def test_a_wallet_without_deposits_has_none(world_client, world):

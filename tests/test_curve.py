@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from adapters.curve import contracts, figures, positions
 from tests import curve_world as C
-from tests.conftest import query_positions, world_api, world_fixture
+from tests.conftest import proxied_api, query_positions, world_api, world_fixture
 from tests.evm import functions_of
 from tests.node_oracles import curve_abi
 
@@ -223,3 +223,24 @@ async def test_off_ethereum_gauges_are_the_child_gauge_factories(aiohttp_client,
         (world.stable, world.gauge, str(C.HOLDINGS["lp"]["staked"])),
         (world.crypto, child_gauge, str(7 * C.E18)),
     ]
+
+
+async def test_a_query_is_one_request_the_lens(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """Warm (the chain's facts known, the endpoint probed), a new block's answer for either wallet
+    is its header (the tests follow no head) and then one request: one lens call holding the scan,
+    the held pools' reads, the feeds and the gauges' claimable_tokens."""
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
+    await answer(api, world.wallets["lp"])
+    for role in ("lp", "staker"):
+        world.node.mine()
+        before = len(proxy.posts)
+        await answer(api, world.wallets[role])
+        assert one_lens_call(proxy.posts[before:]), role
+
+
+def one_lens_call(posts: list) -> bool:
+    """Whether a query's posts to the node were its block's header, then one lens call alone."""
+    header, *rest = posts
+    items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
+    calls = [(item["method"], "to" in item["params"][0]) for item in items]
+    return header["method"] == "eth_getBlockByNumber" and calls == [("eth_call", False)]
