@@ -86,6 +86,12 @@ ROLES: dict[tuple[str, str], Role] = {
     ("MakerVault", "debtUsd"): Role(DEBT, ("normalizedDebt",)),
     ("EulerVaultPosition", "assetsUsd"): Role(SUPPLIED, ("shares",), "isCollateral"),
     ("EulerVaultPosition", "borrowedUsd"): Role(DEBT, ("borrowed",)),
+    ("CurveLpPosition", "valueUsd"): Role(SUPPLIED, ("lpBalance", "stakedBalance")),
+    ("CurveLpPosition", "claimableCrvUsd"): Role(REWARDS, ("claimableCrv",)),
+    ("CurveReward", "claimableUsd"): Role(REWARDS, ("claimable",)),
+    ("ConvexDeposit", "valueUsd"): Role(SUPPLIED, ("balance",)),
+    ("ConvexDeposit", "claimableCrvUsd"): Role(REWARDS, ("claimableCrv",)),
+    ("ConvexDeposit", "claimableCvxUsd"): Role(REWARDS, ("claimableCvx",)),
 }
 NOT_COUNTED: dict[tuple[str, str], str] = {
     ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
@@ -102,6 +108,7 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",
     ("UniswapPosition", "uncollectedFees1Usd"): "likewise",
     ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
+    ("CurvePoolCoin", "amountUsd"): "a part of valueUsd (Curve's and Convex's)",
 }
 """USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
 ROLES and this to every `...Usd` field of the schema."""

@@ -104,8 +104,8 @@ async def test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake(world
             "valueUsd": crypto_usd,
             "virtualPrice": str(C.CRYPTO["virtual"]),
             "lpPrice": str(C.CRYPTO["lp_price"]),
-            "claimableCrv": None,
-            "claimableCrvUsd": None,
+            "claimableCrv": "0",
+            "claimableCrvUsd": 0.0,
             "rewards": [],
         },
     ]

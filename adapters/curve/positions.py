@@ -198,7 +198,8 @@ async def _position(
 
 
 async def _no_gauge() -> dict[str, Any]:
-    return {"claimableCrv": None, "claimableCrvUsd": None, "rewards": []}
+    """A pool without a gauge: nothing to claim."""
+    return {"claimableCrv": "0", "claimableCrvUsd": 0.0, "rewards": []}
 
 
 async def _gauge(
