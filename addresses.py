@@ -5,7 +5,7 @@ address registries (each protocol's page under docs/protocols/ names them). `ADD
 JSON file of the same shape that is laid over it: for each chain it lists, a protocol section
 ("morpho", "aave", "spark", "sparkVaults", "compound", "pendle", "fluid", "lido", "uniswap", "neutrl",
 "midas", "avantis", "avant", "ethena", "sky", "erc4626", "maker", "euler", "accounts", "eigenlayer",
-"etherfi", "rocketpool", "renzo", "kelp", "balancer", "aura") replaces
+"etherfi", "rocketpool", "renzo", "kelp", "balancer", "aura", "curve", "convex") replaces
 the built-in one, and "priceFeeds" entries are added or replaced token by token. A chain that only
 the file lists (a local devnet) is served like any other.
 """
@@ -219,6 +219,49 @@ class MakerAddresses:
     chain_log: Deployment
 
 
+CURVE_FACTORY_KINDS = {
+    "factory": "stableswap",
+    "crvusd_factory": "stableswap",
+    "stable_ng_factory": "stableswap-ng",
+    "crypto_factory": "cryptoswap",
+    "twocrypto_factory": "twocrypto-ng",
+    "tricrypto_factory": "tricrypto-ng",
+}
+"""Curve's pool factories by @curvefi/api's alias names (its network constants' ALIASES), with
+the kind of pool each makes."""
+
+
+@dataclass(frozen=True)
+class CurveFactory:
+    name: str
+    """@curvefi/api's alias (CURVE_FACTORY_KINDS)."""
+    address: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class CurveAddresses:
+    """Curve on a chain: the CRV token and the pool factories (`pool_count`, `pool_list`,
+    `get_gauge`) whose pools are scanned, in @curvefi/api's order."""
+
+    crv: str
+    factories: tuple[CurveFactory, ...]
+    child_gauge_factories: tuple[str, ...] = ()
+    """Off Ethereum, the child gauge factories (@curvefi/api's `child_gauge_factory`, then
+    `child_gauge_factory_old`): a pool's gauge is the first's `get_gauge_from_lp_token(lp)` that
+    names one, as @curvefi/api finds it there; none on Ethereum (the factory's `get_gauge`)."""
+
+
+@dataclass(frozen=True)
+class ConvexAddresses:
+    """Convex on Ethereum: the Booster (its pools, `poolInfo`), the CVX token (its mint
+    parameters) and CRV, which its reward pools pay."""
+
+    booster: str
+    cvx: str
+    crv: str
+
+
 @dataclass(frozen=True)
 class EigenlayerAddresses:
     """EigenLayer's core on Ethereum (adapters/eigenlayer/): the StrategyManager (token deposits),
@@ -325,6 +368,8 @@ class ChainAddresses:
     renzo: RenzoAddresses | None = None
     kelp: KelpAddresses | None = None
     eigenlayer: EigenlayerAddresses | None = None
+    curve: CurveAddresses | None = None
+    convex: ConvexAddresses | None = None
 
     @classmethod
     def bare(cls, chain_id: int) -> ChainAddresses:
@@ -388,6 +433,8 @@ def _chain(key: str, value: Any, source: str) -> ChainAddresses:
         kelp=_kelp(value["kelp"], f"{where} kelp") if "kelp" in value else None,
         accounts=_accounts(value.get("accounts", {}), f"{where} accounts"),
         eigenlayer=_eigenlayer(value["eigenlayer"], f"{where} eigenlayer") if "eigenlayer" in value else None,
+        curve=_curve(value["curve"], f"{where} curve") if "curve" in value else None,
+        convex=_convex(value["convex"], f"{where} convex") if "convex" in value else None,
         price_feeds={
             _address(token, f"{where} priceFeeds"): _feed(feed, f"{where} priceFeeds {token}")
             for token, feed in feeds.items()
@@ -529,6 +576,30 @@ def _euler(value: Any, where: str) -> EulerAddresses:
     return EulerAddresses(
         _address(value.get("evc"), f"{where} evc"), _deployment(value.get("eVaultFactory"), f"{where} eVaultFactory")
     )
+
+
+def _curve(value: Any, where: str) -> CurveAddresses:
+    value = _object(value, where)
+    factories = _object(value.get("factories"), f"{where} factories")
+    unknown = factories.keys() - CURVE_FACTORY_KINDS.keys()
+    if unknown:
+        raise AddressesError(f"{where} factories: {sorted(unknown)} not among {sorted(CURVE_FACTORY_KINDS)}")
+    children = _object(value.get("childGaugeFactories", {}), f"{where} childGaugeFactories")
+    if list(children) not in ([], ["child_gauge_factory"], ["child_gauge_factory", "child_gauge_factory_old"]):
+        raise AddressesError(f"{where} childGaugeFactories: child_gauge_factory, then child_gauge_factory_old")
+    return CurveAddresses(
+        _address(value.get("crv"), f"{where} crv"),
+        tuple(
+            CurveFactory(name, _address(address, f"{where} factories {name}"), CURVE_FACTORY_KINDS[name])
+            for name, address in factories.items()
+        ),
+        tuple(_address(address, f"{where} childGaugeFactories {name}") for name, address in children.items()),
+    )
+
+
+def _convex(value: Any, where: str) -> ConvexAddresses:
+    value = _object(value, where)
+    return ConvexAddresses(*(_address(value.get(field), f"{where} {field}") for field in ("booster", "cvx", "crv")))
 
 
 def _accounts(value: Any, where: str) -> AccountsAddresses:

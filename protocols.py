@@ -27,6 +27,8 @@ from adapters.compound import flows as compound_flows
 from adapters.compound import pools as compound_pools
 from adapters.compound import positions as compound
 from adapters.context import FetchFunction
+from adapters.convex import positions as convex
+from adapters.curve import positions as curve
 from adapters.eigenlayer import positions as eigenlayer
 from adapters.euler import pools as euler_pools
 from adapters.euler import positions as euler
@@ -183,5 +185,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             entry("eigenlayer", eigenlayer.chains(addresses), eigenlayer.fetch),
             entry("balancer", balancer.chains(addresses), balancer.fetch, streams=balancer_contracts.streams),
             entry("aura", aura.chains(addresses), aura.fetch),
+            entry("curve", curve.chains(addresses), curve.fetch),
+            entry("convex", convex.chains(addresses), convex.fetch),
         )
     }

@@ -91,6 +91,12 @@ ROLES: dict[tuple[str, str], Role] = {
     ("LiquidStakingPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
     ("EtherfiWithdrawalRequest", "amountOfEEthUsd"): Role(SUPPLIED, ("amountOfEEth",)),
     ("KelpWithdrawalRequest", "expectedAssetAmountUsd"): Role(SUPPLIED, ("expectedAssetAmount",)),
+    ("CurveLpPosition", "valueUsd"): Role(SUPPLIED, ("lpBalance", "stakedBalance")),
+    ("CurveLpPosition", "claimableCrvUsd"): Role(REWARDS, ("claimableCrv",)),
+    ("CurveReward", "claimableUsd"): Role(REWARDS, ("claimable",)),
+    ("ConvexDeposit", "valueUsd"): Role(SUPPLIED, ("balance",)),
+    ("ConvexDeposit", "claimableCrvUsd"): Role(REWARDS, ("claimableCrv",)),
+    ("ConvexDeposit", "claimableCvxUsd"): Role(REWARDS, ("claimableCvx",)),
 }
 NOT_COUNTED: dict[tuple[str, str], str] = {
     ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
@@ -111,6 +117,7 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
     ("EtherfiWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfEEthUsd, once finalized",
     ("RocketpoolBurn", "burnableEthUsd"): "a part of the rETH's balanceUsd: what a burn of it pays now",
+    ("CurvePoolCoin", "amountUsd"): "a part of valueUsd (Curve's and Convex's)",
 }
 """USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
 ROLES and this to every `...Usd` field of the schema."""

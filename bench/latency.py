@@ -66,6 +66,9 @@ QUERIES = [
     ("kelp (saver: rsETH)", [("kelp", "saver")]),
     ("eigenlayer (saver: 2 strategies, 2 queued withdrawals)", [("eigenlayer", "saver")]),
     ("eigenlayer (borrower: an EigenPod, a queued withdrawal)", [("eigenlayer", "borrower")]),
+    ("curve (saver: a stableswap-ng and a cryptoswap pool, a gauge stake)", [("curve", "saver")]),
+    ("curve (borrower: a gauge stake alone)", [("curve", "borrower")]),
+    ("convex (saver: 2 deposits, CRV, CVX, an extra reward)", [("convex", "saver")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

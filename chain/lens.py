@@ -115,6 +115,13 @@ class Tapes:
             await asyncio.shield(lens)
         return self._recorded.get((target, digest(calldata))) if self._recorded else None
 
+    async def holds(self, target: str, calldata: bytes) -> bool:
+        """Whether a tape holds this call, once the lenses that may hold it are back; makes no
+        read. For a lens that records, among reads whose count follows the chain (every pool of
+        a registry), only those of what the wallet holds (lenses/CurveLens.sol): the reads it
+        recorded are then made as usual."""
+        return await self.answer(target.lower(), calldata) is not None
+
     def record(self, answers: Sequence[Any]) -> None:
         """Keep the reads of each lens's answer; a lens that failed leaves its reads to rounds."""
         for answer in answers:

@@ -179,7 +179,7 @@ class ChainReader:
         self._head: Head | None = None
         """The pinned head (number, hash, timestamp), for a reader of the newest block."""
         self._rounds = Rounds(endpoint, self._exchange, request.stats, self._config.max_calls, self._round_pin)
-        self._tapes = Tapes(self.chain_id)
+        self.tapes = Tapes(self.chain_id)
         """Reads answered by the request's lenses (prefetch)."""
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
@@ -502,7 +502,7 @@ class ChainReader:
     async def _read(self, call: Call) -> tuple[Any, ...]:
         """A call's answer from the lenses' tapes once those that may hold it are back, else
         from the next round."""
-        recorded = await self._tapes.answer(call.target, call.calldata)
+        recorded = await self.tapes.answer(call.target, call.calldata)
         if recorded is None:
             return await self._rounds.read(call)
         success, answer = recorded
@@ -519,7 +519,7 @@ class ChainReader:
             log.info("a lens of more than %d bytes on chain %d is not run", MAX_INITCODE, self.chain_id)
         if self.endpoint.deployless is False or not runnable:
             return
-        self._tapes.cover(shared_future(self._run_lenses(runnable)), targets)
+        self.tapes.cover(shared_future(self._run_lenses(runnable)), targets)
 
     async def _run_lenses(self, initcodes: Sequence[bytes]) -> None:
         try:
@@ -536,7 +536,7 @@ class ChainReader:
             self._deployless(),
         )
         if deployless:
-            self._tapes.record(answers)
+            self.tapes.record(answers)
 
     async def _deployless(self) -> bool:
         """Whether the endpoint runs calls without `to`: known, or probed (PROBE) in the round of

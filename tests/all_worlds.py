@@ -1,7 +1,8 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
 protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
-Kelp, Balancer's Vault, pools and a gauge, Aura's Booster, in which the same demo wallets hold
+Kelp, Balancer's Vault, pools and a gauge, Aura's Booster, Curve's factories, pools and gauges,
+Convex's Booster on them, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -22,6 +23,8 @@ from tests import (
     aura_world,
     balancer_world,
     compound_world,
+    convex_world,
+    curve_world,
     eigenlayer_world,
     euler_world,
     fluid_world,
@@ -63,6 +66,10 @@ def build(node: Anvil) -> AllWorlds:
     lido = lido_world.build(
         node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
     )
+    curve = curve_world.build(
+        node, {"lp": accounts["saver"], "staker": accounts["borrower"], "empty": accounts["empty"]}
+    )
+    convex = convex_world.build(node, curve, {"depositor": accounts["saver"], "empty": accounts["empty"]})
     uniswap = uniswap_world.build(
         node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
@@ -112,6 +119,9 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["euler"] = euler.addresses_override()
     data[chain]["balancer"] = balancer.addresses_override()[chain]["balancer"]
     data[chain]["aura"] = aura.addresses_override()[chain]["aura"]
+    data[chain]["curve"] = curve.addresses_override()[chain]["curve"]
+    data[chain]["convex"] = convex.addresses_override()[chain]["convex"]
+    data[chain]["priceFeeds"].update(convex.price_feeds())
     data[chain]["priceFeeds"].update(euler.feeds())
     data[chain]["eigenlayer"] = eigenlayer.addresses_override()[chain]["eigenlayer"]
     data[chain]["priceFeeds"].update(eigenlayer.addresses_override()[chain]["priceFeeds"])
@@ -138,6 +148,8 @@ def build(node: Anvil) -> AllWorlds:
         "accounts": controlled,
         "euler": euler,
         "eigenlayer": eigenlayer,
+        "curve": curve,
+        "convex": convex,
         "vaults": vaults,
         "liquid_staking": staking,
         "artifacts": artifacts,

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import io
 import json
+import re
 import subprocess
 import tarfile
 from functools import cache
@@ -168,3 +169,26 @@ def balancer_abi(task: str, contract: str) -> list[dict[str, Any]]:
         return abi
     artifact: dict[str, Any] = json.loads(files[f"dist/tasks/{task}/artifact/{contract}.json"])
     return list(artifact["abi"])
+
+
+CURVE = "@curvefi/api"
+CURVE_CONSTANTS = "lib/constants/network_constants.js"
+
+
+def curve_abi(path: str) -> dict[str, list[str]]:
+    """@curvefi/api's ABI at lib/constants/abis/<path> (factory.json, gauge_v5.json,
+    factory-stable-ng/plain-stableswap-ng.json, ...): each function's signature -> its output types."""
+    return abi_functions(json.loads(pack(CURVE)[f"lib/constants/abis/{path}"]))
+
+
+def curve_aliases() -> dict[str, dict[str, str]]:
+    """@curvefi/api's ALIASES (crv, factory, stable_ng_factory, ...) by chain id, as its network
+    constants list them: each `const ALIASES_<NETWORK> = lowerCaseValues({...})` literal's quoted
+    entries, mapped to the chain id whose NETWORK_CONSTANTS entry names it."""
+    source = pack(CURVE)[CURVE_CONSTANTS].decode()
+    blocks = {
+        name: dict(re.findall(r"\"(\w+)\":\s*['\"](0x[0-9a-fA-F]*)['\"]", body))
+        for name, body in re.findall(r"const (ALIASES_\w+) = lowerCaseValues\(\{(.*?)\}\);", source, re.S)
+    }
+    chains = re.findall(r"\n    (\d+): \{\n        NAME: '\w+',\n        ALIASES: (ALIASES_\w+),", source)
+    return {chain: blocks[name] for chain, name in chains}

@@ -89,6 +89,12 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         ),
         ('{"5": {"lido": {"stETH": "0x12"}}}', "lido stETH: '0x12' is not an address"),
         ('{"5": {"lido": []}}', "lido: must be an object"),
+        ('{"5": {"curve": {"crv": "0x12", "factories": {}}}}', "curve crv: '0x12' is not an address"),
+        (
+            '{"5": {"curve": {"crv": "0x%s", "factories": {"main_registry": "0x%s"}}}}' % ("12" * 20, "12" * 20),
+            r"curve factories: \['main_registry'\] not among",
+        ),
+        ('{"5": {"convex": {"booster": "0x%s"}}}' % ("12" * 20), "convex cvx: 'None' is not an address"),
         ('{"5": {"uniswap": {}}}', "uniswap: must have a v3 or a v4 section"),
         ('{"5": {"uniswap": {"v3": []}}}', "uniswap v3: must be an object"),
         (

@@ -35,7 +35,7 @@ from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.conftest import served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import balancer_abi, defisaver_abi, maker_abi, packs, registries
+from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi, packs, registries
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -62,6 +62,8 @@ PROTOCOLS = (
     "renzo",
     "kelp",
     "eigenlayer",
+    "curve",
+    "convex",
 )
 
 
@@ -177,6 +179,28 @@ PUBLISHED = {
     "IEigenPodManager": ("eigenlayer:EigenPodManager",),
     "IEigenPod": ("eigenlayer:EigenPod",),
     "IEigenStrategy": ("eigenlayer:StrategyBase",),
+    "ICurveFactory": (
+        "curve:factory.json",
+        "curve:factory-crypto.json",
+        "curve:factory-stable-ng.json",
+        "curve:factory-twocrypto-ng.json",
+        "curve:factory-tricrypto-mainnet.json",
+    ),
+    "ICurvePool": (
+        "curve:factory-stable-ng/plain-stableswap-ng.json",
+        "curve:factory-crypto/factory-crypto-pool-2.json",
+        "curve:factory-twocrypto/factory-twocrypto-pool.json",
+        "curve:factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "ICurveStableSwap": ("curve:factory-stable-ng/plain-stableswap-ng.json", "curve:factory-v2/Plain2Basic.json"),
+    "ICurveCryptoSwap": (
+        "curve:factory-crypto/factory-crypto-pool-2.json",
+        "curve:factory-twocrypto/factory-twocrypto-pool.json",
+        "curve:factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "ICurveGauge": ("curve:gauge_v4.json", "curve:gauge_v5.json"),
+    "ICurveLpToken": ("curve:curve_lp_token_v5.json",),
+    "IChildGaugeFactory": ("curve:gauge_factory/child_gauge_factory.json",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -203,6 +227,9 @@ UNPUBLISHED = {
     "IAuraRewards": "likewise",
     "IAuraStashToken": "likewise",
     "IAuraToken": "likewise",
+    "IBooster": "Convex publishes its sources on a public repository only (tests/test_convex.py records them)",
+    "IConvexRewards": "likewise",
+    "ICvx": "likewise",
 }
 """The interfaces no package in tools/ publishes an ABI of, with why."""
 
@@ -271,6 +298,8 @@ def published_abis() -> dict[str, Signatures]:
     for name in {source for sources in PUBLISHED.values() for source in sources if source.startswith("balancer:")}:
         found[name] = function_signatures(balancer_abi(*name.removeprefix("balancer:").split("/")))
     found["instadapp:InstaList"] = {signature: tuple(outputs) for signature, outputs in dsa["abi"].items()}
+    for source in {source for sources in PUBLISHED.values() for source in sources if source.startswith("curve:")}:
+        found[source] = {signature: tuple(outputs) for signature, outputs in curve_abi(source[6:]).items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
     eigenlayer = json.loads((Path(__file__).parent / "eigenlayer_abi.json").read_text())["functions"]

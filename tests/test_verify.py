@@ -26,7 +26,15 @@ from tests.test_past_blocks import INPUTS, pool_inputs
 
 worlds = served_fixture("verify")
 
-MORE = [("lido", "saver"), ("uniswap", "saver"), ("spark", "borrower"), ("sky", "saver"), ("ethena", "saver")]
+MORE = [
+    ("lido", "saver"),
+    ("uniswap", "saver"),
+    ("spark", "borrower"),
+    ("sky", "saver"),
+    ("ethena", "saver"),
+    ("curve", "saver"),
+    ("convex", "saver"),
+]
 WALLETS = (
     "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
     + select_all(SCHEMA.type_map["WalletPositionsResult"], skip=())

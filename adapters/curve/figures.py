@@ -1,0 +1,116 @@
+"""A Curve pool's share of a wallet: what Curve's positions and Convex's deposits both report.
+
+For `amount` of a pool's LP token (held, staked in its gauge, or deposited through Convex):
+- each coin `i` (the pool's `coins(i)`, read up to the first revert) is `balances(i) x amount /
+  totalSupply` of the LP token, rounded down, as the pool's `remove_liquidity` pays it;
+- `withdrawOneCoin` of coin i is the pool's own `calc_withdraw_one_coin(amount, i)` (int128 index on
+  stableswap, uint256 on cryptoswap): what withdrawing all of it in that coin alone would pay, the
+  pool's view to hold the share against;
+- USD: each coin's amount x its Chainlink feed (adapters/prices.py); the position's `valueUsd` is
+  their sum where every coin is priced, null otherwise (a partial sum would understate it);
+- `virtualPrice` is `get_virtual_price()`, and on cryptoswap pools `lpPrice` is `lp_price()` (in
+  coin 0), as the pool reports them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from fractions import Fraction
+from typing import Any
+
+from adapters.curve.contracts import (
+    BALANCES,
+    CALC_WITHDRAW_ONE_COIN,
+    CALC_WITHDRAW_ONE_COIN_CRYPTO,
+    COINS,
+    GET_VIRTUAL_PRICE,
+    LP_PRICE,
+    MAX_COINS,
+    is_crypto,
+)
+from adapters.formats import raw
+from adapters.position_warnings import Warnings
+from adapters.prices import token_feeds, warned_usd_price
+from addresses import ChainAddresses
+from chain import ChainReader, erc20, first, no_read
+from chain.lens import NONE
+from errors import ProtocolError
+
+
+def lens_feeds(chain: ChainAddresses) -> tuple[list[str], list[str], str]:
+    """What CurveLens and ConvexLens look feeds up in: every token with a feed, its feed (in the
+    same order), and the sequencer uptime feed (none: the zero address)."""
+    feeds = token_feeds(chain)
+    keys = list(feeds)
+    return keys, [feeds[key].feed for key in keys], chain.sequencer_uptime_feed or NONE
+
+
+async def coins(reader: ChainReader, pool: str) -> list[str]:
+    """The pool's coins, `coins(i)` from 0 up to its first revert (one at a time: the lens records
+    them up to that revert, so none goes in a round of its own)."""
+    found: list[str] = []
+    for i in range(MAX_COINS):
+        try:
+            (coin,) = await reader.call(pool, COINS, i, label=f"Curve pool {pool}")
+        except ProtocolError:
+            break
+        found.append(coin)
+    if not found:
+        raise ProtocolError(f"Curve pool {pool} lists no coins.")
+    return found
+
+
+async def share(
+    reader: ChainReader, chain: ChainAddresses, pool: str, lp_token: str, kind: str, amount: int, warnings: Warnings
+) -> dict[str, Any]:
+    """The pool's figures for `amount` of its LP token: `lpToken`, `totalSupply`, `coins` (each
+    coin's pool balance, share, USD and `calc_withdraw_one_coin`), `valueUsd`, `virtualPrice`,
+    `lpPrice`."""
+    label = f"Curve pool {pool}"
+    token, (supply,), listed = await asyncio.gather(
+        erc20.token_info(reader, lp_token),
+        reader.call(lp_token, erc20.TOTAL_SUPPLY, label=f"Curve LP token {lp_token}"),
+        coins(reader, pool),
+    )
+    withdraw = CALC_WITHDRAW_ONE_COIN_CRYPTO if is_crypto(kind) else CALC_WITHDRAW_ONE_COIN
+    balances, infos, prices, one_coin, virtual, lp_price = await asyncio.gather(
+        asyncio.gather(*(reader.call(pool, BALANCES, i, label=label) for i in range(len(listed)))),
+        asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
+        asyncio.gather(*(warned_usd_price(reader, chain, coin, warnings) for coin in listed)),
+        asyncio.gather(
+            *(
+                warnings.optional(
+                    first(reader.call(pool, withdraw, amount, i, label=label)), pool, "withdrawOneCoin is"
+                )
+                for i in range(len(listed))
+            )
+        ),
+        warnings.optional(first(reader.call(pool, GET_VIRTUAL_PRICE, label=label)), pool, "virtualPrice is"),
+        warnings.optional(first(reader.call(pool, LP_PRICE, label=label)), pool, "lpPrice is")
+        if is_crypto(kind)
+        else no_read(),
+    )
+    rows: list[dict[str, Any]] = []
+    total: Fraction | None = Fraction(0)
+    for info, (balance,), price, withdrawn in zip(infos, balances, prices, one_coin):
+        held = balance * amount // supply if supply else 0
+        usd = price.exact(held, info["decimals"]) if price else None
+        total = None if usd is None or total is None else total + usd
+        rows.append(
+            {
+                "token": info,
+                "poolBalance": str(balance),
+                "amount": str(held),
+                "amountUsd": float(usd) if usd is not None else None,
+                "withdrawOneCoin": raw(withdrawn),
+            }
+        )
+    return {
+        "lpToken": token,
+        "totalSupply": str(supply),
+        "share": float(Fraction(amount, supply)) if supply else None,
+        "coins": rows,
+        "valueUsd": float(total) if total is not None else None,
+        "virtualPrice": raw(virtual),
+        "lpPrice": raw(lp_price),
+    }

@@ -1,0 +1,251 @@
+"""Curve: the wallet's LP positions in the pools of Curve's factories, its gauge stakes and their
+claimable CRV and extra rewards, on-chain at the pinned block.
+
+How each figure is derived (docs/protocols/curve.md has the long form):
+
+- Pools: every pool of every factory the addresses data lists for the chain (@curvefi/api's
+  factories: stableswap, crvUSD, stableswap-ng, v2 crypto, twocrypto-ng, tricrypto-ng), by the
+  factory's own `pool_count()` and `pool_list(i)` at the block; never a hand list. A pool's LP
+  token is the pool itself, or `get_token(pool)` on the v2 crypto factory; its gauge is
+  `get_gauge(pool)` on Ethereum; elsewhere, as @curvefi/api finds it, the child gauge factories'
+  `get_gauge_from_lp_token(lp)`, the first that names one.
+- Held: `balanceOf(wallet)` of the LP token, and of the gauge (staked LP, one gauge token per LP
+  token). The scan of every pool runs inside one lens call (lenses/CurveLens.sol), which records
+  the reads of the pools the wallet holds only; where no lens ran (an endpoint that refuses calls
+  without `to`), the same reads go through Multicall3 in bulk (adapters/sweep.py).
+- The wallet's share of each coin and its USD value: adapters/curve/figures.py, for the LP held
+  plus the LP staked.
+- Gauge: `claimable_tokens(wallet)` (CRV; it writes on LiquidityGauge v1-v4, so it is called as
+  a transaction would call it, never staticcall), `reward_count()`, `reward_tokens(i)`,
+  `claimable_reward(wallet, token)`; USD through each token's feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, cast
+
+from adapters.context import FetchContext
+from adapters.curve import figures
+from adapters.curve.contracts import (
+    CLAIMABLE_REWARD,
+    CLAIMABLE_TOKENS,
+    GET_GAUGE,
+    GET_GAUGE_FROM_LP_TOKEN,
+    GET_TOKEN,
+    LENS,
+    MAX_HELD,
+    MAX_REWARDS,
+    POOL_COUNT,
+    POOL_LIST,
+    REWARD_COUNT,
+    REWARD_TOKENS,
+    has_token,
+    scan_flags,
+)
+from adapters.formats import raw
+from adapters.position_warnings import Warnings, outcome
+from adapters.prices import warned_usd_price
+from adapters.sweep import sweep
+from addresses import ChainAddresses, CurveAddresses, CurveFactory
+from chain import ChainReader, erc20, first
+from chain.abi import ZERO_ADDRESS, Function
+
+
+@dataclass(frozen=True)
+class Held:
+    factory: CurveFactory
+    pool: str
+    lp_token: str
+    gauge: str | None
+    balance: int
+    staked: int
+
+
+def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
+    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.curve)
+
+
+async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    chain = ctx.chain
+    curve = cast(CurveAddresses, chain.curve)
+    reader = ctx.reader()
+    _prefetch(reader, chain, curve, wallet)
+    scanned = await asyncio.gather(*(outcome(_held(reader, curve, factory, wallet)) for factory in curve.factories))
+    found = ctx.warnings.survivors("Curve factory", zip((f.address for f in curve.factories), scanned))
+    held = [pool for pools in found for pool in pools]
+    outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
+    return {"curvePositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
+
+
+def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, wallet: str) -> None:
+    """The scan of every factory and the reads of the pools held, in one lens call."""
+    registries = [factory.address for factory in curve.factories]
+    keys, feeds, sequencer = figures.lens_feeds(chain)
+    children = list(curve.child_gauge_factories)
+    reader.prefetch(
+        [LENS.initcode(wallet, registries, scan_flags(curve), MAX_HELD, curve.crv, keys, feeds, sequencer, children)],
+        [*registries, *children],
+    )
+
+
+async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, wallet: str) -> list[Held]:
+    """The factory's pools the wallet holds LP of or has staked in their gauge: those the lens
+    recorded (its `pool_count()` record vouches for the scan), else a scan in bulk."""
+    label = f"Curve factory {factory.name} {factory.address}"
+    if not await reader.tapes.holds(factory.address, POOL_COUNT.calldata()):
+        return await _swept(reader, curve, factory, wallet)
+    (count,) = await reader.call(factory.address, POOL_COUNT, label=label)
+    recorded = await asyncio.gather(*(reader.tapes.holds(factory.address, POOL_LIST.calldata(i)) for i in range(count)))
+    pools = await asyncio.gather(
+        *(reader.call(factory.address, POOL_LIST, i, label=label) for i, taped in enumerate(recorded) if taped)
+    )
+    lp_tokens = await asyncio.gather(*(_lp_token(reader, factory, pool) for (pool,) in pools))
+    gauges = await asyncio.gather(
+        *(_gauge_of(reader, curve, factory, pool, lp) for (pool,), lp in zip(pools, lp_tokens))
+    )
+    held = await asyncio.gather(
+        *(_balances(reader, factory, pool, lp, gauge, wallet) for (pool,), lp, gauge in zip(pools, lp_tokens, gauges))
+    )
+    return [h for h in held if h.balance or h.staked]
+
+
+async def _lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> str:
+    if not has_token(factory):
+        return pool
+    (token,) = await reader.call(factory.address, GET_TOKEN, pool, label=f"Curve factory {factory.name}")
+    return cast(str, token)
+
+
+async def _gauge_of(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, pool: str, lp: str) -> str:
+    """The pool's gauge: the factory's `get_gauge(pool)`; where the chain has child gauge
+    factories, the first `get_gauge_from_lp_token(lp)` of theirs that names one (zero: none)."""
+    if not curve.child_gauge_factories:
+        return cast(
+            str, await first(reader.call(factory.address, GET_GAUGE, pool, label=f"Curve factory {factory.name}"))
+        )
+    for child in curve.child_gauge_factories:
+        (gauge,) = await reader.call(child, GET_GAUGE_FROM_LP_TOKEN, lp, label=f"Curve child gauge factory {child}")
+        if gauge != ZERO_ADDRESS:
+            return cast(str, gauge)
+    return ZERO_ADDRESS
+
+
+async def _balances(reader: ChainReader, factory: CurveFactory, pool: str, lp: str, gauge: str, wallet: str) -> Held:
+    gauge_ = None if gauge == ZERO_ADDRESS else gauge
+    (balance,), (staked,) = await asyncio.gather(
+        reader.call(lp, erc20.BALANCE_OF, wallet, label=f"Curve LP token {lp}"),
+        reader.call(gauge_, erc20.BALANCE_OF, wallet, label=f"Curve gauge {gauge_}") if gauge_ else _zero(),
+    )
+    return Held(factory, pool, lp, gauge_, balance, staked)
+
+
+async def _zero() -> tuple[int]:
+    return (0,)
+
+
+async def _swept(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, wallet: str) -> list[Held]:
+    """The scan without a lens: `pool_list`, `get_token`, the gauge (as `_gauge_of` finds it) and
+    both `balanceOf`s of every pool, through Multicall3 in bulk (rounds that follow the chain's
+    pool count)."""
+    (count,) = await reader.call(factory.address, POOL_COUNT, label=f"Curve factory {factory.name}")
+
+    def words(answers: list[bytes | None]) -> list[str]:
+        return ["0x" + a[12:32].hex() if a and len(a) >= 32 else ZERO_ADDRESS for a in answers]
+
+    def each(target: str | list[str], function: Function, args: list[Any]) -> list[tuple[str, bytes]]:
+        targets = target if isinstance(target, list) else [target] * len(args)
+        return [(t, function.calldata(*a)) for t, a in zip(targets, args)]
+
+    pools = words(await sweep(reader, each(factory.address, POOL_LIST, [(i,) for i in range(count)])))
+    lps = pools
+    if has_token(factory):
+        lps = words(await sweep(reader, each(factory.address, GET_TOKEN, [(p,) for p in pools])))
+    if curve.child_gauge_factories:
+        gauges = [ZERO_ADDRESS] * count
+        for child in curve.child_gauge_factories:
+            found = words(await sweep(reader, each(child, GET_GAUGE_FROM_LP_TOKEN, [(lp,) for lp in lps])))
+            gauges = [gauge if gauge != ZERO_ADDRESS else other for gauge, other in zip(gauges, found)]
+    else:
+        gauges = words(await sweep(reader, each(factory.address, GET_GAUGE, [(p,) for p in pools])))
+    balances = await sweep(reader, each([*lps, *gauges], erc20.BALANCE_OF, [(wallet,)] * (2 * count)))
+    amounts = [int.from_bytes(a[:32], "big") if a and len(a) >= 32 else 0 for a in balances]
+    return [
+        Held(factory, pool, lp, None if gauge == ZERO_ADDRESS else gauge, amounts[i], amounts[count + i])
+        for i, (pool, lp, gauge) in enumerate(zip(pools, lps, gauges))
+        if amounts[i] or (gauge != ZERO_ADDRESS and amounts[count + i])
+    ]
+
+
+async def _position(
+    reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, held: Held, wallet: str, warnings: Warnings
+) -> dict[str, Any]:
+    share, gauge = await asyncio.gather(
+        figures.share(reader, chain, held.pool, held.lp_token, held.factory.kind, held.balance + held.staked, warnings),
+        _gauge(reader, chain, curve, held.gauge, wallet, warnings) if held.gauge else _no_gauge(),
+    )
+    return {
+        "pool": held.pool,
+        "kind": held.factory.kind,
+        "factory": held.factory.address,
+        "lpBalance": str(held.balance),
+        "gauge": held.gauge,
+        "stakedBalance": str(held.staked),
+        **share,
+        **gauge,
+    }
+
+
+async def _no_gauge() -> dict[str, Any]:
+    """A pool without a gauge: nothing to claim."""
+    return {"claimableCrv": "0", "claimableCrvUsd": 0.0, "rewards": []}
+
+
+async def _gauge(
+    reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, gauge: str, wallet: str, warnings: Warnings
+) -> dict[str, Any]:
+    """CRV claimable and the extra rewards of the gauge."""
+    label = f"Curve gauge {gauge}"
+    claimable, crv_price, count = await asyncio.gather(
+        warnings.optional(first(reader.call(gauge, CLAIMABLE_TOKENS, wallet, label=label)), gauge, "claimableCrv is"),
+        warned_usd_price(reader, chain, curve.crv, warnings),
+        outcome(first(reader.call(gauge, REWARD_COUNT, label=label))),
+    )
+    rewards = await extra_rewards(reader, chain, gauge, wallet, warnings, count)
+    return {
+        "claimableCrv": raw(claimable),
+        "claimableCrvUsd": crv_price.value(claimable, 18) if crv_price and claimable is not None else None,
+        "rewards": rewards,
+    }
+
+
+async def extra_rewards(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    gauge: str,
+    wallet: str,
+    warnings: Warnings,
+    count: int | Exception,
+) -> list[dict[str, Any]]:
+    """`reward_tokens(i)` for i < `reward_count()` and each one's `claimable_reward(wallet, token)`;
+    a gauge without `reward_count` (v1) has none."""
+    if isinstance(count, Exception):
+        return []
+    label = f"Curve gauge {gauge}"
+    tokens = await asyncio.gather(
+        *(reader.call(gauge, REWARD_TOKENS, i, label=label) for i in range(min(count, MAX_REWARDS)))
+    )
+    infos, amounts, prices = await asyncio.gather(
+        asyncio.gather(*(erc20.token_info(reader, token) for (token,) in tokens)),
+        asyncio.gather(*(reader.call(gauge, CLAIMABLE_REWARD, wallet, token, label=label) for (token,) in tokens)),
+        asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for (token,) in tokens)),
+    )
+    return [
+        {
+            "token": info,
+            "claimable": str(amount),
+            "claimableUsd": price.value(amount, info["decimals"]) if price else None,
+        }
+        for info, (amount,), price in zip(infos, amounts, prices)
+    ]

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.19;
+
+import "TestToken.sol";
+
+/// Curve's factories, pools and gauges are Vyper and no npm package ships their bytecode, so these
+/// test contracts have the views of the ABIs @curvefi/api publishes (tests/test_curve.py holds the
+/// adapter's functions to them), with values the test sets.
+
+/// A pool factory: `pool_count`, `pool_list`, `get_gauge`, and (the v2 crypto factory's)
+/// `get_token`, the LP token of a pool that is not its own token.
+contract TestCurveFactory {
+    address[] internal pools;
+    mapping(address => address) public get_gauge;
+    mapping(address => address) internal tokens;
+
+    function add(address pool, address token, address gauge) external {
+        pools.push(pool);
+        tokens[pool] = token;
+        get_gauge[pool] = gauge;
+    }
+
+    function pool_count() external view returns (uint256) {
+        return pools.length;
+    }
+
+    function pool_list(uint256 i) external view returns (address) {
+        return pools[i];
+    }
+
+    function get_token(address pool) external view returns (address) {
+        require(tokens[pool] != address(0), "no token");
+        return tokens[pool];
+    }
+}
+
+/// A pool (stableswap or cryptoswap): its coins and balances, `get_virtual_price`, the crypto
+/// pools' `lp_price`, and `calc_withdraw_one_coin` in both index types (int128 on stableswap,
+/// uint256 on cryptoswap), answering amount x the rate the test sets for coin i. As a token it is
+/// the LP token of the pools that are their own (stableswap factory, -ng, twocrypto/tricrypto-ng).
+contract TestCurvePool is TestToken {
+    address[] internal coinList;
+    uint256[] internal balanceList;
+    uint256[] internal withdrawRates;
+    uint256 public get_virtual_price;
+    uint256 internal price;
+    bool internal crypto;
+
+    constructor(string memory name_, string memory symbol_, bool crypto_) TestToken(name_, symbol_, 18) {
+        crypto = crypto_;
+    }
+
+    function setCoins(address[] calldata coins_, uint256[] calldata balances_, uint256[] calldata rates) external {
+        coinList = coins_;
+        balanceList = balances_;
+        withdrawRates = rates;
+    }
+
+    function setPrices(uint256 virtualPrice, uint256 lpPrice) external {
+        get_virtual_price = virtualPrice;
+        price = lpPrice;
+    }
+
+    function coins(uint256 i) external view returns (address) {
+        return coinList[i];
+    }
+
+    function balances(uint256 i) external view returns (uint256) {
+        return balanceList[i];
+    }
+
+    function lp_price() external view returns (uint256) {
+        require(crypto, "no lp_price on stableswap");
+        return price;
+    }
+
+    function calc_withdraw_one_coin(uint256 amount, int128 i) external view returns (uint256) {
+        require(!crypto, "int128 index on cryptoswap");
+        return (amount * withdrawRates[uint256(int256(i))]) / 1e18;
+    }
+
+    function calc_withdraw_one_coin(uint256 amount, uint256 i) external view returns (uint256) {
+        require(crypto, "uint256 index on stableswap");
+        return (amount * withdrawRates[i]) / 1e18;
+    }
+}
+
+/// A liquidity gauge (v4/v5 views): staked LP as `balanceOf`, CRV claimable through
+/// `claimable_tokens`, which writes (it checkpoints on LiquidityGauge v1-v4: a staticcall of it
+/// reverts, so a reader must call it as a transaction would), and extra rewards.
+contract TestCurveGauge is TestToken {
+    mapping(address => uint256) internal crv;
+    address[] public reward_tokens;
+    mapping(address => mapping(address => uint256)) public claimable_reward;
+    uint256 internal checkpoints;
+
+    constructor() TestToken("Curve gauge deposit", "gauge", 18) {}
+
+    function setClaimable(address user, uint256 amount) external {
+        crv[user] = amount;
+    }
+
+    function addReward(address token) external {
+        reward_tokens.push(token);
+    }
+
+    function setReward(address token, address user, uint256 amount) external {
+        claimable_reward[user][token] = amount;
+    }
+
+    function reward_count() external view returns (uint256) {
+        return reward_tokens.length;
+    }
+
+    function claimable_tokens(address user) external returns (uint256) {
+        checkpoints += 1;
+        return crv[user];
+    }
+}
+
+/// An LP token that is not its pool (CurveTokenV5, the v2 crypto factory's): its pool is `minter`.
+contract TestCurveLpToken is TestToken {
+    address public immutable minter;
+
+    constructor(string memory name_, string memory symbol_, address minter_) TestToken(name_, symbol_, 18) {
+        minter = minter_;
+    }
+}
+
+/// A child gauge factory (Curve's gauges off Ethereum): a pool's gauge by its LP token.
+contract TestChildGaugeFactory {
+    mapping(address => address) public get_gauge_from_lp_token;
+
+    function set(address lp, address gauge) external {
+        get_gauge_from_lp_token[lp] = gauge;
+    }
+}

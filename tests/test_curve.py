@@ -1,0 +1,246 @@
+"""Curve against test contracts with the views of the ABIs @curvefi/api publishes
+(tests/curve_world.py: no npm package ships Curve's Vyper bytecode)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from adapters.curve import contracts, figures, positions
+from tests import curve_world as C
+from tests.conftest import proxied_api, query_positions, world_api, world_fixture
+from tests.evm import functions_of
+from tests.node_oracles import curve_abi
+
+ZERO = "0x" + "00" * 20
+
+TOKEN = "{ address symbol name decimals }"
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on CurveWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
+    curvePositions {{ pool kind factory lpToken {TOKEN} lpBalance gauge stakedBalance totalSupply share
+      coins {{ token {TOKEN} poolBalance amount amountUsd withdrawOneCoin }}
+      valueUsd virtualPrice lpPrice claimableCrv claimableCrvUsd
+      rewards {{ token {TOKEN} claimable claimableUsd }} }} }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+
+world = world_fixture(C.build)
+
+
+async def answer(api, wallet: str) -> dict:
+    found = await query_positions(api, QUERY, "curve", [wallet], 31337)
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    assert entry["warnings"] == []
+    return dict(entry)
+
+
+def token(world, name: str, address: str | None = None) -> dict:
+    return {"address": address or world.tokens[name], "symbol": name, "name": name, "decimals": C.DECIMALS[name]}
+
+
+def usd(name: str, amount: int) -> Fraction:
+    return Fraction(amount * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8))
+
+
+def expected(world, pool: dict, names: list[str], amount: int) -> tuple[list[dict], float]:
+    coins, total = [], Fraction(0)
+    for name, balance, rate in zip(names, pool["balances"], pool["rates"]):
+        held = balance * amount // pool["supply"]
+        total += usd(name, held)
+        coins.append(
+            {
+                "token": token(world, name),
+                "poolBalance": str(balance),
+                "amount": str(held),
+                "amountUsd": float(usd(name, held)),
+                "withdrawOneCoin": str(amount * rate // C.E18),
+            }
+        )
+    return coins, float(total)
+
+
+async def test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake(world_client, world):
+    """Both pools' shares of each coin as balances(i) x LP / totalSupply (held + staked), each
+    held against the pool's calc_withdraw_one_coin; the gauge's CRV and extra reward."""
+    wallet = world.wallets["lp"]
+    entry = await answer(world_client, wallet)
+    holding = C.HOLDINGS["lp"]
+    stable_amount = holding["stable"] + holding["staked"]
+    stable_coins, stable_usd = expected(world, C.STABLE, ["USDC", "crvUSD"], stable_amount)
+    crypto_coins, crypto_usd = expected(world, C.CRYPTO, ["WETH", "CRV"], holding["crypto"])
+    crv, extra = C.CLAIMABLE["lp"]
+    assert entry["curvePositions"] == [
+        {
+            "pool": world.stable,
+            "kind": "stableswap-ng",
+            "factory": world.factories["stable_ng_factory"],
+            "lpToken": {"address": world.stable, "symbol": "USDCcrvUSD", "name": "USDC/crvUSD", "decimals": 18},
+            "lpBalance": str(holding["stable"]),
+            "gauge": world.gauge,
+            "stakedBalance": str(holding["staked"]),
+            "totalSupply": str(C.STABLE["supply"]),
+            "share": float(Fraction(stable_amount, C.STABLE["supply"])),
+            "coins": stable_coins,
+            "valueUsd": stable_usd,
+            "virtualPrice": str(C.STABLE["virtual"]),
+            "lpPrice": None,
+            "claimableCrv": str(crv),
+            "claimableCrvUsd": float(usd("CRV", crv)),
+            "rewards": [
+                {"token": token(world, "EXTRA"), "claimable": str(extra), "claimableUsd": float(usd("EXTRA", extra))}
+            ],
+        },
+        {
+            "pool": world.crypto,
+            "kind": "cryptoswap",
+            "factory": world.factories["crypto_factory"],
+            "lpToken": {"address": world.crypto_lp, "symbol": "crvCRVETH", "name": "Curve WETH-CRV", "decimals": 18},
+            "lpBalance": str(holding["crypto"]),
+            "gauge": None,
+            "stakedBalance": "0",
+            "totalSupply": str(C.CRYPTO["supply"]),
+            "share": float(Fraction(holding["crypto"], C.CRYPTO["supply"])),
+            "coins": crypto_coins,
+            "valueUsd": crypto_usd,
+            "virtualPrice": str(C.CRYPTO["virtual"]),
+            "lpPrice": str(C.CRYPTO["lp_price"]),
+            "claimableCrv": "0",
+            "claimableCrvUsd": 0.0,
+            "rewards": [],
+        },
+    ]
+
+
+async def test_a_stake_alone_is_a_position_and_claimable_tokens_is_called_as_it_writes(world_client, world):
+    """The test gauge's claimable_tokens writes, as LiquidityGauge v1-v4's checkpoint does (a
+    staticcall of it reverts): the lens calls it last, as a transaction would."""
+    entry = await answer(world_client, world.wallets["staker"])
+    (position,) = entry["curvePositions"]
+    assert (position["pool"], position["lpBalance"], position["stakedBalance"]) == (world.stable, "0", str(777 * C.E18))
+    assert position["claimableCrv"] == str(C.CLAIMABLE["staker"][0])
+    assert [r["claimable"] for r in position["rewards"]] == [str(C.CLAIMABLE["staker"][1])]
+
+
+async def test_a_wallet_with_nothing_has_no_positions(world_client, world):
+    entry = await answer(world_client, world.wallets["empty"])
+    assert entry["curvePositions"] == []
+
+
+PUBLISHED = {
+    "POOL_COUNT": ("factory.json", "factory-crypto.json", "factory-stable-ng.json", "factory-twocrypto-ng.json"),
+    "POOL_LIST": ("factory.json", "factory-crypto.json", "factory-stable-ng.json", "factory-tricrypto-mainnet.json"),
+    "GET_GAUGE": ("factory.json", "factory-crypto.json", "factory-stable-ng.json", "factory-twocrypto-ng.json"),
+    "GET_TOKEN": ("factory-crypto.json",),
+    "GET_GAUGE_FROM_LP_TOKEN": ("gauge_factory/child_gauge_factory.json",),
+    "COINS": (
+        "3pool/swap.json",
+        "factory-stable-ng/plain-stableswap-ng.json",
+        "factory-crypto/factory-crypto-pool-2.json",
+    ),
+    "BALANCES": ("3pool/swap.json", "factory-twocrypto/factory-twocrypto-pool.json", "factory-v2/Plain2Basic.json"),
+    "GET_VIRTUAL_PRICE": (
+        "factory-stable-ng/plain-stableswap-ng.json",
+        "factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "LP_PRICE": ("factory-crypto/factory-crypto-pool-2.json", "factory-twocrypto/factory-twocrypto-pool.json"),
+    "CALC_WITHDRAW_ONE_COIN": ("factory-stable-ng/plain-stableswap-ng.json", "factory-v2/Plain2Basic.json"),
+    "CALC_WITHDRAW_ONE_COIN_CRYPTO": (
+        "factory-crypto/factory-crypto-pool-2.json",
+        "factory-twocrypto/factory-twocrypto-pool.json",
+        "factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "CLAIMABLE_TOKENS": ("gauge.json", "gauge_v4.json", "gauge_v5.json"),
+    "REWARD_COUNT": ("gauge_v4.json", "gauge_v5.json"),
+    "REWARD_TOKENS": ("gauge_v2.json", "gauge_v4.json", "gauge_v5.json"),
+    "CLAIMABLE_REWARD": ("gauge_v4.json", "gauge_v5.json"),
+}
+"""Each function the adapter calls -> @curvefi/api ABIs (lib/constants/abis/) that declare it."""
+
+
+def test_the_adapter_reads_curves_published_abis():
+    functions = {**functions_of(contracts), **functions_of(figures), **functions_of(positions)}
+    assert set(functions) == set(PUBLISHED)
+    for name, function in functions.items():
+        for path in PUBLISHED[name]:
+            assert curve_abi(path)[function.signature] == list(function.output_types), (name, path)
+
+
+def test_the_scan_costs_about_16_500_gas_a_pool(world):
+    """The lens's scan of a factory whose every pool has a gauge, for a wallet that holds none:
+    pool_list, get_gauge and two balanceOf per pool, each to a contract not touched before. Under
+    20,000 gas a pool, 2,500 pools stay under geth's default eth_call cap of 50 M gas
+    (docs/protocols/curve.md#the-scan)."""
+    node, artifacts = world.node, C.compile_all()
+    factory = node.deploy(artifacts["TestCurveFactory"])
+
+    def gas() -> int:
+        code = contracts.LENS.initcode(node.accounts[5], [factory], [0], 32, world.tokens["CRV"], [], [], ZERO, [])
+        return int(node.rpc("eth_estimateGas", {"data": "0x" + code.hex()}), 16)
+
+    empty, pools = gas(), 60
+    for _ in range(pools):
+        pool, gauge = (node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["t", "t", 18]) for _ in "pg")
+        node.send(factory, "add(address,address,address)", pool, pool, gauge)
+    per_pool = (gas() - empty) / pools
+    assert 10_000 < per_pool < 20_000, per_pool
+
+
+async def test_a_factory_that_fails_is_named_and_the_others_answer(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """A factory whose pool_count reverts (here a token's address listed as one) is left out
+    with PART_UNREADABLE; the pools of the others are still listed."""
+    data = world.addresses_override()
+    broken = world.tokens["USDC"]
+    data[str(world.node.chain_id)]["curve"]["factories"]["crvusd_factory"] = broken
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    found = await query_positions(api, QUERY, "curve", [world.wallets["lp"]], 31337)
+    (entry,) = found["data"]
+    assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("PART_UNREADABLE", broken)]
+    assert [p["pool"] for p in entry["curvePositions"]] == [world.stable, world.crypto]
+
+
+async def test_off_ethereum_gauges_are_the_child_gauge_factories(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """With child gauge factories listed (every chain but Ethereum), a pool's gauge is the first
+    one's `get_gauge_from_lp_token(lp)` that names one, as @curvefi/api finds it, not the pool
+    factory's `get_gauge`: here the stable pool's from the old factory, the crypto pool's from
+    the new one."""
+    node, artifacts = world.node, C.compile_all()
+    new, old = (node.deploy(artifacts["TestChildGaugeFactory"]) for _ in "no")
+    child_gauge = node.deploy(artifacts["TestCurveGauge"])
+    node.send(child_gauge, "mint(address,uint256)", world.wallets["lp"], 7 * C.E18)
+    node.send(new, "set(address,address)", world.crypto_lp, child_gauge)
+    node.send(old, "set(address,address)", world.stable, world.gauge)
+    data = world.addresses_override()
+    section = data[str(node.chain_id)]["curve"]
+    section["childGaugeFactories"] = {"child_gauge_factory": new, "child_gauge_factory_old": old}
+    path = tmp_path / "child.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, node)
+    entry = await answer(api, world.wallets["lp"])
+    found = [(p["pool"], p["gauge"], p["stakedBalance"]) for p in entry["curvePositions"]]
+    assert found == [
+        (world.stable, world.gauge, str(C.HOLDINGS["lp"]["staked"])),
+        (world.crypto, child_gauge, str(7 * C.E18)),
+    ]
+
+
+async def test_a_query_is_one_request_the_lens(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
+    """Warm (the chain's facts known, the endpoint probed), a new block's answer for either wallet
+    is its header (the tests follow no head) and then one request: one lens call holding the scan,
+    the held pools' reads, the feeds and the gauges' claimable_tokens."""
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
+    await answer(api, world.wallets["lp"])
+    for role in ("lp", "staker"):
+        world.node.mine()
+        before = len(proxy.posts)
+        await answer(api, world.wallets[role])
+        assert one_lens_call(proxy.posts[before:]), role
+
+
+def one_lens_call(posts: list) -> bool:
+    """Whether a query's posts to the node were its block's header, then one lens call alone."""
+    header, *rest = posts
+    items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
+    calls = [(item["method"], "to" in item["params"][0]) for item in items]
+    return header["method"] == "eth_getBlockByNumber" and calls == [("eth_call", False)]
