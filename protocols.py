@@ -106,16 +106,18 @@ VAULT_STYLE = ("midas", "avantis", "avant", "ethena", "sky", "erc4626")
 """The vault-style protocols answered by the shared adapter alone (Neutrl adds a field of its own)."""
 
 
+def type_name(name: str) -> str:
+    """The protocol's member of the `WalletPositions` union."""
+    return f"{name[0].upper()}{name[1:]}WalletPositions"
+
+
 def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
-    """The protocols this service answers for, each on the chains its addresses data covers; each
-    answers as the `<Name>WalletPositions` member of the union."""
+    """The protocols this service answers for, each on the chains its addresses data covers."""
 
     def entry(name: str, chains: frozenset[int], fetch: FetchFunction, **more: Any) -> Protocol:
-        type_name = f"{name[0].upper()}{name[1:]}WalletPositions"
         more.setdefault("routes", ACCOUNT_ROUTES)
-        return Protocol(name=name, type_name=type_name, chains=chains, fetch=fetch, addresses=addresses, **more)
+        return Protocol(name=name, type_name=type_name(name), chains=chains, fetch=fetch, addresses=addresses, **more)
 
-    lsts = liquid_staking.entries(addresses)
     return {
         protocol.name: protocol
         for protocol in (
@@ -181,11 +183,11 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 entry(name, vault_style.chains(addresses, name), vault_style.fetch, flows=vault_style_flows.flows)
                 for name in VAULT_STYLE
             ),
-            *(entry(name, chains, liquid_staking.fetch, streams=streams) for name, chains, streams in lsts),
-            entry("eigenlayer", eigenlayer.chains(addresses), eigenlayer.fetch),
+            *(entry(**more) for more in liquid_staking.entries(addresses)),
             entry("balancer", balancer.chains(addresses), balancer.fetch, streams=balancer_contracts.streams),
-            entry("aura", aura.chains(addresses), aura.fetch),
-            entry("curve", curve.chains(addresses), curve.fetch),
-            entry("convex", convex.chains(addresses), convex.fetch),
+            *(
+                entry(name, module.chains(addresses), module.fetch)
+                for name, module in (("eigenlayer", eigenlayer), ("aura", aura), ("curve", curve), ("convex", convex))
+            ),
         )
     }

@@ -49,6 +49,10 @@ STREAMS: dict[str, Streams] = {
 }
 
 
-def entries(addresses: dict[int, ChainAddresses]) -> list[tuple[str, frozenset[int], Streams]]:
-    """Each protocol name's registry entry: its chains and the event streams its discovery reads."""
-    return [(name, chains(addresses, name), STREAMS[name]) for name in PROTOCOLS]
+def entries(addresses: dict[int, ChainAddresses]) -> list[dict[str, Any]]:
+    """Each protocol name's registry entry (protocols.py): its chains, this adapter's fetch, and
+    the event streams its discovery reads."""
+    return [
+        {"name": name, "chains": chains(addresses, name), "fetch": fetch, "streams": STREAMS[name]}
+        for name in PROTOCOLS
+    ]
