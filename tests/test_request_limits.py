@@ -10,7 +10,7 @@ import pytest
 from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema
 
 import graphql_http
-from limits import MAX_BODY_BYTES, MAX_DEPTH
+from limits import MAX_BODY_BYTES, MAX_DEPTH, MAX_MERGED
 from schema import SDL_PATH
 from tests.conftest import QUICKSTART, WALLET, position_input
 
@@ -200,12 +200,12 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
     "query, fragment",
     [
         (
-            "{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * 21),
-            "Field 'walletPositions.errors' is selected 21 times",
+            "{ walletPositions(inputs: []) { %s } }" % " ".join(["errors { protocol }"] * (MAX_MERGED + 1)),
+            f"Field 'walletPositions.errors' is selected {MAX_MERGED + 1} times",
         ),
         (
-            "{ %s }" % " ".join([NESTED] * 3),
-            "Field 'walletPositions.data.vaultV1Positions' is selected 21 times or more",
+            "{ %s }" % " ".join([NESTED] * 4),
+            f"Field 'walletPositions.data.vaultV1Positions' is selected {MAX_MERGED + 1} times or more",
         ),
         (
             "{ walletPositions(inputs: []) { %s } x: walletPositions(inputs: []) { %s } } %s"
@@ -224,18 +224,19 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
         ),
         (
             "{ %s }"
-            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(21)),
-            "has 1302 fields",
+            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(30)),
+            f"has {30 * 62} fields",
         ),
         (
             "{ %s } fragment F on WalletPositionsResult { %s }"
             % (
                 " ".join(f"w{i}: walletPositions(inputs: []) {{ ...F }}" for i in range(16)),
                 " ".join(
-                    f"e{i}: errors {{ protocol chainId walletAddress blockNumber error {{ code }} }}" for i in range(16)
+                    f"e{i}: errors {{ protocol chainId walletAddress blockNumber error {{ code message }} }}"
+                    for i in range(16)
                 ),
             ),
-            "selects 1808 fields",
+            f"selects {16 * (1 + 16 * 8)} fields",
         ),
     ],
 )
