@@ -98,7 +98,7 @@ async def test_results_keep_input_order_and_every_input_yields_one_entry(api):
 @pytest.mark.parametrize(
     "item, message",
     [
-        (position_input("curve"), "Unknown protocol 'curve'. Supported protocols: "),
+        (position_input("sushiswap"), "Unknown protocol 'sushiswap'. Supported protocols: "),
         (position_input(chain_id=137), "Chain 137 is not supported by protocol 'morpho'. Supported chains: 1, 8453."),
         (position_input(chain_id=-1), "Chain -1 is not supported"),
         (position_input(wallet="0x1234"), "Malformed walletAddress"),

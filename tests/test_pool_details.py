@@ -166,11 +166,11 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
         "hexadecimal characters."
         for name in ("aave", "pendle")
     ]
-    result = await pools(world_client, ("curve", 1, not_a_market), ("morpho", 5, not_a_market))
+    result = await pools(world_client, ("sushiswap", 1, not_a_market), ("morpho", 5, not_a_market))
     assert result["data"] == []
     unknown, chain = (e["error"] for e in result["errors"])
     assert unknown["code"] == chain["code"] == "VALIDATION_ERROR"
-    assert unknown["message"].startswith("Unknown protocol 'curve'. Supported protocols: ")
+    assert unknown["message"].startswith("Unknown protocol 'sushiswap'. Supported protocols: ")
     assert chain["message"].startswith("Chain 5 is not supported by protocol 'morpho'.")
     assert all(e["error"]["retryable"] is False for e in result["errors"])
 
