@@ -119,6 +119,13 @@ def by_hand(entry: dict[str, Any]) -> dict[str, float | None]:
         add("suppliedUsd", position["underlyingAmountUsd"], position["shares"])
     for request in entry.get("withdrawalRequests", []):
         add("suppliedUsd", request["amountOfStETHUsd"], request["amountOfStETH"])
+    for position in entry.get("restakedPositions", []):
+        add("suppliedUsd", position["amountUsd"], position["amount"])
+    for withdrawal in entry.get("queuedWithdrawals", []):
+        for strategy in withdrawal["strategies"]:
+            add("suppliedUsd", strategy["amountUsd"], strategy["amount"])
+    if entry.get("eigenPod"):
+        add("suppliedUsd", entry["eigenPod"]["restakedEthUsd"], entry["eigenPod"]["restakedEth"])
     for position in entry.get("positions", []):
         add("suppliedUsd", position["valueUsd"], position["amount0"], position["amount1"])
         add("rewardsUsd", position["uncollectedFeesUsd"], position["uncollectedFees0"], position["uncollectedFees1"])
