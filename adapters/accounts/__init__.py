@@ -122,10 +122,7 @@ async def _subaccounts(ctx: FetchContext, evk: EulerAddresses, wallet: str) -> l
 async def _dpms(ctx: FetchContext, dpm: SummerDpm, wallet: str) -> list[str]:
     view = await ctx.events(summer.stream(dpm))
     if not view.complete:
-        message = (
-            f"the event index has read Summer.fi's accounts up to block {view.covered_to} only; "
-            "accounts made later are not answered"
-        )
+        message = view.shortfall(ctx.chain_id, "Summer.fi account")
         ctx.warnings.add(ACCOUNTS_LEFT_OUT, dpm.factory.address, message, retryable=True)
     candidates = sorted(await view.keys(wallet))
     if len(candidates) > MAX_CANDIDATES:

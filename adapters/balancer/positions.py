@@ -89,8 +89,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
         ctx.warnings.add(
             PART_UNREADABLE,
             "balancer",
-            f"the event index of chain {ctx.chain_id} reaches block {view.covered_to} of {block}: every pool and "
-            "gauge registered up to it was checked, later ones are listed once the index has caught up",
+            view.shortfall(ctx.chain_id, "pool and gauge"),
             retryable=True,
         )
     pools = sorted(token for token in found if token in catalog.pools)
