@@ -229,8 +229,8 @@ contract RocketPoolLens is PricedRecorder {
 /// RestakeManager's `calculateTVLs()` and ezETH's `totalSupply()`. Then the WithdrawQueue the
 /// RestakeManager's `depositQueue()` names by its `withdrawQueue()`, its
 /// `getOutstandingWithdrawRequests(wallet)`; where the wallet has requests, `coolDownPeriod()`,
-/// `riskOracleMiddleware()` (that oracle's `withdrawCooldownPeriod()` and `instantWithdrawPaused()`,
-/// the queue's `whitelisted(wallet)`) and up to `maxRequests` `withdrawRequests(wallet, i)` with each
+/// `riskOracleMiddleware()` (that oracle's `withdrawCooldownPeriod()` and `instantWithdrawPaused()`),
+/// `whitelisted(wallet)` and up to `maxRequests` `withdrawRequests(wallet, i)` with each
 /// collateral's token facts. Then the USD feeds (`feeds[i]` of `keys[i]`: ether's, and each
 /// collateral's) and the sequencer uptime feed, where anything is held.
 contract RenzoLens is PricedRecorder {
@@ -273,8 +273,8 @@ contract RenzoLens is PricedRecorder {
         if (oracle != address(0)) {
             _call(tape, oracle, abi.encodeCall(IRenzoRiskOracle.withdrawCooldownPeriod, ()));
             _call(tape, oracle, abi.encodeCall(IRenzoRiskOracle.instantWithdrawPaused, ()));
-            _call(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.whitelisted, (wallet)));
         }
+        _call(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.whitelisted, (wallet)));
         priced = new address[](count < maxRequests ? count : maxRequests);
         uint256 found = 0;
         for (uint256 i = 0; i < priced.length; i++) {

@@ -341,6 +341,28 @@ async def test_renzo_withdrawal_requests_as_the_withdraw_queue_keeps_them(world_
     assert other["withdrawalRequests"][0]["claimableFrom"] == other["withdrawalRequests"][0]["createdAt"]
 
 
+async def test_a_renzo_queue_without_a_risk_oracle_applies_its_own_cooldown_and_whitelist(world_client, world):
+    """A WithdrawQueue as before Renzo's v2.1 (no risk oracle): the queue's coolDownPeriod alone,
+    and nothing for a whitelisted wallet (v2.0's claim). The RestakeManager is pointed back after."""
+    node, c, artifacts = world.node, world.contracts, L.compile_all()
+    queue = node.deploy(artifacts["TestRenzoWithdrawQueue"])
+    deposits = node.deploy(artifacts["TestRenzoDepositQueue"], ["address"], [queue])
+    node.send(queue, "configure(uint256,address)", L.RENZO_COOLDOWN, "0x" + "00" * 20)
+    node.send(queue, "setWhitelisted(address,bool)", world.wallets["other"], True)
+    for wallet in ("requester", "other"):
+        node.send(queue, "request(address,address,uint256,uint256)", world.wallets[wallet], L.NATIVE, L.ETHER, L.ETHER)
+    node.send(c["RestakeManager"], "setDepositQueue(address)", deposits)
+    try:
+        mine = (await answer(world_client, "renzo", world.wallets["requester"]))["withdrawalRequests"]
+        theirs = (await answer(world_client, "renzo", world.wallets["other"]))["withdrawalRequests"]
+    finally:
+        node.send(c["RestakeManager"], "setDepositQueue(address)", c["DepositQueue"])
+    ((created, claimable, ready),) = [(r["createdAt"], r["claimableFrom"], r["isClaimable"]) for r in mine]
+    assert (claimable, ready) == (created + L.RENZO_COOLDOWN, False)
+    ((created, claimable, ready),) = [(r["createdAt"], r["claimableFrom"], r["isClaimable"]) for r in theirs]
+    assert (claimable, ready) == (created, True)
+
+
 def test_the_adapter_reads_the_published_abis():
     """Every function the adapter calls, signature (so selector) and output types, as recorded from
     each protocol's own source (tests/liquid_staking_abi.json names it)."""

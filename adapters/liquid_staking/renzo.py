@@ -19,8 +19,9 @@ long form):
   `ezETHLocked` and `createdAt`. `claim` lets it be claimed from createdAt + the cooldown, the
   larger of the queue's `coolDownPeriod()` and its `riskOracleMiddleware()`'s
   `withdrawCooldownPeriod()` (none for a `whitelisted` wallet while that oracle's
-  `instantWithdrawPaused()` is false; a queue without a risk oracle, before Renzo's v2.1, has only
-  its own cooldown). USD through the collateral's feed (ether's for ETH).
+  `instantWithdrawPaused()` is false; before Renzo's v2.1 a queue has no risk oracle: v2.0's
+  whitelisted wallets wait for nothing, v1.8 has no whitelist). USD through the collateral's feed
+  (ether's for ETH).
 
 All reads go out at once in RenzoLens (lenses/, chain/lens.py), up to MAX_REQUESTS requests; the
 rest take rounds of their own.
@@ -112,18 +113,22 @@ async def withdraw_queue(reader: ChainReader, renzo: RenzoAddresses) -> str:
 
 
 async def cooldown(reader: ChainReader, queue: str, wallet: str) -> int:
-    """Seconds after a request's createdAt from which `claim` pays it, by claim's own rule."""
+    """Seconds after a request's createdAt from which `claim` pays it, by claim's own rule in the
+    queue's version: v2.1 (a risk oracle), v2.0 (a whitelist alone) or v1.8 (neither)."""
     (own,) = await reader.call(queue, COOL_DOWN_PERIOD, label=LABEL)
     try:
         (oracle,) = await reader.call(queue, RISK_ORACLE, label=LABEL)
     except ProtocolError:
-        return cast(int, own)  # a queue before v2.1: no risk oracle, no whitelist
-    if oracle == ZERO_ADDRESS:
-        return cast(int, own)
-    (longer,), (instant_paused,), (whitelisted,) = await asyncio.gather(
+        oracle = None
+    try:
+        (whitelisted,) = await reader.call(queue, WHITELISTED, wallet, label=LABEL)
+    except ProtocolError:
+        return cast(int, own)  # v1.8: the queue's cooldown alone
+    if oracle is None or oracle == ZERO_ADDRESS:
+        return 0 if whitelisted else cast(int, own)  # v2.0: whitelisted wallets wait for nothing
+    (longer,), (instant_paused,) = await asyncio.gather(
         reader.call(oracle, WITHDRAW_COOLDOWN, label="Renzo RiskOracleMiddleware"),
         reader.call(oracle, INSTANT_WITHDRAW_PAUSED, label="Renzo RiskOracleMiddleware"),
-        reader.call(queue, WHITELISTED, wallet, label=LABEL),
     )
     if whitelisted and not instant_paused:
         return 0
