@@ -91,6 +91,7 @@ ROLES: dict[tuple[str, str], Role] = {
     ("LiquidStakingPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
     ("EtherfiWithdrawalRequest", "amountOfEEthUsd"): Role(SUPPLIED, ("amountOfEEth",)),
     ("KelpWithdrawalRequest", "expectedAssetAmountUsd"): Role(SUPPLIED, ("expectedAssetAmount",)),
+    ("RenzoWithdrawalRequest", "amountToRedeemUsd"): Role(SUPPLIED, ("amountToRedeem",)),
     ("EigenlayerRestakedPosition", "amountUsd"): Role(SUPPLIED, ("amount",)),
     ("EigenlayerWithdrawalStrategy", "amountUsd"): Role(SUPPLIED, ("amount",)),
     ("EigenlayerPod", "restakedEthUsd"): Role(SUPPLIED, ("restakedEth",)),

@@ -63,6 +63,7 @@ QUERIES = [
     ("etherfi (borrower: withdraw request NFTs)", [("etherfi", "borrower")]),
     ("rocketpool (saver: rETH, its burn)", [("rocketpool", "saver")]),
     ("renzo (saver: ezETH)", [("renzo", "saver")]),
+    ("renzo (borrower: WithdrawQueue requests in ETH and stETH)", [("renzo", "borrower")]),
     ("kelp (saver: rsETH)", [("kelp", "saver")]),
     ("eigenlayer (saver: 2 strategies, 2 queued withdrawals)", [("eigenlayer", "saver")]),
     ("eigenlayer (borrower: an EigenPod, a queued withdrawal)", [("eigenlayer", "borrower")]),

@@ -48,9 +48,49 @@ interface IRocketTokenRETH {
     function getTotalCollateral() external view returns (uint256);
 }
 
-/// @dev Renzo's RestakeManager (contracts/IRestakeManager.sol): the value of everything backing ezETH.
+/// @dev Renzo's RestakeManager (contracts/IRestakeManager.sol): the value of everything backing ezETH,
+/// and its DepositQueue (the public `depositQueue` of contracts/RestakeManagerStorage.sol).
 interface IRestakeManager {
     function calculateTVLs() external view returns (uint256[][] memory, uint256[] memory, uint256);
+
+    function depositQueue() external view returns (address);
+}
+
+/// @dev Renzo's DepositQueue: its WithdrawQueue (the public `withdrawQueue` of
+/// contracts/Deposits/DepositQueueStorage.sol), the one calculateTVLs counts.
+interface IRenzoDepositQueue {
+    function withdrawQueue() external view returns (address);
+}
+
+/// @dev Renzo's WithdrawQueue (contracts/Withdraw/WithdrawQueue.sol and WithdrawQueueStorage.sol):
+/// each user's requests in an array (the public `withdrawRequests` getter answers one struct's
+/// fields), the cooldown, the risk oracle that may lengthen it and the whitelist it exempts.
+interface IRenzoWithdrawQueue {
+    function getOutstandingWithdrawRequests(address user) external view returns (uint256);
+
+    function withdrawRequests(address user, uint256 index)
+        external
+        view
+        returns (
+            address collateralToken,
+            uint256 withdrawRequestID,
+            uint256 amountToRedeem,
+            uint256 ezETHLocked,
+            uint256 createdAt
+        );
+
+    function coolDownPeriod() external view returns (uint256);
+
+    function riskOracleMiddleware() external view returns (address);
+
+    function whitelisted(address user) external view returns (bool);
+}
+
+/// @dev Renzo's RiskOracleMiddleware (contracts/Oracle/RiskOracle/RiskOracleMiddleware.sol).
+interface IRenzoRiskOracle {
+    function withdrawCooldownPeriod() external view returns (uint256);
+
+    function instantWithdrawPaused() external view returns (bool);
 }
 
 /// @dev Kelp's LRTOracle (contracts/interfaces/ILRTOracle.sol): ether per rsETH.
@@ -86,6 +126,22 @@ abstract contract PricedRecorder is Recorder {
             _feed(tape, feeds[i]);
         }
         if (sequencer != address(0)) _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
+    }
+
+    /// @dev Ether's feed and the feed of each asset requests pay (`feeds[i]` of `keys[i]`), then the
+    /// sequencer uptime feed.
+    function _assetFeeds(
+        Tape memory tape,
+        address[] memory priced,
+        address[] memory keys,
+        address[] memory feeds,
+        address sequencer
+    ) internal view {
+        _feed(tape, _lookup(address(0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE), keys, feeds));
+        for (uint256 i = 0; i < priced.length; i++) {
+            _feed(tape, _lookup(priced[i], keys, feeds));
+        }
+        _feeds(tape, new address[](0), sequencer);
     }
 }
 
@@ -170,18 +226,73 @@ contract RocketPoolLens is PricedRecorder {
 
 /// @title The reads of one Renzo input (adapters/liquid_staking/renzo.py), in one call
 /// @notice The wallet's ezETH `balanceOf`; where it holds some: ezETH's token facts, the
-/// RestakeManager's `calculateTVLs()` and ezETH's `totalSupply()`; then the USD feeds and the
-/// sequencer uptime feed.
+/// RestakeManager's `calculateTVLs()` and ezETH's `totalSupply()`. Then the WithdrawQueue the
+/// RestakeManager's `depositQueue()` names by its `withdrawQueue()`, its
+/// `getOutstandingWithdrawRequests(wallet)`; where the wallet has requests, `coolDownPeriod()`,
+/// `riskOracleMiddleware()` (that oracle's `withdrawCooldownPeriod()` and `instantWithdrawPaused()`),
+/// `whitelisted(wallet)` and up to `maxRequests` `withdrawRequests(wallet, i)` with each
+/// collateral's token facts. Then the USD feeds (`feeds[i]` of `keys[i]`: ether's, and each
+/// collateral's) and the sequencer uptime feed, where anything is held.
 contract RenzoLens is PricedRecorder {
-    constructor(address wallet, address ezeth, address manager, address[] memory feeds, address sequencer) {
+    constructor(
+        address wallet,
+        address ezeth,
+        address manager,
+        uint256 maxRequests,
+        address[] memory keys,
+        address[] memory feeds,
+        address sequencer
+    ) {
         Tape memory tape = _tape();
-        if (_word(tape, ezeth, abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
+        bool held = _word(tape, ezeth, abi.encodeCall(IERC20.balanceOf, (wallet))) != 0;
+        if (held) {
             _tokenInfo(tape, ezeth);
             _call(tape, manager, abi.encodeCall(IRestakeManager.calculateTVLs, ()));
             _call(tape, ezeth, abi.encodeCall(IERC20.totalSupply, ()));
-            _feeds(tape, feeds, sequencer);
         }
+        address[] memory priced = _requests(tape, wallet, manager, maxRequests);
+        if (held || priced.length != 0) _assetFeeds(tape, priced, keys, feeds, sequencer);
         _finish(tape);
+    }
+
+    /// @dev The wallet's requests in the WithdrawQueue, each read; the collaterals they pay.
+    function _requests(Tape memory tape, address wallet, address manager, uint256 maxRequests)
+        private
+        view
+        returns (address[] memory priced)
+    {
+        address deposits = address(uint160(_word(tape, manager, abi.encodeCall(IRestakeManager.depositQueue, ()))));
+        if (deposits == address(0)) return priced;
+        address queue = address(uint160(_word(tape, deposits, abi.encodeCall(IRenzoDepositQueue.withdrawQueue, ()))));
+        if (queue == address(0)) return priced;
+        uint256 count =
+            _word(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.getOutstandingWithdrawRequests, (wallet)));
+        if (count == 0) return priced;
+        _call(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.coolDownPeriod, ()));
+        address oracle = address(uint160(_word(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.riskOracleMiddleware, ()))));
+        if (oracle != address(0)) {
+            _call(tape, oracle, abi.encodeCall(IRenzoRiskOracle.withdrawCooldownPeriod, ()));
+            _call(tape, oracle, abi.encodeCall(IRenzoRiskOracle.instantWithdrawPaused, ()));
+        }
+        _call(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.whitelisted, (wallet)));
+        priced = new address[](count < maxRequests ? count : maxRequests);
+        uint256 found = 0;
+        for (uint256 i = 0; i < priced.length; i++) {
+            address asset = address(uint160(_word(tape, queue, abi.encodeCall(IRenzoWithdrawQueue.withdrawRequests, (wallet, i)))));
+            if (_seen(priced, found, asset)) continue;
+            priced[found++] = asset;
+            if (asset != address(0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE)) _tokenInfo(tape, asset);
+        }
+        assembly {
+            mstore(priced, found)
+        }
+    }
+
+    function _seen(address[] memory assets, uint256 count, address asset) private pure returns (bool) {
+        for (uint256 i = 0; i < count; i++) {
+            if (assets[i] == asset) return true;
+        }
+        return false;
     }
 }
 
@@ -216,13 +327,7 @@ contract KelpLens is PricedRecorder {
             _call(tape, kelp.oracle, abi.encodeCall(ILRTOracle.rsETHPrice, ()));
         }
         address[] memory priced = _requests(tape, wallet, kelp, maxRequests);
-        if (held || priced.length != 0) {
-            _feed(tape, _lookup(address(0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE), keys, feeds));
-            for (uint256 i = 0; i < priced.length; i++) {
-                _feed(tape, _lookup(priced[i], keys, feeds));
-            }
-            _feeds(tape, new address[](0), sequencer);
-        }
+        if (held || priced.length != 0) _assetFeeds(tape, priced, keys, feeds, sequencer);
         _finish(tape);
     }
 

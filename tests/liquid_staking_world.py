@@ -38,6 +38,18 @@ KELP_REQUESTS = (
 first three nonces and stETH's first are then unlocked; the requester's oldest ETH request is
 completed (popped), so its ETH requests left are nonces 2 (unlocked) and 3 (locked)."""
 KELP_DELAY = 2
+RENZO_REQUESTS = (
+    ("ETH", "requester", 2_004 * 10**15, 2 * ETHER),
+    ("stETH", "requester", 3_005 * 10**15, 3 * ETHER),
+    ("ETH", "other", ETHER, ETHER),
+    ("ETH", "requester", 501 * 10**15, ETHER // 2),
+)
+"""Renzo WithdrawQueue requests made a week back, in order: (collateral, by, amountToRedeem, ezETH
+locked). The requester then claims its first (index 0), which claim fills with its last; `grow`
+adds one more of the requester's, too recent to claim. The other wallet is whitelisted."""
+RENZO_RECENT = ("ETH", "requester", 1_002 * 10**15, ETHER)
+RENZO_COOLDOWN, RENZO_RISK_COOLDOWN = 3 * 24 * 3600, 7 * 24 * 3600
+"""The WithdrawQueue's coolDownPeriod and its risk oracle's (longer: the one claim applies)."""
 STETH_USD = 2_990 * 10**8
 NATIVE = "0x" + "ee" * 20
 RETH_BALANCE, RETH_EXCESS = 7 * ETHER, 25 * ETHER
@@ -70,7 +82,8 @@ class LiquidStakingWorld:
     wallets: dict[str, str] = field(default_factory=dict)
     contracts: dict[str, str] = field(default_factory=dict)
     """By name: pool, eETH, weETH, nft, rETH, ezETH, RestakeManager, rsETH, LRTOracle, LRTConfig,
-    LRTWithdrawalManager, stETH, ETH/USD, stETH/USD."""
+    LRTWithdrawalManager, stETH, ETH/USD, stETH/USD, Renzo's DepositQueue, WithdrawQueue and
+    RiskOracle."""
     holdings: dict[str, int] = field(default_factory=dict)
     """The holder's eETH shares, weETH, rETH, ezETH, rsETH; the small holder's rETH ("rETH small")."""
     start: int = 0
@@ -107,6 +120,7 @@ class LiquidStakingWorld:
         self.node.send(c["pool"], "setTotals(uint256,uint256)", *POOL[1])
         self.node.send(c["rETH"], "setBalances(uint256,uint256)", *RETH[1])
         self.node.send(c["RestakeManager"], "setTVLs(uint256[])", list(RENZO_TVLS[1]))
+        _renzo_request(self, *RENZO_RECENT)
         self.node.send(c["LRTOracle"], "setPrice(uint256)", RSETH_PRICE[1])
         self.node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, self.node.timestamp())
         self.node.send(c["stETH/USD"], "set(int256,uint256)", STETH_USD, self.node.timestamp())
@@ -127,6 +141,28 @@ def _kelp_requests(world: LiquidStakingWorld) -> None:
     node.send(manager, "unlock(address,uint256)", NATIVE, 3)
     node.send(manager, "unlock(address,uint256)", c["stETH"], 1)
     node.send(manager, "completeWithdrawal(address,address)", NATIVE, world.wallets["requester"])
+
+
+def _renzo_request(world: LiquidStakingWorld, asset: str, by: str, amount: int, ezeth: int) -> None:
+    collateral = NATIVE if asset == "ETH" else world.contracts[asset]
+    call = "request(address,address,uint256,uint256)"
+    world.node.send(world.contracts["WithdrawQueue"], call, world.wallets[by], collateral, amount, ezeth)
+
+
+def _renzo_queue(world: LiquidStakingWorld) -> None:
+    """The DepositQueue the RestakeManager names, its WithdrawQueue with the requests made a week
+    back (RENZO_REQUESTS), the requester's first claimed."""
+    node, c, artifacts = world.node, world.contracts, compile_all()
+    c["WithdrawQueue"] = node.deploy(artifacts["TestRenzoWithdrawQueue"])
+    c["DepositQueue"] = node.deploy(artifacts["TestRenzoDepositQueue"], ["address"], [c["WithdrawQueue"]])
+    c["RiskOracle"] = node.deploy(artifacts["TestRenzoRiskOracle"])
+    node.send(c["RestakeManager"], "setDepositQueue(address)", c["DepositQueue"])
+    node.send(c["RiskOracle"], "set(uint256,bool)", RENZO_RISK_COOLDOWN, False)
+    node.send(c["WithdrawQueue"], "configure(uint256,address)", RENZO_COOLDOWN, c["RiskOracle"])
+    node.send(c["WithdrawQueue"], "setWhitelisted(address,bool)", world.wallets["other"], True)
+    for request in RENZO_REQUESTS:
+        _renzo_request(world, *request)
+    node.send(c["WithdrawQueue"], "claim(address,uint256)", world.wallets["requester"], 0)
 
 
 def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = True) -> LiquidStakingWorld:
@@ -155,6 +191,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = Tru
     c["stETH/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
     node.send(c["stETH/USD"], "set(int256,uint256)", STETH_USD, node.timestamp())
     _kelp_requests(world)
+    _renzo_queue(world)
     node.send(c["RestakeManager"], "setTVLs(uint256[])", list(RENZO_TVLS[0]))
     node.send(c["LRTOracle"], "setPrice(uint256)", RSETH_PRICE[0])
     node.send(c["ETH/USD"], "set(int256,uint256)", ETH_USD, node.timestamp())

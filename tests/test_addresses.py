@@ -135,12 +135,14 @@ def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_on
         assert native_feed(data[chain], "0x" + "ab" * 20) is None
     assert native_feed(data[137], NATIVE) == data[137].currency_feeds["POL"], "Polygon's coin is POL, not ETH"
     assert data[137].currency_feeds["POL"].pair == "MATIC/USD" != data[137].currency_feeds["ETH"].pair
-    assert native_feed(data[2020], NATIVE) is None, "Ronin's coin is RON, and no RON feed is named"
+    assert native_feed(data[2020], NATIVE) == data[2020].currency_feeds["RON"], "Ronin's coin is RON"
+    assert data[2020].currency_feeds["RON"].pair == "RON/USD" != data[2020].currency_feeds["ETH"].pair
     assert token_feeds(data[1])[NATIVE] == data[1].currency_feeds["ETH"], "what the lenses read"
-    assert token_feeds(data[2020]) is data[2020].price_feeds
     path = tmp_path / "a.json"
     path.write_text(json.dumps({"1": {"priceFeeds": {NATIVE: FEED}}}))
-    assert addresses.load(path)[1].price_feeds[NATIVE].pair == "X/USD", "a named feed comes first (usd_price)"
+    named = addresses.load(path)[1]
+    assert named.price_feeds[NATIVE].pair == "X/USD", "a named feed comes first (usd_price)"
+    assert token_feeds(named) is named.price_feeds
     assert [native_coin(chain) for chain in (1, 137, 43114)] == [
         ("ETH", "Ether"),
         ("POL", "Polygon Ecosystem Token"),
@@ -271,9 +273,27 @@ def test_every_usd_feed_is_one_chainlink_lists_in_the_address_book():
         assert [f for f in feeds if f.lower() not in book[chain]] == [], chain
 
 
-BOOK_PRICED_EXTRA = {"1": {"0xae7ab96520de3a18e5e111b5eaab095312d7fe84"}}
+BOOK_PRICED_EXTRA = {
+    "1": {
+        "0xae7ab96520de3a18e5e111b5eaab095312d7fe84",
+        "0x4e3fbd56cd56c3e72c1403e103b45db9da5b9d2b",
+        "0xec53bf9167f50cdeb3ae105f56099aaab9061f83",
+    }
+}
 """Tokens priced beside the address book's rule below, by chain: Ethereum's stETH (Lido's token,
-no Aave reserve; its feed is the book's STETH__USD, docs/protocols/lido.md)."""
+no Aave reserve; its feed is the book's STETH__USD, docs/protocols/lido.md), CVX and EIGEN (no
+Aave reserves; BOOK_NAMED_EXTRA)."""
+BOOK_NAMED_EXTRA = {
+    "CVX": ("0x4e3FBD56CD56c3e72c1403e103b45Db9da5B9D2B", "addresses.json convex.cvx (tests/test_convex.py)"),
+    "EIGEN": (
+        "0xec53bF9167f50cDEB3Ae105f56099aaaB9061F83",
+        "Layr-Labs/eigenlayer-contracts at f84a5151080cdf0b77b9b6e46506cde723d06c28, README.md"
+        ' "Deployments" / Mainnet Ethereum, the `Eigen` token proxy',
+    ),
+}
+"""Ethereum tokens of the served protocols that are no Aave reserve but whose USD feed the address
+book's ChainlinkEthereum file names (`<SYMBOL>__USD`): symbol -> (token, where its address is
+published). Convex pays CVX; EigenLayer has an EIGEN strategy. AURA has no feed in the book."""
 FEED_SYMBOL = {
     "WETH": "ETH",
     "WETHe": "ETH",
@@ -337,6 +357,61 @@ def test_every_book_priced_chain_has_the_address_books_usd_feeds_and_none_is_mis
         assert value.get("sequencerUptimeFeed", "").lower() == (sequencer or "").lower(), chain
         assert {native_coin(int(chain))[0], "ETH"} <= set(currencies), chain
         assert {"ETH/USD", "USDC/USD"} <= {pair for pair, _ in prices.values()}, chain
+
+
+def test_cvx_and_eigen_are_priced_by_the_address_books_feeds_and_aura_has_none():
+    """CVX and EIGEN (no Aave reserves) are priced on Ethereum by the `CVX__USD` and `EIGEN__USD`
+    feeds of the pinned address book's ChainlinkEthereum file, with the 86,400 s bound of every
+    feed added without a published heartbeat (docs/chain-access.md); each token is its publisher's
+    (BOOK_NAMED_EXTRA). The book names no AURA feed, so AURA stays unpriced."""
+    (named,) = registries(["chainlinkNamed"])
+    feeds = {name.lower(): feed.lower() for name, feed in named["1"]["feeds"].items()}
+    data = json.loads(addresses.BUILT_IN.read_text())
+    listed = {t.lower(): f for t, f in data["1"]["priceFeeds"].items()}
+    for symbol, (token, _) in BOOK_NAMED_EXTRA.items():
+        entry = listed[token.lower()]
+        assert (entry["pair"], entry["feed"].lower(), entry["heartbeat"]) == (
+            f"{symbol}/USD",
+            feeds[f"{symbol.lower()}__usd"],
+            86400,
+        ), symbol
+    assert BOOK_NAMED_EXTRA["CVX"][0] == data["1"]["convex"]["cvx"]
+    assert not [name for name in feeds if name.startswith("aura")]
+    assert data["1"]["aura"]["aura"].lower() not in listed
+
+
+RONIN_FEEDS = {
+    "ETH/USD": "0xbBF6e0D078c7F5750d0732cD8f3EACe9A87b2b58",
+    "RON/USD": "0xA708247a64Fad46874A57BA274451a8a1A1daa0c",
+    "USDC/USD": "0xf061d556F5136263c4d66d9fFCADE8Ab43a3a704",
+}
+"""The USD feeds Compound prices its Ronin markets by since it left Chainlink there (API3's,
+which answer `latestRoundData()` and `decimals()` as Chainlink's do): compound-finance/comet at
+d5a30b0aaeff7755f1431e87f818990902237b03, deployments/ronin/weth/migrations/1767882783_depreciate_comet.ts
+and deployments/ronin/wron/migrations/1767889363_depreciate_comet.ts (`ETH_TO_USD_`,
+`RON_TO_USD_` and `USDC_TO_USD_API3_PRICE_FEED_ADDRESS`). No package lists a feed on Ronin."""
+RONIN_TOKENS = {
+    "0xc99a6A985eD2Cac1ef41640596C5A5f9F4E19Ef5": "ETH/USD",
+    "0xe514d9DEB7966c8BE0ca922de8a064264eA6bcd4": "RON/USD",
+    "0x0B7007c13325C48911F73A2daD5FA5dCBf808aDc": "USDC/USD",
+}
+"""WETH, WRON and USDC on Ronin, the markets' tokens as the same commit's
+deployments/ronin/weth/configuration.json and wron/configuration.json list them."""
+
+
+def test_ronin_is_priced_by_the_feeds_compound_prices_it_by():
+    """Ronin's coin (RON), ether (cWETHv3's price currency) and the markets' WETH, WRON and USDC
+    are priced by the feeds Compound's own Ronin deployment records (RONIN_FEEDS), with the
+    86,400 s bound (no heartbeat published); cWRONv3 quotes in USD (its base feed is RON/USD)."""
+    ronin = json.loads(addresses.BUILT_IN.read_text())["2020"]
+
+    def entry(pair: str) -> dict[str, Any]:
+        return {"pair": pair, "feed": RONIN_FEEDS[pair], "heartbeat": 86400}
+
+    assert ronin["currencyFeeds"] == {"RON": entry("RON/USD"), "ETH": entry("ETH/USD")}
+    assert ronin["priceFeeds"] == {token: entry(pair) for token, pair in RONIN_TOKENS.items()}
+    currencies = {m["name"]: m.get("priceCurrency", "USD") for m in ronin["compound"]["markets"]}
+    assert currencies == {"cWETHv3": "ETH", "cWRONv3": "USD"}
 
 
 VENUS_PRICED = {

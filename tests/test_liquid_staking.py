@@ -24,7 +24,9 @@ QUERIES = {
         claimableEth claimableEthUsd }} }}""",
     "rocketpool": f"""... on RocketpoolWalletPositions {{ {COMMON} {STAKED}
       burn {{ totalCollateral burnableREth burnableEth burnableEthUsd }} }}""",
-    "renzo": f"... on RenzoWalletPositions {{ {COMMON} {STAKED} }}",
+    "renzo": f"""... on RenzoWalletPositions {{ {COMMON} {STAKED}
+      withdrawalRequests {{ asset {{ address symbol name decimals }} withdrawRequestId ezETHLocked amountToRedeem
+        amountToRedeemUsd createdAt claimableFrom isClaimable }} }}""",
     "kelp": f"""... on KelpWalletPositions {{ {COMMON} {STAKED}
       withdrawalRequests {{ asset {{ address symbol name decimals }} userNonce rsETHUnstaked expectedAssetAmount
         expectedAssetAmountUsd withdrawalStartBlock isUnlocked claimableFromBlock isClaimable }} }}""",
@@ -221,8 +223,8 @@ async def test_a_wallet_with_nothing_has_nothing(world_client, world):
     rocketpool = await answer(world_client, "rocketpool", world.wallets["empty"])
     assert rocketpool["stakedPositions"] == [] and rocketpool["burn"] is None
     for protocol in ("renzo", "kelp"):
-        assert (await answer(world_client, protocol, world.wallets["empty"]))["stakedPositions"] == []
-    assert (await answer(world_client, "kelp", world.wallets["empty"]))["withdrawalRequests"] == []
+        nothing = await answer(world_client, protocol, world.wallets["empty"])
+        assert nothing["stakedPositions"] == nothing["withdrawalRequests"] == []
 
 
 async def test_kelp_withdrawal_requests_as_the_withdrawal_manager_keeps_them(world_client, world):
@@ -283,6 +285,84 @@ async def test_kelp_withdrawal_requests_as_the_withdrawal_manager_keeps_them(wor
     assert entry["withdrawalRequests"] == expected
 
 
+async def test_renzo_withdrawal_requests_as_the_withdraw_queue_keeps_them(world_client, world):
+    """The requester's requests in the WithdrawQueue the RestakeManager's DepositQueue names, in
+    the queue's order (its claimed first request's place taken by its last), each claimable from
+    createdAt + the longer of the queue's and the risk oracle's cooldowns; a whitelisted wallet's
+    at once. The old ones are claimable at the block, the one made since is not."""
+    node, c = world.node, world.contracts
+    queue = node.call(c["DepositQueue"], "withdrawQueue()", returns=["address"])
+    assert queue == c["WithdrawQueue"]
+    tokens = {
+        c["stETH"]: (
+            {"address": c["stETH"], "symbol": "stETH", "name": "Liquid staked Ether 2.0", "decimals": 18},
+            L.STETH_USD,
+        ),
+        L.NATIVE: ({"address": L.NATIVE, "symbol": "ETH", "name": "Ether", "decimals": 18}, L.ETH_USD),
+    }
+
+    def expected(wallet: str, block: int, cooldown: int) -> list[dict]:
+        count = node.call(queue, "getOutstandingWithdrawRequests(address)", wallet, block=block)
+        found = []
+        for i in range(count):
+            asset, nonce, amount, locked, created = node.call(
+                queue,
+                "withdrawRequests(address,uint256)",
+                wallet,
+                i,
+                returns=["address", "uint256", "uint256", "uint256", "uint256"],
+                block=block,
+            )
+            token, feed = tokens[asset.lower() if asset.lower() == L.NATIVE else asset]
+            found.append(
+                {
+                    "asset": token,
+                    "withdrawRequestId": str(nonce),
+                    "ezETHLocked": str(locked),
+                    "amountToRedeem": str(amount),
+                    "amountToRedeemUsd": float(Fraction(amount * feed, 10**26)),
+                    "createdAt": created,
+                    "claimableFrom": created + cooldown,
+                    "isClaimable": node.timestamp(block) >= created + cooldown,
+                }
+            )
+        return found
+
+    entry = await answer(world_client, "renzo", world.wallets["requester"])
+    mine = expected(world.wallets["requester"], entry["blockNumber"], L.RENZO_RISK_COOLDOWN)
+    assert [(r["withdrawRequestId"], r["asset"]["symbol"], r["isClaimable"]) for r in mine] == [
+        ("4", "ETH", True),
+        ("2", "stETH", True),
+        ("5", "ETH", False),
+    ]
+    assert entry["stakedPositions"] == [] and entry["withdrawalRequests"] == mine
+    other = await answer(world_client, "renzo", world.wallets["other"])
+    assert other["withdrawalRequests"] == expected(world.wallets["other"], other["blockNumber"], 0)
+    assert other["withdrawalRequests"][0]["claimableFrom"] == other["withdrawalRequests"][0]["createdAt"]
+
+
+async def test_a_renzo_queue_without_a_risk_oracle_applies_its_own_cooldown_and_whitelist(world_client, world):
+    """A WithdrawQueue as before Renzo's v2.1 (no risk oracle): the queue's coolDownPeriod alone,
+    and nothing for a whitelisted wallet (v2.0's claim). The RestakeManager is pointed back after."""
+    node, c, artifacts = world.node, world.contracts, L.compile_all()
+    queue = node.deploy(artifacts["TestRenzoWithdrawQueue"])
+    deposits = node.deploy(artifacts["TestRenzoDepositQueue"], ["address"], [queue])
+    node.send(queue, "configure(uint256,address)", L.RENZO_COOLDOWN, "0x" + "00" * 20)
+    node.send(queue, "setWhitelisted(address,bool)", world.wallets["other"], True)
+    for wallet in ("requester", "other"):
+        node.send(queue, "request(address,address,uint256,uint256)", world.wallets[wallet], L.NATIVE, L.ETHER, L.ETHER)
+    node.send(c["RestakeManager"], "setDepositQueue(address)", deposits)
+    try:
+        mine = (await answer(world_client, "renzo", world.wallets["requester"]))["withdrawalRequests"]
+        theirs = (await answer(world_client, "renzo", world.wallets["other"]))["withdrawalRequests"]
+    finally:
+        node.send(c["RestakeManager"], "setDepositQueue(address)", c["DepositQueue"])
+    ((created, claimable, ready),) = [(r["createdAt"], r["claimableFrom"], r["isClaimable"]) for r in mine]
+    assert (claimable, ready) == (created + L.RENZO_COOLDOWN, False)
+    ((created, claimable, ready),) = [(r["createdAt"], r["claimableFrom"], r["isClaimable"]) for r in theirs]
+    assert (claimable, ready) == (created, True)
+
+
 def test_the_adapter_reads_the_published_abis():
     """Every function the adapter calls, signature (so selector) and output types, as recorded from
     each protocol's own source (tests/liquid_staking_abi.json names it)."""
@@ -300,6 +380,15 @@ def test_the_adapter_reads_the_published_abis():
         "RETH_VALUE": "rocketpool:rETH",
         "RETH_TOTAL_COLLATERAL": "rocketpool:rETH",
         "CALCULATE_TVLS": "renzo:RestakeManager",
+        "DEPOSIT_QUEUE": "renzo:RestakeManager",
+        "WITHDRAW_QUEUE": "renzo:DepositQueue",
+        "OUTSTANDING_REQUESTS": "renzo:WithdrawQueue",
+        "WITHDRAW_REQUEST": "renzo:WithdrawQueue",
+        "COOL_DOWN_PERIOD": "renzo:WithdrawQueue",
+        "RISK_ORACLE": "renzo:WithdrawQueue",
+        "WHITELISTED": "renzo:WithdrawQueue",
+        "WITHDRAW_COOLDOWN": "renzo:RiskOracleMiddleware",
+        "INSTANT_WITHDRAW_PAUSED": "renzo:RiskOracleMiddleware",
         "RSETH_PRICE": "kelp:LRTOracle",
         "SUPPORTED_ASSETS": "kelp:LRTConfig",
         "USER_NONCES": "kelp:LRTWithdrawalManager",

@@ -6,7 +6,10 @@ every function here to the facts recorded from these sources):
 - ether.fi: etherfi-protocol/smart-contracts at b4a0968 (src/core/EETH.sol, LiquidityPool.sol,
   WeETH.sol, src/withdrawals/WithdrawRequestNFT.sol and its interface IWithdrawRequestNFT.sol).
 - Rocket Pool: rocket-pool/rocketpool at fef41a4 (contracts/interface/token/RocketTokenRETHInterface.sol).
-- Renzo: Renzo-Protocol/contracts-public at 572bae1 (deployments/mainnet/RestakeManager.json's ABI).
+- Renzo: Renzo-Protocol/contracts-public at 572bae1 (deployments/mainnet/RestakeManager.json's ABI:
+  calculateTVLs, depositQueue) and at fc8c8e0 (contracts/Deposits/DepositQueueStorage.sol's
+  withdrawQueue; contracts/Withdraw/WithdrawQueue.sol and WithdrawQueueStorage.sol; contracts/Oracle/
+  RiskOracle/RiskOracleMiddleware.sol).
 - Kelp: Kelp-DAO/LRT-rsETH at c289b81 (contracts/interfaces/ILRTOracle.sol).
 """
 
@@ -38,6 +41,25 @@ RETH_VALUE = Function("getRethValue(uint256)", "4346f03e", ("uint256",))
 RETH_TOTAL_COLLATERAL = Function("getTotalCollateral()", "d6eb5910", ("uint256",))
 
 CALCULATE_TVLS = Function("calculateTVLs()", "ff9969cd", ("uint256[][]", "uint256[]", "uint256"))
+DEPOSIT_QUEUE = Function("depositQueue()", "f617eecc", ("address",))
+WITHDRAW_QUEUE = Function("withdrawQueue()", "51a2d6d1", ("address",))
+OUTSTANDING_REQUESTS = Function("getOutstandingWithdrawRequests(address)", "39d07ef2", ("uint256",))
+WITHDRAW_REQUEST = Function(
+    "withdrawRequests(address,uint256)",
+    "6d6ca319",
+    (
+        "address collateralToken",
+        "uint256 withdrawRequestID",
+        "uint256 amountToRedeem",
+        "uint256 ezETHLocked",
+        "uint256 createdAt",
+    ),
+)
+COOL_DOWN_PERIOD = Function("coolDownPeriod()", "30f1ebb9", ("uint256",))
+RISK_ORACLE = Function("riskOracleMiddleware()", "fd4ace87", ("address",))
+WHITELISTED = Function("whitelisted(address)", "d936547e", ("bool",))
+WITHDRAW_COOLDOWN = Function("withdrawCooldownPeriod()", "3207dd1e", ("uint256",))
+INSTANT_WITHDRAW_PAUSED = Function("instantWithdrawPaused()", "00a1fb06", ("bool",))
 RSETH_PRICE = Function("rsETHPrice()", "b4b46434", ("uint256",))
 SUPPORTED_ASSETS = Function("getSupportedAssetList()", "770672a6", ("address[]",))
 USER_NONCES = Function("userAssociatedNonces(address,address)", "7cef12ae", ("uint128", "uint128"))
@@ -54,7 +76,7 @@ ETHERFI_LENS = Lens(
     "EtherfiLens", ("address", "address", "address", "address", "address", "uint256[]", "address[]", "address")
 )
 ROCKET_POOL_LENS = Lens("RocketPoolLens", ("address", "address", "address[]", "address"))
-RENZO_LENS = Lens("RenzoLens", ("address", "address", "address", "address[]", "address"))
+RENZO_LENS = Lens("RenzoLens", ("address", "address", "address", "uint256", "address[]", "address[]", "address"))
 KELP_LENS = Lens(
     "KelpLens", ("address", "(address,address,address,address)", "uint256", "address[]", "address[]", "address")
 )

@@ -1,4 +1,5 @@
-"""Renzo on Ethereum: the wallet's ezETH in ether by what backs it, on-chain.
+"""Renzo on Ethereum: the wallet's ezETH in ether by what backs it, and its WithdrawQueue
+requests, on-chain.
 
 How each figure is derived (all at the request's pinned block; docs/protocols/renzo.md has the
 long form):
@@ -11,9 +12,19 @@ long form):
   as Renzo's BalancerRateProvider `getRate` computes it.
 - USD: eth x Chainlink's ETH/USD feed.
 - APY: the growth of `ethPerToken` over the period before the block (7 days), compounded to a year.
+- Withdrawal requests: the WithdrawQueue is the one the RestakeManager counts in its TVL, found
+  on-chain as it finds it (`depositQueue()`, then that DepositQueue's `withdrawQueue()`); the
+  wallet's `getOutstandingWithdrawRequests(wallet)` requests, each `withdrawRequests(wallet, i)`:
+  the collateral it pays, its id, `amountToRedeem` (the collateral fixed when requested),
+  `ezETHLocked` and `createdAt`. `claim` lets it be claimed from createdAt + the cooldown, the
+  larger of the queue's `coolDownPeriod()` and its `riskOracleMiddleware()`'s
+  `withdrawCooldownPeriod()` (none for a `whitelisted` wallet while that oracle's
+  `instantWithdrawPaused()` is false; before Renzo's v2.1 a queue has no risk oracle: v2.0's
+  whitelisted wallets wait for nothing, v1.8 has no whitelist). USD through the collateral's feed
+  (ether's for ETH).
 
-Renzo's WithdrawQueue is not read yet (docs/protocols/renzo.md). All reads go out at once in
-RenzoLens (lenses/, chain/lens.py).
+All reads go out at once in RenzoLens (lenses/, chain/lens.py), up to MAX_REQUESTS requests; the
+rest take rounds of their own.
 """
 
 from __future__ import annotations
@@ -25,9 +36,31 @@ from typing import Any, cast
 from adapters import history
 from adapters.context import FetchContext
 from adapters.liquid_staking import tokens
-from adapters.liquid_staking.contracts import CALCULATE_TVLS, ONE, RENZO_LENS
-from addresses import RenzoAddresses
+from adapters.liquid_staking.contracts import (
+    CALCULATE_TVLS,
+    COOL_DOWN_PERIOD,
+    DEPOSIT_QUEUE,
+    INSTANT_WITHDRAW_PAUSED,
+    ONE,
+    OUTSTANDING_REQUESTS,
+    RENZO_LENS,
+    RISK_ORACLE,
+    WHITELISTED,
+    WITHDRAW_COOLDOWN,
+    WITHDRAW_QUEUE,
+    WITHDRAW_REQUEST,
+)
+from adapters.position_warnings import Warnings
+from adapters.prices import token_feeds, warned_usd_price
+from addresses import ChainAddresses, RenzoAddresses
 from chain import ChainReader, erc20
+from chain.abi import ZERO_ADDRESS
+from chain.lens import NONE
+from errors import ProtocolError
+
+MAX_REQUESTS = 64
+"""Requests the lens reads (a wallet rarely queues more)."""
+LABEL = "Renzo WithdrawQueue"
 
 
 async def backing(reader: ChainReader, renzo: RenzoAddresses) -> tuple[int, int]:
@@ -48,21 +81,96 @@ async def worth(reader: ChainReader, renzo: RenzoAddresses, amount: int) -> int:
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain, reader = ctx.chain, ctx.reader()
     renzo = cast(RenzoAddresses, chain.renzo)
-    feeds, sequencer = tokens.feeds(chain)
+    priced = token_feeds(chain)
+    feeds, sequencer = [feed.feed for feed in priced.values()], chain.sequencer_uptime_feed or NONE
     reader.prefetch(
-        [RENZO_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, feeds, sequencer)],
+        [RENZO_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, MAX_REQUESTS, list(priced), feeds, sequencer)],
         [renzo.ezeth, renzo.restake_manager, *feeds, sequencer],
     )
     rate = functools.partial(worth, renzo=renzo, amount=ONE)
     history.read_ahead(reader, renzo.apy_period, rate)
-    staked = await tokens.held(
-        reader,
-        chain,
-        ctx.warnings,
-        ("renzo-ezeth", renzo.ezeth),
-        wallet,
-        renzo.apy_period,
-        rate,
-        lambda balance: worth(reader, renzo, balance),
+    staked, requests = await asyncio.gather(
+        tokens.held(
+            reader,
+            chain,
+            ctx.warnings,
+            ("renzo-ezeth", renzo.ezeth),
+            wallet,
+            renzo.apy_period,
+            rate,
+            lambda balance: worth(reader, renzo, balance),
+        ),
+        _requests(reader, chain, renzo, wallet, ctx.warnings),
     )
-    return {"stakedPositions": staked}
+    return {"stakedPositions": staked, "withdrawalRequests": requests}
+
+
+async def withdraw_queue(reader: ChainReader, renzo: RenzoAddresses) -> str:
+    """The WithdrawQueue the RestakeManager's DepositQueue names (the one its TVL counts)."""
+    (deposits,) = await reader.call(renzo.restake_manager, DEPOSIT_QUEUE, label="Renzo RestakeManager")
+    (queue,) = await reader.call(deposits, WITHDRAW_QUEUE, label="Renzo DepositQueue")
+    return cast(str, queue)
+
+
+async def cooldown(reader: ChainReader, queue: str, wallet: str) -> int:
+    """Seconds after a request's createdAt from which `claim` pays it, by claim's own rule in the
+    queue's version: v2.1 (a risk oracle), v2.0 (a whitelist alone) or v1.8 (neither)."""
+    (own,) = await reader.call(queue, COOL_DOWN_PERIOD, label=LABEL)
+    try:
+        (oracle,) = await reader.call(queue, RISK_ORACLE, label=LABEL)
+    except ProtocolError:
+        oracle = None
+    try:
+        (whitelisted,) = await reader.call(queue, WHITELISTED, wallet, label=LABEL)
+    except ProtocolError:
+        return cast(int, own)  # v1.8: the queue's cooldown alone
+    if oracle is None or oracle == ZERO_ADDRESS:
+        return 0 if whitelisted else cast(int, own)  # v2.0: whitelisted wallets wait for nothing
+    (longer,), (instant_paused,) = await asyncio.gather(
+        reader.call(oracle, WITHDRAW_COOLDOWN, label="Renzo RiskOracleMiddleware"),
+        reader.call(oracle, INSTANT_WITHDRAW_PAUSED, label="Renzo RiskOracleMiddleware"),
+    )
+    if whitelisted and not instant_paused:
+        return 0
+    return max(cast(int, own), cast(int, longer))
+
+
+async def _requests(
+    reader: ChainReader, chain: ChainAddresses, renzo: RenzoAddresses, wallet: str, warnings: Warnings
+) -> list[dict[str, Any]]:
+    """The wallet's requests in the WithdrawQueue's order (claim moves the last into a claimed
+    one's place)."""
+    queue = await withdraw_queue(reader, renzo)
+    if queue == ZERO_ADDRESS:
+        return []
+    (count,) = await reader.call(queue, OUTSTANDING_REQUESTS, wallet, label=LABEL)
+    if not count:
+        return []
+    delay, now, requests = await asyncio.gather(
+        cooldown(reader, queue, wallet),
+        reader.block_timestamp(),
+        asyncio.gather(*(reader.call(queue, WITHDRAW_REQUEST, wallet, i, label=LABEL) for i in range(count))),
+    )
+    assets = list(dict.fromkeys(str(request.collateralToken).lower() for request in requests))
+    infos, prices = await asyncio.gather(
+        asyncio.gather(*(erc20.token_info(reader, asset) for asset in assets)),
+        asyncio.gather(*(warned_usd_price(reader, chain, asset, warnings) for asset in assets)),
+    )
+    by_asset = dict(zip(assets, zip(infos, prices)))
+    found = []
+    for request in requests:
+        token, price = by_asset[str(request.collateralToken).lower()]
+        claimable_from = request.createdAt + delay
+        found.append(
+            {
+                "asset": token,
+                "withdrawRequestId": str(request.withdrawRequestID),
+                "ezETHLocked": str(request.ezETHLocked),
+                "amountToRedeem": str(request.amountToRedeem),
+                "amountToRedeemUsd": price.value(request.amountToRedeem, token["decimals"]) if price else None,
+                "createdAt": request.createdAt,
+                "claimableFrom": claimable_from,
+                "isClaimable": now >= claimable_from,
+            }
+        )
+    return found

@@ -213,6 +213,11 @@ contract TestRestakedToken {
 /// in ether, which the test sets.
 contract TestRestakeManager {
     uint256[] private _delegatorTVLs;
+    address public depositQueue;
+
+    function setDepositQueue(address queue) external {
+        depositQueue = queue;
+    }
 
     function setTVLs(uint256[] calldata delegatorTVLs) external {
         _delegatorTVLs = delegatorTVLs;
@@ -226,6 +231,75 @@ contract TestRestakeManager {
             total += _delegatorTVLs[i];
         }
         return (tokenTVLs, _delegatorTVLs, total);
+    }
+}
+
+/// Renzo's DepositQueue (contracts/Deposits/DepositQueueStorage.sol at fc8c8e0): the public
+/// `withdrawQueue` the RestakeManager finds its WithdrawQueue by.
+contract TestRenzoDepositQueue {
+    address public withdrawQueue;
+
+    constructor(address queue) {
+        withdrawQueue = queue;
+    }
+}
+
+/// Renzo's RiskOracleMiddleware (contracts/Oracle/RiskOracle/RiskOracleMiddleware.sol at fc8c8e0):
+/// the cooldown it may lengthen claims to and whether instant withdrawals are paused, set here.
+contract TestRenzoRiskOracle {
+    uint256 public withdrawCooldownPeriod;
+    bool public instantWithdrawPaused;
+
+    function set(uint256 cooldown, bool paused) external {
+        withdrawCooldownPeriod = cooldown;
+        instantWithdrawPaused = paused;
+    }
+}
+
+/// Renzo's WithdrawQueue (contracts/Withdraw/WithdrawQueue.sol and WithdrawQueueStorage.sol at
+/// fc8c8e0): each user's requests in an array of WithdrawRequest structs (the public getter answers
+/// one's fields), made with the queue's nonce and the block's time; claim moves the last request
+/// into the claimed one's place. The test makes and claims requests and sets the cooldown, the
+/// risk oracle and the whitelist.
+contract TestRenzoWithdrawQueue {
+    struct WithdrawRequest {
+        address collateralToken;
+        uint256 withdrawRequestID;
+        uint256 amountToRedeem;
+        uint256 ezETHLocked;
+        uint256 createdAt;
+    }
+
+    uint256 public coolDownPeriod;
+    uint256 public withdrawRequestNonce;
+    address public riskOracleMiddleware;
+    mapping(address => WithdrawRequest[]) public withdrawRequests;
+    mapping(address => bool) public whitelisted;
+
+    function configure(uint256 cooldown, address oracle) external {
+        coolDownPeriod = cooldown;
+        riskOracleMiddleware = oracle;
+    }
+
+    function setWhitelisted(address user, bool status) external {
+        whitelisted[user] = status;
+    }
+
+    function request(address user, address collateral, uint256 amountToRedeem, uint256 ezETHLocked) external {
+        withdrawRequestNonce++;
+        withdrawRequests[user].push(
+            WithdrawRequest(collateral, withdrawRequestNonce, amountToRedeem, ezETHLocked, block.timestamp)
+        );
+    }
+
+    function claim(address user, uint256 index) external {
+        WithdrawRequest[] storage requests = withdrawRequests[user];
+        requests[index] = requests[requests.length - 1];
+        requests.pop();
+    }
+
+    function getOutstandingWithdrawRequests(address user) external view returns (uint256) {
+        return withdrawRequests[user].length;
     }
 }
 
