@@ -75,7 +75,7 @@ async def share(
 ) -> dict[str, Any]:
     """The pool's figures for `amount` of its LP token: `lpToken`, `totalSupply`, `coins` (each
     coin's pool balance, share, USD and `calc_withdraw_one_coin`), `valueUsd`, `virtualPrice`,
-    `lpPrice`."""
+    `lpPrice`, `lpForCoins` (`calc_token_amount` of the coins' amounts)."""
     label = f"Curve pool {pool}"
     token, (supply,), (listed, legacy) = await asyncio.gather(
         erc20.token_info(reader, lp_token),
