@@ -17,6 +17,7 @@ from __future__ import annotations
 from addresses.load import BUILT_IN, AddressesError, load
 from addresses.sections import (
     CURVE_FACTORY_KINDS,
+    CURVE_REGISTRY_IDS,
     SAVINGS_RATES,
     VAULT_STYLE,
     AaveMarket,
@@ -54,6 +55,7 @@ from addresses.sections import (
 __all__ = [
     "BUILT_IN",
     "CURVE_FACTORY_KINDS",
+    "CURVE_REGISTRY_IDS",
     "SAVINGS_RATES",
     "VAULT_STYLE",
     "AaveMarket",

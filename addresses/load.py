@@ -271,6 +271,7 @@ def _curve(value: Any, where: str) -> CurveAddresses:
             for name, address in factories.items()
         ),
         tuple(_address(address, f"{where} childGaugeFactories {name}") for name, address in children.items()),
+        _address(value["addressProvider"], f"{where} addressProvider") if "addressProvider" in value else None,
     )
 
 

@@ -210,6 +210,11 @@ CURVE_FACTORY_KINDS = {
 """Curve's pool factories by @curvefi/api's alias names (its network constants' ALIASES), with
 the kind of pool each makes."""
 
+CURVE_REGISTRY_IDS = {0: ("main_registry", "stableswap"), 5: ("crypto_registry", "cryptoswap")}
+"""The AddressProvider's `get_address` ids of Curve's older registries, with their name and the
+kind of pool each lists (curvefi/metaregistry@b18e83e0 scripts/address_provider_constants.py:
+0 "Stableswap Custom Pool Registry", 5 "Cryptoswap Custom Pool Registry")."""
+
 
 @dataclass(frozen=True)
 class CurveFactory:
@@ -230,6 +235,10 @@ class CurveAddresses:
     """Off Ethereum, the child gauge factories (@curvefi/api's `child_gauge_factory`, then
     `child_gauge_factory_old`): a pool's gauge is the first's `get_gauge_from_lp_token(lp)` that
     names one, as @curvefi/api finds it there; none on Ethereum (the factory's `get_gauge`)."""
+    address_provider: str | None = None
+    """Curve's AddressProvider (@curvefi/api's `address_provider`), where its `get_address` ids of
+    CURVE_REGISTRY_IDS name the older registries (the main and the crypto registry) whose pools no
+    factory lists: read at the block, then scanned as the factories are."""
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ QUERIES = [
     ("kelp (saver: rsETH)", [("kelp", "saver")]),
     ("eigenlayer (saver: 2 strategies, 2 queued withdrawals)", [("eigenlayer", "saver")]),
     ("eigenlayer (borrower: an EigenPod, a queued withdrawal)", [("eigenlayer", "borrower")]),
-    ("curve (saver: a stableswap-ng and a cryptoswap pool, a gauge stake)", [("curve", "saver")]),
+    ("curve (saver: stableswap-ng, cryptoswap, main and crypto registry pools, 2 gauge stakes)", [("curve", "saver")]),
     ("curve (borrower: a gauge stake alone)", [("curve", "borrower")]),
     ("convex (saver: 2 deposits, CRV, CVX, an extra reward)", [("convex", "saver")]),
     (

@@ -16,6 +16,19 @@ interface ICurveFactory {
     function get_token(address pool) external view returns (address);
 }
 
+/// @dev Curve's older registries (the main and the crypto registry; curvefi/metaregistry's
+/// MainRegistry.json and CryptoRegistry.json): a pool's LP token and its gauges.
+interface ICurveRegistry {
+    function get_lp_token(address pool) external view returns (address);
+
+    function get_gauges(address pool) external view returns (address[10] memory, int128[10] memory);
+}
+
+/// @dev Curve's AddressProvider: `get_address(id)` (0 the main registry, 5 the crypto registry).
+interface ICurveAddressProvider {
+    function get_address(uint256 id) external view returns (address);
+}
+
 /// @dev A child gauge factory (chains other than Ethereum): a pool's gauge by its LP token.
 interface IChildGaugeFactory {
     function get_gauge_from_lp_token(address lp_token) external view returns (address);
@@ -45,8 +58,12 @@ interface ICurveGauge {
 /// the gauge's `reward_count`, `reward_tokens(i)`, `claimable_reward`, each reward's facts and
 /// feed, CRV's facts and feed; last, each gauge's `claimable_tokens` by a call that may write
 /// (it checkpoints on LiquidityGauge v1-v4), and the sequencer feed.
+/// Then the same scan of each older registry the AddressProvider's `get_address(id)` names
+/// (recorded), for each of `providerIds`: the id (0 the main registry, 5 the crypto registry) in
+/// its low 128 bits, the registry's flags above them.
 /// @dev flags[r]: bit 0 = the pool's LP token is `get_token(pool)` (else the pool itself), bit 1 =
-/// cryptoswap (uint256 coin index, `lp_price`).
+/// cryptoswap (uint256 coin index, `lp_price`), bit 2 = an older registry: the LP token is
+/// `get_lp_token(pool)`, the gauge (on Ethereum) the first of `get_gauges(pool)`.
 contract CurveLens is CurvePools {
     uint256 internal constant MAX_REWARDS = 8;
 
@@ -68,6 +85,8 @@ contract CurveLens is CurvePools {
         address[] feeds;
         address sequencer;
         address[] childGauges;
+        address provider;
+        uint256[] providerIds;
     }
 
     constructor(
@@ -79,9 +98,25 @@ contract CurveLens is CurvePools {
         address[] memory feedKeys,
         address[] memory feeds,
         address sequencer,
-        address[] memory childGauges
+        address[] memory childGauges,
+        address provider,
+        uint256[] memory providerIds
     ) {
-        _run(Args(wallet, registries, flags, maxHeld, crv, feedKeys, feeds, sequencer, childGauges));
+        _run(
+            Args(
+                wallet,
+                registries,
+                flags,
+                maxHeld,
+                crv,
+                feedKeys,
+                feeds,
+                sequencer,
+                childGauges,
+                provider,
+                providerIds
+            )
+        );
     }
 
     function _run(Args memory args) private {
@@ -90,6 +125,12 @@ contract CurveLens is CurvePools {
         uint256 found = 0;
         for (uint256 r = 0; r < args.registries.length; r++) {
             found = _scan(tape, args.registries[r], args.flags[r], args, held, found);
+        }
+        for (uint256 p = 0; p < args.providerIds.length && args.provider != address(0); p++) {
+            uint256 id = args.providerIds[p] & type(uint128).max;
+            bytes memory data = abi.encodeCall(ICurveAddressProvider.get_address, (id));
+            address registry = address(uint160(_word(tape, args.provider, data)));
+            if (registry != address(0)) found = _scan(tape, registry, args.providerIds[p] >> 128, args, held, found);
         }
         uint256 detailed = found < held.length ? found : held.length;
         for (uint256 h = 0; h < detailed; h++) {
@@ -121,8 +162,8 @@ contract CurveLens is CurvePools {
             (address pool, address lp, address gauge, uint256 amount) = _peekPool(registry, flags, i, args);
             if (amount == 0) continue;
             _call(tape, registry, abi.encodeCall(ICurveFactory.pool_list, (i)));
-            if (flags & 1 == 1) _call(tape, registry, abi.encodeCall(ICurveFactory.get_token, (pool)));
-            _recordGauge(tape, registry, pool, lp, args.childGauges);
+            if (flags & 1 == 1) _call(tape, registry, _lpCall(flags, pool));
+            _recordGauge(tape, registry, flags, pool, lp, args.childGauges);
             _call(tape, lp, abi.encodeCall(IERC20.balanceOf, (args.wallet)));
             if (gauge != address(0)) _call(tape, gauge, abi.encodeCall(IERC20.balanceOf, (args.wallet)));
             if (found < held.length) held[found] = Held(pool, lp, gauge, flags, amount);
@@ -139,23 +180,31 @@ contract CurveLens is CurvePools {
         returns (address pool, address lp, address gauge, uint256 amount)
     {
         pool = address(uint160(_peek(registry, ICurveFactory.pool_list.selector, i, true, 0)));
-        lp = flags & 1 == 1
-            ? address(uint160(_peek(registry, ICurveFactory.get_token.selector, uint160(pool), true, 0)))
-            : pool;
-        gauge = _gauge(registry, pool, lp, args.childGauges);
+        bytes4 lpView = flags & 4 == 4 ? ICurveRegistry.get_lp_token.selector : ICurveFactory.get_token.selector;
+        lp = flags & 1 == 1 ? address(uint160(_peek(registry, lpView, uint160(pool), true, 0))) : pool;
+        gauge = _gauge(registry, flags, pool, lp, args.childGauges);
         amount = _peek(lp, IERC20.balanceOf.selector, uint160(args.wallet), true, 0);
         if (gauge != address(0)) amount += _peek(gauge, IERC20.balanceOf.selector, uint160(args.wallet), true, 0);
     }
 
-    /// @dev A pool's gauge as @curvefi/api finds it: the factory's `get_gauge(pool)` on Ethereum;
-    /// elsewhere the child gauge factories' `get_gauge_from_lp_token(lp)`, the first that names one.
-    function _gauge(address registry, address pool, address lp, address[] memory childGauges)
+    /// @dev The LP token's view of a registry with `flags` bit 0: `get_lp_token` (older registry) or `get_token`.
+    function _lpCall(uint256 flags, address pool) private pure returns (bytes memory) {
+        return flags & 4 == 4
+            ? abi.encodeCall(ICurveRegistry.get_lp_token, (pool))
+            : abi.encodeCall(ICurveFactory.get_token, (pool));
+    }
+
+    /// @dev A pool's gauge as @curvefi/api finds it: the factory's `get_gauge(pool)` (an older
+    /// registry's first `get_gauges(pool)`) on Ethereum; elsewhere the child gauge factories'
+    /// `get_gauge_from_lp_token(lp)`, the first that names one.
+    function _gauge(address registry, uint256 flags, address pool, address lp, address[] memory childGauges)
         private
         view
         returns (address gauge)
     {
         if (childGauges.length == 0) {
-            return address(uint160(_peek(registry, ICurveFactory.get_gauge.selector, uint160(pool), true, 0)));
+            bytes4 view_ = flags & 4 == 4 ? ICurveRegistry.get_gauges.selector : ICurveFactory.get_gauge.selector;
+            return address(uint160(_peek(registry, view_, uint160(pool), true, 0)));
         }
         for (uint256 c = 0; c < childGauges.length && gauge == address(0); c++) {
             gauge = address(
@@ -165,12 +214,21 @@ contract CurveLens is CurvePools {
     }
 
     /// @dev The reads of `_gauge`, recorded.
-    function _recordGauge(Tape memory tape, address registry, address pool, address lp, address[] memory childGauges)
-        private
-        view
-    {
+    function _recordGauge(
+        Tape memory tape,
+        address registry,
+        uint256 flags,
+        address pool,
+        address lp,
+        address[] memory childGauges
+    ) private view {
         if (childGauges.length == 0) {
-            _call(tape, registry, abi.encodeCall(ICurveFactory.get_gauge, (pool)));
+            bool older = flags & 4 == 4;
+            _call(
+                tape,
+                registry,
+                older ? abi.encodeCall(ICurveRegistry.get_gauges, (pool)) : abi.encodeCall(ICurveFactory.get_gauge, (pool))
+            );
             return;
         }
         for (uint256 c = 0; c < childGauges.length; c++) {

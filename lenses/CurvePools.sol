@@ -15,6 +15,36 @@ interface ICurvePool {
     function lp_price() external view returns (uint256);
 }
 
+/// @dev The oldest pools' (compound, usdt, y, busd, pax, susd, ren, sbtc): coins indexed by int128.
+interface ICurveLegacyPool {
+    function coins(int128 i) external view returns (address);
+
+    function balances(int128 i) external view returns (uint256);
+}
+
+/// @dev `calc_token_amount(amounts, is_deposit)` in each form: a fixed array of 2, 3 or 4 and the
+/// flag (stableswap, tricrypto, twocrypto-ng), a dynamic array and the flag (stableswap-ng), a
+/// fixed array of 2 alone (the v2 crypto pools).
+interface ICurveTokenAmount2 {
+    function calc_token_amount(uint256[2] calldata amounts, bool is_deposit) external view returns (uint256);
+}
+
+interface ICurveTokenAmount3 {
+    function calc_token_amount(uint256[3] calldata amounts, bool is_deposit) external view returns (uint256);
+}
+
+interface ICurveTokenAmount4 {
+    function calc_token_amount(uint256[4] calldata amounts, bool is_deposit) external view returns (uint256);
+}
+
+interface ICurveTokenAmountNG {
+    function calc_token_amount(uint256[] calldata amounts, bool is_deposit) external view returns (uint256);
+}
+
+interface ICurveCryptoTokenAmount {
+    function calc_token_amount(uint256[2] calldata amounts) external view returns (uint256);
+}
+
 interface ICurveStableSwap {
     function calc_withdraw_one_coin(uint256 burn_amount, int128 i) external view returns (uint256);
 }
@@ -25,9 +55,11 @@ interface ICurveCryptoSwap {
 
 /// @title A Curve pool's share of an LP amount, read alike by CurveLens and ConvexLens
 /// @notice The reads of adapters/curve/figures.py: the LP token's facts and `totalSupply`,
-/// `coins(i)` and `balances(i)` up to the first revert (at most 8), each coin's facts and feed,
+/// `coins(i)` and `balances(i)` up to the first revert (at most 8; by int128 index on the oldest
+/// pools, whose `coins(uint256)` of 0 reverts), each coin's facts and feed,
 /// `calc_withdraw_one_coin` of the amount in each coin (int128 index on stableswap, uint256 on
-/// cryptoswap), `get_virtual_price`, and `lp_price` on cryptoswap.
+/// cryptoswap), the pool's `calc_token_amount` of the share of each coin, `get_virtual_price`,
+/// and `lp_price` on cryptoswap.
 abstract contract CurvePools is Recorder {
     uint256 internal constant MAX_COINS = 8;
     /// @dev The address Curve's ether pools give ether as a coin (no contract: no token facts).
@@ -62,21 +94,80 @@ abstract contract CurvePools is Recorder {
         address[] memory feeds
     ) internal view {
         _tokenInfo(tape, lp);
-        _call(tape, lp, abi.encodeCall(IERC20.totalSupply, ()));
-        for (uint256 i = 0; i < MAX_COINS; i++) {
-            (bool ok, bytes memory ret) = _call(tape, pool, abi.encodeCall(ICurvePool.coins, (i)));
-            if (!ok || ret.length < 32) break;
+        uint256 supply = _word(tape, lp, abi.encodeCall(IERC20.totalSupply, ()));
+        uint256[] memory held = _coins(tape, pool, crypto, amount, feedKeys, feeds);
+        for (uint256 i = 0; i < held.length; i++) {
+            held[i] = supply == 0 ? 0 : (held[i] * amount) / supply;
+        }
+        _tokenAmount(tape, pool, held);
+        _call(tape, pool, abi.encodeCall(ICurvePool.get_virtual_price, ()));
+        if (crypto) _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
+    }
+
+    /// @dev The coins' reads; returns the pool's balance of each (as many as it has coins).
+    function _coins(
+        Tape memory tape,
+        address pool,
+        bool crypto,
+        uint256 amount,
+        address[] memory feedKeys,
+        address[] memory feeds
+    ) private view returns (uint256[] memory found) {
+        found = new uint256[](MAX_COINS);
+        (bool ok, bytes memory ret) = _call(tape, pool, abi.encodeCall(ICurvePool.coins, (0)));
+        bool legacy = !ok || ret.length < 32;
+        if (legacy) (ok, ret) = _call(tape, pool, abi.encodeCall(ICurveLegacyPool.coins, (int128(0))));
+        uint256 n = 0;
+        while (ok && ret.length >= 32) {
             address coin = abi.decode(ret, (address));
-            _call(tape, pool, abi.encodeCall(ICurvePool.balances, (i)));
+            found[n] = _word(
+                tape,
+                pool,
+                legacy
+                    ? abi.encodeCall(ICurveLegacyPool.balances, (int128(int256(n))))
+                    : abi.encodeCall(ICurvePool.balances, (n))
+            );
             if (coin != NATIVE) _tokenInfo(tape, coin);
             _feed(tape, _lookup(coin, feedKeys, feeds));
             if (crypto) {
-                _call(tape, pool, abi.encodeCall(ICurveCryptoSwap.calc_withdraw_one_coin, (amount, i)));
+                _call(tape, pool, abi.encodeCall(ICurveCryptoSwap.calc_withdraw_one_coin, (amount, n)));
             } else {
-                _call(tape, pool, abi.encodeCall(ICurveStableSwap.calc_withdraw_one_coin, (amount, int128(int256(i)))));
+                _call(tape, pool, abi.encodeCall(ICurveStableSwap.calc_withdraw_one_coin, (amount, int128(int256(n)))));
             }
+            if (++n == MAX_COINS) break;
+            (ok, ret) = _call(
+                tape,
+                pool,
+                legacy
+                    ? abi.encodeCall(ICurveLegacyPool.coins, (int128(int256(n))))
+                    : abi.encodeCall(ICurvePool.coins, (n))
+            );
         }
-        _call(tape, pool, abi.encodeCall(ICurvePool.get_virtual_price, ()));
-        if (crypto) _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
+        assembly {
+            mstore(found, n)
+        }
+    }
+
+    /// @dev `calc_token_amount(held, false)` by the first form the pool answers, as
+    /// adapters/curve/contracts.py's token_amount_views tries them: a fixed array and the flag
+    /// (2 to 4 coins), a dynamic array and the flag, a fixed array of 2 alone.
+    function _tokenAmount(Tape memory tape, address pool, uint256[] memory held) private view {
+        uint256 n = held.length;
+        if (n == 2 && _answers(tape, pool, abi.encodeCall(ICurveTokenAmount2.calc_token_amount, ([held[0], held[1]], false)))) return;
+        if (n == 3) {
+            uint256[3] memory three = [held[0], held[1], held[2]];
+            if (_answers(tape, pool, abi.encodeCall(ICurveTokenAmount3.calc_token_amount, (three, false)))) return;
+        }
+        if (n == 4) {
+            uint256[4] memory four = [held[0], held[1], held[2], held[3]];
+            if (_answers(tape, pool, abi.encodeCall(ICurveTokenAmount4.calc_token_amount, (four, false)))) return;
+        }
+        if (_answers(tape, pool, abi.encodeCall(ICurveTokenAmountNG.calc_token_amount, (held, false)))) return;
+        if (n == 2) _call(tape, pool, abi.encodeCall(ICurveCryptoTokenAmount.calc_token_amount, ([held[0], held[1]])));
+    }
+
+    function _answers(Tape memory tape, address pool, bytes memory data) private view returns (bool) {
+        (bool ok, bytes memory ret) = _call(tape, pool, data);
+        return ok && ret.length >= 32;
     }
 }

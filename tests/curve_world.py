@@ -4,8 +4,11 @@
 A stableswap-ng factory with a USDC/crvUSD pool (its own LP token) whose gauge holds CRV and an
 extra reward for the wallets, and two pools no one here holds; a v2 crypto factory with a
 WETH/CRV pool whose LP token is a contract of its own (`get_token`); an empty twocrypto-ng factory.
-The `lp` wallet holds LP of both pools and has some of the stable pool's staked; the `staker`
-holds the stable pool's LP staked only; `empty` holds nothing.
+An AddressProvider naming a main registry (id 0) with a legacy pool of the oldest kind (coins by
+int128 index, its LP token and gauge contracts of their own) and a crypto registry (id 5) with a
+three-coin crypto pool (its own LP token, no gauge).
+The `lp` wallet holds LP of all four pools and has some of the stable and the legacy pool's
+staked; the `staker` holds the stable pool's LP staked only; `empty` holds nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ STABLE = {
     "rates": [1_003_000, 1_004_100_000_000_000_000],
 }
 """The stable pool: coin balances, LP supply, get_virtual_price, and calc_withdraw_one_coin's
-coin per LP (in the coin's units per 1e18 LP)."""
+coin per LP (in the coin's units per 1e18 LP). Its calc_token_amount takes a dynamic array
+(stableswap-ng's plain pools'), the crypto pool's a fixed one without the deposit flag (the v2
+crypto pools'), the registries' pools' a fixed one and the flag."""
 CRYPTO = {
     "balances": [1_200 * E18, 8_000_000 * E18],
     "supply": 98_000 * E18,
@@ -37,6 +42,26 @@ CRYPTO = {
     "lp_price": 73_400_000_000_000_000,
     "rates": [24_100_000_000_000_000, 160_500 * E18 // 1000],
 }
+LEGACY = {
+    "balances": [2_500_000 * 10**6, 2_400_000 * E18],
+    "supply": 4_880_000 * E18,
+    "virtual": 1_024_500_000_000_000_000,
+    "rates": [1_020_000, 1_021_500_000_000_000_000],
+}
+"""The main registry's pool, of the oldest kind (coins by int128 index), its LP token a contract
+of its own and its gauge the registry's `get_gauges`."""
+TRICRYPTO = {
+    "balances": [9_000_000 * 10**6, 3_000 * E18, 20_000_000 * E18],
+    "supply": 27_000 * E18,
+    "virtual": 1_040_000_000_000_000_000,
+    "lp_price": 1_000 * E18,
+    "rates": [995_000_000, 331_000_000_000_000_000, 2_210 * E18],
+}
+"""The crypto registry's pool (tricrypto2's shape: uint256 indices, an LP token and a gauge of its own)."""
+REGISTRY_HOLDINGS = {"legacy": 2_000 * E18, "legacy_staked": 1_500 * E18, "tricrypto": 40 * E18}
+"""The `lp` wallet's LP in the registries' pools (held, staked in the legacy pool's gauge)."""
+LEGACY_CLAIMABLE = 17 * E18
+"""CRV the `lp` wallet can claim from the legacy pool's gauge."""
 HOLDINGS = {
     "lp": {"stable": 12_345 * E18, "staked": 5_000 * E18, "crypto": 321 * E18},
     "staker": {"stable": 0, "staked": 777 * E18, "crypto": 0},
@@ -63,12 +88,20 @@ class CurveWorld:
     crypto: str = ""
     crypto_lp: str = ""
     gauge: str = ""
+    provider: str = ""
+    registries: dict[str, str] = field(default_factory=dict)
+    older: dict[str, str] = field(default_factory=dict)
+    """The older registries' pools: legacy (its LP token legacy_lp, gauge legacy_gauge), tricrypto (tricrypto_lp)."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {
             str(self.node.chain_id): {
                 "name": "anvil devnet",
-                "curve": {"crv": self.tokens["CRV"], "factories": dict(self.factories)},
+                "curve": {
+                    "crv": self.tokens["CRV"],
+                    "factories": dict(self.factories),
+                    "addressProvider": self.provider,
+                },
                 "priceFeeds": self.price_feeds(),
             }
         }
@@ -111,6 +144,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
     node.send(world.factories["crypto_factory"], "add(address,address,address)", world.crypto, world.crypto_lp, zero)
     _pool(node, world.stable, [world.tokens["USDC"], world.tokens["crvUSD"]], STABLE)
     _pool(node, world.crypto, [world.tokens["WETH"], world.tokens["CRV"]], CRYPTO)
+    node.send(world.stable, "setTokenAmount(uint256,address)", 2, "0x" + "00" * 20)
+    node.send(world.crypto, "setTokenAmount(uint256,address)", 3, world.crypto_lp)
     node.send(world.crypto, "setPrices(uint256,uint256)", CRYPTO["virtual"], CRYPTO["lp_price"])
     node.send(world.gauge, "addReward(address)", world.tokens["EXTRA"])
     for role, holding in HOLDINGS.items():
@@ -124,7 +159,44 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
         node.send(world.gauge, "setReward(address,address,uint256)", world.tokens["EXTRA"], wallet, extra)
     for token, supply in ((world.stable, STABLE["supply"]), (world.crypto_lp, CRYPTO["supply"])):
         node.send(token, "mint(address,uint256)", node.accounts[0], supply - node.call(token, "totalSupply()"))
+    _registries(node, world)
     return world
+
+
+def _registries(node: Anvil, world: CurveWorld) -> None:
+    """The AddressProvider's main registry (id 0) with the legacy pool and its crypto registry
+    (id 5) with the tricrypto pool, each with an LP token and a gauge of its own."""
+    artifacts = compile_all()
+    world.provider = node.deploy(artifacts["TestCurveAddressProvider"])
+    for i, name in ((0, "main_registry"), (5, "crypto_registry")):
+        world.registries[name] = node.deploy(artifacts["TestCurveRegistry"])
+        node.send(world.provider, "set(uint256,address)", i, world.registries[name])
+    pools, mint = world.older, "mint(address,uint256)"
+    for name, crypto, lp_name, symbol in (
+        ("legacy", False, "Curve.fi USDC/crvUSD", "crvLEGACY"),
+        ("tricrypto", True, "Curve.fi USD-WETH-CRV", "crv3crypto"),
+    ):
+        pools[name] = node.deploy(artifacts["TestCurvePool"], ["string", "string", "bool"], [name, "-", crypto])
+        lp_types = ["string", "string", "address"]
+        pools[f"{name}_lp"] = node.deploy(artifacts["TestCurveLpToken"], lp_types, [lp_name, symbol, pools[name]])
+    pools["legacy_gauge"] = node.deploy(artifacts["TestCurveGauge"])
+    node.send(pools["legacy"], "setLegacy()")
+    add, zero = "add(address,address,address)", "0x" + "00" * 20
+    node.send(world.registries["main_registry"], add, pools["legacy"], pools["legacy_lp"], pools["legacy_gauge"])
+    node.send(world.registries["crypto_registry"], add, pools["tricrypto"], pools["tricrypto_lp"], zero)
+    usdc, crvusd, weth, crv = (world.tokens[name] for name in ("USDC", "crvUSD", "WETH", "CRV"))
+    _pool(node, pools["legacy"], [usdc, crvusd], LEGACY)
+    _pool(node, pools["tricrypto"], [usdc, weth, crv], TRICRYPTO)
+    for name in ("legacy", "tricrypto"):
+        node.send(pools[name], "setTokenAmount(uint256,address)", 1, pools[f"{name}_lp"])
+    wallet, held = world.wallets["lp"], REGISTRY_HOLDINGS
+    node.send(pools["legacy_lp"], mint, wallet, held["legacy"])
+    node.send(pools["legacy_lp"], mint, pools["legacy_gauge"], held["legacy_staked"])
+    node.send(pools["legacy_gauge"], mint, wallet, held["legacy_staked"])
+    node.send(pools["legacy_gauge"], "setClaimable(address,uint256)", wallet, LEGACY_CLAIMABLE)
+    node.send(pools["tricrypto_lp"], mint, wallet, held["tricrypto"])
+    for token, supply in ((pools["legacy_lp"], LEGACY["supply"]), (pools["tricrypto_lp"], TRICRYPTO["supply"])):
+        node.send(token, mint, node.accounts[0], supply - node.call(token, "totalSupply()"))
 
 
 def _pool(node: Anvil, pool: str, coins: list[str], values: dict[str, Any]) -> None:

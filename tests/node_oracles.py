@@ -23,7 +23,9 @@ import json
 import re
 import subprocess
 import tarfile
+import tempfile
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from tests.evm import ROOT, SDKS
@@ -192,3 +194,59 @@ def curve_aliases() -> dict[str, dict[str, str]]:
     }
     chains = re.findall(r"\n    (\d+): \{\n        NAME: '\w+',\n        ALIASES: (ALIASES_\w+),", source)
     return {chain: blocks[name] for chain, name in chains}
+
+
+CURVE_POOLS_SCRIPT = """
+const chains = JSON.parse(process.argv[2]);
+const found = {};
+for (const [chain, [file, name]] of Object.entries(chains)) {
+  const pools = (await import("./lib/constants/pools/" + file))[name];
+  found[chain] = Object.fromEntries(Object.entries(pools).map(([id, pool]) => [id, {
+    swap: pool.swap_address, token: pool.token_address, gauge: pool.gauge_address || null,
+    crypto: Boolean(pool.is_crypto), lending: Boolean(pool.is_lending), meta: Boolean(pool.is_meta),
+    coins: pool.wrapped_coin_addresses, underlying: pool.underlying_coin_addresses,
+    abi: (pool.swap_abi || []).filter((e) => e.type === "function")
+      .map((e) => e.name + "(" + e.inputs.map((i) => i.type).join(",") + ")"),
+  }]));
+}
+process.stdout.write(JSON.stringify(found));
+"""
+CURVE_POOLS_FILES = {
+    "1": ("ethereum.js", "POOLS_DATA_ETHEREUM"),
+    "10": ("optimism.js", "POOLS_DATA_OPTIMISM"),
+    "137": ("polygon.js", "POOLS_DATA_POLYGON"),
+    "42161": ("arbitrum.js", "POOLS_DATA_ARBITRUM"),
+    "43114": ("avalanche.js", "POOLS_DATA_AVALANCHE"),
+    "56": ("bsc.js", "POOLS_DATA_BSC"),
+    "146": ("sonic.js", "POOLS_DATA_SONIC"),
+    "8453": ("base.js", "POOLS_DATA_BASE"),
+}
+"""@curvefi/api's hand lists of the pools no factory lists (POOLS_DATA), by served chain."""
+
+
+@cache
+def curve_pools_data() -> dict[str, dict[str, dict[str, Any]]]:
+    """@curvefi/api's POOLS_DATA of each served chain (CURVE_POOLS_FILES): by pool id, its swap
+    (pool), LP token and gauge addresses, is_crypto/is_lending/is_meta, its coins (wrapped and
+    underlying) and its swap ABI's function signatures. Its pools/*.js files and ABIs are run from
+    the pinned tarball with their one helper (lowerCasePoolDataAddresses, which imports ethers)
+    stubbed as lowercasing nothing: the addresses come as the package spells them."""
+    files = pack(CURVE)
+    with tempfile.TemporaryDirectory(prefix="curvefi-api-") as root:
+        for path, data in files.items():
+            if path.startswith(("lib/constants/pools/", "lib/constants/abis/")):
+                target = Path(root) / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        stub = "export const lowerCasePoolDataAddresses = (pools) => pools;\n"
+        (Path(root) / "lib" / "constants" / "utils.js").write_text(stub)
+        (Path(root) / "package.json").write_text('{"type": "module"}')
+        script = Path(root) / "pools.mjs"
+        script.write_text(CURVE_POOLS_SCRIPT)
+        done = subprocess.run(
+            ["node", str(script), json.dumps(CURVE_POOLS_FILES)], capture_output=True, text=True, timeout=120
+        )
+    if done.returncode:
+        raise RuntimeError(f"POOLS_DATA could not be read: {done.stderr[-2000:]}")
+    found: dict[str, dict[str, dict[str, Any]]] = json.loads(done.stdout)
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from pathlib import Path
 
 from adapters.curve import contracts, figures, positions
 from tests import curve_world as C
@@ -19,7 +20,7 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
   data {{ ... on CurveWalletPositions {{ protocol walletAddress chainId blockNumber warnings {{ code message target }}
     curvePositions {{ pool kind factory lpToken {TOKEN} lpBalance gauge stakedBalance totalSupply share
       coins {{ token {TOKEN} poolBalance amount amountUsd withdrawOneCoin }}
-      valueUsd virtualPrice lpPrice claimableCrv claimableCrvUsd
+      valueUsd virtualPrice lpPrice lpForCoins claimableCrv claimableCrvUsd
       rewards {{ token {TOKEN} claimable claimableUsd }} }} }} }}
   errors {{ error {{ code message }} }} }} }}"""
 
@@ -59,56 +60,126 @@ def expected(world, pool: dict, names: list[str], amount: int) -> tuple[list[dic
     return coins, float(total)
 
 
+def token_amount(values: dict, amount: int) -> int:
+    """The test pool's calc_token_amount of the share of each coin of `amount` LP (the mean of
+    amount_i x totalSupply / balance_i, tests/contracts/TestCurve.sol)."""
+    supply, balances = values["supply"], values["balances"]
+    return sum(balance * amount // supply * supply // balance for balance in balances) // len(balances)
+
+
+def position(world, values: dict, names: list[str], lp: dict, held: int, staked: int, **facts) -> dict:
+    """The position expected of a pool of `values` (tests/curve_world.py) with coins `names`, LP
+    token `lp`, `held` LP and `staked` LP; `facts`: pool, kind, factory, gauge, and the gauge's
+    claimableCrv and rewards where it has any."""
+    amount = held + staked
+    coins, value = expected(world, values, names, amount)
+    crv = facts.pop("crv", 0)
+    return {
+        "pool": facts["pool"],
+        "kind": facts["kind"],
+        "factory": facts["factory"],
+        "lpToken": {**lp, "decimals": 18},
+        "lpBalance": str(held),
+        "gauge": facts.get("gauge"),
+        "stakedBalance": str(staked),
+        "totalSupply": str(values["supply"]),
+        "share": float(Fraction(amount, values["supply"])),
+        "coins": coins,
+        "valueUsd": value,
+        "virtualPrice": str(values["virtual"]),
+        "lpPrice": str(values["lp_price"]) if "lp_price" in values else None,
+        "lpForCoins": str(token_amount(values, amount)),
+        "claimableCrv": str(crv),
+        "claimableCrvUsd": float(usd("CRV", crv)),
+        "rewards": facts.get("rewards", []),
+    }
+
+
 async def test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake(world_client, world):
     """Both pools' shares of each coin as balances(i) x LP / totalSupply (held + staked), each
-    held against the pool's calc_withdraw_one_coin; the gauge's CRV and extra reward."""
-    wallet = world.wallets["lp"]
-    entry = await answer(world_client, wallet)
+    held against the pool's calc_withdraw_one_coin; the gauge's CRV and extra reward. Then the
+    pools of the older registries the AddressProvider names (registry_positions)."""
+    entry = await answer(world_client, world.wallets["lp"])
     holding = C.HOLDINGS["lp"]
-    stable_amount = holding["stable"] + holding["staked"]
-    stable_coins, stable_usd = expected(world, C.STABLE, ["USDC", "crvUSD"], stable_amount)
-    crypto_coins, crypto_usd = expected(world, C.CRYPTO, ["WETH", "CRV"], holding["crypto"])
     crv, extra = C.CLAIMABLE["lp"]
+    stable_lp = {"address": world.stable, "symbol": "USDCcrvUSD", "name": "USDC/crvUSD"}
+    crypto_lp = {"address": world.crypto_lp, "symbol": "crvCRVETH", "name": "Curve WETH-CRV"}
+    reward = {"token": token(world, "EXTRA"), "claimable": str(extra), "claimableUsd": float(usd("EXTRA", extra))}
     assert entry["curvePositions"] == [
-        {
-            "pool": world.stable,
-            "kind": "stableswap-ng",
-            "factory": world.factories["stable_ng_factory"],
-            "lpToken": {"address": world.stable, "symbol": "USDCcrvUSD", "name": "USDC/crvUSD", "decimals": 18},
-            "lpBalance": str(holding["stable"]),
-            "gauge": world.gauge,
-            "stakedBalance": str(holding["staked"]),
-            "totalSupply": str(C.STABLE["supply"]),
-            "share": float(Fraction(stable_amount, C.STABLE["supply"])),
-            "coins": stable_coins,
-            "valueUsd": stable_usd,
-            "virtualPrice": str(C.STABLE["virtual"]),
-            "lpPrice": None,
-            "claimableCrv": str(crv),
-            "claimableCrvUsd": float(usd("CRV", crv)),
-            "rewards": [
-                {"token": token(world, "EXTRA"), "claimable": str(extra), "claimableUsd": float(usd("EXTRA", extra))}
-            ],
-        },
-        {
-            "pool": world.crypto,
-            "kind": "cryptoswap",
-            "factory": world.factories["crypto_factory"],
-            "lpToken": {"address": world.crypto_lp, "symbol": "crvCRVETH", "name": "Curve WETH-CRV", "decimals": 18},
-            "lpBalance": str(holding["crypto"]),
-            "gauge": None,
-            "stakedBalance": "0",
-            "totalSupply": str(C.CRYPTO["supply"]),
-            "share": float(Fraction(holding["crypto"], C.CRYPTO["supply"])),
-            "coins": crypto_coins,
-            "valueUsd": crypto_usd,
-            "virtualPrice": str(C.CRYPTO["virtual"]),
-            "lpPrice": str(C.CRYPTO["lp_price"]),
-            "claimableCrv": "0",
-            "claimableCrvUsd": 0.0,
-            "rewards": [],
-        },
+        position(
+            world,
+            C.STABLE,
+            ["USDC", "crvUSD"],
+            stable_lp,
+            holding["stable"],
+            holding["staked"],
+            pool=world.stable,
+            kind="stableswap-ng",
+            factory=world.factories["stable_ng_factory"],
+            gauge=world.gauge,
+            crv=crv,
+            rewards=[reward],
+        ),
+        position(
+            world,
+            C.CRYPTO,
+            ["WETH", "CRV"],
+            crypto_lp,
+            holding["crypto"],
+            0,
+            pool=world.crypto,
+            kind="cryptoswap",
+            factory=world.factories["crypto_factory"],
+        ),
+        *registry_positions(world),
     ]
+
+
+def registry_positions(world) -> list[dict]:
+    """The `lp` wallet's positions in the pools of the older registries the AddressProvider
+    names: the main registry's legacy pool (coins by int128, its LP token and gauge of its own,
+    found by `get_lp_token` and `get_gauges`) and the crypto registry's tricrypto pool."""
+    held, older = C.REGISTRY_HOLDINGS, world.older
+    legacy_lp = {"address": older["legacy_lp"], "symbol": "crvLEGACY", "name": "Curve.fi USDC/crvUSD"}
+    tri_lp = {"address": older["tricrypto_lp"], "symbol": "crv3crypto", "name": "Curve.fi USD-WETH-CRV"}
+    return [
+        position(
+            world,
+            C.LEGACY,
+            ["USDC", "crvUSD"],
+            legacy_lp,
+            held["legacy"],
+            held["legacy_staked"],
+            pool=older["legacy"],
+            kind="stableswap",
+            factory=world.registries["main_registry"],
+            gauge=older["legacy_gauge"],
+            crv=C.LEGACY_CLAIMABLE,
+        ),
+        position(
+            world,
+            C.TRICRYPTO,
+            ["USDC", "WETH", "CRV"],
+            tri_lp,
+            held["tricrypto"],
+            0,
+            pool=older["tricrypto"],
+            kind="cryptoswap",
+            factory=world.registries["crypto_registry"],
+        ),
+    ]
+
+
+async def test_lp_for_coins_is_the_wallets_lp_again(world_client, world):
+    """The cross-check: each pool's own calc_token_amount(the wallet's share of each coin, false)
+    (in whichever of its forms the pool has: a dynamic array, a fixed one without the flag, a fixed
+    one with it) is the wallet's LP (held + staked) again, less the rounding of each coin's amount
+    down (under one unit of the coin: totalSupply / poolBalance LP)."""
+    entry = await answer(world_client, world.wallets["lp"])
+    for found in entry["curvePositions"]:
+        lp = int(found["lpBalance"]) + int(found["stakedBalance"])
+        rounding = sum(int(found["totalSupply"]) // int(coin["poolBalance"]) + 1 for coin in found["coins"])
+        assert 0 <= lp - int(found["lpForCoins"]) <= rounding, found["pool"]
 
 
 async def test_a_stake_alone_is_a_position_and_claimable_tokens_is_called_as_it_writes(world_client, world):
@@ -153,36 +224,72 @@ PUBLISHED = {
     "REWARD_COUNT": ("gauge_v4.json", "gauge_v5.json"),
     "REWARD_TOKENS": ("gauge_v2.json", "gauge_v4.json", "gauge_v5.json"),
     "CLAIMABLE_REWARD": ("gauge_v4.json", "gauge_v5.json"),
+    "CALC_TOKEN_AMOUNT_2": ("steth/swap.json", "factory-twocrypto/factory-twocrypto-pool.json", "compound/swap.json"),
+    "CALC_TOKEN_AMOUNT_3": ("3pool/swap.json", "tricrypto2/swap.json", "factory-tricrypto/factory-tricrypto-pool.json"),
+    "CALC_TOKEN_AMOUNT_4": ("busd/swap.json", "factory-v2/Plain4Balances.json"),
+    "CALC_TOKEN_AMOUNT_NG": ("factory-stable-ng/plain-stableswap-ng.json",),
+    "CALC_TOKEN_AMOUNT_CRYPTO_2": ("factory-crypto/factory-crypto-pool-2.json", "crveth/swap.json"),
+    "COINS_INT128": ("compound/swap.json", "usdt/swap.json", "ren/swap.json", "sbtc/swap.json"),
+    "BALANCES_INT128": ("compound/swap.json", "usdt/swap.json", "ren/swap.json", "sbtc/swap.json"),
 }
 """Each function the adapter calls -> @curvefi/api ABIs (lib/constants/abis/) that declare it."""
+REGISTRY_ABI = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())
+"""The AddressProvider's and the older registries' functions as Curve's own ABIs declare them
+(curvefi/metaregistry at a commit the file names; @curvefi/api publishes none)."""
+REGISTRY_PUBLISHED = {
+    "GET_ADDRESS": ("AddressProvider",),
+    "GET_LP_TOKEN": ("MainRegistry", "CryptoRegistry"),
+    "GET_GAUGES": ("MainRegistry", "CryptoRegistry"),
+    "POOL_COUNT": ("MainRegistry", "CryptoRegistry"),
+    "POOL_LIST": ("MainRegistry", "CryptoRegistry"),
+}
 
 
 def test_the_adapter_reads_curves_published_abis():
     functions = {**functions_of(contracts), **functions_of(figures), **functions_of(positions)}
-    assert set(functions) == set(PUBLISHED)
+    assert set(functions) == set(PUBLISHED) | set(REGISTRY_PUBLISHED)
     for name, function in functions.items():
-        for path in PUBLISHED[name]:
+        for path in PUBLISHED.get(name, ()):
             assert curve_abi(path)[function.signature] == list(function.output_types), (name, path)
+        for contract in REGISTRY_PUBLISHED.get(name, ()):
+            assert REGISTRY_ABI["functions"][contract][function.signature] == list(function.output_types), name
 
 
 def test_the_scan_costs_about_16_500_gas_a_pool(world):
     """The lens's scan of a factory whose every pool has a gauge, for a wallet that holds none:
     pool_list, get_gauge and two balanceOf per pool, each to a contract not touched before. Under
     20,000 gas a pool, 2,500 pools stay under geth's default eth_call cap of 50 M gas
-    (docs/protocols/curve.md#the-scan)."""
+    (docs/protocols/curve.md#the-scan). An older registry's pool (the AddressProvider's main
+    registry: get_lp_token, get_gauges' ten gauges and ten types, an LP token of its own) costs
+    more, under 25,000."""
     node, artifacts = world.node, C.compile_all()
     factory = node.deploy(artifacts["TestCurveFactory"])
+    registry = node.deploy(artifacts["TestCurveRegistry"])
+    provider = node.deploy(artifacts["TestCurveAddressProvider"])
 
-    def gas() -> int:
-        code = contracts.LENS.initcode(node.accounts[5], [factory], [0], 32, world.tokens["CRV"], [], [], ZERO, [])
+    def gas(registries: list[str], through: str) -> int:
+        ids = contracts.provider_ids()[:1] if through != ZERO else []
+        code = contracts.LENS.initcode(
+            node.accounts[5], registries, [0] * len(registries), 32, world.tokens["CRV"], [], [], ZERO, [], through, ids
+        )
         return int(node.rpc("eth_estimateGas", {"data": "0x" + code.hex()}), 16)
 
-    empty, pools = gas(), 60
+    def token() -> str:
+        return node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["t", "t", 18])
+
+    empty, pools = gas([factory], ZERO), 60
     for _ in range(pools):
-        pool, gauge = (node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["t", "t", 18]) for _ in "pg")
+        pool, gauge = token(), token()
         node.send(factory, "add(address,address,address)", pool, pool, gauge)
-    per_pool = (gas() - empty) / pools
+    per_pool = (gas([factory], ZERO) - empty) / pools
     assert 10_000 < per_pool < 20_000, per_pool
+    node.send(provider, "set(uint256,address)", 0, registry)
+    empty = gas([], provider)
+    for _ in range(pools):
+        node.send(registry, "add(address,address,address)", token(), token(), token())
+    per_registry_pool = (gas([], provider) - empty) / pools
+    assert per_pool < per_registry_pool < 25_000, per_registry_pool
+    print(f"gas a pool: factory {per_pool:.0f}, older registry {per_registry_pool:.0f}")
 
 
 async def test_a_factory_that_fails_is_named_and_the_others_answer(aiohttp_client, keys_file, api_key, world, tmp_path):
@@ -197,20 +304,27 @@ async def test_a_factory_that_fails_is_named_and_the_others_answer(aiohttp_clien
     found = await query_positions(api, QUERY, "curve", [world.wallets["lp"]], 31337)
     (entry,) = found["data"]
     assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("PART_UNREADABLE", broken)]
-    assert [p["pool"] for p in entry["curvePositions"]] == [world.stable, world.crypto]
+    assert [p["pool"] for p in entry["curvePositions"]] == [
+        world.stable,
+        world.crypto,
+        world.older["legacy"],
+        world.older["tricrypto"],
+    ]
 
 
 async def test_off_ethereum_gauges_are_the_child_gauge_factories(aiohttp_client, keys_file, api_key, world, tmp_path):
     """With child gauge factories listed (every chain but Ethereum), a pool's gauge is the first
     one's `get_gauge_from_lp_token(lp)` that names one, as @curvefi/api finds it, not the pool
-    factory's `get_gauge`: here the stable pool's from the old factory, the crypto pool's from
-    the new one."""
+    factory's `get_gauge` (nor the older registry's `get_gauges`): here the stable pool's and the
+    legacy pool's from the old factory, the crypto pool's from the new one; the tricrypto pool
+    has none."""
     node, artifacts = world.node, C.compile_all()
     new, old = (node.deploy(artifacts["TestChildGaugeFactory"]) for _ in "no")
     child_gauge = node.deploy(artifacts["TestCurveGauge"])
     node.send(child_gauge, "mint(address,uint256)", world.wallets["lp"], 7 * C.E18)
     node.send(new, "set(address,address)", world.crypto_lp, child_gauge)
     node.send(old, "set(address,address)", world.stable, world.gauge)
+    node.send(old, "set(address,address)", world.older["legacy_lp"], world.older["legacy_gauge"])
     data = world.addresses_override()
     section = data[str(node.chain_id)]["curve"]
     section["childGaugeFactories"] = {"child_gauge_factory": new, "child_gauge_factory_old": old}
@@ -222,6 +336,8 @@ async def test_off_ethereum_gauges_are_the_child_gauge_factories(aiohttp_client,
     assert found == [
         (world.stable, world.gauge, str(C.HOLDINGS["lp"]["staked"])),
         (world.crypto, child_gauge, str(7 * C.E18)),
+        (world.older["legacy"], world.older["legacy_gauge"], str(C.REGISTRY_HOLDINGS["legacy_staked"])),
+        (world.older["tricrypto"], None, "0"),
     ]
 
 

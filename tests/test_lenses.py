@@ -204,6 +204,14 @@ PUBLISHED = {
     "ICurveGauge": ("curve:gauge_v4.json", "curve:gauge_v5.json"),
     "ICurveLpToken": ("curve:curve_lp_token_v5.json",),
     "IChildGaugeFactory": ("curve:gauge_factory/child_gauge_factory.json",),
+    "ICurveTokenAmount2": ("curve:steth/swap.json", "curve:factory-twocrypto/factory-twocrypto-pool.json"),
+    "ICurveTokenAmount3": ("curve:3pool/swap.json", "curve:tricrypto2/swap.json"),
+    "ICurveTokenAmount4": ("curve:busd/swap.json", "curve:factory-v2/Plain4Balances.json"),
+    "ICurveTokenAmountNG": ("curve:factory-stable-ng/plain-stableswap-ng.json",),
+    "ICurveCryptoTokenAmount": ("curve:factory-crypto/factory-crypto-pool-2.json", "curve:crveth/swap.json"),
+    "ICurveLegacyPool": ("curve:compound/swap.json", "curve:usdt/swap.json", "curve:ren/swap.json"),
+    "ICurveRegistry": ("curve-registry:MainRegistry", "curve-registry:CryptoRegistry"),
+    "ICurveAddressProvider": ("curve-registry:AddressProvider",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in
 at least one, with the same output types in every one that has it (Aave's Pool: v3.0's
@@ -305,6 +313,9 @@ def published_abis() -> dict[str, Signatures]:
         found[source] = {signature: tuple(outputs) for signature, outputs in curve_abi(source[6:]).items()}
     dfs = defisaver_abi("DFSProxyRegistry")
     found["defisaver:DFSProxyRegistry"] = {signature: tuple(outputs) for signature, outputs in dfs.items()}
+    curve_registries = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())["functions"]
+    for contract, functions in curve_registries.items():
+        found[f"curve-registry:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
     eigenlayer = json.loads((Path(__file__).parent / "eigenlayer_abi.json").read_text())["functions"]
     for contract, functions in eigenlayer.items():
         found[f"eigenlayer:{contract}"] = {signature: tuple(f["outputs"]) for signature, f in functions.items()}

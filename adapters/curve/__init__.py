@@ -1,1 +1,1 @@
-"""Curve: LP positions in the pools of Curve's factories, gauge stakes and their claimables."""
+"""Curve: LP positions in the pools of Curve's factories and older registries, gauge stakes and their claimables."""

@@ -6,12 +6,15 @@ Curve's contracts are Vyper and name no outputs, so neither do these. The factor
 lib/constants/abis/factory*.json; the pools' views are its pool ABIs (stableswap's
 `calc_withdraw_one_coin` indexes coins by int128, cryptoswap's by uint256); the gauges' its
 gauge_v4/v5.json (`claimable_tokens` is declared a view there but writes on LiquidityGauge
-v1-v4, so it is read by a call that may write: aggregate3 or the lens's last calls).
+v1-v4, so it is read by a call that may write: aggregate3 or the lens's last calls); the oldest
+pools' `coins(int128)`/`balances(int128)` its compound/usdt/ren/sbtc swap.json. The
+AddressProvider's `get_address` and the older registries' `get_lp_token`/`get_gauges` are in no
+@curvefi/api ABI: curvefi/metaregistry's (tests/curve_registry_abi.json records them).
 """
 
 from __future__ import annotations
 
-from addresses import CurveAddresses, CurveFactory
+from addresses import CURVE_REGISTRY_IDS, CurveAddresses, CurveFactory
 from chain.abi import Function
 from chain.lens import Lens
 
@@ -30,6 +33,16 @@ CLAIMABLE_TOKENS = Function("claimable_tokens(address)", "33134583", ("uint256",
 REWARD_COUNT = Function("reward_count()", "963c94b9", ("uint256",))
 REWARD_TOKENS = Function("reward_tokens(uint256)", "54c49fe9", ("address",))
 CLAIMABLE_REWARD = Function("claimable_reward(address,address)", "33fd6f74", ("uint256",))
+GET_ADDRESS = Function("get_address(uint256)", "493f4f74", ("address",))
+GET_LP_TOKEN = Function("get_lp_token(address)", "37951049", ("address",))
+GET_GAUGES = Function("get_gauges(address)", "56059ffb", ("address[10]", "int128[10]"))
+CALC_TOKEN_AMOUNT_2 = Function("calc_token_amount(uint256[2],bool)", "ed8e84f3", ("uint256",))
+CALC_TOKEN_AMOUNT_3 = Function("calc_token_amount(uint256[3],bool)", "3883e119", ("uint256",))
+CALC_TOKEN_AMOUNT_4 = Function("calc_token_amount(uint256[4],bool)", "cf701ff7", ("uint256",))
+CALC_TOKEN_AMOUNT_NG = Function("calc_token_amount(uint256[],bool)", "3db06dd8", ("uint256",))
+CALC_TOKEN_AMOUNT_CRYPTO_2 = Function("calc_token_amount(uint256[2])", "8d8ea727", ("uint256",))
+COINS_INT128 = Function("coins(int128)", "23746eb8", ("address",))
+BALANCES_INT128 = Function("balances(int128)", "065a80d8", ("uint256",))
 
 MAX_COINS = 8
 """A Curve pool has at most 8 coins: `coins(i)` is read up to its first revert, at most this many."""
@@ -39,22 +52,69 @@ MAX_HELD = 32
 """Held pools whose details the lens reads; any more are read in rounds."""
 CRYPTO_KINDS = frozenset({"cryptoswap", "twocrypto-ng", "tricrypto-ng"})
 """Pools whose coins are indexed by uint256 and which have `lp_price`."""
+REGISTRY_NAMES = frozenset(name for name, _ in CURVE_REGISTRY_IDS.values())
+"""The older registries (the AddressProvider's), whose pools have an LP token of their own
+(`get_lp_token(pool)`) and, on Ethereum, their gauge in `get_gauges(pool)`."""
 LENS = Lens(
     "CurveLens",
-    ("address", "address[]", "uint256[]", "uint256", "address", "address[]", "address[]", "address", "address[]"),
+    (
+        "address",
+        "address[]",
+        "uint256[]",
+        "uint256",
+        "address",
+        "address[]",
+        "address[]",
+        "address",
+        "address[]",
+        "address",
+        "uint256[]",
+    ),
 )
 
 
 def has_token(factory: CurveFactory) -> bool:
     """Whether the factory's pools have an LP token of their own (`get_token(pool)`, the v2
-    crypto factory's); every other factory's pool is its own LP token."""
-    return factory.name == "crypto_factory"
+    crypto factory's; `get_lp_token(pool)`, the older registries'); every other factory's pool
+    is its own LP token."""
+    return factory.name == "crypto_factory" or is_registry(factory)
+
+
+def is_registry(factory: CurveFactory) -> bool:
+    """Whether it is one of the older registries the AddressProvider names, not a factory."""
+    return factory.name in REGISTRY_NAMES
+
+
+def token_amount_views(coins: int) -> list[tuple[Function, bool]]:
+    """The `calc_token_amount` forms a pool of `coins` coins may have, in the order they are
+    tried (the first that answers is the pool's), each with whether it takes the deposit flag:
+    a fixed array and the flag (the stableswap pools of 2 to 4 coins, tricrypto, twocrypto-ng),
+    a dynamic array and the flag (stableswap-ng's plain pools), a fixed array alone (the v2
+    crypto pools of 2 coins)."""
+    static = {2: CALC_TOKEN_AMOUNT_2, 3: CALC_TOKEN_AMOUNT_3, 4: CALC_TOKEN_AMOUNT_4}
+    views = [(static[coins], True)] if coins in static else []
+    views.append((CALC_TOKEN_AMOUNT_NG, True))
+    if coins == 2:
+        views.append((CALC_TOKEN_AMOUNT_CRYPTO_2, False))
+    return views
 
 
 def is_crypto(kind: str) -> bool:
     return kind in CRYPTO_KINDS
 
 
+def flags(factory: CurveFactory) -> int:
+    """The lens's flags of a factory or registry: bit 0 an LP token of its own, bit 1
+    cryptoswap, bit 2 an older registry (`get_lp_token`, `get_gauges`)."""
+    return int(has_token(factory)) | (2 if is_crypto(factory.kind) else 0) | (4 if is_registry(factory) else 0)
+
+
 def scan_flags(curve: CurveAddresses) -> list[int]:
-    """The lens's flags of each factory: bit 0 `get_token`, bit 1 cryptoswap."""
-    return [int(has_token(factory)) | (2 if is_crypto(factory.kind) else 0) for factory in curve.factories]
+    """The lens's flags of each factory."""
+    return [flags(factory) for factory in curve.factories]
+
+
+def provider_ids() -> list[int]:
+    """The lens's entries of the older registries: each one's AddressProvider id in the low 128
+    bits, its flags above them."""
+    return [i | flags(CurveFactory(name, "", kind)) << 128 for i, (name, kind) in CURVE_REGISTRY_IDS.items()]

@@ -1,7 +1,8 @@
 """A Curve pool's share of a wallet: what Curve's positions and Convex's deposits both report.
 
 For `amount` of a pool's LP token (held, staked in its gauge, or deposited through Convex):
-- each coin `i` (the pool's `coins(i)`, read up to the first revert) is `balances(i) x amount /
+- each coin `i` (the pool's `coins(i)`, read up to the first revert; `coins(int128)` and
+  `balances(int128)` on the oldest pools, whose `coins(uint256)` reverts) is `balances(i) x amount /
   totalSupply` of the LP token, rounded down, as the pool's `remove_liquidity` pays it;
 - `withdrawOneCoin` of coin i is the pool's own `calc_withdraw_one_coin(amount, i)` (int128 index on
   stableswap, uint256 on cryptoswap): what withdrawing all of it in that coin alone would pay, the
@@ -9,24 +10,30 @@ For `amount` of a pool's LP token (held, staked in its gauge, or deposited throu
 - USD: each coin's amount x its Chainlink feed (adapters/prices.py); the position's `valueUsd` is
   their sum where every coin is priced, null otherwise (a partial sum would understate it);
 - `virtualPrice` is `get_virtual_price()`, and on cryptoswap pools `lpPrice` is `lp_price()` (in
-  coin 0), as the pool reports them.
+  coin 0), as the pool reports them;
+- `lpForCoins` is the pool's own `calc_token_amount(amounts, false)` of the coin amounts above:
+  the LP its math burns to withdraw exactly them, which is `amount` again (less rounding, plus
+  the imbalance fee some pools charge on it): the pool's cross-check of the share.
 """
 
 from __future__ import annotations
 
 import asyncio
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from adapters.curve.contracts import (
     BALANCES,
+    BALANCES_INT128,
     CALC_WITHDRAW_ONE_COIN,
     CALC_WITHDRAW_ONE_COIN_CRYPTO,
     COINS,
+    COINS_INT128,
     GET_VIRTUAL_PRICE,
     LP_PRICE,
     MAX_COINS,
     is_crypto,
+    token_amount_views,
 )
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
@@ -45,19 +52,22 @@ def lens_feeds(chain: ChainAddresses) -> tuple[list[str], list[str], str]:
     return keys, [feeds[key].feed for key in keys], chain.sequencer_uptime_feed or NONE
 
 
-async def coins(reader: ChainReader, pool: str) -> list[str]:
+async def coins(reader: ChainReader, pool: str) -> tuple[list[str], bool]:
     """The pool's coins, `coins(i)` from 0 up to its first revert (one at a time: the lens records
-    them up to that revert, so none goes in a round of its own)."""
-    found: list[str] = []
-    for i in range(MAX_COINS):
-        try:
-            (coin,) = await reader.call(pool, COINS, i, label=f"Curve pool {pool}")
-        except ProtocolError:
-            break
-        found.append(coin)
-    if not found:
-        raise ProtocolError(f"Curve pool {pool} lists no coins.")
-    return found
+    them up to that revert, so none goes in a round of its own), and whether they are indexed by
+    int128: the oldest pools (compound, usdt, y, busd, pax, susd, ren, sbtc) have `coins(int128)`
+    only, so where `coins(uint256)` of 0 reverts, `coins(int128)` is read."""
+    for legacy in (False, True):
+        found: list[str] = []
+        for i in range(MAX_COINS):
+            try:
+                (coin,) = await reader.call(pool, COINS_INT128 if legacy else COINS, i, label=f"Curve pool {pool}")
+            except ProtocolError:
+                break
+            found.append(coin)
+        if found:
+            return found, legacy
+    raise ProtocolError(f"Curve pool {pool} lists no coins.")
 
 
 async def share(
@@ -65,16 +75,18 @@ async def share(
 ) -> dict[str, Any]:
     """The pool's figures for `amount` of its LP token: `lpToken`, `totalSupply`, `coins` (each
     coin's pool balance, share, USD and `calc_withdraw_one_coin`), `valueUsd`, `virtualPrice`,
-    `lpPrice`."""
+    `lpPrice`, `lpForCoins` (`calc_token_amount` of the coins' amounts)."""
     label = f"Curve pool {pool}"
-    token, (supply,), listed = await asyncio.gather(
+    token, (supply,), (listed, legacy) = await asyncio.gather(
         erc20.token_info(reader, lp_token),
         reader.call(lp_token, erc20.TOTAL_SUPPLY, label=f"Curve LP token {lp_token}"),
         coins(reader, pool),
     )
     withdraw = CALC_WITHDRAW_ONE_COIN_CRYPTO if is_crypto(kind) else CALC_WITHDRAW_ONE_COIN
     balances, infos, prices, one_coin, virtual, lp_price = await asyncio.gather(
-        asyncio.gather(*(reader.call(pool, BALANCES, i, label=label) for i in range(len(listed)))),
+        asyncio.gather(
+            *(reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label) for i in range(len(listed)))
+        ),
         asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
         asyncio.gather(*(warned_usd_price(reader, chain, coin, warnings) for coin in listed)),
         asyncio.gather(
@@ -92,8 +104,9 @@ async def share(
     )
     rows: list[dict[str, Any]] = []
     total: Fraction | None = Fraction(0)
-    for info, (balance,), price, withdrawn in zip(infos, balances, prices, one_coin):
-        held = balance * amount // supply if supply else 0
+    amounts = [balance * amount // supply if supply else 0 for (balance,) in balances]
+    lp_for_coins = await warnings.optional(token_amount(reader, pool, amounts), pool, "lpForCoins is")
+    for info, (balance,), held, price, withdrawn in zip(infos, balances, amounts, prices, one_coin):
         usd = price.exact(held, info["decimals"]) if price else None
         total = None if usd is None or total is None else total + usd
         rows.append(
@@ -113,4 +126,17 @@ async def share(
         "valueUsd": float(total) if total is not None else None,
         "virtualPrice": raw(virtual),
         "lpPrice": raw(lp_price),
+        "lpForCoins": raw(lp_for_coins),
     }
+
+
+async def token_amount(reader: ChainReader, pool: str, amounts: list[int]) -> int:
+    """The pool's `calc_token_amount(amounts, false)`: the LP it burns to withdraw exactly these
+    coin amounts, by the first of its forms the pool answers (contracts.token_amount_views)."""
+    for view, flag in token_amount_views(len(amounts)):
+        try:
+            (lp,) = await reader.call(pool, view, amounts, *([False] if flag else []), label=f"Curve pool {pool}")
+        except ProtocolError:
+            continue
+        return cast(int, lp)
+    raise ProtocolError(f"Curve pool {pool} answers no calc_token_amount.")

@@ -1,13 +1,16 @@
-"""Curve: the wallet's LP positions in the pools of Curve's factories, its gauge stakes and their
-claimable CRV and extra rewards, on-chain at the pinned block.
+"""Curve: the wallet's LP positions in the pools of Curve's factories and older registries, its
+gauge stakes and their claimable CRV and extra rewards, on-chain at the pinned block.
 
 How each figure is derived (docs/protocols/curve.md has the long form):
 
 - Pools: every pool of every factory the addresses data lists for the chain (@curvefi/api's
   factories: stableswap, crvUSD, stableswap-ng, v2 crypto, twocrypto-ng, tricrypto-ng), by the
-  factory's own `pool_count()` and `pool_list(i)` at the block; never a hand list. A pool's LP
-  token is the pool itself, or `get_token(pool)` on the v2 crypto factory; its gauge is
-  `get_gauge(pool)` on Ethereum; elsewhere, as @curvefi/api finds it, the child gauge factories'
+  factory's own `pool_count()` and `pool_list(i)` at the block; never a hand list. Then the
+  pools of the older registries Curve's AddressProvider names at the block (`get_address(0)` the
+  main registry, `get_address(5)` the crypto registry: 3pool, stETH, tricrypto2 ...), scanned the
+  same way. A pool's LP token is the pool itself, or `get_token(pool)` on the v2 crypto factory,
+  `get_lp_token(pool)` on a registry; its gauge is `get_gauge(pool)` on Ethereum (a registry's
+  first `get_gauges(pool)`); elsewhere, as @curvefi/api finds it, the child gauge factories'
   `get_gauge_from_lp_token(lp)`, the first that names one.
 - Held: `balanceOf(wallet)` of the LP token, and of the gauge (staked LP, one gauge token per LP
   token). The scan of every pool runs inside one lens call (lenses/CurveLens.sol), which records
@@ -31,8 +34,11 @@ from adapters.curve import figures
 from adapters.curve.contracts import (
     CLAIMABLE_REWARD,
     CLAIMABLE_TOKENS,
+    GET_ADDRESS,
     GET_GAUGE,
     GET_GAUGE_FROM_LP_TOKEN,
+    GET_GAUGES,
+    GET_LP_TOKEN,
     GET_TOKEN,
     LENS,
     MAX_HELD,
@@ -42,13 +48,15 @@ from adapters.curve.contracts import (
     REWARD_COUNT,
     REWARD_TOKENS,
     has_token,
+    is_registry,
+    provider_ids,
     scan_flags,
 )
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import warned_usd_price
 from adapters.sweep import sweep
-from addresses import ChainAddresses, CurveAddresses, CurveFactory
+from addresses import CURVE_REGISTRY_IDS, ChainAddresses, CurveAddresses, CurveFactory
 from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS, Function
 
@@ -72,11 +80,26 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     curve = cast(CurveAddresses, chain.curve)
     reader = ctx.reader()
     _prefetch(reader, chain, curve, wallet)
-    scanned = await asyncio.gather(*(outcome(_held(reader, curve, factory, wallet)) for factory in curve.factories))
-    found = ctx.warnings.survivors("Curve factory", zip((f.address for f in curve.factories), scanned))
-    held = [pool for pools in found for pool in pools]
+    named = await outcome(_registries(reader, curve))
+    registries = ctx.warnings.survivors("Curve AddressProvider", [(curve.address_provider or "", named)])
+    sources = [*curve.factories, *(registry for found in registries for registry in found)]
+    scanned = await asyncio.gather(*(outcome(_held(reader, curve, factory, wallet)) for factory in sources))
+    found = ctx.warnings.survivors("Curve factory", zip((f.address for f in sources), scanned))
+    held = _distinct([pool for pools in found for pool in pools])
     outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
     return {"curvePositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
+
+
+def _distinct(held: list[Held]) -> list[Held]:
+    """Each pool once, as its first source lists it (a pool that a factory and an older registry
+    both list is one position)."""
+    seen: set[str] = set()
+    kept = []
+    for h in held:
+        if h.pool.lower() not in seen:
+            seen.add(h.pool.lower())
+            kept.append(h)
+    return kept
 
 
 def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, wallet: str) -> None:
@@ -84,10 +107,33 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses,
     registries = [factory.address for factory in curve.factories]
     keys, feeds, sequencer = figures.lens_feeds(chain)
     children = list(curve.child_gauge_factories)
+    provider = curve.address_provider or ZERO_ADDRESS
+    ids = provider_ids() if curve.address_provider else []
+    flags = scan_flags(curve)
     reader.prefetch(
-        [LENS.initcode(wallet, registries, scan_flags(curve), MAX_HELD, curve.crv, keys, feeds, sequencer, children)],
-        [*registries, *children],
+        [
+            LENS.initcode(
+                wallet, registries, flags, MAX_HELD, curve.crv, keys, feeds, sequencer, children, provider, ids
+            )
+        ],
+        [*registries, *children, *([provider] if curve.address_provider else [])],
     )
+
+
+async def _registries(reader: ChainReader, curve: CurveAddresses) -> list[CurveFactory]:
+    """The older registries the AddressProvider names at the block (`get_address(id)`: 0 the main
+    registry, 5 the crypto registry), scanned as the factories are; an id it leaves at zero names none."""
+    if not curve.address_provider:
+        return []
+    provider = curve.address_provider
+    named = await asyncio.gather(
+        *(reader.call(provider, GET_ADDRESS, i, label=f"Curve AddressProvider {provider}") for i in CURVE_REGISTRY_IDS)
+    )
+    return [
+        CurveFactory(name, address, kind)
+        for (name, kind), (address,) in zip(CURVE_REGISTRY_IDS.values(), named)
+        if address != ZERO_ADDRESS
+    ]
 
 
 async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, wallet: str) -> list[Held]:
@@ -114,17 +160,22 @@ async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactor
 async def _lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> str:
     if not has_token(factory):
         return pool
-    (token,) = await reader.call(factory.address, GET_TOKEN, pool, label=f"Curve factory {factory.name}")
+    view = GET_LP_TOKEN if is_registry(factory) else GET_TOKEN
+    (token,) = await reader.call(factory.address, view, pool, label=f"Curve factory {factory.name}")
     return cast(str, token)
 
 
 async def _gauge_of(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, pool: str, lp: str) -> str:
-    """The pool's gauge: the factory's `get_gauge(pool)`; where the chain has child gauge
-    factories, the first `get_gauge_from_lp_token(lp)` of theirs that names one (zero: none)."""
+    """The pool's gauge: the factory's `get_gauge(pool)` (an older registry's first
+    `get_gauges(pool)`); where the chain has child gauge factories, the first
+    `get_gauge_from_lp_token(lp)` of theirs that names one (zero: none)."""
     if not curve.child_gauge_factories:
-        return cast(
-            str, await first(reader.call(factory.address, GET_GAUGE, pool, label=f"Curve factory {factory.name}"))
-        )
+        label = f"Curve factory {factory.name}"
+        if is_registry(factory):
+            (gauges, _types) = await reader.call(factory.address, GET_GAUGES, pool, label=label)
+            gauge, *_others = gauges
+            return cast(str, gauge)
+        return cast(str, await first(reader.call(factory.address, GET_GAUGE, pool, label=label)))
     for child in curve.child_gauge_factories:
         (gauge,) = await reader.call(child, GET_GAUGE_FROM_LP_TOKEN, lp, label=f"Curve child gauge factory {child}")
         if gauge != ZERO_ADDRESS:
@@ -161,14 +212,16 @@ async def _swept(reader: ChainReader, curve: CurveAddresses, factory: CurveFacto
     pools = words(await sweep(reader, each(factory.address, POOL_LIST, [(i,) for i in range(count)])))
     lps = pools
     if has_token(factory):
-        lps = words(await sweep(reader, each(factory.address, GET_TOKEN, [(p,) for p in pools])))
+        view = GET_LP_TOKEN if is_registry(factory) else GET_TOKEN
+        lps = words(await sweep(reader, each(factory.address, view, [(p,) for p in pools])))
     if curve.child_gauge_factories:
         gauges = [ZERO_ADDRESS] * count
         for child in curve.child_gauge_factories:
             found = words(await sweep(reader, each(child, GET_GAUGE_FROM_LP_TOKEN, [(lp,) for lp in lps])))
             gauges = [gauge if gauge != ZERO_ADDRESS else other for gauge, other in zip(gauges, found)]
     else:
-        gauges = words(await sweep(reader, each(factory.address, GET_GAUGE, [(p,) for p in pools])))
+        view = GET_GAUGES if is_registry(factory) else GET_GAUGE  # an address[10]'s first word: the gauge
+        gauges = words(await sweep(reader, each(factory.address, view, [(p,) for p in pools])))
     balances = await sweep(reader, each([*lps, *gauges], erc20.BALANCE_OF, [(wallet,)] * (2 * count)))
     amounts = [int.from_bytes(a[:32], "big") if a and len(a) >= 32 else 0 for a in balances]
     return [

@@ -45,6 +45,9 @@ contract TestCurvePool is TestToken {
     uint256 public get_virtual_price;
     uint256 internal price;
     bool internal crypto;
+    bool internal legacy;
+    uint256 internal tokenAmountForm;
+    address internal lpToken;
 
     constructor(string memory name_, string memory symbol_, bool crypto_) TestToken(name_, symbol_, 18) {
         crypto = crypto_;
@@ -61,12 +64,71 @@ contract TestCurvePool is TestToken {
         price = lpPrice;
     }
 
+    /// Which `calc_token_amount` the pool has (1: a fixed array and the flag, 2: a dynamic array
+    /// and the flag, 3: a fixed array of 2 alone; the others revert) and its LP token (none: itself).
+    function setTokenAmount(uint256 form, address token) external {
+        tokenAmountForm = form;
+        lpToken = token;
+    }
+
+    /// The LP burnt to withdraw `amounts` as the pool's math would have it for a balanced
+    /// withdrawal: the mean over the coins of amount x totalSupply / balance (no fee).
+    function _tokenAmount(uint256[] memory amounts, uint256 form) internal view returns (uint256 lp) {
+        require(tokenAmountForm == form && amounts.length == balanceList.length, "no such calc_token_amount");
+        uint256 supply = lpToken == address(0) ? totalSupply : TestToken(lpToken).totalSupply();
+        for (uint256 i = 0; i < amounts.length; i++) {
+            lp += (amounts[i] * supply) / balanceList[i];
+        }
+        lp /= amounts.length;
+    }
+
+    function calc_token_amount(uint256[2] calldata amounts, bool) external view returns (uint256) {
+        return _tokenAmount(_list(amounts[0], amounts[1]), 1);
+    }
+
+    function calc_token_amount(uint256[3] calldata amounts, bool) external view returns (uint256) {
+        uint256[] memory list = new uint256[](3);
+        (list[0], list[1], list[2]) = (amounts[0], amounts[1], amounts[2]);
+        return _tokenAmount(list, 1);
+    }
+
+    function calc_token_amount(uint256[] calldata amounts, bool) external view returns (uint256) {
+        return _tokenAmount(amounts, 2);
+    }
+
+    function calc_token_amount(uint256[2] calldata amounts) external view returns (uint256) {
+        return _tokenAmount(_list(amounts[0], amounts[1]), 3);
+    }
+
+    function _list(uint256 a, uint256 b) internal pure returns (uint256[] memory list) {
+        list = new uint256[](2);
+        (list[0], list[1]) = (a, b);
+    }
+
+    /// The oldest pools' (compound, usdt, y, busd, pax, susd, ren, sbtc): coins and balances
+    /// by int128 index only (`coins(uint256)` reverts).
+    function setLegacy() external {
+        legacy = true;
+    }
+
     function coins(uint256 i) external view returns (address) {
+        require(!legacy, "int128 index on the oldest pools");
         return coinList[i];
     }
 
     function balances(uint256 i) external view returns (uint256) {
+        require(!legacy, "int128 index on the oldest pools");
         return balanceList[i];
+    }
+
+    function coins(int128 i) external view returns (address) {
+        require(legacy, "uint256 index");
+        return coinList[uint256(int256(i))];
+    }
+
+    function balances(int128 i) external view returns (uint256) {
+        require(legacy, "uint256 index");
+        return balanceList[uint256(int256(i))];
     }
 
     function lp_price() external view returns (uint256) {
@@ -133,5 +195,29 @@ contract TestChildGaugeFactory {
 
     function set(address lp, address gauge) external {
         get_gauge_from_lp_token[lp] = gauge;
+    }
+}
+
+/// Curve's older registries (the main and the crypto registry; no npm package ships their Vyper
+/// bytecode, curvefi/metaregistry's MainRegistry.json and CryptoRegistry.json their ABIs): a
+/// factory's pool list, each pool's LP token (`get_lp_token`) and gauges (`get_gauges`: up to
+/// 10, with their types).
+contract TestCurveRegistry is TestCurveFactory {
+    function get_lp_token(address pool) external view returns (address) {
+        return tokens[pool];
+    }
+
+    function get_gauges(address pool) external view returns (address[10] memory found, int128[10] memory types) {
+        found[0] = get_gauge[pool];
+        types[0] = found[0] == address(0) ? int128(0) : int128(5);
+    }
+}
+
+/// Curve's AddressProvider: `get_address(id)` (0 the main registry, 5 the crypto registry).
+contract TestCurveAddressProvider {
+    mapping(uint256 => address) public get_address;
+
+    function set(uint256 id, address target) external {
+        get_address[id] = target;
     }
 }
