@@ -114,6 +114,22 @@ async def test_a_deposit_in_the_earlier_booster_earns_bal_and_no_aura(world_clie
     assert older["rewards"] == [reward("BAL", world.balancer.tokens["BAL"], A.OLDER_EARNED, B.PRICES["BAL"])]
 
 
+async def test_a_booster_without_multipliers_that_is_the_operator_mints_for_the_full_bal(world_client, world):
+    """Were the earlier Booster AURA's operator (as it was in 2022), its claims would mint AURA for
+    all their BAL: it has no `getRewardMultipliers` (the read reverts and counts as 100%)."""
+    node, depositor = world.node, world.wallets["depositor"]
+    before, with_snapshot = node.call(world.aura, "balanceOf(address)", depositor), node.rpc("evm_snapshot")
+    node.send(world.aura, "mintFor(address,uint256)", depositor, A.OLDER_EARNED)
+    minted = node.call(world.aura, "balanceOf(address)", depositor) - before
+    node.rpc("evm_revert", with_snapshot)
+    node.send(world.aura, "setOperator(address)", world.older_booster)
+    try:
+        _current, older = (await answer(world_client, depositor))["deposits"]
+    finally:
+        node.send(world.aura, "setOperator(address)", world.booster)
+    assert [item["amount"] for item in older["rewards"]] == [str(A.OLDER_EARNED), str(minted)]
+
+
 async def test_a_sidechain_deposit_earns_bal_and_the_aura_its_l2coordinator_pays(l2_client, world):
     """The BoosterLite's deposit with the AuraOFT the L2Coordinator's `mint` pays for its BAL (asked
     of the coordinator itself, undone after)."""
