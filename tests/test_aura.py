@@ -200,6 +200,21 @@ async def test_a_query_is_one_request_of_lens_calls(
     )
 
 
+async def test_an_earlier_booster_that_cannot_be_read_is_left_out_with_a_warning(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
+    data = world.addresses_override()
+    data[str(world.node.chain_id)]["aura"]["olderBoosters"] = [world.aura]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    entry = await answer(api, world.wallets["depositor"], warned=True)
+    assert [deposit["booster"] for deposit in entry["deposits"]] == [world.booster]
+    (warning,) = entry["warnings"]
+    assert (warning["code"], warning["target"]) == ("PART_UNREADABLE", world.aura)
+    assert warning["message"].startswith(f"Aura's earlier Booster {world.aura} is left out: ")
+
+
 async def test_a_wallet_with_nothing_has_no_deposits(world_client, world):
     entry = await answer(world_client, world.wallets["empty"])
     assert entry["deposits"] == []

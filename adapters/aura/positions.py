@@ -25,6 +25,8 @@ How each figure is derived (all at the request's pinned block; docs/protocols/au
     warning says why (contracts.l2_claim_blocker).
   Each priced by its token's USD feed.
 - At a past block before the current Booster had code: VALIDATION_ERROR (adapters/deployment.py).
+  An earlier Booster that cannot be read is left out with a PART_UNREADABLE warning; the current
+  one's failure fails the input.
 - All reads go out in AuraLens calls (lenses/, chain/lens.py) over the reward pools this process
   has seen each Booster list: one round once the pools are known.
 """
@@ -96,9 +98,18 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     await require(reader, "aura", aura.booster, "Booster")
     warnings = ctx.warnings
     found = await asyncio.gather(
-        *(_booster(reader, ctx.chain_id, chain, aura, booster, vault, wallet, warnings) for booster in boosters(aura))
+        *(_booster(reader, ctx.chain_id, chain, aura, booster, vault, wallet, warnings) for booster in boosters(aura)),
+        return_exceptions=True,
     )
-    return {"deposits": [deposit for deposits in found for deposit in deposits]}
+    deposits: list[dict[str, Any]] = []
+    for booster, part in zip(boosters(aura), found):
+        if isinstance(part, ProtocolError) and booster != aura.booster:
+            warnings.left_out("Aura's earlier Booster", booster, part)
+        elif isinstance(part, BaseException):
+            raise part
+        else:
+            deposits += part
+    return {"deposits": deposits}
 
 
 async def _booster(
