@@ -220,7 +220,10 @@ def _balancer(value: Any, where: str) -> BalancerAddresses:
 def _aura(value: Any, where: str) -> AuraAddresses:
     value = _object(value, where)
     return AuraAddresses(
-        _address(value.get("booster"), f"{where} booster"), _address(value.get("aura"), f"{where} aura")
+        _address(value.get("booster"), f"{where} booster"),
+        _address(value.get("aura"), f"{where} aura"),
+        tuple(_address(older, f"{where} olderBoosters") for older in _list(value.get("olderBoosters", []), where)),
+        _address(value["l2Coordinator"], f"{where} l2Coordinator") if "l2Coordinator" in value else None,
     )
 
 

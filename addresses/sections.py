@@ -325,6 +325,11 @@ class AuraAddresses:
 
     booster: str
     aura: str
+    older_boosters: tuple[str, ...] = ()
+    """Aura's earlier Boosters on the chain (Ethereum's 2022 one): read like `booster`, their own pids."""
+    l2_coordinator: str | None = None
+    """On a sidechain: the L2Coordinator, BoosterLite's `minter`, which pays AURA (`aura`: the AuraOFT)
+    at its `mintRate()`, instead of Aura.sol's mint on Ethereum."""
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ QUERIES = [
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
     ("balancer (saver: weighted and composable stable BPT, a gauge stake)", [("balancer", "saver")]),
-    ("aura (saver: a deposit with BAL, AURA and an extra reward)", [("aura", "saver")]),
+    ("aura (saver: deposits in the current and the 2022 Booster, BAL, AURA, an extra reward)", [("aura", "saver")]),
     ("etherfi (saver: eETH, weETH)", [("etherfi", "saver")]),
     ("etherfi (borrower: withdraw request NFTs)", [("etherfi", "borrower")]),
     ("rocketpool (saver: rETH, its burn)", [("rocketpool", "saver")]),

@@ -38,6 +38,21 @@ interface IAuraToken {
     function totalCliffs() external view returns (uint256);
 
     function reductionPerCliff() external view returns (uint256);
+
+    function operator() external view returns (address);
+}
+
+/// @dev The Booster's multiplier of a reward pool's BAL before AURA is minted (Booster.sol from
+/// Aura's 2023 migration on; the 2022 Booster and BoosterLite revert).
+interface IAuraRewardMultipliers {
+    function getRewardMultipliers(address rewardPool) external view returns (uint256);
+}
+
+/// @dev A sidechain's L2Coordinator (contracts/sidechain/L2Coordinator.sol): what it pays AURA at.
+interface IAuraL2Coordinator {
+    function mintRate() external view returns (uint256);
+
+    function accBalRewards() external view returns (uint256);
 }
 
 /// @title The reads of one Aura input (adapters/aura/positions.py), in one call
@@ -45,22 +60,25 @@ interface IAuraToken {
 /// Booster list, by pid), the wallet's `balanceOf`; where it holds some: the Booster's `poolInfo(pid)`,
 /// the Balancer pool's reads of its `lptoken` (its `getPoolId()`, then the Vault's), `earned`,
 /// `rewardToken()`, `extraRewardsLength()` and each extra reward pool's `earned`, `rewardToken()`,
-/// `baseToken()` and token facts, and the AURA token's supply and mint constants. Then the USD feeds.
+/// `baseToken()` and token facts, and what AURA a claim pays: on Ethereum (no `coordinator`) the
+/// Booster's `getRewardMultipliers(rewardPool)` and the AURA token's operator, supply and mint
+/// constants; on a sidechain the L2Coordinator's `mintRate()`, `accBalRewards()` and its AuraOFT
+/// balance. Then the USD feeds.
 contract AuraLens is BalancerPools {
+    /// @param aura The Booster, the AURA token (an AuraOFT on a sidechain), the sidechain's
+    /// L2Coordinator (none on Ethereum) and Balancer's Vault.
     constructor(
         address wallet,
-        address booster,
-        address aura,
-        address vault,
+        address[4] memory aura,
         uint256[] memory pids,
         address[] memory rewardPools,
         address[] memory feeds,
         address sequencer
     ) {
         Tape memory tape = _tape();
-        _call(tape, booster, abi.encodeCall(IAuraBooster.poolLength, ()));
-        if (_deposits(tape, booster, vault, pids, rewardPools, wallet)) {
-            _auraToken(tape, aura);
+        _call(tape, aura[0], abi.encodeCall(IAuraBooster.poolLength, ()));
+        if (_deposits(tape, aura, pids, rewardPools, wallet)) {
+            _auraToken(tape, aura[1], aura[2]);
             for (uint256 i = 0; i < feeds.length; i++) {
                 _feed(tape, feeds[i]);
             }
@@ -71,22 +89,31 @@ contract AuraLens is BalancerPools {
 
     function _deposits(
         Tape memory tape,
-        address booster,
-        address vault,
+        address[4] memory aura,
         uint256[] memory pids,
         address[] memory rewardPools,
         address wallet
     ) private view returns (bool held) {
         for (uint256 i = 0; i < rewardPools.length; i++) {
             if (_word(tape, rewardPools[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
-                _deposit(tape, booster, vault, pids[i], rewardPools[i], wallet);
+                _deposit(tape, aura[0], aura[3], pids[i], rewardPools[i], wallet);
+                if (aura[2] == address(0)) {
+                    _call(tape, aura[0], abi.encodeCall(IAuraRewardMultipliers.getRewardMultipliers, (rewardPools[i])));
+                }
                 held = true;
             }
         }
     }
 
-    function _auraToken(Tape memory tape, address aura) private view {
+    function _auraToken(Tape memory tape, address aura, address coordinator) private view {
         _tokenInfo(tape, aura);
+        if (coordinator != address(0)) {
+            _call(tape, coordinator, abi.encodeCall(IAuraL2Coordinator.mintRate, ()));
+            _call(tape, coordinator, abi.encodeCall(IAuraL2Coordinator.accBalRewards, ()));
+            _call(tape, aura, abi.encodeCall(IERC20.balanceOf, (coordinator)));
+            return;
+        }
+        _call(tape, aura, abi.encodeCall(IAuraToken.operator, ()));
         _call(tape, aura, abi.encodeCall(IERC20.totalSupply, ()));
         _call(tape, aura, abi.encodeCall(IAuraToken.INIT_MINT_AMOUNT, ()));
         _call(tape, aura, abi.encodeCall(IAuraToken.EMISSIONS_MAX_SUPPLY, ()));

@@ -2,8 +2,12 @@
 Aura's Booster, reward pools, stash token and AURA as test contracts with the views of Aura's
 published source (tests/contracts/TestAura.sol: no package ships Aura's bytecode or ABIs). The
 Booster lists the weighted pool (pid 0) and the composable stable pool (pid 1); the depositor
-deposits BPT of the stable pool, where BAL, the AURA it mints and an extra reward (paid in a stash
-token of RWD) are claimable; AURA's emissions stand past the first cliffs.
+deposits BPT of the stable pool, where BAL, the AURA it mints (its reward multiplier at 80%) and
+an extra reward (paid in a stash token of RWD) are claimable; AURA's emissions stand past the
+first cliffs. An earlier Booster (no multipliers, not AURA's operator) lists the stable pool too,
+with a deposit and BAL of the depositor's. With `l2`, a sidechain's parts beside them (read
+through `l2_addresses_override`): a BoosterLite listing the weighted pool, with a deposit and BAL
+of the depositor's, an AuraOFT and an L2Coordinator holding it with BAL and AURA accrued.
 """
 
 from __future__ import annotations
@@ -22,6 +26,16 @@ AURA_USD = 30_000_000
 EMITTED = 12_345_678 * ETHER
 """AURA minted by claims before the world's (cliff 123 of 500)."""
 EARNED = {"BAL": 3 * ETHER + 7, "RWD": 5 * ETHER}
+MULTIPLIER = 8_000
+"""The stable pool's reward multiplier in the current Booster (of 10000)."""
+OLDER_EARNED = 2 * ETHER + 3
+"""BAL earned in the earlier Booster's stable pool."""
+L2_EARNED = 7 * ETHER + 11
+"""BAL earned in the BoosterLite's weighted pool."""
+L2_ACCRUED = {"BAL": 1_000 * ETHER, "AURA": 1_234 * ETHER + 5}
+"""The L2Coordinator's accBalRewards and accAuraRewards (mintRate about 1.234 AURA per BAL)."""
+L2_HELD = 500 * ETHER
+"""The AuraOFT the L2Coordinator holds."""
 INFO = ("address", "address", "address", "address", "address", "bool")
 """poolInfo's outputs: lptoken, token, gauge, crvRewards, stash, shutdown."""
 
@@ -41,6 +55,16 @@ class AuraWorld:
     extra: str = ""
     stash: str = ""
     deposited: int = 0
+    booster_block: int = 0
+    """The block the current Booster was deployed in."""
+    older_booster: str = ""
+    older_pool: str = ""
+    older_deposited: int = 0
+    l2_booster: str = ""
+    l2_pool: str = ""
+    l2_deposited: int = 0
+    aura_oft: str = ""
+    l2_coordinator: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -50,8 +74,16 @@ class AuraWorld:
     def addresses_override(self) -> dict[str, Any]:
         data = self.balancer.addresses_override()
         chain = data[str(self.node.chain_id)]
-        chain["aura"] = {"booster": self.booster, "aura": self.aura}
+        chain["aura"] = {"booster": self.booster, "aura": self.aura, "olderBoosters": [self.older_booster]}
         chain["priceFeeds"][self.aura] = {"pair": "AURA/USD", "feed": self.aura_feed, "heartbeat": 10**9}
+        return data
+
+    def l2_addresses_override(self) -> dict[str, Any]:
+        """The chain as a sidechain of Aura's: its BoosterLite, AuraOFT and L2Coordinator."""
+        data = self.addresses_override()
+        chain = data[str(self.node.chain_id)]
+        chain["aura"] = {"booster": self.l2_booster, "aura": self.aura_oft, "l2Coordinator": self.l2_coordinator}
+        chain["priceFeeds"][self.aura_oft] = {"pair": "AURA/USD", "feed": self.aura_feed, "heartbeat": 10**9}
         return data
 
     def write_addresses(self, path: Path) -> Path:
@@ -59,9 +91,9 @@ class AuraWorld:
         return path
 
 
-def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = None) -> AuraWorld:
+def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = None, l2: bool = False) -> AuraWorld:
     """On `balancer` (a Balancer world on `node`, built here when None); `wallets` (depositor,
-    empty) default to Balancer's lp and empty wallets."""
+    empty) default to Balancer's lp and empty wallets; `l2`: with a sidechain's parts too."""
     artifacts = compile_all()
     world = AuraWorld(balancer or balancer_world.build(node))
     world.wallets = wallets or {"depositor": world.balancer.wallets["lp"], "empty": world.balancer.wallets["empty"]}
@@ -71,18 +103,54 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     world.aura_feed = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
     node.send(world.aura_feed, "set(int256,uint256)", AURA_USD, node.timestamp())
     world.booster = node.deploy(artifacts["TestAuraBooster"], ["address"], [tokens["BAL"]])
-    for kind in ("weighted", "stable"):
-        pool = world.balancer.pools[kind][0]
-        node.send(world.booster, "addPool(address,address)", pool, world.balancer.gauge)
-        info = node.call(world.booster, "poolInfo(uint256)", len(world.reward_pools), returns=INFO)
-        world.reward_pools.append(info[3].lower())
+    world.booster_block = node.block_number()
+    node.send(world.aura, "setOperator(address)", world.booster)
+    world.reward_pools = [_add_pool(node, world.booster, world.balancer.pools[kind][0], world) for kind in POOLS]
+    node.send(world.booster, "setRewardMultiplier(address,uint256)", world.reward_pools[1], MULTIPLIER)
     stable = world.balancer.pools["stable"][0]
     world.deposited = node.call(stable, "balanceOf(address)", depositor) // 4
-    node.send(stable, "approve(address,uint256)", world.booster, world.deposited, sender=depositor)
-    node.send(world.booster, "deposit(uint256,uint256)", 1, world.deposited, sender=depositor)
+    _deposit(node, world.booster, 1, stable, world.deposited, depositor)
     world.stash = node.deploy(artifacts["TestAuraStashToken"], ["address"], [tokens["RWD"]])
     world.extra = node.deploy(artifacts["TestAuraRewardPool"], ["address", "address"], [world.stash, world.booster])
     node.send(world.reward_pools[1], "addExtraReward(address)", world.extra)
     node.send(world.reward_pools[1], "setEarned(address,uint256)", depositor, EARNED["BAL"])
     node.send(world.extra, "setEarned(address,uint256)", depositor, EARNED["RWD"])
+    world.older_booster = node.deploy(artifacts["TestAuraBoosterLite"], ["address"], [tokens["BAL"]])
+    world.older_pool = _add_pool(node, world.older_booster, stable, world)
+    world.older_deposited = world.deposited // 3
+    _deposit(node, world.older_booster, 0, stable, world.older_deposited, depositor)
+    node.send(world.older_pool, "setEarned(address,uint256)", depositor, OLDER_EARNED)
+    if l2:
+        _sidechain(node, artifacts, world, depositor)
     return world
+
+
+POOLS = ("weighted", "stable")
+
+
+def _add_pool(node: Anvil, booster: str, pool: str, world: AuraWorld) -> str:
+    """The reward pool of `pool`, newly listed in `booster`."""
+    node.send(booster, "addPool(address,address)", pool, world.balancer.gauge)
+    length = node.call(booster, "poolLength()")
+    info = node.call(booster, "poolInfo(uint256)", length - 1, returns=INFO)
+    return str(info[3]).lower()
+
+
+def _deposit(node: Anvil, booster: str, pid: int, pool: str, amount: int, depositor: str) -> None:
+    node.send(pool, "approve(address,uint256)", booster, amount, sender=depositor)
+    node.send(booster, "deposit(uint256,uint256)", pid, amount, sender=depositor)
+
+
+def _sidechain(node: Anvil, artifacts: dict[str, Artifact], world: AuraWorld, depositor: str) -> None:
+    """A BoosterLite listing the weighted pool (a deposit of the depositor's earning BAL), an
+    AuraOFT, and the L2Coordinator that pays it."""
+    world.l2_booster = node.deploy(artifacts["TestAuraBoosterLite"], ["address"], [world.balancer.tokens["BAL"]])
+    weighted = world.balancer.pools["weighted"][0]
+    world.l2_pool = _add_pool(node, world.l2_booster, weighted, world)
+    world.l2_deposited = node.call(weighted, "balanceOf(address)", depositor) // 5
+    _deposit(node, world.l2_booster, 0, weighted, world.l2_deposited, depositor)
+    node.send(world.l2_pool, "setEarned(address,uint256)", depositor, L2_EARNED)
+    world.aura_oft = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Aura", "AURA", 18])
+    world.l2_coordinator = node.deploy(artifacts["TestL2Coordinator"], ["address"], [world.aura_oft])
+    node.send(world.aura_oft, "mint(address,uint256)", world.l2_coordinator, L2_HELD)
+    node.send(world.l2_coordinator, "setAccrued(uint256,uint256)", L2_ACCRUED["BAL"], L2_ACCRUED["AURA"])

@@ -1,34 +1,57 @@
 """Aura against test contracts with the views of Aura's published source (tests/aura_world.py),
-over Balancer's own Vault and pools."""
+over Balancer's own Vault and pools: the current Booster, an earlier one, and (through a second
+addresses file on the same chain) a sidechain's BoosterLite and L2Coordinator."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+
+import pytest
 
 from adapters.aura import contracts
 from adapters.aura.contracts import aura_minted
+from addresses import BUILT_IN
 from tests import aura_world as A
 from tests import balancer_world as B
-from tests.conftest import query_positions, world_fixture
+from tests.conftest import query_positions, world_api, world_fixture
 from tests.evm import functions_of
+from tests.rpc_proxy import RpcProxy
 
 TOKEN = "{ address symbol name decimals }"
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on AuraWalletPositions {{ protocol walletAddress chainId blockNumber
     warnings {{ code message target }}
-    deposits {{ pid rewardPool rewards {{ token {TOKEN} amount amountUsd }}
+    deposits {{ booster pid rewardPool rewards {{ token {TOKEN} amount amountUsd }}
       position {{ version poolType pool {TOKEN} poolId balance totalSupply valueUsd
         tokens {{ token {TOKEN} poolBalance amount amountUsd }} }} }} }} }}
   errors {{ error {{ code message }} }} }} }}"""
-world = world_fixture(A.build)
+world = world_fixture(lambda node: A.build(node, l2=True))
 
 
-async def answer(api, wallet: str) -> dict:
+@pytest.fixture
+async def l2_client(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """The app with the world's chain as a sidechain of Aura's (BoosterLite, AuraOFT, L2Coordinator)."""
+    path = tmp_path / "l2.json"
+    path.write_text(json.dumps(world.l2_addresses_override()))
+    return await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+
+
+async def answer(api, wallet: str, warned: bool = False) -> dict:
     found = await query_positions(api, QUERY, "aura", [wallet], 31337)
     assert found["errors"] == []
     (entry,) = found["data"]
-    assert entry["warnings"] == []
+    assert warned or entry["warnings"] == []
     return dict(entry)
+
+
+def reward(symbol: str, address: str, amount: int, price: int) -> dict:
+    name = "Aura" if symbol == "AURA" else symbol
+    return {
+        "token": {"address": address, "symbol": symbol, "name": name, "decimals": 18},
+        "amount": str(amount),
+        "amountUsd": float(Fraction(amount * price, 10**26)),
+    }
 
 
 def test_aura_is_minted_as_the_token_contract_says():
@@ -51,8 +74,8 @@ def test_aura_is_minted_as_the_token_contract_says():
 async def test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward(world_client, world):
     depositor = world.wallets["depositor"]
     entry = await answer(world_client, depositor)
-    (deposit,) = entry["deposits"]
-    assert deposit["pid"] == 1 and deposit["rewardPool"] == world.reward_pools[1]
+    deposit, _older = entry["deposits"]
+    assert (deposit["booster"], deposit["pid"], deposit["rewardPool"]) == (world.booster, 1, world.reward_pools[1])
     stable, pool_id = world.balancer.pools["stable"]
     tokens, balances = world.balancer.pool_tokens("stable")
     supply = world.node.call(stable, "getActualSupply()")
@@ -68,24 +91,128 @@ async def test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward(world_
     ]
     before = world.node.call(world.aura, "balanceOf(address)", depositor)
     with_snapshot = world.node.rpc("evm_snapshot")
-    world.node.send(world.aura, "mintFor(address,uint256)", depositor, A.EARNED["BAL"])
+    passed = A.EARNED["BAL"] * A.MULTIPLIER // 10_000
+    world.node.send(world.aura, "mintFor(address,uint256)", depositor, passed)
     minted = world.node.call(world.aura, "balanceOf(address)", depositor) - before
     world.node.rpc("evm_revert", with_snapshot)
-    assert minted > A.EARNED["BAL"], "AURA per BAL above one at cliff 123"
-
-    def reward(symbol: str, address: str, amount: int, price: int) -> dict:
-        name = "Aura" if symbol == "AURA" else symbol
-        return {
-            "token": {"address": address, "symbol": symbol, "name": name, "decimals": 18},
-            "amount": str(amount),
-            "amountUsd": float(Fraction(amount * price, 10**26)),
-        }
-
+    assert minted > passed, "AURA per BAL above one at cliff 123"
+    assert world.node.call(world.booster, "getRewardMultipliers(address)", world.reward_pools[1]) == A.MULTIPLIER
     assert deposit["rewards"] == [
         reward("BAL", world.balancer.tokens["BAL"], A.EARNED["BAL"], B.PRICES["BAL"]),
         reward("AURA", world.aura, minted, A.AURA_USD),
         reward("RWD", world.balancer.tokens["RWD"], A.EARNED["RWD"], B.PRICES["RWD"]),
     ]
+
+
+async def test_a_deposit_in_the_earlier_booster_earns_bal_and_no_aura(world_client, world):
+    """Aura.sol's `mint` mints for its operator only (the current Booster): the earlier Booster's
+    claims pay BAL alone, and that Booster has no reward multipliers (the lens's call reverts)."""
+    _current, older = (await answer(world_client, world.wallets["depositor"]))["deposits"]
+    assert (older["booster"], older["pid"], older["rewardPool"]) == (world.older_booster, 0, world.older_pool)
+    assert older["position"]["balance"] == str(world.older_deposited)
+    assert world.node.call(world.aura, "operator()", returns=("address",)).lower() == world.booster
+    assert older["rewards"] == [reward("BAL", world.balancer.tokens["BAL"], A.OLDER_EARNED, B.PRICES["BAL"])]
+
+
+async def test_a_booster_without_multipliers_that_is_the_operator_mints_for_the_full_bal(world_client, world):
+    """Were the earlier Booster AURA's operator (as it was in 2022), its claims would mint AURA for
+    all their BAL: it has no `getRewardMultipliers` (the read reverts and counts as 100%)."""
+    node, depositor = world.node, world.wallets["depositor"]
+    before, with_snapshot = node.call(world.aura, "balanceOf(address)", depositor), node.rpc("evm_snapshot")
+    node.send(world.aura, "mintFor(address,uint256)", depositor, A.OLDER_EARNED)
+    minted = node.call(world.aura, "balanceOf(address)", depositor) - before
+    node.rpc("evm_revert", with_snapshot)
+    node.send(world.aura, "setOperator(address)", world.older_booster)
+    try:
+        _current, older = (await answer(world_client, depositor))["deposits"]
+    finally:
+        node.send(world.aura, "setOperator(address)", world.booster)
+    assert [item["amount"] for item in older["rewards"]] == [str(A.OLDER_EARNED), str(minted)]
+
+
+async def test_a_sidechain_deposit_earns_bal_and_the_aura_its_l2coordinator_pays(l2_client, world):
+    """The BoosterLite's deposit with the AuraOFT the L2Coordinator's `mint` pays for its BAL (asked
+    of the coordinator itself, undone after)."""
+    depositor = world.wallets["depositor"]
+    (deposit,) = (await answer(l2_client, depositor))["deposits"]
+    assert (deposit["booster"], deposit["pid"], deposit["rewardPool"]) == (world.l2_booster, 0, world.l2_pool)
+    weighted = world.balancer.pools["weighted"][0]
+    assert (deposit["position"]["pool"]["address"], deposit["position"]["balance"]) == (
+        weighted,
+        str(world.l2_deposited),
+    )
+    with_snapshot = world.node.rpc("evm_snapshot")
+    world.node.send(world.l2_coordinator, "mint(address,uint256)", depositor, A.L2_EARNED)
+    paid = world.node.call(world.aura_oft, "balanceOf(address)", depositor)
+    world.node.rpc("evm_revert", with_snapshot)
+    assert paid == A.L2_EARNED * (A.L2_ACCRUED["AURA"] * 10**18 // A.L2_ACCRUED["BAL"]) // 10**18 > A.L2_EARNED
+    assert deposit["rewards"] == [
+        reward("BAL", world.balancer.tokens["BAL"], A.L2_EARNED, B.PRICES["BAL"]),
+        reward("AURA", world.aura_oft, paid, A.AURA_USD),
+    ]
+
+
+async def test_a_sidechain_claim_that_reverts_is_named(l2_client, world):
+    """With less BAL accrued in the L2Coordinator than the wallet earned, its `mint` (and with it the
+    claim) reverts: the AURA is still the rate's, with a warning saying why."""
+    node, depositor = world.node, world.wallets["depositor"]
+    node.send(world.l2_coordinator, "setAccrued(uint256,uint256)", A.L2_EARNED - 1, A.L2_EARNED)
+    try:
+        entry = await answer(l2_client, depositor, warned=True)
+        assert node.call_reverts(
+            world.l2_coordinator, "mint(address,uint256)", depositor, A.L2_EARNED, sender=depositor
+        )
+    finally:
+        node.send(world.l2_coordinator, "setAccrued(uint256,uint256)", A.L2_ACCRUED["BAL"], A.L2_ACCRUED["AURA"])
+    (warning,) = entry["warnings"]
+    assert (warning["code"], warning["target"]) == ("FIGURE_UNAVAILABLE", world.l2_pool)
+    assert f"exceeds the L2Coordinator's accBalRewards() {A.L2_EARNED - 1}" in warning["message"]
+    (deposit,) = entry["deposits"]
+    assert [item["amount"] for item in deposit["rewards"]] == [
+        str(A.L2_EARNED),
+        str(A.L2_EARNED * (10**18 * A.L2_EARNED // (A.L2_EARNED - 1)) // 10**18),
+    ]
+
+
+@pytest.mark.parametrize("sidechain", [False, True])
+async def test_a_query_is_one_request_of_lens_calls(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path, sidechain
+):
+    """Warm, a new block's answer is its header and then one request: on Ethereum a lens call per
+    Booster (the current and the earlier one) in one batch, on a sidechain one lens call."""
+    proxy = RpcProxy(world.node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    proxy.url = str(proxied.make_url("/"))
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(world.l2_addresses_override() if sidechain else world.addresses_override()))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node, url=proxy.url)
+    depositor = world.wallets["depositor"]
+    await answer(api, depositor)
+    world.node.mine()
+    before = len(proxy.posts)
+    entry = await answer(api, depositor)
+    assert len(entry["deposits"]) == (1 if sidechain else 2)
+    header, *rest = proxy.posts[before:]
+    assert header["method"] == "eth_getBlockByNumber" and len(rest) == 1
+    items = rest[0] if isinstance(rest[0], list) else [rest[0]]
+    assert [(item["method"], "to" in item["params"][0]) for item in items] == [("eth_call", False)] * (
+        1 if sidechain else 2
+    )
+
+
+async def test_an_earlier_booster_that_cannot_be_read_is_left_out_with_a_warning(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
+    data = world.addresses_override()
+    data[str(world.node.chain_id)]["aura"]["olderBoosters"] = [world.aura]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    entry = await answer(api, world.wallets["depositor"], warned=True)
+    assert [deposit["booster"] for deposit in entry["deposits"]] == [world.booster]
+    (warning,) = entry["warnings"]
+    assert (warning["code"], warning["target"]) == ("PART_UNREADABLE", world.aura)
+    assert warning["message"].startswith(f"Aura's earlier Booster {world.aura} is left out: ")
 
 
 async def test_a_wallet_with_nothing_has_no_deposits(world_client, world):
@@ -94,7 +221,7 @@ async def test_a_wallet_with_nothing_has_no_deposits(world_client, world):
 
 
 async def test_a_block_before_the_booster_is_a_validation_error(world_client, world):
-    before = world.node.block_number() - 20
+    before = world.booster_block - 1
     assert world.node.rpc("eth_getCode", world.booster, hex(before)) == "0x"
     reply = await world_client.query(
         QUERY,
@@ -126,15 +253,59 @@ PUBLISHED = {
     "EMISSIONS_MAX_SUPPLY()": ("uint256",),
     "totalCliffs()": ("uint256",),
     "reductionPerCliff()": ("uint256",),
+    "operator()": ("address",),
+    "getRewardMultipliers(address)": ("uint256",),
+    "mintRate()": ("uint256",),
+    "accBalRewards()": ("uint256",),
 }
 """Aura's published views as its source declares them (no npm package ships Aura's ABIs):
 aurafinance/aura-contracts at a5d63932 (contracts/interfaces/IBooster.sol `poolLength`,
 `poolInfo` -> PoolInfo {lptoken, token, gauge, crvRewards, stash, shutdown}; contracts/core/Aura.sol
 `INIT_MINT_AMOUNT`, `EMISSIONS_MAX_SUPPLY`, `totalCliffs`, `reductionPerCliff` public) and its
 convex-platform submodule at 6c8abb26 (BaseRewardPool.sol `earned`, `rewardToken`,
-`extraRewardsLength`, `extraRewards`; StashToken.sol `baseToken`)."""
+`extraRewardsLength`, `extraRewards`; StashToken.sol `baseToken`; Booster.sol
+`mapping(address => uint256) public getRewardMultipliers`, REWARD_MULTIPLIER_DENOMINATOR 10000).
+Aura.sol `address public operator`; contracts/sidechain/L2Coordinator.sol `mintRate()` and
+`uint256 public accBalRewards`."""
 
 
 def test_the_adapter_reads_auras_published_views():
     functions = functions_of(contracts)
     assert {function.signature: tuple(function.output_types) for function in functions.values()} == PUBLISHED
+
+
+SOURCE = "aurafinance/aura-contracts@a5d63932a5df3e08be1357a0c18978982a848a25"
+RECORDED = {
+    "1": {
+        "booster": "0xA57b8d98dAE62B26Ec3bcC4a365338157060B234",
+        "aura": "0xC0c293ce456fF0ED870ADd98a0828Dd4d2903DBF",
+        "olderBoosters": ["0x7818A1DA7BD1E64c199029E86Ba244a9798eEE10"],
+    },
+    **{
+        chain: {
+            "booster": "0x98Ef32edd24e2c92525E59afc4475C1242a30184",
+            "aura": "0x1509706a6c66CA549ff0cB464de88231DDBe213B",
+            "l2Coordinator": coordinator,
+        }
+        for chain, coordinator in {
+            "42161": "0xeC1c780A275438916E7CEb174D80878f29580606",
+            "10": "0xeC1c780A275438916E7CEb174D80878f29580606",
+            "137": "0x8b2970c237656d3895588B99a8bFe977D5618201",
+            "43114": "0x8b2970c237656d3895588B99a8bFe977D5618201",
+            "8453": "0x8b2970c237656d3895588B99a8bFe977D5618201",
+        }.items()
+    },
+}
+"""Aura's own deployment records at SOURCE (no npm package ships them): Ethereum's from
+`deployments/1.json` (`booster`, `aura`) and `deployments/1-deprecated(v1).json` (`booster`, the
+2022 one; `1-deprecated(v2).json` lists no Booster); each sidechain's from
+`tasks/deploy/<arbitrum|optimism|polygon|avax|base>-config.ts` `getSidechain` (`booster`: a
+BoosterLite, `auraOFT`, `l2Coordinator`). Aura's other sidechains (Gnosis, zkEVM, Fraxtal) are
+not chains the `balancer` protocol serves."""
+
+
+def test_every_aura_section_is_auras_own_record():
+    data = json.loads(BUILT_IN.read_text())
+    served = {chain: data[chain]["aura"] for chain in data if "aura" in data[chain]}
+    assert served == RECORDED
+    assert all("balancer" in data[chain] for chain in served), "Aura's deposits are valued by Balancer's share math"

@@ -238,6 +238,8 @@ UNPUBLISHED = {
     "IAuraRewards": "likewise",
     "IAuraStashToken": "likewise",
     "IAuraToken": "likewise",
+    "IAuraRewardMultipliers": "likewise",
+    "IAuraL2Coordinator": "likewise",
     "IBooster": "Convex publishes its sources on a public repository only (tests/test_convex.py records them)",
     "IConvexRewards": "likewise",
     "ICvx": "likewise",

@@ -1,22 +1,34 @@
-"""Aura: the wallet's Balancer pool tokens deposited through Aura's Booster, with their claimables.
+"""Aura: the wallet's Balancer pool tokens deposited through Aura's Boosters, with their claimables.
 
 How each figure is derived (all at the request's pinned block; docs/protocols/aura.md has the long form):
 
-- Pools: the Booster's own enumeration, `poolLength()` and `poolInfo(pid)` for every pid (lptoken:
+- Boosters: the chain's current one and the earlier ones Aura's deployment record lists
+  (addresses.json `olderBoosters`: Ethereum's 2022 Booster), each read alike with its own pids;
+  on a sidechain, Aura's BoosterLite.
+- Pools: each Booster's own enumeration, `poolLength()` and `poolInfo(pid)` for every pid (lptoken:
   the Balancer pool's BPT; crvRewards: its BaseRewardPool). A pid's contracts never change, so
   its `poolInfo` is read once per process (the immutable cache).
 - Deposit: the BaseRewardPool's `balanceOf(wallet)` (BPT deposited, one to one), valued as
   Balancer's share math values BPT (adapters/balancer/shares.py: the pool's `getPoolId()`, the
   Vault's `getPoolTokens`, balance x deposit / supply).
 - Claimables (non-zero ones): BAL = the BaseRewardPool's `earned(wallet)` (its `rewardToken()`);
-  AURA = what the Aura token's `mint` adds for that BAL (contracts.aura_minted, from the token's
-  `totalSupply()`, `INIT_MINT_AMOUNT()`, `EMISSIONS_MAX_SUPPLY()`, `totalCliffs()`,
-  `reductionPerCliff()`); each `extraRewards(i)` below `extraRewardsLength()`: its `earned(wallet)`
-  in its `rewardToken()`, a stash token whose `baseToken()` is what a claim pays. Each priced by
-  its token's USD feed.
-- At a past block before the Booster had code: VALIDATION_ERROR (adapters/deployment.py).
+  each `extraRewards(i)` below `extraRewardsLength()`: its `earned(wallet)` in its `rewardToken()`,
+  a stash token whose `baseToken()` is what a claim pays. AURA, what the claim of that BAL pays:
+  - Ethereum: the Booster passes BAL x `getRewardMultipliers(rewardPool)` / 10000 to AURA's
+    `mint` (the full BAL where the Booster has no multipliers: the 2022 one), which mints only
+    for its `operator()` (0 for any other Booster) by its cliffs (contracts.aura_minted, from
+    `totalSupply()`, `INIT_MINT_AMOUNT()`, `EMISSIONS_MAX_SUPPLY()`, `totalCliffs()`,
+    `reductionPerCliff()`).
+  - A sidechain: the L2Coordinator pays BAL x `mintRate()` / 1e18 in AuraOFT
+    (contracts.l2_aura_minted); where that claim reverts at the block (no rate, BAL above
+    `accBalRewards()`, AURA above the coordinator's AuraOFT `balanceOf`), a FIGURE_UNAVAILABLE
+    warning says why (contracts.l2_claim_blocker).
+  Each priced by its token's USD feed.
+- At a past block before the current Booster had code: VALIDATION_ERROR (adapters/deployment.py).
+  An earlier Booster that cannot be read is left out with a PART_UNREADABLE warning; the current
+  one's failure fails the input.
 - All reads go out in AuraLens calls (lenses/, chain/lens.py) over the reward pools this process
-  has seen the Booster list: one round once the pools are known.
+  has seen each Booster list: one round once the pools are known.
 """
 
 from __future__ import annotations
@@ -25,24 +37,31 @@ import asyncio
 from typing import Any, cast
 
 from adapters.aura.contracts import (
+    ACC_BAL_REWARDS,
     BASE_TOKEN,
     EARNED,
     EMISSIONS_MAX_SUPPLY,
     EXTRA_REWARDS,
     EXTRA_REWARDS_LENGTH,
+    GET_REWARD_MULTIPLIERS,
     INIT_MINT_AMOUNT,
+    MINT_RATE,
+    OPERATOR,
     POOL_INFO,
     POOL_LENGTH,
     REDUCTION_PER_CLIFF,
+    REWARD_MULTIPLIER_DENOMINATOR,
     REWARD_TOKEN,
     TOTAL_CLIFFS,
     aura_minted,
+    l2_aura_minted,
+    l2_claim_blocker,
 )
 from adapters.balancer.contracts import GET_POOL_ID
 from adapters.balancer.shares import position, reward, v2_pool
 from adapters.context import FetchContext
 from adapters.deployment import require
-from adapters.position_warnings import Warnings, outcome
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import token_feeds
 from adapters.sweep import balances
 from addresses import AuraAddresses, ChainAddresses
@@ -53,14 +72,19 @@ from errors import ProtocolError
 MAX_EXTRA_REWARDS = 8
 LENS_POOLS = 96
 """Reward pools per AuraLens call: each costs a 72-byte record, a held one about 2 KB more."""
-LENS = Lens("AuraLens", ("address", "address", "address", "address", "uint256[]", "address[]", "address[]", "address"))
+LENS = Lens("AuraLens", ("address", "address[4]", "uint256[]", "address[]", "address[]", "address"))
 _SEEN: dict[tuple[int, str], list[str]] = {}
-"""The reward pools (by pid) the Booster listed when last asked, by chain and Booster: which the lens reads
+"""The reward pools (by pid) each Booster listed when last asked, by chain and Booster: which the lens reads
 (only a hint: every figure comes from the reads the adapter makes)."""
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
     return frozenset(chain_id for chain_id, chain in addresses.items() if chain.aura and chain.balancer)
+
+
+def boosters(aura: AuraAddresses) -> tuple[str, ...]:
+    """The current Booster first, then the earlier ones."""
+    return (aura.booster, *aura.older_boosters)
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
@@ -69,37 +93,66 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     assert chain.balancer is not None
     vault = chain.balancer.v2_vault.address
     reader = ctx.reader()
-    _prefetch(reader, chain, aura, vault, wallet)
-    label = "Aura Booster"
+    for booster in boosters(aura):
+        _prefetch(reader, chain, aura, booster, vault, wallet)
     await require(reader, "aura", aura.booster, "Booster")
-    length = await first(reader.call(aura.booster, POOL_LENGTH, label=label))
+    warnings = ctx.warnings
+    found = await asyncio.gather(
+        *(_booster(reader, ctx.chain_id, chain, aura, booster, vault, wallet, warnings) for booster in boosters(aura)),
+        return_exceptions=True,
+    )
+    deposits: list[dict[str, Any]] = []
+    for booster, part in zip(boosters(aura), found):
+        if isinstance(part, ProtocolError) and booster != aura.booster:
+            warnings.left_out("Aura's earlier Booster", booster, part)
+        elif isinstance(part, BaseException):
+            raise part
+        else:
+            deposits += part
+    return {"deposits": deposits}
+
+
+async def _booster(
+    reader: ChainReader,
+    chain_id: int,
+    chain: ChainAddresses,
+    aura: AuraAddresses,
+    booster: str,
+    vault: str,
+    wallet: str,
+    warnings: Warnings,
+) -> list[dict[str, Any]]:
+    """The wallet's deposits in one Booster's pools."""
+    label = "Aura Booster" if booster == aura.booster else f"Aura's earlier Booster {booster}"
+    length = await first(reader.call(booster, POOL_LENGTH, label=label))
     infos: list[Any] = list(
-        await asyncio.gather(*(reader.call(aura.booster, POOL_INFO, pid, label=label) for pid in range(length)))
+        await asyncio.gather(*(reader.call(booster, POOL_INFO, pid, label=label) for pid in range(length)))
     )
     pools = [info.crvRewards.lower() for info in infos]
-    _SEEN[(ctx.chain_id, aura.booster)] = pools
-    held = await balances(reader, pools, wallet, ctx.warnings, "Aura reward pool")
+    _SEEN[(chain_id, booster)] = pools
+    held = await balances(reader, pools, wallet, warnings, "Aura reward pool")
     pids = [pid for pid, pool in enumerate(pools) if pool in held]
     answers = await asyncio.gather(
         *(
-            _deposit(reader, chain, aura, vault, pid, infos[pid], held[pools[pid]], wallet, ctx.warnings)
+            _deposit(reader, chain, aura, booster, vault, pid, infos[pid], held[pools[pid]], wallet, warnings)
             for pid in pids
         ),
         return_exceptions=True,
     )
-    return {"deposits": ctx.warnings.survivors("Aura pool", zip((pools[pid] for pid in pids), answers))}
+    return warnings.survivors("Aura pool", zip((pools[pid] for pid in pids), answers))
 
 
-def _prefetch(reader: ChainReader, chain: ChainAddresses, aura: AuraAddresses, vault: str, wallet: str) -> None:
-    pools = _SEEN.get((chain.chain_id, aura.booster), [])
+def _prefetch(
+    reader: ChainReader, chain: ChainAddresses, aura: AuraAddresses, booster: str, vault: str, wallet: str
+) -> None:
+    pools = _SEEN.get((chain.chain_id, booster), [])
     feeds = [feed.feed for feed in token_feeds(chain).values()]
     sequencer = chain.sequencer_uptime_feed or NONE
+    coordinator = aura.l2_coordinator or NONE
     initcodes = [
         LENS.initcode(
             wallet,
-            aura.booster,
-            aura.aura,
-            vault,
+            [booster, aura.aura, coordinator, vault],
             list(range(i, min(i + LENS_POOLS, len(pools)))),
             pools[i : i + LENS_POOLS],
             feeds if i == 0 else [],
@@ -107,13 +160,14 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, aura: AuraAddresses, v
         )
         for i in range(0, max(len(pools), 1), LENS_POOLS)
     ]
-    reader.prefetch(initcodes, [aura.booster, aura.aura, vault, *pools, *feeds, sequencer])
+    reader.prefetch(initcodes, [booster, aura.aura, coordinator, vault, *pools, *feeds, sequencer])
 
 
 async def _deposit(
     reader: ChainReader,
     chain: ChainAddresses,
     aura: AuraAddresses,
+    booster: str,
     vault: str,
     pid: int,
     info: Any,
@@ -126,17 +180,19 @@ async def _deposit(
     pool_id = await first(reader.call(pool, GET_POOL_ID, label=f"Balancer pool {pool}"))
     state, owed = await asyncio.gather(
         v2_pool(reader, vault, pool, "0x" + bytes(pool_id).hex()),
-        _claimable(reader, aura, rewards_pool, wallet),
+        _claimable(reader, aura, booster, rewards_pool, wallet, warnings),
     )
     share, rewards = await asyncio.gather(
         position(reader, chain, state, deposited, warnings),
         asyncio.gather(*(reward(reader, chain, token, amount, warnings) for token, amount in owed if amount)),
     )
-    return {"pid": pid, "rewardPool": rewards_pool, "position": share, "rewards": list(rewards)}
+    return {"booster": booster, "pid": pid, "rewardPool": rewards_pool, "position": share, "rewards": list(rewards)}
 
 
-async def _claimable(reader: ChainReader, aura: AuraAddresses, rewards_pool: str, wallet: str) -> list[tuple[str, int]]:
-    """(token, amount) of BAL, the AURA minted with it, and each extra reward."""
+async def _claimable(
+    reader: ChainReader, aura: AuraAddresses, booster: str, rewards_pool: str, wallet: str, warnings: Warnings
+) -> list[tuple[str, int]]:
+    """(token, amount) of BAL, the AURA its claim pays, and each extra reward."""
     label = f"Aura reward pool {rewards_pool}"
     bal, bal_token, count = await asyncio.gather(
         first(reader.call(rewards_pool, EARNED, wallet, label=label)),
@@ -146,16 +202,29 @@ async def _claimable(reader: ChainReader, aura: AuraAddresses, rewards_pool: str
     extras = await asyncio.gather(
         *(first(reader.call(rewards_pool, EXTRA_REWARDS, i, label=label)) for i in range(min(count, MAX_EXTRA_REWARDS)))
     )
+    minting = (
+        _l2_aura(reader, aura, aura.l2_coordinator, rewards_pool, bal, warnings)
+        if aura.l2_coordinator
+        else _aura(reader, aura.aura, booster, rewards_pool, bal)
+    )
     minted, extra_owed = await asyncio.gather(
-        _aura(reader, aura.aura, bal), asyncio.gather(*(_extra(reader, str(extra).lower(), wallet) for extra in extras))
+        minting, asyncio.gather(*(_extra(reader, str(extra).lower(), wallet) for extra in extras))
     )
     return [(str(bal_token).lower(), bal), (aura.aura, minted), *extra_owed]
 
 
-async def _aura(reader: ChainReader, token: str, bal: int) -> int:
+async def _aura(reader: ChainReader, token: str, booster: str, rewards_pool: str, bal: int) -> int:
+    """Ethereum: what AURA's `mint` adds when the Booster passes it the claimed BAL (multiplied)."""
     if not bal:
         return 0
     label = "Aura token"
+    operator, multiplier = await asyncio.gather(
+        first(reader.call(token, OPERATOR, label=label)),
+        outcome(first(reader.call(booster, GET_REWARD_MULTIPLIERS, rewards_pool, label="Aura Booster"))),
+    )
+    if str(operator).lower() != booster:
+        return 0
+    passed = bal if isinstance(multiplier, ProtocolError) else bal * multiplier // REWARD_MULTIPLIER_DENOMINATOR
     answers = await asyncio.gather(
         *(
             first(reader.call(token, function, label=label))
@@ -168,7 +237,31 @@ async def _aura(reader: ChainReader, token: str, bal: int) -> int:
             )
         )
     )
-    return aura_minted(bal, *answers)
+    return aura_minted(passed, *answers)
+
+
+async def _l2_aura(
+    reader: ChainReader, aura: AuraAddresses, coordinator: str, rewards_pool: str, bal: int, warnings: Warnings
+) -> int:
+    """A sidechain: the AuraOFT the L2Coordinator pays for the claimed BAL, with a warning where
+    that claim reverts at the block."""
+    if not bal:
+        return 0
+    label = "Aura L2Coordinator"
+    rate, acc_bal, held = await asyncio.gather(
+        first(reader.call(coordinator, MINT_RATE, label=label)),
+        first(reader.call(coordinator, ACC_BAL_REWARDS, label=label)),
+        first(reader.call(aura.aura, erc20.BALANCE_OF, coordinator, label="AuraOFT")),
+    )
+    blocker = l2_claim_blocker(bal, rate, acc_bal, held)
+    if blocker:
+        warnings.add(
+            FIGURE_UNAVAILABLE,
+            rewards_pool,
+            f"A claim of Aura reward pool {rewards_pool}'s {bal} BAL reverts at this block: {blocker}; "
+            "its AURA is what the L2Coordinator's mintRate() gives.",
+        )
+    return l2_aura_minted(bal, rate)
 
 
 async def _extra(reader: ChainReader, extra: str, wallet: str) -> tuple[str, int]:

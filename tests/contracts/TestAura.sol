@@ -8,24 +8,33 @@ interface IPull {
 }
 
 /// AURA as the adapter reads it: an ERC-20 with the views of Aura.sol's mint formula
-/// (INIT_MINT_AMOUNT, EMISSIONS_MAX_SUPPLY, totalCliffs, reductionPerCliff) and a `mint` by its
-/// operator that adds what that formula gives, written here from the published contract's rules
-/// (aurafinance/aura-contracts contracts/core/Aura.sol): no package ships Aura's bytecode.
+/// (INIT_MINT_AMOUNT, EMISSIONS_MAX_SUPPLY, totalCliffs, reductionPerCliff) and its `operator`,
+/// the one Booster whose claims mint; `mintFor` (its deployer's) adds what Aura.sol's `mint` adds
+/// for the operator, written here from the published contract's rules (aurafinance/aura-contracts
+/// contracts/core/Aura.sol): no package ships Aura's bytecode.
 contract TestAuraToken is TestToken {
     uint256 public constant EMISSIONS_MAX_SUPPLY = 5e25;
     uint256 public constant INIT_MINT_AMOUNT = 5e25;
     uint256 public constant totalCliffs = 500;
     uint256 public constant reductionPerCliff = EMISSIONS_MAX_SUPPLY / totalCliffs;
     address public operator;
+    address private immutable deployer;
 
     constructor() TestToken("Aura", "AURA", 18) {
+        deployer = msg.sender;
         operator = msg.sender;
         _credit(msg.sender, INIT_MINT_AMOUNT);
     }
 
+    /// @dev Aura.sol's `updateOperator` takes the voter proxy's operator; here the deployer names it.
+    function setOperator(address booster) external {
+        require(msg.sender == deployer, "deployer only");
+        operator = booster;
+    }
+
     /// @dev What a claim of `bal` BAL mints: by the cliff the emissions so far reached.
     function mintFor(address to, uint256 bal) external {
-        require(msg.sender == operator, "operator only");
+        require(msg.sender == deployer, "deployer only");
         uint256 emitted = totalSupply - INIT_MINT_AMOUNT;
         uint256 cliff = emitted / reductionPerCliff;
         if (cliff >= totalCliffs) return;
@@ -38,6 +47,39 @@ contract TestAuraToken is TestToken {
         balanceOf[to] += amount;
         totalSupply += amount;
         emit Transfer(address(0), to, amount);
+    }
+}
+
+/// A sidechain's L2Coordinator as the adapter reads it (aurafinance/aura-contracts
+/// contracts/sidechain/L2Coordinator.sol): `mintRate()` from the BAL and AURA accrued, and `mint`
+/// paying bal x mintRate / 1e18 of the AuraOFT it holds, reverting as the published one does.
+/// `setAccrued` stands in for the Booster's `queueNewRewards` and the L1's fee callback.
+contract TestL2Coordinator {
+    address public immutable auraOFT;
+    uint256 public accBalRewards;
+    uint256 public accAuraRewards;
+
+    constructor(address oft) {
+        auraOFT = oft;
+    }
+
+    function mintRate() public view returns (uint256) {
+        if (accBalRewards == 0) return 0;
+        return (accAuraRewards * 1e18) / accBalRewards;
+    }
+
+    function setAccrued(uint256 bal, uint256 aura) external {
+        accBalRewards = bal;
+        accAuraRewards = aura;
+    }
+
+    function mint(address to, uint256 amount) external {
+        uint256 rate = mintRate();
+        require(rate > 0, "!mintRate");
+        uint256 paid = (amount * rate) / 1e18;
+        accBalRewards -= amount;
+        accAuraRewards -= paid;
+        TestToken(auraOFT).transfer(to, paid);
     }
 }
 
@@ -84,9 +126,11 @@ contract TestAuraRewardPool {
     }
 }
 
-/// Aura's Booster as the adapter reads it (`poolLength`, `poolInfo(pid)` with its published
-/// fields): `addPool` makes a pool's reward pool, `deposit` takes BPT and stakes it for the sender.
-contract TestAuraBooster {
+/// A Booster without reward multipliers, as the adapter reads it (`poolLength`, `poolInfo(pid)`
+/// with its published fields): Ethereum's 2022 Booster (aura's convex-platform Booster.sol before
+/// c17d050) and a sidechain's BoosterLite. `addPool` makes a pool's reward pool, `deposit` takes
+/// BPT and stakes it for the sender.
+contract TestAuraBoosterLite {
     struct PoolInfo {
         address lptoken;
         address token;
@@ -110,11 +154,30 @@ contract TestAuraBooster {
     function addPool(address lptoken, address gauge) external returns (address rewards) {
         rewards = address(new TestAuraRewardPool(bal, address(this)));
         poolInfo.push(PoolInfo(lptoken, address(0), gauge, rewards, address(0), false));
+        _added(rewards);
     }
 
     function deposit(uint256 pid, uint256 amount) external {
         PoolInfo memory pool = poolInfo[pid];
         IPull(pool.lptoken).transferFrom(msg.sender, address(this), amount);
         TestAuraRewardPool(pool.crvRewards).stakeFor(msg.sender, amount);
+    }
+
+    function _added(address rewards) internal virtual {}
+}
+
+/// Aura's current Booster on Ethereum: also `getRewardMultipliers(rewardPool)` (10000 = 100%, the
+/// default `addPool` sets), what its `rewardClaimed` multiplies the BAL by before AURA's `mint`.
+contract TestAuraBooster is TestAuraBoosterLite {
+    mapping(address => uint256) public getRewardMultipliers;
+
+    constructor(address bal_) TestAuraBoosterLite(bal_) {}
+
+    function setRewardMultiplier(address rewards, uint256 multiplier) external {
+        getRewardMultipliers[rewards] = multiplier;
+    }
+
+    function _added(address rewards) internal override {
+        getRewardMultipliers[rewards] = 10000;
     }
 }
