@@ -5,14 +5,16 @@ published ABIs and addresses (`@balancer-labs/v2-deployments`) and its own math
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 from adapters.balancer import contracts
 from adapters.balancer import positions as balancer
 from addresses import BUILT_IN
 from tests import balancer_world as B
+from tests.balancer_v3_world import compile_v3
 from tests.conftest import query_positions, world_fixture
-from tests.evm import function_signatures, functions_of
+from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
 TOKEN = "{ address symbol name decimals }"
@@ -47,21 +49,21 @@ def expected(world: B.BalancerWorld, kind: str, bpt: int, pool_type: str, name: 
     pool, pool_id = world.pools[kind]
     tokens, balances = world.pool_tokens(kind)
     supply = world.node.call(pool, "getActualSupply()")
+    amounts = [(address, balance, balance * bpt // supply) for address, balance in zip(tokens, balances)]
+    found = {"version": 2, "poolType": pool_type, "poolId": pool_id, "balance": str(bpt), "totalSupply": str(supply)}
+    pool_token = {"address": pool, "symbol": symbol, "name": name, "decimals": 18}
+    return found | valued(world, pool_token, [share for share in amounts if share[0] != pool])
+
+
+def valued(world: B.BalancerWorld, pool: dict, amounts: list[tuple[str, int, int]]) -> dict:
+    """The pool token and each (token, pool balance, amount) share with its USD value at the world's prices."""
     shares = []
-    for address, balance in zip(tokens, balances):
-        if address == pool:
-            continue
-        info = token(world, address)
-        amount = balance * bpt // supply
+    for address, balance, amount in amounts:
+        info = token(world, address.lower())
         usd = Fraction(amount * B.PRICES[info["symbol"]], 10 ** (info["decimals"] + 8))
         shares.append({"token": info, "poolBalance": str(balance), "amount": str(amount), "amountUsd": usd})
     return {
-        "version": 2,
-        "poolType": pool_type,
-        "pool": {"address": pool, "symbol": symbol, "name": name, "decimals": 18},
-        "poolId": pool_id,
-        "balance": str(bpt),
-        "totalSupply": str(supply),
+        "pool": pool,
         "tokens": [{**share, "amountUsd": float(share["amountUsd"])} for share in shares],
         "valueUsd": float(sum(share["amountUsd"] for share in shares)),
     }
@@ -75,7 +77,8 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     staked = world.node.call(world.gauge, "balanceOf(address)", lp)
     assert held["weighted"] and held["stable"] and staked
     by_pool = {position["pool"]["address"]: position for position in entry["poolPositions"]}
-    assert set(by_pool) == {weighted, stable}
+    assert world.v3 is not None
+    assert set(by_pool) == {weighted, stable, world.v3.pool}
     assert by_pool[weighted] == expected(
         world, "weighted", held["weighted"], "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
     )
@@ -84,7 +87,7 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     )
     # The composable stable pool's shares are of getActualSupply, not of its preminted totalSupply.
     assert int(by_pool[stable]["totalSupply"]) < world.node.call(stable, "totalSupply()") // 10**9
-    (gauge,) = entry["gaugePositions"]
+    gauge, _ = sorted(entry["gaugePositions"], key=lambda found: found["gauge"] != world.gauge)
     assert gauge["gauge"] == world.gauge
     assert gauge["position"] == expected(
         world, "weighted", staked, "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
@@ -97,6 +100,59 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
         }
         for name in ("RWD", "BAL")
     ]
+
+
+def v3_state(world: B.BalancerWorld) -> dict:
+    """The v3 pool's rates and live balances as its Vault answers them (what its exits are computed on)."""
+    assert world.v3 is not None
+    vault, pool = world.v3.vault, world.v3.pool
+    _, rates = world.node.call(vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"))
+    live = world.node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",))
+    return {"tokenRates": [str(rate) for rate in rates], "balancesLive": [str(balance) for balance in live]}
+
+
+def expected_v3(world: B.BalancerWorld, bpt: int) -> dict:
+    """The v3 pool's position as its Vault's views give it: getPoolTokenInfo's tokens and raw
+    balances, totalSupply(pool), and each token's proportional exit as the Vault computes it."""
+    assert world.v3 is not None
+    vault, pool = world.v3.vault, world.v3.pool
+    tokens, _, balances, _ = world.node.call(
+        vault,
+        "getPoolTokenInfo(address)",
+        pool,
+        returns=("address[]", "(uint8,address,bool)[]", "uint256[]", "uint256[]"),
+    )
+    factors, rates = world.node.call(vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"))
+    live = world.node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",))
+    supply = world.node.call(vault, "totalSupply(address)", pool)
+    assert supply == world.node.call(pool, "totalSupply()")
+    amounts = [
+        (address, balance, scaled * bpt // supply * 10**18 // (factor * rate))
+        for address, balance, factor, rate, scaled in zip(tokens, balances, factors, rates, live)
+    ]
+    found = {"version": 3, "poolType": "weighted", "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
+    pool_token = {"address": pool, "symbol": "B3-50TKN-50RTK", "name": "Balancer v3 50 TKN 50 RTK", "decimals": 18}
+    return found | valued(world, pool_token, amounts)
+
+
+async def test_bpt_of_a_v3_weighted_pool_held_and_staked(world_client, world):
+    """Balancer v3: the pool is its own BPT, its balances in the v3 Vault; one token WITH_RATE,
+    valued at its live balance and rate as the Vault's proportional exit pays."""
+    lp = world.wallets["lp"]
+    entry = await answer(world_client, lp)
+    assert world.v3 is not None
+    pool = world.v3.pool
+    held = world.node.call(pool, "balanceOf(address)", lp)
+    staked = world.node.call(world.v3_gauge, "balanceOf(address)", lp)
+    assert held and staked and held == world.node.call(world.v3.vault, "balanceOf(address,address)", pool, lp)
+    (position,) = [found for found in entry["poolPositions"] if found["pool"]["address"] == pool]
+    assert position == expected_v3(world, held)
+    (gauge,) = [found for found in entry["gaugePositions"] if found["gauge"] == world.v3_gauge]
+    assert gauge["position"] == expected_v3(world, staked)
+    # The token with a rate is paid as the live balance (rate applied) undone, not raw x share.
+    (rated,) = [share for share in position["tokens"] if share["token"]["symbol"] == "RTK"]
+    supply = int(position["totalSupply"])
+    assert int(rated["amount"]) <= int(rated["poolBalance"]) * held // supply
 
 
 async def test_the_shares_are_balancer_maths_proportional_exit(world_client, world):
@@ -113,11 +169,12 @@ async def test_the_shares_are_balancer_maths_proportional_exit(world_client, wor
             "bpt": position["balance"],
             "weights": [str(10**18 // len(position["tokens"]))] * len(position["tokens"]),
             "amp": "200000",
+            **(v3_state(world) if position["version"] == 3 else {}),
         }
         for position in positions
     ]
     exits = balancer_proportional_exits(cases)
-    assert len(exits) == 3
+    assert len(exits) == 5
     for position, amounts in zip(positions, exits):
         assert [int(share["amount"]) for share in position["tokens"]] == amounts
         assert all(amounts)
@@ -160,10 +217,21 @@ def test_the_adapter_reads_balancers_published_abis():
         "REWARD_TOKENS": "gauge",
         "CLAIMABLE_REWARD": "gauge",
     }
+    abis["v3 vault"] = compile_v3()["VaultExtension"].abi
+    abis["v3 weighted"] = compile_v3()["WeightedPool"].abi
+    where.update(
+        {
+            "V3_GET_POOL_TOKEN_INFO": "v3 vault",
+            "V3_GET_CURRENT_LIVE_BALANCES": "v3 vault",
+            "V3_GET_POOL_TOKEN_RATES": "v3 vault",
+            "V3_TOTAL_SUPPLY": "v3 vault",
+        }
+    )
     functions = functions_of(contracts)
     assert set(functions) == set(where)
     for name, function in functions.items():
         assert function_signatures(abis[where[name]])[function.signature] == tuple(function.output_types), name
+    assert function_signatures(abis["v3 weighted"])["getNormalizedWeights()"] == ("uint256[]",)
     assert function_signatures(abis["weighted"])["getActualSupply()"] == ("uint256",)
     (claimable,) = [e for e in abis["gauge"] if e.get("name") == "claimable_tokens"]
     assert claimable["stateMutability"] == "nonpayable", "read by eth_call, last in the lens"
@@ -176,6 +244,10 @@ def test_the_adapter_reads_balancers_published_abis():
         }
 
     assert contracts.POOL_REGISTERED.signature in events("20210418-vault", "Vault")
+    v3_events = {
+        f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})" for e in abis["v3 vault"] if e["type"] == "event"
+    }
+    assert contracts.V3_POOL_REGISTERED.signature in v3_events
     assert contracts.GAUGE_CREATED.signature in events("20220822-mainnet-gauge-factory-v2", "LiquidityGaugeFactory")
     assert contracts.GAUGE_CREATED_V1.signature in events("20220325-mainnet-gauge-factory", "LiquidityGaugeFactory")
     assert balancer.LENS.name == "BalancerLens"
@@ -231,3 +303,29 @@ def test_every_balancer_registry_is_the_packages():
             assert factories == published
         else:
             assert factories == {CHILD_CHAIN_GAUGE_FACTORIES[chain]}, chain
+
+
+V3_CHAINS = {"1", "42161", "10", "43114", "8453"}
+"""The served chains where `@balancer/sdk` 6.1.1 lists Balancer v3's Vault (not Polygon)."""
+V3_START_BLOCKS = {"1": 21332121, "42161": 297810187, "10": 133969431, "43114": 59955604, "8453": 25343854}
+"""The v3 Vault's start block by chain, as Balancer's own v3 subgraph records it:
+balancer/balancer-subgraph-v3 at 0e85a46fe9d5fa438a704f1f8ad4f640306390ee, networks.json (`Vault`)."""
+
+
+def test_every_balancer_v3_vault_is_the_sdks():
+    """Against `@balancer/sdk` 6.1.1 (dist/index.js, `balancerV3Contracts.Vault` by chain id): a
+    v3 Vault is listed on exactly the served chains the SDK lists one on, at the SDK's address."""
+    source = pack("@balancer/sdk")["dist/index.js"].decode()
+    contracts_v3 = source[source.index("var balancerV3Contracts = {") :]
+    block = contracts_v3[contracts_v3.index("\n  Vault: {") :]
+    block = block[: block.index("\n  }")]
+    published = {
+        chain: address.lower() for chain, address in re.findall(r'\[(\d+) /\* \w+ \*/\]: "(0x[0-9a-fA-F]{40})"', block)
+    }
+    data = json.loads(BUILT_IN.read_text())
+    served = {chain for chain in data if "balancer" in data[chain]}
+    listed = {chain: data[chain]["balancer"]["v3Vault"] for chain in served if "v3Vault" in data[chain]["balancer"]}
+    assert set(listed) == served & set(published) == V3_CHAINS
+    for chain, vault in listed.items():
+        assert vault["address"].lower() == published[chain], chain
+        assert vault["startBlock"] == V3_START_BLOCKS[chain], chain
