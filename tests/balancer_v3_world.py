@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,16 +89,15 @@ def _sources() -> dict[str, str]:
     }
 
 
-def _cache_key() -> str:
-    digest = hashlib.sha256()
-    version = json.loads((SOLC / "package.json").read_text())["version"]
+def _sources_key() -> str:
+    """The settings and the pinned tarballs compiled (the compiler is pinned by tools/package-lock.json)."""
     pins = [p for p in json.loads((ROOT / "tools" / "packs.json").read_text())["packs"] if p["name"] in PACKAGES]
-    digest.update(json.dumps([version, SETTINGS, pins], sort_keys=True).encode())
-    return digest.hexdigest()[:32]
+    return hashlib.sha256(json.dumps([SETTINGS, pins], sort_keys=True).encode()).hexdigest()[:32]
 
 
 def _compile() -> dict[str, list[Any]]:
-    cached = CACHE / f"{_cache_key()}.json"
+    version = json.loads((SOLC / "package.json").read_text())["version"]
+    cached = CACHE / f"{version}-{_sources_key()}.json"
     if cached.exists():
         found: dict[str, list[Any]] = json.loads(cached.read_text())
         return found
@@ -111,14 +111,16 @@ def _compile() -> dict[str, list[Any]]:
         for name, entry in unit.items()
     }
     CACHE.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps(artifacts))
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(artifacts))
+    partial.replace(cached)  # whole or absent, whichever process writes it
     return artifacts
 
 
 @functools.lru_cache(maxsize=1)
 def compile_v3() -> dict[str, Artifact]:
     """Balancer v3's contracts (UNITS) as solcjs builds them from the pinned sources."""
-    compiled = packaged("balancer v3 " + _cache_key(), _compile)
+    compiled = packaged("balancer v3 " + _sources_key(), _compile)
     return {name: Artifact(*artifact) for name, artifact in compiled.items()}
 
 
