@@ -13,7 +13,7 @@ from adapters.balancer import positions as balancer
 from addresses import BUILT_IN
 from tests import balancer_world as B
 from tests.balancer_v3_world import compile_v3
-from tests.conftest import query_positions, world_fixture
+from tests.conftest import proxied_api, query_positions, world_fixture
 from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
@@ -329,3 +329,29 @@ def test_every_balancer_v3_vault_is_the_sdks():
     for chain, vault in listed.items():
         assert vault["address"].lower() == published[chain], chain
         assert vault["startBlock"] == V3_START_BLOCKS[chain], chain
+
+
+FINALITY = 65
+"""anvil's `finalized` tag is 64 blocks behind the head."""
+
+
+async def test_a_query_is_one_lens_call_beside_the_index_tail(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    """Warm, and the world's events finalized (the index stores them: the lens is built from the
+    store's keys), a new block's answer for the lp wallet (v2 and v3 BPT, two gauge stakes) is its
+    header, then one eth_call (the lens: every pool's, gauge's and feed's read) beside the event
+    index's tail (eth_getLogs and the finalized block's header), and no other call."""
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
+    world.node.mine(FINALITY)
+    await answer(api, world.wallets["lp"])
+    world.node.mine()
+    before = len(proxy.posts)
+    entry = await answer(api, world.wallets["lp"])
+    assert len(entry["poolPositions"]) == 3 and len(entry["gaugePositions"]) == 2
+    header, *rest = proxy.posts[before:]
+    items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
+    calls = [item for item in items if item["method"] == "eth_call"]
+    assert header["method"] == "eth_getBlockByNumber"
+    assert len(calls) == 1 and "to" not in calls[0]["params"][0]
+    assert {item["method"] for item in items} <= {"eth_call", "eth_getLogs", "eth_getBlockByNumber"}
