@@ -58,7 +58,7 @@ QUERIES = [
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
     (
-        "balancer (saver: v2 weighted and composable stable BPT, v3 weighted BPT, 2 gauge stakes)",
+        "balancer (saver: v2 weighted and composable stable BPT, v3 weighted and stable BPT, 2 gauge stakes)",
         [("balancer", "saver")],
     ),
     ("aura (saver: a deposit with BAL, AURA and an extra reward)", [("aura", "saver")]),

@@ -5,11 +5,12 @@ from tools/) by solcjs 0.8.27 with the monorepo's settings (via-IR, evm cancun; 
 so that the Vault's code fits the 24,576-byte limit, which Balancer's build meets by tuning the
 Yul optimizer's steps instead): the VaultAdmin,
 VaultExtension, ProtocolFeeController and Vault (deployed at the address the first three were
-built for, as Balancer's VaultFactory does with CREATE3) and the WeightedPoolFactory. A weighted
-50/50 pool of TKN and a token WITH_RATE (a rate provider at 1.05) is created by the factory and
-initialized through the Vault's `unlock` / `initialize` / `settle`. Balancer's Router needs
+built for, as Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory and the
+StablePoolFactory (`v3-pool-stable` 1.0.0 too). A weighted 50/50 pool of TKN and a token WITH_RATE
+(a rate provider at 1.05) and a stable pool of USDC (6 decimals) and DAI are created by the
+factories and initialized through the Vault's `unlock` / `initialize` / `settle`. Balancer's Router needs
 Permit2, which no npm package publishes, so the INIT goes through a test stand-in
-(tests/contracts/TestBalancerV3.sol). The `lp` wallet holds the pool's BPT and stakes part of it
+(tests/contracts/TestBalancerV3.sol). The `lp` wallet holds both pools' BPT and stakes part of the weighted one's
 in a gauge (the same test gauge as v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
 
 Compiling takes about a minute with solcjs; the output is cached on disk, keyed by the compiler,
@@ -35,6 +36,7 @@ ETHER = 10**18
 PACKAGES = (
     "@balancer-labs/v3-vault",
     "@balancer-labs/v3-pool-weighted",
+    "@balancer-labs/v3-pool-stable",
     "@balancer-labs/v3-interfaces",
     "@balancer-labs/v3-solidity-utils",
     "@balancer-labs/v3-pool-utils",
@@ -48,6 +50,8 @@ UNITS = {
     "ProtocolFeeController": "@balancer-labs/v3-vault/contracts/ProtocolFeeController.sol",
     "WeightedPoolFactory": "@balancer-labs/v3-pool-weighted/contracts/WeightedPoolFactory.sol",
     "WeightedPool": "@balancer-labs/v3-pool-weighted/contracts/WeightedPool.sol",
+    "StablePoolFactory": "@balancer-labs/v3-pool-stable/contracts/StablePoolFactory.sol",
+    "StablePool": "@balancer-labs/v3-pool-stable/contracts/StablePool.sol",
 }
 SETTINGS: dict[str, Any] = {
     "viaIR": True,
@@ -70,7 +74,10 @@ process.stdout.write(solc.compile(JSON.stringify(input), { import: findImports }
 """
 WEIGHTS = {"TKN": ETHER // 2, "RTK": ETHER // 2}
 INIT = {"TKN": 30 * ETHER, "RTK": 57_000 * ETHER}
-"""The pool's INIT (TKN at 2,000 USD, RTK at 1 USD x its 1.05 rate: about half the value each)."""
+"""The weighted pool's INIT (TKN at 2,000 USD, RTK at 1 USD x its 1.05 rate: about half the value each)."""
+STABLE_INIT = {"USDC": 40_000 * 10**6, "DAI": 40_000 * ETHER}
+"""The stable pool's INIT (a 6- and an 18-decimal token: the Vault's decimal scaling at work)."""
+AMP = 200
 RATE = 105 * 10**16
 STAKED_SHARE = 4
 """The lp wallet stakes a quarter of its v3 BPT in a gauge."""
@@ -129,6 +136,9 @@ class BalancerV3:
     vault: str
     start_block: int
     pool: str
+    """The weighted pool (TKN, and RTK with a rate provider)."""
+    stable_pool: str
+    """The stable pool (USDC, DAI)."""
     rate_provider: str
 
 
@@ -158,9 +168,9 @@ def build(node: Anvil, tokens: dict[str, str], lp: str, artifacts: dict[str, Art
     fees = node.deploy(v3["ProtocolFeeController"], ["address", "uint256", "uint256"], [vault, 0, 0], admin)
     deployed = node.deploy(v3["Vault"], ["address", "address", "address"], [extension, admin, fees], admin)
     assert deployed == vault
-    factory = node.deploy(
-        v3["WeightedPoolFactory"], ["address", "uint32", "string", "string"], [vault, 365 * 86_400, "test", "test"]
-    )
+    factory_args = ["address", "uint32", "string", "string"], [vault, 365 * 86_400, "test", "test"]
+    factory = node.deploy(v3["WeightedPoolFactory"], *factory_args)
+    stable_factory = node.deploy(v3["StablePoolFactory"], *factory_args)
     rate_provider = node.deploy(artifacts["TestBalancerV3RateProvider"])
     node.send(rate_provider, "set(uint256)", RATE)
     pair = sorted([tokens["TKN"], tokens["RTK"]])
@@ -183,12 +193,30 @@ def build(node: Anvil, tokens: dict[str, str], lp: str, artifacts: dict[str, Art
         b"\0" * 32,
     )
     pool = _registered(vault, receipt)
+    stables = sorted([tokens["USDC"], tokens["DAI"]])
+    receipt = node.send(
+        stable_factory,
+        "create(string,string,(address,uint8,address,bool)[],uint256,(address,address,address),uint256,address,bool,bool,bytes32)",
+        "Balancer v3 USDC-DAI Stable",
+        "B3-USDC-DAI",
+        [(token, 0, ZERO, False) for token in stables],
+        AMP,
+        (ZERO, ZERO, ZERO),
+        10**14,
+        ZERO,
+        False,
+        False,
+        b"\0" * 32,
+    )
+    stable_pool = _registered(vault, receipt)
     router = node.deploy(artifacts["TestBalancerV3Router"], ["address"], [vault])
-    for token in pair:
+    by_address |= {tokens[name]: name for name in STABLE_INIT}
+    for token in [*pair, *stables]:
         node.send(token, "approve(address,uint256)", router, MAX, sender=lp)
-    amounts = [INIT[by_address[token]] for token in pair]
-    node.send(router, "initialize(address,address[],uint256[])", pool, pair, amounts, sender=lp)
-    return BalancerV3(vault, start_block, pool, rate_provider)
+    for initialized, listed, amounts in ((pool, pair, INIT), (stable_pool, stables, STABLE_INIT)):
+        paid = [amounts[by_address[token]] for token in listed]
+        node.send(router, "initialize(address,address[],uint256[])", initialized, listed, paid, sender=lp)
+    return BalancerV3(vault, start_block, pool, stable_pool, rate_provider)
 
 
 def _registered(vault: str, receipt: dict[str, Any]) -> str:

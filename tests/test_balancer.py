@@ -78,7 +78,7 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     assert held["weighted"] and held["stable"] and staked
     by_pool = {position["pool"]["address"]: position for position in entry["poolPositions"]}
     assert world.v3 is not None
-    assert set(by_pool) == {weighted, stable, world.v3.pool}
+    assert set(by_pool) == {weighted, stable, world.v3.pool, world.v3.stable_pool}
     assert by_pool[weighted] == expected(
         world, "weighted", held["weighted"], "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
     )
@@ -102,20 +102,27 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     ]
 
 
-def v3_state(world: B.BalancerWorld) -> dict:
-    """The v3 pool's rates and live balances as its Vault answers them (what its exits are computed on)."""
+def v3_state(world: B.BalancerWorld, pool: str) -> dict:
+    """A v3 pool's rates and live balances as its Vault answers them (what its exits are computed on)."""
     assert world.v3 is not None
-    vault, pool = world.v3.vault, world.v3.pool
+    vault = world.v3.vault
     _, rates = world.node.call(vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"))
     live = world.node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",))
     return {"tokenRates": [str(rate) for rate in rates], "balancesLive": [str(balance) for balance in live]}
 
 
-def expected_v3(world: B.BalancerWorld, bpt: int) -> dict:
-    """The v3 pool's position as its Vault's views give it: getPoolTokenInfo's tokens and raw
+V3_POOLS = {
+    "weighted": ("Balancer v3 50 TKN 50 RTK", "B3-50TKN-50RTK"),
+    "stable": ("Balancer v3 USDC-DAI Stable", "B3-USDC-DAI"),
+}
+
+
+def expected_v3(world: B.BalancerWorld, kind: str, bpt: int) -> dict:
+    """A v3 pool's position as its Vault's views give it: getPoolTokenInfo's tokens and raw
     balances, totalSupply(pool), and each token's proportional exit as the Vault computes it."""
     assert world.v3 is not None
-    vault, pool = world.v3.vault, world.v3.pool
+    vault = world.v3.vault
+    pool = world.v3.pool if kind == "weighted" else world.v3.stable_pool
     tokens, _, balances, _ = world.node.call(
         vault,
         "getPoolTokenInfo(address)",
@@ -130,14 +137,15 @@ def expected_v3(world: B.BalancerWorld, bpt: int) -> dict:
         (address, balance, scaled * bpt // supply * 10**18 // (factor * rate))
         for address, balance, factor, rate, scaled in zip(tokens, balances, factors, rates, live)
     ]
-    found = {"version": 3, "poolType": "weighted", "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
-    pool_token = {"address": pool, "symbol": "B3-50TKN-50RTK", "name": "Balancer v3 50 TKN 50 RTK", "decimals": 18}
-    return found | valued(world, pool_token, amounts)
+    found = {"version": 3, "poolType": kind, "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
+    name, symbol = V3_POOLS[kind]
+    return found | valued(world, {"address": pool, "symbol": symbol, "name": name, "decimals": 18}, amounts)
 
 
-async def test_bpt_of_a_v3_weighted_pool_held_and_staked(world_client, world):
-    """Balancer v3: the pool is its own BPT, its balances in the v3 Vault; one token WITH_RATE,
-    valued at its live balance and rate as the Vault's proportional exit pays."""
+async def test_bpt_of_v3_weighted_and_stable_pools_held_and_staked(world_client, world):
+    """Balancer v3: the pool is its own BPT, its balances in the v3 Vault; the weighted pool's
+    token WITH_RATE valued at its live balance and rate as the Vault's proportional exit pays, the
+    stable pool's 6-decimal token through its decimal scaling."""
     lp = world.wallets["lp"]
     entry = await answer(world_client, lp)
     assert world.v3 is not None
@@ -146,9 +154,12 @@ async def test_bpt_of_a_v3_weighted_pool_held_and_staked(world_client, world):
     staked = world.node.call(world.v3_gauge, "balanceOf(address)", lp)
     assert held and staked and held == world.node.call(world.v3.vault, "balanceOf(address,address)", pool, lp)
     (position,) = [found for found in entry["poolPositions"] if found["pool"]["address"] == pool]
-    assert position == expected_v3(world, held)
+    assert position == expected_v3(world, "weighted", held)
     (gauge,) = [found for found in entry["gaugePositions"] if found["gauge"] == world.v3_gauge]
-    assert gauge["position"] == expected_v3(world, staked)
+    assert gauge["position"] == expected_v3(world, "weighted", staked)
+    stable = world.v3.stable_pool
+    (position_stable,) = [found for found in entry["poolPositions"] if found["pool"]["address"] == stable]
+    assert position_stable == expected_v3(world, "stable", world.node.call(stable, "balanceOf(address)", lp))
     # The token with a rate is paid as the live balance (rate applied) undone, not raw x share.
     (rated,) = [share for share in position["tokens"] if share["token"]["symbol"] == "RTK"]
     supply = int(position["totalSupply"])
@@ -162,19 +173,19 @@ async def test_the_shares_are_balancer_maths_proportional_exit(world_client, wor
     positions = [*entry["poolPositions"], *(gauge["position"] for gauge in entry["gaugePositions"])]
     cases = [
         {
-            "poolType": "STABLE" if position["poolType"] == "composable-stable" else "WEIGHTED",
+            "poolType": "WEIGHTED" if position["poolType"] == "weighted" else "STABLE",
             "balances": [share["poolBalance"] for share in position["tokens"]],
             "decimals": [share["token"]["decimals"] for share in position["tokens"]],
             "totalSupply": position["totalSupply"],
             "bpt": position["balance"],
             "weights": [str(10**18 // len(position["tokens"]))] * len(position["tokens"]),
             "amp": "200000",
-            **(v3_state(world) if position["version"] == 3 else {}),
+            **(v3_state(world, position["pool"]["address"]) if position["version"] == 3 else {}),
         }
         for position in positions
     ]
     exits = balancer_proportional_exits(cases)
-    assert len(exits) == 5
+    assert len(exits) == 6
     for position, amounts in zip(positions, exits):
         assert [int(share["amount"]) for share in position["tokens"]] == amounts
         assert all(amounts)
@@ -219,6 +230,7 @@ def test_the_adapter_reads_balancers_published_abis():
     }
     abis["v3 vault"] = compile_v3()["VaultExtension"].abi
     abis["v3 weighted"] = compile_v3()["WeightedPool"].abi
+    abis["v3 stable"] = compile_v3()["StablePool"].abi
     where.update(
         {
             "V3_GET_POOL_TOKEN_INFO": "v3 vault",
@@ -232,6 +244,8 @@ def test_the_adapter_reads_balancers_published_abis():
     for name, function in functions.items():
         assert function_signatures(abis[where[name]])[function.signature] == tuple(function.output_types), name
     assert function_signatures(abis["v3 weighted"])["getNormalizedWeights()"] == ("uint256[]",)
+    amp = contracts.GET_AMPLIFICATION_PARAMETER
+    assert function_signatures(abis["v3 stable"])[amp.signature] == tuple(amp.output_types)
     assert function_signatures(abis["weighted"])["getActualSupply()"] == ("uint256",)
     (claimable,) = [e for e in abis["gauge"] if e.get("name") == "claimable_tokens"]
     assert claimable["stateMutability"] == "nonpayable", "read by eth_call, last in the lens"
@@ -339,7 +353,7 @@ async def test_a_query_is_one_lens_call_beside_the_index_tail(
     aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
 ):
     """Warm, and the world's events finalized (the index stores them: the lens is built from the
-    store's keys), a new block's answer for the lp wallet (v2 and v3 BPT, two gauge stakes) is its
+    store's keys), a new block's answer for the lp wallet (two v2 and two v3 pools' BPT, two gauge stakes) is its
     header, then one eth_call (the lens: every pool's, gauge's and feed's read) beside the event
     index's tail (eth_getLogs and the finalized block's header), and no other call."""
     proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
@@ -348,7 +362,7 @@ async def test_a_query_is_one_lens_call_beside_the_index_tail(
     world.node.mine()
     before = len(proxy.posts)
     entry = await answer(api, world.wallets["lp"])
-    assert len(entry["poolPositions"]) == 3 and len(entry["gaugePositions"]) == 2
+    assert len(entry["poolPositions"]) == 4 and len(entry["gaugePositions"]) == 2
     header, *rest = proxy.posts[before:]
     items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
     calls = [item for item in items if item["method"] == "eth_call"]
