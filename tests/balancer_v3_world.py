@@ -1,17 +1,18 @@
 """Balancer v3 on anvil with Balancer's own contracts, compiled from the Solidity sources Balancer
-publishes on npm (`@balancer-labs/v3-vault`, `v3-pool-weighted`, `v3-interfaces`,
-`v3-solidity-utils`, `v3-pool-utils` 1.0.0, the tarballs tools/packs.json pins; OpenZeppelin 5.1.0
-from tools/) by solcjs 0.8.27 with the monorepo's settings (via-IR, evm cancun; optimizer runs 1,
-so that the Vault's code fits the 24,576-byte limit, which Balancer's build meets by tuning the
-Yul optimizer's steps instead): the VaultAdmin,
-VaultExtension, ProtocolFeeController and Vault (deployed at the address the first three were
-built for, as Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory and the
-StablePoolFactory (`v3-pool-stable` 1.0.0 too). A weighted 50/50 pool of TKN and a token WITH_RATE
-(a rate provider at 1.05) and a stable pool of USDC (6 decimals) and DAI are created by the
-factories and initialized through the Vault's `unlock` / `initialize` / `settle`. Balancer's Router needs
-Permit2, which no npm package publishes, so the INIT goes through a test stand-in
-(tests/contracts/TestBalancerV3.sol). The `lp` wallet holds both pools' BPT and stakes part of the weighted one's
-in a gauge (the same test gauge as v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
+publishes on npm (`@balancer-labs/v3-vault`, `v3-pool-weighted`, `v3-pool-stable`,
+`v3-interfaces`, `v3-solidity-utils`, `v3-pool-utils` 1.0.0, the tarballs tools/packs.json pins;
+OpenZeppelin 5.1.0 from tools/) by solcjs 0.8.27 with the monorepo's settings (via-IR, evm
+cancun; optimizer runs 1, so that the Vault's code fits the 24,576-byte limit, which Balancer's
+build meets by tuning the Yul optimizer's steps instead): the VaultAdmin, VaultExtension,
+ProtocolFeeController and Vault (deployed at the address the first three were built for, as
+Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory and the StablePoolFactory.
+
+A weighted 50/50 pool of TKN and a token WITH_RATE (a rate provider at 1.05) and a stable pool of
+USDC (6 decimals) and DAI are created by the factories and initialized through the Vault's
+`unlock` / `initialize` / `settle`. Balancer's Router needs Permit2, which no npm package
+publishes, so the INIT goes through a test stand-in (tests/contracts/TestBalancerV3.sol). The `lp`
+wallet holds both pools' BPT and (tests/balancer_world.py) stakes part of the weighted one's in a
+gauge (the same test gauge as v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
 
 Compiling takes about a minute with solcjs; the output is cached on disk, keyed by the compiler,
 the settings and the pinned tarballs, under tools/node_modules/.cache/balancer-v3/.
