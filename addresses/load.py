@@ -214,6 +214,7 @@ def _balancer(value: Any, where: str) -> BalancerAddresses:
         _deployment(value.get("v2Vault"), f"{where} v2Vault"),
         _deployments(value.get("gaugeFactories", []), f"{where} gaugeFactories"),
         _address(value["bal"], f"{where} bal") if "bal" in value else None,
+        _deployment(value["v3Vault"], f"{where} v3Vault") if "v3Vault" in value else None,
     )
 
 

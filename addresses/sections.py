@@ -310,12 +310,14 @@ class KelpAddresses:
 
 @dataclass(frozen=True)
 class BalancerAddresses:
-    """Balancer v2: the Vault (every pool is registered there: `PoolRegistered`), the gauge
+    """Balancer v2 (and v3): the Vault (every pool is registered there: `PoolRegistered`), the gauge
     factories (every gauge: `GaugeCreated`), and BAL, what a gauge's `claimable_tokens` pays."""
 
     v2_vault: Deployment
     gauge_factories: tuple[Deployment, ...]
     bal: str | None
+    v3_vault: Deployment | None = None
+    """Balancer v3's Vault where the chain has one (every v3 pool: its `PoolRegistered`)."""
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,10 @@ QUERIES = [
     ("morpho (controller: a DSProxy, 2 DSAs, 2 DPM accounts)", [("morpho", "controller")]),
     ("aave (controller: a DSA's supply)", [("aave", "controller")]),
     ("euler (controller: two sub-accounts, one borrowing)", [("euler", "controller")]),
-    ("balancer (saver: weighted and composable stable BPT, a gauge stake)", [("balancer", "saver")]),
+    (
+        "balancer (saver: v2 weighted and composable stable BPT, v3 weighted and stable BPT, 2 gauge stakes)",
+        [("balancer", "saver")],
+    ),
     ("aura (saver: deposits in the current and the 2022 Booster, BAL, AURA, an extra reward)", [("aura", "saver")]),
     ("etherfi (saver: eETH, weETH)", [("etherfi", "saver")]),
     ("etherfi (borrower: withdraw request NFTs)", [("etherfi", "borrower")]),

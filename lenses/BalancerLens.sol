@@ -16,11 +16,41 @@ interface IBalancerGauge {
     function claimable_tokens(address user) external returns (uint256);
 }
 
+/// @dev The v3 Vault's views of a pool (its VaultExtension's, answered through the Vault's fallback).
+interface IBalancerV3Vault {
+    struct TokenInfo {
+        uint8 tokenType;
+        address rateProvider;
+        bool paysYieldFees;
+    }
+
+    function getPoolTokenInfo(address pool)
+        external
+        view
+        returns (
+            address[] memory tokens,
+            TokenInfo[] memory tokenInfo,
+            uint256[] memory balancesRaw,
+            uint256[] memory lastBalancesLiveScaled18
+        );
+
+    function getCurrentLiveBalances(address pool) external view returns (uint256[] memory balancesLiveScaled18);
+
+    function getPoolTokenRates(address pool)
+        external
+        view
+        returns (uint256[] memory decimalScalingFactors, uint256[] memory tokenRates);
+
+    function totalSupply(address token) external view returns (uint256);
+}
+
 /// @title The reads of one Balancer input (adapters/balancer/positions.py), in one call
 /// @notice For each pool: the wallet's `balanceOf`; where it holds some, the pool's token facts,
 /// the Vault's `getPoolTokens(poolId)`, the pool's supplies and type views and each token's facts.
+/// For each v3 pool likewise: the v3 Vault's `getPoolTokenInfo`, `getCurrentLiveBalances`,
+/// `getPoolTokenRates` and `totalSupply(pool)`, the pool's type views and each token's facts.
 /// For each gauge: the wallet's `balanceOf`; where it holds some, `lp_token()`, that pool's reads
-/// as above (its poolId by `getPoolId()`), `reward_count()`, each `reward_tokens(i)` (up to 8) with
+/// as above (its poolId by `getPoolId()`; a v3 pool's reads where it has none), `reward_count()`, each `reward_tokens(i)` (up to 8) with
 /// `claimable_reward` and the token's facts. Then the USD feeds and the sequencer uptime feed, and
 /// last each held gauge's `claimable_tokens`, whose writes stay inside the call.
 contract BalancerLens is BalancerPools {
@@ -31,7 +61,9 @@ contract BalancerLens is BalancerPools {
         bytes32[] memory poolIds,
         address[] memory gauges,
         address[] memory feeds,
-        address sequencer
+        address sequencer,
+        address v3Vault,
+        address[] memory v3Pools
     ) {
         Tape memory tape = _tape();
         for (uint256 i = 0; i < pools.length; i++) {
@@ -39,11 +71,12 @@ contract BalancerLens is BalancerPools {
                 _pool(tape, vault, pools[i], poolIds[i]);
             }
         }
-        bool[] memory staked = new bool[](gauges.length);
-        for (uint256 i = 0; i < gauges.length; i++) {
-            staked[i] = _word(tape, gauges[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0;
-            if (staked[i]) _gauge(tape, vault, gauges[i], wallet);
+        for (uint256 i = 0; i < v3Pools.length; i++) {
+            if (_word(tape, v3Pools[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
+                _poolV3(tape, v3Vault, v3Pools[i]);
+            }
         }
+        bool[] memory staked = _gauges(tape, vault, v3Vault, gauges, wallet);
         for (uint256 i = 0; i < feeds.length; i++) {
             _feed(tape, feeds[i]);
         }
@@ -54,14 +87,46 @@ contract BalancerLens is BalancerPools {
         _finish(tape);
     }
 
-    function _gauge(Tape memory tape, address vault, address gauge, address wallet) private view {
+    function _gauges(Tape memory tape, address vault, address v3Vault, address[] memory gauges, address wallet)
+        private
+        view
+        returns (bool[] memory staked)
+    {
+        staked = new bool[](gauges.length);
+        for (uint256 i = 0; i < gauges.length; i++) {
+            staked[i] = _word(tape, gauges[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0;
+            if (staked[i]) _gauge(tape, vault, v3Vault, gauges[i], wallet);
+        }
+    }
+
+    function _gauge(Tape memory tape, address vault, address v3Vault, address gauge, address wallet) private view {
         address pool = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.lp_token, ()))));
-        _poolByAddress(tape, vault, pool);
+        (bool v2,) = pool.staticcall(abi.encodeCall(IBalancerPool.getPoolId, ()));
+        if (v2 || v3Vault == address(0)) _poolByAddress(tape, vault, pool);
+        else _poolV3(tape, v3Vault, pool);
         uint256 count = _word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_count, ()));
         for (uint256 i = 0; i < count && i < 8; i++) {
             address token = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_tokens, (i)))));
             _call(tape, gauge, abi.encodeCall(IBalancerGauge.claimable_reward, (wallet, token)));
             _tokenInfo(tape, token);
+        }
+    }
+
+    /// @dev A v3 pool's reads: its token facts, the v3 Vault's views of it, its type views and
+    /// each token's facts.
+    function _poolV3(Tape memory tape, address v3Vault, address pool) private view {
+        _tokenInfo(tape, pool);
+        (bool ok, bytes memory ret) = _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getPoolTokenInfo, (pool)));
+        _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getCurrentLiveBalances, (pool)));
+        _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getPoolTokenRates, (pool)));
+        _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.totalSupply, (pool)));
+        _call(tape, pool, abi.encodeCall(IBalancerPool.getNormalizedWeights, ()));
+        _call(tape, pool, abi.encodeCall(IBalancerPool.getAmplificationParameter, ()));
+        if (!ok || ret.length < 128) return;
+        (address[] memory tokens,,,) =
+            abi.decode(ret, (address[], IBalancerV3Vault.TokenInfo[], uint256[], uint256[]));
+        for (uint256 i = 0; i < tokens.length; i++) {
+            _tokenInfo(tape, tokens[i]);
         }
     }
 }

@@ -1,7 +1,7 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
 protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
-Kelp, Balancer's Vault, pools and a gauge, Aura's Booster, Curve's factories, pools and gauges,
+Kelp, Balancer's v2 and v3 Vaults, pools and gauges, Aura's Booster, Curve's factories, pools and gauges,
 Convex's Booster on them, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho

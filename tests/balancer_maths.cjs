@@ -3,7 +3,8 @@
 // Its dist/index.js is read from the tarball tools/packs.json pins (tests/node_oracles.py) and
 // evaluated in an empty sandbox (node's vm): it requires nothing. Reads a JSON object {source,
 // cases} on stdin, each case {poolType: "WEIGHTED" | "STABLE", balances, decimals, totalSupply,
-// bpt, weights | amp} (integers as strings, balances raw), and answers each case's amountsOutRaw.
+// bpt, weights | amp} (integers as strings, balances raw; a v3 pool's case also with its Vault's
+// tokenRates and live balances, balancesLive), and answers each case's amountsOutRaw.
 "use strict";
 
 const vm = require("vm");
@@ -22,8 +23,8 @@ const answers = cases.map((c) => {
     poolType: c.poolType,
     tokens: balances.map((_, i) => "0x" + String(i + 2).padStart(40, "0")),
     scalingFactors,
-    tokenRates: balances.map(() => WAD),
-    balancesLiveScaled18: balances.map((b, i) => b * scalingFactors[i]),
+    tokenRates: c.tokenRates ? c.tokenRates.map(BigInt) : balances.map(() => WAD),
+    balancesLiveScaled18: c.balancesLive ? c.balancesLive.map(BigInt) : balances.map((b, i) => b * scalingFactors[i]),
     swapFee: 0n,
     aggregateSwapFee: 0n,
     totalSupply: BigInt(c.totalSupply),

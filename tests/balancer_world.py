@@ -7,7 +7,9 @@ gauge (LiquidityGaugeV5 needs the veBAL system behind it), so the gauge and its 
 contracts with the views of the published LiquidityGaugeV5 ABI (tests/contracts/TestBalancer.sol).
 
 The `lp` wallet holds BPT of both pools and stakes part of the weighted pool's in the gauge,
-where BAL and an extra reward token are claimable.
+where BAL and an extra reward token are claimable. Balancer v3 is built on the same chain
+(tests/balancer_v3_world.py): the lp wallet holds BPT of a v3 weighted pool too and stakes a
+quarter of it in a second gauge.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from typing import Any
 import eth_abi
 
 from adapters.balancer.contracts import POOL_REGISTERED
+from tests import balancer_v3_world
+from tests.balancer_v3_world import BalancerV3
 from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts, packaged
 from tests.node_oracles import pack
 
 ETHER = 10**18
 PACKAGE = "@balancer-labs/v2-deployments"
 TASKS = "dist/tasks"
-PRICES = {"TKN": 2_000 * 10**8, "USDC": 10**8, "DAI": 99_990_000, "BAL": 2 * 10**8, "RWD": 50_000_000}
-"""USD feed answers (8 decimals) of the world's tokens."""
-DECIMALS = {"TKN": 18, "USDC": 6, "DAI": 18, "BAL": 18, "RWD": 18}
+PRICES = {"TKN": 2_000 * 10**8, "USDC": 10**8, "DAI": 99_990_000, "BAL": 2 * 10**8, "RWD": 50_000_000, "RTK": 10**8}
+"""USD feed answers (8 decimals) of the world's tokens (RTK: the v3 pool's token with a rate)."""
+DECIMALS = {"TKN": 18, "USDC": 6, "DAI": 18, "BAL": 18, "RWD": 18, "RTK": 18}
 WEIGHTED_IN = {"TKN": 40 * ETHER, "USDC": 20_000 * 10**6}
 """The weighted pool's INIT join (80 % TKN at 2,000 USD, 20 % USDC)."""
 STABLE_IN = {"USDC": 50_000 * 10**6, "DAI": 50_000 * ETHER}
@@ -41,7 +45,8 @@ MAX = 2**256 - 1
 
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
-    return compile_contracts([CONTRACTS / name for name in ("TestToken.sol", "TestPriceFeed.sol", "TestBalancer.sol")])
+    names = ("TestToken.sol", "TestPriceFeed.sol", "TestBalancer.sol", "TestBalancerV3.sol")
+    return compile_contracts([CONTRACTS / name for name in names])
 
 
 def published(task: str, name: str) -> Artifact:
@@ -66,6 +71,8 @@ class BalancerWorld:
     """"weighted" / "stable" -> (pool address, poolId)."""
     gauge: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
+    v3: BalancerV3 | None = None
+    v3_gauge: str = ""
 
     def addresses_override(self) -> dict[str, Any]:
         return {
@@ -75,6 +82,7 @@ class BalancerWorld:
                     "v2Vault": {"address": self.vault, "startBlock": self.start_block},
                     "gaugeFactories": [{"address": self.gauge_factory, "startBlock": self.start_block}],
                     "bal": self.tokens["BAL"],
+                    **({"v3Vault": {"address": self.v3.vault, "startBlock": self.v3.start_block}} if self.v3 else {}),
                 },
                 "priceFeeds": {
                     self.tokens[name]: {"pair": f"{name}/USD", "feed": self.feeds[name], "heartbeat": 10**9}
@@ -172,7 +180,19 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> BalancerWorld:
     node.send(world.gauge, "add_reward(address)", world.tokens["RWD"])
     node.send(world.gauge, "setClaimable(address,address,uint256)", lp, world.tokens["RWD"], CLAIMABLE["RWD"])
     node.send(world.gauge, "setClaimableBal(address,uint256)", lp, CLAIMABLE["BAL"])
+    world.v3 = balancer_v3_world.build(node, world.tokens, lp, artifacts)
+    world.v3_gauge = _staked(world, world.v3.pool, balancer_v3_world.STAKED_SHARE)
     return world
+
+
+def _staked(world: BalancerWorld, pool: str, share: int) -> str:
+    """A gauge for `pool` from the world's gauge factory, and the lp wallet's deposit of 1/share of its BPT."""
+    node, lp = world.node, world.wallets["lp"]
+    receipt = node.send(world.gauge_factory, "create(address)", pool)
+    gauge = "0x" + receipt["logs"][0]["topics"][1][-40:]
+    node.send(pool, "approve(address,uint256)", gauge, MAX, sender=lp)
+    node.send(gauge, "deposit(uint256)", node.call(pool, "balanceOf(address)", lp) // share, sender=lp)
+    return gauge
 
 
 def _created(world: BalancerWorld, receipt: dict[str, Any]) -> tuple[str, str]:

@@ -190,18 +190,7 @@ def _compile(files: Sequence[Path], packages: Sequence[str], optimize_runs: int,
     if via_ir:
         settings["viaIR"] = True
     request = json.dumps({"language": "Solidity", "sources": sources, "settings": settings})
-    done = subprocess.run(
-        ["node", str(ROOT / "tests" / "compile.cjs"), str(CONTRACTS), str(TOOLS)],
-        input=request,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=900,
-    )
-    output = json.loads(done.stdout)
-    errors = [e["formattedMessage"] for e in output.get("errors", []) if e["severity"] == "error"]
-    if errors:
-        raise RuntimeError("compilation failed:\n" + "\n".join(errors))
+    output = solc_output(["node", str(ROOT / "tests" / "compile.cjs"), str(CONTRACTS), str(TOOLS)], request)
     return {
         name: [
             entry["abi"],
@@ -211,6 +200,17 @@ def _compile(files: Sequence[Path], packages: Sequence[str], optimize_runs: int,
         for unit in output["contracts"].values()
         for name, entry in unit.items()
     }
+
+
+def solc_output(command: list[str], request: str, timeout: int = 900) -> dict[str, Any]:
+    """solcjs's standard JSON output for `request` (run by `command`, fed on stdin); RuntimeError
+    with the compiler's messages where it reports an error."""
+    done = subprocess.run(command, input=request, capture_output=True, text=True, check=True, timeout=timeout)
+    output: dict[str, Any] = json.loads(done.stdout)
+    errors = [e["formattedMessage"] for e in output.get("errors", []) if e["severity"] == "error"]
+    if errors:
+        raise RuntimeError("compilation failed:\n" + "\n".join(errors))
+    return output
 
 
 def compile_lenses() -> dict[str, str]:

@@ -5,14 +5,16 @@ published ABIs and addresses (`@balancer-labs/v2-deployments`) and its own math
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 from adapters.balancer import contracts
 from adapters.balancer import positions as balancer
 from addresses import BUILT_IN
 from tests import balancer_world as B
-from tests.conftest import query_positions, world_fixture
-from tests.evm import function_signatures, functions_of
+from tests.balancer_v3_world import compile_v3
+from tests.conftest import proxied_api, query_positions, world_fixture
+from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
 TOKEN = "{ address symbol name decimals }"
@@ -47,21 +49,21 @@ def expected(world: B.BalancerWorld, kind: str, bpt: int, pool_type: str, name: 
     pool, pool_id = world.pools[kind]
     tokens, balances = world.pool_tokens(kind)
     supply = world.node.call(pool, "getActualSupply()")
+    amounts = [(address, balance, balance * bpt // supply) for address, balance in zip(tokens, balances)]
+    found = {"version": 2, "poolType": pool_type, "poolId": pool_id, "balance": str(bpt), "totalSupply": str(supply)}
+    pool_token = {"address": pool, "symbol": symbol, "name": name, "decimals": 18}
+    return found | valued(world, pool_token, [share for share in amounts if share[0] != pool])
+
+
+def valued(world: B.BalancerWorld, pool: dict, amounts: list[tuple[str, int, int]]) -> dict:
+    """The pool token and each (token, pool balance, amount) share with its USD value at the world's prices."""
     shares = []
-    for address, balance in zip(tokens, balances):
-        if address == pool:
-            continue
-        info = token(world, address)
-        amount = balance * bpt // supply
+    for address, balance, amount in amounts:
+        info = token(world, address.lower())
         usd = Fraction(amount * B.PRICES[info["symbol"]], 10 ** (info["decimals"] + 8))
         shares.append({"token": info, "poolBalance": str(balance), "amount": str(amount), "amountUsd": usd})
     return {
-        "version": 2,
-        "poolType": pool_type,
-        "pool": {"address": pool, "symbol": symbol, "name": name, "decimals": 18},
-        "poolId": pool_id,
-        "balance": str(bpt),
-        "totalSupply": str(supply),
+        "pool": pool,
         "tokens": [{**share, "amountUsd": float(share["amountUsd"])} for share in shares],
         "valueUsd": float(sum(share["amountUsd"] for share in shares)),
     }
@@ -75,7 +77,8 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     staked = world.node.call(world.gauge, "balanceOf(address)", lp)
     assert held["weighted"] and held["stable"] and staked
     by_pool = {position["pool"]["address"]: position for position in entry["poolPositions"]}
-    assert set(by_pool) == {weighted, stable}
+    assert world.v3 is not None
+    assert set(by_pool) == {weighted, stable, world.v3.pool, world.v3.stable_pool}
     assert by_pool[weighted] == expected(
         world, "weighted", held["weighted"], "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
     )
@@ -84,7 +87,7 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     )
     # The composable stable pool's shares are of getActualSupply, not of its preminted totalSupply.
     assert int(by_pool[stable]["totalSupply"]) < world.node.call(stable, "totalSupply()") // 10**9
-    (gauge,) = entry["gaugePositions"]
+    gauge, _ = sorted(entry["gaugePositions"], key=lambda found: found["gauge"] != world.gauge)
     assert gauge["gauge"] == world.gauge
     assert gauge["position"] == expected(
         world, "weighted", staked, "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
@@ -99,6 +102,70 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     ]
 
 
+def v3_state(world: B.BalancerWorld, pool: str) -> dict:
+    """A v3 pool's rates and live balances as its Vault answers them (what its exits are computed on)."""
+    assert world.v3 is not None
+    vault = world.v3.vault
+    _, rates = world.node.call(vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"))
+    live = world.node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",))
+    return {"tokenRates": [str(rate) for rate in rates], "balancesLive": [str(balance) for balance in live]}
+
+
+V3_POOLS = {
+    "weighted": ("Balancer v3 50 TKN 50 RTK", "B3-50TKN-50RTK"),
+    "stable": ("Balancer v3 USDC-DAI Stable", "B3-USDC-DAI"),
+}
+
+
+def expected_v3(world: B.BalancerWorld, kind: str, bpt: int) -> dict:
+    """A v3 pool's position as its Vault's views give it: getPoolTokenInfo's tokens and raw
+    balances, totalSupply(pool), and each token's proportional exit as the Vault computes it."""
+    assert world.v3 is not None
+    vault = world.v3.vault
+    pool = world.v3.pool if kind == "weighted" else world.v3.stable_pool
+    tokens, _, balances, _ = world.node.call(
+        vault,
+        "getPoolTokenInfo(address)",
+        pool,
+        returns=("address[]", "(uint8,address,bool)[]", "uint256[]", "uint256[]"),
+    )
+    factors, rates = world.node.call(vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"))
+    live = world.node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",))
+    supply = world.node.call(vault, "totalSupply(address)", pool)
+    assert supply == world.node.call(pool, "totalSupply()")
+    amounts = [
+        (address, balance, scaled * bpt // supply * 10**18 // (factor * rate))
+        for address, balance, factor, rate, scaled in zip(tokens, balances, factors, rates, live)
+    ]
+    found = {"version": 3, "poolType": kind, "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
+    name, symbol = V3_POOLS[kind]
+    return found | valued(world, {"address": pool, "symbol": symbol, "name": name, "decimals": 18}, amounts)
+
+
+async def test_bpt_of_v3_weighted_and_stable_pools_held_and_staked(world_client, world):
+    """Balancer v3: the pool is its own BPT, its balances in the v3 Vault; the weighted pool's
+    token WITH_RATE valued at its live balance and rate as the Vault's proportional exit pays, the
+    stable pool's 6-decimal token through its decimal scaling."""
+    lp = world.wallets["lp"]
+    entry = await answer(world_client, lp)
+    assert world.v3 is not None
+    pool = world.v3.pool
+    held = world.node.call(pool, "balanceOf(address)", lp)
+    staked = world.node.call(world.v3_gauge, "balanceOf(address)", lp)
+    assert held and staked and held == world.node.call(world.v3.vault, "balanceOf(address,address)", pool, lp)
+    (position,) = [found for found in entry["poolPositions"] if found["pool"]["address"] == pool]
+    assert position == expected_v3(world, "weighted", held)
+    (gauge,) = [found for found in entry["gaugePositions"] if found["gauge"] == world.v3_gauge]
+    assert gauge["position"] == expected_v3(world, "weighted", staked)
+    stable = world.v3.stable_pool
+    (position_stable,) = [found for found in entry["poolPositions"] if found["pool"]["address"] == stable]
+    assert position_stable == expected_v3(world, "stable", world.node.call(stable, "balanceOf(address)", lp))
+    # The token with a rate is paid as the live balance (rate applied) undone, not raw x share.
+    (rated,) = [share for share in position["tokens"] if share["token"]["symbol"] == "RTK"]
+    supply = int(position["totalSupply"])
+    assert int(rated["amount"]) <= int(rated["poolBalance"]) * held // supply
+
+
 async def test_the_shares_are_balancer_maths_proportional_exit(world_client, world):
     """`@balancer-labs/balancer-maths`' proportional remove of the wallet's BPT from each pool's
     balances and supply pays what the answer says each token is worth."""
@@ -106,18 +173,19 @@ async def test_the_shares_are_balancer_maths_proportional_exit(world_client, wor
     positions = [*entry["poolPositions"], *(gauge["position"] for gauge in entry["gaugePositions"])]
     cases = [
         {
-            "poolType": "STABLE" if position["poolType"] == "composable-stable" else "WEIGHTED",
+            "poolType": "WEIGHTED" if position["poolType"] == "weighted" else "STABLE",
             "balances": [share["poolBalance"] for share in position["tokens"]],
             "decimals": [share["token"]["decimals"] for share in position["tokens"]],
             "totalSupply": position["totalSupply"],
             "bpt": position["balance"],
             "weights": [str(10**18 // len(position["tokens"]))] * len(position["tokens"]),
             "amp": "200000",
+            **(v3_state(world, position["pool"]["address"]) if position["version"] == 3 else {}),
         }
         for position in positions
     ]
     exits = balancer_proportional_exits(cases)
-    assert len(exits) == 3
+    assert len(exits) == 6
     for position, amounts in zip(positions, exits):
         assert [int(share["amount"]) for share in position["tokens"]] == amounts
         assert all(amounts)
@@ -160,10 +228,24 @@ def test_the_adapter_reads_balancers_published_abis():
         "REWARD_TOKENS": "gauge",
         "CLAIMABLE_REWARD": "gauge",
     }
+    abis["v3 vault"] = compile_v3()["VaultExtension"].abi
+    abis["v3 weighted"] = compile_v3()["WeightedPool"].abi
+    abis["v3 stable"] = compile_v3()["StablePool"].abi
+    where.update(
+        {
+            "V3_GET_POOL_TOKEN_INFO": "v3 vault",
+            "V3_GET_CURRENT_LIVE_BALANCES": "v3 vault",
+            "V3_GET_POOL_TOKEN_RATES": "v3 vault",
+            "V3_TOTAL_SUPPLY": "v3 vault",
+        }
+    )
     functions = functions_of(contracts)
     assert set(functions) == set(where)
     for name, function in functions.items():
         assert function_signatures(abis[where[name]])[function.signature] == tuple(function.output_types), name
+    assert function_signatures(abis["v3 weighted"])["getNormalizedWeights()"] == ("uint256[]",)
+    amp = contracts.GET_AMPLIFICATION_PARAMETER
+    assert function_signatures(abis["v3 stable"])[amp.signature] == tuple(amp.output_types)
     assert function_signatures(abis["weighted"])["getActualSupply()"] == ("uint256",)
     (claimable,) = [e for e in abis["gauge"] if e.get("name") == "claimable_tokens"]
     assert claimable["stateMutability"] == "nonpayable", "read by eth_call, last in the lens"
@@ -176,6 +258,10 @@ def test_the_adapter_reads_balancers_published_abis():
         }
 
     assert contracts.POOL_REGISTERED.signature in events("20210418-vault", "Vault")
+    v3_events = {
+        f"{e['name']}({','.join(abi_type(i) for i in e['inputs'])})" for e in abis["v3 vault"] if e["type"] == "event"
+    }
+    assert contracts.V3_POOL_REGISTERED.signature in v3_events
     assert contracts.GAUGE_CREATED.signature in events("20220822-mainnet-gauge-factory-v2", "LiquidityGaugeFactory")
     assert contracts.GAUGE_CREATED_V1.signature in events("20220325-mainnet-gauge-factory", "LiquidityGaugeFactory")
     assert balancer.LENS.name == "BalancerLens"
@@ -231,3 +317,55 @@ def test_every_balancer_registry_is_the_packages():
             assert factories == published
         else:
             assert factories == {CHILD_CHAIN_GAUGE_FACTORIES[chain]}, chain
+
+
+V3_CHAINS = {"1", "42161", "10", "43114", "8453"}
+"""The served chains where `@balancer/sdk` 6.1.1 lists Balancer v3's Vault (not Polygon)."""
+V3_START_BLOCKS = {"1": 21332121, "42161": 297810187, "10": 133969431, "43114": 59955604, "8453": 25343854}
+"""The v3 Vault's start block by chain, as Balancer's own v3 subgraph records it:
+balancer/balancer-subgraph-v3 at 0e85a46fe9d5fa438a704f1f8ad4f640306390ee, networks.json (`Vault`)."""
+
+
+def test_every_balancer_v3_vault_is_the_sdks():
+    """Against `@balancer/sdk` 6.1.1 (dist/index.js, `balancerV3Contracts.Vault` by chain id): a
+    v3 Vault is listed on exactly the served chains the SDK lists one on, at the SDK's address."""
+    source = pack("@balancer/sdk")["dist/index.js"].decode()
+    contracts_v3 = source[source.index("var balancerV3Contracts = {") :]
+    block = contracts_v3[contracts_v3.index("\n  Vault: {") :]
+    block = block[: block.index("\n  }")]
+    published = {
+        chain: address.lower() for chain, address in re.findall(r'\[(\d+) /\* \w+ \*/\]: "(0x[0-9a-fA-F]{40})"', block)
+    }
+    data = json.loads(BUILT_IN.read_text())
+    served = {chain for chain in data if "balancer" in data[chain]}
+    listed = {chain: data[chain]["balancer"]["v3Vault"] for chain in served if "v3Vault" in data[chain]["balancer"]}
+    assert set(listed) == served & set(published) == V3_CHAINS
+    for chain, vault in listed.items():
+        assert vault["address"].lower() == published[chain], chain
+        assert vault["startBlock"] == V3_START_BLOCKS[chain], chain
+
+
+FINALITY = 65
+"""anvil's `finalized` tag is 64 blocks behind the head."""
+
+
+async def test_a_query_is_one_lens_call_beside_the_index_tail(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    """Warm, and the world's events finalized (the index stores them: the lens is built from the
+    store's keys), a new block's answer for the lp wallet (two v2 and two v3 pools' BPT, two gauge stakes) is its
+    header, then one eth_call (the lens: every pool's, gauge's and feed's read) beside the event
+    index's tail (eth_getLogs and the finalized block's header), and no other call."""
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
+    world.node.mine(FINALITY)
+    await answer(api, world.wallets["lp"])
+    world.node.mine()
+    before = len(proxy.posts)
+    entry = await answer(api, world.wallets["lp"])
+    assert len(entry["poolPositions"]) == 4 and len(entry["gaugePositions"]) == 2
+    header, *rest = proxy.posts[before:]
+    items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
+    calls = [item for item in items if item["method"] == "eth_call"]
+    assert header["method"] == "eth_getBlockByNumber"
+    assert len(calls) == 1 and "to" not in calls[0]["params"][0]
+    assert {item["method"] for item in items} <= {"eth_call", "eth_getLogs", "eth_getBlockByNumber"}

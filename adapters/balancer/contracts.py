@@ -1,10 +1,12 @@
 """Balancer's ground floor: the events its discovery reads (the index's stream) and the functions
 both Balancer and Aura call, with the output names Balancer publishes
 (`@balancer-labs/v2-deployments` 3.2.0's ABIs: the v2 Vault, the WeightedPool and
-ComposableStablePool, LiquidityGaugeV5; a test holds these to them).
+ComposableStablePool, LiquidityGaugeV5; a test holds these to them), and Balancer v3's, as the
+Solidity sources of `@balancer-labs/v3-vault` / `v3-pool-weighted` 1.0.0 compile them.
 
 The stream: the v2 Vault's `PoolRegistered(poolId, poolAddress, specialization)` (every v2 pool,
-whatever its factory) and the gauge factories' `GaugeCreated` (every gauge) are catalog entries;
+whatever its factory), the v3 Vault's `PoolRegistered(pool, factory, ...)` (every v3 pool) and the
+gauge factories' `GaugeCreated` (every gauge) are catalog entries;
 the Transfer logs of every pool (BPT) and gauge (its staked-BPT token) are holdings, so the
 wallet's pools and gauges are the keys its logs name (see positions.py for why)."""
 
@@ -49,15 +51,42 @@ GAUGE_TOPICS = (GAUGE_CREATED.topic, GAUGE_CREATED_V1.topic)
 POOL = "pool"
 GAUGE = "gauge"
 
+# Balancer v3: the pool is its own BPT (an ERC-20 whose balances the Vault keeps); the v3 Vault
+# (its VaultExtension, behind the Vault's fallback) answers the pool's tokens, balances and supply.
+V3_POOL_REGISTERED = Event(
+    "PoolRegistered(address,address,(address,uint8,address,bool)[],uint256,uint32,(address,address,address),"
+    "(bool,bool,bool,bool,bool,bool,bool,bool,bool,bool,address),(bool,bool,bool,bool))",
+    "0xbc1561eeab9f40962e2fb827a7ff9c7cdb47a9d7c84caeefa4ed90e043842dad",
+)
+"""The v3 Vault's (pool and factory indexed; TokenConfig[], swap fee, pause window end,
+PoolRoleAccounts, HooksConfig, LiquidityManagement in its data)."""
+V3_GET_POOL_TOKEN_INFO = Function(
+    "getPoolTokenInfo(address)",
+    "67e0e076",
+    (
+        "address[] tokens",
+        "(uint8,address,bool)[] tokenInfo",
+        "uint256[] balancesRaw",
+        "uint256[] lastBalancesLiveScaled18",
+    ),
+)
+V3_GET_CURRENT_LIVE_BALANCES = Function("getCurrentLiveBalances(address)", "535cfd8a", ("uint256[]",))
+V3_GET_POOL_TOKEN_RATES = Function(
+    "getPoolTokenRates(address)", "7e361bde", ("uint256[] decimalScalingFactors", "uint256[] tokenRates")
+)
+V3_TOTAL_SUPPLY = Function("totalSupply(address)", "e4dc2aa4", ("uint256",))
+POOL_V3 = "pool-v3"
+
 
 @functools.cache
 def stream(deployment: BalancerAddresses) -> Stream:
     """Balancer's events in the index: pools registered in the v2 Vault (key the pool, value its
-    poolId), gauges created by the gauge factories (key the gauge), and who may hold a pool's BPT
-    or a gauge's stake: the recipient of each of their Transfers."""
+    poolId) and in the v3 Vault (key the pool), gauges created by the gauge factories (key the
+    gauge), and who may hold a pool's BPT or a gauge's stake: the recipient of each of their Transfers."""
     vault = deployment.v2_vault.address.lower()
+    v3_vault = deployment.v3_vault.address.lower() if deployment.v3_vault else None
     factories = {factory.address.lower() for factory in deployment.gauge_factories}
-    contracts = tuple(sorted({vault} | factories))
+    contracts = tuple(sorted({vault} | factories | ({v3_vault} if v3_vault else set())))
     start = min(part.start_block for part in (deployment.v2_vault, *deployment.gauge_factories))
 
     def rows(entry: Log) -> Rows:
@@ -67,6 +96,9 @@ def stream(deployment: BalancerAddresses) -> Stream:
         if address == vault and kind == POOL_REGISTERED.topic and len(indexed) == 2:
             pool_id, pool = indexed
             return [Entry(POOL, _topic_address(pool), bytes.fromhex(pool_id[2:]), entry.block_number)]
+        if address == v3_vault and kind == V3_POOL_REGISTERED.topic and len(indexed) == 2:
+            pool, _factory = indexed
+            return [Entry(POOL_V3, _topic_address(pool), b"", entry.block_number)]
         if address in factories and kind in GAUGE_TOPICS and indexed:
             gauge, *_ = indexed
             return [Entry(GAUGE, _topic_address(gauge), b"", entry.block_number)]
@@ -75,8 +107,10 @@ def stream(deployment: BalancerAddresses) -> Stream:
             return [Holding(_topic_address(to), address, entry.block_number)]
         return []
 
-    topics = (POOL_REGISTERED.topic, GAUGE_CREATED.topic, GAUGE_CREATED_V1.topic, erc20.TRANSFER.topic)
-    return Stream(f"balancer {','.join(contracts)}", contracts, topics, start, rows, (POOL, GAUGE))
+    topics: tuple[str, ...] = (POOL_REGISTERED.topic, GAUGE_CREATED.topic, GAUGE_CREATED_V1.topic, erc20.TRANSFER.topic)
+    if v3_vault:
+        topics += (V3_POOL_REGISTERED.topic,)
+    return Stream(f"balancer {','.join(contracts)}", contracts, topics, start, rows, (POOL, GAUGE, POOL_V3))
 
 
 def _topic_address(topic: str) -> str:

@@ -1,9 +1,10 @@
-"""Balancer v2: the wallet's pool tokens (BPT) and gauge stakes with what they are worth, on-chain.
+"""Balancer v2 and v3: the wallet's pool tokens (BPT) and gauge stakes with what they are worth, on-chain.
 
 How each figure is derived (all at the request's pinned block; docs/protocols/balancer.md has the long form):
 
 - Discovery through the event index (chain/event_index.py; the stream: contracts.py): every pool
-  from the v2 Vault's `PoolRegistered` events (never a hand list; the pool's poolId with it),
+  from the v2 Vault's `PoolRegistered` events (never a hand list; the pool's poolId with it) and,
+  where the chain has Balancer v3, from the v3 Vault's `PoolRegistered` (the pool is its own BPT),
   every gauge from the gauge factories' `GaugeCreated`, and who may hold a pool's BPT or a gauge's
   stake from their Transfer logs. Those the wallet's logs name are asked for `balanceOf`; non-zero
   ones are held. Why logs and not a `balanceOf` of every pool: Ethereum's Vault has registered
@@ -11,13 +12,16 @@ How each figure is derived (all at the request's pinned block; docs/protocols/ba
   than some nodes allow an eth_call), where the index answers which few a wallet ever received
   from one lookup in its store. While the index is cold, every pool and gauge it has so far is
   swept in bulk instead, with a warning that later ones are not listed yet.
-- A pool position: its state and the wallet's share of each token (shares.py: the Vault's
-  `getPoolTokens`, the pool's `getActualSupply` or `totalSupply`, balance x bpt / supply).
+- A pool position: its state and the wallet's share of each token (shares.py: v2 the Vault's
+  `getPoolTokens`, the pool's `getActualSupply` or `totalSupply`, balance x bpt / supply; v3 the
+  v3 Vault's `getPoolTokenInfo`, `getCurrentLiveBalances`, `getPoolTokenRates` and
+  `totalSupply(pool)`, as its proportional exit computes it).
 - A gauge position: the gauge's `balanceOf(wallet)` (staked BPT, one gauge token per BPT) in its
-  `lp_token()`'s pool, valued as above; its claimables: BAL by `claimable_tokens(wallet)` (not a
-  view: it checkpoints first, so it is read by eth_call, last in the lens) and, for each
+  `lp_token()`'s pool (v2 or v3: v3 pools' gauges are the same gauges), valued as above; its
+  claimables: BAL by `claimable_tokens(wallet)` (not a view: it checkpoints first, so it is read
+  by eth_call, last in the lens) and, for each
   `reward_tokens(i)` below `reward_count()`, `claimable_reward(wallet, token)`, each priced by its
-  token's USD feed. A gauge whose `lp_token` is not a pool of the Vault's is left out with a warning.
+  token's USD feed. A gauge whose `lp_token` is not a pool of either Vault's is left out with a warning.
 - All reads for the pools and gauges the stored index names go out at once in BalancerLens
   (lenses/, chain/lens.py), in the round that reads the index's tail.
 """
@@ -33,11 +37,12 @@ from adapters.balancer.contracts import (
     GAUGE,
     LP_TOKEN,
     POOL,
+    POOL_V3,
     REWARD_COUNT,
     REWARD_TOKENS,
     stream,
 )
-from adapters.balancer.shares import position, reward, v2_pool
+from adapters.balancer.shares import position, reward, v2_pool, v3_pool
 from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.position_warnings import PART_UNREADABLE, Warnings
@@ -53,7 +58,10 @@ MAX_REWARD_TOKENS = 8
 """A LiquidityGaugeV5 holds at most 8 reward tokens (MAX_REWARDS)."""
 LENS_PARTS = 8
 """Pools and gauges per BalancerLens call: a held gauge's records take up to about 2 KB of the tape."""
-LENS = Lens("BalancerLens", ("address", "address", "address[]", "bytes32[]", "address[]", "address[]", "address"))
+LENS = Lens(
+    "BalancerLens",
+    ("address", "address", "address[]", "bytes32[]", "address[]", "address[]", "address", "address", "address[]"),
+)
 
 
 def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
@@ -61,11 +69,15 @@ def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
 
 
 class Catalog:
-    """The index's pools (address -> poolId) and gauges."""
+    """The index's v2 pools (address -> poolId), v3 pools and gauges."""
 
     def __init__(self, view: View) -> None:
         self.pools = {entry.key: "0x" + entry.value.hex() for entry in view.of(POOL)}
+        self.v3_pools = {entry.key for entry in view.of(POOL_V3)}
         self.gauges = {entry.key for entry in view.of(GAUGE)}
+
+    def pool(self, key: str) -> bool:
+        return key in self.pools or key in self.v3_pools
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
@@ -81,10 +93,10 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     view = await ctx.events(events)
     catalog = Catalog(view)
     if view.complete:
-        held = sorted(key for key in await view.keys(wallet) if key in catalog.pools or key in catalog.gauges)
+        held = sorted(key for key in await view.keys(wallet) if catalog.pool(key) or key in catalog.gauges)
         found = await balances(reader, held, wallet, ctx.warnings, "Balancer token")
     else:
-        everything = sorted({*catalog.pools, *catalog.gauges})
+        everything = sorted({*catalog.pools, *catalog.v3_pools, *catalog.gauges})
         found = await swept_balances(reader, everything, wallet, ctx.warnings, "Balancer token")
         ctx.warnings.add(
             PART_UNREADABLE,
@@ -92,8 +104,8 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
             view.shortfall(ctx.chain_id, "pool and gauge"),
             retryable=True,
         )
-    pools = sorted(token for token in found if token in catalog.pools)
-    gauges = sorted(token for token in found if token in catalog.gauges and token not in catalog.pools)
+    pools = sorted(token for token in found if catalog.pool(token))
+    gauges = sorted(token for token in found if token in catalog.gauges and not catalog.pool(token))
     pool_answers, gauge_answers = await asyncio.gather(
         asyncio.gather(
             *(_pool(reader, chain, balancer, catalog, pool, found[pool], ctx.warnings) for pool in pools),
@@ -121,11 +133,13 @@ def _prefetch(
     """The reads of the pools and gauges the stored index says the wallet may hold, in lens calls
     of LENS_PARTS each that ride with the index's tail."""
     pools = sorted(key for key in held if key in catalog.pools)
-    gauges = sorted(key for key in held if key in catalog.gauges and key not in catalog.pools)
+    v3_pools = sorted(key for key in held if key in catalog.v3_pools)
+    gauges = sorted(key for key in held if key in catalog.gauges and not catalog.pool(key))
     ids = [bytes.fromhex(catalog.pools[pool][2:]) for pool in pools]
     feeds = [feed.feed for feed in token_feeds(chain).values()]
     sequencer = chain.sequencer_uptime_feed or NONE
     vault = balancer.v2_vault.address
+    v3_vault = balancer.v3_vault.address if balancer.v3_vault else NONE
     initcodes = [
         LENS.initcode(
             wallet,
@@ -135,10 +149,12 @@ def _prefetch(
             gauges[i : i + LENS_PARTS],
             feeds if i == 0 else [],
             sequencer,
+            v3_vault,
+            v3_pools[i : i + LENS_PARTS],
         )
-        for i in range(0, max(len(pools), len(gauges), 1), LENS_PARTS)
+        for i in range(0, max(len(pools), len(v3_pools), len(gauges), 1), LENS_PARTS)
     ]
-    reader.prefetch(initcodes, [vault, *pools, *gauges, *feeds, sequencer])
+    reader.prefetch(initcodes, [vault, v3_vault, *pools, *v3_pools, *gauges, *feeds, sequencer])
 
 
 async def _pool(
@@ -150,7 +166,11 @@ async def _pool(
     bpt: int,
     warnings: Warnings,
 ) -> dict[str, Any]:
-    state = await v2_pool(reader, balancer.v2_vault.address, pool, catalog.pools[pool])
+    if pool in catalog.pools:
+        state = await v2_pool(reader, balancer.v2_vault.address, pool, catalog.pools[pool])
+    else:
+        assert balancer.v3_vault is not None  # the index has v3 pools only where the chain has its Vault
+        state = await v3_pool(reader, balancer.v3_vault.address, pool)
     return await position(reader, chain, state, bpt, warnings)
 
 
@@ -166,8 +186,8 @@ async def _gauge(
 ) -> dict[str, Any]:
     """A gauge stake: its pool share and what the gauge lets the wallet claim."""
     pool = str(await first(reader.call(gauge, LP_TOKEN, label=f"Balancer gauge {gauge}"))).lower()
-    if pool not in catalog.pools:
-        raise ProtocolError(f"its lp_token {pool} is not a pool of the Balancer Vault")
+    if not catalog.pool(pool):
+        raise ProtocolError(f"its lp_token {pool} is not a pool of a Balancer Vault")
     share, rewards = await asyncio.gather(
         _pool(reader, chain, balancer, catalog, pool, staked, warnings),
         claimables(reader, chain, gauge, wallet, balancer.bal, warnings),

@@ -7,10 +7,19 @@ tokens, as a proportional exit pays it. Balancer's gauges (positions.py) and Aur
   pools: the supply with the protocol fees due minted, what an exit is computed against), else
   `totalSupply()`. A composable stable pool lists its own BPT among its tokens (`getBptIndex()`):
   it is left out of the shares.
+- v3 (the pool is its own BPT, its balances kept by the v3 Vault): the Vault's
+  `getPoolTokenInfo(pool)` (tokens, raw balances), `getCurrentLiveBalances(pool)` (balances scaled
+  to 18 decimals times each token's rate), `getPoolTokenRates(pool)` (decimal scaling factors and
+  rates) and `totalSupply(pool)`. No BPT is preminted and protocol fees are kept apart from the
+  balances, so the supply is the Vault's `totalSupply`.
 - The pool type by the views it answers: `getBptIndex()` composable-stable, else
   `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else other.
 - The share of each token: balance x bpt / supply, rounded down (a proportional exit;
   `tests/test_balancer.py` compares it with `@balancer-labs/balancer-maths`' proportional remove).
+  v3 as its Vault's proportional remove computes it (BasePoolMath.computeProportionalAmountsOut
+  on the live balances, then ScalingHelpers.toRawUndoRateRoundDown): live x bpt / supply rounded
+  down, then x 1e18 / (scaling factor x rate) rounded down; for a token without a rate provider
+  that is raw balance x bpt / supply.
 - USD: each token's amount x its USD feed (adapters/prices.py); the position's value is their sum,
   null when any token has no price.
 """
@@ -29,6 +38,10 @@ from adapters.balancer.contracts import (
     GET_NORMALIZED_WEIGHTS,
     GET_POOL_TOKENS,
     TOTAL_SUPPLY,
+    V3_GET_CURRENT_LIVE_BALANCES,
+    V3_GET_POOL_TOKEN_INFO,
+    V3_GET_POOL_TOKEN_RATES,
+    V3_TOTAL_SUPPLY,
 )
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import warned_usd_price
@@ -48,10 +61,19 @@ class PoolState:
     tokens: tuple[str, ...]
     balances: tuple[int, ...]
     supply: int
+    live: tuple[int, ...] = ()
+    """v3: the Vault's live balances (18 decimals, rates applied), what its exits are computed on."""
+    scales: tuple[int, ...] = ()
+    """v3: each token's decimal scaling factor (10 ** (18 - decimals)) x its rate (1e18 for an
+    18-decimal token at rate 1)."""
 
     def amounts(self, bpt: int) -> list[int]:
         """What `bpt` pool tokens pay of each token in a proportional exit, rounded down."""
-        return [balance * bpt // self.supply if self.supply else 0 for balance in self.balances]
+        if not self.supply:
+            return [0] * len(self.balances)
+        if self.live:
+            return [live * bpt // self.supply * 10**18 // scale for live, scale in zip(self.live, self.scales)]
+        return [balance * bpt // self.supply for balance in self.balances]
 
 
 async def v2_pool(reader: ChainReader, vault: str, pool: str, pool_id: str) -> PoolState:
@@ -73,14 +95,35 @@ async def v2_pool(reader: ChainReader, vault: str, pool: str, pool_id: str) -> P
             raise ProtocolError(f"{label}: getBptIndex names no BPT among the Vault's tokens.")
         del listed[index], balances[index]
         pool_type = "composable-stable"
-    elif not isinstance(weights, ProtocolError):
-        pool_type = "weighted"
-    elif not isinstance(amp, ProtocolError):
-        pool_type = "stable"
     else:
-        pool_type = "other"
+        pool_type = _kind(weights, amp)
     supply: int = total if isinstance(actual, ProtocolError) else actual
     return PoolState(pool, 2, pool_id, pool_type, tuple(listed), tuple(balances), supply)
+
+
+async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
+    """A v3 pool's state at the pinned block from its Vault's views; ProtocolError when they cannot answer."""
+    label = "Balancer v3 Vault"
+    info, live, rates, supply, weights, amp = await asyncio.gather(
+        reader.call(vault, V3_GET_POOL_TOKEN_INFO, pool, label=label),
+        first(reader.call(vault, V3_GET_CURRENT_LIVE_BALANCES, pool, label=label)),
+        reader.call(vault, V3_GET_POOL_TOKEN_RATES, pool, label=label),
+        first(reader.call(vault, V3_TOTAL_SUPPLY, pool, label=label)),
+        outcome(reader.call(pool, GET_NORMALIZED_WEIGHTS, label=f"Balancer pool {pool}")),
+        outcome(reader.call(pool, GET_AMPLIFICATION_PARAMETER, label=f"Balancer pool {pool}")),
+    )
+    tokens = tuple(token.lower() for token in info.tokens)
+    scales = tuple(factor * rate for factor, rate in zip(rates.decimalScalingFactors, rates.tokenRates))
+    if not len(tokens) == len(info.balancesRaw) == len(live) == len(scales) or not all(scales):
+        raise ProtocolError(f"{label}: the pool {pool}'s token lists do not match.")
+    pool_type = _kind(weights, amp)
+    return PoolState(pool, 3, None, pool_type, tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
+
+
+def _kind(weights: Any, amp: Any) -> str:
+    if not isinstance(weights, ProtocolError):
+        return "weighted"
+    return "stable" if not isinstance(amp, ProtocolError) else "other"
 
 
 async def position(

@@ -1,0 +1,230 @@
+"""Balancer v3 on anvil with Balancer's own contracts, compiled from the Solidity sources Balancer
+publishes on npm (`@balancer-labs/v3-vault`, `v3-pool-weighted`, `v3-pool-stable`,
+`v3-interfaces`, `v3-solidity-utils`, `v3-pool-utils` 1.0.0, the tarballs tools/packs.json pins;
+OpenZeppelin 5.1.0 from tools/) by solcjs 0.8.27 with the monorepo's settings (via-IR, evm
+cancun; optimizer runs 1, so that the Vault's code fits the 24,576-byte limit, which Balancer's
+build meets by tuning the Yul optimizer's steps instead): the VaultAdmin, VaultExtension,
+ProtocolFeeController and Vault (deployed at the address the first three were built for, as
+Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory and the StablePoolFactory.
+
+A weighted 50/50 pool of TKN and a token WITH_RATE (a rate provider at 1.05) and a stable pool of
+USDC (6 decimals) and DAI are created by the factories and initialized through the Vault's
+`unlock` / `initialize` / `settle`. Balancer's Router needs Permit2, which no npm package
+publishes, so the INIT goes through a test stand-in (tests/contracts/TestBalancerV3.sol). The `lp`
+wallet holds both pools' BPT and (tests/balancer_world.py) stakes part of the weighted one's in a
+gauge (the same test gauge as v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
+
+Compiling takes about a minute with solcjs; the output is cached on disk, keyed by the compiler,
+the settings and the pinned tarballs, under tools/node_modules/.cache/balancer-v3/.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from eth_hash.auto import keccak
+
+from adapters.balancer.contracts import V3_POOL_REGISTERED
+from tests.evm import ROOT, TOOLS, Anvil, Artifact, packaged, solc_output
+from tests.node_oracles import pack
+
+ETHER = 10**18
+PACKAGES = (
+    "@balancer-labs/v3-vault",
+    "@balancer-labs/v3-pool-weighted",
+    "@balancer-labs/v3-pool-stable",
+    "@balancer-labs/v3-interfaces",
+    "@balancer-labs/v3-solidity-utils",
+    "@balancer-labs/v3-pool-utils",
+)
+SOLC = TOOLS / "solc-0.8.27"
+CACHE = TOOLS / ".cache" / "balancer-v3"
+UNITS = {
+    "Vault": "@balancer-labs/v3-vault/contracts/Vault.sol",
+    "VaultExtension": "@balancer-labs/v3-vault/contracts/VaultExtension.sol",
+    "VaultAdmin": "@balancer-labs/v3-vault/contracts/VaultAdmin.sol",
+    "ProtocolFeeController": "@balancer-labs/v3-vault/contracts/ProtocolFeeController.sol",
+    "WeightedPoolFactory": "@balancer-labs/v3-pool-weighted/contracts/WeightedPoolFactory.sol",
+    "WeightedPool": "@balancer-labs/v3-pool-weighted/contracts/WeightedPool.sol",
+    "StablePoolFactory": "@balancer-labs/v3-pool-stable/contracts/StablePoolFactory.sol",
+    "StablePool": "@balancer-labs/v3-pool-stable/contracts/StablePool.sol",
+}
+SETTINGS: dict[str, Any] = {
+    "viaIR": True,
+    "evmVersion": "cancun",
+    "optimizer": {"enabled": True, "runs": 1},
+    "metadata": {"bytecodeHash": "none"},
+    "outputSelection": {unit: {name: ["abi", "evm.bytecode.object"]} for name, unit in UNITS.items()},
+}
+COMPILE_JS = r"""
+const fs = require("fs"), path = require("path");
+const [solcPath, tools] = process.argv.slice(1);
+const { input, files } = JSON.parse(fs.readFileSync(0, "utf8"));
+const solc = require(solcPath);
+function findImports(name) {
+  if (name in files) return { contents: files[name] };
+  const file = path.join(tools, name);
+  return fs.existsSync(file) ? { contents: fs.readFileSync(file, "utf8") } : { error: "not found: " + name };
+}
+process.stdout.write(solc.compile(JSON.stringify(input), { import: findImports }));
+"""
+WEIGHTS = {"TKN": ETHER // 2, "RTK": ETHER // 2}
+INIT = {"TKN": 30 * ETHER, "RTK": 57_000 * ETHER}
+"""The weighted pool's INIT (TKN at 2,000 USD, RTK at 1 USD x its 1.05 rate: about half the value each)."""
+STABLE_INIT = {"USDC": 40_000 * 10**6, "DAI": 40_000 * ETHER}
+"""The stable pool's INIT (a 6- and an 18-decimal token: the Vault's decimal scaling at work)."""
+AMP = 200
+RATE = 105 * 10**16
+STAKED_SHARE = 4
+"""The lp wallet stakes a quarter of its v3 BPT in a gauge."""
+SWAP_FEE = 10**16
+MAX = 2**256 - 1
+ZERO = "0x" + "00" * 20
+
+
+def _sources() -> dict[str, str]:
+    """Every Solidity file of the pinned packages, by its import path."""
+    return {
+        f"{package}/{path}": data.decode()
+        for package in PACKAGES
+        for path, data in pack(package).items()
+        if path.endswith(".sol")
+    }
+
+
+def _sources_key() -> str:
+    """The settings and the pinned tarballs compiled (the compiler is pinned by tools/package-lock.json)."""
+    pins = [p for p in json.loads((ROOT / "tools" / "packs.json").read_text())["packs"] if p["name"] in PACKAGES]
+    return hashlib.sha256(json.dumps([SETTINGS, pins], sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _compile() -> dict[str, list[Any]]:
+    version = json.loads((SOLC / "package.json").read_text())["version"]
+    cached = CACHE / f"{version}-{_sources_key()}.json"
+    if cached.exists():
+        found: dict[str, list[Any]] = json.loads(cached.read_text())
+        return found
+    files = _sources()
+    sources = {unit: {"content": files[unit]} for unit in UNITS.values()}
+    request = {"input": {"language": "Solidity", "sources": sources, "settings": SETTINGS}, "files": files}
+    output = solc_output(["node", "-e", COMPILE_JS, str(SOLC), str(TOOLS)], json.dumps(request))
+    artifacts = {
+        name: [entry["abi"], "0x" + entry["evm"]["bytecode"]["object"], ""]
+        for unit in output["contracts"].values()
+        for name, entry in unit.items()
+    }
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(artifacts))
+    partial.replace(cached)  # whole or absent, whichever process writes it
+    return artifacts
+
+
+@functools.lru_cache(maxsize=1)
+def compile_v3() -> dict[str, Artifact]:
+    """Balancer v3's contracts (UNITS) as solcjs builds them from the pinned sources."""
+    compiled = packaged("balancer v3 " + _sources_key(), _compile)
+    return {name: Artifact(*artifact) for name, artifact in compiled.items()}
+
+
+@dataclass
+class BalancerV3:
+    vault: str
+    start_block: int
+    pool: str
+    """The weighted pool (TKN, and RTK with a rate provider)."""
+    stable_pool: str
+    """The stable pool (USDC, DAI)."""
+    rate_provider: str
+
+
+def _next_address(node: Anvil, sender: str, ahead: int) -> str:
+    """The address `sender`'s transaction `ahead` after its next one creates: keccak of the RLP
+    list [sender, nonce] (a nonce below 2**56 here)."""
+    nonce = int(node.rpc("eth_getTransactionCount", sender, "latest"), 16) + ahead
+    encoded = b"\x80" if nonce == 0 else nonce.to_bytes((nonce.bit_length() + 7) // 8, "big")
+    if nonce >= 0x80:
+        encoded = bytes([0x80 + len(encoded)]) + encoded
+    body = b"\x94" + bytes.fromhex(sender[2:]) + encoded
+    return "0x" + keccak(bytes([0xC0 + len(body)]) + body)[-20:].hex()
+
+
+def build(node: Anvil, tokens: dict[str, str], lp: str, artifacts: dict[str, Artifact]) -> BalancerV3:
+    """The v3 Vault, a weighted pool of `tokens` TKN and RTK (RTK with a rate provider) and the lp
+    wallet's INIT of it (`artifacts`: the tests/contracts build with TestBalancerV3Router and
+    TestBalancerV3RateProvider); the v2 world stakes part of the BPT in a gauge."""
+    v3 = compile_v3()
+    admin = node.accounts[0]
+    start_block = node.block_number() + 1
+    vault = _next_address(node, admin, 3)
+    vault_admin = node.deploy(
+        v3["VaultAdmin"], ["address", "uint32", "uint32", "uint256", "uint256"], [vault, 0, 0, 10**6, 10**4], admin
+    )
+    extension = node.deploy(v3["VaultExtension"], ["address", "address"], [vault, vault_admin], admin)
+    fees = node.deploy(v3["ProtocolFeeController"], ["address", "uint256", "uint256"], [vault, 0, 0], admin)
+    deployed = node.deploy(v3["Vault"], ["address", "address", "address"], [extension, admin, fees], admin)
+    assert deployed == vault
+    factory_args = ["address", "uint32", "string", "string"], [vault, 365 * 86_400, "test", "test"]
+    factory = node.deploy(v3["WeightedPoolFactory"], *factory_args)
+    stable_factory = node.deploy(v3["StablePoolFactory"], *factory_args)
+    rate_provider = node.deploy(artifacts["TestBalancerV3RateProvider"])
+    node.send(rate_provider, "set(uint256)", RATE)
+    pair = sorted([tokens["TKN"], tokens["RTK"]])
+    configs = [
+        (token, 1, rate_provider, False) if token == tokens["RTK"] else (token, 0, ZERO, False) for token in pair
+    ]
+    by_address = {tokens[name]: name for name in WEIGHTS}
+    receipt = node.send(
+        factory,
+        "create(string,string,(address,uint8,address,bool)[],uint256[],(address,address,address),uint256,address,bool,bool,bytes32)",
+        "Balancer v3 50 TKN 50 RTK",
+        "B3-50TKN-50RTK",
+        configs,
+        [WEIGHTS[by_address[token]] for token in pair],
+        (ZERO, ZERO, ZERO),
+        SWAP_FEE,
+        ZERO,
+        False,
+        False,
+        b"\0" * 32,
+    )
+    pool = _registered(vault, receipt)
+    stables = sorted([tokens["USDC"], tokens["DAI"]])
+    receipt = node.send(
+        stable_factory,
+        "create(string,string,(address,uint8,address,bool)[],uint256,(address,address,address),uint256,address,bool,bool,bytes32)",
+        "Balancer v3 USDC-DAI Stable",
+        "B3-USDC-DAI",
+        [(token, 0, ZERO, False) for token in stables],
+        AMP,
+        (ZERO, ZERO, ZERO),
+        10**14,
+        ZERO,
+        False,
+        False,
+        b"\0" * 32,
+    )
+    stable_pool = _registered(vault, receipt)
+    router = node.deploy(artifacts["TestBalancerV3Router"], ["address"], [vault])
+    by_address |= {tokens[name]: name for name in STABLE_INIT}
+    for token in [*pair, *stables]:
+        node.send(token, "approve(address,uint256)", router, MAX, sender=lp)
+    for initialized, listed, amounts in ((pool, pair, INIT), (stable_pool, stables, STABLE_INIT)):
+        paid = [amounts[by_address[token]] for token in listed]
+        node.send(router, "initialize(address,address[],uint256[])", initialized, listed, paid, sender=lp)
+    return BalancerV3(vault, start_block, pool, stable_pool, rate_provider)
+
+
+def _registered(vault: str, receipt: dict[str, Any]) -> str:
+    """The pool the factory's create registered: the v3 Vault's PoolRegistered (pool indexed first)."""
+    (log,) = [
+        log
+        for log in receipt["logs"]
+        if log["address"].lower() == vault and log["topics"][0] == V3_POOL_REGISTERED.topic
+    ]
+    return "0x" + log["topics"][1][-40:]
