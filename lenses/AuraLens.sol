@@ -58,7 +58,7 @@ interface IAuraL2Coordinator {
 /// @title The reads of one Aura input (adapters/aura/positions.py), in one call
 /// @notice The Booster's `poolLength()`; for each reward pool given (those the service has seen the
 /// Booster list, by pid), the wallet's `balanceOf`; where it holds some: the Booster's `poolInfo(pid)`,
-/// the Balancer pool's reads of its `lptoken` (its `getPoolId()`, then the Vault's), `earned`,
+/// the Balancer pool's reads of its `lptoken` (its `getPoolId()`, then the Vault's; a v3 pool's v3 Vault reads where it has none), `earned`,
 /// `rewardToken()`, `extraRewardsLength()` and each extra reward pool's `earned`, `rewardToken()`,
 /// `baseToken()` and token facts, and what AURA a claim pays: on Ethereum (no `coordinator`) the
 /// Booster's `getRewardMultipliers(rewardPool)` and the AURA token's operator, supply and mint
@@ -66,10 +66,10 @@ interface IAuraL2Coordinator {
 /// balance. Then the USD feeds.
 contract AuraLens is BalancerPools {
     /// @param aura The Booster, the AURA token (an AuraOFT on a sidechain), the sidechain's
-    /// L2Coordinator (none on Ethereum) and Balancer's Vault.
+    /// L2Coordinator (none on Ethereum), Balancer's Vault and its v3 Vault (none where the chain has none).
     constructor(
         address wallet,
-        address[4] memory aura,
+        address[5] memory aura,
         uint256[] memory pids,
         address[] memory rewardPools,
         address[] memory feeds,
@@ -89,14 +89,14 @@ contract AuraLens is BalancerPools {
 
     function _deposits(
         Tape memory tape,
-        address[4] memory aura,
+        address[5] memory aura,
         uint256[] memory pids,
         address[] memory rewardPools,
         address wallet
     ) private view returns (bool held) {
         for (uint256 i = 0; i < rewardPools.length; i++) {
             if (_word(tape, rewardPools[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
-                _deposit(tape, aura[0], aura[3], pids[i], rewardPools[i], wallet);
+                _deposit(tape, aura[0], aura[3], aura[4], pids[i], rewardPools[i], wallet);
                 if (aura[2] == address(0)) {
                     _call(tape, aura[0], abi.encodeCall(IAuraRewardMultipliers.getRewardMultipliers, (rewardPools[i])));
                 }
@@ -121,12 +121,17 @@ contract AuraLens is BalancerPools {
         _call(tape, aura, abi.encodeCall(IAuraToken.reductionPerCliff, ()));
     }
 
-    function _deposit(Tape memory tape, address booster, address vault, uint256 pid, address rewardPool, address wallet)
-        private
-        view
-    {
+    function _deposit(
+        Tape memory tape,
+        address booster,
+        address vault,
+        address v3Vault,
+        uint256 pid,
+        address rewardPool,
+        address wallet
+    ) private view {
         address lptoken = address(uint160(_word(tape, booster, abi.encodeCall(IAuraBooster.poolInfo, (pid)))));
-        if (lptoken != address(0)) _poolByAddress(tape, vault, lptoken);
+        if (lptoken != address(0)) _poolByAddress(tape, vault, v3Vault, lptoken);
         _call(tape, rewardPool, abi.encodeCall(IAuraRewards.earned, (wallet)));
         address bal = address(uint160(_word(tape, rewardPool, abi.encodeCall(IAuraRewards.rewardToken, ()))));
         _tokenInfo(tape, bal);

@@ -16,34 +16,6 @@ interface IBalancerGauge {
     function claimable_tokens(address user) external returns (uint256);
 }
 
-/// @dev The v3 Vault's views of a pool (its VaultExtension's, answered through the Vault's fallback).
-interface IBalancerV3Vault {
-    struct TokenInfo {
-        uint8 tokenType;
-        address rateProvider;
-        bool paysYieldFees;
-    }
-
-    function getPoolTokenInfo(address pool)
-        external
-        view
-        returns (
-            address[] memory tokens,
-            TokenInfo[] memory tokenInfo,
-            uint256[] memory balancesRaw,
-            uint256[] memory lastBalancesLiveScaled18
-        );
-
-    function getCurrentLiveBalances(address pool) external view returns (uint256[] memory balancesLiveScaled18);
-
-    function getPoolTokenRates(address pool)
-        external
-        view
-        returns (uint256[] memory decimalScalingFactors, uint256[] memory tokenRates);
-
-    function totalSupply(address token) external view returns (uint256);
-}
-
 /// @title The reads of one Balancer input (adapters/balancer/positions.py), in one call
 /// @notice For each pool: the wallet's `balanceOf`; where it holds some, the pool's token facts,
 /// the Vault's `getPoolTokens(poolId)`, the pool's supplies and type views and each token's facts.
@@ -101,32 +73,12 @@ contract BalancerLens is BalancerPools {
 
     function _gauge(Tape memory tape, address vault, address v3Vault, address gauge, address wallet) private view {
         address pool = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.lp_token, ()))));
-        (bool v2,) = pool.staticcall(abi.encodeCall(IBalancerPool.getPoolId, ()));
-        if (v2 || v3Vault == address(0)) _poolByAddress(tape, vault, pool);
-        else _poolV3(tape, v3Vault, pool);
+        _poolByAddress(tape, vault, v3Vault, pool);
         uint256 count = _word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_count, ()));
         for (uint256 i = 0; i < count && i < 8; i++) {
             address token = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_tokens, (i)))));
             _call(tape, gauge, abi.encodeCall(IBalancerGauge.claimable_reward, (wallet, token)));
             _tokenInfo(tape, token);
-        }
-    }
-
-    /// @dev A v3 pool's reads: its token facts, the v3 Vault's views of it, its type views and
-    /// each token's facts.
-    function _poolV3(Tape memory tape, address v3Vault, address pool) private view {
-        _tokenInfo(tape, pool);
-        (bool ok, bytes memory ret) = _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getPoolTokenInfo, (pool)));
-        _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getCurrentLiveBalances, (pool)));
-        _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getPoolTokenRates, (pool)));
-        _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.totalSupply, (pool)));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getNormalizedWeights, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getAmplificationParameter, ()));
-        if (!ok || ret.length < 128) return;
-        (address[] memory tokens,,,) =
-            abi.decode(ret, (address[], IBalancerV3Vault.TokenInfo[], uint256[], uint256[]));
-        for (uint256 i = 0; i < tokens.length; i++) {
-            _tokenInfo(tape, tokens[i]);
         }
     }
 }

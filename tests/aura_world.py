@@ -4,10 +4,12 @@ published source (tests/contracts/TestAura.sol: no package ships Aura's bytecode
 Booster lists the weighted pool (pid 0) and the composable stable pool (pid 1); the depositor
 deposits BPT of the stable pool, where BAL, the AURA it mints (its reward multiplier at 80%) and
 an extra reward (paid in a stash token of RWD) are claimable; AURA's emissions stand past the
-first cliffs. An earlier Booster (no multipliers, not AURA's operator) lists the stable pool too,
-with a deposit and BAL of the depositor's. With `l2`, a sidechain's parts beside them (read
-through `l2_addresses_override`): a BoosterLite listing the weighted pool, with a deposit and BAL
-of the depositor's, an AuraOFT and an L2Coordinator holding it with BAL and AURA accrued.
+first cliffs. It also lists Balancer v3's weighted pool (pid 2: a v3 pool is its own BPT, with no
+`getPoolId()`), with a deposit and BAL of the depositor's. An earlier Booster (no multipliers, not
+AURA's operator) lists the stable pool too, with a deposit and BAL of the depositor's. With `l2`,
+a sidechain's parts beside them (read through `l2_addresses_override`): a BoosterLite listing the
+weighted pool, with a deposit and BAL of the depositor's, an AuraOFT and an L2Coordinator holding
+it with BAL and AURA accrued.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ MULTIPLIER = 8_000
 """The stable pool's reward multiplier in the current Booster (of 10000)."""
 OLDER_EARNED = 2 * ETHER + 3
 """BAL earned in the earlier Booster's stable pool."""
+V3_EARNED = 4 * ETHER + 9
+"""BAL earned in the current Booster's Balancer v3 pool."""
 L2_EARNED = 7 * ETHER + 11
 """BAL earned in the BoosterLite's weighted pool."""
 L2_ACCRUED = {"BAL": 1_000 * ETHER, "AURA": 1_234 * ETHER + 5}
@@ -57,6 +61,9 @@ class AuraWorld:
     deposited: int = 0
     booster_block: int = 0
     """The block the current Booster was deployed in."""
+    v3_pool: str = ""
+    """The current Booster's reward pool of Balancer v3's weighted pool (pid 2)."""
+    v3_deposited: int = 0
     older_booster: str = ""
     older_pool: str = ""
     older_deposited: int = 0
@@ -115,6 +122,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     node.send(world.reward_pools[1], "addExtraReward(address)", world.extra)
     node.send(world.reward_pools[1], "setEarned(address,uint256)", depositor, EARNED["BAL"])
     node.send(world.extra, "setEarned(address,uint256)", depositor, EARNED["RWD"])
+    v3 = world.balancer.v3
+    assert v3 is not None
+    world.v3_pool = _add_pool(node, world.booster, v3.pool, world)
+    world.v3_deposited = node.call(v3.pool, "balanceOf(address)", depositor) // 3
+    _deposit(node, world.booster, 2, v3.pool, world.v3_deposited, depositor)
+    node.send(world.v3_pool, "setEarned(address,uint256)", depositor, V3_EARNED)
     world.older_booster = node.deploy(artifacts["TestAuraBoosterLite"], ["address"], [tokens["BAL"]])
     world.older_pool = _add_pool(node, world.older_booster, stable, world)
     world.older_deposited = world.deposited // 3

@@ -74,7 +74,7 @@ def test_aura_is_minted_as_the_token_contract_says():
 async def test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward(world_client, world):
     depositor = world.wallets["depositor"]
     entry = await answer(world_client, depositor)
-    deposit, _older = entry["deposits"]
+    deposit, _v3, _older = entry["deposits"]
     assert (deposit["booster"], deposit["pid"], deposit["rewardPool"]) == (world.booster, 1, world.reward_pools[1])
     stable, pool_id = world.balancer.pools["stable"]
     tokens, balances = world.balancer.pool_tokens("stable")
@@ -104,10 +104,35 @@ async def test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward(world_
     ]
 
 
+async def test_a_deposit_of_balancer_v3_bpt_is_valued_as_the_v3_vault_exits(world_client, world):
+    """A v3 pool has no `getPoolId()`: its share comes from the v3 Vault's views, as Balancer's own
+    positions value it (adapters/balancer/shares.py), within the same lens call."""
+    _current, v3_deposit, _older = (await answer(world_client, world.wallets["depositor"]))["deposits"]
+    v3 = world.balancer.v3
+    assert (v3_deposit["booster"], v3_deposit["pid"], v3_deposit["rewardPool"]) == (world.booster, 2, world.v3_pool)
+    position = v3_deposit["position"]
+    assert (position["pool"]["address"], position["poolId"], position["balance"]) == (
+        v3.pool,
+        None,
+        str(world.v3_deposited),
+    )
+    supply = world.node.call(v3.vault, "totalSupply(address)", v3.pool)
+    live = world.node.call(v3.vault, "getCurrentLiveBalances(address)", v3.pool, returns=("uint256[]",))
+    factors, rates = world.node.call(
+        v3.vault, "getPoolTokenRates(address)", v3.pool, returns=("uint256[]", "uint256[]")
+    )
+    assert (position["version"], position["poolType"], position["totalSupply"]) == (3, "weighted", str(supply))
+    assert [share["amount"] for share in position["tokens"]] == [
+        str(balance * world.v3_deposited // supply * 10**18 // (factor * rate))
+        for balance, factor, rate in zip(live, factors, rates)
+    ]
+    assert v3_deposit["rewards"][0] == reward("BAL", world.balancer.tokens["BAL"], A.V3_EARNED, B.PRICES["BAL"])
+
+
 async def test_a_deposit_in_the_earlier_booster_earns_bal_and_no_aura(world_client, world):
     """Aura.sol's `mint` mints for its operator only (the current Booster): the earlier Booster's
     claims pay BAL alone, and that Booster has no reward multipliers (the lens's call reverts)."""
-    _current, older = (await answer(world_client, world.wallets["depositor"]))["deposits"]
+    _current, _v3, older = (await answer(world_client, world.wallets["depositor"]))["deposits"]
     assert (older["booster"], older["pid"], older["rewardPool"]) == (world.older_booster, 0, world.older_pool)
     assert older["position"]["balance"] == str(world.older_deposited)
     assert world.node.call(world.aura, "operator()", returns=("address",)).lower() == world.booster
@@ -124,7 +149,7 @@ async def test_a_booster_without_multipliers_that_is_the_operator_mints_for_the_
     node.rpc("evm_revert", with_snapshot)
     node.send(world.aura, "setOperator(address)", world.older_booster)
     try:
-        _current, older = (await answer(world_client, depositor))["deposits"]
+        _current, _v3, older = (await answer(world_client, depositor))["deposits"]
     finally:
         node.send(world.aura, "setOperator(address)", world.booster)
     assert [item["amount"] for item in older["rewards"]] == [str(A.OLDER_EARNED), str(minted)]
@@ -191,7 +216,7 @@ async def test_a_query_is_one_request_of_lens_calls(
     world.node.mine()
     before = len(proxy.posts)
     entry = await answer(api, depositor)
-    assert len(entry["deposits"]) == (1 if sidechain else 2)
+    assert len(entry["deposits"]) == (1 if sidechain else 3)
     header, *rest = proxy.posts[before:]
     assert header["method"] == "eth_getBlockByNumber" and len(rest) == 1
     items = rest[0] if isinstance(rest[0], list) else [rest[0]]
@@ -209,7 +234,7 @@ async def test_an_earlier_booster_that_cannot_be_read_is_left_out_with_a_warning
     path.write_text(json.dumps(data))
     api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
     entry = await answer(api, world.wallets["depositor"], warned=True)
-    assert [deposit["booster"] for deposit in entry["deposits"]] == [world.booster]
+    assert [deposit["booster"] for deposit in entry["deposits"]] == [world.booster] * 2
     (warning,) = entry["warnings"]
     assert (warning["code"], warning["target"]) == ("PART_UNREADABLE", world.aura)
     assert warning["message"].startswith(f"Aura's earlier Booster {world.aura} is left out: ")

@@ -10,7 +10,8 @@ How each figure is derived (all at the request's pinned block; docs/protocols/au
   its `poolInfo` is read once per process (the immutable cache).
 - Deposit: the BaseRewardPool's `balanceOf(wallet)` (BPT deposited, one to one), valued as
   Balancer's share math values BPT (adapters/balancer/shares.py: the pool's `getPoolId()`, the
-  Vault's `getPoolTokens`, balance x deposit / supply).
+  Vault's `getPoolTokens`, balance x deposit / supply; a v3 pool, which has no `getPoolId()`, by
+  the v3 Vault's views).
 - Claimables (non-zero ones): BAL = the BaseRewardPool's `earned(wallet)` (its `rewardToken()`);
   each `extraRewards(i)` below `extraRewardsLength()`: its `earned(wallet)` in its `rewardToken()`,
   a stash token whose `baseToken()` is what a claim pays. AURA, what the claim of that BAL pays:
@@ -57,14 +58,13 @@ from adapters.aura.contracts import (
     l2_aura_minted,
     l2_claim_blocker,
 )
-from adapters.balancer.contracts import GET_POOL_ID
-from adapters.balancer.shares import position, reward, v2_pool
+from adapters.balancer.shares import pool_by_address, position, reward
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import token_feeds
 from adapters.sweep import balances
-from addresses import AuraAddresses, ChainAddresses
+from addresses import AuraAddresses, BalancerAddresses, ChainAddresses
 from chain import ChainReader, erc20, first
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -72,7 +72,7 @@ from errors import ProtocolError
 MAX_EXTRA_REWARDS = 8
 LENS_POOLS = 96
 """Reward pools per AuraLens call: each costs a 72-byte record, a held one about 2 KB more."""
-LENS = Lens("AuraLens", ("address", "address[4]", "uint256[]", "address[]", "address[]", "address"))
+LENS = Lens("AuraLens", ("address", "address[5]", "uint256[]", "address[]", "address[]", "address"))
 _SEEN: dict[tuple[int, str], list[str]] = {}
 """The reward pools (by pid) each Booster listed when last asked, by chain and Booster: which the lens reads
 (only a hint: every figure comes from the reads the adapter makes)."""
@@ -90,15 +90,18 @@ def boosters(aura: AuraAddresses) -> tuple[str, ...]:
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     aura = cast(AuraAddresses, chain.aura)
-    assert chain.balancer is not None
-    vault = chain.balancer.v2_vault.address
+    balancer = chain.balancer
+    assert balancer is not None
     reader = ctx.reader()
     for booster in boosters(aura):
-        _prefetch(reader, chain, aura, booster, vault, wallet)
+        _prefetch(reader, chain, aura, balancer, booster, wallet)
     await require(reader, "aura", aura.booster, "Booster")
     warnings = ctx.warnings
     found = await asyncio.gather(
-        *(_booster(reader, ctx.chain_id, chain, aura, booster, vault, wallet, warnings) for booster in boosters(aura)),
+        *(
+            _booster(reader, ctx.chain_id, chain, aura, balancer, booster, wallet, warnings)
+            for booster in boosters(aura)
+        ),
         return_exceptions=True,
     )
     deposits: list[dict[str, Any]] = []
@@ -117,8 +120,8 @@ async def _booster(
     chain_id: int,
     chain: ChainAddresses,
     aura: AuraAddresses,
+    balancer: BalancerAddresses,
     booster: str,
-    vault: str,
     wallet: str,
     warnings: Warnings,
 ) -> list[dict[str, Any]]:
@@ -134,7 +137,7 @@ async def _booster(
     pids = [pid for pid, pool in enumerate(pools) if pool in held]
     answers = await asyncio.gather(
         *(
-            _deposit(reader, chain, aura, booster, vault, pid, infos[pid], held[pools[pid]], wallet, warnings)
+            _deposit(reader, chain, aura, balancer, booster, pid, infos[pid], held[pools[pid]], wallet, warnings)
             for pid in pids
         ),
         return_exceptions=True,
@@ -143,16 +146,22 @@ async def _booster(
 
 
 def _prefetch(
-    reader: ChainReader, chain: ChainAddresses, aura: AuraAddresses, booster: str, vault: str, wallet: str
+    reader: ChainReader,
+    chain: ChainAddresses,
+    aura: AuraAddresses,
+    balancer: BalancerAddresses,
+    booster: str,
+    wallet: str,
 ) -> None:
     pools = _SEEN.get((chain.chain_id, booster), [])
     feeds = [feed.feed for feed in token_feeds(chain).values()]
     sequencer = chain.sequencer_uptime_feed or NONE
     coordinator = aura.l2_coordinator or NONE
+    vault, v3_vault = balancer.v2_vault.address, balancer.v3_vault.address if balancer.v3_vault else NONE
     initcodes = [
         LENS.initcode(
             wallet,
-            [booster, aura.aura, coordinator, vault],
+            [booster, aura.aura, coordinator, vault, v3_vault],
             list(range(i, min(i + LENS_POOLS, len(pools)))),
             pools[i : i + LENS_POOLS],
             feeds if i == 0 else [],
@@ -160,15 +169,15 @@ def _prefetch(
         )
         for i in range(0, max(len(pools), 1), LENS_POOLS)
     ]
-    reader.prefetch(initcodes, [booster, aura.aura, coordinator, vault, *pools, *feeds, sequencer])
+    reader.prefetch(initcodes, [booster, aura.aura, coordinator, vault, v3_vault, *pools, *feeds, sequencer])
 
 
 async def _deposit(
     reader: ChainReader,
     chain: ChainAddresses,
     aura: AuraAddresses,
+    balancer: BalancerAddresses,
     booster: str,
-    vault: str,
     pid: int,
     info: Any,
     deposited: int,
@@ -177,9 +186,8 @@ async def _deposit(
 ) -> dict[str, Any]:
     """A deposit: its Balancer pool share and what its reward pools let the wallet claim."""
     pool, rewards_pool = info.lptoken.lower(), info.crvRewards.lower()
-    pool_id = await first(reader.call(pool, GET_POOL_ID, label=f"Balancer pool {pool}"))
     state, owed = await asyncio.gather(
-        v2_pool(reader, vault, pool, "0x" + bytes(pool_id).hex()),
+        pool_by_address(reader, balancer, pool),
         _claimable(reader, aura, booster, rewards_pool, wallet, warnings),
     )
     share, rewards = await asyncio.gather(

@@ -36,6 +36,7 @@ from adapters.balancer.contracts import (
     GET_AMPLIFICATION_PARAMETER,
     GET_BPT_INDEX,
     GET_NORMALIZED_WEIGHTS,
+    GET_POOL_ID,
     GET_POOL_TOKENS,
     TOTAL_SUPPLY,
     V3_GET_CURRENT_LIVE_BALANCES,
@@ -45,7 +46,7 @@ from adapters.balancer.contracts import (
 )
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import warned_usd_price
-from addresses import ChainAddresses
+from addresses import BalancerAddresses, ChainAddresses
 from chain import ChainReader, erc20, first
 from errors import ProtocolError
 
@@ -118,6 +119,17 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
         raise ProtocolError(f"{label}: the pool {pool}'s token lists do not match.")
     pool_type = _kind(weights, amp)
     return PoolState(pool, 3, None, pool_type, tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
+
+
+async def pool_by_address(reader: ChainReader, balancer: BalancerAddresses, pool: str) -> PoolState:
+    """The state of a pool known only by its address (an Aura pool's `lptoken`): v2 where it
+    answers `getPoolId()`, else v3 where the chain has Balancer's v3 Vault."""
+    pool_id = await outcome(first(reader.call(pool, GET_POOL_ID, label=f"Balancer pool {pool}")))
+    if not isinstance(pool_id, ProtocolError):
+        return await v2_pool(reader, balancer.v2_vault.address, pool, "0x" + bytes(pool_id).hex())
+    if balancer.v3_vault is None:
+        raise pool_id
+    return await v3_pool(reader, balancer.v3_vault.address, pool)
 
 
 def _kind(weights: Any, amp: Any) -> str:
