@@ -275,6 +275,11 @@ RECORDED = {
 """What Balancer's deployments repository records on served chains the package predates:
 balancer/balancer-deployments at 6826feb824e5b279a2b06b7b0d7923f7e82eef0e,
 v2/tasks/20210418-vault/output/base.json and v2/tasks/00000000-tokens/output/base.json."""
+NEWER_BAL = {"43114": "0xe15bcb9e0ea69e6ab9fa080c4c4a5632896298c3"}
+"""Where Balancer's BAL moved after the package: Avalanche's is the LayerZero BAL since 2023 (the
+same repository at the same commit, v2/tasks/00000000-tokens/output/avalanche.json; the package's
+0x8239... is now under v2/deprecated/00000000-avax-tokens, and the 20230811 Avalanche root gauge
+factory bridges the LayerZero BAL that its gauges pay)."""
 CHILD_CHAIN_GAUGE_FACTORIES = {
     "42161": "0x6817149cb753bf529565b4d023d7507ed2ff4bc0",
     "10": "0xa523f47a933d5020b23629ddf689695aa94612dc",
@@ -310,7 +315,7 @@ def test_every_balancer_registry_is_the_packages():
     for chain in sorted(served):
         section = data[chain]["balancer"]
         assert section["v2Vault"]["address"].lower() == output("20210418-vault", chain)["Vault"], chain
-        assert section["bal"].lower() == output("00000000-tokens", chain)["BAL"], chain
+        assert section["bal"].lower() == NEWER_BAL.get(chain, output("00000000-tokens", chain)["BAL"]), chain
         factories = {factory["address"].lower() for factory in section["gaugeFactories"]}
         if chain == "1":
             published = {output(task, chain).get("LiquidityGaugeFactory") for task in GAUGE_FACTORY_TASKS} - {None}
