@@ -269,7 +269,7 @@ def _curve(value: Any, where: str) -> CurveAddresses:
     if list(children) not in ([], ["child_gauge_factory"], ["child_gauge_factory", "child_gauge_factory_old"]):
         raise AddressesError(f"{where} childGaugeFactories: child_gauge_factory, then child_gauge_factory_old")
     return CurveAddresses(
-        _address(value.get("crv"), f"{where} crv"),
+        _address(value["crv"], f"{where} crv") if "crv" in value else None,
         tuple(
             CurveFactory(name, _address(address, f"{where} factories {name}"), CURVE_FACTORY_KINDS[name])
             for name, address in factories.items()

@@ -229,7 +229,9 @@ class CurveAddresses:
     """Curve on a chain: the CRV token and the pool factories (`pool_count`, `pool_list`,
     `get_gauge`) whose pools are scanned, in @curvefi/api's order."""
 
-    crv: str
+    crv: str | None
+    """None where Curve mints no CRV (@curvefi/api's `crv` is zero: Mantle): gauges pay extra
+    rewards only."""
     factories: tuple[CurveFactory, ...]
     child_gauge_factories: tuple[str, ...] = ()
     """Off Ethereum, the child gauge factories (@curvefi/api's `child_gauge_factory`, then

@@ -137,14 +137,16 @@ contract CurveLens is CurvePools {
             _pool(tape, held[h], args);
         }
         if (detailed > 0) {
-            _tokenInfo(tape, args.crv);
-            _feed(tape, _lookup(args.crv, args.feedKeys, args.feeds));
+            if (args.crv != address(0)) {
+                _tokenInfo(tape, args.crv);
+                _feed(tape, _lookup(args.crv, args.feedKeys, args.feeds));
+            }
             if (args.sequencer != address(0)) {
                 _call(tape, args.sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
             }
         }
         for (uint256 h = 0; h < detailed; h++) {
-            if (held[h].gauge != address(0)) {
+            if (held[h].gauge != address(0) && args.crv != address(0)) {
                 _mutatingCall(tape, held[h].gauge, abi.encodeCall(ICurveGauge.claimable_tokens, (args.wallet)));
             }
         }

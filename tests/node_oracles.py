@@ -220,6 +220,7 @@ CURVE_POOLS_FILES = {
     "56": ("bsc.js", "POOLS_DATA_BSC"),
     "146": ("sonic.js", "POOLS_DATA_SONIC"),
     "8453": ("base.js", "POOLS_DATA_BASE"),
+    "5000": ("mantle.js", "POOLS_DATA_MANTLE"),
 }
 """@curvefi/api's hand lists of the pools no factory lists (POOLS_DATA), by served chain."""
 

@@ -312,6 +312,26 @@ async def test_a_factory_that_fails_is_named_and_the_others_answer(aiohttp_clien
     ]
 
 
+async def test_a_chain_without_crv_has_gauge_stakes_with_extra_rewards_only(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
+    """Where Curve mints no CRV (no `crv` in the section, as on Mantle), a gauge stake is still a
+    position with its extra rewards, and its CRV is 0 (no gauge's `claimable_tokens` is asked)."""
+    data = world.addresses_override()
+    del data[str(world.node.chain_id)]["curve"]["crv"]
+    path = tmp_path / "no-crv.json"
+    path.write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node)
+    entry = await answer(api, world.wallets["lp"])
+    staked = next(p for p in entry["curvePositions"] if p["gauge"] == world.gauge)
+    _crv, extra = C.CLAIMABLE["lp"]
+    assert (staked["claimableCrv"], staked["claimableCrvUsd"]) == ("0", 0.0)
+    assert staked["rewards"] == [
+        {"token": token(world, "EXTRA"), "claimable": str(extra), "claimableUsd": float(usd("EXTRA", extra))}
+    ]
+    assert entry["warnings"] == []
+
+
 async def test_off_ethereum_gauges_are_the_child_gauge_factories(aiohttp_client, keys_file, api_key, world, tmp_path):
     """With child gauge factories listed (every chain but Ethereum), a pool's gauge is the first
     one's `get_gauge_from_lp_token(lp)` that names one, as @curvefi/api finds it, not the pool

@@ -110,12 +110,9 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses,
     provider = curve.address_provider or ZERO_ADDRESS
     ids = provider_ids() if curve.address_provider else []
     flags = scan_flags(curve)
+    crv = curve.crv or ZERO_ADDRESS
     reader.prefetch(
-        [
-            LENS.initcode(
-                wallet, registries, flags, MAX_HELD, curve.crv, keys, feeds, sequencer, children, provider, ids
-            )
-        ],
+        [LENS.initcode(wallet, registries, flags, MAX_HELD, crv, keys, feeds, sequencer, children, provider, ids)],
         [*registries, *children, *([provider] if curve.address_provider else [])],
     )
 
@@ -258,8 +255,11 @@ async def _no_gauge() -> dict[str, Any]:
 async def _gauge(
     reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, gauge: str, wallet: str, warnings: Warnings
 ) -> dict[str, Any]:
-    """CRV claimable and the extra rewards of the gauge."""
+    """CRV claimable and the extra rewards of the gauge (no CRV where Curve mints none: Mantle)."""
     label = f"Curve gauge {gauge}"
+    if curve.crv is None:
+        count = await outcome(first(reader.call(gauge, REWARD_COUNT, label=label)))
+        return {**await _no_gauge(), "rewards": await extra_rewards(reader, chain, gauge, wallet, warnings, count)}
     claimable, crv_price, count = await asyncio.gather(
         warnings.optional(first(reader.call(gauge, CLAIMABLE_TOKENS, wallet, label=label)), gauge, "claimableCrv is"),
         warned_usd_price(reader, chain, curve.crv, warnings),
