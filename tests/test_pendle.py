@@ -7,6 +7,7 @@ for the implied yield and the PT's exchange rate.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from datetime import UTC, datetime
@@ -15,6 +16,9 @@ from fractions import Fraction
 import addresses
 import server
 from adapters.pendle import contracts
+from adapters.pendle.market import PendleReader
+from adapters.position_warnings import Warnings
+from adapters.prices import noting_prices
 from chain.abi import Function, parse_type
 from tests import pendle_world as P
 from tests.conftest import covered_to, query_positions, until_indexed, world_api, world_fixture
@@ -165,6 +169,24 @@ async def test_a_yt_sold_after_interest_accrued_is_listed_with_the_interest_due(
     assert yt["balance"] == "0" and yt["balanceUsd"] == 0.0
     assert yt["accruedInterest"]["amount"] == str(interest) and interest > 0
     assert answer["ptPositions"] == answer["lpPositions"] == answer["syPositions"] == []
+
+
+async def test_inputs_that_share_an_sys_asset_each_note_its_price(world, open_chains, tmp_path):
+    """Inputs of one request share a reader, and the SY's asset is read once for them all; each
+    input still notes its price (its `usdPrices`) and would get its own warning, whichever input
+    read it first."""
+    chain = addresses.load(world.write_addresses(tmp_path / "a.json"))[world.node.chain_id]
+    chains = await open_chains({world.node.chain_id: world.node.url})
+    reader = chains.request(asyncio.get_running_loop().time() + 10).reader(world.node.chain_id)
+
+    async def one_input() -> set[str]:
+        with noting_prices(reader) as prices:
+            asset = await PendleReader(reader, chain, Warnings()).asset(world.sy)
+        assert asset.price is not None
+        return {asset_address for asset_address, _feed in prices}
+
+    first, second = await asyncio.gather(one_input(), one_input())
+    assert first == second and len(first) == 1
 
 
 async def test_a_wallet_without_pendle_positions_gets_empty_lists(world_client, world):

@@ -132,10 +132,12 @@ class PendleReader:
         return MarketState(market, pair, now, sy_rate, py_index, total_pt, total_sy, total_lp, ln_rate)
 
     async def asset(self, sy: str) -> Asset:
-        return await self.reader.shared(("pendle", "asset", sy), lambda: self._asset(sy))
-
-    async def _asset(self, sy: str) -> Asset:
-        _, address, decimals = await self.reader.call(sy, ASSET_INFO, label=f"SY {sy}")
+        """The SY's underlying asset. Its info is read once per request, but its token facts and
+        price are asked by each input, so that each notes the price (its `usdPrices`) and gets its
+        own warning: a shared read notes and warns only for the input that started it."""
+        _, address, decimals = await self.reader.shared(
+            ("pendle", "asset", sy), lambda: self.reader.call(sy, ASSET_INFO, label=f"SY {sy}")
+        )
         token, price = await asyncio.gather(
             self.warnings.optional(self.token(address), address, "underlyingAsset is"), self.price(address)
         )
