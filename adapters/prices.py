@@ -30,6 +30,7 @@ from addresses import ChainAddresses, PriceFeed
 from chain import ChainReader
 from chain.abi import Function
 from chain.erc20 import DECIMALS, NATIVE, native_coin
+from chain.lens import NONE
 from errors import ProtocolError
 
 log = logging.getLogger("wallet_positions.prices")
@@ -105,6 +106,14 @@ def token_feeds(chain: ChainAddresses) -> Mapping[str, PriceFeed]:
     where priceFeeds does not name it): what a lens reads so that no price needs a round."""
     native = native_feed(chain, NATIVE)
     return chain.price_feeds if native is None or NATIVE in chain.price_feeds else {**chain.price_feeds, NATIVE: native}
+
+
+def lens_feeds(chain: ChainAddresses) -> tuple[list[str], list[str], str]:
+    """What a lens that prices several tokens looks feeds up in: every token with a feed
+    (token_feeds), its feed in the same order, and the sequencer uptime feed (none: the zero address)."""
+    feeds = token_feeds(chain)
+    keys = list(feeds)
+    return keys, [feeds[key].feed for key in keys], chain.sequencer_uptime_feed or NONE
 
 
 def native_feed(chain: ChainAddresses, token: str) -> PriceFeed | None:

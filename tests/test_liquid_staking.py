@@ -341,6 +341,32 @@ async def test_renzo_withdrawal_requests_as_the_withdraw_queue_keeps_them(world_
     assert other["withdrawalRequests"][0]["claimableFrom"] == other["withdrawalRequests"][0]["createdAt"]
 
 
+async def test_a_renzo_queue_that_cannot_be_read_leaves_out_the_requests_alone_and_names_them(world_client, world):
+    """A DepositQueue that names no WithdrawQueue (its `withdrawQueue()` reverts): the holder's
+    ezETH is still answered, the requests are left out with a warning naming the RestakeManager."""
+    node, c = world.node, world.contracts
+    holder = world.wallets["holder"]
+    before = await answer(world_client, "renzo", holder)
+    node.send(c["RestakeManager"], "setDepositQueue(address)", c["ezETH"])
+    try:
+        found = await query_positions(
+            world_client,
+            f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+              data {{ {QUERIES["renzo"]} }} errors {{ error {{ code message }} }} }} }}""",
+            "renzo",
+            [holder],
+            31337,
+        )
+    finally:
+        node.send(c["RestakeManager"], "setDepositQueue(address)", c["DepositQueue"])
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("PART_UNREADABLE", c["RestakeManager"])]
+    assert entry["withdrawalRequests"] == []
+    assert [p["balance"] for p in entry["stakedPositions"]] == [p["balance"] for p in before["stakedPositions"]]
+    assert entry["stakedPositions"]
+
+
 async def test_a_renzo_queue_without_a_risk_oracle_applies_its_own_cooldown_and_whitelist(world_client, world):
     """A WithdrawQueue as before Renzo's v2.1 (no risk oracle): the queue's coolDownPeriod alone,
     and nothing for a whitelisted wallet (v2.0's claim). The RestakeManager is pointed back after."""

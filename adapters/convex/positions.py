@@ -45,7 +45,7 @@ from adapters.convex.contracts import (
 from adapters.curve import figures
 from adapters.curve.contracts import LP_PRICE
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import warned_usd_price
+from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses, ConvexAddresses
 from chain import ChainReader, erc20, first
@@ -70,7 +70,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     convex = cast(ConvexAddresses, chain.convex)
     reader = ctx.reader()
-    keys, feeds, sequencer = figures.lens_feeds(chain)
+    keys, feeds, sequencer = lens_feeds(chain)
     reader.prefetch(
         [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, sequencer)],
         [convex.booster],

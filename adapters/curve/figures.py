@@ -37,19 +37,10 @@ from adapters.curve.contracts import (
 )
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
-from chain.lens import NONE
 from errors import ProtocolError
-
-
-def lens_feeds(chain: ChainAddresses) -> tuple[list[str], list[str], str]:
-    """What CurveLens and ConvexLens look feeds up in: every token with a feed, its feed (in the
-    same order), and the sequencer uptime feed (none: the zero address)."""
-    feeds = token_feeds(chain)
-    keys = list(feeds)
-    return keys, [feeds[key].feed for key in keys], chain.sequencer_uptime_feed or NONE
 
 
 async def coins(reader: ChainReader, pool: str) -> tuple[list[str], bool]:

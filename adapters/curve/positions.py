@@ -54,7 +54,7 @@ from adapters.curve.contracts import (
 )
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import warned_usd_price
+from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
 from addresses import CURVE_REGISTRY_IDS, ChainAddresses, CurveAddresses, CurveFactory
 from chain import ChainReader, erc20, first
@@ -105,7 +105,7 @@ def _distinct(held: list[Held]) -> list[Held]:
 def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, wallet: str) -> None:
     """The scan of every factory and the reads of the pools held, in one lens call."""
     registries = [factory.address for factory in curve.factories]
-    keys, feeds, sequencer = figures.lens_feeds(chain)
+    keys, feeds, sequencer = lens_feeds(chain)
     children = list(curve.child_gauge_factories)
     provider = curve.address_provider or ZERO_ADDRESS
     ids = provider_ids() if curve.address_provider else []

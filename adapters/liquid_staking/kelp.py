@@ -42,10 +42,9 @@ from adapters.liquid_staking.contracts import (
     WITHDRAWAL_DELAY_BLOCKS,
 )
 from adapters.position_warnings import Warnings
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import lens_feeds, warned_usd_price
 from addresses import ChainAddresses, KelpAddresses
 from chain import ChainReader, erc20
-from chain.lens import NONE
 
 MAX_REQUESTS = 64
 """Requests per asset the lens reads (a wallet rarely queues more)."""
@@ -60,12 +59,10 @@ async def price(reader: ChainReader, oracle: str) -> int:
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain, reader = ctx.chain, ctx.reader()
     kelp = cast(KelpAddresses, chain.kelp)
-    priced = token_feeds(chain)
     contracts = (kelp.rseth, kelp.lrt_oracle, kelp.lrt_config, kelp.withdrawal_manager)
-    sequencer = chain.sequencer_uptime_feed or NONE
-    feeds = [feed.feed for feed in priced.values()]
+    keys, feeds, sequencer = lens_feeds(chain)
     reader.prefetch(
-        [KELP_LENS.initcode(wallet, contracts, MAX_REQUESTS, list(priced), feeds, sequencer)],
+        [KELP_LENS.initcode(wallet, contracts, MAX_REQUESTS, keys, feeds, sequencer)],
         [*contracts, *feeds, sequencer],
     )
     rate = functools.partial(price, oracle=kelp.lrt_oracle)

@@ -50,12 +50,11 @@ from adapters.liquid_staking.contracts import (
     WITHDRAW_QUEUE,
     WITHDRAW_REQUEST,
 )
-from adapters.position_warnings import Warnings
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.position_warnings import Warnings, outcome
+from adapters.prices import lens_feeds, warned_usd_price
 from addresses import ChainAddresses, RenzoAddresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS
-from chain.lens import NONE
 from errors import ProtocolError
 
 MAX_REQUESTS = 64
@@ -81,10 +80,9 @@ async def worth(reader: ChainReader, renzo: RenzoAddresses, amount: int) -> int:
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain, reader = ctx.chain, ctx.reader()
     renzo = cast(RenzoAddresses, chain.renzo)
-    priced = token_feeds(chain)
-    feeds, sequencer = [feed.feed for feed in priced.values()], chain.sequencer_uptime_feed or NONE
+    keys, feeds, sequencer = lens_feeds(chain)
     reader.prefetch(
-        [RENZO_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, MAX_REQUESTS, list(priced), feeds, sequencer)],
+        [RENZO_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, MAX_REQUESTS, keys, feeds, sequencer)],
         [renzo.ezeth, renzo.restake_manager, *feeds, sequencer],
     )
     rate = functools.partial(worth, renzo=renzo, amount=ONE)
@@ -100,8 +98,12 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
             rate,
             lambda balance: worth(reader, renzo, balance),
         ),
-        _requests(reader, chain, renzo, wallet, ctx.warnings),
+        outcome(_requests(reader, chain, renzo, wallet, ctx.warnings)),
     )
+    if isinstance(requests, ProtocolError):  # the ezETH still answers: only the requests are left out
+        what = "Renzo's WithdrawQueue, found through the RestakeManager"
+        ctx.warnings.left_out(what, renzo.restake_manager, requests)
+        requests = []
     return {"stakedPositions": staked, "withdrawalRequests": requests}
 
 
