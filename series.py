@@ -360,6 +360,7 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "PricedTokenPosition": (Leg(("tokenAddress",), "", "balance", "balanceUsd", "tokenAddress"),),
     "LidoStakedPosition": (Leg(("token.address",), "", "stEth", "balanceUsd", ""),),
     "LidoWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfStETH", "amountOfStETHUsd", ""),),
+    "LiquidStakingPosition": (Leg(("token.address",), "", "eth", "balanceUsd", ""),),
     "PendlePtPosition": (Leg(("ptToken.address",), "", "balance", "balanceUsd", "ptToken.address"),),
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),

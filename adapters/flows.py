@@ -28,7 +28,7 @@ from adapters.position_warnings import outcome
 from adapters.prices import UsdPrice, usd_price
 from chain import ChainReader, Log
 from chain.abi import Event, decode
-from chain.erc20 import DECIMALS, TRANSFER
+from chain.erc20 import DECIMALS, NATIVE, TRANSFER
 from chain.erc4626 import CONVERT_TO_ASSETS
 from chain.event_index import Stream
 from chain.index_store import WALLET_STREAMS, Entry, Rows
@@ -247,9 +247,10 @@ async def usd_values(
     asset's feed read there (None where the asset has no trustworthy price then), and the decimals
     of each asset that has them (read at the range's last block: they never change)."""
     reader = ctx.reader()
-    assets = sorted({flow.asset for flow in flows})
+    assets = sorted({flow.asset for flow in flows} - {NATIVE})  # the native coin has no contract: 18, known
     infos = await asyncio.gather(*(outcome(reader.call(asset, DECIMALS)) for asset in assets))
     known = {asset: int(info[0]) for asset, info in zip(assets, infos) if not isinstance(info, ProtocolError)}
+    known.update({NATIVE: 18} if any(flow.asset == NATIVE for flow in flows) else {})
     by_block: dict[int, list[int]] = {}
     for at, flow in enumerate(flows):
         by_block.setdefault(flow.block, []).append(at)

@@ -69,6 +69,8 @@ async def test_fluid_vault_operations_are_flows(fluid: FluidFlows) -> None:
         (f"{vault}:11:collateral", "withdraw", -(10**17), second),
         (f"{vault}:11:debt", "payback", -200 * 10**6, second),
     ]
+    (native,) = [f for f in entry["flows"] if f["position"].endswith(":13:collateral")]
+    assert native["asset"] == F.NATIVE and native["amountUsd"], "native ETH is priced (its 18 decimals known)"
     rows = {row["position"]: row for row in entry["earnings"]}
     assert earned_adds_up(rows[f"{vault}:11:collateral"]) == 0
     assert earned_adds_up(rows[f"{vault}:11:debt"]) == -7, "the interest paid"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.context import FetchContext, FetchFunction
-from adapters.liquid_staking import etherfi, kelp, renzo, rocketpool
+from adapters.liquid_staking import etherfi, flows, kelp, renzo, rocketpool
 from adapters.liquid_staking.contracts import withdraw_requests
 from addresses import ChainAddresses
 from chain.event_index import Stream
@@ -50,9 +50,15 @@ STREAMS: dict[str, Streams] = {
 
 
 def entries(addresses: dict[int, ChainAddresses]) -> list[dict[str, Any]]:
-    """Each protocol name's registry entry (protocols.py): its chains, this adapter's fetch, and
-    the event streams its discovery reads."""
+    """Each protocol name's registry entry (protocols.py): its chains, this adapter's fetch and
+    flows, and the event streams its discovery reads."""
     return [
-        {"name": name, "chains": chains(addresses, name), "fetch": fetch, "streams": STREAMS[name]}
+        {
+            "name": name,
+            "chains": chains(addresses, name),
+            "fetch": fetch,
+            "streams": STREAMS[name],
+            "flows": flows.flows,
+        }
         for name in PROTOCOLS
     ]

@@ -17,11 +17,39 @@ contract TestEtherfiPool {
         if (totalShares == 0) return 0;
         return share * totalPooledEther / totalShares;
     }
+
+    function sharesForAmount(uint256 amount) public view returns (uint256) {
+        if (totalPooledEther == 0) return 0;
+        return amount * totalShares / totalPooledEther;
+    }
+}
+
+/// An ERC-20's balances as the tests move them: minted by the test, sent by their holder, each
+/// move a Transfer in the token's own units.
+abstract contract TestBalances {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    mapping(address => uint256) public balanceOf;
+
+    function mint(address account, uint256 amount) public virtual {
+        balanceOf[account] += amount;
+        emit Transfer(address(0), account, amount);
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        balanceOf[msg.sender] -= amount;
+        balanceOf[to] += amount;
+        emit Transfer(msg.sender, to, amount);
+        return true;
+    }
 }
 
 /// ether.fi's eETH (src/core/EETH.sol): `shares` per account; `balanceOf` is the pool's
-/// `amountForShare` of them (it rebases).
+/// `amountForShare` of them (it rebases); `transfer` moves the pool's `sharesForAmount` and emits
+/// the amount in ether, as EETH._transfer does.
 contract TestEETH {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
     string public constant name = "ether.fi ETH";
     string public constant symbol = "eETH";
     uint8 public constant decimals = 18;
@@ -39,23 +67,26 @@ contract TestEETH {
     function balanceOf(address account) external view returns (uint256) {
         return pool.amountForShare(shares[account]);
     }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        uint256 moved = pool.sharesForAmount(amount);
+        shares[msg.sender] -= moved;
+        shares[to] += moved;
+        emit Transfer(msg.sender, to, amount);
+        return true;
+    }
 }
 
 /// ether.fi's weETH (src/core/WeETH.sol): one eETH share per token, `getEETHByWeETH` the pool's
 /// `amountForShare`.
-contract TestWeETH {
+contract TestWeETH is TestBalances {
     string public constant name = "Wrapped eETH";
     string public constant symbol = "weETH";
     uint8 public constant decimals = 18;
     TestEtherfiPool public immutable pool;
-    mapping(address => uint256) public balanceOf;
 
     constructor(TestEtherfiPool pool_) {
         pool = pool_;
-    }
-
-    function mint(address account, uint256 amount) external {
-        balanceOf[account] += amount;
     }
 
     function getEETHByWeETH(uint256 amount) external view returns (uint256) {
@@ -141,14 +172,13 @@ contract TestWithdrawRequestNFT {
 /// Rocket Pool's rETH (rocket-pool/rocketpool at fef41a4, contracts/contract/token/RocketTokenRETH.sol):
 /// its ether value is the network's total ETH balance over the rETH supply the oracle DAO reports
 /// (set by the test); `getTotalCollateral` the contract's ether and the deposit pool's excess.
-contract TestRETH {
+contract TestRETH is TestBalances {
     string public constant name = "Rocket Pool ETH";
     string public constant symbol = "rETH";
     uint8 public constant decimals = 18;
     uint256 public totalEthBalance;
     uint256 public totalRethSupply;
     uint256 public depositPoolExcess;
-    mapping(address => uint256) public balanceOf;
 
     function setBalances(uint256 eth, uint256 reth) external {
         totalEthBalance = eth;
@@ -157,10 +187,6 @@ contract TestRETH {
 
     function setDepositPoolExcess(uint256 excess) external {
         depositPoolExcess = excess;
-    }
-
-    function mint(address account, uint256 amount) external {
-        balanceOf[account] += amount;
     }
 
     receive() external payable {}
@@ -186,20 +212,19 @@ contract TestRETH {
 
 /// A token the test mints and whose supply it sets: Renzo's ezETH (contracts/token/EzEthToken.sol)
 /// and Kelp's rsETH, as the adapter reads them (ERC-20 views).
-contract TestRestakedToken {
+contract TestRestakedToken is TestBalances {
     string public name;
     string public symbol;
     uint8 public constant decimals = 18;
     uint256 public totalSupply;
-    mapping(address => uint256) public balanceOf;
 
     constructor(string memory name_, string memory symbol_) {
         name = name_;
         symbol = symbol_;
     }
 
-    function mint(address account, uint256 amount) external {
-        balanceOf[account] += amount;
+    function mint(address account, uint256 amount) public override {
+        super.mint(account, amount);
         totalSupply += amount;
     }
 
