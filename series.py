@@ -361,6 +361,7 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "LidoStakedPosition": (Leg(("token.address",), "", "stEth", "balanceUsd", ""),),
     "LidoWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfStETH", "amountOfStETHUsd", ""),),
     "LiquidStakingPosition": (Leg(("token.address",), "", "eth", "balanceUsd", ""),),
+    "EtherfiWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfEEth", "amountOfEEthUsd", ""),),
     "PendlePtPosition": (Leg(("ptToken.address",), "", "balance", "balanceUsd", "ptToken.address"),),
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),

@@ -5,11 +5,14 @@ each token earns its growth in ether while held. Between the flows every rate gr
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import auth
+from adapters.liquid_staking.flows import CLAIMED, claim_paid
+from chain import Log
 from tests import liquid_staking_world as L
 from tests.evm import Anvil
 from tests.test_history_flows import _block, ask, chain_fixture, earned_adds_up
@@ -108,23 +111,63 @@ async def test_token_transfers_are_flows_in_ether_and_the_rest_is_earned(staking
         assert row["asset"] == L.NATIVE
 
 
-async def test_withdrawal_requests_are_named_not_derived(staking: Staking) -> None:
-    """ether.fi's requests (and Renzo's and Kelp's) hold ether no flow follows: named, never a
-    silent gap in the earnings."""
-    node, requester = staking.node, staking.world.wallets["requester"]
+async def test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says(staking: Staking) -> None:
+    """A request made, one sent away, one received and one claimed (at a frozen rate below the
+    locked eETH: the claim's loss is what the request earned); Renzo's and Kelp's requests are
+    named, never a silent gap in the earnings."""
+    node, c, w = staking.node, staking.world.contracts, staking.world.wallets
+    nft, requester, other = c["nft"], w["requester"], w["other"]
     start = node.block_number()
-    node.mine(2)
+    made = _block(
+        node.send(nft, "request(address,uint256,uint96,uint96)", requester, 8, 2 * L.ETHER, 19 * L.ETHER // 10)
+    )
+    sent = _block(node.send(nft, "transferFrom(address,address,uint256)", requester, other, 7, sender=requester))
+    node.send(nft, "finalize(uint32,uint256)", 8, L.FROZEN_RATE)
+    back = _block(node.send(nft, "transferFrom(address,address,uint256)", other, requester, 5, sender=other))
+    claimed = _block(node.send(nft, "claim(uint256)", 8))
+    paid = 19 * L.ETHER // 10 * L.FROZEN_RATE // L.ETHER
+    assert paid < 2 * L.ETHER, "the frozen rate pays less than the eETH locked"
+    node.mine(1)
     inputs = [{"protocol": name, "chainId": node.chain_id, "walletAddress": requester} for name in PROTOCOLS]
     async with Service(staking.folder, staking.key, node) as service:
         arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
         entries = (await ask(service, inputs, **arguments))["data"]
+    etherfi = entries[0]
+    assert [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in etherfi["flows"]] == [
+        ("8:withdrawal", "requested", 2 * L.ETHER, made),
+        ("7:withdrawal", "transfer-out", -L.REQUESTS[7][0], sent),
+        ("5:withdrawal", "transfer-in", L.REQUESTS[5][0], back),
+        ("8:withdrawal", "claimed", -paid, claimed),
+    ]
+    rows = {row["position"]: row for row in etherfi["earnings"]}
+    assert earned_adds_up(rows["8:withdrawal"]) == paid - 2 * L.ETHER
+    assert {earned_adds_up(row) for key, row in rows.items() if key != "8:withdrawal"} == {0}
     named: dict[str, set[Any]] = {
         entry["protocol"]: {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
         for entry in entries
     }
     assert named == {
-        "etherfi": {"EtherfiWithdrawalRequest"},
+        "etherfi": set(),
         "rocketpool": set(),
         "renzo": {"RenzoWithdrawalRequest"},
         "kelp": {"KelpWithdrawalRequest"},
     }
+
+
+def test_a_claim_event_of_every_version_says_what_it_paid() -> None:
+    """The WithdrawRequestClaimed versions (adapters/liquid_staking/flows.py CLAIMED): four words
+    pay the amount; five pay the amount less the fee; the first indexed nothing."""
+    four, five = (event.topic for event in CLAIMED)
+    owner = int(L.NATIVE, 16)
+
+    def claim(topics: tuple[str, ...], *words: int) -> Log:
+        return Log(L.NATIVE, topics, b"".join(word.to_bytes(32, "big") for word in words), 1, 0, "0x01")
+
+    nine = "0x" + f"{9:064x}"
+    assert claim_paid(claim((four, nine), 3 * L.ETHER, L.ETHER, owner), 9) == 3 * L.ETHER
+    assert claim_paid(claim((four, nine), 3 * L.ETHER, L.ETHER, owner), 8) is None
+    assert claim_paid(claim((five, nine), 3 * L.ETHER, L.ETHER, owner, 10**15), 9) == 3 * L.ETHER - 10**15
+    assert claim_paid(claim((five,), 9, 3 * L.ETHER, L.ETHER, owner, 10**15), 9) == 3 * L.ETHER - 10**15
+    assert claim_paid(claim((five,), 8, 3 * L.ETHER, L.ETHER, owner, 10**15), 9) is None
+    published = json.loads((Path(__file__).parent / "liquid_staking_abi.json").read_text())["events"]
+    assert {event.signature for event in CLAIMED} == set(published["etherfi:WithdrawRequestNFT"])

@@ -9,24 +9,46 @@ ether, as its `LiquidStakingPosition.eth`:
   can name.
 - What a token earns is its growth in ether while held: end - start - the flows.
 
-The withdrawal requests' legs (ether.fi's NFTs, Renzo's and Kelp's queues) are not derived: the
-series names them in FLOWS_UNAVAILABLE. The token sent to make one is a flow out of its token.
+ether.fi's withdraw request NFTs (`<requestId>:withdrawal`, its `amountOfEEth`), as Lido's
+requests: the NFT minted to the wallet adds the eETH it locked (`getRequest(id)` at its block; the
+eETH leg shows that eETH sent), sent to or from another holder moves the same, and its burn (the
+claim) takes out the ether the claim paid, from the NFT's `WithdrawRequestClaimed` in the same
+transaction (CLAIMED). What a request earns is what it paid less what it locked: 0, or the loss of
+a fee or of a rate below the locked one; a claim whose event is not found leaves its request's leg
+unavailable (WalletLogs.unavailable). Renzo's and Kelp's requests are not derived: the series names
+them in FLOWS_UNAVAILABLE; the token sent to make one is a flow out of its token.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import cast
+from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.flows import Flow, WalletLogs, topic, transferred
+from adapters.flows import NO_ONE, Flow, WalletLogs, topic, transferred
+from adapters.liquid_staking import etherfi as etherfi_module
 from adapters.liquid_staking import kelp, renzo, rocketpool
-from adapters.liquid_staking.contracts import EETH_BY_WEETH, ONE, RETH_ETH_VALUE
+from adapters.liquid_staking.contracts import EETH_BY_WEETH, GET_REQUEST, ONE, RETH_ETH_VALUE
 from addresses import ChainAddresses, EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
 from chain import ChainReader, Log
-from chain.abi import Function
-from chain.erc20 import NATIVE
+from chain.abi import AbiError, Event, Function, decode
+from chain.erc20 import NATIVE, TRANSFER
+
+CLAIMED_PAID = Event(
+    "WithdrawRequestClaimed(uint32,uint256,uint256,address)",
+    "0x31712d805743a128cf0ab8cdf453da51797d2e6f674bd1e5d77d92e1518e4921",
+)
+CLAIMED_WITH_FEE = Event(
+    "WithdrawRequestClaimed(uint32,uint256,uint256,address,uint256)",
+    "0x4ed779dfda2dd4cb90349b61fba6c125f68e3246023e6109203ddfa8db61ce05",
+)
+CLAIMED = (CLAIMED_PAID, CLAIMED_WITH_FEE)
+"""The WithdrawRequestNFT's claim event in its versions (etherfi-protocol/smart-contracts, history of
+src/withdrawals/WithdrawRequestNFT.sol): (requestId, amountOfEEth, shares, owner) pays the amount
+(2024-09, 2026-06); with a fifth word, the fee, it pays amount - fee (2024-02: the amount is
+the payment plus the fee; 2024-12 to 2026-05: the fee is 0); the first (2023-10) indexed nothing,
+its requestId the first data word."""
 
 Worth = Callable[[ChainReader, int], Awaitable[int]]
 """The ether an amount of a token is worth at the reader's block, by the protocol's own rate."""
@@ -78,4 +100,57 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         return Flow(log.address, moved.kind, *at, NATIVE, eth if moved.amount > 0 else -eth)
 
     found = await asyncio.gather(*(in_ether(log) for log in logs if log.address in tokens))
-    return [flow for flow in found if flow is not None]
+    if ctx.protocol == "etherfi":
+        nft = cast(EtherfiAddresses, ctx.chain.etherfi).withdraw_request_nft.address.lower()
+        nfts = [log for log in logs if log.address == nft and log.topics[:1] == (TRANSFER.topic,)]
+        found += await asyncio.gather(*(_request(ctx, logs, nft, log, named) for log in nfts))
+    return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
+
+
+async def _request(ctx: FetchContext, logs: WalletLogs, nft: str, log: Log, named: str) -> Flow | None:
+    """A withdraw request NFT's flow: made (minted to the wallet), claimed (burned) or sent."""
+    if len(log.topics) != 4:
+        return None
+    _, sender, receiver, token_id = log.topics
+    if named not in (sender, receiver) or sender == receiver:
+        return None
+    request, key = int(token_id, 16), f"{int(token_id, 16)}:withdrawal"
+    at = (log.block_number, log.log_index, log.transaction_hash)
+    reader = ctx.chains.reader(ctx.chain_id, log.block_number)
+    if receiver == NO_ONE:
+        paid = await _paid(reader, nft, request, log)
+        if paid is None:
+            logs.unavailable[key] = f"no WithdrawRequestClaimed of #{request} in its claim's transaction"
+            return None
+        return Flow(key, "claimed", *at, NATIVE, -paid)
+    (status,) = await reader.call(nft, GET_REQUEST, request, label=etherfi_module.NFT_LABEL)
+    if sender == NO_ONE:
+        return Flow(key, "requested", *at, NATIVE, status.amountOfEEth)
+    inward = receiver == named
+    amount = status.amountOfEEth if inward else -status.amountOfEEth
+    return Flow(key, "transfer-in" if inward else "transfer-out", *at, NATIVE, amount)
+
+
+async def _paid(reader: ChainReader, nft: str, request: int, burn: Log) -> int | None:
+    """The ether a claim paid: its WithdrawRequestClaimed (CLAIMED) in the burn's transaction."""
+    block = burn.block_number
+    claims = await reader.get_logs(nft, [[event.topic for event in CLAIMED]], block, block)
+    paid = (claim_paid(claim, request) for claim in claims if claim.transaction_hash == burn.transaction_hash)
+    return next((amount for amount in paid if amount is not None), None)
+
+
+def claim_paid(claim: Log, request: int) -> int | None:
+    """What a WithdrawRequestClaimed of any version (CLAIMED) says it paid for `request`; None for
+    another request's, or one that does not decode."""
+    event, *indexed = claim.topics
+    ids, data = [int(word, 16) for word in indexed], claim.data
+    if not ids:  # the first version indexed nothing: its requestId is the first data word
+        ids, data = list(decode(("uint256",), data[:32])), data[32:]
+    with_fee = event == CLAIMED_WITH_FEE.topic
+    try:
+        paid: Any = decode(("uint256 amount", "uint256 shares", "address owner", *(["uint256 fee"] * with_fee)), data)
+    except AbiError:
+        return None
+    if ids != [request]:
+        return None
+    return cast(int, paid.amount - (paid.fee if with_fee else 0))

@@ -108,6 +108,7 @@ contract TestWithdrawRequestNFT {
     }
 
     event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
+    event WithdrawRequestClaimed(uint32 indexed requestId, uint256 amountOfEEth, uint256 shareOfEEth, address owner);
 
     mapping(uint256 => WithdrawRequest) private _requests;
     mapping(uint256 => address) private _owners;
@@ -141,11 +142,17 @@ contract TestWithdrawRequestNFT {
         _requests[id].isValid = false;
     }
 
+    /// Pays (in the event only: the test holds no ether) what `getClaimableAmount` says, as
+    /// `_claimWithdraw` does, and deletes the request.
     function claim(uint256 id) external {
         address owner = _owners[id];
+        uint256 paid = getClaimableAmount(id);
+        uint96 share = _requests[id].shareOfEEth;
         delete _owners[id];
+        delete _requests[id];
         balanceOf[owner] -= 1;
         emit Transfer(owner, address(0), id);
+        emit WithdrawRequestClaimed(uint32(id), paid, share, owner);
     }
 
     function ownerOf(uint256 id) external view returns (address owner) {
@@ -161,7 +168,7 @@ contract TestWithdrawRequestNFT {
         return id <= lastFinalizedRequestId;
     }
 
-    function getClaimableAmount(uint256 id) external view returns (uint256) {
+    function getClaimableAmount(uint256 id) public view returns (uint256) {
         require(isFinalized(id), "RequestNotFinalized");
         WithdrawRequest memory r = _requests[id];
         uint256 forShares = uint256(r.shareOfEEth) * frozenRateFor[id] / 1e18;
