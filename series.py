@@ -362,6 +362,15 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "LidoWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfStETH", "amountOfStETHUsd", ""),),
     "LiquidStakingPosition": (Leg(("token.address",), "", "eth", "balanceUsd", ""),),
     "EtherfiWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfEEth", "amountOfEEthUsd", ""),),
+    "KelpWithdrawalRequest": (
+        Leg(
+            ("asset.address", "userNonce"),
+            ":withdrawal",
+            "expectedAssetAmount",
+            "expectedAssetAmountUsd",
+            "asset.address",
+        ),
+    ),
     "PendlePtPosition": (Leg(("ptToken.address",), "", "balance", "balanceUsd", "ptToken.address"),),
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),

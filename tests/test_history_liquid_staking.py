@@ -10,11 +10,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import eth_abi
+
 import auth
-from adapters.liquid_staking.flows import CLAIMED, claim_paid
+from adapters.liquid_staking.flows import CLAIMED, FINALIZED, QUEUED, claim_paid
 from chain import Log
 from tests import liquid_staking_world as L
-from tests.evm import Anvil
+from tests.evm import GAS_PRICE, Anvil, selector
 from tests.test_history_flows import _block, ask, chain_fixture, earned_adds_up
 from tests.test_past_blocks import Service
 
@@ -146,12 +148,42 @@ async def test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says(s
         entry["protocol"]: {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
         for entry in entries
     }
-    assert named == {
-        "etherfi": set(),
-        "rocketpool": set(),
-        "renzo": {"RenzoWithdrawalRequest"},
-        "kelp": {"KelpWithdrawalRequest"},
-    }
+    assert named == {"etherfi": set(), "rocketpool": set(), "renzo": {"RenzoWithdrawalRequest"}, "kelp": set()}
+
+
+async def test_kelp_requests_are_flows_and_unlocking_is_what_they_earn(staking: Staking) -> None:
+    """A request queued, then two completed in one block (each pops the oldest), one repriced by
+    its unlock below what it expected when queued: that loss is what it earned."""
+    node, c, requester = staking.node, staking.world.contracts, staking.world.wallets["requester"]
+    manager, eth = c["LRTWithdrawalManager"], L.NATIVE
+    expected = {nonce: amount for nonce, (_, _, _, amount) in enumerate(r for r in L.KELP_REQUESTS if r[0] == "ETH")}
+    start = node.block_number()
+    call = "request(address,address,uint256,uint256)"
+    queued = _block(node.send(manager, call, eth, requester, 3 * L.ETHER, 3_123 * 10**15))
+    lowered = expected[3] - 10**15
+    node.send(manager, "setExpected(address,uint256,uint256)", eth, 3, lowered)
+    node.send(manager, "unlock(address,uint256)", eth, 5)
+    completing = selector("completeWithdrawal(address,address)") + eth_abi.encode(
+        ["address", "address"], [eth, requester]
+    )
+    sent = {"from": node.accounts[0], "to": manager, "data": "0x" + completing.hex(), "gas": hex(500_000)}
+    hashes = [node.rpc("eth_sendTransaction", {**sent, "gasPrice": hex(GAS_PRICE)}) for _ in range(2)]
+    node.rpc("evm_mine")  # both in one block
+    (completed,) = {int(node.rpc("eth_getTransactionReceipt", tx)["blockNumber"], 16) for tx in hashes}
+    node.mine(1)
+    inputs = [{"protocol": "kelp", "chainId": node.chain_id, "walletAddress": requester}]
+    async with Service(staking.folder, staking.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert [(f["position"], f["kind"], f["asset"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]] == [
+        (f"{eth}:4:withdrawal", "requested", eth, 3_123 * 10**15, queued),
+        (f"{eth}:2:withdrawal", "claimed", eth, -expected[2], completed),
+        (f"{eth}:3:withdrawal", "claimed", eth, -lowered, completed),
+    ]
+    rows = {row["position"]: row for row in entry["earnings"]}
+    assert earned_adds_up(rows[f"{eth}:3:withdrawal"]) == lowered - expected[3]
+    assert earned_adds_up(rows[f"{eth}:2:withdrawal"]) == earned_adds_up(rows[f"{eth}:4:withdrawal"]) == 0
+    assert [w for w in entry["warnings"] if w["code"].startswith("FLOWS")] == []
 
 
 def test_a_claim_event_of_every_version_says_what_it_paid() -> None:
@@ -171,3 +203,4 @@ def test_a_claim_event_of_every_version_says_what_it_paid() -> None:
     assert claim_paid(claim((five,), 8, 3 * L.ETHER, L.ETHER, owner, 10**15), 9) is None
     published = json.loads((Path(__file__).parent / "liquid_staking_abi.json").read_text())["events"]
     assert {event.signature for event in CLAIMED} == set(published["etherfi:WithdrawRequestNFT"])
+    assert {QUEUED.signature, FINALIZED.signature} == set(published["kelp:LRTWithdrawalManager"])

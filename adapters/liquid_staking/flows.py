@@ -15,8 +15,16 @@ eETH leg shows that eETH sent), sent to or from another holder moves the same, a
 claim) takes out the ether the claim paid, from the NFT's `WithdrawRequestClaimed` in the same
 transaction (CLAIMED). What a request earns is what it paid less what it locked: 0, or the loss of
 a fee or of a rate below the locked one; a claim whose event is not found leaves its request's leg
-unavailable (WalletLogs.unavailable). Renzo's and Kelp's requests are not derived: the series names
-them in FLOWS_UNAVAILABLE; the token sent to make one is a flow out of its token.
+unavailable (WalletLogs.unavailable).
+
+Kelp's requests (`<asset>:<userNonce>:withdrawal`, its `expectedAssetAmount`, in the asset): the
+LRTWithdrawalManager's `AssetWithdrawalQueued` (withdrawer, asset, nonce indexed) adds the request's
+`expectedAssetAmount` at its block (the wallet's newest, `getUserWithdrawalRequest`);
+`AssetWithdrawalFinalized` (withdrawer, asset indexed) takes out its `amountReceived`, from the
+request `completeWithdrawal` pops, the wallet's oldest of the asset at the block before (the k-th
+completion of a block, its k-th oldest). What a request earns is the change unlocking made to its
+expected amount. Renzo's are not derived (its claim event names no one): the series names them in
+FLOWS_UNAVAILABLE; the ezETH sent to make one is a flow out of ezETH.
 """
 
 from __future__ import annotations
@@ -26,10 +34,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.flows import NO_ONE, Flow, WalletLogs, topic, transferred
+from adapters.flows import NO_ONE, Flow, WalletLogs, address_of, topic, transferred
 from adapters.liquid_staking import etherfi as etherfi_module
 from adapters.liquid_staking import kelp, renzo, rocketpool
-from adapters.liquid_staking.contracts import EETH_BY_WEETH, GET_REQUEST, ONE, RETH_ETH_VALUE
+from adapters.liquid_staking.contracts import (
+    EETH_BY_WEETH,
+    GET_REQUEST,
+    ONE,
+    RETH_ETH_VALUE,
+    USER_NONCES,
+    USER_WITHDRAWAL_REQUEST,
+)
 from addresses import ChainAddresses, EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
 from chain import ChainReader, Log
 from chain.abi import AbiError, Event, Function, decode
@@ -44,6 +59,19 @@ CLAIMED_WITH_FEE = Event(
     "0x4ed779dfda2dd4cb90349b61fba6c125f68e3246023e6109203ddfa8db61ce05",
 )
 CLAIMED = (CLAIMED_PAID, CLAIMED_WITH_FEE)
+QUEUED = Event(
+    "AssetWithdrawalQueued(address,address,uint256,uint256)",
+    "0xd1ff36888873897951eaf991bca7db625b8ed70bf2b0d54441907bdab02b08d7",
+)
+FINALIZED = Event(
+    "AssetWithdrawalFinalized(address,address,uint256,uint256)",
+    "0xca13475b00c46ee0ce4a479bd18ed747ff89395e96e93779ba7f18cbe1735fb4",
+)
+"""Kelp's LRTWithdrawalManager's events (Kelp-DAO/LRT-rsETH at c289b81,
+contracts/interfaces/ILRTWithdrawalManager.sol, unchanged since they were added at c2ed08e):
+AssetWithdrawalQueued(withdrawer, asset, rsETHUnstaked, userNonce) and
+AssetWithdrawalFinalized(withdrawer, asset, amountBurned, amountReceived), the addresses and the
+nonce indexed."""
 """The WithdrawRequestNFT's claim event in its versions (etherfi-protocol/smart-contracts, history of
 src/withdrawals/WithdrawRequestNFT.sol): (requestId, amountOfEEth, shares, owner) pays the amount
 (2024-09, 2026-06); with a fifth word, the fee, it pays amount - fee (2024-02: the amount is
@@ -104,7 +132,57 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         nft = cast(EtherfiAddresses, ctx.chain.etherfi).withdraw_request_nft.address.lower()
         nfts = [log for log in logs if log.address == nft and log.topics[:1] == (TRANSFER.topic,)]
         found += await asyncio.gather(*(_request(ctx, logs, nft, log, named) for log in nfts))
+    if ctx.protocol == "kelp":
+        found += await _kelp_requests(ctx, logs, wallet)
     return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
+
+
+async def _kelp_requests(ctx: FetchContext, logs: WalletLogs, wallet: str) -> list[Flow | None]:
+    """Kelp's requests queued and completed by the wallet (QUEUED, FINALIZED)."""
+    manager, named = cast(KelpAddresses, ctx.chain.kelp).withdrawal_manager.lower(), topic(wallet)
+    ours = [log for log in logs if log.address == manager and log.topics[1:2] == (named,)]
+    earlier: dict[tuple[object, ...], int] = {}  # completions seen per (block, asset): the next pops one more
+    reads = []
+    for log in ours:
+        event, _, *more = log.topics
+        if event == QUEUED.topic and len(more) == 2:
+            reads.append(_queued(ctx, logs, manager, wallet, log))
+        elif event == FINALIZED.topic and len(more) == 1:
+            place = (log.block_number, *more)
+            reads.append(_completed(ctx, manager, wallet, log, earlier.get(place, 0)))
+            earlier[place] = earlier.get(place, 0) + 1
+    return list(await asyncio.gather(*reads))
+
+
+async def _queued(ctx: FetchContext, logs: WalletLogs, manager: str, wallet: str, log: Log) -> Flow | None:
+    """A request queued: its expected amount, the wallet's newest request of the asset at the block."""
+    _, _, asset_word, nonce_word = log.topics
+    asset, nonce = address_of(asset_word), int(nonce_word, 16)
+    key, reader = f"{asset}:{nonce}:withdrawal", ctx.chains.reader(ctx.chain_id, log.block_number)
+    begin, end = await reader.call(manager, USER_NONCES, asset, wallet, label=kelp.LABEL)
+    newest = end - begin - 1
+    request: Any = (
+        await reader.call(manager, USER_WITHDRAWAL_REQUEST, asset, wallet, newest, label=kelp.LABEL)
+        if newest >= 0
+        else None
+    )
+    if request is None or request.userNonce != nonce:
+        logs.unavailable[key] = f"the request is not the wallet's newest of its asset at block {log.block_number}"
+        return None
+    at = (log.block_number, log.log_index, log.transaction_hash)
+    return Flow(key, "requested", *at, asset, request.expectedAssetAmount)
+
+
+async def _completed(ctx: FetchContext, manager: str, wallet: str, log: Log, popped: int) -> Flow:
+    """A request completed: what it paid, from the request the completion popped (the wallet's
+    oldest of the asset at the block before, less those popped earlier in the block)."""
+    _, _, asset_word = log.topics
+    asset = address_of(asset_word)
+    paid: Any = decode(("uint256 amountBurned", "uint256 amountReceived"), log.data)
+    before = ctx.chains.reader(ctx.chain_id, log.block_number - 1)
+    request: Any = await before.call(manager, USER_WITHDRAWAL_REQUEST, asset, wallet, popped, label=kelp.LABEL)
+    at = (log.block_number, log.log_index, log.transaction_hash)
+    return Flow(f"{asset}:{request.userNonce}:withdrawal", "claimed", *at, asset, -paid.amountReceived)
 
 
 async def _request(ctx: FetchContext, logs: WalletLogs, nft: str, log: Log, named: str) -> Flow | None:

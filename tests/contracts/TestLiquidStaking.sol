@@ -376,6 +376,13 @@ contract TestLRTWithdrawalManager {
         mapping(uint128 index => uint256) _data;
     }
 
+    event AssetWithdrawalQueued(
+        address indexed withdrawer, address indexed asset, uint256 rsETHUnstaked, uint256 indexed userNonce
+    );
+    event AssetWithdrawalFinalized(
+        address indexed withdrawer, address indexed asset, uint256 amountBurned, uint256 amountReceived
+    );
+
     mapping(address asset => uint256) public nextUnusedNonce;
     mapping(address asset => uint256) public nextLockedNonce;
     mapping(bytes32 requestId => WithdrawalRequest) public withdrawalRequests;
@@ -395,17 +402,25 @@ contract TestLRTWithdrawalManager {
         withdrawalRequests[getRequestId(asset, nonce)] = WithdrawalRequest(rsETHUnstaked, expectedAssetAmount, block.number);
         Uint256Deque storage queue = userAssociatedNonces[asset][user];
         queue._data[queue._end++] = nonce;
+        emit AssetWithdrawalQueued(user, asset, rsETHUnstaked, nonce);
     }
 
     function unlock(address asset, uint256 firstLocked) external {
         nextLockedNonce[asset] = firstLocked;
     }
 
+    /// What unlocking a request sets its expected amount to (Kelp's unlockQueue reprices it).
+    function setExpected(address asset, uint256 nonce, uint256 amount) external {
+        withdrawalRequests[getRequestId(asset, nonce)].expectedAssetAmount = amount;
+    }
+
     function completeWithdrawal(address asset, address user) external {
         Uint256Deque storage queue = userAssociatedNonces[asset][user];
         uint256 nonce = queue._data[queue._begin];
         delete queue._data[queue._begin++];
+        WithdrawalRequest memory r = withdrawalRequests[getRequestId(asset, nonce)];
         delete withdrawalRequests[getRequestId(asset, nonce)];
+        emit AssetWithdrawalFinalized(user, asset, r.rsETHUnstaked, r.expectedAssetAmount);
     }
 
     function getUserWithdrawalRequest(address asset, address user, uint256 userIndex)
