@@ -128,13 +128,16 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         return Flow(log.address, moved.kind, *at, NATIVE, eth if moved.amount > 0 else -eth)
 
     found = await asyncio.gather(*(in_ether(log) for log in logs if log.address in tokens))
-    if ctx.protocol == "etherfi":
-        nft = cast(EtherfiAddresses, ctx.chain.etherfi).withdraw_request_nft.address.lower()
-        nfts = [log for log in logs if log.address == nft and log.topics[:1] == (TRANSFER.topic,)]
-        found += await asyncio.gather(*(_request(ctx, logs, nft, log, named) for log in nfts))
-    if ctx.protocol == "kelp":
-        found += await _kelp_requests(ctx, logs, wallet)
+    requests = REQUESTS.get(ctx.protocol)
+    found += await requests(ctx, logs, wallet) if requests else []
     return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
+
+
+async def _etherfi_requests(ctx: FetchContext, logs: WalletLogs, wallet: str) -> list[Flow | None]:
+    """ether.fi's withdraw request NFTs sent to or from the wallet (minted and burned included)."""
+    nft, named = cast(EtherfiAddresses, ctx.chain.etherfi).withdraw_request_nft.address.lower(), topic(wallet)
+    nfts = [log for log in logs if log.address == nft and log.topics[:1] == (TRANSFER.topic,)]
+    return list(await asyncio.gather(*(_request(ctx, logs, nft, log, named) for log in nfts)))
 
 
 async def _kelp_requests(ctx: FetchContext, logs: WalletLogs, wallet: str) -> list[Flow | None]:
@@ -232,3 +235,10 @@ def claim_paid(claim: Log, request: int) -> int | None:
     if ids != [request]:
         return None
     return cast(int, paid.amount - (paid.fee if with_fee else 0))
+
+
+REQUESTS: dict[str, Callable[[FetchContext, WalletLogs, str], Awaitable[list[Flow | None]]]] = {
+    "etherfi": _etherfi_requests,
+    "kelp": _kelp_requests,
+}
+"""The flows of each protocol's withdrawal requests where they are derived (Renzo's are not)."""
