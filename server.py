@@ -24,6 +24,7 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 from aiohttp import web
@@ -322,4 +323,9 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()
+    # Run as a script, this module has no spec, so multiprocessing's spawn runs it again in the
+    # validation worker (as `__mp_main__`): every protocol, the schema and aiohttp, 23 MiB the
+    # worker never uses. A spec named `__main__` is one spawn leaves alone: the worker imports
+    # graphql_http alone, whose functions it runs.
+    __spec__ = ModuleSpec("__main__", None)
     sys.exit(main())
