@@ -168,6 +168,31 @@ def test_nothing_the_server_started_outlives_a_kill_9(tmp_path):
     assert not alive(children), "a process outlived the server"
 
 
+def test_the_validation_worker_does_not_load_the_server(tmp_path):
+    """`python server.py`'s validation worker imports graphql_http alone, not server.py again
+    with every protocol and aiohttp (23 MiB of its RSS): seen from outside, once it has validated
+    a document, by the shared libraries it maps, aiohttp's compiled parts among the server's only."""
+    keys = tmp_path / "keys.env"
+    key = cli("keys", "create", "--name", "worker", keys_file=keys).stdout.strip()
+    with served(tmp_path, "--host", "127.0.0.1", "--keys-file", str(keys)) as (process, port, _):
+        long_document = "{ __typename " + "# padding\n" * 200 + "}"
+        assert post(port, key, json.dumps({"query": long_document}).encode()) == (
+            200,
+            {"data": {"__typename": "Query"}},
+        )
+        (worker,) = [
+            pid for pid in descendants(process.pid) if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+
+        def aiohttp_libraries(pid: int) -> set[str]:
+            return {
+                line.split()[-1] for line in Path(f"/proc/{pid}/maps").read_text().splitlines() if "/aiohttp/" in line
+            }
+
+        assert aiohttp_libraries(process.pid), "the server maps aiohttp's compiled parts"
+        assert not aiohttp_libraries(worker)
+
+
 def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
     """The README's offline path in one shell: scripts/devnet.py --serve, the chain and the server
     with a key of its own, queried with what it prints."""
