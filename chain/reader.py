@@ -82,7 +82,9 @@ class Chains:
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
         self.hints: dict[tuple[Any, ...], Any] = {}
         """Guesses kept across requests that a read then checks (the block last found at a time,
-        adapters/history.py), never taken as facts; a few keys per chain."""
+        adapters/history.py), never taken as facts; a few keys per chain. A recorded request
+        uses them too: what they spare is where to look, and the reads that confirm what is
+        found there are its own, in its record."""
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
         self._followers: dict[int, Follower] = {}
@@ -122,7 +124,7 @@ class Chains:
         from the app's caches, so that what an answer was made of is all in the record."""
         if not recorded:
             return ChainRequest(self, deadline)
-        return ChainRequest(self, deadline, RpcStats(reads=[]), ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30), {})
+        return ChainRequest(self, deadline, RpcStats(reads=[]), ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30))
 
 
 @dataclass
@@ -134,8 +136,6 @@ class ChainRequest:
     stats: RpcStats = field(default_factory=RpcStats)
     cache: ImmutableCache | None = None
     """The request's own cache of immutable facts, where it must read them all (recorded)."""
-    hints: dict[tuple[Any, ...], Any] | None = None
-    """The request's own guesses, where it must read what they would spare (recorded)."""
     _readers: dict[tuple[int, int | None, str | None], ChainReader] = field(default_factory=dict)
     _coalescers: dict[int, Coalescer] = field(default_factory=dict)
 
@@ -199,8 +199,8 @@ class ChainReader:
 
     @property
     def hints(self) -> dict[tuple[Any, ...], Any]:
-        """The app's guesses kept across requests (Chains.hints); a recorded request's own."""
-        return self._request.hints if self._request.hints is not None else self._request.chains.hints
+        """The app's guesses kept across requests (Chains.hints)."""
+        return self._request.chains.hints
 
     @property
     def head(self) -> Head | None:

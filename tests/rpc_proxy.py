@@ -59,6 +59,8 @@ class RpcProxy:
         self.creation = "forward"
         """What an `eth_call` without `to` (a lens, chain/lens.py) gets: forward | refuse (-32602,
         as an endpoint that does not run them) | garbage (a result that is not a tape)."""
+        self.lockstep: Lockstep | None = None
+        """Where set, a request's own posts (not a follower's polls) are held in waves, counted."""
         self.rng = random.Random(0)
         self.released = asyncio.Event()
         """Set when the test ends: hanging answers stop hanging, so the server can shut down."""
@@ -85,6 +87,8 @@ class RpcProxy:
                 {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid request"}}
             )
         await asyncio.sleep(self.delay)
+        if self.lockstep is not None and not _polls(payload):
+            await self.lockstep.join()
         if self.statuses:
             return web.Response(status=self.statuses.pop(0), text="upstream trouble")
         if self.http_fault_share and self.rng.random() < self.http_fault_share:
@@ -186,17 +190,50 @@ class RpcProxy:
         """Posts other than a head follower's polls (chain/head.py: `latest` and `finalized`
         headers, and once the probe of block hash tags, `eth_getBalance`); a request's own pin to a
         header counts as one of those."""
-        return sum(
-            1
-            for post in self.posts
-            if not all(
-                (item["method"] == "eth_getBlockByNumber" and item["params"][0] in ("latest", "finalized"))
-                or item["method"] == "eth_getBalance"
-                for item in (post if isinstance(post, list) else [post])
-            )
-        )
+        return sum(1 for post in self.posts if not _polls(post))
 
     def calls(self, method: str) -> list[dict[str, Any]]:
         """Every JSON-RPC call of `method` the proxy received, batched or not."""
         items = [entry for post in self.posts for entry in (post if isinstance(post, list) else [post])]
         return [item for item in items if item["method"] == method]
+
+
+def _polls(post: Any) -> bool:
+    """Whether a post is a head follower's (chain/head.py: `latest` and `finalized` headers, and
+    once the probe of block hash tags, `eth_getBalance`); a request's own pin to a header counts
+    as one of those."""
+    return all(
+        (item["method"] == "eth_getBlockByNumber" and item["params"][0] in ("latest", "finalized"))
+        or item["method"] == "eth_getBalance"
+        for item in (post if isinstance(post, list) else [post])
+    )
+
+
+class Lockstep:
+    """Dependent rounds counted, not timed: every post is held until none has come for `quiet`
+    seconds, then the held ones are answered together, one wave. A post that needs an earlier
+    one's answer can only come after that wave is released, so it starts the next: the waves a
+    query costs are its dependent rounds. Posts that do not depend on each other join one wave
+    while they come less than `quiet` apart, which a loaded machine keeps well within."""
+
+    def __init__(self, quiet: float = 0.25) -> None:
+        self.quiet = quiet
+        self.waves = 0
+        self._gate: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def join(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._gate is None:
+            self._gate = loop.create_future()
+            self.waves += 1
+        gate = self._gate
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(self.quiet, self._release)
+        await gate
+
+    def _release(self) -> None:
+        gate, self._gate = self._gate, None
+        if gate is not None and not gate.done():
+            gate.set_result(None)

@@ -62,19 +62,27 @@ class Service:
     outrun 10 s (a series of ten points behind the proxy, which forwards a batch one call at a time)."""
 
     def __init__(
-        self, folder: Path, key: str, node: Anvil, url: str | None = None, head_poll_seconds: float = 0
+        self,
+        folder: Path,
+        key: str,
+        node: Anvil,
+        url: str | None = None,
+        head_poll_seconds: float = 0,
+        state: str = "state",
+        **settings: Any,
     ) -> None:
         self.folder, self.key, self.node, self.url = folder, key, node, url
-        self.head_poll_seconds = head_poll_seconds
+        self.head_poll_seconds, self.state, self.settings = head_poll_seconds, state, settings
 
     async def __aenter__(self) -> Service:
         app = server.create_app(
             Settings(
                 keys_file=str(self.folder / "keys.env"),
                 addresses_file=str(self.folder / "addresses.json"),
-                state_dir=str(self.folder / "state"),
+                state_dir=str(self.folder / self.state),
                 head_poll_seconds=self.head_poll_seconds,
                 input_timeout=60.0,
+                **self.settings,
             ),
             rpc_urls={self.node.chain_id: self.url or self.node.url},
         )
@@ -86,9 +94,11 @@ class Service:
     async def __aexit__(self, *_: Any) -> None:
         await self.client.close()
 
-    async def ask(self, query: str, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    async def ask(self, query: str, inputs: list[dict[str, Any]], more: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The answer's one root field, with `inputs` and any `more` variables."""
+        variables = {"inputs": inputs, **(more or {})}
         async with self.client.post(
-            "/graphql", json={"query": query, "variables": {"inputs": inputs}}, headers={"x-api-key": self.key}
+            "/graphql", json={"query": query, "variables": variables}, headers={"x-api-key": self.key}
         ) as response:
             assert response.status == 200, await response.text()
             body = await response.json()

@@ -1,0 +1,236 @@
+"""What a user waits for, held: the dependent RPC rounds and the RPC HTTP requests each query
+costs, counted (not timed) by the tests' proxy in lockstep (tests/rpc_proxy.py `Lockstep`), on
+one chain holding every test world, with a block mined before each query as on a live chain.
+
+- every protocol of the registry, its fullest demo wallet (found by asking every demo wallet, so a
+  protocol added later gets its row), warm: at most ROUNDS rounds; asked again at the same block,
+  no request at all;
+- with `provenance` selected (read afresh: no cache, no hint) and as the first query of a fresh
+  server (its first pin, its event index empty): at most AFRESH rounds;
+- the five-input mix at the head and ten blocks back: at most ROUNDS; 30-point series: at most SERIES.
+
+bench/latency.py times the same paths behind a provider's round-trip time; this counts them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+import server
+from tests.conftest import served_fixture
+from tests.evm import Anvil
+from tests.rpc_proxy import Lockstep, RpcProxy
+from tests.test_fault_schedules import SCHEMA, select_all
+from tests.test_past_blocks import Service
+
+ROUNDS = 2
+"""Dependent rounds of a query (walletPositions, up to five inputs) on a server in use."""
+AFRESH = 3
+"""Rounds of a query read afresh: with `provenance`, or a fresh server's first."""
+SERIES = 3
+"""Rounds of a positionsHistory series."""
+MIX = [("morpho", "saver"), ("aave", "borrower"), ("compound", "borrower"), ("pendle", "saver"), ("fluid", "borrower")]
+PAST = 10
+SERIES_POINTS, SERIES_SPAN = 30, 290
+FOLLOWER_WAIT = 30.0
+"""Seconds a test waits for the head follower to see a mined block (a poll a second)."""
+
+worlds = served_fixture("rounds")
+
+
+def query(provenance: bool = False) -> str:
+    selection = select_all(SCHEMA.type_map["WalletPositionsResult"], skip=() if provenance else ("provenance",))
+    return f"query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {selection} }}"
+
+
+SERIES_QUERY = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $points: Int!) {
+  positionsHistory(inputs: $inputs, from: $from, points: $points) {
+    data { points { blockNumber error { code message } positions { __typename } } }
+    errors { error { code message } } } }"""
+
+
+class Counted:
+    """A server behind its own proxy in lockstep, a head follower polling once a second."""
+
+    def __init__(self, node: Anvil, folder: Path, key: str, state: str) -> None:
+        self.node, self.folder, self.key, self.state = node, folder, key, state
+        self.proxy = RpcProxy(node.url)
+
+    async def __aenter__(self) -> Counted:
+        self.proxy_server = TestServer(self.proxy.app(), host="127.0.0.1")
+        await self.proxy_server.start_server()
+        self.service = Service(
+            self.folder,
+            self.key,
+            self.node,
+            str(self.proxy_server.make_url("/")),
+            head_poll_seconds=1.0,
+            state=self.state,
+        )
+        await self.service.__aenter__()
+        return self
+
+    async def __aexit__(self, *_: Any) -> None:
+        await self.service.__aexit__()
+        self.proxy.released.set()
+        await self.proxy_server.close()
+
+    async def seen(self) -> None:
+        """Until the head follower has seen the node's newest block (a request then pins it with no
+        round trip, as on a chain whose blocks come while nobody asks)."""
+        follower = self.service.app[server.CHAINS].follower(self.node.chain_id)
+        newest, deadline = self.node.block_number(), time.monotonic() + FOLLOWER_WAIT
+        while follower.head is None or follower.head.number != newest:
+            assert time.monotonic() < deadline, f"the head follower did not see block {newest}"
+            await asyncio.sleep(0.02)
+
+    async def count(
+        self, text: str, inputs: list[dict[str, Any]], more: dict[str, Any] | None = None
+    ) -> tuple[int, int, dict[str, Any]]:
+        """The rounds and RPC HTTP requests one query costs, and its answer."""
+        self.proxy.lockstep = lockstep = Lockstep()
+        before = self.proxy.reads()
+        try:
+            answer = await self.service.ask(text, inputs, more)
+        finally:
+            self.proxy.lockstep = None
+        return lockstep.waves, self.proxy.reads() - before, answer
+
+    async def fresh(
+        self, text: str, inputs: list[dict[str, Any]], more: dict[str, Any] | None = None
+    ) -> tuple[int, int]:
+        """A block mined and seen, then the query counted; its answer must hold no error."""
+        self.node.mine(1)
+        await self.seen()
+        rounds, requests, answer = await self.count(text, inputs, more)
+        assert not answer["errors"], answer["errors"]
+        failed = [point["error"] for entry in answer["data"] for point in entry.get("points", []) if point["error"]]
+        assert not failed, failed
+        return rounds, requests
+
+
+def held(entry: dict[str, Any]) -> int:
+    """How much an entry holds: the items of its lists, nested ones included."""
+    return sum(
+        len(value) + sum(held(item) for item in value if isinstance(item, dict))
+        for name, value in entry.items()
+        if isinstance(value, list) and name not in ("warnings", "usdPrices", "provenance")
+    )
+
+
+@pytest.fixture(scope="module")
+def fullest(worlds: Any) -> dict[str, str]:
+    """Each protocol of the registry: the demo wallet that holds the most in it (by asking all)."""
+    built, folder, key = worlds
+
+    async def find() -> dict[str, str]:
+        async with Service(folder, key, built.node, state="fullest", rate_limit=10**6) as service:
+            found = {}
+            for name, protocol in service.app[server.REGISTRY].items():
+                if built.node.chain_id not in protocol.chains:
+                    continue
+                roles = list(built.wallets)
+                inputs = [
+                    {"protocol": name, "chainId": built.node.chain_id, "walletAddress": built.wallets[r]} for r in roles
+                ]
+                answer = await service.positions(inputs)
+                sizes: dict[str, int] = {}
+                for entry in answer["data"]:
+                    role = roles[[built.wallets[r] for r in roles].index(entry["walletAddress"])]
+                    sizes[role] = sizes.get(role, 0) + held(entry)
+                found[name] = max(sizes, key=lambda role: sizes[role])
+            return found
+
+    return asyncio.run(find())
+
+
+@pytest.fixture(scope="module")
+def counted(worlds: Any, fullest: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """Every query's rounds and requests, counted in one run of one long-running server (and a
+    fresh server per protocol for its first query): {scenario: (rounds, requests)}."""
+    built, folder, key = worlds
+    node, chain = built.node, built.node.chain_id
+
+    def inputs(*wanted: tuple[str, str], **more: Any) -> list[dict[str, Any]]:
+        return [{"protocol": p, "chainId": chain, "walletAddress": built.wallets[w], **more} for p, w in wanted]
+
+    async def run() -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for name, role in fullest.items():
+            async with Counted(node, folder, key, f"cold-{name}") as cold:
+                node.mine(1)
+                found[f"{name} ({role}), a fresh server's first query"] = (
+                    await cold.count(query(), inputs((name, role)))
+                )[:2]
+        async with Counted(node, folder, key, "warm") as server_:
+            for name, role in fullest.items():
+                await server_.service.ask(query(), inputs((name, role)))
+            for name, role in fullest.items():
+                found[f"{name} ({role})"] = await server_.fresh(query(), inputs((name, role)))
+                found[f"{name} ({role}), again at the same block"] = (
+                    await server_.count(query(), inputs((name, role)))
+                )[:2]
+                found[f"{name} ({role}), with provenance"] = await server_.fresh(
+                    query(provenance=True), inputs((name, role))
+                )
+            found["the 5-input mix"] = await server_.fresh(query(), inputs(*MIX))
+            back = node.block_number() + 1 - PAST
+            found[f"the 5-input mix, {PAST} blocks back"] = await server_.fresh(query(), inputs(*MIX, blockNumber=back))
+            node.mine(SERIES_SPAN)
+            for name, wanted in (("morpho (saver)", MIX[:1]), ("the 5-input mix", MIX)):
+                more = {"from": {"blockNumber": node.block_number() + 1 - SERIES_SPAN}, "points": SERIES_POINTS}
+                await server_.fresh(SERIES_QUERY, inputs(*wanted), more)
+                found[f"{name}, a {SERIES_POINTS}-point series"] = await server_.fresh(
+                    SERIES_QUERY,
+                    inputs(*wanted),
+                    {**more, "from": {"blockNumber": node.block_number() + 1 - SERIES_SPAN}},
+                )
+        return found
+
+    found = asyncio.run(run())
+    width = max(map(len, found))
+    print(
+        "\n".join(
+            f"{name:<{width}}  {rounds} rounds, {requests} requests" for name, (rounds, requests) in found.items()
+        )
+    )
+    yield found
+
+
+def over(counted: dict[str, Any], budget: int, which: Any) -> dict[str, Any]:
+    return {name: figures for name, figures in counted.items() if which(name) and figures[0] > budget}
+
+
+def test_every_protocol_is_counted(counted: dict[str, Any], fullest: dict[str, str], worlds: Any) -> None:
+    """A row for every protocol of the registry on the worlds' chain, each wallet holding something."""
+    assert len(fullest) >= 26
+    for name, role in fullest.items():
+        assert f"{name} ({role})" in counted
+
+
+def test_a_query_takes_at_most_two_rounds(counted: dict[str, Any]) -> None:
+    plain = lambda name: "," not in name or "blocks back" in name  # noqa: E731
+    assert not over(counted, ROUNDS, plain)
+
+
+def test_a_repeat_at_the_same_block_costs_no_request(counted: dict[str, Any]) -> None:
+    assert {name: figures for name, figures in counted.items() if "again" in name and figures[1]} == {}
+
+
+def test_a_provenance_answer_takes_at_most_three_rounds(counted: dict[str, Any]) -> None:
+    assert not over(counted, AFRESH, lambda name: "provenance" in name)
+
+
+def test_a_fresh_servers_first_query_takes_at_most_three_rounds(counted: dict[str, Any]) -> None:
+    assert not over(counted, AFRESH, lambda name: "first query" in name)
+
+
+def test_a_series_takes_at_most_three_rounds(counted: dict[str, Any]) -> None:
+    assert not over(counted, SERIES, lambda name: "series" in name)
