@@ -561,7 +561,7 @@ async def _recalled(request: RequestContext, reader: ChainReader, key: InputKey)
     answers, shared = request.answers, request.shared
     if (answers.max_bytes == 0 and shared is None) or (block_key := await reader.block_key()) is None:
         return (None, None), None
-    block = await reader.block_number()
+    block = await reader.block_number(probed=False)  # no Multicall3 probe: a hit needs none
     here, there = (*key[:4], block, block_key), None
     answer = answers.get(here)
     if shared is not None and (shared_key := await reader.block_key(shared=True)) is not None:

@@ -252,11 +252,13 @@ class ChainReader:
 
     # ---------------------------------------------------------------- block pinning
 
-    async def block_number(self) -> int:
-        """The block every read of this request on this chain is made at (fetched once)."""
+    async def block_number(self, probed: bool = True) -> int:
+        """The block every read of this request on this chain is made at (fetched once), once it is
+        known whether Multicall3 reads it (`_multicall_at`); not `probed`: what names a kept answer."""
         if self._block is None:
             self._block = shared_future(self._pin())
-        return await asyncio.shield(self._block)
+        block = await asyncio.shield(self._block)
+        return await self.shared(("multicall",), lambda: self._multicall_at(block)) if probed and self.past else block
 
     async def _round_pin(self) -> Pin:
         """The block a round reads, by its hash once known without a round trip: the head's, a
@@ -266,9 +268,8 @@ class ChainReader:
             return Pin(number, self._at_hash)
         if self._at is None:
             return Pin(number, self._head.hash if self._head is not None else None)
-        header = self._shared.get(("header", number))
-        known = header is not None and header.done() and not header.cancelled() and header.exception() is None
-        return Pin(number, header.result().hash if known and header is not None else None)
+        header = self.settled(("header", number))
+        return Pin(number, header.hash if header is not None else None)
 
     async def block_header(self) -> Head:
         """The pinned block's header (number, hash, timestamp), what names the block an answer
@@ -327,10 +328,9 @@ class ChainReader:
                 if isinstance(header, dict):
                     self.endpoint.has_finalized = True
                     return min(block, hex_int(header.get("number"), "eth_getBlockByNumber", self.chain_id))
+                depth = settle_depth(self.chain_id)
                 log.info(
-                    "chain %d endpoint has no finalized block tag; logs settle after %d blocks",
-                    self.chain_id,
-                    settle_depth(self.chain_id),
+                    "chain %d endpoint has no finalized block tag; logs settle after %d blocks", self.chain_id, depth
                 )
                 self.endpoint.has_finalized = False
             return block - settle_depth(self.chain_id)
@@ -385,7 +385,7 @@ class ChainReader:
         ever a block hash: "settled" holds for this process's chain, and Redis outlives it (a
         chain reset under the same id). A settled block is named by the finalized block's hash,
         which fixes every block up to it and moves once per finality period; else by the head's."""
-        block = await self.block_number()
+        block = await self.block_number(probed=False)
         head = self.newest().head
         if self._at_hash is not None:
             return self._at_hash
@@ -431,13 +431,12 @@ class ChainReader:
                     f"Block {block_hash} is not on the chain the RPC endpoint for chain {self.chain_id} follows, "
                     "and the endpoint reads blocks by number only."
                 )
-        self._shared[("header", found.number)] = shared_future(_known(found))
+        self._shared[("header", found.number)] = known = asyncio.get_running_loop().create_future()
+        known.set_result(found)  # the shared read of its header (`_header_of`): done
         return await self._pin_past(found.number)
 
     async def _pin_past(self, block: int) -> int:
-        """A given block, once the head is pinned (which checks the endpoint): a block after the
-        head is the client's mistake. Whether Multicall3 existed then is asked once per endpoint
-        for blocks older than any seen with it (the canonical one was deployed in 2022)."""
+        """A given block, once the head is pinned (which checks the endpoint): past it, the client's mistake."""
         head = await self.newest().block_number()
         if block > head:
             head = await self.node_head()
@@ -445,6 +444,12 @@ class ChainReader:
             raise InputValidationError(
                 f"Block {block} is not on chain {self.chain_id} yet: its newest block is {head}."
             )
+        return block
+
+    async def _multicall_at(self, block: int) -> int:
+        """Whether Multicall3 existed at a given block, asked once per endpoint below any block seen
+        with it (deployed in 2022). Not part of the pin: a kept answer's name (`block_key`) needs only
+        the checked block, so a repeat another replica answered (replicas/answers.py) costs no request."""
         endpoint = self.endpoint
         if not endpoint.has_multicall or block <= endpoint.multicall_absent_to:
             return block
@@ -593,8 +598,3 @@ class ChainReader:
         if not isinstance(found, str):
             raise NetworkError(f"The RPC endpoint for chain {self.chain_id} has no header for block {number}.")
         return found.lower()
-
-
-async def _known(head: Head) -> Head:
-    """A header already read, as the shared read of it (`ChainReader._header_of`)."""
-    return head

@@ -71,9 +71,13 @@ class RedisAnswers:
             self._writes.add(task)
             task.add_done_callback(self._writes.discard)
 
-    async def close(self) -> None:
-        """After the writes in flight, each bounded by the timeout."""
+    async def written(self) -> None:
+        """Once the writes in flight are done, each bounded by the timeout (a test's wait for them)."""
         await asyncio.gather(*self._writes, return_exceptions=True)
+
+    async def close(self) -> None:
+        """After the writes in flight (`written`)."""
+        await self.written()
         await self._client.aclose()
 
     async def _lookup(self, name: str) -> tuple[str, dict[str, Any] | None]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import json
@@ -25,12 +26,15 @@ import asyncpg
 import pytest
 import yaml
 
+import server
 from config import Settings, resolve
-from tests.conftest import served_fixture
+from tests.conftest import served_fixture, world_api
 from tests.evm import as_child
 from tests.redis_server import free_port
+from tests.rpc_proxy import RpcProxy
 from tests.test_devnet_restart import every_input
 from tests.test_end_to_end import served
+from tests.test_head import until
 from tests.test_past_blocks import POSITIONS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,6 +94,87 @@ async def test_two_replicas_on_one_database_answer_as_one_alone(worlds, tmp_path
     assert reference["errors"] == [] and len(reference["data"]) >= len(inputs)
     for _, found in results[1:]:
         assert json.dumps(found, sort_keys=True) == json.dumps(reference, sort_keys=True)
+
+
+async def test_a_repeat_on_a_second_replica_at_the_same_block_costs_no_rpc_request(
+    worlds, tmp_path, aiohttp_client, aiohttp_server, redis_server
+):
+    """Two apps on one Redis, each following the head behind an RPC proxy of its own (as
+    bench/latency.py measures): a block mined before each query and seen by both followers, every
+    protocol for every demo wallet answered by the first, at the head and ten blocks back, is
+    answered by the second at the same block with no RPC HTTP request. Ten blocks back used to
+    cost it one, the probe of Multicall3 at a block older than any it had read (chain/reader.py
+    `_multicall_at`): it is asked only where the block is read, not where its answer is found."""
+    built, folder, key = worlds
+    node = built.node
+    started = []
+    for name in ("a", "b"):
+        proxy = RpcProxy(node.url)
+        proxy.url = str((await aiohttp_server(proxy.app(), host="127.0.0.1")).make_url("/"))
+        api = await world_api(
+            aiohttp_client,
+            folder / "keys.env",
+            key,
+            folder / "addresses.json",
+            node,
+            state_dir=str(tmp_path / name),
+            url=proxy.url,
+            head_poll_seconds=0.05,
+            redis_url=redis_server.url,
+            redis_timeout=10,  # the apps, proxies and client share one event loop: a lookup waits its turn
+            rate_limit=100_000,
+        )
+        started.append((proxy, api))
+    (_, a), (proxy_b, b) = started
+    followers = [api.app[server.CHAINS].follower(node.chain_id) for api in (a, b)]
+    inputs = every_input(built, folder)
+    for _ in range(60):  # until a's event index has caught up: an answer it leaves short is not shared
+        if not catching_up((await answers(a.client.port, key, inputs))[1]):
+            break
+        await asyncio.sleep(0.5)
+    await answers(b.client.port, key, inputs[:1])  # b pins the chain once (its endpoint's checks) and follows it
+    for back in (0, 10):
+        node.mine()
+        head = node.block_number()
+        await until(
+            lambda block=head: all((seen := f.current()) is not None and seen.number == block for f in followers)
+        )
+        asked = [{**item, "blockNumber": head - back} for item in inputs] if back else inputs
+        statuses, first = await one_by_one(a.client.port, key, asked)
+        assert set(statuses) == {200} and first["errors"] == [] and len(first["data"]) >= len(inputs)
+        assert not catching_up(first), "every answer shared"
+        await a.app[server.SHARED_ANSWERS].written()
+        before = len(proxy_b.posts), proxy_b.reads()
+        statuses, again = await one_by_one(b.client.port, key, asked)
+        assert set(statuses) == {200} and again == first
+        made = collections.Counter(
+            f"{item['method']} {item['params'][0] if item['method'] == 'eth_getBlockByNumber' else ''}"
+            for post in proxy_b.posts[before[0] :]
+            for item in (post if isinstance(post, list) else [post])
+        )
+        lookups = b.app[server.METRICS].shared_answer_lookups
+        outcomes = {
+            m.labels["outcome"]: m.value for f in lookups.collect() for m in f.samples if m.name.endswith("_total")
+        }
+        assert proxy_b.reads() == before[1], f"{back} blocks back, b sent {made}; its lookups {outcomes}"
+
+
+async def one_by_one(port: int, key: str, inputs: list[dict[str, Any]]) -> tuple[list[int], dict[str, Any]]:
+    """`answers`, one request of five inputs at a time: all at once, a replica's few hundred
+    lookups in Redis exceed the client's pool of 100 connections (MaxConnectionsError), and it
+    stops sharing for a second."""
+    statuses, found = [], {"data": [], "errors": []}
+    for start in range(0, len(inputs), 5):
+        got, part = await answers(port, key, inputs[start : start + 5])
+        statuses.extend(got)
+        found = {name: found[name] + part[name] for name in found}
+    return statuses, found
+
+
+def catching_up(found: dict[str, Any]) -> bool:
+    """Whether an answer carries a warning of an event index still catching up (retryable: the
+    answer is neither kept nor shared)."""
+    return any(w["code"] in ("PART_UNREADABLE", "ACCOUNTS_LEFT_OUT") for e in found["data"] for w in e["warnings"])
 
 
 async def test_the_database_and_redis_stopped_under_load_cost_no_5xx(
