@@ -58,7 +58,8 @@ async def test_the_block_at_a_time_is_the_newest_not_after_it(uneven, open_chain
 
 async def test_a_moving_target_is_found_in_one_round_from_the_block_last_found(uneven, open_chains):
     """A week back from a head that moves on moves on at the chain's pace: the block last found,
-    moved on at the block time, and the one after it settle it in one round."""
+    moved on at the block time, and the one after it settle it in one round at most (none where
+    both headers are kept from an earlier search)."""
     node, stamps = uneven
     chains = await open_chains({node.chain_id: node.url})
     for block in range(3, 38):
@@ -67,7 +68,7 @@ async def test_a_moving_target_is_found_in_one_round_from_the_block_last_found(u
         await reader.block_number()
         before = request.stats.requests
         assert await history.block_at(reader, stamps[block] + 5) == (block, stamps[block])
-        assert block == 3 or request.stats.requests - before == 1, block
+        assert block == 3 or request.stats.requests - before <= 1, block
 
 
 def test_growth_is_compounded_over_a_year():

@@ -209,8 +209,9 @@ async def test_a_pruned_endpoint_nulls_the_apys_with_a_warning_and_is_asked_once
     assert {w["code"] for w in found["midas"]["warnings"]} == {"HISTORY_UNAVAILABLE"}
     old = [call for method in STATE_READS for call in proxy.calls(method) if proxy.pruned(call["params"][-1])]
     requests = -(-len(PROTOCOLS) // 5)
-    assert len(old) == requests, (
-        "in each request the first old read fails the earlier block's reader, and the pruned node is not asked again"
+    assert requests <= len(old) <= 2 * requests, (
+        "in each request the first old read of a block (the one found, and at most one the search found"
+        " likely and read ahead) fails that block's reader, and the pruned node is not asked it again"
     )
 
 
