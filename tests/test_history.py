@@ -31,6 +31,49 @@ def uneven(request):
         node.stop()
 
 
+@pytest.fixture(scope="module")
+def steady():
+    """A chain of Ethereum's id and 12 s slots, about one in a hundred missed (its block 24 s after
+    the last), as Ethereum's blocks come."""
+    node = Anvil(chain_id=1)
+    try:
+        rng = random.Random(1)
+        while node.block_number() < 3000:
+            node.rpc("anvil_mine", hex(rng.randint(50, 150)), hex(12))
+            node.rpc("anvil_mine", "0x1", hex(24))
+        yield (
+            node,
+            [
+                int(header["timestamp"], 16)
+                for header in node.rpc_batch(
+                    [
+                        {"jsonrpc": "2.0", "id": block, "method": "eth_getBlockByNumber", "params": [hex(block), False]}
+                        for block in range(node.block_number() + 1)
+                    ]
+                )
+                for header in [header["result"]]
+            ],
+        )
+    finally:
+        node.stop()
+
+
+async def test_without_a_hint_a_steady_chain_settles_the_block_a_period_back_in_two_header_rounds(steady, open_chains):
+    """A fresh server (no block found before): the first round probes around the nominal block
+    time's guess, the second reads the interpolated block with its neighbours, which holds it."""
+    node, stamps = steady
+    chains = await open_chains({1: node.url})
+    for blocks_back in (300, 1000, 2500):
+        chains.hints.clear()
+        request = chains.request(asyncio.get_running_loop().time() + 30)
+        reader = request.reader(1)
+        await reader.block_number()
+        before = request.stats.requests
+        target = stamps[-1] - blocks_back * 12 + 5
+        assert await history.block_at(reader, target) == scanned(stamps, target)
+        assert request.stats.requests - before <= 2, blocks_back
+
+
 def scanned(stamps: list[int], target: int) -> tuple[int, int] | None:
     blocks = [block for block, stamp in enumerate(stamps) if stamp <= target]
     return (blocks[-1], stamps[blocks[-1]]) if blocks else None
