@@ -82,9 +82,7 @@ class Chains:
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
         self.hints: dict[tuple[Any, ...], Any] = {}
         """Guesses kept across requests that a read then checks (the block last found at a time,
-        adapters/history.py), never taken as facts; a few keys per chain. A recorded request
-        uses them too: what they spare is where to look, and the reads that confirm what is
-        found there are its own, in its record."""
+        adapters/history.py), never facts: a recorded request uses them too, its reads confirm."""
         self._urls = dict(urls)
         self._endpoints: dict[int, Endpoint] = {}
         self._followers: dict[int, Follower] = {}
@@ -448,20 +446,22 @@ class ChainReader:
 
     async def _multicall_at(self, block: int) -> int:
         """Whether Multicall3 existed at a given block, asked once per endpoint below any block seen
-        with it (deployed in 2022). Not part of the pin: a kept answer's name (`block_key`) needs only
-        the checked block, so a repeat another replica answered (replicas/answers.py) costs no request."""
+        with it (deployed in 2022) in the reader's first round, whose reads go through it meanwhile
+        (an aggregate3 that finds no code goes again plain, rounds.py). Not the pin's: a kept answer's
+        name (`block_key`) needs only the block, so a repeat another replica answered costs nothing."""
         endpoint = self.endpoint
-        if not endpoint.has_multicall or block <= endpoint.multicall_absent_to:
-            return block
-        if endpoint.multicall_since is None or block < endpoint.multicall_since:
-            (code,) = await self._exchange.rpc([("eth_getCode", [MULTICALL3, hex(block)])])
-            if not hex_bytes(code, "eth_getCode", self.chain_id):
-                endpoint.multicall_absent_to = max(block, endpoint.multicall_absent_to)
-                return block
-            # Readers of several blocks probe at once: the oldest found with it is what holds.
-            endpoint.multicall_since = min(block, endpoint.multicall_since or block)
-        self._rounds.multicall = True
+        if endpoint.has_multicall and block > endpoint.multicall_absent_to:
+            self._rounds.multicall = True
+            if endpoint.multicall_since is None or block < endpoint.multicall_since:
+                shared_future(self._probe_multicall(block, self._rounds.queued("eth_getCode", [MULTICALL3, PINNED])))
         return block
+
+    async def _probe_multicall(self, block: int, code: Awaitable[Any]) -> None:
+        if hex_bytes(await code, "eth_getCode", self.chain_id):
+            self.endpoint.multicall_since = min(block, self.endpoint.multicall_since or block)  # the oldest holds
+        else:
+            self.endpoint.multicall_absent_to = max(block, self.endpoint.multicall_absent_to)
+            self._rounds.multicall = False
 
     async def node_head(self) -> int:
         """The node's own newest block, asked now (one round trip): the head a request pinned

@@ -122,9 +122,13 @@ class Rounds:
 
     async def ride_along(self, method: str, params: list[Any]) -> Any:
         """Another JSON-RPC request, sent with the next round's calls."""
+        return await self.queued(method, params)
+
+    def queued(self, method: str, params: list[Any]) -> asyncio.Future[Any]:
+        """`ride_along` queued now, before the caller's next await: a round being pinned takes it."""
         raw = _Raw(method, params, asyncio.get_running_loop().create_future())
         self._queue(raw)
-        return await raw.future
+        return raw.future
 
     def cancel(self) -> None:
         """Stop the rounds in flight."""
@@ -168,6 +172,7 @@ class Rounds:
         ride-along request in one JSON-RPC batch; each caller gets its own result or error."""
         try:
             pin = await self._pin()
+            batch, self._pending = batch + self._pending, []  # what pinning queued (a probe) rides along
             at = _At(pin.number, self._tag(pin))
             calls = [item for item in batch if isinstance(item, Call)]
             raws = [item for item in batch if isinstance(item, _Raw)]
@@ -182,11 +187,11 @@ class Rounds:
             self._stats.subcalls += len(calls)
             self.endpoint.metrics.rpc_subcalls.labels(self.endpoint.label).inc(len(calls))
             answers = await self._exchange.rpc(requests, None if self.multicall else PLAIN_BATCH_SIZE)
-            await asyncio.gather(*(self._settle_chunk(chunk, answer, at) for chunk, answer in zip(chunks, answers)))
-            for call, answer in zip(plain, answers[len(chunks) :]):
-                self._settle_plain(call, answer, at)
             for raw, answer in zip(raws, answers[len(chunks) + len(plain) :]):
                 _resolve(raw.future, answer)
+            for call, answer in zip(plain, answers[len(chunks) :]):
+                self._settle_plain(call, answer, at)
+            await asyncio.gather(*(self._settle_chunk(chunk, answer, at) for chunk, answer in zip(chunks, answers)))
         except GeneratorExit:
             raise
         except BaseException as exc:
@@ -207,6 +212,10 @@ class Rounds:
         sub-call running it out of gas or memory, say) is split in halves and sent again, down
         to plain eth_calls, so that only the culprit fails. A sub-call that failed with empty
         revert data may have been starved of gas by an earlier one: it is queued to run alone."""
+        if answer == "0x":
+            self.multicall = False  # no Multicall3 at this block (chain/reader.py probes it alongside)
+            await self._resend_plain(chunk, at)
+            return
         try:
             if isinstance(answer, RpcError):
                 raise AbiError(answer.message)
@@ -228,11 +237,14 @@ class Rounds:
             else:
                 self.settle(call, at.number, data if success else None, None if success else data)
 
+    async def _resend_plain(self, chunk: list[Call], at: _At) -> None:
+        answers = await self._exchange.rpc([_eth_call(call, at.tag) for call in chunk], PLAIN_BATCH_SIZE)
+        for call, answer in zip(chunk, answers):
+            self._settle_plain(call, answer, at)
+
     async def _resend(self, chunk: list[Call], at: _At) -> None:
         if len(chunk) == 1:
-            (call,) = chunk
-            (answer,) = await self._exchange.rpc([_eth_call(call, at.tag)])
-            self._settle_plain(call, answer, at)
+            await self._resend_plain(chunk, at)
             return
         halves = [chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]]
         answers = await self._exchange.rpc([_aggregate3(half, at.tag) for half in halves])

@@ -140,6 +140,43 @@ async def test_without_multicall_reads_fall_back_to_small_batches(bare_anvil, ar
     assert (stats(reader).requests, stats(reader).subcalls) == (1 + 2, 31)
 
 
+async def test_a_block_before_multicall3_is_read_plainly_with_no_round_more(bare_anvil, artifacts, open_chains):
+    """A past block older than any the endpoint was seen with Multicall3 at: its first reads go
+    through Multicall3 in the round that asks whether it had code then; where it had none, the
+    aggregate3 that ran nothing goes again plain, and later reads of that block go plain at once."""
+    token = deploy_token(bare_anvil, artifacts)
+    bare_anvil.send(token, "mint(address,uint256)", WALLET, 7)
+    before = bare_anvil.block_number()
+    bare_anvil.mine(1)  # anvil sets code in the newest block's state: one after `before`
+    bare_anvil.install_multicall(artifacts["Multicall3"])
+    bare_anvil.mine(1)
+    chains = await open_chains({CHAIN_ID: bare_anvil.url})
+    request = chains.request(asyncio.get_running_loop().time() + 10)
+    assert await request.reader(CHAIN_ID).block_number() and request.reader(CHAIN_ID).has_multicall
+    pinned = request.stats.requests
+    old = request.reader(CHAIN_ID, before)
+    assert await old.call(token, erc20.BALANCE_OF, WALLET) == (7,)
+    assert request.stats.requests - pinned == 2, "the aggregate3 beside the probe, then the calls plain"
+    assert old.endpoint.multicall_absent_to == before and not old.has_multicall
+    again = chains.request(asyncio.get_running_loop().time() + 10).reader(CHAIN_ID, before)
+    assert await again.call(token, erc20.SYMBOL) == ("TST",) and not again.has_multicall
+
+
+async def test_an_old_block_with_multicall3_costs_no_round_for_its_probe(anvil, artifacts, open_chains, proxy):
+    token = deploy_token(anvil, artifacts)
+    anvil.send(token, "mint(address,uint256)", WALLET, 5)
+    before = anvil.block_number()
+    anvil.mine(3)
+    chains = await open_chains({CHAIN_ID: proxy.url})
+    request = chains.request(asyncio.get_running_loop().time() + 10)
+    await request.reader(CHAIN_ID).block_number()
+    pinned = request.stats.requests
+    old = request.reader(CHAIN_ID, before)
+    assert await old.call(token, erc20.BALANCE_OF, WALLET) == (5,)
+    assert request.stats.requests - pinned == 1 and old.endpoint.multicall_since == before
+    assert len(proxy.calls("eth_getCode")) == 2, "the pin's probe at the head, then the old block's beside its read"
+
+
 async def test_an_endpoint_that_serves_another_chain_is_refused(anvil, open_chains):
     chains = await open_chains({1: anvil.url})
     reader = chains.request(asyncio.get_running_loop().time() + 5).reader(1)
