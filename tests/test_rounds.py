@@ -103,7 +103,14 @@ class Counted:
     async def count(
         self, text: str, inputs: list[dict[str, Any]], more: dict[str, Any] | None = None
     ) -> tuple[int, int, dict[str, Any]]:
-        """The rounds and RPC HTTP requests one query costs, and its answer."""
+        """The rounds and RPC HTTP requests one query costs, and its answer: once the server has
+        sent nothing for QUIET seconds, so that what an earlier query left in the background (the
+        event index following the chain, say) is not counted as this one's."""
+        while True:
+            posted = self.proxy.reads()
+            await asyncio.sleep(QUIET)
+            if self.proxy.reads() == posted:
+                break
         self.proxy.lockstep = lockstep = Lockstep(QUIET)
         before = self.proxy.reads()
         try:
