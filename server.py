@@ -63,6 +63,7 @@ from chain import ChainConfig, Chains
 from chain.event_index import Indexes, open_stores
 from chain.rpc import RpcUrlError, chains_set_in, rpc_urls_from_env
 from config import SettingError, Settings, resolve
+from errors import PositionError
 from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, RateLimiter
 from metrics import Metrics, metrics_app
@@ -146,6 +147,32 @@ async def _chain_session(app: web.Application) -> AsyncIterator[None]:
     await app[CHAINS].close()
 
 
+def _follow_from_boot(chain_ids: list[int]) -> Callable[[web.Application], AsyncIterator[None]]:
+    """Each configured chain pinned once at boot, in the background, where heads are followed: its
+    endpoint's chain id, Multicall3 and block tags are checked then (a wrong URL is logged before
+    anyone asks), and the first request pins its block without a round trip of its own. A chain
+    nobody asks for is polled IDLE_SECONDS after boot, then no more (chain/head.py)."""
+
+    async def follow(app: web.Application) -> AsyncIterator[None]:
+        chains, timeout = app[CHAINS], app[SETTINGS].input_timeout
+
+        async def pin(chain_id: int) -> None:
+            try:
+                await chains.request(asyncio.get_running_loop().time() + timeout).reader(chain_id).block_number()
+            except (PositionError, TimeoutError) as exc:
+                message = exc.message if isinstance(exc, PositionError) else "no answer in time"
+                log.warning("chain %d not reached at boot: %s Requests try again.", chain_id, message)
+
+        following = chains.config.head_poll_seconds > 0
+        pins = [asyncio.ensure_future(pin(chain_id)) for chain_id in chain_ids if following]
+        yield
+        for task in pins:
+            task.cancel()
+        await asyncio.gather(*pins, return_exceptions=True)
+
+    return follow
+
+
 async def _event_index(app: web.Application) -> AsyncIterator[None]:
     """Registered after the chains' session, so cleaned up before it: the scans stop while the
     HTTP sessions they read through are still open."""
@@ -226,6 +253,7 @@ def create_app(
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_close_redis)
     app.cleanup_ctx.append(_chain_session)
+    app.cleanup_ctx.append(_follow_from_boot(sorted(urls)))
     app.cleanup_ctx.append(_event_index)
     app.cleanup_ctx.append(_validation_worker)
     app.router.add_route("*", "/graphql", routes.graphql_endpoint)

@@ -8,7 +8,7 @@ APY from the growth of a rate between the two.
   kept across requests as a hint: it (while the target falls before the next block's time),
   or it moved on at the chain's block time, and the block after it are the first probes, which
   settle it in that round while blocks keep their pace. Without a hint, the first round probes
-  around the nominal block time's guess, or a ladder of powers of two back from the pinned
+  around the nominal block time's guess, or a ladder of powers of the square root of two back from the pinned
   block on a chain of unknown block time. Every later round reads the whole bracket where it
   is DENSE blocks or fewer, else the interpolated block with WINDOW either side and SPLITS cuts.
 - The rate is read at each round's likely block in that round, before it is confirmed (every
@@ -93,7 +93,9 @@ def _first_probes(reader: ChainReader, target: int, hi: int, t_hi: int) -> tuple
     from the chain's nominal block time: the block that time puts at `target`, the one after it
     (the answer on a chain of exact block times), and neighbours SPREAD apart either side (missed
     slots put the answer after the guess); on a chain of unknown block time, a ladder back from
-    the pinned block by powers of two to block 0, which brackets any target."""
+    the pinned block by powers of the square root of two to block 0, which brackets any target
+    within 0.42 of its distance (DENSE blocks or fewer, read whole the next round, for a target
+    up to 90 blocks back)."""
     if (start := guess(reader, target)) is not None and start < hi:
         return [start, start + 1], start
     if seconds := BLOCK_SECONDS.get(reader.chain_id):
@@ -101,8 +103,8 @@ def _first_probes(reader: ChainReader, target: int, hi: int, t_hi: int) -> tuple
         start, step = max(0, hi - blocks), max(1, blocks // SPREAD)
         probes = [start - step, start, start + 1, start + step, start + 2 * step]
         return [block for block in probes if 0 <= block < hi], start
-    ladder = [hi - (1 << k) for k in range(hi.bit_length()) if hi - (1 << k) > 0]
-    return [*ladder, 0], None
+    steps = sorted({math.isqrt(1 << k) for k in range(2 * hi.bit_length())})
+    return [*(hi - step for step in steps if hi - step > 0), 0], None
 
 
 async def _search(

@@ -2,8 +2,9 @@
 the newest head seen without a round trip of its own.
 
 - A chain is followed once a request has pinned it itself (that round checks the endpoint's
-  chain id and Multicall3): the follower then asks for the `latest` header (number, hash,
-  timestamp) every `interval` seconds, and for the `finalized` one every SETTLED_POLL_SECONDS.
+  chain id and Multicall3; the server pins each of its chains so at boot): the follower then
+  asks for the `latest` header (number, hash, timestamp) every `interval` seconds, and for the
+  `finalized` one every SETTLED_POLL_SECONDS.
   After a new block it first waits most of a block time (BLOCK_SECONDS), so on a 12 s chain it
   asks about twice a block, and never more often than every `interval`; a new block is seen
   within `interval` of its arrival.

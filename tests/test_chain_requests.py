@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import server
@@ -95,3 +96,31 @@ async def test_a_chain_the_server_has_no_endpoint_for_is_its_own_error(aiohttp_c
     (entry,) = reply.body["data"]["walletPositions"]["errors"]
     assert entry["error"]["code"] == "CHAIN_NOT_CONFIGURED" and entry["error"]["retryable"] is False
     assert "RPC_URL_999" in entry["error"]["message"]
+
+
+async def test_a_server_following_heads_pins_its_chains_at_boot(
+    aiohttp_client, keys_file, api_key, anvil, artifacts, caplog
+):
+    """Its first query reads with no pin of its own, and an endpoint serving another chain is in
+    the log before anyone asks (its URL is not)."""
+    caplog.set_level(logging.INFO)
+    token = anvil.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["T", "T", 18])
+    anvil.send(token, "mint(address,uint256)", wallets(1)[0], 7)
+    app = server.create_app(
+        Settings(keys_file=str(keys_file), head_poll_seconds=0.05),
+        {"balances": chain_balances([token], CHAIN_ID)},
+        rpc_urls={CHAIN_ID: anvil.url, 1: anvil.url},
+    )
+    api = Api(await aiohttp_client(app), api_key, app)
+    follower = app[server.CHAINS].follower(CHAIN_ID)
+    for _ in range(500):
+        if follower.head is not None and "chain 1 not reached at boot" in caplog.text:
+            break
+        await asyncio.sleep(0.02)
+    assert follower.head is not None
+    booted = [record.getMessage() for record in caplog.records if "not reached at boot" in record.getMessage()]
+    assert len(booted) == 1 and "serves chain 31337" in booted[0] and anvil.url not in caplog.text
+    caplog.clear()
+    answer = await api.query(QUERY, {"inputs": [position_input("balances", CHAIN_ID, wallets(1)[0])]})
+    assert answer.body["data"]["walletPositions"]["data"][0]["vaultV1Positions"][0]["shares"] == "7"
+    assert access_lines(caplog)[0]["rpc_requests"] == 1
