@@ -37,7 +37,7 @@ from chain import ChainConfig, Chains
 from chain.abi import decode
 from chain.event_index import Indexes, open_stores
 from chain.head import HASH_PROBE_ADDRESS
-from chain.lens import TapeError, digest, records
+from chain.lens import PROBE, TapeError, digest, records
 from chain.provenance import lens_call
 from chain.rounds import AGGREGATE3, MULTICALL3
 from chain.rpc import RpcError, RpcStats
@@ -54,6 +54,12 @@ names; an answer at a given block (the hash) asks which parts existed then (thei
 one at the newest block takes from the addresses data; and whether the node takes block hashes
 (a balance of the zero address) says how to ask, not what."""
 
+
+HOW_TO_ASK = {("call", f"none:{digest(PROBE).hex()}")}
+"""Reads that say how to ask an endpoint, not what a figure is, made once per endpoint and then
+remembered, so only an endpoint's first answer records them: the creation-call probe (chain/lens.py
+PROBE, code that reads no state and returns 0x01: whether the endpoint runs lenses, else the same
+reads go through Multicall3). Its key is the digest of that exact code, so nothing else passes."""
 
 MOVING_TAGS = ("latest", "finalized", "safe", "pending")
 """Block tags whose block moves: a read of one says what the node had then (the pin), which the
@@ -111,7 +117,9 @@ async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> 
     for line in report.differences + report.unverified:
         print(line, file=out)
     count = len(report.differences)
-    verdict = "agree" if not count else f"{count} difference{'s' if count > 1 else ''}"
+    verdict = f"{count} difference{'s' if count > 1 else ''}" if count else "agree"
+    if not count and (report.unverified or not report.checked):
+        verdict = "not verified"  # "agree" only where every entry was recomputed
     unchecked = f", {len(report.unverified)} not checked" if report.unverified else ""
     print(f"{report.checked} entries, {report.reads} reads replayed{unchecked}: {verdict}", file=out)
     if report.differences:
@@ -169,7 +177,7 @@ async def _entry(where: str, entry: dict[str, Any], node: _Node, report: Report)
     needed = {key for read in fresh.get("provenance") or [] for key in _read_keys(read, block)}
     report.differences += [
         f"{where}.provenance: lacks {_described(method, params)}, which the figures were computed from"
-        for method, params in sorted(needed - recorded)
+        for method, params in sorted(needed - recorded - HOW_TO_ASK)
         if method not in UNRECORDED and not params.startswith(f'["{HASH_PROBE_ADDRESS}"')
     ]
     report.checked += 1
@@ -254,6 +262,11 @@ async def _recompute(where: str, entry: dict[str, Any], node: _Node) -> dict[str
     if protocol is None or function is None:
         raise Unverifiable(f"protocol {entry['protocol']!r} has no {root.name} in this version")
     address, chains, chain_id = entry[root.address_key], node.chains, entry["chainId"]
+    if chain_id not in protocol.chains:
+        raise Unverifiable(
+            f"{where}: no {protocol.name} contracts on chain {chain_id} are configured here; set ADDRESSES_FILE "
+            "to the addresses file of the server that answered (docs/verifying.md)"
+        )
     holder = entry.get("holder") or address  # an account the wallet controls is answered as itself
     for stream in protocol.chain_streams(chain_id):
         # Built first, as a served index is, so the answer finds what it did (no cold-index sweep).

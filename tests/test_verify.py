@@ -40,6 +40,11 @@ WALLETS = (
     + select_all(SCHEMA.type_map["WalletPositionsResult"], skip=())
     + " }"
 )
+PLAIN = (
+    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
+    + select_all(SCHEMA.type_map["WalletPositionsResult"])
+    + " }"
+)
 POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { protocol chainId poolAddress blockNumber blockHash blockTimestamp data
          provenance { method params result } }
@@ -47,30 +52,44 @@ POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
 
 
 async def ask(folder: Path, key: str, node: Anvil, query: str, inputs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The whole GraphQL answer of the real app, as a client would save it."""
+    """The whole GraphQL answer of a fresh app, as a client would save it."""
+    return (await ask_many(folder, key, node, [(query, inputs)]))[0]
+
+
+async def ask_many(
+    folder: Path, key: str, node: Anvil, asked: list[tuple[str, list[dict[str, Any]]]]
+) -> list[dict[str, Any]]:
+    """The whole answer to each (query, inputs) in turn, of one long-running app: what it keeps
+    from one request to the next (facts, answers, what it learnt of the endpoint) shapes the next."""
     app = server.create_app(
         Settings(
             keys_file=str(folder / "keys.env"),
             addresses_file=str(folder / "addresses.json"),
             state_dir=str(folder / "state"),
+            rate_limit=10**6,
         ),
         rpc_urls={node.chain_id: node.url},
     )
+    answers = []
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        body = {"query": query, "variables": {"inputs": inputs}}
-        async with client.post("/graphql", json=body, headers={"x-api-key": key}) as response:
-            assert response.status == 200
-            answer: dict[str, Any] = await response.json()
-    assert "errors" not in answer, answer
-    return answer
+        for query, inputs in asked:
+            body = {"query": query, "variables": {"inputs": inputs}}
+            async with client.post("/graphql", json=body, headers={"x-api-key": key}) as response:
+                assert response.status == 200
+                answer: dict[str, Any] = await response.json()
+            assert "errors" not in answer, answer
+            answers.append(answer)
+    return answers
 
 
-def verify(folder: Path, answer: dict[str, Any], url: str) -> subprocess.CompletedProcess[str]:
+def verify(folder: Path, answer: dict[str, Any], url: str, configured: bool = True) -> subprocess.CompletedProcess[str]:
+    """`verify` run as a user runs it; `configured`: with the server's ADDRESSES_FILE."""
     path = folder / f"answer-{os.getpid()}.json"
     path.write_text(json.dumps(answer))
+    env = {name: value for name, value in os.environ.items() if name != "ADDRESSES_FILE"}
     return subprocess.run(
         [sys.executable, str(ROOT / "server.py"), "verify", str(path), "--rpc", url],
-        env={**os.environ, "ADDRESSES_FILE": str(folder / "addresses.json")},
+        env={**env, "ADDRESSES_FILE": str(folder / "addresses.json")} if configured else env,
         capture_output=True,
         text=True,
         timeout=600,
@@ -86,14 +105,21 @@ def wallet_inputs(built: Any) -> list[dict[str, Any]]:
 
 
 def test_honest_answers_of_every_protocol_and_demo_wallet_verify(worlds):
+    """Of one long-running server, as users meet it: every batch asked without provenance first
+    (its caches and what it learns of the endpoint filled), then with it, and two batches again."""
     built, folder, key = worlds
     inputs = every_input(built, folder)
     assert len(inputs) >= 90, "15 protocols, 6 demo wallets"
+    batches = [inputs[start : start + 5] for start in range(0, len(inputs), 5)]
+    asked = [(query, batch) for batch in batches for query in (PLAIN, WALLETS)]
+    asked += [(WALLETS, batches[0]), (WALLETS, batches[-1])]
+    answers = asyncio.run(ask_many(folder, key, built.node, asked))
     entries = []
-    for start in range(0, len(inputs), 5):
-        answer = asyncio.run(ask(folder, key, built.node, WALLETS, inputs[start : start + 5]))
+    for (query, _), answer in zip(asked, answers):
         assert answer["data"]["walletPositions"]["errors"] == []
-        entries += answer["data"]["walletPositions"]["data"]
+        if query == WALLETS:
+            entries += answer["data"]["walletPositions"]["data"]
+    assert len(entries) >= len(inputs) + len(batches[0]) + len(batches[-1])  # and the accounts wallets control
     assert all(entry["provenance"] for entry in entries)
     done = verify(folder, {"data": {"walletPositions": {"data": entries, "errors": []}}}, built.node.url)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -123,6 +149,10 @@ def test_a_changed_figure_a_changed_read_and_another_chain_are_caught(worlds):
     inputs = [item for item in wallet_inputs(built) if item["protocol"] in ("aave", "morpho")][:2]
     answer = asyncio.run(ask(folder, key, built.node, WALLETS, inputs))
     assert verify(folder, answer, built.node.url).returncode == 0
+
+    bare = verify(folder, answer, built.node.url, configured=False)  # the devnet's contracts unknown to it
+    assert bare.returncode == 2 and "Traceback" not in bare.stderr, bare.stdout + bare.stderr
+    assert "set ADDRESSES_FILE" in bare.stdout and bare.stdout.rstrip().endswith("not verified")
 
     figure = copy.deepcopy(answer)
     entry = figure["data"]["walletPositions"]["data"][0]
