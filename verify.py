@@ -38,6 +38,7 @@ from chain.abi import decode
 from chain.event_index import Indexes, open_stores
 from chain.head import HASH_PROBE_ADDRESS
 from chain.lens import PROBE, TapeError, digest, records
+from chain.provenance import entries as provenance_entries
 from chain.provenance import lens_call
 from chain.rounds import AGGREGATE3, MULTICALL3
 from chain.rpc import RpcError, RpcStats
@@ -106,6 +107,9 @@ async def verify(answer: Any, rpc_url: str, registry: Registry, out: TextIO) -> 
         return 2
     chain_ids = {entry.get("chainId") for _, entry in found if isinstance(entry, dict)}
     chains = Chains({chain_id: rpc_url for chain_id in chain_ids if isinstance(chain_id, int)}, ChainConfig())
+    for chain_id in chain_ids:
+        if isinstance(chain_id, int):  # every read made again is then one a figure used
+            chains.endpoint(chain_id).ahead = False
     with tempfile.TemporaryDirectory(prefix="verify-") as state:
         node = _Node(chains, Indexes(open_stores(Path(state)), chains), registry)
         try:
@@ -168,13 +172,13 @@ async def _entry(where: str, entry: dict[str, Any], node: _Node, report: Report)
         report.reads += 1
         if request is not None and (problem := _difference(read, next(replies))) is not None:
             report.differences.append(f"{where}.provenance: {problem}")
-    fresh = await _recompute(where, entry, node)
+    fresh, made, taped = await _recompute(where, entry, node)
     if isinstance(entry.get("warnings"), list):  # what the wallet's accounts lacked is theirs, not the entry's
         entry = {**entry, "warnings": [w for w in entry["warnings"] if w.get("code") not in accounts.CODES]}
     report.differences += [f"{where}{path}" for path in _compare(entry, fresh, "")]
     block = (block_hash, hex(entry["blockNumber"]))
     recorded = {key for read in reads for key in _read_keys(read, block)}
-    needed = {key for read in fresh.get("provenance") or [] for key in _read_keys(read, block)}
+    needed = {key for read in made for key in _read_keys(read, block, taped)}
     report.differences += [
         f"{where}.provenance: lacks {_described(method, params)}, which the figures were computed from"
         for method, params in sorted(needed - recorded - HOW_TO_ASK)
@@ -183,20 +187,25 @@ async def _entry(where: str, entry: dict[str, Any], node: _Node, report: Report)
     report.checked += 1
 
 
-def _read_keys(read: dict[str, str], block: tuple[str, str]) -> set[tuple[str, str]]:
+def _read_keys(
+    read: dict[str, str], block: tuple[str, str], taped: set[tuple[str, bytes]] | None = None
+) -> set[tuple[str, str]]:
     """What a read asked, as keys alike however it was batched: each contract call (plain, inside
-    an aggregate3, or taped by a lens) as ("call", target and calldata digest); another read as
-    (method, params) with its block tag written alike whether by hash or by number."""
+    an aggregate3, or taped by a lens: those of `taped` only, where given) as ("call", target and
+    calldata digest); another read as (method, params) with its block tag written alike whether by
+    hash or by number."""
     params = json.loads(read["params"])
     if read["method"] == "eth_call" and params and isinstance(params[0], dict):
         call, result = params[0], json.loads(read["result"])
         if "lens" in call:
             tape = bytes.fromhex(result[2:]) if isinstance(result, str) else b""
             try:
-                taped = records(tape)[0]
+                held = records(tape)[0]
             except TapeError:
                 return set()
-            return {("call", f"{target}:{key.hex()}") for target, key in taped}
+            return {
+                ("call", f"{target}:{key.hex()}") for target, key in held if taped is None or (target, key) in taped
+            }
         data = bytes.fromhex(str(call.get("data", "0x"))[2:])
         if str(call.get("to", "")).lower() == MULTICALL3 and data[:4].hex() == AGGREGATE3.selector:
             (subcalls,) = decode(AGGREGATE3.inputs, data[4:])
@@ -255,7 +264,11 @@ def _same_error(recorded: Any, replayed: Any) -> bool:
     return all(recorded["error"].get(key) == replayed["error"].get(key) for key in ("code", "data"))
 
 
-async def _recompute(where: str, entry: dict[str, Any], node: _Node) -> dict[str, Any]:
+async def _recompute(
+    where: str, entry: dict[str, Any], node: _Node
+) -> tuple[dict[str, Any], list[dict[str, str]], set[tuple[str, bytes]]]:
+    """The entry answered again, the reads that made it (as provenance entries) and the calls it
+    took from its lenses' tapes: what its figures were computed from."""
     root = WALLETS if "walletAddress" in entry else POOLS
     protocol = node.registry.get(entry["protocol"])
     function = root.function(protocol) if protocol is not None else None
@@ -275,17 +288,21 @@ async def _recompute(where: str, entry: dict[str, Any], node: _Node) -> dict[str
             await node.indexes.build(scan, stream, lambda *_: None)
             node.built.add((chain_id, stream.name))
     deadline = asyncio.get_running_loop().time() + 120
-    context = RequestContext(node.registry, 120.0, chains.request(deadline), node.indexes, ImmutableCache(1, 0))
-    key = (root.name, protocol.name, chain_id, holder, None, entry["blockHash"], True)
+    request = chains.request(deadline, recorded=True)
+    context = RequestContext(node.registry, 120.0, request, node.indexes, ImmutableCache(1, 0))
+    key = (root.name, protocol.name, chain_id, holder, None, entry["blockHash"], False)
     try:
         answer = await fetch_input(protocol, function, key, context)
     except PositionError as exc:
         if exc.retryable or exc.code == "HISTORY_UNAVAILABLE":
             raise Unverifiable(f"{where}: the node could not answer it again ({exc.code}: {exc.message})") from None
-        return {"error": f"{exc.code}: {exc.message}"}
-    if holder != address:
-        answer = {**answer, "holder": holder, "via": entry.get("via")}
-    return root.output(protocol, chain_id, address, answer)[0]
+        answer = {"error": f"{exc.code}: {exc.message}"}
+    else:
+        if holder != address:
+            answer = {**answer, "holder": holder, "via": entry.get("via")}
+        answer = root.output(protocol, chain_id, address, answer)[0]
+    taped = {(target.lower(), key) for target, key in request.stats.taped or ()}
+    return answer, provenance_entries(request.stats.reads or []), taped
 
 
 def _compare(answered: Any, fresh: Any, path: str) -> Iterator[str]:

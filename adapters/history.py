@@ -214,6 +214,9 @@ def read_ahead(reader: ChainReader, period: int, rate: Callable[[ChainReader], A
     instead of starting them after the reads it depends on. No round after the first is spent
     before a figure needs it."""
 
+    if not reader.endpoint.ahead:
+        return
+
     async def read() -> None:
         hi, t_now = await reader.block_number(), await reader.block_timestamp()
         target = t_now - period
@@ -259,7 +262,8 @@ async def period_apy(
     try:
         search = await _search_of(reader, period)
         ahead = _ahead(reader, rate)
-        search.follow(ahead)
+        if reader.endpoint.ahead:
+            search.follow(ahead)
         now, earlier = await asyncio.gather(rate(reader), asyncio.shield(search.found))
         t_now = await reader.block_timestamp()
         if earlier is None:

@@ -99,8 +99,10 @@ class Tapes:
     """The reads a request's lenses recorded on one chain, and the lenses still in flight that may
     answer calls to a target: such calls wait for them before they go in a round."""
 
-    def __init__(self, chain_id: int) -> None:
+    def __init__(self, chain_id: int, used: set[tuple[str, bytes]] | None = None) -> None:
         self._chain_id = chain_id
+        self._used = used
+        """Where given, every (target, digest) a call was answered with is added (RpcStats.taped)."""
         self._recorded: Records = {}
         self._covering: dict[str, list[asyncio.Future[None]]] = {}
 
@@ -113,7 +115,11 @@ class Tapes:
         None when no tape has it."""
         for lens in self._covering.get(target, ()):
             await asyncio.shield(lens)
-        return self._recorded.get((target, digest(calldata))) if self._recorded else None
+        key = (target, digest(calldata))
+        found = self._recorded.get(key) if self._recorded else None
+        if found is not None and self._used is not None:
+            self._used.add(key)
+        return found
 
     async def holds(self, target: str, calldata: bytes) -> bool:
         """Whether a tape holds this call, once the lenses that may hold it are back; makes no

@@ -120,9 +120,8 @@ class Chains:
     def request(self, deadline: float, recorded: bool = False) -> ChainRequest:
         """The reads of one request; `recorded`: every read kept (`stats.reads`) and nothing taken
         from the app's caches, so that what an answer was made of is all in the record."""
-        if not recorded:
-            return ChainRequest(self, deadline)
-        return ChainRequest(self, deadline, RpcStats(reads=[]), ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30))
+        stats = RpcStats(reads=[], taped=set()) if recorded else RpcStats()
+        return ChainRequest(self, deadline, stats, ImmutableCache(RECORDED_CACHE_ITEMS, 1 << 30) if recorded else None)
 
 
 @dataclass
@@ -177,7 +176,7 @@ class ChainReader:
         self._head: Head | None = None
         """The pinned head (number, hash, timestamp), for a reader of the newest block."""
         self._rounds = Rounds(endpoint, self._exchange, request.stats, self._config.max_calls, self._round_pin)
-        self.tapes = Tapes(self.chain_id)
+        self.tapes = Tapes(self.chain_id, request.stats.taped)
         """Reads answered by the request's lenses (prefetch)."""
         self._shared: dict[Any, asyncio.Future[Any]] = {}
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}

@@ -162,6 +162,9 @@ class RpcStats:
     subcalls: int = 0
     reads: list[tuple[str, list[Any], Any]] | None = None
     """(method, params, answer) of every JSON-RPC read answered, in order, when recorded."""
+    taped: set[tuple[str, bytes]] | None = None
+    """(target, calldata digest) of every call answered from a lens's tape, when recorded: what of
+    a tape the answer used (a lens tapes every read its adapter may need)."""
 
 
 def classify(answer: Any, method: str, params: list[Any]) -> Any:
@@ -270,6 +273,10 @@ class Endpoint:
         follower or by a request given a block hash (chain/head.py `learn_hash_tags`)."""
         self.deployless: bool | None = None
         """Whether the endpoint runs calls without `to` (chain/lens.py), probed with the first lens."""
+        self.ahead = True
+        """Whether a request may read ahead of knowing a figure needs the read (adapters/history.py,
+        at the blocks a search finds likely); `verify` turns it off, so every read it makes is one
+        a figure used."""
         self.batches_refused_at: float | None = None
         self.logs_block_range = logs_block_range
 

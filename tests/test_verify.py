@@ -9,6 +9,7 @@ import asyncio
 import copy
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.test_fault_schedules import SCHEMA, select_all
 from tests.test_past_blocks import INPUTS, pool_inputs
 
 worlds = served_fixture("verify")
+ANSWERS = 100
 
 MORE = [
     ("lido", "saver"),
@@ -59,8 +61,9 @@ async def ask(folder: Path, key: str, node: Anvil, query: str, inputs: list[dict
 async def ask_many(
     folder: Path, key: str, node: Anvil, asked: list[tuple[str, list[dict[str, Any]]]]
 ) -> list[dict[str, Any]]:
-    """The whole answer to each (query, inputs) in turn, of one long-running app: what it keeps
-    from one request to the next (facts, answers, what it learnt of the endpoint) shapes the next."""
+    """The whole answer to each (query, inputs) in turn, of one long-running app (no inputs: a block
+    mined): what it keeps from one request to the next (facts, answers, hints, what it learnt of
+    the endpoint) shapes the next."""
     app = server.create_app(
         Settings(
             keys_file=str(folder / "keys.env"),
@@ -73,6 +76,9 @@ async def ask_many(
     answers = []
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         for query, inputs in asked:
+            if not inputs:  # a block mined between two requests
+                node.mine(1)
+                continue
             body = {"query": query, "variables": {"inputs": inputs}}
             async with client.post("/graphql", json=body, headers={"x-api-key": key}) as response:
                 assert response.status == 200
@@ -105,21 +111,25 @@ def wallet_inputs(built: Any) -> list[dict[str, Any]]:
 
 
 def test_honest_answers_of_every_protocol_and_demo_wallet_verify(worlds):
-    """Of one long-running server, as users meet it: every batch asked without provenance first
-    (its caches and what it learns of the endpoint filled), then with it, and two batches again."""
+    """100 consecutive answers of one long-running server, as users meet it, from its first (an
+    empty event index): every input in turn, then mixes of up to five; some asked without
+    provenance first, some again, a block mined now and then."""
     built, folder, key = worlds
     inputs = every_input(built, folder)
     assert len(inputs) >= 90, "15 protocols, 6 demo wallets"
+    rng = random.Random(63)
+    asked: list[tuple[str, list[dict[str, Any]]]] = []
     batches = [inputs[start : start + 5] for start in range(0, len(inputs), 5)]
-    asked = [(query, batch) for batch in batches for query in (PLAIN, WALLETS)]
-    asked += [(WALLETS, batches[0]), (WALLETS, batches[-1])]
+    while len([query for query, _ in asked if query == WALLETS]) < ANSWERS:
+        batch = batches.pop(0) if batches else rng.sample(inputs, rng.randint(1, 5))
+        asked += [(PLAIN, batch)] * (rng.random() < 0.3) + [(WALLETS, batch)] * (1 + (rng.random() < 0.2))
+        asked += [(WALLETS, [])] * (rng.random() < 0.15)
     answers = asyncio.run(ask_many(folder, key, built.node, asked))
     entries = []
-    for (query, _), answer in zip(asked, answers):
+    for (query, _), answer in zip([item for item in asked if item[1]], answers):
         assert answer["data"]["walletPositions"]["errors"] == []
         if query == WALLETS:
             entries += answer["data"]["walletPositions"]["data"]
-    assert len(entries) >= len(inputs) + len(batches[0]) + len(batches[-1])  # and the accounts wallets control
     assert all(entry["provenance"] for entry in entries)
     done = verify(folder, {"data": {"walletPositions": {"data": entries, "errors": []}}}, built.node.url)
     assert done.returncode == 0, done.stdout + done.stderr
