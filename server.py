@@ -148,10 +148,11 @@ async def _chain_session(app: web.Application) -> AsyncIterator[None]:
 
 
 def _follow_from_boot(chain_ids: list[int]) -> Callable[[web.Application], AsyncIterator[None]]:
-    """Each configured chain pinned once at boot, in the background, where heads are followed: its
-    endpoint's chain id, Multicall3 and block tags are checked then (a wrong URL is logged before
-    anyone asks), and the first request pins its block without a round trip of its own. A chain
-    nobody asks for is polled IDLE_SECONDS after boot, then no more (chain/head.py)."""
+    """Each chain whose endpoint the operator set pinned once at boot, in the background, where
+    heads are followed: its endpoint's chain id, Multicall3 and block tags are checked then (a
+    wrong URL is logged before anyone asks), and the first request pins its block without a round
+    trip of its own. A chain nobody asks for is polled IDLE_SECONDS after boot, then no more
+    (chain/head.py). The public endpoints a server falls back on are not asked until used."""
 
     async def follow(app: web.Application) -> AsyncIterator[None]:
         chains, timeout = app[CHAINS], app[SETTINGS].input_timeout
@@ -226,7 +227,8 @@ def create_app(
     )
     app[REGISTRY] = registry
     urls = rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls
-    app[QUERY_PAGE] = query_page(example_chain(registry, chains_set_in(os.environ) if rpc_urls is None else urls))
+    configured = chains_set_in(os.environ) if rpc_urls is None else set(urls)
+    app[QUERY_PAGE] = query_page(example_chain(registry, configured))
     app[INFLIGHT] = InFlight()
     app[READINESS] = Readiness()
     app[CORS] = frozenset(origin.strip() for origin in settings.cors_origins.split(",")) - {""}
@@ -253,7 +255,7 @@ def create_app(
     app.cleanup_ctx.append(_watch_keys)
     app.cleanup_ctx.append(_close_redis)
     app.cleanup_ctx.append(_chain_session)
-    app.cleanup_ctx.append(_follow_from_boot(sorted(urls)))
+    app.cleanup_ctx.append(_follow_from_boot(sorted(configured)))
     app.cleanup_ctx.append(_event_index)
     app.cleanup_ctx.append(_validation_worker)
     app.router.add_route("*", "/graphql", routes.graphql_endpoint)
