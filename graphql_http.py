@@ -54,6 +54,7 @@ from limits import (
     input_count,
 )
 from projection import ProjectingExecutor, Projection, selects_by_variables
+from scalars import with_scalars
 from variables import Coercer
 
 log = logging.getLogger("wallet_positions.graphql")
@@ -329,7 +330,7 @@ PR_SET_PDEATHSIG = 1
 def _start_worker(sdl: str, server: int) -> None:
     _die_with(server)
     global _worker_schema
-    _worker_schema = build_schema(sdl)
+    _worker_schema = with_scalars(build_schema(sdl))
 
 
 def _die_with(server: int) -> None:

@@ -39,6 +39,7 @@ from errors import BeforeDeployment, BudgetExceeded, InputValidationError, Posit
 from immutable_cache import ImmutableCache
 from projection import nonconformity, selects
 from protocols import Protocol, Registry
+from scalars import with_scalars
 
 log = logging.getLogger("wallet_positions.resolver")
 
@@ -162,7 +163,7 @@ class RequestContext:
 
 def build(registry: Registry) -> GraphQLSchema:
     """The executable schema; every registered protocol must name a member of the union."""
-    schema = build_schema(SDL_PATH.read_text(encoding="utf-8"))
+    schema = with_scalars(build_schema(SDL_PATH.read_text(encoding="utf-8")))
     union = schema.type_map["WalletPositions"]
     assert isinstance(union, GraphQLUnionType)
     members = {member.name for member in union.types}

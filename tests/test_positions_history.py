@@ -202,6 +202,7 @@ async def test_bad_ranges_are_refused_with_clear_errors(history):
         ({"from": {"blockNumber": 1}, "points": 0}, "points must be from 1 to 366"),
         ({"from": {"blockNumber": head + 5}}, f"its newest block is {head}"),
         ({"from": {"timestamp": 2**31 - 1}}, "is in the future"),
+        ({"from": {"timestamp": 4102444800}}, "is in the future"),  # 2100: past Int's 32 bits
         ({"from": {"blockNumber": 1}, "to": {"timestamp": 5}}, "both be blocks or both be timestamps"),
         ({"from": {"blockNumber": 1, "timestamp": 5}}, "exactly one of blockNumber and timestamp"),
         ({"from": {}}, "exactly one of blockNumber and timestamp"),
@@ -220,6 +221,12 @@ async def test_bad_ranges_are_refused_with_clear_errors(history):
             (error,) = answer["errors"]
             assert error["error"]["code"] == "VALIDATION_ERROR" and error["error"]["retryable"] is False
             assert said in error["error"]["message"], (arguments, error)
+        for written in ("2" * 30, "-1", '"1700000000"', "1.5"):  # a Timestamp is whole seconds, 0 to 2^63 - 1
+            text = f"{{ positionsHistory(inputs: [], from: {{timestamp: {written}}}) {{ errors {{ chainId }} }} }}"
+            headers = {"x-api-key": service.key}
+            async with service.client.post("/graphql", json={"query": text}, headers=headers) as response:
+                body = await response.json()
+            assert response.status == 400 and "Timestamp" in body["errors"][0]["message"], (written, body)
         given = await ask_series(service, [{**item[0], "blockNumber": head}], **{"from": {"blockNumber": 1}})
         assert "leave out blockNumber and blockHash" in given["errors"][0]["error"]["message"]
         five = inputs_of(worlds)[:5]
