@@ -25,6 +25,7 @@ import protocols
 from adapters.maker import contracts as maker_contracts
 from chain import rpc
 from chain.erc20 import NATIVE_COINS, native_coin
+from scalars import with_scalars
 from tests.modules import MIN_MODULES, packages, service_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -362,6 +363,21 @@ def test_the_readme_query_is_valid():
     schema = build_schema(text(ROOT / "schema.graphql"))
     assert validate(schema, parse(body["query"])) == []
     assert body["variables"]["inputs"][0]["protocol"] in protocols.registry(addresses.load())
+
+
+def test_every_query_in_the_docs_is_valid():
+    """Each ```graphql block of the README and the docs that is an operation (not an excerpt of
+    the schema's types) validates against the schema as written."""
+    schema = with_scalars(build_schema(text(ROOT / "schema.graphql")))
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+    found = {
+        f"{page.relative_to(ROOT)}: {block[:60]!r}": validate(schema, parse(block))
+        for page in pages
+        for block in re.findall(r"^```graphql\n(.*?)^```", text(page), flags=re.S | re.M)
+        if block.lstrip().startswith(("query", "{"))
+    }
+    assert len(found) >= 3
+    assert {where: errors for where, errors in found.items() if errors} == {}
 
 
 @pytest.mark.parametrize("union", ["WalletPositions", "PoolDetails"])
