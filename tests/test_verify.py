@@ -70,6 +70,7 @@ async def ask_many(
             addresses_file=str(folder / "addresses.json"),
             state_dir=str(folder / "state"),
             rate_limit=10**6,
+            input_timeout=60.0,  # as tests/test_past_blocks.py's Service: anvil's old states on a loaded machine
         ),
         rpc_urls={node.chain_id: node.url},
     )
