@@ -244,7 +244,7 @@ class Indexes:
             await self._verify(reader, stream)
             return await self.view(reader, stream, again=False)
         if linked and link == progress.block_hash:
-            self._checked.setdefault(key, rewinds)
+            self._checked[key] = rewinds
         self._advance(reader.chain_id, stream, progress.covered_to, settled)
         fresh: Entries = {}
         tail: dict[str, set[str]] = {}
