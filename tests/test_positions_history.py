@@ -237,18 +237,23 @@ async def test_bad_ranges_are_refused_with_clear_errors(history):
 
 
 async def test_points_before_the_deployment_are_left_out_with_a_warning(history):
+    """Morpho's deployment block is in the data; Lido's and ether.fi's are their contracts' code."""
     worlds, folder, key, kept = history
-    item = inputs_of(worlds)[:1]
+    saver = {"chainId": worlds.node.chain_id, "walletAddress": worlds.wallets["saver"]}
+    items = [*inputs_of(worlds)[:1], {"protocol": "lido", **saver}, {"protocol": "etherfi", **saver}]
     async with Service(folder, key, worlds.node) as service:
         answer = await ask_series(
-            service, item, **{"from": {"blockNumber": 0}, "to": {"blockNumber": max(kept)}, "points": 5}
+            service, items, **{"from": {"blockNumber": 0}, "to": {"blockNumber": max(kept)}, "points": 5}
         )
-    (entry,) = answer["data"]
-    (warning,) = entry["warnings"]
-    assert warning["code"] == "BEFORE_DEPLOYMENT" and "before morpho's deployment" in warning["message"]
-    left = int(warning["message"].split(" points")[0])
-    assert 0 < left < 5 and len(entry["points"]) == 5 - left
-    assert entry["points"][-1]["blockNumber"] == max(kept)
+    assert answer["errors"] == []
+    for item, entry in zip(items, answer["data"], strict=True):
+        (warning,) = entry["warnings"]
+        assert warning["code"] == "BEFORE_DEPLOYMENT", warning
+        assert f"before {item['protocol']}'s deployment" in warning["message"]
+        left = int(warning["message"].split(" points")[0])
+        assert 0 < left < 5 and len(entry["points"]) == 5 - left
+        assert all(point["error"] is None for point in entry["points"]), entry["points"]
+        assert entry["points"][-1]["blockNumber"] == max(kept)
 
 
 async def test_a_pruned_endpoint_fails_the_old_points_only_and_a_repeat_reads_nothing(history, aiohttp_server):

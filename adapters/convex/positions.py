@@ -44,6 +44,7 @@ from adapters.convex.contracts import (
 )
 from adapters.curve import figures
 from adapters.curve.contracts import LP_PRICE
+from adapters.deployment import require
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
@@ -75,6 +76,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
         [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, sequencer)],
         [convex.booster],
     )
+    await require(reader, "convex", convex.booster, "Booster")
     deposits = await _deposits(reader, convex, wallet)
     if not deposits:
         return {"deposits": []}

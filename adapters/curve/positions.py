@@ -52,6 +52,7 @@ from adapters.curve.contracts import (
     provider_ids,
     scan_flags,
 )
+from adapters.deployment import deployed
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
@@ -80,6 +81,8 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     curve = cast(CurveAddresses, chain.curve)
     reader = ctx.reader()
     _prefetch(reader, chain, curve, wallet)
+    parts = [*(factory.address for factory in curve.factories), *filter(None, [curve.address_provider])]
+    await deployed(reader, "curve", parts, str, "factories and AddressProvider")
     named = await outcome(_registries(reader, curve))
     registries = ctx.warnings.survivors("Curve AddressProvider", [(curve.address_provider or "", named)])
     sources = [*curve.factories, *(registry for found in registries for registry in found)]

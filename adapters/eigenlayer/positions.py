@@ -32,6 +32,7 @@ import asyncio
 from typing import Any, cast
 
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.eigenlayer.contracts import (
     BEACON_CHAIN_ETH,
     DELEGATED_TO,
@@ -66,6 +67,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     eigen = cast(EigenlayerAddresses, chain.eigenlayer)
     reader = ctx.reader()
     _prefetch(reader, chain, eigen, wallet)
+    await require(reader, "eigenlayer", eigen.strategy_manager, "StrategyManager")
     manager, delegation, pods = eigen.strategy_manager, eigen.delegation_manager, eigen.eigen_pod_manager
     (strategies, deposit_shares), (operator,), (pod,), (pod_shares,) = await asyncio.gather(
         reader.call(manager, GET_DEPOSITS, wallet, label="EigenLayer StrategyManager"),

@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from adapters import history
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.position_warnings import Warnings
 from adapters.prices import token_feeds, warned_usd_price
 from addresses import ChainAddresses, LidoAddresses
@@ -66,6 +67,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     lido = cast(LidoAddresses, chain.lido)
     reader = ctx.reader()
     _prefetch(reader, chain, lido, wallet)
+    await require(reader, "lido", lido.steth, "stETH")
     staked, requests = await asyncio.gather(
         _staked(reader, chain, lido, wallet, ctx.warnings),
         _requests(reader, chain, lido, wallet, ctx.warnings),

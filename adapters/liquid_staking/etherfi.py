@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from adapters import history
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.liquid_staking import tokens
 from adapters.liquid_staking.contracts import (
     AMOUNT_FOR_SHARE,
@@ -75,6 +76,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
         [etherfi.eeth, etherfi.weeth, etherfi.liquidity_pool, nft, *feeds, sequencer],
     )
     history.read_ahead(reader, etherfi.apy_period, functools.partial(per_share, pool=etherfi.liquidity_pool))
+    await require(reader, "etherfi", etherfi.liquidity_pool, "LiquidityPool")
     staked, requests = await asyncio.gather(
         _staked(reader, chain, etherfi, wallet, ctx.warnings), _requests(ctx, etherfi, wallet)
     )

@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from adapters import history
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.liquid_staking import tokens
 from adapters.liquid_staking.contracts import (
     KELP_LENS,
@@ -67,6 +68,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     )
     rate = functools.partial(price, oracle=kelp.lrt_oracle)
     history.read_ahead(reader, kelp.apy_period, rate)
+    await require(reader, "kelp", kelp.rseth, "rsETH")
 
     async def worth(balance: int) -> int:
         return balance * await price(reader, kelp.lrt_oracle) // ONE

@@ -35,6 +35,7 @@ from typing import Any, cast
 
 from adapters import history
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.liquid_staking import tokens
 from adapters.liquid_staking.contracts import (
     CALCULATE_TVLS,
@@ -87,6 +88,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     )
     rate = functools.partial(worth, renzo=renzo, amount=ONE)
     history.read_ahead(reader, renzo.apy_period, rate)
+    await require(reader, "renzo", renzo.ezeth, "ezETH")
     staked, requests = await asyncio.gather(
         tokens.held(
             reader,

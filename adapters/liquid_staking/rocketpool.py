@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from adapters import history
 from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.liquid_staking import tokens
 from adapters.liquid_staking.contracts import (
     RETH_ETH_VALUE,
@@ -54,6 +55,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     feeds, sequencer = tokens.feeds(chain)
     reader.prefetch([ROCKET_POOL_LENS.initcode(wallet, reth, feeds, sequencer)], [reth, *feeds, sequencer])
     history.read_ahead(reader, rocketpool.apy_period, rate_at)
+    await require(reader, "rocketpool", reth, "rETH")
     (balance,) = await reader.call(reth, erc20.BALANCE_OF, wallet, label=LABEL)
     if not balance:
         return {"stakedPositions": [], "burn": None}
