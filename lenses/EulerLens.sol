@@ -100,17 +100,18 @@ contract EulerLens is Recorder {
         if (shares == 0 && borrowed == 0) return;
         address asset = address(uint160(_word(ctx.tape, vault, abi.encodeCall(IERC4626.asset, ()))));
         _tokenInfo(ctx.tape, vault);
-        uint256 decimals = _tokenInfo(ctx.tape, asset);
+        _tokenInfo(ctx.tape, asset);
         if (shares != 0) _call(ctx.tape, vault, abi.encodeCall(IERC4626.convertToAssets, (shares)));
         _call(ctx.tape, vault, abi.encodeCall(IEVault.interestRate, ()));
         _call(ctx.tape, vault, abi.encodeCall(IEVault.interestFee, ()));
         _call(ctx.tape, vault, abi.encodeCall(IEVault.cash, ()));
         _call(ctx.tape, vault, abi.encodeCall(IEVault.totalBorrows, ()));
         _feed(ctx.tape, _lookup(asset, ctx.priced, ctx.feeds));
-        if (controller && borrowed != 0) _risk(ctx, vault, asset, decimals);
+        if (controller && borrowed != 0) _risk(ctx, vault, asset, borrowed);
     }
 
-    function _risk(Context memory ctx, address vault, address asset, uint256 decimals) private view {
+    /// The router quotes the debt and each balance themselves, as EVK's LiquidityUtils does.
+    function _risk(Context memory ctx, address vault, address asset, uint256 borrowed) private view {
         IPriceOracle oracle = IPriceOracle(address(uint160(_word(ctx.tape, vault, abi.encodeCall(IEVault.oracle, ())))));
         address unit = address(uint160(_word(ctx.tape, vault, abi.encodeCall(IEVault.unitOfAccount, ()))));
         _call(ctx.tape, vault, abi.encodeCall(IEVault.accountLiquidity, (ctx.account, true)));
@@ -118,16 +119,14 @@ contract EulerLens is Recorder {
             _tokenInfo(ctx.tape, unit);
             _feed(ctx.tape, _lookup(unit, ctx.priced, ctx.feeds));
         }
-        if (decimals < 78) {
-            _call(ctx.tape, address(oracle), abi.encodeCall(IPriceOracle.getQuote, (10 ** decimals, asset, unit)));
-        }
+        _call(ctx.tape, address(oracle), abi.encodeCall(IPriceOracle.getQuote, (borrowed, asset, unit)));
         for (uint256 i = 0; i < ctx.collaterals.length; i++) {
             address collateral = ctx.collaterals[i];
             uint256 ltv = _word(ctx.tape, vault, abi.encodeCall(IEVault.LTVLiquidation, (collateral)));
             uint256 balance = _word(ctx.tape, collateral, abi.encodeCall(IERC20.balanceOf, (ctx.account)));
-            uint256 shareDecimals = _tokenInfo(ctx.tape, collateral);
-            if (ltv != 0 && balance != 0 && shareDecimals < 78) {
-                _call(ctx.tape, address(oracle), abi.encodeCall(IPriceOracle.getQuote, (10 ** shareDecimals, collateral, unit)));
+            _tokenInfo(ctx.tape, collateral);
+            if (ltv != 0 && balance != 0) {
+                _call(ctx.tape, address(oracle), abi.encodeCall(IPriceOracle.getQuote, (balance, collateral, unit)));
             }
         }
     }

@@ -106,6 +106,41 @@ async def test_the_risk_is_the_vaults_own_and_its_liquidation_price_where_check_
         node.send(made["oracle"], "setPrice(address,uint256)", made["WETH"], W.PRICES["WETH"])
 
 
+async def test_collateral_and_debt_are_valued_as_the_router_quotes_their_amounts(world_client, world):
+    """A USDC vault's shares as collateral for WETH: after a year's interest one whole share
+    (1e6) converts to assets with a rounding of up to 1e-6, which quoting one share and
+    multiplying would carry into every figure; EVK quotes the balance itself
+    (`getQuote(balance, collateral, unit)`, LiquidityUtils), and so must the answer."""
+    node, made = world.node, world.contracts
+    account = node.accounts[17].lower()
+    node.send(made["USDC"], "mint(address,uint256)", account, 1_234_567_891)
+    node.send(made["USDC"], "approve(address,uint256)", made["eUSDC"], 2**256 - 1, sender=account)
+    node.send(made["eUSDC"], "deposit(uint256,address)", 1_234_567_891, account, sender=account)
+    node.send(made["eWETH"], "setLTV(address,uint16,uint16,uint32)", made["eUSDC"], *W.LTV, 0)
+    node.send(made["oracle"], "govSetResolvedVault(address,bool)", made["eUSDC"], True)
+    zero = "0x" + "0" * 40
+    items = [
+        (made["evc"], zero, 0, W._data("enableCollateral(address,address)", account, made["eUSDC"])),
+        (made["evc"], zero, 0, W._data("enableController(address,address)", account, made["eWETH"])),
+        (made["eWETH"], account, 0, W._data("borrow(uint256,address)", W.ETHER // 7, account)),
+    ]
+    node.send(made["evc"], "batch((address,address,uint256,bytes)[])", items, sender=account)
+    (entry,) = await entries(world_client, account)
+    (position,) = [p for p in entry["vaultPositions"] if p["isController"]]
+    block, risk = entry["blockNumber"], position["risk"]
+    balance = node.call(made["eUSDC"], "balanceOf(address)", account, block=block)
+    quote = "getQuote(uint256,address,address)"
+    one_share = node.call(made["oracle"], quote, 10**6, made["eUSDC"], W.USD, block=block)
+    collateral = node.call(made["oracle"], quote, balance, made["eUSDC"], W.USD, block=block)
+    assert Fraction(one_share * balance, 10**6) != collateral  # the world makes the two differ
+    debt = node.call(made["oracle"], quote, int(position["borrowed"]), made["WETH"], W.USD, block=block)
+    assert risk["loanToValue"] == pytest.approx(debt / collateral, rel=1e-12)
+    (price,) = risk["liquidationPrices"]
+    at = Fraction(debt, 10**18) / (Fraction(W.LTV[1], 10**4) * Fraction(balance, 10**6))
+    assert price["priceUsd"] == pytest.approx(float(at), rel=1e-12)
+    assert price["dropToLiquidation"] == pytest.approx(float(1 - at * balance / 10**6 / Fraction(collateral, 10**18)))
+
+
 async def test_the_option_answers_the_owner_alone(world_client, world):
     (own,) = await entries(world_client, world.owner, controlledAccounts=False)
     assert own["holder"] == world.owner

@@ -13,7 +13,9 @@ How each figure is derived (docs/protocols/euler.md has the long form):
   `interestFee()` (contracts.apys).
 - `risk`, on the controller vault's position: the vault's own liquidation check, collateral
   value (each collateral's shares priced by the vault's oracle router, x its `LTVLiquidation`)
-  against the debt priced by the same router, in the vault's unit of account; `healthFactor` is
+  against the debt priced by the same router, in the vault's unit of account: the router quotes
+  the balance and the debt themselves (`getQuote(balance, …)`, as EVK's LiquidityUtils does), not
+  one whole unit times the amount, which rounds differently; `healthFactor` is
   `accountLiquidity(account, true)`'s collateral value / liability value, the vault's own figures.
 
 All reads go out at once in EulerLens (lenses/, chain/lens.py).
@@ -56,8 +58,6 @@ from chain.event_index import Stream
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
-MAX_DECIMALS = 78
-"""10**78 overflows a uint256: a token stating as many decimals cannot be quoted (EulerLens skips it too)."""
 LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "address[]", "address"))
 
 
@@ -209,23 +209,18 @@ async def _checked(
         (c, ltv, balance, info) for c, ltv, balance, info in zip(enabled, ltvs, balances, shares) if ltv and balance
     ]
     unit_decimals = 18 if unit == USD else (await erc20.token_info(reader, unit))["decimals"]
-    if max(unit_decimals, token["decimals"], *(info["decimals"] for *_, info in counted)) >= MAX_DECIMALS:
-        raise ProtocolError("a token of the check states 78 decimals or more: no whole unit can be priced")
     quotes = await asyncio.gather(
-        first(reader.call(oracle, GET_QUOTE, 10 ** token["decimals"], token["address"], unit, label="Euler oracle")),
-        *(
-            first(reader.call(oracle, GET_QUOTE, 10 ** info["decimals"], c, unit, label="Euler oracle"))
-            for c, _, _, info in counted
-        ),
+        first(reader.call(oracle, GET_QUOTE, held.borrowed, token["address"], unit, label="Euler oracle")),
+        *(first(reader.call(oracle, GET_QUOTE, balance, c, unit, label="Euler oracle")) for c, _, balance, _ in counted),
     )
-    debt_price, *prices = (Fraction(quote, 10**unit_decimals) for quote in quotes)
-    collaterals = [
-        Collateral(info, Fraction(balance, 10 ** info["decimals"]), price, Fraction(ltv, CONFIG_SCALE))
-        for (_, ltv, balance, info), price in zip(counted, prices)
-    ]
+    debt_value, *values = (Fraction(quote, 10**unit_decimals) for quote in quotes)
+    debt_price = debt_value / Fraction(held.borrowed, 10 ** token["decimals"])
+    collaterals = []
+    for (_, ltv, balance, info), value in zip(counted, values):
+        amount = Fraction(balance, 10 ** info["decimals"])
+        collaterals.append(Collateral(info, amount, value / amount, Fraction(ltv, CONFIG_SCALE)))
     usd = Fraction(1) if unit == USD else await _unit_usd(reader, reading.chain, unit, reading.warnings)
-    debt = Fraction(held.borrowed, 10 ** token["decimals"]) * debt_price
-    risk = borrow_risk(debt, collaterals, Unit(usd, debt_price), reading.warnings, vault)
+    risk = borrow_risk(debt_value, collaterals, Unit(usd, debt_price), reading.warnings, vault)
     risk["healthFactor"] = float(Fraction(collateral_value, liability_value)) if liability_value else None
     return {**risk, "oracle": oracle_info(oracle, None, await reader.block_timestamp())}
 
