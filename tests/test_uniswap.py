@@ -259,6 +259,33 @@ async def test_principal_withdrawn_and_not_collected_is_not_fees(world_client, w
     assert position["principalOwedUsd"] == usd(world, *principal)
 
 
+async def test_a_partial_collect_pays_the_principal_first(world_client, world):
+    """A collect of less than the principal owed: what it paid is principal, the fees stay."""
+    node, wallet, token_id = world.node, world.wallets["lp"], world.ids["partly"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+
+        async def partly() -> dict[str, Any]:
+            node.mine()  # a new block: answers are kept per input and block
+            (found,) = [
+                p
+                for p in (await answer(world_client, wallet))["positions"]
+                if p["tokenId"] == str(token_id) and p["type"] == "uniswap-v3-position"
+            ]
+            return found
+
+        held = await partly()
+        taken = (int(held["principalOwed0"]) // 3, int(held["principalOwed1"]) // 3)
+        node.send(world.manager, U.COLLECT, (token_id, wallet, *taken), sender=wallet)
+        after = await partly()
+        left = tuple(str(int(held[f"principalOwed{side}"]) - taken[side]) for side in (0, 1))
+        assert (after["principalOwed0"], after["principalOwed1"]) == left and min(taken) > 0
+        fees = ("uncollectedFees0", "uncollectedFees1")
+        assert [after[name] for name in fees] == [held[name] for name in fees], "no swap since: the same fees"
+    finally:
+        node.rpc("evm_revert", snapshot)
+
+
 async def test_the_world_covers_each_side_of_a_range_and_fees_in_both_tokens(world_client, world):
     """The checks above are not vacuous: the narrow range is left on each side and re-entered,
     fees accrue in both tokens, and a collect or a withdrawal shows in what is owed."""
