@@ -29,6 +29,7 @@ from adapters.context import FetchContext
 from adapters.earnings import Held, earnings
 from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
+from adapters.uniswap import flows as uniswap_flows
 from chain import ChainReader
 from errors import BeforeDeployment, InputValidationError, PositionError, ProtocolError
 from immutable_cache import ImmutableCache
@@ -79,6 +80,7 @@ ROLES: dict[tuple[str, str], Role] = {
     ("LidoWithdrawalRequest", "amountOfStETHUsd"): Role(SUPPLIED, ("amountOfStETH",)),
     ("UniswapPosition", "valueUsd"): Role(SUPPLIED, ("amount0", "amount1")),
     ("UniswapPosition", "uncollectedFeesUsd"): Role(REWARDS, ("uncollectedFees0", "uncollectedFees1")),
+    ("UniswapPosition", "principalOwedUsd"): Role(SUPPLIED, ("principalOwed0", "principalOwed1")),
     ("VaultSharePosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
     ("VaultCooldown", "underlyingAmountUsd"): Role(SUPPLIED, ("underlyingAmount",)),
     ("PricedTokenPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
@@ -118,6 +120,8 @@ NOT_COUNTED: dict[tuple[str, str], str] = {
     ("BalancerPoolPosition", "valueUsd"): "the sum of its tokens' amountUsd",
     ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",
     ("UniswapPosition", "uncollectedFees1Usd"): "likewise",
+    ("UniswapPosition", "principalOwed0Usd"): "a part of principalOwedUsd",
+    ("UniswapPosition", "principalOwed1Usd"): "likewise",
     ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
     ("EtherfiWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfEEthUsd, once finalized",
     ("RocketpoolBurn", "burnableEthUsd"): "a part of the rETH's balanceUsd: what a burn of it pays now",
@@ -385,7 +389,7 @@ LEGS: dict[str, tuple[Leg, ...]] = {
             f"{field}{side}Usd",
             f"token{side}.address",
         )
-        for leg, field in (("token", "amount"), ("fees", "uncollectedFees"))
+        for leg, field in uniswap_flows.LEGS
         for side in (0, 1)
     ),
     "CompoundSupplyPosition": (Leg(("marketAddress",), ":supply", "balance", "balanceUsd", "baseAsset.address"),),

@@ -73,12 +73,13 @@ async def test_uniswap_v3_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
     removed = tick_math.amounts(sqrt_price, tick, lower, upper, taken)  # what burning it pays (fees aside)
     world.decrease("fresh", taken)
     legs("fresh", "liquidity-removed", node.block_number(), (-removed[0], -removed[1]))
-    legs("fresh", "owed", node.block_number(), removed, "fees")
+    legs("fresh", "owed", node.block_number(), removed, "owed")
 
     before = uniswap.balances()
     world.collect("fresh")
     collected = tuple(a - b for a, b in zip(uniswap.balances(), before))
-    legs("fresh", "collect", node.block_number(), (-collected[0], -collected[1]), "fees")
+    legs("fresh", "collect", node.block_number(), (-removed[0], -removed[1]), "owed")  # the principal first
+    legs("fresh", "collect", node.block_number(), (removed[0] - collected[0], removed[1] - collected[1]), "fees")
 
     call = "transferFrom(address,address,uint256)"
     sent = _block(node.send(world.manager, call, wallet, uniswap.trader, world.ids["narrow"], sender=wallet))
@@ -99,7 +100,7 @@ async def test_uniswap_v3_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
         receiver = {**inputs[0], "walletAddress": uniswap.trader, "blockNumber": sent}
         held = (await service.positions([receiver]))["data"][0]["positions"]
     (narrow,) = [p for p in held if p["tokenId"] == str(world.ids["narrow"])]
-    for leg, field in (("token", "amount"), ("fees", "uncollectedFees")):
+    for leg, field in (("token", "amount"), ("fees", "uncollectedFees"), ("owed", "principalOwed")):
         legs("narrow", "transfer-out", sent, (-int(narrow[f"{field}0"]), -int(narrow[f"{field}1"])), leg)
 
     flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
@@ -109,8 +110,10 @@ async def test_uniswap_v3_flows_fees_and_impermanent_loss(uniswap: UniswapFlows)
     rows = {row["position"]: row for row in entry["earnings"]}
     sqrt_price, _ = world.slot0(3000, end)
     for position in {key.rsplit(":", 1)[0] for key in rows}:
-        earned = {leg: earned_adds_up(rows[f"{position}:{leg}"]) for leg in ("token0", "token1", "fees0", "fees1")}
+        legs_earned = ("token0", "token1", "fees0", "fees1", "owed0", "owed1")
+        earned = {leg: earned_adds_up(rows[f"{position}:{leg}"]) for leg in legs_earned}
         assert earned["fees0"] >= 0 and earned["fees1"] >= 0, earned
+        assert earned["owed0"] == earned["owed1"] == 0, "principal owed earns nothing"
         against_holding = earned["token0"] * sqrt_price**2 / 2**192 + earned["token1"]  # in token1, at the end
         assert against_holding <= 2 * (1 + sqrt_price**2 / 2**192), (position, earned)
     fresh = f"{uniswap.manager}:{world.ids['fresh']}"

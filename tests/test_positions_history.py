@@ -129,6 +129,7 @@ def by_hand(entry: dict[str, Any]) -> dict[str, float | None]:
     for position in entry.get("positions", []):
         add("suppliedUsd", position["valueUsd"], position["amount0"], position["amount1"])
         add("rewardsUsd", position["uncollectedFeesUsd"], position["uncollectedFees0"], position["uncollectedFees1"])
+        add("suppliedUsd", position["principalOwedUsd"], position["principalOwed0"], position["principalOwed1"])
     parts = [sums["suppliedUsd"], sums["collateralUsd"], sums["rewardsUsd"]]
     debt = sums["debtUsd"]
     net = None if None in parts or debt is None else sum(p for p in parts if p is not None) - debt

@@ -32,8 +32,8 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
     positions {{ type tokenId positionManager pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing tickLower
       tickUpper tickCurrent
       sqrtPriceX96 priceLower priceUpper priceCurrent inRange liquidity amount0 amount1 uncollectedFees0
-      uncollectedFees1 valueUsd uncollectedFeesUsd amount0Usd amount1Usd uncollectedFees0Usd
-      uncollectedFees1Usd }} }} }}
+      uncollectedFees1 principalOwed0 principalOwed1 valueUsd uncollectedFeesUsd principalOwedUsd amount0Usd
+      amount1Usd uncollectedFees0Usd uncollectedFees1Usd principalOwed0Usd principalOwed1Usd }} }} }}
   errors {{ error {{ code message }} }} }} }}"""
 POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
   data {{ blockNumber warnings {{ code }} details {{ ... on UniswapPool {{ type poolAddress poolId hooks chainId
@@ -41,6 +41,10 @@ POOL_QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {
     tvlUsd }} }} }}
   errors {{ poolAddress error {{ code message }} }} }} }}"""
 TICKS = ("uint128", "int128", "uint256", "uint256", "int56", "uint160", "uint32", "bool")
+DECREASED, COLLECTED = (
+    "0x" + keccak(event.encode()).hex()
+    for event in ("DecreaseLiquidity(uint256,uint128,uint256,uint256)", "Collect(uint256,address,uint256,uint256)")
+)
 
 world = world_fixture(U.build)
 
@@ -61,6 +65,22 @@ def static_call(world: U.UniswapWorld, signature: str, args: tuple[Any, ...], re
     data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
     call = {"from": world.wallets["lp"], "to": world.manager, "data": data}
     return eth_abi.decode(returns, bytes.fromhex(world.node.rpc("eth_call", call, hex(block))[2:]))
+
+
+def withdrawn_uncollected(world: U.UniswapWorld, token_id: int, block: int) -> tuple[int, int]:
+    """What the manager's DecreaseLiquidity events moved to the NFT's tokens owed since its last
+    Collect, up to `block` (the world's collects take everything owed)."""
+    logs = world.node.rpc(
+        "eth_getLogs",
+        {"address": world.manager, "fromBlock": "0x0", "toBlock": hex(block), "topics": [[DECREASED, COLLECTED]]},
+    )
+    owed = (0, 0)
+    for log in logs:
+        if int(log["topics"][1], 16) != token_id:
+            continue
+        amounts = eth_abi.decode(["uint256", "uint256"], bytes.fromhex(log["data"][2 + 64 :]))  # after the first word
+        owed = (0, 0) if log["topics"][0] == COLLECTED else (owed[0] + amounts[0], owed[1] + amounts[1])
+    return owed
 
 
 def oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[str, Any]:
@@ -98,7 +118,11 @@ def oracle_request(world: U.UniswapWorld, token_id: int, block: int) -> dict[str
 
 
 def figures(
-    request: dict[str, Any], sdk: dict[str, Any], amounts: tuple[int, int], fees: tuple[int, int]
+    request: dict[str, Any],
+    sdk: dict[str, Any],
+    amounts: tuple[int, int],
+    fees: tuple[int, int],
+    owed: tuple[int, int] = (0, 0),
 ) -> dict[str, Any]:
     """The fields both versions' positions share, as the chain, the SDK and the manager give them."""
     return {
@@ -115,6 +139,8 @@ def figures(
         "amount1": str(amounts[1]),
         "uncollectedFees0": str(fees[0]),
         "uncollectedFees1": str(fees[1]),
+        "principalOwed0": str(owed[0]),
+        "principalOwed1": str(owed[1]),
     }
 
 
@@ -142,20 +168,26 @@ def usd(world: U.UniswapWorld, amount0: int, amount1: int) -> float:
 
 
 def parts(
-    world: U.UniswapWorld, amounts: tuple[int, int], fees: tuple[int, int], native: bool = False
+    world: U.UniswapWorld,
+    amounts: tuple[int, int],
+    fees: tuple[int, int],
+    native: bool = False,
+    owed: tuple[int, int] = (0, 0),
 ) -> dict[str, float | None]:
-    """Each token's part of valueUsd and uncollectedFeesUsd; none for the native coin (token0),
-    which has no feed here."""
+    """Each token's part of valueUsd, uncollectedFeesUsd and principalOwedUsd; none for the
+    native coin (token0), which has no feed here."""
     return {
         f"{name}{side}Usd": None if native and side == 0 else usd(world, *(pair[0], 0) if side == 0 else (0, pair[1]))
-        for name, pair in (("amount", amounts), ("uncollectedFees", fees))
+        for name, pair in (("amount", amounts), ("uncollectedFees", fees), ("principalOwed", owed))
         for side in (0, 1)
     }
 
 
 async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_answers(world_client, world):
-    """Amounts and prices as the SDK computes them; uncollected fees as the SDK computes them and
-    as `collect` pays them; amounts as `decreaseLiquidity` of the whole liquidity pays them."""
+    """Amounts and prices as the SDK computes them; what collecting pays as the SDK computes it and
+    as `collect` pays it, less the principal withdrawn and not collected (the manager's
+    DecreaseLiquidity events since its last Collect), which is principalOwed; amounts as
+    `decreaseLiquidity` of the whole liquidity pays them."""
     wallet = world.wallets["lp"]
     for step, block in enumerate(world.steps):
         entry = await answer(world_client, wallet, block)
@@ -168,9 +200,11 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
         requests = [oracle_request(world, token_id, block) for token_id in held]
         for position, request, sdk in zip(listed, requests, ask("uniswap_sdk.cjs", requests)):
             token_id = int(position["tokenId"])
-            fees = static_call(
+            paid_out = static_call(
                 world, U.COLLECT, ((token_id, wallet, U.UINT128_MAX, U.UINT128_MAX),), ["uint256"] * 2, block
             )
+            owed = withdrawn_uncollected(world, token_id, block)
+            fees = (paid_out[0] - owed[0], paid_out[1] - owed[1])
             liquidity = int(request["liquidity"])
             paid = (
                 static_call(world, U.DECREASE, ((token_id, liquidity, 0, 0, U.FOREVER),), ["uint256"] * 2, block)
@@ -179,7 +213,7 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
             )
             amounts = (int(sdk["amount0"]), int(sdk["amount1"]))
             assert amounts == paid, (step, token_id)
-            assert (int(sdk["fees0"]), int(sdk["fees1"])) == fees, (step, token_id)
+            assert (int(sdk["fees0"]), int(sdk["fees1"])) == paid_out, (step, token_id)
             assert position == {
                 "type": "uniswap-v3-position",
                 "tokenId": str(token_id),
@@ -190,11 +224,66 @@ async def test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_
                 "token1": token(world, world.token1),
                 "feeTier": request["fee"],
                 "tickSpacing": U.SPACING[request["fee"]],
-                **figures(request, sdk, amounts, fees),
+                **figures(request, sdk, amounts, fees, owed),
                 "valueUsd": usd(world, *amounts),
                 "uncollectedFeesUsd": usd(world, *fees),
-                **parts(world, amounts, fees),
+                "principalOwedUsd": usd(world, *owed),
+                **parts(world, amounts, fees, owed=owed),
             }
+
+
+async def test_principal_withdrawn_and_not_collected_is_not_fees(world_client, world):
+    """The NFT partly withdrawn and not collected: its principal owed is what `decreaseLiquidity`
+    paid (asked just before it, and its event), its uncollected fees what `collect` paid just
+    before it (no swap in its pool since), and the two are what `collect` pays now."""
+    wallet, token_id, final = world.wallets["lp"], world.ids["partly"], world.steps[-1]
+    (log,) = [
+        log
+        for log in world.node.rpc("eth_getLogs", {"address": world.manager, "fromBlock": "0x0", "topics": [DECREASED]})
+        if int(log["topics"][1], 16) == token_id
+    ]
+    before = int(log["blockNumber"], 16) - 1
+    liquidity, *withdrawn = eth_abi.decode(["uint128", "uint256", "uint256"], bytes.fromhex(log["data"][2:]))
+    collect = ((token_id, wallet, U.UINT128_MAX, U.UINT128_MAX),)
+    principal = static_call(world, U.DECREASE, ((token_id, liquidity, 0, 0, U.FOREVER),), ["uint256"] * 2, before)
+    fees = static_call(world, U.COLLECT, collect, ["uint256"] * 2, before)
+    assert principal == tuple(withdrawn) and min(principal) > 0 and max(fees) > 0
+    assert static_call(world, U.COLLECT, collect, ["uint256"] * 2, final) == (
+        fees[0] + principal[0],
+        fees[1] + principal[1],
+    )
+    (position,) = [p for p in (await answer(world_client, wallet, final))["positions"] if p["tokenId"] == str(token_id)]
+    assert (position["principalOwed0"], position["principalOwed1"]) == tuple(map(str, principal))
+    assert (position["uncollectedFees0"], position["uncollectedFees1"]) == tuple(map(str, fees))
+    assert position["uncollectedFeesUsd"] == usd(world, *fees)
+    assert position["principalOwedUsd"] == usd(world, *principal)
+
+
+async def test_a_partial_collect_pays_the_principal_first(world_client, world):
+    """A collect of less than the principal owed: what it paid is principal, the fees stay."""
+    node, wallet, token_id = world.node, world.wallets["lp"], world.ids["partly"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+
+        async def partly() -> dict[str, Any]:
+            node.mine()  # a new block: answers are kept per input and block
+            (found,) = [
+                p
+                for p in (await answer(world_client, wallet))["positions"]
+                if p["tokenId"] == str(token_id) and p["type"] == "uniswap-v3-position"
+            ]
+            return found
+
+        held = await partly()
+        taken = (int(held["principalOwed0"]) // 3, int(held["principalOwed1"]) // 3)
+        node.send(world.manager, U.COLLECT, (token_id, wallet, *taken), sender=wallet)
+        after = await partly()
+        left = tuple(str(int(held[f"principalOwed{side}"]) - taken[side]) for side in (0, 1))
+        assert (after["principalOwed0"], after["principalOwed1"]) == left and min(taken) > 0
+        fees = ("uncollectedFees0", "uncollectedFees1")
+        assert [after[name] for name in fees] == [held[name] for name in fees], "no swap since: the same fees"
+    finally:
+        node.rpc("evm_revert", snapshot)
 
 
 async def test_the_world_covers_each_side_of_a_range_and_fees_in_both_tokens(world_client, world):
@@ -211,7 +300,7 @@ async def test_the_world_covers_each_side_of_a_range_and_fees_in_both_tokens(wor
     last = states[-1]
     assert int(states[-2][collected]["uncollectedFees0"]) > 0 and int(states[-2][collected]["uncollectedFees1"]) > 0
     assert last[collected]["uncollectedFees0"] == last[collected]["uncollectedFees1"] == "0"
-    assert int(last[partly]["uncollectedFees0"]) > int(states[-2][partly]["uncollectedFees0"])
+    assert int(last[partly]["principalOwed0"]) > 0 and states[-2][partly]["principalOwed0"] == "0"
     below, above = last[str(world.ids["below"])], last[str(world.ids["above"])]
     assert below["amount0"] == "0" and int(below["amount1"]) > 0 and not below["inRange"]
     assert above["amount1"] == "0" and int(above["amount0"]) > 0 and not above["inRange"]
@@ -340,6 +429,7 @@ async def test_every_v4_position_at_every_step_equals_the_v4_sdk_and_the_manager
                 **figures(request, sdk, amounts, fees),
                 "valueUsd": None if native else usd(world, *amounts),
                 "uncollectedFeesUsd": None if native else usd(world, *fees),
+                "principalOwedUsd": None if native else 0.0,
                 **parts(world, amounts, fees, native),
             }
             if request["pool"] == "dynamic":

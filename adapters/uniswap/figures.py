@@ -35,9 +35,11 @@ def position_answer(
     state: tuple[int, int],
     liquidity: int,
     fees: Sequence[int],
+    principal: Sequence[int],
 ) -> dict[str, Any]:
-    """`tokens`, `prices` and `fees` are pairs (token0's, token1's); `state` is the pool's
-    (sqrtPriceX96, tick); `fees` what is owed and not collected."""
+    """`tokens`, `prices`, `fees` and `principal` are pairs (token0's, token1's); `state` is the
+    pool's (sqrtPriceX96, tick); `fees` the fees not collected, `principal` what was withdrawn and
+    not collected (v3), apart so that only fees count as earned."""
     (lower, upper), (sqrt_price, tick), (token0, token1), (fees0, fees1) = ticks, state, tokens, fees
     decimals = (token0["decimals"], token1["decimals"])
     amount0, amount1 = amounts = tick_math.amounts(sqrt_price, tick, lower, upper, liquidity)
@@ -68,11 +70,14 @@ def position_answer(
         "amount1": str(amount1),
         "uncollectedFees0": str(fees0),
         "uncollectedFees1": str(fees1),
+        "principalOwed0": str(principal[0]),
+        "principalOwed1": str(principal[1]),
         "valueUsd": usd(prices, amounts, decimals),
         "uncollectedFeesUsd": usd(prices, fees, decimals),
+        "principalOwedUsd": usd(prices, principal, decimals),
         **{
             f"{name}{side}Usd": usd(prices[side : side + 1], (amount,), decimals[side : side + 1])
-            for name, pair in (("amount", amounts), ("uncollectedFees", fees))
+            for name, pair in (("amount", amounts), ("uncollectedFees", fees), ("principalOwed", principal))
             for side, amount in enumerate(pair)
         },
     }

@@ -1,13 +1,16 @@
 """A wallet's flows in Uniswap positions (docs/protocols/uniswap.md), per position NFT
-(`<positionManager>:<tokenId>`) in four legs, each in one token's raw units:
+(`<positionManager>:<tokenId>`) in six legs, each in one token's raw units:
 
 - `:token0`, `:token1`: what the liquidity is worth (amount0, amount1). What these legs "earn" is
   the pool's trading against the position as the price moves: their `earnedUsd` summed is the
   position's value against holding what was put in (impermanent loss).
-- `:fees0`, `:fees1`: what collecting pays (uncollectedFees0/1); what these legs earn is the fees.
+- `:fees0`, `:fees1`: the fees not collected (uncollectedFees0/1); what these legs earn is the fees.
+- `:owed0`, `:owed1`: v3's principal withdrawn and not collected (principalOwed0/1); they earn
+  nothing.
 - v3 (the NonfungiblePositionManager's events, by token id): `IncreaseLiquidity` adds the amounts
-  paid in to the token legs; `DecreaseLiquidity` moves its amounts from them to the tokens owed
-  (`owed`, into the fees legs); `Collect` takes out of the fees legs what it paid.
+  paid in to the token legs; `DecreaseLiquidity` moves its amounts from them to the owed legs
+  (`owed`); `Collect` takes what it paid out of the owed legs first, as owed.py counts the
+  principal, and the rest out of the fees legs.
 - v4 (the PoolManager's `ModifyLiquidity(id, sender, tickLower, tickUpper, liquidityDelta,
   salt)`, sender the PositionManager, salt the token id): the event carries liquidity, not
   amounts, so the amounts are the pool's own math at its price before the event's block
@@ -34,7 +37,7 @@ from typing import Any, NamedTuple, cast
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, topic
 from adapters.position_warnings import outcome
-from adapters.uniswap import tick_math, v4
+from adapters.uniswap import owed, tick_math, v4
 from adapters.uniswap.contracts import (
     COLLECT,
     DECREASE_LIQUIDITY,
@@ -60,12 +63,10 @@ from errors import ProtocolError
 
 IDS_PER_STREAM = 100
 """Token ids (v4: pools) one stream, one eth_getLogs filter, asks for; more take several."""
-ADDED, REMOVED, COLLECTED = (
-    [("token", "liquidity-added", 1)],
-    [("token", "liquidity-removed", -1), ("fees", "owed", 1)],
-    [("fees", "collect", -1)],
-)
-"""Each v3 event's changes: (leg, kind, sign) for both tokens' amounts."""
+ADDED, REMOVED = [("token", "liquidity-added", 1)], [("token", "liquidity-removed", -1), ("owed", "owed", 1)]
+"""IncreaseLiquidity's and DecreaseLiquidity's changes: (leg, kind, sign) for both tokens' amounts."""
+LEGS = (("token", "amount"), ("fees", "uncollectedFees"), ("owed", "principalOwed"))
+"""Each leg and the field of a position's answer that holds its amounts."""
 Place = tuple[int, int]
 """(block, log index): where a log is in the chain."""
 END: Place = (2**63, 0)
@@ -130,7 +131,7 @@ async def _passing(ctx: FetchContext, logs: WalletLogs, manager: str, pair: Pair
     if isinstance(found, ProtocolError):
         logs.unavailable[f"{manager}:{token_id}"] = f"its tokens are unreadable: {found.message}"
         return {}
-    return {f"{manager}:{token_id}:{leg}{side}": found[side] for leg in ("token", "fees") for side in (0, 1)}
+    return {f"{manager}:{token_id}:{leg}{side}": found[side] for leg, _ in LEGS for side in (0, 1)}
 
 
 async def _v3_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
@@ -157,13 +158,29 @@ async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
     assert v3 is not None
     events = (INCREASE_LIQUIDITY.topic, DECREASE_LIQUIDITY.topic, COLLECT.topic)
     indexed = await _indexed(ctx, logs, manager, (events, _words(ids)), manager)
+    mine = [
+        log
+        for log in _served(scope, indexed)
+        if log.address == manager
+        and len(log.topics) == 2
+        and len(log.data) == 96
+        and _owned(owned, int(log.topics[1], 16), log)
+    ]
+    collected = sorted({int(log.topics[1], 16) for log in mine if log.topics[0] == COLLECT.topic})
+    histories = await asyncio.gather(*(owed.events(ctx, manager, token_id, logs.last) for token_id in collected))
+    principal: dict[tuple[int, int], tuple[int, int]] = {}
+    for token_id, history in zip(collected, histories):
+        if history is None:
+            logs.unavailable[f"{manager}:{token_id}"] = "its withdrawals are not all read by the event index yet"
+        else:
+            principal.update(owed.walk(history)[1])
     found = [
         flow
-        for log in _served(scope, indexed)
-        if len(log.topics) == 2 and _owned(owned, int(log.topics[1], 16), log)
-        for flow in _changes(manager, log, legs)
+        for log in mine
+        if log.topics[0] != COLLECT.topic or (log.block_number, log.log_index) in principal
+        for flow in _changes(manager, log, legs, principal)
     ]
-    return (lambda reader, token_id: position(reader, ctx.chain, v3, token_id, ctx.warnings)), found
+    return (lambda reader, token_id: position(ctx, reader, v3, token_id)), found
 
 
 def _served(scope: Scope, indexed: list[Log] | None) -> list[Log]:
@@ -323,22 +340,25 @@ def _owned(spans: Spans, token_id: int, log: Log) -> bool:
     return token_id not in spans or any(start < place < end for start, end in spans[token_id])
 
 
-def _changes(manager: str, log: Log, legs: Mapping[str, str]) -> list[Flow]:
-    """A v3 IncreaseLiquidity, DecreaseLiquidity or Collect as the flows of the legs it changes."""
-    if log.address != manager or len(log.topics) != 2 or len(log.data) != 96:
-        return []
+def _changes(
+    manager: str, log: Log, legs: Mapping[str, str], principal: Mapping[tuple[int, int], tuple[int, int]]
+) -> list[Flow]:
+    """A v3 IncreaseLiquidity, DecreaseLiquidity or Collect as the flows of the legs it changes;
+    `principal`: what of each Collect was principal (owed.walk), by its place."""
     event, token_id = log.topics
     key, at = f"{manager}:{int(token_id, 16)}", (log.block_number, log.log_index, log.transaction_hash)
     if event == COLLECT.topic:
-        _, *amounts = decode(("address", "uint256", "uint256"), log.data)
-        changes = COLLECTED
+        _, *paid = decode(("address", "uint256", "uint256"), log.data)
+        withdrawn = principal[(log.block_number, log.log_index)]
+        parts = (("owed", withdrawn), ("fees", [amount - part for amount, part in zip(paid, withdrawn)]))
+        changes = [(leg, "collect", side, -amount) for leg, amounts in parts for side, amount in enumerate(amounts)]
     else:
         _, *amounts = decode(("uint128", "uint256", "uint256"), log.data)
-        changes = ADDED if event == INCREASE_LIQUIDITY.topic else REMOVED
+        moved = ADDED if event == INCREASE_LIQUIDITY.topic else REMOVED
+        changes = [(leg, kind, side, sign * amount) for leg, kind, sign in moved for side, amount in enumerate(amounts)]
     return [
-        Flow(f"{key}:{leg}{side}", kind, *at, legs[f"{key}:{leg}{side}"], sign * amount)
-        for leg, kind, sign in changes
-        for side, amount in enumerate(amounts)
+        Flow(f"{key}:{leg}{side}", kind, *at, legs[f"{key}:{leg}{side}"], amount)
+        for leg, kind, side, amount in changes
         if amount and f"{key}:{leg}{side}" in legs
     ]
 
@@ -357,7 +377,7 @@ async def _sent(ctx: FetchContext, read: Reading, manager: str, log: Log, named:
         kind, sign = "transfer-in", 1
     return [
         Flow(f"{key}:{leg}{side}", kind, *at, asset, sign * amount)
-        for leg, field in (("token", "amount"), ("fees", "uncollectedFees"))
+        for leg, field in LEGS
         for side in (0, 1)
         if (amount := int(answer[f"{field}{side}"])) and (asset := str(answer[f"token{side}"]["address"]).lower())
     ]

@@ -9,15 +9,19 @@ math, equal to the contracts'):
   `tokenOfOwnerByIndex(wallet, i)` (it enumerates its owners' NFTs: no event scan). Only NFTs the
   wallet itself owns: one staked in a farm or gauge is owned by that contract.
 - Each NFT's `positions(tokenId)`: tokens, fee, tick range, liquidity, the fee growth inside the
-  range it last accounted at and the fees it holds (`tokensOwed`). An NFT with no liquidity and
-  nothing owed (closed, not yet burned) holds nothing and is not listed.
+  range it last accounted at and what it owes the NFT (`tokensOwed`: fees, and principal
+  withdrawn and not collected). An NFT with no liquidity and nothing owed (closed, not yet
+  burned) holds nothing and is not listed.
 - Its pool: the factory's `getPool(token0, token1, fee)`; the pool's `slot0()` (sqrt price,
   tick), `tickSpacing()`, `feeGrowthGlobal{0,1}X128()` and `ticks(tickLower)`,
   `ticks(tickUpper)` (fee growth outside each end).
 - amount0/amount1: what burning the whole liquidity would pay at the block, by the current tick
   against the range (tick_math.amounts, the pool's own rounding, the SDK's Position.amount0/1).
-- Uncollected fees: tokensOwed + liquidity x (fee growth inside now - at last accounting) / 2**128,
-  what the manager's `collect` pays (tick_math.fees_owed).
+- Principal owed: where tokensOwed is not 0, the part of it that is withdrawn principal, from the
+  NFT's DecreaseLiquidity and Collect events (owed.py; while the index has not read them all,
+  all of tokensOwed, with a warning).
+- Uncollected fees: tokensOwed - principal owed + liquidity x (fee growth inside now - at last
+  accounting) / 2**128; with the principal, what the manager's `collect` pays (tick_math.fees_owed).
 - Prices: whole token1 per whole token0, (sqrtPrice / 2**96)**2 x 10**(decimals0 - decimals1),
   at the pool's price and at each end of the range (TickMath.getSqrtRatioAtTick).
 - USD: each token's amount through its USD feed; null unless both tokens have one.
@@ -33,9 +37,9 @@ from typing import Any, cast
 
 from adapters import deployment
 from adapters.context import FetchContext
-from adapters.position_warnings import PART_UNREADABLE, Warnings
+from adapters.position_warnings import PART_UNREADABLE
 from adapters.prices import token_feeds, warned_usd_price
-from adapters.uniswap import v4
+from adapters.uniswap import owed, v4
 from adapters.uniswap.contracts import (
     LABEL,
     LABEL_POOL,
@@ -96,7 +100,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     stored = await v4.candidates(ctx, v4_on, wallet, stored=True) if v4_on else []
     _prefetch(reader, chain, v3_on, v4_on, wallet, stored)
     v3_positions, v4_positions = await asyncio.gather(
-        _v3_positions(reader, chain, v3_on, wallet, ctx.warnings) if v3_on else _none(),
+        _v3_positions(ctx, v3_on, wallet) if v3_on else _none(),
         v4.positions(ctx, v4_on, wallet, MAX_POSITIONS) if v4_on else _none(),
     )
     return {"positions": v3_positions + v4_positions}
@@ -158,10 +162,8 @@ def _prefetch(
     reader.prefetch(calls, targets)
 
 
-async def _v3_positions(
-    reader: ChainReader, chain: ChainAddresses, v3: UniswapV3Addresses, wallet: str, warnings: Warnings
-) -> list[dict[str, Any]]:
-    manager = v3.position_manager
+async def _v3_positions(ctx: FetchContext, v3: UniswapV3Addresses, wallet: str) -> list[dict[str, Any]]:
+    reader, warnings, manager = ctx.reader(), ctx.warnings, v3.position_manager
     (count,) = await reader.call(manager, erc20.BALANCE_OF, wallet, label=LABEL)
     if count > MAX_POSITIONS:
         warnings.add(
@@ -177,34 +179,37 @@ async def _v3_positions(
         )
     )
     outcomes = await asyncio.gather(
-        *(position(reader, chain, v3, token_id, warnings) for (token_id,) in ids), return_exceptions=True
+        *(position(ctx, reader, v3, token_id) for (token_id,) in ids), return_exceptions=True
     )
     found = warnings.survivors("position", [(f"{manager} #{token_id}", o) for (token_id,), o in zip(ids, outcomes)])
     return [p for p in found if p is not None]
 
 
 async def position(
-    reader: ChainReader, chain: ChainAddresses, v3: UniswapV3Addresses, token_id: int, warnings: Warnings
+    ctx: FetchContext, reader: ChainReader, v3: UniswapV3Addresses, token_id: int
 ) -> dict[str, Any] | None:
-    """One v3 NFT's position at the block; None when it holds nothing."""
-    manager = v3.position_manager
+    """One v3 NFT's position at the reader's block; None when it holds nothing."""
+    manager, chain, warnings = v3.position_manager, ctx.chain, ctx.warnings
     nft: Any = await reader.call(manager, POSITIONS, token_id, label=LABEL)
-    if not nft.liquidity and not nft.tokensOwed0 and not nft.tokensOwed1:
+    owed_now = (nft.tokensOwed0, nft.tokensOwed1)
+    if not nft.liquidity and not any(owed_now):
         return None
     pool_address = await pool_of(reader, v3, nft.token0, nft.token1, nft.fee)
     label = LABEL_POOL.format(pool_address)
     pair, lower, upper = (nft.token0, nft.token1), nft.tickLower, nft.tickUpper
-    pool, (spacing,), (outside_lower, outside_upper), infos, prices = await asyncio.gather(
+    pool, (spacing,), (outside_lower, outside_upper), infos, prices, principal = await asyncio.gather(
         pool_state(reader, pool_address),
         reader.call(pool_address, TICK_SPACING, label=label),
         asyncio.gather(*(_fee_growth_outside(reader, pool_address, tick, label) for tick in (lower, upper))),
         asyncio.gather(*(erc20.token_info(reader, token) for token in pair)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in pair)),
+        _principal(ctx, reader, manager, token_id, owed_now),
     )
     fees = [
-        fees_owed(owed, nft.liquidity, fee_growth_inside(pool.tick, lower, upper, growth, below, above), last)
-        for owed, last, growth, below, above in zip(
-            (nft.tokensOwed0, nft.tokensOwed1),
+        fees_owed(held - part, nft.liquidity, fee_growth_inside(pool.tick, lower, upper, growth, below, above), last)
+        for held, part, last, growth, below, above in zip(
+            owed_now,
+            principal,
             (nft.feeGrowthInside0LastX128, nft.feeGrowthInside1LastX128),
             pool.fee_growth,
             outside_lower,
@@ -225,7 +230,29 @@ async def position(
         state=(pool.sqrt_price, pool.tick),
         liquidity=nft.liquidity,
         fees=fees,
+        principal=principal,
     )
+
+
+async def _principal(
+    ctx: FetchContext, reader: ChainReader, manager: str, token_id: int, owed_now: tuple[int, int]
+) -> tuple[int, int]:
+    """What of `owed_now` (tokensOwed at the reader's block) is principal withdrawn and not
+    collected: none where nothing is owed (no events read), all of it, named in a retryable
+    warning, while the index has not read the NFT's events (no principal is ever counted as fees)."""
+    if not any(owed_now):
+        return 0, 0
+    found = await owed.events(ctx, manager, token_id, await reader.block_number())
+    if found is None:
+        ctx.warnings.add(
+            PART_UNREADABLE,
+            manager,
+            f"NFT {token_id}: the event index has not read its withdrawals yet, so all it is owed counts as "
+            "principal owed, none as uncollected fees",
+            retryable=True,
+        )
+        return owed_now
+    return owed.walk(found)[0]
 
 
 async def _fee_growth_outside(reader: ChainReader, pool: str, tick: int, label: str) -> tuple[int, int]:

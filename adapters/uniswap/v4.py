@@ -16,8 +16,9 @@ How each figure is derived (docs/protocols/uniswap.md has the long form):
   last accounting) and `getFeeGrowthInside(poolId, tickLower, tickUpper)` (the pool's own
   computation of the growth inside the range now).
 - Amounts by the same tick math as v3 (tick_math.amounts); uncollected fees = liquidity x
-  (growth inside now - at last accounting) / 2**128 (v4 keeps no tokensOwed: a withdrawal pays
-  out at once). Currency 0x0 is the chain's native coin.
+  (growth inside now - at last accounting) / 2**128, fees alone: v4 keeps no tokensOwed (a
+  withdrawal pays its principal and the fees out at once), so no principal is ever owed.
+  Currency 0x0 is the chain's native coin.
 """
 
 from __future__ import annotations
@@ -142,4 +143,5 @@ async def position(
         state=(slot0.sqrtPriceX96, slot0.tick),
         liquidity=liquidity,
         fees=[tick_math.fees_accrued(liquidity, now, then) for now, then in zip(growth_now, growth_then)],
+        principal=(0, 0),
     )
