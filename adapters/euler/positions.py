@@ -211,7 +211,7 @@ async def _checked(
     unit_decimals = 18 if unit == USD else (await erc20.token_info(reader, unit))["decimals"]
     quotes = await asyncio.gather(
         first(reader.call(oracle, GET_QUOTE, held.borrowed, token["address"], unit, label="Euler oracle")),
-        *(first(reader.call(oracle, GET_QUOTE, balance, c, unit, label="Euler oracle")) for c, _, balance, _ in counted),
+        *(first(reader.call(oracle, GET_QUOTE, amount, c, unit, label="Euler oracle")) for c, _, amount, _ in counted),
     )
     debt_value, *values = (Fraction(quote, 10**unit_decimals) for quote in quotes)
     debt_price = debt_value / Fraction(held.borrowed, 10 ** token["decimals"])
