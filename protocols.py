@@ -129,6 +129,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 details=morpho_pools.details,
                 pool_ids=True,
                 flows=morpho_flows.flows,
+                flow_prices=morpho_flows.prices,
             ),
             *(
                 entry(

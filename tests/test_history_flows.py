@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -340,13 +341,20 @@ async def test_flows_in_usd_and_a_settled_range_costs_no_logs_the_second_time(wo
         flow = flows[kind]
         assert flow["asset"] == morpho.usdc
         assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * morpho_world.USDC_USD / 10**8 / USDC, rel=1e-12)
-    assert flows["collateral-in"]["amountUsd"] is None, "WETH has no feed on this chain"
-    (warning,) = [w for w in morpho_entry["warnings"] if w["code"] == "FLOWS_UNPRICED"]
-    assert warning["target"] == morpho.weth.lower() and "at the blocks of 1 of its flows" in warning["message"]
+    # WETH has no feed on this chain: its collateral is valued, and so its flows, as the market
+    # values it, by the oracle in USDC x USDC's feed.
+    posted = flows["collateral-in"]
+    oracle = node.call(morpho.oracle, "price()", block=posted["blockNumber"])
+    per_weth = Fraction(oracle * 10**18, 10**36 * USDC) * Fraction(morpho_world.USDC_USD, 10**8)
+    assert posted["amountUsd"] == pytest.approx(float(int(posted["amount"]) * per_weth / 10**18), rel=1e-12)
+    assert not [w for w in morpho_entry["warnings"] if w["code"] == "FLOWS_UNPRICED"]
     collateral = next(
         row for row in morpho_entry["earnings"] if row["position"] == f"{morpho_market_id(morpho.market_a)}:collateral"
     )
-    assert collateral["flowsUsd"] is None and collateral["pnlUsd"] is None and collateral["earned"] == "0"
+    assert collateral["flowsUsd"] == posted["amountUsd"] and collateral["earned"] == "0"
+    assert collateral["pnlUsd"] == pytest.approx(
+        collateral["endUsd"] - collateral["startUsd"] - collateral["flowsUsd"], rel=1e-12
+    )
     transaction = node.rpc("eth_getTransactionByHash", flows["supply"]["transactionHash"])
     assert int(transaction["blockNumber"], 16) == flows["supply"]["blockNumber"]
 

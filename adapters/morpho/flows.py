@@ -10,26 +10,36 @@ and carry assets exactly as the contract moved them:
   `seizedAssets`.
 
 Vault shares (V1 and V2, both ERC-4626) are adapters/flows.py's `share_flows`.
+
+Prices (`prices`): a collateral flow is valued as the position is, by the market's oracle in the
+loan token times the loan token's USD feed, so a collateral's PnL never mixes two sources and a
+collateral token without a feed of its own is still priced; the other flows go by their asset's feed.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from fractions import Fraction
 
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, share_flows, topic
 from adapters.morpho.contracts import (
     BORROW,
     LIQUIDATE,
+    ORACLE_PRICE,
     REPAY,
     SUPPLY,
     SUPPLY_COLLATERAL,
     WITHDRAW,
     WITHDRAW_COLLATERAL,
 )
-from adapters.morpho.market import market_params
+from adapters.morpho.market import ORACLE_PRICE_SCALE, market_params
+from adapters.position_warnings import outcome
+from adapters.prices import usd_price
+from chain import ChainReader, erc20, first
 from chain.abi import decode
+from errors import ProtocolError
 
 ON_BEHALF = {
     SUPPLY.topic: (3, "supply", "supply", 1),
@@ -78,3 +88,29 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         asset = collateral if leg == "collateral" else loan
         found.append(Flow(f"{market}:{leg}", kind, *at, asset, sign * words[ASSETS_AT.get(log.topics[0], 1)]))
     return sorted([*found, *await share_flows(ctx, wallet, logs, legs)], key=lambda flow: flow[2:4])
+
+
+async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
+    """USD per whole collateral unit of each collateral flow at the reader's block, as
+    positions.py values the collateral: oracle `price()` / 1e36 (loan units per collateral unit)
+    x the loan token's feed; None where either fails."""
+    deployment = ctx.chain.morpho
+    assert deployment is not None
+    blue = deployment.blue.address.lower()
+
+    async def price(market: str) -> Fraction | None:
+        params = await market_params(reader, blue, market)
+        oracle_price, loan_usd, loan, collateral = await asyncio.gather(
+            first(reader.call(params.oracle, ORACLE_PRICE, label=f"oracle {params.oracle}")),
+            usd_price(reader, ctx.chain, params.loan_token),
+            erc20.token_info(reader, params.loan_token),
+            erc20.token_info(reader, params.collateral_token),
+        )
+        if loan_usd is None:
+            return None
+        whole = Fraction(oracle_price * 10 ** collateral["decimals"], ORACLE_PRICE_SCALE * 10 ** loan["decimals"])
+        return whole * Fraction(loan_usd.answer, 10**loan_usd.decimals)
+
+    collaterals = [index for index, flow in enumerate(moved) if flow.position.endswith(":collateral")]
+    found = await asyncio.gather(*(outcome(price(moved[index].position.partition(":")[0])) for index in collaterals))
+    return {index: None if isinstance(value, ProtocolError) else value for index, value in zip(collaterals, found)}
