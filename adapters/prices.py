@@ -3,12 +3,11 @@
 A token is priced only through the feed the addresses data names for it on that chain; the
 native coin's address, unless named, through the chain's currency feed of its coin. The
 answer of `latestRoundData()` at the pinned block is the price, scaled by the feed's
-`decimals()`. No feed: no price (None), and the USD field is null by design. A failing feed, a
-non-positive answer, or an answer older than the feed's heartbeat at the pinned block's
-timestamp: PriceUnavailable, which the adapter turns into a null USD field and a
-PRICE_UNAVAILABLE warning. On an L2 with a sequencer uptime feed, as Chainlink advises, no price
-either while the sequencer is down or within SEQUENCER_GRACE seconds of it coming back (feeds
-may not have caught up yet).
+`decimals()`. No feed, a failing feed, a non-positive answer, or an answer older than the feed's
+heartbeat at the pinned block's timestamp: PriceUnavailable, which the adapter turns into a null
+USD field and a PRICE_UNAVAILABLE warning that says which. On an L2 with a sequencer uptime
+feed, as Chainlink advises, no price either while the sequencer is down or within
+SEQUENCER_GRACE seconds of it coming back (feeds may not have caught up yet).
 
 Every price an input's figures use is noted with its age (`noting_prices`, `noted`): the entry's
 `usdPrices` (schema.py), so a client judges each price's freshness itself.
@@ -75,11 +74,13 @@ class UsdPrice:
         return Fraction(amount * self.answer, 10 ** (token_decimals + self.decimals))
 
 
-async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | None:
-    """The token's USD price at the pinned block; None when it has no feed, PriceUnavailable
-    when its feed gives no trustworthy price."""
+async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice:
+    """The token's USD price at the pinned block; PriceUnavailable when it has no feed or its feed
+    gives no trustworthy price (every null USD figure is named by a warning)."""
     feed = chain.price_feeds.get(token.lower()) or native_feed(chain, token)
-    return await feed_price(reader, chain, feed, token) if feed else None
+    if feed is None:
+        raise PriceUnavailable(f"the addresses data names no USD feed for {token.lower()} on chain {reader.chain_id}")
+    return await feed_price(reader, chain, feed, token)
 
 
 async def warned_usd_price(
@@ -154,14 +155,13 @@ async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed
 
 async def currency_usd(reader: ChainReader, chain: ChainAddresses, currency: str, what: str) -> Fraction | None:
     """USD per unit of `currency` (what a price is quoted in): 1 for USD, else the chain's
-    currencyFeeds entry (None, by design, where the chain has none: `what`'s USD figures are
-    null; PriceUnavailable where it fails)."""
+    currencyFeeds entry; PriceUnavailable where the chain has none (`what` names whose figures
+    are then null) or it fails."""
     if currency == "USD":
         return Fraction(1)
     feed = chain.currency_feeds.get(currency)
     if feed is None:
-        log.info("no USD feed for %s on chain %d: %s USD figures are null", currency, reader.chain_id, what)
-        return None
+        raise PriceUnavailable(f"the addresses data names no {currency}/USD feed on chain {reader.chain_id} ({what})")
     price = await feed_price(reader, chain, feed, currency)
     return Fraction(price.answer, 10**price.decimals)
 

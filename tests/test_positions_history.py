@@ -16,11 +16,13 @@ from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
 
 import series
 import server
+from tests.null_figures import figure_names, unexplained
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
 from tests.test_past_blocks import LLTV_C, POSITIONS, SCHEMA, USDC, Service, history, market_id, position_inputs
 
 __all__ = ["history"]
+FIGURES = figure_names(SCHEMA)
 
 SERIES = (
     "query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {"
@@ -49,7 +51,8 @@ def inputs_of(worlds: Any) -> list[dict[str, Any]]:
 
 async def test_every_point_is_the_answer_at_its_block(history):
     """Every protocol and demo wallet, over the steps the fixture kept: each point's positions are
-    `walletPositions` at that block, field for field, and its totals add up its USD figures."""
+    `walletPositions` at that block, field for field, its totals add up its USD figures, and each
+    null figure (and so each null total) is named by a warning (tests/null_figures.py)."""
     worlds, folder, key, kept = history
     start, end = min(kept), max(kept)
     inputs = inputs_of(worlds)
@@ -72,6 +75,9 @@ async def test_every_point_is_the_answer_at_its_block(history):
                     (alone,) = (await service.ask(POSITIONS, [asked]))["data"]
                     assert point["positions"] == alone, (batch[number]["protocol"], point["blockNumber"])
                     assert point["totals"] == by_hand(alone), (batch[number]["protocol"], point["blockNumber"])
+                    assert unexplained(alone, FIGURES) == [], (batch[number]["protocol"], point["blockNumber"])
+                    if None in point["totals"].values():
+                        assert alone["warnings"], "a null total is named by its positions' warnings"
             movers += [entry for entry in answer["data"] if len({json.dumps(p["totals"]) for p in entry["points"]}) > 1]
     assert movers, "the steps move some totals"
 

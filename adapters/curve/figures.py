@@ -36,7 +36,7 @@ from adapters.curve.contracts import (
     token_amount_views,
 )
 from adapters.formats import raw
-from adapters.position_warnings import Warnings
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
 from adapters.prices import warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
@@ -74,6 +74,8 @@ async def share(
         coins(reader, pool),
     )
     withdraw = CALC_WITHDRAW_ONE_COIN_CRYPTO if is_crypto(kind) else CALC_WITHDRAW_ONE_COIN
+    if not is_crypto(kind):
+        warnings.add(FIGURE_UNAVAILABLE, pool, "lpPrice is null: a stableswap pool has no lp_price() (virtualPrice)")
     balances, infos, prices, one_coin, virtual, lp_price = await asyncio.gather(
         asyncio.gather(
             *(reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label) for i in range(len(listed)))

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from adapters.fluid.contracts import ORACLE_PRICE_SCALE, RATE_SCALE, REWARDS_RATE_SCALE
-from adapters.position_warnings import Warnings
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
 from adapters.prices import UsdPrice, noted, usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
@@ -82,7 +82,8 @@ async def vault_sides(fluid: FluidReader, vault: Any, supply: int, borrow: int) 
         _dex_tokens(fluid, col_tokens) if smart_col else no_read(),
         _dex_tokens(fluid, debt_tokens) if smart_debt else no_read(),
     )
-    supply_usd = borrow_usd = None
+    supply_usd: float | None = 0.0 if not supply else None
+    borrow_usd: float | None = 0.0 if not borrow else None
     if not smart_col:
         supply_usd = _usd(col_price, col_token, supply)
     elif not smart_debt and operate:
@@ -91,6 +92,12 @@ async def vault_sides(fluid: FluidReader, vault: Any, supply: int, borrow: int) 
         borrow_usd = _usd(debt_price, debt_token, borrow)
     elif not smart_col and operate:
         borrow_usd = _usd(col_price, col_token, Fraction(borrow * ORACLE_PRICE_SCALE, operate))
+    sides = (("supplyUsd", supply, supply_usd, smart_col), ("borrowUsd", borrow, borrow_usd, smart_debt))
+    unpriced = [name for name, amount, usd, smart in sides if smart and amount and usd is None]
+    if unpriced and ((smart_col and smart_debt) or not operate):
+        why = "both sides are Fluid DEX shares, which no feed prices" if operate else "its operate price is 0"
+        verb = "is" if len(unpriced) == 1 else "are"
+        fluid.warnings.add(FIGURE_UNAVAILABLE, vault.vault, f"{' and '.join(unpriced)} {verb} null: {why}")
     return {
         "vaultType": VAULT_TYPES[(smart_col, smart_debt)],
         "supplyToken": col_token,

@@ -55,7 +55,7 @@ from adapters.fluid.contracts import (
     X30,
 )
 from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
-from adapters.position_warnings import PART_UNREADABLE, outcome
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses
@@ -195,7 +195,7 @@ async def _liquidation(
             f"the health factor and risk of NFT {nft} are",
         )
         owed = None if branch is None else liquidation_debt(debt, branch)
-    return owed, None if owed is None else await _risk(fluid, vault, position.supply, owed)
+    return owed, None if owed is None else await _risk(fluid, vault, position.supply, owed, nft)
 
 
 async def _branch(reader: ChainReader, resolver: str, vault: str, nft: int) -> int:
@@ -230,7 +230,7 @@ def liquidation_debt(debt: int, branch: int) -> Fraction:
     return Fraction(debt * (10_000 if partials == 1 else 10_015) * X30, 10_000 * X30 + 15 * partials)
 
 
-async def _risk(fluid: FluidReader, vault: Any, supply: int, owed: Fraction) -> dict[str, Any]:
+async def _risk(fluid: FluidReader, vault: Any, supply: int, owed: Fraction, nft: int) -> dict[str, Any]:
     """The `BorrowRisk` figures of a vault NFT (adapters/risk.py) by the vault's own test: the
     position may be liquidated once supply x oraclePriceLiquidate / 1e27 x liquidationThreshold /
     1e4 < owed (its tick's debt, `_liquidation`), the oracle quoting debt units per collateral unit
@@ -248,8 +248,17 @@ async def _risk(fluid: FluidReader, vault: Any, supply: int, owed: Fraction) -> 
     oracle = {"oracle": oracle_info(configs.oracle.lower(), None, now)}
     liquidate = configs.oraclePriceLiquidate
     if not liquidate:
+        why = "the vault's liquidation price is 0"
+        fluid.warnings.add(FIGURE_UNAVAILABLE, vault.vault, f"the risk figures of NFT {nft} are null: {why}")
         return {**unknown_risk([col_token], float(threshold)), **oracle}
     known = col_token is not None and debt_token is not None
+    if not known and (vault.isSmartCol or vault.isSmartDebt):
+        fluid.warnings.add(
+            FIGURE_UNAVAILABLE,
+            vault.vault,
+            f"the liquidation prices of NFT {nft} are null, its dropToLiquidation given: a smart side's Fluid DEX "
+            "shares have no token to state a price in",
+        )
     col_scale, debt_scale = (10 ** col_token["decimals"], 10 ** debt_token["decimals"]) if known else (1, 1)
     held = Collateral(
         col_token,

@@ -21,6 +21,7 @@ from adapters.formats import ratio, raw
 from adapters.history import iso_date
 from adapters.pendle.contracts import EXPIRY, IS_VALID_MARKET, READ_TOKENS, YieldContract, stream
 from adapters.pendle.market import PendleReader
+from adapters.position_warnings import FIGURE_UNAVAILABLE
 from errors import InputValidationError
 
 
@@ -55,6 +56,8 @@ async def _market(pendle: PendleReader, market: str, pair: YieldContract) -> dic
         ),
     )
     pt_price = state.pt_price if state else None
+    if state is not None and state.expired:
+        warnings.add(FIGURE_UNAVAILABLE, market, f"impliedApy is null: the market matured on {iso_date(pair.expiry)}")
     return {
         "__typename": "PendleMarketPool",
         "type": "pendle-market-pool",

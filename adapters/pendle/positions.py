@@ -226,6 +226,8 @@ async def _common(
     )
     if state is not None and state.pt_price is None:
         warnings.add(FIGURE_UNAVAILABLE, pair.pt, "its price and USD value are null: no market trades this PT")
+    if state is not None and state.expired:
+        warnings.add(FIGURE_UNAVAILABLE, market or token, f"impliedApy is null: it matured on {iso_date(pair.expiry)}")
     fields = {
         "marketAddress": market,
         "chainId": chain_id,

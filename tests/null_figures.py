@@ -1,0 +1,62 @@
+"""Every null figure of an answer is named by a warning (docs/api.md#warnings): the figures
+(Float and Int fields) a position leaves null, each with a warning whose target is an address or
+id of that position. Two nulls are the answer's shape, not a lack: a `healthFactor` beside a null
+`risk` (nothing borrowed) and a risk oracle's `updatedAt`/`ageSeconds` (the oracle states no time)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from graphql import GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema
+
+LEFT_ALONE = ("warnings", "usdPrices", "provenance")
+SHAPE = {"oracle": ("updatedAt", "ageSeconds")}
+
+
+def figure_names(schema: GraphQLSchema) -> frozenset[str]:
+    """The names of the nullable Float and Int fields of the schema's object types."""
+    return frozenset(
+        name
+        for graphql_type in schema.type_map.values()
+        if isinstance(graphql_type, GraphQLObjectType) and not graphql_type.name.startswith("__")
+        for name, field in graphql_type.fields.items()
+        if not isinstance(field.type, GraphQLNonNull) and field.type in (GraphQLFloat, GraphQLInt)
+    )
+
+
+def unexplained(entry: dict[str, Any], figures: frozenset[str]) -> list[str]:
+    """The paths of the entry's null figures that no warning names a part of their position by."""
+    targets = {str(warning["target"]).lower() for warning in entry["warnings"]}
+    found = []
+    for key, value in entry.items():
+        if key in LEFT_ALONE:
+            continue
+        for index, position in enumerate(value if isinstance(value, list) else [value]):
+            named = set(_strings(position)) | {key.lower()}
+            found += [f"{key}[{index}].{path}" for path in _nulls(position, figures, "") if not named & targets]
+    return found
+
+
+def _nulls(value: Any, figures: frozenset[str], path: str) -> Iterator[str]:
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _nulls(item, figures, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            shape = key == "healthFactor" and value.get("risk", 0) is None
+            if item is None and key in figures and not shape and key not in SHAPE.get(path.rsplit(".", 1)[-1], ()):
+                yield f"{path}.{key}".lstrip(".")
+            elif key not in LEFT_ALONE:
+                yield from _nulls(item, figures, f"{path}.{key}")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value.lower()
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
