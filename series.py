@@ -331,6 +331,8 @@ class Leg(NamedTuple):
     usd: str
     asset: str
     debt: bool = False
+    grows: bool = False
+    """Rewards and fees accrue from nothing, an AMM's token amounts move with its price: no inflow needed."""
 
 
 LEGS: dict[str, tuple[Leg, ...]] = {
@@ -345,7 +347,14 @@ LEGS: dict[str, tuple[Leg, ...]] = {
         Leg(("marketAddress", "currency.address"), ":supply", "balance", "balanceUsd", "currency.address"),
     ),
     "AaveRewardPosition": (
-        Leg(("controller", "rewardToken.address"), ":rewards", "accrued", "accruedUsd", "rewardToken.address"),
+        Leg(
+            ("controller", "rewardToken.address"),
+            ":rewards",
+            "accrued",
+            "accruedUsd",
+            "rewardToken.address",
+            grows=True,
+        ),
     ),
     "AaveBorrowPosition": (
         Leg(("marketAddress", "currency.address"), ":borrow", "debt", "debtUsd", "currency.address", debt=True),
@@ -379,8 +388,10 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
     "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),
     "PendleSyPosition": (Leg(("syTokenAddress",), "", "balance", "balanceUsd", "syTokenAddress"),),
-    "PendleAmount": (Leg(("^ytToken.address",), ":interest", "amount", "amountUsd", "^syTokenAddress"),),
-    "PendleReward": (Leg(("^ytToken.address", "token.address"), ":reward", "amount", "amountUsd", "token.address"),),
+    "PendleAmount": (Leg(("^ytToken.address",), ":interest", "amount", "amountUsd", "^syTokenAddress", grows=True),),
+    "PendleReward": (
+        Leg(("^ytToken.address", "token.address"), ":reward", "amount", "amountUsd", "token.address", grows=True),
+    ),
     "UniswapPosition": tuple(
         Leg(
             ("positionManager", "tokenId"),
@@ -388,6 +399,7 @@ LEGS: dict[str, tuple[Leg, ...]] = {
             f"{field}{side}",
             f"{field}{side}Usd",
             f"token{side}.address",
+            grows=leg != "owed",
         )
         for leg, field in uniswap_flows.LEGS
         for side in (0, 1)
@@ -395,7 +407,14 @@ LEGS: dict[str, tuple[Leg, ...]] = {
     "CompoundSupplyPosition": (Leg(("marketAddress",), ":supply", "balance", "balanceUsd", "baseAsset.address"),),
     "CompoundBorrowPosition": (Leg(("marketAddress",), ":borrow", "debt", "debtUsd", "baseAsset.address", debt=True),),
     "CompoundRewardPosition": (
-        Leg(("marketAddress", "rewardToken.address"), ":rewards", "accrued", "accruedUsd", "rewardToken.address"),
+        Leg(
+            ("marketAddress", "rewardToken.address"),
+            ":rewards",
+            "accrued",
+            "accruedUsd",
+            "rewardToken.address",
+            grows=True,
+        ),
     ),
     "CompoundCollateralPosition": (
         Leg(("marketAddress", "asset.address"), ":collateral", "balance", "balanceUsd", "asset.address"),
@@ -436,7 +455,7 @@ def _walk_legs(
             continue
         key = f"{':'.join(str(part).lower() for part in parts)}{leg.suffix}"
         asset = _at(value, leg.asset, parent)
-        held = Held(int(amount) if isinstance(amount, str) else None, value.get(leg.usd), asset, leg.debt)
+        held = Held(int(amount) if isinstance(amount, str) else None, value.get(leg.usd), asset, leg.debt, leg.grows)
         found[key] = held if key not in found else _summed(found[key], held)
     if object_type.name not in LEGS and any(key[0] == object_type.name for key in ROLES):
         underived.add(object_type.name)
@@ -451,7 +470,7 @@ def _summed(one: Held, other: Held) -> Held:
     markets): their amounts and USD added, None where a part's is."""
     amount = None if one.amount is None or other.amount is None else one.amount + other.amount
     usd = None if one.usd is None or other.usd is None else one.usd + other.usd
-    return Held(amount, usd, one.asset, one.debt)
+    return Held(amount, usd, one.asset, one.debt, one.grows)
 
 
 def _at(value: Any, path: str, parent: Mapping[str, Any] | None = None) -> Any:
@@ -548,7 +567,22 @@ async def flows(
         }
         for flow, value in zip(found, values)
     ]
-    derived = earnings((start, held[0]), (end, now[0]), answer["flows"], decimals)
+    points = [  # a point that left a part out cannot say its legs there held nothing
+        (point["blockNumber"], legs(schema, protocol.type_name, point["positions"])[0])
+        for at, point in enumerate(answered)
+        if at in (0, len(answered) - 1)
+        or not any(warning["code"] == "PART_UNREADABLE" for warning in point["positions"]["warnings"])
+    ]
+    derived = earnings(points, answer["flows"], decimals)
+    for row in derived:
+        if amount := row.pop("unexplained", 0):
+            warn(
+                "FLOWS_UNEXPLAINED",
+                row["position"],
+                f"{amount} raw units of {row['asset']} came into this leg after a point at which it held nothing, "
+                "with no flow that brings them in (a transfer or mint by a path the flows do not follow): its "
+                "earned, earnedUsd, pnlUsd and priceEffectUsd are null, not counted as yield.",
+            )
     named = logs.unavailable  # a leg's key, or a position's (its legs' keys less the last part)
     answer["earnings"] = [
         row for row in derived if not {row["position"], row["position"].rsplit(":", 1)[0]} & set(named)

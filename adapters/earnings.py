@@ -11,22 +11,26 @@ from typing import Any, NamedTuple
 
 
 class Held(NamedTuple):
-    """A leg at a point: its raw amount (None: unreadable), USD figure, asset, and whether a debt."""
+    """A leg at a point: its raw amount (None: unreadable), USD figure, asset, whether a debt, and
+    whether it grows from nothing (rewards and fees accrue, an AMM's token amounts move with its
+    price) rather than only from what flows brought in."""
 
     amount: int | None
     usd: float | None
     asset: str | None
     debt: bool
+    grows: bool = False
 
 
 def earnings(
-    first: tuple[int, dict[str, Held]],
-    last: tuple[int, dict[str, Held]],
-    flows: list[dict[str, Any]],
-    decimals: Mapping[str, int],
+    points: list[tuple[int, dict[str, Held]]], flows: list[dict[str, Any]], decimals: Mapping[str, int]
 ) -> list[dict[str, Any]]:
-    """Each leg's earnings from the first answered point to the last (docs/history.md)."""
-    (start_block, start), (end_block, end) = first, last
+    """Each leg's earnings from the first answered point (`points`: each point's block and legs,
+    in order) to the last (docs/history.md). A leg that held nothing at a point and holds some at
+    the last with no inflow since (`unexplained`) earned nothing it could have accrued on: its
+    amount came by a path the flows do not follow, so its earned figures are null and its row
+    says how much (`unexplained`, raw units) for the series' FLOWS_UNEXPLAINED warning."""
+    (start_block, start), (end_block, end) = points[0], points[-1]
     by_key: dict[str, list[dict[str, Any]]] = {}
     for flow in flows:
         by_key.setdefault(flow["position"], []).append(flow)
@@ -43,8 +47,9 @@ def earnings(
         values = [flow["amountUsd"] for flow in moved]
         flows_usd = None if None in values else float(sum(values))
         sign = -1 if debt else 1
-        earned = None if a0 is None or a1 is None else sign * (a1 - a0 - net)
-        pnl = None if u0 is None or u1 is None or flows_usd is None else sign * (u1 - u0 - flows_usd)
+        unexplained = _unexplained(key, points, moved, a1)
+        earned = None if a0 is None or a1 is None or unexplained else sign * (a1 - a0 - net)
+        pnl = None if u0 is None or u1 is None or flows_usd is None or unexplained else sign * (u1 - u0 - flows_usd)
         unit = _unit_price((a1, u1), (a0, u0))
         earned_usd = None if earned is None or unit is None else earned * unit
         found.append(
@@ -65,9 +70,24 @@ def earnings(
                 "earnedUsd": earned_usd,
                 "priceEffectUsd": None if pnl is None or earned_usd is None else pnl - earned_usd,
                 **_cost_basis(moved, decimals.get(asset or ""), a0 == 0 and not debt),
+                **({"unexplained": unexplained} if unexplained else {}),
             }
         )
     return found
+
+
+def _unexplained(
+    key: str, points: list[tuple[int, dict[str, Held]]], moved: list[dict[str, Any]], end: int | None
+) -> int:
+    """What a leg that does not grow from nothing holds at the end beyond what came in since the
+    last point at which it held nothing: a positive amount there has no inflow to come from."""
+    if not end or any(held.grows for _, legs in points if (held := legs.get(key))):
+        return 0
+    empty = [block for block, legs in points if (held := legs.get(key)) is None or held.amount == 0]
+    if not empty:
+        return 0
+    since = [int(flow["amount"]) for flow in moved if flow["blockNumber"] > empty[-1]]
+    return 0 if any(amount > 0 for amount in since) else end - sum(since)
 
 
 def _cost_basis(moved: list[dict[str, Any]], decimals: int | None, whole_life: bool) -> dict[str, float | None]:

@@ -288,3 +288,26 @@ async def test_compound_rewards_claimed_in_the_market_that_paid_them(compound: C
     rows = {row["position"]: row for row in entry["earnings"]}
     assert earned_adds_up(rows[leg]) == 2 * 10**16
     assert earned_adds_up(rows[f"{compound.market}:{comp}:rewards"]) == 0, "the other market's, untouched"
+
+
+async def test_a_balance_with_no_flow_to_explain_it_is_not_taken_for_yield(compound: CompoundFlows) -> None:
+    """A supply that appears without an event the flows follow (Comet's shortcut here; on mainnet
+    a path the flows do not read) earned nothing it could have accrued on: its earned figures are
+    null and a FLOWS_UNEXPLAINED warning names the leg and the amount."""
+    node, world = compound.node, compound.world
+    wallet, leg = node.accounts[19].lower(), f"{compound.market}:supply"
+    start = node.block_number()
+    node.send(compound.market, "setAccount(address,uint256,uint256)", wallet, 25_000 * C.USDC + 123, 0)
+    node.mine(1)
+    inputs = [{"protocol": "compound", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(compound.folder, compound.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 3}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    (row,) = [row for row in entry["earnings"] if row["position"] == leg]
+    held = node.call(compound.market, "balanceOf(address)", wallet)
+    assert (row["startAmount"], row["endAmount"], row["netFlows"]) == ("0", str(held), "0")
+    assert row["earned"] is row["earnedUsd"] is row["pnlUsd"] is row["priceEffectUsd"] is None
+    (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNEXPLAINED"]
+    assert warning["target"] == leg and warning["message"].startswith(
+        f"{held} raw units of {world.tokens['USDC'].lower()}"
+    )
