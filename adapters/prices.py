@@ -211,12 +211,12 @@ def noted(reader: ChainReader, price: T) -> T:
 
 
 def used_prices(prices: Mapping[tuple[str, str], UsdPrice], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """An entry's `usdPrices`: each price its USD figures were computed from, with its age. A price
-    read for a part the answer does not show (a token it names nowhere; a currency, where it lists
-    no position) is left out: a wallet that holds nothing lists none."""
-    named: set[str] = set()
-    _strings(answer, named)
-    holds = any(isinstance(value, list) and value for name, value in answer.items() if name != "warnings")
+    """An entry's `usdPrices`: every price read at its block while it was made (`noted`), with its
+    age. The reads note themselves, so no price a figure uses is left out (CRV's, a currency's: no
+    address in the answer names them). An answer that states no USD figure used none (Comet reads
+    its currency's price for every wallet, one that holds nothing too): it lists none."""
+    if not states_usd(answer):
+        return []
     return [
         {
             "asset": price.source.asset,
@@ -225,18 +225,13 @@ def used_prices(prices: Mapping[tuple[str, str], UsdPrice], answer: Mapping[str,
             "updatedAt": price.updated_at,
             "ageSeconds": price.source.age,
         }
-        for (asset, _), price in sorted(prices.items())
-        if price.source is not None and (asset in named if asset.startswith("0x") else holds)
+        for _, price in sorted(prices.items())
+        if price.source is not None
     ]
 
 
-def _strings(value: Any, found: set[str]) -> None:
-    """Every string in an answer (lower case) into `found`."""
-    if isinstance(value, str):
-        found.add(value.lower())
-    elif isinstance(value, dict):
-        for item in value.values():
-            _strings(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, found)
+def states_usd(value: Any) -> bool:
+    """Whether an answer states a USD figure: a field named ...Usd with a value, at any depth."""
+    if isinstance(value, Mapping):
+        return any((name.endswith("Usd") and item is not None) or states_usd(item) for name, item in value.items())
+    return isinstance(value, list) and any(states_usd(item) for item in value)

@@ -132,6 +132,6 @@ contract ConvexLens is CurvePools {
         (bool minted, bytes memory minter) = _call(tape, held.lptoken, abi.encodeCall(ICurveLpToken.minter, ()));
         address pool = minted && minter.length >= 32 ? abi.decode(minter, (address)) : held.lptoken;
         (bool crypto,) = _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
-        _share(tape, pool, held.lptoken, crypto, held.amount, args.feedKeys, args.feeds);
+        _share(tape, pool, held.lptoken, crypto ? CRYPTOSWAP : STABLESWAP, held.amount, args.feedKeys, args.feeds);
     }
 }

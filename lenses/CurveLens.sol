@@ -63,7 +63,8 @@ interface ICurveGauge {
 /// its low 128 bits, the registry's flags above them.
 /// @dev flags[r]: bit 0 = the pool's LP token is `get_token(pool)` (else the pool itself), bit 1 =
 /// cryptoswap (uint256 coin index, `lp_price`), bit 2 = an older registry: the LP token is
-/// `get_lp_token(pool)`, the gauge (on Ethereum) the first of `get_gauges(pool)`.
+/// `get_lp_token(pool)`, the gauge (on Ethereum) the first of `get_gauges(pool)`, bit 3 = an ng
+/// crypto pool (twocrypto-ng, tricrypto-ng: `remove_liquidity` pays all for the whole supply).
 contract CurveLens is CurvePools {
     uint256 internal constant MAX_REWARDS = 8;
 
@@ -239,7 +240,8 @@ contract CurveLens is CurvePools {
     }
 
     function _pool(Tape memory tape, Held memory held, Args memory args) private view {
-        _share(tape, held.pool, held.lp, held.flags & 2 == 2, held.amount, args.feedKeys, args.feeds);
+        uint256 kind = held.flags & 8 == 8 ? CRYPTO_NG : held.flags & 2 == 2 ? CRYPTOSWAP : STABLESWAP;
+        _share(tape, held.pool, held.lp, kind, held.amount, args.feedKeys, args.feeds);
         if (held.gauge != address(0)) _rewards(tape, held.gauge, args);
     }
 

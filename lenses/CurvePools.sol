@@ -62,6 +62,12 @@ interface ICurveCryptoSwap {
 /// and `lp_price` on cryptoswap.
 abstract contract CurvePools is Recorder {
     uint256 internal constant MAX_COINS = 8;
+    /// @dev How a pool's `remove_liquidity` pays each coin's balance x LP / totalSupply
+    /// (adapters/curve/figures.py `paying_lp`): on the whole LP (stableswap), on one LP unit less
+    /// (the v2 crypto pools), or on one less but on all of it for the whole supply (the ng crypto pools).
+    uint256 internal constant STABLESWAP = 0;
+    uint256 internal constant CRYPTOSWAP = 1;
+    uint256 internal constant CRYPTO_NG = 2;
     /// @dev The address Curve's ether pools give ether as a coin (no contract: no token facts).
     address internal constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
@@ -88,20 +94,21 @@ abstract contract CurvePools is Recorder {
         Tape memory tape,
         address pool,
         address lp,
-        bool crypto,
+        uint256 kind,
         uint256 amount,
         address[] memory feedKeys,
         address[] memory feeds
     ) internal view {
         _tokenInfo(tape, lp);
         uint256 supply = _word(tape, lp, abi.encodeCall(IERC20.totalSupply, ()));
-        uint256[] memory held = _coins(tape, pool, crypto, amount, feedKeys, feeds);
+        uint256[] memory held = _coins(tape, pool, kind != STABLESWAP, amount, feedKeys, feeds);
+        uint256 paying = kind == STABLESWAP || (kind == CRYPTO_NG && amount == supply) ? amount : amount - 1;
         for (uint256 i = 0; i < held.length; i++) {
-            held[i] = supply == 0 ? 0 : (held[i] * amount) / supply;
+            held[i] = supply == 0 ? 0 : (held[i] * paying) / supply;
         }
         _tokenAmount(tape, pool, held);
         _call(tape, pool, abi.encodeCall(ICurvePool.get_virtual_price, ()));
-        if (crypto) _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
+        if (kind != STABLESWAP) _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
     }
 
     /// @dev The coins' reads; returns the pool's balance of each (as many as it has coins).

@@ -46,8 +46,8 @@ def cvx(crv: int) -> int:
 async def test_deposits_with_their_coins_crv_cvx_and_extra_reward(world_client, world):
     entry = await answer(world_client, world.wallets["depositor"])
     curve = world.curve
-    stable_coins, stable_usd = expected(curve, C.STABLE, ["USDC", "crvUSD"], X.DEPOSITS[1])
-    crypto_coins, crypto_usd = expected(curve, C.CRYPTO, ["WETH", "CRV"], X.DEPOSITS[2])
+    stable_coins, stable_usd = expected(curve, C.STABLE, ["USDC", "crvUSD"], X.DEPOSITS[1], "stableswap-ng")
+    crypto_coins, crypto_usd = expected(curve, C.CRYPTO, ["WETH", "CRV"], X.DEPOSITS[2], "cryptoswap")
 
     def claims(pid: int) -> dict:
         crv, minted = X.EARNED[pid], cvx(X.EARNED[pid])

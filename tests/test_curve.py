@@ -12,6 +12,7 @@ from tests import curve_world as C
 from tests.conftest import proxied_api, query_positions, world_api, world_fixture
 from tests.evm import functions_of
 from tests.node_oracles import curve_abi
+from tests.rpc_proxy import RpcProxy
 
 ZERO = "0x" + "00" * 20
 
@@ -43,10 +44,19 @@ def usd(name: str, amount: int) -> Fraction:
     return Fraction(amount * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8))
 
 
-def expected(world, pool: dict, names: list[str], amount: int) -> tuple[list[dict], float]:
+def paid(kind: str, balance: int, amount: int, supply: int) -> int:
+    """What the pool's remove_liquidity pays of a coin for `amount` LP, as Curve's Vyper has it
+    (docs/protocols/curve.md#formulas): the stableswap pools on all of it; the v2 crypto pools on
+    one LP unit less; twocrypto-ng and tricrypto-ng likewise, but the whole supply takes it all."""
+    if kind in ("stableswap", "stableswap-ng") or (kind != "cryptoswap" and amount == supply):
+        return balance * amount // supply
+    return balance * (amount - 1) // supply
+
+
+def expected(world, pool: dict, names: list[str], amount: int, kind: str) -> tuple[list[dict], float]:
     coins, total = [], Fraction(0)
     for name, balance, rate in zip(names, pool["balances"], pool["rates"]):
-        held = balance * amount // pool["supply"]
+        held = paid(kind, balance, amount, pool["supply"])
         total += usd(name, held)
         coins.append(
             {
@@ -60,11 +70,11 @@ def expected(world, pool: dict, names: list[str], amount: int) -> tuple[list[dic
     return coins, float(total)
 
 
-def token_amount(values: dict, amount: int) -> int:
+def token_amount(values: dict, amount: int, kind: str) -> int:
     """The test pool's calc_token_amount of the share of each coin of `amount` LP (the mean of
     amount_i x totalSupply / balance_i, tests/contracts/TestCurve.sol)."""
     supply, balances = values["supply"], values["balances"]
-    return sum(balance * amount // supply * supply // balance for balance in balances) // len(balances)
+    return sum(paid(kind, balance, amount, supply) * supply // balance for balance in balances) // len(balances)
 
 
 def position(world, values: dict, names: list[str], lp: dict, held: int, staked: int, **facts) -> dict:
@@ -72,7 +82,7 @@ def position(world, values: dict, names: list[str], lp: dict, held: int, staked:
     token `lp`, `held` LP and `staked` LP; `facts`: pool, kind, factory, gauge, and the gauge's
     claimableCrv and rewards where it has any."""
     amount = held + staked
-    coins, value = expected(world, values, names, amount)
+    coins, value = expected(world, values, names, amount, facts["kind"])
     crv = facts.pop("crv", 0)
     return {
         "pool": facts["pool"],
@@ -88,7 +98,7 @@ def position(world, values: dict, names: list[str], lp: dict, held: int, staked:
         "valueUsd": value,
         "virtualPrice": str(values["virtual"]),
         "lpPrice": str(values["lp_price"]) if "lp_price" in values else None,
-        "lpForCoins": str(token_amount(values, amount)),
+        "lpForCoins": str(token_amount(values, amount, facts["kind"])),
         "claimableCrv": str(crv),
         "claimableCrvUsd": float(usd("CRV", crv)),
         "rewards": facts.get("rewards", []),
@@ -96,8 +106,8 @@ def position(world, values: dict, names: list[str], lp: dict, held: int, staked:
 
 
 async def test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake(world_client, world):
-    """Both pools' shares of each coin as balances(i) x LP / totalSupply (held + staked), each
-    held against the pool's calc_withdraw_one_coin; the gauge's CRV and extra reward. Then the
+    """Both pools' shares of each coin as their remove_liquidity pays them (`paid`: LP held + staked),
+    each held against the pool's calc_withdraw_one_coin; the gauge's CRV and extra reward. Then the
     pools of the older registries the AddressProvider names (registry_positions)."""
     entry = await answer(world_client, world.wallets["lp"])
     holding = C.HOLDINGS["lp"]
@@ -195,6 +205,63 @@ async def test_a_stake_alone_is_a_position_and_claimable_tokens_is_called_as_it_
 async def test_a_wallet_with_nothing_has_no_positions(world_client, world):
     entry = await answer(world_client, world.wallets["empty"])
     assert entry["curvePositions"] == []
+
+
+NG = {
+    "balances": [3_000_000 * 10**6, 1_000 * C.E18, 6_000_000 * C.E18],
+    "supply": 2_000 * C.E18,
+    "virtual": 1_010_000_000_000_000_000,
+    "lp_price": 3_000 * C.E18,
+    "rates": [1_500 * 10**6, C.E18 // 2, 3_000 * C.E18],
+}
+"""A twocrypto-ng pool (USDC, WETH: the first two of each list) and a tricrypto-ng one (USDC, WETH, CRV)."""
+
+
+async def test_the_ng_crypto_pools_pay_on_one_lp_unit_less_but_for_the_whole_supply(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    """twocrypto-ng's and tricrypto-ng's remove_liquidity pay balances(i) x (LP - 1) / totalSupply,
+    each whole balance for the whole supply (`paid`): a thousandth of the twocrypto-ng pool's LP,
+    whose balances(i) x LP / totalSupply are whole numbers, has one unit less of each coin, and
+    lpForCoins follows; the wallet holding all of the tricrypto-ng pool's LP has all its coins.
+    Warm, each answer is one lens call: the lens pays by the same rule (lenses/CurvePools.sol)."""
+    node, artifacts = world.node, C.compile_all()
+    data = world.addresses_override()
+    factories = data[str(node.chain_id)]["curve"]["factories"]
+    factories["tricrypto_factory"] = node.deploy(artifacts["TestCurveFactory"])
+    two = {**NG, "balances": NG["balances"][:2], "rates": NG["rates"][:2]}
+    part, whole = NG["supply"] // 1000, NG["supply"]
+    found = {}
+    for kind, factory, values, wallet, held in (
+        ("twocrypto-ng", factories["twocrypto_factory"], two, world.node.accounts[17], part),
+        ("tricrypto-ng", factories["tricrypto_factory"], NG, world.node.accounts[18], whole),
+    ):
+        names = ["USDC", "WETH", "CRV"][: len(values["balances"])]
+        pool = node.deploy(artifacts["TestCurvePool"], ["string", "string", "bool"], [kind, kind, True])
+        node.send(factory, "add(address,address,address)", pool, pool, ZERO)
+        coins = [world.tokens[name] for name in names]
+        node.send(pool, "setCoins(address[],uint256[],uint256[])", coins, values["balances"], values["rates"])
+        node.send(pool, "setPrices(uint256,uint256)", values["virtual"], values["lp_price"])
+        node.send(pool, "setTokenAmount(uint256,address)", 1, ZERO)
+        node.send(pool, "mint(address,uint256)", wallet, held)
+        if held < whole:
+            node.send(pool, "mint(address,uint256)", node.accounts[0], whole - held)
+        lp = {"address": pool, "symbol": kind, "name": kind}
+        found[kind] = (wallet, position(world, values, names, lp, held, 0, pool=pool, kind=kind, factory=factory))
+    path = tmp_path / "ng.json"
+    path.write_text(json.dumps(data))
+    proxy = RpcProxy(node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=str(proxied.make_url("/")))
+    await answer(api, world.wallets["lp"])
+    for kind, (wallet, position_) in found.items():
+        node.mine()
+        before = len(proxy.posts)
+        assert (await answer(api, wallet))["curvePositions"] == [position_], kind
+        assert one_lens_call(proxy.posts[before:]), f"{kind}: the lens reads calc_token_amount as the adapter asks it"
+    two_coins = found["twocrypto-ng"][1]["coins"]
+    assert [coin["amount"] for coin in two_coins] == [str(balance // 1000 - 1) for balance in two["balances"]]
+    assert [coin["amount"] for coin in found["tricrypto-ng"][1]["coins"]] == [str(b) for b in NG["balances"]]
 
 
 PUBLISHED = {

@@ -50,7 +50,9 @@ MAX_REWARDS = 8
 """A gauge has at most 8 extra rewards (MAX_REWARDS in LiquidityGauge v4/v5)."""
 MAX_HELD = 32
 """Held pools whose details the lens reads; any more are read in rounds."""
-CRYPTO_KINDS = frozenset({"cryptoswap", "twocrypto-ng", "tricrypto-ng"})
+CRYPTO_NG_KINDS = frozenset({"twocrypto-ng", "tricrypto-ng"})
+"""Crypto pools whose `remove_liquidity` pays all of each coin for the whole supply (figures.paying_lp)."""
+CRYPTO_KINDS = frozenset({"cryptoswap", *CRYPTO_NG_KINDS})
 """Pools whose coins are indexed by uint256 and which have `lp_price`."""
 REGISTRY_NAMES = frozenset(name for name, _ in CURVE_REGISTRY_IDS.values())
 """The older registries (the AddressProvider's), whose pools have an LP token of their own
@@ -105,8 +107,13 @@ def is_crypto(kind: str) -> bool:
 
 def flags(factory: CurveFactory) -> int:
     """The lens's flags of a factory or registry: bit 0 an LP token of its own, bit 1
-    cryptoswap, bit 2 an older registry (`get_lp_token`, `get_gauges`)."""
-    return int(has_token(factory)) | (2 if is_crypto(factory.kind) else 0) | (4 if is_registry(factory) else 0)
+    cryptoswap, bit 2 an older registry (`get_lp_token`, `get_gauges`), bit 3 an ng crypto pool."""
+    return (
+        int(has_token(factory))
+        | (2 if is_crypto(factory.kind) else 0)
+        | (4 if is_registry(factory) else 0)
+        | (8 if factory.kind in CRYPTO_NG_KINDS else 0)
+    )
 
 
 def scan_flags(curve: CurveAddresses) -> list[int]:

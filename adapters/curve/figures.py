@@ -2,8 +2,9 @@
 
 For `amount` of a pool's LP token (held, staked in its gauge, or deposited through Convex):
 - each coin `i` (the pool's `coins(i)`, read up to the first revert; `coins(int128)` and
-  `balances(int128)` on the oldest pools, whose `coins(uint256)` reverts) is `balances(i) x amount /
-  totalSupply` of the LP token, rounded down, as the pool's `remove_liquidity` pays it;
+  `balances(int128)` on the oldest pools, whose `coins(uint256)` reverts) is `balances(i) x LP /
+  totalSupply` of the LP token, rounded down, as the pool's `remove_liquidity` pays it: LP is
+  `amount` on the stableswap pools, one unit less on the crypto pools (`paying_lp`);
 - `withdrawOneCoin` of coin i is the pool's own `calc_withdraw_one_coin(amount, i)` (int128 index on
   stableswap, uint256 on cryptoswap): what withdrawing all of it in that coin alone would pay, the
   pool's view to hold the share against;
@@ -29,6 +30,7 @@ from adapters.curve.contracts import (
     CALC_WITHDRAW_ONE_COIN_CRYPTO,
     COINS,
     COINS_INT128,
+    CRYPTO_NG_KINDS,
     GET_VIRTUAL_PRICE,
     LP_PRICE,
     MAX_COINS,
@@ -97,7 +99,8 @@ async def share(
     )
     rows: list[dict[str, Any]] = []
     total: Fraction | None = Fraction(0)
-    amounts = [balance * amount // supply if supply else 0 for (balance,) in balances]
+    paying = paying_lp(kind, amount, supply)
+    amounts = [balance * paying // supply if supply else 0 for (balance,) in balances]
     lp_for_coins = await warnings.optional(token_amount(reader, pool, amounts), pool, "lpForCoins is")
     for info, (balance,), held, price, withdrawn in zip(infos, balances, amounts, prices, one_coin):
         usd = price.exact(held, info["decimals"]) if price else None
@@ -121,6 +124,25 @@ async def share(
         "lpPrice": raw(lp_price),
         "lpForCoins": raw(lp_for_coins),
     }
+
+
+def paying_lp(kind: str, amount: int, supply: int) -> int:
+    """The LP a pool of `kind` pays each coin's `balances(i) x LP / totalSupply` on when `amount`
+    is withdrawn by `remove_liquidity`, as Curve's Vyper has it:
+    - stableswap: `amount` (curvefi/curve-contract@574f440 StableSwap3Pool.vy, curvefi/curve-factory@5272fd2
+      contracts/implementations/: `balances[i] * _amount / total_supply`);
+    - stableswap-ng: `amount` (curvefi/stableswap-ng@2abe778 CurveStableSwapNG.vy, CurveStableSwapMetaNG.vy);
+    - cryptoswap: `amount - 1`, "favoring other LPs" (curvefi/curve-crypto-contract@d7d04cd
+      tricrypto/CurveCryptoSwap.vy, two/CurveCryptoSwap2ETH.vy; the v2 crypto factory's pool,
+      curvefi/twocrypto-ng@0fcca0d contracts/old/CurveCryptoSwap2ETH.vy);
+    - twocrypto-ng, tricrypto-ng: `amount - 1`, but all of each balance (`amount`) for the whole
+      supply (curvefi/twocrypto-ng@c62b42c CurveTwocryptoOptimized.vy, @0fcca0d Twocrypto.vy;
+      curvefi/tricrypto-ng@584591e CurveTricryptoOptimized.vy, CurveTricryptoOptimizedWETH.vy).
+    Balance x amount / supply would be up to a unit of each coin high on the crypto pools (more
+    where a balance outnumbers the supply in raw units), and `lpForCoins` would inherit it."""
+    if not is_crypto(kind) or (kind in CRYPTO_NG_KINDS and amount == supply):
+        return amount
+    return amount - 1
 
 
 async def token_amount(reader: ChainReader, pool: str, amounts: list[int]) -> int:
