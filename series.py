@@ -573,8 +573,13 @@ async def flows(
         if at in (0, len(answered) - 1)
         or not any(warning["code"] == "PART_UNREADABLE" for warning in point["positions"]["warnings"])
     ]
-    derived = earnings(points, answer["flows"], decimals)
-    for row in derived:
+    named = logs.unavailable  # a leg's key, or a position's (its legs' keys less the last part)
+    answer["earnings"] = [
+        row
+        for row in earnings(points, answer["flows"], decimals)
+        if not {row["position"], row["position"].rsplit(":", 1)[0]} & set(named)
+    ]
+    for row in answer["earnings"]:
         if amount := row.pop("unexplained", 0):
             warn(
                 "FLOWS_UNEXPLAINED",
@@ -583,7 +588,3 @@ async def flows(
                 "with no flow that brings them in (a transfer or mint by a path the flows do not follow): its "
                 "earned, earnedUsd, pnlUsd and priceEffectUsd are null, not counted as yield.",
             )
-    named = logs.unavailable  # a leg's key, or a position's (its legs' keys less the last part)
-    answer["earnings"] = [
-        row for row in derived if not {row["position"], row["position"].rsplit(":", 1)[0]} & set(named)
-    ]

@@ -102,10 +102,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
     ):
         node.send(market, "setCollateralTotal(address,uint128)", world.tokens[symbol], total)
     saver, borrower = world.wallets["saver"], world.wallets["borrower"]
-    node.send(world.usdc_market, "setAccount(address,uint256,uint256)", saver, 25_000 * USDC + 123, 0)
-    node.send(world.weth_market, "setAccount(address,uint256,uint256)", borrower, 0, 3 * ETHER + 7)
-    node.send(world.weth_market, "setCollateral(address,address,uint128)", borrower, world.tokens["WBTC"], 10**7)
-    node.send(world.weth_market, "setCollateral(address,address,uint128)", borrower, world.tokens["USDC"], 4_000 * USDC)
+    # Through Comet's own entry points, which emit what mainnet's do (the flows follow them).
+    supply, withdraw = "supplyTo(address,address,uint256)", "withdrawTo(address,address,uint256)"
+    node.send(world.usdc_market, supply, saver, world.tokens["USDC"], 25_000 * USDC + 123, sender=saver)
+    node.send(world.weth_market, supply, borrower, world.tokens["WBTC"], 10**7, sender=borrower)
+    node.send(world.weth_market, supply, borrower, world.tokens["USDC"], 4_000 * USDC, sender=borrower)
+    node.send(world.weth_market, withdraw, borrower, world.tokens["WETH"], 3 * ETHER + 7, sender=borrower)
     world.rewards = node.deploy(artifacts["TestCometRewards"], ["address"], [world.tokens["COMP"]])
     node.send(world.rewards, "setOwed(address,address,uint256)", world.usdc_market, saver, 12 * 10**17)
     node.send(world.rewards, "setOwed(address,address,uint256)", world.weth_market, borrower, 3 * 10**16)

@@ -210,7 +210,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = Tru
     for token in ("ezETH", "rsETH"):
         node.send(c[token], "mint(address,uint256)", holder, world.holdings[token])
     node.send(c["ezETH"], "setTotalSupply(uint256)", EZETH_SUPPLY)
-    node.send(c["eETH"], "setShares(address,uint256)", holder, world.holdings["eETH"])
+    node.send(c["eETH"], "mintShares(address,uint256)", holder, world.holdings["eETH"])
     node.send(c["weETH"], "mint(address,uint256)", holder, world.holdings["weETH"])
     node.send(c["rETH"], "mint(address,uint256)", holder, world.holdings["rETH"])
     node.send(c["rETH"], "mint(address,uint256)", world.wallets["small"], world.holdings["rETH small"])

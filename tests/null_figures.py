@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from graphql import GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema
+from graphql import GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, build_schema
+
+from schema import SDL_PATH
 
 LEFT_ALONE = ("warnings", "usdPrices", "provenance")
 SHAPE = {"oracle": ("updatedAt", "ageSeconds")}
@@ -23,6 +25,10 @@ def figure_names(schema: GraphQLSchema) -> frozenset[str]:
         for name, field in graphql_type.fields.items()
         if not isinstance(field.type, GraphQLNonNull) and field.type in (GraphQLFloat, GraphQLInt)
     )
+
+
+FIGURES = figure_names(build_schema(SDL_PATH.read_text()))
+"""The schema's nullable Float and Int fields, by name."""
 
 
 def unexplained(entry: dict[str, Any], figures: frozenset[str]) -> list[str]:

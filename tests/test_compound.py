@@ -138,7 +138,9 @@ async def test_an_eth_quoted_market_without_an_eth_usd_feed_has_no_usd(
     (borrow,) = entry["borrowPositions"]
     assert borrow["debtUsd"] is None and borrow["borrowCapacityUsd"] is None and borrow["apr"] > 0
     assert [c["balanceUsd"] for c in entry["collateralPositions"]] == [None, None]
-    assert entry["warnings"] == [], "no price source at all is null by design, not a warning"
+    assert entry["warnings"] and all(
+        w["code"] == "PRICE_UNAVAILABLE" and "names no ETH/USD feed on chain" in w["message"] for w in entry["warnings"]
+    ), "no price source at all: every null USD figure is named"
 
 
 async def test_a_wallet_with_nothing(world_client, world):

@@ -16,13 +16,12 @@ from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
 
 import series
 import server
-from tests.null_figures import figure_names, unexplained
+from tests.null_figures import FIGURES, unexplained
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
 from tests.test_past_blocks import LLTV_C, POSITIONS, SCHEMA, USDC, Service, history, market_id, position_inputs
 
 __all__ = ["history"]
-FIGURES = figure_names(SCHEMA)
 
 SERIES = (
     "query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {"

@@ -248,10 +248,15 @@ def _first_state(world: VaultStyleWorld) -> None:
         }
     }
     world.midas = {holder: {"mTBILL": 25_000 * 10**18 + 11, "mBTC": 2 * 10**18}}
-    for spec in VAULTS:
-        vault = world.vaults[spec.kind]
-        node.send(vault, "mint(address,uint256)", node.accounts[0], spec.supply - world.shares[holder][spec.kind])
-        node.send(vault, "mint(address,uint256)", holder, world.shares[holder][spec.kind])
+    for spec in VAULTS:  # ERC-4626's mint into the empty vault (1:1), which emits what mainnet's does
+        vault, token = world.vaults[spec.kind], world.tokens[spec.asset]
+        for minter, amount in (
+            (node.accounts[0], spec.supply - world.shares[holder][spec.kind]),
+            (holder, world.shares[holder][spec.kind]),
+        ):
+            node.send(token, "mint(address,uint256)", minter, amount)
+            node.send(token, "approve(address,uint256)", vault, amount, sender=minter)
+            node.send(vault, "mint(uint256,address)", amount, minter, sender=minter)
         node.send(vault, "setTotalAssets(uint256)", spec.assets[0])
     for symbol, amount in world.midas[holder].items():
         node.send(world.tokens[symbol], "mint(address,uint256)", holder, amount)

@@ -64,6 +64,13 @@ contract TestEETH {
         shares[account] = amount;
     }
 
+    /// EETH.mintShares, which LiquidityPool.deposit calls: the shares credited and announced as a
+    /// transfer from zero of what they are worth.
+    function mintShares(address account, uint256 share) external {
+        shares[account] += share;
+        emit Transfer(address(0), account, pool.amountForShare(share));
+    }
+
     function balanceOf(address account) external view returns (uint256) {
         return pool.amountForShare(shares[account]);
     }

@@ -5,9 +5,14 @@ pragma solidity 0.8.19;
 /// `cooldowns` layout); shares, assets and cooldowns are set by the test. `cooldownShares` is
 /// StakedUSDeV2's: the shares burnt and their assets withdrawn to the silo, with OpenZeppelin's
 /// ERC-4626 events (no asset moves here: the test's silo pays the unstake itself).
+interface ITestToken {
+    function transferFrom(address from, address to, uint256 amount) external returns (bool);
+}
+
 contract TestShareVault {
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Withdraw(address indexed sender, address indexed receiver, address indexed owner, uint256 assets, uint256 shares);
+    event Deposit(address indexed sender, address indexed owner, uint256 assets, uint256 shares);
 
     struct UserCooldown {
         uint104 cooldownEnd;
@@ -40,6 +45,19 @@ contract TestShareVault {
     function mint(address to, uint256 amount) external {
         shares[to] += amount;
         totalSupply += amount;
+    }
+
+    /// ERC-4626's mint, the entry point the demo's holders use: `amount` shares to `receiver` for
+    /// the assets they are worth, rounded up (1:1 in an empty vault), taken from the caller, with
+    /// OpenZeppelin's ERC-4626 events.
+    function mint(uint256 amount, address receiver) external returns (uint256 assets) {
+        assets = totalSupply == 0 ? amount : (amount * totalAssets + totalSupply - 1) / totalSupply;
+        require(ITestToken(asset).transferFrom(msg.sender, address(this), assets), "transferFrom failed");
+        shares[receiver] += amount;
+        totalSupply += amount;
+        totalAssets += assets;
+        emit Transfer(address(0), receiver, amount);
+        emit Deposit(msg.sender, receiver, assets, amount);
     }
 
     function transfer(address to, uint256 amount) external returns (bool) {
