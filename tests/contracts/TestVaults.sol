@@ -40,7 +40,10 @@ abstract contract TestShares {
     }
 
     event Transfer(address indexed from, address indexed to, uint256 value);
+    event Deposit(address indexed sender, address indexed owner, uint256 assets, uint256 shares);
 
+    /// A deposit with the events MetaMorpho's and VaultV2's emit (ERC-4626's Deposit, the shares'
+    /// mint as a Transfer from zero).
     function _mintFor(uint256 assets, address receiver) internal returns (uint256 shares) {
         uint256 total = totalAssets();
         shares = totalSupply == 0 ? assets * 1e12 : assets * totalSupply / total;
@@ -48,6 +51,7 @@ abstract contract TestShares {
         totalSupply += shares;
         balanceOf[receiver] += shares;
         emit Transfer(address(0), receiver, shares);
+        emit Deposit(msg.sender, receiver, assets, shares);
     }
 
     function transfer(address to, uint256 shares) external returns (bool) {
