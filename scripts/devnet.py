@@ -65,7 +65,8 @@ async def holdings(
                         answer = await protocol.fetch(context, holder)
                         lists = {f: len(value) for f, value in answer.items() if isinstance(value, list) and value}
                         if lists or len(context.warnings):
-                            label = name if via is None else f"{name} via {via} {holder[:10]}"
+                            # an Euler owner's sub-accounts differ in the last byte only
+                            label = name if via is None else f"{name} via {via} {holder[:6]}…{holder[-4:]}"
                             found[role].append((label, lists, context.warnings.as_list()))
             return found
         finally:
@@ -108,9 +109,10 @@ def main() -> None:
         help="also serve the service on 127.0.0.1:PORT (8000) against the chain, with a key of its own",
     )
     args = parser.parse_args()
-    for port in (args.rpc_port, args.serve):
+    for port, option in ((args.rpc_port, "--rpc-port"), (args.serve, "--serve")):
         if port is not None and not port_free(port):
-            sys.exit(f"devnet: port {port} on 127.0.0.1 is in use (another devnet or server?); choose another")
+            taken = f"devnet: port {port} on 127.0.0.1 is in use (another devnet or server?)"
+            sys.exit(f"{taken}; pick another: {option} PORT")
     node = Anvil(port=args.rpc_port)
     server = None
     try:

@@ -282,6 +282,42 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
             devnet.wait(30)
 
 
+def test_the_devnet_names_the_option_that_picks_a_port_in_use(tmp_path):
+    """A port taken (another devnet, a server) is refused before anything is built, and the
+    message says which option picks another; `./scripts/test --help` answers without installing."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for option in ("--rpc-port", "--serve"):
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    str(SERVER.parent / "scripts" / "devnet.py"),
+                    "--rpc-port",
+                    str(free_port()),
+                    option,
+                    str(port),
+                ],
+                capture_output=True,
+                text=True,
+                cwd=tmp_path,
+                timeout=60,
+            )
+            assert done.returncode == 1 and f"port {port} on 127.0.0.1 is in use" in done.stderr, done.stderr
+            assert done.stderr.strip().endswith(f"pick another: {option} PORT")
+    helped = subprocess.run(
+        ["bash", str(SERVER.parent / "scripts" / "test"), "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=10,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: ./scripts/test"), helped.stderr
+    assert not (tmp_path / ".venv").exists()
+
+
 def test_a_request_cut_by_the_shutdown_timeout_is_logged_as_such(tmp_path):
     keys = tmp_path / "keys.env"
     key = cli("keys", "create", "--name", "cut", keys_file=keys).stdout.strip()

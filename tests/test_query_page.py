@@ -101,8 +101,27 @@ async def test_the_page_completes_from_the_schema_and_runs_a_query_with_the_key(
             await browser.evaluate("document.getElementById('key').focus()")
             await browser.type(key)
             await browser.evaluate("document.getElementById('run').click()")
-            await browser.wait_for(f"{STATUS}.startsWith('HTTP 200')")
+            done = await browser.wait_for(f"{STATUS}.startsWith('HTTP 200') && {STATUS}")
+            assert re.search(r"rate limit: \d+ of \d+ requests left, a new window in \d+ s$", done), done
             answer = json.loads(await browser.evaluate("document.getElementById('result').textContent"))
+
+            await browser.evaluate("document.getElementById('prettify').click()")
+            formatted = await browser.evaluate("q.value")
+            assert formatted.startswith("query($inputs: [PositionInput!]!) {\n  walletPositions(inputs: $inputs) {")
+            assert "\n      ... on FluidWalletPositions {\n        walletAddress\n" in formatted
+            assert "\n" in await browser.evaluate("document.getElementById('variables').value")
+            await browser.evaluate("document.getElementById('status').textContent = ''")
+            await browser.evaluate("document.getElementById('run').click()")
+            await browser.wait_for(f"{STATUS}.startsWith('HTTP 200')")
+            again = json.loads(await browser.evaluate("document.getElementById('result').textContent"))
+            assert again == answer, "the formatted query asks the same"
+
+            await browser.evaluate("document.getElementById('variables').value = '{\"inputs\": ['")
+            await browser.evaluate("document.getElementById('run').click()")
+            assert (await browser.wait_for(f"{STATUS}.startsWith('The variables') && {STATUS}")).startswith(
+                "The variables are not JSON"
+            )
+            assert await browser.evaluate("document.getElementById('result').textContent") == "", "no stale answer"
     finally:
         await site.close()
     (entry,) = answer["data"]["walletPositions"]["data"]
