@@ -9,7 +9,7 @@ test tokens and USD feeds.
 - `restaker`: an EigenPod with native restaked ETH (beacon chain ETH shares, partly slashed) and a
   queued withdrawal of beacon chain ETH.
 - `empty`: nothing.
-The eLST token has a USD feed, the tEIGEN token none (its USD figures are null by design).
+The eLST token has a USD feed, the tEIGEN token none (its USD figures are null, with a warning).
 """
 
 from __future__ import annotations
