@@ -106,6 +106,10 @@ VAULT_STYLE = ("midas", "avantis", "avant", "ethena", "sky", "erc4626")
 """The vault-style protocols answered by the shared adapter alone (Neutrl adds a field of its own)."""
 
 
+WITHOUT_FLOWS = (("eigenlayer", eigenlayer), ("aura", aura), ("curve", curve), ("convex", convex))
+"""The protocols answered by their fetch alone: no event streams, pool details or flows yet."""
+
+
 def type_name(name: str) -> str:
     """The protocol's member of the `WalletPositions` union."""
     return f"{name[0].upper()}{name[1:]}WalletPositions"
@@ -186,9 +190,6 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
             ),
             *(entry(**more) for more in liquid_staking.entries(addresses)),
             entry("balancer", balancer.chains(addresses), balancer.fetch, streams=balancer_contracts.streams),
-            *(
-                entry(name, module.chains(addresses), module.fetch)
-                for name, module in (("eigenlayer", eigenlayer), ("aura", aura), ("curve", curve), ("convex", convex))
-            ),
+            *(entry(name, module.chains(addresses), module.fetch) for name, module in WITHOUT_FLOWS),
         )
     }

@@ -30,7 +30,8 @@ def earnings(
     the last with no inflow since (`unexplained`) earned nothing it could have accrued on: its
     amount came by a path the flows do not follow, so its earned figures are null and its row
     says how much (`unexplained`, raw units) for the series' FLOWS_UNEXPLAINED warning."""
-    (start_block, start), (end_block, end) = points[0], points[-1]
+    (start_block, start), *_ = points
+    *_, (end_block, end) = points
     by_key: dict[str, list[dict[str, Any]]] = {}
     for flow in flows:
         by_key.setdefault(flow["position"], []).append(flow)

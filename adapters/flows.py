@@ -175,10 +175,10 @@ async def share_flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Ma
         at = (log.block_number, log.log_index, log.transaction_hash)
         if asset == log.address:
             found += own_transfers(log, named)
-        elif log.topics[0] == DEPOSIT.topic and log.topics[2:3] == (named,):
+        elif log.signature == DEPOSIT.topic and log.topics[2:3] == (named,):
             assets, _ = decode(("uint256", "uint256"), log.data)
             found.append(Flow(log.address, "deposit", *at, asset, assets))
-        elif log.topics[0] == WITHDRAW.topic and log.topics[3:4] == (named,):
+        elif log.signature == WITHDRAW.topic and log.topics[3:4] == (named,):
             assets, _ = decode(("uint256", "uint256"), log.data)
             found.append(Flow(log.address, "withdraw", *at, asset, -assets))
         elif (moved := transferred(log, named)) is not None and moved.kind in ("transfer-in", "transfer-out"):
@@ -202,7 +202,7 @@ class Moved(NamedTuple):
 def transferred(log: Log, named: str) -> Moved | None:
     """The ERC-20 `Transfer` to or from the wallet (`named`, a topic) that `log` is, if any (not
     one to itself): a mint or burn where the other side is the zero address."""
-    if len(log.topics) != 3 or log.topics[0] != TRANSFER.topic or len(log.data) != 32:
+    if len(log.topics) != 3 or log.signature != TRANSFER.topic or len(log.data) != 32:
         return None  # not an ERC-20 Transfer: anyone may emit a malformed one naming the wallet
     _, source, target = log.topics
     if (source == named) == (target == named):

@@ -29,6 +29,11 @@ class Log:
     log_index: int
     transaction_hash: str = ""
 
+    @property
+    def signature(self) -> str:
+        """topic 0: the hash of the event's signature, which says what the log is (`Event.topic`)."""
+        return self.topics[0]
+
 
 async def get_logs(
     rounds: Rounds, max_range: int, address: str | Sequence[str], topics: Sequence[Any], from_block: int, last: int

@@ -70,7 +70,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     for log in logs:
         if log.address not in pools or len(log.topics) < 3:
             continue
-        at, event = (log.block_number, log.log_index, log.transaction_hash), log.topics[0]
+        at, event = (log.block_number, log.log_index, log.transaction_hash), log.signature
         pool = log.address
         if event == SUPPLY.topic and log.topics[2] == named:
             _, amount = decode(("address", "uint256"), log.data)

@@ -98,7 +98,7 @@ async def _sent(ctx: FetchContext, logs: WalletLogs, vaults: list[str]) -> tuple
             factories.add(str(entire.constantVariables.factory).lower())
     sent = set()
     for log in logs:
-        if log.address in factories and len(log.topics) == 4 and log.topics[0] == TRANSFER.topic:
+        if log.address in factories and len(log.topics) == 4 and log.signature == TRANSFER.topic:
             _, source, target, token = log.topics
             if NO_ONE not in (source, target):
                 sent.add(int(token, 16))

@@ -88,7 +88,7 @@ def withdraw_requests(etherfi: EtherfiAddresses) -> Stream:
     nft = etherfi.withdraw_request_nft.address
 
     def rows(entry: Log) -> Rows:
-        if entry.address != nft or len(entry.topics) != 4 or entry.topics[0] != erc20.TRANSFER.topic:
+        if entry.address != nft or len(entry.topics) != 4 or entry.signature != erc20.TRANSFER.topic:
             return []
         _, _, recipient, token_id = entry.topics
         return [Holding("0x" + recipient[-40:], str(int(token_id, 16)), entry.block_number)]

@@ -64,7 +64,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         for log in logs
         if log.address == blue
         and len(log.topics) == 4
-        and (known := ON_BEHALF.get(log.topics[0])) is not None
+        and (known := ON_BEHALF.get(log.signature)) is not None
         and log.topics[known[0]] == named
     ]
     ids = sorted({log.topics[1] for log in mine})
@@ -74,7 +74,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     for log in mine:
         market, at = log.topics[1], (log.block_number, log.log_index, log.transaction_hash)
         loan, collateral = params[market].loan_token.lower(), params[market].collateral_token.lower()
-        if log.topics[0] == LIQUIDATE.topic:
+        if log.signature == LIQUIDATE.topic:
             repaid, _, seized, bad_debt, _ = decode(("uint256",) * 5, log.data)
             found += [
                 Flow(f"{market}:borrow", "liquidation-repaid", *at, loan, -repaid),
@@ -83,10 +83,10 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
             if bad_debt:
                 found.append(Flow(f"{market}:borrow", "bad-debt", *at, loan, -bad_debt))
             continue
-        _, leg, kind, sign = ON_BEHALF[log.topics[0]]
+        _, leg, kind, sign = ON_BEHALF[log.signature]
         words = decode(("uint256",) * (len(log.data) // 32), log.data)
         asset = collateral if leg == "collateral" else loan
-        found.append(Flow(f"{market}:{leg}", kind, *at, asset, sign * words[ASSETS_AT.get(log.topics[0], 1)]))
+        found.append(Flow(f"{market}:{leg}", kind, *at, asset, sign * words[ASSETS_AT.get(log.signature, 1)]))
     return sorted([*found, *await share_flows(ctx, wallet, logs, legs)], key=lambda flow: flow[2:4])
 
 
@@ -111,6 +111,7 @@ async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> d
         whole = Fraction(oracle_price * 10 ** collateral["decimals"], ORACLE_PRICE_SCALE * 10 ** loan["decimals"])
         return whole * Fraction(loan_usd.answer, 10**loan_usd.decimals)
 
-    collaterals = [index for index, flow in enumerate(moved) if flow.position.endswith(":collateral")]
-    found = await asyncio.gather(*(outcome(price(moved[index].position.partition(":")[0])) for index in collaterals))
+    markets = {index: flow.position.partition(":") for index, flow in enumerate(moved)}
+    collaterals = {index: market for index, (market, _, leg) in markets.items() if leg == "collateral"}
+    found = await asyncio.gather(*(outcome(price(market)) for market in collaterals.values()))
     return {index: None if isinstance(value, ProtocolError) else value for index, value in zip(collaterals, found)}

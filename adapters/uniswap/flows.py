@@ -99,7 +99,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         if not manager:
             continue
         transfers = [
-            log for log in logs if log.address == manager and len(log.topics) == 4 and log.topics[0] == TRANSFER.topic
+            log for log in logs if log.address == manager and len(log.topics) == 4 and log.signature == TRANSFER.topic
         ]
         held = {int(token_id) for owner, token_id, _ in (key.split(":") for key in legs) if owner == manager}
         minted = [log for log in transfers if log.topics[1:3] == (NO_ONE, named) and int(log.topics[3], 16) not in held]
@@ -166,7 +166,7 @@ async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
         and len(log.data) == 96
         and _owned(owned, int(log.topics[1], 16), log)
     ]
-    collected = sorted({int(log.topics[1], 16) for log in mine if log.topics[0] == COLLECT.topic})
+    collected = sorted({int(log.topics[1], 16) for log in mine if log.signature == COLLECT.topic})
     histories = await asyncio.gather(*(owed.events(ctx, manager, token_id, logs.last) for token_id in collected))
     principal: dict[tuple[int, int], tuple[int, int]] = {}
     for token_id, history in zip(collected, histories):
@@ -177,7 +177,7 @@ async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
     found = [
         flow
         for log in mine
-        if log.topics[0] != COLLECT.topic or (log.block_number, log.log_index) in principal
+        if log.signature != COLLECT.topic or (log.block_number, log.log_index) in principal
         for flow in _changes(manager, log, legs, principal)
     ]
     return (lambda reader, token_id: position(ctx, reader, v3, token_id)), found

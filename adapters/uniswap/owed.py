@@ -47,7 +47,7 @@ def walk(logs: Iterable[Log]) -> tuple[Pair, dict[tuple[int, int], Pair]]:
     amounts was principal, by the Collect's (block, log index)."""
     owed, paid = [0, 0], {}
     for log in logs:
-        if log.topics[0] == COLLECT.topic:
+        if log.signature == COLLECT.topic:
             _, *amounts = decode(("address", "uint256", "uint256"), log.data)
             part = [min(o, amount) for o, amount in zip(owed, amounts)]
             paid[(log.block_number, log.log_index)] = (part[0], part[1])
