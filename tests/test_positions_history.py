@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
 
 import series
 import server
+from tests.evm import ROOT
 from tests.null_figures import FIGURES, unexplained
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
@@ -457,3 +459,48 @@ async def test_pendle_tokens_sent_and_a_yts_due_claimed_are_flows(history):
     earned = {row["position"]: row["earned"] for row in entry["earnings"]}
     assert {earned[token] for token in sent} == {"0"}
     assert earned[f"{yt}:interest"] == "0" and earned[f"{yt}:{reward}:reward"] == "0", "nothing accrued since"
+
+
+def devnet_examples() -> list[tuple[str, str, dict[str, Any]]]:
+    """Each ```graphql operation of the README and the docs that a ```json block after it gives
+    the devnet's variables for ("chainId": 31337), and the README's query with the devnet's chain
+    and the saver's address, as the README says to paste it: (page, query, variables)."""
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        pairs = re.findall(
+            r"^```graphql\n(.*?)^```\n(?:(?!```)[^\n]*\n)*?^```json\n(.*?)^```", page.read_text(), re.S | re.M
+        )
+        found += [
+            (page.name, query, json.loads(variables)) for query, variables in pairs if '"chainId": 31337' in variables
+        ]
+    curl = re.search(r"-d '(\{.*?\})'\n", (ROOT / "README.md").read_text(), re.S)
+    assert curl is not None
+    readme = json.loads(curl.group(1))
+    (item,) = readme["variables"]["inputs"]
+    item |= {"chainId": 31337, "walletAddress": SAVER}
+    return [("README.md", readme["query"], readme["variables"]), *found]
+
+
+SAVER = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65"
+"""The devnet's saver (anvil's fifth account), whose address the docs' devnet examples paste."""
+
+
+async def test_the_docs_devnet_examples_answer_on_the_devnets_worlds(history):
+    """Pasted as written on the chain the devnet builds (tests/all_worlds.py): each answers, with
+    no error and something held."""
+    worlds, folder, key, _ = history
+    assert worlds.wallets["saver"].lower() == SAVER
+    examples = devnet_examples()
+    assert {page for page, _, _ in examples} >= {"README.md", "history.md", "verifying.md"}
+    async with Service(folder, key, worlds.node) as service:
+        for page, query, variables in examples:
+            body = {"query": query, "variables": variables}
+            async with service.client.post("/graphql", json=body, headers={"x-api-key": service.key}) as response:
+                assert response.status == 200, (page, await response.text())
+                answer = await response.json()
+            assert "errors" not in answer, (page, answer)
+            (result,) = answer["data"].values()
+            assert result["errors"] == [] and result["data"], (page, result)
+            if page == "history.md":
+                (entry,) = result["data"]
+                assert entry["earnings"] and all(point["error"] is None for point in entry["points"]), entry
