@@ -143,9 +143,11 @@ def main() -> None:
             server = serve(args.serve, path.with_name("devnet-keys.env"), environment)
         print(f"# Ctrl-C stops the chain{' and the server' if server else ''}.", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
-    finally:
+    finally:  # the server and the chain stop side by side: Ctrl-C waits for the slower, not both
         if server is not None:
             server.terminate()
+        node.process.terminate()
+        if server is not None:
             server.wait(30)
         node.stop()
 
