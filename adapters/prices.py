@@ -153,7 +153,7 @@ async def feed_price(reader: ChainReader, chain: ChainAddresses, feed: PriceFeed
     return noted(reader, UsdPrice(answer, decimals, updated_at, PriceSource(asset, feed, now - updated_at)))
 
 
-async def currency_usd(reader: ChainReader, chain: ChainAddresses, currency: str, what: str) -> Fraction | None:
+async def currency_usd(reader: ChainReader, chain: ChainAddresses, currency: str, what: str) -> Fraction:
     """USD per unit of `currency` (what a price is quoted in): 1 for USD, else the chain's
     currencyFeeds entry; PriceUnavailable where the chain has none (`what` names whose figures
     are then null) or it fails."""

@@ -200,8 +200,9 @@ async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> d
 
 async def _priced(
     ctx: FetchContext, reader: ChainReader, market: CometMarket, token: str, collateral: bool
-) -> Fraction | None:
-    """USD per whole `token` (the market's base, or a collateral of it) at the reader's block."""
+) -> Fraction:
+    """USD per whole `token` (the market's base, or a collateral of it) at the reader's block;
+    PriceUnavailable where the chain has no feed of the market's currency."""
     comet, label = market.comet.lower(), f"Comet {market.comet.lower()}"
     if collateral:
         (info,) = await reader.call(comet, GET_ASSET_INFO_BY_ADDRESS, token, label=label)
@@ -211,7 +212,7 @@ async def _priced(
     found, unit = await asyncio.gather(
         comet_price(reader, comet, feed, label), currency_usd(reader, ctx.chain, market.price_currency, market.name)
     )
-    return None if unit is None else Fraction(found, PRICE_SCALE) * unit
+    return Fraction(found, PRICE_SCALE) * unit
 
 
 async def _listed(ctx: FetchContext, reader: ChainReader, markets: list[CometMarket], token: str) -> Fraction | None:

@@ -93,7 +93,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
 async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
     """USD per whole collateral unit of each collateral flow at the reader's block, as
     positions.py values the collateral: oracle `price()` / 1e36 (loan units per collateral unit)
-    x the loan token's feed; None where either fails."""
+    x the loan token's feed; None where either fails (PriceUnavailable among them)."""
     deployment = ctx.chain.morpho
     assert deployment is not None
     blue = deployment.blue.address.lower()
@@ -106,8 +106,6 @@ async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> d
             erc20.token_info(reader, params.loan_token),
             erc20.token_info(reader, params.collateral_token),
         )
-        if loan_usd is None:
-            return None
         whole = Fraction(oracle_price * 10 ** collateral["decimals"], ORACLE_PRICE_SCALE * 10 ** loan["decimals"])
         return whole * Fraction(loan_usd.answer, 10**loan_usd.decimals)
 
