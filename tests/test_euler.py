@@ -138,7 +138,18 @@ async def test_collateral_and_debt_are_valued_as_the_router_quotes_their_amounts
     (price,) = risk["liquidationPrices"]
     at = Fraction(debt, 10**18) / (Fraction(W.LTV[1], 10**4) * Fraction(balance, 10**6))
     assert price["priceUsd"] == pytest.approx(float(at), rel=1e-12)
-    assert price["dropToLiquidation"] == pytest.approx(float(1 - at * balance / 10**6 / Fraction(collateral, 10**18)))
+    now = Fraction(collateral, 10**18) / Fraction(balance, 10**6)
+    assert price["dropToLiquidation"] == pytest.approx(float(1 - at / now))
+    check = ("checkLiquidation(address,address,address)", node.accounts[0], account, made["eUSDC"])
+    try:  # the vault's own check turns where the answer says: USDC's price moves the share's alike
+        for factor, liquidatable in ((1 + Fraction(1, 10**6), False), (1 - Fraction(1, 10**6), True)):
+            node.send(
+                made["oracle"], "setPrice(address,uint256)", made["USDC"], int(W.PRICES["USDC"] * at / now * factor)
+            )
+            repay, _ = node.call(made["eWETH"], *check, returns=("uint256", "uint256"))
+            assert (repay > 0) is liquidatable, factor
+    finally:
+        node.send(made["oracle"], "setPrice(address,uint256)", made["USDC"], W.PRICES["USDC"])
 
 
 async def test_the_option_answers_the_owner_alone(world_client, world):
