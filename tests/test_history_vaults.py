@@ -1,7 +1,8 @@
 """Flows of a vault-style cooldown in `positionsHistory` (adapters/vault_style/flows.py): the
 holder of an Ethena-style vault starts a cooldown (its shares' assets withdrawn to the silo, with
 OpenZeppelin's ERC-4626 events) and the silo pays an unstake; the cooldown leg adds what the
-withdrawal sent and takes out what the silo paid, and earns nothing."""
+withdrawal sent and takes out what the silo paid, and earns nothing. The world's own cooldowns,
+started the same way, are derived too; a vault whose silo is the zero address is named."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class CooldownFlows:
         self.wallet, self.silo = self.world.wallets["holder"], self.node.accounts[5]
         self.vault = self.world.vaults["ethena-susde"].lower()
         self.usde = self.world.tokens["USDe"].lower()
+        # an account in place of the world's silo (a contract that pays nothing), to pay an unstake
         self.node.send(self.vault, "setSilo(address)", self.silo)
         self.folder = folder
         self.world.write_addresses(folder / "addresses.json")
@@ -61,18 +63,51 @@ async def test_a_cooldown_started_and_unstaked(cooldowns: CooldownFlows) -> None
     assert pytest.approx(rows[f"{vault}:cooldown"]["pnlUsd"], abs=1e-6) == 0
 
 
+async def test_the_worlds_cooldown_made_by_the_entry_points(cooldowns: CooldownFlows) -> None:
+    """The cooler's cooldown in Avant's vault since `then`, as the world made it: shares minted
+    (ERC-4626's mint at the first state's rate), then cooled down to the vault's silo: the share
+    leg's deposit and withdraw, the cooldown leg's cooldown, as much as the vault's cooldowns() holds."""
+    node, world = cooldowns.node, cooldowns.world
+    cooler, vault = world.wallets["cooler"], world.vaults["avant-savusd"].lower()
+    (shares,) = [shares for role, kind, shares, _ in V.COOLDOWNS if (role, kind) == ("cooler", "avant-savusd")]
+    spec = next(spec for spec in V.VAULTS if spec.kind == "avant-savusd")
+    paid = -(-shares * spec.assets[0] // spec.supply)
+    end, waiting = world.cooldowns[cooler]["avant-savusd"]
+    assert waiting == shares * (spec.assets[0] + paid) // (spec.supply + shares), "cooldownShares' convertToAssets"
+    inputs = [{"protocol": "avant", "chainId": node.chain_id, "walletAddress": cooler}]
+    async with Service(cooldowns.folder, cooldowns.key, node) as service:
+        arguments = {"from": {"blockNumber": world.then}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert [(f["position"], f["kind"], int(f["amount"])) for f in entry["flows"]] == [
+        (vault, "deposit", paid),
+        (vault, "withdraw", -waiting),
+        (f"{vault}:cooldown", "cooldown", waiting),
+    ]
+    minted, cooled, leg = (flow["blockNumber"] for flow in entry["flows"])
+    assert minted < cooled == leg and V.WEEK + world.timestamp(cooled) == end
+    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
+    rows = {row["position"]: row for row in entry["earnings"]}
+    assert earned_adds_up(rows[f"{vault}:cooldown"]) == 0 and int(rows[f"{vault}:cooldown"]["endAmount"]) == waiting
+
+
 async def test_a_cooldown_vault_without_a_silo_is_named_not_guessed(cooldowns: CooldownFlows) -> None:
-    """Neutrl's vault here has cooldowns but no silo set: its cooldown leg is named as not derived
+    """Neutrl's vault with its silo at the zero address: its cooldown leg is named as not derived
     and left out of the earnings (its shares' flows stand)."""
     node, world, wallet = cooldowns.node, cooldowns.world, cooldowns.wallet
     vault = world.vaults["neutrl-snusd"].lower()
-    start = node.block_number()
-    node.send(vault, "cooldownShares(uint256)", node.call(vault, "balanceOf(address)", wallet) // 5, sender=wallet)
-    node.mine(1)
-    inputs = [{"protocol": "neutrl", "chainId": node.chain_id, "walletAddress": wallet}]
-    async with Service(cooldowns.folder, cooldowns.key, node) as service:
-        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
-        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    silo = node.call(vault, "silo()", returns=("address",))
+    node.send(vault, "setSilo(address)", "0x" + "00" * 20)
+    try:
+        start = node.block_number()
+        shares = node.call(vault, "balanceOf(address)", wallet) // 5
+        node.send(vault, "cooldownShares(uint256)", shares, sender=wallet)
+        node.mine(1)
+        inputs = [{"protocol": "neutrl", "chainId": node.chain_id, "walletAddress": wallet}]
+        async with Service(cooldowns.folder, cooldowns.key, node) as service:
+            arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+            (entry,) = (await ask(service, inputs, **arguments))["data"]
+    finally:
+        node.send(vault, "setSilo(address)", silo)
     (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
     assert warning["target"] == f"{vault}:cooldown" and "zero address" in warning["message"]
     assert [row["position"] for row in entry["earnings"]] == [vault]

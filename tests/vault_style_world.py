@@ -1,12 +1,13 @@
 """Neutrl, Midas, Avantis, Avant, Ethena, Sky, a Spark savings vault and an operator-listed ERC-4626
-vault on anvil: ERC-4626 test vaults (three with Ethena-style cooldowns, three with a savings rate) and
-Midas-style tokens with Chainlink-style feeds, whose exchange rates and prices change between two
-blocks a week apart.
+vault on anvil: ERC-4626 test vaults (three with Ethena-style cooldowns and a silo each, three with a
+savings rate) and Midas-style tokens with Chainlink-style feeds, whose exchange rates and prices
+change between two blocks a week apart.
 
 The timeline is set block by block: every first state is written by block `then`, at `t_then`;
 the next block is a week and a bit later and starts the second state. So for as long as a test
 runs, the block a week before the newest is `then`, and the expected APY follows from the two
-states and the two blocks' timestamps.
+states and the two blocks' timestamps. A cooldown (StakedUSDeV2's `cooldownShares`: a week) started
+in the first state is over when the second starts; one started in the second is still running.
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ VAULTS = (
         (1_020_000 * 10**6, 1_021_000 * 10**6),
     ),
 )
+COOLDOWNS = (
+    ("holder", "neutrl-snusd", 1_234 * 10**18, 1),
+    ("holder", "ethena-susde", 250 * 10**18, 2),
+    ("cooler", "avant-savusd", 777 * 10**18 + 5, 2),
+)
+"""(wallet, vault kind, shares the wallet mints and cools down, the state that starts the cooldown)."""
 MIDAS = {"mTBILL": ("USD", (103_500_000, 103_580_000)), "mBTC": ("BTC", (100_200_000, 100_230_000))}
 """Symbol -> (feed currency, answers at `then` and now, 8 decimals)."""
 
@@ -195,7 +202,6 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
     node.install_multicall(artifacts["Multicall3"])
     world = VaultStyleWorld(node)
     world.wallets = wallets or dict(zip(("holder", "cooler", "empty"), node.accounts[14:17]))
-    holder, cooler = world.wallets["holder"], world.wallets["cooler"]
     for symbol, decimals in DECIMALS.items():
         world.tokens[symbol] = node.deploy(
             artifacts["TestToken"], ["string", "string", "uint8"], [f"Test {symbol}", symbol, decimals]
@@ -208,6 +214,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
             ["string", "string", "uint8", "address"],
             [f"Staked {spec.asset}", spec.symbol, spec.decimals, world.tokens[spec.asset]],
         )
+        if spec.cooldown:  # StakedUSDeV2 deploys its USDeSilo, where its cooldowns wait
+            node.send(world.vaults[spec.kind], "setSilo(address)", node.deploy(artifacts["TestSilo"]))
     pot = node.deploy(artifacts["TestPot"])
     for spec in VAULTS:
         if spec.rate and spec.rate[0] == "vsr":
@@ -222,15 +230,29 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
     world.t_then = world.timestamp(world.then)
     node.rpc("evm_setNextBlockTimestamp", hex(world.t_then + WEEK + 600))
     _second_state(world)
-    now = world.timestamp()
-    world.cooldowns = {
-        holder: {"neutrl-snusd": (now - 3600, 1_234 * 10**18), "ethena-susde": (now + 2 * 24 * 3600, 250 * 10**18)},
-        cooler: {"avant-savusd": (now + 5 * 24 * 3600, 777 * 10**18 + 5)},
-    }
-    for wallet, entries in world.cooldowns.items():
-        for kind, (end, amount) in entries.items():
-            node.send(world.vaults[kind], "setCooldown(address,uint104,uint152)", wallet, end, amount)
+    for role, kind, _, _ in COOLDOWNS:
+        wallet = world.wallets[role]
+        end, amount = node.call(world.vaults[kind], "cooldowns(address)", wallet, returns=("uint104", "uint152"))
+        world.cooldowns.setdefault(wallet, {})[kind] = (end, amount)
     return world
+
+
+def _cool_down(world: VaultStyleWorld, state: int) -> None:
+    """The state's cooldowns, as a wallet starts one: shares got by ERC-4626's mint, then cooled
+    down by StakedUSDeV2's cooldownShares (its balance is as it was; the cooldown holds what they
+    were worth)."""
+    node = world.node
+    for role, kind, shares, started in COOLDOWNS:
+        if started != state:
+            continue
+        wallet, vault = world.wallets[role], world.vaults[kind]
+        token = world.tokens[next(spec.asset for spec in VAULTS if spec.kind == kind)]
+        supply, held = node.call(vault, "totalSupply()"), node.call(vault, "totalAssets()")
+        assets = -(-shares * held // supply)  # what the mint takes: rounded up
+        node.send(token, "mint(address,uint256)", wallet, assets)
+        node.send(token, "approve(address,uint256)", vault, assets, sender=wallet)
+        node.send(vault, "mint(uint256,address)", shares, wallet, sender=wallet)
+        node.send(vault, "cooldownShares(uint256)", shares, sender=wallet)
 
 
 def _first_state(world: VaultStyleWorld) -> None:
@@ -257,7 +279,9 @@ def _first_state(world: VaultStyleWorld) -> None:
             node.send(token, "mint(address,uint256)", minter, amount)
             node.send(token, "approve(address,uint256)", vault, amount, sender=minter)
             node.send(vault, "mint(uint256,address)", amount, minter, sender=minter)
-        node.send(vault, "setTotalAssets(uint256)", spec.assets[0])
+    _cool_down(world, 1)  # at 1:1: each cooldown holds its shares' count
+    for spec in VAULTS:
+        node.send(world.vaults[spec.kind], "setTotalAssets(uint256)", spec.assets[0])
     for symbol, amount in world.midas[holder].items():
         node.send(world.tokens[symbol], "mint(address,uint256)", holder, amount)
     now = world.timestamp()
@@ -269,6 +293,7 @@ def _first_state(world: VaultStyleWorld) -> None:
 
 def _second_state(world: VaultStyleWorld) -> None:
     node = world.node
+    _cool_down(world, 2)  # at the first state's rate, which the totals below then move on from
     for spec in VAULTS:
         node.send(world.vaults[spec.kind], "setTotalAssets(uint256)", spec.assets[1])
     now = world.timestamp()

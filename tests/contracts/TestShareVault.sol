@@ -2,9 +2,10 @@
 pragma solidity 0.8.19;
 
 /// The ERC-4626 views a vault-style adapter reads, with an Ethena-style cooldown (StakedUSDeV2's
-/// `cooldowns` layout); shares, assets and cooldowns are set by the test. `cooldownShares` is
+/// `cooldowns` layout); the exchange rate (`setTotalAssets`) is set by the test. `cooldownShares` is
 /// StakedUSDeV2's: the shares burnt and their assets withdrawn to the silo, with OpenZeppelin's
-/// ERC-4626 events (no asset moves here: the test's silo pays the unstake itself).
+/// ERC-4626 events (no asset moves here: the test's silo pays the unstake itself); `setCooldown`
+/// writes a cooldown outright, for tests that need one no entry point makes.
 interface ITestToken {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
 }
@@ -122,6 +123,10 @@ contract TestShareVault {
         return (c.cooldownEnd, c.underlyingAmount);
     }
 }
+
+/// StakedUSDeV2's USDeSilo as a reader sees it: an address of the vault's own, the receiver its
+/// cooldowns' `Withdraw` names (no asset reaches it here, see TestShareVault).
+contract TestSilo {}
 
 /// MakerDAO's Pot as sDAI reads it: `dsr()`, the DAI savings rate (a per-second factor in ray).
 contract TestPot {
