@@ -1,7 +1,8 @@
 """Lido on anvil: stETH, wstETH and the withdrawal queue as test contracts with the views of Lido's
 published ABI (tests/contracts/TestLido.sol), stETH/USD and ETH/USD feeds, a holder of stETH and
-wstETH and a wallet with withdrawal requests (pending, finalized, claimed). stETH per share grows
-between two blocks a week apart, so the APY follows from the two states.
+wstETH (staked by `submit`, wrapped by `wrap`) and a wallet with withdrawal requests (pending,
+finalized, claimed). stETH per share grows between two blocks a week apart, so the APY follows from
+the two states.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
+from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts, selector
 
 WEEK = 7 * 24 * 3600
 ETHER = 10**18
@@ -78,10 +79,16 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> LidoWorld:
     for name, answer in (("stETH", STETH_USD), ("ETH", ETH_USD)):
         world.feeds[name] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[name], "set(int256,uint256)", answer, node.timestamp())
-    node.send(world.steth, "setTotals(uint256,uint256)", *TOTALS[0])
     world.shares = {"stETH": 12 * ETHER + 345, "wstETH": 3 * ETHER}
-    node.send(world.steth, "setShares(address,uint256)", holder, world.shares["stETH"])
-    node.send(world.wsteth, "mint(address,uint256)", holder, world.shares["wstETH"])
+    # The holder stakes and wraps through Lido's entry points at 1:1 (a share per wei, so the shares
+    # come out as pinned); the oracle's report then sets the totals.
+    node.send(world.steth, "setTotals(uint256,uint256)", 1, 1)
+    submit = "0x" + (selector("submit(address)") + bytes(32)).hex()
+    staked = world.shares["stETH"] + world.shares["wstETH"]
+    node.transact({"to": world.steth, "data": submit, "value": hex(staked)}, holder)
+    node.send(world.steth, "approve(address,uint256)", world.wsteth, world.shares["wstETH"], sender=holder)
+    node.send(world.wsteth, "wrap(uint256)", world.shares["wstETH"], sender=holder)
+    node.send(world.steth, "setTotals(uint256,uint256)", *TOTALS[0])
     world.requested_at = node.timestamp()
     for request, (steth, shares, finalized, claimed, payable) in REQUESTS.items():
         status = (steth, shares, requester, world.requested_at, finalized, claimed)

@@ -485,7 +485,9 @@ async def test_lido_flows_are_in_steth_and_rebases_are_earned(lido: LidoFlows) -
     node.send(steth, "transfer(address,uint256)", lido.other, ETHER // 2, sender=wallet)
     pooled, shares = node.call(steth, "totalPooledEther()"), node.call(steth, "totalShares()")
     node.send(steth, "setTotals(uint256,uint256)", pooled + pooled // 1000, shares)  # a rebase: +0.1 %
-    wrapped = node.send(wsteth, "mint(address,uint256)", wallet, ETHER)
+    node.send(steth, "approve(address,uint256)", wsteth, ETHER, sender=wallet)
+    wrapped = node.send(wsteth, "wrap(uint256)", ETHER, sender=wallet)
+    (made,) = [int(log["data"], 16) for log in wrapped["logs"] if log["address"] == wsteth]
     node.mine(1)
     end = node.block_number()
     async with Service(lido.folder, lido.key, node) as service:
@@ -495,15 +497,16 @@ async def test_lido_flows_are_in_steth_and_rebases_are_earned(lido: LidoFlows) -
             **{"from": {"blockNumber": start}, "to": {"blockNumber": end}, "points": 2},
         )
     (entry,) = answer["data"]
-    as_steth = node.call(wsteth, "getStETHByWstETH(uint256)", ETHER, block=_block(wrapped))
+    as_steth = node.call(wsteth, "getStETHByWstETH(uint256)", made, block=_block(wrapped))
     assert [(f["position"], f["kind"], int(f["amount"]), f["asset"]) for f in entry["flows"]] == [
         (steth, "mint", minted, steth),
         (steth, "transfer-out", -(ETHER // 2), steth),
-        (wsteth, "mint", as_steth, steth),
+        (wsteth, "mint", as_steth, steth),  # the wrap: wstETH minted, then the stETH taken
+        (steth, "transfer-out", -ETHER, steth),
     ]
     rows = {row["position"]: row for row in entry["earnings"]}
     start_steth = int(rows[steth]["startAmount"])
-    expected = (start_steth + minted - ETHER // 2) // 1000  # the rebase on what was held then
+    expected = (start_steth + minted - ETHER // 2) // 1000  # the rebase on what was held then (before the wrap)
     assert abs(int(rows[steth]["earned"]) - expected) <= 2, rows[steth]
     assert int(rows[steth]["earned"]) == int(rows[steth]["endAmount"]) - start_steth - int(rows[steth]["netFlows"])
     assert rows[steth]["asset"] == rows[wsteth]["asset"] == steth

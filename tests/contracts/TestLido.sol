@@ -2,7 +2,8 @@
 pragma solidity 0.8.19;
 
 /// Lido's stETH as the adapter reads it (the views of the ABI Lido publishes in its Ethereum SDK):
-/// balances are shares x the pooled ether per share, which the test sets.
+/// balances are shares x the pooled ether per share; the totals are the test's to set (the
+/// oracle's rebase), the shares are minted by `submit` and moved by transfers.
 contract TestStETH {
     string public constant name = "Liquid staked Ether 2.0";
     string public constant symbol = "stETH";
@@ -10,18 +11,19 @@ contract TestStETH {
     uint256 public totalPooledEther;
     uint256 public totalShares;
     mapping(address => uint256) public sharesOf;
+    mapping(address => mapping(address => uint256)) public allowance;
 
     function setTotals(uint256 pooled, uint256 shares) external {
         totalPooledEther = pooled;
         totalShares = shares;
     }
 
-    function setShares(address account, uint256 shares) external {
-        sharesOf[account] = shares;
-    }
-
     function getPooledEthByShares(uint256 shares) public view returns (uint256) {
         return shares * totalPooledEther / totalShares;
+    }
+
+    function getSharesByPooledEth(uint256 amount) public view returns (uint256) {
+        return amount * totalShares / totalPooledEther;
     }
 
     function balanceOf(address account) external view returns (uint256) {
@@ -31,21 +33,36 @@ contract TestStETH {
     event Transfer(address indexed from, address indexed to, uint256 value);
     event TransferShares(address indexed from, address indexed to, uint256 sharesValue);
 
+    function transfer(address to, uint256 amount) external returns (bool) {
+        _transfer(msg.sender, to, amount);
+        return true;
+    }
+
+    function approve(address spender, uint256 amount) external returns (bool) {
+        allowance[msg.sender][spender] = amount;
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+        allowance[from][msg.sender] -= amount;
+        _transfer(from, to, amount);
+        return true;
+    }
+
     /// Lido's transfer: the shares `amount` is worth now move (rounded down, as Lido's
     /// getSharesByPooledEth does), and both events say so.
-    function transfer(address to, uint256 amount) external returns (bool) {
-        uint256 moved = amount * totalShares / totalPooledEther;
-        sharesOf[msg.sender] -= moved;
+    function _transfer(address from, address to, uint256 amount) internal {
+        uint256 moved = getSharesByPooledEth(amount);
+        sharesOf[from] -= moved;
         sharesOf[to] += moved;
-        emit Transfer(msg.sender, to, amount);
-        emit TransferShares(msg.sender, to, moved);
-        return true;
+        emit Transfer(from, to, amount);
+        emit TransferShares(from, to, moved);
     }
 
     /// Lido's submit: ether in, shares minted at the rate before it, announced as a transfer from
     /// zero of what the shares are worth (Lido's _emitTransferAfterMintingShares).
     function submit(address) external payable returns (uint256 moved) {
-        moved = msg.value * totalShares / totalPooledEther;
+        moved = getSharesByPooledEth(msg.value);
         sharesOf[msg.sender] += moved;
         totalShares += moved;
         totalPooledEther += msg.value;
@@ -68,10 +85,14 @@ contract TestWstETH {
 
     event Transfer(address indexed from, address indexed to, uint256 value);
 
-    /// What wrapping makes (the stETH it takes is the test's to set).
-    function mint(address account, uint256 amount) external {
-        balanceOf[account] += amount;
-        emit Transfer(address(0), account, amount);
+    /// wstETH's wrap: as many wstETH as the stETH's shares (rounded down) minted, then the stETH
+    /// taken from the caller.
+    function wrap(uint256 amount) external returns (uint256 wrapped) {
+        require(amount > 0, "wstETH: can't wrap zero stETH");
+        wrapped = stETH.getSharesByPooledEth(amount);
+        balanceOf[msg.sender] += wrapped;
+        emit Transfer(address(0), msg.sender, wrapped);
+        stETH.transferFrom(msg.sender, address(this), amount);
     }
 
     function transfer(address to, uint256 amount) external returns (bool) {
