@@ -7,6 +7,7 @@ ABI code (only the type-list splitting is shared), so every chain test also cros
 from __future__ import annotations
 
 import ctypes
+import functools
 import gzip
 import hashlib
 import json
@@ -130,14 +131,24 @@ def compiled_worlds_current() -> bool:
 
 
 def packaged(label: str, make: Callable[[], Any]) -> Any:
-    """`make()` (a JSON value built from the packages or by the compiler), or, where they are not
-    installed, what the compiled worlds hold for `label`."""
-    if from_packages():
-        value = make()
-        if recording is not None:
-            recording[label] = json.loads(json.dumps(value))
-        return value
-    return _compiled()[label]
+    """What the compiled worlds hold for `label` where they were compiled from the packages and
+    contracts of now (a cache by content hash: solcjs takes a minute for every world, in every
+    process that builds them); else `make()` (a JSON value built from the packages or by the
+    compiler), always while `scripts/compile-worlds` records them."""
+    if recording is None and label in (bundle := _current_bundle()):
+        return bundle[label]
+    if not from_packages():
+        return _compiled()[label]
+    value = make()
+    if recording is not None:
+        recording[label] = json.loads(json.dumps(value))
+    return value
+
+
+@functools.cache
+def _current_bundle() -> dict[str, Any]:
+    """The compiled worlds' items where they are current, else none (read once a process)."""
+    return _compiled() if compiled_worlds_current() else {}
 
 
 def _compiled() -> dict[str, Any]:
