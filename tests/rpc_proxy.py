@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -61,6 +62,8 @@ class RpcProxy:
         as an endpoint that does not run them) | garbage (a result that is not a tape)."""
         self.lockstep: Lockstep | None = None
         """Where set, a request's own posts (not a follower's polls) are held in waves, counted."""
+        self.handling = 0
+        """Posts received and not yet answered (held ones included)."""
         self.rng = random.Random(0)
         self.released = asyncio.Event()
         """Set when the test ends: hanging answers stop hanging, so the server can shut down."""
@@ -76,6 +79,13 @@ class RpcProxy:
         return web.json_response({"jsonrpc": "2.0", "id": 0, "result": "0x1"})
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        self.handling += 1
+        try:
+            return await self._handle(request)
+        finally:
+            self.handling -= 1
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
         payload = json.loads(body)
         self.posts.append(payload)
@@ -209,31 +219,52 @@ def _polls(post: Any) -> bool:
     )
 
 
-class Lockstep:
-    """Dependent rounds counted, not timed: every post is held until none has come for `quiet`
-    seconds, then the held ones are answered together, one wave. A post that needs an earlier
-    one's answer can only come after that wave is released, so it starts the next: the waves a
-    query costs are its dependent rounds. Posts that do not depend on each other join one wave
-    while they come less than `quiet` apart, which a loaded machine keeps well within."""
+SETTLED = 5
+"""Checks in a row, a millisecond apart, at which the event loop must have nothing to do before
+it counts as settled (`settled`)."""
 
-    def __init__(self, quiet: float = 0.25) -> None:
-        self.quiet = quiet
+
+async def settled(busy: Callable[[], int]) -> None:
+    """Until the running event loop (the one the server under test and this proxy share) has had
+    nothing to do at SETTLED checks in a row: no callback ready to run (asyncio's ready queue,
+    read here only) and `busy()` nothing. A loaded machine slows the checks as much as the work,
+    so what the loop settles on does not depend on the machine's speed."""
+    loop = asyncio.get_running_loop()
+    calm = 0
+    while calm < SETTLED:
+        await asyncio.sleep(0.001)
+        calm = calm + 1 if not loop._ready and not busy() else 0  # type: ignore[attr-defined]
+
+
+class Lockstep:
+    """Dependent rounds counted, not timed: every post is held until the event loop the server and
+    the proxy share has settled (`settled`: nothing ready to run, no post being handled but the
+    held ones), then the held ones are answered together, one wave. A post that needs an earlier
+    one's answer can only come after that answer, so it starts the next wave: the waves a query
+    costs are its dependent rounds. Posts that do not depend on each other join one wave however
+    slow the machine: the loop does not settle while the server can still send without an answer,
+    nor while an earlier wave's answers are on their way."""
+
+    def __init__(self, proxy: RpcProxy) -> None:
+        self.proxy = proxy
         self.waves = 0
+        self.held = 0
         self._gate: asyncio.Future[None] | None = None
-        self._timer: asyncio.TimerHandle | None = None
+        self._releaser: asyncio.Task[None] | None = None
 
     async def join(self) -> None:
-        loop = asyncio.get_running_loop()
         if self._gate is None:
-            self._gate = loop.create_future()
+            self._gate = asyncio.get_running_loop().create_future()
             self.waves += 1
+            self._releaser = asyncio.create_task(self._release(self._gate))
         gate = self._gate
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = loop.call_later(self.quiet, self._release)
-        await gate
+        self.held += 1
+        try:
+            await gate
+        finally:
+            self.held -= 1
 
-    def _release(self) -> None:
-        gate, self._gate = self._gate, None
-        if gate is not None and not gate.done():
-            gate.set_result(None)
+    async def _release(self, gate: asyncio.Future[None]) -> None:
+        await settled(lambda: self.proxy.handling - self.held)
+        self._gate = None
+        gate.set_result(None)

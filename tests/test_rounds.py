@@ -29,7 +29,7 @@ from aiohttp.test_utils import TestServer
 import server
 from tests.conftest import served_fixture
 from tests.evm import Anvil
-from tests.rpc_proxy import Lockstep, RpcProxy
+from tests.rpc_proxy import Lockstep, RpcProxy, settled
 from tests.test_fault_schedules import SCHEMA, select_all
 from tests.test_past_blocks import Service
 
@@ -53,9 +53,6 @@ PAST = 10
 SERIES_POINTS, SERIES_SPAN = 30, 290
 FOLLOWER_WAIT = 30.0
 """Seconds a test waits for the head follower to see a mined block (a poll every 0.1 s)."""
-QUIET = 0.5
-"""Seconds without a post after which the proxy answers a wave (tests/rpc_proxy.py `Lockstep`):
-independent posts come milliseconds apart, even on a loaded machine."""
 
 worlds = served_fixture("rounds")
 
@@ -108,22 +105,18 @@ class Counted:
             await asyncio.sleep(0.02)
 
     async def quiet(self) -> None:
-        """Until the server has sent nothing for QUIET seconds (its pins at boot, the event
-        index's background scans)."""
-        while True:
-            posted = self.proxy.reads()
-            await asyncio.sleep(QUIET)
-            if self.proxy.reads() == posted:
-                return
+        """Until the server has nothing left to send (its pins at boot, the event index's
+        background scans): the loop settled with no post being handled."""
+        await settled(lambda: self.proxy.handling)
 
     async def count(
         self, text: str, inputs: list[dict[str, Any]], more: dict[str, Any] | None = None
     ) -> tuple[int, int, dict[str, Any]]:
         """The rounds and RPC HTTP requests one query costs, and its answer: once the server has
-        sent nothing for QUIET seconds, so that what an earlier query left in the background (the
+        nothing left to send (`quiet`), so that what an earlier query left in the background (the
         event index following the chain, say) is not counted as this one's."""
         await self.quiet()
-        self.proxy.lockstep = lockstep = Lockstep(QUIET)
+        self.proxy.lockstep = lockstep = Lockstep(self.proxy)
         before = self.proxy.reads()
         try:
             answer = await self.service.ask(text, inputs, more)
