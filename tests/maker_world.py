@@ -1,9 +1,12 @@
-"""Maker (Sky) on anvil: the Vat, Spotter, Jug, Dog, CdpManager, GetCdps, a ProxyRegistry and Sky's
-LockstakeEngine as test contracts with the signatures and arithmetic of Maker's own
-(tests/contracts/TestMaker.sol: no registry package ships Maker's bytecode), named by a ChainLog
-and an IlkRegistry (TestMakerRegistries.sol). Three collateral types with OSM prices; a vault
-through a DSProxy, a CdpManager vault and an urn a wallet owns directly, and a staking-engine urn;
-a year of stability fees accrued but not dripped, so the debt is the Jug's compounding to the block.
+"""Maker (Sky) on anvil: the Vat, Spotter, Jug, Dog, joins, CdpManager, GetCdps, a ProxyRegistry,
+DssProxyActions and Sky's LockstakeEngine as test contracts with the signatures and arithmetic of
+Maker's own (tests/contracts/TestMaker.sol: no registry package ships Maker's bytecode), named by a
+ChainLog and an IlkRegistry (TestMakerRegistries.sol). Three collateral types with OSM prices; a
+vault through a DSProxy, a CdpManager vault and an urn a wallet owns directly, and a staking-engine
+urn, each given its collateral as on mainnet: the wallet's tokens through the ilk's join (by
+DssProxyActions' lockGemAndDraw for the DSProxy, whose dai leaves as DAI through the DaiJoin), the
+staking engine's through its own lock; a year of stability fees accrued but not dripped, so the
+debt is the Jug's compounding to the block.
 """
 
 from __future__ import annotations
@@ -29,10 +32,18 @@ ILKS = {
 }
 """ilk -> (gem symbol, gem decimals, OSM price in USD as a wad, mat, duty)."""
 SKY_ILK = "LSEV2-SKY-A"
+JOINS = {"ETH-A": "TestGemJoin", "WBTC-A": "TestGemJoin5"}
+"""ilk -> its join, mainnet's kind (dss's GemJoin for WETH, dss-gem-joins' GemJoin5 for WBTC's 8
+decimals); the staking ilk has none: the LockstakeEngine slips its collateral itself."""
 
 
 def ilk_key(name: str) -> bytes:
     return name.encode().ljust(32, b"\0")
+
+
+def join_key(ilk: str) -> str:
+    """The ChainLog's key of an ilk's join (MCD_JOIN_ETH_A)."""
+    return "MCD_JOIN_" + ilk.replace("-", "_")
 
 
 @functools.lru_cache(maxsize=1)
@@ -47,7 +58,8 @@ class MakerWorld:
     node: Anvil
     wallets: dict[str, str] = field(default_factory=dict)
     contracts: dict[str, str] = field(default_factory=dict)
-    """By ChainLog key (CDP_MANAGER, MCD_VAT, ...), and "CHAIN_LOG", "PROXY_ACTIONS", "PROXY_REGISTRY"."""
+    """By ChainLog key (CDP_MANAGER, MCD_VAT, MCD_JOIN_ETH_A, ...), and "CHAIN_LOG", "PROXY_ACTIONS",
+    "PROXY_REGISTRY"."""
     pips: dict[str, str] = field(default_factory=dict)
     gems: dict[str, str] = field(default_factory=dict)
     start_block: int = 0
@@ -100,6 +112,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: int = YEAR
     made["USDS"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USDS Stablecoin", "USDS", 18])
     made["PROXY_REGISTRY"] = node.deploy(artifacts["TestProxyRegistry"])
     made["PROXY_ACTIONS"] = node.deploy(artifacts["TestProxyActions"])
+    made["MCD_JOIN_DAI"] = node.deploy(artifacts["TestDaiJoin"], ["address", "address"], [vat, made["MCD_DAI"]])
     spot, jug, dog = made["MCD_SPOT"], made["MCD_JUG"], made["MCD_DOG"]
     node.send(vat, "file(bytes32,uint256)", ilk_key("Line"), 10**9 * RAD)
     node.send(dog, "file(bytes32,uint256)", ilk_key("Hole"), 10**9 * RAD)
@@ -107,6 +120,10 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: int = YEAR
         key = ilk_key(ilk)
         world.gems[ilk] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], [symbol, symbol, decimals])
         world.pips[ilk] = node.deploy(artifacts["TestOsm"])
+        if ilk in JOINS:
+            join = node.deploy(artifacts[JOINS[ilk]], ["address", "bytes32", "address"], [vat, key, world.gems[ilk]])
+            made[join_key(ilk)] = join
+            node.send(vat, "rely(address)", join)
         node.send(made["ILK_REGISTRY"], "add(bytes32,address)", key, world.gems[ilk])
         node.send(vat, "init(bytes32)", key)
         node.send(vat, "file(bytes32,bytes32,uint256)", key, ilk_key("line"), 10**8 * RAD)
@@ -123,9 +140,10 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: int = YEAR
         ["address", "address", "bytes32", "address"],
         [vat, jug, ilk_key(SKY_ILK), made["USDS"]],
     )
+    node.send(vat, "rely(address)", made["LOCKSTAKE_ENGINE"])
     for name in ("CDP_MANAGER", "GET_CDPS", "MCD_VAT", "MCD_SPOT", "MCD_JUG", "MCD_DOG", "ILK_REGISTRY"):
         node.send(made["CHAIN_LOG"], "setAddress(bytes32,address)", ilk_key(name), made[name])
-    for name in ("MCD_DAI", "LOCKSTAKE_ENGINE", "PROXY_REGISTRY"):
+    for name in ("MCD_DAI", "MCD_JOIN_DAI", *map(join_key, JOINS), "LOCKSTAKE_ENGINE", "PROXY_REGISTRY"):
         node.send(made["CHAIN_LOG"], "setAddress(bytes32,address)", ilk_key(name), made[name])
     _vaults(world, owner, direct, staker)
     if elapse:
@@ -138,24 +156,35 @@ def _vaults(world: MakerWorld, owner: str, direct: str, staker: str) -> None:
     node, made = world.node, world.contracts
     vat, manager, actions = made["MCD_VAT"], made["CDP_MANAGER"], made["PROXY_ACTIONS"]
     eth, wbtc = ilk_key("ETH-A"), ilk_key("WBTC-A")
+    eth_join, wbtc_join = made[join_key("ETH-A")], made[join_key("WBTC-A")]
     world.proxy = node.call(made["PROXY_REGISTRY"], "build(address)", owner, returns=("address",))
     world.proxy = world.proxy.lower()
     node.send(made["PROXY_REGISTRY"], "build(address)", owner)
     execute = "execute(address,bytes)"
     node.send(world.proxy, execute, actions, _calldata("open(address,bytes32)", manager, eth), sender=owner)
     world.cdps["proxy"] = cdp = _last_cdp(node, manager)
-    urn = node.call(manager, "urns(uint256)", cdp, returns=("address",))
-    node.send(vat, "slip(bytes32,address,int256)", eth, urn, 10 * WAD)
+    _hold(world, "ETH-A", owner, 10 * WAD, world.proxy)
     lock = _calldata(
-        "lockAndDraw(address,address,uint256,uint256,uint256)", manager, made["MCD_JUG"], cdp, 10 * WAD, 12_000 * WAD
+        "lockGemAndDraw(address,address,address,address,uint256,uint256,uint256,bool)",
+        manager,
+        made["MCD_JUG"],
+        eth_join,
+        made["MCD_JOIN_DAI"],
+        cdp,
+        10 * WAD,
+        12_000 * WAD,
+        True,
     )
     node.send(world.proxy, execute, actions, lock, sender=owner)
     node.send(manager, "open(bytes32,address)", wbtc, direct, sender=direct)
     world.cdps["direct"] = cdp = _last_cdp(node, manager)
     urn = node.call(manager, "urns(uint256)", cdp, returns=("address",))
-    node.send(vat, "slip(bytes32,address,int256)", wbtc, urn, 2 * WAD)
+    btc = 10 ** ILKS["WBTC-A"][1]  # GemJoin5 takes WBTC in its own units, 8 decimals
+    _hold(world, "WBTC-A", direct, 2 * btc, wbtc_join)
+    node.send(wbtc_join, "join(address,uint256)", urn, 2 * btc, sender=direct)
     node.send(manager, "frob(uint256,int256,int256)", cdp, 2 * WAD, 40_000 * WAD, sender=direct)
-    node.send(vat, "slip(bytes32,address,int256)", eth, direct, 5 * WAD)
+    _hold(world, "ETH-A", direct, 5 * WAD, eth_join)
+    node.send(eth_join, "join(address,uint256)", direct, 5 * WAD, sender=direct)
     node.send(
         vat,
         "frob(bytes32,address,address,address,int256,int256)",
@@ -173,6 +202,14 @@ def _vaults(world: MakerWorld, owner: str, direct: str, staker: str) -> None:
     world.staked_urn = world.staked_urn.lower()
     node.send(engine, "lock(address,uint256,uint256,uint16)", staker, 0, 500_000 * WAD, 0, sender=staker)
     node.send(engine, "draw(address,uint256,address,uint256)", staker, 0, staker, 10_000 * WAD, sender=staker)
+
+
+def _hold(world: MakerWorld, ilk: str, wallet: str, amount: int, spender: str) -> None:
+    """`wallet` gets `amount` of the ilk's token (as a purchase would give it) and lets `spender`
+    (the ilk's join, or the DSProxy whose proxy actions pass it on) take it."""
+    gem = world.gems[ilk]
+    world.node.send(gem, "mint(address,uint256)", wallet, amount)
+    world.node.send(gem, "approve(address,uint256)", spender, amount, sender=wallet)
 
 
 def _last_cdp(node: Anvil, manager: str) -> int:

@@ -130,11 +130,17 @@ def maker_addresses() -> dict[str, str]:
     return addresses
 
 
+def maker_abi_entries(contract: str) -> list[dict[str, Any]]:
+    """dai-plugin-mcd's ABI of `contract` as published (contracts/abis/<contract>.json)."""
+    entries: list[dict[str, Any]] = json.loads(pack(MAKER)[f"contracts/abis/{contract}.json"])
+    return entries
+
+
 def maker_abi(contract: str) -> dict[str, list[str]]:
-    """dai-plugin-mcd's ABI of `contract` (contracts/abis/<contract>.json: ProxyRegistry, DSProxy,
-    DssCdpManager, GetCdps, Vat, Spotter, Jug, Dog, IlkRegistry, ...): each function's signature ->
-    its output types, what a Maker adapter's `Function`s are held to."""
-    return abi_functions(json.loads(pack(MAKER)[f"contracts/abis/{contract}.json"]))
+    """dai-plugin-mcd's ABI of `contract` (ProxyRegistry, DSProxy, DssCdpManager, GetCdps, Vat,
+    Spotter, Jug, Dog, IlkRegistry, ...): each function's signature -> its output types, what a
+    Maker adapter's `Function`s are held to."""
+    return abi_functions(maker_abi_entries(contract))
 
 
 def defisaver_abi(contract: str) -> dict[str, list[str]]:

@@ -7,12 +7,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+import eth_abi
 import pytest
 
 from adapters.maker import contracts as C
 from tests import maker_world as W
 from tests.conftest import input_entries, world_fixture
-from tests.node_oracles import abi_functions, maker_abi
+from tests.evm import selector
+from tests.node_oracles import abi_functions, maker_abi, maker_abi_entries
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on MakerWalletPositions { walletAddress holder via blockNumber blockTimestamp
@@ -84,6 +86,8 @@ async def test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_f
     (liquidation,) = risk["liquidationPrices"]
     assert liquidation["priceUsd"] == pytest.approx(float(figures["owed"] * Fraction(145, 100) / 10), rel=1e-12)
     assert risk["oracle"]["address"] == world.pips["ETH-A"]
+    dai = world.node.call(world.contracts["MCD_DAI"], "balanceOf(address)", owner, block=proxied["blockNumber"])
+    assert dai == 12_000 * W.WAD, "lockGemAndDraw's draw, out through the DaiJoin"
 
 
 async def test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed(world_client, world): ...
@@ -100,6 +104,41 @@ async def test_vaults_and_urns_the_wallet_owns_itself_and_a_staking_engine_urn(w
     assert (vault["type"], vault["urn"], vault["ilk"]) == ("sky-lockstake", world.staked_urn, W.SKY_ILK)
     assert vault["debtAsset"]["symbol"] == "USDS" and vault["collateralAsset"]["symbol"] == "lsSKY"
     assert vault["risk"]["healthFactor"] > 1
+
+
+def test_the_urns_collateral_came_in_through_the_ilks_joins(world):
+    """As on mainnet, every wad of ETH-A and WBTC-A the demo's urns hold (ink and free gem) was
+    joined: the joins' LogNotes (LibNote's topics and 224 bytes of calldata) name each urn as often
+    and as much as the Vat credits it, the DSProxy's vault joined by the proxy (lockGemAndDraw), the
+    others by the wallet, and each join holds as much of its token as it credited."""
+    node, made, direct = world.node, world.contracts, world.wallets["direct"]
+    urn_of = {
+        kind: node.call(made["CDP_MANAGER"], "urns(uint256)", cdp, returns=("address",)).lower()
+        for kind, cdp in world.cdps.items()
+    }
+    callers = {urn_of["proxy"]: world.proxy, urn_of["direct"]: direct, direct: direct}
+    found: dict[str, dict[str, int]] = {}
+    for ilk in W.JOINS:
+        join, (_, decimals, *_) = made[W.join_key(ilk)], W.ILKS[ilk]
+        logs = node.rpc("eth_getLogs", {"address": join, "fromBlock": hex(world.start_block), "toBlock": "latest"})
+        joined = found.setdefault(ilk, {})
+        for log in logs:
+            sig, caller, arg1, arg2 = (bytes.fromhex(topic[2:]) for topic in log["topics"])
+            (data,) = eth_abi.decode(["bytes"], bytes.fromhex(log["data"][2:]))
+            assert sig == selector("join(address,uint256)").ljust(32, b"\0")
+            assert data == (sig[:4] + arg1 + arg2).ljust(224, b"\0")
+            usr, amount = "0x" + arg1[12:].hex(), int.from_bytes(arg2, "big")
+            assert "0x" + caller[12:].hex() == callers[usr], (ilk, usr)
+            joined[usr] = joined.get(usr, 0) + amount * 10 ** (18 - decimals)
+        for usr, wad in joined.items():
+            ink, _ = node.call(
+                made["MCD_VAT"], "urns(bytes32,address)", W.ilk_key(ilk), usr, returns=("uint256", "uint256")
+            )
+            gem = node.call(made["MCD_VAT"], "gem(bytes32,address)", W.ilk_key(ilk), usr)
+            assert ink + gem == wad, (ilk, usr)
+        held = node.call(world.gems[ilk], "balanceOf(address)", join)
+        assert held * 10 ** (18 - decimals) == sum(joined.values()), ilk
+    assert found == {"ETH-A": {urn_of["proxy"]: 10 * W.WAD, direct: 5 * W.WAD}, "WBTC-A": {urn_of["direct"]: 2 * W.WAD}}
 
 
 async def test_a_wallet_with_nothing_has_an_empty_answer(world_client, world):
@@ -131,3 +170,34 @@ def test_the_adapter_reads_makers_published_abis():
         declared = abi_functions(artifacts[contract].abi)
         for function in functions:
             assert declared[function.signature] == function.output_types, (contract, function.signature)
+
+
+def abi_shapes(abi: list[dict[str, Any]]) -> set[tuple[Any, ...]]:
+    """An ABI's entries as comparable values: kind, name, inputs (name, type, indexed), output types,
+    mutability and anonymity (internal type names left out: ours name test contracts)."""
+    return {
+        (
+            entry["type"],
+            entry.get("name", ""),
+            tuple((put["name"], put["type"], put.get("indexed", False)) for put in entry.get("inputs", [])),
+            tuple(put["type"] for put in entry.get("outputs", [])),
+            entry.get("stateMutability", ""),
+            entry.get("anonymous", False),
+        )
+        for entry in abi
+    }
+
+
+def test_the_joins_and_proxy_actions_are_makers_published_abis():
+    """The joins the vaults' collateral enters by are dai-plugin-mcd's GemJoin (WETH) and GemJoin5
+    (WBTC) entry for entry, names, constructor and LogNote included; the DaiJoin is its DaiJoin
+    less `join` (left out: no demo pays back); every proxy action is DssProxyActions' but the test's
+    own `open(manager, ilk)`."""
+    artifacts = W.compile_all()
+    for ours in W.JOINS.values():
+        assert abi_shapes(artifacts[ours].abi) == abi_shapes(maker_abi_entries(ours.removeprefix("Test"))), ours
+    dai_join = abi_shapes(maker_abi_entries("DaiJoin")) - abi_shapes(artifacts["TestDaiJoin"].abi)
+    assert {(kind, name) for kind, name, *_ in dai_join} == {("function", "join")}
+    assert abi_shapes(artifacts["TestDaiJoin"].abi) < abi_shapes(maker_abi_entries("DaiJoin"))
+    extra = abi_shapes(artifacts["TestProxyActions"].abi) - abi_shapes(maker_abi_entries("DssProxyActions"))
+    assert [(name, [put for put, *_ in inputs]) for _, name, inputs, *_ in extra] == [("open", ["manager", "ilk"])]

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-// Maker's core (makerdao/dss, dss-cdp-manager, ds-proxy) and Sky's LockstakeEngine as the adapter
-// reads them. Maker publishes its ABIs (@makerdao/dai-plugin-mcd) but no deployable build, so these
-// are written afresh: the same signatures, the same getter shapes and the same arithmetic as the
-// real contracts (integer units: wad 1e18, ray 1e27, rad 1e45; Maker's floor-rounding rmul/rdiv and
-// its half-up rpow), in 0.8 with checked arithmetic where the originals check by hand.
+// Maker's core (makerdao/dss with its joins, dss-gem-joins' GemJoin5, dss-cdp-manager, ds-proxy,
+// dss-proxy-actions) and Sky's LockstakeEngine as the adapter reads them. Maker publishes its ABIs
+// (@makerdao/dai-plugin-mcd) but no deployable build, so these are written afresh: the same
+// signatures, the same getter shapes and the same arithmetic as the real contracts (integer units:
+// wad 1e18, ray 1e27, rad 1e45; Maker's floor-rounding rmul/rdiv and its half-up rpow), in 0.8 with
+// checked arithmetic where the originals check by hand.
 //
-// Left out everywhere, on purpose: authorization (`wards` is kept as a view so the ABI matches, but
-// nothing reads it: the tests are the only callers, so TestVat.slip, fold, grab and suck are open to
-// anyone), LibNote's anonymous LogNote events (mainnet's Vat, Jug, Spotter and DssCdpManager emit
-// them; these do not), token joins (there is no ERC-20 DAI, USDS, MKR or SKY: collateral is put in
-// with TestVat.slip and debt stays as the Vat's internal `dai`), and a failed check reverts with
+// Collateral enters as on mainnet: a wallet's (or its DSProxy's) tokens through the ilk's join, which
+// slips them into the Vat; dai drawn through DssProxyActions leaves through the DaiJoin as DAI.
+//
+// Left out everywhere, on purpose: authorization (`wards` is kept as a view so the ABI matches, and
+// the worlds rely what mainnet relies, but nothing checks it: the tests are the only callers, so
+// TestVat.slip, fold, grab and suck are open to anyone), LibNote's anonymous LogNote events outside
+// the joins (mainnet's Vat, Jug, Spotter and DssCdpManager emit them too; the joins' are kept, the
+// only events the ABIs Maker publishes for them show), DaiJoin.join (DAI burnt to pay back: no demo
+// pays back), the staking engine's tokens (see TestLockstakeEngine), and a failed check reverts with
 // Panic(0x11) where the originals revert with no data.
 
 uint256 constant WAD = 10 ** 18;
@@ -119,7 +124,8 @@ contract TestVat {
 
     // --- fungibility ---
 
-    /// A join's credit of collateral; open to anyone here, so a test funds an urn's gem directly.
+    /// A join's (or the staking engine's) credit of collateral; its wards are not checked (see the
+    /// file's header), but only those call it.
     function slip(bytes32 ilk, address usr, int256 wad) external {
         gem[ilk][usr] = _add(gem[ilk][usr], wad);
     }
@@ -236,6 +242,149 @@ contract TestVat {
         int256 rad = _mul(ilk.Art, rate);
         dai[u] = _add(dai[u], rad);
         debt = _add(debt, rad);
+    }
+}
+
+/// The ERC-20 calls Maker's joins and DssProxyActions make of a collateral token.
+interface TestGemLike {
+    function decimals() external view returns (uint8);
+    function transfer(address, uint256) external returns (bool);
+    function transferFrom(address, address, uint256) external returns (bool);
+    function approve(address, uint256) external returns (bool);
+}
+
+/// What the DaiJoin needs of DAI (DSToken's mint; TestToken's is open to anyone).
+interface TestDaiLike {
+    function mint(address, uint256) external;
+}
+
+/// dss's LibNote: after a `note` call runs, the anonymous LogNote of its selector, its caller, its
+/// first two argument words and its first 224 bytes of calldata (zero-padded), the log LibNote's
+/// assembly writes.
+abstract contract TestLibNote {
+    event LogNote(
+        bytes4 indexed sig, address indexed usr, bytes32 indexed arg1, bytes32 indexed arg2, bytes data
+    ) anonymous;
+
+    modifier note() {
+        _;
+        bytes memory data = new bytes(224);
+        bytes32 arg1;
+        bytes32 arg2;
+        assembly {
+            calldatacopy(add(data, 0x20), 0, 224)
+            arg1 := calldataload(4)
+            arg2 := calldataload(36)
+        }
+        emit LogNote(msg.sig, msg.sender, arg1, arg2, data);
+    }
+}
+
+/// What dss's joins share: wards (kept for the ABI, see the file's header), the `live` flag that
+/// `cage` clears, each change noted.
+abstract contract TestJoinAuth is TestLibNote {
+    /// Kept for the ABI only.
+    mapping(address => uint256) public wards;
+    uint256 public live;
+
+    constructor() {
+        wards[msg.sender] = 1;
+        live = 1;
+    }
+
+    function rely(address usr) external note {
+        wards[usr] = 1;
+    }
+
+    function deny(address usr) external note {
+        wards[usr] = 0;
+    }
+
+    function cage() external note {
+        live = 0;
+    }
+}
+
+/// A collateral join's views (dss's GemJoin and dss-gem-joins' GemJoin5 alike).
+abstract contract TestGemJoinViews is TestJoinAuth {
+    TestVat public vat;
+    bytes32 public ilk;
+    TestGemLike public gem;
+    uint256 public dec;
+
+    constructor(address vat_, bytes32 ilk_, address gem_) {
+        vat = TestVat(vat_);
+        ilk = ilk_;
+        gem = TestGemLike(gem_);
+        dec = gem.decimals();
+    }
+}
+
+/// dss's GemJoin (join.sol), mainnet's join for a token of 18 decimals (WETH for ETH-A): `join`
+/// credits usr's gem in the Vat with `wad` and takes as much of the token from the caller; `exit`
+/// takes the caller's gem back and pays the token to usr.
+contract TestGemJoin is TestGemJoinViews {
+    constructor(address vat_, bytes32 ilk_, address gem_) TestGemJoinViews(vat_, ilk_, gem_) {}
+
+    /// -wad as dss's -int256(wad) gives it, -2**255 included (exit checks wad <= 2**255 first).
+    function _minus(uint256 wad) internal pure returns (int256 minus) {
+        unchecked {
+            minus = -int256(wad);
+        }
+    }
+
+    function join(address usr, uint256 wad) external note {
+        require(live == 1, "GemJoin/not-live");
+        require(wad <= uint256(type(int256).max), "GemJoin/overflow");
+        vat.slip(ilk, usr, int256(wad));
+        require(gem.transferFrom(msg.sender, address(this), wad), "GemJoin/failed-transfer");
+    }
+
+    function exit(address usr, uint256 wad) external note {
+        require(wad <= 2 ** 255, "GemJoin/overflow");
+        vat.slip(ilk, msg.sender, _minus(wad));
+        require(gem.transfer(usr, wad), "GemJoin/failed-transfer");
+    }
+}
+
+/// dss-gem-joins' GemJoin5 (join-5.sol), mainnet's join for a token of fewer than 18 decimals (WBTC
+/// for WBTC-A): the same, with `amt` in the token's units and amt * 10**(18 - dec) as the gem's wad.
+contract TestGemJoin5 is TestGemJoinViews {
+    constructor(address vat_, bytes32 ilk_, address gem_) TestGemJoinViews(vat_, ilk_, gem_) {
+        require(dec < 18, "GemJoin5/decimals-18-or-higher");
+    }
+
+    function join(address urn, uint256 amt) public note {
+        require(live == 1, "GemJoin5/not-live");
+        uint256 wad = amt * 10 ** (18 - dec);
+        require(wad <= uint256(type(int256).max), "GemJoin5/overflow");
+        vat.slip(ilk, urn, int256(wad));
+        require(gem.transferFrom(msg.sender, address(this), amt), "GemJoin5/failed-transfer");
+    }
+
+    function exit(address guy, uint256 amt) public note {
+        uint256 wad = amt * 10 ** (18 - dec);
+        require(wad <= uint256(type(int256).max), "GemJoin5/overflow");
+        vat.slip(ilk, msg.sender, -int256(wad));
+        require(gem.transfer(guy, amt), "GemJoin5/failed-transfer");
+    }
+}
+
+/// dss's DaiJoin, its way out only: `exit` takes the caller's Vat dai and mints as much DAI to usr,
+/// where DssProxyActions' draws end. Its `join` (DAI burnt to pay back) is left out: no demo pays back.
+contract TestDaiJoin is TestJoinAuth {
+    TestVat public vat;
+    TestDaiLike public dai;
+
+    constructor(address vat_, address dai_) {
+        vat = TestVat(vat_);
+        dai = TestDaiLike(dai_);
+    }
+
+    function exit(address usr, uint256 wad) external note {
+        require(live == 1, "DaiJoin/not-live");
+        vat.move(msg.sender, address(this), RAY * wad);
+        dai.mint(usr, wad);
     }
 }
 
@@ -881,11 +1030,16 @@ contract TestProxyRegistry {
     }
 }
 
+/// What DssProxyActions needs of a collateral join (GemJoin and GemJoin5 alike).
+interface TestGemJoinLike {
+    function dec() external view returns (uint256);
+    function gem() external view returns (TestGemLike);
+    function join(address, uint256) external;
+}
+
 /// DssProxyActions' CDP actions, run in a DSProxy by `execute` (delegatecall: address(this) is the
 /// proxy, msg.sender its owner). Same signatures as DssProxyActions, except `open(manager, ilk)`,
-/// which opens for the proxy itself, and `lockAndDraw`, which stands in for lockGemAndDraw with
-/// no joins: the collateral is already in the urn's gem (a test puts it there with TestVat.slip),
-/// and the dai drawn goes to the owner's internal Vat balance, not to a DaiJoin.
+/// which opens for the proxy itself.
 contract TestProxyActions {
     function open(address manager, bytes32 ilk, address usr) public returns (uint256 cdp) {
         cdp = TestDssCdpManager(manager).open(ilk, usr);
@@ -911,11 +1065,11 @@ contract TestProxyActions {
         TestDssCdpManager(manager).flux(cdp, dst, wad);
     }
 
-    function move(address manager, uint256 cdp, address dst, uint256 rad) external {
+    function move(address manager, uint256 cdp, address dst, uint256 rad) public {
         TestDssCdpManager(manager).move(cdp, dst, rad);
     }
 
-    function frob(address manager, uint256 cdp, int256 dink, int256 dart) external {
+    function frob(address manager, uint256 cdp, int256 dink, int256 dart) public {
         TestDssCdpManager(manager).frob(cdp, dink, dart);
     }
 
@@ -927,24 +1081,59 @@ contract TestProxyActions {
         TestVat(obj).nope(usr);
     }
 
-    /// Lock `wadC` of the urn's gem and draw exactly `wadD` dai (DssProxyActions' _getDrawDart:
-    /// after a drip, the art that covers wadD less the urn's own dai, rounded up), sent to the
-    /// owner's Vat balance.
-    function lockAndDraw(address manager, address jug, uint256 cdp, uint256 wadC, uint256 wadD) external {
-        TestDssCdpManager m = TestDssCdpManager(manager);
-        int256 dart = _drawDart(m.vat(), jug, m.urns(cdp), m.ilks(cdp), wadD);
-        require(wadC <= uint256(type(int256).max), "int-overflow");
-        m.frob(cdp, int256(wadC), dart);
-        m.move(cdp, msg.sender, wadD * RAY);
+    /// With `transferFrom`, the owner's `amt` of the gem comes to the proxy (the owner approved it)
+    /// and the proxy lets the join take it; the join credits it to `urn`'s gem in the Vat.
+    function gemJoin_join(address apt, address urn, uint256 amt, bool transferFrom) public {
+        if (transferFrom) {
+            TestGemLike gem = TestGemJoinLike(apt).gem();
+            gem.transferFrom(msg.sender, address(this), amt);
+            gem.approve(apt, amt);
+        }
+        TestGemJoinLike(apt).join(urn, amt);
     }
 
-    function _drawDart(address vat, address jug, address urn, bytes32 ilk, uint256 wad) internal returns (int256 dart) {
-        uint256 rate = TestJug(jug).drip(ilk);
-        uint256 dai = TestVat(vat).dai(urn);
+    /// Join `amtC` of the gem (in its own units) into the CDP's urn, lock it (as a wad) and draw
+    /// exactly `wadD` dai (DssProxyActions' _getDrawDart: after a drip, the art that covers wadD
+    /// less the urn's own dai, rounded up), which leaves through the DaiJoin as DAI to the owner.
+    function lockGemAndDraw(
+        address manager,
+        address jug,
+        address gemJoin,
+        address daiJoin,
+        uint256 cdp,
+        uint256 amtC,
+        uint256 wadD,
+        bool transferFrom
+    ) public {
+        gemJoin_join(gemJoin, TestDssCdpManager(manager).urns(cdp), amtC, transferFrom);
+        frob(manager, cdp, _toInt(_convertTo18(gemJoin, amtC)), _drawDart(manager, jug, cdp, wadD));
+        move(manager, cdp, address(this), wadD * RAY);
+        _exitDai(TestVat(TestDssCdpManager(manager).vat()), daiJoin, wadD);
+    }
+
+    /// The gem's amount as the Vat's wad (the joins do the same conversion).
+    function _convertTo18(address gemJoin, uint256 amt) internal view returns (uint256) {
+        return amt * 10 ** (18 - TestGemJoinLike(gemJoin).dec());
+    }
+
+    function _toInt(uint256 x) internal pure returns (int256) {
+        require(x <= uint256(type(int256).max), "int-overflow");
+        return int256(x);
+    }
+
+    /// The proxy's `wad` of Vat dai out to the owner as DAI, the DaiJoin hoped first.
+    function _exitDai(TestVat vat, address daiJoin, uint256 wad) internal {
+        if (vat.can(address(this), daiJoin) == 0) vat.hope(daiJoin);
+        TestDaiJoin(daiJoin).exit(msg.sender, wad);
+    }
+
+    function _drawDart(address manager, address jug, uint256 cdp, uint256 wad) internal returns (int256 dart) {
+        TestDssCdpManager m = TestDssCdpManager(manager);
+        uint256 rate = TestJug(jug).drip(m.ilks(cdp));
+        uint256 dai = TestVat(m.vat()).dai(m.urns(cdp));
         if (dai < wad * RAY) {
             uint256 art = (wad * RAY - dai) / rate;
-            require(art <= uint256(type(int256).max), "int-overflow");
-            dart = int256(art * rate < wad * RAY ? art + 1 : art);
+            dart = _toInt(art * rate < wad * RAY ? art + 1 : art);
         }
     }
 }
