@@ -4,6 +4,7 @@ liquidation price checked by the Dog's own `bark`."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -90,7 +91,71 @@ async def test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_f
     assert dai == 12_000 * W.WAD, "lockGemAndDraw's draw, out through the DaiJoin"
 
 
-async def test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed(world_client, world): ...
+@pytest.mark.parametrize(("cdp", "ilk"), [("proxy", "ETH-A"), ("direct", "WBTC-A")])
+async def test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed(world_client, world, cdp, ilk):
+    """The answer's liquidation price is the vault's debt x mat x par / ink, and it is the Dog's own
+    line: with the Jug dripped (keepers drip before they bark; the answer's rate' is then the Vat's
+    rate), the ilk's OSM set a hair above it leaves `bark` refused as not unsafe, a hair below lets
+    it through. Both CdpManager vaults: ETH-A's through the DSProxy (mat 1.45) and the wallet's
+    own WBTC-A (mat 1.75, a gem of 8 decimals). Done in a snapshot, reverted after."""
+    node, made = world.node, world.contracts
+    vat, spotter, jug, dog = made["MCD_VAT"], made["MCD_SPOT"], made["MCD_JUG"], made["MCD_DOG"]
+    key, keeper, bark = W.ilk_key(ilk), node.accounts[0], "bark(bytes32,address,address)"
+    wallet = world.wallets["owner" if cdp == "proxy" else "direct"]
+    urn = node.call(made["CDP_MANAGER"], "urns(uint256)", world.cdps[cdp], returns=("address",)).lower()
+    before = [
+        node.call(vat, "ilks(bytes32)", key, returns=("uint256",) * 5),
+        node.call(jug, "ilks(bytes32)", key, returns=("uint256",) * 2),
+    ]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(jug, "drip(bytes32)", key)
+        (entry, vault), *others = [
+            (entry, vault)
+            for entry in await entries(world_client, wallet)
+            for vault in entry["vaults"]
+            if vault["cdpId"] == str(world.cdps[cdp])
+        ]
+        assert others == [] and vault["ilk"] == ilk and vault["urn"] == urn
+        block = entry["blockNumber"]
+        assert block == node.block_number(), "the answer is the dripped block's"
+        ink, art = node.call(vat, "urns(bytes32,address)", key, urn, returns=("uint256", "uint256"), block=block)
+        _, rate, _, _, _ = node.call(vat, "ilks(bytes32)", key, returns=("uint256",) * 5, block=block)
+        _, mat = node.call(spotter, "ilks(bytes32)", key, returns=("address", "uint256"), block=block)
+        par = node.call(spotter, "par()", block=block)
+        _, rho = node.call(jug, "ilks(bytes32)", key, returns=("uint256", "uint256"), block=block)
+        assert rho == entry["blockTimestamp"], "nothing left to drip: rate' is the Vat's rate, which bark reads"
+        assert ink > 0 and art > 0 and mat == W.ILKS[ilk][3] and par == W.RAY
+        # The Dog's line: ink x spot < art x rate with spot = price / par / mat (Spotter.poke), so
+        # the price at which bark starts to succeed is (art x rate) x mat x par / ink, in USD.
+        line = Fraction(art * rate, W.WAD * W.RAY) * Fraction(mat, W.RAY) * Fraction(par, W.RAY) / Fraction(ink, W.WAD)
+        (liquidation,) = vault["risk"]["liquidationPrices"]
+        answered = liquidation["priceUsd"]
+        assert answered == float(line), "the exact figure (debt at the ilk's mat over the collateral), rounded once"
+        # "A hair": the answer's neighbouring doubles, the smallest margin its precision allows. The
+        # answer is the exact line rounded once to a double (adapters/risk.py), so the line lies
+        # within half a step of it, strictly between its neighbours; rounded outwards to the OSM's
+        # wads they still bracket it, a wad (1e-18 USD) being over 10^5 times finer than a double's
+        # step here (2^-52 relative: ~2e-13 USD at ETH-A's ~1,800, ~7e-12 at WBTC-A's ~36,000), and
+        # the Spotter's rounding of spot down finer still. A relative 1e-6 would let an answer a
+        # millionth off pass; this one fails an answer 1e-12 off either way.
+        above = math.ceil(Fraction(math.nextafter(answered, math.inf)) * W.WAD)
+        below = math.floor(Fraction(math.nextafter(answered, 0)) * W.WAD)
+        assert below < line * W.WAD < above and (above - below) / (line * W.WAD) < 1e-15
+        world.set_price(ilk, above)
+        assert node.call_reverts(dog, bark, key, urn, keeper, sender=keeper), "just above the line: still safe"
+        with pytest.raises(RuntimeError, match="Dog/not-unsafe"):
+            node.call(dog, bark, key, urn, keeper)
+        world.set_price(ilk, below)
+        assert not node.call_reverts(dog, bark, key, urn, keeper, sender=keeper), "just below: bark takes it"
+    finally:
+        node.rpc("evm_revert", snapshot)
+    after = [
+        node.call(vat, "ilks(bytes32)", key, returns=("uint256",) * 5),
+        node.call(jug, "ilks(bytes32)", key, returns=("uint256",) * 2),
+    ]
+    assert after == before, "the Vat's rate and spot and the Jug's rho as they were"
+    assert node.call(world.pips[ilk], "peek()", returns=("uint256", "bool")) == (world.price(ilk), True)
 
 
 async def test_vaults_and_urns_the_wallet_owns_itself_and_a_staking_engine_urn(world_client, world):
