@@ -48,6 +48,70 @@ RUN_TAG = "WALLET_POSITIONS_TEST_RUN"
 running with it when the run ends has outlived its test."""
 
 
+FULL_ONLY_FIXTURES = {
+    "worlds": "builds every world on one chain",
+    "history": "builds every world on one chain",
+    "postgres": "starts PostgreSQL",
+    "redis_server": "starts Redis",
+}
+"""Fixtures whose tests only the whole suite runs (`--quick` leaves them out), and why."""
+FULL_ONLY_MODULES = {
+    "test_worlds_bundle": "compiles every world with solcjs",
+    "test_lenses": "compiles the lenses with solcjs and builds every world",
+    "test_end_to_end": "starts the devnet and served processes",
+    "test_binary": "builds the zipapp and serves from it",
+    "test_devnet_restart": "starts the devnet twice",
+    "test_introspection": "runs schemathesis against a served process",
+    "test_query_page": "drives Chromium",
+    "test_fault_schedules": "builds every world on one chain",
+}
+"""Modules only the whole suite runs, and why (docs/development.md, "The tests")."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--quick",
+        action="store_true",
+        help="the quick tier: leave out what starts PostgreSQL, Redis, served processes or a browser, "
+        "compiles with solcjs, builds every world or mines thousands of blocks (conftest.py FULL_ONLY_*, "
+        "the `full` mark), and run property tests with a tenth of their examples",
+    )
+
+
+QUICK = False
+"""Whether this run is the quick tier (`--quick`), set before the test modules are imported."""
+
+
+def examples(count: int) -> int:
+    """A property test's number of examples: a tenth of it (at least 5) in the quick tier."""
+    return max(count // 10, 5) if QUICK else count
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global QUICK
+    QUICK = bool(config.getoption("--quick"))
+
+
+def full_only(item: pytest.Item) -> str | None:
+    """Why the quick tier leaves a test out, or None: it runs it."""
+    if (marked := item.get_closest_marker("full")) is not None:
+        return str(marked.args[0])
+    module = item.module.__name__.rpartition(".")[2] if isinstance(item, pytest.Function) else ""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "postgresql" in params.values():
+        return FULL_ONLY_FIXTURES["postgres"]
+    named = [why for name, why in FULL_ONLY_FIXTURES.items() if name in getattr(item, "fixturenames", ())]
+    return FULL_ONLY_MODULES.get(module) or next(iter(named), None)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--quick"):
+        return
+    kept = [item for item in items if full_only(item) is None]
+    config.hook.pytest_deselected(items=[item for item in items if full_only(item) is not None])
+    items[:] = kept
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     os.environ[RUN_TAG] = str(os.getpid())
 

@@ -4,6 +4,7 @@ for the outside edges (an endpoint that fails, hangs, lags, answers garbage or l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from collections.abc import Callable
@@ -66,13 +67,24 @@ class RpcProxy:
         """Posts received and not yet answered (held ones included)."""
         self.rng = random.Random(0)
         self.released = asyncio.Event()
-        """Set when the test ends: hanging answers stop hanging, so the server can shut down."""
+        """Set when the test ends (or the proxy's app shuts down): hanging and delayed answers stop
+        waiting, so the server and the proxy shut down at once."""
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.on_shutdown.append(self._shut_down)
         app.router.add_post("/", self.handle)
         app.router.add_post("/elsewhere", self.handle_elsewhere)
         return app
+
+    async def _shut_down(self, _: web.Application) -> None:
+        self.released.set()
+
+    async def pause(self, seconds: float) -> None:
+        """A delay, cut short once the test is over (`released`)."""
+        if seconds > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.released.wait(), seconds)
 
     async def handle_elsewhere(self, request: web.Request) -> web.StreamResponse:
         self.elsewhere.append(await request.json())
@@ -91,12 +103,12 @@ class RpcProxy:
         self.posts.append(payload)
         self.body_sizes.append(len(body))
         methods = {item.get("method") for item in (payload if isinstance(payload, list) else [payload])}
-        await asyncio.sleep(max([self.method_delays.get(m, 0.0) for m in methods], default=0.0))
+        await self.pause(max([self.method_delays.get(m, 0.0) for m in methods], default=0.0))
         if self.max_body_bytes is not None and len(body) > self.max_body_bytes:
             return web.json_response(
                 {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid request"}}
             )
-        await asyncio.sleep(self.delay)
+        await self.pause(self.delay)
         if self.lockstep is not None and not _polls(payload):
             await self.lockstep.join()
         if self.statuses:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from chain import abi
 from chain.abi import AbiError, Event, Function
 from chain.keccak import keccak256
+from tests.conftest import examples
 from tests.modules import MIN_MODULES, service_files
 
 LEAVES = [
@@ -85,7 +86,7 @@ def typed_values(draw):
     return types, values
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(typed_values())
 def test_encoding_matches_eth_abi_and_round_trips(case):
     types, values = case
@@ -122,7 +123,7 @@ def by_position(abi_type: abi.AbiType, value):
     return value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(typed_values())
 def test_named_components_decode_to_named_tuples_with_eth_abis_values(case):
     types, values = case
@@ -146,7 +147,7 @@ def test_component_names_are_distinct_identifiers_on_every_component_or_none(tex
         abi.parse_type(text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(type_strategy(1), min_size=1, max_size=3), st.binary(max_size=300))
 def test_decoding_garbage_agrees_with_eth_abi_when_both_accept(types, data):
     try:
@@ -243,7 +244,7 @@ def test_function_calldata_matches_eth_abi():
     assert function.inputs == ["address", "uint256"] and function.name == "transfer"
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.binary(max_size=700))
 def test_keccak256_is_the_evms(data):
     """Every length, across the 136-byte blocks' edges (the padding's two cases included)."""

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.morpho import adaptive_curve_irm as irm
+from tests.conftest import examples
 from tests.node_oracles import morpho_sdk as ask
 
 YEAR = irm.SECONDS_PER_YEAR
@@ -25,7 +26,7 @@ states = st.tuples(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(states, min_size=1, max_size=40))
 def test_the_port_equals_morphos_sdk(batch):
     answers = ask(

@@ -57,6 +57,7 @@ async def indexed(indexes, stream, budget=30.0, block=None):
     return await indexes.view(reader(indexes.chains, budget, block), stream)
 
 
+@pytest.mark.full("mines thousands of blocks")
 async def test_a_cold_scan_outlives_a_short_budget_and_keeps_its_progress(anvil, artifacts, open_index, proxy):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
@@ -180,6 +181,7 @@ async def test_an_index_file_of_the_earlier_layout_keeps_its_holdings(tmp_path):
         index.close()
 
 
+@pytest.mark.full("mines thousands of blocks")
 async def test_a_scan_through_an_endpoint_capped_at_1000_blocks_completes(anvil, artifacts, open_index, proxy):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
@@ -205,6 +207,7 @@ def test_a_bulk_read_refuses_aggregate3_data_it_cannot_cut():
             sweep._decode(bad, 1)
 
 
+@pytest.mark.full("mines thousands of blocks")
 async def test_a_scan_goes_on_through_node_failures(anvil, artifacts, open_index, proxy, caplog):
     token = deploy_token(anvil, artifacts)
     start = anvil.block_number()
@@ -355,6 +358,7 @@ async def test_an_endpoint_replaced_under_a_running_index_is_followed(anvil, art
         old.stop()
 
 
+@pytest.mark.full("mines thousands of blocks")
 async def test_a_node_behind_the_stored_part_is_answered_at_its_head(anvil, artifacts, open_index, proxy, tmp_path):
     """A node that lacks the newest stored blocks but agrees below them is behind, not another
     chain: nothing is dropped, its head is answered from the stored part as of that head."""
@@ -379,6 +383,7 @@ async def test_a_node_behind_the_stored_part_is_answered_at_its_head(anvil, arti
     assert rewinds(indexes, stream, "dropped") == 0
 
 
+@pytest.mark.full("mines thousands of blocks")
 async def test_a_reorg_deeper_than_the_stored_part_rewinds_to_where_the_chain_agrees(
     anvil, artifacts, open_index, tmp_path
 ):

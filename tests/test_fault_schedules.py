@@ -29,6 +29,7 @@ import server
 from config import Settings
 from schema import SDL_PATH
 from tests import all_worlds
+from tests.conftest import examples
 from tests.evm import Anvil
 from tests.rpc_proxy import HEADER_NOT_FOUND, MISSING_TRIE_NODE, NODE_ERRORS, STATE_READS, RpcProxy
 
@@ -188,7 +189,9 @@ def test_every_protocol_answers_every_demo_wallet_and_any_address(worlds):
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(25),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @example({"items": {"eth_call": (0.5, HEADER_NOT_FOUND)}, "http": 0.0, "seed": 1})
 @example({"items": {"eth_getBlockByNumber": (1.0, None)}, "http": 0.0, "seed": 2})

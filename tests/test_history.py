@@ -58,6 +58,7 @@ def steady():
         node.stop()
 
 
+@pytest.mark.full("mines thousands of blocks")
 async def test_without_a_hint_a_steady_chain_settles_the_block_a_period_back_in_two_header_rounds(steady, open_chains):
     """A fresh server (no block found before): the first round probes around the nominal block
     time's guess, the second reads the interpolated block with its neighbours, which holds it."""

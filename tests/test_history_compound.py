@@ -20,6 +20,7 @@ import auth
 from adapters.compound import contracts as comet
 from chain.abi import Event
 from tests import compound_world as C
+from tests.conftest import examples
 from tests.evm import SDKS, Anvil
 from tests.test_history_flows import Expected, _block, ask, chain_fixture, earned_adds_up, taken
 from tests.test_past_blocks import Service
@@ -154,7 +155,7 @@ def _absorb(flows: CompoundFlows, debt: int, collateral: int, excess: bool, expe
 KINDS = ["supply", "withdraw", "send", "receive", "collateral-in", "collateral-out", "collateral-send"]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     steps=st.lists(
         st.tuples(st.sampled_from([*KINDS, "accrue", "absorb"]), st.integers(1, 1_000)), min_size=1, max_size=8

@@ -24,6 +24,7 @@ import auth
 import server
 from adapters import flows as flows_module
 from tests import aave_world, lido_world, morpho_world
+from tests.conftest import examples
 from tests.evm import CONTRACTS, Anvil, compile_contracts
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
@@ -237,7 +238,7 @@ async def ask(service: Service, inputs: list[dict[str, Any]], **arguments: Any) 
     return result
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(steps=actions)
 def test_flows_are_the_actions_and_earnings_add_up(world: World, steps: list[Action]) -> None:
     node = world.node
@@ -427,7 +428,7 @@ def aave_act(flows: AaveFlows, action: Action, expected: Expected) -> None:
         node.mine(1)
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     steps=st.lists(
         st.tuples(

@@ -20,7 +20,7 @@ from adapters.morpho import positions as morpho
 from chain import Chains
 from chain.event_index import Indexes, open_stores
 from tests import morpho_world as W
-from tests.conftest import covered_to
+from tests.conftest import covered_to, examples
 from tests.evm import Anvil
 from tests.test_morpho import PARAMS, market_id
 
@@ -137,7 +137,7 @@ async def service_view(world) -> list[tuple[set[str], set[str]]]:
         await chains.close()
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
         st.tuples(

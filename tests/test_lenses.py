@@ -34,7 +34,7 @@ from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
 from tests.balancer_v3_world import compile_v3
-from tests.conftest import served_fixture
+from tests.conftest import examples, served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
 from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi, packs, registries
 from tests.null_figures import failed
@@ -486,7 +486,9 @@ changes = st.lists(
 
 
 @settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(6),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(steps=changes, back=st.integers(0, 40))
 def test_the_one_call_path_answers_as_the_rounds_do(worlds, tmp_path_factory, steps, back):

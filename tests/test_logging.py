@@ -11,11 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import logs
+from tests.conftest import examples
 
 CODES = st.sampled_from(["OK", "VALIDATION_ERROR", "TIMEOUT", "NETWORK_ERROR"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     created=st.floats(0, 4e9),
     method=st.text(max_size=12),
@@ -51,7 +52,7 @@ def test_the_access_line_is_what_the_formatter_makes(
     assert json.loads(expected)["path"] == path
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.floats(0, 4e9) | st.integers(0, 4 * 10**15).map(lambda micros: micros / 1e6))
 def test_the_timestamp_is_datetimes_isoformat(created):
     assert logs._timestamp(created) == datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")

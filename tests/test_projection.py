@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 import schema as service_schema
 from projection import ProjectingExecutor, Projection, selects_by_variables
+from tests.conftest import examples
 
 SCHEMA = build_schema(service_schema.SDL_PATH.read_text(encoding="utf-8"))
 SCHEMA.query_type.fields["walletPositions"].resolve = lambda root, _info, inputs: root
@@ -146,7 +147,7 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_projection_equals_graphql_core(case: tuple[str, dict[str, bool], list[Any]]) -> None:
     same_answers(*case)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import auth
 import server
 from config import Settings
-from tests.conftest import WALLET
+from tests.conftest import WALLET, examples
 from tests.stand_ins import StandIns
 
 
@@ -175,13 +175,13 @@ variables = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=st.one_of(json_values.map(lambda v: json.dumps(v).encode()), st.binary(max_size=300)))
 def test_arbitrary_bodies_never_500(live, body):
     assert_well_formed(*live.send(body))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=documents, variables=variables, operation=st.none() | st.sampled_from(["Q", "F", ""]) | json_values)
 def test_arbitrary_graphql_documents_never_500(live, query, variables, operation):
     payload = {"query": query, "variables": variables, "operationName": operation}
@@ -193,7 +193,7 @@ header_values = st.binary(max_size=120).map(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     api_key=header_values,
     authorization=st.none() | header_values,

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import auth
 from limits import RateLimiter
 from server import KEYS
-from tests.conftest import position_input
+from tests.conftest import examples, position_input
 
 QUOTA, WINDOW = 100, 60
 
@@ -32,7 +32,7 @@ def most_in_any_window(times: list[float], window: float) -> int:
 gaps = st.lists(st.floats(min_value=0, max_value=5, allow_nan=False), min_size=1, max_size=400)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(gaps)
 def test_no_key_is_ever_granted_more_than_the_quota_in_any_window(steps):
     clock = Clock()
@@ -45,7 +45,7 @@ def test_no_key_is_ever_granted_more_than_the_quota_in_any_window(steps):
     assert most_in_any_window(granted, WINDOW) <= QUOTA
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(gaps)
 def test_a_key_that_stays_under_the_quota_is_never_refused(steps):
     times, now = [], 1000.0

@@ -27,7 +27,7 @@ from adapters.position_warnings import Warnings
 from adapters.risk import Collateral, Unit, borrow_risk
 from tests import aave_world as A
 from tests import morpho_world as W
-from tests.conftest import served_fixture
+from tests.conftest import examples, served_fixture
 from tests.evm import CONTRACTS, Anvil, arg_types, compile_contracts, selector
 from tests.test_past_blocks import Service
 
@@ -41,7 +41,9 @@ QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs
 MARGIN = Fraction(1, 10**6)
 PARAMS = "(address,address,address,address,uint256)"
 EXAMPLES = settings(
-    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(8),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import schema as service_schema
+from tests.conftest import examples
 from variables import Coercer
 
 SERVICE = build_schema(service_schema.SDL_PATH.read_text(encoding="utf-8"))
@@ -171,7 +172,7 @@ def variables_for(draw: Any, schema: GraphQLSchema, text: str) -> dict[str, Any]
     return chosen
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variables_for(SERVICE, SERVICE_OPERATION))
 def test_the_service_schema_variables_coerce_as_graphql_core_does(inputs: dict[str, Any]) -> None:
     assert_same(SERVICE, operation(SERVICE_OPERATION), inputs)
@@ -180,7 +181,7 @@ def test_the_service_schema_variables_coerce_as_graphql_core_does(inputs: dict[s
 WELL_FORMED = {"l": {"i": 1, "d": 2, "nd": "y"}, "i": 1, "b": True}
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variables_for(MADE, MADE_OPERATION))
 @example({**WELL_FORMED, "tags": "ab"})
 @example({**WELL_FORMED, "tags": 7, "deep": [[1, None]]})
@@ -189,7 +190,7 @@ def test_every_kind_of_input_type_coerces_as_graphql_core_does(inputs: dict[str,
     assert_same(MADE, operation(MADE_OPERATION), inputs)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.dictionaries(st.sampled_from(["inputs", "pools", "one", "block", "name", "l", "i", "b"]), json_values))
 def test_arbitrary_json_coerces_as_graphql_core_does(inputs: dict[str, Any]) -> None:
     assert_same(SERVICE, operation(SERVICE_OPERATION), inputs)
