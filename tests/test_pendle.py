@@ -21,6 +21,7 @@ from adapters.pendle.market import PendleReader
 from adapters.position_warnings import Warnings
 from adapters.prices import noting_prices
 from chain.abi import Function, parse_type
+from errors import IndexUnavailable
 from tests import pendle_world as P
 from tests.conftest import covered_to, query_positions, until_indexed, world_api, world_fixture
 from tests.evm import abi_type
@@ -251,6 +252,45 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
     (warning,) = entry["warnings"]
     assert warning["code"] == "PART_UNREADABLE" and warning["target"] == "pendle"
     assert f"reaches block {await covered_to(index, stream)} of {entry['blockNumber']}" in warning["message"]
+
+
+async def test_a_store_unreadable_for_the_prefetch_but_read_for_the_view_costs_no_position(
+    world_client, world, tmp_path, monkeypatch
+):
+    """The stored part is read twice: for the prefetch, then with the tail. Where the first read
+    fails (a shared database back in between, as after an outage) or a scan stores more in
+    between, the catalog is the second read's: the first one's, kept whenever the tail named no
+    new market, once left every position out, without a warning, in an answer kept as complete."""
+    node, pendler = world.node, world.wallets["pendler"]
+    stream = contracts.stream(addresses.load(world.write_addresses(tmp_path / "b.json"))[node.chain_id].pendle)
+    store = world_client.app[server.INDEXES].store(node.chain_id)
+    snapshot, failures = store.snapshot, [IndexUnavailable("the event index database cannot be reached")]
+
+    async def once_unreadable(name: str, start_block: int):
+        if name == stream.name and failures and unreadable:
+            raise failures.pop()
+        return await snapshot(name, start_block)
+
+    unreadable = False
+    monkeypatch.setattr(store, "snapshot", once_unreadable)
+    saved = node.rpc("evm_snapshot")
+    try:
+        node.mine(100)  # every market settled: the stored part names them all, the tail none
+        (before,) = (await positions(world_client, pendler))["data"]
+        await until_indexed(store, stream, node)
+        node.mine()
+        unreadable = True
+        (after,) = (await positions(world_client, pendler))["data"]
+    finally:
+        node.rpc("evm_revert", saved)
+    assert not failures and after["blockNumber"] > before["blockNumber"]
+
+    def held(entry):
+        lists = ("ptPositions", "ytPositions", "lpPositions", "syPositions")
+        return [(p["type"], p["balance"], p["syTokenAddress"], p.get("marketAddress")) for k in lists for p in entry[k]]
+
+    assert held(after) == held(before) and len(held(before)) == 6
+    assert after["warnings"] == before["warnings"]
 
 
 async def test_an_lp_of_a_market_whose_pt_no_listed_factory_made_is_left_out_and_named(

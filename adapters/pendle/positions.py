@@ -102,7 +102,9 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     swept = catalog.sys
     sweeping = shared_future(swept_balances(reader, swept, wallet, ctx.warnings, "SY"))
     view = await ctx.events(events)
-    if view.fresh:
+    if view.fresh or (view.store is not None and view.progress != stored.progress):
+        # The view's stored part is not the one the prefetch read (the store could not be read
+        # then, or a scan stored more since): the catalog is the view's, or positions are missed.
         catalog = Catalog(view)
     pendle = PendleReader(reader, chain, ctx.warnings)
     newer = sorted(set(catalog.sys) - set(swept))
