@@ -107,9 +107,9 @@ def full_only(item: pytest.Item) -> str | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not config.getoption("--quick"):
         return
-    kept = [item for item in items if full_only(item) is None]
-    config.hook.pytest_deselected(items=[item for item in items if full_only(item) is not None])
-    items[:] = kept
+    left = {item for item in items if full_only(item) is not None}
+    config.hook.pytest_deselected(items=[item for item in items if item in left])
+    items[:] = [item for item in items if item not in left]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
