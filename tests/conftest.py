@@ -104,12 +104,37 @@ def full_only(item: pytest.Item) -> str | None:
     return FULL_ONLY_MODULES.get(module) or next(iter(named), None)
 
 
+LONGEST_FIRST = (
+    "test_event_index",
+    "test_lenses",
+    "test_replicas",
+    "test_rounds",
+    "test_worlds_bundle",
+    "test_verify",
+    "test_risk",
+    "test_fault_schedules",
+    "test_past_blocks",
+    "test_positions_history",
+    "test_shared_index",
+    "test_binary",
+    "test_devnet_restart",
+    "test_end_to_end",
+    "test_keys",
+)
+"""The modules of over half a minute, the longest first (docs/development.md, "The tests"), run
+before the others: the two workers take a module at a time in the order of collection
+(scripts/test: `--no-loadscope-reorder`), and a long one taken last would keep one busy for a
+minute while the other has nothing left to do (test_worlds_bundle, last in xdist's own order,
+by number of tests)."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("--quick"):
-        return
-    left = {item for item in items if full_only(item) is not None}
-    config.hook.pytest_deselected(items=[item for item in items if item in left])
-    items[:] = [item for item in items if item not in left]
+    if config.getoption("--quick"):
+        left = {item for item in items if full_only(item) is not None}
+        config.hook.pytest_deselected(items=[item for item in items if item in left])
+        items[:] = [item for item in items if item not in left]
+    rank = {module: place for place, module in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(item.nodeid.partition("::")[0]).stem, len(rank)))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -5,10 +5,12 @@ run as root, so under root (as on CI) the cluster belongs to the package's `post
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -16,6 +18,17 @@ from pathlib import Path
 
 from tests.evm import as_child
 from tests.redis_server import free_port
+
+
+def running_in_group(group: int) -> bool:
+    """Whether a process of the process group runs (one ended and not yet reaped does not)."""
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # the fields after the command's closing parenthesis: state, parent, process group
+            state, _, pgrp = Path(stat).read_text().rpartition(")")[2].split()[:3]
+            if int(pgrp) == group and state != "Z":
+                return True
+    return False
 
 
 def binaries() -> Path | None:
@@ -76,21 +89,25 @@ class PostgresServer:
         return self.url.rsplit("/", 1)[0] + "/" + name
 
     def _as_owner(self) -> None:
-        """The server runs as the cluster's owner and ends with the tests, even by SIGKILL: the
-        death signal is set after the change of user, which clears it."""
+        """The server runs as the cluster's owner, in a process group of its own with its
+        backends (`kill` ends them together), and ends with the tests, even by SIGKILL: the death
+        signal is set after the change of user, which clears it."""
+        os.setsid()
         if self.ids is not None:
             os.setgid(self.ids[1])
             os.setuid(self.ids[0])
         as_child()
 
     def kill(self) -> None:
-        """SIGKILL, as a crash: the next start recovers from the write-ahead log."""
+        """SIGKILL to the server and its backends at once, as a crash: the next start recovers
+        from the write-ahead log. It may start once no backend of the old one runs (they hold
+        its shared memory); the crash leaves postmaster.pid behind, removed here."""
         if self.process is not None and self.process.poll() is None:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
             deadline = time.monotonic() + 10
-            while time.monotonic() < deadline and (self.data / "postmaster.pid").exists():
-                time.sleep(0.05)
+            while time.monotonic() < deadline and running_in_group(self.process.pid):
+                time.sleep(0.02)
             (self.data / "postmaster.pid").unlink(missing_ok=True)
 
     def remove(self) -> None:

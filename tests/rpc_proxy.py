@@ -8,6 +8,7 @@ import contextlib
 import json
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -236,16 +237,52 @@ SETTLED = 5
 it counts as settled (`settled`)."""
 
 
+@dataclass
+class _Waiter:
+    busy: Callable[[], int]
+    done: asyncio.Future[None]
+    calm: int = 0
+
+
+_waiters: dict[asyncio.AbstractEventLoop, list[_Waiter]] = {}
+_watchers: set[asyncio.Task[None]] = set()
+
+
 async def settled(busy: Callable[[], int]) -> None:
     """Until the running event loop (the one the server under test and this proxy share) has had
     nothing to do at SETTLED checks in a row: no callback ready to run (asyncio's ready queue,
     read here only) and `busy()` nothing. A loaded machine slows the checks as much as the work,
-    so what the loop settles on does not depend on the machine's speed."""
+    so what the loop settles on does not depend on the machine's speed.
+
+    One watcher checks for every waiter of a loop (`_watch`): two waiters each checking on its
+    own timer find each other's wake-up in the ready queue, and have kept each other waiting for
+    minutes (a query's lockstep releasing its last wave while the test waits for quiet)."""
     loop = asyncio.get_running_loop()
-    calm = 0
-    while calm < SETTLED:
-        await asyncio.sleep(0.001)
-        calm = calm + 1 if not loop._ready and not busy() else 0  # type: ignore[attr-defined]
+    waiter = _Waiter(busy, loop.create_future())
+    if loop not in _waiters:
+        _waiters[loop] = []
+        watcher = loop.create_task(_watch(loop))
+        _watchers.add(watcher)
+        watcher.add_done_callback(_watchers.discard)
+    _waiters[loop].append(waiter)
+    await waiter.done
+
+
+async def _watch(loop: asyncio.AbstractEventLoop) -> None:
+    """Every millisecond, each waiter's count of calm checks in a row, until none is left."""
+    waiters = _waiters[loop]
+    try:
+        while waiters:
+            await asyncio.sleep(0.001)
+            calm = not loop._ready  # type: ignore[attr-defined]
+            for waiter in list(waiters):
+                waiter.calm = waiter.calm + 1 if calm and not waiter.busy() else 0
+                if waiter.done.done() or waiter.calm >= SETTLED:
+                    waiters.remove(waiter)
+                    if not waiter.done.done():
+                        waiter.done.set_result(None)
+    finally:
+        del _waiters[loop]
 
 
 class Lockstep:
