@@ -312,8 +312,12 @@ async def world_api(
 ) -> Api:
     """The real app, with its real protocol registry, pointed at a test chain by an addresses file
     (at `url`, a proxy in front of the node, if given). The chain's head is not followed unless
-    `head_poll_seconds` says so: tests mine blocks and read them at once."""
+    `head_poll_seconds` says so: tests mine blocks and read them at once. An input's time budget
+    is 60 s, not the service's 10, unless `input_timeout` says otherwise: these tests check
+    answers, and a first answer behind the proxy (its event index scanned cold) has outrun 10 s on
+    a 2-core machine loaded by two other processes (tests/test_uniswap.py, the lens calls)."""
     settings.setdefault("head_poll_seconds", 0)
+    settings.setdefault("input_timeout", 60.0)
     app = server.create_app(
         Settings(
             keys_file=str(keys_file),
