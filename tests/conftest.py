@@ -16,6 +16,7 @@ from decimal import Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 from multidict import CIMultiDictProxy
 
@@ -90,6 +91,10 @@ def examples(count: int) -> int:
 def pytest_configure(config: pytest.Config) -> None:
     global QUICK
     QUICK = bool(config.getoption("--quick"))
+    # No property test has a deadline by default: hypothesis's 200 ms an example is the machine's
+    # speed, not the property (tests/test_risk.py's exact floor took 267 ms beside a full run).
+    hypothesis.settings.register_profile("suite", deadline=None)
+    hypothesis.settings.load_profile("suite")
 
 
 def full_only(item: pytest.Item) -> str | None:
