@@ -11,11 +11,9 @@ import functools
 import gzip
 import hashlib
 import json
-import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -231,10 +229,18 @@ def compile_lenses() -> dict[str, str]:
     return {name: artifact.bytecode for name, artifact in sorted(artifacts.items()) if artifact.bytecode != "0x"}
 
 
+HISTORY = 4_000
+
+
 class Anvil:
-    """An anvil process on a free loopback port, stopped by its own process id. The states it
-    spills to disk (every block's, for reads at past blocks) go to a directory of its own, removed
-    when it stops: anvil's default, ~/.foundry/anvil/tmp, is never cleaned (gigabytes a run)."""
+    """An anvil process on a free loopback port, stopped by its own process id.
+
+    Past blocks' states (for reads at past blocks) stay in memory, the last HISTORY of them. By
+    default anvil keeps its last 500 and then fewer, down to 10, and writes every older block's
+    whole state to disk, serialized as JSON (2 MB a block on the devnet's worlds): that costs most
+    of the time a block takes to mine on a long chain, 2.3 GB of disk per devnet, and seconds to
+    delete when it stops. Held in memory the states take a quarter of that (640 MB for the
+    devnet's 1,236 blocks), and reach as far back as the disk did (its 3,600 and 10)."""
 
     def __init__(self, chain_id: int = CHAIN_ID, port: int | None = None, fork: str | None = None) -> None:
         """`fork`: another node's URL whose chain this one continues (`--fork-url`): a second node
@@ -242,7 +248,6 @@ class Anvil:
         self.chain_id = chain_id
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.cache = tempfile.mkdtemp(prefix="anvil-states-")
         self.process = subprocess.Popen(
             [
                 str(ANVIL),
@@ -255,8 +260,8 @@ class Anvil:
                 "--silent",
                 "--accounts",
                 "20",
-                "--cache-path",
-                self.cache,
+                "--prune-history",
+                str(HISTORY),
                 "--block-base-fee-per-gas",
                 "0",
                 "--no-mining",
@@ -284,7 +289,6 @@ class Anvil:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        shutil.rmtree(self.cache, ignore_errors=True)
 
     def rpc(self, method: str, *params: Any) -> Any:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}).encode()
