@@ -36,10 +36,10 @@ from chain import ChainReader, ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
 from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
+from graphql_http.projection import nonconformity, selects
+from graphql_http.scalars import with_scalars
 from immutable_cache import ImmutableCache
-from projection import nonconformity, selects
 from protocols import Protocol, Registry
-from scalars import with_scalars
 
 log = logging.getLogger("wallet_positions.resolver")
 

@@ -26,7 +26,7 @@ import protocols
 from adapters.maker import contracts as maker_contracts
 from chain import rpc
 from chain.erc20 import NATIVE_COINS, native_coin
-from scalars import with_scalars
+from graphql_http.scalars import with_scalars
 from tests.modules import MIN_MODULES, packages, service_files
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,6 +12,7 @@ from graphql import build_schema
 import graphql_http
 import schema
 import server
+from graphql_http import operation
 from tests.test_request_limits import INPUT, request_error
 
 SDL = schema.SDL_PATH.read_text(encoding="utf-8")
@@ -27,8 +28,8 @@ def body(query: str, inputs: int = 1, **extra: object) -> bytes:
 def parses(monkeypatch):
     """How often graphql_http parses a document."""
     count = []
-    original = graphql_http.parse
-    monkeypatch.setattr(graphql_http, "parse", lambda *args, **kwargs: (count.append(1), original(*args, **kwargs))[1])
+    original = operation.parse
+    monkeypatch.setattr(operation, "parse", lambda *args, **kwargs: (count.append(1), original(*args, **kwargs))[1])
     return count
 
 

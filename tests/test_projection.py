@@ -1,4 +1,4 @@
-"""The projection (projection.py) answers exactly as graphql-core's executor does.
+"""The projection (graphql_http/projection.py) answers exactly as graphql-core's executor does.
 
 Documents are generated over the service's real schema (aliases, repeated fields, inline and named
 fragments, @skip/@include on variables, __typename) and so is the data below walletPositions,
@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schema as service_schema
-from projection import ProjectingExecutor, Projection, selects_by_variables
+from graphql_http.projection import ProjectingExecutor, Projection, selects_by_variables
 from tests.conftest import examples
 
 SCHEMA = build_schema(service_schema.SDL_PATH.read_text(encoding="utf-8"))

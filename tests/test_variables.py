@@ -1,4 +1,4 @@
-"""The coercion walked once per operation (variables.py) answers exactly as graphql-core's
+"""The coercion walked once per operation (graphql_http/variables.py) answers exactly as graphql-core's
 get_variable_values does: the same coerced values and sources, or the same errors.
 
 Values are generated for every variable of two schemas, the service's own and one made to reach
@@ -33,8 +33,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import schema as service_schema
+from graphql_http.variables import Coercer
 from tests.conftest import examples
-from variables import Coercer
 
 SERVICE = build_schema(service_schema.SDL_PATH.read_text(encoding="utf-8"))
 SERVICE_OPERATION = """query Q($inputs: [PositionInput!]!, $pools: [PoolInput!], $one: PositionInput,
@@ -212,7 +212,7 @@ def test_an_ordinary_request_is_coerced_without_graphql_core(monkeypatch: pytest
     def refuse(*_args: Any, **_kwargs: Any) -> None:
         raise AssertionError("get_variable_values was asked")
 
-    monkeypatch.setattr("variables.get_variable_values", refuse)
+    monkeypatch.setattr("graphql_http.variables.get_variable_values", refuse)
     monkeypatch.setattr(values, "coerce_input_value", refuse)
     got = coercer(ORDINARY)
     assert isinstance(got, VariableValues) and isinstance(expected, VariableValues)

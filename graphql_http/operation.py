@@ -43,6 +43,9 @@ from graphql import (
 from graphql.execution.collect_fields import FragmentDetails
 from graphql.execution.values import VariableValues
 
+from graphql_http.projection import ProjectingExecutor, Projection, selects_by_variables
+from graphql_http.scalars import with_scalars
+from graphql_http.variables import Coercer
 from immutable_cache import ImmutableCache, weight
 from limits import (
     MAX_INPUTS,
@@ -53,9 +56,6 @@ from limits import (
     cost_problem,
     input_count,
 )
-from projection import ProjectingExecutor, Projection, selects_by_variables
-from scalars import with_scalars
-from variables import Coercer
 
 log = logging.getLogger("wallet_positions.graphql")
 
