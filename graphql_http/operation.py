@@ -44,18 +44,11 @@ from graphql.execution.collect_fields import FragmentDetails
 from graphql.execution.values import VariableValues
 
 from graphql_http.projection import ProjectingExecutor, Projection, selects_by_variables
+from graphql_http.rules import DepthLimitRule, InputCount, NoIntrospectionRule, cost_problem, input_count
 from graphql_http.scalars import with_scalars
 from graphql_http.variables import Coercer
 from immutable_cache import ImmutableCache, weight
-from limits import (
-    MAX_INPUTS,
-    MAX_TOKENS,
-    DepthLimitRule,
-    InputCount,
-    NoIntrospectionRule,
-    cost_problem,
-    input_count,
-)
+from limits import MAX_INPUTS, MAX_TOKENS
 
 log = logging.getLogger("wallet_positions.graphql")
 
@@ -174,7 +167,7 @@ real documents weigh about 35 KB, one at the token cap about 500 KB."""
 
 
 def analyse(text: str, schema: GraphQLSchema, introspection: bool) -> Analysis:
-    """Parse, bound and validate a document. The cost bound (limits.cost_problem) runs first, so
+    """Parse, bound and validate a document. The cost bound (rules.cost_problem) runs first, so
     that no document too costly to validate is validated."""
     try:
         document = parse(text, max_tokens=MAX_TOKENS)
