@@ -34,7 +34,7 @@ MAX_SELECTIONS = 64
 MAX_MERGED = 28
 MAX_EXPANDED = 1_900
 """The cost bound (graphql_http/rules.py's `cost_problem`), measured (bench/adversarial.py) so that the most expensive
-document within all of them parses and validates in well under 100 ms on a 2-core machine: 30
+document within all of them parses and validates well within ANALYSIS_GOAL_MS on a 2-core machine: 30
 ms with the 200 fields and 300 expanded before Pendle; 45 to 60 ms under 400/500 and 600/700
 (the vault-style protocols), 1,000 tokens binding first; one machine measured 22 to 26 ms under
 600/700 and 700/800 (issue 36's risk and rewards) and 44 ms under 1,500 tokens, 1,000 fields and
@@ -48,6 +48,11 @@ merged: up to 109 ms). Issue 52's nine protocols and every entry's `usdPrices` m
 1,800 fields, 1,900 expanded and 28 merged: on an idle 2-core machine the costliest found took
 108, 63 ms in two runs (84 ms under a looser 2,800/2,000/2,100/32), and `/healthz` p99 stayed
 under 10 ms while they were sent. Such documents are analysed in a worker process, once."""
+
+ANALYSIS_GOAL_MS = 100
+"""What the cost bound is measured against: the costliest document within it is analysed (parsed,
+bound-checked, validated) in well under this on a 2-core machine (bench/adversarial.py prints the
+worst it finds beside it)."""
 
 POLICY_NAME = "default"
 

@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 import auth
-import schema
+from metrics import Outcome
 
 access_log = logging.getLogger("wallet_positions.access")
 
@@ -30,7 +30,7 @@ class AccessRecord:
     def __init__(self) -> None:
         self.key_id: str | None = None
         self.inputs = 0
-        self.outcomes: list[schema.Outcome] = []
+        self.outcomes: list[Outcome] = []
         self.rpc_requests = 0
         self.rpc_subcalls = 0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import platform
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -23,6 +23,18 @@ from prometheus_client.registry import Collector
 
 VERSION = "0.18.0"
 """The service's version, shown by `wp_build_info` and `server.py --version`."""
+
+
+class Outcome(NamedTuple):
+    """One resolved input, as the access line and the metrics count it (made by the resolvers)."""
+
+    field: str
+    protocol: str
+    """As the client named it (lower-cased): not necessarily a protocol of the registry."""
+    chain_id: int
+    code: str
+    """"OK" or the input's error code."""
+
 
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)

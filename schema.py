@@ -19,7 +19,7 @@ import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, TypeAlias
 
 from graphql import (
     GraphQLResolveInfo,
@@ -39,6 +39,7 @@ from errors import BeforeDeployment, BudgetExceeded, InputValidationError, Posit
 from graphql_http.projection import nonconformity, selects
 from graphql_http.scalars import with_scalars
 from immutable_cache import ImmutableCache
+from metrics import Outcome
 from protocols import Protocol, Registry
 
 log = logging.getLogger("wallet_positions.resolver")
@@ -119,15 +120,6 @@ POOLS = RootField(
     lambda protocol: protocol.details,
     _pool,
 )
-
-
-class Outcome(NamedTuple):
-    field: str
-    protocol: str
-    """As the client named it (lower-cased): not necessarily a protocol of the registry."""
-    chain_id: int
-    code: str
-    """"OK" or the input's error code."""
 
 
 class SharedAnswers(typing.Protocol):

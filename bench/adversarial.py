@@ -219,7 +219,8 @@ def main() -> None:
         f"{len(results)} documents tried; limits: {limits.MAX_TOKENS} tokens, {limits.MAX_FIELDS} fields, "
         f"{limits.MAX_EXPANDED} expanded, {limits.MAX_MERGED} merged per path"
     )
-    print("worst documents that reach validation (parse + bounds + validation):")
+    goal = f"goal: under {limits.ANALYSIS_GOAL_MS} ms"
+    print(f"worst documents that reach validation (parse + bounds + validation; {goal}):")
     for seconds, document in passing[:5]:
         print(f"  {seconds * 1000:7.2f} ms  {len(document):6} bytes  {document[:70]}...")
     print(f"worst refused document (parse + bounds): {max(refused, default=0.0) * 1000:.2f} ms")

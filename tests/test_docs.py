@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from graphql import build_schema, parse, validate
+from graphql import build_schema, parse, print_ast, validate
 
 import addresses
 import cli
@@ -416,3 +416,80 @@ def test_the_api_page_names_every_protocol_with_pool_details():
     with_details = [protocol.name for protocol in protocols.registry(addresses.load()).values() if protocol.details]
     assert len(with_details) >= 7
     assert [name for name in with_details if f"(protocols/{name}.md" not in section] == []
+
+
+def prose(path: Path) -> str:
+    """A page's text with its line breaks and runs of spaces as single spaces, so a number's
+    sentence is found wherever the page wraps it."""
+    return " ".join(text(path).split())
+
+
+def stated(path: Path, pattern: str) -> list[float]:
+    """The number (commas dropped) in group 1 of every match of `pattern` on the page."""
+    return [float(found.group(1).replace(",", "")) for found in re.finditer(pattern, prose(path))]
+
+
+def numbers_of_the_rules() -> list[tuple[str, float, Path, str]]:
+    """Each rule's number as the code has it, and every sentence of the docs that states it."""
+    import limits
+    from graphql_http import rules
+    from tests.test_layout import MAX_ROOT_MODULES
+
+    api, decisions, development = DOCS / "api.md", DOCS / "decisions.md", DOCS / "development.md"
+    (minutes,) = stated(development, r"([\d.]+) minutes of pytest on 2 idle cores")
+    (seconds,) = stated(development, r"minutes of pytest on 2 idle cores \([\d,]+ tests in ([\d,]+) s")
+    return [
+        ("depth", limits.MAX_DEPTH, api, r"more than (\d+) levels of field nesting"),
+        ("depth", limits.MAX_DEPTH, api, r"\| nesting depth \| (\d+) \|"),
+        ("depth", limits.MAX_DEPTH, decisions, r"\| operation depth \| at most (\d+) levels"),
+        ("inputs", limits.MAX_INPUTS, api, r"\| inputs per request \| (\d+) \|"),
+        ("inputs", limits.MAX_INPUTS, decisions, r"\| inputs per request \| at most (\d+)"),
+        ("body", limits.MAX_BODY_BYTES / 1024, api, r"\| body \| (\d+) KiB \|"),
+        ("body", limits.MAX_BODY_BYTES / 1024, decisions, r"\| request body \| at most (\d+) KiB"),
+        ("tokens", limits.MAX_TOKENS, api, r"must have at most ([\d,]+) tokens"),
+        ("fragments", limits.MAX_FRAGMENTS, api, r"tokens, (\d+) fragment definitions"),
+        ("fields", limits.MAX_FIELDS, api, r"fragment definitions, ([\d,]+) fields"),
+        ("aliases", limits.MAX_ALIASES, api, r"fields, (\d+) aliases"),
+        ("spreads", limits.MAX_SPREADS, api, r"aliases, (\d+) fragment spreads"),
+        ("selections", limits.MAX_SELECTIONS, api, r"and (\d+) selections in any selection set"),
+        ("merged", limits.MAX_MERGED, api, r"at most (\d+) fields at any one response path"),
+        ("expanded", limits.MAX_EXPANDED, api, r"response path and ([\d,]+) fields in all"),
+        ("introspection depth", rules.MAX_INTROSPECTION_DEPTH, api, r"introspection subtree deeper than (\d+) levels"),
+        ("introspection depth", rules.MAX_INTROSPECTION_DEPTH, api, r"at most (\d+) levels \(the standard"),
+        ("introspection lists", rules.MAX_INTROSPECTION_LISTS, api, r"or with more than (\d+) list fields"),
+        ("introspection lists", rules.MAX_INTROSPECTION_LISTS, api, r"and at most (\d+) list fields"),
+        ("analysis goal", limits.ANALYSIS_GOAL_MS, api, r"takes well under (\d+) ms to parse and validate"),
+        ("root modules", MAX_ROOT_MODULES, development, r"at most (\d+) modules at the root"),
+        ("suite minutes", round(seconds / 60, 1), development, r"([\d.]+) minutes of pytest on 2 idle cores"),
+        ("suite minutes", round(minutes), ROOT / "README.md", r"the whole suite, about (\d+) minutes"),
+        ("quick tier", 3, ROOT / "README.md", r"`./scripts/test --quick`, under (\d+) minutes"),
+        ("quick tier", 3, development, r"the quick tier, under (\d+) minutes"),
+    ]
+
+
+def test_a_rule_has_one_number_wherever_the_docs_state_it():
+    """A limit, a goal or a measured time stated on two pages (or twice on one) is the code's own
+    number in each: a change of one is a change of all, or this fails naming the sentence."""
+    wrong = [
+        f"{path.name}: {rule} is stated as {found}, not {value}"
+        for rule, value, path, pattern in numbers_of_the_rules()
+        for found in stated(path, pattern) or ["nothing"]
+        if found != value
+    ]
+    assert wrong == []
+
+
+def test_the_inputs_the_api_page_sums_up_are_the_schemas():
+    """`input X { ... }` in the API page's summary lists every field of the schema's input, default included."""
+    schema = build_schema((ROOT / "schema.graphql").read_text())
+    quoted = re.findall(r"^input (\w+) \{(.*?)\}", text(DOCS / "api.md"), flags=re.S | re.M)
+    assert {name for name, _ in quoted} >= {"PositionInput", "PoolInput"}
+    for name, fields in quoted:
+        fields_of = schema.type_map[name].fields.items()
+        default = {
+            field: f" = {print_ast(value.ast_node.default_value)}"
+            for field, value in fields_of
+            if value.ast_node and value.ast_node.default_value
+        }
+        expected = {f"{field}: {value.type}{default.get(field, '')}" for field, value in fields_of}
+        assert set(re.split(r"\s{2,}|\n\s*", fields.strip())) == expected, name

@@ -13,10 +13,12 @@ from pathlib import Path
 
 from tests.modules import MIN_MODULES, ROOT, service_files
 
-MAX_ROOT_MODULES = 19
-"""The card's files and a few of one job each; server.py's command line (cli.py) and its log lines
-(logs.py) left it as modules of their own (issue 47); an answer's check against a node (verify.py)
-is one too (issue 48), and the resolver of series (series.py, issue 49)."""
+MAX_ROOT_MODULES = 14
+"""The card's files and a few of one job each (docs/development.md, Layout, states the same number):
+the GraphQL-over-HTTP parts are one package (graphql_http/), the HTTP layer another (api/)."""
+UNDER_THE_RESOLVERS = {"auth", "config", "connections", "limits", "logs", "metrics"}
+"""Root modules the HTTP layer uses beside the resolvers: none imports a resolver (schema.py,
+series.py) or the registry, not even for a type annotation (a type both need lives below)."""
 LEAVES = {"errors", "metrics", "immutable_cache", "addresses", "addresses.load", "addresses.sections"}
 """Root modules every layer may use: they import no other module of the service."""
 CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}
@@ -106,6 +108,13 @@ def test_the_root_holds_the_service_and_few_modules():
     root = sorted(path.stem for path in ROOT.glob("*.py"))
     assert len(root) <= MAX_ROOT_MODULES, root
     assert {"server", "schema", "auth", "limits", "protocols"} <= set(root), "the card's files stay at the root"
+
+
+def test_what_the_http_layer_uses_sits_under_the_resolvers():
+    edges = graph()
+    above = {"schema", "series", "protocols", "verify", "cli", "server"}
+    wrong = [f"{name} -> {target}" for name in sorted(UNDER_THE_RESOLVERS) for target in edges[name] if target in above]
+    assert wrong == []
 
 
 def test_each_layer_imports_only_those_below_it():
