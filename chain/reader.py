@@ -31,8 +31,9 @@ from typing import Any, TypeVar, cast
 from chain.abi import Function
 from chain.event_logs import Log, get_logs
 from chain.futures import shared_future
-from chain.head import HASH_PROBE_ADDRESS, Follower, Head, hex_int, learn_hash_tags, settle_depth
+from chain.head import Follower, Head, hex_int, settle_depth
 from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Tapes
+from chain.pins import header_by_hash, newest_header
 from chain.rounds import MULTICALL3, PINNED, Call, Pin, Rounds
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, hex_bytes
 from chain.rpc_batches import Coalescer, Exchange
@@ -339,38 +340,13 @@ class ChainReader:
             return await self._pin_hash(self._at_hash)
         if self._at is not None:
             return await self._pin_past(self._at)
-        endpoint = self.endpoint
         follower = self._request.chains.follower(self.chain_id)
-        if (followed := follower.current()) is not None:
-            self._head = followed
-            self._rounds.multicall = bool(endpoint.has_multicall)
-            return followed.number
-        calls: list[tuple[str, list[Any]]] = [("eth_getBlockByNumber", ["latest", False])]
-        if not endpoint.chain_checked:
-            calls.append(("eth_chainId", []))
-        if endpoint.has_multicall is None:
-            calls.append(("eth_getCode", [MULTICALL3, "latest"]))
-        answers = dict(zip((method for method, _ in calls), await self._exchange.rpc(calls)))
-        if "eth_chainId" in answers:
-            served = hex_int(answers["eth_chainId"], "eth_chainId", self.chain_id)
-            if served != self.chain_id:
-                log.error("RPC_URL_%d serves chain %d; refusing to use it", self.chain_id, served)
-                raise NetworkError(
-                    f"The RPC endpoint configured for chain {self.chain_id} serves chain {served}; it is not used."
-                )
-            endpoint.chain_checked = True
-        if "eth_getCode" in answers:
-            endpoint.has_multicall = len(hex_bytes(answers["eth_getCode"], "eth_getCode", self.chain_id)) > 0
-            if not endpoint.has_multicall:
-                log.info("chain %d has no Multicall3; reads go as plain JSON-RPC batches", self.chain_id)
-        self._head = pinned = Head.of(answers["eth_getBlockByNumber"], self.chain_id)
-        head = pinned.number
-        endpoint.metrics.chain_head.labels(endpoint.label).set(head)
-        follower.learn(pinned)
-        if endpoint.has_multicall and (endpoint.multicall_since is None or head < endpoint.multicall_since):
-            endpoint.multicall_since = head
-        self._rounds.multicall = bool(endpoint.has_multicall)
-        return head
+        if (followed := follower.current()) is None:
+            followed = await newest_header(self._exchange, self.endpoint)
+            follower.learn(followed)
+        self._head = followed
+        self._rounds.multicall = bool(self.endpoint.has_multicall)
+        return followed.number
 
     async def block_key(self, shared: bool = False) -> str | None:
         """What names the pinned block for answers kept across requests (schema.py): the head's
@@ -395,41 +371,12 @@ class ChainReader:
         return f"under {head.hash}" if head is not None and block <= head.number else None
 
     async def _pin_hash(self, block_hash: str) -> int:
-        """A block given by its hash: its header, asked once the head is pinned (one round trip),
-        tells its number; a hash the endpoint does not know, or a number given beside it that is
-        not the block's, is the client's mistake."""
+        """A block given by its hash (chain/pins.py), once the head is pinned; its header is then
+        the shared read `_header_of` would make."""
         await self.newest().block_number()
-        reads: list[tuple[str, list[Any]]] = [("eth_getBlockByHash", [block_hash, False])]
-        if self.endpoint.hash_tags is not True:
-            reads.append(("eth_getBalance", [HASH_PROBE_ADDRESS, {"blockHash": block_hash}]))
-        header, *probe = await self._exchange.rpc(reads)
-        if probe:
-            learn_hash_tags(self.endpoint, probe[0])
-        if isinstance(header, RpcError):
-            raise InputValidationError(
-                f"Block {block_hash} is not known to the RPC endpoint for chain {self.chain_id}: a block of another "
-                "chain, one reorganised away, or one the endpoint has not seen yet."
-            )
-        found = Head.of(header, self.chain_id)
-        if found.hash != block_hash:
-            raise NetworkError(
-                f"The RPC endpoint for chain {self.chain_id} answered the header of block {found.hash} "
-                f"when asked for block {block_hash}."
-            )
-        if self._at is not None and self._at != found.number:
-            raise InputValidationError(
-                f"Block {block_hash} is block {found.number} of chain {self.chain_id}, not block {self._at}."
-            )
-        if self.endpoint.hash_tags is not True:
-            # Read by number, so only where the number names that very block.
-            (canonical,) = await self._exchange.rpc([("eth_getBlockByNumber", [hex(found.number), False])])
-            if Head.of(canonical, self.chain_id).hash != block_hash:
-                raise InputValidationError(
-                    f"Block {block_hash} is not on the chain the RPC endpoint for chain {self.chain_id} follows, "
-                    "and the endpoint reads blocks by number only."
-                )
+        found = await header_by_hash(self._exchange, self.endpoint, block_hash, self._at)
         self._shared[("header", found.number)] = known = asyncio.get_running_loop().create_future()
-        known.set_result(found)  # the shared read of its header (`_header_of`): done
+        known.set_result(found)
         return await self._pin_past(found.number)
 
     async def _pin_past(self, block: int) -> int:
