@@ -17,8 +17,8 @@ from typing import Any
 from adapters.aave import flows as aave_flows
 from adapters.aave import pools as aave_pools
 from adapters.aave import positions as aave
-from adapters.accounts import EULER_ROUTES
 from adapters.accounts import ROUTES as ACCOUNT_ROUTES
+from adapters.accounts import Route
 from adapters.accounts import streams as account_streams
 from adapters.aura import positions as aura
 from adapters.balancer import contracts as balancer_contracts
@@ -32,6 +32,7 @@ from adapters.curve import positions as curve
 from adapters.eigenlayer import positions as eigenlayer
 from adapters.euler import pools as euler_pools
 from adapters.euler import positions as euler
+from adapters.euler import subaccounts as euler_subaccounts
 from adapters.flows import FlowFunction, FlowPrices
 from adapters.fluid import flows as fluid_flows
 from adapters.fluid import pools as fluid_pools
@@ -84,6 +85,8 @@ class Protocol:
     routes: tuple[str, ...] = ()
     """How the accounts a wallet controls are found (adapters/accounts/): each input also answers
     theirs, unless it asks not to; every protocol of the registry has them, a test's stand-in none."""
+    own_routes: tuple[Route, ...] = ()
+    """The protocol's own routes to such accounts, before the shared ones (Euler's sub-accounts)."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
@@ -172,7 +175,7 @@ def registry(addresses: dict[int, ChainAddresses]) -> dict[str, Protocol]:
                 euler.fetch,
                 streams=euler.streams,
                 details=euler_pools.details,
-                routes=EULER_ROUTES,
+                own_routes=(euler_subaccounts.ROUTE,),
             ),
             entry(
                 "uniswap",

@@ -321,11 +321,12 @@ def _accounts(
 ) -> Accounts:
     """The answers of the accounts the wallet controls (adapters/accounts/), found in the input's
     first round and answered as wallets are; None where not asked or not offered."""
-    if root is not WALLETS or item.get("controlledAccounts") is False or not protocol.routes:
+    if root is not WALLETS or item.get("controlledAccounts") is False or not (protocol.routes or protocol.own_routes):
         return None
-    routes = "+".join(protocol.routes)
+    routes = accounts.key(protocol.routes, protocol.own_routes)
     # Keyed by the routes, not the protocol: a wallet's inputs of one request share one discovery.
-    found = _joined(context, protocol, accounts.discovery(protocol.routes), (f"accounts {routes}", "", *key[2:]))
+    discovery = accounts.discovery(protocol.routes, protocol.own_routes)
+    found = _joined(context, protocol, discovery, (f"accounts {routes}", "", *key[2:]))
     return shared_future(
         accounts.controlled(found, lambda holder: _joined(context, protocol, function, (*key[:3], holder, *key[4:])))
     )

@@ -59,7 +59,8 @@ async def holdings(
                     deadline = asyncio.get_running_loop().time() + 60
                     chain = protocol.chain(chain_id)
                     context = FetchContext(deadline, chains.request(deadline), indexes, chain, name)
-                    found_accounts = await accounts.discovery(protocol.routes)(context, wallet.lower())
+                    discovery = accounts.discovery(protocol.routes, protocol.own_routes)
+                    found_accounts = await discovery(context, wallet.lower())
                     for holder, via in [(wallet.lower(), None), *found_accounts["accounts"]]:
                         context = FetchContext(deadline, chains.request(deadline), indexes, chain, name)
                         answer = await protocol.fetch(context, holder)

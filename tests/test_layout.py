@@ -137,6 +137,21 @@ def test_each_layer_imports_only_those_below_it():
     assert wrong == []
 
 
+def test_the_accounts_feature_imports_no_protocol():
+    """A protocol's own route to the accounts a wallet controls lives in its package and imports the
+    feature (Euler's sub-accounts), never the other way: the feature stays the same for every protocol."""
+    edges = graph()
+    feature = [name for name in edges if name.startswith("adapters.accounts")]
+    protocols = {path.parent.name for path in (ROOT / "adapters").glob("*/__init__.py")} - {"accounts"}
+    wrong = [
+        f"{name} -> {target}"
+        for name in feature
+        for target in edges[name]
+        if target.split(".")[0] == "adapters" and target.split(".")[1:2] and target.split(".")[1] in protocols
+    ]
+    assert len(feature) >= 4 and wrong == []
+
+
 def test_within_chain_the_index_is_above_the_reader_and_the_reader_above_the_transport():
     edges = graph()
     layer = {name: rank for rank, names in enumerate(CHAIN_LAYERS) for name in names}

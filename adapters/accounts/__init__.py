@@ -3,28 +3,29 @@
 Routes (docs/accounts.md): `dsproxy` (the DSProxies a registry names for the wallet, Maker's
 and DeFi Saver's, that it still owns),
 `instadapp-dsa` (the DSAs InstaList links to it), `summer-dpm` (Summer.fi's DPM accounts the
-AccountGuard says it owns, found through the event index), and for Euler `euler-subaccount` (the
-owner's sub-accounts the event index has seen hold something). Every read goes out at once in
-AccountsLens (lenses/, chain/lens.py), beside the wallet's own first round; the resolver then
-answers each account found as the protocol answers a wallet (schema.py), `MAX_ACCOUNTS` at most.
+AccountGuard says it owns, found through the event index), every protocol's; and a protocol's
+own `Route`, declared in its package (Euler's `euler-subaccount`, adapters/euler/subaccounts.py).
+Every read of the shared routes goes out at once in AccountsLens (lenses/, chain/lens.py), beside
+the wallet's own first round; the resolver then answers each account found as the protocol
+answers a wallet (schema.py), `MAX_ACCOUNTS` at most.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from adapters.accounts import dsproxy, euler, instadapp, summer
+from adapters.accounts import dsproxy, instadapp, summer
 from adapters.context import FetchContext, FetchFunction
-from addresses import AccountsAddresses, EulerAddresses, SummerDpm
+from addresses import AccountsAddresses, ChainAddresses, SummerDpm
 from chain.event_index import Stream
 from chain.lens import NONE, Lens
 from errors import PositionError, ProtocolError
 
 ROUTES = (dsproxy.VIA, instadapp.VIA, summer.VIA)
-"""The routes every protocol follows; Euler's own adds its sub-accounts (euler.VIA)."""
-EULER_ROUTES = (euler.VIA, *ROUTES)
+"""The routes every protocol follows; a protocol may add its own (`Route`)."""
 MAX_ACCOUNTS = 50
 """Accounts answered per input: a wallet with thousands of proxies cannot stall a request."""
 MAX_CANDIDATES = 200
@@ -41,14 +42,32 @@ UNKNOWN = "UNKNOWN_ERROR"
 LENS = Lens("AccountsLens", ("address", "address[]", "address[]", "address", "uint256", "address", "address[]"))
 
 
+@dataclass(frozen=True)
+class Route:
+    """A protocol's own way to the accounts a wallet controls, declared in its package: on a
+    chain where `contract` names what it reads, `find(ctx, wallet)` gives the accounts (its
+    shortfalls in `ctx.warnings`); a contract's failure is an ACCOUNT_UNREADABLE warning."""
+
+    via: str
+    contract: Callable[[ChainAddresses], str | None]
+    find: Callable[[FetchContext, str], Awaitable[list[str]]]
+
+
+def key(routes: Sequence[str], own: Sequence[Route] = ()) -> str:
+    """What names a discovery through these routes: a wallet's inputs of one request that follow
+    the same routes share one."""
+    return "+".join((*(route.via for route in own), *routes))
+
+
 def streams(chain: AccountsAddresses, routes: Sequence[str]) -> tuple[Stream, ...]:
     """The event streams `routes` read on a chain (`index build` scans them)."""
     return (summer.stream(chain.summer_dpm),) if chain.summer_dpm and summer.VIA in routes else ()
 
 
-def discovery(routes: Sequence[str]) -> FetchFunction:
+def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction:
     """An adapter-like function: (ctx, wallet) -> {"accounts": [[address, via], ...]}, the accounts
-    the wallet controls through `routes`, in route order, each once, with warnings in `ctx.warnings`."""
+    the wallet controls through the protocol's `own` routes and then the shared `routes`, in
+    route order, each once, with warnings in `ctx.warnings`."""
 
     async def discover(ctx: FetchContext, wallet: str) -> dict[str, Any]:
         chain = ctx.chain.accounts
@@ -56,7 +75,6 @@ def discovery(routes: Sequence[str]) -> FetchFunction:
         registries = chain.proxy_registries if dsproxy.VIA in routes else ()
         dfs = chain.dfs_proxy_registries if dsproxy.VIA in routes else ()
         insta = chain.insta_list if instadapp.VIA in routes else None
-        evk = ctx.chain.euler if euler.VIA in routes else None
         stored = (
             sorted(await (await ctx.stored_events(summer.stream(dpm))).keys(wallet))[:MAX_CANDIDATES] if dpm else []
         )
@@ -66,7 +84,11 @@ def discovery(routes: Sequence[str]) -> FetchFunction:
             initcode = LENS.initcode(wallet, list(registries), list(dfs), insta or NONE, MAX_ACCOUNTS, guard, stored)
             ctx.reader().prefetch([initcode], targets)
         reads: list[tuple[str, str, Awaitable[list[str]]]] = [
-            *([(euler.VIA, evk.evc, _subaccounts(ctx, evk, wallet))] if evk else []),
+            *(
+                (route.via, contract, route.find(ctx, wallet))
+                for route in own
+                if (contract := route.contract(ctx.chain))
+            ),
             *((dsproxy.VIA, registry, dsproxy.accounts(ctx.reader(), registry, wallet)) for registry in registries),
             *((dsproxy.VIA, registry, _dfs_proxies(ctx, registry, wallet)) for registry in dfs),
             *([(instadapp.VIA, insta, _dsas(ctx, insta, wallet))] if insta else []),
@@ -108,14 +130,6 @@ async def _dsas(ctx: FetchContext, insta: str, wallet: str) -> list[str]:
         left = count - len(found)
         message = f"InstaList links {count} DSAs to the wallet; {left} after the first {len(found)} are not answered"
         ctx.warnings.add(ACCOUNTS_LEFT_OUT, insta, message)
-    return found
-
-
-async def _subaccounts(ctx: FetchContext, evk: EulerAddresses, wallet: str) -> list[str]:
-    found, complete = await euler.accounts(ctx, evk, wallet)
-    if not complete:
-        message = "the event index has not read Euler's logs up to the block; sub-accounts used later are not answered"
-        ctx.warnings.add(ACCOUNTS_LEFT_OUT, evk.evc, message, retryable=True)
     return found
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
+from adapters.accounts import ACCOUNTS_LEFT_OUT, Route
 from adapters.context import FetchContext
 from adapters.euler.contracts import GET_ACCOUNT_OWNER, stream
 from addresses import EulerAddresses
@@ -38,3 +39,17 @@ async def accounts(ctx: FetchContext, euler: EulerAddresses, owner: str) -> tupl
         return [], view.complete
     held = await view.holding(sub_accounts(owner))
     return [account for account, keys in held.items() if keys], view.complete
+
+
+async def _found(ctx: FetchContext, wallet: str) -> list[str]:
+    evk = ctx.chain.euler
+    assert evk is not None  # the route reads a chain only where it has Euler (ROUTE.contract)
+    found, complete = await accounts(ctx, evk, wallet)
+    if not complete:
+        message = "the event index has not read Euler's logs up to the block; sub-accounts used later are not answered"
+        ctx.warnings.add(ACCOUNTS_LEFT_OUT, evk.evc, message, retryable=True)
+    return found
+
+
+ROUTE = Route(VIA, lambda chain: chain.euler.evc if chain.euler else None, _found)
+"""Euler's own route to the accounts an owner controls (adapters/accounts/)."""
