@@ -62,14 +62,9 @@ from adapters.aave.market import Valuation, asset_price, bounded_reserves, curre
 from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from addresses import AaveMarket, ChainAddresses
+from addresses import AaveMarket
 from chain import ChainReader, erc20, no_read
 from errors import ProtocolError
-
-
-def chains(addresses: dict[int, ChainAddresses], protocol: str = "aave") -> frozenset[int]:
-    """Every chain whose addresses data lists markets of `protocol`."""
-    return frozenset(chain_id for chain_id, chain in addresses.items() if markets_of(chain, protocol))
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:

@@ -78,10 +78,6 @@ _SEEN: dict[tuple[int, str], list[str]] = {}
 (only a hint: every figure comes from the reads the adapter makes)."""
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.aura and chain.balancer)
-
-
 def boosters(aura: AuraAddresses) -> tuple[str, ...]:
     """The current Booster first, then the earlier ones."""
     return (aura.booster, *aura.older_boosters)

@@ -1,1 +1,16 @@
 """Balancer v2: pool tokens (BPT) and gauge stakes (positions.py); shares.py the share math Aura reuses."""
+
+from __future__ import annotations
+
+from adapters.balancer import positions
+from adapters.balancer.contracts import stream
+from adapters.protocol import Protocol
+
+PROTOCOLS = (
+    Protocol(
+        name="balancer",
+        section=lambda chain: chain.balancer,
+        fetch=positions.fetch,
+        streams=lambda balancer: (stream(balancer),),
+    ),
+)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 
-from addresses import BalancerAddresses, ChainAddresses
+from addresses import BalancerAddresses
 from chain import Log, erc20
 from chain.abi import Event, Function
 from chain.event_index import Stream
@@ -115,8 +115,3 @@ def stream(deployment: BalancerAddresses) -> Stream:
 
 def _topic_address(topic: str) -> str:
     return "0x" + topic[-40:]
-
-
-def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
-    deployment = chain.balancer
-    return (stream(deployment),) if deployment else ()

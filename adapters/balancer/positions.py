@@ -64,10 +64,6 @@ LENS = Lens(
 )
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.balancer)
-
-
 class Catalog:
     """The index's v2 pools (address -> poolId), v3 pools and gauges."""
 

@@ -1,3 +1,19 @@
 """Compound v3 (Comet): supplies, borrows and collateral (positions.py), a Comet as a pool (pools.py), a
 series' flows (flows.py), all on its ground floor: the contracts (contracts.py) and a Comet's rates
 and prices (market.py)."""
+
+from __future__ import annotations
+
+from adapters.compound import flows, pools, positions
+from adapters.protocol import Protocol
+
+PROTOCOLS = (
+    Protocol(
+        name="compound",
+        section=lambda chain: chain.compound if chain.compound and chain.compound.markets else None,
+        fetch=positions.fetch,
+        details=pools.details,
+        flows=flows.flows,
+        flow_prices=flows.prices,
+    ),
+)

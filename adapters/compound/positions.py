@@ -71,11 +71,6 @@ log = logging.getLogger("wallet_positions.compound")
 LENS = Lens("CompoundLens", ("address", "address[]", "address[]", "address", "address"))
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    """Every chain whose addresses data lists Comet markets."""
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.compound and chain.compound.markets)
-
-
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     deployment = chain.compound

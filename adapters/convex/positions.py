@@ -63,10 +63,6 @@ class Deposit:
     balance: int
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.convex)
-
-
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     convex = cast(ConvexAddresses, chain.convex)

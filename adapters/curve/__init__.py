@@ -1,1 +1,8 @@
 """Curve: LP positions in the pools of Curve's factories and older registries, gauge stakes and their claimables."""
+
+from __future__ import annotations
+
+from adapters.curve import positions
+from adapters.protocol import Protocol
+
+PROTOCOLS = (Protocol(name="curve", section=lambda chain: chain.curve, fetch=positions.fetch),)

@@ -72,10 +72,6 @@ class Held:
     staked: int
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.curve)
-
-
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     curve = cast(CurveAddresses, chain.curve)

@@ -1,1 +1,8 @@
 """EigenLayer: restaked shares, delegation, queued withdrawals and EigenPods (positions.py)."""
+
+from __future__ import annotations
+
+from adapters.eigenlayer import positions
+from adapters.protocol import Protocol
+
+PROTOCOLS = (Protocol(name="eigenlayer", section=lambda chain: chain.eigenlayer, fetch=positions.fetch),)

@@ -58,10 +58,6 @@ from chain.keccak import keccak256
 from chain.lens import NONE
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.eigenlayer)
-
-
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     eigen = cast(EigenlayerAddresses, chain.eigenlayer)

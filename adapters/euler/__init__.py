@@ -1,0 +1,19 @@
+"""Euler v2 (EVK): an account's vault deposits and debts (positions.py), a vault as a pool (pools.py),
+both on contracts.py; an owner's sub-accounts, its own route to the accounts a wallet controls (subaccounts.py)."""
+
+from __future__ import annotations
+
+from adapters.euler import pools, positions, subaccounts
+from adapters.euler.contracts import stream
+from adapters.protocol import Protocol
+
+PROTOCOLS = (
+    Protocol(
+        name="euler",
+        section=lambda chain: chain.euler,
+        fetch=positions.fetch,
+        streams=lambda euler: (stream(euler),),
+        details=pools.details,
+        own_routes=(subaccounts.ROUTE,),
+    ),
+)

@@ -54,20 +54,10 @@ from adapters.prices import token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, erc4626, first, no_read
-from chain.event_index import Stream
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "address[]", "address"))
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.euler)
-
-
-def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
-    """The factory's vaults and who holds what in them (`index build` scans it)."""
-    return (stream(chain.euler),) if chain.euler else ()
 
 
 async def fetch(ctx: FetchContext, account: str) -> dict[str, Any]:

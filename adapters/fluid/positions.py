@@ -58,7 +58,6 @@ from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
-from addresses import ChainAddresses
 from chain import ChainReader, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -271,8 +270,3 @@ async def _risk(fluid: FluidReader, vault: Any, supply: int, owed: Fraction, nft
         per_loan_asset=Fraction(1) if known else None,
     )
     return {**borrow_risk(owed / debt_scale, [held], unit, fluid.warnings, vault.vault), **oracle}
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    """Every chain whose addresses data has a "fluid" section."""
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.fluid)

@@ -58,10 +58,6 @@ MAX_REQUESTS = 256
 LENS = Lens("LidoLens", ("address", "address", "address", "address", "uint256", "address[]", "address"))
 
 
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.lido)
-
-
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     lido = cast(LidoAddresses, chain.lido)

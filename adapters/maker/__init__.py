@@ -1,0 +1,8 @@
+"""Maker (Sky): vaults (urns) through the CDP manager and the DSProxies that own them (positions.py)."""
+
+from __future__ import annotations
+
+from adapters.maker import positions
+from adapters.protocol import Protocol
+
+PROTOCOLS = (Protocol(name="maker", section=lambda chain: chain.maker, fetch=positions.fetch),)

@@ -58,7 +58,6 @@ from adapters.maker.contracts import (
 )
 from adapters.position_warnings import Warnings, outcome
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
-from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
 from chain.lens import Lens
 from errors import ProtocolError
@@ -68,10 +67,6 @@ MAX_URNS = 200
 """Staking-engine urns the lens reads per wallet (each is one `open`; a wallet rarely has many)."""
 YEAR = 365 * 24 * 3600
 """Maker quotes its rates per second and its fees per 365-day year."""
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.maker)
 
 
 @dataclass(frozen=True)

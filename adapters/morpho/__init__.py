@@ -1,3 +1,22 @@
 """Morpho: Blue markets, MetaMorpho (V1) and Vault V2 positions (positions.py) and the same as pools
 (pools.py), side by side on contracts.py (functions, events, the index stream), market.py (market
 state, accrual, shared reads), vaults.py (vault rates, V2 adapters) and adaptive_curve_irm.py."""
+
+from __future__ import annotations
+
+from adapters.morpho import flows, pools, positions
+from adapters.morpho.contracts import stream
+from adapters.protocol import Protocol
+
+PROTOCOLS = (
+    Protocol(
+        name="morpho",
+        section=lambda chain: chain.morpho,
+        fetch=positions.fetch,
+        streams=lambda morpho: (stream(morpho),),
+        details=pools.details,
+        pool_ids=True,
+        flows=flows.flows,
+        flow_prices=flows.prices,
+    ),
+)

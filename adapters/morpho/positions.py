@@ -48,7 +48,7 @@ from adapters.sweep import balances, sweep, swept_balances
 from addresses import ChainAddresses, MorphoAddresses
 from chain import ChainReader, first, no_read
 from chain.erc4626 import CONVERT_TO_ASSETS
-from chain.event_index import Stream, View
+from chain.event_index import View
 from chain.lens import NONE
 
 LENS_MARKETS = 32
@@ -338,13 +338,3 @@ def _risk(
         threshold,
     )
     return borrow_risk(Fraction(borrow, loan_scale), [held], unit, morpho.warnings, market_id)
-
-
-def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
-    deployment = chain.morpho
-    return (stream(deployment),) if deployment else ()
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    """Every chain whose addresses data has a "morpho" section."""
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.morpho)

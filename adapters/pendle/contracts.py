@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from addresses import ChainAddresses, PendleAddresses
+from addresses import PendleAddresses
 from chain import Log, erc20
 from chain.abi import Event, Function, decode, encode
 from chain.event_index import Stream
@@ -107,8 +107,3 @@ def stream(deployment: PendleAddresses) -> Stream:
 
 def _topic_address(topic: str) -> str:
     return "0x" + topic[-40:]
-
-
-def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
-    deployment = chain.pendle
-    return (stream(deployment),) if deployment else ()

@@ -347,8 +347,3 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
         "balanceUsd": asset.usd(Fraction(balance * rate, WAD)) if asset and rate is not None else None,
         "exchangeRate": rate / WAD if rate is not None else None,
     }
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    """Every chain whose addresses data has a "pendle" section."""
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.pendle)

@@ -12,7 +12,6 @@ from typing import Any
 from adapters.aave import positions as aave
 from adapters.context import FetchContext
 from adapters.vault_style import positions as vault_style
-from addresses import ChainAddresses
 from chain import no_read
 
 SAVINGS = "sparkVaults"
@@ -22,11 +21,6 @@ EMPTY_LENDING: dict[str, Any] = {
     "borrowPositions": [],
     "rewardPositions": [],
 }
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    """Chains with SparkLend markets or Spark savings vaults in the data."""
-    return aave.chains(addresses, "spark") | vault_style.chains(addresses, SAVINGS)
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:

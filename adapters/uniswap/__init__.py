@@ -1,1 +1,19 @@
 """Uniswap: v3 liquidity positions (positions.py), pools (pools.py), and the contracts' integer math (tick_math.py)."""
+
+from __future__ import annotations
+
+from adapters.protocol import Protocol
+from adapters.uniswap import flows, pools, positions
+from adapters.uniswap.contracts import stream
+
+PROTOCOLS = (
+    Protocol(
+        name="uniswap",
+        section=lambda chain: chain.uniswap,
+        fetch=positions.fetch,
+        streams=lambda uniswap: (stream(uniswap.v4),) if uniswap.v4 else (),
+        details=pools.details,
+        pool_ids=True,
+        flows=flows.flows,
+    ),
+)

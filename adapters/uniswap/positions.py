@@ -47,14 +47,12 @@ from adapters.uniswap.contracts import (
     TICK_SPACING,
     TICKS,
     TOKEN_OF_OWNER_BY_INDEX,
-    stream,
 )
 from adapters.uniswap.figures import position_answer
 from adapters.uniswap.tick_math import fee_growth_inside, fees_owed
 from adapters.uniswap.v3_pool import pool_of, pool_state
 from addresses import ChainAddresses, UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
 from chain import ChainReader, erc20
-from chain.event_index import Stream
 from chain.lens import NONE, Lens
 
 MAX_POSITIONS = 500
@@ -79,16 +77,6 @@ LENS = Lens(
         "address",
     ),
 )
-
-
-def chains(addresses: dict[int, ChainAddresses]) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if chain.uniswap)
-
-
-def streams(chain: ChainAddresses) -> tuple[Stream, ...]:
-    """The v4 PositionManager's Transfers, where the chain has v4."""
-    uniswap = chain.uniswap
-    return (stream(uniswap.v4),) if uniswap and uniswap.v4 else ()
 
 
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:

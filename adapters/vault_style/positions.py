@@ -65,10 +65,6 @@ LENS = Lens(
 )
 
 
-def chains(addresses: dict[int, ChainAddresses], protocol: str) -> frozenset[int]:
-    return frozenset(chain_id for chain_id, chain in addresses.items() if protocol in chain.vault_style)
-
-
 async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     return await positions(ctx, wallet, ctx.protocol)
 

@@ -1,0 +1,100 @@
+"""A protocol as the service knows it, declared once in its package (`PROTOCOLS` in
+`adapters/<package>/__init__.py`): its name, what of a chain's addresses data is its section (the
+chains where that holds something are the protocol's chains), its fetch, and where it has them its
+event streams, pool details, flows with their prices and routes of its own to the accounts a
+wallet controls. The registry (protocols.py) collects the declarations and binds each to the
+addresses data (`bound`); nothing else names a protocol's parts.
+
+A fetch function takes `(ctx, wallet_address)`, the address already validated and lower-cased
+and the input's chain, its addresses and its block in `ctx`, and returns the position object as a
+dict holding the position lists of its GraphQL type. The resolver adds `protocol`, `chainId`,
+`walletAddress`, `blockNumber` (the pinned reader's; a test's stand-in that reads no chain gives
+its own) and `warnings` (from `ctx.warnings`), so an adapter cannot get them wrong. Failures
+are raised as the exceptions of `errors.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from adapters.accounts import ROUTES, Route
+from adapters.accounts import streams as account_streams
+from adapters.context import FetchFunction
+from adapters.flows import FlowFunction, FlowPrices
+from addresses import ChainAddresses
+from chain.event_index import Stream
+
+Section = TypeVar("Section")
+
+
+def _nothing(chain: ChainAddresses) -> None:
+    return None
+
+
+def _no_streams(section: Any) -> tuple[Stream, ...]:
+    return ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Protocol(Generic[Section]):
+    name: str
+    fetch: FetchFunction
+    section: Callable[[ChainAddresses], Section | None] = _nothing
+    """Its part of a chain's addresses data, None (or empty) where the chain has none: the chains
+    where it has one are the protocol's (`bound`)."""
+    type_name: str = ""
+    """The `<Protocol>WalletPositions` member of the `WalletPositions` union (by default the
+    name's, capitalised)."""
+    chains: frozenset[int] = frozenset()
+    """The chains it answers on: those its section names, once bound to the addresses data."""
+    addresses: Mapping[int, ChainAddresses] = field(default_factory=dict)
+    """The addresses data, by chain: each input's chain reaches its adapter in the context."""
+    streams: Callable[[Section], tuple[Stream, ...]] = _no_streams
+    """The event streams its discovery reads on a chain, from its section (chain/event_index.py;
+    `index build` scans them)."""
+    details: FetchFunction | None = None
+    """`poolDetails`: (ctx, pool address or id) -> {"details"}, the details a member of the
+    PoolDetails union (`__typename`, `type`); None where not offered."""
+    pool_ids: bool = False
+    """Whether `poolDetails` takes 64-character ids (Morpho Blue markets) besides addresses."""
+    flows: FlowFunction | None = None
+    """`positionsHistory` flows: the wallet's logs decoded into its positions' flows
+    (adapters/flows.py); None where not derived yet (the series says so)."""
+    flow_prices: FlowPrices | None = None
+    """The flows' USD prices where the protocol values its positions by its own oracle; None:
+    the chain's feeds, as its positions."""
+    routes: tuple[str, ...] = ()
+    """How the accounts a wallet controls are found (adapters/accounts/): each input also answers
+    theirs, unless it asks not to; every protocol of the registry has them (`bound`), a test's
+    stand-in none."""
+    own_routes: tuple[Route, ...] = ()
+    """The protocol's own routes to such accounts, before the shared ones (Euler's sub-accounts)."""
+    kept: bool = True
+    """Whether answers are kept per input and block (schema.py): true where every figure follows
+    from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
+
+    def __post_init__(self) -> None:
+        if not self.type_name:
+            object.__setattr__(self, "type_name", f"{self.name[0].upper()}{self.name[1:]}WalletPositions")
+
+    def bound(self, addresses: Mapping[int, ChainAddresses]) -> Protocol[Section]:
+        """The declaration as the registry serves it: on the chains whose data has its section,
+        following the shared routes to controlled accounts besides its own."""
+        chains = frozenset(chain_id for chain_id, chain in addresses.items() if self.section(chain))
+        return dataclasses.replace(self, chains=chains, addresses=addresses, routes=ROUTES)
+
+    def chain(self, chain_id: int) -> ChainAddresses:
+        """What the addresses data holds for a chain this protocol is asked on."""
+        return self.addresses.get(chain_id) or ChainAddresses.bare(chain_id)
+
+    def chain_streams(self, chain_id: int) -> tuple[Stream, ...]:
+        """Its own streams on the chain, then those that find the accounts a wallet controls."""
+        if chain_id not in self.addresses:
+            return ()
+        chain = self.addresses[chain_id]
+        section = self.section(chain)
+        own = self.streams(section) if section else ()
+        return (*own, *account_streams(chain.accounts, self.routes))
