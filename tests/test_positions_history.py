@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
 
+import addresses
+import protocols
 import series
 import server
 from tests.evm import ROOT
@@ -245,23 +247,28 @@ async def test_bad_ranges_are_refused_with_clear_errors(history):
 
 
 async def test_points_before_the_deployment_are_left_out_with_a_warning(history):
-    """Morpho's deployment block is in the data; Lido's and ether.fi's are their contracts' code."""
+    """Every protocol: a series from block 0 leaves out the points before its deployment (the
+    block its data names, Morpho's, or its contracts' code, Lido's), with one BEFORE_DEPLOYMENT
+    warning, and answers the rest."""
     worlds, folder, key, kept = history
-    saver = {"chainId": worlds.node.chain_id, "walletAddress": worlds.wallets["saver"]}
-    items = [*inputs_of(worlds)[:1], {"protocol": "lido", **saver}, {"protocol": "etherfi", **saver}]
+    served = protocols.registry(addresses.load(folder / "addresses.json"))
+    chain = worlds.node.chain_id
+    items = [{"protocol": name, "chainId": chain, "walletAddress": worlds.wallets["saver"]} for name in sorted(served)]
+    assert len(items) >= 26
+    entries = []
     async with Service(folder, key, worlds.node) as service:
-        answer = await ask_series(
-            service, items, **{"from": {"blockNumber": 0}, "to": {"blockNumber": max(kept)}, "points": 5}
-        )
-    assert answer["errors"] == []
-    for item, entry in zip(items, answer["data"], strict=True):
-        (warning,) = entry["warnings"]
-        assert warning["code"] == "BEFORE_DEPLOYMENT", warning
-        assert f"before {item['protocol']}'s deployment" in warning["message"]
-        left = int(warning["message"].split(" points")[0])
-        assert 0 < left < 5 and len(entry["points"]) == 5 - left
-        assert all(point["error"] is None for point in entry["points"]), entry["points"]
-        assert entry["points"][-1]["blockNumber"] == max(kept)
+        for first in range(0, len(items), 5):
+            answer = await ask_series(
+                service, items[first : first + 5], **{"from": {"blockNumber": 0}, "to": {"blockNumber": max(kept)}}
+            )
+            assert answer["errors"] == []
+            entries += answer["data"]
+    for item, entry in zip(items, entries, strict=True):
+        (warning,) = [warning for warning in entry["warnings"] if warning["code"] == "BEFORE_DEPLOYMENT"]
+        assert f"before {item['protocol']}'s deployment" in warning["message"], warning
+        assert warning["message"].startswith("1 points"), warning
+        (point,) = entry["points"]
+        assert point["error"] is None and point["blockNumber"] == max(kept), point
 
 
 async def test_a_pruned_endpoint_fails_the_old_points_only_and_a_repeat_reads_nothing(history, aiohttp_server):
