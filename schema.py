@@ -276,9 +276,9 @@ async def _history(
         answer |= {"flows": [], "earnings": []}
         if wants_flows:
 
-            def at(block: int) -> FetchContext:
+            def at(block: int) -> FetchContext[Any]:
                 deadline = asyncio.get_running_loop().time() + context.input_timeout
-                return FetchContext(deadline, context.chains, context.indexes, protocol.chain(chain_id), name, block)
+                return protocol.context(deadline, context.chains, context.indexes, chain_id, block)
 
             async with asyncio.timeout(context.input_timeout):
                 await series.kept_flows(at, context.answers, schema, protocol, address, answer)
@@ -501,14 +501,8 @@ async def fetch_input(
     _, _, chain_id, address, block, block_hash, provenance = key
     budget = request.input_timeout
     chains = request.chains.chains.request(request.chains.deadline, recorded=True) if provenance else request.chains
-    context = FetchContext(
-        asyncio.get_running_loop().time() + budget,
-        chains,
-        request.indexes,
-        protocol.chain(chain_id),
-        protocol.name,
-        block,
-        block_hash,
+    context = protocol.context(
+        asyncio.get_running_loop().time() + budget, chains, request.indexes, chain_id, block, block_hash
     )
     kept: Kept = (None, None)
     with _unexpected(f"The input did not resolve within its time budget of {budget:g} s.", protocol, chain_id):

@@ -484,7 +484,7 @@ def _at(value: Any, path: str, parent: Mapping[str, Any] | None = None) -> Any:
 
 
 async def kept_flows(
-    at: Callable[[int], FetchContext],
+    at: Callable[[int], FetchContext[Any]],
     answers: ImmutableCache,
     schema: GraphQLSchema,
     protocol: Protocol,
@@ -509,7 +509,7 @@ async def kept_flows(
 
 
 async def flows(
-    ctx: FetchContext, schema: GraphQLSchema, protocol: Protocol, wallet: str, answer: dict[str, Any]
+    ctx: FetchContext[Any], schema: GraphQLSchema, protocol: Protocol, wallet: str, answer: dict[str, Any]
 ) -> None:
     """The series' flows and earnings from its first answered point to its last (the context's
     block), into `answer`, or the warnings that say why not."""

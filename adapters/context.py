@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from adapters.position_warnings import Warnings
 from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream, View
 
+Section = TypeVar("Section")
+
 
 @dataclass(frozen=True)
-class FetchContext:
+class FetchContext(Generic[Section]):
     """What an adapter gets besides its input; one per input: the input's chain with its addresses,
-    its block, the request's readers and the app's event index."""
+    and its protocol's own part of them (`section`, typed by the protocol's declaration), its
+    block, the request's readers and the app's event index."""
 
     deadline: float
     """Event-loop time (`loop.time()`) at which the input's budget ends, for an adapter's own
@@ -34,6 +37,9 @@ class FetchContext:
     """The block the client asked for by its hash (`blockHash`), lower case; None if not given."""
     warnings: Warnings = field(default_factory=Warnings)
     """What the answer lacks (parts left out, null figures); the resolver returns it as `warnings`."""
+    section: Section = field(kw_only=True)
+    """The protocol's part of the chain's addresses data, as its declaration finds it
+    (adapters/protocol.py): never None on a chain the protocol serves."""
 
     @property
     def chain_id(self) -> int:
@@ -60,6 +66,6 @@ class FetchContext:
         return await self.indexes.stored(self.reader(), stream)
 
 
-FetchFunction = Callable[[FetchContext, str], Awaitable[dict[str, Any]]]
+FetchFunction = Callable[[FetchContext[Any], str], Awaitable[dict[str, Any]]]
 """An adapter: (context, wallet or pool address, validated and lower-cased) -> its answer's fields
 (the position lists, or {"details"}); the resolver adds the input's own fields and its block's."""

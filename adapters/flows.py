@@ -21,7 +21,7 @@ import json
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from adapters.context import FetchContext
 from adapters.position_warnings import outcome
@@ -90,7 +90,7 @@ class WalletLogs:
     def __iter__(self) -> Iterator[Log]:
         return iter(self.logs)
 
-    async def more(self, ctx: FetchContext, prefix: str, make: Callable[[int], Stream]) -> list[Log] | None:
+    async def more(self, ctx: FetchContext[Any], prefix: str, make: Callable[[int], Stream]) -> list[Log] | None:
         """Another stream's logs over the same range, for events that do not name the wallet
         (Uniswap's, by token id): `make(start)` builds it, `prefix` names its versions. None where
         it holds more than one request reads (MAX_LOGS): the caller names the legs it serves."""
@@ -102,7 +102,7 @@ class WalletLogs:
         return logs
 
 
-FlowFunction = Callable[[FetchContext, str, WalletLogs, Mapping[str, str]], Awaitable[list[Flow]]]
+FlowFunction = Callable[[FetchContext[Any], str, WalletLogs, Mapping[str, str]], Awaitable[list[Flow]]]
 """(context at the range's last block, wallet, the wallet's logs in the range, the legs the points
 hold: key -> asset) -> the flows of the protocol's positions, in chain order."""
 
@@ -141,7 +141,7 @@ def _log(entry: Entry) -> Log:
     return Log(address, tuple(topics), bytes.fromhex(data), entry.block, index, transaction)
 
 
-async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> WalletLogs:
+async def wallet_logs(ctx: FetchContext[Any], wallet: str, first: int, last: int) -> WalletLogs:
     """The wallet's logs of blocks first..last (the context's block is `last`)."""
     prefix = f"{WALLET_STREAMS}{wallet.lower()}-"
     logs, complete = await stream_logs(ctx, prefix, lambda start: wallet_stream(wallet, start), first, last)
@@ -149,7 +149,7 @@ async def wallet_logs(ctx: FetchContext, wallet: str, first: int, last: int) -> 
 
 
 async def stream_logs(
-    ctx: FetchContext, prefix: str, make: Callable[[int], Stream], first: int, last: int
+    ctx: FetchContext[Any], prefix: str, make: Callable[[int], Stream], first: int, last: int
 ) -> tuple[list[Log], bool]:
     """The logs of blocks first..last of the stream `make(start)` builds (its rows are `log_rows`),
     from the newest start of one stored (names `prefix` + start) at or before `first`, else from
@@ -164,7 +164,7 @@ async def stream_logs(
     raise TooManyLogs(f"more logs name the wallet than the {MAX_LOGS:,} one request reads")
 
 
-async def share_flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+async def share_flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     """The flows of the share tokens among `legs` (a vault's address -> its asset)."""
     named = topic(wallet)
     found: list[Flow | Awaitable[Flow]] = []
@@ -224,7 +224,7 @@ def own_transfers(log: Log, named: str) -> list[Flow]:
 
 
 async def _valued_shares(
-    ctx: FetchContext, log: Log, kind: str, at: tuple[int, int, str], asset: str, shares: int
+    ctx: FetchContext[Any], log: Log, kind: str, at: tuple[int, int, str], asset: str, shares: int
 ) -> Flow:
     """Shares moved by a transfer, in assets at the transfer's block (its state after the block:
     the closest a read can name)."""
@@ -233,7 +233,7 @@ async def _valued_shares(
     return Flow(log.address, kind, *at, asset, assets if shares > 0 else -assets)
 
 
-FlowPrices = Callable[[FetchContext, ChainReader, list[Flow]], Awaitable[dict[int, Fraction | None]]]
+FlowPrices = Callable[[FetchContext[Any], ChainReader, list[Flow]], Awaitable[dict[int, Fraction | None]]]
 """A protocol that values its positions by its own oracle values their flows by it too, so a PnL
 never mixes two sources: (context, a reader at the flows' block, the flows of that block) -> for
 the flows it values, by their index in that list, the USD per whole unit of the flow's asset there
@@ -241,7 +241,7 @@ the flows it values, by their index in that list, the USD per whole unit of the 
 
 
 async def usd_values(
-    ctx: FetchContext, flows: list[Flow], own: FlowPrices | None
+    ctx: FetchContext[Any], flows: list[Flow], own: FlowPrices | None
 ) -> tuple[list[float | None], dict[str, int]]:
     """Each flow's amount in USD at its block, by the protocol's own prices (`own`) or else the
     asset's feed read there (None where the asset has no trustworthy price then), and the decimals

@@ -16,22 +16,19 @@ are raised as the exceptions of `errors.py`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from adapters.accounts import ROUTES, Route
 from adapters.accounts import streams as account_streams
-from adapters.context import FetchFunction
+from adapters.context import FetchContext
 from adapters.flows import FlowFunction, FlowPrices
 from addresses import ChainAddresses
-from chain.event_index import Stream
+from chain import ChainRequest
+from chain.event_index import Indexes, Stream
 
 Section = TypeVar("Section")
-
-
-def _nothing(chain: ChainAddresses) -> None:
-    return None
 
 
 def _no_streams(section: Any) -> tuple[Stream, ...]:
@@ -41,10 +38,10 @@ def _no_streams(section: Any) -> tuple[Stream, ...]:
 @dataclass(frozen=True, kw_only=True)
 class Protocol(Generic[Section]):
     name: str
-    fetch: FetchFunction
-    section: Callable[[ChainAddresses], Section | None] = _nothing
+    section: Callable[[ChainAddresses], Section | None]
     """Its part of a chain's addresses data, None (or empty) where the chain has none: the chains
-    where it has one are the protocol's (`bound`)."""
+    where it has one are the protocol's (`bound`), and its adapters get it as `ctx.section`."""
+    fetch: Callable[[FetchContext[Section], str], Awaitable[dict[str, Any]]]
     type_name: str = ""
     """The `<Protocol>WalletPositions` member of the `WalletPositions` union (by default the
     name's, capitalised)."""
@@ -55,7 +52,7 @@ class Protocol(Generic[Section]):
     streams: Callable[[Section], tuple[Stream, ...]] = _no_streams
     """The event streams its discovery reads on a chain, from its section (chain/event_index.py;
     `index build` scans them)."""
-    details: FetchFunction | None = None
+    details: Callable[[FetchContext[Section], str], Awaitable[dict[str, Any]]] | None = None
     """`poolDetails`: (ctx, pool address or id) -> {"details"}, the details a member of the
     PoolDetails union (`__typename`, `type`); None where not offered."""
     pool_ids: bool = False
@@ -89,6 +86,21 @@ class Protocol(Generic[Section]):
     def chain(self, chain_id: int) -> ChainAddresses:
         """What the addresses data holds for a chain this protocol is asked on."""
         return self.addresses.get(chain_id) or ChainAddresses.bare(chain_id)
+
+    def context(
+        self,
+        deadline: float,
+        chains: ChainRequest,
+        indexes: Indexes,
+        chain_id: int,
+        block: int | None = None,
+        block_hash: str | None = None,
+    ) -> FetchContext[Section]:
+        """The context of an input on a chain it serves (the resolver checked), with its section."""
+        chain = self.chain(chain_id)
+        section = self.section(chain)
+        assert section is not None, f"{self.name} is asked only on the chains it serves"
+        return FetchContext(deadline, chains, indexes, chain, self.name, block, block_hash, section=section)
 
     def chain_streams(self, chain_id: int) -> tuple[Stream, ...]:
         """Its own streams on the chain, then those that find the accounts a wallet controls."""

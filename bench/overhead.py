@@ -82,7 +82,12 @@ def serve_service(port: int, folder: Path, rate_limit: int) -> None:
     )
     registry = {
         "morpho": Protocol(
-            name="morpho", type_name="MorphoWalletPositions", chains=frozenset({1}), fetch=instant, kept=False
+            section=lambda chain: chain,
+            name="morpho",
+            type_name="MorphoWalletPositions",
+            chains=frozenset({1}),
+            fetch=instant,
+            kept=False,
         )
     }
     logs.configure_logging()

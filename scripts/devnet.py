@@ -34,7 +34,6 @@ import addresses
 import auth
 import protocols as protocols_registry
 from adapters import accounts
-from adapters.context import FetchContext
 from chain import Chains
 from chain.event_index import Indexes, open_stores
 from tests import all_worlds
@@ -57,12 +56,11 @@ async def holdings(
                     if chain_id not in protocol.chains:
                         continue
                     deadline = asyncio.get_running_loop().time() + 60
-                    chain = protocol.chain(chain_id)
-                    context = FetchContext(deadline, chains.request(deadline), indexes, chain, name)
+                    context = protocol.context(deadline, chains.request(deadline), indexes, chain_id)
                     discovery = accounts.discovery(protocol.routes, protocol.own_routes)
                     found_accounts = await discovery(context, wallet.lower())
                     for holder, via in [(wallet.lower(), None), *found_accounts["accounts"]]:
-                        context = FetchContext(deadline, chains.request(deadline), indexes, chain, name)
+                        context = protocol.context(deadline, chains.request(deadline), indexes, chain_id)
                         answer = await protocol.fetch(context, holder)
                         lists = {f: len(value) for f, value in answer.items() if isinstance(value, list) and value}
                         if lists or len(context.warnings):

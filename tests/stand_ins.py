@@ -44,7 +44,7 @@ def vault_position(address: str, chain_id: int) -> dict[str, Any]:
 def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
     """A stand-in that really reads the chain: the wallet's balance of each token, in one round."""
 
-    async def fetch(ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def fetch(ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         reader = ctx.reader()
         balances = await asyncio.gather(*(reader.call(t, erc20.BALANCE_OF, address) for t in tokens))
         return {
@@ -76,7 +76,7 @@ class StandIns:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, str]] = []
-        self.contexts: list[FetchContext] = []
+        self.contexts: list[FetchContext[Any]] = []
         self.rendezvous_started = 0
         self.rendezvous_ready = asyncio.Event()
         self.rendezvous_size = 2
@@ -93,38 +93,45 @@ class StandIns:
             "rendezvous": self.rendezvous,
         }
         return {
-            name: Protocol(name=name, type_name="MorphoWalletPositions", chains=CHAINS, fetch=fetch, kept=False)
+            name: Protocol(
+                section=lambda chain: chain,
+                name=name,
+                type_name="MorphoWalletPositions",
+                chains=CHAINS,
+                fetch=fetch,
+                kept=False,
+            )
             for name, fetch in fetches.items()
         }
 
-    async def ok(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def ok(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         self.calls.append(("morpho", ctx.chain_id, address))
         self.contexts.append(ctx)
         await asyncio.sleep(0.01)
         return vault_position(address, ctx.chain_id)
 
-    async def slow(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def slow(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         await asyncio.sleep(3600)
         raise AssertionError("unreachable")
 
-    async def network_failure(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def network_failure(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         raise NetworkError("The chain's RPC endpoint could not be reached.")
 
-    async def revert(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def revert(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         raise ProtocolError("Vault 0x11 reverted on convertToAssets.")
 
-    async def buggy(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def buggy(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         raise RuntimeError("boom at /srv/secret/path via https://rpc.example/secret-token")
 
-    async def bad_shape(self, ctx: FetchContext, address: str) -> Any:
+    async def bad_shape(self, ctx: FetchContext[Any], address: str) -> Any:
         return ["not", "a", "dict"]
 
-    async def bad_float(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def bad_float(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         position = vault_position(address, ctx.chain_id)
         position["vaultV2Positions"][0]["apy"] = float("nan")
         return position
 
-    async def rendezvous(self, ctx: FetchContext, address: str) -> dict[str, Any]:
+    async def rendezvous(self, ctx: FetchContext[Any], address: str) -> dict[str, Any]:
         """Completes only once `rendezvous_size` fetches are running at the same time."""
         self.rendezvous_started += 1
         if self.rendezvous_started >= self.rendezvous_size:

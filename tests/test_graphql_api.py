@@ -249,7 +249,16 @@ def test_a_protocol_outside_the_union_is_refused_at_startup():
 
     with pytest.raises(ValueError, match="not in the WalletPositions union"):
         schema.build(
-            {"x": Protocol(name="x", type_name="XWalletPositions", chains=frozenset({1}), fetch=fetch, kept=False)}
+            {
+                "x": Protocol(
+                    section=lambda chain: chain,
+                    name="x",
+                    type_name="XWalletPositions",
+                    chains=frozenset({1}),
+                    fetch=fetch,
+                    kept=False,
+                )
+            }
         )
 
 

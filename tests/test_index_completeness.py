@@ -110,7 +110,7 @@ async def found(world, indexes: Indexes, wallet: str) -> tuple[set[str], set[str
     deadline = asyncio.get_running_loop().time() + 30
     chain = addresses.load(str(world.addresses))[world.node.chain_id]
     answer = await morpho.fetch(
-        FetchContext(deadline, indexes.chains.request(deadline), indexes, chain, "morpho"), wallet
+        FetchContext(deadline, indexes.chains.request(deadline), indexes, chain, "morpho", section=chain.morpho), wallet
     )
     return (
         {p["marketId"] for p in answer["marketPositions"]},

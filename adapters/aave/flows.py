@@ -61,7 +61,7 @@ REWARDS_CLAIMED = Event(
 """IRewardsController's RewardsClaimed(user, reward, to, claimer, amount): user, reward and to indexed."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     pools = {market.pool.lower(): market for market in markets_of(ctx.chain, ctx.protocol)}
     seized: set[tuple[str, str]] = set()
     """(transaction, liquidator) of liquidations that paid the liquidator in aTokens."""
@@ -128,7 +128,7 @@ def _claims(logs: WalletLogs, named: str, legs: Mapping[str, str]) -> list[Flow]
 
 
 async def _atoken_transfers(
-    ctx: FetchContext,
+    ctx: FetchContext[Any],
     named: str,
     logs: WalletLogs,
     legs: Mapping[str, str],
@@ -159,7 +159,7 @@ async def _atoken_transfers(
     return flows
 
 
-async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
+async def prices(ctx: FetchContext[Any], reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
     """The flows of the markets' reserves (keys `<pool>:<asset>:...`) valued as their positions
     are: the market's current oracle, `getAssetPrice` over its BASE_CURRENCY_UNIT (USD only);
     rewards claimed by the controller's oracle for the reward; the rest (Spark's vault shares) go

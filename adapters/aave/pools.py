@@ -55,7 +55,7 @@ class Kind(NamedTuple):
 MARKET_KIND = {"aave": Kind("Aave", "an Aave v3 market"), "spark": Kind("SparkLend", "a SparkLend market")}
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+async def details(ctx: FetchContext[Any], pool: str) -> dict[str, Any]:
     chain_id, kind = ctx.chain_id, MARKET_KIND[ctx.protocol]
     markets = markets_of(ctx.chain, ctx.protocol)
     market = next((m for m in markets if pool in (m.addresses_provider.lower(), m.pool.lower())), None)

@@ -67,7 +67,7 @@ from chain import ChainReader, erc20, no_read
 from errors import ProtocolError
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
     """The wallet's account in every market the data lists of the input's protocol (Aave's, or
     SparkLend's, a fork read the same way)."""
     protocol, reader = ctx.protocol, ctx.reader()

@@ -50,7 +50,7 @@ class Route:
 
     via: str
     contract: Callable[[ChainAddresses], str | None]
-    find: Callable[[FetchContext, str], Awaitable[list[str]]]
+    find: Callable[[FetchContext[Any], str], Awaitable[list[str]]]
 
 
 def key(routes: Sequence[str], own: Sequence[Route] = ()) -> str:
@@ -69,7 +69,7 @@ def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction
     the wallet controls through the protocol's `own` routes and then the shared `routes`, in
     route order, each once, with warnings in `ctx.warnings`."""
 
-    async def discover(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+    async def discover(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
         chain = ctx.chain.accounts
         dpm = chain.summer_dpm if summer.VIA in routes else None
         registries = chain.proxy_registries if dsproxy.VIA in routes else ()
@@ -113,7 +113,7 @@ def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction
     return discover
 
 
-async def _dfs_proxies(ctx: FetchContext, registry: str, wallet: str) -> list[str]:
+async def _dfs_proxies(ctx: FetchContext[Any], registry: str, wallet: str) -> list[str]:
     found, count = await dsproxy.dfs_accounts(ctx.reader(), registry, wallet, MAX_ACCOUNTS)
     if count > MAX_ACCOUNTS:
         message = (
@@ -124,7 +124,7 @@ async def _dfs_proxies(ctx: FetchContext, registry: str, wallet: str) -> list[st
     return found
 
 
-async def _dsas(ctx: FetchContext, insta: str, wallet: str) -> list[str]:
+async def _dsas(ctx: FetchContext[Any], insta: str, wallet: str) -> list[str]:
     found, count = await instadapp.accounts(ctx.reader(), insta, wallet, MAX_ACCOUNTS)
     if count > len(found):
         left = count - len(found)
@@ -133,7 +133,7 @@ async def _dsas(ctx: FetchContext, insta: str, wallet: str) -> list[str]:
     return found
 
 
-async def _dpms(ctx: FetchContext, dpm: SummerDpm, wallet: str) -> list[str]:
+async def _dpms(ctx: FetchContext[Any], dpm: SummerDpm, wallet: str) -> list[str]:
     view = await ctx.events(summer.stream(dpm))
     if not view.complete:
         message = view.shortfall(ctx.chain_id, "Summer.fi account")

@@ -35,7 +35,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/au
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any
 
 from adapters.aura.contracts import (
     ACC_BAL_REWARDS,
@@ -83,9 +83,9 @@ def boosters(aura: AuraAddresses) -> tuple[str, ...]:
     return (aura.booster, *aura.older_boosters)
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[AuraAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    aura = cast(AuraAddresses, chain.aura)
+    aura = ctx.section
     balancer = chain.balancer
     assert balancer is not None
     reader = ctx.reader()

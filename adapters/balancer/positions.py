@@ -76,10 +76,9 @@ class Catalog:
         return key in self.pools or key in self.v3_pools
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[BalancerAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    assert chain.balancer is not None
-    balancer = chain.balancer
+    balancer = ctx.section
     reader = ctx.reader()
     block = await reader.block_number()
     events = stream(balancer)

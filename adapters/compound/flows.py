@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import cast
+from typing import Any, cast
 
 from adapters.compound.contracts import (
     ABSORB_COLLATERAL,
@@ -65,12 +65,12 @@ DEBT = {SUPPLY.topic: ("repay", -1), WITHDRAW.topic: ("borrow", 1), ABSORB_DEBT.
 """The events that may change the debt -> the kind of flow and its sign."""
 
 
-def _markets(ctx: FetchContext) -> dict[str, CometMarket]:
-    deployment = cast(CompoundAddresses, ctx.chain.compound)
+def _markets(ctx: FetchContext[CompoundAddresses]) -> dict[str, CometMarket]:
+    deployment = ctx.section
     return {market.comet.lower(): market for market in deployment.markets}
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     markets, named = _markets(ctx), topic(wallet)
     mine = [log for log in logs if log.address in markets and len(log.topics) in (3, 4) and len(log.data) >= 32]
     comets = sorted({log.address for log in mine})
@@ -102,12 +102,14 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     return flows + await _claims(ctx, logs, named, legs)
 
 
-async def _claims(ctx: FetchContext, logs: WalletLogs, named: str, legs: Mapping[str, str]) -> list[Flow]:
+async def _claims(
+    ctx: FetchContext[CompoundAddresses], logs: WalletLogs, named: str, legs: Mapping[str, str]
+) -> list[Flow]:
     """Rewards the wallet claimed from CometRewards (`RewardClaimed(src, recipient, token,
     amount)`), out of the reward leg of the market they were claimed in. The event names no
     market: where several of the points' markets pay the token, the one whose
     `rewardsClaimed(comet, wallet)` rose by the amount in that block."""
-    rewards = cast(CompoundAddresses, ctx.chain.compound).rewards
+    rewards = ctx.section.rewards
     paying: dict[str, list[str]] = {}
     for key in legs:
         comet, _, rest = key.partition(":")
@@ -136,7 +138,7 @@ async def _claims(ctx: FetchContext, logs: WalletLogs, named: str, legs: Mapping
 
 
 async def _claimed_in(
-    ctx: FetchContext, rewards: str, comets: list[str], named: str, log: Log, amount: int
+    ctx: FetchContext[Any], rewards: str, comets: list[str], named: str, log: Log, amount: int
 ) -> str | None:
     """The market whose claimed rewards rose by `amount` in the log's block (the only one that
     pays the token, read nothing)."""
@@ -182,7 +184,7 @@ def _event(log: Log | None) -> str:
     return next(iter(log.topics), "") if log is not None else ""
 
 
-async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
+async def prices(ctx: FetchContext[Any], reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
     """Each flow's USD per whole unit at its block, as the positions are valued: Comet's price of
     the asset's feed, in the market's currency, through the chain's feed of it; a reward claimed
     through the last listed market that lists its token, as base or collateral."""
@@ -199,7 +201,7 @@ async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> d
 
 
 async def _priced(
-    ctx: FetchContext, reader: ChainReader, market: CometMarket, token: str, collateral: bool
+    ctx: FetchContext[Any], reader: ChainReader, market: CometMarket, token: str, collateral: bool
 ) -> Fraction:
     """USD per whole `token` (the market's base, or a collateral of it) at the reader's block;
     PriceUnavailable where the chain has no feed of the market's currency."""
@@ -215,7 +217,9 @@ async def _priced(
     return Fraction(found, PRICE_SCALE) * unit
 
 
-async def _listed(ctx: FetchContext, reader: ChainReader, markets: list[CometMarket], token: str) -> Fraction | None:
+async def _listed(
+    ctx: FetchContext[Any], reader: ChainReader, markets: list[CometMarket], token: str
+) -> Fraction | None:
     """A reward token's price as positions.py gives it: through the last market listed that lists
     the token, as its base or a collateral, and prices it then; None where none does."""
     comets = [market.comet.lower() for market in markets]

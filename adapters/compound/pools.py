@@ -39,18 +39,17 @@ from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import currency_usd
-from addresses import ChainAddresses, CometMarket
+from addresses import ChainAddresses, CometMarket, CompoundAddresses
 from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+async def details(ctx: FetchContext[CompoundAddresses], pool: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    assert chain.compound is not None
-    market = next((m for m in chain.compound.markets if m.comet.lower() == pool), None)
+    market = next((m for m in ctx.section.markets if m.comet.lower() == pool), None)
     if market is None:
-        known = ", ".join(f"{m.name} {m.comet.lower()}" for m in chain.compound.markets)
+        known = ", ".join(f"{m.name} {m.comet.lower()}" for m in ctx.section.markets)
         raise InputValidationError(
             f"{pool} is not a Compound v3 market on chain {chain_id}: expected the Comet address of one of {known}."
         )

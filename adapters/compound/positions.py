@@ -71,10 +71,9 @@ log = logging.getLogger("wallet_positions.compound")
 LENS = Lens("CompoundLens", ("address", "address[]", "address[]", "address", "address"))
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[CompoundAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    deployment = chain.compound
-    assert deployment is not None
+    deployment = ctx.section
     reader = ctx.reader()
     _prefetch(reader, chain, deployment, wallet)
     warnings = ctx.warnings

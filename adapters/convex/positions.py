@@ -63,9 +63,9 @@ class Deposit:
     balance: int
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[ConvexAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    convex = cast(ConvexAddresses, chain.convex)
+    convex = ctx.section
     reader = ctx.reader()
     keys, feeds, sequencer = lens_feeds(chain)
     reader.prefetch(

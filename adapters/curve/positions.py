@@ -72,9 +72,9 @@ class Held:
     staked: int
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[CurveAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    curve = cast(CurveAddresses, chain.curve)
+    curve = ctx.section
     reader = ctx.reader()
     _prefetch(reader, chain, curve, wallet)
     parts = [*(factory.address for factory in curve.factories), *filter(None, [curve.address_provider])]

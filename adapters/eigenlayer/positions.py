@@ -58,9 +58,9 @@ from chain.keccak import keccak256
 from chain.lens import NONE
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[EigenlayerAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    eigen = cast(EigenlayerAddresses, chain.eigenlayer)
+    eigen = ctx.section
     reader = ctx.reader()
     _prefetch(reader, chain, eigen, wallet)
     await require(reader, "eigenlayer", eigen.strategy_manager, "StrategyManager")

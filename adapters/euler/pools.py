@@ -30,13 +30,13 @@ from adapters.euler.contracts import (
 )
 from adapters.factories import vouched_kind
 from adapters.prices import warned_usd_price
+from addresses import EulerAddresses
 from chain import erc20, erc4626, first
 from errors import InputValidationError
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
-    euler = ctx.chain.euler
-    assert euler is not None
+async def details(ctx: FetchContext[EulerAddresses], pool: str) -> dict[str, Any]:
+    euler = ctx.section
     reader = ctx.reader()
     block = await reader.block_number()
     started(reader, "euler", block, euler.factory.start_block, "its eVault factory")

@@ -52,7 +52,7 @@ from adapters.euler.contracts import (
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
-from addresses import ChainAddresses
+from addresses import ChainAddresses, EulerAddresses
 from chain import ChainReader, erc20, erc4626, first, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -60,9 +60,8 @@ from errors import ProtocolError
 LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "address[]", "address"))
 
 
-async def fetch(ctx: FetchContext, account: str) -> dict[str, Any]:
-    euler = ctx.chain.euler
-    assert euler is not None
+async def fetch(ctx: FetchContext[EulerAddresses], account: str) -> dict[str, Any]:
+    euler = ctx.section
     reader = ctx.reader()
     started(reader, "euler", await reader.block_number(), euler.factory.start_block, "its eVault factory")
     known = sorted(await (await ctx.stored_events(stream(euler))).keys(account))

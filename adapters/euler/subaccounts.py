@@ -11,6 +11,7 @@ then read at the block as any account's.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from adapters.accounts import ACCOUNTS_LEFT_OUT, Route
 from adapters.context import FetchContext
@@ -28,7 +29,7 @@ def sub_accounts(owner: str) -> list[str]:
     return [f"0x{base ^ index:040x}" for index in range(1, SUB_ACCOUNTS)]
 
 
-async def accounts(ctx: FetchContext, euler: EulerAddresses, owner: str) -> tuple[list[str], bool]:
+async def accounts(ctx: FetchContext[Any], euler: EulerAddresses, owner: str) -> tuple[list[str], bool]:
     """The sub-accounts the event index has seen hold something, and whether it has read the
     factory's and the EVC's logs up to the block (else later ones may be missing). None where the
     EVC names another owner of the address's prefix: the wallet is then that owner's sub-account."""
@@ -41,9 +42,8 @@ async def accounts(ctx: FetchContext, euler: EulerAddresses, owner: str) -> tupl
     return [account for account, keys in held.items() if keys], view.complete
 
 
-async def _found(ctx: FetchContext, wallet: str) -> list[str]:
-    evk = ctx.chain.euler
-    assert evk is not None  # the route reads a chain only where it has Euler (ROUTE.contract)
+async def _found(ctx: FetchContext[EulerAddresses], wallet: str) -> list[str]:
+    evk = ctx.section
     found, complete = await accounts(ctx, evk, wallet)
     if not complete:
         message = "the event index has not read Euler's logs up to the block; sub-accounts used later are not answered"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Mapping
-from typing import cast
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, share_flows
@@ -40,7 +40,7 @@ SIDES = (("collateral", "deposit", "withdraw"), ("debt", "borrow", "payback"))
 """Each leg, and the kinds of a positive and a negative amount of it."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     found = await share_flows(ctx, wallet, logs, legs)
     held: dict[tuple[str, int], set[str]] = {}
     for key in legs:
@@ -81,11 +81,11 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     return sorted(found, key=lambda flow: flow[2:4])
 
 
-async def _sent(ctx: FetchContext, logs: WalletLogs, vaults: list[str]) -> tuple[set[int], set[str]]:
+async def _sent(ctx: FetchContext[FluidAddresses], logs: WalletLogs, vaults: list[str]) -> tuple[set[int], set[str]]:
     """The vault NFTs sent to or from the wallet in the range (not minted or burned): the
     Transfers of the vaults' factory, as the VaultResolver names it; and the vaults whose data
     could not say."""
-    resolver, reader = cast(FluidAddresses, ctx.chain.fluid).vault_resolver, ctx.reader()
+    resolver, reader = ctx.section.vault_resolver, ctx.reader()
     datas = await asyncio.gather(
         *(outcome(reader.call(resolver, GET_VAULT_ENTIRE_DATA, vault, label="Fluid VaultResolver")) for vault in vaults)
     )

@@ -27,13 +27,13 @@ from adapters.fluid.contracts import (
     RATE_SCALE,
 )
 from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
+from addresses import FluidAddresses
 from errors import InputValidationError
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+async def details(ctx: FetchContext[FluidAddresses], pool: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    deployment = chain.fluid
-    assert deployment is not None
+    deployment = ctx.section
     reader = ctx.reader()
     await asyncio.gather(
         require(reader, "fluid", deployment.lending_resolver, "LendingResolver"),

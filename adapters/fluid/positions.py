@@ -58,6 +58,7 @@ from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
+from addresses import FluidAddresses
 from chain import ChainReader, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -65,10 +66,9 @@ from errors import ProtocolError
 LENS = Lens("FluidLens", ("address", "address", "address", "address[]", "address"))
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[FluidAddresses], wallet: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    deployment = chain.fluid
-    assert deployment is not None
+    deployment = ctx.section
     reader = ctx.reader()
     feeds, sequencer = [feed.feed for feed in token_feeds(chain).values()], chain.sequencer_uptime_feed or NONE
     lending_resolver, vault_resolver = deployment.lending_resolver, deployment.vault_resolver

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, own_transfers, topic
@@ -39,8 +39,8 @@ WITHDRAWAL_CLAIMED = Event(
 amountOfShares), WithdrawalClaimed(requestId, owner, receiver, amountOfETH), all but the amounts indexed."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    lido = cast(LidoAddresses, ctx.chain.lido)
+async def flows(ctx: FetchContext[LidoAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+    lido = ctx.section
     steth, wsteth, queue, named = lido.steth.lower(), lido.wsteth.lower(), lido.withdrawal_queue.lower(), topic(wallet)
     found = [flow for log in logs if log.address == steth for flow in own_transfers(log, named)]
     wrapped = [flow for log in logs if log.address == wsteth for flow in own_transfers(log, named)]
@@ -57,7 +57,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
 
 
-async def _request(ctx: FetchContext, queue: str, steth: str, log: Log, named: str) -> Flow | None:
+async def _request(ctx: FetchContext[Any], queue: str, steth: str, log: Log, named: str) -> Flow | None:
     """A withdrawal request's flow: made, claimed or its NFT sent (a mint or burn is the request
     or the claim already)."""
     event, *indexed = log.topics

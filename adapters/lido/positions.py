@@ -58,9 +58,9 @@ MAX_REQUESTS = 256
 LENS = Lens("LidoLens", ("address", "address", "address", "address", "uint256", "address[]", "address"))
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[LidoAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    lido = cast(LidoAddresses, chain.lido)
+    lido = ctx.section
     reader = ctx.reader()
     _prefetch(reader, chain, lido, wallet)
     await require(reader, "lido", lido.steth, "stETH")

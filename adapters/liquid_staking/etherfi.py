@@ -61,9 +61,9 @@ async def per_share(reader: ChainReader, pool: str) -> int:
     return cast(int, amount)
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[EtherfiAddresses], wallet: str) -> dict[str, Any]:
     chain, reader = ctx.chain, ctx.reader()
-    etherfi = cast(EtherfiAddresses, chain.etherfi)
+    etherfi = ctx.section
     stored = await _candidates(ctx, etherfi, wallet, stored=True)
     feeds, sequencer = tokens.feeds(chain)
     nft = etherfi.withdraw_request_nft.address
@@ -83,7 +83,7 @@ async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
     return {"stakedPositions": staked, "withdrawalRequests": requests}
 
 
-async def _candidates(ctx: FetchContext, etherfi: EtherfiAddresses, wallet: str, stored: bool) -> list[int]:
+async def _candidates(ctx: FetchContext[Any], etherfi: EtherfiAddresses, wallet: str, stored: bool) -> list[int]:
     """Request ids the index has seen sent to the wallet (stored only, or with the tail), the newest
     MAX_REQUESTS."""
     events = withdraw_requests(etherfi)
@@ -123,7 +123,7 @@ async def _staked(
     ]
 
 
-async def _requests(ctx: FetchContext, etherfi: EtherfiAddresses, wallet: str) -> list[dict[str, Any]]:
+async def _requests(ctx: FetchContext[Any], etherfi: EtherfiAddresses, wallet: str) -> list[dict[str, Any]]:
     """The wallet's withdraw request NFTs, in id order, with what each pays now."""
     reader, warnings, nft = ctx.reader(), ctx.warnings, etherfi.withdraw_request_nft.address
     ids, (count,) = await asyncio.gather(

@@ -45,7 +45,7 @@ from adapters.liquid_staking.contracts import (
     USER_NONCES,
     USER_WITHDRAWAL_REQUEST,
 )
-from addresses import ChainAddresses, EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
+from addresses import EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
 from chain import ChainReader, Log
 from chain.abi import AbiError, Event, Function, decode
 from chain.erc20 import NATIVE, TRANSFER
@@ -82,21 +82,23 @@ Worth = Callable[[ChainReader, int], Awaitable[int]]
 """The ether an amount of a token is worth at the reader's block, by the protocol's own rate."""
 
 
-def worths(chain: ChainAddresses, protocol: str) -> dict[str, Worth]:
+Staked = EtherfiAddresses | RocketPoolAddresses | RenzoAddresses | KelpAddresses
+"""The section of one of the liquid staking protocols (adapters/liquid_staking/__init__.py)."""
+
+
+def worths(section: Staked) -> dict[str, Worth]:
     """The protocol's tokens on the chain (lowercase address) and how each is worth ether."""
-    if protocol == "etherfi":
-        etherfi = cast(EtherfiAddresses, chain.etherfi)
+    if isinstance(section, EtherfiAddresses):
         return {
-            etherfi.eeth.lower(): _itself,
-            etherfi.weeth.lower(): _view(etherfi.weeth, EETH_BY_WEETH, "ether.fi weETH"),
+            section.eeth.lower(): _itself,
+            section.weeth.lower(): _view(section.weeth, EETH_BY_WEETH, "ether.fi weETH"),
         }
-    if protocol == "rocketpool":
-        reth = cast(RocketPoolAddresses, chain.rocketpool).reth
-        return {reth.lower(): _view(reth, RETH_ETH_VALUE, rocketpool.LABEL)}
-    if protocol == "renzo":
-        restaked = cast(RenzoAddresses, chain.renzo)
+    if isinstance(section, RocketPoolAddresses):
+        return {section.reth.lower(): _view(section.reth, RETH_ETH_VALUE, rocketpool.LABEL)}
+    if isinstance(section, RenzoAddresses):
+        restaked = section
         return {restaked.ezeth.lower(): lambda reader, amount: renzo.worth(reader, restaked, amount)}
-    oracle = cast(KelpAddresses, chain.kelp)
+    oracle = section
 
     async def rseth(reader: ChainReader, amount: int) -> int:
         return amount * await kelp.price(reader, oracle.lrt_oracle) // ONE
@@ -116,8 +118,9 @@ def _view(token: str, view: Function, label: str) -> Worth:
     return worth
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    tokens, named = worths(ctx.chain, ctx.protocol), topic(wallet)
+async def flows(ctx: FetchContext[Staked], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+    section = ctx.section
+    tokens, named = worths(section), topic(wallet)
 
     async def in_ether(log: Log) -> Flow | None:
         worth, moved = tokens[log.address], transferred(log, named)
@@ -128,21 +131,27 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
         return Flow(log.address, moved.kind, *at, NATIVE, eth if moved.amount > 0 else -eth)
 
     found = await asyncio.gather(*(in_ether(log) for log in logs if log.address in tokens))
-    requests = REQUESTS.get(ctx.protocol)
-    found += await requests(ctx, logs, wallet) if requests else []
+    if isinstance(section, EtherfiAddresses):  # the requests' flows, where derived (Renzo's are not)
+        found += await _etherfi_requests(ctx, section, logs, wallet)
+    elif isinstance(section, KelpAddresses):
+        found += await _kelp_requests(ctx, section, logs, wallet)
     return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
 
 
-async def _etherfi_requests(ctx: FetchContext, logs: WalletLogs, wallet: str) -> list[Flow | None]:
+async def _etherfi_requests(
+    ctx: FetchContext[Staked], etherfi: EtherfiAddresses, logs: WalletLogs, wallet: str
+) -> list[Flow | None]:
     """ether.fi's withdraw request NFTs sent to or from the wallet (minted and burned included)."""
-    nft, named = cast(EtherfiAddresses, ctx.chain.etherfi).withdraw_request_nft.address.lower(), topic(wallet)
+    nft, named = etherfi.withdraw_request_nft.address.lower(), topic(wallet)
     nfts = [log for log in logs if log.address == nft and log.topics[:1] == (TRANSFER.topic,)]
     return list(await asyncio.gather(*(_request(ctx, logs, nft, log, named) for log in nfts)))
 
 
-async def _kelp_requests(ctx: FetchContext, logs: WalletLogs, wallet: str) -> list[Flow | None]:
+async def _kelp_requests(
+    ctx: FetchContext[Staked], restaked: KelpAddresses, logs: WalletLogs, wallet: str
+) -> list[Flow | None]:
     """Kelp's requests queued and completed by the wallet (QUEUED, FINALIZED)."""
-    manager, named = cast(KelpAddresses, ctx.chain.kelp).withdrawal_manager.lower(), topic(wallet)
+    manager, named = restaked.withdrawal_manager.lower(), topic(wallet)
     ours = [log for log in logs if log.address == manager and log.topics[1:2] == (named,)]
     earlier: dict[tuple[object, ...], int] = {}  # completions seen per (block, asset): the next pops one more
     reads = []
@@ -157,7 +166,7 @@ async def _kelp_requests(ctx: FetchContext, logs: WalletLogs, wallet: str) -> li
     return list(await asyncio.gather(*reads))
 
 
-async def _queued(ctx: FetchContext, logs: WalletLogs, manager: str, wallet: str, log: Log) -> Flow | None:
+async def _queued(ctx: FetchContext[Any], logs: WalletLogs, manager: str, wallet: str, log: Log) -> Flow | None:
     """A request queued: its expected amount, the wallet's newest request of the asset at the block."""
     _, _, asset_word, nonce_word = log.topics
     asset, nonce = address_of(asset_word), int(nonce_word, 16)
@@ -176,7 +185,7 @@ async def _queued(ctx: FetchContext, logs: WalletLogs, manager: str, wallet: str
     return Flow(key, "requested", *at, asset, request.expectedAssetAmount)
 
 
-async def _completed(ctx: FetchContext, manager: str, wallet: str, log: Log, popped: int) -> Flow:
+async def _completed(ctx: FetchContext[Any], manager: str, wallet: str, log: Log, popped: int) -> Flow:
     """A request completed: what it paid, from the request the completion popped (the wallet's
     oldest of the asset at the block before, less those popped earlier in the block)."""
     _, _, asset_word = log.topics
@@ -188,7 +197,7 @@ async def _completed(ctx: FetchContext, manager: str, wallet: str, log: Log, pop
     return Flow(f"{asset}:{request.userNonce}:withdrawal", "claimed", *at, asset, -paid.amountReceived)
 
 
-async def _request(ctx: FetchContext, logs: WalletLogs, nft: str, log: Log, named: str) -> Flow | None:
+async def _request(ctx: FetchContext[Any], logs: WalletLogs, nft: str, log: Log, named: str) -> Flow | None:
     """A withdraw request NFT's flow: made (minted to the wallet), claimed (burned) or sent."""
     if len(log.topics) != 4:
         return None
@@ -235,10 +244,3 @@ def claim_paid(claim: Log, request: int) -> int | None:
     if ids != [request]:
         return None
     return cast(int, paid.amount - (paid.fee if with_fee else 0))
-
-
-REQUESTS: dict[str, Callable[[FetchContext, WalletLogs, str], Awaitable[list[Flow | None]]]] = {
-    "etherfi": _etherfi_requests,
-    "kelp": _kelp_requests,
-}
-"""The flows of each protocol's withdrawal requests where they are derived (Renzo's are not)."""

@@ -57,9 +57,9 @@ async def price(reader: ChainReader, oracle: str) -> int:
     return cast(int, answer)
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[KelpAddresses], wallet: str) -> dict[str, Any]:
     chain, reader = ctx.chain, ctx.reader()
-    kelp = cast(KelpAddresses, chain.kelp)
+    kelp = ctx.section
     contracts = (kelp.rseth, kelp.lrt_oracle, kelp.lrt_config, kelp.withdrawal_manager)
     keys, feeds, sequencer = lens_feeds(chain)
     reader.prefetch(

@@ -78,9 +78,9 @@ async def worth(reader: ChainReader, renzo: RenzoAddresses, amount: int) -> int:
     return amount * tvl // supply if supply else 0
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[RenzoAddresses], wallet: str) -> dict[str, Any]:
     chain, reader = ctx.chain, ctx.reader()
-    renzo = cast(RenzoAddresses, chain.renzo)
+    renzo = ctx.section
     keys, feeds, sequencer = lens_feeds(chain)
     reader.prefetch(
         [RENZO_LENS.initcode(wallet, renzo.ezeth, renzo.restake_manager, MAX_REQUESTS, keys, feeds, sequencer)],

@@ -47,9 +47,9 @@ async def exchange_rate(reader: ChainReader, reth: str) -> int:
     return cast(int, rate)
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[RocketPoolAddresses], wallet: str) -> dict[str, Any]:
     chain, reader, warnings = ctx.chain, ctx.reader(), ctx.warnings
-    rocketpool = cast(RocketPoolAddresses, chain.rocketpool)
+    rocketpool = ctx.section
     reth = rocketpool.reth
     rate_at = functools.partial(exchange_rate, reth=reth)
     feeds, sequencer = tokens.feeds(chain)

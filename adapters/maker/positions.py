@@ -58,6 +58,7 @@ from adapters.maker.contracts import (
 )
 from adapters.position_warnings import Warnings, outcome
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
+from addresses import MakerAddresses
 from chain import ChainReader, erc20, first, no_read
 from chain.lens import Lens
 from errors import ProtocolError
@@ -80,9 +81,8 @@ class Urn:
     art: int
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
-    maker = ctx.chain.maker
-    assert maker is not None
+async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any]:
+    maker = ctx.section
     reader = ctx.reader()
     log, key = maker.chain_log, ("maker core", maker.chain_log.address)
     # An account's input after the wallet's knows the ChainLog's contracts: its first reads wait for its lens too.

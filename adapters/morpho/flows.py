@@ -37,6 +37,7 @@ from adapters.morpho.contracts import (
 from adapters.morpho.market import ORACLE_PRICE_SCALE, market_params
 from adapters.position_warnings import outcome
 from adapters.prices import usd_price
+from addresses import MorphoAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import decode
 from errors import ProtocolError
@@ -55,9 +56,10 @@ ASSETS_AT = {SUPPLY.topic: 0, WITHDRAW.topic: 1, BORROW.topic: 1, REPAY.topic: 0
 """Where `assets` sits among the data's words (`caller` comes first where it is not indexed)."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    deployment = ctx.chain.morpho
-    assert deployment is not None
+async def flows(
+    ctx: FetchContext[MorphoAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
+) -> list[Flow]:
+    deployment = ctx.section
     blue, named = deployment.blue.address.lower(), topic(wallet)
     mine = [
         log
@@ -90,12 +92,13 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     return sorted([*found, *await share_flows(ctx, wallet, logs, legs)], key=lambda flow: flow[2:4])
 
 
-async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
+async def prices(
+    ctx: FetchContext[MorphoAddresses], reader: ChainReader, moved: list[Flow]
+) -> dict[int, Fraction | None]:
     """USD per whole collateral unit of each collateral flow at the reader's block, as
     positions.py values the collateral: oracle `price()` / 1e36 (loan units per collateral unit)
     x the loan token's feed; None where either fails (PriceUnavailable among them)."""
-    deployment = ctx.chain.morpho
-    assert deployment is not None
+    deployment = ctx.section
     blue = deployment.blue.address.lower()
 
     async def price(market: str) -> Fraction | None:

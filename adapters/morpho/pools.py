@@ -75,10 +75,9 @@ from errors import InputValidationError
 INT_MAX = 2**31 - 1
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+async def details(ctx: FetchContext[MorphoAddresses], pool: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    deployment = chain.morpho
-    assert deployment is not None
+    deployment = ctx.section
     reader = ctx.reader()
     started(
         reader,

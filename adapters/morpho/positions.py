@@ -55,10 +55,9 @@ LENS_MARKETS = 32
 """Markets per MorphoLens call: a held market's records take about 1.3 KB of a 24,000-byte tape."""
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[MorphoAddresses], wallet: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    deployment = chain.morpho
-    assert deployment is not None
+    deployment = ctx.section
     reader = ctx.reader()
     blue = deployment.blue.address
     block = await reader.block_number()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, share_flows, topic
@@ -41,7 +42,7 @@ REDEEM_REWARDS = Event(
 """IPYieldToken's events: what a YT paid its holder (user indexed)."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
     named = topic(wallet)
     due = {key.partition(":")[0] for key in legs if key.endswith((":interest", ":reward"))}
     claims = [log for log in logs if log.address in due and len(log.topics) == 2 and log.topics[1:] == (named,)]
@@ -50,7 +51,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
     return sorted(found, key=lambda flow: flow[2:4])
 
 
-async def _claim(ctx: FetchContext, log: Log, legs: Mapping[str, str]) -> list[Flow]:
+async def _claim(ctx: FetchContext[Any], log: Log, legs: Mapping[str, str]) -> list[Flow]:
     """A YT's RedeemInterest or RedeemRewards as flows out of its legs."""
     event, _ = log.topics
     at = (log.block_number, log.log_index, log.transaction_hash)
@@ -69,9 +70,10 @@ async def _claim(ctx: FetchContext, log: Log, legs: Mapping[str, str]) -> list[F
     ]
 
 
-async def prices(ctx: FetchContext, reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
-    deployment = ctx.chain.pendle
-    assert isinstance(deployment, PendleAddresses)
+async def prices(
+    ctx: FetchContext[PendleAddresses], reader: ChainReader, moved: list[Flow]
+) -> dict[int, Fraction | None]:
+    deployment = ctx.section
     catalog = Catalog(await ctx.stored_events(stream(deployment)))
     pendle = PendleReader(reader, ctx.chain, ctx.warnings)
 

@@ -22,16 +22,16 @@ from adapters.history import iso_date
 from adapters.pendle.contracts import EXPIRY, IS_VALID_MARKET, READ_TOKENS, YieldContract, stream
 from adapters.pendle.market import PendleReader
 from adapters.position_warnings import FIGURE_UNAVAILABLE
+from addresses import PendleAddresses
 from errors import InputValidationError
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+async def details(ctx: FetchContext[PendleAddresses], pool: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    assert chain.pendle is not None
     reader = ctx.reader()
     block = await reader.block_number()
-    started(reader, "pendle", block, stream(chain.pendle).start_block, "its first factory")
-    probes = [(f.address, IS_VALID_MARKET, "market") for f in chain.pendle.market_factories if f.start_block <= block]
+    started(reader, "pendle", block, stream(ctx.section).start_block, "its first factory")
+    probes = [(f.address, IS_VALID_MARKET, "market") for f in ctx.section.market_factories if f.start_block <= block]
     if await vouched_kind(reader, probes, pool) is None:
         raise InputValidationError(
             f"{pool} is not a Pendle market on chain {chain_id} at block {block}: no configured "

@@ -58,7 +58,7 @@ from adapters.pendle.market import Asset, MarketState, PendleReader
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
-from addresses import ChainAddresses
+from addresses import ChainAddresses, PendleAddresses
 from chain import ChainReader, first, shared_future
 from chain.event_index import View
 from chain.lens import NONE, Lens
@@ -89,12 +89,11 @@ class Catalog:
         return sorted({pair.sy for pair in self.pairs.values()})
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[PendleAddresses], wallet: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    assert chain.pendle is not None
     reader = ctx.reader()
     block = await reader.block_number()
-    events = stream(chain.pendle)
+    events = stream(ctx.section)
     started(reader, "pendle", block, events.start_block, "its first factory")
     stored = await ctx.stored_events(events)
     catalog = Catalog(stored)

@@ -23,7 +23,7 @@ EMPTY_LENDING: dict[str, Any] = {
 }
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     lend, savings = await asyncio.gather(
         aave.fetch(ctx, wallet) if chain.spark else no_read(),

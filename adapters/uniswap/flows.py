@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, topic
@@ -89,8 +89,10 @@ class Scope(NamedTuple):
     """Token ids minted to the wallet in the range -> the mint's block."""
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    uniswap, named = cast(UniswapAddresses, ctx.chain.uniswap), topic(wallet)
+async def flows(
+    ctx: FetchContext[UniswapAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
+) -> list[Flow]:
+    uniswap, named = ctx.section, topic(wallet)
     found: list[Flow] = []
     for manager, events, pair in (
         (uniswap.v3 and uniswap.v3.position_manager.lower(), _v3, _v3_pair),
@@ -123,7 +125,7 @@ Pair = Callable[[ChainReader, str, int], Awaitable[tuple[str, str]]]
 """(a reader, the manager, token id) -> the position's two tokens (as its answer names them)."""
 
 
-async def _passing(ctx: FetchContext, logs: WalletLogs, manager: str, pair: Pair, minted: Log) -> dict[str, str]:
+async def _passing(ctx: FetchContext[Any], logs: WalletLogs, manager: str, pair: Pair, minted: Log) -> dict[str, str]:
     """The legs of an NFT minted to the wallet in the range that the last point no longer holds
     (entered and left between the points), its tokens read at the mint's block."""
     token_id = int(minted.topics[3], 16)
@@ -152,10 +154,10 @@ async def _v4_key(reader: ChainReader, manager: str, token_id: int) -> Any:
     return key
 
 
-async def _v3(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
+async def _v3(ctx: FetchContext[UniswapAddresses], scope: Scope) -> tuple[Reading, list[Flow]]:
     logs, legs, manager, ids, owned, _ = scope
-    v3 = cast(UniswapAddresses, ctx.chain.uniswap).v3
-    assert v3 is not None
+    v3 = ctx.section.v3
+    assert v3 is not None  # read only where the chain has v3 (flows)
     events = (INCREASE_LIQUIDITY.topic, DECREASE_LIQUIDITY.topic, COLLECT.topic)
     indexed = await _indexed(ctx, logs, manager, (events, _words(ids)), manager)
     mine = [
@@ -192,9 +194,10 @@ def _served(scope: Scope, indexed: list[Log] | None) -> list[Log]:
     return indexed or []
 
 
-async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
+async def _v4(ctx: FetchContext[UniswapAddresses], scope: Scope) -> tuple[Reading, list[Flow]]:
     logs, legs, manager, ids, owned, _ = scope
-    deployment = cast(UniswapV4Addresses, cast(UniswapAddresses, ctx.chain.uniswap).v4)
+    deployment = ctx.section.v4
+    assert deployment is not None  # read only where the chain has v4 (flows)
 
     async def read(reader: ChainReader, token_id: int) -> dict[str, Any] | None:
         return await v4.position(reader, ctx.chain, deployment, token_id, ctx.warnings)
@@ -227,7 +230,7 @@ async def _v4(ctx: FetchContext, scope: Scope) -> tuple[Reading, list[Flow]]:
     return read, found
 
 
-async def _pools(ctx: FetchContext, scope: Scope) -> list[int]:
+async def _pools(ctx: FetchContext[Any], scope: Scope) -> list[int]:
     """The PoolIds of the v4 token ids: read at the mint's block for one minted in the range, else
     at the range's last block, else at the block before its first (burned since)."""
     at = ctx.chains.reader
@@ -249,7 +252,7 @@ async def _pools(ctx: FetchContext, scope: Scope) -> list[int]:
 
 
 async def _modified(
-    ctx: FetchContext,
+    ctx: FetchContext[Any],
     read: Reading,
     deployment: UniswapV4Addresses,
     log: Log,
@@ -286,7 +289,7 @@ async def _nothing() -> None:
 
 
 async def _indexed(
-    ctx: FetchContext, logs: WalletLogs, address: str, filter_: tuple[str | tuple[str, ...], ...], manager: str
+    ctx: FetchContext[Any], logs: WalletLogs, address: str, filter_: tuple[str | tuple[str, ...], ...], manager: str
 ) -> list[Log] | None:
     """The logs of `address` matching `filter_` over the range, from an index stream named by
     the filter's contents (several when the filter's second topic lists more than IDS_PER_STREAM);
@@ -363,7 +366,7 @@ def _changes(
     ]
 
 
-async def _sent(ctx: FetchContext, read: Reading, manager: str, log: Log, named: str) -> list[Flow]:
+async def _sent(ctx: FetchContext[Any], read: Reading, manager: str, log: Log, named: str) -> list[Flow]:
     """The NFT sent to or from the wallet: each leg by the position's figures at the block."""
     _, source, target, token_id = log.topics
     if (source == named) == (target == named):

@@ -12,6 +12,7 @@ leaves none either way). Whatever else is owed is fees.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import TooManyLogs, log_rows, stream_logs
@@ -24,7 +25,7 @@ from chain.index_store import WALLET_STREAMS
 Pair = tuple[int, int]
 
 
-async def events(ctx: FetchContext, manager: str, token_id: int, block: int) -> list[Log] | None:
+async def events(ctx: FetchContext[Any], manager: str, token_id: int, block: int) -> list[Log] | None:
     """The NFT's DecreaseLiquidity and Collect events up to `block`, from an index stream of its
     own scanned from block 0 (its mint's block is nowhere in the manager's state); None while
     the index has not read them all."""

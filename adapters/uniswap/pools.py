@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any
 
 from adapters import deployment
 from adapters.context import FetchContext
@@ -44,9 +44,9 @@ from chain.abi import ZERO_ADDRESS
 from errors import InputValidationError, ProtocolError
 
 
-async def details(ctx: FetchContext, pool: str) -> dict[str, Any]:
+async def details(ctx: FetchContext[UniswapAddresses], pool: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
-    uniswap = cast(UniswapAddresses, chain.uniswap)
+    uniswap = ctx.section
     reader = ctx.reader()
     block = await reader.block_number()
     if len(pool) == 66:

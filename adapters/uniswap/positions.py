@@ -33,7 +33,7 @@ version in the same round, the v4 token ids the event index has stored passed to
 from __future__ import annotations
 
 import asyncio
-from typing import Any, cast
+from typing import Any
 
 from adapters import deployment
 from adapters.context import FetchContext
@@ -79,9 +79,9 @@ LENS = Lens(
 )
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[UniswapAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    uniswap = cast(UniswapAddresses, chain.uniswap)
+    uniswap = ctx.section
     reader = ctx.reader()
     block = await reader.block_number()
     v3_on, v4_on = await _deployed(reader, uniswap, block)
@@ -150,7 +150,7 @@ def _prefetch(
     reader.prefetch(calls, targets)
 
 
-async def _v3_positions(ctx: FetchContext, v3: UniswapV3Addresses, wallet: str) -> list[dict[str, Any]]:
+async def _v3_positions(ctx: FetchContext[Any], v3: UniswapV3Addresses, wallet: str) -> list[dict[str, Any]]:
     reader, warnings, manager = ctx.reader(), ctx.warnings, v3.position_manager
     (count,) = await reader.call(manager, erc20.BALANCE_OF, wallet, label=LABEL)
     if count > MAX_POSITIONS:
@@ -174,7 +174,7 @@ async def _v3_positions(ctx: FetchContext, v3: UniswapV3Addresses, wallet: str) 
 
 
 async def position(
-    ctx: FetchContext, reader: ChainReader, v3: UniswapV3Addresses, token_id: int
+    ctx: FetchContext[Any], reader: ChainReader, v3: UniswapV3Addresses, token_id: int
 ) -> dict[str, Any] | None:
     """One v3 NFT's position at the reader's block; None when it holds nothing."""
     manager, chain, warnings = v3.position_manager, ctx.chain, ctx.warnings
@@ -223,7 +223,7 @@ async def position(
 
 
 async def _principal(
-    ctx: FetchContext, reader: ChainReader, manager: str, token_id: int, owed_now: tuple[int, int]
+    ctx: FetchContext[Any], reader: ChainReader, manager: str, token_id: int, owed_now: tuple[int, int]
 ) -> tuple[int, int]:
     """What of `owed_now` (tokensOwed at the reader's block) is principal withdrawn and not
     collected: none where nothing is owed (no events read), all of it, named in a retryable

@@ -52,14 +52,14 @@ MAX_CANDIDATES = 2_000
 """Token ids sent to a wallet whose owner is asked (the newest); a wallet that received more is told."""
 
 
-async def candidates(ctx: FetchContext, v4: UniswapV4Addresses, wallet: str, stored: bool) -> list[int]:
+async def candidates(ctx: FetchContext[Any], v4: UniswapV4Addresses, wallet: str, stored: bool) -> list[int]:
     """Token ids the index has seen sent to the wallet (stored only, or with the tail)."""
     events = stream(v4)
     view = await (ctx.stored_events(events) if stored else ctx.events(events))
     return sorted(int(key) for key in await view.keys(wallet))
 
 
-async def positions(ctx: FetchContext, v4: UniswapV4Addresses, wallet: str, most: int) -> list[dict[str, Any]]:
+async def positions(ctx: FetchContext[Any], v4: UniswapV4Addresses, wallet: str, most: int) -> list[dict[str, Any]]:
     """The wallet's v4 positions that hold liquidity, in token id order; `most` NFTs at most."""
     chain, reader, warnings = ctx.chain, ctx.reader(), ctx.warnings
     manager = v4.position_manager.address

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import cast
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import WITHDRAW, Flow, WalletLogs, share_flows, topic
@@ -31,8 +31,10 @@ from errors import ProtocolError
 SILO = Function("silo()", "eb3beb29", ("address",), immutable=True)
 
 
-async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
-    section = cast(VaultStyleAddresses, ctx.chain.vault_style.get(ctx.protocol))
+async def flows(
+    ctx: FetchContext[VaultStyleAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
+) -> list[Flow]:
+    section = ctx.section
     found = await share_flows(ctx, wallet, logs, {**await _passing(ctx, logs, legs, section), **legs})
     cooling = sorted(
         vault.address.lower()
@@ -74,7 +76,7 @@ async def flows(ctx: FetchContext, wallet: str, logs: WalletLogs, legs: Mapping[
 
 
 async def _passing(
-    ctx: FetchContext, logs: WalletLogs, legs: Mapping[str, str], section: VaultStyleAddresses | None
+    ctx: FetchContext[Any], logs: WalletLogs, legs: Mapping[str, str], section: VaultStyleAddresses | None
 ) -> dict[str, str]:
     """The section's vaults and tokens the wallet's logs touch that neither point holds (entered
     and left between them), with their assets: their flows count too, and what they earned is

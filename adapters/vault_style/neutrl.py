@@ -10,7 +10,7 @@ from adapters.context import FetchContext
 from adapters.vault_style import positions as vault_style
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
     answer = await vault_style.fetch(ctx, wallet)
     snusd = next((position for position in answer["vaultPositions"] if position["type"] == "neutrl-snusd"), None)
     return {**answer, "vaultPosition": snusd}

@@ -65,11 +65,11 @@ LENS = Lens(
 )
 
 
-async def fetch(ctx: FetchContext, wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
     return await positions(ctx, wallet, ctx.protocol)
 
 
-async def positions(ctx: FetchContext, wallet: str, protocol: str) -> dict[str, Any]:
+async def positions(ctx: FetchContext[Any], wallet: str, protocol: str) -> dict[str, Any]:
     """The wallet's shares and tokens of `protocol`'s section of the input's chain (the input's
     own protocol, or Spark's savings vaults beside SparkLend)."""
     chain = ctx.chain
