@@ -67,7 +67,12 @@ def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
         }
 
     return Protocol(
-        name="balances", type_name="MorphoWalletPositions", chains=frozenset({chain_id}), fetch=fetch, kept=False
+        section=lambda chain: chain,
+        name="balances",
+        type_name="MorphoWalletPositions",
+        chains=frozenset({chain_id}),
+        fetch=fetch,
+        kept=False,
     )
 
 
