@@ -286,7 +286,7 @@ def verify_command(args: argparse.Namespace, settings: Settings) -> int:
     """`verify`: the answer file read, the node's URL checked, then verify.py (its exit code)."""
     try:
         answer = json.loads(Path(args.answer).read_text(encoding="utf-8"))
-        registry = protocols.registry(addresses.load(settings.addresses_file or None))
+        registry = protocols.registry(protocols.load_addresses(settings.addresses_file or None))
     except (OSError, ValueError, addresses.AddressesError) as exc:
         print(f"cannot verify: {exc}", file=sys.stderr)
         return 2

@@ -10,8 +10,10 @@ plain imports, so nothing is discovered by walking the packages.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import addresses
 from adapters import (
     aave,
     aura,
@@ -32,6 +34,7 @@ from adapters import (
     uniswap,
     vault_style,
 )
+from adapters.accounts.section import ACCOUNTS
 from addresses import ChainAddresses
 
 Protocol = protocol.Protocol[Any]
@@ -59,9 +62,19 @@ DECLARED: tuple[Protocol, ...] = (
 )
 
 
-def registry(addresses: Mapping[int, ChainAddresses]) -> dict[str, Protocol]:
+SECTIONS = (*(part for declared in DECLARED for part in declared.parts), ACCOUNTS)
+"""Every part of the addresses data a declaration reads, and the accounts every protocol follows."""
+
+
+def load_addresses(override: str | Path | None = None) -> dict[int, ChainAddresses]:
+    """The addresses data (`addresses.json`, `override` laid over it), each section parsed by
+    the package that declares it; AddressesError naming the entry that is unusable."""
+    return addresses.load(SECTIONS, override)
+
+
+def registry(data: Mapping[int, ChainAddresses]) -> dict[str, Protocol]:
     """The protocols this service answers for, each on the chains its addresses data covers."""
-    return {declared.name: declared.bound(addresses) for declared in DECLARED}
+    return {declared.name: declared.bound(data) for declared in DECLARED}
 
 
-__all__ = ["DECLARED", "Protocol", "Registry", "registry"]
+__all__ = ["DECLARED", "SECTIONS", "Protocol", "Registry", "load_addresses", "registry"]

@@ -206,7 +206,7 @@ def create_app(
     `RPC_URL_<chainId>` variables.
     """
     if registry is None:
-        registry = protocols.registry(addresses.load(settings.addresses_file or None))
+        registry = protocols.registry(protocols.load_addresses(settings.addresses_file or None))
     keys = auth.KeyStore(settings.keys_file)
     if keys.load() == 0:
         log.warning(
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "index":
         try:
             return cli.index_command(
-                args, settings, protocols.registry(addresses.load(settings.addresses_file or None))
+                args, settings, protocols.registry(protocols.load_addresses(settings.addresses_file or None))
             )
         except (addresses.AddressesError, RpcUrlError) as exc:
             log.error("cannot run the index command: %s", exc)

@@ -12,11 +12,11 @@ from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream, View
 
-Section = TypeVar("Section")
+Shape = TypeVar("Shape")
 
 
 @dataclass(frozen=True)
-class FetchContext(Generic[Section]):
+class FetchContext(Generic[Shape]):
     """What an adapter gets besides its input; one per input: the input's chain with its addresses,
     and its protocol's own part of them (`section`, typed by the protocol's declaration), its
     block, the request's readers and the app's event index."""
@@ -37,7 +37,7 @@ class FetchContext(Generic[Section]):
     """The block the client asked for by its hash (`blockHash`), lower case; None if not given."""
     warnings: Warnings = field(default_factory=Warnings)
     """What the answer lacks (parts left out, null figures); the resolver returns it as `warnings`."""
-    section: Section = field(kw_only=True)
+    section: Shape = field(kw_only=True)
     """The protocol's part of the chain's addresses data, as its declaration finds it
     (adapters/protocol.py): never None on a chain the protocol serves."""
 

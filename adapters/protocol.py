@@ -21,14 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from adapters.accounts import ROUTES, Route
+from adapters.accounts import section as accounts
 from adapters.accounts import streams as account_streams
 from adapters.context import FetchContext
 from adapters.flows import FlowFunction, FlowPrices
-from addresses import ChainAddresses
+from addresses import ChainAddresses, Section
 from chain import ChainRequest
 from chain.event_index import Indexes, Stream
 
-Section = TypeVar("Section")
+Shape = TypeVar("Shape")
 
 
 def _no_streams(section: Any) -> tuple[Stream, ...]:
@@ -36,12 +37,17 @@ def _no_streams(section: Any) -> tuple[Stream, ...]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Protocol(Generic[Section]):
+class Protocol(Generic[Shape]):
     name: str
-    section: Callable[[ChainAddresses], Section | None]
-    """Its part of a chain's addresses data, None (or empty) where the chain has none: the chains
-    where it has one are the protocol's (`bound`), and its adapters get it as `ctx.section`."""
-    fetch: Callable[[FetchContext[Section], str], Awaitable[dict[str, Any]]]
+    section: Section[Shape] | Callable[[ChainAddresses], Shape | None]
+    """Its part of a chain's addresses data (its package's `section.py`), None (or empty) where the
+    chain has none: the chains where it has one are the protocol's (`bound`), and its adapters get
+    it as `ctx.section`. A protocol that reads several parts finds them with a function and names
+    them in `parts`."""
+    fetch: Callable[[FetchContext[Shape], str], Awaitable[dict[str, Any]]]
+    parts: tuple[Section[Any], ...] = ()
+    """The sections of the addresses data it reads, which the loading parses (protocols.py): its
+    `section`'s own where that is one."""
     type_name: str = ""
     """The `<Protocol>WalletPositions` member of the `WalletPositions` union (by default the
     name's, capitalised)."""
@@ -49,10 +55,10 @@ class Protocol(Generic[Section]):
     """The chains it answers on: those its section names, once bound to the addresses data."""
     addresses: Mapping[int, ChainAddresses] = field(default_factory=dict)
     """The addresses data, by chain: each input's chain reaches its adapter in the context."""
-    streams: Callable[[Section], tuple[Stream, ...]] = _no_streams
+    streams: Callable[[Shape], tuple[Stream, ...]] = _no_streams
     """The event streams its discovery reads on a chain, from its section (chain/event_index.py;
     `index build` scans them)."""
-    details: Callable[[FetchContext[Section], str], Awaitable[dict[str, Any]]] | None = None
+    details: Callable[[FetchContext[Shape], str], Awaitable[dict[str, Any]]] | None = None
     """`poolDetails`: (ctx, pool address or id) -> {"details"}, the details a member of the
     PoolDetails union (`__typename`, `type`); None where not offered."""
     pool_ids: bool = False
@@ -74,14 +80,20 @@ class Protocol(Generic[Section]):
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.section, Section) and not self.parts:
+            object.__setattr__(self, "parts", (self.section,))
         if not self.type_name:
             object.__setattr__(self, "type_name", f"{self.name[0].upper()}{self.name[1:]}WalletPositions")
 
-    def bound(self, addresses: Mapping[int, ChainAddresses]) -> Protocol[Section]:
+    def bound(self, addresses: Mapping[int, ChainAddresses]) -> Protocol[Shape]:
         """The declaration as the registry serves it: on the chains whose data has its section,
         following the shared routes to controlled accounts besides its own."""
-        chains = frozenset(chain_id for chain_id, chain in addresses.items() if self.section(chain))
+        chains = frozenset(chain_id for chain_id, chain in addresses.items() if self.part(chain))
         return dataclasses.replace(self, chains=chains, addresses=addresses, routes=ROUTES)
+
+    def part(self, chain: ChainAddresses) -> Shape | None:
+        """Its section of the chain's data, None (or empty) where the chain has none."""
+        return self.section.of(chain) if isinstance(self.section, Section) else self.section(chain)
 
     def chain(self, chain_id: int) -> ChainAddresses:
         """What the addresses data holds for a chain this protocol is asked on."""
@@ -95,10 +107,10 @@ class Protocol(Generic[Section]):
         chain_id: int,
         block: int | None = None,
         block_hash: str | None = None,
-    ) -> FetchContext[Section]:
+    ) -> FetchContext[Shape]:
         """The context of an input on a chain it serves (the resolver checked), with its section."""
         chain = self.chain(chain_id)
-        section = self.section(chain)
+        section = self.part(chain)
         assert section is not None, f"{self.name} is asked only on the chains it serves"
         return FetchContext(deadline, chains, indexes, chain, self.name, block, block_hash, section=section)
 
@@ -107,6 +119,6 @@ class Protocol(Generic[Section]):
         if chain_id not in self.addresses:
             return ()
         chain = self.addresses[chain_id]
-        section = self.section(chain)
+        section = self.part(chain)
         own = self.streams(section) if section else ()
-        return (*own, *account_streams(chain.accounts, self.routes))
+        return (*own, *account_streams(accounts.of(chain), self.routes))

@@ -27,7 +27,6 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import addresses
 import auth
 import protocols
 import server
@@ -77,7 +76,7 @@ async def run(requests: int, concurrency: int, token_count: int) -> None:
             key = auth.create_key(keys, "bench")[0]
             path = Path(folder) / "addresses.json"
             path.write_text(json.dumps(override))
-            data = addresses.load(path)
+            data = protocols.load_addresses(path)
             registry = {**protocols.registry(data), "balances": chain_balances(tokens, CHAIN_ID)}
             app = server.create_app(
                 Settings(keys_file=str(keys), rate_limit=10**9, state_dir=folder),

@@ -54,7 +54,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from morpho_scale import HEAD_POLL, SERVER, Served, grow, post
 
-import addresses
 import bench
 import cli
 import protocols
@@ -87,7 +86,7 @@ async def run(args: argparse.Namespace) -> None:
             postgres.start()
             redis = RedisServer(folder)
             redis.start()
-            registry = protocols.registry(addresses.load(folder / "addresses.json"))
+            registry = protocols.registry(protocols.load_addresses(folder / "addresses.json"))
             os.environ[f"RPC_URL_{CHAIN_ID}"] = node.url
             common = {
                 "API_KEYS_FILE": str(folder / "keys.env"),

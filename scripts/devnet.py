@@ -30,7 +30,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import addresses
 import auth
 import protocols as protocols_registry
 from adapters import accounts
@@ -122,7 +121,7 @@ def main() -> None:
         environment = {f"RPC_URL_{node.chain_id}": node.url, "ADDRESSES_FILE": str(path)}
         for name, value in environment.items():
             print(f"export {name}={value}")
-        served = protocols_registry.registry(addresses.load(path))
+        served = protocols_registry.registry(protocols_registry.load_addresses(path))
         protocols = ", ".join(f'"{name}"' for name, protocol in served.items() if node.chain_id in protocol.chains)
         held = asyncio.run(holdings(served, node.chain_id, node.url, worlds.wallets))
         print(f"# chain id {node.chain_id}; protocols {protocols}.")

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import addresses
 import protocols
 from adapters.protocol import Protocol
 
 ROOT = Path(__file__).resolve().parents[1]
-REGISTRY = protocols.registry(addresses.load())
+REGISTRY = protocols.registry(protocols.load_addresses())
 PACKAGES = {
     path.parent.name: importlib.import_module(f"adapters.{path.parent.name}")
     for path in sorted((ROOT / "adapters").glob("*/__init__.py"))

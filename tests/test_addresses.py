@@ -10,8 +10,11 @@ import pytest
 import addresses
 import protocols
 import server
+from adapters import vault_style
+from adapters.morpho.section import MORPHO
 from adapters.prices import native_feed, token_feeds
-from addresses import AddressesError
+from adapters.vault_style.section import section
+from addresses import AddressesError, Section, sections
 from chain.erc20 import NATIVE, native_coin
 from tests.evm import TOOLS
 from tests.node_oracles import packs, registries
@@ -20,11 +23,13 @@ FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
 
 def test_built_in_data_loads_and_offers_morpho_on_its_chains():
-    data = addresses.load()
+    data = protocols.load_addresses()
     assert protocols.registry(data)["morpho"].chains == frozenset(
         {1, 10, 56, 130, 137, 146, 8453, 42161, 59144, 534352}
     )
-    blue = data[1].morpho.blue
+    morpho = MORPHO.of(data[1])
+    assert morpho is not None
+    blue = morpho.blue
     assert blue.address == "0xbbbbbbbbbb9cc5e90e3b3af64bdaf62c37eeffcb" and blue.start_block == 18883124
     assert all(token == token.lower() for chain in data.values() for token in chain.price_feeds)
 
@@ -40,18 +45,19 @@ def test_an_override_adds_a_chain_and_merges_feeds(tmp_path):
             }
         )
     )
-    data = addresses.load(path)
+    data = protocols.load_addresses(path)
     assert 31337 in protocols.registry(data)["morpho"].chains
-    assert data[31337].morpho.vault_v1_factories == ()
+    added = MORPHO.of(data[31337])
+    assert added is not None and added.vault_v1_factories == ()
     assert token in data[1].price_feeds and len(data[1].price_feeds) > 1, "built-in feeds are kept"
-    assert data[1].morpho is not None, "sections the override does not name are kept"
+    assert MORPHO.of(data[1]) is not None, "sections the override does not name are kept"
 
 
 def test_the_vault_style_protocols_are_data_on_their_chains():
-    data = addresses.load()
+    data = protocols.load_addresses()
     registry = protocols.registry(data)
     assert registry["spark"].chains == {1}, "SparkLend's markets and Spark's savings vaults"
-    assert {name: registry[name].chains for name in addresses.VAULT_STYLE if name != "sparkVaults"} == {
+    assert {name: registry[name].chains for name in ("neutrl", *vault_style.VAULT_STYLE)} == {
         "neutrl": {1},
         "midas": {1, 10, 56, 8453, 42161, 43114, 534352},
         "avantis": {8453},
@@ -60,11 +66,13 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         "sky": {1},
         "erc4626": set(),
     }
-    midas = data[1].vault_style["midas"]
+    midas = section("midas").of(data[1])
+    assert midas is not None
     assert len(midas.tokens) > 40 and midas.apy_period == 7 * 24 * 3600
     currencies = {token.currency for token in midas.tokens}
     assert currencies == {"USD", "BTC", "ETH", "EUR"} and currencies - {"USD"} <= set(data[1].currency_feeds)
-    assert all(vault.cooldown for vault in data[43114].vault_style["avant"].vaults)
+    avant = section("avant").of(data[43114])
+    assert avant is not None and all(vault.cooldown for vault in avant.vaults)
 
 
 @pytest.mark.parametrize(
@@ -111,13 +119,41 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             % ("ab" * 20, "cd" * 20),
             r"midas tokens\[0\]: heartbeat",
         ),
+        ('{"5": {"morhpo": {}}}', r"chain 5: \['morhpo'\] are no section's key \(those known: \[.*'morpho'"),
+        ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),
+        ('{"5": {"aura": {"booster": "0x%s"}}}' % ("12" * 20), "aura aura: 'None' is not an address"),
+        ('{"5": {"sparkVaults": {"vaults": [{}]}}}', r"sparkVaults vaults\[0\]: 'None' is not an address"),
     ],
 )
 def test_unusable_data_is_a_clear_error(tmp_path, content, problem):
     path = tmp_path / "a.json"
     path.write_text(content)
     with pytest.raises(AddressesError, match=problem):
-        addresses.load(path)
+        protocols.load_addresses(path)
+
+
+def test_each_key_has_one_section():
+    """Two packages that declared one key would parse an entry two ways: the loading refuses."""
+    other = Section("morpho", lambda value, where: value)
+    with pytest.raises(ValueError, match="two sections are declared for the key 'morpho'"):
+        addresses.load((*protocols.SECTIONS, other))
+    assert len({section.key for section in protocols.SECTIONS}) >= 28
+
+
+def test_the_shared_shapes_are_few_and_each_protocol_parses_its_own():
+    """addresses/sections.py keeps the shapes every protocol shares; a protocol's own section
+    classes and parser live in its package's `section.py`."""
+    shared = [
+        value for value in vars(sections).values() if isinstance(value, type) and value.__module__ == sections.__name__
+    ]
+    assert len(shared) <= 4, shared
+    elsewhere = [
+        f"{declared.name}: {part.key} ({part.parse.__module__})"
+        for declared in protocols.DECLARED
+        for part in declared.parts
+        if not (part.parse.__module__.startswith("adapters.") and part.parse.__module__.endswith(".section"))
+    ]
+    assert elsewhere == []
 
 
 def test_the_server_refuses_to_start_on_unusable_addresses(tmp_path, capsys):
@@ -129,7 +165,7 @@ def test_the_server_refuses_to_start_on_unusable_addresses(tmp_path, capsys):
 
 
 def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_one(tmp_path):
-    data = addresses.load()
+    data = protocols.load_addresses()
     for chain in (1, 8453, 42161):
         assert native_feed(data[chain], NATIVE.upper().replace("0X", "0x")) == data[chain].currency_feeds["ETH"]
         assert native_feed(data[chain], "0x" + "ab" * 20) is None
@@ -140,7 +176,7 @@ def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_on
     assert token_feeds(data[1])[NATIVE] == data[1].currency_feeds["ETH"], "what the lenses read"
     path = tmp_path / "a.json"
     path.write_text(json.dumps({"1": {"priceFeeds": {NATIVE: FEED}}}))
-    named = addresses.load(path)[1]
+    named = protocols.load_addresses(path)[1]
     assert named.price_feeds[NATIVE].pair == "X/USD", "a named feed comes first (usd_price)"
     assert token_feeds(named) is named.price_feeds
     assert [native_coin(chain) for chain in (1, 137, 43114)] == [

@@ -11,6 +11,7 @@ import json
 
 import addresses
 from adapters.curve import contracts
+from adapters.curve.section import FACTORY_KINDS
 from tests.node_oracles import curve_aliases, curve_pools_data
 
 ZERO = "0x" + "00" * 20
@@ -22,7 +23,7 @@ def built_in() -> dict[str, dict]:
 
 def test_every_curve_section_is_curvefi_apis_crv_and_factories():
     """On each chain with a `curve` section: CRV is @curvefi/api's `crv`, the factories are
-    exactly the ones of CURVE_FACTORY_KINDS it lists there (a zero or missing alias is none), and
+    exactly the ones of FACTORY_KINDS (adapters/curve/section.py) it lists there (a zero or missing alias is none), and
     off Ethereum the child gauge factories are its `child_gauge_factory` and
     `child_gauge_factory_old`, in that order (where it finds a pool's gauge there)."""
     published = curve_aliases()
@@ -33,9 +34,7 @@ def test_every_curve_section_is_curvefi_apis_crv_and_factories():
         assert section.get("crv", ZERO).lower() == aliases["crv"].lower(), chain  # none listed: no CRV (Mantle)
         listed = {name: address.lower() for name, address in section["factories"].items()}
         expected = {
-            name: aliases[name].lower()
-            for name in addresses.CURVE_FACTORY_KINDS
-            if aliases.get(name) and aliases[name].lower() != ZERO
+            name: aliases[name].lower() for name in FACTORY_KINDS if aliases.get(name) and aliases[name].lower() != ZERO
         }
         assert listed == expected, chain
         children = {name: address.lower() for name, address in section.get("childGaugeFactories", {}).items()}
@@ -59,7 +58,7 @@ def test_every_served_chain_that_curvefi_api_covers_answers_curve():
 
 def test_the_factory_kinds_are_the_aliases_curvefi_api_uses():
     """Each factory alias this service knows is one @curvefi/api's Ethereum constants name."""
-    assert set(addresses.CURVE_FACTORY_KINDS) <= set(curve_aliases()["1"])
+    assert set(FACTORY_KINDS) <= set(curve_aliases()["1"])
 
 
 def test_the_address_provider_is_curvefi_apis_where_it_lists_pools_no_factory_lists():

@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import addresses
 import protocols
 import server
 from chain.index_store import IndexStore
@@ -23,7 +22,7 @@ from tests.test_past_blocks import Service
 
 def every_input(worlds: all_worlds.AllWorlds, folder: Path) -> list[dict[str, Any]]:
     """Every protocol served on the chain, for every demo wallet."""
-    served = protocols.registry(addresses.load(folder / "addresses.json"))
+    served = protocols.registry(protocols.load_addresses(folder / "addresses.json"))
     chain = worlds.node.chain_id
     return [
         {"protocol": name, "chainId": chain, "walletAddress": wallet}

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from graphql import build_schema, parse, print_ast, validate
 
-import addresses
 import cli
 import config
 import protocols
@@ -180,7 +179,9 @@ def test_every_module_is_in_the_layout_table():
     assert missing == [], f"modules the layout table of docs/development.md does not list: {missing}"
 
 
-@pytest.mark.parametrize("protocol", protocols.registry(addresses.load()).values(), ids=lambda protocol: protocol.name)
+@pytest.mark.parametrize(
+    "protocol", protocols.registry(protocols.load_addresses()).values(), ids=lambda protocol: protocol.name
+)
 def test_every_protocol_has_its_page(protocol):
     page = DOCS / "protocols" / f"{protocol.name}.md"
     assert page.exists(), f"{protocol.name} has no page"
@@ -191,7 +192,9 @@ def test_every_protocol_has_its_page(protocol):
 
 def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(monkeypatch):
     monkeypatch.undo()  # the public endpoints as they ship, not the tests' dead port (read, never called)
-    served = {chain for protocol in protocols.registry(addresses.load()).values() for chain in protocol.chains}
+    served = {
+        chain for protocol in protocols.registry(protocols.load_addresses()).values() for chain in protocol.chains
+    }
     operations = text(DOCS / "operations.md")
     assert {56, 146} <= served
     missing = sorted(chain for chain in served - set(rpc.DEFAULT_RPC_URLS) if f"`RPC_URL_{chain}`" not in operations)
@@ -199,7 +202,7 @@ def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(mo
     paragraph = next(part for part in operations.split("\n\n") if "with no default needs" in part)
     unnamed = sorted(
         (chain, protocol.name)
-        for protocol in protocols.registry(addresses.load()).values()
+        for protocol in protocols.registry(protocols.load_addresses()).values()
         for chain in protocol.chains - set(rpc.DEFAULT_RPC_URLS)
         if f"`{protocol.name}`" not in paragraph
     )
@@ -208,7 +211,9 @@ def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(mo
     assert undocumented == [], "default endpoints docs/operations.md does not list"
 
 
-@pytest.mark.parametrize("protocol", protocols.registry(addresses.load()).values(), ids=lambda protocol: protocol.name)
+@pytest.mark.parametrize(
+    "protocol", protocols.registry(protocols.load_addresses()).values(), ids=lambda protocol: protocol.name
+)
 def test_every_protocol_page_returns_the_fields_of_its_type(protocol):
     page = " ".join(text(DOCS / "protocols" / f"{protocol.name}.md").split())
     returns = re.search(rf"Returns `{protocol.type_name} \{{ ([^}}]+) \}}`", page)
@@ -367,7 +372,7 @@ def test_the_readme_query_is_valid():
     body = json.loads(words[words.index("-d") + 1])
     schema = build_schema(text(ROOT / "schema.graphql"))
     assert validate(schema, parse(body["query"])) == []
-    assert body["variables"]["inputs"][0]["protocol"] in protocols.registry(addresses.load())
+    assert body["variables"]["inputs"][0]["protocol"] in protocols.registry(protocols.load_addresses())
 
 
 def test_every_query_in_the_docs_is_valid():
@@ -413,7 +418,9 @@ def test_commands_in_the_docs_work_pasted_into_a_fresh_shell():
 def test_the_api_page_names_every_protocol_with_pool_details():
     """The poolDetails section's list of protocols with pool details is the registry's."""
     section = text(DOCS / "api.md").split("## Pool details", 1)[1].split("\n## ", 1)[0]
-    with_details = [protocol.name for protocol in protocols.registry(addresses.load()).values() if protocol.details]
+    with_details = [
+        protocol.name for protocol in protocols.registry(protocols.load_addresses()).values() if protocol.details
+    ]
     assert len(with_details) >= 7
     assert [name for name in with_details if f"(protocols/{name}.md" not in section] == []
 

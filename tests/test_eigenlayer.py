@@ -15,8 +15,10 @@ from typing import Any
 import eth_abi
 
 import addresses
+import protocols
 import server
 from adapters.eigenlayer import contracts as eigenlayer
+from adapters.eigenlayer.section import EIGENLAYER
 from tests import eigenlayer_world as E
 from tests.conftest import query_positions, world_api, world_fixture
 from tests.evm import functions_of, selector
@@ -290,7 +292,7 @@ def test_the_addresses_are_eigenlayers_published_deployment():
     built = json.loads(addresses.BUILT_IN.read_text())
     assert built["1"]["eigenlayer"] == ABI["mainnet"]
     assert [chain for chain, value in built.items() if "eigenlayer" in value] == ["1"]
-    loaded = addresses.load()[1].eigenlayer
+    loaded = EIGENLAYER.of(protocols.load_addresses()[1])
     assert loaded is not None and loaded.delegation_manager == ABI["mainnet"]["delegationManager"].lower()
 
 

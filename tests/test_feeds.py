@@ -14,6 +14,7 @@ import pytest
 from graphql import GraphQLUnionType, build_schema
 
 import addresses
+import protocols
 import schema
 from tests import fluid_world as F
 from tests.conftest import query_positions, world_api
@@ -43,7 +44,7 @@ def world():
 def set_pol_feed(world: F.FluidWorld, age: int) -> tuple[addresses.PriceFeed, int]:
     """The built-in POL feed's proxy answering POL_USD, updated `age` seconds before the latest
     block's time: the feed and that update time."""
-    feed = addresses.load()[POLYGON].currency_feeds["POL"]
+    feed = protocols.load_addresses()[POLYGON].currency_feeds["POL"]
     world.node.rpc("anvil_setCode", feed.feed, world.node.rpc("eth_getCode", world.feeds["USDC"], "latest"))
     updated = int(world.node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16) - age
     world.node.send(feed.feed, "set(int256,uint256)", POL_USD, updated)

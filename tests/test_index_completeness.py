@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import addresses
+import protocols
 from adapters.context import FetchContext
 from adapters.morpho import positions as morpho
+from adapters.morpho.section import MORPHO
 from chain import Chains
 from chain.event_index import Indexes, open_stores
 from tests import morpho_world as W
@@ -108,9 +109,10 @@ def truth(world, wallet: str) -> tuple[set[str], set[str]]:
 
 async def found(world, indexes: Indexes, wallet: str) -> tuple[set[str], set[str]]:
     deadline = asyncio.get_running_loop().time() + 30
-    chain = addresses.load(str(world.addresses))[world.node.chain_id]
+    chain = protocols.load_addresses(str(world.addresses))[world.node.chain_id]
     answer = await morpho.fetch(
-        FetchContext(deadline, indexes.chains.request(deadline), indexes, chain, "morpho", section=chain.morpho), wallet
+        FetchContext(deadline, indexes.chains.request(deadline), indexes, chain, "morpho", section=MORPHO.of(chain)),
+        wallet,
     )
     return (
         {p["marketId"] for p in answer["marketPositions"]},
@@ -125,7 +127,7 @@ async def service_view(world) -> list[tuple[set[str], set[str]]]:
     indexes = Indexes(open_stores(Path(tempfile.mkdtemp(prefix="index-"))), chains)
     try:
         cold = [await found(world, indexes, actor) for actor in world.actors]
-        deployment = addresses.load(str(world.addresses))[world.node.chain_id].morpho
+        deployment = MORPHO.of(protocols.load_addresses(str(world.addresses))[world.node.chain_id])
         index = indexes.store(world.node.chain_id)
         while await covered_to(index, morpho.stream(deployment)) < world.node.finalized_block():
             await asyncio.sleep(0.05)

@@ -19,10 +19,18 @@ the GraphQL-over-HTTP parts are one package (graphql_http/), the HTTP layer anot
 UNDER_THE_RESOLVERS = {"auth", "config", "connections", "limits", "logs", "metrics"}
 """Root modules the HTTP layer uses beside the resolvers: none imports a resolver (schema.py,
 series.py) or the registry, not even for a type annotation (a type both need lives below)."""
-LEAVES = {"errors", "metrics", "immutable_cache", "addresses", "addresses.load", "addresses.sections"}
+LEAVES = {
+    "errors",
+    "metrics",
+    "immutable_cache",
+    "addresses",
+    "addresses.fields",
+    "addresses.load",
+    "addresses.sections",
+}
 """Root modules every layer may use: they import no other module of the service."""
 CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}
-ADAPTERS_MAY_USE = {"errors", "addresses"}
+ADAPTERS_MAY_USE = {"errors", "addresses", "addresses.fields"}
 CHAIN_LAYERS = [
     {"chain.abi", "chain.keccak", "chain.rpc", "chain.rpc_batches", "chain.futures", "chain.index_store"},
     {"chain.head", "chain.lens", "chain.rounds", "chain.index_sqlite"},

@@ -17,9 +17,10 @@ import eth_abi
 import pytest
 from eth_hash.auto import keccak
 
-import addresses
+import protocols
 import server
 from adapters.morpho import contracts as morpho
+from adapters.morpho.section import MORPHO
 from tests import morpho_world as W
 from tests.conftest import covered_to, query_positions, until_indexed, world_api, world_fixture
 from tests.evm import TOOLS, Anvil
@@ -289,7 +290,9 @@ async def test_an_unsupported_chain_is_a_validation_error(world_client, world):
 async def test_rounds_do_not_grow_with_inputs_and_history_is_not_rescanned(world_client, world, caplog):
     caplog.set_level(logging.INFO)
     await positions(world_client, world.wallets["empty"])
-    deployment = addresses.load(str(world_client.app[server.SETTINGS].addresses_file))[world.node.chain_id].morpho
+    deployment = MORPHO.of(
+        protocols.load_addresses(str(world_client.app[server.SETTINGS].addresses_file))[world.node.chain_id]
+    )
     index = world_client.app[server.INDEXES].store(world.node.chain_id)
     for _ in range(100):
         if await covered_to(index, morpho.stream(deployment)) == world.node.finalized_block():
@@ -386,7 +389,7 @@ async def test_a_cold_index_checks_every_known_market_and_says_how_far_it_reache
         logs_block_range=4,
         input_timeout=4,
     )
-    deployment = addresses.load(str(tmp_path / "a.json"))[node.chain_id].morpho
+    deployment = MORPHO.of(protocols.load_addresses(str(tmp_path / "a.json"))[node.chain_id])
     index = api.app[server.INDEXES].store(node.chain_id)
     await positions(api, newcomer)
     await until_indexed(index, morpho.stream(deployment), node)

@@ -23,7 +23,6 @@ from aiohttp.test_utils import TestClient, TestServer
 from eth_hash.auto import keccak
 from graphql import build_schema
 
-import addresses
 import protocols
 import server
 from config import Settings
@@ -371,7 +370,7 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
             "blockNumber": worlds.parts["morpho"].start_block - 1,
         },
     ]
-    served = protocols.registry(addresses.load(folder / "addresses.json"))
+    served = protocols.registry(protocols.load_addresses(folder / "addresses.json"))
     unserved = sorted(name for name, protocol in served.items() if chain not in protocol.chains)
     assert unserved == [], "tests/all_worlds.py: give each its world on the devnet's chain"
     inputs += [

@@ -13,11 +13,12 @@ import json
 from datetime import UTC, datetime
 from fractions import Fraction
 
-import addresses
+import protocols
 import server
 from adapters.history import iso_date
 from adapters.pendle import contracts
 from adapters.pendle.market import PendleReader
+from adapters.pendle.section import PENDLE
 from adapters.position_warnings import Warnings
 from adapters.prices import noting_prices
 from chain.abi import Function, parse_type
@@ -185,7 +186,7 @@ async def test_inputs_that_share_an_sys_asset_each_note_its_price(world, open_ch
     """Inputs of one request share a reader, and the SY's asset is read once for them all; each
     input still notes its price (its `usdPrices`) and would get its own warning, whichever input
     read it first."""
-    chain = addresses.load(world.write_addresses(tmp_path / "a.json"))[world.node.chain_id]
+    chain = protocols.load_addresses(world.write_addresses(tmp_path / "a.json"))[world.node.chain_id]
     chains = await open_chains({world.node.chain_id: world.node.url})
     reader = chains.request(asyncio.get_running_loop().time() + 10).reader(world.node.chain_id)
 
@@ -233,7 +234,7 @@ async def test_a_cold_index_checks_every_known_token_and_says_how_far_it_reaches
     api = await world_api(
         aiohttp_client, keys_file, api_key, path, node, url=proxy.url, logs_block_range=4, input_timeout=8
     )  # the scan's logs take 10 s, past the budget; half of it waits for the scan, the rest reads
-    stream = contracts.stream(addresses.load(str(path))[node.chain_id].pendle)
+    stream = contracts.stream(PENDLE.of(protocols.load_addresses(str(path))[node.chain_id]))
     index = api.app[server.INDEXES].store(node.chain_id)
     snapshot = node.rpc("evm_snapshot")
     try:
@@ -262,7 +263,9 @@ async def test_a_store_unreadable_for_the_prefetch_but_read_for_the_view_costs_n
     between, the catalog is the second read's: the first one's, kept whenever the tail named no
     new market, once left every position out, without a warning, in an answer kept as complete."""
     node, pendler = world.node, world.wallets["pendler"]
-    stream = contracts.stream(addresses.load(world.write_addresses(tmp_path / "b.json"))[node.chain_id].pendle)
+    stream = contracts.stream(
+        PENDLE.of(protocols.load_addresses(world.write_addresses(tmp_path / "b.json"))[node.chain_id])
+    )
     store = world_client.app[server.INDEXES].store(node.chain_id)
     snapshot, failures = store.snapshot, [IndexUnavailable("the event index database cannot be reached")]
 

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from graphql import GraphQLFloat, GraphQLList, GraphQLNonNull, GraphQLObjectType
 
-import addresses
 import protocols
 import series
 import server
@@ -251,7 +250,7 @@ async def test_points_before_the_deployment_are_left_out_with_a_warning(history)
     block its data names, Morpho's, or its contracts' code, Lido's), with one BEFORE_DEPLOYMENT
     warning, and answers the rest."""
     worlds, folder, key, kept = history
-    served = protocols.registry(addresses.load(folder / "addresses.json"))
+    served = protocols.registry(protocols.load_addresses(folder / "addresses.json"))
     chain = worlds.node.chain_id
     items = [{"protocol": name, "chainId": chain, "walletAddress": worlds.wallets["saver"]} for name in sorted(served)]
     assert len(items) >= 26

@@ -10,7 +10,6 @@ from typing import Any
 
 from aiohttp.test_utils import TestServer
 
-import addresses
 import auth
 import protocols
 import server
@@ -44,7 +43,7 @@ async def served(world: Any, tmp_path: Any) -> tuple[TestServer, str]:
 def test_the_pages_example_is_on_a_chain_the_operator_gave_an_endpoint():
     """Offline, Base's public endpoint answers nothing: the example input is on the lowest chain
     whose endpoint the operator set and where Morpho is served (a devnet's), else on Base."""
-    registry = protocols.registry(addresses.load())
+    registry = protocols.registry(protocols.load_addresses())
     assert server.example_chain(registry, chains_set_in({"RPC_URL_1": ""})) == 8453
     assert server.example_chain(registry, chains_set_in({"RPC_URL_8453": "x", "RPC_URL_1": "http://127.0.0.1:1"})) == 1
     assert server.example_chain(registry, chains_set_in({"RPC_URL_999": "http://127.0.0.1:1"})) == 8453

@@ -15,10 +15,11 @@ import eth_abi
 import pytest
 from eth_hash.auto import keccak
 
-import addresses
+import protocols
 import server
 from adapters.uniswap import contracts, tick_math
 from adapters.uniswap import positions as uniswap
+from adapters.uniswap.section import UNISWAP
 from chain.erc20 import NATIVE
 from tests import uniswap_world as U
 from tests.conftest import until_indexed, world_api, world_fixture
@@ -544,7 +545,9 @@ async def test_the_lens_calls_answer_every_read(aiohttp_client, aiohttp_server, 
         path = world.write_addresses(tmp_path / "a.json")
         api = await world_api(aiohttp_client, keys_file, api_key, path, node, url=str(proxied.make_url("/")))
         await answer(api, world.wallets["lp"])
-        stream = contracts.stream(addresses.load(str(path))[node.chain_id].uniswap.v4)
+        uniswap = UNISWAP.of(protocols.load_addresses(str(path))[node.chain_id])
+        assert uniswap is not None and uniswap.v4 is not None
+        stream = contracts.stream(uniswap.v4)
         await until_indexed(api.app[server.INDEXES].store(node.chain_id), stream, node)
         node.mine()
         proxy.posts.clear()

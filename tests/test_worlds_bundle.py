@@ -28,7 +28,7 @@ try:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "addresses.json"
         path.write_text(json.dumps(devnet.timeless_feeds(worlds.addresses)))
-        served = protocols.registry(addresses.load(path))
+        served = protocols.registry(protocols.load_addresses(path))
         held = asyncio.run(devnet.holdings(served, node.chain_id, node.url, worlds.wallets))
 finally:
     node.stop()

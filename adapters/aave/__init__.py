@@ -6,12 +6,13 @@ as a pool (pools.py); whether a supply counts as collateral, as the Pool decides
 from __future__ import annotations
 
 from adapters.aave import flows, pools, positions
+from adapters.aave.section import AAVE
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="aave",
-        section=lambda chain: chain.aave,
+        section=AAVE,
         fetch=positions.fetch,
         details=pools.details,
         flows=flows.flows,

@@ -24,10 +24,10 @@ from typing import Any
 from adapters.aave.contracts import GET_PRICE_ORACLE, RESERVE_TOKENS
 from adapters.aave.market import asset_price, current, markets_of, usd_unit_of
 from adapters.aave.rewards import reward_price
+from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, address_of, topic, transferred
 from adapters.position_warnings import outcome
-from addresses import AaveMarket
 from chain import ChainReader
 from chain.abi import Event, decode
 from errors import ProtocolError

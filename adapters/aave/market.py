@@ -13,8 +13,9 @@ from fractions import Fraction
 from typing import Any, cast
 
 from adapters.aave.contracts import ASSET_PRICE, BASE_CURRENCY, BASE_CURRENCY_UNIT, MAX_RESERVES, RAY, SECONDS_PER_YEAR
+from adapters.aave.section import AAVE, SPARKLEND, AaveMarket
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
-from addresses import AaveMarket, ChainAddresses
+from addresses import ChainAddresses
 from chain import ChainReader
 from chain.abi import ZERO_ADDRESS, Function
 from errors import ProtocolError
@@ -24,7 +25,7 @@ log = logging.getLogger("wallet_positions.aave")
 
 def markets_of(chain: ChainAddresses, protocol: str) -> tuple[AaveMarket, ...]:
     """The chain's Aave v3 markets ("aave") or SparkLend markets ("spark")."""
-    return chain.spark if protocol == "spark" else chain.aave
+    return (SPARKLEND if protocol == "spark" else AAVE).of(chain) or ()
 
 
 def apy(rate_ray: int) -> float:

@@ -35,11 +35,11 @@ from adapters.aave.contracts import (
     RESERVES_LIST,
 )
 from adapters.aave.market import Valuation, asset_price, bounded_reserves, current, markets_of, quoted_apy, usd_unit_of
+from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
-from addresses import AaveMarket
 from chain import ChainReader, erc20
 from chain.abi import Function
 from errors import InputValidationError

@@ -59,10 +59,10 @@ from adapters.aave.contracts import (
     WAD,
 )
 from adapters.aave.market import Valuation, asset_price, bounded_reserves, current, markets_of, quoted_apy, usd_unit_of
+from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from addresses import AaveMarket
 from chain import ChainReader, erc20, no_read
 from errors import ProtocolError
 

@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.accounts import dsproxy, instadapp, summer
+from adapters.accounts import dsproxy, instadapp, section, summer
+from adapters.accounts.section import AccountsAddresses, SummerDpm
 from adapters.context import FetchContext, FetchFunction
-from addresses import AccountsAddresses, ChainAddresses, SummerDpm
+from addresses import ChainAddresses
 from chain.event_index import Stream
 from chain.lens import NONE, Lens
 from errors import PositionError, ProtocolError
@@ -70,7 +71,7 @@ def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction
     route order, each once, with warnings in `ctx.warnings`."""
 
     async def discover(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
-        chain = ctx.chain.accounts
+        chain = section.of(ctx.chain)
         dpm = chain.summer_dpm if summer.VIA in routes else None
         registries = chain.proxy_registries if dsproxy.VIA in routes else ()
         dfs = chain.dfs_proxy_registries if dsproxy.VIA in routes else ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from addresses import SummerDpm
+from adapters.accounts.section import SummerDpm
 from chain import ChainReader
 from chain.abi import Event, Function
 from chain.event_index import Stream

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from adapters.aura import positions
+from adapters.aura.section import AURA, section
+from adapters.balancer.section import BALANCER
 from adapters.protocol import Protocol
 
-PROTOCOLS = (
-    Protocol(name="aura", section=lambda chain: chain.aura if chain.balancer else None, fetch=positions.fetch),
-)
+PROTOCOLS = (Protocol(name="aura", section=section, parts=(AURA, BALANCER), fetch=positions.fetch),)

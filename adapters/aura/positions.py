@@ -58,13 +58,15 @@ from adapters.aura.contracts import (
     l2_aura_minted,
     l2_claim_blocker,
 )
+from adapters.aura.section import AuraAddresses, AuraParts
+from adapters.balancer.section import BalancerAddresses
 from adapters.balancer.shares import pool_by_address, position, reward
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import token_feeds
 from adapters.sweep import balances
-from addresses import AuraAddresses, BalancerAddresses, ChainAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -83,11 +85,9 @@ def boosters(aura: AuraAddresses) -> tuple[str, ...]:
     return (aura.booster, *aura.older_boosters)
 
 
-async def fetch(ctx: FetchContext[AuraAddresses], wallet: str) -> dict[str, Any]:
+async def fetch(ctx: FetchContext[AuraParts], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
-    aura = ctx.section
-    balancer = chain.balancer
-    assert balancer is not None
+    aura, balancer = ctx.section.aura, ctx.section.balancer
     reader = ctx.reader()
     for booster in boosters(aura):
         _prefetch(reader, chain, aura, balancer, booster, wallet)

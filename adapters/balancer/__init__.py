@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from adapters.balancer import positions
 from adapters.balancer.contracts import stream
+from adapters.balancer.section import BALANCER
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="balancer",
-        section=lambda chain: chain.balancer,
+        section=BALANCER,
         fetch=positions.fetch,
         streams=lambda balancer: (stream(balancer),),
     ),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 
-from addresses import BalancerAddresses
+from adapters.balancer.section import BalancerAddresses
 from chain import Log, erc20
 from chain.abi import Event, Function
 from chain.event_index import Stream

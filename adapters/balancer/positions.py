@@ -42,13 +42,14 @@ from adapters.balancer.contracts import (
     REWARD_TOKENS,
     stream,
 )
+from adapters.balancer.section import BalancerAddresses
 from adapters.balancer.shares import position, reward, v2_pool, v3_pool
 from adapters.context import FetchContext
 from adapters.deployment import started
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
-from addresses import BalancerAddresses, ChainAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, first
 from chain.event_index import View
 from chain.lens import NONE, Lens

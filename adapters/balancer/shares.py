@@ -44,9 +44,10 @@ from adapters.balancer.contracts import (
     V3_GET_POOL_TOKEN_RATES,
     V3_TOTAL_SUPPLY,
 )
+from adapters.balancer.section import BalancerAddresses
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import warned_usd_price
-from addresses import BalancerAddresses, ChainAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
 from errors import ProtocolError
 

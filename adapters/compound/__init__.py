@@ -5,12 +5,14 @@ and prices (market.py)."""
 from __future__ import annotations
 
 from adapters.compound import flows, pools, positions
+from adapters.compound.section import COMPOUND
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="compound",
-        section=lambda chain: chain.compound if chain.compound and chain.compound.markets else None,
+        section=lambda chain: compound if (compound := COMPOUND.of(chain)) and compound.markets else None,
+        parts=(COMPOUND,),
         fetch=positions.fetch,
         details=pools.details,
         flows=flows.flows,

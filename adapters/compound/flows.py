@@ -47,11 +47,11 @@ from adapters.compound.contracts import (
     WITHDRAW_COLLATERAL,
 )
 from adapters.compound.market import comet_price
+from adapters.compound.section import CometMarket, CompoundAddresses
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, address_of, topic
 from adapters.position_warnings import outcome
 from adapters.prices import currency_usd
-from addresses import CometMarket, CompoundAddresses
 from chain import ChainReader, Log, first
 from chain.abi import decode
 from errors import ProtocolError

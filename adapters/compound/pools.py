@@ -34,12 +34,13 @@ from adapters.compound.contracts import (
     WAD,
 )
 from adapters.compound.market import apr, apy, comet_price, usd_per_unit
+from adapters.compound.section import CometMarket, CompoundAddresses
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import currency_usd
-from addresses import ChainAddresses, CometMarket, CompoundAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError

@@ -56,12 +56,13 @@ from adapters.compound.contracts import (
     WAD,
 )
 from adapters.compound.market import apr, apy, comet_price, usd_per_unit
+from adapters.compound.section import CometMarket, CompoundAddresses
 from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import currency_usd, oldest_update
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
-from addresses import ChainAddresses, CometMarket, CompoundAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError

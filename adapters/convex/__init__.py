@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adapters.convex import positions
+from adapters.convex.section import CONVEX
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="convex", section=lambda chain: chain.convex, fetch=positions.fetch),)
+PROTOCOLS = (Protocol(name="convex", section=CONVEX, fetch=positions.fetch),)

@@ -42,13 +42,14 @@ from adapters.convex.contracts import (
     TOTAL_CLIFFS,
     cvx_minted,
 )
+from adapters.convex.section import ConvexAddresses
 from adapters.curve import figures
 from adapters.curve.contracts import LP_PRICE
 from adapters.deployment import require
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
-from addresses import ChainAddresses, ConvexAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS
 from errors import ProtocolError

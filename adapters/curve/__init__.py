@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adapters.curve import positions
+from adapters.curve.section import CURVE
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="curve", section=lambda chain: chain.curve, fetch=positions.fetch),)
+PROTOCOLS = (Protocol(name="curve", section=CURVE, fetch=positions.fetch),)

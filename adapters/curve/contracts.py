@@ -14,7 +14,7 @@ AddressProvider's `get_address` and the older registries' `get_lp_token`/`get_ga
 
 from __future__ import annotations
 
-from addresses import CURVE_REGISTRY_IDS, CurveAddresses, CurveFactory
+from adapters.curve.section import REGISTRY_IDS, CurveAddresses, CurveFactory
 from chain.abi import Function
 from chain.lens import Lens
 
@@ -54,7 +54,7 @@ CRYPTO_NG_KINDS = frozenset({"twocrypto-ng", "tricrypto-ng"})
 """Crypto pools whose `remove_liquidity` pays all of each coin for the whole supply (figures.paying_lp)."""
 CRYPTO_KINDS = frozenset({"cryptoswap", *CRYPTO_NG_KINDS})
 """Pools whose coins are indexed by uint256 and which have `lp_price`."""
-REGISTRY_NAMES = frozenset(name for name, _ in CURVE_REGISTRY_IDS.values())
+REGISTRY_NAMES = frozenset(name for name, _ in REGISTRY_IDS.values())
 """The older registries (the AddressProvider's), whose pools have an LP token of their own
 (`get_lp_token(pool)`) and, on Ethereum, their gauge in `get_gauges(pool)`."""
 LENS = Lens(
@@ -124,4 +124,4 @@ def scan_flags(curve: CurveAddresses) -> list[int]:
 def provider_ids() -> list[int]:
     """The lens's entries of the older registries: each one's AddressProvider id in the low 128
     bits, its flags above them."""
-    return [i | flags(CurveFactory(name, "", kind)) << 128 for i, (name, kind) in CURVE_REGISTRY_IDS.items()]
+    return [i | flags(CurveFactory(name, "", kind)) << 128 for i, (name, kind) in REGISTRY_IDS.items()]

@@ -52,12 +52,13 @@ from adapters.curve.contracts import (
     provider_ids,
     scan_flags,
 )
+from adapters.curve.section import REGISTRY_IDS, CurveAddresses, CurveFactory
 from adapters.deployment import deployed
 from adapters.formats import raw
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
-from addresses import CURVE_REGISTRY_IDS, ChainAddresses, CurveAddresses, CurveFactory
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS, Function
 
@@ -123,11 +124,11 @@ async def _registries(reader: ChainReader, curve: CurveAddresses) -> list[CurveF
         return []
     provider = curve.address_provider
     named = await asyncio.gather(
-        *(reader.call(provider, GET_ADDRESS, i, label=f"Curve AddressProvider {provider}") for i in CURVE_REGISTRY_IDS)
+        *(reader.call(provider, GET_ADDRESS, i, label=f"Curve AddressProvider {provider}") for i in REGISTRY_IDS)
     )
     return [
         CurveFactory(name, address, kind)
-        for (name, kind), (address,) in zip(CURVE_REGISTRY_IDS.values(), named)
+        for (name, kind), (address,) in zip(REGISTRY_IDS.values(), named)
         if address != ZERO_ADDRESS
     ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adapters.eigenlayer import positions
+from adapters.eigenlayer.section import EIGENLAYER
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="eigenlayer", section=lambda chain: chain.eigenlayer, fetch=positions.fetch),)
+PROTOCOLS = (Protocol(name="eigenlayer", section=EIGENLAYER, fetch=positions.fetch),)

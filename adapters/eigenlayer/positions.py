@@ -48,9 +48,10 @@ from adapters.eigenlayer.contracts import (
     WITHDRAWABLE_SHARES,
     WITHDRAWAL,
 )
+from adapters.eigenlayer.section import EigenlayerAddresses
 from adapters.position_warnings import Warnings
 from adapters.prices import token_feeds, warned_usd_price
-from addresses import ChainAddresses, EigenlayerAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS, encode
 from chain.erc20 import NATIVE

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from adapters.euler import pools, positions, subaccounts
 from adapters.euler.contracts import stream
+from adapters.euler.section import EULER
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="euler",
-        section=lambda chain: chain.euler,
+        section=EULER,
         fetch=positions.fetch,
         streams=lambda euler: (stream(euler),),
         details=pools.details,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from adapters.euler.section import EulerAddresses
 from adapters.fixed_point import RAY, rpow
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
-from addresses import EulerAddresses
 from chain import erc20
 from chain.abi import Event, Function
 from chain.event_index import Stream

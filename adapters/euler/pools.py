@@ -28,9 +28,9 @@ from adapters.euler.contracts import (
     UNIT_OF_ACCOUNT,
     apy_figures,
 )
+from adapters.euler.section import EulerAddresses
 from adapters.factories import vouched_kind
 from adapters.prices import warned_usd_price
-from addresses import EulerAddresses
 from chain import erc20, erc4626, first
 from errors import InputValidationError
 

@@ -49,10 +49,11 @@ from adapters.euler.contracts import (
     apy_figures,
     stream,
 )
+from adapters.euler.section import EulerAddresses
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
-from addresses import ChainAddresses, EulerAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, erc4626, first, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError

@@ -16,7 +16,7 @@ from typing import Any
 from adapters.accounts import ACCOUNTS_LEFT_OUT, Route
 from adapters.context import FetchContext
 from adapters.euler.contracts import GET_ACCOUNT_OWNER, stream
-from addresses import EulerAddresses
+from adapters.euler.section import EULER, EulerAddresses
 from chain.abi import ZERO_ADDRESS
 
 VIA = "euler-subaccount"
@@ -51,5 +51,5 @@ async def _found(ctx: FetchContext[EulerAddresses], wallet: str) -> list[str]:
     return found
 
 
-ROUTE = Route(VIA, lambda chain: chain.euler.evc if chain.euler else None, _found)
+ROUTE = Route(VIA, lambda chain: euler.evc if (euler := EULER.of(chain)) else None, _found)
 """Euler's own route to the accounts an owner controls (adapters/accounts/)."""

@@ -4,10 +4,7 @@ floor: the resolvers' and vaults' contracts (contracts.py) and the figures both 
 from __future__ import annotations
 
 from adapters.fluid import flows, pools, positions
+from adapters.fluid.section import FLUID
 from adapters.protocol import Protocol
 
-PROTOCOLS = (
-    Protocol(
-        name="fluid", section=lambda chain: chain.fluid, fetch=positions.fetch, details=pools.details, flows=flows.flows
-    ),
-)
+PROTOCOLS = (Protocol(name="fluid", section=FLUID, fetch=positions.fetch, details=pools.details, flows=flows.flows),)

@@ -23,8 +23,8 @@ from typing import Any
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, share_flows
 from adapters.fluid.contracts import GET_VAULT_ENTIRE_DATA
+from adapters.fluid.section import FluidAddresses
 from adapters.position_warnings import outcome
-from addresses import FluidAddresses
 from chain.abi import Event, decode
 from chain.erc20 import TRANSFER
 from chain.event_index import Stream

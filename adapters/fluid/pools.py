@@ -27,7 +27,7 @@ from adapters.fluid.contracts import (
     RATE_SCALE,
 )
 from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
-from addresses import FluidAddresses
+from adapters.fluid.section import FluidAddresses
 from errors import InputValidationError
 
 

@@ -55,10 +55,10 @@ from adapters.fluid.contracts import (
     X30,
 )
 from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
+from adapters.fluid.section import FluidAddresses
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
-from addresses import FluidAddresses
 from chain import ChainReader, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adapters.lido import flows, positions
+from adapters.lido.section import LIDO
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="lido", section=lambda chain: chain.lido, fetch=positions.fetch, flows=flows.flows),)
+PROTOCOLS = (Protocol(name="lido", section=LIDO, fetch=positions.fetch, flows=flows.flows),)

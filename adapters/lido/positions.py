@@ -29,9 +29,10 @@ from typing import Any, cast
 from adapters import history
 from adapters.context import FetchContext
 from adapters.deployment import require
+from adapters.lido.section import LidoAddresses
 from adapters.position_warnings import Warnings
 from adapters.prices import token_feeds, warned_usd_price
-from addresses import ChainAddresses, LidoAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from chain.erc20 import NATIVE

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from adapters.liquid_staking import etherfi, flows, kelp, renzo, rocketpool
 from adapters.liquid_staking.contracts import withdraw_requests
+from adapters.liquid_staking.section import ETHERFI, KELP, RENZO, ROCKETPOOL
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="etherfi",
-        section=lambda chain: chain.etherfi,
+        section=ETHERFI,
         fetch=etherfi.fetch,
         streams=lambda etherfi: (withdraw_requests(etherfi),),
         flows=flows.flows,
     ),
-    Protocol(name="rocketpool", section=lambda chain: chain.rocketpool, fetch=rocketpool.fetch, flows=flows.flows),
-    Protocol(name="renzo", section=lambda chain: chain.renzo, fetch=renzo.fetch, flows=flows.flows),
-    Protocol(name="kelp", section=lambda chain: chain.kelp, fetch=kelp.fetch, flows=flows.flows),
+    Protocol(name="rocketpool", section=ROCKETPOOL, fetch=rocketpool.fetch, flows=flows.flows),
+    Protocol(name="renzo", section=RENZO, fetch=renzo.fetch, flows=flows.flows),
+    Protocol(name="kelp", section=KELP, fetch=kelp.fetch, flows=flows.flows),
 )

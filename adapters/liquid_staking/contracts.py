@@ -15,7 +15,7 @@ every function here to the facts recorded from these sources):
 
 from __future__ import annotations
 
-from addresses import EtherfiAddresses
+from adapters.liquid_staking.section import EtherfiAddresses
 from chain import erc20
 from chain.abi import Function
 from chain.event_index import Stream

@@ -44,9 +44,10 @@ from adapters.liquid_staking.contracts import (
     OWNER_OF,
     withdraw_requests,
 )
+from adapters.liquid_staking.section import EtherfiAddresses
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import warned_usd_price
-from addresses import ChainAddresses, EtherfiAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.erc20 import NATIVE
 from errors import ProtocolError

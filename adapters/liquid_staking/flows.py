@@ -45,7 +45,7 @@ from adapters.liquid_staking.contracts import (
     USER_NONCES,
     USER_WITHDRAWAL_REQUEST,
 )
-from addresses import EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
+from adapters.liquid_staking.section import EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
 from chain import ChainReader, Log
 from chain.abi import AbiError, Event, Function, decode
 from chain.erc20 import NATIVE, TRANSFER

@@ -42,9 +42,10 @@ from adapters.liquid_staking.contracts import (
     USER_WITHDRAWAL_REQUEST,
     WITHDRAWAL_DELAY_BLOCKS,
 )
+from adapters.liquid_staking.section import KelpAddresses
 from adapters.position_warnings import Warnings
 from adapters.prices import lens_feeds, warned_usd_price
-from addresses import ChainAddresses, KelpAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20
 
 MAX_REQUESTS = 64

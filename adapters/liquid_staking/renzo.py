@@ -51,9 +51,10 @@ from adapters.liquid_staking.contracts import (
     WITHDRAW_QUEUE,
     WITHDRAW_REQUEST,
 )
+from adapters.liquid_staking.section import RenzoAddresses
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
-from addresses import ChainAddresses, RenzoAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS
 from errors import ProtocolError

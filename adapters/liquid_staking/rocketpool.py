@@ -34,8 +34,8 @@ from adapters.liquid_staking.contracts import (
     RETH_VALUE,
     ROCKET_POOL_LENS,
 )
+from adapters.liquid_staking.section import RocketPoolAddresses
 from adapters.prices import warned_usd_price
-from addresses import RocketPoolAddresses
 from chain import ChainReader, erc20
 from chain.erc20 import NATIVE
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adapters.maker import positions
+from adapters.maker.section import MAKER
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="maker", section=lambda chain: chain.maker, fetch=positions.fetch),)
+PROTOCOLS = (Protocol(name="maker", section=MAKER, fetch=positions.fetch),)

@@ -56,9 +56,9 @@ from adapters.maker.contracts import (
     dripped,
     ilk_name,
 )
+from adapters.maker.section import MakerAddresses
 from adapters.position_warnings import Warnings, outcome
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
-from addresses import MakerAddresses
 from chain import ChainReader, erc20, first, no_read
 from chain.lens import Lens
 from errors import ProtocolError

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from adapters.morpho import flows, pools, positions
 from adapters.morpho.contracts import stream
+from adapters.morpho.section import MORPHO
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="morpho",
-        section=lambda chain: chain.morpho,
+        section=MORPHO,
         fetch=positions.fetch,
         streams=lambda morpho: (stream(morpho),),
         details=pools.details,

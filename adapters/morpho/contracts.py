@@ -14,7 +14,7 @@ import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from addresses import MorphoAddresses
+from adapters.morpho.section import MorphoAddresses
 from chain import Log, erc20
 from chain.abi import AbiError, Event, Function, decode
 from chain.event_index import Stream

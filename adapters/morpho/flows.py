@@ -35,9 +35,9 @@ from adapters.morpho.contracts import (
     WITHDRAW_COLLATERAL,
 )
 from adapters.morpho.market import ORACLE_PRICE_SCALE, market_params
+from adapters.morpho.section import MorphoAddresses
 from adapters.position_warnings import outcome
 from adapters.prices import usd_price
-from addresses import MorphoAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import decode
 from errors import ProtocolError

@@ -24,9 +24,10 @@ from adapters.morpho.contracts import (
     RATE_AT_TARGET,
     MarketParams,
 )
+from adapters.morpho.section import MorphoAddresses
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import UsdPrice, noted, oldest_update, usd_price
-from addresses import ChainAddresses, MorphoAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
 from errors import ProtocolError
 

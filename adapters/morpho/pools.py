@@ -57,6 +57,7 @@ from adapters.morpho.contracts import (
     stream,
 )
 from adapters.morpho.market import Money, MorphoReader, market_params, money, rate_to_apy
+from adapters.morpho.section import MorphoAddresses
 from adapters.morpho.vaults import (
     Rates,
     adapter_holding,
@@ -66,7 +67,6 @@ from adapters.morpho.vaults import (
     vault_v2_rates,
     withdraw_queue,
 )
-from addresses import MorphoAddresses
 from chain import erc20, first, no_read
 from chain.abi import Function
 from chain.erc4626 import CONVERT_TO_ASSETS, TOTAL_ASSETS

@@ -40,12 +40,13 @@ from adapters.morpho.contracts import (
     stream,
 )
 from adapters.morpho.market import ORACLE_PRICE_SCALE, MarketState, MorphoReader, money, rate_to_apy
+from adapters.morpho.section import MorphoAddresses
 from adapters.morpho.vaults import Rates, vault_asset, vault_v1_rates, vault_v2_rates
 from adapters.position_warnings import PART_UNREADABLE
 from adapters.prices import UsdPrice, token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from adapters.sweep import balances, sweep, swept_balances
-from addresses import ChainAddresses, MorphoAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, first, no_read
 from chain.erc4626 import CONVERT_TO_ASSETS
 from chain.event_index import View

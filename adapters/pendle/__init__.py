@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from adapters.pendle import flows, pools, positions
 from adapters.pendle.contracts import stream
+from adapters.pendle.section import PENDLE
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="pendle",
-        section=lambda chain: chain.pendle,
+        section=PENDLE,
         fetch=positions.fetch,
         streams=lambda pendle: (stream(pendle),),
         details=pools.details,

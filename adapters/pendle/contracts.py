@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from addresses import PendleAddresses
+from adapters.pendle.section import PendleAddresses
 from chain import Log, erc20
 from chain.abi import Event, Function, decode, encode
 from chain.event_index import Stream

@@ -26,8 +26,8 @@ from adapters.flows import Flow, WalletLogs, share_flows, topic
 from adapters.pendle.contracts import EXCHANGE_RATE, GET_REWARD_TOKENS, WAD, YieldContract, stream
 from adapters.pendle.market import PendleReader
 from adapters.pendle.positions import Catalog
+from adapters.pendle.section import PendleAddresses
 from adapters.position_warnings import outcome
-from addresses import PendleAddresses
 from chain import ChainReader, Log
 from chain.abi import Event, decode
 from chain.erc20 import DECIMALS

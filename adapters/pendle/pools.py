@@ -21,8 +21,8 @@ from adapters.formats import ratio, raw
 from adapters.history import iso_date
 from adapters.pendle.contracts import EXPIRY, IS_VALID_MARKET, READ_TOKENS, YieldContract, stream
 from adapters.pendle.market import PendleReader
+from adapters.pendle.section import PendleAddresses
 from adapters.position_warnings import FIGURE_UNAVAILABLE
-from addresses import PendleAddresses
 from errors import InputValidationError
 
 

@@ -55,10 +55,11 @@ from adapters.pendle.contracts import (
     stream,
 )
 from adapters.pendle.market import Asset, MarketState, PendleReader
+from adapters.pendle.section import PendleAddresses
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
-from addresses import ChainAddresses, PendleAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, first, shared_future
 from chain.event_index import View
 from chain.lens import NONE, Lens

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from adapters.aave import flows as aave_flows
 from adapters.aave import pools as aave_pools
+from adapters.aave.section import SPARKLEND
 from adapters.protocol import Protocol
 from adapters.spark import flows, positions
-from adapters.spark.positions import SAVINGS
+from adapters.spark.section import SAVINGS, section
 
 PROTOCOLS = (
     Protocol(
         name="spark",
-        section=lambda chain: chain if chain.spark or SAVINGS in chain.vault_style else None,
+        section=section,
+        parts=(SPARKLEND, SAVINGS),
         fetch=positions.fetch,
         details=aave_pools.details,
         flows=flows.flows,

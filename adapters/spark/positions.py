@@ -11,10 +11,10 @@ from typing import Any
 
 from adapters.aave import positions as aave
 from adapters.context import FetchContext
+from adapters.spark.section import SAVINGS, SparkParts
 from adapters.vault_style import positions as vault_style
 from chain import no_read
 
-SAVINGS = "sparkVaults"
 EMPTY_LENDING: dict[str, Any] = {
     "marketStates": [],
     "supplyPositions": [],
@@ -23,10 +23,10 @@ EMPTY_LENDING: dict[str, Any] = {
 }
 
 
-async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
-    chain = ctx.chain
+async def fetch(ctx: FetchContext[SparkParts], wallet: str) -> dict[str, Any]:
+    spark = ctx.section
     lend, savings = await asyncio.gather(
-        aave.fetch(ctx, wallet) if chain.spark else no_read(),
-        vault_style.positions(ctx, wallet, SAVINGS) if SAVINGS in chain.vault_style else no_read(),
+        aave.fetch(ctx, wallet) if spark.markets else no_read(),
+        vault_style.positions(ctx, wallet, SAVINGS.key, spark.savings) if spark.savings else no_read(),
     )
     return {**EMPTY_LENDING, **(lend or {}), "vaultPositions": savings["vaultPositions"] if savings else []}

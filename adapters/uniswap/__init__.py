@@ -5,11 +5,12 @@ from __future__ import annotations
 from adapters.protocol import Protocol
 from adapters.uniswap import flows, pools, positions
 from adapters.uniswap.contracts import stream
+from adapters.uniswap.section import UNISWAP
 
 PROTOCOLS = (
     Protocol(
         name="uniswap",
-        section=lambda chain: chain.uniswap,
+        section=UNISWAP,
         fetch=positions.fetch,
         streams=lambda uniswap: (stream(uniswap.v4),) if uniswap.v4 else (),
         details=pools.details,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from addresses import UniswapV4Addresses
+from adapters.uniswap.section import UniswapV4Addresses
 from chain import Log, erc20
 from chain.abi import ZERO_ADDRESS, Event, Function, encode
 from chain.erc20 import NATIVE

@@ -53,7 +53,7 @@ from adapters.uniswap.contracts import (
     pool_id,
 )
 from adapters.uniswap.positions import position
-from addresses import UniswapAddresses, UniswapV4Addresses
+from adapters.uniswap.section import UniswapAddresses, UniswapV4Addresses
 from chain import ChainReader, Log
 from chain.abi import decode
 from chain.erc20 import TRANSFER

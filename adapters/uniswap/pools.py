@@ -37,8 +37,9 @@ from adapters.uniswap.contracts import (
     pool_id,
 )
 from adapters.uniswap.figures import usd
+from adapters.uniswap.section import UniswapAddresses, UniswapV4Addresses
 from adapters.uniswap.v3_pool import pool_of, pool_state
-from addresses import ChainAddresses, UniswapAddresses, UniswapV4Addresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS
 from errors import InputValidationError, ProtocolError

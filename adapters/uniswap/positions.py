@@ -49,9 +49,10 @@ from adapters.uniswap.contracts import (
     TOKEN_OF_OWNER_BY_INDEX,
 )
 from adapters.uniswap.figures import position_answer
+from adapters.uniswap.section import UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
 from adapters.uniswap.tick_math import fee_growth_inside, fees_owed
 from adapters.uniswap.v3_pool import pool_of, pool_state
-from addresses import ChainAddresses, UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from chain.lens import NONE, Lens
 

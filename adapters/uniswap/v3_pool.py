@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from adapters.uniswap.contracts import FEE_GROWTH_GLOBAL, GET_POOL, LABEL_POOL, SLOT0
-from addresses import UniswapV3Addresses
+from adapters.uniswap.section import UniswapV3Addresses
 from chain import ChainReader
 from chain.abi import ZERO_ADDRESS
 from errors import ProtocolError

@@ -44,7 +44,8 @@ from adapters.uniswap.contracts import (
     ticks,
 )
 from adapters.uniswap.figures import position_answer
-from addresses import ChainAddresses, UniswapV4Addresses
+from adapters.uniswap.section import UniswapV4Addresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from errors import ProtocolError
 

@@ -22,7 +22,7 @@ from typing import Any
 from adapters.context import FetchContext
 from adapters.flows import WITHDRAW, Flow, WalletLogs, share_flows, topic
 from adapters.position_warnings import outcome
-from addresses import VaultStyleAddresses
+from adapters.vault_style.section import VaultStyleAddresses
 from chain.abi import ZERO_ADDRESS, Function, decode
 from chain.erc20 import TRANSFER
 from chain.erc4626 import ASSET

@@ -39,7 +39,8 @@ from adapters.deployment import before, existing
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, token_feeds, usd_price
 from adapters.sweep import balances
-from addresses import ChainAddresses, PricedToken, ShareVault, VaultStyleAddresses
+from adapters.vault_style.section import PricedToken, ShareVault, VaultStyleAddresses
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
 from chain.erc4626 import ASSET, CONVERT_TO_ASSETS, TOTAL_ASSETS
@@ -65,17 +66,17 @@ LENS = Lens(
 )
 
 
-async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
-    return await positions(ctx, wallet, ctx.protocol)
+async def fetch(ctx: FetchContext[VaultStyleAddresses], wallet: str) -> dict[str, Any]:
+    return await positions(ctx, wallet, ctx.protocol, ctx.section)
 
 
-async def positions(ctx: FetchContext[Any], wallet: str, protocol: str) -> dict[str, Any]:
-    """The wallet's shares and tokens of `protocol`'s section of the input's chain (the input's
-    own protocol, or Spark's savings vaults beside SparkLend)."""
+async def positions(ctx: FetchContext[Any], wallet: str, protocol: str, listed: VaultStyleAddresses) -> dict[str, Any]:
+    """The wallet's shares and tokens of a vault-style section of the input's chain (`listed`:
+    the input's own protocol's, or Spark's savings vaults beside SparkLend)."""
     chain = ctx.chain
     reader = ctx.reader()
-    _prefetch(reader, chain, chain.vault_style[protocol], wallet)
-    section = await _existing(reader, protocol, chain.vault_style[protocol])
+    _prefetch(reader, chain, listed, wallet)
+    section = await _existing(reader, protocol, listed)
     vaults, tokens = await asyncio.gather(
         _vault_positions(reader, chain, section, wallet, ctx.warnings),
         _token_positions(reader, chain, section, wallet, ctx.warnings),

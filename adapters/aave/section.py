@@ -1,0 +1,49 @@
+"""Aave v3's part of a chain's addresses data ("aave"): its markets as Aave's address book lists
+them; SparkLend's ("spark"), an Aave v3 fork read the same way, has the same shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from addresses import Section, fields
+from addresses.fields import AddressesError
+
+
+@dataclass(frozen=True)
+class AaveMarket:
+    name: str
+    """The market's name in Aave's address book (AaveV3Ethereum, AaveV3EthereumLido, ...)."""
+    addresses_provider: str
+    pool: str
+    data_provider: str
+    """The market's AaveProtocolDataProvider."""
+    oracle: str
+    protocol: str = "aave"
+    """"aave", or "spark" for a SparkLend market (an Aave v3 fork read the same way)."""
+
+
+def markets(protocol: str) -> Section[tuple[AaveMarket, ...]]:
+    """The section of `protocol`'s markets: a list of Aave v3 markets."""
+
+    def parse(value: Any, where: str) -> tuple[AaveMarket, ...]:
+        if not isinstance(value, list):
+            raise AddressesError(f"{where}: must be a list of markets")
+        found = []
+        for index, market in enumerate(value):
+            here = f"{where}[{index}]"
+            if not isinstance(market, dict) or not isinstance(market.get("name"), str):
+                raise AddressesError(f"{here}: must be an object with a name")
+            provider, pool, data_provider, oracle = (
+                fields.address(market.get(name), f"{here} {name}")
+                for name in ("addressesProvider", "pool", "dataProvider", "oracle")
+            )
+            found.append(AaveMarket(market["name"], provider, pool, data_provider, oracle, protocol))
+        return tuple(found)
+
+    return Section(protocol, parse)
+
+
+AAVE = markets("aave")
+SPARKLEND = markets("spark")
+"""SparkLend's markets (Spark's declaration reads them beside its savings vaults)."""

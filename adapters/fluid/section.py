@@ -1,0 +1,26 @@
+"""Fluid's part of a chain's addresses data ("fluid"): the resolvers it is read through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from addresses import Section, fields
+
+
+@dataclass(frozen=True)
+class FluidAddresses:
+    lending_resolver: str
+    """Fluid's LendingResolver: every fToken with a wallet's shares."""
+    vault_resolver: str
+    """Fluid's VaultResolver: a wallet's vault position NFTs with their vaults' data."""
+
+
+def parse(value: Any, where: str) -> FluidAddresses:
+    value = fields.mapping(value, where)
+    return FluidAddresses(
+        *(fields.address(value.get(name), f"{where} {name}") for name in ("lendingResolver", "vaultResolver"))
+    )
+
+
+FLUID = Section("fluid", parse)
