@@ -57,7 +57,9 @@ def _chain(key: str, value: Any, source: str, sections: Mapping[str, Section[Any
         raise AddressesError(f"{where}: keys must be chain ids and values objects")
     unknown = sorted(value.keys() - sections.keys() - set(SHARED))
     if unknown:
-        raise AddressesError(f"{where}: {unknown} are no section's key (those known: {sorted(sections)})")
+        raise AddressesError(
+            f"{where}: no section has the key {', '.join(map(repr, unknown))} (the keys: {sorted(sections)})"
+        )
     feeds = value.get("priceFeeds", {})
     if not isinstance(feeds, dict):
         raise AddressesError(f"{where}: priceFeeds must be an object keyed by token address")

@@ -119,7 +119,7 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             % ("ab" * 20, "cd" * 20),
             r"midas tokens\[0\]: heartbeat",
         ),
-        ('{"5": {"morhpo": {}}}', r"chain 5: \['morhpo'\] are no section's key \(those known: \[.*'morpho'"),
+        ('{"5": {"morhpo": {}}}', r"chain 5: no section has the key 'morhpo' \(the keys: \[.*'morpho'"),
         ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),
         ('{"5": {"aura": {"booster": "0x%s"}}}' % ("12" * 20), "aura aura: 'None' is not an address"),
         ('{"5": {"sparkVaults": {"vaults": [{}]}}}', r"sparkVaults vaults\[0\]: 'None' is not an address"),
