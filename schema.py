@@ -504,6 +504,7 @@ async def fetch_input(
     context = protocol.context(
         asyncio.get_running_loop().time() + budget, chains, request.indexes, chain_id, block, block_hash
     )
+    protocol.existed(context)
     kept: Kept = (None, None)
     with _unexpected(f"The input did not resolve within its time budget of {budget:g} s.", protocol, chain_id):
         async with asyncio.timeout(budget):
@@ -514,7 +515,7 @@ async def fetch_input(
                     return answer
             header = shared_future(reader.block_header()) if protocol.kept else None
             with noting_prices(reader) as prices:
-                position = await function(context, address)
+                position = await protocol.answer(function, context, address)
             if not isinstance(position, dict):
                 raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
             position.setdefault("usdPrices", used_prices(prices, position))

@@ -3,16 +3,16 @@
 The addresses data lists what a protocol has deployed today. At the newest block all of it is
 there; at a past block a market, Comet or vault deployed later did not exist yet and held
 nothing, so it is left out without a warning, while one that existed is read as usual. A part
-existed when its contract had code at the block (`eth_getCode`, one per part and request), or,
-where the data gives a deployment block (Morpho's and Pendle's event scans start there), when the
-block is not before it. A block before every part of a protocol is the client's mistake
-(VALIDATION_ERROR), not an empty answer.
+existed when its contract had code at the block (`eth_getCode`, one per part and request, riding
+with the first reads). A block before every part of a protocol is the client's mistake
+(VALIDATION_ERROR), not an empty answer: refused with no read where the data declares the
+protocol's first block (`Protocol.deployed`, `earliest` of its parts'), else by its parts' code.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from chain import ChainReader
@@ -53,6 +53,14 @@ def started(reader: ChainReader, protocol: str, block: int, start_block: int, wh
     """VALIDATION_ERROR for a past block before `what` was deployed (at `start_block`)."""
     if reader.past and block < start_block:
         raise before(protocol, reader.chain_id, block, f"{what} was deployed at block {start_block}")
+
+
+def earliest(blocks: Iterable[int | None]) -> int | None:
+    """The first of its parts' declared deployment blocks; None where a part declares none (it
+    may be older than them all) or there is no part."""
+    listed = list(blocks)
+    known = [block for block in listed if block is not None]
+    return min(known) if known and len(known) == len(listed) else None
 
 
 def before(protocol: str, chain_id: int, block: int, why: str) -> BeforeDeployment:

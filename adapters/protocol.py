@@ -15,6 +15,7 @@ are raised as the exceptions of `errors.py`.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,16 +25,23 @@ from adapters.accounts import ROUTES, Route
 from adapters.accounts import section as accounts
 from adapters.accounts import streams as account_streams
 from adapters.context import FetchContext
+from adapters.deployment import before
 from adapters.flows import FlowFunction, FlowPrices
 from addresses import ChainAddresses, Section
 from chain import ChainRequest
 from chain.event_index import Indexes, Stream
 
 Shape = TypeVar("Shape")
+Fetch = Callable[[FetchContext[Shape], str], Awaitable[dict[str, Any]]]
+"""A fetch or pool-details function: (ctx, wallet or pool) -> its answer's fields."""
 
 
 def _no_streams(section: Any) -> tuple[Stream, ...]:
     return ()
+
+
+def _undeclared(section: Any) -> int | None:
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +52,7 @@ class Protocol(Generic[Shape]):
     chain has none: the chains where it has one are the protocol's (`bound`), and its adapters get
     it as `ctx.section`. A protocol that reads several parts finds them with a function and names
     them in `parts`."""
-    fetch: Callable[[FetchContext[Shape], str], Awaitable[dict[str, Any]]]
+    fetch: Fetch[Shape]
     parts: tuple[Section[Any], ...] = ()
     """The sections of the addresses data it reads, which the loading parses (protocols.py): its
     `section`'s own where that is one."""
@@ -58,7 +66,12 @@ class Protocol(Generic[Shape]):
     streams: Callable[[Shape], tuple[Stream, ...]] = _no_streams
     """The event streams its discovery reads on a chain, from its section (chain/event_index.py;
     `index build` scans them)."""
-    details: Callable[[FetchContext[Shape], str], Awaitable[dict[str, Any]]] | None = None
+    deployed: Callable[[Shape], int | None] = _undeclared
+    """The block its first contract on a chain was deployed at, from its section (the data's
+    `startBlock`s, whose sources its docs page cites); None where the data leaves a part's out. A
+    past block before it is refused by `answer`; its adapters' code checks (adapters/deployment.py)
+    guard where it is None, and leave out parts deployed after the block."""
+    details: Fetch[Shape] | None = None
     """`poolDetails`: (ctx, pool address or id) -> {"details"}, the details a member of the
     PoolDetails union (`__typename`, `type`); None where not offered."""
     pool_ids: bool = False
@@ -113,6 +126,32 @@ class Protocol(Generic[Shape]):
         section = self.part(chain)
         assert section is not None, f"{self.name} is asked only on the chains it serves"
         return FetchContext(deadline, chains, indexes, chain, self.name, block, block_hash, section=section)
+
+    def existed(self, ctx: FetchContext[Shape]) -> None:
+        """BeforeDeployment for a block given by number before its declared deployment: asked
+        before anything is read, or looked up (a kept answer's key takes a header)."""
+        start = self.deployed(ctx.section)
+        if start is not None and ctx.block is not None:
+            self._since(ctx.chain_id, ctx.block, start)
+
+    async def answer(self, function: Fetch[Shape], ctx: FetchContext[Shape], key: str) -> dict[str, Any]:
+        """`function` (its fetch or pool details) for `key`, after `existed`; for a block given by
+        its hash, BeforeDeployment where the block is before its declared deployment, found
+        beside the adapter's first round (which brings the block's number)."""
+        start, reader = self.deployed(ctx.section), ctx.reader()
+        if start is None or ctx.block is not None or not reader.past:
+            return await function(ctx, key)
+        answer, block = await asyncio.gather(function(ctx, key), reader.block_number(), return_exceptions=True)
+        if isinstance(block, BaseException):
+            raise block
+        self._since(ctx.chain_id, block, start)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def _since(self, chain_id: int, block: int, start: int) -> None:
+        if block < start:
+            raise before(self.name, chain_id, block, f"its first contract there was deployed at block {start}")
 
     def chain_streams(self, chain_id: int) -> tuple[Stream, ...]:
         """Its own streams on the chain, then those that find the accounts a wallet controls."""

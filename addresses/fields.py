@@ -42,10 +42,19 @@ def optional_address(section: dict[str, Any], key: str, where: str) -> str | Non
 def deployment(value: Any, where: str) -> Deployment:
     if not isinstance(value, dict):
         raise AddressesError(f"{where}: must be an object with address and startBlock")
-    block = value.get("startBlock")
-    if not isinstance(block, int) or isinstance(block, bool) or block < 0:
+    block = start_block(value, where)
+    if block is None:
         raise AddressesError(f"{where}: startBlock must be a block number")
     return Deployment(address(value.get("address"), where), block)
+
+
+def start_block(entry: dict[str, Any], where: str) -> int | None:
+    """`entry`'s `startBlock`: the block its contract (a section's: its first) was deployed at,
+    None where the entry leaves it out."""
+    block = entry.get("startBlock")
+    if block is not None and (not isinstance(block, int) or isinstance(block, bool) or block < 0):
+        raise AddressesError(f"{where}: startBlock must be a block number")
+    return block
 
 
 def deployments(value: Any, where: str) -> tuple[Deployment, ...]:

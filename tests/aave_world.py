@@ -105,13 +105,15 @@ class Incentives:
 @dataclass
 class AaveWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     markets: list[AaveMarketDeployment] = field(default_factory=list)
     spark: list[AaveMarketDeployment] = field(default_factory=list)
     """Markets listed as SparkLend's (the same Aave v3 contracts: SparkLend is a fork)."""
     wallets: dict[str, str] = field(default_factory=dict)
 
     def addresses_override(self) -> dict[str, Any]:
-        def listed(markets: list[AaveMarketDeployment]) -> list[dict[str, str]]:
+        def listed(markets: list[AaveMarketDeployment]) -> list[dict[str, Any]]:
             return [
                 {
                     "name": m.name,
@@ -119,6 +121,7 @@ class AaveWorld:
                     "pool": m.pool,
                     "dataProvider": m.data_provider,
                     "oracle": m.oracle,
+                    "startBlock": self.start_block,
                 }
                 for m in markets
             ]
@@ -285,6 +288,7 @@ def supply(node: Anvil, market: AaveMarketDeployment, symbol: str, amount: int, 
 def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
     """`wallets` (lender, borrower, saver, empty) default to anvil accounts 10-13."""
     world = AaveWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("lender", "borrower", "saver", "empty"), node.accounts[10:14]))
     lender, borrower, saver = world.wallets["lender"], world.wallets["borrower"], world.wallets["saver"]
     deployer = Deployer(node)

@@ -52,6 +52,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class AuraWorld:
     balancer: balancer_world.BalancerWorld
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     booster: str = ""
     aura: str = ""
     aura_feed: str = ""
@@ -81,7 +83,12 @@ class AuraWorld:
     def addresses_override(self) -> dict[str, Any]:
         data = self.balancer.addresses_override()
         chain = data[str(self.node.chain_id)]
-        chain["aura"] = {"booster": self.booster, "aura": self.aura, "olderBoosters": [self.older_booster]}
+        chain["aura"] = {
+            "booster": self.booster,
+            "aura": self.aura,
+            "olderBoosters": [self.older_booster],
+            "startBlock": self.start_block,
+        }
         chain["priceFeeds"][self.aura] = {"pair": "AURA/USD", "feed": self.aura_feed, "heartbeat": 10**9}
         return data
 
@@ -89,7 +96,12 @@ class AuraWorld:
         """The chain as a sidechain of Aura's: its BoosterLite, AuraOFT and L2Coordinator."""
         data = self.addresses_override()
         chain = data[str(self.node.chain_id)]
-        chain["aura"] = {"booster": self.l2_booster, "aura": self.aura_oft, "l2Coordinator": self.l2_coordinator}
+        chain["aura"] = {
+            "booster": self.l2_booster,
+            "aura": self.aura_oft,
+            "l2Coordinator": self.l2_coordinator,
+            "startBlock": self.start_block,
+        }
         chain["priceFeeds"][self.aura_oft] = {"pair": "AURA/USD", "feed": self.aura_feed, "heartbeat": 10**9}
         return data
 
@@ -103,6 +115,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     empty) default to Balancer's lp and empty wallets; `l2`: with a sidechain's parts too."""
     artifacts = compile_all()
     world = AuraWorld(balancer or balancer_world.build(node))
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or {"depositor": world.balancer.wallets["lp"], "empty": world.balancer.wallets["empty"]}
     depositor, tokens = world.wallets["depositor"], world.balancer.tokens
     world.aura = node.deploy(artifacts["TestAuraToken"])

@@ -30,6 +30,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class CompoundWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
     usdc_market: str = ""
@@ -46,8 +48,13 @@ class CompoundWorld:
                 "compound": {
                     "rewards": self.rewards,
                     "markets": [
-                        {"name": "cUSDCv3", "comet": self.usdc_market},
-                        {"name": "cWETHv3", "comet": self.weth_market, "priceCurrency": "ETH"},
+                        {"name": "cUSDCv3", "comet": self.usdc_market, "startBlock": self.start_block},
+                        {
+                            "name": "cWETHv3",
+                            "comet": self.weth_market,
+                            "priceCurrency": "ETH",
+                            "startBlock": self.start_block,
+                        },
                     ],
                 },
                 "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": self.eth_usd, "heartbeat": 86400}},
@@ -64,6 +71,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CompoundWorld:
     artifacts = compile_all()
     node.install_multicall(artifacts["Multicall3"])
     world = CompoundWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("saver", "borrower", "empty"), node.accounts[14:17]))
     timestamp = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
     for symbol, decimals in DECIMALS.items():

@@ -38,6 +38,8 @@ def compile_all() -> dict[str, Artifact]:
 class ConvexWorld:
     node: Anvil
     curve: curve_world.CurveWorld
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     booster: str = ""
     cvx: str = ""
@@ -50,7 +52,12 @@ class ConvexWorld:
         return {
             chain: {
                 "name": "anvil devnet",
-                "convex": {"booster": self.booster, "cvx": self.cvx, "crv": self.curve.tokens["CRV"]},
+                "convex": {
+                    "booster": self.booster,
+                    "cvx": self.cvx,
+                    "crv": self.curve.tokens["CRV"],
+                    "startBlock": self.start_block,
+                },
                 "priceFeeds": self.price_feeds(),
             }
         }
@@ -74,6 +81,7 @@ def build(
     artifacts = compile_all()
     curve = curve or curve_world.build(node)
     world = ConvexWorld(node, curve)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("depositor", "empty"), node.accounts[11:13]))
     depositor = world.wallets["depositor"]
     crv = curve.tokens["CRV"]

@@ -80,6 +80,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class CurveWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
@@ -101,6 +103,7 @@ class CurveWorld:
                     "crv": self.tokens["CRV"],
                     "factories": dict(self.factories),
                     "addressProvider": self.provider,
+                    "startBlock": self.start_block,
                 },
                 "priceFeeds": self.price_feeds(),
             }
@@ -121,6 +124,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
     """`wallets` (lp, staker, empty) default to anvil accounts 14-16."""
     artifacts = compile_all()
     world = CurveWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("lp", "staker", "empty"), node.accounts[14:17]))
     for name, decimals in DECIMALS.items():
         world.tokens[name] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], [name, name, decimals])

@@ -49,6 +49,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class EigenlayerWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     operator: str = ""
     strategy_manager: str = ""
@@ -69,6 +71,7 @@ class EigenlayerWorld:
                     "strategyManager": self.strategy_manager,
                     "delegationManager": self.delegation_manager,
                     "eigenPodManager": self.pod_manager,
+                    "startBlock": self.start_block,
                 },
                 "priceFeeds": {
                     self.tokens["eLST"]: {"pair": "eLST/USD", "feed": self.feeds["eLST"], "heartbeat": 10**9}
@@ -93,6 +96,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> EigenlayerWorld
     """`wallets` (staker, restaker, empty) default to anvil accounts 14-16; the operator is account 6."""
     artifacts = compile_all()
     world = EigenlayerWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("staker", "restaker", "empty"), node.accounts[14:17]))
     staker, restaker = world.wallets["staker"], world.wallets["restaker"]
     world.operator = node.accounts[6].lower()

@@ -215,6 +215,8 @@ class FToken:
 @dataclass
 class FluidWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
     lending_resolver: str = ""
@@ -233,7 +235,11 @@ class FluidWorld:
                 "name": "anvil devnet",
                 "priceFeeds": feeds,
                 "currencyFeeds": {"ETH": feeds[self.tokens["WETH"]] | {"pair": "ETH/USD"}},
-                "fluid": {"lendingResolver": self.lending_resolver, "vaultResolver": self.vault_resolver},
+                "fluid": {
+                    "lendingResolver": self.lending_resolver,
+                    "vaultResolver": self.vault_resolver,
+                    "startBlock": self.start_block,
+                },
             }
         }
 
@@ -324,6 +330,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> FluidWorld:
     artifacts = compile_all()
     node.install_multicall(artifacts["Multicall3"])
     world = FluidWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("lender", "borrower", "empty"), node.accounts[11:14]))
     now = int(node.rpc("eth_getBlockByNumber", "latest", False)["timestamp"], 16)
     for symbol, decimals in DECIMALS.items():

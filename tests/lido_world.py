@@ -37,6 +37,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class LidoWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     steth: str = ""
     wsteth: str = ""
@@ -52,7 +54,12 @@ class LidoWorld:
         return {
             str(self.node.chain_id): {
                 "name": "anvil devnet",
-                "lido": {"stETH": self.steth, "wstETH": self.wsteth, "withdrawalQueue": self.queue},
+                "lido": {
+                    "stETH": self.steth,
+                    "wstETH": self.wsteth,
+                    "withdrawalQueue": self.queue,
+                    "startBlock": self.start_block,
+                },
                 "priceFeeds": {self.steth: {"pair": "stETH/USD", "feed": self.feeds["stETH"], "heartbeat": 10**9}},
                 "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": self.feeds["ETH"], "heartbeat": 10**9}},
             }
@@ -71,6 +78,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> LidoWorld:
     """`wallets` (holder, requester, empty) default to anvil accounts 17-19."""
     artifacts = compile_all()
     world = LidoWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("holder", "requester", "empty"), node.accounts[17:20]))
     holder, requester = world.wallets["holder"], world.wallets["requester"]
     world.steth = node.deploy(artifacts["TestStETH"])

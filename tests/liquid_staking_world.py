@@ -79,6 +79,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class LiquidStakingWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     contracts: dict[str, str] = field(default_factory=dict)
     """By name: pool, eETH, weETH, nft, rETH, ezETH, RestakeManager, rsETH, LRTOracle, LRTConfig,
@@ -100,14 +102,16 @@ class LiquidStakingWorld:
                     "weETH": c["weETH"],
                     "liquidityPool": c["pool"],
                     "withdrawRequestNFT": {"address": c["nft"], "startBlock": self.start},
+                    "startBlock": self.start_block,
                 },
-                "rocketpool": {"rETH": c["rETH"]},
-                "renzo": {"ezETH": c["ezETH"], "restakeManager": c["RestakeManager"]},
+                "rocketpool": {"rETH": c["rETH"], "startBlock": self.start_block},
+                "renzo": {"ezETH": c["ezETH"], "restakeManager": c["RestakeManager"], "startBlock": self.start_block},
                 "kelp": {
                     "rsETH": c["rsETH"],
                     "lrtOracle": c["LRTOracle"],
                     "lrtConfig": c["LRTConfig"],
                     "withdrawalManager": c["LRTWithdrawalManager"],
+                    "startBlock": self.start_block,
                 },
                 "priceFeeds": {c["stETH"]: {"pair": "stETH/USD", "feed": c["stETH/USD"], "heartbeat": 10**9}},
                 "currencyFeeds": {"ETH": {"pair": "ETH/USD", "feed": c["ETH/USD"], "heartbeat": 10**9}},
@@ -171,6 +175,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: bool = Tru
     pass and calls `grow` (all the worlds on one chain, where another world moves the clock)."""
     artifacts = compile_all()
     world = LiquidStakingWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("holder", "requester", "small", "empty", "other"), node.accounts[14:19]))
     holder, requester, other = world.wallets["holder"], world.wallets["requester"], world.wallets["other"]
     c = world.contracts

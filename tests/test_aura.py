@@ -245,6 +245,35 @@ async def test_a_wallet_with_nothing_has_no_deposits(world_client, world):
     assert entry["deposits"] == []
 
 
+async def test_a_block_before_the_declared_deployment_is_refused_before_any_read(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    """The data declares the block of Aura's first contract (`startBlock`): a block given by
+    number before it is refused with no read (here, with no head follower, the head's header
+    only); one given by hash, once its header says its number (beside the adapter's first
+    round), in the same words."""
+    proxy = RpcProxy(world.node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    proxy.url = str(proxied.make_url("/"))
+    api = await world_api(
+        aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node, url=proxy.url
+    )
+    depositor, early = world.wallets["depositor"], world.start_block - 1
+    await answer(api, depositor)
+    asked = {"protocol": "aura", "chainId": 31337, "walletAddress": depositor}
+    said = f"Block {early} is before aura's deployment on chain 31337: its first contract there was deployed at block "
+    before = len(proxy.posts)
+    reply = await api.query(QUERY, {"inputs": [{**asked, "blockNumber": early}]})
+    (error,) = reply.body["data"]["walletPositions"]["errors"]
+    assert (error["error"]["code"], error["error"]["message"]) == ("VALIDATION_ERROR", f"{said}{world.start_block}.")
+    sent = [item for post in proxy.posts[before:] for item in (post if isinstance(post, list) else [post])]
+    assert [item for item in sent if item["params"][:1] != ["latest"]] == [], "no read but the head's"
+    by_hash = world.node.rpc("eth_getBlockByNumber", hex(early), False)["hash"]
+    reply = await api.query(QUERY, {"inputs": [{**asked, "blockHash": by_hash}]})
+    (error,) = reply.body["data"]["walletPositions"]["errors"]
+    assert (error["error"]["code"], error["error"]["message"]) == ("VALIDATION_ERROR", f"{said}{world.start_block}.")
+
+
 async def test_a_block_before_the_booster_is_a_validation_error(world_client, world):
     before = world.booster_block - 1
     assert world.node.rpc("eth_getCode", world.booster, hex(before)) == "0x"

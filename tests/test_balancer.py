@@ -202,7 +202,7 @@ async def test_a_block_before_the_vault_is_a_validation_error(world_client, worl
     reply = await world_client.query(QUERY, {"inputs": [asked]})
     (error,) = reply.body["data"]["walletPositions"]["errors"]
     assert error["error"]["code"] == "VALIDATION_ERROR"
-    assert f"its Vault was deployed at block {world.start_block}" in error["error"]["message"]
+    assert f"its first contract there was deployed at block {world.start_block}" in error["error"]["message"]
 
 
 def test_the_adapter_reads_balancers_published_abis():

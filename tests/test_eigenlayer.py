@@ -288,9 +288,12 @@ def test_the_adapter_reads_eigenlayers_published_abi():
 def test_the_addresses_are_eigenlayers_published_deployment():
     """Ethereum's StrategyManager, DelegationManager and EigenPodManager are the proxies EigenLayer's
     README lists under "Deployments" (Layr-Labs/eigenlayer-contracts at the recorded commit), the
-    same as script/configs/mainnet.json there; and no other chain has an EigenLayer section."""
+    same as script/configs/mainnet.json there; and no other chain has an EigenLayer section. Its
+    `startBlock` is the `deploymentBlock` of EigenLayer's M1 output that deployed all three
+    (script/output/mainnet/M1_deployment_mainnet_2023_6_9.json at f063b61d, docs/protocols/eigenlayer.md)."""
     built = json.loads(addresses.BUILT_IN.read_text())
-    assert built["1"]["eigenlayer"] == ABI["mainnet"]
+    section = dict(built["1"]["eigenlayer"])
+    assert section.pop("startBlock") == 17445559 and section == ABI["mainnet"]
     assert [chain for chain, value in built.items() if "eigenlayer" in value] == ["1"]
     loaded = EIGENLAYER.of(protocols.load_addresses()[1])
     assert loaded is not None and loaded.delegation_manager == ABI["mainnet"]["delegationManager"].lower()

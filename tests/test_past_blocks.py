@@ -354,7 +354,9 @@ async def test_inputs_at_one_block_share_their_reads(history, caplog):
 
 
 async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(history):
-    """Every protocol refuses a block before its contracts existed, in words that say so."""
+    """Every protocol refuses a block before its contracts existed, in words that say so: on the
+    devnet each declares its first block (`startBlock`), so the refusal names it (the code
+    checks' refusal words it otherwise), for a block given by hash too."""
     worlds, folder, key, _ = history
     node, chain = worlds.node, worlds.node.chain_id
     head = node.block_number()
@@ -378,27 +380,33 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
         for protocol in sorted(served)
         if protocol != "morpho"
     ]
+    first = {name: protocol.deployed(protocol.part(protocol.chain(chain))) for name, protocol in served.items()}
+    assert [name for name, block in first.items() if block is None] == [], "each declares its first block here"
+    by_hash = node.rpc("eth_getBlockByNumber", hex(first["lido"] - 1), False)["hash"]
+    inputs.append({"protocol": "lido", "chainId": chain, "walletAddress": wallet, "blockHash": by_hash})
     async with Service(folder, key, node) as service:
         answer = await service.positions(inputs)
         pools = await service.ask(POOLS, pool_inputs(worlds, before_all))
     assert answer["data"] == []
     errors = answer["errors"]
     assert [(e["error"]["code"], e["error"]["retryable"], e["blockNumber"]) for e in errors] == [
-        ("VALIDATION_ERROR", False, item["blockNumber"]) for item in inputs
+        ("VALIDATION_ERROR", False, item.get("blockNumber")) for item in inputs
     ]
     assert errors[0]["error"]["message"] == (
         f"Block {head + 1000} is not on chain {chain} yet: its newest block is {head}."
     )
     assert "a block number is 0 or more" in errors[1]["error"]["message"]
     morpho = worlds.parts["morpho"]
+    assert first["morpho"] == morpho.start_block
     assert errors[2]["error"]["message"] == (
-        f"Block {morpho.start_block - 1} is before morpho's deployment on chain {chain}: Morpho Blue "
-        f"{morpho.morpho.lower()} was deployed at block {morpho.start_block}."
+        f"Block {morpho.start_block - 1} is before morpho's deployment on chain {chain}: its first contract "
+        f"there was deployed at block {morpho.start_block}."
     )
-    for error in errors[3:]:
-        assert (
-            f"Block {before_all} is before {error['protocol']}'s deployment on chain {chain}: "
-            in error["error"]["message"]
+    for error, item in zip(errors[3:], inputs[3:]):
+        block = item.get("blockNumber", first["lido"] - 1)
+        assert error["error"]["message"] == (
+            f"Block {block} is before {error['protocol']}'s deployment on chain {chain}: its first contract "
+            f"there was deployed at block {first[error['protocol']]}."
         )
     assert pools["data"] == []
     assert [(e["error"]["code"], e["blockNumber"]) for e in pools["errors"]] == [("VALIDATION_ERROR", before_all)] * 5

@@ -507,16 +507,21 @@ async def test_v4_pool_details_by_pool_id(world_client, world):
 
 
 async def test_blocks_before_deployment_are_refused(world_client, world):
-    """A wallet at a block before either manager existed, a v3 pool before it was created and a
-    v4 pool before the PositionManager's block are the client's mistake, said so."""
-    wallet = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": world.wallets["lp"], "blockNumber": 1}]
+    """A wallet at a block before either manager existed (before the world's declared first
+    block), a v3 pool before it was created (after that block: its code says) and a v4 pool
+    before the PositionManager's block are the client's mistake, said so."""
+    early = world.start_block - 1
+    wallet = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": world.wallets["lp"], "blockNumber": early}]
     reply = await world_client.query(QUERY, {"inputs": wallet})
     (error,) = reply.body["data"]["walletPositions"]["errors"]
     assert error["error"]["code"] == "VALIDATION_ERROR"
-    assert error["error"]["message"].startswith("Block 1 is before uniswap's deployment on chain 31337")
+    assert error["error"]["message"] == (
+        f"Block {early} is before uniswap's deployment on chain 31337: its first contract there was deployed at block "
+        f"{world.start_block}."
+    )
     pool_id = "0x" + contracts.pool_id(world.keys["erc20"]).hex()
     pools = [
-        {"protocol": "uniswap", "chainId": 31337, "poolAddress": world.pools[3000], "blockNumber": 1},
+        {"protocol": "uniswap", "chainId": 31337, "poolAddress": world.pools[3000], "blockNumber": world.start_block},
         {"protocol": "uniswap", "chainId": 31337, "poolAddress": pool_id, "blockNumber": world.posm_block - 1},
     ]
     reply = await world_client.query(POOL_QUERY, {"inputs": pools})

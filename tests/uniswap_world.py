@@ -79,6 +79,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class UniswapWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     factory: str = ""
     manager: str = ""
@@ -124,7 +126,7 @@ class UniswapWorld:
             str(self.node.chain_id): {
                 "name": "anvil devnet",
                 "uniswap": {
-                    "v3": {"factory": self.factory, "positionManager": self.manager},
+                    "v3": {"factory": self.factory, "positionManager": self.manager, "startBlock": self.start_block},
                     "v4": {
                         "poolManager": self.pool_manager,
                         "positionManager": {"address": self.posm, "startBlock": self.posm_block},
@@ -300,6 +302,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False
     person's size."""
     artifacts = compile_all()
     world = UniswapWorld(node, demo=demo)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("lp", "trader", "empty"), node.accounts[14:17]))
     world.tokens = {
         "WETH": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Wrapped Ether", "WETH", 18]),

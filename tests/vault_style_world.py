@@ -136,6 +136,8 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class VaultStyleWorld:
     node: Anvil
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
@@ -152,7 +154,9 @@ class VaultStyleWorld:
     t_then: int = 0
 
     def addresses_override(self) -> dict[str, Any]:
-        sections: dict[str, Any] = {spec.protocol: {"apyPeriodDays": 7, "vaults": []} for spec in VAULTS}
+        sections: dict[str, Any] = {
+            spec.protocol: {"apyPeriodDays": 7, "vaults": [], "startBlock": self.start_block} for spec in VAULTS
+        }
         for spec in VAULTS:
             sections[spec.protocol]["vaults"].append(
                 {"type": spec.kind, "address": self.vaults[spec.kind], "cooldown": spec.cooldown}
@@ -160,6 +164,7 @@ class VaultStyleWorld:
             )
         sections["midas"] = {
             "apyPeriodDays": 7,
+            "startBlock": self.start_block,
             "tokens": [
                 {
                     "type": "midas-token",
@@ -201,6 +206,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
     artifacts = compile_all()
     node.install_multicall(artifacts["Multicall3"])
     world = VaultStyleWorld(node)
+    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("holder", "cooler", "empty"), node.accounts[14:17]))
     for symbol, decimals in DECIMALS.items():
         world.tokens[symbol] = node.deploy(

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from adapters.aave import flows, pools, positions
 from adapters.aave.section import AAVE
+from adapters.deployment import earliest
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="aave",
         section=AAVE,
+        deployed=lambda markets: earliest(market.start_block for market in markets),
         fetch=positions.fetch,
         details=pools.details,
         flows=flows.flows,

@@ -21,6 +21,9 @@ class AaveMarket:
     oracle: str
     protocol: str = "aave"
     """"aave", or "spark" for a SparkLend market (an Aave v3 fork read the same way)."""
+    start_block: int | None = None
+    """`startBlock`: the block its Pool was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def markets(protocol: str) -> Section[tuple[AaveMarket, ...]]:
@@ -38,7 +41,8 @@ def markets(protocol: str) -> Section[tuple[AaveMarket, ...]]:
                 fields.address(market.get(name), f"{here} {name}")
                 for name in ("addressesProvider", "pool", "dataProvider", "oracle")
             )
-            found.append(AaveMarket(market["name"], provider, pool, data_provider, oracle, protocol))
+            block = fields.start_block(market, here)
+            found.append(AaveMarket(market["name"], provider, pool, data_provider, oracle, protocol, block))
         return tuple(found)
 
     return Section(protocol, parse)

@@ -7,4 +7,12 @@ from adapters.aura.section import AURA, section
 from adapters.balancer.section import BALANCER
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="aura", section=section, parts=(AURA, BALANCER), fetch=positions.fetch),)
+PROTOCOLS = (
+    Protocol(
+        name="aura",
+        section=section,
+        parts=(AURA, BALANCER),
+        deployed=lambda parts: parts.aura.start_block,
+        fetch=positions.fetch,
+    ),
+)

@@ -22,6 +22,9 @@ class AuraAddresses:
     l2_coordinator: str | None = None
     """On a sidechain: the L2Coordinator, BoosterLite's `minter`, which pays AURA (`aura`: the AuraOFT)
     at its `mintRate()`, instead of Aura.sol's mint on Ethereum."""
+    start_block: int | None = None
+    """`startBlock`: the block the first of its Boosters was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ def parse(value: Any, where: str) -> AuraAddresses:
             for older in fields.listed(value.get("olderBoosters", []), where)
         ),
         fields.optional_address(value, "l2Coordinator", where),
+        fields.start_block(value, where),
     )
 
 

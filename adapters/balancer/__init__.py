@@ -5,12 +5,16 @@ from __future__ import annotations
 from adapters.balancer import positions
 from adapters.balancer.contracts import stream
 from adapters.balancer.section import BALANCER
+from adapters.deployment import earliest
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
         name="balancer",
         section=BALANCER,
+        deployed=lambda balancer: earliest(
+            part.start_block for part in (balancer.v2_vault, *balancer.gauge_factories, balancer.v3_vault) if part
+        ),
         fetch=positions.fetch,
         streams=lambda balancer: (stream(balancer),),
     ),

@@ -45,7 +45,6 @@ from adapters.balancer.contracts import (
 from adapters.balancer.section import BalancerAddresses
 from adapters.balancer.shares import position, reward, v2_pool, v3_pool
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
@@ -81,9 +80,7 @@ async def fetch(ctx: FetchContext[BalancerAddresses], wallet: str) -> dict[str, 
     chain = ctx.chain
     balancer = ctx.section
     reader = ctx.reader()
-    block = await reader.block_number()
     events = stream(balancer)
-    started(reader, "balancer", block, events.start_block, "its Vault")
     stored = await ctx.stored_events(events)
     _prefetch(reader, chain, balancer, Catalog(stored), await stored.keys(wallet), wallet)
     view = await ctx.events(events)

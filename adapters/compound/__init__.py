@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from adapters.compound import flows, pools, positions
 from adapters.compound.section import COMPOUND
+from adapters.deployment import earliest
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
@@ -13,6 +14,7 @@ PROTOCOLS = (
         name="compound",
         section=lambda chain: compound if (compound := COMPOUND.of(chain)) and compound.markets else None,
         parts=(COMPOUND,),
+        deployed=lambda compound: earliest(market.start_block for market in compound.markets),
         fetch=positions.fetch,
         details=pools.details,
         flows=flows.flows,

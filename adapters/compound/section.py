@@ -17,6 +17,9 @@ class CometMarket:
     price_currency: str = "USD"
     """What the market's `getPrice` is quoted in: USD, or the base asset's unit (the WETH markets
     quote in ETH through a constant 1e8 base feed, cWBTCv3 in BTC)."""
+    start_block: int | None = None
+    """`startBlock`: the block the Comet was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ def parse(value: Any, where: str) -> CompoundAddresses:
                 market["name"],
                 fields.address(market.get("comet"), f"{where} markets[{index}]"),
                 str(market.get("priceCurrency", "USD")),
+                fields.start_block(market, f"{where} markets[{index}]"),
             )
         )
     return CompoundAddresses(fields.optional_address(value, "rewards", where), tuple(markets))

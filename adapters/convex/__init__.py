@@ -6,4 +6,6 @@ from adapters.convex import positions
 from adapters.convex.section import CONVEX
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="convex", section=CONVEX, fetch=positions.fetch),)
+PROTOCOLS = (
+    Protocol(name="convex", section=CONVEX, deployed=lambda convex: convex.start_block, fetch=positions.fetch),
+)

@@ -16,11 +16,15 @@ class ConvexAddresses:
     booster: str
     cvx: str
     crv: str
+    start_block: int | None = None
+    """`startBlock`: the block the Booster was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def parse(value: Any, where: str) -> ConvexAddresses:
     value = fields.mapping(value, where)
-    return ConvexAddresses(*(fields.address(value.get(name), f"{where} {name}") for name in ("booster", "cvx", "crv")))
+    booster, cvx, crv = (fields.address(value.get(name), f"{where} {name}") for name in ("booster", "cvx", "crv"))
+    return ConvexAddresses(booster, cvx, crv, fields.start_block(value, where))
 
 
 CONVEX = Section("convex", parse)

@@ -6,4 +6,4 @@ from adapters.curve import positions
 from adapters.curve.section import CURVE
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="curve", section=CURVE, fetch=positions.fetch),)
+PROTOCOLS = (Protocol(name="curve", section=CURVE, deployed=lambda curve: curve.start_block, fetch=positions.fetch),)

@@ -51,6 +51,9 @@ class CurveAddresses:
     """Curve's AddressProvider (@curvefi/api's `address_provider`), where its `get_address` ids of
     REGISTRY_IDS name the older registries (the main and the crypto registry) whose pools no
     factory lists: read at the block, then scanned as the factories are."""
+    start_block: int | None = None
+    """`startBlock`: the block the first of its factories and registries was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def parse(value: Any, where: str) -> CurveAddresses:
@@ -70,6 +73,7 @@ def parse(value: Any, where: str) -> CurveAddresses:
         ),
         tuple(fields.address(address, f"{where} childGaugeFactories {name}") for name, address in children.items()),
         fields.optional_address(value, "addressProvider", where),
+        fields.start_block(value, where),
     )
 
 

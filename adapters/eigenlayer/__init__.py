@@ -6,4 +6,8 @@ from adapters.eigenlayer import positions
 from adapters.eigenlayer.section import EIGENLAYER
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="eigenlayer", section=EIGENLAYER, fetch=positions.fetch),)
+PROTOCOLS = (
+    Protocol(
+        name="eigenlayer", section=EIGENLAYER, deployed=lambda eigenlayer: eigenlayer.start_block, fetch=positions.fetch
+    ),
+)

@@ -17,12 +17,16 @@ class EigenlayerAddresses:
     strategy_manager: str
     delegation_manager: str
     eigen_pod_manager: str
+    start_block: int | None = None
+    """`startBlock`: the block the StrategyManager was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def parse(value: Any, where: str) -> EigenlayerAddresses:
     value = fields.mapping(value, where)
     names = ("strategyManager", "delegationManager", "eigenPodManager")
-    return EigenlayerAddresses(*(fields.address(value.get(name), f"{where} {name}") for name in names))
+    strategies, delegation, pods = (fields.address(value.get(name), f"{where} {name}") for name in names)
+    return EigenlayerAddresses(strategies, delegation, pods, fields.start_block(value, where))
 
 
 EIGENLAYER = Section("eigenlayer", parse)

@@ -12,6 +12,7 @@ PROTOCOLS = (
     Protocol(
         name="euler",
         section=EULER,
+        deployed=lambda euler: euler.factory.start_block,
         fetch=positions.fetch,
         streams=lambda euler: (stream(euler),),
         details=pools.details,

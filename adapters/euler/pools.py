@@ -13,7 +13,6 @@ import asyncio
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.euler.contracts import (
     CASH,
     CONFIG_SCALE,
@@ -39,7 +38,6 @@ async def details(ctx: FetchContext[EulerAddresses], pool: str) -> dict[str, Any
     euler = ctx.section
     reader = ctx.reader()
     block = await reader.block_number()
-    started(reader, "euler", block, euler.factory.start_block, "its eVault factory")
     if await vouched_kind(reader, [(euler.factory.address, IS_PROXY, "vault")], pool) is None:
         raise InputValidationError(
             f"{pool} is not an Euler vault on chain {ctx.chain_id} at block {block}: the eVault factory did "

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import before, started
+from adapters.deployment import before
 from adapters.euler.contracts import (
     ACCOUNT_LIQUIDITY,
     CASH,
@@ -64,7 +64,6 @@ LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "addre
 async def fetch(ctx: FetchContext[EulerAddresses], account: str) -> dict[str, Any]:
     euler = ctx.section
     reader = ctx.reader()
-    started(reader, "euler", await reader.block_number(), euler.factory.start_block, "its eVault factory")
     known = sorted(await (await ctx.stored_events(stream(euler))).keys(account))
     priced = token_feeds(ctx.chain)
     feeds = [feed.feed for feed in priced.values()]

@@ -7,4 +7,13 @@ from adapters.fluid import flows, pools, positions
 from adapters.fluid.section import FLUID
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="fluid", section=FLUID, fetch=positions.fetch, details=pools.details, flows=flows.flows),)
+PROTOCOLS = (
+    Protocol(
+        name="fluid",
+        section=FLUID,
+        deployed=lambda fluid: fluid.start_block,
+        fetch=positions.fetch,
+        details=pools.details,
+        flows=flows.flows,
+    ),
+)

@@ -14,13 +14,17 @@ class FluidAddresses:
     """Fluid's LendingResolver: every fToken with a wallet's shares."""
     vault_resolver: str
     """Fluid's VaultResolver: a wallet's vault position NFTs with their vaults' data."""
+    start_block: int | None = None
+    """`startBlock`: the block the first of the resolvers was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def parse(value: Any, where: str) -> FluidAddresses:
     value = fields.mapping(value, where)
-    return FluidAddresses(
-        *(fields.address(value.get(name), f"{where} {name}") for name in ("lendingResolver", "vaultResolver"))
+    lending, vaults = (
+        fields.address(value.get(name), f"{where} {name}") for name in ("lendingResolver", "vaultResolver")
     )
+    return FluidAddresses(lending, vaults, fields.start_block(value, where))
 
 
 FLUID = Section("fluid", parse)

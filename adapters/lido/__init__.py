@@ -6,4 +6,8 @@ from adapters.lido import flows, positions
 from adapters.lido.section import LIDO
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="lido", section=LIDO, fetch=positions.fetch, flows=flows.flows),)
+PROTOCOLS = (
+    Protocol(
+        name="lido", section=LIDO, deployed=lambda lido: lido.start_block, fetch=positions.fetch, flows=flows.flows
+    ),
+)

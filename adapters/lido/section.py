@@ -17,6 +17,9 @@ class LidoAddresses:
     withdrawal_queue: str
     apy_period: int = 7 * 24 * 3600
     """Seconds over which the APY is measured (the growth of stETH per share)."""
+    start_block: int | None = None
+    """`startBlock`: the block stETH was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def parse(value: Any, where: str) -> LidoAddresses:
@@ -24,7 +27,7 @@ def parse(value: Any, where: str) -> LidoAddresses:
     steth, wsteth, queue = (
         fields.address(value.get(name), f"{where} {name}") for name in ("stETH", "wstETH", "withdrawalQueue")
     )
-    return LidoAddresses(steth, wsteth, queue, fields.period(value, where))
+    return LidoAddresses(steth, wsteth, queue, fields.period(value, where), fields.start_block(value, where))
 
 
 LIDO = Section("lido", parse)

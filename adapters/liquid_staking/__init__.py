@@ -12,11 +12,22 @@ PROTOCOLS = (
     Protocol(
         name="etherfi",
         section=ETHERFI,
+        deployed=lambda section: section.start_block,
         fetch=etherfi.fetch,
         streams=lambda etherfi: (withdraw_requests(etherfi),),
         flows=flows.flows,
     ),
-    Protocol(name="rocketpool", section=ROCKETPOOL, fetch=rocketpool.fetch, flows=flows.flows),
-    Protocol(name="renzo", section=RENZO, fetch=renzo.fetch, flows=flows.flows),
-    Protocol(name="kelp", section=KELP, fetch=kelp.fetch, flows=flows.flows),
+    Protocol(
+        name="rocketpool",
+        section=ROCKETPOOL,
+        deployed=lambda section: section.start_block,
+        fetch=rocketpool.fetch,
+        flows=flows.flows,
+    ),
+    Protocol(
+        name="renzo", section=RENZO, deployed=lambda section: section.start_block, fetch=renzo.fetch, flows=flows.flows
+    ),
+    Protocol(
+        name="kelp", section=KELP, deployed=lambda section: section.start_block, fetch=kelp.fetch, flows=flows.flows
+    ),
 )

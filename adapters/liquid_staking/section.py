@@ -21,6 +21,9 @@ class EtherfiAddresses:
     withdraw_request_nft: Deployment
     apy_period: int = 7 * 24 * 3600
     """Seconds over which the APY is measured (the growth of ether per eETH share)."""
+    start_block: int | None = None
+    """`startBlock`: the block the LiquidityPool was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,9 @@ class RocketPoolAddresses:
     reth: str
     apy_period: int = 7 * 24 * 3600
     """Seconds over which the APY is measured (the growth of rETH's exchange rate)."""
+    start_block: int | None = None
+    """`startBlock`: the block rETH was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,9 @@ class RenzoAddresses:
     restake_manager: str
     apy_period: int = 7 * 24 * 3600
     """Seconds over which the APY is measured (the growth of ether per ezETH)."""
+    start_block: int | None = None
+    """`startBlock`: the block the first of ezETH and the RestakeManager was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,9 @@ class KelpAddresses:
     withdrawal_manager: str
     apy_period: int = 7 * 24 * 3600
     """Seconds over which the APY is measured (the growth of rsETHPrice)."""
+    start_block: int | None = None
+    """`startBlock`: the block the first of its contracts was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def _addresses(value: dict[str, Any], names: tuple[str, ...], where: str) -> list[str]:
@@ -63,26 +75,26 @@ def _etherfi(value: Any, where: str) -> EtherfiAddresses:
     value = fields.mapping(value, where)
     eeth, weeth, pool = _addresses(value, ("eETH", "weETH", "liquidityPool"), where)
     nft = fields.deployment(value.get("withdrawRequestNFT"), f"{where} withdrawRequestNFT")
-    return EtherfiAddresses(eeth, weeth, pool, nft, fields.period(value, where))
+    return EtherfiAddresses(eeth, weeth, pool, nft, fields.period(value, where), fields.start_block(value, where))
 
 
 def _rocketpool(value: Any, where: str) -> RocketPoolAddresses:
     value = fields.mapping(value, where)
     (reth,) = _addresses(value, ("rETH",), where)
-    return RocketPoolAddresses(reth, fields.period(value, where))
+    return RocketPoolAddresses(reth, fields.period(value, where), fields.start_block(value, where))
 
 
 def _renzo(value: Any, where: str) -> RenzoAddresses:
     value = fields.mapping(value, where)
     ezeth, manager = _addresses(value, ("ezETH", "restakeManager"), where)
-    return RenzoAddresses(ezeth, manager, fields.period(value, where))
+    return RenzoAddresses(ezeth, manager, fields.period(value, where), fields.start_block(value, where))
 
 
 def _kelp(value: Any, where: str) -> KelpAddresses:
     value = fields.mapping(value, where)
     names = ("rsETH", "lrtOracle", "lrtConfig", "withdrawalManager")
     rseth, oracle, config, manager = _addresses(value, names, where)
-    return KelpAddresses(rseth, oracle, config, manager, fields.period(value, where))
+    return KelpAddresses(rseth, oracle, config, manager, fields.period(value, where), fields.start_block(value, where))
 
 
 ETHERFI = Section("etherfi", _etherfi)

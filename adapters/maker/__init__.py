@@ -6,4 +6,6 @@ from adapters.maker import positions
 from adapters.maker.section import MAKER
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="maker", section=MAKER, fetch=positions.fetch),)
+PROTOCOLS = (
+    Protocol(name="maker", section=MAKER, deployed=lambda maker: maker.chain_log.start_block, fetch=positions.fetch),
+)

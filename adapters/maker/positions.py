@@ -33,7 +33,6 @@ from fractions import Fraction
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.fixed_point import RAY, rpow
 from adapters.maker.contracts import (
     BASE,
@@ -88,7 +87,6 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     # An account's input after the wallet's knows the ChainLog's contracts: its first reads wait for its lens too.
     known: Core | None = reader.settled(key)
     reader.prefetch([LENS.initcode(wallet, log.address, MAX_URNS)], [log.address, *(known.first_read if known else ())])
-    started(reader, "maker", await reader.block_number(), log.start_block, "its ChainLog")
     contracts = await reader.shared(key, lambda: core(reader, log.address))
     owned, direct, staked = await asyncio.gather(
         _managed(reader, contracts, wallet),

@@ -4,6 +4,7 @@ state, accrual, shared reads), vaults.py (vault rates, V2 adapters) and adaptive
 
 from __future__ import annotations
 
+from adapters.deployment import earliest
 from adapters.morpho import flows, pools, positions
 from adapters.morpho.contracts import stream
 from adapters.morpho.section import MORPHO
@@ -13,6 +14,9 @@ PROTOCOLS = (
     Protocol(
         name="morpho",
         section=MORPHO,
+        deployed=lambda morpho: earliest(
+            part.start_block for part in (morpho.blue, *morpho.vault_v1_factories, *morpho.vault_v2_factories)
+        ),
         fetch=positions.fetch,
         streams=lambda morpho: (stream(morpho),),
         details=pools.details,

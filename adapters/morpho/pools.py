@@ -28,7 +28,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.factories import Probe, vouched_kind
 from adapters.formats import raw
 from adapters.morpho.adaptive_curve_irm import SECONDS_PER_YEAR, WAD
@@ -79,13 +78,6 @@ async def details(ctx: FetchContext[MorphoAddresses], pool: str) -> dict[str, An
     chain_id, chain = ctx.chain_id, ctx.chain
     deployment = ctx.section
     reader = ctx.reader()
-    started(
-        reader,
-        "morpho",
-        await reader.block_number(),
-        deployment.blue.start_block,
-        f"Morpho Blue {deployment.blue.address.lower()}",
-    )
     if len(pool) == 66:
         block, params = await asyncio.gather(
             reader.block_number(), market_params(reader, deployment.blue.address, pool)

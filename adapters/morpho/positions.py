@@ -27,7 +27,6 @@ from fractions import Fraction
 from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.morpho.adaptive_curve_irm import WAD
 from adapters.morpho.contracts import (
     FEE_RECIPIENT,
@@ -61,8 +60,6 @@ async def fetch(ctx: FetchContext[MorphoAddresses], wallet: str) -> dict[str, An
     deployment = ctx.section
     reader = ctx.reader()
     blue = deployment.blue.address
-    block = await reader.block_number()
-    started(reader, "morpho", block, deployment.blue.start_block, f"Morpho Blue {blue.lower()}")
     stored = await ctx.stored_events(stream(deployment))
     _prefetch(reader, deployment, chain, stored, await stored.keys(wallet), wallet)
     view = await ctx.events(stream(deployment))

@@ -3,6 +3,7 @@ floor: the contracts and the index stream that finds them (contracts.py), a mark
 
 from __future__ import annotations
 
+from adapters.deployment import earliest
 from adapters.pendle import flows, pools, positions
 from adapters.pendle.contracts import stream
 from adapters.pendle.section import PENDLE
@@ -12,6 +13,9 @@ PROTOCOLS = (
     Protocol(
         name="pendle",
         section=PENDLE,
+        deployed=lambda pendle: earliest(
+            deployment.start_block for deployment in (*pendle.market_factories, *pendle.yield_contract_factories)
+        ),
         fetch=positions.fetch,
         streams=lambda pendle: (stream(pendle),),
         details=pools.details,

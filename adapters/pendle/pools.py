@@ -15,11 +15,10 @@ import asyncio
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.factories import vouched_kind
 from adapters.formats import ratio, raw
 from adapters.history import iso_date
-from adapters.pendle.contracts import EXPIRY, IS_VALID_MARKET, READ_TOKENS, YieldContract, stream
+from adapters.pendle.contracts import EXPIRY, IS_VALID_MARKET, READ_TOKENS, YieldContract
 from adapters.pendle.market import PendleReader
 from adapters.pendle.section import PendleAddresses
 from adapters.position_warnings import FIGURE_UNAVAILABLE
@@ -30,7 +29,6 @@ async def details(ctx: FetchContext[PendleAddresses], pool: str) -> dict[str, An
     chain_id, chain = ctx.chain_id, ctx.chain
     reader = ctx.reader()
     block = await reader.block_number()
-    started(reader, "pendle", block, stream(ctx.section).start_block, "its first factory")
     probes = [(f.address, IS_VALID_MARKET, "market") for f in ctx.section.market_factories if f.start_block <= block]
     if await vouched_kind(reader, probes, pool) is None:
         raise InputValidationError(

@@ -42,7 +42,6 @@ from fractions import Fraction
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import started
 from adapters.formats import ratio
 from adapters.history import iso_date
 from adapters.pendle.contracts import (
@@ -93,9 +92,7 @@ class Catalog:
 async def fetch(ctx: FetchContext[PendleAddresses], wallet: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain
     reader = ctx.reader()
-    block = await reader.block_number()
     events = stream(ctx.section)
-    started(reader, "pendle", block, events.start_block, "its first factory")
     stored = await ctx.stored_events(events)
     catalog = Catalog(stored)
     _prefetch(reader, chain, catalog, await stored.keys(wallet), wallet)

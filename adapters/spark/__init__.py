@@ -5,6 +5,7 @@ from __future__ import annotations
 from adapters.aave import flows as aave_flows
 from adapters.aave import pools as aave_pools
 from adapters.aave.section import SPARKLEND
+from adapters.deployment import earliest
 from adapters.protocol import Protocol
 from adapters.spark import flows, positions
 from adapters.spark.section import SAVINGS, section
@@ -14,6 +15,7 @@ PROTOCOLS = (
         name="spark",
         section=section,
         parts=(SPARKLEND, SAVINGS),
+        deployed=lambda spark: earliest(part.start_block for part in (*spark.markets, spark.savings) if part),
         fetch=positions.fetch,
         details=aave_pools.details,
         flows=flows.flows,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from adapters.deployment import earliest
 from adapters.protocol import Protocol
 from adapters.uniswap import flows, pools, positions
 from adapters.uniswap.contracts import stream
@@ -11,6 +12,9 @@ PROTOCOLS = (
     Protocol(
         name="uniswap",
         section=UNISWAP,
+        deployed=lambda uniswap: earliest(
+            version.start_block for version in (uniswap.v3, uniswap.v4 and uniswap.v4.position_manager) if version
+        ),
         fetch=positions.fetch,
         streams=lambda uniswap: (stream(uniswap.v4),) if uniswap.v4 else (),
         details=pools.details,

@@ -99,12 +99,10 @@ async def _deployed(
     reader: ChainReader, uniswap: UniswapAddresses, block: int
 ) -> tuple[UniswapV3Addresses | None, UniswapV4Addresses | None]:
     """The versions whose position manager existed at the block: at a past block, those with
-    code (and v4 not before its scan starts); VALIDATION_ERROR when neither did."""
+    code (and v4 not before its scan starts); VALIDATION_ERROR when neither did (a block before
+    a v4-only chain's position manager is refused by the declaration, adapters/protocol.py)."""
     v3, v4_addresses = uniswap.v3, uniswap.v4
     if v4_addresses and block < v4_addresses.position_manager.start_block:
-        if v3 is None:
-            start = v4_addresses.position_manager.start_block
-            deployment.started(reader, "uniswap", block, start, "its v4 position manager")
         v4_addresses = None
     managers = [m for m in (v3 and v3.position_manager, v4_addresses and v4_addresses.position_manager.address) if m]
     present = await deployment.deployed(reader, "uniswap", managers, lambda manager: manager, "position managers")

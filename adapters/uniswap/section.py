@@ -16,6 +16,9 @@ class UniswapV3Addresses:
 
     factory: str
     position_manager: str
+    start_block: int | None = None
+    """`startBlock`: the block its factory was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +43,10 @@ def parse(value: Any, where: str) -> UniswapAddresses:
     v3 = v4 = None
     if "v3" in value:
         part = fields.mapping(value["v3"], f"{where} v3")
-        v3 = UniswapV3Addresses(
-            *(fields.address(part.get(name), f"{where} v3 {name}") for name in ("factory", "positionManager"))
+        factory, manager = (
+            fields.address(part.get(name), f"{where} v3 {name}") for name in ("factory", "positionManager")
         )
+        v3 = UniswapV3Addresses(factory, manager, fields.start_block(part, f"{where} v3"))
     if "v4" in value:
         part = fields.mapping(value["v4"], f"{where} v4")
         v4 = UniswapV4Addresses(

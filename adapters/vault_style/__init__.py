@@ -15,7 +15,9 @@ VAULT_STYLE = ("midas", "avantis", "avant", "ethena", "sky", "erc4626")
 
 
 def _declared(name: str, fetch: FetchFunction) -> Protocol[VaultStyleAddresses]:
-    return Protocol(name=name, section=section(name), fetch=fetch, flows=flows.flows)
+    return Protocol(
+        name=name, section=section(name), deployed=lambda listed: listed.start_block, fetch=fetch, flows=flows.flows
+    )
 
 
 PROTOCOLS = (_declared("neutrl", neutrl.fetch), *(_declared(name, positions.fetch) for name in VAULT_STYLE))

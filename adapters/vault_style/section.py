@@ -47,6 +47,9 @@ class VaultStyleAddresses:
     tokens: tuple[PricedToken, ...] = ()
     apy_period: int = 7 * 24 * 3600
     """Seconds over which an APY is measured (the growth of an exchange rate or price)."""
+    start_block: int | None = None
+    """`startBlock`: the block the first of its vaults and tokens was deployed at, where the data says (its page
+    under docs/protocols/ cites the source): a block before it is refused with no read."""
 
 
 def parse(value: Any, where: str) -> VaultStyleAddresses:
@@ -67,7 +70,9 @@ def parse(value: Any, where: str) -> VaultStyleAddresses:
         currency = str(token.get("currency", "USD"))
         feed = fields.feed({"pair": f"{token.get('symbol', '')}/{currency}", **token}, here)
         tokens.append(PricedToken(_kind(token, here), fields.address(token.get("token"), here), feed, currency))
-    return VaultStyleAddresses(tuple(vaults), tuple(tokens), fields.period(value, where))
+    return VaultStyleAddresses(
+        tuple(vaults), tuple(tokens), fields.period(value, where), fields.start_block(value, where)
+    )
 
 
 def _kind(value: dict[str, Any], where: str) -> str:
