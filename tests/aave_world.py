@@ -105,12 +105,13 @@ class Incentives:
 @dataclass
 class AaveWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     markets: list[AaveMarketDeployment] = field(default_factory=list)
     spark: list[AaveMarketDeployment] = field(default_factory=list)
     """Markets listed as SparkLend's (the same Aave v3 contracts: SparkLend is a fork)."""
     wallets: dict[str, str] = field(default_factory=dict)
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock` (0: none declared,
+    as for the v3.6 market of tests/aave36_world.py, whose Pools' code then decides)."""
 
     def addresses_override(self) -> dict[str, Any]:
         def listed(markets: list[AaveMarketDeployment]) -> list[dict[str, Any]]:
@@ -121,7 +122,7 @@ class AaveWorld:
                     "pool": m.pool,
                     "dataProvider": m.data_provider,
                     "oracle": m.oracle,
-                    "startBlock": self.start_block,
+                    **({"startBlock": self.start_block} if self.start_block else {}),
                 }
                 for m in markets
             ]

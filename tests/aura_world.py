@@ -52,8 +52,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class AuraWorld:
     balancer: balancer_world.BalancerWorld
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     booster: str = ""
     aura: str = ""
     aura_feed: str = ""
@@ -75,6 +73,8 @@ class AuraWorld:
     aura_oft: str = ""
     l2_coordinator: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     @property
     def node(self) -> Anvil:

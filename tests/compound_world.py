@@ -30,8 +30,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class CompoundWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
     usdc_market: str = ""
@@ -40,6 +38,8 @@ class CompoundWorld:
     eth_usd: str = ""
     rewards: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {

@@ -38,14 +38,14 @@ def compile_all() -> dict[str, Artifact]:
 class ConvexWorld:
     node: Anvil
     curve: curve_world.CurveWorld
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     booster: str = ""
     cvx: str = ""
     cvx_feed: str = ""
     rewards: dict[int, str] = field(default_factory=dict)
     extra: str = ""
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         chain = str(self.node.chain_id)

@@ -80,8 +80,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class CurveWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
@@ -94,6 +92,8 @@ class CurveWorld:
     registries: dict[str, str] = field(default_factory=dict)
     older: dict[str, str] = field(default_factory=dict)
     """The older registries' pools: legacy (its LP token legacy_lp, gauge legacy_gauge), tricrypto (tricrypto_lp)."""
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {

@@ -49,8 +49,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class EigenlayerWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     operator: str = ""
     strategy_manager: str = ""
@@ -62,6 +60,8 @@ class EigenlayerWorld:
     feeds: dict[str, str] = field(default_factory=dict)
     withdrawals: list[tuple[Any, ...]] = field(default_factory=list)
     """Every queued withdrawal (Withdrawal's fields), in the order queued."""
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {

@@ -215,8 +215,6 @@ class FToken:
 @dataclass
 class FluidWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
     lending_resolver: str = ""
@@ -227,6 +225,8 @@ class FluidWorld:
     positions: list[Position] = field(default_factory=list)
     vaults: list[Vault] = field(default_factory=list)
     wallets: dict[str, str] = field(default_factory=dict)
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         feeds = {self.tokens[s]: {"pair": f"{s}/USD", "feed": self.feeds[s], "heartbeat": 10**9} for s in PRICES}

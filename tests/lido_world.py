@@ -37,8 +37,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class LidoWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     steth: str = ""
     wsteth: str = ""
@@ -49,6 +47,8 @@ class LidoWorld:
     requested_at: int = 0
     then: int = 0
     t_then: int = 0
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {

@@ -79,8 +79,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class LiquidStakingWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     contracts: dict[str, str] = field(default_factory=dict)
     """By name: pool, eETH, weETH, nft, rETH, ezETH, RestakeManager, rsETH, LRTOracle, LRTConfig,
@@ -91,6 +89,8 @@ class LiquidStakingWorld:
     start: int = 0
     then: int = 0
     t_then: int = 0
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         c = self.contracts

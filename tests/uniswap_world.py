@@ -79,8 +79,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class UniswapWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     factory: str = ""
     manager: str = ""
@@ -120,6 +118,8 @@ class UniswapWorld:
     v4_payouts: list[dict[str, tuple[tuple[int, int], tuple[int, int]]]] = field(default_factory=list)
     """At each of `v4_steps`, what the PositionManager itself pays for each position the wallet
     holds: (fees, fees + the whole liquidity), taken in a snapshot that is then reverted."""
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {

@@ -136,8 +136,6 @@ def compile_all() -> dict[str, Artifact]:
 @dataclass
 class VaultStyleWorld:
     node: Anvil
-    start_block: int = 0
-    """The block of the world's first deployment: its sections' `startBlock`."""
     wallets: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     feeds: dict[str, str] = field(default_factory=dict)
@@ -152,6 +150,8 @@ class VaultStyleWorld:
     """Wallet -> Midas symbol -> balance."""
     then: int = 0
     t_then: int = 0
+    start_block: int = 0
+    """The block of the world's first deployment: its sections' `startBlock`."""
 
     def addresses_override(self) -> dict[str, Any]:
         sections: dict[str, Any] = {
