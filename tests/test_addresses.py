@@ -244,7 +244,8 @@ def test_every_uniswap_deployment_is_uniswaps_map_and_none_is_missing():
     """Against Uniswap's own CHAIN_TO_ADDRESSES_MAP (@uniswap/sdk-core, pinned in tools/): v3's
     factory and position manager and v4's PoolManager, PositionManager and StateView of every
     chain listed, and Uniswap listed on every served chain the map has; v4's start blocks are
-    its subgraph's."""
+    its subgraph's, and so is v3's on Ethereum, the only chain that declares one (Uniswap's v3
+    subgraph `config/ethereum/config.json` at 1a4c699: the factory's deployment, 12369621)."""
     (published,) = registries(["uniswap"])
     data = json.loads(addresses.BUILT_IN.read_text())
     for chain, value in data.items():
@@ -252,7 +253,9 @@ def test_every_uniswap_deployment_is_uniswaps_map_and_none_is_missing():
             assert chain not in published, f"Uniswap is on chain {chain}, which this service serves"
             continue
         section, map_ = value["uniswap"], published[chain]
-        assert {k: a.lower() for k, a in section["v3"].items()} == {k: a.lower() for k, a in map_["v3"].items()}
+        v3 = dict(section["v3"])
+        assert v3.pop("startBlock", None) == (12369621 if chain == "1" else None), chain
+        assert {k: a.lower() for k, a in v3.items()} == {k: a.lower() for k, a in map_["v3"].items()}
         v4 = section["v4"]
         listed = {"poolManager": v4["poolManager"], "positionManager": v4["positionManager"]["address"]}
         listed["stateView"] = v4["stateView"]
