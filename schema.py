@@ -36,6 +36,7 @@ from chain import ChainReader, ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
 from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
+from graphql_http.interfaces import written_out
 from graphql_http.projection import nonconformity, selects
 from graphql_http.scalars import with_scalars
 from immutable_cache import ImmutableCache
@@ -45,6 +46,9 @@ from protocols import Protocol, Registry
 log = logging.getLogger("wallet_positions.resolver")
 
 SDL_PATH = Path(__file__).with_name("schema.graphql")
+SDL = written_out(SDL_PATH.read_text(encoding="utf-8"))
+"""The schema as served and built: schema.graphql with `WalletEntry`'s fields written into each
+member (graphql_http/interfaces.py)."""
 ADDRESS_RE = re.compile(r"0x[0-9a-fA-F]{40}")
 POOL_RE = re.compile(r"0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})")
 BLOCK_HASH = re.compile(r"0x[0-9a-fA-F]{64}")
@@ -155,7 +159,7 @@ class RequestContext:
 
 def build(registry: Registry) -> GraphQLSchema:
     """The executable schema; every registered protocol must name a member of the union."""
-    schema = with_scalars(build_schema(SDL_PATH.read_text(encoding="utf-8")))
+    schema = with_scalars(build_schema(SDL))
     union = schema.type_map["WalletPositions"]
     assert isinstance(union, GraphQLUnionType)
     members = {member.name for member in union.types}

@@ -222,9 +222,7 @@ def create_app(
     app[METRICS] = metrics = Metrics()
     app[LIMITER] = _limiter(settings, metrics, clock)
     app[SCHEMA] = schema.build(registry)
-    app[PREPARER] = graphql_http.Preparer(
-        app[SCHEMA], schema.SDL_PATH.read_text(encoding="utf-8"), settings.document_cache_size
-    )
+    app[PREPARER] = graphql_http.Preparer(app[SCHEMA], schema.SDL, settings.document_cache_size)
     app[REGISTRY] = registry
     urls = rpc_urls_from_env(os.environ) if rpc_urls is None else rpc_urls
     configured = chains_set_in(os.environ) if rpc_urls is None else set(urls)

@@ -152,7 +152,7 @@ def _too_large() -> graphql_http.RequestError:
 
 
 async def schema_sdl(_request: web.Request) -> web.Response:
-    return web.Response(text=schema.SDL_PATH.read_text(encoding="utf-8"), content_type="text/plain")
+    return web.Response(text=schema.SDL, content_type="text/plain")
 
 
 async def healthz(_request: web.Request) -> web.Response:

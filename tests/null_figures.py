@@ -10,7 +10,7 @@ from typing import Any
 
 from graphql import GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, build_schema
 
-from schema import SDL_PATH
+from schema import SDL
 
 LEFT_ALONE = ("warnings", "usdPrices", "provenance")
 SHAPE = {"oracle": ("updatedAt", "ageSeconds")}
@@ -27,7 +27,7 @@ def figure_names(schema: GraphQLSchema) -> frozenset[str]:
     )
 
 
-FIGURES = figure_names(build_schema(SDL_PATH.read_text()))
+FIGURES = figure_names(build_schema(SDL))
 """The schema's nullable Float and Int fields, by name."""
 
 

@@ -36,7 +36,7 @@ def in_the_union(protocol: Protocol) -> bool:
     union = re.search(r"^union WalletPositions = ((?:.*\n)(?:\s+\|.*\n)*)", schema, re.MULTILINE)
     assert union is not None
     members = {name.strip() for name in union.group(1).split("|")}
-    return f"type {protocol.type_name} " in schema and protocol.type_name in members
+    return f"type {protocol.type_name} implements WalletEntry " in schema and protocol.type_name in members
 
 
 PLACES: dict[str, tuple[str, Callable[[Protocol], bool]]] = {
@@ -44,7 +44,10 @@ PLACES: dict[str, tuple[str, Callable[[Protocol], bool]]] = {
         "its package imported and its `PROTOCOLS` in `DECLARED`",
         lambda protocol: f"*{PACKAGE_OF[protocol.name]}.PROTOCOLS," in text("protocols.py"),
     ),
-    "schema.graphql": ("its `<Name>WalletPositions` type, a member of the `WalletPositions` union", in_the_union),
+    "schema.graphql": (
+        "its `<Name>WalletPositions` type, implementing `WalletEntry`, a member of the `WalletPositions` union",
+        in_the_union,
+    ),
     "docs/protocols/<name>.md": (
         "its page, every formula (tests/test_docs.py holds what it names)",
         lambda protocol: (ROOT / "docs" / "protocols" / f"{protocol.name}.md").exists(),

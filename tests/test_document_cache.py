@@ -15,7 +15,7 @@ import server
 from graphql_http import operation
 from tests.test_request_limits import INPUT, request_error
 
-SDL = schema.SDL_PATH.read_text(encoding="utf-8")
+SDL = schema.SDL
 QUERY = "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) { errors { chainId } } }"
 
 

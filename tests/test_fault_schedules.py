@@ -21,13 +21,20 @@ from typing import Any
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema
+from graphql import (
+    GraphQLInterfaceType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLUnionType,
+    build_schema,
+)
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import server
 from config import Settings
-from schema import SDL_PATH
+from schema import SDL
 from tests import all_worlds
 from tests.conftest import examples
 from tests.evm import Anvil
@@ -56,13 +63,13 @@ def select_all(graphql_type: Any, skip: tuple[str, ...] = ("provenance",)) -> st
         graphql_type = graphql_type.of_type
     if isinstance(graphql_type, GraphQLUnionType):
         return "{ " + " ".join(f"... on {m.name} {select_all(m, skip)}" for m in graphql_type.types) + " }"
-    if isinstance(graphql_type, GraphQLObjectType):
+    if isinstance(graphql_type, (GraphQLObjectType, GraphQLInterfaceType)):
         fields = graphql_type.fields.items()
         return "{ " + " ".join(f"{name} {select_all(f.type, skip)}" for name, f in fields if name not in skip) + " }"
     return ""
 
 
-SCHEMA = build_schema(SDL_PATH.read_text())
+SCHEMA = build_schema(SDL)
 QUERY = (
     "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
     + select_all(SCHEMA.type_map["WalletPositionsResult"])

@@ -120,7 +120,7 @@ async def test_a_price_several_inputs_share_is_listed_in_each_entry_that_uses_it
 def test_every_entry_type_lists_its_usd_prices():
     """Every member of WalletPositions, and PoolOutput, has `usdPrices` of one shape: a client
     selects it from every protocol at once."""
-    sdl = build_schema(schema.SDL_PATH.read_text())
+    sdl = build_schema(schema.SDL)
     union = sdl.type_map["WalletPositions"]
     assert isinstance(union, GraphQLUnionType)
     members = [*union.types, sdl.type_map["PoolOutput"]]

@@ -26,13 +26,13 @@ from graphql import build_schema
 import protocols
 import server
 from config import Settings
-from schema import SDL_PATH
+from schema import SDL
 from tests import aave_world, all_worlds, fluid_world, morpho_world, test_fault_schedules
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import select_all
 
-SCHEMA = build_schema(SDL_PATH.read_text())
+SCHEMA = build_schema(SDL)
 POSITIONS = (
     "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
     + select_all(SCHEMA.type_map["WalletPositionsResult"])
@@ -411,6 +411,29 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
     assert pools["data"] == []
     assert [(e["error"]["code"], e["blockNumber"]) for e in pools["errors"]] == [("VALIDATION_ERROR", before_all)] * 5
     assert all(f"Block {before_all} is before " in e["error"]["message"] for e in pools["errors"])
+
+
+async def test_every_member_answers_the_shared_header_through_its_interface(history):
+    """`... on WalletEntry` selects every member's header (all 26 protocols), and answers the very
+    bytes that the same fields under `... on <Member>` do: a client written before the interface
+    keeps its answers, and one that knows no member renders every entry's header."""
+    worlds, folder, key, _ = history
+    header = select_all(SCHEMA.type_map["WalletEntry"])
+    members = SCHEMA.type_map["WalletPositions"].types
+    assert len(members) == 26 and all(SCHEMA.type_map["WalletEntry"] in member.interfaces for member in members)
+    query = "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) { data %s errors { protocol } } }"
+    generic = query % f"{{ ... on WalletEntry {header} }}"
+    typed = query % ("{ " + " ".join(f"... on {member.name} {header}" for member in members) + " }")
+    chain, wallet = worlds.node.chain_id, worlds.wallets["saver"]
+    names = sorted(protocols.registry(protocols.load_addresses(folder / "addresses.json")))
+    async with Service(folder, key, worlds.node) as service:
+        for start in range(0, len(names), 5):
+            inputs = [
+                {"protocol": name, "chainId": chain, "walletAddress": wallet} for name in names[start : start + 5]
+            ]
+            by_interface, by_member = await service.ask(generic, inputs), await service.ask(typed, inputs)
+            assert by_interface["errors"] == [] and len(by_interface["data"]) >= len(inputs)
+            assert json.dumps(by_interface) == json.dumps(by_member)
 
 
 async def test_every_entry_names_its_blocks_hash_and_time(history):

@@ -31,7 +31,7 @@ import schema as service_schema
 from graphql_http.projection import ProjectingExecutor, Projection, selects_by_variables
 from tests.conftest import examples
 
-SCHEMA = build_schema(service_schema.SDL_PATH.read_text(encoding="utf-8"))
+SCHEMA = build_schema(service_schema.SDL)
 SCHEMA.query_type.fields["walletPositions"].resolve = lambda root, _info, inputs: root
 RESULT = SCHEMA.type_map["WalletPositionsResult"]
 

@@ -89,6 +89,13 @@ async def test_the_page_completes_from_the_schema_and_runs_a_query_with_the_key(
             await browser.press(" ", "Space", 32, modifiers=2)
             members = await browser.wait_for(SUGGESTED)
             assert "... on FluidWalletPositions" in members and "... on MorphoWalletPositions" in members
+            assert members[1] == "... on WalletEntry", "the interface every member shares, first"
+            await browser.evaluate(
+                "q.value = 'query { walletPositions(inputs: []) { data { ... on WalletEntry { block'"
+            )
+            await browser.evaluate("q.selectionStart = q.selectionEnd = q.value.length")
+            await browser.type("H")
+            assert await browser.wait_for(SUGGESTED) == ["blockHash"], "the interface's fields"
 
             variables = {"inputs": [{"protocol": "fluid", "chainId": world.node.chain_id, "walletAddress": lender}]}
             await browser.evaluate(f"q.value = {json.dumps(QUERY)}")

@@ -11,7 +11,7 @@ from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnion
 
 import graphql_http
 from limits import MAX_BODY_BYTES, MAX_DEPTH, MAX_MERGED
-from schema import SDL_PATH
+from schema import SDL
 from tests.conftest import QUICKSTART, WALLET, position_input
 
 INPUT = '{protocol: "morpho", chainId: 1, walletAddress: "%s"}' % WALLET
@@ -98,7 +98,7 @@ def test_the_depth_limit_is_the_schemas_deepest_path():
             return 1 + max(deepest(field.type) for field in graphql_type.fields.values())
         return 0
 
-    query = build_schema(SDL_PATH.read_text()).query_type
+    query = build_schema(SDL).query_type
     assert max(deepest(field.type) + 1 for field in query.fields.values()) == MAX_DEPTH
 
 

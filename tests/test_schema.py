@@ -12,7 +12,7 @@ from graphql.validation.rules.overlapping_fields_can_be_merged import do_types_c
 
 import schema
 
-SDL = build_schema(schema.SDL_PATH.read_text())
+SDL = build_schema(schema.SDL)
 ROOTS = {
     "WalletPositions": "walletPositions(inputs: []) { data { %s } }",
     "PoolDetails": "poolDetails(inputs: []) { data { details { %s } } }",
@@ -55,3 +55,26 @@ def test_a_document_selects_every_shared_field_from_every_member_at_once():
             assert validate(SDL, parse(document)) == [], document
             checked += 1
     assert checked >= 10, "the unions share fields: supplyApy, totalSupply, name, vaultPositions..."
+
+
+def test_the_shared_header_is_written_once_and_every_member_implements_it():
+    """schema.graphql writes `WalletEntry`'s fields once; each member says it implements it and
+    the served schema (graphql_http/interfaces.py) writes them into it, with the same types and
+    descriptions the interface gives."""
+    source = parse(schema.SDL_PATH.read_text(encoding="utf-8"))
+    written = {
+        definition.name.value: {field.name.value for field in definition.fields or ()}
+        for definition in source.definitions
+        if definition.kind in ("object_type_definition", "interface_type_definition")
+    }
+    header = SDL.type_map["WalletEntry"].fields
+    members = SDL.type_map["WalletPositions"].types
+    assert len(header) == 11 and len(members) >= 26
+    assert {member.name: sorted(written[member.name] & set(header)) for member in members} == {
+        member.name: [] for member in members
+    }, "a member writes no header field itself"
+    for member in members:
+        assert SDL.type_map["WalletEntry"] in member.interfaces
+        assert [(str(member.fields[name].type), member.fields[name].description) for name in header] == [
+            (str(field.type), field.description) for field in header.values()
+        ]

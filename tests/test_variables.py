@@ -36,7 +36,7 @@ import schema as service_schema
 from graphql_http.variables import Coercer
 from tests.conftest import examples
 
-SERVICE = build_schema(service_schema.SDL_PATH.read_text(encoding="utf-8"))
+SERVICE = build_schema(service_schema.SDL)
 SERVICE_OPERATION = """query Q($inputs: [PositionInput!]!, $pools: [PoolInput!], $one: PositionInput,
   $block: Int, $name: String!) { walletPositions(inputs: $inputs) { __typename } }"""
 
