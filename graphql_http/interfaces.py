@@ -1,9 +1,12 @@
 """An interface's fields written once in the schema's source and written out, as GraphQL wants
-them, into every type that implements it: the header every `walletPositions` member shares
-(`WalletEntry`) is one block of schema.graphql, not one per protocol.
+them, into every type and interface that implements it: what every entry of an answer states
+(`Entry`) and the header every `walletPositions` member shares (`WalletEntry`) are a block of
+schema.graphql each, not one per protocol.
 
 The text is spliced, not printed again: the served SDL keeps the file's own descriptions and
-layout, each implementing type with the interface's fields first.
+layout, each implementing definition with its interfaces' fields first. GraphQL has a definition
+name every interface it implements, its interfaces' own included, so the interfaces it names
+hold all it inherits.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from graphql.language import FieldDefinitionNode, InterfaceTypeDefinitionNode, O
 
 
 def written_out(sdl: str) -> str:
-    """`sdl` with each interface's fields written into the types that implement it, before their
-    own (a field a type writes itself is its own)."""
+    """`sdl` with each interface's fields, as its source writes them, spliced into the types and
+    interfaces that implement it, before their own (a field a definition writes itself is its own)."""
     document = parse(sdl)
     fields = {
         definition.name.value: definition.fields or ()
@@ -23,7 +26,9 @@ def written_out(sdl: str) -> str:
     }
     inserts = []
     for definition in document.definitions:
-        if not isinstance(definition, ObjectTypeDefinitionNode) or not definition.interfaces:
+        if not isinstance(definition, (ObjectTypeDefinitionNode, InterfaceTypeDefinitionNode)):
+            continue
+        if not definition.interfaces:
             continue
         own = {field.name.value for field in definition.fields or ()}
         inherited = [

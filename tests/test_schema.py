@@ -58,9 +58,10 @@ def test_a_document_selects_every_shared_field_from_every_member_at_once():
 
 
 def test_the_shared_header_is_written_once_and_every_member_implements_it():
-    """schema.graphql writes `WalletEntry`'s fields once; each member says it implements it and
-    the served schema (graphql_http/interfaces.py) writes them into it, with the same types and
-    descriptions the interface gives."""
+    """schema.graphql writes `WalletEntry`'s fields once (and `Entry`'s, which `WalletEntry` and
+    `PoolOutput` share); each member says it implements both and the served schema
+    (graphql_http/interfaces.py) writes them into it, with the same types and descriptions the
+    interfaces give."""
     source = parse(schema.SDL_PATH.read_text(encoding="utf-8"))
     written = {
         definition.name.value: {field.name.value for field in definition.fields or ()}
@@ -73,6 +74,12 @@ def test_the_shared_header_is_written_once_and_every_member_implements_it():
     assert {member.name: sorted(written[member.name] & set(header)) for member in members} == {
         member.name: [] for member in members
     }, "a member writes no header field itself"
+    entry = SDL.type_map["Entry"].fields
+    assert len(entry) == 8 and not written["PoolOutput"] & set(entry) and not written["WalletEntry"] & set(entry)
+    assert SDL.type_map["Entry"] in SDL.type_map["PoolOutput"].interfaces
+    assert [(str(SDL.type_map["PoolOutput"].fields[name].type)) for name in entry] == [
+        str(field.type) for field in entry.values()
+    ]
     for member in members:
         assert SDL.type_map["WalletEntry"] in member.interfaces
         assert [(str(member.fields[name].type), member.fields[name].description) for name in header] == [
