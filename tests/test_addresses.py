@@ -119,6 +119,16 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             % ("ab" * 20, "cd" * 20),
             r"midas tokens\[0\]: heartbeat",
         ),
+        (
+            '{"5": {"lido": {"stETH": "0x%s", "wstETH": "0x%s", "withdrawalQueue": "0x%s", "startBlock": "1"}}}'
+            % ("12" * 20, "34" * 20, "56" * 20),
+            "lido: startBlock must be a block number",
+        ),
+        (
+            '{"5": {"aave": [{"name": "m", "addressesProvider": "0x%s", "pool": "0x%s", "dataProvider": "0x%s", '
+            '"oracle": "0x%s", "startBlock": -1}]}}' % (("12" * 20,) * 4),
+            r"aave\[0\]: startBlock must be a block number",
+        ),
         ('{"5": {"morhpo": {}}}', r"chain 5: no section has the key 'morhpo' \(the keys: \[.*'morpho'"),
         ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),
         ('{"5": {"aura": {"booster": "0x%s"}}}' % ("12" * 20), "aura aura: 'None' is not an address"),
