@@ -19,8 +19,9 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 MAX_INPUTS = 5
-MAX_DEPTH = 9
-"""The deepest path the schema has: a series' point's positions' liquidation price's asset's symbol."""
+MAX_DEPTH = 10
+"""The deepest path the schema has: a series' point's gauge position's pool share's risk's
+liquidation price's asset's symbol (the share is a Position, whose `risk` every Position has)."""
 MAX_BODY_BYTES = 100 * 1024
 MAX_TOKENS = 2_500
 """Parser token cap: parsing costs about 8 microseconds a token; a typical query is about 260, one

@@ -29,7 +29,7 @@ from graphql import (
 )
 
 import series
-from adapters import accounts
+from adapters import accounts, legs
 from adapters.context import FetchContext, FetchFunction
 from adapters.prices import noting_prices, used_prices
 from chain import ChainReader, ChainRequest, shared_future
@@ -75,12 +75,16 @@ class RootField:
 
 def _position(protocol: Protocol, chain_id: int, address: str, answer: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The entry of a wallet (its own positions: `holder` is the wallet) or of an account it
-    controls (the answer names its `holder` and `via`)."""
+    controls (the answer names its `holder` and `via`), with every position and the totals of
+    their legs (adapters/legs.py)."""
+    positions = legs.listed(answer)
     return {
         "holder": address,
         "via": None,
         "usdPrices": [],
         **answer,
+        "allPositions": positions,
+        "totals": legs.totals(positions),
         "__typename": protocol.type_name,
         "protocol": protocol.name,
         "chainId": chain_id,
@@ -276,7 +280,7 @@ async def _history(
         async with asyncio.timeout(context.input_timeout):
             reader = context.chains.reader(chain_id)
             found = await reader.shared(("series points", asked), lambda: series.points(reader, asked))
-        answer = await series.series(point, found, schema, protocol.type_name)
+        answer = await series.series(point, found)
         answer |= {"flows": [], "earnings": []}
         if wants_flows:
 
@@ -285,7 +289,7 @@ async def _history(
                 return protocol.context(deadline, context.chains, context.indexes, chain_id, block)
 
             async with asyncio.timeout(context.input_timeout):
-                await series.kept_flows(at, context.answers, schema, protocol, address, answer)
+                await series.kept_flows(at, context.answers, protocol, address, answer)
         return {"protocol": protocol.name, "chainId": chain_id, "walletAddress": address, **answer}
 
 
@@ -414,7 +418,7 @@ def _shaped(
     problem: str | None
     try:
         shaped, type_name = root.output(protocol, chain_id, address, answer)
-        problem = nonconformity(shaped, schema.type_map[type_name])
+        problem = nonconformity(shaped, schema.type_map[type_name], schema)
     except (KeyError, TypeError, ValueError) as exc:
         problem = f"cannot be shaped ({type(exc).__name__}: {exc})"
     if problem is None:

@@ -10,26 +10,23 @@
   any other, so a repeat costs no RPC request, and points of one block share its reads. A point
   that fails says why in its own `error`; points before the protocol's deployment are left out
   with one warning; an input whose every point fails is an error as a whole.
-- Totals walk the answer by its GraphQL type: ROLES says which USD figure counts as supplied,
-  collateral, debt or rewards. A total with a part that has no USD figure is null.
+- Totals are each point's answer's own (`totals`, the sums of its positions' legs by role,
+  adapters/legs.py); flows and earnings follow the same legs by their keys.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLOutputType, GraphQLSchema
-
 from adapters.context import FetchContext
 from adapters.earnings import Held, earnings
 from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
-from adapters.uniswap import flows as uniswap_flows
+from adapters.legs import DEBT, GROWS
 from chain import ChainReader
 from errors import BeforeDeployment, InputValidationError, PositionError, ProtocolError
 from immutable_cache import ImmutableCache
@@ -40,95 +37,6 @@ MAX_POINTS = 366
 SERIES_BUDGET = 400
 """Points of one operation over all its series (inputs x points): five inputs at 80 points, or one
 at 366. Each point costs what one `walletPositions` input at a past block costs."""
-
-SUPPLIED, COLLATERAL, DEBT, REWARDS = "suppliedUsd", "collateralUsd", "debtUsd", "rewardsUsd"
-
-
-class Role(NamedTuple):
-    """Where a USD figure counts, and the raw amounts that say it is zero (a position with nothing
-    in it counts 0 even without a price)."""
-
-    total: str
-    amounts: tuple[str, ...]
-    collateral_if: str | None = None
-    """A Boolean field that, when true, moves the figure to collateral (Aave's `isCollateral`)."""
-
-
-ROLES: dict[tuple[str, str], Role] = {
-    ("MorphoVaultV1Position", "assetsUsd"): Role(SUPPLIED, ("shares",)),
-    ("MorphoVaultV2Position", "assetsUsd"): Role(SUPPLIED, ("shares",)),
-    ("MorphoMarketPosition", "supplyAssetsUsd"): Role(SUPPLIED, ("supplyShares",)),
-    ("MorphoMarketPosition", "borrowAssetsUsd"): Role(DEBT, ("borrowShares",)),
-    ("MorphoMarketPosition", "collateralUsd"): Role(COLLATERAL, ("collateral",)),
-    ("AaveSupplyPosition", "balanceUsd"): Role(SUPPLIED, ("balance",), "isCollateral"),
-    ("AaveBorrowPosition", "debtUsd"): Role(DEBT, ("debt",)),
-    ("AaveRewardPosition", "accruedUsd"): Role(REWARDS, ("accrued",)),
-    ("CompoundSupplyPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("CompoundBorrowPosition", "debtUsd"): Role(DEBT, ("debt",)),
-    ("CompoundCollateralPosition", "balanceUsd"): Role(COLLATERAL, ("balance",)),
-    ("CompoundRewardPosition", "accruedUsd"): Role(REWARDS, ("accrued",)),
-    ("PendlePtPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("PendleYtPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("PendleLpPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("PendleSyPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("PendleAmount", "amountUsd"): Role(REWARDS, ("amount",)),
-    ("PendleReward", "amountUsd"): Role(REWARDS, ("amount",)),
-    ("FluidLendingPosition", "underlyingAmountUsd"): Role(SUPPLIED, ("shares",)),
-    ("FluidVaultPosition", "supplyUsd"): Role(COLLATERAL, ("supply",)),
-    ("FluidVaultPosition", "borrowUsd"): Role(DEBT, ("borrow",)),
-    ("LidoStakedPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("LidoWithdrawalRequest", "amountOfStETHUsd"): Role(SUPPLIED, ("amountOfStETH",)),
-    ("UniswapPosition", "valueUsd"): Role(SUPPLIED, ("amount0", "amount1")),
-    ("UniswapPosition", "uncollectedFeesUsd"): Role(REWARDS, ("uncollectedFees0", "uncollectedFees1")),
-    ("UniswapPosition", "principalOwedUsd"): Role(SUPPLIED, ("principalOwed0", "principalOwed1")),
-    ("VaultSharePosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("VaultCooldown", "underlyingAmountUsd"): Role(SUPPLIED, ("underlyingAmount",)),
-    ("PricedTokenPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("MakerVault", "collateralUsd"): Role(COLLATERAL, ("collateral",)),
-    ("MakerVault", "debtUsd"): Role(DEBT, ("normalizedDebt",)),
-    ("EulerVaultPosition", "assetsUsd"): Role(SUPPLIED, ("shares",), "isCollateral"),
-    ("EulerVaultPosition", "borrowedUsd"): Role(DEBT, ("borrowed",)),
-    ("BalancerTokenShare", "amountUsd"): Role(SUPPLIED, ("amount",)),
-    ("BalancerReward", "amountUsd"): Role(REWARDS, ("amount",)),
-    ("LiquidStakingPosition", "balanceUsd"): Role(SUPPLIED, ("balance",)),
-    ("EtherfiWithdrawalRequest", "amountOfEEthUsd"): Role(SUPPLIED, ("amountOfEEth",)),
-    ("KelpWithdrawalRequest", "expectedAssetAmountUsd"): Role(SUPPLIED, ("expectedAssetAmount",)),
-    ("RenzoWithdrawalRequest", "amountToRedeemUsd"): Role(SUPPLIED, ("amountToRedeem",)),
-    ("EigenlayerRestakedPosition", "amountUsd"): Role(SUPPLIED, ("amount",)),
-    ("EigenlayerWithdrawalStrategy", "amountUsd"): Role(SUPPLIED, ("amount",)),
-    ("EigenlayerPod", "restakedEthUsd"): Role(SUPPLIED, ("restakedEth",)),
-    ("CurveLpPosition", "valueUsd"): Role(SUPPLIED, ("lpBalance", "stakedBalance")),
-    ("CurveLpPosition", "claimableCrvUsd"): Role(REWARDS, ("claimableCrv",)),
-    ("CurveReward", "claimableUsd"): Role(REWARDS, ("claimable",)),
-    ("ConvexDeposit", "valueUsd"): Role(SUPPLIED, ("balance",)),
-    ("ConvexDeposit", "claimableCrvUsd"): Role(REWARDS, ("claimableCrv",)),
-    ("ConvexDeposit", "claimableCvxUsd"): Role(REWARDS, ("claimableCvx",)),
-}
-NOT_COUNTED: dict[tuple[str, str], str] = {
-    ("AaveMarketState", "netWorthUsd"): "the account's totals as Aave states them: its positions are counted",
-    ("AaveMarketState", "totalCollateralUsd"): "likewise",
-    ("AaveMarketState", "totalDebtUsd"): "likewise",
-    ("AaveMarketState", "availableBorrowsUsd"): "a capacity, not a holding",
-    ("CompoundBorrowPosition", "borrowCapacityUsd"): "a capacity, not a holding",
-    ("CompoundBorrowPosition", "liquidationThresholdUsd"): "a threshold, not a holding",
-    ("LidoWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfStETHUsd, once finalized",
-    ("LiquidationPrice", "priceUsd"): "a price, not a holding",
-    ("UsdPriceSource", "priceUsd"): "likewise",
-    ("MakerVault", "priceUsd"): "likewise",
-    ("UniswapPosition", "amount0Usd"): "a part of valueUsd",
-    ("UniswapPosition", "amount1Usd"): "likewise",
-    ("BalancerPoolPosition", "valueUsd"): "the sum of its tokens' amountUsd",
-    ("UniswapPosition", "uncollectedFees0Usd"): "a part of uncollectedFeesUsd",
-    ("UniswapPosition", "uncollectedFees1Usd"): "likewise",
-    ("UniswapPosition", "principalOwed0Usd"): "a part of principalOwedUsd",
-    ("UniswapPosition", "principalOwed1Usd"): "likewise",
-    ("NeutrlWalletPositions", "vaultPosition"): "the sNUSD position of vaultPositions again (the hosted API's field)",
-    ("EtherfiWithdrawalRequest", "claimableEthUsd"): "the same ether as amountOfEEthUsd, once finalized",
-    ("RocketpoolBurn", "burnableEthUsd"): "a part of the rETH's balanceUsd: what a burn of it pays now",
-    ("CurvePoolCoin", "amountUsd"): "a part of valueUsd (Curve's and Convex's)",
-}
-"""USD figures (and one object) below WalletPositions that no total counts, and why; a test holds
-ROLES and this to every `...Usd` field of the schema."""
 
 
 @dataclass(frozen=True)
@@ -229,7 +137,7 @@ PointFetch = Callable[[int], Awaitable[dict[str, Any]]]
 """One point's answer: the input's `walletPositions` answer at a block (or its PositionError)."""
 
 
-async def series(fetch: PointFetch, asked: list[Point], schema: GraphQLSchema, type_name: str) -> dict[str, Any]:
+async def series(fetch: PointFetch, asked: list[Point]) -> dict[str, Any]:
     """An input's series: each point's answer and totals, or its error; points before the protocol's
     deployment left out with a warning; PositionError when no point could be answered."""
     outcomes = await asyncio.gather(*(fetch(point.block) for point in asked), return_exceptions=True)
@@ -246,7 +154,7 @@ async def series(fetch: PointFetch, asked: list[Point], schema: GraphQLSchema, t
             entry |= {"positions": None, "totals": None}
             entry["error"] = {"code": outcome.code, "message": outcome.message, "retryable": outcome.retryable}
         else:
-            entry |= {"positions": outcome, "totals": totals(schema, type_name, outcome), "error": None}
+            entry |= {"positions": outcome, "totals": outcome["totals"], "error": None}
         kept.append(entry)
     if not kept:
         raise early[-1][1]
@@ -265,228 +173,39 @@ async def series(fetch: PointFetch, asked: list[Point], schema: GraphQLSchema, t
     return {"points": kept, "warnings": warnings}
 
 
-def totals(schema: GraphQLSchema, type_name: str, answer: Mapping[str, Any]) -> dict[str, float | None]:
-    """The point's totals in USD (ROLES), each null where a part it counts has no USD figure."""
-    sums: dict[str, float | None] = dict.fromkeys((SUPPLIED, COLLATERAL, DEBT, REWARDS), 0.0)
-    member = schema.type_map[type_name]
-    assert isinstance(member, GraphQLObjectType)
-    _add(_plan(member), answer, sums)
-    parts = [sums[SUPPLIED], sums[COLLATERAL], sums[REWARDS], sums[DEBT]]
-    net = None if None in parts else sum(part for part in parts[:3] if part is not None) - (sums[DEBT] or 0.0)
-    return {**sums, "netUsd": net}
-
-
-Plan = list[tuple[str, "Role | Plan"]]
-"""Per object type, the fields that count (their Role) and those that lead to more (their plan)."""
-
-
-@functools.cache
-def _plan(object_type: GraphQLObjectType) -> Plan:
-    plan: Plan = []
-    for name, graphql_field in object_type.fields.items():
-        key = (object_type.name, name)
-        if key in ROLES:
-            plan.append((name, ROLES[key]))
-        elif key in NOT_COUNTED or not isinstance(inner := _object_of(graphql_field.type), GraphQLObjectType):
-            continue
-        elif sub := _plan(inner):
-            plan.append((name, sub))
-    return plan
-
-
-def _object_of(graphql_type: GraphQLOutputType) -> Any:
-    while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
-        graphql_type = graphql_type.of_type
-    return graphql_type
-
-
-def _add(plan: Plan, value: Any, sums: dict[str, float | None]) -> None:
-    if isinstance(value, list):
-        for item in value:
-            _add(plan, item, sums)
-        return
-    if not isinstance(value, Mapping):
-        return
-    for name, step in plan:
-        if isinstance(step, list):
-            _add(step, value.get(name), sums)
-            continue
-        total = COLLATERAL if step.collateral_if and value.get(step.collateral_if) else step.total
-        figure = value.get(name)
-        if figure is None and all(value.get(amount) == "0" for amount in step.amounts):
-            figure = 0.0
-        current = sums[total]
-        sums[total] = None if current is None or figure is None else current + figure
-
-
-class Leg(NamedTuple):
-    """One leg of a position type, as earnings follow it: its key (the values at `key`'s dotted
-    paths joined by ":", then a suffix; a path starting with "^" is the enclosing object's), its raw
-    amount, its USD figure and the dotted path to its asset's address (empty where the answer
-    names no token of the leg's units, Lido's stETH for wstETH: its flows name it)."""
-
-    key: tuple[str, ...]
-    suffix: str
-    amount: str
-    usd: str
-    asset: str
-    debt: bool = False
-    grows: bool = False
-    """Rewards and fees accrue from nothing, an AMM's token amounts move with its price: no inflow needed."""
-
-
-LEGS: dict[str, tuple[Leg, ...]] = {
-    "MorphoVaultV1Position": (Leg(("vaultAddress",), "", "assets", "assetsUsd", "asset.address"),),
-    "MorphoVaultV2Position": (Leg(("vaultAddress",), "", "assets", "assetsUsd", "asset.address"),),
-    "MorphoMarketPosition": (
-        Leg(("marketId",), ":supply", "supplyAssets", "supplyAssetsUsd", "loanAsset.address"),
-        Leg(("marketId",), ":borrow", "borrowAssets", "borrowAssetsUsd", "loanAsset.address", debt=True),
-        Leg(("marketId",), ":collateral", "collateral", "collateralUsd", "collateralAsset.address"),
-    ),
-    "AaveSupplyPosition": (
-        Leg(("marketAddress", "currency.address"), ":supply", "balance", "balanceUsd", "currency.address"),
-    ),
-    "AaveRewardPosition": (
-        Leg(
-            ("controller", "rewardToken.address"),
-            ":rewards",
-            "accrued",
-            "accruedUsd",
-            "rewardToken.address",
-            grows=True,
-        ),
-    ),
-    "AaveBorrowPosition": (
-        Leg(("marketAddress", "currency.address"), ":borrow", "debt", "debtUsd", "currency.address", debt=True),
-    ),
-    "VaultSharePosition": (Leg(("vaultAddress",), "", "assets", "balanceUsd", "underlyingAsset.address"),),
-    "VaultCooldown": (
-        Leg(("^vaultAddress",), ":cooldown", "underlyingAmount", "underlyingAmountUsd", "^underlyingAsset.address"),
-    ),
-    "FluidVaultPosition": (
-        Leg(("vaultAddress", "nftId"), ":collateral", "supply", "supplyUsd", "supplyToken.address"),
-        Leg(("vaultAddress", "nftId"), ":debt", "borrow", "borrowUsd", "borrowToken.address", debt=True),
-    ),
-    "FluidLendingPosition": (
-        Leg(("fTokenAddress",), "", "underlyingAmount", "underlyingAmountUsd", "underlyingAsset.address"),
-    ),
-    "PricedTokenPosition": (Leg(("tokenAddress",), "", "balance", "balanceUsd", "tokenAddress"),),
-    "LidoStakedPosition": (Leg(("token.address",), "", "stEth", "balanceUsd", ""),),
-    "LidoWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfStETH", "amountOfStETHUsd", ""),),
-    "LiquidStakingPosition": (Leg(("token.address",), "", "eth", "balanceUsd", ""),),
-    "EtherfiWithdrawalRequest": (Leg(("requestId",), ":withdrawal", "amountOfEEth", "amountOfEEthUsd", ""),),
-    "KelpWithdrawalRequest": (
-        Leg(
-            ("asset.address", "userNonce"),
-            ":withdrawal",
-            "expectedAssetAmount",
-            "expectedAssetAmountUsd",
-            "asset.address",
-        ),
-    ),
-    "PendlePtPosition": (Leg(("ptToken.address",), "", "balance", "balanceUsd", "ptToken.address"),),
-    "PendleYtPosition": (Leg(("ytToken.address",), "", "balance", "balanceUsd", "ytToken.address"),),
-    "PendleLpPosition": (Leg(("lpToken.address",), "", "balance", "balanceUsd", "lpToken.address"),),
-    "PendleSyPosition": (Leg(("syTokenAddress",), "", "balance", "balanceUsd", "syTokenAddress"),),
-    "PendleAmount": (Leg(("^ytToken.address",), ":interest", "amount", "amountUsd", "^syTokenAddress", grows=True),),
-    "PendleReward": (
-        Leg(("^ytToken.address", "token.address"), ":reward", "amount", "amountUsd", "token.address", grows=True),
-    ),
-    "UniswapPosition": tuple(
-        Leg(
-            ("positionManager", "tokenId"),
-            f":{leg}{side}",
-            f"{field}{side}",
-            f"{field}{side}Usd",
-            f"token{side}.address",
-            grows=leg != "owed",
-        )
-        for leg, field in uniswap_flows.LEGS
-        for side in (0, 1)
-    ),
-    "CompoundSupplyPosition": (Leg(("marketAddress",), ":supply", "balance", "balanceUsd", "baseAsset.address"),),
-    "CompoundBorrowPosition": (Leg(("marketAddress",), ":borrow", "debt", "debtUsd", "baseAsset.address", debt=True),),
-    "CompoundRewardPosition": (
-        Leg(
-            ("marketAddress", "rewardToken.address"),
-            ":rewards",
-            "accrued",
-            "accruedUsd",
-            "rewardToken.address",
-            grows=True,
-        ),
-    ),
-    "CompoundCollateralPosition": (
-        Leg(("marketAddress", "asset.address"), ":collateral", "balance", "balanceUsd", "asset.address"),
-    ),
-}
-"""The position types whose flows are derived (adapters/flows.py and the protocols' flows.py),
-by type; a position of another type with a USD figure gets a FLOWS_UNAVAILABLE warning."""
-
-
-def legs(schema: GraphQLSchema, type_name: str, answer: Mapping[str, Any]) -> tuple[dict[str, Held], set[str]]:
-    """The legs a point's answer holds by key, and the position types it holds whose flows are
-    not derived."""
+def legs(protocol: Protocol, answer: Mapping[str, Any]) -> tuple[dict[str, Held], set[str]]:
+    """The legs a point's answer holds by key (its `allPositions`' legs, adapters/legs.py), and the
+    position types it holds whose flows the protocol does not derive (`Protocol.unfollowed`). A leg
+    several positions hold parts of (a RewardsController's reward accrued in several markets) is
+    one leg, their amounts and USD added."""
     found: dict[str, Held] = {}
     underived: set[str] = set()
-    member = schema.type_map[type_name]
-    assert isinstance(member, GraphQLObjectType)
-    _walk_legs(member, answer, found, underived)
+    for position in answer["allPositions"]:
+        if position["__typename"] in protocol.unfollowed:
+            underived.add(position["__typename"])
+            continue
+        for leg in position["legs"]:
+            amount, asset = leg["amount"], leg["asset"]
+            held = Held(
+                None if amount is None else int(amount),
+                leg["usd"],
+                None if asset is None else asset["address"],
+                leg["role"] == DEBT,
+                leg["role"] in GROWS,
+            )
+            found[leg["key"]] = held if leg["key"] not in found else _summed(found[leg["key"]], held)
     return found, underived
 
 
-def _walk_legs(
-    object_type: GraphQLObjectType,
-    value: Any,
-    found: dict[str, Held],
-    underived: set[str],
-    parent: Mapping[str, Any] | None = None,
-) -> None:
-    if isinstance(value, list):
-        for item in value:
-            _walk_legs(object_type, item, found, underived, parent)
-        return
-    if not isinstance(value, Mapping):
-        return
-    for leg in LEGS.get(object_type.name, ()):
-        amount, parts = value.get(leg.amount), [_at(value, path, parent) for path in leg.key]
-        if None in parts:  # a token that could not be read: no key to follow it by
-            underived.add(object_type.name)
-            continue
-        key = f"{':'.join(str(part).lower() for part in parts)}{leg.suffix}"
-        asset = _at(value, leg.asset, parent)
-        held = Held(int(amount) if isinstance(amount, str) else None, value.get(leg.usd), asset, leg.debt, leg.grows)
-        found[key] = held if key not in found else _summed(found[key], held)
-    if object_type.name not in LEGS and any(key[0] == object_type.name for key in ROLES):
-        underived.add(object_type.name)
-    for name, graphql_field in object_type.fields.items():
-        inner = _object_of(graphql_field.type)
-        if isinstance(inner, GraphQLObjectType) and (object_type.name, name) not in NOT_COUNTED:
-            _walk_legs(inner, value.get(name), found, underived, value)
-
-
 def _summed(one: Held, other: Held) -> Held:
-    """A leg several positions hold parts of (a RewardsController's reward accrued in several
-    markets): their amounts and USD added, None where a part's is."""
     amount = None if one.amount is None or other.amount is None else one.amount + other.amount
     usd = None if one.usd is None or other.usd is None else one.usd + other.usd
     return Held(amount, usd, one.asset, one.debt, one.grows)
 
 
-def _at(value: Any, path: str, parent: Mapping[str, Any] | None = None) -> Any:
-    """The value at a dotted path ("currency.address"), of the enclosing object where it starts
-    with "^" ("^ytToken.address"); None where a step is missing."""
-    if path.startswith("^"):
-        value, path = parent, path[1:]
-    for step in path.split("."):
-        value = value.get(step) if isinstance(value, Mapping) else None
-    return value
-
-
 async def kept_flows(
     at: Callable[[int], FetchContext[Any]],
     answers: ImmutableCache,
-    schema: GraphQLSchema,
     protocol: Protocol,
     wallet: str,
     answer: dict[str, Any],
@@ -502,21 +221,18 @@ async def kept_flows(
         answer["warnings"] = answer["warnings"] + kept["warnings"]
         return
     before = len(answer["warnings"])
-    await flows(ctx, schema, protocol, wallet, answer)
+    await flows(ctx, protocol, wallet, answer)
     added = answer["warnings"][before:]
     if block_key is not None and not any(warning["code"] == "FLOWS_INCOMPLETE" for warning in added):
         answers.put(key, {"flows": answer["flows"], "earnings": answer["earnings"], "warnings": added})
 
 
-async def flows(
-    ctx: FetchContext[Any], schema: GraphQLSchema, protocol: Protocol, wallet: str, answer: dict[str, Any]
-) -> None:
+async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer: dict[str, Any]) -> None:
     """The series' flows and earnings from its first answered point to its last (the context's
     block), into `answer`, or the warnings that say why not."""
     answered = [point for point in answer["points"] if point["positions"] is not None]
     (start, held), (end, now) = (
-        (point["blockNumber"], legs(schema, protocol.type_name, point["positions"]))
-        for point in (answered[0], answered[-1])
+        (point["blockNumber"], legs(protocol, point["positions"])) for point in (answered[0], answered[-1])
     )
 
     def warn(code: str, target: str, message: str) -> None:
@@ -568,7 +284,7 @@ async def flows(
         for flow, value in zip(found, values)
     ]
     points = [  # a point that left a part out cannot say its legs there held nothing
-        (point["blockNumber"], legs(schema, protocol.type_name, point["positions"])[0])
+        (point["blockNumber"], legs(protocol, point["positions"])[0])
         for at, point in enumerate(answered)
         if at in (0, len(answered) - 1)
         or not any(warning["code"] == "PART_UNREADABLE" for warning in point["positions"]["warnings"])

@@ -7,8 +7,8 @@ logs that name the wallet, each valued in its asset and in USD at its own block 
   series that starts earlier gets a stream of its own (starts are rounded down to BUCKET blocks,
   so nearby ranges share one).
 - Each protocol decodes its own events (`FlowFunction`) into `Flow`s keyed as its positions'
-  legs are (series.py `LEGS`): a vault by its address, a Morpho market's supply, borrow and
-  collateral by `<marketId>:<leg>`.
+  legs are (each leg's `key`, adapters/legs.py): a vault by its address, a Morpho market's supply,
+  borrow and collateral by `<marketId>:<leg>`.
 - ERC-4626 shares (`share_flows`): `Deposit` and `Withdraw` whose owner is the wallet, in assets;
   share transfers to or from another holder, at `convertToAssets` at their block. A token that is
   its own asset (a Midas token): every transfer, mints and burns included.
@@ -57,7 +57,7 @@ class Flow(NamedTuple):
     """One log's change to one leg of a position."""
 
     position: str
-    """The leg's key (series.py LEGS)."""
+    """The leg's key (`Leg.key`, adapters/legs.py)."""
     kind: str
     block: int
     log_index: int

@@ -41,12 +41,17 @@ def native_coin(chain_id: int) -> tuple[str, str]:
     return NATIVE_COINS.get(chain_id, ("ETH", "Ether"))
 
 
+def native_info(chain_id: int) -> dict[str, Any]:
+    """`TokenInfo` of a chain's native coin, at its address NATIVE."""
+    symbol, name = native_coin(chain_id)
+    return {"address": NATIVE, "symbol": symbol, "name": name, "decimals": 18}
+
+
 async def token_info(reader: ChainReader, token: str) -> dict[str, Any]:
     """`TokenInfo` of a token; read once per token and then served from the immutable cache.
     The native coin's address answers the coin with no read."""
     if token.lower() == NATIVE:
-        symbol, name = native_coin(reader.chain_id)
-        return {"address": NATIVE, "symbol": symbol, "name": name, "decimals": 18}
+        return native_info(reader.chain_id)
     label = f"token {token.lower()}"
     name, symbol, (decimals,) = await asyncio.gather(
         _text(reader, token, NAME, NAME_BYTES32, label),

@@ -31,6 +31,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLAbstractType,
+    GraphQLEnumType,
     GraphQLIncludeDirective,
     GraphQLLeafType,
     GraphQLList,
@@ -42,7 +43,6 @@ from graphql import (
     GraphQLSchema,
     GraphQLSkipDirective,
     GraphQLType,
-    GraphQLUnionType,
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
@@ -296,14 +296,15 @@ def included(node: FieldNode | FragmentSpreadNode | InlineFragmentNode, variable
     return not (skip and skip.get("if")) and not (include and include.get("if") is False)
 
 
-def nonconformity(value: Any, graphql_type: GraphQLType) -> str | None:
-    """Where `value` breaks `graphql_type` (a missing non-null field, a wrong scalar), or None.
+def nonconformity(value: Any, graphql_type: GraphQLType, schema: GraphQLSchema) -> str | None:
+    """Where `value` breaks `graphql_type` (a missing non-null field, a wrong scalar or enum value,
+    an abstract type's value that names no type of it), or None.
 
     Checked per input, so that one adapter's bad object becomes that input's UNKNOWN_ERROR
     instead of a null that GraphQL would propagate up to the whole result. The check of each type
     is built once (a closure per field), and the path is spelled only for a problem found.
     """
-    problem = _checker(graphql_type)(value)
+    problem = _checker(graphql_type, schema)(value)
     if problem is None:
         return None
     what, *path = problem
@@ -316,23 +317,26 @@ Check = Callable[[Any], "Problem | None"]
 _CHECKS: weakref.WeakKeyDictionary[GraphQLType, Check] = weakref.WeakKeyDictionary()
 
 
-def _checker(graphql_type: GraphQLType) -> Check:
+def _checker(graphql_type: GraphQLType, schema: GraphQLSchema) -> Check:
     check = _CHECKS.get(graphql_type)
     if check is None:
-        check = _CHECKS[graphql_type] = _build_checker(graphql_type)
+        check = _CHECKS[graphql_type] = _build_checker(graphql_type, schema)
     return check
 
 
-def _build_checker(graphql_type: GraphQLType) -> Check:
+def _build_checker(graphql_type: GraphQLType, schema: GraphQLSchema) -> Check:
     if isinstance(graphql_type, GraphQLNonNull):
-        inner = _checker(graphql_type.of_type)
+        inner = _checker(graphql_type.of_type, schema)
         return lambda value: ["is null"] if value is None else inner(value)
     if isinstance(graphql_type, GraphQLList):
-        return _list_checker(_checker(graphql_type.of_type))
+        return _list_checker(_checker(graphql_type.of_type, schema))
     if isinstance(graphql_type, GraphQLObjectType):
-        return _object_checker([(name, _checker(field.type)) for name, field in graphql_type.fields.items()])
-    if isinstance(graphql_type, GraphQLUnionType):
-        return _member_checker(graphql_type)
+        return _object_checker([(name, _checker(field.type, schema)) for name, field in graphql_type.fields.items()])
+    if isinstance(graphql_type, GraphQLAbstractType):
+        return _member_checker(graphql_type, schema)
+    if isinstance(graphql_type, GraphQLEnumType):
+        values, problem = frozenset(graphql_type.values), f"is not a {graphql_type.name}"
+        return lambda value: None if value is None or value in values else [problem]
     assert isinstance(graphql_type, GraphQLNamedType)  # the wrapping types are handled above
     valid, problem = _SCALAR_CHECKS[graphql_type.name], f"is not a {graphql_type.name}"
     return lambda value: None if value is None or valid(value) else [problem]
@@ -353,17 +357,18 @@ def _list_checker(item: Check) -> Check:
     return check
 
 
-def _member_checker(union: GraphQLUnionType) -> Check:
-    """A union's value names its member in `__typename`, and fits that member."""
-    members = {member.name: member for member in union.types}
+def _member_checker(abstract: GraphQLAbstractType, schema: GraphQLSchema) -> Check:
+    """An abstract type's value names its type in `__typename`: a member of the union, or a type
+    that implements the interface; and fits that type."""
+    members: dict[Any, GraphQLObjectType] = {member.name: member for member in schema.get_possible_types(abstract)}
 
     def check(value: Any) -> Problem | None:
         if value is None:
             return None
         member = members.get(value.get("__typename")) if isinstance(value, dict) else None
         if member is None:
-            return [f"is not a member of {union.name}"]
-        return _checker(member)(value)
+            return [f"is not a {abstract.name}"]
+        return _checker(member, schema)(value)
 
     return check
 

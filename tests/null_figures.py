@@ -1,7 +1,9 @@
 """Every null figure of an answer is named by a warning (docs/api.md#warnings): the figures
 (Float and Int fields) a position leaves null, each with a warning whose target is an address or
 id of that position. Two nulls are the answer's shape, not a lack: a `healthFactor` beside a null
-`risk` (nothing borrowed) and a risk oracle's `updatedAt`/`ageSeconds` (the oracle states no time)."""
+`risk` (nothing borrowed) and a risk oracle's `updatedAt`/`ageSeconds` (the oracle states no time).
+`allPositions` lists the typed lists' positions again, whose figures are checked there (its `apy`
+is null where a type states no rate: the shape too); a null `totals` is its legs' null `usd`."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from graphql import GraphQLFloat, GraphQLInt, GraphQLNonNull, GraphQLObjectType,
 
 from schema import SDL
 
-LEFT_ALONE = ("warnings", "usdPrices", "provenance")
+LEFT_ALONE = ("warnings", "usdPrices", "provenance", "allPositions", "totals")
 SHAPE = {"oracle": ("updatedAt", "ageSeconds")}
 
 

@@ -10,11 +10,13 @@ import asyncio
 from typing import Any
 
 from adapters.context import FetchContext
+from adapters.legs import SUPPLIED, VAULT, leg, position
 from chain import erc20
 from errors import NetworkError, ProtocolError
 from protocols import Protocol
 
 CHAINS = frozenset({1, 8453})
+TEST_TOKEN = {"address": "0x" + "22" * 20, "symbol": "TST", "name": "Test", "decimals": 6}
 
 
 def vault_position(address: str, chain_id: int) -> dict[str, Any]:
@@ -30,11 +32,18 @@ def vault_position(address: str, chain_id: int) -> dict[str, Any]:
                 "vaultAddress": "0x" + "11" * 20,
                 "vaultName": f"Vault for {address[:10]} on {chain_id}",
                 "vaultSymbol": "vTEST",
-                "asset": {"address": "0x" + "22" * 20, "symbol": "TST", "name": "Test", "decimals": 6},
+                "asset": TEST_TOKEN,
                 "shares": str(int(address[2:10], 16)),
                 "assets": "1250000000",
                 "assetsUsd": 1250.0,
                 "apy": 0.0685,
+                **position(
+                    "MorphoVaultV2Position",
+                    "0x" + "11" * 20,
+                    VAULT,
+                    "vTEST",
+                    [leg(SUPPLIED, "0x" + "11" * 20, TEST_TOKEN, 1_250_000_000, 1250.0, "0x" + "33" * 20)],
+                ),
             }
         ],
         "marketPositions": [],
@@ -59,6 +68,22 @@ def chain_balances(tokens: list[str], chain_id: int) -> Protocol:
                     "asset": {"address": token, "symbol": "T", "name": "T", "decimals": 18},
                     "assetsUsd": None,
                     "apy": None,
+                    **position(
+                        "MorphoVaultV1Position",
+                        token,
+                        VAULT,
+                        "BAL",
+                        [
+                            leg(
+                                SUPPLIED,
+                                token,
+                                {"address": token, "symbol": "T", "name": "T", "decimals": 18},
+                                balance,
+                                None,
+                                None,
+                            )
+                        ],
+                    ),
                 }
                 for token, (balance,) in zip(tokens, balances)
             ],

@@ -28,13 +28,15 @@ from graphql import (
     GraphQLObjectType,
     GraphQLUnionType,
     build_schema,
+    parse,
 )
+from graphql.language import InterfaceTypeDefinitionNode, ObjectTypeDefinitionNode
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import server
 from config import Settings
-from schema import SDL
+from schema import SDL, SDL_PATH
 from tests import all_worlds
 from tests.conftest import examples
 from tests.evm import Anvil
@@ -56,16 +58,33 @@ the controller's entries are those of the accounts it controls (adapters/account
 METHODS = ("eth_blockNumber", "eth_chainId", "eth_getCode", "eth_call", "eth_getBlockByNumber", "eth_getLogs")
 
 
+WRITTEN = {
+    definition.name.value: {field.name.value for field in definition.fields or ()}
+    for definition in parse(SDL_PATH.read_text(encoding="utf-8")).definitions
+    if isinstance(definition, (ObjectTypeDefinitionNode, InterfaceTypeDefinitionNode))
+}
+"""The fields each type of schema.graphql writes itself (an interface's are written into it)."""
+
+
 def select_all(graphql_type: Any, skip: tuple[str, ...] = ("provenance",)) -> str:
     """A selection of every field of a type, fragments for union members: the whole answer (but
-    `provenance`, which reads each input on its own: tests/test_verify.py selects it)."""
+    `provenance`, which reads each input on its own: tests/test_verify.py selects it). An
+    interface's fields are selected through it, as a client does: what the members share once
+    (`... on WalletEntry`), every position's `Position` fields in `allPositions`; each type's
+    own fields beside them."""
     while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
         graphql_type = graphql_type.of_type
     if isinstance(graphql_type, GraphQLUnionType):
-        return "{ " + " ".join(f"... on {m.name} {select_all(m, skip)}" for m in graphql_type.types) + " }"
+        shared = {interface.name: interface for m in graphql_type.types for interface in m.interfaces}
+        widest = [max(shared.values(), key=lambda interface: len(interface.fields))] if shared else []
+        parts = [f"... on {interface.name} {select_all(interface, skip)}" for interface in widest]
+        parts += [f"... on {m.name} {select_all(m, skip)}" for m in graphql_type.types]
+        return "{ " + " ".join(parts) + " }"
     if isinstance(graphql_type, (GraphQLObjectType, GraphQLInterfaceType)):
-        fields = graphql_type.fields.items()
-        return "{ " + " ".join(f"{name} {select_all(f.type, skip)}" for name, f in fields if name not in skip) + " }"
+        interfaces = graphql_type.interfaces if isinstance(graphql_type, GraphQLObjectType) else ()
+        inherited = {name for interface in interfaces for name in interface.fields} - WRITTEN[graphql_type.name]
+        fields = [(name, field) for name, field in graphql_type.fields.items() if name not in (*skip, *inherited)]
+        return "{ " + " ".join(f"{name} {select_all(field.type, skip)}" for name, field in fields) + " }"
     return ""
 
 

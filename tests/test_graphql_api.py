@@ -268,7 +268,8 @@ async def test_every_query_field_of_the_sdl_is_executable(api):
             "vaultName assetsUsd apy shares",
             """
         type vaultAddress vaultName vaultSymbol asset { address symbol name decimals }
-        shares assets assetsUsd apy""",
+        shares assets assetsUsd apy __typename id category label
+        legs { role key asset { address symbol name decimals } amount amountDecimal usd priceSource }""",
         ),
         {"inputs": [position_input()]},
     )

@@ -14,6 +14,8 @@ from typing import Any
 
 from graphql import (
     Executor,
+    GraphQLEnumType,
+    GraphQLInterfaceType,
     GraphQLList,
     GraphQLNonNull,
     GraphQLObjectType,
@@ -36,17 +38,33 @@ SCHEMA.query_type.fields["walletPositions"].resolve = lambda root, _info, inputs
 RESULT = SCHEMA.type_map["WalletPositionsResult"]
 
 
-def selection(draw: Any, graphql_type: Any, depth: int, fragments: dict[str, str], flags: list[str]) -> str:
-    """A selection set for `graphql_type` (object or union), drawn field by field."""
+def selection(
+    draw: Any,
+    graphql_type: Any,
+    depth: int,
+    fragments: dict[str, str],
+    flags: list[str],
+    own: bool = False,
+    prefix: str = "",
+) -> str:
+    """A selection set for `graphql_type` (object, interface or union), drawn field by field; `own`:
+    an interface's own fields (not its members' fragments); `prefix`: an alias for every field (the
+    types of an interface may give one field name two types, BorrowRisk and BorrowRisk!, which one
+    response key cannot hold)."""
     while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
         graphql_type = graphql_type.of_type
-    if isinstance(graphql_type, GraphQLUnionType):
+    if not own and isinstance(graphql_type, (GraphQLUnionType, GraphQLInterfaceType)):
         parts = ["__typename"]
-        for member in graphql_type.types:
-            if draw(st.booleans()):
-                parts.append(f"... on {member.name} {selection(draw, member, depth + 1, fragments, flags)}")
+        if isinstance(graphql_type, GraphQLInterfaceType) and draw(st.booleans()):
+            parts.append(selection(draw, graphql_type, depth, fragments, flags, own=True)[2:-2])
+        if isinstance(graphql_type, GraphQLUnionType):
+            members = [member for member in graphql_type.types if draw(st.booleans())]
+        else:  # a few of its types: every list of positions under every member would outgrow the validation budget
+            members = draw(st.lists(st.sampled_from(SCHEMA.get_possible_types(graphql_type)), max_size=2, unique=True))
+        for member in members:
+            prefix = f"{member.name}_" if isinstance(graphql_type, GraphQLInterfaceType) else ""
+            parts.append(f"... on {member.name} {selection(draw, member, depth + 1, fragments, flags, prefix=prefix)}")
         return "{ " + " ".join(parts) + " }"
-    assert isinstance(graphql_type, GraphQLObjectType)
     names = sorted(graphql_type.fields)
     chosen = draw(st.lists(st.sampled_from(names), min_size=1, max_size=min(6, len(names))))
     parts = []
@@ -56,11 +74,11 @@ def selection(draw: Any, graphql_type: Any, depth: int, fragments: dict[str, str
         while isinstance(inner, (GraphQLNonNull, GraphQLList)):
             inner = inner.of_type
         sub = ""
-        if isinstance(inner, (GraphQLObjectType, GraphQLUnionType)):
+        if isinstance(inner, (GraphQLObjectType, GraphQLUnionType, GraphQLInterfaceType)):
             if depth >= 4:
                 continue
             sub = " " + selection(draw, inner, depth + 1, fragments, flags)
-        alias = f"a{index}_{name}: " if draw(st.integers(0, 4)) == 0 else ""
+        alias = f"{prefix}{name}: " if prefix else f"a{index}_{name}: " if draw(st.integers(0, 4)) == 0 else ""
         directive = ""
         if draw(st.integers(0, 6)) == 0:
             flag = f"f{len(flags)}"
@@ -91,14 +109,16 @@ def value(draw: Any, graphql_type: Any, depth: int = 0) -> Any:
         return [
             value(draw, graphql_type.of_type, depth + 1) for _ in range(draw(st.integers(0, 2 if depth < 3 else 0)))
         ]
-    if isinstance(graphql_type, GraphQLUnionType):
-        member = draw(st.sampled_from(graphql_type.types))
+    if isinstance(graphql_type, (GraphQLUnionType, GraphQLInterfaceType)):
+        member = draw(st.sampled_from(SCHEMA.get_possible_types(graphql_type)))
         inner = value(draw, member, depth)
         if isinstance(inner, dict):
             inner["__typename"] = member.name if draw(st.integers(0, 19)) else "Nope"
         return inner
     if isinstance(graphql_type, GraphQLObjectType):
         return {name: value(draw, field.type, depth + 1) for name, field in graphql_type.fields.items()}
+    if isinstance(graphql_type, GraphQLEnumType):
+        return draw(st.sampled_from(sorted(graphql_type.values)))
     return draw(
         {
             "String": st.text(max_size=5),

@@ -96,6 +96,14 @@ async def test_the_page_completes_from_the_schema_and_runs_a_query_with_the_key(
             await browser.evaluate("q.selectionStart = q.selectionEnd = q.value.length")
             await browser.type("H")
             assert await browser.wait_for(SUGGESTED) == ["blockHash"], "the interface's fields"
+            await browser.evaluate(
+                "q.value = 'query { walletPositions(inputs: []) { data { ... on WalletEntry { allPositions { '"
+            )
+            await browser.evaluate("q.selectionStart = q.selectionEnd = q.value.length")
+            await browser.press(" ", "Space", 32, modifiers=2)
+            positions = await browser.wait_for(SUGGESTED)
+            assert positions[:6] == ["id", "category", "label", "legs", "apy", "risk"], "Position's fields first"
+            assert "... on MorphoMarketPosition" in positions and "... on UniswapPosition" in positions
 
             variables = {"inputs": [{"protocol": "fluid", "chainId": world.node.chain_id, "walletAddress": lender}]}
             await browser.evaluate(f"q.value = {json.dumps(QUERY)}")

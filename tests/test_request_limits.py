@@ -78,12 +78,12 @@ def nested(depth: int) -> str:
     return "{ " + " { ".join(f"f{i}" for i in range(depth)) + " }" * depth
 
 
-async def test_depth_nine_passes_and_ten_is_refused(api):
-    nine = (await api.query(nested(9))).body["errors"]
-    assert "DEPTH_LIMIT_EXCEEDED" not in {error["extensions"]["code"] for error in nine}
-    reply = await api.query(nested(10))
+async def test_the_depth_limit_passes_and_one_more_is_refused(api):
+    within = (await api.query(nested(MAX_DEPTH))).body["errors"]
+    assert "DEPTH_LIMIT_EXCEEDED" not in {error["extensions"]["code"] for error in within}
+    reply = await api.query(nested(MAX_DEPTH + 1))
     depth = [e["message"] for e in reply.body["errors"] if e["extensions"]["code"] == "DEPTH_LIMIT_EXCEEDED"]
-    assert depth == ["Query depth 10 exceeds the limit of 9 levels of nesting."]
+    assert depth == [f"Query depth {MAX_DEPTH + 1} exceeds the limit of {MAX_DEPTH} levels of nesting."]
 
 
 def test_the_depth_limit_is_the_schemas_deepest_path():

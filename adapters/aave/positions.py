@@ -62,6 +62,7 @@ from adapters.aave.market import Valuation, asset_price, bounded_reserves, curre
 from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
 from adapters.deployment import deployed
+from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, leg, position, symbol
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from chain import ChainReader, erc20, no_read
 from errors import ProtocolError
@@ -206,10 +207,14 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str, warnings
     supplies = [part.supply for part in parts if part.supply]
     borrows = [part.borrow for part in parts if part.borrow]
     state = _state(market, totals, emode, usd_unit, supplies, borrows, warnings)
-    if state is not None:  # the account's totals in USD, so its risk too
+    if state is not None:  # the account's totals in USD, so its risk too, each borrow's as well
         state["risk"] = await _risk(account, totals, [part.held for part in parts], bool(supplies))
+        for borrow in borrows:
+            borrow["risk"] = state["risk"]
     earning = [token for part in parts for token in part.earning]
-    claims = await warnings.optional(_claims(reader, earning, wallet, label), market.pool, "reward positions are")
+    claims = await warnings.optional(
+        _claims(reader, earning, wallet, label, market.pool), market.pool, "reward positions are"
+    )
     base = {"type": f"{market.protocol}-reward", "marketAddress": market.pool, "marketName": market.name}
     return _Part(state, supplies, borrows, [{**base, **claim} for claim in claims or []])
 
@@ -235,7 +240,7 @@ async def _risk(account: _Account, totals: Any, held: list[risk.Held], supplies:
     )
 
 
-async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: str) -> list[dict[str, Any]]:
+async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: str, pool: str) -> list[dict[str, Any]]:
     """What the wallet may claim for the tokens it holds, from each controller they name."""
     controllers = await asyncio.gather(*(rewards.controller_of(reader, token, label) for token in tokens))
     by_controller: dict[str, list[str]] = {}
@@ -243,7 +248,7 @@ async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: st
         if controller is not None:
             by_controller.setdefault(controller, []).append(token)
     found = await asyncio.gather(
-        *(rewards.claimable(reader, c, held, wallet, label) for c, held in by_controller.items())
+        *(rewards.claimable(reader, c, held, wallet, label, pool) for c, held in by_controller.items())
     )
     return [claim for claims in found for claim in claims]
 
@@ -372,14 +377,22 @@ def _shape(account: _Account, asset: str, user: Any, reads: _Reads, value: Valua
                 terms.rules, asset, config.ltv, config.liquidationThreshold, terms.debt_ceiling, record
             )
             threshold = collateral.threshold(terms.rules, config.liquidationThreshold, record)
+        usd, key = value.usd(supplied), f"{market.pool.lower()}:{asset.lower()}:supply"
         supply = {
             **base,
             "type": f"{market.protocol}-supply",
             "balance": str(supplied),
-            "balanceUsd": value.usd(supplied),
+            "balanceUsd": usd,
             "apy": quoted_apy(data.liquidityRate, asset, warnings, "apy is") if data else None,
             "isCollateral": is_collateral,
             "canBeCollateral": can_be_collateral,
+            **position(
+                "AaveSupplyPosition",
+                key,
+                LENDING,
+                f"{symbol(currency)} ({market.name})",
+                [leg(COLLATERAL if is_collateral else SUPPLIED, key, currency, supplied, usd, account.oracle.lower())],
+            ),
         }
     debt = stable_debt + variable_debt
     if debt:
@@ -388,12 +401,21 @@ def _shape(account: _Account, asset: str, user: Any, reads: _Reads, value: Valua
         weighted = (
             None if stable is None or variable is None else (stable_debt * stable + variable_debt * variable) / debt
         )
+        usd, key = value.usd(debt), f"{market.pool.lower()}:{asset.lower()}:borrow"
         borrow = {
             **base,
             "type": f"{market.protocol}-borrow",
             "debt": str(debt),
-            "debtUsd": value.usd(debt),
+            "debtUsd": usd,
             "apy": weighted,
+            **position(
+                "AaveBorrowPosition",
+                key,
+                LENDING,
+                f"{symbol(currency)} ({market.name})",
+                [leg(DEBT, key, currency, debt, usd, account.oracle.lower())],
+                risk=None,
+            ),
         }
     held = risk.Held(
         token=currency,

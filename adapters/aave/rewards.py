@@ -34,6 +34,7 @@ from adapters.aave.contracts import (
 )
 from adapters.aave.market import Valuation
 from adapters.history import YEAR
+from adapters.legs import REWARD, REWARDS, leg, position, symbol
 from adapters.position_warnings import PRICE_UNAVAILABLE, Warnings
 from chain import ChainReader, erc20, no_read
 from chain.abi import ZERO_ADDRESS
@@ -124,24 +125,38 @@ async def rates(
 
 
 async def claimable(
-    reader: ChainReader, controller: str, tokens: list[str], wallet: str, label: str
+    reader: ChainReader, controller: str, tokens: list[str], wallet: str, label: str, pool: str
 ) -> list[dict[str, Any]]:
-    """What `wallet` may claim from `controller` for `tokens`: per reward token with an amount,
-    the amount and its USD value (null without a price)."""
+    """What `wallet` may claim from `controller` for `tokens` (of the market whose Pool is `pool`):
+    per reward token with an amount, the amount and its USD value (null without a price)."""
     answer: Any = await reader.call(controller, ALL_USER_REWARDS, tokens, wallet, label=f"{label} rewards")
-    owed = [(reward, amount) for reward, amount in zip(answer.rewardsList, answer.unclaimedAmounts) if amount]
+    owed = [(reward.lower(), amount) for reward, amount in zip(answer.rewardsList, answer.unclaimedAmounts) if amount]
     reads = await asyncio.gather(
         *(
-            asyncio.gather(erc20.token_info(reader, reward), reward_price(reader, controller, reward, label))
+            asyncio.gather(
+                erc20.token_info(reader, reward),
+                reward_price(reader, controller, reward, label),
+                reader.call(controller, REWARD_ORACLE, reward, label=f"{label} rewards"),  # reward_price's: no read
+            )
             for reward, _ in owed
         )
     )
-    return [
-        {
-            "rewardToken": info,
-            "accrued": str(amount),
-            "accruedUsd": None if price is None else float(Fraction(amount, 10 ** info["decimals"]) * price),
-            "controller": controller,
-        }
-        for (_, amount), (info, price) in zip(owed, reads)
-    ]
+    claims = []
+    for (reward, amount), (info, price, (oracle,)) in zip(owed, reads):
+        usd = None if price is None else float(Fraction(amount, 10 ** info["decimals"]) * price)
+        claims.append(
+            {
+                "rewardToken": info,
+                "accrued": str(amount),
+                "accruedUsd": usd,
+                "controller": controller,
+                **position(
+                    "AaveRewardPosition",
+                    f"{pool.lower()}:{controller.lower()}:{reward}",
+                    REWARDS,
+                    symbol(info),
+                    [leg(REWARD, f"{controller.lower()}:{reward}:rewards", info, amount, usd, oracle.lower())],
+                ),
+            }
+        )
+    return claims

@@ -60,7 +60,7 @@ from adapters.aura.contracts import (
 )
 from adapters.aura.section import AuraAddresses, AuraParts
 from adapters.balancer.section import BalancerAddresses
-from adapters.balancer.shares import pool_by_address, position, reward
+from adapters.balancer.shares import pool_by_address, position, reward, staked
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
@@ -188,9 +188,18 @@ async def _deposit(
     )
     share, rewards = await asyncio.gather(
         position(reader, chain, state, deposited, warnings),
-        asyncio.gather(*(reward(reader, chain, token, amount, warnings) for token, amount in owed if amount)),
+        asyncio.gather(
+            *(reward(reader, chain, token, amount, warnings, rewards_pool) for token, amount in owed if amount)
+        ),
     )
-    return {"booster": booster, "pid": pid, "rewardPool": rewards_pool, "position": share, "rewards": list(rewards)}
+    return {
+        "booster": booster,
+        "pid": pid,
+        "rewardPool": rewards_pool,
+        "position": share,
+        "rewards": [each.answer for each in rewards],
+        **staked("AuraDeposit", f"{booster.lower()}:{pid}", share, rewards),
+    }
 
 
 async def _claimable(

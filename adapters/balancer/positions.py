@@ -43,7 +43,8 @@ from adapters.balancer.contracts import (
     stream,
 )
 from adapters.balancer.section import BalancerAddresses
-from adapters.balancer.shares import position, reward, v2_pool, v3_pool
+from adapters.balancer.shares import Reward, position, reward, v2_pool, v3_pool
+from adapters.balancer.shares import staked as staked_position
 from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import token_feeds
@@ -185,12 +186,18 @@ async def _gauge(
         _pool(reader, chain, balancer, catalog, pool, staked, warnings),
         claimables(reader, chain, gauge, wallet, balancer.bal, warnings),
     )
-    return {"gauge": gauge, "position": share, "rewards": rewards}
+    answers = [each.answer for each in rewards]
+    return {
+        "gauge": gauge,
+        "position": share,
+        "rewards": answers,
+        **staked_position("BalancerGaugePosition", gauge.lower(), share, rewards),
+    }
 
 
 async def claimables(
     reader: ChainReader, chain: ChainAddresses, gauge: str, wallet: str, bal: str | None, warnings: Warnings
-) -> list[dict[str, Any]]:
+) -> list[Reward]:
     """BAL (`claimable_tokens`, where the chain's gauges mint it) and every reward token's
     `claimable_reward`, non-zero ones, each with its USD value."""
     label = f"Balancer gauge {gauge}"
@@ -201,7 +208,9 @@ async def claimables(
         first(reader.call(gauge, CLAIMABLE_TOKENS, wallet, label=label)) if bal else _zero(),
     )
     pairs = [(str(token).lower(), amount) for token, amount in zip([*tokens, bal or NONE], owed) if amount]
-    return list(await asyncio.gather(*(reward(reader, chain, token, amount, warnings) for token, amount in pairs)))
+    return list(
+        await asyncio.gather(*(reward(reader, chain, token, amount, warnings, gauge) for token, amount in pairs))
+    )
 
 
 async def _zero() -> int:

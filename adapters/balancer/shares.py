@@ -27,9 +27,10 @@ tokens, as a proportional exit pays it. Balancer's gauges (positions.py) and Aur
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.balancer.contracts import (
     GET_ACTUAL_SUPPLY,
@@ -45,6 +46,8 @@ from adapters.balancer.contracts import (
     V3_TOTAL_SUPPLY,
 )
 from adapters.balancer.section import BalancerAddresses
+from adapters.legs import LIQUIDITY, LIQUIDITY_POSITION, REWARD, feed_of, leg
+from adapters.legs import position as positioned
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import warned_usd_price
 from addresses import ChainAddresses
@@ -149,20 +152,17 @@ async def position(
         asyncio.gather(*(erc20.token_info(reader, token) for token in state.tokens)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in state.tokens)),
     )
-    shares = []
+    shares, legs = [], []
     total: Fraction | None = Fraction(0)
+    pool = state.pool.lower()
     for info, balance, amount, price in zip(infos, state.balances, amounts, prices):
         usd = price.exact(amount, info["decimals"]) if price else None
         total = None if total is None or usd is None else total + usd
-        shares.append(
-            {
-                "token": info,
-                "poolBalance": str(balance),
-                "amount": str(amount),
-                "amountUsd": float(usd) if usd is not None else None,
-            }
-        )
+        value = float(usd) if usd is not None else None
+        shares.append({"token": info, "poolBalance": str(balance), "amount": str(amount), "amountUsd": value})
+        legs.append(leg(LIQUIDITY, f"{pool}:{info['address']}", info, amount, value, feed_of(price)))
     return {
+        **positioned("BalancerPoolPosition", pool, LIQUIDITY_POSITION, pool_token["symbol"], legs),
         "version": state.version,
         "poolType": state.pool_type,
         "pool": pool_token,
@@ -174,13 +174,31 @@ async def position(
     }
 
 
+class Reward(NamedTuple):
+    """A `BalancerReward` and its leg."""
+
+    answer: dict[str, Any]
+    leg: dict[str, Any]
+
+
 async def reward(
-    reader: ChainReader, chain: ChainAddresses, token: str, amount: int, warnings: Warnings
-) -> dict[str, Any]:
-    """A `BalancerReward`: the token (null with a warning where it cannot be read), the amount, its USD."""
+    reader: ChainReader, chain: ChainAddresses, token: str, amount: int, warnings: Warnings, where: str
+) -> Reward:
+    """A `BalancerReward`: the token (null with a warning where it cannot be read), the amount, its
+    USD; and its leg, keyed by `where` it accrues (a gauge, a reward pool)."""
     info, price = await asyncio.gather(
         warnings.optional(erc20.token_info(reader, token), token, "the reward's token is"),
         warned_usd_price(reader, chain, token, warnings),
     )
     usd = price.value(amount, info["decimals"]) if price and info else None
-    return {"token": info, "amount": str(amount), "amountUsd": usd}
+    key = f"{where.lower()}:{token.lower()}:reward"
+    return Reward(
+        {"token": info, "amount": str(amount), "amountUsd": usd}, leg(REWARD, key, info, amount, usd, feed_of(price))
+    )
+
+
+def staked(typename: str, identifier: str, share: dict[str, Any], rewards: Sequence[Reward]) -> dict[str, Any]:
+    """The `Position` of pool tokens staked where they earn rewards (a gauge, an Aura deposit):
+    the pool share's legs and the rewards'."""
+    legs = [*share["legs"], *(each.leg for each in rewards)]
+    return positioned(typename, identifier, LIQUIDITY_POSITION, f"{share['label']} staked", legs)

@@ -59,6 +59,7 @@ from adapters.compound.market import apr, apy, comet_price, usd_per_unit
 from adapters.compound.section import CometMarket, CompoundAddresses
 from adapters.context import FetchContext
 from adapters.deployment import deployed
+from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, REWARDS, SUPPLIED, leg, position, symbol
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import currency_usd, oldest_update
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
@@ -86,7 +87,7 @@ async def fetch(ctx: FetchContext[CompoundAddresses], wallet: str) -> dict[str, 
     kept = warnings.survivors("Compound market", ((market.comet, result) for market, result in zip(comets, markets)))
     if not kept:
         raise next(r for r in markets if isinstance(r, BaseException))
-    prices = {token: usd for market in kept for token, usd in market["prices"].items() if usd is not None}
+    prices = {token: priced for market in kept for token, priced in market["prices"].items()}
     with_rewards = [market for market in kept if market["reward"]]
     rewards = await asyncio.gather(*(_reward(reader, market, prices, warnings) for market in with_rewards))
     return {
@@ -134,8 +135,9 @@ class _Reads:
     unit_usd: Fraction | ProtocolError | None
     """USD per unit of the market's price currency."""
     held: list[_Holding]
-    prices: dict[str, Fraction]
-    """USD per raw unit of the base and of every collateral asset Comet prices: the rewards' prices."""
+    prices: dict[str, tuple[Fraction, str]]
+    """USD per raw unit of the base and of every collateral asset Comet prices, and the feed Comet
+    reads for it: the rewards' prices."""
     reward: tuple[str, int] | None
 
 
@@ -227,8 +229,11 @@ async def _read(
             held.append(_Holding(asset, balance, price, usd_per_unit(price, asset.scale, unit_usd)))
     base_usd = usd_per_unit(base_price, base_scale, unit_usd)
     known = {
-        base: base_usd,
-        **{asset.asset: usd_per_unit(price, asset.scale, unit_usd) for asset, price in zip(assets, prices)},
+        base: (base_usd, base_feed),
+        **{
+            asset.asset: (usd_per_unit(price, asset.scale, unit_usd), asset.priceFeed)
+            for asset, price in zip(assets, prices)
+        },
     }
     return _Reads(
         comet,
@@ -243,7 +248,7 @@ async def _read(
         base_usd,
         unit_usd,
         held,
-        {token: usd for token, usd in known.items() if isinstance(usd, Fraction)},
+        {token: (usd, feed.lower()) for token, (usd, feed) in known.items() if isinstance(usd, Fraction)},
         reward,
     )
 
@@ -273,37 +278,36 @@ def _positions(
         return float(sum(holding.balance * usd * factor(holding.asset) / WAD for holding, usd in priced))
 
     collateral = [
-        {
-            "type": "compound-collateral",
-            "marketAddress": comet,
-            "asset": info,
-            "balance": str(holding.balance),
-            "balanceUsd": float(holding.balance * usd) if usd is not None else None,
-            "borrowCollateralFactor": holding.asset.borrowCollateralFactor / WAD,
-            "liquidateCollateralFactor": holding.asset.liquidateCollateralFactor / WAD,
-        }
+        _collateral(comet, holding, None if usd is None else float(holding.balance * usd), info)
         for holding, usd, info in zip(read.held, collateral_usd, collateral_infos)
     ]
     base_fields = {"marketAddress": comet, "baseAsset": base_info}
     base_value = warnings.value(read.base_usd, comet, "balanceUsd and debtUsd are") if supplied or borrowed else None
     supply = borrow = None
+    feed, label = read.base_feed.lower(), symbol(base_info)
     if supplied:
         rate = warnings.value(read.supply_rate, comet, "the supply apr and apy are")
+        usd, key = float(supplied * base_value) if base_value is not None else None, f"{comet.lower()}:supply"
         supply = {
             **base_fields,
             "type": "compound-supply",
             "balance": str(supplied),
-            "balanceUsd": float(supplied * base_value) if base_value is not None else None,
+            "balanceUsd": usd,
             "apr": None if rate is None else apr(rate),
             "apy": None if rate is None else apy(rate),
+            **position(
+                "CompoundSupplyPosition", key, LENDING, label, [leg(SUPPLIED, key, base_info, supplied, usd, feed)]
+            ),
         }
     if borrowed:
         rate = warnings.value(read.borrow_rate, comet, "the borrow apr and apy are")
+        usd, key = float(borrowed * base_value) if base_value is not None else None, f"{comet.lower()}:borrow"
         borrow = {
             **base_fields,
             "type": "compound-borrow",
             "debt": str(borrowed),
-            "debtUsd": float(borrowed * base_value) if base_value is not None else None,
+            "debtUsd": usd,
+            **position("CompoundBorrowPosition", key, LENDING, label, [leg(DEBT, key, base_info, borrowed, usd, feed)]),
             "apr": None if rate is None else apr(rate),
             "apy": None if rate is None else apy(rate),
             "borrowCapacityUsd": weighted(lambda asset: asset.borrowCollateralFactor),
@@ -311,6 +315,27 @@ def _positions(
             "risk": {**_risk(read, collateral_infos, warnings), "oracle": oracle},
         }
     return {"supply": supply, "borrow": borrow, "collateral": collateral}
+
+
+def _collateral(comet: str, holding: _Holding, usd: float | None, info: dict[str, Any] | None) -> dict[str, Any]:
+    """A collateral asset the wallet has posted in a market."""
+    key = f"{comet.lower()}:{holding.asset.asset.lower()}:collateral"
+    return {
+        "type": "compound-collateral",
+        "marketAddress": comet,
+        "asset": info,
+        "balance": str(holding.balance),
+        "balanceUsd": usd,
+        "borrowCollateralFactor": holding.asset.borrowCollateralFactor / WAD,
+        "liquidateCollateralFactor": holding.asset.liquidateCollateralFactor / WAD,
+        **position(
+            "CompoundCollateralPosition",
+            key,
+            LENDING,
+            symbol(info),
+            [leg(COLLATERAL, key, info, holding.balance, usd, holding.asset.priceFeed.lower())],
+        ),
+    }
 
 
 def _risk(read: _Reads, infos: list[dict[str, Any] | None], warnings: Warnings) -> dict[str, Any]:
@@ -358,15 +383,18 @@ async def _reward_owed(
 
 
 async def _reward(
-    reader: ChainReader, market: dict[str, Any], prices: dict[str, Fraction], warnings: Warnings
+    reader: ChainReader, market: dict[str, Any], prices: dict[str, tuple[Fraction, str]], warnings: Warnings
 ) -> dict[str, Any]:
     comet, token, owed = market["reward"]
     info = await warnings.optional(erc20.token_info(reader, token), token, "rewardToken is")
-    usd = prices.get(token)
+    per_unit, feed = prices.get(token, (None, None))
+    usd = float(owed * per_unit) if per_unit is not None else None
+    key = f"{comet.lower()}:{token.lower()}:rewards"
     return {
         "type": "compound-reward",
         "marketAddress": comet,
         "rewardToken": info,
         "accrued": str(owed),
-        "accruedUsd": float(owed * usd) if usd is not None else None,
+        "accruedUsd": usd,
+        **position("CompoundRewardPosition", key, REWARDS, symbol(info), [leg(REWARD, key, info, owed, usd, feed)]),
     }

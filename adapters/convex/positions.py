@@ -45,7 +45,9 @@ from adapters.convex.contracts import (
 from adapters.convex.section import ConvexAddresses
 from adapters.curve import figures
 from adapters.curve.contracts import LP_PRICE
+from adapters.curve.positions import rewards as curve_rewards
 from adapters.deployment import require
+from adapters.legs import LIQUIDITY_POSITION, position
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
@@ -135,17 +137,21 @@ async def _deposit(
     reader: ChainReader, chain: ChainAddresses, convex: ConvexAddresses, d: Deposit, wallet: str, warnings: Warnings
 ) -> dict[str, Any]:
     label = f"Convex reward pool {d.rewards}"
-    (pool, kind), (crv,), cvx, crv_price, cvx_price, rewards = await asyncio.gather(
+    (pool, kind), (crv,), cvx, (rewards, legs), prices, tokens = await asyncio.gather(
         _pool_of(reader, d.lp_token),
         reader.call(d.rewards, EARNED, wallet, label=label),
         _cvx(reader, convex.cvx),
-        warned_usd_price(reader, chain, convex.crv, warnings),
-        warned_usd_price(reader, chain, convex.cvx, warnings),
         _extra_rewards(reader, chain, d.rewards, wallet, warnings),
+        asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in (convex.crv, convex.cvx))),
+        asyncio.gather(*(erc20.token_info(reader, token) for token in (convex.crv, convex.cvx))),
     )
     share = await figures.share(reader, chain, pool, d.lp_token, kind, d.balance, warnings)
     minted = cvx_minted(crv, *cvx)
+    (crv_reward, cvx_reward), earned_legs = curve_rewards(d.rewards, tokens, [crv, minted], prices)
+    label = f"{share['lpToken']['symbol']} deposited"
+    held = [*share.pop("legs"), *earned_legs, *legs]
     return {
+        **position("ConvexDeposit", d.rewards.lower(), LIQUIDITY_POSITION, label, held),
         "pid": d.pid,
         "pool": pool,
         "rewardPool": d.rewards,
@@ -153,17 +159,17 @@ async def _deposit(
         "balance": str(d.balance),
         **share,
         "claimableCrv": str(crv),
-        "claimableCrvUsd": crv_price.value(crv, 18) if crv_price else None,
+        "claimableCrvUsd": crv_reward["claimableUsd"],
         "claimableCvx": str(minted),
-        "claimableCvxUsd": cvx_price.value(minted, 18) if cvx_price else None,
+        "claimableCvxUsd": cvx_reward["claimableUsd"],
         "rewards": rewards,
     }
 
 
 async def _extra_rewards(
     reader: ChainReader, chain: ChainAddresses, rewards: str, wallet: str, warnings: Warnings
-) -> list[dict[str, Any]]:
-    """Each extra reward pool's token and what it has earned for the wallet."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each extra reward pool's token and what it has earned for the wallet, and their legs."""
     label = f"Convex reward pool {rewards}"
     (count,) = await reader.call(rewards, EXTRA_REWARDS_LENGTH, label=label)
     pools = await asyncio.gather(
@@ -179,11 +185,4 @@ async def _extra_rewards(
         asyncio.gather(*(erc20.token_info(reader, token) for (token,) in tokens)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for (token,) in tokens)),
     )
-    return [
-        {
-            "token": info,
-            "claimable": str(amount),
-            "claimableUsd": price.value(amount, info["decimals"]) if price else None,
-        }
-        for info, (amount,), price in zip(infos, amounts, prices)
-    ]
+    return curve_rewards(rewards, infos, [amount for (amount,) in amounts], prices)

@@ -38,6 +38,7 @@ from adapters.curve.contracts import (
     token_amount_views,
 )
 from adapters.formats import raw
+from adapters.legs import LIQUIDITY, feed_of, leg
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
 from adapters.prices import warned_usd_price
 from addresses import ChainAddresses
@@ -68,7 +69,8 @@ async def share(
 ) -> dict[str, Any]:
     """The pool's figures for `amount` of its LP token: `lpToken`, `totalSupply`, `coins` (each
     coin's pool balance, share, USD and `calc_withdraw_one_coin`), `valueUsd`, `virtualPrice`,
-    `lpPrice`, `lpForCoins` (`calc_token_amount` of the coins' amounts)."""
+    `lpPrice`, `lpForCoins` (`calc_token_amount` of the coins' amounts), and `legs`, the coins'
+    (the position's first legs)."""
     label = f"Curve pool {pool}"
     token, (supply,), (listed, legacy) = await asyncio.gather(
         erc20.token_info(reader, lp_token),
@@ -102,19 +104,23 @@ async def share(
     paying = paying_lp(kind, amount, supply)
     amounts = [balance * paying // supply if supply else 0 for (balance,) in balances]
     lp_for_coins = await warnings.optional(token_amount(reader, pool, amounts), pool, "lpForCoins is")
+    legs = []
     for info, (balance,), held, price, withdrawn in zip(infos, balances, amounts, prices, one_coin):
         usd = price.exact(held, info["decimals"]) if price else None
         total = None if usd is None or total is None else total + usd
+        value = float(usd) if usd is not None else None
         rows.append(
             {
                 "token": info,
                 "poolBalance": str(balance),
                 "amount": str(held),
-                "amountUsd": float(usd) if usd is not None else None,
+                "amountUsd": value,
                 "withdrawOneCoin": raw(withdrawn),
             }
         )
+        legs.append(leg(LIQUIDITY, f"{pool.lower()}:{info['address']}", info, held, value, feed_of(price)))
     return {
+        "legs": legs,
         "lpToken": token,
         "totalSupply": str(supply),
         "share": float(Fraction(amount, supply)) if supply else None,

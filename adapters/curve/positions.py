@@ -26,6 +26,7 @@ How each figure is derived (docs/protocols/curve.md has the long form):
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -55,8 +56,9 @@ from adapters.curve.contracts import (
 from adapters.curve.section import REGISTRY_IDS, CurveAddresses, CurveFactory
 from adapters.deployment import deployed
 from adapters.formats import raw
+from adapters.legs import LIQUIDITY_POSITION, REWARD, feed_of, leg, position
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import lens_feeds, warned_usd_price
+from adapters.prices import UsdPrice, lens_feeds, warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
@@ -235,6 +237,8 @@ async def _position(
         figures.share(reader, chain, held.pool, held.lp_token, held.factory.kind, held.balance + held.staked, warnings),
         _gauge(reader, chain, curve, held.gauge, wallet, warnings) if held.gauge else _no_gauge(),
     )
+    (rewards, legs) = gauge.pop("rewards")
+    label, held_legs = share["lpToken"]["symbol"], [*share.pop("legs"), *legs]
     return {
         "pool": held.pool,
         "kind": held.factory.kind,
@@ -244,12 +248,14 @@ async def _position(
         "stakedBalance": str(held.staked),
         **share,
         **gauge,
+        "rewards": rewards,
+        **position("CurveLpPosition", held.pool.lower(), LIQUIDITY_POSITION, label, held_legs),
     }
 
 
 async def _no_gauge() -> dict[str, Any]:
     """A pool without a gauge: nothing to claim."""
-    return {"claimableCrv": "0", "claimableCrvUsd": 0.0, "rewards": []}
+    return {"claimableCrv": "0", "claimableCrvUsd": 0.0, "rewards": ([], [])}
 
 
 async def _gauge(
@@ -260,17 +266,16 @@ async def _gauge(
     if curve.crv is None:
         count = await outcome(first(reader.call(gauge, REWARD_COUNT, label=label)))
         return {**await _no_gauge(), "rewards": await extra_rewards(reader, chain, gauge, wallet, warnings, count)}
-    claimable, crv_price, count = await asyncio.gather(
+    claimable, crv_price, count, crv = await asyncio.gather(
         warnings.optional(first(reader.call(gauge, CLAIMABLE_TOKENS, wallet, label=label)), gauge, "claimableCrv is"),
         warned_usd_price(reader, chain, curve.crv, warnings),
         outcome(first(reader.call(gauge, REWARD_COUNT, label=label))),
+        erc20.token_info(reader, curve.crv),
     )
-    rewards = await extra_rewards(reader, chain, gauge, wallet, warnings, count)
-    return {
-        "claimableCrv": raw(claimable),
-        "claimableCrvUsd": crv_price.value(claimable, 18) if crv_price and claimable is not None else None,
-        "rewards": rewards,
-    }
+    rewards, legs = await extra_rewards(reader, chain, gauge, wallet, warnings, count)
+    usd = crv_price.value(claimable, 18) if crv_price and claimable is not None else None
+    earned = leg(REWARD, f"{gauge.lower()}:{crv['address']}:reward", crv, claimable, usd, feed_of(crv_price))
+    return {"claimableCrv": raw(claimable), "claimableCrvUsd": usd, "rewards": (rewards, [earned, *legs])}
 
 
 async def extra_rewards(
@@ -280,11 +285,11 @@ async def extra_rewards(
     wallet: str,
     warnings: Warnings,
     count: int | Exception,
-) -> list[dict[str, Any]]:
-    """`reward_tokens(i)` for i < `reward_count()` and each one's `claimable_reward(wallet, token)`;
-    a gauge without `reward_count` (v1) has none."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`reward_tokens(i)` for i < `reward_count()` and each one's `claimable_reward(wallet, token)`,
+    and their legs; a gauge without `reward_count` (v1) has none."""
     if isinstance(count, Exception):
-        return []
+        return [], []
     label = f"Curve gauge {gauge}"
     tokens = await asyncio.gather(
         *(reader.call(gauge, REWARD_TOKENS, i, label=label) for i in range(min(count, MAX_REWARDS)))
@@ -294,11 +299,16 @@ async def extra_rewards(
         asyncio.gather(*(reader.call(gauge, CLAIMABLE_REWARD, wallet, token, label=label) for (token,) in tokens)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for (token,) in tokens)),
     )
-    return [
-        {
-            "token": info,
-            "claimable": str(amount),
-            "claimableUsd": price.value(amount, info["decimals"]) if price else None,
-        }
-        for info, (amount,), price in zip(infos, amounts, prices)
-    ]
+    return rewards(gauge, infos, [amount for (amount,) in amounts], prices)
+
+
+def rewards(
+    where: str, infos: Sequence[dict[str, Any]], amounts: Sequence[int], prices: Sequence[UsdPrice | None]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`CurveReward`s of the tokens a gauge or reward pool (`where`) holds for the wallet, and their legs."""
+    found, legs = [], []
+    for info, amount, price in zip(infos, amounts, prices):
+        usd = price.value(amount, info["decimals"]) if price else None
+        found.append({"token": info, "claimable": str(amount), "claimableUsd": usd})
+        legs.append(leg(REWARD, f"{where.lower()}:{info['address']}:reward", info, amount, usd, feed_of(price)))
+    return found, legs

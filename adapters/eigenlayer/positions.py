@@ -49,6 +49,8 @@ from adapters.eigenlayer.contracts import (
     WITHDRAWAL,
 )
 from adapters.eigenlayer.section import EigenlayerAddresses
+from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, feed_of, leg, position
+from adapters.legs import WITHDRAWAL as WITHDRAWAL_CATEGORY
 from adapters.position_warnings import Warnings
 from adapters.prices import token_feeds, warned_usd_price
 from addresses import ChainAddresses
@@ -118,10 +120,10 @@ async def _withdrawable(reader: ChainReader, delegation: str, wallet: str, strat
 
 async def _valued(
     reader: ChainReader, chain: ChainAddresses, strategy: str, shares: int, warnings: Warnings
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str | None]:
     """`shares` of a strategy in its underlying token, with USD: `token`, `amount`, `amountUsd`
-    (beacon chain ETH: ether, a share a wei). A strategy that fails its views leaves them null
-    with a warning."""
+    (beacon chain ETH: ether, a share a wei), and the feed that priced it. A strategy that fails
+    its views leaves them null with a warning."""
     if strategy == BEACON_CHAIN_ETH:
         token, amount = await erc20.token_info(reader, NATIVE), shares
     else:
@@ -136,24 +138,39 @@ async def _valued(
 
         found = await warnings.optional(read(), strategy, "token, amount and amountUsd are")
         if found is None:
-            return {"token": None, "amount": None, "amountUsd": None}
+            return {"token": None, "amount": None, "amountUsd": None}, None
         token, amount = found
     price = await warned_usd_price(reader, chain, token["address"], warnings)
     return {
         "token": token,
         "amount": str(amount),
         "amountUsd": price.value(amount, token["decimals"]) if price else None,
-    }
+    }, feed_of(price)
+
+
+def _leg(role: str, key: str, valued: dict[str, Any], source: str | None) -> dict[str, Any]:
+    """The leg of a strategy's shares, as `_valued` gave them."""
+    amount = None if valued["amount"] is None else int(valued["amount"])
+    return leg(role, key, valued["token"], amount, valued["amountUsd"], source)
 
 
 async def _restaked(
     reader: ChainReader, chain: ChainAddresses, strategy: str, deposit: int, shares: int, warnings: Warnings
 ) -> dict[str, Any]:
+    valued, source = await _valued(reader, chain, strategy, shares, warnings)
+    label = f"{valued['token']['symbol']} restaked" if valued["token"] else strategy
     return {
         "strategy": strategy,
         "depositShares": str(deposit),
         "withdrawableShares": str(shares),
-        **await _valued(reader, chain, strategy, shares, warnings),
+        **valued,
+        **position(
+            "EigenlayerRestakedPosition",
+            strategy.lower(),
+            STAKING,
+            label,
+            [_leg(STAKED, strategy.lower(), valued, source)],
+        ),
     }
 
 
@@ -178,17 +195,31 @@ async def _queued(
             )
         )
         completable_from = withdrawal.startBlock + delay + 1
+        root = "0x" + keccak256(encode([WITHDRAWAL], [withdrawal])).hex()
+        role = CLAIMABLE if block >= completable_from else REQUESTED
         found.append(
             {
-                "withdrawalRoot": "0x" + keccak256(encode([WITHDRAWAL], [withdrawal])).hex(),
+                **position(
+                    "EigenlayerQueuedWithdrawal",
+                    root,
+                    WITHDRAWAL_CATEGORY,
+                    f"Withdrawal {withdrawal.nonce}",
+                    [
+                        _leg(role, f"{root}:{strategy.lower()}", valued, source)
+                        for strategy, (valued, source) in zip(withdrawal.strategies, legs)
+                    ],
+                ),
+                "withdrawalRoot": root,
                 "nonce": str(withdrawal.nonce),
                 "delegatedTo": None if withdrawal.delegatedTo == ZERO_ADDRESS else withdrawal.delegatedTo,
                 "startBlock": withdrawal.startBlock,
                 "completableFromBlock": completable_from,
                 "completable": block >= completable_from,
                 "strategies": [
-                    {"strategy": strategy, "scaledShares": str(scaled), "shares": str(amount), **leg}
-                    for strategy, scaled, amount, leg in zip(withdrawal.strategies, withdrawal.scaledShares, paid, legs)
+                    {"strategy": strategy, "scaledShares": str(scaled), "shares": str(amount), **valued}
+                    for strategy, scaled, amount, (valued, _) in zip(
+                        withdrawal.strategies, withdrawal.scaledShares, paid, legs
+                    )
                 ],
             }
         )
@@ -205,15 +236,24 @@ async def _pod(
         (gwei,) = await reader.call(pod, WITHDRAWABLE_RESTAKED_GWEI, label=label)
         return cast(int, gwei)
 
-    gwei, price = await asyncio.gather(
+    gwei, price, ether = await asyncio.gather(
         warnings.optional(restaked_gwei(), pod, "withdrawableRestakedExecutionLayerGwei is"),
         warned_usd_price(reader, chain, NATIVE, warnings),
+        erc20.token_info(reader, NATIVE),
     )
+    usd = price.value(withdrawable, 18) if price else None
     return {
+        **position(
+            "EigenlayerPod",
+            pod.lower(),
+            STAKING,
+            "EigenPod",
+            [leg(STAKED, f"{pod.lower()}:restaked", ether, withdrawable, usd, feed_of(price))],
+        ),
         "address": pod,
         "depositShares": str(deposit),
         "withdrawableShares": str(withdrawable),
         "restakedEth": str(withdrawable),
-        "restakedEthUsd": price.value(withdrawable, 18) if price else None,
+        "restakedEthUsd": usd,
         "withdrawableRestakedExecutionLayerGwei": None if gwei is None else str(gwei),
     }

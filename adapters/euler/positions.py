@@ -50,6 +50,7 @@ from adapters.euler.contracts import (
     stream,
 )
 from adapters.euler.section import EulerAddresses
+from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, feed_of, leg, position
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
@@ -146,7 +147,20 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
     price = await warned_usd_price(reader, reading.chain, str(asset_address), warnings) if token else None
     vault_token = warnings.value(shares_token, vault, "vaultName and vaultSymbol are")
     controller = vault in reading.controlling
+    usd = {
+        amount: price.value(amount, token["decimals"]) if price and token else None
+        for amount in (assets, held.borrowed)
+    }
+    risk = await _risk(reading, held, token) if controller and held.borrowed else None
+    collateral = vault in reading.enabled
+    legs = [
+        leg(COLLATERAL if collateral else SUPPLIED, vault.lower(), token, assets, usd[assets], feed_of(price)),
+        leg(DEBT, f"{vault.lower()}:borrow", token, held.borrowed, usd[held.borrowed], feed_of(price)),
+    ]
+    label = vault_token["symbol"] if vault_token else vault
+    apy = supply_apy if assets else borrow_apy
     return {
+        **position("EulerVaultPosition", vault.lower(), LENDING, label, legs, apy=apy),
         "type": "euler-evault",
         "vaultAddress": vault,
         "vaultName": vault_token["name"] if vault_token else None,
@@ -154,14 +168,14 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         "asset": token,
         "shares": str(held.shares),
         "assets": str(assets),
-        "assetsUsd": price.value(assets, token["decimals"]) if price and token else None,
+        "assetsUsd": usd[assets],
         "borrowed": str(held.borrowed),
-        "borrowedUsd": price.value(held.borrowed, token["decimals"]) if price and token else None,
-        "isCollateral": vault in reading.enabled,
+        "borrowedUsd": usd[held.borrowed],
+        "isCollateral": collateral,
         "isController": controller,
         "supplyApy": supply_apy,
         "borrowApy": borrow_apy,
-        "risk": await _risk(reading, held, token) if controller and held.borrowed else None,
+        "risk": risk,
     }
 
 

@@ -55,14 +55,14 @@ async def ftoken_fields(fluid: FluidReader, details: Any) -> tuple[dict[str, Any
             "underlyingAsset": underlying,
             "supplyApr": supply_apr,
             "rewardsApr": rewards_apr,
-            "supplyApy": _compounded(supply_apr + rewards_apr),
+            "supplyApy": compounded(supply_apr + rewards_apr),
         },
         underlying,
         price,
     )
 
 
-def _compounded(apr: float) -> float:
+def compounded(apr: float) -> float:
     """(1 + APR / seconds)^seconds - 1: per-second compounding, as the other adapters quote APYs."""
     return math.expm1(SECONDS_PER_YEAR * math.log1p(apr / SECONDS_PER_YEAR))
 

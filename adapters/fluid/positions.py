@@ -54,8 +54,10 @@ from adapters.fluid.contracts import (
     X24,
     X30,
 )
-from adapters.fluid.figures import FluidReader, ftoken_fields, vault_sides
+from adapters.fluid.figures import FluidReader, compounded, ftoken_fields, vault_sides
 from adapters.fluid.section import FluidAddresses
+from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, VAULT, feed_of, leg, symbol
+from adapters.legs import position as positioned
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
@@ -143,13 +145,22 @@ async def _lending_position(fluid: FluidReader, details: Any, position: Any, cha
     """A wallet's fToken: the resolver's FTokenDetails and the wallet's UserPosition in it."""
     shares, assets = position.fTokenShares, position.underlyingAssets
     fields, underlying, price = await ftoken_fields(fluid, details)
+    usd, ftoken = price.value(assets, underlying["decimals"]) if price and underlying else None, fields["fTokenAddress"]
     return {
         "type": "fluid-lending",
         **fields,
         "chainId": chain_id,
         "shares": str(shares),
         "underlyingAmount": str(assets),
-        "underlyingAmountUsd": price.value(assets, underlying["decimals"]) if price and underlying else None,
+        "underlyingAmountUsd": usd,
+        **positioned(
+            "FluidLendingPosition",
+            ftoken.lower(),
+            VAULT,
+            fields["fToken"]["symbol"],
+            [leg(SUPPLIED, ftoken.lower(), underlying, assets, usd, feed_of(price))],
+            apy=fields["supplyApy"],
+        ),
     }
 
 
@@ -165,6 +176,21 @@ async def _vault_position(
     health = None
     if owed is not None and liquidate:
         health = float(Fraction(supply * liquidate, ORACLE_PRICE_SCALE) * threshold / RATE_SCALE / owed)
+    tokens = vault.constantVariables.supplyToken.token0, vault.constantVariables.borrowToken.token0
+    col_price, debt_price = await asyncio.gather(
+        *(
+            no_read() if smart else fluid.price(token)
+            for token, smart in zip(tokens, (vault.isSmartCol, vault.isSmartDebt))
+        )
+    )
+    # A smart side's DEX shares are priced through the other side's feed (x the vault's operate price).
+    col_source, debt_source = feed_of(col_price) or feed_of(debt_price), feed_of(debt_price) or feed_of(col_price)
+    key = f"{vault.vault.lower()}:{position.nftId}"
+    legs = [
+        leg(COLLATERAL, f"{key}:collateral", sides["supplyToken"], supply, sides["supplyUsd"], col_source),
+        leg(DEBT, f"{key}:debt", sides["borrowToken"], borrow, sides["borrowUsd"], debt_source),
+    ]
+    label = f"NFT {position.nftId}: {_side(sides, 'supply')}/{_side(sides, 'borrow')}"
     return {
         "type": "fluid-vault",
         "vaultAddress": vault.vault,
@@ -175,7 +201,21 @@ async def _vault_position(
         **sides,
         "healthFactor": health,
         "risk": risk,
+        **positioned(
+            "FluidVaultPosition",
+            key,
+            LENDING,
+            label,
+            legs,
+            apy=compounded(sides["borrowRate" if borrow else "supplyRate"]),
+        ),
     }
+
+
+def _side(sides: dict[str, Any], name: str) -> str:
+    """A side for a label: its token's symbol, or a smart side's DEX tokens'."""
+    dex = sides[f"{name}DexTokens"]
+    return f"{'-'.join(symbol(token) for token in dex)} DEX" if dex else symbol(sides[f"{name}Token"])
 
 
 async def _liquidation(

@@ -29,9 +29,10 @@ from typing import Any, cast
 from adapters import history
 from adapters.context import FetchContext
 from adapters.deployment import require
+from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, WITHDRAWAL, feed_of, leg, position
 from adapters.lido.section import LidoAddresses
 from adapters.position_warnings import Warnings
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, no_read
 from chain.abi import Function
@@ -116,6 +117,7 @@ async def _staked(
         ("lido-wsteth", wsteth_token, wsteth_balance, wsteth_balance, wrapped_steth),
     ):
         if balance:
+            usd, address = price.value(steth, 18) if price else None, token["address"].lower()
             found.append(
                 {
                     "type": kind,
@@ -123,8 +125,15 @@ async def _staked(
                     "balance": str(balance),
                     "shares": str(held_shares),
                     "stEth": str(steth),
-                    "balanceUsd": price.value(steth, 18) if price else None,
+                    "balanceUsd": usd,
                     "apy": apy,
+                    **position(
+                        "LidoStakedPosition",
+                        address,
+                        STAKING,
+                        token["symbol"],
+                        [leg(STAKED, address, steth_token, steth, usd, feed_of(price))],
+                    ),
                 }
             )
     return found
@@ -139,26 +148,43 @@ async def _requests(
     if not ids:
         return []
     ordered = sorted(ids)
-    (statuses,), (last,), steth_price, eth_price = await asyncio.gather(
+    (statuses,), (last,), steth_price, eth_price, steth = await asyncio.gather(
         reader.call(queue, WITHDRAWAL_STATUS, ids, label=label),
         reader.call(queue, LAST_CHECKPOINT_INDEX, label=label),
         warned_usd_price(reader, chain, lido.steth, warnings),
         warned_usd_price(reader, chain, NATIVE, warnings),
+        erc20.token_info(reader, lido.steth),
     )
     (hints,) = await reader.call(queue, CHECKPOINT_HINTS, ordered, 1, last, label=label)
     (claimable,) = await reader.call(queue, CLAIMABLE_ETHER, ordered, hints, label=label)
     payable = dict(zip(ordered, claimable))
     return [
-        {
-            "requestId": str(request),
-            "amountOfStETH": str(status.amountOfStETH),
-            "amountOfStETHUsd": steth_price.value(status.amountOfStETH, 18) if steth_price else None,
-            "amountOfShares": str(status.amountOfShares),
-            "requestedAt": status.timestamp,
-            "isFinalized": status.isFinalized,
-            "isClaimed": status.isClaimed,
-            "claimableEth": str(payable[request]),
-            "claimableEthUsd": eth_price.value(payable[request], 18) if eth_price else None,
-        }
+        _request(request, status, payable[request], steth, steth_price, eth_price)
         for request, status in zip(ids, statuses)
     ]
+
+
+def _request(
+    request: int,
+    status: Any,
+    payable: int,
+    steth: dict[str, Any],
+    steth_price: UsdPrice | None,
+    eth_price: UsdPrice | None,
+) -> dict[str, Any]:
+    """A withdrawal request: its stETH, asked to be withdrawn until finalized, then claimable."""
+    usd = steth_price.value(status.amountOfStETH, 18) if steth_price else None
+    role = CLAIMABLE if status.isFinalized else REQUESTED
+    withdrawal = leg(role, f"{request}:withdrawal", steth, status.amountOfStETH, usd, feed_of(steth_price))
+    return {
+        "requestId": str(request),
+        "amountOfStETH": str(status.amountOfStETH),
+        "amountOfStETHUsd": usd,
+        "amountOfShares": str(status.amountOfShares),
+        "requestedAt": status.timestamp,
+        "isFinalized": status.isFinalized,
+        "isClaimed": status.isClaimed,
+        "claimableEth": str(payable),
+        "claimableEthUsd": eth_price.value(payable, 18) if eth_price else None,
+        **position("LidoWithdrawalRequest", str(request), WITHDRAWAL, f"stETH withdrawal {request}", [withdrawal]),
+    }

@@ -118,7 +118,7 @@ async def _staked(
         ("etherfi-weeth", weeth_token, wrapped, wrapped, wrapped_eth),
     )
     return [
-        tokens.position(kind, token, amount, held_shares, eth, rate, price, apy)
+        tokens.position(kind, token, amount, held_shares, eth, rate, price, apy, reader.chain_id)
         for kind, token, amount, held_shares, eth in held
         if amount
     ]
@@ -146,9 +146,15 @@ async def _requests(ctx: FetchContext[Any], etherfi: EtherfiAddresses, wallet: s
     price = await warned_usd_price(reader, ctx.chain, NATIVE, warnings)
     outcomes = await asyncio.gather(*(_request(reader, nft, request) for request in owned), return_exceptions=True)
     found = warnings.survivors("withdrawal request", [(f"{nft} #{i}", o) for i, o in zip(owned, outcomes)])
+    ether = erc20.native_info(reader.chain_id)
     for request in found:
         request["claimableEthUsd"] = price.value(int(request["claimableEth"]), 18) if price else None
         request["amountOfEEthUsd"] = price.value(int(request["amountOfEEth"]), 18) if price else None
+        key, claimable = f"{request['requestId']}:withdrawal", request["isFinalized"] and request["isValid"]
+        label = f"eETH withdrawal {request['requestId']}"
+        request |= tokens.request(
+            "EtherfiWithdrawalRequest", key, label, claimable, ether, int(request["amountOfEEth"]), price
+        )
     return found
 
 

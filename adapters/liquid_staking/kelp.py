@@ -112,8 +112,14 @@ async def _asset(
     for request in requests:
         unlocked = request.userNonce < locked
         from_block = request.withdrawalStartBlock + delay
+        key = f"{token['address']}:{request.userNonce}:withdrawal"
+        label = f"{token['symbol']} withdrawal {request.userNonce}"
+        claimable = unlocked and block >= from_block
         found.append(
             {
+                **tokens.request(
+                    "KelpWithdrawalRequest", key, label, claimable, token, request.expectedAssetAmount, asset_price
+                ),
                 "asset": token,
                 "userNonce": str(request.userNonce),
                 "rsETHUnstaked": str(request.rsETHAmount),

@@ -166,8 +166,12 @@ async def _requests(
     for request in requests:
         token, price = by_asset[str(request.collateralToken).lower()]
         claimable_from = request.createdAt + delay
+        key = f"{token['address']}:{request.withdrawRequestID}:withdrawal"
+        label = f"{token['symbol']} withdrawal {request.withdrawRequestID}"
+        ready = now >= claimable_from
         found.append(
             {
+                **tokens.request("RenzoWithdrawalRequest", key, label, ready, token, request.amountToRedeem, price),
                 "asset": token,
                 "withdrawRequestId": str(request.withdrawRequestID),
                 "ezETHLocked": str(request.ezETHLocked),

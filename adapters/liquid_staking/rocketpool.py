@@ -72,7 +72,9 @@ async def fetch(ctx: FetchContext[RocketPoolAddresses], wallet: str) -> dict[str
         burnable = collateral
         (burnable_reth,) = await reader.call(reth, RETH_VALUE, collateral, label=LABEL)
     return {
-        "stakedPositions": [tokens.position("rocketpool-reth", token, balance, balance, eth, rate, price, apy)],
+        "stakedPositions": [
+            tokens.position("rocketpool-reth", token, balance, balance, eth, rate, price, apy, reader.chain_id)
+        ],
         "burn": {
             "totalCollateral": str(collateral),
             "burnableREth": str(burnable_reth),

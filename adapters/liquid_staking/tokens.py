@@ -8,6 +8,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from adapters import history
+from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, WITHDRAWAL, feed_of, leg
+from adapters.legs import position as positioned
 from adapters.position_warnings import Warnings
 from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from addresses import ChainAddresses
@@ -34,8 +36,11 @@ def position(
     rate: int,
     price: UsdPrice | None,
     apy: float | None,
+    chain_id: int,
 ) -> dict[str, Any]:
-    """One token's `LiquidStakingPosition`."""
+    """One token's `LiquidStakingPosition`: its leg is the ether it is worth."""
+    usd, address = price.value(eth, 18) if price else None, token["address"].lower()
+    staked = leg(STAKED, address, erc20.native_info(chain_id), eth, usd, feed_of(price))
     return {
         "type": kind,
         "token": token,
@@ -43,9 +48,20 @@ def position(
         "shares": str(shares),
         "eth": str(eth),
         "ethPerToken": str(rate),
-        "balanceUsd": price.value(eth, 18) if price else None,
+        "balanceUsd": usd,
         "apy": apy,
+        **positioned("LiquidStakingPosition", address, STAKING, token["symbol"], [staked]),
     }
+
+
+def request(
+    typename: str, key: str, label: str, claimable: bool, asset: dict[str, Any], amount: int, price: UsdPrice | None
+) -> dict[str, Any]:
+    """The `Position` of a withdrawal request: `amount` of `asset`, asked to be withdrawn until it
+    is `claimable`."""
+    usd = price.value(amount, asset["decimals"]) if price else None
+    held = leg(CLAIMABLE if claimable else REQUESTED, key, asset, amount, usd, feed_of(price))
+    return positioned(typename, key, WITHDRAWAL, label, [held])
 
 
 async def apy(reader: ChainReader, period: int, rate: Rate, warnings: Warnings, target: str) -> float | None:
@@ -76,4 +92,4 @@ async def held(
         warned_usd_price(reader, chain, NATIVE, warnings),
         apy(reader, period, rate, warnings, address),
     )
-    return [position(kind, info, balance, balance, value, now, price, growth)]
+    return [position(kind, info, balance, balance, value, now, price, growth, reader.chain_id)]

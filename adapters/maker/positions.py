@@ -34,6 +34,7 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.fixed_point import RAY, rpow
+from adapters.legs import COLLATERAL, DEBT, LENDING, leg, position
 from adapters.maker.contracts import (
     BASE,
     ENGINE_ILK,
@@ -110,7 +111,7 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     for urn in urns:
         facts_of = by_ilk[urn.ilk]
         debt_token = usds if urn.kind == "sky-lockstake" else dai
-        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings))
+        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings, contracts.spot.lower()))
     return {"vaults": vaults}
 
 
@@ -197,8 +198,18 @@ async def _ilk(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warni
 
 
 def _vault(
-    urn: Urn, ilk: Ilk, par: int, base: int, now: int, debt_token: dict[str, Any] | None, warnings: Warnings
+    urn: Urn,
+    ilk: Ilk,
+    par: int,
+    base: int,
+    now: int,
+    debt_token: dict[str, Any] | None,
+    warnings: Warnings,
+    spotter: str,
 ) -> dict[str, Any]:
+    """A vault's figures and its legs: its collateral in the token's own units (the Vat's ink is
+    18 decimals whatever the token's; its join scaled it up exactly), priced by the Spotter's
+    price from the ilk's oracle, and its debt at the Spotter's par."""
     rate = dripped(ilk.rate, ilk.duty, base, ilk.rho, now)
     owed = urn.art * rate
     price = Fraction(ilk.spot * ilk.mat * par, RAY**3) if ilk.mat else None
@@ -210,18 +221,30 @@ def _vault(
         held = Collateral(ilk.token, collateral, price / usd_per_dai, Fraction(RAY, ilk.mat))
         risk = borrow_risk(debt, [held], Unit(usd_per_dai, Fraction(1)), warnings, f"{urn.urn} {ilk_name(urn.ilk)}")
         risk["oracle"] = oracle_info(ilk.pip, ilk.updated, now)
+    name, key = ilk_name(urn.ilk), f"{urn.urn.lower()}:{ilk_name(urn.ilk)}"
+    collateral_usd, debt_usd = (
+        float(collateral * price) if price is not None else None,
+        float(Fraction(owed, WAD * RAY) * usd_per_dai),
+    )
+    ink = urn.ink // 10 ** (18 - ilk.token["decimals"]) if ilk.token and ilk.token["decimals"] <= 18 else None
+    legs = [
+        leg(COLLATERAL, f"{key}:collateral", ilk.token, ink, collateral_usd, ilk.pip),
+        leg(DEBT, f"{key}:debt", debt_token, -(-owed // RAY), debt_usd, spotter),
+    ]
+    label = f"{name} {'#' + str(urn.cdp) if urn.cdp is not None else urn.urn}"
     return {
+        **position("MakerVault", key, LENDING, label, legs, apy=float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1)),
         "type": urn.kind,
         "cdpId": None if urn.cdp is None else str(urn.cdp),
         "urn": urn.urn,
         "ilk": ilk_name(urn.ilk),
         "collateralAsset": ilk.token,
         "collateral": str(urn.ink),
-        "collateralUsd": float(collateral * price) if price is not None else None,
+        "collateralUsd": collateral_usd,
         "debtAsset": debt_token,
         "normalizedDebt": str(urn.art),
         "debt": str(-(-owed // RAY)),
-        "debtUsd": float(Fraction(owed, WAD * RAY) * usd_per_dai),
+        "debtUsd": debt_usd,
         "priceUsd": float(price) if price is not None else None,
         "stabilityFeeApy": float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1),
         "liquidationRatio": float(Fraction(ilk.mat, RAY)),

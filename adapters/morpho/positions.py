@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from adapters.context import FetchContext
+from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, VAULT, feed_of, leg, position, symbol
 from adapters.morpho.adaptive_curve_irm import WAD
 from adapters.morpho.contracts import (
     FEE_RECIPIENT,
@@ -214,6 +215,8 @@ async def _vault_position(
         optional(first(reader.call(vault, CONVERT_TO_ASSETS, shares, label=label)), vault, "assets and assetsUsd are"),
         optional(_net_apy(rates(morpho, vault)), vault, "apy is"),
     )
+    usd = money(token, price)(assets)
+    typename = "MorphoVaultV1Position" if kind == "morpho-vault-v1" else "MorphoVaultV2Position"
     return {
         "type": kind,
         "vaultAddress": vault,
@@ -222,8 +225,15 @@ async def _vault_position(
         "asset": token,
         "shares": str(shares),
         "assets": None if assets is None else str(assets),
-        "assetsUsd": money(token, price)(assets),
+        "assetsUsd": usd,
         "apy": rate,
+        **position(
+            typename,
+            vault,
+            VAULT,
+            name or symbol or vault,
+            [leg(SUPPLIED, vault, token, assets, usd, feed_of(price))],
+        ),
     }
 
 
@@ -271,7 +281,13 @@ async def _market_position(
     if borrow and collateral_in_loan is not None:
         health = float(collateral_in_loan * params.lltv / WAD / borrow)
     usd = loan_price if loan_price and loan else None
-    value = money(loan, loan_price)
+    value, feed = money(loan, loan_price), feed_of(loan_price)
+    collateral_usd = (
+        float(collateral_in_loan * usd.answer / 10 ** (loan["decimals"] + usd.decimals))
+        if usd and collateral_in_loan is not None
+        else None
+    )
+    supply_apy, borrow_apy = (state.supply_apy, state.borrow_apy) if state else (None, None)
     return {
         "type": "morpho-market",
         "marketId": market_id,
@@ -285,13 +301,17 @@ async def _market_position(
         "borrowAssets": None if borrow is None else str(borrow),
         "borrowAssetsUsd": value(borrow),
         "collateral": str(collateral),
-        "collateralUsd": (
-            float(collateral_in_loan * usd.answer / 10 ** (loan["decimals"] + usd.decimals))
-            if usd and collateral_in_loan is not None
-            else None
+        "collateralUsd": collateral_usd,
+        "supplyApy": supply_apy,
+        "borrowApy": borrow_apy,
+        **_market_legs(
+            market_id,
+            params,
+            (loan, collateral_token),
+            (supply, borrow, collateral),
+            (value(supply), value(borrow), collateral_usd, feed),
+            supply_apy if supply_shares else borrow_apy if borrow_shares else 0.0,
         ),
-        "supplyApy": state.supply_apy if state else None,
-        "borrowApy": state.borrow_apy if state else None,
         "healthFactor": health,
         "risk": {
             **_risk(morpho, market_id, params, borrow, collateral, oracle_price, (loan, collateral_token), loan_price),
@@ -300,6 +320,29 @@ async def _market_position(
         if borrow_shares
         else None,
     }
+
+
+def _market_legs(
+    market_id: str,
+    params: MarketParams,
+    tokens: tuple[dict[str, Any] | None, dict[str, Any] | None],
+    amounts: tuple[int | None, int | None, int],
+    priced: tuple[float | None, float | None, float | None, str | None],
+    apy: float | None,
+) -> dict[str, Any]:
+    """The Position of a market position: its supply and borrow in the loan asset, priced by its
+    feed (`priced`' last), and its collateral, priced through the market's oracle."""
+    (loan, collateral_token), (supply, borrow, collateral) = tokens, amounts
+    supply_usd, borrow_usd, collateral_usd, feed = priced
+    shown = (collateral_token, loan) if params.has_collateral else (loan,)
+    legs = [
+        leg(SUPPLIED, f"{market_id}:supply", loan, supply, supply_usd, feed),
+        leg(COLLATERAL, f"{market_id}:collateral", collateral_token, collateral, collateral_usd, params.oracle.lower()),
+        leg(DEBT, f"{market_id}:borrow", loan, borrow, borrow_usd, feed),
+    ]
+    return position(
+        "MorphoMarketPosition", market_id, LENDING, "/".join(symbol(token) for token in shown), legs, apy=apy
+    )
 
 
 def _risk(

@@ -44,6 +44,7 @@ from typing import Any
 from adapters.context import FetchContext
 from adapters.formats import ratio
 from adapters.history import iso_date
+from adapters.legs import LIQUIDITY_POSITION, REWARD, SUPPLIED, YIELD, feed_of, leg, position
 from adapters.pendle.contracts import (
     EXCHANGE_RATE,
     GET_REWARD_TOKENS,
@@ -241,45 +242,73 @@ async def _common(
     return fields, state, asset
 
 
+def _held(
+    typename: str,
+    token: str,
+    info: dict[str, Any] | None,
+    balance: int,
+    usd: float | None,
+    asset: Asset | None,
+    category: str = YIELD,
+    **figures: Any,
+) -> dict[str, Any]:
+    """The Position of a PT, YT, LP or SY balance: one leg in the token's own units, priced through
+    the SY's asset (its feed)."""
+    source = feed_of(asset.price if asset else None)
+    label = info["symbol"] if info else token
+    return position(
+        typename, token.lower(), category, label, [leg(SUPPLIED, token.lower(), info, balance, usd, source)], **figures
+    )
+
+
 async def _pt_position(
     pendle: PendleReader, market: str | None, pair: YieldContract, balance: int, chain_id: int
 ) -> dict[str, Any]:
     fields, state, asset = await _common(pendle, market, pair, pair.pt, "ptToken", chain_id)
     price = state.pt_price if state else None
+    usd = asset.usd(balance * price) if asset and price is not None else None
     return {
         "type": "pendle-pt",
         **fields,
         "balance": str(balance),
-        "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
+        "balanceUsd": usd,
         "ptPrice": ratio(price),
         "ptDiscount": ratio(1 - price if price is not None else None),
+        **_held("PendlePtPosition", pair.pt, fields["ptToken"], balance, usd, asset, apy=fields["impliedApy"]),
     }
 
 
 async def _yt_position(
     pendle: PendleReader, market: str | None, pair: YieldContract, balance: int, wallet: str, chain_id: int
 ) -> dict[str, Any]:
-    (fields, state, asset), due = await asyncio.gather(
+    (fields, state, asset), due, sy = await asyncio.gather(
         _common(pendle, market, pair, pair.yt, "ytToken", chain_id),
         pendle.warnings.optional(_due(pendle, pair.yt, wallet), pair.yt, "accruedInterest and rewards are"),
+        pendle.warnings.optional(pendle.token(pair.sy), pair.sy, "the accrued interest's token is"),
     )
     pt_price = state.pt_price if state else None
     price = 1 - pt_price if pt_price is not None else None
+    usd = asset.usd(balance * price) if asset and price is not None else None
+    held = _held("PendleYtPosition", pair.yt, fields["ytToken"], balance, usd, asset)
     interest = rewards = None
     if due is not None:
         interest_sy, rewards = due
-        interest = {
-            "amount": str(interest_sy),
-            "amountUsd": asset.usd(Fraction(interest_sy * state.sy_rate, WAD)) if asset and state else None,
-        }
+        interest_usd = asset.usd(Fraction(interest_sy * state.sy_rate, WAD)) if asset and state else None
+        interest = {"amount": str(interest_sy), "amountUsd": interest_usd}
+        source = feed_of(asset.price if asset else None)
+        held["legs"] += [
+            leg(REWARD, f"{pair.yt.lower()}:interest", sy, interest_sy, interest_usd, source),
+            *(reward.pop("leg") for reward in rewards),
+        ]
     return {
         "type": "pendle-yt",
         **fields,
         "balance": str(balance),
-        "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
+        "balanceUsd": usd,
         "ytPrice": ratio(price),
         "accruedInterest": interest,
         "rewards": rewards,
+        **held,
     }
 
 
@@ -298,14 +327,18 @@ async def _due(pendle: PendleReader, yt: str, wallet: str) -> tuple[int, list[di
         ),
         asyncio.gather(*(pendle.price(token) for token in tokens)),
     )
-    rewards = [
-        {
-            "token": info,
-            "amount": str(amount),
-            "amountUsd": price.value(amount, info["decimals"]) if price and info else None,
-        }
-        for info, amount, price in zip(infos, amounts, prices)
-    ]
+    rewards = []
+    for token, info, amount, price in zip(tokens, infos, amounts, prices):
+        usd = price.value(amount, info["decimals"]) if price and info else None
+        key = f"{yt.lower()}:{token.lower()}:reward"
+        rewards.append(
+            {
+                "token": info,
+                "amount": str(amount),
+                "amountUsd": usd,
+                "leg": leg(REWARD, key, info, amount, usd, feed_of(price)),
+            }
+        )
     return interest, rewards
 
 
@@ -315,11 +348,13 @@ async def _lp_position(
     fields, state, asset = await _common(pendle, market, pair, market, "lpToken", chain_id)
     price = state.lp_price if state else None
     split = state if state is not None and state.total_lp > 0 else None
+    usd = asset.usd(balance * price) if asset and price is not None else None
     return {
         "type": "pendle-lp",
         **fields,
         "balance": str(balance),
-        "balanceUsd": asset.usd(balance * price) if asset and price is not None else None,
+        "balanceUsd": usd,
+        **_held("PendleLpPosition", market, fields["lpToken"], balance, usd, asset, category=LIQUIDITY_POSITION),
         "lpPrice": ratio(price),
         "ptShare": str(balance * split.total_pt // split.total_lp) if split else None,
         "syShare": str(balance * split.total_sy // split.total_lp) if split else None,
@@ -334,6 +369,7 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
         outcome(first(pendle.reader.call(sy, EXCHANGE_RATE, label=f"SY {sy}"))),
     )
     rate = warnings.value(rate, sy, "exchangeRate and balanceUsd are")
+    usd = asset.usd(Fraction(balance * rate, WAD)) if asset and rate is not None else None
     return {
         "type": "pendle-sy",
         "syTokenAddress": sy,
@@ -341,6 +377,7 @@ async def _sy_position(pendle: PendleReader, sy: str, balance: int, chain_id: in
         "syToken": info,
         "underlyingAsset": asset.token if asset else None,
         "balance": str(balance),
-        "balanceUsd": asset.usd(Fraction(balance * rate, WAD)) if asset and rate is not None else None,
+        "balanceUsd": usd,
+        **_held("PendleSyPosition", sy, info, balance, usd, asset),
         "exchangeRate": rate / WAD if rate is not None else None,
     }

@@ -8,8 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from adapters.formats import ratio
+from adapters.legs import CLAIMABLE, LIQUIDITY, LIQUIDITY_POSITION, REWARD, feed_of, leg, position
 from adapters.prices import UsdPrice
 from adapters.uniswap import tick_math
+
+LEGS = (("token", "amount"), ("fees", "uncollectedFees"), ("owed", "principalOwed"))
+"""Each leg and the field of a position's answer that holds its amounts (both tokens' each)."""
+ROLES = {"token": LIQUIDITY, "fees": REWARD, "owed": CLAIMABLE}
 
 
 def usd(prices: Sequence[UsdPrice | None], amounts: Sequence[int], decimals: Sequence[int]) -> float | None:
@@ -47,7 +52,23 @@ def position_answer(
     def price(sqrt: int) -> float | None:
         return ratio(tick_math.price(sqrt, *decimals))
 
+    key = f"{manager.lower()}:{token_id}"
+    pairs = {"amount": amounts, "uncollectedFees": fees, "principalOwed": principal}
+    legs = [
+        leg(
+            ROLES[name],
+            f"{key}:{name}{side}",
+            tokens[side],
+            amount,
+            usd(prices[side : side + 1], (amount,), decimals[side : side + 1]),
+            feed_of(prices[side]),
+        )
+        for name, field in LEGS
+        for side, amount in enumerate(pairs[field])
+    ]
+    label = f"{token0['symbol']}/{token1['symbol']} #{token_id}"
     return {
+        **position("UniswapPosition", key, LIQUIDITY_POSITION, label, legs),
         "type": kind,
         "tokenId": str(token_id),
         "positionManager": manager,

@@ -52,6 +52,7 @@ from adapters.uniswap.contracts import (
     currency,
     pool_id,
 )
+from adapters.uniswap.figures import LEGS
 from adapters.uniswap.positions import position
 from adapters.uniswap.section import UniswapAddresses, UniswapV4Addresses
 from chain import ChainReader, Log
@@ -65,8 +66,6 @@ IDS_PER_STREAM = 100
 """Token ids (v4: pools) one stream, one eth_getLogs filter, asks for; more take several."""
 ADDED, REMOVED = [("token", "liquidity-added", 1)], [("token", "liquidity-removed", -1), ("owed", "owed", 1)]
 """IncreaseLiquidity's and DecreaseLiquidity's changes: (leg, kind, sign) for both tokens' amounts."""
-LEGS = (("token", "amount"), ("fees", "uncollectedFees"), ("owed", "principalOwed"))
-"""Each leg and the field of a position's answer that holds its amounts."""
 Place = tuple[int, int]
 """(block, log index): where a log is in the chain."""
 END: Place = (2**63, 0)

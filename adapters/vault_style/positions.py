@@ -36,6 +36,8 @@ from typing import Any, cast
 from adapters import history
 from adapters.context import FetchContext
 from adapters.deployment import before, existing
+from adapters.legs import CLAIMABLE, REQUESTED, SUPPLIED, VAULT, feed_of, leg
+from adapters.legs import position as legs_position
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, token_feeds, usd_price
 from adapters.sweep import balances
@@ -226,16 +228,22 @@ async def _vault_position(
                 "decimals": share_token["decimals"],
             },
         )
+    asset, assets = position["underlyingAsset"], None if position["assets"] is None else int(position["assets"])
+    legs = [leg(SUPPLIED, target, asset, assets, position["balanceUsd"], feed_of(price))]
     if cooldown:
         end, amount = cooldown
+        usd = price.value(amount, asset["decimals"]) if price else None
         position["cooldown"] = {
             "underlyingAmount": str(amount),
-            "underlyingAmountUsd": price.value(amount, position["underlyingAsset"]["decimals"]) if price else None,
+            "underlyingAmountUsd": usd,
             "cooldownEnd": str(end),
             "cooldownEndDate": history.iso_date(end),
             "claimable": end <= now,
         }
-    return position
+        role = CLAIMABLE if end <= now else REQUESTED
+        legs.append(leg(role, f"{target}:cooldown", asset, amount, usd, feed_of(price)))
+    label = position["vaultToken"]["symbol"] if position["vaultToken"] else target
+    return {**position, **legs_position("VaultSharePosition", target, VAULT, label, legs)}
 
 
 async def savings_apy(reader: ChainReader, vault: ShareVault) -> float:
@@ -311,7 +319,9 @@ async def _token_position(
     usd = None
     if info and price and unit is not None:
         usd = float(Fraction(balance * price.answer, 10 ** (info["decimals"] + price.decimals)) * unit)
+    legs = [leg(SUPPLIED, target, info, balance, usd, feed)]
     return {
+        **legs_position("PricedTokenPosition", target, VAULT, info["symbol"] if info else target, legs),
         "type": priced.kind,
         "tokenAddress": target,
         "chainId": reader.chain_id,
