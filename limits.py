@@ -23,32 +23,33 @@ MAX_DEPTH = 10
 """The deepest path the schema has: a series' point's gauge position's pool share's risk's
 liquidation price's asset's symbol (the share is a Position, whose `risk` every Position has)."""
 MAX_BODY_BYTES = 100 * 1024
-MAX_TOKENS = 2_500
-"""Parser token cap: parsing costs about 8 microseconds a token; a typical query is about 260, one
-of every field of every type about 2,250."""
+MAX_TOKENS = 1_000
+"""Parser token cap: parsing costs about 8 microseconds a token; a typical query is about 260."""
 
 MAX_FRAGMENTS = 32
-MAX_FIELDS = 1_800
+MAX_FIELDS = 680
 MAX_ALIASES = 32
 MAX_SPREADS = 64
 MAX_SELECTIONS = 64
-MAX_MERGED = 28
-MAX_EXPANDED = 1_900
-"""The cost bound (graphql_http/rules.py's `cost_problem`), measured (bench/adversarial.py) so that the most expensive
-document within all of them parses and validates well within ANALYSIS_GOAL_MS on a 2-core machine: 30
-ms with the 200 fields and 300 expanded before Pendle; 45 to 60 ms under 400/500 and 600/700
-(the vault-style protocols), 1,000 tokens binding first; one machine measured 22 to 26 ms under
-600/700 and 700/800 (issue 36's risk and rewards) and 44 ms under 1,500 tokens, 1,000 fields and
-1,100 expanded (issue 37's protocols: every field of every protocol type, selected once, was
-about 830 fields and 1,200 tokens). With Maker's types and every entry's `holder` and `via`
-(issue 50) that query is 1,020 fields and 1,430 tokens, and a field every member of the union has
-(`protocol`) is merged 17 times at one path; under 1,800 tokens, 1,250 fields, 1,350 expanded
-and 20 merged the costliest found took 45 to 79 ms with the test suite running beside it (24
-merged: up to 109 ms). Issue 52's nine protocols and every entry's `usdPrices` make that query
-1,609 fields and 2,246 tokens with `protocol` merged 26 times, so the bounds became 2,500 tokens,
-1,800 fields, 1,900 expanded and 28 merged: on an idle 2-core machine the costliest found took
-108, 63 ms in two runs (84 ms under a looser 2,800/2,000/2,100/32), and `/healthz` p99 stayed
-under 10 ms while they were sent. Such documents are analysed in a worker process, once."""
+MAX_MERGED = 8
+MAX_EXPANDED = 680
+"""The cost bound (graphql_http/rules.py's `cost_problem`), frozen at the widest document a client
+needs, whatever the number of protocols (issue 66): a request holds at most five inputs, so its
+answers are of five members of a union at most, and what every member shares is selected once
+through the interfaces (`WalletEntry` with `allPositions` and `totals`, `Position`, `Entry`).
+That document, every root field once with every field of its answer (provenance too), the unions
+through their interfaces and the own fields of the five largest members of either union (a
+position's under positionsHistory's points, a pool's under poolDetails), is 960 tokens and 647
+fields, each at its path once (tests/test_request_limits.py computes it from the schema, holds it
+within these and a sixth member past them: a protocol whose type would widen it past them fails
+there; the bounds do not follow). A field is
+merged at one path at most eight times: a member's own fragment for each of five inputs, the
+interface's, the union's. An every-member document is refused, its message says to select through
+the interfaces. The costliest document within them parses and validates well within
+ANALYSIS_GOAL_MS on a 2-core machine: the worst found was the widest document itself, 33 and 34 ms
+in two runs on an idle machine (bench/adversarial.py).
+Before the interfaces the bounds followed the every-field query of all 26 members up to 2,500
+tokens, 1,800 fields, 1,900 expanded and 28 merged (63 to 108 ms measured at its worst)."""
 
 ANALYSIS_GOAL_MS = 100
 """What the cost bound is measured against: the costliest document within it is analysed (parsed,

@@ -95,7 +95,8 @@ def position(
 
 def listed(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """Every position of an entry (the objects with legs), in the order its fields give them, each
-    once: a position two fields list (Neutrl's `vaultPosition`) is one position."""
+    once: a position two fields list (Neutrl's `vaultPosition`) is one position. Each is a copy
+    that states `apy` and `risk` (null where its type has none of its own)."""
     found: dict[tuple[str, str], Mapping[str, Any]] = {}
 
     def walk(value: Any) -> None:
@@ -103,8 +104,8 @@ def listed(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             for item in value:
                 walk(item)
         elif isinstance(value, Mapping):
-            if "legs" in value:
-                found.setdefault((value["__typename"], value["id"]), value)
+            if "legs" in value:  # a type with no `apy` or `risk` of its own states none: null
+                found.setdefault((value["__typename"], value["id"]), {"apy": None, "risk": None, **value})
                 return
             for item in value.values():
                 walk(item)

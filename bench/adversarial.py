@@ -37,6 +37,7 @@ import schema
 import server
 from config import Settings
 from tests.stand_ins import StandIns
+from tests.test_fault_schedules import SCHEMA, widest_document
 
 INPUT = '{protocol: "morpho", chainId: 1, walletAddress: "0x0000000000000000000000000000000000000001"}'
 VAULT = "vaultV1Positions { vaultAddress vaultName asset { address symbol name decimals } shares assets apy }"
@@ -94,7 +95,30 @@ def random_document(rng: random.Random) -> str:
     return repeated(rng.randint(1, 4), rng.randint(1, 4))
 
 
+def positions_of_types(count: int, fields: str) -> str:
+    """`allPositions` with a fragment on `count` types that implement Position, each selecting
+    `fields`: a field in more of them than MAX_MERGED less the interface's is refused."""
+    implementing = [t.name for t in SCHEMA.get_possible_types(SCHEMA.type_map["Position"])][:count]
+    fragments = " ".join(f"... on {name} {{ {fields} }}" for name in implementing)
+    entry = f"... on WalletEntry {{ allPositions {{ {fragments} }} }}"
+    return f"{{ walletPositions(inputs: [{INPUT}]) {{ data {{ {entry} }} }} }}"
+
+
 def candidates(count: int, seed: int = 7) -> Iterator[str]:
+    widest = widest_document()  # its variables written in: no request carries them here
+    yield (
+        widest[widest.index("{") :]
+        .replace("$inputs", "[]")
+        .replace("$pools", "[]")
+        .replace("$from", "{blockNumber: 0}")
+    )
+    for count_ in (7, 35):
+        for fields in (
+            "id",
+            "legs { role amount usd }",
+            "id label legs { role key amount amountDecimal usd priceSource }",
+        ):
+            yield positions_of_types(count_, fields)
     for width in range(1, 6):
         for depth in range(1, 6):
             yield repeated(width, depth)

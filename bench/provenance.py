@@ -29,14 +29,9 @@ import server
 from config import Settings
 from tests import all_worlds
 from tests.evm import Anvil
-from tests.test_fault_schedules import SCHEMA, select_all
+from tests.test_fault_schedules import positions_query
 from tests.test_past_blocks import INPUTS
 from tests.test_verify import MORE
-
-
-def query(skip: tuple[str, ...]) -> str:
-    selection = select_all(SCHEMA.type_map["WalletPositionsResult"], skip=skip)
-    return f"query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {selection} }}"
 
 
 async def main(runs: int) -> None:
@@ -66,7 +61,7 @@ async def main(runs: int) -> None:
                 for protocol, role in [*INPUTS, *MORE]:
                     item = {"protocol": protocol, "chainId": node.chain_id, "walletAddress": worlds.wallets[role]}
                     figures = []
-                    for text in (query(("provenance",)), query(())):
+                    for text in (positions_query([item]), positions_query([item], skip=())):
                         await ask(text, item)
                         timed = [await ask(text, item) for _ in range(runs)]
                         figures.append((statistics.median(t for t, _ in timed) * 1000, len(timed[-1][1]), timed[-1][1]))

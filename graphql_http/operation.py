@@ -44,7 +44,7 @@ from graphql.execution.collect_fields import FragmentDetails
 from graphql.execution.values import VariableValues
 
 from graphql_http.projection import ProjectingExecutor, Projection, selects_by_variables
-from graphql_http.rules import DepthLimitRule, InputCount, NoIntrospectionRule, cost_problem, input_count
+from graphql_http.rules import WIDTH_HINT, DepthLimitRule, InputCount, NoIntrospectionRule, cost_problem, input_count
 from graphql_http.scalars import with_scalars
 from graphql_http.variables import Coercer
 from immutable_cache import ImmutableCache, weight
@@ -180,6 +180,8 @@ def analyse(text: str, schema: GraphQLSchema, introspection: bool) -> Analysis:
         # introspection failed and where the schema is published.
         errors.sort(key=lambda error: (error.extensions or {}).get("code") != "INTROSPECTION_DISABLED")
     except GraphQLSyntaxError as exc:
+        if "Document contains more than" in exc.message:  # the token cap, not a syntax error
+            return Analysis(None, _bad_request(f"{exc.message} {WIDTH_HINT}", "GRAPHQL_PARSE_FAILED"))
         return Analysis(None, RequestError.from_graphql([exc], "GRAPHQL_PARSE_FAILED"))
     except RecursionError:
         return Analysis(None, _too_deep())

@@ -158,6 +158,14 @@ class NoIntrospectionRule(ValidationRule):
             )
 
 
+WIDTH_HINT = (
+    "Select what every protocol shares once, through `... on WalletEntry` (its `allPositions` and "
+    "`totals` hold every position of every protocol), and the own fields of the members your five "
+    "inputs at most are answered by, not of every member (docs/api.md#limits)."
+)
+"""What a document too wide is told: the bounds admit the interfaces and five members."""
+
+
 def cost_problem(document: DocumentNode) -> str | None:
     """Why a document would cost too much to validate, or None. Linear, and run before validation.
 
@@ -183,7 +191,10 @@ def cost_problem(document: DocumentNode) -> str | None:
                 return problem
             expanded += fields
     if expanded > MAX_EXPANDED:
-        return f"With its fragments expanded the document selects {expanded} fields; the limit is {MAX_EXPANDED}."
+        return (
+            f"With its fragments expanded the document selects {expanded} fields; the limit is {MAX_EXPANDED}. "
+            + WIDTH_HINT
+        )
     return None
 
 
@@ -208,7 +219,9 @@ def _syntax_problem(document: DocumentNode) -> str | None:
         (spreads, MAX_SPREADS, "fragment spreads"),
     ):
         if count > limit:
-            return f"The document has {count} {what}; the limit is {limit}."
+            return f"The document has {count} {what}; the limit is {limit}." + (
+                " " + WIDTH_HINT if what == "fields" else ""
+            )
     return None
 
 
@@ -233,7 +246,9 @@ def _merge_problem(
                 if sizes[name] > MAX_MERGED:
                     return (
                         f"Field {path + name!r} is selected {sizes[name]} times or more once fragments "
-                        f"and repeated parents are merged; the limit is {MAX_MERGED}."
+                        f"and repeated parents are merged; the limit is {MAX_MERGED}. A field the members of a "
+                        "union share is selected once, through their interface (`... on WalletEntry`, and "
+                        "`Position`'s fields in `allPositions`)."
                     ), expanded
                 if field.selection_set:
                     children.setdefault(name, []).append((field.selection_set, multiplicity * count))

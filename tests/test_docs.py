@@ -15,9 +15,10 @@ import re
 import shlex
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
-from graphql import build_schema, parse, print_ast, validate
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, build_schema, parse, print_ast, validate
 
 import cli
 import config
@@ -212,17 +213,48 @@ def test_every_chain_served_has_a_default_endpoint_or_is_named_as_needing_one(mo
     assert undocumented == [], "default endpoints docs/operations.md does not list"
 
 
-@pytest.mark.parametrize(
-    "protocol", protocols.registry(protocols.load_addresses()).values(), ids=lambda protocol: protocol.name
-)
+REGISTERED = protocols.registry(protocols.load_addresses()).values()
+SERVED_SCHEMA = build_schema(SDL)
+
+
+def page_of(protocol: protocols.Protocol) -> str:
+    """A protocol's docs page, its whitespace one space."""
+    return " ".join(text(DOCS / "protocols" / f"{protocol.name}.md").split())
+
+
+@pytest.mark.parametrize("protocol", REGISTERED, ids=lambda protocol: protocol.name)
 def test_every_protocol_page_returns_the_fields_of_its_type(protocol):
-    page = " ".join(text(DOCS / "protocols" / f"{protocol.name}.md").split())
+    page = page_of(protocol)
     returns = re.search(rf"Returns `{protocol.type_name} implements WalletEntry \{{ ([^}}]+) \}}`", page)
     assert returns, f"docs/protocols/{protocol.name}.md has no Returns line"
-    schema = build_schema(SDL)
-    header = schema.type_map["WalletEntry"].fields
-    fields = schema.type_map[protocol.type_name].fields
+    header = SERVED_SCHEMA.type_map["WalletEntry"].fields
+    fields = SERVED_SCHEMA.type_map[protocol.type_name].fields
     assert returns.group(1).split() == [name for name in fields if name not in header]
+
+
+@pytest.mark.parametrize("protocol", REGISTERED, ids=lambda protocol: protocol.name)
+def test_every_protocol_page_says_what_each_of_its_positions_legs_are(protocol):
+    """Each position type a protocol answers implements Position, and its page says its legs."""
+    legs = re.search(r"\*\*Legs\*\* \(\[`Position`\]\([^)]*\)\): (.*?)(?= \*\*|$)", page_of(protocol))
+    assert legs, f"docs/protocols/{protocol.name}.md has no Legs paragraph"
+    position = SERVED_SCHEMA.type_map["Position"]
+
+    def positions(graphql_type: Any, seen: set[str]) -> set[str]:
+        while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
+            graphql_type = graphql_type.of_type
+        if not isinstance(graphql_type, GraphQLObjectType) or graphql_type.name in seen:
+            return set()
+        seen.add(graphql_type.name)
+        own = {graphql_type.name} if position in graphql_type.interfaces else set()
+        return own.union(*(positions(field.type, seen) for field in graphql_type.fields.values()))
+
+    member = SERVED_SCHEMA.type_map[protocol.type_name]
+    named = set(re.findall(r"`(\w+)`", legs.group(1)))
+    vault_style = "vault-style.md" in legs.group(1)
+    missing = sorted(
+        positions(member, {"AaveMarketState"}) - named - ({"VaultSharePosition"} if vault_style else set())
+    )
+    assert missing == [], f"docs/protocols/{protocol.name}.md: its Legs paragraph does not name {missing}"
 
 
 def test_every_code_is_in_the_api_page():

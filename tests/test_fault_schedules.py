@@ -15,6 +15,7 @@ input as retryable. A warning that quoted a node's error would be a misclassific
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from graphql.language import InterfaceTypeDefinitionNode, ObjectTypeDefinitionNo
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import protocols
 import server
 from config import Settings
 from schema import SDL, SDL_PATH
@@ -66,34 +68,67 @@ WRITTEN = {
 """The fields each type of schema.graphql writes itself (an interface's are written into it)."""
 
 
-def select_all(graphql_type: Any, skip: tuple[str, ...] = ("provenance",)) -> str:
-    """A selection of every field of a type, fragments for union members: the whole answer (but
-    `provenance`, which reads each input on its own: tests/test_verify.py selects it). An
-    interface's fields are selected through it, as a client does: what the members share once
-    (`... on WalletEntry`), every position's `Position` fields in `allPositions`; each type's
-    own fields beside them."""
+def select_all(
+    graphql_type: Any, skip: tuple[str, ...] = ("provenance",), members: Collection[str] | None = None
+) -> str:
+    """A selection of every field of a type, fragments for union members (those named in `members`
+    where given): the whole answer (but `provenance`, which reads each input on its own:
+    tests/test_verify.py selects it). An interface's fields are selected through it, as a client
+    does: what the members share once (`... on WalletEntry`), every position's `Position` fields
+    in `allPositions`; each type's own fields beside them."""
     while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
         graphql_type = graphql_type.of_type
     if isinstance(graphql_type, GraphQLUnionType):
         shared = {interface.name: interface for m in graphql_type.types for interface in m.interfaces}
         widest = [max(shared.values(), key=lambda interface: len(interface.fields))] if shared else []
         parts = [f"... on {interface.name} {select_all(interface, skip)}" for interface in widest]
-        parts += [f"... on {m.name} {select_all(m, skip)}" for m in graphql_type.types]
+        chosen = [m for m in graphql_type.types if members is None or m.name in members]
+        parts += [f"... on {m.name} {select_all(m, skip)}" for m in chosen]
         return "{ " + " ".join(parts) + " }"
     if isinstance(graphql_type, (GraphQLObjectType, GraphQLInterfaceType)):
         interfaces = graphql_type.interfaces if isinstance(graphql_type, GraphQLObjectType) else ()
         inherited = {name for interface in interfaces for name in interface.fields} - WRITTEN[graphql_type.name]
         fields = [(name, field) for name, field in graphql_type.fields.items() if name not in (*skip, *inherited)]
-        return "{ " + " ".join(f"{name} {select_all(field.type, skip)}" for name, field in fields) + " }"
+        return "{ " + " ".join(f"{name} {select_all(field.type, skip, members)}" for name, field in fields) + " }"
     return ""
 
 
 SCHEMA = build_schema(SDL)
-QUERY = (
-    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
-    + select_all(SCHEMA.type_map["WalletPositionsResult"])
-    + " }"
-)
+MEMBERS = {protocol.name: protocol.type_name for protocol in protocols.DECLARED}
+"""Each protocol's member of the WalletPositions union."""
+
+
+def members_of(inputs: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The union members that answer `inputs` (a request's, at most five): all a client selects
+    beside the interfaces, and all the cost bound admits (limits.py)."""
+    return {MEMBERS[name] for item in inputs if (name := str(item["protocol"]).lower()) in MEMBERS}
+
+
+def positions_query(inputs: Iterable[Mapping[str, Any]], skip: tuple[str, ...] = ("provenance",)) -> str:
+    """`walletPositions` selecting every field of the answer to `inputs`."""
+    selection = select_all(SCHEMA.type_map["WalletPositionsResult"], skip, members_of(inputs))
+    return f"query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {selection} }}"
+
+
+def widest_document(members: int = 5) -> str:
+    """The widest document a client needs (limits.py's bound): every root field once, every field
+    of its answer (provenance too), the unions through their interfaces, and the own fields of the
+    `members` largest members of either union (five inputs a request, each answered by one member),
+    a position's under positionsHistory's points, a pool's under poolDetails."""
+    unions = [SCHEMA.type_map[name] for name in ("WalletPositions", "PoolDetails")]
+    widths = {m.name: len(select_all(m, skip=())) for union in unions for m in union.types}
+    largest = set(sorted(widths, key=lambda name: (-widths[name], name))[:members])
+
+    def every(type_name: str, union_members: Collection[str] = ()) -> str:
+        return select_all(SCHEMA.type_map[type_name], skip=(), members=union_members)
+
+    return (
+        "query($inputs: [PositionInput!]!, $pools: [PoolInput!]!, $from: HistoryBound!) {"
+        f" walletPositions(inputs: $inputs) {every('WalletPositionsResult')}"
+        f" poolDetails(inputs: $pools) {every('PoolDetailsResult', largest)}"
+        f" positionsHistory(inputs: $inputs, from: $from) {every('PositionsHistoryResult', largest)} }}"
+    )
+
 
 fault_schedules = st.fixed_dictionaries(
     {
@@ -182,7 +217,9 @@ async def in_fives(app: web.Application, key: str, inputs: list[dict[str, Any]])
         for start in range(0, len(inputs), 5):
             variables = {"inputs": inputs[start : start + 5]}
             async with client.post(
-                "/graphql", json={"query": QUERY, "variables": variables}, headers={"x-api-key": key}
+                "/graphql",
+                json={"query": positions_query(variables["inputs"]), "variables": variables},
+                headers={"x-api-key": key},
             ) as response:
                 assert response.status == 200
                 answers.append((await response.json())["data"]["walletPositions"])

@@ -30,14 +30,9 @@ from schema import SDL
 from tests import aave_world, all_worlds, fluid_world, morpho_world, test_fault_schedules
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
-from tests.test_fault_schedules import select_all
+from tests.test_fault_schedules import positions_query, select_all
 
 SCHEMA = build_schema(SDL)
-POSITIONS = (
-    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
-    + select_all(SCHEMA.type_map["WalletPositionsResult"])
-    + " }"
-)
 POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { protocol chainId poolAddress blockNumber blockHash blockTimestamp data warnings { code message target } }
   errors { protocol chainId poolAddress blockNumber error { code message retryable } } } }"""
@@ -110,7 +105,7 @@ class Service:
         """Any number of inputs, five per request; data and errors in input order."""
         data, errors = [], []
         for start in range(0, len(inputs), 5):
-            answer = await self.ask(POSITIONS, inputs[start : start + 5])
+            answer = await self.ask(positions_query(inputs[start : start + 5]), inputs[start : start + 5])
             data += answer["data"]
             errors += answer["errors"]
         return {"data": data, "errors": errors}
@@ -318,7 +313,7 @@ async def test_inputs_at_several_blocks_in_one_request(history):
         {"protocol": "morpho", "chainId": chain, "walletAddress": lender, "blockNumber": blocks[0]},
     ]
     async with Service(folder, key, worlds.node) as service:
-        answer = await service.ask(POSITIONS, inputs)
+        answer = await service.ask(positions_query(inputs), inputs)
     assert answer["errors"] == []
     first, aave, newest, last, again = answer["data"]
     assert first == again == kept[blocks[0]][0]["data"][INPUTS.index(("morpho", "lender"))]
@@ -343,11 +338,11 @@ async def test_inputs_at_one_block_share_their_reads(history, caplog):
         for role in roles
     ]
     async with Service(folder, key, worlds.node) as service:
-        await service.ask(POSITIONS, inputs[:1])
+        await service.ask(positions_query(inputs[:1]), inputs[:1])
         caplog.clear()
         for single in inputs:
-            await service.ask(POSITIONS, [single])
-        await service.ask(POSITIONS, inputs)
+            await service.ask(positions_query([single]), [single])
+        await service.ask(positions_query(inputs), inputs)
     lines = [r.fields for r in caplog.records if r.name == "wallet_positions.access"]
     singles, together = [line["rpc_requests"] for line in lines[:3]], lines[3]["rpc_requests"]
     assert together <= max(singles), (singles, together)
@@ -535,7 +530,7 @@ async def test_a_pruned_endpoint_says_it_has_no_state_that_old(history, aiohttp_
     ]
     try:
         async with Service(folder, key, node, str(proxied.make_url("/"))) as service:
-            answer = await service.ask(POSITIONS, inputs)
+            answer = await service.ask(positions_query(inputs), inputs)
             pools = await service.ask(POOLS, pool_inputs(worlds, old)[:1])
     finally:
         proxy.released.set()

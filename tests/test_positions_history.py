@@ -21,24 +21,27 @@ import server
 from tests.evm import ROOT
 from tests.null_figures import FIGURES, unexplained
 from tests.rpc_proxy import RpcProxy
-from tests.test_fault_schedules import select_all
-from tests.test_past_blocks import LLTV_C, POSITIONS, SCHEMA, USDC, Service, history, market_id, position_inputs
+from tests.test_fault_schedules import members_of, positions_query, select_all
+from tests.test_past_blocks import LLTV_C, SCHEMA, USDC, Service, history, market_id, position_inputs
 
 __all__ = ["history"]
 
-SERIES = (
-    "query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {"
-    " positionsHistory(inputs: $inputs, from: $from, to: $to, points: $points) {"
-    " data { protocol chainId walletAddress warnings { code message target }"
-    " points { blockNumber timestamp error { code message retryable }"
-    " totals { suppliedUsd collateralUsd debtUsd rewardsUsd netUsd }"
-    " positions " + select_all(SCHEMA.type_map["WalletPositions"]) + " } }"
-    " errors { protocol chainId walletAddress blockNumber blockHash error { code message retryable } } } }"
-)
+
+def series_query(inputs: list[dict[str, Any]], more: str = "") -> str:
+    """`positionsHistory` selecting every field of its points' answers to `inputs`, and `more` of each series."""
+    return (
+        "query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {"
+        " positionsHistory(inputs: $inputs, from: $from, to: $to, points: $points) {"
+        f" data {{ protocol chainId walletAddress warnings {{ code message target }} {more}"
+        " points { blockNumber timestamp error { code message retryable }"
+        " totals { suppliedUsd collateralUsd debtUsd rewardsUsd netUsd }"
+        " positions " + select_all(SCHEMA.type_map["WalletPositions"], members=members_of(inputs)) + " } }"
+        " errors { protocol chainId walletAddress blockNumber blockHash error { code message retryable } } } }"
+    )
 
 
 async def ask_series(service: Service, inputs: list[dict[str, Any]], **arguments: Any) -> dict[str, Any]:
-    body = {"query": SERIES, "variables": {"inputs": inputs, "points": 2, **arguments}}
+    body = {"query": series_query(inputs), "variables": {"inputs": inputs, "points": 2, **arguments}}
     async with service.client.post("/graphql", json=body, headers={"x-api-key": service.key}) as response:
         assert response.status == 200, await response.text()
         answer = await response.json()
@@ -74,7 +77,7 @@ async def test_every_point_is_the_answer_at_its_block(history):
                 for point in entry["points"]:
                     assert point["error"] is None and point["timestamp"] is None
                     asked = {**batch[number], "blockNumber": point["blockNumber"], "controlledAccounts": False}
-                    (alone,) = (await service.ask(POSITIONS, [asked]))["data"]
+                    (alone,) = (await service.ask(positions_query([asked]), [asked]))["data"]
                     assert point["positions"] == alone, (batch[number]["protocol"], point["blockNumber"])
                     where = (batch[number]["protocol"], point["blockNumber"])
                     assert point["totals"] == alone["totals"] == from_legs(alone), where
@@ -381,14 +384,13 @@ async def test_flows_over_the_steps_are_what_the_steps_did(history):
     from market A; the Aave borrower's, the 2 WETH the first step supplied to the core market."""
     worlds, folder, key, kept = history
     morpho, lender = worlds.parts["morpho"], worlds.wallets["lender"]
-    query = SERIES.replace(
-        " points { blockNumber",
-        " flows { position kind amount blockNumber } earnings { position earned netFlows debt } points { blockNumber",
-    )
     inputs = [
         {"protocol": "morpho", "chainId": worlds.node.chain_id, "walletAddress": lender},
         {"protocol": "aave", "chainId": worlds.node.chain_id, "walletAddress": worlds.wallets["borrower"]},
     ]
+    query = series_query(
+        inputs, "flows { position kind amount blockNumber } earnings { position earned netFlows debt }"
+    )
     body = {
         "query": query,
         "variables": {
@@ -425,16 +427,15 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
     fails, every earned is end - start - net flows (negated for a debt), and every flow without a
     USD value is named by a FLOWS_UNPRICED warning of its asset: nothing left out silently."""
     worlds, folder, key, kept = history
-    query = SERIES.replace(
-        " points { blockNumber",
-        " warnings { code target } flows { position asset amount amountUsd }"
-        " earnings { position debt startAmount endAmount netFlows earned } points { blockNumber",
+    more = (
+        "warnings { code target } flows { position asset amount amountUsd }"
+        " earnings { position debt startAmount endAmount netFlows earned }"
     )
     inputs, seen = inputs_of(worlds), {"flows": 0, "earnings": 0}
     async with Service(folder, key, worlds.node) as service:
         for first in range(0, len(inputs), 5):
             body = {
-                "query": query,
+                "query": series_query(inputs[first : first + 5], more),
                 "variables": {
                     "inputs": inputs[first : first + 5],
                     "from": {"blockNumber": min(kept)},
@@ -479,10 +480,7 @@ async def test_pendle_tokens_sent_and_a_yts_due_claimed_are_flows(history):
     paid = [node.call(token, "balanceOf(address)", saver) - was for token, was in zip((sy, reward), before)]
     node.mine(1)
     item = [{"protocol": "pendle", "chainId": node.chain_id, "walletAddress": saver}]
-    query = SERIES.replace(
-        " points { blockNumber",
-        " flows { position kind amount amountUsd blockNumber } earnings { position earned } points { blockNumber",
-    )
+    query = series_query(item, "flows { position kind amount amountUsd blockNumber } earnings { position earned }")
     body = {"query": query, "variables": {"inputs": item, "from": {"blockNumber": start}, "points": 2}}
     async with (
         Service(folder, key, node) as service,

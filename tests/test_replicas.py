@@ -35,8 +35,8 @@ from tests.redis_server import free_port
 from tests.rpc_proxy import RpcProxy
 from tests.test_devnet_restart import every_input
 from tests.test_end_to_end import served
+from tests.test_fault_schedules import positions_query
 from tests.test_head import until
-from tests.test_past_blocks import POSITIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 worlds = served_fixture("replicas")
@@ -71,7 +71,7 @@ async def answers(port: int, key: str, inputs: list[dict[str, Any]]) -> tuple[li
     async with aiohttp.ClientSession() as session:
 
         async def one(part: list[dict[str, Any]]) -> tuple[int, Any]:
-            body = {"query": POSITIONS, "variables": {"inputs": part}}
+            body = {"query": positions_query(part), "variables": {"inputs": part}}
             async with session.post(f"http://127.0.0.1:{port}/graphql", json=body, headers={"x-api-key": key}) as reply:
                 text = await reply.text()
                 return reply.status, json.loads(text) if reply.status == 200 else {"text": text}

@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLUnionType, build_schema, parse
+from graphql.language import (
+    DocumentNode,
+    FieldNode,
+    InlineFragmentNode,
+    Lexer,
+    OperationDefinitionNode,
+    Source,
+    Token,
+    TokenKind,
+)
 
 import graphql_http
-from limits import MAX_BODY_BYTES, MAX_DEPTH, MAX_MERGED
+from graphql_http.rules import cost_problem
+from limits import MAX_BODY_BYTES, MAX_DEPTH, MAX_FIELDS, MAX_MERGED, MAX_TOKENS
 from schema import SDL
 from tests.conftest import QUICKSTART, WALLET, position_input
+from tests.test_fault_schedules import SCHEMA, select_all, widest_document
 
 INPUT = '{protocol: "morpho", chainId: 1, walletAddress: "%s"}' % WALLET
 
@@ -224,8 +237,8 @@ NESTED = "walletPositions(inputs: []) { data { %s } }" % " ".join(
         ),
         (
             "{ %s }"
-            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(30)),
-            f"has {30 * 62} fields",
+            % " ".join(f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(13)),
+            f"has {13 * 62} fields",
         ),
         (
             "{ %s } fragment F on WalletPositionsResult { %s }"
@@ -245,11 +258,57 @@ async def test_documents_too_costly_to_validate_are_refused(api, stand_ins, quer
     assert stand_ins.calls == []
 
 
-async def test_a_full_selection_of_every_type_stays_within_the_bounds(api):
-    from tests.test_fault_schedules import QUERY
+async def test_the_bounds_admit_the_widest_document_a_client_needs_and_are_frozen_at_it(api):
+    """The bounds are the widest document a client needs (limits.py), computed here from the
+    schema: a protocol whose types widen it past them fails here; the bounds stay where they are
+    (within a tenth above it), whatever the number of protocols."""
+    document = widest_document()
+    parsed = parse(document, max_tokens=MAX_TOKENS)
+    assert cost_problem(parsed) is None
+    tokens = len(list(tokens_of(document)))
+    fields = sum(1 for _ in fields_of(parsed))
+    assert 0.85 * MAX_TOKENS < tokens <= MAX_TOKENS and 0.85 * MAX_FIELDS < fields <= MAX_FIELDS, (tokens, fields)
+    assert cost_problem(parse(widest_document(6), max_tokens=2 * MAX_TOKENS)) is not None, "a sixth member is too many"
+    variables = {"inputs": [], "pools": [], "from": {"blockNumber": 0}}
+    reply = await api.query(document, variables)
+    assert reply.status == 200 and "errors" not in reply.body, reply.body
 
-    reply = await api.query(QUERY, {"inputs": []})
-    assert reply.status == 200, reply.body
+
+async def test_a_document_of_every_member_is_refused_and_told_to_use_the_interfaces(api):
+    """Every field of all 26 members of WalletPositions: wider than any five inputs need."""
+    query = (
+        "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
+        + select_all(SCHEMA.type_map["WalletPositionsResult"])
+        + " }"
+    )
+    message = request_error(await api.query(query, {"inputs": []}), 400, "GRAPHQL_PARSE_FAILED")
+    assert f"more than {MAX_TOKENS} tokens" in message and "... on WalletEntry" in message and "allPositions" in message
+    many = "{ walletPositions(inputs: []) { data { %s } } }" % " ".join(
+        f"... on {member.name} {{ protocol chainId blockNumber warnings {{ code message target }} }}"
+        for member in SCHEMA.type_map["WalletPositions"].types
+    )
+    message = request_error(await api.query(many), 400, "QUERY_TOO_COMPLEX")
+    assert f"the limit is {MAX_MERGED}." in message and "through their interface (`... on WalletEntry`" in message
+    wide = "{ %s }" % " ".join(
+        f"w{i}: walletPositions(inputs: []) {{ errors {{ {' protocol' * 60} }} }}" for i in range(13)
+    )
+    assert "... on WalletEntry" in request_error(await api.query(wide), 400, "QUERY_TOO_COMPLEX")
+
+
+def tokens_of(document: str) -> Iterator[Token]:
+    lexer = Lexer(Source(document))
+    while (token := lexer.advance()).kind != TokenKind.EOF:
+        yield token
+
+
+def fields_of(document: DocumentNode) -> Iterator[FieldNode]:
+    pending = [d.selection_set for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    while pending:
+        for selection in pending.pop().selections:
+            if isinstance(selection, FieldNode):
+                yield selection
+            if isinstance(selection, (FieldNode, InlineFragmentNode)) and selection.selection_set:
+                pending.append(selection.selection_set)
 
 
 async def test_inputs_are_counted_before_validation_errors_are_reported(api):

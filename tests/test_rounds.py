@@ -30,7 +30,7 @@ import server
 from tests.conftest import served_fixture
 from tests.evm import Anvil
 from tests.rpc_proxy import Lockstep, RpcProxy, settled
-from tests.test_fault_schedules import SCHEMA, select_all
+from tests.test_fault_schedules import positions_query
 from tests.test_past_blocks import Service
 
 ROUNDS = 2
@@ -57,9 +57,8 @@ FOLLOWER_WAIT = 30.0
 worlds = served_fixture("rounds")
 
 
-def query(provenance: bool = False) -> str:
-    selection = select_all(SCHEMA.type_map["WalletPositionsResult"], skip=() if provenance else ("provenance",))
-    return f"query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {selection} }}"
+def query(inputs: list[dict[str, Any]], provenance: bool = False) -> str:
+    return positions_query(inputs, skip=() if provenance else ("provenance",))
 
 
 SERIES_QUERY = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $points: Int!) {
@@ -190,22 +189,26 @@ def counted(worlds: Any, holders: dict[str, list[str]]) -> Iterator[dict[str, An
             for scenario in ("a first deployment's first query", "a fresh server's first query"):
                 async with Counted(node, folder, key, f"cold-{name}") as cold:
                     node.mine(1)
-                    found[f"{name} ({role}), {scenario}"] = (await cold.count(query(), inputs((name, role))))[:2]
+                    found[f"{name} ({role}), {scenario}"] = (
+                        await cold.count(query(inputs((name, role))), inputs((name, role)))
+                    )[:2]
                     await cold.quiet()
         async with Counted(node, folder, key, "warm") as server_:
             for name, role in pairs:
-                await server_.service.ask(query(), inputs((name, role)))
+                await server_.service.ask(query(inputs((name, role))), inputs((name, role)))
             for name, role in pairs:
-                found[f"{name} ({role})"] = await server_.fresh(query(), inputs((name, role)))
+                found[f"{name} ({role})"] = await server_.fresh(query(inputs((name, role))), inputs((name, role)))
                 found[f"{name} ({role}), again at the same block"] = (
-                    await server_.count(query(), inputs((name, role)))
+                    await server_.count(query(inputs((name, role))), inputs((name, role)))
                 )[:2]
                 found[f"{name} ({role}), with provenance"] = await server_.fresh(
-                    query(provenance=True), inputs((name, role))
+                    query(inputs((name, role)), provenance=True), inputs((name, role))
                 )
-            found["the 5-input mix"] = await server_.fresh(query(), inputs(*MIX))
+            found["the 5-input mix"] = await server_.fresh(query(inputs(*MIX)), inputs(*MIX))
             back = node.block_number() + 1 - PAST
-            found[f"the 5-input mix, {PAST} blocks back"] = await server_.fresh(query(), inputs(*MIX, blockNumber=back))
+            found[f"the 5-input mix, {PAST} blocks back"] = await server_.fresh(
+                query(inputs(*MIX, blockNumber=back)), inputs(*MIX, blockNumber=back)
+            )
             node.mine(SERIES_SPAN)
             for name, wanted in (("morpho (saver)", MIX[:1]), ("the 5-input mix", MIX)):
                 more = {"from": {"blockNumber": node.block_number() + 1 - SERIES_SPAN}, "points": SERIES_POINTS}

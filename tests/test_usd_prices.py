@@ -57,7 +57,7 @@ def compared(worlds: Any) -> dict[str, tuple[set[str], set[str]]]:
             asked = [
                 (
                     f"{name} ({role})",
-                    query(),
+                    query([{"protocol": name}]),
                     {"protocol": name, "chainId": built.node.chain_id, "walletAddress": wallet},
                 )
                 for name, protocol in service.app[server.REGISTRY].items()
@@ -71,8 +71,8 @@ def compared(worlds: Any) -> dict[str, tuple[set[str], set[str]]]:
                 assert not answer["errors"], (name, answer["errors"])
                 blocks = {entry["blockNumber"] for entry in answer["data"]}
                 read = {feed for block, feed in reads if block in blocks}
-                if not any(
-                    states_usd(json.loads(entry["data"]) if "poolAddress" in entry else entry)
+                if not any(  # `totals` are sums of the figures: 0 where there is none
+                    states_usd(json.loads(entry["data"]) if "poolAddress" in entry else {**entry, "totals": None})
                     for entry in answer["data"]
                 ):
                     read = set()

@@ -22,7 +22,7 @@ from config import Settings
 from tests.conftest import served_fixture
 from tests.evm import ROOT, Anvil, as_child
 from tests.test_devnet_restart import every_input
-from tests.test_fault_schedules import SCHEMA, select_all
+from tests.test_fault_schedules import positions_query
 from tests.test_past_blocks import INPUTS, pool_inputs
 
 worlds = served_fixture("verify")
@@ -37,16 +37,9 @@ MORE = [
     ("curve", "saver"),
     ("convex", "saver"),
 ]
-WALLETS = (
-    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
-    + select_all(SCHEMA.type_map["WalletPositionsResult"], skip=())
-    + " }"
-)
-PLAIN = (
-    "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
-    + select_all(SCHEMA.type_map["WalletPositionsResult"])
-    + " }"
-)
+WALLETS, PLAIN = "every field with provenance", "every field"
+"""What `ask` selects of its inputs' answers (tests/test_fault_schedules.py's positions_query), or a
+query of its own."""
 POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { protocol chainId poolAddress blockNumber blockHash blockTimestamp data
          provenance { method params result } }
@@ -80,7 +73,8 @@ async def ask_many(
             if not inputs:  # a block mined between two requests
                 node.mine(1)
                 continue
-            body = {"query": query, "variables": {"inputs": inputs}}
+            text = {WALLETS: positions_query(inputs, skip=()), PLAIN: positions_query(inputs)}.get(query, query)
+            body = {"query": text, "variables": {"inputs": inputs}}
             async with client.post("/graphql", json=body, headers={"x-api-key": key}) as response:
                 assert response.status == 200
                 answer: dict[str, Any] = await response.json()
@@ -198,16 +192,7 @@ def test_a_changed_figure_a_changed_read_and_another_chain_are_caught(worlds):
 def test_the_answer_without_provenance_is_unchanged(worlds):
     built, folder, key = worlds
     inputs = wallet_inputs(built)[:5]
-    plain = select_all(SCHEMA.type_map["WalletPositionsResult"])
-    without = asyncio.run(
-        ask(
-            folder,
-            key,
-            built.node,
-            f"query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {plain} }}",
-            inputs,
-        )
-    )
+    without = asyncio.run(ask(folder, key, built.node, PLAIN, inputs))
     with_it = asyncio.run(ask(folder, key, built.node, WALLETS, inputs))
     for entry in with_it["data"]["walletPositions"]["data"]:
         assert entry.pop("provenance")
