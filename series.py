@@ -173,17 +173,12 @@ async def series(fetch: PointFetch, asked: list[Point]) -> dict[str, Any]:
     return {"points": kept, "warnings": warnings}
 
 
-def legs(protocol: Protocol, answer: Mapping[str, Any]) -> tuple[dict[str, Held], set[str]]:
-    """The legs a point's answer holds by key (its `allPositions`' legs, adapters/legs.py), and the
-    position types it holds whose flows the protocol does not derive (`Protocol.unfollowed`). A leg
+def legs(answer: Mapping[str, Any]) -> dict[str, Held]:
+    """The legs a point's answer holds by key (its `allPositions`' legs, adapters/legs.py). A leg
     several positions hold parts of (a RewardsController's reward accrued in several markets) is
     one leg, their amounts and USD added."""
     found: dict[str, Held] = {}
-    underived: set[str] = set()
     for position in answer["allPositions"]:
-        if position["__typename"] in protocol.unfollowed:
-            underived.add(position["__typename"])
-            continue
         for leg in position["legs"]:
             amount, asset = leg["amount"], leg["asset"]
             held = Held(
@@ -194,7 +189,7 @@ def legs(protocol: Protocol, answer: Mapping[str, Any]) -> tuple[dict[str, Held]
                 leg["role"] in GROWS,
             )
             found[leg["key"]] = held if leg["key"] not in found else _summed(found[leg["key"]], held)
-    return found, underived
+    return found
 
 
 def _summed(one: Held, other: Held) -> Held:
@@ -232,7 +227,7 @@ async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer:
     block), into `answer`, or the warnings that say why not."""
     answered = [point for point in answer["points"] if point["positions"] is not None]
     (start, held), (end, now) = (
-        (point["blockNumber"], legs(protocol, point["positions"])) for point in (answered[0], answered[-1])
+        (point["blockNumber"], legs(point["positions"])) for point in (answered[0], answered[-1])
     )
 
     def warn(code: str, target: str, message: str) -> None:
@@ -243,13 +238,7 @@ async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer:
             "FLOWS_UNAVAILABLE", protocol.name, f"Flows and earnings of {protocol.name} positions are not derived yet."
         )
         return
-    for type_name in sorted(held[1] | now[1]):
-        warn(
-            "FLOWS_UNAVAILABLE",
-            type_name,
-            f"Flows of {type_name} positions are not derived yet: their earnings are left out.",
-        )
-    assets = {key: leg.asset for key, leg in {**held[0], **now[0]}.items() if leg.asset}
+    assets = {key: leg.asset for key, leg in {**held, **now}.items() if leg.asset}
     try:
         logs = await wallet_logs(ctx, wallet, start + 1, end)
         found = await protocol.flows(ctx, wallet, logs, assets)
@@ -284,7 +273,7 @@ async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer:
         for flow, value in zip(found, values)
     ]
     points = [  # a point that left a part out cannot say its legs there held nothing
-        (point["blockNumber"], legs(protocol, point["positions"])[0])
+        (point["blockNumber"], legs(point["positions"]))
         for at, point in enumerate(answered)
         if at in (0, len(answered) - 1)
         or not any(warning["code"] == "PART_UNREADABLE" for warning in point["positions"]["warnings"])

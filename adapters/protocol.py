@@ -79,9 +79,6 @@ class Protocol(Generic[Shape]):
     flows: FlowFunction | None = None
     """`positionsHistory` flows: the wallet's logs decoded into its positions' flows
     (adapters/flows.py); None where not derived yet (the series says so)."""
-    unfollowed: frozenset[str] = frozenset()
-    """The position types (`__typename`) whose legs `flows` does not follow: the series names them
-    in FLOWS_UNAVAILABLE and leaves their earnings out."""
     flow_prices: FlowPrices | None = None
     """The flows' USD prices where the protocol values its positions by its own oracle; None:
     the chain's feeds, as its positions."""

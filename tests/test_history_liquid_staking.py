@@ -148,7 +148,10 @@ async def test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says(s
         entry["protocol"]: {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
         for entry in entries
     }
-    assert named == {"etherfi": set(), "rocketpool": set(), "renzo": {"RenzoWithdrawalRequest"}, "kelp": set()}
+    requests = named.pop("renzo")
+    assert named == {"etherfi": set(), "rocketpool": set(), "kelp": set()}
+    assert requests and all(key.endswith(":withdrawal") for key in requests), "each Renzo request, by its key"
+    assert not {row["position"] for row in entries[2]["earnings"]} & requests, "no earnings for a request not followed"
 
 
 async def test_kelp_requests_are_flows_and_unlocking_is_what_they_earn(staking: Staking) -> None:

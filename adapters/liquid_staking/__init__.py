@@ -30,7 +30,6 @@ PROTOCOLS = (
         deployed=lambda section: section.start_block,
         fetch=renzo.fetch,
         flows=flows.flows,
-        unfollowed=frozenset(("RenzoWithdrawalRequest",)),  # its claim event names no one (flows.py)
     ),
     Protocol(
         name="kelp", section=KELP, deployed=lambda section: section.start_block, fetch=kelp.fetch, flows=flows.flows

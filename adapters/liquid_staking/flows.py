@@ -23,8 +23,8 @@ LRTWithdrawalManager's `AssetWithdrawalQueued` (withdrawer, asset, nonce indexed
 `AssetWithdrawalFinalized` (withdrawer, asset indexed) takes out its `amountReceived`, from the
 request `completeWithdrawal` pops, the wallet's oldest of the asset at the block before (the k-th
 completion of a block, its k-th oldest). What a request earns is the change unlocking made to its
-expected amount. Renzo's are not derived (its claim event names no one): the series names them in
-FLOWS_UNAVAILABLE; the ezETH sent to make one is a flow out of ezETH.
+expected amount. Renzo's are not derived (its claim event names no one): each request's leg is named
+unavailable (FLOWS_UNAVAILABLE, no earnings); the ezETH sent to make one is a flow out of ezETH.
 """
 
 from __future__ import annotations
@@ -131,10 +131,14 @@ async def flows(ctx: FetchContext[Staked], wallet: str, logs: WalletLogs, legs: 
         return Flow(log.address, moved.kind, *at, NATIVE, eth if moved.amount > 0 else -eth)
 
     found = await asyncio.gather(*(in_ether(log) for log in logs if log.address in tokens))
-    if isinstance(section, EtherfiAddresses):  # the requests' flows, where derived (Renzo's are not)
+    if isinstance(section, EtherfiAddresses):  # the requests' flows, where derived
         found += await _etherfi_requests(ctx, section, logs, wallet)
     elif isinstance(section, KelpAddresses):
         found += await _kelp_requests(ctx, section, logs, wallet)
+    elif isinstance(section, RenzoAddresses):
+        for key in legs:
+            if key.endswith(":withdrawal"):
+                logs.unavailable[key] = "Renzo's claim event names no one, so a claim cannot be matched to its request"
     return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
 
 
