@@ -81,6 +81,8 @@ async def test_every_point_is_the_answer_at_its_block(history):
                     assert point["positions"] == alone, (batch[number]["protocol"], point["blockNumber"])
                     where = (batch[number]["protocol"], point["blockNumber"])
                     assert point["totals"] == alone["totals"] == from_legs(alone), where
+                    ids = [position["id"] for position in alone["allPositions"]]
+                    assert len(ids) == len(set(ids)), ("each position once, by its id", where)
                     assert close(point["totals"], by_hand(alone)), where
                     assert unexplained(alone, FIGURES) == [], (batch[number]["protocol"], point["blockNumber"])
                     if None in point["totals"].values():
