@@ -130,7 +130,7 @@ def totals(positions: Iterable[Mapping[str, Any]]) -> dict[str, float | None]:
             elif counted is not None:
                 counted.append(each["usd"])
     sums = {name: None if values is None else math.fsum(values) for name, values in parts.items()}
-    *credit, debt = (parts[name] for name in ("suppliedUsd", "collateralUsd", "rewardsUsd", "debtUsd"))
-    if debt is None or any(values is None for values in credit):
+    if any(values is None for values in parts.values()):
         return {**sums, "netUsd": None}
-    return {**sums, "netUsd": math.fsum([*(usd for values in credit for usd in values or ()), *(-usd for usd in debt)])}
+    signed = [-usd if name == "debtUsd" else usd for name, values in parts.items() for usd in values or ()]
+    return {**sums, "netUsd": math.fsum(signed)}

@@ -236,10 +236,9 @@ async def _pod(
         (gwei,) = await reader.call(pod, WITHDRAWABLE_RESTAKED_GWEI, label=label)
         return cast(int, gwei)
 
-    gwei, price, ether = await asyncio.gather(
+    gwei, price = await asyncio.gather(
         warnings.optional(restaked_gwei(), pod, "withdrawableRestakedExecutionLayerGwei is"),
         warned_usd_price(reader, chain, NATIVE, warnings),
-        erc20.token_info(reader, NATIVE),
     )
     usd = price.value(withdrawable, 18) if price else None
     return {
@@ -248,7 +247,16 @@ async def _pod(
             pod.lower(),
             STAKING,
             "EigenPod",
-            [leg(STAKED, f"{pod.lower()}:restaked", ether, withdrawable, usd, feed_of(price))],
+            [
+                leg(
+                    STAKED,
+                    f"{pod.lower()}:restaked",
+                    erc20.native_info(reader.chain_id),
+                    withdrawable,
+                    usd,
+                    feed_of(price),
+                )
+            ],
         ),
         "address": pod,
         "depositShares": str(deposit),
