@@ -30,6 +30,11 @@ class BeforeDeployment(InputValidationError):
     """A block before the protocol's deployment on the chain: a series leaves such points out."""
 
 
+class BeforeChain(InputValidationError):
+    """A time before the chain's first block: no block stands for it (a portfolio's chain then
+    held nothing)."""
+
+
 class ChainNotConfigured(PositionError):
     """The protocol serves the chain, but this server has no RPC endpoint for it: the operator's
     configuration (`RPC_URL_<chainId>`), not the client's input; asking again does not help."""

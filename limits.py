@@ -78,7 +78,9 @@ class RateDecision(NamedTuple):
 class Limiter(Protocol):
     """What the server asks of a limiter: this one, or replicas.rate_limit.RedisRateLimiter."""
 
-    async def decide(self, key_id: str) -> RateDecision: ...
+    async def decide(self, key_id: str, cost: int = 1) -> RateDecision:
+        """Grant `cost` requests at once, or none (refused: they would not all fit the window)."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -105,21 +107,25 @@ class RateLimiter:
         self._grants: dict[str, deque[float]] = {}
         self._last_sweep = clock()
 
-    def hit(self, key_id: str) -> RateDecision:
+    def hit(self, key_id: str, cost: int = 1) -> RateDecision:
+        """`cost` grants at once (at most the quota: a cost above it costs the whole window), or none."""
         now = self._clock()
         self._sweep(now)
         grants = self._grants.setdefault(key_id, deque())
         while grants and grants[0] <= now - self.window:
             grants.popleft()
-        allowed = len(grants) < self.quota
+        cost = min(cost, self.quota)
+        allowed = len(grants) + cost <= self.quota
         if allowed:
-            grants.append(now)
-        reset = whole_seconds_until(grants[0] + self.window - now) if grants else 0
+            grants.extend([now] * cost)
+        # Refused: the wait until enough grants have left for all `cost` to fit.
+        oldest = grants[0 if allowed else len(grants) + cost - self.quota - 1] if grants else None
+        reset = whole_seconds_until(oldest + self.window - now) if oldest is not None else 0
         return RateDecision(allowed, self.quota, self.window, self.quota - len(grants), reset)
 
-    async def decide(self, key_id: str) -> RateDecision:
+    async def decide(self, key_id: str, cost: int = 1) -> RateDecision:
         """`hit`, as the server calls every limiter (replicas.rate_limit.RedisRateLimiter's must await Redis)."""
-        return self.hit(key_id)
+        return self.hit(key_id, cost)
 
     async def close(self) -> None:
         """Nothing to release: the log lives in this process."""

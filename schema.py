@@ -10,18 +10,17 @@ input, the adapter function (`Protocol.fetch` or `Protocol.details`) and the out
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import logging
 import re
-import typing
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from graphql import (
+    GraphQLError,
     GraphQLResolveInfo,
     GraphQLSchema,
     GraphQLUnionType,
@@ -31,17 +30,15 @@ from graphql import (
 import series
 from adapters import accounts, legs
 from adapters.context import FetchContext, FetchFunction
-from adapters.prices import noting_prices, used_prices
-from chain import ChainReader, ChainRequest, shared_future
-from chain.event_index import Indexes
-from chain.provenance import entries as provenance_entries
-from errors import BeforeDeployment, BudgetExceeded, InputValidationError, PositionError
+from chain import shared_future
+from errors import BeforeChain, BeforeDeployment, InputValidationError, PositionError
 from graphql_http.interfaces import written_out
 from graphql_http.projection import nonconformity, selects
 from graphql_http.scalars import with_scalars
-from immutable_cache import ImmutableCache
 from metrics import Outcome
 from protocols import Protocol, Registry
+from resolvers import portfolio
+from resolvers.inputs import INTERNAL_ERROR, InputKey, RequestContext, fetch_input, unexpected
 
 log = logging.getLogger("wallet_positions.resolver")
 
@@ -52,11 +49,8 @@ member (graphql_http/interfaces.py)."""
 ADDRESS_RE = re.compile(r"0x[0-9a-fA-F]{40}")
 POOL_RE = re.compile(r"0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})")
 BLOCK_HASH = re.compile(r"0x[0-9a-fA-F]{64}")
-INTERNAL_ERROR = "Internal error while reading positions; it has been logged."
 ADDRESS_ECHO = 70
 """Characters of a submitted address an error echoes: a market id (66) whole, garbage cut."""
-
-InputKey = tuple[str, str, int, str, "int | None", "str | None", bool]
 
 
 @dataclass(frozen=True)
@@ -130,37 +124,6 @@ POOLS = RootField(
 )
 
 
-class SharedAnswers(typing.Protocol):
-    """Answers the replicas share (replicas/answers.py), asked after a miss of `answers`: `get`
-    is None for whatever Redis cannot answer, and `put` never waits for it."""
-
-    async def get(self, key: tuple[Any, ...]) -> dict[str, Any] | None: ...
-
-    def put(self, key: tuple[Any, ...], answer: dict[str, Any]) -> None: ...
-
-    async def close(self) -> None:
-        """What the server calls at shutdown."""
-
-
-@dataclass
-class RequestContext:
-    """Per-request state shared by every root field of one operation."""
-
-    registry: Registry
-    input_timeout: float
-    chains: ChainRequest
-    indexes: Indexes
-    answers: ImmutableCache
-    """Answers kept across requests per input and block (`fetch_input`); a bound of 0 bytes keeps none."""
-    shared: SharedAnswers | None = None
-    """The same, shared with the other replicas through Redis (None: REDIS_URL unset, or sharing off)."""
-    outcomes: list[Outcome] = field(default_factory=list)
-    """One per resolved input, for the access log and the metrics."""
-    fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
-    series_points: int = 0
-    """Points the operation's `positionsHistory` fields asked so far (series.SERIES_BUDGET)."""
-
-
 def build(registry: Registry) -> GraphQLSchema:
     """The executable schema; every registered protocol must name a member of the union."""
     schema = with_scalars(build_schema(SDL))
@@ -178,35 +141,133 @@ def build(registry: Registry) -> GraphQLSchema:
     for root in (WALLETS, POOLS):
         query.fields[root.name].resolve = functools.partial(resolve, root)
     query.fields["positionsHistory"].resolve = resolve_history
+    query.fields[portfolio.FIELD].resolve = resolve_portfolio
     return schema
 
 
 async def resolve(
     root: RootField, _root: Any, info: GraphQLResolveInfo[RequestContext], inputs: list[dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
-    """Every valid input's fetch starts at once, one task per distinct input; the answer is built
-    when all have settled. asyncio.wait leaves the fetches running if this field is cancelled:
-    another field of the request may share them."""
+    """Every valid input answered (`_settled`), its entries in `data` or its failure in `errors`."""
     context: RequestContext = info.context
-    provenance = _wants(info, "provenance")
+    data, errors = [], []
+    found = await _settled(root, context, inputs, _wants(info, "provenance"), info.schema, root.name)
+    for item, one in zip(inputs, found):
+        if isinstance(one, PositionError):
+            errors.append(_failed(root, context, item, one))
+        else:
+            data.extend(one)
+    return {"data": data, "errors": errors}
+
+
+async def _settled(
+    root: RootField,
+    context: RequestContext,
+    inputs: list[dict[str, Any]],
+    provenance: bool,
+    schema: GraphQLSchema,
+    field_name: str,
+) -> list[list[dict[str, Any]] | PositionError]:
+    """Each input's entries (its own, then its accounts') or its failure: every valid input's fetch
+    starts at once, one task per distinct input, and the answers are built when all have settled.
+    asyncio.wait leaves the fetches running if the field is cancelled: another field of the request
+    may share them."""
     started = [_start(root, context, item, provenance) for item in inputs]
     fetches = {id(fetch): fetch for one in started if isinstance(one, tuple) for fetch in one[1:] if fetch}
     if fetches:
         await asyncio.wait(fetches.values())
-    data, errors = [], []
+    found: list[list[dict[str, Any]] | PositionError] = []
     for item, outcome in zip(inputs, started):
-        answer, error = _outcome(root, context, item, outcome, info.schema)
-        if error is None:
-            assert answer is not None and isinstance(outcome, tuple)
-            data.extend(_with_accounts(root, outcome, item[root.address_key].lower(), answer, info.schema))
+        answer = _outcome(root, item, outcome, schema)
+        if isinstance(answer, PositionError):
+            found.append(answer)
         else:
-            errors.append(error)
-        context.outcomes.append(
-            Outcome(
-                root.name, item["protocol"].lower(), item["chainId"], "OK" if error is None else error["error"]["code"]
-            )
+            assert isinstance(outcome, tuple)
+            found.append(_with_accounts(root, outcome, item[root.address_key].lower(), answer, schema))
+        code = answer.code if isinstance(answer, PositionError) else "OK"
+        context.outcomes.append(Outcome(field_name, item["protocol"].lower(), item["chainId"], code))
+    return found
+
+
+async def resolve_portfolio(_root: Any, info: GraphQLResolveInfo[RequestContext], **args: Any) -> dict[str, Any]:
+    """`portfolio` (portfolio.py): every chain's block first (a refused argument fails the field
+    before any check is read), then every check of every chain at once."""
+    context: RequestContext = info.context
+    try:
+        asked = portfolio.parsed(args, portfolio.served(context.registry, context.chains.chains), ADDRESS_RE)
+        blocks = await asyncio.gather(
+            *(_portfolio_block(context, chain_id, asked.at) for chain_id in asked.chains), return_exceptions=True
         )
-    return {"data": data, "errors": errors}
+        found: list[int | PositionError | None] = []
+        for block in blocks:
+            if isinstance(block, BaseException) and not isinstance(block, PositionError):
+                raise block
+            if isinstance(block, InputValidationError) and not isinstance(block, BeforeChain):
+                raise block
+            found.append(block)
+    except InputValidationError as exc:
+        raise GraphQLError(exc.message, extensions={"code": exc.code}) from None
+    provenance = _wants(info, "provenance")
+    chains = await asyncio.gather(
+        *(
+            _portfolio_chain(context, info.schema, asked.wallet, chain_id, block, provenance)
+            for chain_id, block in zip(asked.chains, found)
+        )
+    )
+    return {
+        "walletAddress": asked.wallet,
+        "data": [entry for entries, _, _ in chains for entry in entries],
+        "errors": [error for _, errors, _ in chains for error in errors],
+        "coverage": [coverage for _, _, coverage in chains],
+    }
+
+
+async def _portfolio_block(context: RequestContext, chain_id: int, at: series.Range | None) -> int | None:
+    """The chain's block for the portfolio: None for the newest (the request's pin)."""
+    timed_out = f"The block of chain {chain_id} was not found within {context.input_timeout:g} s."
+    with unexpected(timed_out, "the portfolio's block", chain_id):
+        async with asyncio.timeout(context.input_timeout):
+            return await portfolio.block(context.chains.reader(chain_id), at)
+
+
+async def _portfolio_chain(
+    context: RequestContext,
+    schema: GraphQLSchema,
+    wallet: str,
+    chain_id: int,
+    block: int | PositionError | None,
+    provenance: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """One chain's entries, errors and coverage: every protocol served there checked at its block
+    (a chain whose block could not be found fails every check with that failure; one with no block
+    as old as the time asked held nothing)."""
+    names = sorted(name for name, protocol in context.registry.items() if chain_id in protocol.chains)
+    at = block if isinstance(block, int) else None
+    items: list[dict[str, Any]] = [
+        {"protocol": name, "chainId": chain_id, "walletAddress": wallet, "blockNumber": at} for name in names
+    ]
+    found: list[list[dict[str, Any]] | PositionError]
+    if isinstance(block, BeforeChain):
+        found = [[] for _ in items]
+    elif isinstance(block, PositionError):
+        found = [block for _ in items]
+    else:
+        found = await _settled(WALLETS, context, items, provenance, schema, portfolio.FIELD)
+    checks = []
+    for item, one in zip(items, found):
+        if isinstance(one, BeforeDeployment):
+            checks.append(portfolio.Checked(item["protocol"], []))
+        elif isinstance(one, PositionError):
+            checks.append(portfolio.Checked(item["protocol"], [], _failed(WALLETS, context, item, one)))
+        else:
+            checks.append(portfolio.Checked(item["protocol"], one))
+    reader = None if isinstance(block, PositionError) else context.chains.reader(chain_id, at)
+    try:
+        coverage = await portfolio.coverage(chain_id, context.registry, checks, reader, context.indexes)
+    except PositionError:  # the node failed the block's header: the checks' own errors say so
+        coverage = await portfolio.coverage(chain_id, context.registry, checks, None, context.indexes)
+    entries = [entry for check in checks if check.kind != "empty" for entry in check.entries]
+    return entries, [check.error for check in checks if check.error is not None], coverage
 
 
 async def resolve_history(_root: Any, info: GraphQLResolveInfo[RequestContext], **args: Any) -> dict[str, Any]:
@@ -274,8 +335,8 @@ async def _history(
         counted.child(counted.history_points, protocol.name, "OK").inc()
         return shaped
 
-    with _unexpected(
-        f"The series' blocks or flows were not read within {context.input_timeout:g} s.", protocol, chain_id
+    with unexpected(
+        f"The series' blocks or flows were not read within {context.input_timeout:g} s.", protocol.name, chain_id
     ):
         async with asyncio.timeout(context.input_timeout):
             reader = context.chains.reader(chain_id)
@@ -313,6 +374,7 @@ def _start(root: RootField, context: RequestContext, item: dict[str, Any], prove
     block, block_hash = item.get("blockNumber"), item.get("blockHash")
     try:
         protocol, function = _validate(root, context.registry, name, chain_id, address, block, block_hash)
+        protocol.existed(chain_id, block)  # refused before the accounts' discovery reads anything
     except PositionError as exc:
         return exc
     key = (root.name, protocol.name, chain_id, address, block, block_hash and block_hash.lower(), provenance)
@@ -334,29 +396,29 @@ def _accounts(
     routes = accounts.key(protocol.routes, protocol.own_routes)
     # Keyed by the routes, not the protocol: a wallet's inputs of one request share one discovery.
     discovery = accounts.discovery(protocol.routes, protocol.own_routes)
-    found = _joined(context, protocol, discovery, (f"accounts {routes}", "", *key[2:]))
+    # Not bound by the deployment of the protocol that happens to start it: each registry's own code
+    # at the block says whether it existed (adapters/accounts/).
+    found = _joined(context, protocol, discovery, (f"accounts {routes}", "", *key[2:]), gated=False)
     return shared_future(
         accounts.controlled(found, lambda holder: _joined(context, protocol, function, (*key[:3], holder, *key[4:])))
     )
 
 
 def _joined(
-    context: RequestContext, protocol: Protocol, function: FetchFunction, key: InputKey
+    context: RequestContext, protocol: Protocol, function: FetchFunction, key: InputKey, gated: bool = True
 ) -> asyncio.Future[dict[str, Any]]:
     """The input's fetch, started or joined: identical inputs of one operation share one, across
-    aliases and fields (a point of a series and the same input at that block)."""
+    aliases and fields (a point of a series and the same input at that block). Not `gated`: the
+    protocol's deployment does not bound it (fetch_input)."""
     if key not in context.fetches:
-        context.fetches[key] = shared_future(fetch_input(protocol, function, key, context))
+        context.fetches[key] = shared_future(fetch_input(protocol, function, key, context, gated))
     return context.fetches[key]
 
 
 def _outcome(
-    root: RootField,
-    context: RequestContext,
-    item: dict[str, Any],
-    started: Started,
-    schema: GraphQLSchema,
-) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    root: RootField, item: dict[str, Any], started: Started, schema: GraphQLSchema
+) -> dict[str, Any] | PositionError:
+    """The input's own entry, or why it failed."""
     if isinstance(started, PositionError):
         failure: BaseException | None = started
     else:  # a node's failure in the wallet's accounts fails the input as one in its own reads
@@ -365,13 +427,11 @@ def _outcome(
         assert isinstance(started, tuple)
         protocol, fetch, _ = started
         try:
-            return _shaped(
-                root, protocol, item["chainId"], item[root.address_key].lower(), fetch.result(), schema
-            ), None
+            return _shaped(root, protocol, item["chainId"], item[root.address_key].lower(), fetch.result(), schema)
         except PositionError as exc:
             failure = exc
     assert isinstance(failure, PositionError), failure
-    return None, _failed(root, context, item, failure)
+    return failure
 
 
 def _with_accounts(
@@ -427,14 +487,6 @@ def _shaped(
     raise PositionError(INTERNAL_ERROR)
 
 
-def _provenance(chains: ChainRequest, position: dict[str, Any]) -> list[dict[str, str]]:
-    """The reads the answer was made of (chain/provenance.py), its block's header first."""
-    header = {"number": hex(position["blockNumber"]), "hash": position["blockHash"]}
-    header["timestamp"] = hex(position["blockTimestamp"])
-    reads = chains.stats.reads or []
-    return provenance_entries([("eth_getBlockByHash", [position["blockHash"], False], header), *reads])
-
-
 def _validate(
     root: RootField,
     registry: Registry,
@@ -477,92 +529,3 @@ def _validate(
 
 def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-@contextlib.contextmanager
-def _unexpected(timed_out: str, protocol: Protocol, chain_id: int) -> Iterator[None]:
-    """A time budget's end as TIMEOUT (`timed_out` says which), anything unexpected as
-    UNKNOWN_ERROR with its detail in the log only; a PositionError as it is."""
-    try:
-        yield
-    except PositionError:
-        raise
-    except TimeoutError:
-        raise BudgetExceeded(timed_out) from None
-    except Exception:
-        log.exception("unexpected failure in %s (chain %d)", protocol.name, chain_id)
-        raise PositionError(INTERNAL_ERROR) from None
-
-
-async def fetch_input(
-    protocol: Protocol, function: FetchFunction, key: InputKey, request: RequestContext
-) -> dict[str, Any]:
-    """One adapter call under the input's time budget, at the input's block; anything unexpected
-    is UNKNOWN_ERROR.
-
-    An answer is kept per input and block, the block named by its hash (ChainReader.block_key),
-    so the same input at the same block is answered again without an RPC request, and a
-    reorganised block's answer is never served for its successor; with `request.shared`, other
-    replicas answer it too. Not kept: failures, and answers whose warnings a retry could clear
-    (Warnings.retryable). What is kept is the adapter's whole answer, whatever the selection:
-    every selection of the input shares it."""
-    _, _, chain_id, address, block, block_hash, provenance = key
-    budget = request.input_timeout
-    chains = request.chains.chains.request(request.chains.deadline, recorded=True) if provenance else request.chains
-    context = protocol.context(
-        asyncio.get_running_loop().time() + budget, chains, request.indexes, chain_id, block, block_hash
-    )
-    protocol.existed(context)
-    kept: Kept = (None, None)
-    with _unexpected(f"The input did not resolve within its time budget of {budget:g} s.", protocol, chain_id):
-        async with asyncio.timeout(budget):
-            reader = context.reader()
-            if protocol.kept and not provenance:
-                kept, answer = await _recalled(request, reader, key)
-                if answer is not None:
-                    return answer
-            header = shared_future(reader.block_header()) if protocol.kept else None
-            with noting_prices(reader) as prices:
-                position = await protocol.answer(function, context, address)
-            if not isinstance(position, dict):
-                raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
-            position.setdefault("usdPrices", used_prices(prices, position))
-            # The pinned reader's block, its hash and its time (a given block's header rides with the
-            # adapter's first round); a test's stand-in that reads no chain gives its own.
-            if "blockNumber" not in position:
-                position["blockNumber"] = await reader.block_number()
-            if "blockHash" not in position:
-                head = await (header if header is not None else reader.block_header())
-                position["blockHash"], position["blockTimestamp"] = head.hash, head.timestamp
-            if provenance:
-                position["provenance"] = _provenance(chains, position)
-                request.chains.stats.requests += chains.stats.requests  # the access line counts them
-                request.chains.stats.subcalls += chains.stats.subcalls
-        position["warnings"] = context.warnings.as_list()
-    here, there = kept
-    if here is not None and not context.warnings.retryable:
-        request.answers.put(here, position)
-        if there is not None and request.shared is not None:
-            request.shared.put(there, position)
-    return position
-
-
-Kept = tuple["tuple[Any, ...] | None", "tuple[Any, ...] | None"]
-"""Where an answer is kept: in this process, and shared with the other replicas."""
-
-
-async def _recalled(request: RequestContext, reader: ChainReader, key: InputKey) -> tuple[Kept, dict[str, Any] | None]:
-    """Where the input's answer at the reader's block is kept (neither where no block hash names
-    the block without a round trip), and the answer if this process or, after a miss, the other
-    replicas hold it (then kept here too)."""
-    answers, shared = request.answers, request.shared
-    if (answers.max_bytes == 0 and shared is None) or (block_key := await reader.block_key()) is None:
-        return (None, None), None
-    block = await reader.block_number(probed=False)  # no Multicall3 probe: a hit needs none
-    here, there = (*key[:4], block, block_key), None
-    answer = answers.get(here)
-    if shared is not None and (shared_key := await reader.block_key(shared=True)) is not None:
-        there = (*key[:4], block, shared_key)
-        if answer is None and (answer := await shared.get(there)) is not None:
-            answers.put(here, answer)
-    return (here, there), answer

@@ -28,7 +28,7 @@ from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
 from adapters.legs import DEBT, GROWS
 from chain import ChainReader
-from errors import BeforeDeployment, InputValidationError, PositionError, ProtocolError
+from errors import BeforeChain, BeforeDeployment, InputValidationError, PositionError, ProtocolError
 from immutable_cache import ImmutableCache
 from protocols import Protocol
 
@@ -108,7 +108,7 @@ async def points(reader: ChainReader, asked: Range) -> list[Point]:
     times = _spaced(asked.start, end, asked.points)
     found = await asyncio.gather(*(_block_at(reader, moment) for moment in times))
     if found[0] is None:
-        raise InputValidationError(f"Chain {reader.chain_id} has no block as old as timestamp {times[0]}.")
+        raise BeforeChain(f"Chain {reader.chain_id} has no block as old as timestamp {times[0]}.")
     return [Point(block, moment) for block, moment in zip(found, times) if block is not None]
 
 

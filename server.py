@@ -68,7 +68,7 @@ from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, RateLimiter
 from metrics import Metrics, metrics_app
 from protocols import Registry
-from schema import SharedAnswers
+from resolvers.inputs import SharedAnswers
 
 log = logging.getLogger("wallet_positions.server")
 
@@ -242,6 +242,7 @@ def create_app(
             head_poll_seconds=settings.head_poll_seconds,
         ),
         metrics,
+        configured,
     )
     app[INDEXES] = Indexes(
         open_stores(Path(settings.state_dir), settings.index_url, settings.index_pool_size), app[CHAINS]

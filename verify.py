@@ -46,7 +46,8 @@ from chain.rpc_batches import Exchange
 from errors import ChainNotConfigured, NetworkError, PositionError
 from immutable_cache import ImmutableCache
 from protocols import Registry
-from schema import POOLS, WALLETS, RequestContext, fetch_input
+from resolvers.inputs import RequestContext, fetch_input
+from schema import POOLS, WALLETS
 
 UNRECORDED = ("eth_getLogs", "index", "eth_getCode", "eth_getBlockByNumber")
 """Reads the answer made again needs that the answer did not: a fresh event index scans the logs

@@ -127,12 +127,13 @@ class Protocol(Generic[Shape]):
         assert section is not None, f"{self.name} is asked only on the chains it serves"
         return FetchContext(deadline, chains, indexes, chain, self.name, block, block_hash, section=section)
 
-    def existed(self, ctx: FetchContext[Shape]) -> None:
-        """BeforeDeployment for a block given by number before its declared deployment: asked
-        before anything is read, or looked up (a kept answer's key takes a header)."""
-        start = self.deployed(ctx.section)
-        if start is not None and ctx.block is not None:
-            self._since(ctx.chain_id, ctx.block, start)
+    def existed(self, chain_id: int, block: int | None) -> None:
+        """BeforeDeployment for a block given by number before its declared deployment on a chain
+        it serves: asked before anything is read, or looked up (a kept answer's key takes a header)."""
+        section = self.part(self.chain(chain_id))
+        start = self.deployed(section) if section is not None else None
+        if start is not None and block is not None:
+            self._since(chain_id, block, start)
 
     async def answer(self, function: Fetch[Shape], ctx: FetchContext[Shape], key: str) -> dict[str, Any]:
         """`function` (its fetch or pool details) for `key`, after `existed`; for a block given by

@@ -29,7 +29,9 @@ from api.state import (
     SETTINGS,
     SHARED_ANSWERS,
 )
-from limits import MAX_BODY_BYTES, LimiterUnavailable
+from limits import MAX_BODY_BYTES, LimiterUnavailable, RateDecision
+from resolvers import portfolio
+from resolvers.inputs import RequestContext
 
 UNAUTHENTICATED = {"WWW-Authenticate": "Bearer"}
 METRICS_ELSEWHERE = "Metrics are served on their own port, set by --metrics-port (METRICS_PORT), not on the API's."
@@ -54,37 +56,67 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     try:
         decision = await request.app[LIMITER].decide(key_id)
     except LimiterUnavailable as exc:
-        return bytes_response(
-            error_bytes(
-                "The rate limit cannot be checked right now. Please try again later.",
-                "RATE_LIMIT_UNAVAILABLE",
-                ("retryAfter", exc.retry_after),
-            ),
-            503,
-            media or JSON,
-            {"Retry-After": str(exc.retry_after)},
-        )
+        return _limit_unavailable(exc, media)
     headers = decision.headers()
     if not decision.allowed:
-        request.app[METRICS].rate_limited.inc()
-        headers["Retry-After"] = str(decision.reset)
-        return bytes_response(
-            error_bytes("Rate limit exceeded. Please try again later.", "RATE_LIMITED", ("retryAfter", decision.reset)),
-            429,
-            media or JSON,
-            headers,
-        )
+        return _rate_limited(request, decision, media, headers, "Rate limit exceeded. Please try again later.")
     if request.method != "POST":
         return _not_post(headers)
     try:
-        payload = await _execute(request, media)
+        operation = await _prepare(request, media)
+        if (cost := _cost(request, operation)) > 1:
+            # The door spent one request: the rest of a portfolio's cost, all of it or none.
+            try:
+                decision = await request.app[LIMITER].decide(key_id, cost - 1)
+            except LimiterUnavailable as exc:
+                return _limit_unavailable(exc, media)
+            headers = decision.headers()
+            if not decision.allowed:
+                message = (
+                    f"Rate limit exceeded: this portfolio costs {cost} requests, one per chain it asks, and "
+                    f"{decision.remaining + 1} remained. Please try again later, or ask fewer chains."
+                )
+                return _rate_limited(request, decision, media, headers, message)
+        payload = await _run(request, operation)
     except graphql_http.RequestError as exc:
         response = json_response(exc.payload, exc.status, media or JSON, headers)
         if exc.status == 408:
             await _send_and_close(request, response)
         return response
-    assert media is not None, "_execute refuses a request without an acceptable media type"
+    assert media is not None, "_prepare refuses a request without an acceptable media type"
     return json_response(payload, 200, media, headers)
+
+
+def _limit_unavailable(exc: LimiterUnavailable, media: str | None) -> web.Response:
+    return bytes_response(
+        error_bytes(
+            "The rate limit cannot be checked right now. Please try again later.",
+            "RATE_LIMIT_UNAVAILABLE",
+            ("retryAfter", exc.retry_after),
+        ),
+        503,
+        media or JSON,
+        {"Retry-After": str(exc.retry_after)},
+    )
+
+
+def _rate_limited(
+    request: web.Request, decision: RateDecision, media: str | None, headers: dict[str, str], message: str
+) -> web.Response:
+    request.app[METRICS].rate_limited.inc()
+    headers["Retry-After"] = str(decision.reset)
+    return bytes_response(
+        error_bytes(message, "RATE_LIMITED", ("retryAfter", decision.reset)), 429, media or JSON, headers
+    )
+
+
+def _cost(request: web.Request, operation: graphql_http.Operation) -> int:
+    """Requests of the rate limit the operation costs: one, or a portfolio's (portfolio.cost)."""
+    asked = operation.chains_asked
+    if not asked:
+        return 1
+    _, defaults = portfolio.served(request.app[REGISTRY], request.app[CHAINS])
+    return sum(portfolio.cost(len(defaults) if chains is None else chains) for chains in asked)
 
 
 async def _send_and_close(request: web.Request, response: web.Response) -> None:
@@ -104,7 +136,8 @@ def _not_post(headers: dict[str, str]) -> web.Response:
     )
 
 
-async def _execute(request: web.Request, media: str | None) -> FormattedExecutionResult:
+async def _prepare(request: web.Request, media: str | None) -> graphql_http.Operation:
+    """The request's operation, read and checked (graphql_http.Preparer)."""
     if media is None:
         raise graphql_http.RequestError.single(
             406, f"Acceptable response types are {GRAPHQL_RESPONSE} and {JSON}.", "NOT_ACCEPTABLE"
@@ -126,11 +159,15 @@ async def _execute(request: web.Request, media: str | None) -> FormattedExecutio
             408, f"The request body did not arrive in {settings.body_timeout:g} s.", "REQUEST_TIMEOUT"
         ) from None
     operation = await request.app[PREPARER].prepare(body, settings.enable_introspection)
-    record = request[ACCESS]
-    record.inputs = operation.inputs
+    request[ACCESS].inputs = operation.inputs
+    return operation
+
+
+async def _run(request: web.Request, operation: graphql_http.Operation) -> FormattedExecutionResult:
+    settings, record = request.app[SETTINGS], request[ACCESS]
     deadline = asyncio.get_running_loop().time() + settings.input_timeout
     chains = request.app[CHAINS].request(deadline)
-    context = schema.RequestContext(
+    context = RequestContext(
         request.app[REGISTRY],
         settings.input_timeout,
         chains,

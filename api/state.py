@@ -19,7 +19,7 @@ from immutable_cache import ImmutableCache
 from limits import Limiter
 from metrics import Metrics
 from protocols import Protocol
-from schema import SharedAnswers
+from resolvers.inputs import SharedAnswers
 
 
 class InFlight:

@@ -84,6 +84,8 @@ QUERIES = [
         ],
     ),
 ]
+PORTFOLIO = """query($wallet: String!) { portfolio(walletAddress: $wallet) {
+  data { __typename } errors { error { code message } } coverage { complete } } }"""
 PAST = 10
 """Blocks back for the mix at a past block."""
 SERIES = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $points: Int!) {
@@ -102,14 +104,15 @@ async def timed(
     proxy: RpcProxy,
     follower: Follower,
     key: str,
-    inputs: list[dict[str, Any]],
+    inputs: list[dict[str, Any]] | str,
     runs: int,
     series: bool = False,
 ) -> tuple[float, float, float]:
     """p50 in ms over `runs` (a block mined before each, and seen by the head follower before the
     query, as on a chain whose blocks come while nobody asks), RPC HTTP requests per query (not
     the follower's polls), and per query asked again at the same block, after one warm-up run
-    (which also starts the follower, where no query has yet)."""
+    (which also starts the follower, where no query has yet). `inputs` a wallet's address: its
+    `portfolio`."""
     durations, requests, again = [], [], []
     for run in range(runs + 1):
         node.mine(1)
@@ -131,10 +134,18 @@ async def timed(
     return statistics.median(durations), statistics.mean(requests), statistics.mean(again)
 
 
-async def ask(client: TestClient, key: str, inputs: list[dict[str, Any]], series_from: int | None = None) -> None:
+async def ask(client: TestClient, key: str, inputs: list[dict[str, Any]] | str, series_from: int | None = None) -> None:
     """One query: `walletPositions` of the inputs, or from `series_from` their SERIES_POINTS-point
     series to the newest block; more than five inputs, five a request, the requests at once (what
-    a client sends today for a wallet's whole portfolio)."""
+    a client sends without `portfolio` for a wallet's whole portfolio); a wallet's `portfolio`."""
+    if isinstance(inputs, str):
+        async with client.post(
+            "/graphql", json={"query": PORTFOLIO, "variables": {"wallet": inputs}}, headers={"x-api-key": key}
+        ) as response:
+            body = await response.json()
+        found = body["data"]["portfolio"]
+        assert not found["errors"] and all(chain["complete"] for chain in found["coverage"]), found
+        return
     if len(inputs) > 5:
         await asyncio.gather(*(ask(client, key, inputs[i : i + 5], series_from) for i in range(0, len(inputs), 5)))
         return
@@ -179,6 +190,10 @@ async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -
             found[f"a portfolio today: the saver in all {len(every)} protocols, five a request, at once"] = await timed(
                 client, worlds.node, proxy, follower, key, every, runs
             )
+            for role in ("saver", "controller", "empty"):
+                found[f"portfolio (the {role}: every protocol in one query)"] = await timed(
+                    client, worlds.node, proxy, follower, key, worlds.wallets[role], runs
+                )
             mix = [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in QUERIES[-1][1]]
             past = [{**item, "blockNumber": worlds.node.block_number() - PAST} for item in mix]
             found[f"the same 5 inputs, {PAST} blocks back"] = await timed(

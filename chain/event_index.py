@@ -195,6 +195,13 @@ class Indexes:
             return self._unavailable(stream, block)
         return View(entries, {}, progress, self.store(reader.chain_id), stream, {}, block)
 
+    async def reach(self, reader: ChainReader, stream: Stream) -> tuple[int, bool]:
+        """How far the stream reaches at the reader's block, read with no round trip: the block its
+        stored part reaches, and whether a request's view of it would be complete (the store can be
+        read, and the rest is not too far behind for the request to read it)."""
+        view = await self.stored(reader, stream)
+        return view.covered_to, view.store is not None and not self._behind(reader, view.block, view.covered_to)
+
     @staticmethod
     def _unavailable(stream: Stream, block: int) -> View:
         """A view with nothing stored (the shared store is down): adapters check their catalogs

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -76,8 +76,14 @@ class Chains:
     """App-wide chain access: one Endpoint per chain (each with its own connections), the cache."""
 
     def __init__(
-        self, urls: Mapping[int, str], config: ChainConfig = ChainConfig(), metrics: Metrics | None = None
+        self,
+        urls: Mapping[int, str],
+        config: ChainConfig = ChainConfig(),
+        metrics: Metrics | None = None,
+        configured: Collection[int] | None = None,
     ) -> None:
+        """`configured`: the chains whose endpoint the operator set (None: all of `urls`), the others
+        being public defaults."""
         self.config = config
         self.metrics = metrics or Metrics()
         self.cache = ImmutableCache(config.cache_size, config.cache_bytes)
@@ -85,6 +91,7 @@ class Chains:
         """Guesses kept across requests that a read then checks (the block last found at a time,
         adapters/history.py), never facts: a recorded request uses them too, its reads confirm."""
         self._urls = dict(urls)
+        self._configured = frozenset(urls if configured is None else configured) & frozenset(urls)
         self._endpoints: dict[int, Endpoint] = {}
         self._followers: dict[int, Follower] = {}
 
@@ -99,6 +106,17 @@ class Chains:
         if chain_id not in self._followers:
             self._followers[chain_id] = Follower(self.endpoint(chain_id), self.config.head_poll_seconds)
         return self._followers[chain_id]
+
+    @property
+    def chain_ids(self) -> frozenset[int]:
+        """The chains this server has an endpoint for (its operator's, or a public default)."""
+        return frozenset(self._urls)
+
+    @property
+    def own_chain_ids(self) -> frozenset[int]:
+        """The chains whose endpoint the operator set; all of them where the operator set none (a
+        server on the public defaults alone)."""
+        return self._configured or self.chain_ids
 
     def endpoint(self, chain_id: int) -> Endpoint:
         if chain_id not in self._endpoints:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from graphql_http.operation import (
     INLINE_QUERY_CHARS,
     DocumentCache,
+    Operation,
     Preparer,
     RequestError,
     analyse,
@@ -18,4 +19,4 @@ from graphql_http.operation import (
     run,
 )
 
-__all__ = ["INLINE_QUERY_CHARS", "DocumentCache", "Preparer", "RequestError", "analyse", "prepare", "run"]
+__all__ = ["INLINE_QUERY_CHARS", "DocumentCache", "Operation", "Preparer", "RequestError", "analyse", "prepare", "run"]

@@ -95,6 +95,11 @@ class Operation:
     variables: VariableValues
     inputs: int
 
+    @property
+    def chains_asked(self) -> list[int | None]:
+        """Per whole-field (`portfolio`), the chains it asks; None where it asks every served chain."""
+        return self.chosen.count.chains_asked(self.variables.coerced)
+
 
 def _bad_request(message: str, code: str = "BAD_REQUEST") -> RequestError:
     return RequestError.single(400, message, code)
@@ -349,7 +354,8 @@ def _check_inputs(inputs: int) -> None:
         raise RequestError.single(
             400,
             f"Too many inputs: the operation asks for {inputs}, the limit is {MAX_INPUTS} "
-            "per request, counted over every walletPositions, poolDetails and positionsHistory field.",
+            "per request, counted over every walletPositions, poolDetails and positionsHistory field; a "
+            f"portfolio counts {MAX_INPUTS}: it is an operation's only field.",
             "TOO_MANY_INPUTS",
             limit=MAX_INPUTS,
             inputs=inputs,
@@ -394,7 +400,8 @@ def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionN
 
 
 async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> FormattedExecutionResult:
-    """Execute a prepared operation; resolver bugs are logged and shown only as a generic error."""
+    """Execute a prepared operation; resolver bugs are logged and shown only as a generic error (a
+    GraphQLError a resolver raises is the client's, shown as it is)."""
     analysis, chosen = operation.analysis, operation.chosen
     result = ProjectingExecutor(
         schema,
@@ -415,7 +422,8 @@ async def run(operation: Operation, schema: GraphQLSchema, context: Any) -> Form
     assert isinstance(result, ExecutionResult)
     payload = result.formatted
     for error, entry in zip(result.errors or [], payload.get("errors", [])):
-        if error.original_error is not None:
+        # A resolver's GraphQLError is meant for the client (a refused argument, with its code).
+        if error.original_error is not None and not isinstance(error.original_error, GraphQLError):
             log.error("resolver failure at %s", error.path, exc_info=error.original_error)
             entry["message"] = "Internal error while executing the query; it has been logged."
             entry["extensions"] = {"code": "INTERNAL_SERVER_ERROR"}

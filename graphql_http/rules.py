@@ -32,6 +32,7 @@ from limits import (
     MAX_EXPANDED,
     MAX_FIELDS,
     MAX_FRAGMENTS,
+    MAX_INPUTS,
     MAX_MERGED,
     MAX_SELECTIONS,
     MAX_SPREADS,
@@ -287,18 +288,33 @@ def _fields(
 @dataclass(frozen=True)
 class InputCount:
     """How many inputs an operation asks for: literal lists are counted once, when the document is
-    analysed; arguments given by a variable are looked up in each request's variables."""
+    analysed; arguments given by a variable are looked up in each request's variables. A whole-field
+    (`portfolio`) counts as MAX_INPUTS: it fills an operation."""
 
     literal: int
     variables: tuple[str, ...]
     """One name per response key whose `inputs` is a variable (a variable used twice counts twice)."""
+    chains: tuple[int | str | None, ...] = ()
+    """Per whole-field, the chains it asks: a literal list's length, a variable's name, or None
+    where the argument is left out (every served chain)."""
 
     def __call__(self, variables: Mapping[str, Any]) -> int:
         return self.literal + sum(_length(variables.get(name)) for name in self.variables)
 
+    def chains_asked(self, variables: Mapping[str, Any]) -> list[int | None]:
+        """Per whole-field, its chains counted on the request's variables (None: every served chain)."""
+        return [
+            asked
+            if not isinstance(asked, str)
+            else (None if variables.get(asked) is None else _length(variables[asked]))
+            for asked in self.chains
+        ]
+
 
 INPUT_FIELDS = frozenset({"walletPositions", "poolDetails", "positionsHistory"})
 """The root fields whose inputs count together towards MAX_INPUTS."""
+WHOLE_FIELDS = frozenset({"portfolio"})
+"""The root fields that answer many inputs' worth for one argument list: each counts as MAX_INPUTS."""
 
 
 def input_count(
@@ -306,20 +322,29 @@ def input_count(
     fragments: Mapping[str, FragmentDefinitionNode],
     field_names: frozenset[str] = INPUT_FIELDS,
 ) -> InputCount:
-    """The inputs the operation would resolve, summed over every response key of `field_names`.
+    """The inputs the operation would resolve, summed over every response key of `field_names`
+    (and WHOLE_FIELDS).
 
     Root fields are collected the way execution collects them: fragments expanded once, and
     fields with the same response key merged (they execute once). Every other alias counts.
     """
     seen: set[str] = set()
-    literal, variables = 0, []
+    literal, variables, chains = 0, [], []
     visited: set[str] = set()
     pending = [operation.selection_set]
     while pending:
         for selection in pending.pop().selections:
             if isinstance(selection, FieldNode):
                 key = (selection.alias or selection.name).value
-                if selection.name.value in field_names and key not in seen:
+                if key in seen:
+                    continue
+                if selection.name.value in WHOLE_FIELDS:
+                    seen.add(key)
+                    literal += MAX_INPUTS
+                    value = _argument(selection, "chainIds")
+                    named = value.name.value if isinstance(value, VariableNode) else None
+                    chains.append(named or (None if value is None else _literal_length(value)))
+                elif selection.name.value in field_names:
                     seen.add(key)
                     value = _argument(selection, "inputs")
                     if isinstance(value, VariableNode):
@@ -333,7 +358,7 @@ def input_count(
                 if name not in visited and name in fragments:
                     visited.add(name)
                     pending.append(fragments[name].selection_set)
-    return InputCount(literal, tuple(variables))
+    return InputCount(literal, tuple(variables), tuple(chains))
 
 
 def _argument(field: FieldNode, name: str) -> ValueNode | None:

@@ -36,26 +36,35 @@ SLIDING_LOG = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local quota, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+local cost = math.min(tonumber(ARGV[4]), quota)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - window))
 local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
-if count < quota then
-  redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3])
-  count = count + 1
+if count + cost <= quota then
+  for i = 1, cost do
+    redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[3] .. ':' .. i)
+  end
+  count = count + cost
   allowed = 1
 end
 local wait = 0
 if count > 0 then
   redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000))
-  wait = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) + window - now
+  local leaving = 0
+  if allowed == 0 then
+    leaving = count + cost - quota - 1
+  end
+  wait = tonumber(redis.call('ZRANGE', KEYS[1], leaving, leaving, 'WITHSCORES')[2]) + window - now
 end
 return {allowed, count, wait}
 """
 """Times are the server's, in microseconds (exact in a double until the year 2255). Scores are
 passed as formatted integers: Lua's own number-to-string conversion keeps 14 digits, which would
 round a microsecond timestamp to ten milliseconds. Grants at or before now - window are dropped,
-so the log holds (now - window, now], as the in-process limiter's does. Returns whether this
-request is granted, the grants now in the log, and the microseconds until the oldest leaves."""
+so the log holds (now - window, now], as the in-process limiter's does. A request of cost n is
+granted n entries at once, or none (n at most the quota). Returns whether this request is granted,
+the grants now in the log, and the microseconds until the oldest leaves (refused: until enough have
+left for all n)."""
 
 
 class RedisRateLimiter:
@@ -86,20 +95,20 @@ class RedisRateLimiter:
         self._ask_at = 0.0
         metrics.rate_limit_shared.set(1)
 
-    async def decide(self, key_id: str) -> RateDecision:
+    async def decide(self, key_id: str, cost: int = 1) -> RateDecision:
         """Raises LimiterUnavailable when Redis cannot decide and the setting is to refuse."""
         if not self._shared:
             if self._clock() < self._ask_at:
-                return self._without_redis(key_id)
+                return self._without_redis(key_id, cost)
             self._ask_at = self._clock() + self._retry
         member = f"{self._process}:{next(self._members)}"
         try:
             allowed, count, wait = await self._script(
-                keys=[KEY_PREFIX + key_id], args=[self.quota, self.window * 1_000_000, member]
+                keys=[KEY_PREFIX + key_id], args=[self.quota, self.window * 1_000_000, member, cost]
             )
         except (RedisError, OSError) as exc:
             self._lost(exc)
-            return self._without_redis(key_id)
+            return self._without_redis(key_id, cost)
         if not self._shared:
             self._shared = True
             self._metrics.rate_limit_shared.set(1)
@@ -123,8 +132,8 @@ class RedisRateLimiter:
             )
         self._ask_at = self._clock() + self._retry
 
-    def _without_redis(self, key_id: str) -> RateDecision:
+    def _without_redis(self, key_id: str, cost: int) -> RateDecision:
         self._metrics.rate_limit_redis_failures.inc()
         if self._refuse:
             raise LimiterUnavailable(max(1, math.ceil(self._ask_at - self._clock())))
-        return self._fallback.hit(key_id)
+        return self._fallback.hit(key_id, cost)

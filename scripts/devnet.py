@@ -139,6 +139,7 @@ def main() -> None:
                 print(f"#   {role} / {name}: {warning['code']} {warning['message']}")
         if args.serve is not None:
             server = serve(args.serve, path.with_name("devnet-keys.env"), environment)
+        print(portfolio_example(args.serve or 8000, worlds.wallets["saver"]))
         print(f"# Ctrl-C stops the chain{' and the server' if server else ''}.", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     finally:  # the server and the chain stop side by side: Ctrl-C waits for the slower, not both
@@ -148,6 +149,24 @@ def main() -> None:
         if server is not None:
             server.wait(30)
         node.stop()
+
+
+PORTFOLIO = (
+    "query($wallet: String!) { portfolio(walletAddress: $wallet) { data { ... on WalletEntry { protocol holder "
+    "allPositions { label } totals { netUsd } } } errors { protocol error { code message } } "
+    "coverage { chainId blockNumber complete holding empty } } }"
+)
+
+
+def portfolio_example(port: int, wallet: str) -> str:
+    """A curl command of the saver's whole portfolio, against the server this devnet serves (or one
+    served on the default port)."""
+    body = json.dumps({"query": PORTFOLIO, "variables": {"wallet": wallet}})
+    return (
+        "# A wallet's whole portfolio, every protocol at once (docs/api.md), pasted as it is:\n"
+        f"curl -s http://127.0.0.1:{port}/graphql -H \"x-api-key: $KEY\" -H 'Content-Type: application/json' "
+        f"-d '{body}'"
+    )
 
 
 def port_free(port: int) -> bool:

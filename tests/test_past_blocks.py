@@ -65,22 +65,28 @@ class Service:
         url: str | None = None,
         head_poll_seconds: float = 0,
         state: str = "state",
+        more_chains: tuple[Anvil, ...] = (),
+        addresses: str = "addresses.json",
         **settings: Any,
     ) -> None:
+        """`more_chains`: other nodes it serves (their chains in the `addresses` file of `folder`)."""
         self.folder, self.key, self.node, self.url = folder, key, node, url
         self.head_poll_seconds, self.state, self.settings = head_poll_seconds, state, settings
+        self.more_chains, self.addresses = more_chains, addresses
 
     async def __aenter__(self) -> Service:
         app = server.create_app(
             Settings(
                 keys_file=str(self.folder / "keys.env"),
-                addresses_file=str(self.folder / "addresses.json"),
+                addresses_file=str(self.folder / self.addresses),
                 state_dir=str(self.folder / self.state),
                 head_poll_seconds=self.head_poll_seconds,
-                input_timeout=60.0,
-                **self.settings,
+                **{"input_timeout": 60.0, **self.settings},
             ),
-            rpc_urls={self.node.chain_id: self.url or self.node.url},
+            rpc_urls={
+                self.node.chain_id: self.url or self.node.url,
+                **{other.chain_id: other.url for other in self.more_chains},
+            },
         )
         self.app = app
         self.client = TestClient(TestServer(app, host="127.0.0.1"))

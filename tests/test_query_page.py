@@ -136,9 +136,22 @@ async def test_the_page_completes_from_the_schema_and_runs_a_query_with_the_key(
                 "The variables are not JSON"
             )
             assert await browser.evaluate("document.getElementById('result').textContent") == "", "no stale answer"
+
+            await browser.evaluate("e = document.getElementById('example'); e.value = 'portfolio'")
+            await browser.evaluate("e.dispatchEvent(new Event('change'))")
+            wallet = json.dumps(json.dumps({"wallet": lender}))
+            await browser.evaluate(f"document.getElementById('variables').value = {wallet}")
+            await browser.evaluate("document.getElementById('status').textContent = ''")
+            await browser.evaluate("document.getElementById('run').click()")
+            await browser.wait_for(f"{STATUS}.startsWith('HTTP 200')")
+            whole = json.loads(await browser.evaluate("document.getElementById('result').textContent"))
     finally:
         await site.close()
     (entry,) = answer["data"]["walletPositions"]["data"]
     assert entry["walletAddress"] == lender.lower()
     assert [p["fToken"]["symbol"] for p in entry["lendingPositions"]] == ["fUSDC"]
     assert key not in json.dumps(answer)
+    found = whole["data"]["portfolio"]  # the page's portfolio example, pasted wallet, as it stands
+    assert [entry["protocol"] for entry in found["data"]] == ["fluid"], found
+    (coverage,) = found["coverage"]
+    assert coverage["chainId"] == world.node.chain_id and coverage["complete"] and coverage["holding"] == ["fluid"]

@@ -60,6 +60,35 @@ def test_a_key_that_stays_under_the_quota_is_never_refused(steps):
         assert limiter.hit("k").allowed, t
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0, max_value=5, allow_nan=False), st.integers(1, 15)), max_size=200))
+def test_requests_of_several_units_are_granted_whole_or_not_at_all_and_never_past_the_quota(steps):
+    """A portfolio costs one request per chain: granted all its units or none, the guarantee held
+    in units, and a refusal's wait is that until all of them fit."""
+    clock = Clock()
+    limiter = RateLimiter(QUOTA, WINDOW, clock)
+    granted: list[float] = []
+    for step, cost in steps:
+        clock.now += step
+        in_window = sum(1 for t in granted if t > clock.now - WINDOW)
+        decision = limiter.hit("k", cost)
+        assert decision.allowed == (in_window + cost <= QUOTA)
+        if decision.allowed:
+            granted += [clock.now] * cost
+            assert decision.remaining == QUOTA - in_window - cost
+        else:
+            fits_at = clock.now + decision.reset
+            assert sum(1 for t in granted if t > fits_at - WINDOW) + cost <= QUOTA, "after reset, it fits"
+            assert sum(1 for t in granted if t > fits_at - 1 - WINDOW) + cost > QUOTA, "and not a second sooner"
+    assert most_in_any_window(granted, WINDOW) <= QUOTA
+
+
+def test_a_cost_above_the_quota_costs_the_whole_window():
+    clock = Clock()
+    limiter = RateLimiter(3, WINDOW, clock)
+    assert limiter.hit("k", 10).allowed and limiter.hit("k").allowed is False
+
+
 def test_the_window_is_half_open_and_retry_after_is_honest_and_within_the_window():
     clock = Clock(0.0)
     limiter = RateLimiter(QUOTA, WINDOW, clock)

@@ -49,6 +49,17 @@ async def test_decisions_and_headers_equal_the_in_process_limiter(redis_server):
         await client.aclose()
 
 
+async def test_requests_of_several_units_are_decided_as_the_in_process_limiter_decides(redis_server):
+    shared, local = RedisRateLimiter(redis_server.url, 10, 60, Metrics()), RateLimiter(10, 60)
+    try:
+        for cost in (4, 4, 3, 2, 1, 1, 12):
+            remote, here = await shared.decide("k", cost), local.hit("k", cost)
+            assert (remote.allowed, remote.remaining) == (here.allowed, here.remaining), cost
+            assert 59 <= remote.reset <= 60
+    finally:
+        await shared.close()
+
+
 async def test_a_grant_returns_when_it_leaves_the_window_by_the_redis_clock(redis_server):
     shared = RedisRateLimiter(redis_server.url, 2, 1, Metrics())
     try:
