@@ -206,7 +206,9 @@ async def resolve_portfolio(_root: Any, info: GraphQLResolveInfo[RequestContext]
                 raise block
             found.append(block)
     except InputValidationError as exc:
-        raise GraphQLError(exc.message, extensions={"code": exc.code}) from None
+        # `classification`: graphql-java's marker of a refused argument, which generic GraphQL tools
+        # read to tell the client's errors from the server's (schemathesis, say).
+        raise GraphQLError(exc.message, extensions={"code": exc.code, "classification": "ValidationError"}) from None
     provenance = _wants(info, "provenance")
     chains = await asyncio.gather(
         *(

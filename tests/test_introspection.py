@@ -114,7 +114,7 @@ def test_schemathesis_run_from_the_url_finds_no_server_error(tmp_path: Path):
             cwd=tmp_path,
         )
         assert done.returncode == 0, done.stdout[-3000:]
-        assert "300 passed" in done.stdout, "100 generated queries for each of the three root fields"
+        assert "400 passed" in done.stdout, "100 generated queries for each of the four root fields"
         process.send_signal(signal.SIGTERM)
         process.wait(30)
     errors = [json.loads(line) for line in log.read_text().splitlines() if '"level": "error"' in line]

@@ -212,7 +212,7 @@ def test_bad_arguments_are_refused_with_a_validation_error(answers: dict[str, An
         assert status == 200, (name, body)
         assert body["data"] == {"portfolio": None}, (name, body)
         (error,) = body["errors"]
-        assert error["extensions"]["code"] == "VALIDATION_ERROR", (name, error)
+        assert error["extensions"] == {"code": "VALIDATION_ERROR", "classification": "ValidationError"}, (name, error)
         assert error["path"] == ["portfolio"]
     said = {name: body["errors"][0]["message"] for name, (_, body) in answers["refused"].items()}
     assert "Malformed walletAddress" in said["malformed address"]

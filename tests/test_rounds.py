@@ -10,7 +10,9 @@ one chain holding every test world, with a block mined before each query as on a
   of a fresh server on the state an earlier one left (a restart: no hint, no fact kept in memory,
   its event index as stored): at most COLD; on an empty state directory (a first deployment,
   whose event index is scanned from each stream's start): at most FIRST;
-- the five-input mix at the head and ten blocks back: at most ROUNDS; 30-point series: at most SERIES.
+- the five-input mix at the head and ten blocks back: at most ROUNDS; 30-point series: at most SERIES;
+- each demo wallet's `portfolio` (every protocol on the chain at once): at most ROUNDS, and again
+  at the same block no request at all.
 
 bench/latency.py times the same paths behind a provider's round-trip time; this counts them.
 """
@@ -65,6 +67,11 @@ SERIES_QUERY = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $point
   positionsHistory(inputs: $inputs, from: $from, points: $points) {
     data { points { blockNumber error { code message } positions { __typename } } }
     errors { error { code message } } } }"""
+
+
+PORTFOLIO = """query($wallet: String!) { portfolio(walletAddress: $wallet) {
+  data { __typename } errors { error { code message } } coverage { complete } } }"""
+"""A wallet's whole portfolio: every protocol of the chain, in as many rounds as one of them."""
 
 
 class Counted:
@@ -204,6 +211,12 @@ def counted(worlds: Any, holders: dict[str, list[str]]) -> Iterator[dict[str, An
                 found[f"{name} ({role}), with provenance"] = await server_.fresh(
                     query(inputs((name, role)), provenance=True), inputs((name, role))
                 )
+            for role, wallet in built.wallets.items():
+                await server_.service.ask(PORTFOLIO, [], {"wallet": wallet})
+                found[f"portfolio ({role})"] = await server_.fresh(PORTFOLIO, [], {"wallet": wallet})
+                found[f"portfolio ({role}), again at the same block"] = (
+                    await server_.count(PORTFOLIO, [], {"wallet": wallet})
+                )[:2]
             found["the 5-input mix"] = await server_.fresh(query(inputs(*MIX)), inputs(*MIX))
             back = node.block_number() + 1 - PAST
             found[f"the 5-input mix, {PAST} blocks back"] = await server_.fresh(
