@@ -81,13 +81,18 @@ class Report:
 
 
 def entries(answer: Any) -> Iterator[tuple[str, Any]]:
-    """(where, entry) of every data entry of every root field, under aliases too, and of every
-    answered point of a series (`positionsHistory`)."""
+    """(where, entry) of every data entry of every root field, under aliases too, of every
+    answered point of a series (`positionsHistory`), and of every empty check of a portfolio."""
     data = answer.get("data") if isinstance(answer, dict) else None
     if not isinstance(data, dict):
         raise Unverifiable("the file is not a GraphQL answer with data")
     for alias, result in data.items():
         listed = result.get("data") if isinstance(result, dict) else None
+        coverage = result.get("coverage") if isinstance(result, dict) else None
+        for number, chain in enumerate(coverage if isinstance(coverage, list) else []):
+            empty = chain.get("emptyEntries") if isinstance(chain, dict) else None
+            for index, entry in enumerate(empty if isinstance(empty, list) else []):
+                yield f"{alias}.coverage[{number}].emptyEntries[{index}]", entry  # a portfolio's empty checks
         for index, entry in enumerate(listed if isinstance(listed, list) else []):
             points = entry.get("points") if isinstance(entry, dict) else None
             if not isinstance(points, list):

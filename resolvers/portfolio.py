@@ -164,6 +164,7 @@ async def coverage(
         **kinds,
         "notServed": sorted(name for name, protocol in registry.items() if chain_id not in protocol.chains),
         "index": [],
+        "emptyEntries": [entry for check in checks if check.kind == "empty" for entry in check.entries],
     }
     if reader is not None:
         head = await reader.block_header()

@@ -38,8 +38,14 @@ GROUP = 5
 
 
 def portfolio_query(members: Collection[str] = ()) -> str:
-    """Every field of the portfolio, the entries through the interfaces and `members`' own fields."""
-    return PORTFOLIO % select_all(SCHEMA.type_map["PortfolioResult"], members=members)
+    """Every field of the portfolio, the entries through the interfaces and `members`' own fields
+    (the empty checks' entries through the interfaces: they hold nothing a member's fields show)."""
+    coverage = select_all(SCHEMA.type_map["ChainCoverage"], skip=("provenance", "emptyEntries"))[1:-1]
+    empty = select_all(SCHEMA.type_map["WalletPositions"], members=())
+    return PORTFOLIO % (
+        f"{{ walletAddress data {select_all(SCHEMA.type_map['WalletPositions'], members=members)} "
+        f"errors {select_all(SCHEMA.type_map['PositionError'])} coverage {{ {coverage} emptyEntries {empty} }} }}"
+    )
 
 
 async def post(service: Service, query: str, variables: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -154,9 +160,11 @@ async def early(service: Service, built: Any) -> dict[str, Any]:
     return {"block": block, "starts": starts, "portfolio": got, "positions": await service.positions(inputs)}
 
 
-def held(positions: dict[str, Any]) -> list[dict[str, Any]]:
-    """The per-protocol entries of the protocols whose entries hold a position, in portfolio order."""
+def held(positions: dict[str, Any], protocols: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """The per-protocol entries of the protocols whose entries hold a position (or of `protocols`),
+    in portfolio order."""
     holding = {entry["protocol"] for entry in positions["data"] if entry["allPositions"]}
+    holding = holding if protocols is None else set(protocols)
     return sorted(
         (entry for entry in positions["data"] if entry["protocol"] in holding),
         key=lambda entry: entry["protocol"],  # stable: a protocol's own entry stays before its accounts'
@@ -191,6 +199,8 @@ def test_coverage_names_every_protocol_and_is_complete(answers: dict[str, Any]) 
         assert coverage["holding"] == sorted({entry["protocol"] for entry in held(positions)})
         assert coverage["empty"] == sorted(set(names) - set(coverage["holding"]))
         assert coverage["partial"] == coverage["failed"] == []
+        empties = held(positions, coverage["empty"])
+        assert coverage["emptyEntries"] == [{name: e[name] for name in coverage["emptyEntries"][0]} for e in empties]
         assert coverage["notServed"] == sorted(set(registry) - set(names))
         assert coverage["blockHash"].startswith("0x") and coverage["blockTimestamp"] > 0
         assert coverage["index"], "the index-backed checks say how far the index reaches"

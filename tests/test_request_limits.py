@@ -274,6 +274,26 @@ async def test_the_bounds_admit_the_widest_document_a_client_needs_and_are_froze
     assert reply.status == 200 and "errors" not in reply.body, reply.body
 
 
+async def test_the_widest_portfolio_document_a_client_needs_is_within_the_bounds(api):
+    """A portfolio's every field: its entries through the interfaces and the own fields of the five
+    largest members (more are asked again at the same blocks), its empty checks' entries through
+    the interfaces (they hold nothing a member's own fields would show), provenance everywhere."""
+    members = SCHEMA.type_map["WalletPositions"].types
+    widths = {member.name: len(select_all(member, skip=())) for member in members}
+    largest = sorted(widths, key=lambda name: (-widths[name], name))[:5]
+    coverage = select_all(SCHEMA.type_map["ChainCoverage"], skip=("emptyEntries",))[1:-1]
+    document = (
+        "query($wallet: String!) { portfolio(walletAddress: $wallet) { walletAddress "
+        f"data {select_all(SCHEMA.type_map['WalletPositions'], skip=(), members=largest)} "
+        f"errors {select_all(SCHEMA.type_map['PositionError'], skip=())} "
+        f"coverage {{ {coverage} emptyEntries {select_all(SCHEMA.type_map['WalletPositions'], skip=(), members=())} }}"
+        " } }"
+    )
+    assert cost_problem(parse(document, max_tokens=MAX_TOKENS)) is None
+    reply = await api.query(document, {"wallet": "0x" + "1" * 40})
+    assert reply.status == 200 and "portfolio" in reply.body["data"], reply.body
+
+
 async def test_a_document_of_every_member_is_refused_and_told_to_use_the_interfaces(api):
     """Every field of all 26 members of WalletPositions: wider than any five inputs need."""
     query = (

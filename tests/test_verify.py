@@ -256,3 +256,35 @@ def test_a_series_with_provenance_verifies_point_by_point(worlds):
     done = verify(folder, changed, built.node.url)
     assert done.returncode == 1
     assert "positionsHistory.data[1].points[0].positions.blockTimestamp" in done.stdout
+
+
+def test_a_portfolio_with_provenance_verifies_what_it_lists_and_every_empty_check(worlds):
+    """A portfolio's entries carry their provenance as walletPositions' do, and its coverage the
+    entries of the protocols it left out as empty: `verify` replays both, so an auditor proves
+    that each protocol left out held nothing at the block; an empty check's figure changed is
+    caught and named by its path."""
+    built, folder, key = worlds
+    entry = (
+        "... on WalletEntry { protocol chainId walletAddress holder via blockNumber blockHash blockTimestamp "
+        "allPositions { id label legs { role key amount usd } } totals { netUsd } warnings { code target message } "
+        "provenance { method params result } }"
+    )
+    query = (
+        f'query {{ portfolio(walletAddress: "{built.wallets["lender"]}") {{ data {{ {entry} }} '
+        "errors { protocol error { code message } } "
+        f"coverage {{ chainId complete empty emptyEntries {{ {entry} }} }} }} }}"
+    )
+    answer = asyncio.run(ask(folder, key, built.node, query, wallet_inputs(built)[:1]))  # inputs unused
+    found = answer["data"]["portfolio"]
+    (coverage,) = found["coverage"]
+    assert found["errors"] == [] and coverage["complete"] and found["data"] and coverage["emptyEntries"]
+    assert {e["protocol"] for e in coverage["emptyEntries"]} <= set(coverage["empty"])
+    assert all(e["provenance"] and e["allPositions"] == [] for e in coverage["emptyEntries"])
+    done = verify(folder, answer, built.node.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(found['data']) + len(coverage['emptyEntries'])} entries" in done.stdout
+    changed = copy.deepcopy(answer)
+    changed["data"]["portfolio"]["coverage"][0]["emptyEntries"][0]["blockTimestamp"] += 1
+    done = verify(folder, changed, built.node.url)
+    assert done.returncode == 1
+    assert "portfolio.coverage[0].emptyEntries[0].blockTimestamp" in done.stdout
