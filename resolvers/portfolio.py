@@ -11,6 +11,7 @@ chain's coverage.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,7 @@ def served(registry: Registry, chains: Chains) -> tuple[list[int], list[int]]:
     return sorted(chain_ids & chains.chain_ids), sorted(chain_ids & chains.own_chain_ids)
 
 
-def parsed(args: Mapping[str, Any], served_chains: tuple[list[int], list[int]], address_re: Any) -> Asked:
+def parsed(args: Mapping[str, Any], served_chains: tuple[list[int], list[int]], address_re: re.Pattern[str]) -> Asked:
     """The arguments as Asked, `served_chains` as `served` gives them; VALIDATION_ERROR for any the
     client must change, before anything is read."""
     chains, defaults = served_chains
@@ -138,7 +139,8 @@ async def coverage(
 ) -> dict[str, Any]:
     """The chain's coverage: its block (None where `reader` could not pin one), every protocol's
     list, and every event-index stream its checks use with how far it reaches; reads nothing from
-    the node (a stream a check did not read this request is the store's own snapshot)."""
+    the node but the block's header, which its checks have read already (a stream no check read in
+    this request is the store's own snapshot)."""
     kinds: dict[str, list[str]] = {"holding": [], "partial": [], "empty": [], "failed": []}
     lacks: dict[str, list[str]] = {}
     """Each reason once, with the protocols it holds for (the accounts' routes are every protocol's)."""

@@ -283,14 +283,20 @@ def test_a_two_chain_portfolio_answers_each_chain_at_its_block(worlds: Any, fork
 
     async def run() -> dict[str, Any]:
         async with Service(
-            folder, key, built.node, state="two-chains", more_chains=(fork,), addresses="two-chains.json", rate_limit=7
+            folder, key, built.node, state="two-chains", more_chains=(fork,), addresses="two-chains.json", rate_limit=9
         ) as service:
             both = await portfolio(service, {"wallet": wallet})
             ordered = await portfolio(service, {"wallet": wallet, "chains": [second, first]})
             block = await post(service, portfolio_query(), {"wallet": wallet, "at": {"blockNumber": 1}})
+            moment = built.node.timestamp() - 1  # a second before the newest block: an earlier block stands for it
+            then = await portfolio(service, {"wallet": wallet, "at": {"timestamp": moment}})
+            last = built.node.block_number()
+            while built.node.timestamp(last) > moment:
+                last -= 1
             refused = await post(service, portfolio_query(), {"wallet": wallet})
             alone = await post(service, portfolio_query(), {"wallet": wallet, "chains": [first]})
-        return {"both": both, "ordered": ordered, "refused": refused, "alone": alone, "block": block}
+        found = {"both": both, "ordered": ordered, "refused": refused, "alone": alone, "block": block}
+        return {**found, "then": then, "last": last}
 
     found = asyncio.run(run())
     both = found["both"]
@@ -302,7 +308,12 @@ def test_a_two_chain_portfolio_answers_each_chain_at_its_block(worlds: Any, fork
     for one, other in zip(on[first], on[second]):  # the fork holds what its parent held at its block
         assert one["allPositions"] == other["allPositions"] and one["totals"] == other["totals"]
     assert both["data"] == on[first] + on[second], "chain by chain"
-    status, body = found["refused"]  # 2 + 2 + 2 of a quota of 7: a fourth portfolio is refused
+    then = found["then"][
+        "coverage"
+    ]  # a time: each chain's own last block at or before it (the fork's are its parent's)
+    assert then[0]["blockNumber"] == then[1]["blockNumber"] == found["last"] < both["coverage"][0]["blockNumber"]
+    assert [c["blockHash"] for c in then] == [then[0]["blockHash"]] * 2 and all(c["complete"] for c in then)
+    status, body = found["refused"]  # 2 + 2 + 2 + 2 of a quota of 9: a fifth portfolio is refused
     assert status == 429 and body["errors"][0]["extensions"]["code"] == "RATE_LIMITED", body
     assert "costs 2 requests" in body["errors"][0]["message"]
     assert found["alone"][0] == 429, "the refused portfolio spent the one request its door took"
