@@ -16,6 +16,7 @@ recomputes every one with eth-hash.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from collections import namedtuple
@@ -335,9 +336,10 @@ class Function:
     def name(self) -> str:
         return self.signature.split("(", 1)[0]
 
-    @property
-    def inputs(self) -> list[str]:
-        return split_types(self.signature[len(self.name) + 1 : -1])
+    @functools.cached_property
+    def inputs(self) -> tuple[str, ...]:
+        """Split once per function: every call's calldata is encoded by them."""
+        return tuple(split_types(self.signature[len(self.name) + 1 : -1]))
 
     @property
     def output_types(self) -> list[str]:

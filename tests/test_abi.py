@@ -241,7 +241,7 @@ def test_function_calldata_matches_eth_abi():
     assert function.calldata(address, 5) == keccak(b"transfer(address,uint256)")[:4] + eth_abi.encode(
         ["address", "uint256"], [address, 5]
     )
-    assert function.inputs == ["address", "uint256"] and function.name == "transfer"
+    assert function.inputs == ("address", "uint256") and function.name == "transfer"
 
 
 @settings(max_examples=examples(300))
