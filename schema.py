@@ -190,7 +190,7 @@ async def _settled(
 
 
 async def resolve_portfolio(_root: Any, info: GraphQLResolveInfo[RequestContext], **args: Any) -> dict[str, Any]:
-    """`portfolio` (portfolio.py): every chain's block first (a refused argument fails the field
+    """`portfolio` (resolvers/portfolio.py): every chain's block first (a refused argument fails the field
     before any check is read), then every check of every chain at once."""
     context: RequestContext = info.context
     try:
@@ -264,10 +264,7 @@ async def _portfolio_chain(
         else:
             checks.append(portfolio.Checked(item["protocol"], one))
     reader = None if isinstance(block, PositionError) else context.chains.reader(chain_id, at)
-    try:
-        coverage = await portfolio.coverage(chain_id, context.registry, checks, reader, context.indexes)
-    except PositionError:  # the node failed the block's header: the checks' own errors say so
-        coverage = await portfolio.coverage(chain_id, context.registry, checks, None, context.indexes)
+    coverage = await portfolio.coverage(chain_id, context.registry, checks, reader, context.indexes)
     entries = [entry for check in checks if check.kind != "empty" for entry in check.entries]
     return entries, [check.error for check in checks if check.error is not None], coverage
 

@@ -18,6 +18,7 @@ from graphql import (
     GraphQLError,
     InlineFragmentNode,
     ListValueNode,
+    NullValueNode,
     ObjectValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
@@ -296,7 +297,7 @@ class InputCount:
     """One name per response key whose `inputs` is a variable (a variable used twice counts twice)."""
     chains: tuple[int | str | None, ...] = ()
     """Per whole-field, the chains it asks: a literal list's length, a variable's name, or None
-    where the argument is left out (every served chain)."""
+    where the argument is left out or null (the default chains)."""
 
     def __call__(self, variables: Mapping[str, Any]) -> int:
         return self.literal + sum(_length(variables.get(name)) for name in self.variables)
@@ -341,9 +342,7 @@ def input_count(
                 if selection.name.value in WHOLE_FIELDS:
                     seen.add(key)
                     literal += MAX_INPUTS
-                    value = _argument(selection, "chainIds")
-                    named = value.name.value if isinstance(value, VariableNode) else None
-                    chains.append(named or (None if value is None else _literal_length(value)))
+                    chains.append(_chains(_argument(selection, "chainIds")))
                 elif selection.name.value in field_names:
                     seen.add(key)
                     value = _argument(selection, "inputs")
@@ -363,6 +362,16 @@ def input_count(
 
 def _argument(field: FieldNode, name: str) -> ValueNode | None:
     return next((argument.value for argument in field.arguments or () if argument.name.value == name), None)
+
+
+def _chains(value: ValueNode | None) -> int | str | None:
+    """A whole-field's `chainIds` as InputCount.chains holds it: a variable's name, None where left
+    out or null (every default chain), a list's length, or 1 (one chain, coerced into a list)."""
+    if isinstance(value, VariableNode):
+        return value.name.value
+    if value is None or isinstance(value, NullValueNode):
+        return None
+    return len(value.values) if isinstance(value, ListValueNode) else 1
 
 
 def _literal_length(value: ValueNode | None) -> int:

@@ -22,7 +22,7 @@ from adapters.position_warnings import PART_UNREADABLE
 from chain import ChainReader, Chains
 from chain.event_index import Indexes
 from chain.index_store import label
-from errors import InputValidationError
+from errors import InputValidationError, PositionError
 from protocols import Registry
 
 FIELD = "portfolio"
@@ -68,7 +68,8 @@ def parsed(args: Mapping[str, Any], served_chains: tuple[list[int], list[int]], 
         asked = defaults
     elif not asked:
         raise InputValidationError(
-            "chainIds is empty: name at least one chain, or leave it out for every served chain."
+            "chainIds is empty: name at least one chain, or leave it out for the chains whose endpoint "
+            "this server's operator set."
         )
     unserved = sorted(set(asked) - set(chains))
     if unserved:
@@ -137,7 +138,7 @@ async def coverage(
     reader: ChainReader | None,
     indexes: Indexes,
 ) -> dict[str, Any]:
-    """The chain's coverage: its block (None where `reader` could not pin one), every protocol's
+    """The chain's coverage: its block (None where there is no `reader` or its header failed), every protocol's
     list, and every event-index stream its checks use with how far it reaches; reads nothing from
     the node but the block's header, which its checks have read already (a stream no check read in
     this request is the store's own snapshot)."""
@@ -168,8 +169,12 @@ async def coverage(
         "index": [],
         "emptyEntries": [entry for check in checks if check.kind == "empty" for entry in check.entries],
     }
-    if reader is not None:
-        head = await reader.block_header()
+    try:
+        head = await reader.block_header() if reader is not None else None
+    except PositionError as exc:  # the node failed the block's header
+        head = None
+        reasons.append(f"the block's header could not be read: {exc.code}: {exc.message}")
+    if reader is not None and head is not None:
         found |= {"blockNumber": head.number, "blockHash": head.hash, "blockTimestamp": head.timestamp}
         reaches = await _reach(reader, registry, [check.protocol for check in checks], indexes)
         found["index"] = reaches

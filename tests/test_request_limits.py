@@ -21,7 +21,7 @@ from graphql.language import (
 )
 
 import graphql_http
-from graphql_http.rules import cost_problem
+from graphql_http.rules import cost_problem, input_count
 from limits import MAX_BODY_BYTES, MAX_DEPTH, MAX_FIELDS, MAX_MERGED, MAX_TOKENS
 from schema import SDL
 from tests.conftest import QUICKSTART, WALLET, position_input
@@ -272,6 +272,28 @@ async def test_the_bounds_admit_the_widest_document_a_client_needs_and_are_froze
     variables = {"inputs": [], "pools": [], "from": {"blockNumber": 0}}
     reply = await api.query(document, variables)
     assert reply.status == 200 and "errors" not in reply.body, reply.body
+
+
+@pytest.mark.parametrize(
+    ("argument", "variables", "chains"),
+    [
+        ("", {}, [None]),
+        ("chainIds: null", {}, [None]),
+        ("chainIds: 1", {}, [1]),
+        ("chainIds: [1, 10, 8453]", {}, [3]),
+        ("chainIds: $chains", {"chains": [1, 10]}, [2]),
+        ("chainIds: $chains", {"chains": None}, [None]),
+        ("chainIds: $chains", {}, [None]),
+    ],
+)
+def test_a_portfolio_fills_the_operation_and_its_chains_are_counted_as_the_resolver_reads_them(
+    argument, variables, chains
+):
+    """What the rate limit charges (one request a chain; None: the default chains) is what the
+    resolver asks: a null or left-out `chainIds` is every default chain, a lone id one chain."""
+    document = parse(f'query($chains: [Int!]) {{ portfolio(walletAddress: "0x", {argument}) {{ walletAddress }} }}')
+    counted = input_count(document.definitions[0], {})
+    assert counted(variables) == 5 and counted.chains_asked(variables) == chains
 
 
 async def test_the_widest_portfolio_document_a_client_needs_is_within_the_bounds(api):
