@@ -29,6 +29,7 @@ from graphql import (
 
 import series
 from adapters import accounts, legs
+from adapters.accounts import probes
 from adapters.context import FetchContext, FetchFunction
 from chain import shared_future
 from errors import BeforeChain, BeforeDeployment, InputValidationError, PositionError
@@ -392,14 +393,23 @@ def _accounts(
     first round and answered as wallets are; None where not asked or not offered."""
     if root is not WALLETS or item.get("controlledAccounts") is False or not (protocol.routes or protocol.own_routes):
         return None
-    routes = accounts.key(protocol.routes, protocol.own_routes)
-    # Keyed by the routes, not the protocol: a wallet's inputs of one request share one discovery.
-    discovery = accounts.discovery(protocol.routes, protocol.own_routes)
-    # Not bound by the deployment of the protocol that happens to start it: each registry's own code
-    # at the block says whether it existed (adapters/accounts/).
-    found = _joined(context, protocol, discovery, (f"accounts {routes}", "", *key[2:]), gated=False)
+    chain_id = key[2]
+    # Keyed by the routes, not the protocol: a wallet's inputs of one request share one discovery,
+    # which probes each account for every protocol of the chain (adapters/accounts/probes.py).
+    found_key = (f"accounts {accounts.key(protocol.routes, protocol.own_routes)}", "", *key[2:])
+    if found_key not in context.fetches:
+        served = (other for other in context.registry.values() if chain_id in other.chains)
+        asked = probes.distinct(probe for other in served for probe in other.probes(chain_id) or ())
+        discovery = accounts.discovery(protocol.routes, protocol.own_routes, asked)
+        # Not bound by the deployment of the protocol that happens to start it: each registry's own
+        # code at the block says whether it existed (adapters/accounts/).
+        _joined(context, protocol, discovery, found_key, gated=False)
     return shared_future(
-        accounts.controlled(found, lambda holder: _joined(context, protocol, function, (*key[:3], holder, *key[4:])))
+        accounts.controlled(
+            context.fetches[found_key],
+            lambda holder: _joined(context, protocol, function, (*key[:3], holder, *key[4:])),
+            protocol.probes(chain_id),
+        )
     )
 
 

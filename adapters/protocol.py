@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 from adapters.accounts import ROUTES, Route
 from adapters.accounts import section as accounts
 from adapters.accounts import streams as account_streams
+from adapters.accounts.probes import Probe
 from adapters.context import FetchContext
 from adapters.deployment import before
 from adapters.flows import FlowFunction, FlowPrices
@@ -88,6 +89,10 @@ class Protocol(Generic[Shape]):
     stand-in none."""
     own_routes: tuple[Route, ...] = ()
     """The protocol's own routes to such accounts, before the shared ones (Euler's sub-accounts)."""
+    probe: Callable[[Shape], tuple[Probe, ...]] | None = None
+    """The reads of its section that rule out an account holding nothing here (adapters/accounts/
+    probes.py): every position it shows an account makes one of them nonzero; None: every account
+    is answered in full."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""
@@ -153,6 +158,12 @@ class Protocol(Generic[Shape]):
     def _since(self, chain_id: int, block: int, start: int) -> None:
         if block < start:
             raise before(self.name, chain_id, block, f"its first contract there was deployed at block {start}")
+
+    def probes(self, chain_id: int) -> tuple[Probe, ...] | None:
+        """Its probes on a chain it serves; None where it declares none (or none there: an account is
+        then answered in full, never ruled out by nothing)."""
+        section = self.part(self.chain(chain_id))
+        return (self.probe(section) or None) if self.probe is not None and section is not None else None
 
     def chain_streams(self, chain_id: int) -> tuple[Stream, ...]:
         """Its own streams on the chain, then those that find the accounts a wallet controls."""

@@ -1,9 +1,10 @@
 """Benchmark: what a user waits for, in round trips to the RPC provider.
 
-    .venv/bin/python bench/latency.py [--rtts 0,50,100] [--runs 5]
+    .venv/bin/python bench/latency.py [--rtts 0,50,100] [--runs 5] [--only portfolio]
 
 Run by hand (after ./scripts/test has installed the tools), never in CI. Every test world on one
-anvil chain (tests/all_worlds.py), the service in this process, and between them the tests' RPC
+anvil chain (tests/all_worlds.py), a fork of it under another chain id (a second chain, for the
+two-chain portfolio), the service in this process, and between them and each chain the tests' RPC
 proxy holding every RPC HTTP request for the round-trip time (a provider's latency: a cloud
 server to a paid provider is 20 to 80 ms, to a public endpoint 100 ms and more). For each query,
 warm (its caches and the event index filled by one run first), a freshly mined block before
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import statistics
 import sys
 import tempfile
@@ -84,7 +87,7 @@ QUERIES = [
         ],
     ),
 ]
-PORTFOLIO = """query($wallet: String!) { portfolio(walletAddress: $wallet) {
+PORTFOLIO = """query($wallet: String!, $chains: [Int!]) { portfolio(walletAddress: $wallet, chainIds: $chains) {
   data { __typename } errors { error { code message } } coverage { complete } } }"""
 PAST = 10
 """Blocks back for the mix at a past block."""
@@ -98,53 +101,68 @@ FOLLOWER_WAIT = 10
 """Seconds the benchmark waits for the head follower to see a mined block before it says so."""
 
 
+Chain = tuple[Anvil, RpcProxy, Follower]
+"""A chain the service reads: its node, the proxy in front of it, the service's head follower."""
+
+
 async def timed(
     client: TestClient,
-    node: Anvil,
-    proxy: RpcProxy,
-    follower: Follower,
+    chains: list[Chain],
     key: str,
     inputs: list[dict[str, Any]] | str,
     runs: int,
     series: bool = False,
+    portfolio_chains: list[int] | None = None,
 ) -> tuple[float, float, float]:
-    """p50 in ms over `runs` (a block mined before each, and seen by the head follower before the
-    query, as on a chain whose blocks come while nobody asks), RPC HTTP requests per query (not
-    the follower's polls), and per query asked again at the same block, after one warm-up run
-    (which also starts the follower, where no query has yet). `inputs` a wallet's address: its
-    `portfolio`."""
+    """p50 in ms over `runs` (a block mined on every chain before each, and seen by its head
+    follower before the query, as on chains whose blocks come while nobody asks), RPC HTTP requests
+    per query (not the followers' polls), and per query asked again at the same blocks, after one
+    warm-up run (which also starts the followers, where no query has yet). `inputs` a wallet's
+    address: its `portfolio` (on `portfolio_chains`, or the server's own chains)."""
+    node = chains[0][0]
     durations, requests, again = [], [], []
     for run in range(runs + 1):
-        node.mine(1)
-        waited = time.monotonic() + FOLLOWER_WAIT
-        while run and (follower.head is None or follower.head.number != node.block_number()):
-            if time.monotonic() > waited:
-                raise RuntimeError(f"the head follower did not see block {node.block_number()} in {FOLLOWER_WAIT} s")
-            await asyncio.sleep(0.005)
-        before = proxy.reads()
+        for chain_node, _, follower in chains:
+            chain_node.mine(1)
+            waited = time.monotonic() + FOLLOWER_WAIT
+            while run and (follower.head is None or follower.head.number != chain_node.block_number()):
+                if time.monotonic() > waited:
+                    newest = chain_node.block_number()
+                    raise RuntimeError(f"the head follower did not see block {newest} in {FOLLOWER_WAIT} s")
+                await asyncio.sleep(0.005)
+        before = sum(proxy.reads() for _, proxy, _ in chains)
         started = time.perf_counter()
-        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None)
+        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
         elapsed = (time.perf_counter() - started) * 1000
-        between = proxy.reads()
-        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None)
+        between = sum(proxy.reads() for _, proxy, _ in chains)
+        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
         if run:
             durations.append(elapsed)
             requests.append(between - before)
-            again.append(proxy.reads() - between)
+            again.append(sum(proxy.reads() for _, proxy, _ in chains) - between)
     return statistics.median(durations), statistics.mean(requests), statistics.mean(again)
 
 
-async def ask(client: TestClient, key: str, inputs: list[dict[str, Any]] | str, series_from: int | None = None) -> None:
+async def ask(
+    client: TestClient,
+    key: str,
+    inputs: list[dict[str, Any]] | str,
+    series_from: int | None = None,
+    portfolio_chains: list[int] | None = None,
+) -> None:
     """One query: `walletPositions` of the inputs, or from `series_from` their SERIES_POINTS-point
     series to the newest block; more than five inputs, five a request, the requests at once (what
-    a client sends without `portfolio` for a wallet's whole portfolio); a wallet's `portfolio`."""
+    a client sends without `portfolio` for a wallet's whole portfolio); a wallet's `portfolio` on
+    `portfolio_chains` (None: the server's own)."""
     if isinstance(inputs, str):
+        variables = {"wallet": inputs, "chains": portfolio_chains}
         async with client.post(
-            "/graphql", json={"query": PORTFOLIO, "variables": {"wallet": inputs}}, headers={"x-api-key": key}
+            "/graphql", json={"query": PORTFOLIO, "variables": variables}, headers={"x-api-key": key}
         ) as response:
             body = await response.json()
         found = body["data"]["portfolio"]
         assert not found["errors"] and all(chain["complete"] for chain in found["coverage"]), found
+        assert len(found["coverage"]) == len(portfolio_chains or [None]), found["coverage"]
         return
     if len(inputs) > 5:
         await asyncio.gather(*(ask(client, key, inputs[i : i + 5], series_from) for i in range(0, len(inputs), 5)))
@@ -164,11 +182,20 @@ async def ask(client: TestClient, key: str, inputs: list[dict[str, Any]] | str, 
     assert not failed, failed
 
 
-async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -> dict[str, tuple[float, float, float]]:
-    proxy = RpcProxy(worlds.node.url)
-    proxy.delay = rtt_ms / 1000
+async def measure(
+    worlds: Any, fork: Anvil, folder: Path, key: str, rtt_ms: int, runs: int, only: str = ""
+) -> dict[str, tuple[float, float, float]]:
+    """Every row (whose name holds `only`) at one round-trip time: the worlds' chain, and `fork` (a
+    second chain) for the two-chain portfolio, each behind its own proxy."""
+    proxies = {node.chain_id: RpcProxy(node.url) for node in (worlds.node, fork)}
+    for proxy in proxies.values():
+        proxy.delay = rtt_ms / 1000
     found = {}
-    async with TestServer(proxy.app(), host="127.0.0.1") as proxy_server:
+    async with contextlib.AsyncExitStack() as stack:
+        urls = {}
+        for chain_id, proxy in proxies.items():
+            proxy_server = await stack.enter_async_context(TestServer(proxy.app(), host="127.0.0.1"))
+            urls[chain_id] = str(proxy_server.make_url("/"))
         app = server.create_app(
             Settings(
                 keys_file=str(folder / "keys.env"),
@@ -177,34 +204,39 @@ async def measure(worlds: Any, folder: Path, key: str, rtt_ms: int, runs: int) -
                 rate_limit=10**9,
                 input_timeout=max(10.0, rtt_ms * 0.06),  # rounds, not the budget, at a long RTT
             ),
-            rpc_urls={worlds.node.chain_id: str(proxy_server.make_url("/"))},
+            rpc_urls=urls,
         )
         async with TestClient(TestServer(app, host="127.0.0.1")) as client:
             chain = worlds.node.chain_id
-            follower = app[server.CHAINS].follower(chain)
+            one: list[Chain] = [(worlds.node, proxies[chain], app[server.CHAINS].follower(chain))]
+
+            async def row(name: str, chains: list[Chain], asked: list[dict[str, Any]] | str, **more: Any) -> None:
+                if only in name:
+                    found[name] = await timed(client, chains, key, asked, runs, **more)
+
+            both = [*one, (fork, proxies[fork.chain_id], app[server.CHAINS].follower(fork.chain_id))]
             for name, wanted in QUERIES:
                 inputs = [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in wanted]
-                found[name] = await timed(client, worlds.node, proxy, follower, key, inputs, runs)
+                await row(name, one, inputs)
             saver = worlds.wallets["saver"]
             every = [{"protocol": name, "chainId": chain, "walletAddress": saver} for name in app[server.REGISTRY]]
-            found[f"a portfolio today: the saver in all {len(every)} protocols, five a request, at once"] = await timed(
-                client, worlds.node, proxy, follower, key, every, runs
+            await row(
+                f"a portfolio today: the saver in all {len(every)} protocols, five a request, at once", one, every
             )
             for role in ("saver", "controller", "empty"):
-                found[f"portfolio (the {role}: every protocol in one query)"] = await timed(
-                    client, worlds.node, proxy, follower, key, worlds.wallets[role], runs
-                )
+                name = f"portfolio (the {role}: every protocol in one query)"
+                await row(name, one, worlds.wallets[role], portfolio_chains=[chain])
+            for role in ("saver", "controller"):
+                name = f"portfolio on two chains (the {role}, the second a fork of the first)"
+                await row(name, both, worlds.wallets[role], portfolio_chains=[chain, fork.chain_id])
             mix = [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in QUERIES[-1][1]]
             past = [{**item, "blockNumber": worlds.node.block_number() - PAST} for item in mix]
-            found[f"the same 5 inputs, {PAST} blocks back"] = await timed(
-                client, worlds.node, proxy, follower, key, past, runs
-            )
+            await row(f"the same 5 inputs, {PAST} blocks back", one, past)
             worlds.node.mine(SERIES_SPAN)  # a span past the worlds' making, where each is as it stays
             for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix)):
-                found[f"{name}, a {SERIES_POINTS}-point series"] = await timed(
-                    client, worlds.node, proxy, follower, key, inputs, runs, series=True
-                )
-        proxy.released.set()
+                await row(f"{name}, a {SERIES_POINTS}-point series", one, inputs, series=True)
+        for proxy in proxies.values():
+            proxy.released.set()
     return found
 
 
@@ -212,15 +244,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rtts", default="0,50,100", help="round-trip times in ms, the first 0")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", default="", help="the rows whose name holds this text (all by default)")
     args = parser.parse_args()
     rtts = [int(value) for value in args.rtts.split(",")]
     node = Anvil()
+    fork = None
     try:
         folder = Path(tempfile.mkdtemp(prefix="latency-"))
         worlds, key = all_worlds.prepare(node, folder, "latency")
-        results = {rtt: asyncio.run(measure(worlds, folder, key, rtt, args.runs)) for rtt in rtts}
+        fork = Anvil(chain_id=node.chain_id + 1, fork=node.url)
+        data = json.loads((folder / "addresses.json").read_text())
+        data[str(fork.chain_id)] = data[str(node.chain_id)]
+        (folder / "addresses.json").write_text(json.dumps(data))
+        results = {rtt: asyncio.run(measure(worlds, fork, folder, key, rtt, args.runs, args.only)) for rtt in rtts}
     finally:
         node.stop()
+        if fork is not None:
+            fork.stop()
     width = max(len(name) for name in results[rtts[0]])
     head = "".join(f"{f'RTT {rtt} ms':>12}" for rtt in rtts)
     print(f"p50 of {args.runs} warm runs, a block mined before each\n")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from adapters import accounts
-from adapters.accounts import dsproxy, instadapp, summer
+from adapters.accounts import dsproxy, instadapp, probes, summer
 from tests import accounts_world as A
 from tests import morpho_world as M
 from tests.conftest import input_entries, world_api, world_fixture
@@ -165,3 +165,17 @@ def test_the_test_contracts_declare_what_the_routes_read():
         entry = events[event.signature.split("(")[0]]
         assert all(part["indexed"] for part in entry["inputs"]), "all three indexed, as Summer.fi's ABI has them"
     assert accounts.MAX_ACCOUNTS == 50
+
+
+@pytest.mark.parametrize("count", [0, 1, 27, 32, 33, 76, 200])
+def test_the_probes_are_split_evenly_among_lenses_of_at_most_per_lens(count: int) -> None:
+    """Every probe in exactly one AccountsLens, in order, PER_LENS at most a lens, and one lens where
+    none is asked (the accounts are still found)."""
+    asked = [probes.Probe(f"0x{index:040x}") for index in range(count)]
+    parts = probes.lens_parts(asked)
+    assert [target for targets, _ in parts for target in targets] == [probe.target for probe in asked]
+    assert all(len(targets) <= probes.PER_LENS for targets, _ in parts)
+    assert len(parts) == max(1, -(-count // probes.PER_LENS))
+    sizes = [len(targets) for targets, _ in parts]
+    assert max(sizes) - min(sizes) <= 1, sizes
+    assert all(selectors == [bytes.fromhex("70a08231")] * len(targets) for targets, selectors in parts)

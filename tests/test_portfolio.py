@@ -15,12 +15,15 @@ import asyncio
 import json
 import time
 from collections.abc import Collection
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestServer
 
 import server
+from adapters.accounts.probes import Probe, nonzero
+from adapters.vault_style import VAULT_STYLE
 from tests.conftest import served_fixture
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy
@@ -441,3 +444,95 @@ def test_a_portfolio_before_some_deployments_has_those_empty_and_reads_the_other
     assert all(" before " in error["error"]["message"] for error in found["positions"]["errors"])
     assert all("ACCOUNT" not in w["code"] for e in found["positions"]["data"] for w in e["warnings"])
     assert found["portfolio"]["data"] == held(found["positions"])
+
+
+def subcall_counts(service: Service) -> list[float]:
+    """The sub-calls the service's endpoints made so far (its metrics)."""
+    families = service.app[server.METRICS].registry.collect()
+    return [sample.value for family in families for sample in family.samples if sample.name == "wp_rpc_subcalls_total"]
+
+
+def probe_says(node: Anvil, probe: Probe, holder: str, block: int) -> bool:
+    """Whether a probe leaves the holder in (adapters/accounts/probes.py): nonzero, or reverted."""
+    data = "0x" + probe.function.calldata(holder).hex()
+    try:
+        answer = node.rpc("eth_call", {"to": probe.target, "data": data}, hex(block))
+    except RuntimeError:
+        return True
+    return nonzero(probe.function.decode(bytes.fromhex(answer[2:])))
+
+
+def test_probes_leave_out_an_account_only_where_its_protocol_shows_it_nothing(worlds: Any) -> None:
+    """Every protocol's probes against its own answer, for every demo wallet and every account the
+    controller controls, each asked as a wallet: a probe answers nonzero exactly where the protocol
+    shows the address something, so an account the lens's probes rule out holds nothing there."""
+    built, folder, key = worlds
+    chain_id = built.node.chain_id
+
+    async def run() -> tuple[dict[str, Any], list[str], int, dict[str, Any]]:
+        async with Service(folder, key, built.node, state="probes", rate_limit=10**6) as service:
+            registry = service.app[server.REGISTRY]
+            probed = {name: found for name, protocol in registry.items() if (found := protocol.probes(chain_id))}
+            controller = await portfolio(service, {"wallet": built.wallets["controller"]})
+            block = controller["coverage"][0]["blockNumber"]
+            holders = sorted({*built.wallets.values(), *(entry["holder"] for entry in controller["data"])})
+            inputs = [
+                {"protocol": name, "chainId": chain_id, "walletAddress": holder, "blockNumber": block}
+                | {"controlledAccounts": False}
+                for name in sorted(probed)
+                for holder in holders
+            ]
+            return probed, holders, block, await service.positions(inputs)
+
+    probed, holders, block, answers = asyncio.run(run())
+    assert len(probed) >= 13 and len(holders) >= 12 and answers["errors"] == []
+    shown = {(entry["protocol"], entry["walletAddress"]) for entry in answers["data"] if entry["allPositions"]}
+    for name, found in probed.items():
+        for holder in holders:
+            says = any(probe_says(built.node, probe, holder, block) for probe in found)
+            assert says == ((name, holder) in shown), (name, holder)
+    assert {name for name, _ in shown} == set(probed), "every probed protocol shows some holder something"
+
+
+def test_an_account_given_what_a_probe_reads_is_answered_through_the_lens(worlds: Any) -> None:
+    """A vault share moved from the saver to a DSProxy the controller owns: the controller's
+    portfolio lists the vault's protocol through that account, as the protocol answers the proxy
+    itself; before, the lens's probes left every account out of it. (Last: it changes the chain.)"""
+    built, folder, key = worlds
+    node, chain_id, saver = built.node, built.node.chain_id, built.wallets["saver"]
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], list[float]]:
+        async with Service(folder, key, node, state="given", rate_limit=10**6) as service:
+            registry = service.app[server.REGISTRY]
+            subcalls = []
+            for probed in (False, True):  # the same portfolio with every protocol's probes, and without any
+                for name, protocol in sorted(registry.items()):
+                    registry[name] = replace(protocol, probe=protocol.probe if probed else None)
+                node.mine(1)
+                counted = sum(subcall_counts(service))
+                before = await portfolio(service, {"wallet": built.wallets["controller"]})
+                subcalls.append(sum(subcall_counts(service)) - counted)
+            proxy = next(entry["holder"] for entry in before["data"] if entry["via"] == "dsproxy")
+            name, vault, balance = next(
+                (name, vault.address, held)
+                for name, protocol in sorted(registry.items())
+                if name in VAULT_STYLE
+                for vault in protocol.part(protocol.chain(chain_id)).vaults
+                if (held := node.call(vault.address, "balanceOf(address)", saver))
+            )
+            node.send(vault, "transfer(address,uint256)", proxy, balance // 2, sender=saver)
+            after = await portfolio(service, {"wallet": built.wallets["controller"]})
+            block = after["coverage"][0]["blockNumber"]
+            own = {"protocol": name, "chainId": chain_id, "walletAddress": proxy, "blockNumber": block}
+            return before, after, name, await service.positions([own | {"controlledAccounts": False}]), subcalls
+
+    before, after, name, direct, subcalls = asyncio.run(run())
+    without, probed = subcalls
+    assert probed < without / 2, subcalls  # the accounts are left out of 13 of the 26 protocols
+    assert name not in {entry["protocol"] for entry in before["data"]}
+    own, entry = [entry for entry in after["data"] if entry["protocol"] == name]
+    (alone,) = direct["data"]
+    assert own["via"] is None and own["allPositions"] == []
+    assert entry["via"] == "dsproxy" and entry["holder"] == alone["walletAddress"]
+    assert entry["allPositions"] == alone["allPositions"] != []
+    assert after["coverage"][0]["holding"] == sorted({*before["coverage"][0]["holding"], name})

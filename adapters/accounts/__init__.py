@@ -6,8 +6,9 @@ and DeFi Saver's, that it still owns),
 AccountGuard says it owns, found through the event index), every protocol's; and a protocol's
 own `Route`, declared in its package (Euler's `euler-subaccount`, adapters/euler/subaccounts.py).
 Every read of the shared routes goes out at once in AccountsLens (lenses/, chain/lens.py), beside
-the wallet's own first round; the resolver then answers each account found as the protocol
-answers a wallet (schema.py), `MAX_ACCOUNTS` at most.
+the wallet's own first round, with the probes of every account it finds (probes.py); the resolver
+then answers each account found as the protocol answers a wallet (schema.py), `MAX_ACCOUNTS` at
+most, except where the protocol's probes rule it out.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.accounts import dsproxy, instadapp, section, summer
+from adapters.accounts import dsproxy, instadapp, probes, section, summer
+from adapters.accounts.probes import Probe
 from adapters.accounts.section import AccountsAddresses, SummerDpm
 from adapters.context import FetchContext, FetchFunction
 from addresses import ChainAddresses
@@ -40,7 +42,10 @@ ACCOUNTS_LEFT_OUT = "ACCOUNTS_LEFT_OUT"
 CODES = (ACCOUNT_UNREADABLE, ACCOUNTS_LEFT_OUT)
 UNKNOWN = "UNKNOWN_ERROR"
 """A bug's failure (logged): retryable, yet a retry will not clear it, so it is a warning too."""
-LENS = Lens("AccountsLens", ("address", "address[]", "address[]", "address", "uint256", "address", "address[]"))
+LENS = Lens(
+    "AccountsLens",
+    ("address", "address[]", "address[]", "address", "uint256", "address", "address[]", "address[]", "bytes4[]"),
+)
 
 
 @dataclass(frozen=True)
@@ -65,10 +70,12 @@ def streams(chain: AccountsAddresses, routes: Sequence[str]) -> tuple[Stream, ..
     return (summer.stream(chain.summer_dpm),) if chain.summer_dpm and summer.VIA in routes else ()
 
 
-def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction:
-    """An adapter-like function: (ctx, wallet) -> {"accounts": [[address, via], ...]}, the accounts
-    the wallet controls through the protocol's `own` routes and then the shared `routes`, in
-    route order, each once, with warnings in `ctx.warnings`."""
+def discovery(routes: Sequence[str], own: Sequence[Route] = (), asked: Sequence[Probe] = ()) -> FetchFunction:
+    """An adapter-like function: (ctx, wallet) -> {"accounts": [[address, via], ...], "held":
+    {address: [probe key, ...]}}, the accounts the wallet controls through the protocol's `own`
+    routes and then the shared `routes`, in route order, each once, with warnings in
+    `ctx.warnings`; and for each account of the shared routes the `asked` probes that do not rule
+    it out (none listed where the lens's tape could not tell)."""
 
     async def discover(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
         chain = section.of(ctx.chain)
@@ -82,8 +89,12 @@ def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction
         if registries or dfs or insta or dpm:
             guard = dpm.guard.address if dpm else NONE
             targets = [*registries, *dfs, *([insta] if insta else []), *([guard] if dpm else [])]
-            initcode = LENS.initcode(wallet, list(registries), list(dfs), insta or NONE, MAX_ACCOUNTS, guard, stored)
-            ctx.reader().prefetch([initcode], targets)
+            initcodes = [
+                LENS.initcode(wallet, list(registries), list(dfs), insta or NONE, MAX_ACCOUNTS, guard, stored, *part)
+                for part in probes.lens_parts(asked)
+            ]
+            # The probes' targets are not covered: the wallet's own reads of them need not wait for these lenses.
+            ctx.reader().prefetch(initcodes, targets)
         reads: list[tuple[str, str, Awaitable[list[str]]]] = [
             *(
                 (route.via, contract, route.find(ctx, wallet))
@@ -109,7 +120,10 @@ def discovery(routes: Sequence[str], own: Sequence[Route] = ()) -> FetchFunction
                 for address in outcome:
                     if address != wallet:
                         found.setdefault(address, via)
-        return {"accounts": [[address, via] for address, via in found.items()]}
+        shared = [address for address, via in found.items() if via in routes][:MAX_ACCOUNTS] if asked else []
+        tells = await asyncio.gather(*(probes.held(ctx.reader(), asked, address) for address in shared))
+        held = {address: keys for address, keys in zip(shared, tells) if keys is not None}
+        return {"accounts": [[address, via] for address, via in found.items()], "held": held}
 
     return discover
 
@@ -150,13 +164,16 @@ async def _dpms(ctx: FetchContext[Any], dpm: SummerDpm, wallet: str) -> list[str
 
 
 async def controlled(
-    found: Awaitable[dict[str, Any]], answer: Callable[[str], Awaitable[dict[str, Any]]]
+    found: Awaitable[dict[str, Any]],
+    answer: Callable[[str], Awaitable[dict[str, Any]]],
+    probed: Sequence[Probe] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """The answers of the accounts `found` names that hold anything (each given its `holder` and
     `via`), and the warnings the wallet's own entry gains: accounts left out, accounts and routes
-    whose contracts failed. `answer(account)` is the protocol's answer for an address. A node's
-    failure (a retryable error) is raised: it fails the input, as one in the wallet's own reads
-    would, rather than leave an answer a retry would change."""
+    whose contracts failed. `answer(account)` is the protocol's answer for an address, asked
+    unless the protocol's `probed` probes all rule the account out. A node's failure (a retryable
+    error) is raised: it fails the input, as one in the wallet's own reads would, rather than leave
+    an answer a retry would change."""
     try:
         discovered = await found
     except PositionError as exc:
@@ -176,6 +193,11 @@ async def controlled(
         )
         warnings.append(_warning(ACCOUNTS_LEFT_OUT, "controlled accounts", message))
         accounts = accounts[:MAX_ACCOUNTS]
+    held: dict[str, list[str]] = discovered.get("held", {})
+    keys = None if probed is None else {probe.key for probe in probed}
+    accounts = [
+        (address, via) for address, via in accounts if keys is None or address not in held or keys & set(held[address])
+    ]
     outcomes = await asyncio.gather(*(answer(address) for address, _ in accounts), return_exceptions=True)
     entries = []
     for (address, via), outcome in zip(accounts, outcomes):

@@ -19,5 +19,6 @@ PROTOCOLS = (
         details=pools.details,
         flows=flows.flows,
         flow_prices=flows.prices,
+        probe=positions.probes,
     ),
 )

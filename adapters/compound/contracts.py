@@ -31,6 +31,20 @@ GET_ASSET_INFO = Function("getAssetInfo(uint8)", "c8c7fe6b", (ASSET_INFO,))
 GET_ASSET_INFO_BY_ADDRESS = Function("getAssetInfoByAddress(address)", "3b3bec2e", (ASSET_INFO,))
 BALANCE_OF = Function("balanceOf(address)", "70a08231", ("uint256",))
 BORROW_BALANCE_OF = Function("borrowBalanceOf(address)", "374c49b4", ("uint256",))
+USER_BASIC = Function(
+    "userBasic(address)",
+    "dc4abafd",
+    (
+        "int104 principal",
+        "uint64 baseTrackingIndex",
+        "uint64 baseTrackingAccrued",
+        "uint16 assetsIn",
+        "uint8 reserved",
+    ),
+)
+"""An account's base principal, reward tracking and the bits of the collateral assets it holds
+(`reserved`, Comet's `_reserved`, holds more such bits where a Comet lists more than 16 assets):
+all zero for an account Comet has nothing of (compound-finance/comet CometStorage.UserBasic)."""
 COLLATERAL_BALANCE_OF = Function("collateralBalanceOf(address,address)", "5c2549ee", ("uint128",))
 GET_PRICE = Function("getPrice(address)", "41976e09", ("uint256",))
 GET_UTILIZATION = Function("getUtilization()", "7eb71131", ("uint256",))

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
+from adapters.accounts.probes import Probe
 from adapters.compound.contracts import (
     BALANCE_OF,
     BASE_SCALE,
@@ -53,6 +54,7 @@ from adapters.compound.contracts import (
     MAX_ASSETS,
     NUM_ASSETS,
     PRICE_SCALE,
+    USER_BASIC,
     WAD,
 )
 from adapters.compound.market import apr, apy, comet_price, usd_per_unit
@@ -71,6 +73,13 @@ from errors import ProtocolError
 log = logging.getLogger("wallet_positions.compound")
 
 LENS = Lens("CompoundLens", ("address", "address[]", "address[]", "address", "address"))
+
+
+def probes(compound: CompoundAddresses) -> tuple[Probe, ...]:
+    """What an account must have in a market to be shown anything there: a principal (a supply or a
+    borrow), a collateral asset's bit, or reward tracking (an unclaimed reward accrues only
+    through it)."""
+    return tuple(Probe(market.comet, USER_BASIC) for market in compound.markets)
 
 
 async def fetch(ctx: FetchContext[CompoundAddresses], wallet: str) -> dict[str, Any]:

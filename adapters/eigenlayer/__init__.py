@@ -8,6 +8,10 @@ from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
-        name="eigenlayer", section=EIGENLAYER, deployed=lambda eigenlayer: eigenlayer.start_block, fetch=positions.fetch
+        name="eigenlayer",
+        section=EIGENLAYER,
+        deployed=lambda eigenlayer: eigenlayer.start_block,
+        fetch=positions.fetch,
+        probe=positions.probes,
     ),
 )

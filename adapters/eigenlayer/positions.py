@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
+from adapters.accounts.probes import Probe
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.eigenlayer.contracts import (
@@ -59,6 +60,17 @@ from chain.abi import ZERO_ADDRESS, encode
 from chain.erc20 import NATIVE
 from chain.keccak import keccak256
 from chain.lens import NONE
+
+
+def probes(eigenlayer: EigenlayerAddresses) -> tuple[Probe, ...]:
+    """What an account must have to be shown anything: deposits, an operator, a queued withdrawal
+    or an EigenPod (each part of the answer follows from one of these reads)."""
+    return (
+        Probe(eigenlayer.strategy_manager, GET_DEPOSITS),
+        Probe(eigenlayer.delegation_manager, DELEGATED_TO),
+        Probe(eigenlayer.delegation_manager, QUEUED_WITHDRAWALS),
+        Probe(eigenlayer.eigen_pod_manager, OWNER_TO_POD),
+    )
 
 
 async def fetch(ctx: FetchContext[EigenlayerAddresses], wallet: str) -> dict[str, Any]:

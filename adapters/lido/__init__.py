@@ -8,6 +8,11 @@ from adapters.protocol import Protocol
 
 PROTOCOLS = (
     Protocol(
-        name="lido", section=LIDO, deployed=lambda lido: lido.start_block, fetch=positions.fetch, flows=flows.flows
+        name="lido",
+        section=LIDO,
+        deployed=lambda lido: lido.start_block,
+        fetch=positions.fetch,
+        flows=flows.flows,
+        probe=positions.probes,
     ),
 )

@@ -27,6 +27,7 @@ import functools
 from typing import Any, cast
 
 from adapters import history
+from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, WITHDRAWAL, feed_of, leg, position
@@ -58,6 +59,11 @@ ONE_SHARE = 10**18
 MAX_REQUESTS = 256
 """Withdrawal requests the lens reads per wallet (each is an NFT; a wallet rarely holds more)."""
 LENS = Lens("LidoLens", ("address", "address", "address", "address", "uint256", "address[]", "address"))
+
+
+def probes(lido: LidoAddresses) -> tuple[Probe, ...]:
+    """What an account must hold to be shown anything: stETH shares, wstETH, a withdrawal request."""
+    return (Probe(lido.steth, SHARES_OF), *balances(lido.wsteth), Probe(lido.withdrawal_queue, WITHDRAWAL_REQUESTS))
 
 
 async def fetch(ctx: FetchContext[LidoAddresses], wallet: str) -> dict[str, Any]:

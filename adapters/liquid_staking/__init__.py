@@ -16,6 +16,7 @@ PROTOCOLS = (
         fetch=etherfi.fetch,
         streams=lambda etherfi: (withdraw_requests(etherfi),),
         flows=flows.flows,
+        probe=etherfi.probes,
     ),
     Protocol(
         name="rocketpool",
@@ -23,6 +24,7 @@ PROTOCOLS = (
         deployed=lambda section: section.start_block,
         fetch=rocketpool.fetch,
         flows=flows.flows,
+        probe=rocketpool.probes,
     ),
     Protocol(
         name="renzo",

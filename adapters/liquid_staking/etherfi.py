@@ -29,6 +29,7 @@ import functools
 from typing import Any, cast
 
 from adapters import history
+from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.liquid_staking import tokens
@@ -60,6 +61,11 @@ LABEL, NFT_LABEL = "ether.fi", "ether.fi WithdrawRequestNFT"
 async def per_share(reader: ChainReader, pool: str) -> int:
     (amount,) = await reader.call(pool, AMOUNT_FOR_SHARE, ONE, label=f"{LABEL} LiquidityPool")
     return cast(int, amount)
+
+
+def probes(etherfi: EtherfiAddresses) -> tuple[Probe, ...]:
+    """What an account must hold to be shown anything: eETH shares, weETH, a withdraw request NFT."""
+    return (Probe(etherfi.eeth, EETH_SHARES), *balances(etherfi.weeth, etherfi.withdraw_request_nft.address))
 
 
 async def fetch(ctx: FetchContext[EtherfiAddresses], wallet: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import functools
 from typing import Any, cast
 
 from adapters import history
+from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.liquid_staking import tokens
@@ -45,6 +46,11 @@ LABEL = "Rocket Pool rETH"
 async def exchange_rate(reader: ChainReader, reth: str) -> int:
     (rate,) = await reader.call(reth, RETH_EXCHANGE_RATE, label=LABEL)
     return cast(int, rate)
+
+
+def probes(rocketpool: RocketPoolAddresses) -> tuple[Probe, ...]:
+    """What an account must hold to be shown anything: rETH."""
+    return balances(rocketpool.reth)
 
 
 async def fetch(ctx: FetchContext[RocketPoolAddresses], wallet: str) -> dict[str, Any]:

@@ -20,5 +20,6 @@ PROTOCOLS = (
         details=pools.details,
         pool_ids=True,
         flows=flows.flows,
+        probe=positions.probes,
     ),
 )

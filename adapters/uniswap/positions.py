@@ -36,6 +36,7 @@ import asyncio
 from typing import Any
 
 from adapters import deployment
+from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE
 from adapters.prices import token_feeds, warned_usd_price
@@ -78,6 +79,12 @@ LENS = Lens(
         "address",
     ),
 )
+
+
+def probes(uniswap: UniswapAddresses) -> tuple[Probe, ...]:
+    """What an account must hold to be shown anything: a v3 or a v4 position NFT."""
+    managers = (uniswap.v3 and uniswap.v3.position_manager, uniswap.v4 and uniswap.v4.position_manager.address)
+    return balances(*(manager for manager in managers if manager))
 
 
 async def fetch(ctx: FetchContext[UniswapAddresses], wallet: str) -> dict[str, Any]:

@@ -16,7 +16,12 @@ VAULT_STYLE = ("midas", "avantis", "avant", "ethena", "sky", "erc4626")
 
 def _declared(name: str, fetch: FetchFunction) -> Protocol[VaultStyleAddresses]:
     return Protocol(
-        name=name, section=section(name), deployed=lambda listed: listed.start_block, fetch=fetch, flows=flows.flows
+        name=name,
+        section=section(name),
+        deployed=lambda listed: listed.start_block,
+        fetch=fetch,
+        flows=flows.flows,
+        probe=positions.probes,
     )
 
 

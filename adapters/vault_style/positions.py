@@ -34,6 +34,8 @@ from fractions import Fraction
 from typing import Any, cast
 
 from adapters import history
+from adapters.accounts.probes import Probe
+from adapters.accounts.probes import balances as balance_probes
 from adapters.context import FetchContext
 from adapters.deployment import before, existing
 from adapters.legs import CLAIMABLE, REQUESTED, SUPPLIED, VAULT, feed_of, leg
@@ -66,6 +68,12 @@ LENS = Lens(
     "VaultStyleLens",
     ("address", "address[]", "uint8[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address"),
 )
+
+
+def probes(section: VaultStyleAddresses) -> tuple[Probe, ...]:
+    """What an account must hold to be shown anything: shares, tokens, or a cooldown."""
+    held = balance_probes(*(vault.address for vault in section.vaults), *(token.token for token in section.tokens))
+    return (*held, *(Probe(vault.address, COOLDOWNS) for vault in section.vaults if vault.cooldown))
 
 
 async def fetch(ctx: FetchContext[VaultStyleAddresses], wallet: str) -> dict[str, Any]:

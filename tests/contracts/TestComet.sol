@@ -76,6 +76,17 @@ contract TestComet {
         baseBorrowIndex = borrowIndex;
     }
 
+    /// Comet's `userBasic`: the principal, and `assetsIn`, a bit per asset the account holds as
+    /// collateral (Comet sets and clears them with the balance); no tracking (the rewards' owed
+    /// amounts are a test's, set on TestCometRewards).
+    function userBasic(address account) external view returns (int104, uint64, uint64, uint16, uint8) {
+        uint16 assetsIn;
+        for (uint256 i = 0; i < assets.length; i++) {
+            if (collateralBalanceOf[account][assets[i].asset] > 0) assetsIn |= uint16(1 << i);
+        }
+        return (principals[account], 0, 0, assetsIn, 0);
+    }
+
     function balanceOf(address account) public view returns (uint256) {
         int104 principal = principals[account];
         return principal > 0 ? presentValueSupply(uint104(principal)) : 0;
