@@ -14,7 +14,7 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -409,8 +409,27 @@ def _accounts(
             context.fetches[found_key],
             lambda holder: _joined(context, protocol, function, (*key[:3], holder, *key[4:])),
             protocol.probes(chain_id),
+            # Not with provenance: the wallet's own reads are then its record's, not the request's
+            # that the index probe shares, which would cost it rounds of its own.
+            _indexed(context, protocol, key) if protocol.index_probe and not key[6] else None,
         )
     )
+
+
+def _indexed(context: RequestContext, protocol: Protocol, key: InputKey) -> Callable[[str], Awaitable[bool]]:
+    """The protocol's index probe of an account, run as an input is (kept per block: a repeat
+    reads nothing), its reads in no entry's provenance."""
+    probe = protocol.index_probe
+    assert probe is not None
+
+    async def check(ctx: FetchContext[Any], account: str) -> dict[str, Any]:
+        return {"mayHold": await probe(ctx, account)}
+
+    async def indexed(account: str) -> bool:
+        checked = ("index probe", protocol.name, key[2], account, *key[4:6], False)
+        return bool((await _joined(context, protocol, check, checked))["mayHold"])
+
+    return indexed
 
 
 def _joined(

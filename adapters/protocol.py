@@ -93,6 +93,10 @@ class Protocol(Generic[Shape]):
     """The reads of its section that rule out an account holding nothing here (adapters/accounts/
     probes.py): every position it shows an account makes one of them nonzero; None: every account
     is answered in full."""
+    index_probe: Callable[[FetchContext[Shape], str], Awaitable[bool]] | None = None
+    """(ctx, account) -> whether the account may hold something here by what its event index links
+    to it (and reads its answers share): False only where its answer would show nothing; with
+    `probe`, an account is left out only where both rule it out. None: no such check."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""

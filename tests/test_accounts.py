@@ -12,6 +12,7 @@ import pytest
 
 from adapters import accounts
 from adapters.accounts import dsproxy, instadapp, probes, summer
+from chain import erc20, lens
 from tests import accounts_world as A
 from tests import morpho_world as M
 from tests.conftest import input_entries, world_api, world_fixture
@@ -179,3 +180,30 @@ def test_the_probes_are_split_evenly_among_lenses_of_at_most_per_lens(count: int
     sizes = [len(targets) for targets, _ in parts]
     assert max(sizes) - min(sizes) <= 1, sizes
     assert all(selectors == [bytes.fromhex("70a08231")] * len(targets) for targets, selectors in parts)
+
+
+@pytest.mark.parametrize("per_account", [probes.PER_LENS, 10 * probes.PER_LENS])
+def test_the_accounts_lens_stays_far_inside_an_eth_calls_gas_however_many_probes(world, per_account: int) -> None:
+    """AccountsLens for the wallet of the world's accounts: a lens's share of probes (PER_LENS)
+    for each of its 7 accounts fits the tape; ten times as many cut it, and the lens stops probing
+    there, so its gas (each probe's read and the 72 bytes it returns) stays bounded by the tape,
+    far inside the 50 million gas common nodes give an `eth_call` (docs/accounts.md, "Probes")."""
+    node, found = world.node, world.accounts
+    dpms = [account for account, via in found.controlled().items() if via == "summer-dpm"]
+    tokens = [world.morpho.usdc.lower(), world.morpho.weth.lower()]
+    targets = tokens * (per_account // 2)
+    selectors = [bytes.fromhex(erc20.BALANCE_OF.selector)] * len(targets)
+    routes = ([found.registry], [found.dfs_registry], found.insta_list, accounts.MAX_ACCOUNTS, found.guard, dpms)
+    initcode = accounts.LENS.initcode(found.wallet, *routes, targets, selectors)
+    call = {"data": "0x" + initcode.hex(), "gas": hex(50_000_000)}
+    gas = int(node.rpc("eth_estimateGas", call), 16)
+    tape, cut = lens.records(bytes.fromhex(node.rpc("eth_call", call, "latest")[2:]))
+    print(f"{per_account} probes an account: {gas:,} gas, cut: {cut}")
+    assert gas < 10_000_000
+    assert cut is (per_account > probes.PER_LENS)
+    held = [
+        (token, lens.digest(erc20.BALANCE_OF.calldata(account))) in tape
+        for account in found.controlled()
+        for token in tokens
+    ]
+    assert all(held) if not cut else not all(held), "every account's probes; past the cut, some left to be read in full"

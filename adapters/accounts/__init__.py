@@ -167,13 +167,15 @@ async def controlled(
     found: Awaitable[dict[str, Any]],
     answer: Callable[[str], Awaitable[dict[str, Any]]],
     probed: Sequence[Probe] | None = None,
+    indexed: Callable[[str], Awaitable[bool]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """The answers of the accounts `found` names that hold anything (each given its `holder` and
     `via`), and the warnings the wallet's own entry gains: accounts left out, accounts and routes
     whose contracts failed. `answer(account)` is the protocol's answer for an address, asked
-    unless the protocol's `probed` probes all rule the account out. A node's failure (a retryable
-    error) is raised: it fails the input, as one in the wallet's own reads would, rather than leave
-    an answer a retry would change."""
+    unless every check the protocol has rules the account out: its `probed` probes all zero, and
+    `indexed(account)` false (probes.py). A node's failure (a retryable error) is raised: it fails
+    the input, as one in the wallet's own reads would, rather than leave an answer a retry would
+    change."""
     try:
         discovered = await found
     except PositionError as exc:
@@ -195,9 +197,19 @@ async def controlled(
         accounts = accounts[:MAX_ACCOUNTS]
     held: dict[str, list[str]] = discovered.get("held", {})
     keys = None if probed is None else {probe.key for probe in probed}
-    accounts = [
-        (address, via) for address, via in accounts if keys is None or address not in held or keys & set(held[address])
-    ]
+
+    async def asked(address: str) -> bool:
+        if keys is not None and (address not in held or keys & set(held[address])):
+            return True  # a probe answered, or none was made: it may hold something
+        if indexed is None:
+            return keys is None
+        try:
+            return await indexed(address)
+        except PositionError:
+            return True  # answered in full, whose failure is its own
+
+    kept = await asyncio.gather(*(asked(address) for address, _ in accounts))
+    accounts = [account for account, ask in zip(accounts, kept) if ask]
     outcomes = await asyncio.gather(*(answer(address) for address, _ in accounts), return_exceptions=True)
     entries = []
     for (address, via), outcome in zip(accounts, outcomes):

@@ -17,5 +17,6 @@ PROTOCOLS = (
         ),
         fetch=positions.fetch,
         streams=lambda balancer: (stream(balancer),),
+        index_probe=positions.index_probe,
     ),
 )

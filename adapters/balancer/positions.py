@@ -77,6 +77,16 @@ class Catalog:
         return key in self.pools or key in self.v3_pools
 
 
+async def index_probe(ctx: FetchContext[BalancerAddresses], account: str) -> bool:
+    """Whether `fetch` may show the account anything: unless the complete index names no pool and
+    no gauge it received tokens of."""
+    view = await ctx.events(stream(ctx.section))
+    if not view.complete:
+        return True
+    catalog = Catalog(view)
+    return any(catalog.pool(key) or key in catalog.gauges for key in await view.keys(account))
+
+
 async def fetch(ctx: FetchContext[BalancerAddresses], wallet: str) -> dict[str, Any]:
     chain = ctx.chain
     balancer = ctx.section

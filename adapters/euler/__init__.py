@@ -17,5 +17,7 @@ PROTOCOLS = (
         streams=lambda euler: (stream(euler),),
         details=pools.details,
         own_routes=(subaccounts.ROUTE,),
+        probe=positions.probes,
+        index_probe=positions.index_probe,
     ),
 )

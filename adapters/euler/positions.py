@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from adapters.accounts.probes import Probe
 from adapters.context import FetchContext
 from adapters.deployment import before
 from adapters.euler.contracts import (
@@ -60,6 +61,19 @@ from chain.lens import NONE, Lens
 from errors import ProtocolError
 
 LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "address[]", "address"))
+
+
+def probes(euler: EulerAddresses) -> tuple[Probe, ...]:
+    """The EVC's vaults the account enabled (a debt keeps its controller enabled); a deposit in a
+    vault it never enabled is the index's (`index_probe`)."""
+    return (Probe(euler.evc, GET_CONTROLLERS), Probe(euler.evc, GET_COLLATERALS))
+
+
+async def index_probe(ctx: FetchContext[EulerAddresses], account: str) -> bool:
+    """Whether `fetch` may show the account anything besides the vaults it enabled: unless the
+    complete index names no vault's shares or status for it."""
+    view = await ctx.events(stream(ctx.section))
+    return not view.complete or bool(await view.keys(account))
 
 
 async def fetch(ctx: FetchContext[EulerAddresses], account: str) -> dict[str, Any]:

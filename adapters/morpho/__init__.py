@@ -23,5 +23,6 @@ PROTOCOLS = (
         pool_ids=True,
         flows=flows.flows,
         flow_prices=flows.prices,
+        index_probe=positions.index_probe,
     ),
 )

@@ -106,6 +106,18 @@ async def fetch(ctx: FetchContext[MorphoAddresses], wallet: str) -> dict[str, An
     return {"vaultV1Positions": v1, "vaultV2Positions": v2, "marketPositions": market_positions}
 
 
+async def index_probe(ctx: FetchContext[MorphoAddresses], account: str) -> bool:
+    """Whether `fetch` may show the account anything: unless the complete index links it to no
+    market and no vault, and it is not Morpho Blue's fee recipient (the reads `fetch` shares)."""
+    view, (fee_recipient,) = await asyncio.gather(
+        ctx.events(stream(ctx.section)),
+        ctx.reader().call(ctx.section.blue.address, FEE_RECIPIENT, label="Morpho Blue"),
+    )
+    held = await view.keys(account)
+    kinds = ("market", "vault-v1", "vault-v2")
+    return not view.complete or account == fee_recipient or any(_of(view, kind, held) for kind in kinds)
+
+
 def _prefetch(
     reader: ChainReader, deployment: MorphoAddresses, chain: ChainAddresses, stored: View, held: set[str], wallet: str
 ) -> None:
