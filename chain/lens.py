@@ -121,6 +121,15 @@ class Tapes:
             self._used.add(key)
         return found
 
+    def recorded(self, target: str, calldata: bytes) -> tuple[bool, bytes] | None:
+        """A call's (success, return or revert data) as the tapes back so far hold it, without waiting
+        for the lenses still in flight (a lens's own caller, once it is back: the accounts' probes)."""
+        key = (target.lower(), digest(calldata))
+        found = self._recorded.get(key)
+        if found is not None and self._used is not None:
+            self._used.add(key)
+        return found
+
     async def holds(self, target: str, calldata: bytes) -> bool:
         """Whether a tape holds this call, once the lenses that may hold it are back; makes no
         read. For a lens that records, among reads whose count follows the chain (every pool of

@@ -121,7 +121,7 @@ def discovery(routes: Sequence[str], own: Sequence[Route] = (), asked: Sequence[
                     if address != wallet:
                         found.setdefault(address, via)
         shared = [address for address, via in found.items() if via in routes][:MAX_ACCOUNTS] if asked else []
-        tells = await asyncio.gather(*(probes.held(ctx.reader(), asked, address) for address in shared))
+        tells = [probes.held(ctx.reader(), asked, address) for address in shared]
         held = {address: keys for address, keys in zip(shared, tells) if keys is not None}
         return {"accounts": [[address, via] for address, via in found.items()], "held": held}
 
@@ -198,7 +198,7 @@ async def controlled(
     held: dict[str, list[str]] = discovered.get("held", {})
     keys = None if probed is None else {probe.key for probe in probed}
 
-    async def asked(address: str) -> bool:
+    async def answered(address: str) -> bool:
         if keys is not None and (address not in held or keys & set(held[address])):
             return True  # a probe answered, or none was made: it may hold something
         if indexed is None:
@@ -208,8 +208,8 @@ async def controlled(
         except PositionError:
             return True  # answered in full, whose failure is its own
 
-    kept = await asyncio.gather(*(asked(address) for address, _ in accounts))
-    accounts = [account for account, ask in zip(accounts, kept) if ask]
+    kept = await asyncio.gather(*(answered(address) for address, _ in accounts))
+    accounts = [account for account, answer_it in zip(accounts, kept) if answer_it]
     outcomes = await asyncio.gather(*(answer(address) for address, _ in accounts), return_exceptions=True)
     entries = []
     for (address, via), outcome in zip(accounts, outcomes):

@@ -13,15 +13,13 @@ its answers on every test wallet and controlled account.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from chain import ChainReader, erc20
-from chain.abi import ZERO_ADDRESS, Function
-from errors import ProtocolError
+from chain.abi import ZERO_ADDRESS, AbiError, Function
 
 PER_LENS = 32
 """Probes per AccountsLens: a probe's record on the tape is 72 bytes or more (chain/lens.py), so a
@@ -63,21 +61,23 @@ def lens_parts(asked: Sequence[Probe]) -> list[tuple[list[str], list[bytes]]]:
     ]
 
 
-async def held(reader: ChainReader, probes: Sequence[Probe], account: str) -> list[str] | None:
-    """The keys of the probes that do not rule the account out (nonzero or reverted), from the
-    lens's tape; None where the tape lacks one (nothing is ruled out, and nothing is read)."""
-    for probe in probes:
-        if not await reader.tapes.holds(probe.target, probe.function.calldata(account)):
-            return None
-    answers = await asyncio.gather(
-        *(reader.call(probe.target, probe.function, account, label="a probe") for probe in probes),
-        return_exceptions=True,
-    )
+def held(reader: ChainReader, probes: Sequence[Probe], account: str) -> list[str] | None:
+    """The keys of the probes that do not rule the account out (nonzero, reverted or undecodable),
+    from the AccountsLens's tape once it is back; None where the tape lacks one (nothing is ruled
+    out, and nothing is read). Other lenses that read the same targets are not waited for: they
+    may ride with an event index's slow tail."""
+    answers = [reader.tapes.recorded(probe.target, probe.function.calldata(account)) for probe in probes]
+    if any(answer is None for answer in answers):
+        return None
     found = []
     for probe, answer in zip(probes, answers):
-        if isinstance(answer, BaseException) and not isinstance(answer, ProtocolError):
-            raise answer
-        if isinstance(answer, ProtocolError) or nonzero(answer):
+        assert answer is not None
+        success, data = answer
+        try:
+            holds = not success or nonzero(probe.function.decode(data))
+        except AbiError:
+            holds = True
+        if holds:
             found.append(probe.key)
     return found
 
