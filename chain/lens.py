@@ -115,15 +115,13 @@ class Tapes:
         None when no tape has it."""
         for lens in self._covering.get(target, ()):
             await asyncio.shield(lens)
-        key = (target, digest(calldata))
-        found = self._recorded.get(key) if self._recorded else None
-        if found is not None and self._used is not None:
-            self._used.add(key)
-        return found
+        return self.recorded(target, calldata)
 
     def recorded(self, target: str, calldata: bytes) -> tuple[bool, bytes] | None:
         """A call's (success, return or revert data) as the tapes back so far hold it, without waiting
         for the lenses still in flight (a lens's own caller, once it is back: the accounts' probes)."""
+        if not self._recorded:
+            return None
         key = (target.lower(), digest(calldata))
         found = self._recorded.get(key)
         if found is not None and self._used is not None:
