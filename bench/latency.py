@@ -5,13 +5,20 @@
 Run by hand (after ./scripts/test has installed the tools), never in CI. Every test world on one
 anvil chain (tests/all_worlds.py), a fork of it under another chain id (a second chain, for the
 two-chain portfolio), the service in this process, and between them and each chain the tests' RPC
-proxy holding every RPC HTTP request for the round-trip time (a provider's latency: a cloud
-server to a paid provider is 20 to 80 ms, to a public endpoint 100 ms and more). For each query,
-warm (its caches and the event index filled by one run first), a freshly mined block before
-each run (seen by the head follower first); it prints the p50 per round-trip time, the RPC
-HTTP requests per query (not the follower's polls), those of the same query asked again at the
-same block ("again"), and the effective round trips, (p50 at the second RTT - p50 at 0) / the
-second RTT: how many requests the user waited for one after another.
+proxy, in a thread of its own (`served`), holding every RPC HTTP request for the round-trip time
+(a provider's latency: a cloud server to a paid provider is 20 to 80 ms, to a public endpoint 100
+ms and more). For each query, warm (its caches and the event index filled by one run first), a
+freshly mined block before each run (seen by the head follower first); it prints the p50 per
+round-trip time, the RPC HTTP requests per query (not the follower's polls), those of the same
+query asked again at the same block ("again"), and the effective round trips at each RTT: how
+many requests the user waited for one after another.
+
+The round-trip times take turns within one server (each run asks at every RTT in turn, the
+proxies' delay set before each), so a run at 50 ms and the run at 0 beside it share the server's
+state and the machine's load of that moment; the effective round trips are the median over runs
+of (time at the RTT - time at 0) / the RTT. Where a query spends more CPU than its round trips
+take (half a second for a portfolio of many accounts against 50 ms), that CPU hides some rounds
+and its noise stays large: a long RTT (`--rtts 0,50,1000`) shows the dependent rounds themselves.
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ import json
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +45,7 @@ from chain.head import Follower
 from config import Settings
 from tests import all_worlds
 from tests.evm import Anvil
-from tests.rpc_proxy import RpcProxy
+from tests.rpc_proxy import RpcProxy, settled
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { __typename } errors { error { code message } } } }"""
@@ -101,8 +110,39 @@ FOLLOWER_WAIT = 10
 """Seconds the benchmark waits for the head follower to see a mined block before it says so."""
 
 
+@contextlib.contextmanager
+def served(proxy: RpcProxy) -> Iterator[str]:
+    """The proxy's URL, served from a thread of its own with its own event loop: a provider is
+    another machine, whose round trip the service's CPU does not hold up. In the service's loop the
+    proxy's timers, reads and forwards each waited for the service's CPU, counting it twice (a
+    two-chain portfolio's second round took 136 ms behind a 50 ms proxy)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="rpc-proxy", daemon=True)
+    thread.start()
+
+    async def start() -> TestServer:
+        test_server = TestServer(proxy.app(), host="127.0.0.1")
+        await test_server.start_server()
+        return test_server
+
+    test_server = asyncio.run_coroutine_threadsafe(start(), loop).result()
+    try:
+        yield str(test_server.make_url("/"))
+    finally:
+        loop.call_soon_threadsafe(proxy.released.set)
+        asyncio.run_coroutine_threadsafe(test_server.close(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+
 Chain = tuple[Anvil, RpcProxy, Follower]
 """A chain the service reads: its node, the proxy in front of it, the service's head follower."""
+
+
+Timed = tuple[dict[int, list[float]], float, float]
+"""A row: the time in ms of each run at each round-trip time, the RPC HTTP requests per query, and
+per query asked again at the same blocks."""
 
 
 async def timed(
@@ -111,36 +151,42 @@ async def timed(
     key: str,
     inputs: list[dict[str, Any]] | str,
     runs: int,
+    rtts: list[int],
     series: bool = False,
     portfolio_chains: list[int] | None = None,
-) -> tuple[float, float, float]:
-    """p50 in ms over `runs` (a block mined on every chain before each, and seen by its head
-    follower before the query, as on chains whose blocks come while nobody asks), RPC HTTP requests
-    per query (not the followers' polls), and per query asked again at the same blocks, after one
-    warm-up run (which also starts the followers, where no query has yet). `inputs` a wallet's
-    address: its `portfolio` (on `portfolio_chains`, or the server's own chains)."""
+) -> Timed:
+    """`runs` runs, each asking once at every RTT of `rtts` in turn (each chain's proxy holding
+    every request that long; a block mined on every chain before each ask, and seen by its head
+    follower before the query, as on chains whose blocks come while nobody asks, and the server's
+    work in the background settled, as tests/test_rounds.py does), after one warm-up
+    run (which also starts the followers, where no query has yet). `inputs` a wallet's address: its
+    `portfolio` (on `portfolio_chains`, or the server's own chains)."""
     node = chains[0][0]
-    durations, requests, again = [], [], []
+    durations: dict[int, list[float]] = {rtt: [] for rtt in rtts}
+    requests, again = [], []
     for run in range(runs + 1):
-        for chain_node, _, follower in chains:
-            chain_node.mine(1)
-            waited = time.monotonic() + FOLLOWER_WAIT
-            while run and (follower.head is None or follower.head.number != chain_node.block_number()):
-                if time.monotonic() > waited:
-                    newest = chain_node.block_number()
-                    raise RuntimeError(f"the head follower did not see block {newest} in {FOLLOWER_WAIT} s")
-                await asyncio.sleep(0.005)
-        before = sum(proxy.reads() for _, proxy, _ in chains)
-        started = time.perf_counter()
-        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
-        elapsed = (time.perf_counter() - started) * 1000
-        between = sum(proxy.reads() for _, proxy, _ in chains)
-        await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
-        if run:
-            durations.append(elapsed)
-            requests.append(between - before)
-            again.append(sum(proxy.reads() for _, proxy, _ in chains) - between)
-    return statistics.median(durations), statistics.mean(requests), statistics.mean(again)
+        for rtt in rtts:
+            for chain_node, proxy, follower in chains:
+                proxy.delay = rtt / 1000
+                chain_node.mine(1)
+                waited = time.monotonic() + FOLLOWER_WAIT
+                while run and (follower.head is None or follower.head.number != chain_node.block_number()):
+                    if time.monotonic() > waited:
+                        newest = chain_node.block_number()
+                        raise RuntimeError(f"the head follower did not see block {newest} in {FOLLOWER_WAIT} s")
+                    await asyncio.sleep(0.005)
+            await settled(lambda: sum(proxy.handling for _, proxy, _ in chains))
+            before = sum(proxy.reads() for _, proxy, _ in chains)
+            started = time.perf_counter()
+            await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
+            elapsed = (time.perf_counter() - started) * 1000
+            between = sum(proxy.reads() for _, proxy, _ in chains)
+            await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
+            if run:
+                durations[rtt].append(elapsed)
+                requests.append(between - before)
+                again.append(sum(proxy.reads() for _, proxy, _ in chains) - between)
+    return durations, statistics.mean(requests), statistics.mean(again)
 
 
 async def ask(
@@ -183,26 +229,21 @@ async def ask(
 
 
 async def measure(
-    worlds: Any, fork: Anvil, folder: Path, key: str, rtt_ms: int, runs: int, only: str = ""
-) -> dict[str, tuple[float, float, float]]:
-    """Every row (whose name holds `only`) at one round-trip time: the worlds' chain, and `fork` (a
-    second chain) for the two-chain portfolio, each behind its own proxy."""
+    worlds: Any, fork: Anvil, folder: Path, key: str, rtts: list[int], runs: int, only: str = ""
+) -> dict[str, Timed]:
+    """Every row (whose name holds `only`) at the round-trip times in turn: the worlds' chain, and
+    `fork` (a second chain) for the two-chain portfolio, each behind its own proxy."""
     proxies = {node.chain_id: RpcProxy(node.url) for node in (worlds.node, fork)}
-    for proxy in proxies.values():
-        proxy.delay = rtt_ms / 1000
     found = {}
-    async with contextlib.AsyncExitStack() as stack:
-        urls = {}
-        for chain_id, proxy in proxies.items():
-            proxy_server = await stack.enter_async_context(TestServer(proxy.app(), host="127.0.0.1"))
-            urls[chain_id] = str(proxy_server.make_url("/"))
+    with contextlib.ExitStack() as stack:
+        urls = {chain_id: stack.enter_context(served(proxy)) for chain_id, proxy in proxies.items()}
         app = server.create_app(
             Settings(
                 keys_file=str(folder / "keys.env"),
                 addresses_file=str(folder / "addresses.json"),
-                state_dir=str(folder / f"state-{rtt_ms}"),
+                state_dir=str(folder / "state"),
                 rate_limit=10**9,
-                input_timeout=max(10.0, rtt_ms * 0.06),  # rounds, not the budget, at a long RTT
+                input_timeout=max(10.0, max(rtts) * 0.06),  # rounds, not the budget, at a long RTT
             ),
             rpc_urls=urls,
         )
@@ -212,7 +253,7 @@ async def measure(
 
             async def row(name: str, chains: list[Chain], asked: list[dict[str, Any]] | str, **more: Any) -> None:
                 if only in name:
-                    found[name] = await timed(client, chains, key, asked, runs, **more)
+                    found[name] = await timed(client, chains, key, asked, runs, rtts, **more)
 
             both = [*one, (fork, proxies[fork.chain_id], app[server.CHAINS].follower(fork.chain_id))]
             for name, wanted in QUERIES:
@@ -235,8 +276,6 @@ async def measure(
             worlds.node.mine(SERIES_SPAN)  # a span past the worlds' making, where each is as it stays
             for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix)):
                 await row(f"{name}, a {SERIES_POINTS}-point series", one, inputs, series=True)
-        for proxy in proxies.values():
-            proxy.released.set()
     return found
 
 
@@ -256,20 +295,27 @@ def main() -> None:
         data = json.loads((folder / "addresses.json").read_text())
         data[str(fork.chain_id)] = data[str(node.chain_id)]
         (folder / "addresses.json").write_text(json.dumps(data))
-        results = {rtt: asyncio.run(measure(worlds, fork, folder, key, rtt, args.runs, args.only)) for rtt in rtts}
+        results = asyncio.run(measure(worlds, fork, folder, key, rtts, args.runs, args.only))
     finally:
         node.stop()
         if fork is not None:
             fork.stop()
-    width = max(len(name) for name in results[rtts[0]])
+    width = max(len(name) for name in results)
     head = "".join(f"{f'RTT {rtt} ms':>12}" for rtt in rtts)
-    print(f"p50 of {args.runs} warm runs, a block mined before each\n")
-    print(f"{'query':<{width}}  {'RPC requests':>12}{'again':>6}{head}  effective round trips")
-    for name, (_, requests, again) in results[rtts[0]].items():
-        p50s = [results[rtt][name][0] for rtt in rtts]
-        effective = (p50s[1] - p50s[0]) / rtts[1] if len(rtts) > 1 and rtts[1] else float("nan")
-        cells = "".join(f"{p50:>9.0f} ms" for p50 in p50s)
-        print(f"{name:<{width}}  {requests:>12.1f}{again:>6.1f}{cells}  {effective:>21.1f}")
+    tail = "".join(f"{f'at {rtt} ms':>11}" for rtt in rtts[1:])
+    print(f"p50 of {args.runs} warm runs at each RTT in turn, a block mined before each\n")
+    print(f"{'query':<{width}}  {'RPC requests':>12}{'again':>6}{head}  effective round trips:{tail}")
+    for name, (durations, requests, again) in results.items():
+        cells = "".join(f"{statistics.median(durations[rtt]):>9.0f} ms" for rtt in rtts)
+        effective = "".join(f"{rounds(durations, rtts[0], rtt):>11.1f}" for rtt in rtts[1:])
+        print(f"{name:<{width}}  {requests:>12.1f}{again:>6.1f}{cells}  {'':>22}{effective}")
+
+
+def rounds(durations: dict[int, list[float]], base: int, rtt: int) -> float:
+    """Effective round trips at `rtt`: the median of each run's (time at `rtt` - time at `base`),
+    in round trips."""
+    paired = zip(durations[rtt], durations[base], strict=True)
+    return statistics.median((slow - fast) / (rtt - base) for slow, fast in paired)
 
 
 if __name__ == "__main__":
