@@ -316,6 +316,7 @@ class KeyStore:
         self.path = Path(path)
         self._buckets: Buckets = ((),) * 256
         self._stamp: tuple[int, int, int] | None = None
+        self._names: dict[str, str] = {}
 
     def load(self) -> int:
         """Read the file now; raises KeyFileError, keeping the previous set, when it is corrupt."""
@@ -327,8 +328,14 @@ class KeyStore:
                 digest = bytes.fromhex(record.digest)
                 buckets[digest[0]].append((digest, record.id))
         self._buckets = tuple(tuple(bucket) for bucket in buckets)
+        self._names = {record.id: record.name or record.id for record in records.values()}
         self._stamp = stamp
         return self.count
+
+    def name(self, key_id: str) -> str:
+        """The name of a key (its id where it has none): what a key's watches belong to, so that a
+        rotated key keeps them."""
+        return self._names.get(key_id, key_id)
 
     @property
     def count(self) -> int:

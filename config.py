@@ -235,6 +235,39 @@ class Settings:
         _positive(int),
         "largest RPC answer read (a larger batch is asked in halves)",
     )
+    watches_per_key: int = _setting(
+        100, "WATCHES_PER_KEY", _non_negative(int), "watches a key's name may have at once (0: no watches)"
+    )
+    webhooks_per_key: int = _setting(
+        10, "WEBHOOKS_PER_KEY", _non_negative(int), "distinct webhook URLs a key's watches may post to"
+    )
+    webhook_hosts: str = _setting(
+        "",
+        "WEBHOOK_HOSTS",
+        str,
+        "host names webhook URLs may name, comma-separated (any public host when unset)",
+    )
+    webhook_allow_http: bool = _setting(
+        False, "WEBHOOK_ALLOW_HTTP", _flag, "allow webhook URLs that are http, not https (1 to allow)"
+    )
+    webhook_allow_loopback: bool = _setting(
+        False,
+        "WEBHOOK_ALLOW_LOOPBACK",
+        _flag,
+        "allow webhooks to loopback addresses, for local use and tests (private and link-local ones never)",
+    )
+    webhook_retry_seconds: float = _setting(
+        86400.0,
+        "WEBHOOK_RETRY_SECONDS",
+        _positive(float),
+        "how long an event is retried after it was written before it counts as failed",
+    )
+    webhook_first_retry: float = _setting(
+        5.0,
+        "WEBHOOK_FIRST_RETRY",
+        _positive(float),
+        "seconds before an event's second attempt; each later wait doubles, an hour at most",
+    )
 
 
 class SettingError(ValueError):

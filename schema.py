@@ -38,7 +38,7 @@ from graphql_http.projection import nonconformity, selects
 from graphql_http.scalars import with_scalars
 from metrics import Outcome
 from protocols import Protocol, Registry
-from resolvers import portfolio
+from resolvers import portfolio, watches
 from resolvers.inputs import INTERNAL_ERROR, InputKey, RequestContext, fetch_input, unexpected
 
 log = logging.getLogger("wallet_positions.resolver")
@@ -143,7 +143,43 @@ def build(registry: Registry) -> GraphQLSchema:
         query.fields[root.name].resolve = functools.partial(resolve, root)
     query.fields["positionsHistory"].resolve = resolve_history
     query.fields[portfolio.FIELD].resolve = resolve_portfolio
+    query.fields["watches"].resolve = resolve_watches
+    mutation = schema.mutation_type
+    assert mutation is not None
+    mutation.fields["createWatch"].resolve = resolve_create_watch
+    mutation.fields["deleteWatch"].resolve = resolve_delete_watch
     return schema
+
+
+async def answered(
+    context: RequestContext, inputs: list[dict[str, Any]], built: GraphQLSchema
+) -> list[list[dict[str, Any]] | PositionError]:
+    """`walletPositions`' answer of each input, outside a request (watches/evaluate.py): its entries
+    (its own, then its accounts') or its failure."""
+    return await _settled(WALLETS, context, inputs, False, built, "watch")
+
+
+def _watches(context: RequestContext) -> watches.Watches:
+    assert context.watches is not None, "a request's context has the app's watches (api/routes.py)"
+    return context.watches
+
+
+def resolve_watches(_root: Any, info: GraphQLResolveInfo[RequestContext]) -> list[dict[str, Any]]:
+    found = _watches(info.context)
+    return [watches.shown(watch, found) for watch in found.store.owned(info.context.owner)]
+
+
+def resolve_create_watch(_root: Any, info: GraphQLResolveInfo[RequestContext], input: dict[str, Any]) -> dict[str, Any]:
+    found = _watches(info.context)
+    try:
+        watch, secret = watches.create(found, info.context.owner, input, ADDRESS_RE)
+    except InputValidationError as exc:
+        raise GraphQLError(exc.message, extensions={"code": exc.code, "classification": "ValidationError"}) from None
+    return {"watch": watches.shown(watch, found), "webhookSecret": secret}
+
+
+def resolve_delete_watch(_root: Any, info: GraphQLResolveInfo[RequestContext], id: str) -> bool:
+    return _watches(info.context).store.delete(info.context.owner, id)
 
 
 async def resolve(

@@ -26,6 +26,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from importlib.machinery import ModuleSpec
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -37,7 +38,7 @@ import graphql_http
 import logs
 import protocols
 import schema
-from api import routes
+from api import routes, streams
 from api.middlewares import cors, count_in_flight, json_errors, record_access
 from api.query_page import example_chain, query_page
 from api.state import (
@@ -56,6 +57,8 @@ from api.state import (
     SCHEMA,
     SETTINGS,
     SHARED_ANSWERS,
+    WATCH_WORKERS,
+    WATCHES,
     InFlight,
     Readiness,
 )
@@ -68,7 +71,12 @@ from immutable_cache import ImmutableCache
 from limits import MAX_BODY_BYTES, Limiter, RateLimiter
 from metrics import Metrics, metrics_app
 from protocols import Registry
-from resolvers.inputs import SharedAnswers
+from resolvers.inputs import RequestContext, SharedAnswers
+from resolvers.watches import Watches, borrowing
+from watches import webhooks
+from watches.evaluate import Evaluator
+from watches.store import WatchStore
+from watches.webhooks import Deliverer, Targets
 
 log = logging.getLogger("wallet_positions.server")
 
@@ -186,6 +194,46 @@ async def _validation_worker(app: web.Application) -> AsyncIterator[None]:
     await asyncio.get_running_loop().run_in_executor(None, app[PREPARER].close)
 
 
+def _watches(app: web.Application, settings: Settings) -> tuple[Watches, tuple[Evaluator, Deliverer]]:
+    """The watch fields' state and the two workers behind them (docs/watches.md): the evaluator
+    answers watches as `walletPositions` answers inputs, the deliverer sends what it writes."""
+    store = WatchStore(Path(settings.state_dir) / "watches.sqlite")
+    hosts = frozenset(host.strip().lower() for host in settings.webhook_hosts.split(",")) - {""}
+    targets = Targets(not settings.webhook_allow_http, settings.webhook_allow_loopback, hosts)
+    deliverer = Deliverer(store, targets, settings.webhook_retry_seconds, settings.webhook_first_retry)
+    borrows = borrowing(app[REGISTRY])
+
+    async def answer(chain_id: int, inputs: list[dict[str, Any]]) -> list[list[dict[str, Any]] | PositionError]:
+        deadline = asyncio.get_running_loop().time() + settings.input_timeout
+        chains = app[CHAINS].request(deadline)
+        context = RequestContext(
+            app[REGISTRY], settings.input_timeout, chains, app[INDEXES], app[ANSWERS], app[SHARED_ANSWERS]
+        )
+        return await schema.answered(context, inputs, app[SCHEMA])
+
+    def head(chain_id: int) -> int | None:
+        found = app[CHAINS].follower(chain_id).current()
+        return None if found is None else found.number
+
+    evaluator = Evaluator(store, answer, head, borrows, deliverer.wake.set)
+    caps = (settings.watches_per_key, settings.webhooks_per_key)
+    return Watches(store, targets, *caps, borrows, evaluator.wake.set), (evaluator, deliverer)
+
+
+async def _watch_workers(app: web.Application) -> AsyncIterator[None]:
+    evaluator, deliverer = app[WATCH_WORKERS]
+    session = webhooks.session(deliverer.targets)
+    poll = app[SETTINGS].head_poll_seconds or 1.0
+    tasks = [asyncio.create_task(evaluator.run(poll)), asyncio.create_task(deliverer.run(session))]
+    yield
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await deliverer.close()
+    await session.close()
+    deliverer.store.close()
+
+
 def own_command() -> str:
     """How a user runs this service's commands from a fresh shell: the binary by its name, else
     `./scripts/serve` (which installs the dependencies first; a bare `python server.py` lacks them)."""
@@ -257,7 +305,10 @@ def create_app(
     app.cleanup_ctx.append(_follow_from_boot(sorted(configured)))
     app.cleanup_ctx.append(_event_index)
     app.cleanup_ctx.append(_validation_worker)
+    app[WATCHES], app[WATCH_WORKERS] = _watches(app, settings)
+    app.cleanup_ctx.append(_watch_workers)
     app.router.add_route("*", "/graphql", routes.graphql_endpoint)
+    app.router.add_get("/watches/events", streams.watch_events)
     app.router.add_get("/schema.graphql", routes.schema_sdl)
     app.router.add_get("/healthz", routes.healthz)
     app.router.add_get("/readyz", routes.readyz)

@@ -97,6 +97,9 @@ class Protocol(Generic[Shape]):
     """(ctx, account) -> whether the account may hold something here by what its event index links
     to it (and reads its answers share): False only where its answer would show nothing; with
     `probe`, an account is left out only where both rule it out. None: no such check."""
+    borrows: bool = False
+    """Whether its positions can carry a borrow's `risk` (docs/api.md, `BorrowRisk`): what a watch
+    that names no protocol reads (docs/watches.md)."""
     kept: bool = True
     """Whether answers are kept per input and block (schema.py): true where every figure follows
     from the chain at the pinned block (every adapter here); a stand-in of the tests may differ."""

@@ -28,6 +28,7 @@ from api.state import (
     SCHEMA,
     SETTINGS,
     SHARED_ANSWERS,
+    WATCHES,
 )
 from limits import MAX_BODY_BYTES, LimiterUnavailable, RateDecision
 from resolvers import portfolio
@@ -47,19 +48,10 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
     if request.method != "POST" and not auth.has_credentials(request.headers):
         return _not_post({})
     media = negotiate(request.headers.get("Accept"))
-    try:
-        key_id = request[ACCESS].key_id = request.app[KEYS].identify(request.headers)
-    except auth.AuthError as exc:
-        metrics = request.app[METRICS]
-        metrics.child(metrics.auth_failures, exc.reason).inc()
-        return bytes_response(error_bytes(exc.message, "UNAUTHENTICATED"), 401, media or JSON, UNAUTHENTICATED)
-    try:
-        decision = await request.app[LIMITER].decide(key_id)
-    except LimiterUnavailable as exc:
-        return _limit_unavailable(exc, media)
-    headers = decision.headers()
-    if not decision.allowed:
-        return _rate_limited(request, decision, media, headers, "Rate limit exceeded. Please try again later.")
+    admitted = await admit(request, media)
+    if isinstance(admitted, web.Response):
+        return admitted
+    key_id, headers = admitted
     if request.method != "POST":
         return _not_post(headers)
     try:
@@ -85,6 +77,26 @@ async def graphql_endpoint(request: web.Request) -> web.Response:
         return response
     assert media is not None, "_prepare refuses a request without an acceptable media type"
     return json_response(payload, 200, media, headers)
+
+
+async def admit(request: web.Request, media: str | None) -> web.Response | tuple[str, dict[str, str]]:
+    """The door every keyed route shares: the key (401 without a valid one), then one request of
+    its rate limit (429, or 503 where the limit cannot be decided); the key's id and the rate-limit
+    headers of the answer."""
+    try:
+        key_id = request[ACCESS].key_id = request.app[KEYS].identify(request.headers)
+    except auth.AuthError as exc:
+        metrics = request.app[METRICS]
+        metrics.child(metrics.auth_failures, exc.reason).inc()
+        return bytes_response(error_bytes(exc.message, "UNAUTHENTICATED"), 401, media or JSON, UNAUTHENTICATED)
+    try:
+        decision = await request.app[LIMITER].decide(key_id)
+    except LimiterUnavailable as exc:
+        return _limit_unavailable(exc, media)
+    headers = decision.headers()
+    if not decision.allowed:
+        return _rate_limited(request, decision, media, headers, "Rate limit exceeded. Please try again later.")
+    return key_id, headers
 
 
 def _limit_unavailable(exc: LimiterUnavailable, media: str | None) -> web.Response:
@@ -175,6 +187,8 @@ async def _run(request: web.Request, operation: graphql_http.Operation) -> Forma
         request.app[ANSWERS],
         request.app[SHARED_ANSWERS],
         outcomes=record.outcomes,
+        owner=request.app[KEYS].name(record.key_id or ""),
+        watches=request.app[WATCHES],
     )
     try:
         return await graphql_http.run(operation, request.app[SCHEMA], context)

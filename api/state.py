@@ -20,6 +20,9 @@ from limits import Limiter
 from metrics import Metrics
 from protocols import Protocol
 from resolvers.inputs import SharedAnswers
+from resolvers.watches import Watches
+from watches.evaluate import Evaluator
+from watches.webhooks import Deliverer
 
 
 class InFlight:
@@ -81,5 +84,7 @@ CORS = web.AppKey("cors", frozenset[str])
 """The browser origins CORS_ORIGINS lists ("*" for any); empty when off."""
 INFLIGHT = web.AppKey("inflight", InFlight)
 READINESS = web.AppKey("readiness", Readiness)
+WATCHES = web.AppKey("watches", Watches)
+WATCH_WORKERS = web.AppKey("watch_workers", tuple[Evaluator, Deliverer])
 ACCESS = web.RequestKey("access", logs.AccessRecord)
 """What the access line and the metrics say of a request, filled in as it is handled."""

@@ -22,6 +22,7 @@ from errors import BudgetExceeded, PositionError
 from immutable_cache import ImmutableCache
 from metrics import Outcome
 from protocols import Protocol, Registry
+from resolvers.watches import Watches
 
 log = logging.getLogger("wallet_positions.resolver")
 
@@ -59,6 +60,10 @@ class RequestContext:
     fetches: dict[InputKey, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     series_points: int = 0
     """Points the operation's `positionsHistory` fields asked so far (series.SERIES_BUDGET)."""
+    owner: str = ""
+    """The name of the calling key (whose watches the watch fields read and write)."""
+    watches: Watches | None = None
+    """The watch fields' store and rules; None where the server runs none."""
 
 
 @contextlib.contextmanager

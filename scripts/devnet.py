@@ -35,7 +35,7 @@ import protocols as protocols_registry
 from adapters import accounts
 from chain import Chains
 from chain.event_index import Indexes, open_stores
-from tests import all_worlds
+from tests import all_worlds, morpho_world
 from tests.evm import ROOT, Anvil, as_child
 
 
@@ -140,6 +140,7 @@ def main() -> None:
         if args.serve is not None:
             server = serve(args.serve, path.with_name("devnet-keys.env"), environment)
         print(portfolio_example(args.serve or 8000, worlds.wallets["saver"]))
+        print(watch_example(args.serve or 8000, worlds, node))
         print(f"# Ctrl-C stops the chain{' and the server' if server else ''}.", flush=True)
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
     finally:  # the server and the chain stop side by side: Ctrl-C waits for the slower, not both
@@ -166,6 +167,39 @@ def portfolio_example(port: int, wallet: str) -> str:
         "# A wallet's whole portfolio, every protocol at once (docs/api.md), pasted as it is:\n"
         f"curl -s http://127.0.0.1:{port}/graphql -H \"x-api-key: $KEY\" -H 'Content-Type: application/json' "
         f"-d '{body}'"
+    )
+
+
+WATCH = (
+    "mutation($input: WatchInput!) { createWatch(input: $input) { watch { id protocols "
+    "healthFactor { below recoverAbove } } } }"
+)
+SET_PRICE = "0x91b7f5ed"
+"""`setPrice(uint256)` of Morpho's OracleMock (the selector: keccak-256 of the signature, first 4 bytes)."""
+
+
+def watch_example(port: int, worlds: all_worlds.AllWorlds, node: Anvil) -> str:
+    """Three commands: a watch of the borrower's Morpho borrow on the event stream, the stream, and
+    a fall of the market's oracle price (no action of the borrower) that crosses its line."""
+    morpho = worlds.parts["morpho"]
+    given = {
+        "walletAddress": worlds.wallets["borrower"],
+        "chainId": node.chain_id,
+        "protocol": "morpho",
+        "healthFactor": {"below": 1.5},
+        "stream": True,
+    }
+    body = json.dumps({"query": WATCH, "variables": {"input": given}})
+    price = f"{morpho_world.ORACLE_PRICE * 8 // 10:064x}"
+    send = {"from": node.accounts[0], "to": morpho.oracle, "data": SET_PRICE + price}
+    move = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_sendTransaction", "params": [send]})
+    return (
+        "# A watch (docs/watches.md): the borrower's Morpho borrow, its health factor below 1.5, on the event stream;\n"
+        "# then the stream (in another shell, with KEY exported), then the oracle's price 20% down:\n"
+        f"curl -s http://127.0.0.1:{port}/graphql -H \"x-api-key: $KEY\" -H 'Content-Type: application/json' "
+        f"-d '{body}'\n"
+        f'curl -sN http://127.0.0.1:{port}/watches/events -H "x-api-key: $KEY"\n'
+        f"curl -s {node.url} -H 'Content-Type: application/json' -d '{move}'"
     )
 
 

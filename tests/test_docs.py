@@ -419,7 +419,7 @@ def test_every_query_in_the_docs_is_valid():
         f"{page.relative_to(ROOT)}: {block[:60]!r}": validate(schema, parse(block))
         for page in pages
         for block in re.findall(r"^```graphql\n(.*?)^```", text(page), flags=re.S | re.M)
-        if block.lstrip().startswith(("query", "{"))
+        if block.lstrip().startswith(("query", "mutation", "{"))
     }
     assert len(found) >= 3
     assert {where: errors for where, errors in found.items() if errors} == {}

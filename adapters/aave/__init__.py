@@ -13,6 +13,7 @@ from adapters.protocol import Protocol
 PROTOCOLS = (
     Protocol(
         name="aave",
+        borrows=True,
         section=AAVE,
         deployed=lambda markets: earliest(market.start_block for market in markets),
         fetch=positions.fetch,

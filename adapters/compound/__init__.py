@@ -12,6 +12,7 @@ from adapters.protocol import Protocol
 PROTOCOLS = (
     Protocol(
         name="compound",
+        borrows=True,
         section=lambda chain: compound if (compound := COMPOUND.of(chain)) and compound.markets else None,
         parts=(COMPOUND,),
         deployed=lambda compound: earliest(market.start_block for market in compound.markets),

@@ -11,6 +11,7 @@ from adapters.protocol import Protocol
 PROTOCOLS = (
     Protocol(
         name="euler",
+        borrows=True,
         section=EULER,
         deployed=lambda euler: euler.factory.start_block,
         fetch=positions.fetch,

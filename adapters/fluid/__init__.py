@@ -10,6 +10,7 @@ from adapters.protocol import Protocol
 PROTOCOLS = (
     Protocol(
         name="fluid",
+        borrows=True,
         section=FLUID,
         deployed=lambda fluid: fluid.start_block,
         fetch=positions.fetch,

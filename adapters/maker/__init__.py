@@ -7,5 +7,11 @@ from adapters.maker.section import MAKER
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
-    Protocol(name="maker", section=MAKER, deployed=lambda maker: maker.chain_log.start_block, fetch=positions.fetch),
+    Protocol(
+        name="maker",
+        borrows=True,
+        section=MAKER,
+        deployed=lambda maker: maker.chain_log.start_block,
+        fetch=positions.fetch,
+    ),
 )

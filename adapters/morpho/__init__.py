@@ -13,6 +13,7 @@ from adapters.protocol import Protocol
 PROTOCOLS = (
     Protocol(
         name="morpho",
+        borrows=True,
         section=MORPHO,
         deployed=lambda morpho: earliest(
             part.start_block for part in (morpho.blue, *morpho.vault_v1_factories, *morpho.vault_v2_factories)

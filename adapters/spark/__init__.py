@@ -13,6 +13,7 @@ from adapters.spark.section import SAVINGS, section
 PROTOCOLS = (
     Protocol(
         name="spark",
+        borrows=True,
         section=section,
         parts=(SPARKLEND, SAVINGS),
         deployed=lambda spark: earliest(part.start_block for part in (*spark.markets, spark.savings) if part),

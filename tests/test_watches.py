@@ -1,0 +1,314 @@
+"""Watches (docs/watches.md) on Morpho's world: a real Morpho Blue, its oracle moved with no action
+of the borrower, the service following the head, and a real webhook receiver on loopback whose
+signatures a Standard Webhooks library verifies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from hypothesis import given
+from hypothesis import strategies as st
+from standardwebhooks.webhooks import Webhook
+
+import auth
+import protocols
+from api.state import WATCH_WORKERS
+from resolvers.watches import borrowing
+from tests import morpho_world as W
+from tests.conftest import Api, world_api, world_fixture
+from watches import rules
+from watches.webhooks import Targets
+
+world = world_fixture(lambda node: W.build(node, W.compile_all()))
+
+CREATE = """mutation($input: WatchInput!) { createWatch(input: $input) {
+  watch { id walletAddress chainId protocol protocols healthFactor { below recoverAbove } webhookUrl stream failing }
+  webhookSecret } }"""
+LIST = "{ watches { id walletAddress protocol } }"
+DELETE = "mutation($id: ID!) { deleteWatch(id: $id) }"
+POSITIONS = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MorphoWalletPositions { blockNumber marketPositions { risk { healthFactor } } } } } }"""
+WAIT_SECONDS = 30
+
+
+class Receiver:
+    """A webhook receiver on loopback: every post kept, answered with `statuses` first, then 204."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[dict[str, str], str]] = []
+        self.statuses: list[int] = []
+        self.hold = False
+        """Whether a post is kept waiting, unanswered, until `released`."""
+        self.released = asyncio.Event()
+
+    async def handle(self, request: web.Request) -> web.Response:
+        self.posts.append((dict(request.headers), await request.text()))
+        if self.hold:
+            await self.released.wait()
+        return web.Response(status=self.statuses.pop(0) if self.statuses else 204)
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [json.loads(body) for _, body in self.posts if json.loads(body)["type"] == kind]
+
+
+async def until(check: Any, what: str) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {WAIT_SECONDS} s: {what}")
+        await asyncio.sleep(0.05)
+
+
+async def streamed(api: Api, count: int, last: str | None = None) -> list[tuple[str, str, dict[str, Any]]]:
+    """The first `count` events of GET /watches/events (after `last`): (id, event, data)."""
+    headers = {"x-api-key": api.key} | ({"Last-Event-ID": last} if last else {})
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    fields: dict[str, str] = {}
+    async with asyncio.timeout(WAIT_SECONDS), api.client.get("/watches/events", headers=headers) as response:
+        assert response.status == 200 and response.headers["Content-Type"] == "text/event-stream"
+        async for raw in response.content:
+            line = raw.decode().rstrip("\n")
+            if line.startswith(":"):
+                continue
+            if line:
+                name, _, value = line.partition(": ")
+                fields[name] = value
+                continue
+            found.append((fields["id"], fields["event"], json.loads(fields["data"])))
+            fields = {}
+            if len(found) == count:
+                return found
+    raise AssertionError(f"the stream ended after {len(found)} events")
+
+
+async def health_factor(api: Api, wallet: str, chain_id: int) -> float:
+    reply = await api.query(
+        POSITIONS, {"inputs": [{"protocol": "morpho", "chainId": chain_id, "walletAddress": wallet}]}
+    )
+    [entry] = reply.body["data"]["walletPositions"]["data"]
+    return float(entry["marketPositions"][0]["risk"]["healthFactor"])
+
+
+@pytest.fixture
+async def watching(aiohttp_client: Any, aiohttp_server: Any, keys_file: Path, api_key: str, world: Any, tmp_path: Path):
+    receiver = Receiver()
+    app = web.Application()
+    app.router.add_post("/hook", receiver.handle)
+    served = await aiohttp_server(app, host="127.0.0.1")
+    api = await world_api(
+        aiohttp_client,
+        keys_file,
+        api_key,
+        world.write_addresses(tmp_path / "a.json"),
+        world.node,
+        head_poll_seconds=0.1,
+        webhook_allow_http=True,
+        webhook_allow_loopback=True,
+        webhook_first_retry=0.1,
+    )
+    yield api, receiver, str(served.make_url("/hook"))
+    world.node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE)
+
+
+async def test_a_price_move_crosses_once_and_recovers_once_signed_and_retried(watching, world, keys_file):
+    api, receiver, url = watching
+    borrower, chain_id = world.wallets["borrower"], world.node.chain_id
+    now = await health_factor(api, borrower, chain_id)
+    below = round(now * 0.9, 4)
+    created = await api.query(
+        CREATE,
+        {
+            "input": {
+                "walletAddress": borrower,
+                "chainId": chain_id,
+                "protocol": "Morpho",
+                "healthFactor": {"below": below},
+                "webhookUrl": url,
+                "stream": True,
+            }
+        },
+    )
+    found = created.body["data"]["createWatch"]
+    watch, secret = found["watch"], found["webhookSecret"]
+    assert secret.startswith("whsec_")
+    assert watch["healthFactor"] == {"below": below, "recoverAbove": pytest.approx(below * rules.RECOVERY)}
+    assert watch["protocol"] == "morpho" and watch["walletAddress"] == borrower.lower()
+    evaluator, deliverer = api.app[WATCH_WORKERS]
+    await until(lambda: evaluator.pairs > 0, "the watch's first evaluation")
+    assert receiver.posts == []  # above its line: nothing to say
+
+    # The oracle's price falls 20%, no action of the borrower: one crossed event within 2 blocks.
+    world.node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE * 8 // 10)
+    moved = world.node.block_number()
+    await until(lambda: receiver.events(rules.CROSSED), "a crossed event")
+    [event] = receiver.events(rules.CROSSED)
+    headers, body = receiver.posts[0]
+    assert Webhook(secret).verify(body, headers)["type"] == rules.CROSSED
+    data = event["data"]
+    assert data["watchId"] == watch["id"] and data["protocol"] == "morpho"
+    assert moved <= data["blockNumber"] <= moved + 2
+    assert data["healthFactor"] < below and data["blockHash"].startswith("0x")
+    assert data["oracle"]["address"] == world.oracle.lower()
+    assert data["eventId"] == headers["webhook-id"]
+
+    # More blocks below the line say nothing more.
+    for _ in range(3):
+        world.node.mine(1)
+        await until(lambda: evaluator.chains[chain_id].evaluated >= world.node.block_number(), "evaluation")
+    assert len(receiver.events(rules.CROSSED)) == 1
+
+    # The price comes back; the receiver fails twice and gets the same id until it accepts.
+    receiver.statuses = [500, 503]
+    world.node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE)
+    await until(lambda: len(receiver.events(rules.RECOVERED)) == 3, "a recovered event, retried until taken")
+    ids = {headers["webhook-id"] for headers, body in receiver.posts if json.loads(body)["type"] == rules.RECOVERED}
+    assert len(ids) == 1 and deliverer.retried >= 2
+    for headers, body in receiver.posts:
+        Webhook(secret).verify(body, headers)
+
+    # The stream from the start gives both; resumed after the first, the second alone.
+    [(first, kind, data), (_, again, _)] = await streamed(api, 2)
+    assert (kind, again) == (rules.CROSSED, rules.RECOVERED) and data == event
+    [(_, resumed, _)] = await streamed(api, 1, last=first)
+    assert resumed == rules.RECOVERED
+
+    # Another key neither sees nor deletes it; its own key does.
+    other, _ = auth.create_key(keys_file, "other")
+    assert (await api.query(LIST, key=other)).body["data"]["watches"] == []
+    assert (await api.query(DELETE, {"id": watch["id"]}, key=other)).body["data"]["deleteWatch"] is False
+    assert [w["id"] for w in (await api.query(LIST)).body["data"]["watches"]] == [watch["id"]]
+    assert (await api.query(DELETE, {"id": watch["id"]})).body["data"]["deleteWatch"] is True
+    assert (await api.query(LIST)).body["data"]["watches"] == []
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"protocol": "nope"},
+            "Protocol 'nope' has no borrows to watch on chain 31337. Protocols with borrows there: morpho.",
+        ),
+        ({"chainId": 5}, "No protocol with borrows is served on chain 5."),
+        ({"walletAddress": "0x12"}, "Malformed walletAddress"),
+        ({"healthFactor": {"below": 0}}, "healthFactor.below 0 is out of range"),
+        ({"healthFactor": {"below": 1.5, "recoverAbove": 1.2}}, "recoverAbove 1.2 must be above"),
+        ({"healthFactor": None, "dropToLiquidation": {"below": 1.5}}, "dropToLiquidation.below 1.5 is out of range"),
+        ({"healthFactor": None}, "A watch needs a condition"),
+        ({"webhookUrl": None}, "A watch needs a delivery"),
+        ({"webhookUrl": "http://10.1.2.3/hook"}, "private, link-local or reserved"),
+        ({"webhookUrl": "http://169.254.169.254/latest"}, "private, link-local or reserved"),
+        ({"webhookUrl": "http://[fd00::1]/hook"}, "private, link-local or reserved"),
+        ({"webhookUrl": "ftp://example.com/hook"}, "not an http(s) URL"),
+    ],
+)
+async def test_bad_input_gets_a_validation_error(watching, world, change, message):
+    api, _, url = watching
+    given = {
+        "walletAddress": world.wallets["borrower"],
+        "chainId": world.node.chain_id,
+        "healthFactor": {"below": 1.1},
+        "webhookUrl": url,
+        **change,
+    }
+    reply = await api.query(CREATE, {"input": given})
+    assert reply.status == 200 and reply.body["data"]["createWatch"] is None
+    [error] = reply.body["errors"]
+    assert error["extensions"]["code"] == "VALIDATION_ERROR" and message in error["message"], error
+
+
+async def test_a_key_has_at_most_its_cap_of_watches(aiohttp_client, keys_file, api_key, world, tmp_path):
+    api = await world_api(
+        aiohttp_client, keys_file, api_key, world.write_addresses(tmp_path / "a.json"), world.node, watches_per_key=2
+    )
+    given = {"walletAddress": world.wallets["borrower"], "chainId": world.node.chain_id, "healthFactor": {"below": 1.1}}
+    for _ in range(2):
+        assert (await api.query(CREATE, {"input": {**given, "stream": True}})).body["data"]["createWatch"]
+    reply = await api.query(CREATE, {"input": {**given, "stream": True}})
+    assert reply.body["errors"][0]["extensions"]["code"] == "WATCH_LIMIT"
+    [watch] = (await api.query(CREATE.replace("createWatch", "createWatch"), {"input": given})).body["errors"]
+    assert watch["extensions"]["code"] == "VALIDATION_ERROR"  # no delivery: refused before the cap
+
+
+def test_webhook_targets_follow_the_operators_rules():
+    strict = Targets()
+    assert strict.problem("http://example.com/hook") == "this server requires https"
+    assert strict.problem("https://example.com/hook") is None
+    assert strict.problem("https://127.0.0.1/hook") == "it is a loopback address"
+    assert Targets(allow_loopback=True).problem("https://127.0.0.1/hook") is None
+    assert Targets(allow_loopback=True).problem("https://192.168.0.2/hook") is not None
+    listed = Targets(hosts=frozenset({"hooks.example.com"}))
+    assert listed.problem("https://hooks.example.com/x") is None
+    assert "allow-list" in (listed.problem("https://other.example.com/x") or "")
+
+
+async def test_an_event_written_before_a_stop_is_sent_after_the_restart_once(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    """The outbox outlives the process: an event whose sending the stop cut short (its receiver had
+    not answered) is sent by the next process on the same state directory, with the same id, once."""
+    receiver = Receiver()
+    app = web.Application()
+    app.router.add_post("/hook", receiver.handle)
+    url = str((await aiohttp_server(app, host="127.0.0.1")).make_url("/hook"))
+    state = str(tmp_path / "state")
+    options = {"head_poll_seconds": 0.1, "webhook_allow_http": True, "webhook_allow_loopback": True}
+    addresses = world.write_addresses(tmp_path / "a.json")
+    first = await world_api(aiohttp_client, keys_file, api_key, addresses, world.node, state, **options)
+    borrower, chain_id = world.wallets["borrower"], world.node.chain_id
+    below = round(await health_factor(first, borrower, chain_id) * 1.1, 4)  # crossed from the start
+    receiver.hold = True
+    given = {"walletAddress": borrower, "chainId": chain_id, "healthFactor": {"below": below}, "webhookUrl": url}
+    assert (await first.query(CREATE, {"input": given})).body["data"]["createWatch"]
+    await until(lambda: len(receiver.posts) == 1, "the first attempt")
+    await first.client.close()  # stopped while the receiver has not answered
+    receiver.hold = False
+    receiver.released.set()
+
+    second = await world_api(aiohttp_client, keys_file, api_key, addresses, world.node, state, **options)
+    _, deliverer = second.app[WATCH_WORKERS]
+    await until(lambda: deliverer.sent == 1, "the event sent by the next process")
+    await asyncio.sleep(1)
+    assert [json.loads(body)["type"] for _, body in receiver.posts] == [rules.CROSSED, rules.CROSSED]
+    assert receiver.posts[0][0]["webhook-id"] == receiver.posts[1][0]["webhook-id"]
+    assert deliverer.sent == 1
+
+
+def test_a_watch_naming_no_protocol_reads_those_with_borrows():
+    """Those whose positions carry a `BorrowRisk`: the lending protocols, not the staking ones."""
+    registry = protocols.registry(protocols.load_addresses())
+    assert borrowing(registry)(1) == ["aave", "compound", "euler", "fluid", "maker", "morpho", "spark"]
+    assert "lido" in registry and all(
+        p.borrows == (p.name in borrowing(registry)(1)) for p in registry.values() if 1 in p.chains
+    )
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(0.5, 3.0)), max_size=40), st.floats(1.0, 2.0))
+def test_a_figure_crosses_below_its_line_and_recovers_only_above_its_recovery_line(values, below):
+    """Crossings and recoveries alternate; a crossing needs a figure below the line, a recovery one
+    above the recovery line; a figure that cannot be read moves nothing."""
+    asked = rules.conditions({rules.HEALTH_FACTOR: {"below": below}})
+    line = asked.health_factor
+    assert line is not None and line.recover_above == pytest.approx(below * rules.RECOVERY)
+    crossed = False
+    for value in values:
+        figures = rules.Figures("0xholder:1", "a borrow", value, None, {})
+        now = rules.judged(crossed, figures, asked)
+        if now != crossed:
+            assert value is not None and (value < below if now else value > line.recover_above)
+        elif value is not None:
+            assert not (value < below) or crossed  # below the line: crossed, now or before
+        crossed = now
+
+
+@pytest.mark.parametrize(("ratio", "blocks"), [(3.0, 8), (2.0, 8), (1.7, 4), (1.3, 2), (1.1, 1), (None, 1)])
+def test_a_borrow_far_from_its_line_is_read_less_often(ratio, blocks):
+    asked = rules.conditions({rules.HEALTH_FACTOR: {"below": 1.2}})
+    value = None if ratio is None else 1.2 * ratio
+    assert rules.wait([rules.Figures("0xholder:1", "a borrow", value, None, {})], asked, False) == blocks
+    assert rules.wait([rules.Figures("0xholder:1", "a borrow", value, None, {})], asked, True) == 1

@@ -1,0 +1,192 @@
+"""Watches evaluated at each new head: the distinct (wallet, protocol) pairs that are due read once
+each, with the adapters `walletPositions` uses (so the node's cost grows with those pairs, not with
+the watches), every watch of a pair judged from that one answer, and each crossing, recovery,
+closing or failure written to the outbox with the state that made it (watches/store.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from errors import PositionError
+from resolvers.portfolio import INCOMPLETE
+from watches import rules, webhooks
+from watches.store import Watch, WatchStore
+
+log = logging.getLogger("wallet_positions.watches")
+
+Answer = Callable[[int, list[dict[str, Any]]], Awaitable[list[list[dict[str, Any]] | PositionError]]]
+"""(chain, walletPositions inputs) -> each input's entries or its failure, at the chain's newest block."""
+BATCH = 1000
+"""Pairs answered in one go at most (their reads share lens rounds)."""
+
+
+@dataclass
+class Chain:
+    """What the evaluator keeps of one chain between heads (in memory: a restart reads every pair)."""
+
+    evaluated: int = -1
+    due: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(wallet, protocol) -> the first block at which it is read again (rules.wait)."""
+
+
+class Evaluator:
+    def __init__(
+        self,
+        store: WatchStore,
+        answer: Answer,
+        head: Callable[[int], int | None],
+        borrowing: Callable[[int], list[str]],
+        woken: Callable[[], None],
+    ) -> None:
+        self.store = store
+        self.answer = answer
+        self.head = head
+        """A chain's newest followed head, None where it is not followed now (the read pins its own)."""
+        self.borrowing = borrowing
+        """The protocols a chain serves whose answers carry a borrow's risk (a watch naming none)."""
+        self.woken = woken
+        """Wakes the deliverer: events were written."""
+        self.wake = asyncio.Event()
+        """Set by a new watch: evaluate now, not at the next poll."""
+        self.chains: dict[int, Chain] = {}
+        self.evaluated = self.pairs = self.events = 0
+
+    async def run(self, poll_seconds: float) -> None:
+        """Forever: every chain with watches evaluated at its newest head, then a wait for the next
+        poll (a new watch ends it early)."""
+        while True:
+            self.wake.clear()
+            for chain_id in self.store.chains():
+                try:
+                    await self.evaluate(chain_id)
+                except Exception:
+                    log.exception("watches of chain %d not evaluated", chain_id)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), poll_seconds)
+
+    async def evaluate(self, chain_id: int) -> int:
+        """The chain's due watches at its newest block, unless that block was evaluated; the
+        events written."""
+        kept = self.chains.setdefault(chain_id, Chain())
+        newest = self.head(chain_id)
+        if newest is not None and newest <= kept.evaluated:
+            return 0
+        watches = self.store.on_chain(chain_id)
+        pairs = {(watch.wallet, protocol): None for watch in watches for protocol in self._protocols(watch, chain_id)}
+        block = newest if newest is not None else kept.evaluated + 1
+        asked = [pair for pair in pairs if kept.due.get(pair, 0) <= block]
+        answers: dict[tuple[str, str], list[dict[str, Any]] | PositionError] = {}
+        for start in range(0, len(asked), BATCH):
+            batch = asked[start : start + BATCH]
+            inputs = [{"protocol": p, "chainId": chain_id, "walletAddress": w} for w, p in batch]
+            answers.update(zip(batch, await self.answer(chain_id, inputs)))
+        read = [one for one in answers.values() if not isinstance(one, PositionError)]
+        blocks = [entry["blockNumber"] for entries in read for entry in entries if "blockNumber" in entry]
+        kept.evaluated = max([block, *blocks]) if newest is None else newest
+        written = 0
+        waits: dict[tuple[str, str], int] = {}
+        for watch in watches:
+            mine = {
+                p: answers[(watch.wallet, p)] for p in self._protocols(watch, chain_id) if (watch.wallet, p) in answers
+            }
+            if mine:
+                written += self._judge(watch, mine, kept.evaluated, waits)
+        kept.due.update(waits)
+        self.evaluated += len(watches)
+        self.pairs += len(asked)
+        self.events += written
+        if written:
+            self.woken()
+        return written
+
+    def _protocols(self, watch: Watch, chain_id: int) -> list[str]:
+        return [watch.protocol] if watch.protocol else self.borrowing(chain_id)
+
+    def _judge(
+        self,
+        watch: Watch,
+        answers: Mapping[str, list[dict[str, Any]] | PositionError],
+        block: int,
+        waits: dict[tuple[str, str], int],
+    ) -> int:
+        """One watch against the answers of its pairs read now at `block`: its states moved, its
+        events written, and each pair's next read no later than this watch needs (`waits`: the
+        nearest watch of a pair decides). A borrow missing from an answer that says it was not
+        read in full (a part unreadable, an account not answered) is not called closed: its state
+        stays until an answer read in full says so."""
+        states = self.store.states(watch.id)
+        failing = self.store.failing(watch.id)
+        events: list[dict[str, Any]] = []
+        for protocol, answer in answers.items():
+            if isinstance(answer, PositionError):
+                reason = f"{protocol}: {answer.code}: {answer.message}"
+                if failing is None:
+                    events.append(_event(rules.FAILING, watch, protocol, {"reason": reason}))
+                failing = reason
+                waits[(watch.wallet, protocol)] = block + 1
+                continue
+            if failing is not None and failing.startswith(f"{protocol}:"):
+                failing = None
+            prefix = f"{protocol}:"
+            before = {p: c for p, c in states.items() if p.startswith(prefix)}
+            found = rules.borrows(answer)
+            header = _header(answer)
+            for figures in found:
+                position = prefix + figures.position
+                was = before.pop(position, False)
+                now = rules.judged(was, figures, watch.conditions)
+                states[position] = now
+                if now != was:
+                    kind = rules.CROSSED if now else rules.RECOVERED
+                    events.append(_event(kind, watch, protocol, {**header, **_figures(figures, watch)}))
+            if _incomplete(answer):
+                before.clear()
+            for position in before:
+                del states[position]
+                closed = {**header, "holder": position.split(":")[1], "position": position.split(":", 2)[2]}
+                events.append(_event(rules.CLOSED, watch, protocol, closed))
+            crossed = any(states.get(prefix + f.position, False) for f in found)
+            pair = (watch.wallet, protocol)
+            waits[pair] = min(
+                waits.get(pair, block + rules.SPREAD[0][1]), block + rules.wait(found, watch.conditions, crossed)
+            )
+        return len(self.store.record(watch, states, failing, events))
+
+
+def _incomplete(entries: list[dict[str, Any]]) -> bool:
+    return any(warning["code"] in INCOMPLETE for entry in entries for warning in entry.get("warnings") or [])
+
+
+def _header(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The block the answer was computed at, and the prices it used."""
+    first = entries[0] if entries else {}
+    prices = [price for entry in entries for price in entry.get("usdPrices") or []]
+    return {"blockNumber": first.get("blockNumber"), "blockHash": first.get("blockHash"), "usdPrices": prices}
+
+
+def _figures(figures: rules.Figures, watch: Watch) -> dict[str, Any]:
+    holder, position = figures.position.split(":", 1)
+    return {
+        "holder": holder,
+        "position": position,
+        "label": figures.label,
+        "healthFactor": figures.health_factor,
+        "dropToLiquidation": figures.drop,
+        "liquidationPrices": figures.risk.get("liquidationPrices"),
+        "oracle": figures.risk.get("oracle"),
+        "thresholds": {
+            name: {"below": t.below, "recoverAbove": t.recover_above} for name, t in watch.conditions.thresholds()
+        },
+    }
+
+
+def _event(kind: str, watch: Watch, protocol: str, data: dict[str, Any]) -> dict[str, Any]:
+    return webhooks.body(
+        kind,
+        {"watchId": watch.id, "chainId": watch.chain_id, "walletAddress": watch.wallet, "protocol": protocol, **data},
+    )
