@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import functools
 import platform
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple, TypeVar, cast
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.aiohttp import make_aiohttp_handler
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 
@@ -43,6 +43,9 @@ Labelled = TypeVar("Labelled", bound=MetricWrapperBase)
 
 IndexRows = Callable[[], Iterable[tuple[int, str, int]]]
 """(chain id, stream, last block covered) of every index stream the process has open."""
+WatchCounts = Callable[[], Mapping[str, int]]
+"""The watches' figures (server.py reads them off the evaluator and the deliverer): watches,
+due, read, events, sent, retried, failed."""
 
 
 class Metrics:
@@ -166,6 +169,10 @@ class Metrics:
             found = self._children[key] = metric.labels(*labels)
         return cast(Labelled, found)
 
+    def watch_watches(self, counts: WatchCounts) -> None:
+        """The watches' figures, read at each scrape (docs/watches.md)."""
+        self.registry.register(_WatchCollector(counts))
+
     def watch_indexes(self, rows: IndexRows) -> None:
         """Index progress, read from the index files at each scrape (`wp_index_covered_block`)."""
         self.registry.register(_IndexCollector(rows))
@@ -184,6 +191,30 @@ class _IndexCollector(Collector):
         for chain_id, stream, block in self._rows():
             covered.add_metric([str(chain_id), stream], block)
         yield covered
+
+
+class _WatchCollector(Collector):
+    def __init__(self, counts: WatchCounts) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        counts = self._counts()
+        yield GaugeMetricFamily("wp_watches", "Watches stored, every key's.", value=counts["watches"])
+        yield GaugeMetricFamily(
+            "wp_watch_pairs_due",
+            "(wallet, protocol) pairs the last evaluation of each chain found due, summed over chains.",
+            value=counts["due"],
+        )
+        yield CounterMetricFamily(
+            "wp_watch_pairs_read", "(wallet, protocol) pairs read for watches.", value=counts["read"]
+        )
+        yield CounterMetricFamily("wp_watch_events", "Watch events written to the outbox.", value=counts["events"])
+        attempts = CounterMetricFamily(
+            "wp_webhook_attempts", "Webhook attempts, by outcome: sent, retried, failed.", labels=["outcome"]
+        )
+        for outcome in ("sent", "retried", "failed"):
+            attempts.add_metric([outcome], counts[outcome])
+        yield attempts
 
 
 def metrics_app(metrics: Metrics) -> web.Application:

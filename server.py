@@ -211,11 +211,26 @@ def _watches(app: web.Application, settings: Settings) -> tuple[Watches, tuple[E
         )
         return await schema.answered(context, inputs, app[SCHEMA])
 
+    async def hashes(chain_id: int, numbers: list[int]) -> dict[int, str]:
+        reader = app[CHAINS].request(asyncio.get_running_loop().time() + settings.input_timeout).reader(chain_id)
+        return dict(zip(numbers, await asyncio.gather(*(reader.block_hash(number) for number in numbers))))
+
     def head(chain_id: int) -> int | None:
         found = app[CHAINS].follower(chain_id).current()
         return None if found is None else found.number
 
-    evaluator = Evaluator(store, answer, head, borrows, deliverer.wake.set)
+    evaluator = Evaluator(store, answer, head, borrows, deliverer.wake.set, hashes)
+    app[METRICS].watch_watches(
+        lambda: {
+            "watches": store.total(),
+            "due": sum(evaluator.due.values()),
+            "read": evaluator.pairs,
+            "events": evaluator.events,
+            "sent": deliverer.sent,
+            "retried": deliverer.retried,
+            "failed": deliverer.failed,
+        }
+    )
     caps = (settings.watches_per_key, settings.webhooks_per_key)
     return Watches(store, targets, *caps, borrows, evaluator.wake.set), (evaluator, deliverer)
 

@@ -30,9 +30,7 @@ import json
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +43,7 @@ from chain.head import Follower
 from config import Settings
 from tests import all_worlds
 from tests.evm import Anvil
-from tests.rpc_proxy import RpcProxy, settled
+from tests.rpc_proxy import RpcProxy, served, settled
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { __typename } errors { error { code message } } } }"""
@@ -108,32 +106,6 @@ SERIES_POINTS, SERIES_SPAN = 30, 290
 """The series rows: 30 points over the newest 290 blocks (a point every 10), new blocks each run."""
 FOLLOWER_WAIT = 10
 """Seconds the benchmark waits for the head follower to see a mined block before it says so."""
-
-
-@contextlib.contextmanager
-def served(proxy: RpcProxy) -> Iterator[str]:
-    """The proxy's URL, served from a thread of its own with its own event loop: a provider is
-    another machine, whose round trip the service's CPU does not hold up. In the service's loop the
-    proxy's timers, reads and forwards each waited for the service's CPU, counting it twice (a
-    two-chain portfolio's second round took 136 ms behind a 50 ms proxy)."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="rpc-proxy", daemon=True)
-    thread.start()
-
-    async def start() -> TestServer:
-        test_server = TestServer(proxy.app(), host="127.0.0.1")
-        await test_server.start_server()
-        return test_server
-
-    test_server = asyncio.run_coroutine_threadsafe(start(), loop).result()
-    try:
-        yield str(test_server.make_url("/"))
-    finally:
-        loop.call_soon_threadsafe(proxy.released.set)
-        asyncio.run_coroutine_threadsafe(test_server.close(), loop).result()
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
 
 
 Chain = tuple[Anvil, RpcProxy, Follower]

@@ -22,6 +22,8 @@ from api.state import WATCH_WORKERS
 from resolvers.watches import borrowing
 from tests import morpho_world as W
 from tests.conftest import Api, world_api, world_fixture
+from tests.test_metrics import scrape
+from tests.test_metrics import value as metric
 from watches import rules
 from watches.webhooks import Targets
 
@@ -116,7 +118,9 @@ async def watching(aiohttp_client: Any, aiohttp_server: Any, keys_file: Path, ap
     world.node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE)
 
 
-async def test_a_price_move_crosses_once_and_recovers_once_signed_and_retried(watching, world, keys_file):
+async def test_a_price_move_crosses_once_and_recovers_once_signed_and_retried(
+    watching, world, keys_file, aiohttp_client
+):
     api, receiver, url = watching
     borrower, chain_id = world.wallets["borrower"], world.node.chain_id
     now = await health_factor(api, borrower, chain_id)
@@ -172,6 +176,13 @@ async def test_a_price_move_crosses_once_and_recovers_once_signed_and_retried(wa
     for headers, body in receiver.posts:
         Webhook(secret).verify(body, headers)
 
+    # The metrics count what happened: 1 watch, 2 events, 2 retries and 2 sent.
+    _, samples = await scrape(aiohttp_client, api)
+    assert metric(samples, "wp_watches") == 1 and metric(samples, "wp_watch_events_total") == 2
+    assert metric(samples, "wp_webhook_attempts_total", outcome="sent") == 2
+    assert metric(samples, "wp_webhook_attempts_total", outcome="retried") == 2
+    assert metric(samples, "wp_watch_pairs_read_total") >= 5
+
     # The stream from the start gives both; resumed after the first, the second alone.
     [(first, kind, data), (_, again, _)] = await streamed(api, 2)
     assert (kind, again) == (rules.CROSSED, rules.RECOVERED) and data == event
@@ -185,6 +196,32 @@ async def test_a_price_move_crosses_once_and_recovers_once_signed_and_retried(wa
     assert [w["id"] for w in (await api.query(LIST)).body["data"]["watches"]] == [watch["id"]]
     assert (await api.query(DELETE, {"id": watch["id"]})).body["data"]["deleteWatch"] is True
     assert (await api.query(LIST)).body["data"]["watches"] == []
+
+
+async def test_a_reorg_that_removes_an_events_block_retracts_the_event(watching, world):
+    """The crossing's block reorganised away (a chain where the price never moved): a
+    `watch.retracted` names it, and the borrow is judged afresh, not crossed again."""
+    api, receiver, url = watching
+    borrower, chain_id, node = world.wallets["borrower"], world.node.chain_id, world.node
+    below = round(await health_factor(api, borrower, chain_id) * 0.9, 4)
+    given = {"walletAddress": borrower, "chainId": chain_id, "healthFactor": {"below": below}, "webhookUrl": url}
+    assert (await api.query(CREATE, {"input": given})).body["data"]["createWatch"]
+    evaluator, _ = api.app[WATCH_WORKERS]
+    await until(lambda: evaluator.pairs > 0, "the watch's first evaluation")
+    snapshot = node.rpc("evm_snapshot")
+    node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE * 8 // 10)
+    await until(lambda: receiver.events(rules.CROSSED), "a crossed event")
+    [crossed] = receiver.events(rules.CROSSED)
+    node.rpc("evm_revert", snapshot)
+    node.mine(3)
+    await until(lambda: receiver.events(rules.RETRACTED), "a retraction")
+    [retraction] = receiver.events(rules.RETRACTED)
+    assert retraction["data"]["retracts"] == crossed["data"]["eventId"]
+    assert retraction["data"]["blockNumber"] == crossed["data"]["blockNumber"]
+    assert retraction["data"]["blockHash"] == crossed["data"]["blockHash"]
+    node.mine(2)
+    await until(lambda: evaluator.chains[chain_id].evaluated >= node.block_number(), "evaluation")
+    assert len(receiver.events(rules.CROSSED)) == 1 and len(receiver.events(rules.RETRACTED)) == 1
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +22,11 @@ log = logging.getLogger("wallet_positions.watches")
 
 Answer = Callable[[int, list[dict[str, Any]]], Awaitable[list[list[dict[str, Any]] | PositionError]]]
 """(chain, walletPositions inputs) -> each input's entries or its failure, at the chain's newest block."""
-BATCH = 1000
-"""Pairs answered in one go at most (their reads share lens rounds)."""
+Hashes = Callable[[int, list[int]], Awaitable[dict[int, str]]]
+"""(chain, block numbers) -> each block's hash on the chain now (one round)."""
+BATCH = 200
+"""Pairs answered in one go at most: their reads share lens rounds, and each input's time budget
+(INPUT_TIMEOUT) starts with its batch, so a batch must be answered well within it."""
 
 
 @dataclass
@@ -42,9 +46,11 @@ class Evaluator:
         head: Callable[[int], int | None],
         borrowing: Callable[[int], list[str]],
         woken: Callable[[], None],
+        hashes: Hashes,
     ) -> None:
         self.store = store
         self.answer = answer
+        self.hashes = hashes
         self.head = head
         """A chain's newest followed head, None where it is not followed now (the read pins its own)."""
         self.borrowing = borrowing
@@ -55,6 +61,8 @@ class Evaluator:
         """Set by a new watch: evaluate now, not at the next poll."""
         self.chains: dict[int, Chain] = {}
         self.evaluated = self.pairs = self.events = 0
+        self.due: dict[int, int] = {}
+        """Pairs the last evaluation of each chain found due."""
 
     async def run(self, poll_seconds: float) -> None:
         """Forever: every chain with watches evaluated at its newest head, then a wait for the next
@@ -77,9 +85,11 @@ class Evaluator:
         if newest is not None and newest <= kept.evaluated:
             return 0
         watches = self.store.on_chain(chain_id)
+        written = 0 if newest is None else await self._retract(chain_id, newest, watches, kept)
         pairs = {(watch.wallet, protocol): None for watch in watches for protocol in self._protocols(watch, chain_id)}
         block = newest if newest is not None else kept.evaluated + 1
         asked = [pair for pair in pairs if kept.due.get(pair, 0) <= block]
+        self.due[chain_id] = len(asked)
         answers: dict[tuple[str, str], list[dict[str, Any]] | PositionError] = {}
         for start in range(0, len(asked), BATCH):
             batch = asked[start : start + BATCH]
@@ -88,7 +98,6 @@ class Evaluator:
         read = [one for one in answers.values() if not isinstance(one, PositionError)]
         blocks = [entry["blockNumber"] for entries in read for entry in entries if "blockNumber" in entry]
         kept.evaluated = max([block, *blocks]) if newest is None else newest
-        written = 0
         waits: dict[tuple[str, str], int] = {}
         for watch in watches:
             mine = {
@@ -96,12 +105,55 @@ class Evaluator:
             }
             if mine:
                 written += self._judge(watch, mine, kept.evaluated, waits)
-        kept.due.update(waits)
+        for pair, due in waits.items():
+            wait = due - kept.evaluated
+            if pair not in kept.due and wait > 1:  # a first reading: pairs made together come due apart
+                due = kept.evaluated + 1 + zlib.crc32(f"{pair[0]}:{pair[1]}".encode()) % wait
+            kept.due[pair] = due
         self.evaluated += len(watches)
         self.pairs += len(asked)
         self.events += written
         if written:
             self.woken()
+        return written
+
+    async def _retract(self, chain_id: int, newest: int, watches: list[Watch], kept: Chain) -> int:
+        """Events computed at a block the chain no longer has (a reorganisation within
+        REORG_WINDOW) retracted, each by a `watch.retracted` event, and the position's state put
+        back as it was before, so the next reading judges it afresh on the chain as it is now;
+        the events written."""
+        recent = self.store.since(chain_id, newest - rules.REORG_WINDOW)
+        if not recent:
+            return 0
+        try:
+            found = await self.hashes(chain_id, sorted({one.block for one in recent if one.block <= newest}))
+        except PositionError as exc:  # the node's failure: checked again at the next head
+            log.warning("chain %d: the blocks of recent watch events not checked: %s", chain_id, exc.message)
+            return 0
+        gone = [one for one in recent if one.block > newest or found.get(one.block, one.block_hash) != one.block_hash]
+        written = 0
+        for watch in watches:
+            mine = [one for one in gone if one.watch_id == watch.id]
+            if not mine:
+                continue
+            states = self.store.states(watch.id)
+            events: list[tuple[dict[str, Any], str | None]] = []
+            for one in mine:
+                if one.position is not None and one.kind in rules.BEFORE_RETRACTED:
+                    states[one.position] = rules.BEFORE_RETRACTED[one.kind]
+                    protocol = one.position.split(":", 1)[0]
+                    kept.due.pop((watch.wallet, protocol), None)
+                else:
+                    protocol = watch.protocol or ""
+                data = {
+                    "retracts": one.id,
+                    "retractedType": one.kind,
+                    "blockNumber": one.block,
+                    "blockHash": one.block_hash,
+                }
+                events.append((_event(rules.RETRACTED, watch, protocol, data), None))
+            retracts = tuple(one.id for one in mine)
+            written += len(self.store.record(watch, states, self.store.failing(watch.id), events, retracts))
         return written
 
     def _protocols(self, watch: Watch, chain_id: int) -> list[str]:
@@ -121,12 +173,12 @@ class Evaluator:
         stays until an answer read in full says so."""
         states = self.store.states(watch.id)
         failing = self.store.failing(watch.id)
-        events: list[dict[str, Any]] = []
+        events: list[tuple[dict[str, Any], str | None]] = []
         for protocol, answer in answers.items():
             if isinstance(answer, PositionError):
                 reason = f"{protocol}: {answer.code}: {answer.message}"
                 if failing is None:
-                    events.append(_event(rules.FAILING, watch, protocol, {"reason": reason}))
+                    events.append((_event(rules.FAILING, watch, protocol, {"reason": reason}), None))
                 failing = reason
                 waits[(watch.wallet, protocol)] = block + 1
                 continue
@@ -143,13 +195,13 @@ class Evaluator:
                 states[position] = now
                 if now != was:
                     kind = rules.CROSSED if now else rules.RECOVERED
-                    events.append(_event(kind, watch, protocol, {**header, **_figures(figures, watch)}))
+                    events.append((_event(kind, watch, protocol, {**header, **_figures(figures, watch)}), position))
             if _incomplete(answer):
                 before.clear()
             for position in before:
                 del states[position]
                 closed = {**header, "holder": position.split(":")[1], "position": position.split(":", 2)[2]}
-                events.append(_event(rules.CLOSED, watch, protocol, closed))
+                events.append((_event(rules.CLOSED, watch, protocol, closed), position))
             crossed = any(states.get(prefix + f.position, False) for f in found)
             pair = (watch.wallet, protocol)
             waits[pair] = min(

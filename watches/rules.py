@@ -20,6 +20,12 @@ RECOVERY = 1.05
 """A threshold's recovery line when the watch names none: 5% above it, so a figure sitting on the
 line does not alert every block."""
 CROSSED, RECOVERED, CLOSED, FAILING = "watch.crossed", "watch.recovered", "watch.closed", "watch.failing"
+RETRACTED = "watch.retracted"
+REORG_WINDOW = 128
+"""Blocks below the head whose events are checked against the chain at each evaluation: a
+reorganisation deeper than this is not retracted (Ethereum finalizes in 64 to 96)."""
+BEFORE_RETRACTED = {CROSSED: False, RECOVERED: True, CLOSED: False}
+"""A position's state before an event of this kind: what a retraction restores."""
 """The events a watch sends (docs/watches.md)."""
 SPREAD = ((2.0, 8), (1.5, 4), (1.2, 2))
 """(figure / threshold at least, blocks between evaluations): a position far above its line is

@@ -28,10 +28,12 @@ CREATE TABLE IF NOT EXISTS states (watch_id TEXT NOT NULL, position TEXT NOT NUL
 CREATE TABLE IF NOT EXISTS failing (watch_id TEXT PRIMARY KEY, reason TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
     watch_id TEXT NOT NULL, owner TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+    chain_id INTEGER NOT NULL, block INTEGER, block_hash TEXT, position TEXT, retracted INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL, webhook INTEGER NOT NULL, stream INTEGER NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0, next_attempt REAL, delivered REAL, failed TEXT);
 CREATE INDEX IF NOT EXISTS events_due ON events (next_attempt) WHERE delivered IS NULL AND failed IS NULL;
 CREATE INDEX IF NOT EXISTS events_owner ON events (owner, seq);
+CREATE INDEX IF NOT EXISTS events_block ON events (chain_id, block) WHERE block_hash IS NOT NULL AND retracted = 0;
 """
 
 
@@ -59,6 +61,19 @@ class Event:
     body: str
     created: float
     attempts: int
+
+
+@dataclass(frozen=True)
+class Recent:
+    """An event a reorg may take back: the block it was computed at, and the position's state key
+    it moved (None for a failure)."""
+
+    id: str
+    block: int
+    block_hash: str
+    position: str | None
+    kind: str
+    watch_id: str
 
 
 def _conditions(text: str) -> Conditions:
@@ -142,6 +157,9 @@ class WatchStore:
         rows = self._db.execute(f"SELECT {COLUMNS} FROM watches WHERE chain_id = ?", (chain_id,))
         return [_watch(row) for row in rows]
 
+    def total(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM watches").fetchone()[0])
+
     def chains(self) -> list[int]:
         return [row[0] for row in self._db.execute("SELECT DISTINCT chain_id FROM watches ORDER BY chain_id")]
 
@@ -158,10 +176,12 @@ class WatchStore:
         watch: Watch,
         states: dict[str, bool],
         failing: str | None,
-        events: list[dict[str, Any]],
+        events: list[tuple[dict[str, Any], str | None]],
+        retracts: tuple[str, ...] = (),
     ) -> list[str]:
-        """A watch's new states and its events, in one transaction (or nothing where the watch
-        was deleted meanwhile); the events' ids."""
+        """A watch's new states and its events (each with the state key of the position it moved),
+        and the events they retract, in one transaction (or nothing where the watch was deleted
+        meanwhile); the new events' ids."""
         ids = []
         now = time.time()
         with self._transaction():
@@ -174,18 +194,24 @@ class WatchStore:
             self._db.execute("DELETE FROM failing WHERE watch_id = ?", (watch.id,))
             if failing is not None:
                 self._db.execute("INSERT INTO failing VALUES (?, ?)", (watch.id, failing))
-            for body in events:
+            self._db.executemany("UPDATE events SET retracted = 1 WHERE id = ?", [(one,) for one in retracts])
+            for body, position in events:
                 event_id = "msg_" + secrets.token_hex(12)
-                body["data"]["eventId"] = event_id
+                data = body["data"]
+                data["eventId"] = event_id
                 self._db.execute(
-                    "INSERT INTO events (id, watch_id, owner, kind, body, created, webhook, stream, next_attempt) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events (id, watch_id, owner, kind, body, chain_id, block, block_hash, position, "
+                    "created, webhook, stream, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         event_id,
                         watch.id,
                         watch.owner,
                         body["type"],
                         json.dumps(body),
+                        watch.chain_id,
+                        data.get("blockNumber"),
+                        data.get("blockHash") if position is not None else None,  # a position's move: retractable
+                        position,
                         now,
                         int(bool(watch.webhook_url)),
                         int(watch.stream),
@@ -194,6 +220,17 @@ class WatchStore:
                 )
                 ids.append(event_id)
         return ids
+
+    def since(self, chain_id: int, block: int) -> list[Recent]:
+        """The chain's events computed at a block after `block` and not retracted (what a reorg
+        there may take back)."""
+        rows = self._db.execute(
+            "SELECT e.id, e.block, e.block_hash, e.position, e.kind, w.id FROM events e "
+            "JOIN watches w ON w.id = e.watch_id WHERE e.chain_id = ? AND e.block > ? "
+            "AND e.block_hash IS NOT NULL AND e.retracted = 0",
+            (chain_id, block),
+        )
+        return [Recent(*row) for row in rows]
 
     def due(self, now: float, limit: int) -> list[tuple[Event, str, str]]:
         """Undelivered webhook events whose attempt is due, oldest first, each with its watch's URL
