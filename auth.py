@@ -328,7 +328,7 @@ class KeyStore:
                 digest = bytes.fromhex(record.digest)
                 buckets[digest[0]].append((digest, record.id))
         self._buckets = tuple(tuple(bucket) for bucket in buckets)
-        self._names = {record.id: record.name or record.id for record in records.values()}
+        self._names = {record.id: record.name or record.id for record in records.values() if record.active}
         self._stamp = stamp
         return self.count
 
@@ -336,6 +336,11 @@ class KeyStore:
         """The name of a key (its id where it has none): what a key's watches belong to, so that a
         rotated key keeps them."""
         return self._names.get(key_id, key_id)
+
+    def active_names(self) -> set[str]:
+        """The names some active key holds: a watch of another name (its key revoked, not rotated)
+        is not evaluated (what it wrote before is still sent)."""
+        return set(self._names.values())
 
     @property
     def count(self) -> int:

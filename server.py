@@ -57,6 +57,7 @@ from api.state import (
     SCHEMA,
     SETTINGS,
     SHARED_ANSWERS,
+    STREAMS,
     WATCH_WORKERS,
     WATCHES,
     InFlight,
@@ -219,7 +220,7 @@ def _watches(app: web.Application, settings: Settings) -> tuple[Watches, tuple[E
         found = app[CHAINS].follower(chain_id).current()
         return None if found is None else found.number
 
-    evaluator = Evaluator(store, answer, head, borrows, deliverer.wake.set, hashes)
+    evaluator = Evaluator(store, answer, head, borrows, deliverer.wake.set, hashes, app[KEYS].active_names)
     app[METRICS].watch_watches(
         lambda: {
             "watches": store.total(),
@@ -321,6 +322,7 @@ def create_app(
     app.cleanup_ctx.append(_event_index)
     app.cleanup_ctx.append(_validation_worker)
     app[WATCHES], app[WATCH_WORKERS] = _watches(app, settings)
+    app[STREAMS] = {}
     app.cleanup_ctx.append(_watch_workers)
     app.router.add_route("*", "/graphql", routes.graphql_endpoint)
     app.router.add_get("/watches/events", streams.watch_events)

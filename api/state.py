@@ -85,6 +85,8 @@ CORS = web.AppKey("cors", frozenset[str])
 INFLIGHT = web.AppKey("inflight", InFlight)
 READINESS = web.AppKey("readiness", Readiness)
 WATCHES = web.AppKey("watches", Watches)
+STREAMS = web.AppKey("streams", dict[str, int])
+"""Event streams open, by key name (api/streams.py)."""
 WATCH_WORKERS = web.AppKey("watch_workers", tuple[Evaluator, Deliverer])
 ACCESS = web.RequestKey("access", logs.AccessRecord)
 """What the access line and the metrics say of a request, filled in as it is handled."""

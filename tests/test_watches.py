@@ -18,13 +18,13 @@ from standardwebhooks.webhooks import Webhook
 
 import auth
 import protocols
-from api.state import WATCH_WORKERS
+from api.state import KEYS, WATCH_WORKERS, WATCHES
 from resolvers.watches import borrowing
 from tests import morpho_world as W
 from tests.conftest import Api, world_api, world_fixture
 from tests.test_metrics import scrape
 from tests.test_metrics import value as metric
-from watches import rules
+from watches import rules, webhooks
 from watches.webhooks import Targets
 
 world = world_fixture(lambda node: W.build(node, W.compile_all()))
@@ -222,6 +222,63 @@ async def test_a_reorg_that_removes_an_events_block_retracts_the_event(watching,
     node.mine(2)
     await until(lambda: evaluator.chains[chain_id].evaluated >= node.block_number(), "evaluation")
     assert len(receiver.events(rules.CROSSED)) == 1 and len(receiver.events(rules.RETRACTED)) == 1
+
+
+async def test_a_watch_no_active_key_holds_is_not_evaluated(watching, world):
+    """Of two watches crossed from the start, the one whose key name no active key holds (revoked,
+    not rotated) says nothing."""
+    api, receiver, url = watching
+    borrower, chain_id = world.wallets["borrower"], world.node.chain_id
+    asked = rules.conditions(
+        {rules.HEALTH_FACTOR: {"below": round(await health_factor(api, borrower, chain_id) * 1.1, 4)}}
+    )
+    store = api.app[WATCHES].store
+    [owner] = api.app[KEYS].active_names()
+    gone = store.create("revoked", borrower.lower(), chain_id, "morpho", asked, url, False)
+    held = store.create(owner, borrower.lower(), chain_id, "morpho", asked, url, False)
+    api.app[WATCH_WORKERS][0].wake.set()
+    await until(lambda: receiver.events(rules.CROSSED), "the held watch's crossing")
+    world.node.mine(2)
+    evaluator = api.app[WATCH_WORKERS][0]
+    await until(lambda: evaluator.chains[chain_id].evaluated >= world.node.block_number(), "evaluation")
+    assert [event["data"]["watchId"] for event in receiver.events(rules.CROSSED)] == [held.id]
+    assert gone.id not in {event["data"]["watchId"] for event in receiver.events(rules.FAILING)}
+
+
+async def test_a_key_holds_at_most_four_streams_open(watching):
+    api, _, _ = watching
+    opened = []
+    try:
+        for _ in range(4):
+            response = await api.client.get("/watches/events", headers={"x-api-key": api.key})
+            assert response.status == 200
+            opened.append(response)
+        refused = await api.client.get("/watches/events", headers={"x-api-key": api.key})
+        assert refused.status == 429 and (await refused.json())["errors"][0]["extensions"]["code"] == "STREAM_LIMIT"
+    finally:
+        for response in opened:
+            response.close()
+
+
+async def test_a_receiver_with_a_backlog_that_never_answers_holds_back_no_other(watching, aiohttp_server, world):
+    api, fast, fast_url = watching
+    slow = Receiver()
+    slow.hold = True
+    app = web.Application()
+    app.router.add_post("/hook", slow.handle)
+    slow_url = str((await aiohttp_server(app, host="127.0.0.1")).make_url("/hook"))
+    store, (_, deliverer) = api.app[WATCHES].store, api.app[WATCH_WORKERS]
+    asked = rules.conditions({rules.HEALTH_FACTOR: {"below": 0.5}})  # never crossed: no event of its own
+    [owner] = api.app[KEYS].active_names()
+    stuck = store.create(owner, "0x" + "11" * 20, world.node.chain_id, "morpho", asked, slow_url, False)
+    other = store.create(owner, "0x" + "22" * 20, world.node.chain_id, "morpho", asked, fast_url, False)
+    backlog = [(webhooks.body(rules.FAILING, {"reason": f"test {n}"}), None) for n in range(300)]
+    store.record(stuck, {}, None, backlog)
+    store.record(other, {}, None, [(webhooks.body(rules.FAILING, {"reason": "the other's"}), None)])
+    deliverer.wake.set()
+    await until(lambda: fast.events(rules.FAILING), "the other receiver's event, past the backlog")
+    assert len(slow.posts) == 1  # one attempt at a time, still unanswered
+    slow.released.set()
 
 
 @pytest.mark.parametrize(

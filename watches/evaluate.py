@@ -47,10 +47,13 @@ class Evaluator:
         borrowing: Callable[[int], list[str]],
         woken: Callable[[], None],
         hashes: Hashes,
+        owners: Callable[[], set[str]],
     ) -> None:
         self.store = store
         self.answer = answer
         self.hashes = hashes
+        self.owners = owners
+        """The key names whose watches are evaluated (those some active key holds)."""
         self.head = head
         """A chain's newest followed head, None where it is not followed now (the read pins its own)."""
         self.borrowing = borrowing
@@ -84,7 +87,8 @@ class Evaluator:
         newest = self.head(chain_id)
         if newest is not None and newest <= kept.evaluated:
             return 0
-        watches = self.store.on_chain(chain_id)
+        owners = self.owners()
+        watches = [watch for watch in self.store.on_chain(chain_id) if watch.owner in owners]
         written = 0 if newest is None else await self._retract(chain_id, newest, watches, kept)
         pairs = {(watch.wallet, protocol): None for watch in watches for protocol in self._protocols(watch, chain_id)}
         block = newest if newest is not None else kept.evaluated + 1

@@ -144,8 +144,8 @@ class WatchStore:
         return int(row[0]), int(row[1])
 
     def delete(self, owner: str, watch_id: str) -> bool:
-        """False where the owner has no such watch (another key's is not found either). Its
-        undelivered events stay and are sent: what happened before the delete is not lost."""
+        """False where the owner has no such watch (another key's is not found either). Its events
+        stay on the event stream; its webhook, whose URL and secret go with it, gets no more."""
         with self._transaction():
             gone = self._db.execute("DELETE FROM watches WHERE id = ? AND owner = ?", (watch_id, owner)).rowcount
             if gone:
@@ -233,13 +233,14 @@ class WatchStore:
         return [Recent(*row) for row in rows]
 
     def due(self, now: float, limit: int) -> list[tuple[Event, str, str]]:
-        """Undelivered webhook events whose attempt is due, oldest first, each with its watch's URL
-        and secret (an event of a deleted watch is not sent: its URL and secret went with it)."""
+        """The oldest due undelivered event of each webhook URL (its receivers are tried one event
+        at a time, so one with a backlog holds back no other), each with its watch's URL and
+        secret: a deleted watch's events are not posted (its URL and secret went with it)."""
         rows = self._db.execute(
-            "SELECT e.seq, e.id, e.watch_id, e.kind, e.body, e.created, e.attempts, w.webhook_url, w.secret "
-            "FROM events e JOIN watches w ON w.id = e.watch_id "
+            "SELECT e.seq, e.id, e.watch_id, e.kind, e.body, e.created, e.attempts, w.webhook_url, w.secret, "
+            "min(e.seq) FROM events e JOIN watches w ON w.id = e.watch_id "  # SQLite: the row of the min
             "WHERE e.webhook = 1 AND e.delivered IS NULL AND e.failed IS NULL AND e.next_attempt <= ? "
-            "ORDER BY e.next_attempt, e.seq LIMIT ?",
+            "GROUP BY w.webhook_url ORDER BY min(e.next_attempt) LIMIT ?",
             (now, limit),
         )
         return [(Event(*row[:7]), row[7], row[8]) for row in rows]

@@ -130,7 +130,7 @@ class Deliverer:
         """Forever: start the due events' attempts (one in flight per receiver), then wait to be
         woken by a new event or for the next poll."""
         while True:
-            for event, url, secret in self.store.due(self.clock(), IN_FLIGHT * 4):
+            for event, url, secret in self.store.due(self.clock(), IN_FLIGHT + len(self._busy)):
                 if len(self._tasks) >= IN_FLIGHT:
                     break
                 if url in self._busy:
