@@ -353,7 +353,9 @@ def test_a_cold_index_behind_a_slow_node_makes_an_incomplete_coverage_that_drops
     behind = {name for reach in coverage["index"] if not reach["complete"] for name in reach["protocols"]}
     assert not behind & set(coverage["empty"]), "a check that could not be made in full is never left out"
     assert behind <= set(coverage["holding"]) | set(coverage["partial"]) | set(coverage["failed"])
-    assert "morpho" in coverage["holding"], "answered in part: what the index reached, with its warning"
+    # Answered in part, with its warning: "holding" where the index reached the saver's first market
+    # event within the budget, "partial" where a loaded machine kept it short of it (seen once in CI).
+    assert "morpho" in coverage["holding"] + coverage["partial"], "answered in part, never left out"
     assert any("morpho" in reason and "PART_UNREADABLE" in reason for reason in coverage["reasons"])
 
 
