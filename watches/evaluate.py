@@ -63,7 +63,7 @@ class Evaluator:
         self.wake = asyncio.Event()
         """Set by a new watch: evaluate now, not at the next poll."""
         self.chains: dict[int, Chain] = {}
-        self.evaluated = self.pairs = self.events = 0
+        self.pairs = self.events = 0
         self.due: dict[int, int] = {}
         """Pairs the last evaluation of each chain found due."""
 
@@ -89,16 +89,15 @@ class Evaluator:
             return 0
         owners = self.owners()
         watches = [watch for watch in self.store.on_chain(chain_id) if watch.owner in owners]
-        written = 0 if newest is None else await self._retract(chain_id, newest, watches, kept)
         pairs = {(watch.wallet, protocol): None for watch in watches for protocol in self._protocols(watch, chain_id)}
         block = newest if newest is not None else kept.evaluated + 1
         asked = [pair for pair in pairs if kept.due.get(pair, 0) <= block]
         self.due[chain_id] = len(asked)
-        answers: dict[tuple[str, str], list[dict[str, Any]] | PositionError] = {}
-        for start in range(0, len(asked), BATCH):
-            batch = asked[start : start + BATCH]
-            inputs = [{"protocol": p, "chainId": chain_id, "walletAddress": w} for w, p in batch]
-            answers.update(zip(batch, await self.answer(chain_id, inputs)))
+        # The reorg check rides beside the reads, not before them: no round of its own.
+        written: int
+        written, answers = await asyncio.gather(
+            self._retract(chain_id, newest, watches, kept), self._read(chain_id, asked)
+        )
         read = [one for one in answers.values() if not isinstance(one, PositionError)]
         blocks = [entry["blockNumber"] for entries in read for entry in entries if "blockNumber" in entry]
         kept.evaluated = max([block, *blocks]) if newest is None else newest
@@ -114,20 +113,31 @@ class Evaluator:
             if pair not in kept.due and wait > 1:  # a first reading: pairs made together come due apart
                 due = kept.evaluated + 1 + zlib.crc32(f"{pair[0]}:{pair[1]}".encode()) % wait
             kept.due[pair] = due
-        self.evaluated += len(watches)
         self.pairs += len(asked)
         self.events += written
         if written:
             self.woken()
         return written
 
-    async def _retract(self, chain_id: int, newest: int, watches: list[Watch], kept: Chain) -> int:
+    async def _read(
+        self, chain_id: int, asked: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], list[dict[str, Any]] | PositionError]:
+        """Each asked (wallet, protocol) pair's answer, BATCH pairs at a time."""
+        answers: dict[tuple[str, str], list[dict[str, Any]] | PositionError] = {}
+        for start in range(0, len(asked), BATCH):
+            batch = asked[start : start + BATCH]
+            inputs = [{"protocol": p, "chainId": chain_id, "walletAddress": w} for w, p in batch]
+            answers.update(zip(batch, await self.answer(chain_id, inputs)))
+        return answers
+
+    async def _retract(self, chain_id: int, newest: int | None, watches: list[Watch], kept: Chain) -> int:
         """Events computed at a block the chain no longer has (a reorganisation within
         REORG_WINDOW) retracted, each by a `watch.retracted` event, and the position's state put
-        back as it was before, so the next reading judges it afresh on the chain as it is now;
-        the events written."""
-        recent = self.store.since(chain_id, newest - rules.REORG_WINDOW)
-        if not recent:
+        back as it was before, so the next reading judges it afresh on the chain as it is now (a
+        pair read beside this check is read again at the next head); the events written. Without
+        a followed head (`newest` None) nothing is checked."""
+        recent = [] if newest is None else self.store.since(chain_id, newest - rules.REORG_WINDOW)
+        if newest is None or not recent:
             return 0
         try:
             found = await self.hashes(chain_id, sorted({one.block for one in recent if one.block <= newest}))
