@@ -17,7 +17,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from graphql import (
     GraphQLError,
@@ -42,6 +42,7 @@ from resolvers import portfolio, watches
 from resolvers.inputs import INTERNAL_ERROR, InputKey, RequestContext, fetch_input, unexpected
 
 log = logging.getLogger("wallet_positions.resolver")
+T = TypeVar("T")
 
 SDL_PATH = Path(__file__).with_name("schema.graphql")
 SDL = written_out(SDL_PATH.read_text(encoding="utf-8"))
@@ -159,27 +160,29 @@ async def answered(
     return await _settled(WALLETS, context, inputs, False, built, "watch")
 
 
-def _watches(context: RequestContext) -> watches.Watches:
+async def _stored(context: RequestContext, work: Callable[[watches.Watches], Awaitable[T]]) -> T:
+    """A watch field's answer; bad input a validation error, a store that cannot be reached (the
+    shared database down) an error with the code and retryable flag an input's failure carries."""
     assert context.watches is not None, "a request's context has the app's watches (api/routes.py)"
-    return context.watches
-
-
-def resolve_watches(_root: Any, info: GraphQLResolveInfo[RequestContext]) -> list[dict[str, Any]]:
-    found = _watches(info.context)
-    return [watches.shown(watch, found) for watch in found.store.owned(info.context.owner)]
-
-
-def resolve_create_watch(_root: Any, info: GraphQLResolveInfo[RequestContext], input: dict[str, Any]) -> dict[str, Any]:
-    found = _watches(info.context)
     try:
-        watch, secret = watches.create(found, info.context.owner, input, ADDRESS_RE)
-    except InputValidationError as exc:
-        raise GraphQLError(exc.message, extensions={"code": exc.code, "classification": "ValidationError"}) from None
-    return {"watch": watches.shown(watch, found), "webhookSecret": secret}
+        return await work(context.watches)
+    except PositionError as exc:
+        kind = {"classification": "ValidationError"} if isinstance(exc, InputValidationError) else {}
+        raise GraphQLError(exc.message, extensions={"code": exc.code, "retryable": exc.retryable, **kind}) from None
 
 
-def resolve_delete_watch(_root: Any, info: GraphQLResolveInfo[RequestContext], id: str) -> bool:
-    return _watches(info.context).store.delete(info.context.owner, id)
+async def resolve_watches(_root: Any, info: GraphQLResolveInfo[RequestContext]) -> list[dict[str, Any]]:
+    return await _stored(info.context, lambda found: watches.listed(found, info.context.owner))
+
+
+async def resolve_create_watch(
+    _root: Any, info: GraphQLResolveInfo[RequestContext], input: dict[str, Any]
+) -> dict[str, Any]:
+    return await _stored(info.context, lambda found: watches.create(found, info.context.owner, input, ADDRESS_RE))
+
+
+async def resolve_delete_watch(_root: Any, info: GraphQLResolveInfo[RequestContext], id: str) -> bool:
+    return await _stored(info.context, lambda found: found.store.delete(info.context.owner, id))
 
 
 async def resolve(

@@ -65,6 +65,7 @@ from api.state import (
 )
 from chain import ChainConfig, Chains
 from chain.event_index import Indexes, open_stores
+from chain.index_store import Stores
 from chain.rpc import RpcUrlError, chains_set_in, rpc_urls_from_env
 from config import SettingError, Settings, resolve
 from errors import PositionError
@@ -77,6 +78,7 @@ from resolvers.watches import Watches, borrowing
 from watches import webhooks
 from watches.evaluate import Evaluator
 from watches.store import WatchStore
+from watches.store_sqlite import SqliteWatchStore
 from watches.webhooks import Deliverer, Targets
 
 log = logging.getLogger("wallet_positions.server")
@@ -195,10 +197,22 @@ async def _validation_worker(app: web.Application) -> AsyncIterator[None]:
     await asyncio.get_running_loop().run_in_executor(None, app[PREPARER].close)
 
 
+def _watch_store(settings: Settings, stores: Stores) -> WatchStore:
+    """A SQLite file under the state directory, or, where the event index is the database replicas
+    share (`INDEX_URL`), that database: watches and their outbox then outlive any one replica."""
+    if not settings.index_url:
+        return SqliteWatchStore(Path(settings.state_dir) / "watches.sqlite")
+    from chain.index_postgres import PostgresStores
+    from watches.store_postgres import PostgresWatchStore
+
+    assert isinstance(stores, PostgresStores), "INDEX_URL opens the index in PostgreSQL (chain/event_index.py)"
+    return PostgresWatchStore(stores)
+
+
 def _watches(app: web.Application, settings: Settings) -> tuple[Watches, tuple[Evaluator, Deliverer]]:
     """The watch fields' state and the two workers behind them (docs/watches.md): the evaluator
     answers watches as `walletPositions` answers inputs, the deliverer sends what it writes."""
-    store = WatchStore(Path(settings.state_dir) / "watches.sqlite")
+    store = _watch_store(settings, app[INDEXES].stores)
     hosts = frozenset(host.strip().lower() for host in settings.webhook_hosts.split(",")) - {""}
     targets = Targets(not settings.webhook_allow_http, settings.webhook_allow_loopback, hosts)
     deliverer = Deliverer(store, targets, settings.webhook_retry_seconds, settings.webhook_first_retry)
@@ -223,7 +237,7 @@ def _watches(app: web.Application, settings: Settings) -> tuple[Watches, tuple[E
     evaluator = Evaluator(store, answer, head, borrows, deliverer.wake.set, hashes, app[KEYS].active_names)
     app[METRICS].watch_watches(
         lambda: {
-            "watches": store.total(),
+            "watches": evaluator.watching,
             "due": sum(evaluator.due.values()),
             "read": evaluator.pairs,
             "events": evaluator.events,
@@ -247,7 +261,7 @@ async def _watch_workers(app: web.Application) -> AsyncIterator[None]:
     await asyncio.gather(*tasks, return_exceptions=True)
     await deliverer.close()
     await session.close()
-    deliverer.store.close()
+    await deliverer.store.close()
 
 
 def own_command() -> str:

@@ -12,6 +12,7 @@ from aiohttp import web
 from api.responses import JSON, bytes_response, error_bytes
 from api.routes import admit
 from api.state import KEYS, READINESS, STREAMS, WATCHES
+from errors import IndexUnavailable
 
 POLL_SECONDS = 0.5
 """How often a stream looks for new events when none woke it."""
@@ -57,7 +58,10 @@ async def _stream(request: web.Request, headers: dict[str, str], owner: str, seq
     await response.prepare(request)
     readiness, quiet = request.app[READINESS], 0.0
     while not readiness.draining:
-        events = store.after(owner, seq, BATCH)
+        try:
+            events = await store.after(owner, seq, BATCH)
+        except IndexUnavailable:  # the shared database down: the stream waits for it, kept open
+            events = []
         for event in events:
             await response.write(f"id: {event.seq}\nevent: {event.kind}\ndata: {event.body}\n\n".encode())
             seq = event.seq

@@ -36,6 +36,7 @@ from tests import all_worlds
 from tests.evm import Anvil
 from tests.rpc_proxy import RpcProxy, served
 from watches import rules
+from watches.store import Draft
 
 BORROWERS = ("borrower", "borrower_b", "controller")
 WAIT_SECONDS = 600
@@ -61,7 +62,8 @@ async def measure(worlds: all_worlds.AllWorlds, folder: Path, args: argparse.Nam
             wallets = [worlds.wallets[role] for role in BORROWERS]
             wallets += ["0x" + secrets.token_hex(20) for _ in range(args.watches - len(wallets))]
             for wallet in wallets:
-                store.create("bench", wallet.lower(), node.chain_id, args.protocol, asked, None, True)
+                draft = Draft("bench", wallet.lower(), node.chain_id, args.protocol, asked, None, True)
+                await store.create(draft, args.watches, 0)
             evaluator.wake.set()
             found = []
             for _ in range(args.blocks):

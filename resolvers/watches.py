@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 from errors import InputValidationError
 from protocols import Registry
 from watches import rules
-from watches.store import Watch, WatchStore
+from watches.store import Draft, Full, Watch, WatchStore
 from watches.webhooks import Targets
 
 URL_CHARACTERS = 2048
@@ -44,11 +44,9 @@ class WatchLimit(InputValidationError):
     code = "WATCH_LIMIT"
 
 
-def create(
-    watches: Watches, owner: str, given: Mapping[str, Any], address: re.Pattern[str]
-) -> tuple[Watch, str | None]:
-    """A new watch of `owner` from createWatch's `input`, and its webhook secret; VALIDATION_ERROR
-    (or WATCH_LIMIT at a cap) for anything the client must change."""
+async def create(watches: Watches, owner: str, given: Mapping[str, Any], address: re.Pattern[str]) -> dict[str, Any]:
+    """`createWatch`'s answer: a new watch of `owner` from its `input`, and its webhook secret;
+    VALIDATION_ERROR (or WATCH_LIMIT at a cap) for anything the client must change."""
     wallet, chain_id, protocol = given["walletAddress"], given["chainId"], given.get("protocol")
     if not address.fullmatch(wallet):
         raise InputValidationError("Malformed walletAddress: expected 0x followed by 40 hexadecimal characters.")
@@ -72,21 +70,24 @@ def create(
         problem = watches.targets.problem(url)
         if problem:
             raise InputValidationError(f"webhookUrl is refused: {problem}.")
-    held, hooks = watches.store.count(owner)
-    if held >= watches.per_key:
-        raise WatchLimit(f"This key has {held} watches, the most a key may have (WATCHES_PER_KEY): delete one first.")
-    if (
-        url is not None
-        and hooks >= watches.webhooks_per_key
-        and url not in {w.webhook_url for w in watches.store.owned(owner)}
-    ):
+    draft = Draft(owner, wallet.lower(), chain_id, protocol, conditions, url, bool(stream))
+    watch = await watches.store.create(draft, watches.per_key, watches.webhooks_per_key)
+    if isinstance(watch, Full) and watch.what == "watches":
         raise WatchLimit(
-            f"This key sends to {hooks} webhook URLs, the most a key may (WEBHOOKS_PER_KEY): "
+            f"This key has {watch.held} watches, the most a key may have (WATCHES_PER_KEY): delete one first."
+        )
+    if isinstance(watch, Full):
+        raise WatchLimit(
+            f"This key sends to {watch.held} webhook URLs, the most a key may (WEBHOOKS_PER_KEY): "
             "reuse one, or delete a watch."
         )
-    watch = watches.store.create(owner, wallet.lower(), chain_id, protocol, conditions, url, bool(stream))
     watches.woken()
-    return watch, watch.secret
+    return {"watch": shown(watch, watches), "webhookSecret": watch.secret}
+
+
+async def listed(watches: Watches, owner: str) -> list[dict[str, Any]]:
+    """`watches`' answer: the owner's watches, oldest first."""
+    return [shown(watch, watches) for watch in await watches.store.owned(owner)]
 
 
 def shown(watch: Watch, watches: Watches) -> dict[str, Any]:
@@ -105,7 +106,7 @@ def shown(watch: Watch, watches: Watches) -> dict[str, Any]:
         "webhookUrl": None if watch.webhook_url is None else without_credentials(watch.webhook_url),
         "stream": watch.stream,
         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(watch.created)),
-        "failing": watches.store.failing(watch.id),
+        "failing": watch.failing,
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,17 @@ from standardwebhooks.webhooks import Webhook
 import auth
 import protocols
 from api.state import KEYS, WATCH_WORKERS, WATCHES
+from chain.index_postgres import PostgresStores
 from resolvers.watches import borrowing
 from tests import morpho_world as W
 from tests.conftest import Api, world_api, world_fixture
 from tests.test_metrics import scrape
 from tests.test_metrics import value as metric
-from watches import rules, webhooks
+from watches import rules, store_sqlite, webhooks
+from watches.rules import Threshold
+from watches.store import LEASE_SECONDS, Draft, Kept, Watch, WatchStore
+from watches.store_postgres import PostgresWatchStore
+from watches.store_sqlite import SqliteWatchStore
 from watches.webhooks import Targets
 
 world = world_fixture(lambda node: W.build(node, W.compile_all()))
@@ -48,11 +54,21 @@ class Receiver:
         self.hold = False
         """Whether a post is kept waiting, unanswered, until `released`."""
         self.released = asyncio.Event()
+        self.pause = 0.0
+        """How long each post waits before its answer."""
+        self.in_flight = self.most = 0
+        """Posts unanswered now, and the most there were at once."""
 
     async def handle(self, request: web.Request) -> web.Response:
         self.posts.append((dict(request.headers), await request.text()))
-        if self.hold:
-            await self.released.wait()
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        try:
+            await asyncio.sleep(self.pause)
+            if self.hold:
+                await self.released.wait()
+        finally:
+            self.in_flight -= 1
         return web.Response(status=self.statuses.pop(0) if self.statuses else 204)
 
     def events(self, kind: str) -> list[dict[str, Any]]:
@@ -89,6 +105,13 @@ async def streamed(api: Api, count: int, last: str | None = None) -> list[tuple[
     raise AssertionError(f"the stream ended after {len(found)} events")
 
 
+async def made(store: WatchStore, draft: Draft) -> Watch:
+    """A watch stored as createWatch stores one, past the GraphQL checks."""
+    watch = await store.create(draft, 100, 100)
+    assert isinstance(watch, Watch)
+    return watch
+
+
 async def health_factor(api: Api, wallet: str, chain_id: int) -> float:
     reply = await api.query(
         POSITIONS, {"inputs": [{"protocol": "morpho", "chainId": chain_id, "walletAddress": wallet}]}
@@ -97,24 +120,39 @@ async def health_factor(api: Api, wallet: str, chain_id: int) -> float:
     return float(entry["marketPositions"][0]["risk"]["healthFactor"])
 
 
-@pytest.fixture
-async def watching(aiohttp_client: Any, aiohttp_server: Any, keys_file: Path, api_key: str, world: Any, tmp_path: Path):
-    receiver = Receiver()
+WATCHING = {
+    "head_poll_seconds": 0.1,
+    "webhook_allow_http": True,
+    "webhook_allow_loopback": True,
+    "webhook_first_retry": 0.1,
+}
+
+
+async def receiving(aiohttp_server: Any, receiver: Receiver) -> str:
+    """The URL `receiver` is served at on loopback."""
     app = web.Application()
     app.router.add_post("/hook", receiver.handle)
-    served = await aiohttp_server(app, host="127.0.0.1")
-    api = await world_api(
-        aiohttp_client,
-        keys_file,
-        api_key,
-        world.write_addresses(tmp_path / "a.json"),
-        world.node,
-        head_poll_seconds=0.1,
-        webhook_allow_http=True,
-        webhook_allow_loopback=True,
-        webhook_first_retry=0.1,
-    )
-    yield api, receiver, str(served.make_url("/hook"))
+    return str((await aiohttp_server(app, host="127.0.0.1")).make_url("/hook"))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def watching(
+    request: pytest.FixtureRequest,
+    aiohttp_client: Any,
+    aiohttp_server: Any,
+    keys_file: Path,
+    api_key: str,
+    world: Any,
+    tmp_path: Path,
+):
+    """The app with its watches in a SQLite file of its own, or in a PostgreSQL database (as
+    replicas keep them), a receiver, and its URL."""
+    receiver = Receiver()
+    url = await receiving(aiohttp_server, receiver)
+    index_url = request.getfixturevalue("database") if request.param == "postgresql" else ""
+    addresses = world.write_addresses(tmp_path / "a.json")
+    api = await world_api(aiohttp_client, keys_file, api_key, addresses, world.node, index_url=index_url, **WATCHING)
+    yield api, receiver, url
     world.node.send(world.oracle, "setPrice(uint256)", W.ORACLE_PRICE)
 
 
@@ -234,8 +272,8 @@ async def test_a_watch_no_active_key_holds_is_not_evaluated(watching, world):
     )
     store = api.app[WATCHES].store
     [owner] = api.app[KEYS].active_names()
-    gone = store.create("revoked", borrower.lower(), chain_id, "morpho", asked, url, False)
-    held = store.create(owner, borrower.lower(), chain_id, "morpho", asked, url, False)
+    gone = await made(store, Draft("revoked", borrower.lower(), chain_id, "morpho", asked, url, False))
+    held = await made(store, Draft(owner, borrower.lower(), chain_id, "morpho", asked, url, False))
     api.app[WATCH_WORKERS][0].wake.set()
     await until(lambda: receiver.events(rules.CROSSED), "the held watch's crossing")
     world.node.mine(2)
@@ -270,11 +308,11 @@ async def test_a_receiver_with_a_backlog_that_never_answers_holds_back_no_other(
     store, (_, deliverer) = api.app[WATCHES].store, api.app[WATCH_WORKERS]
     asked = rules.conditions({rules.HEALTH_FACTOR: {"below": 0.5}})  # never crossed: no event of its own
     [owner] = api.app[KEYS].active_names()
-    stuck = store.create(owner, "0x" + "11" * 20, world.node.chain_id, "morpho", asked, slow_url, False)
-    other = store.create(owner, "0x" + "22" * 20, world.node.chain_id, "morpho", asked, fast_url, False)
+    stuck = await made(store, Draft(owner, "0x" + "11" * 20, world.node.chain_id, "morpho", asked, slow_url, False))
+    other = await made(store, Draft(owner, "0x" + "22" * 20, world.node.chain_id, "morpho", asked, fast_url, False))
     backlog = [(webhooks.body(rules.FAILING, {"reason": f"test {n}"}), None) for n in range(300)]
-    store.record(stuck, {}, None, backlog)
-    store.record(other, {}, None, [(webhooks.body(rules.FAILING, {"reason": "the other's"}), None)])
+    await store.record(stuck, Kept(), {}, None, backlog)
+    await store.record(other, Kept(), {}, None, [(webhooks.body(rules.FAILING, {"reason": "the other's"}), None)])
     deliverer.wake.set()
     await until(lambda: fast.events(rules.FAILING), "the other receiver's event, past the backlog")
     assert len(slow.posts) == 1  # one attempt at a time, still unanswered
@@ -371,6 +409,156 @@ async def test_an_event_written_before_a_stop_is_sent_after_the_restart_once(
     assert [json.loads(body)["type"] for _, body in receiver.posts] == [rules.CROSSED, rules.CROSSED]
     assert receiver.posts[0][0]["webhook-id"] == receiver.posts[1][0]["webhook-id"]
     assert deliverer.sent == 1
+
+
+async def test_two_replicas_on_one_database_write_each_change_once_and_send_each_event_once(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path, database
+):
+    """Two replicas sharing a PostgreSQL database: one evaluates the chain (a borrow crossed from
+    the start makes one event, not two); each event is attempted by one of them, a receiver's
+    events one at a time across both; the replica holding an attempt stops and the other sends
+    it, with the same id; the stream of either gives every event, in the order written."""
+    receiver = Receiver()
+    url = await receiving(aiohttp_server, receiver)
+    addresses = world.write_addresses(tmp_path / "a.json")
+    replicas = [
+        await world_api(aiohttp_client, keys_file, api_key, addresses, world.node, index_url=database, **WATCHING)
+        for _ in range(2)
+    ]
+    borrower, chain_id, node = world.wallets["borrower"], world.node.chain_id, world.node
+    below = round(await health_factor(replicas[0], borrower, chain_id) * 1.1, 4)  # crossed from the start
+    given = {"walletAddress": borrower, "chainId": chain_id, "healthFactor": {"below": below}}
+    assert (await replicas[0].query(CREATE, {"input": {**given, "webhookUrl": url, "stream": True}})).body["data"]
+    await until(lambda: receiver.events(rules.CROSSED), "the crossing")
+    evaluators = [replica.app[WATCH_WORKERS][0] for replica in replicas]
+    [evaluating] = [evaluator for evaluator in evaluators if evaluator.pairs]
+    node.mine(3)
+    await until(lambda: evaluating.chains[chain_id].evaluated >= node.block_number(), "evaluation")
+    assert len(receiver.events(rules.CROSSED)) == 1 and sum(bool(e.pairs) for e in evaluators) == 1
+
+    # A backlog of 30 for the one receiver: each sent once, one at a time.
+    store, [owner] = replicas[1].app[WATCHES].store, replicas[1].app[KEYS].active_names()
+    asked = rules.conditions({rules.HEALTH_FACTOR: {"below": 0.5}})
+    quiet = await made(store, Draft(owner, "0x" + "33" * 20, chain_id, "morpho", asked, url, True))
+    receiver.pause = 0.02
+    await store.record(
+        quiet, Kept(), {}, None, [(webhooks.body(rules.FAILING, {"reason": f"{n}"}), None) for n in range(30)]
+    )
+    await until(lambda: len(receiver.posts) == 31, "the backlog")
+    delivered = [replica.app[WATCH_WORKERS][1] for replica in replicas]
+    assert len({headers["webhook-id"] for headers, _ in receiver.posts}) == 31 and receiver.most == 1
+    await until(lambda: sum(deliverer.sent for deliverer in delivered) == 31, "every outcome recorded")
+
+    # The replica attempting the next event stops; the other sends it, the same id.
+    receiver.hold = True
+    await store.record(quiet, Kept(version=1), {}, None, [(webhooks.body(rules.FAILING, {"reason": "last"}), None)])
+    await until(lambda: len(receiver.posts) == 32, "the last event's attempt")
+    [(holder, left)] = [(r, o) for r, o, d in zip(replicas, replicas[::-1], delivered) if d.attempting]
+    await holder.client.close()
+    receiver.hold = False
+    receiver.released.set()
+    await until(lambda: len(receiver.posts) == 33, "the last event sent by the other replica")
+    assert receiver.posts[-1][0]["webhook-id"] == receiver.posts[-2][0]["webhook-id"]
+    streamed_ids = [body["data"]["eventId"] for _, _, body in await streamed(left, 32)]
+    posted = [json.loads(body)["data"]["eventId"] for _, body in receiver.posts]
+    assert streamed_ids == list(dict.fromkeys(posted))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path):
+    if request.param == "sqlite":
+        kept = SqliteWatchStore(tmp_path / "watches.sqlite")
+        yield kept
+        await kept.close()
+        return
+    stores = PostgresStores(request.getfixturevalue("database"), 2)
+    yield PostgresWatchStore(stores)
+    await stores.close()
+
+
+async def test_a_claimed_event_is_no_one_elses_until_its_outcome_or_its_lease_ends(store):
+    asked = rules.conditions({rules.HEALTH_FACTOR: {"below": 1.1}})
+    a, b = "https://a.example/hook", "https://b.example/hook"
+    one = await made(store, Draft("o", "0x" + "11" * 20, 1, "morpho", asked, a, False))
+    two = await made(store, Draft("o", "0x" + "22" * 20, 1, "morpho", asked, b, False))
+    failing = [(webhooks.body(rules.FAILING, {"reason": "r"}), None)]
+    a1, a2 = await store.record(one, Kept(), {}, None, failing * 2)
+    [b1] = await store.record(two, Kept(), {}, None, failing)
+    now = time.time()
+    assert {(event.id, url) for event, url, _ in await store.due(now, 10)} == {(a1, a), (b1, b)}
+    assert await store.due(now, 10) == []  # claimed; a's second waits for its first
+    await store.attempted(a1, True, None, None)
+    assert [event.id for event, _, _ in await store.due(now, 10)] == [a2]
+    assert {event.id for event, _, _ in await store.due(now + LEASE_SECONDS + 1, 10)} == {a2, b1}  # leases ended
+    await store.release([a2])
+    assert [event.id for event, _, _ in await store.due(now + LEASE_SECONDS + 1, 10)] == [a2]
+    assert await store.delete("o", two.id) and await store.due(now + 3 * LEASE_SECONDS, 10) != []
+    assert [url for _, url, _ in await store.due(now + 5 * LEASE_SECONDS, 10)] == [a]  # b's went with its watch
+    assert await store.record(one, Kept(), {}, "stale", []) is None  # judged from a version since moved
+
+
+async def test_events_two_replicas_write_at_once_reach_a_stream_reader_all(database):
+    """Numbered in the order they commit: a reader asking for those after the last it saw, while
+    two replicas write, misses none."""
+    stores = [PostgresStores(database, 2) for _ in range(2)]
+    writers = [PostgresWatchStore(one) for one in stores]
+    asked = rules.conditions({rules.HEALTH_FACTOR: {"below": 1.1}})
+    watches = [await made(w, Draft("o", f"0x{n:040x}", 1, "morpho", asked, None, True)) for n, w in enumerate(writers)]
+    seen: dict[str, int] = {}
+
+    async def write(store: WatchStore, watch: Watch) -> None:
+        kept = Kept()
+        for n in range(100):
+            assert await store.record(watch, kept, {}, None, [(webhooks.body(rules.FAILING, {"reason": f"{n}"}), None)])
+
+    async def read() -> None:
+        last = 0
+        while len(seen) < 200:
+            for event in await writers[1].after("o", last, 50):
+                seen[event.id] = last = event.seq
+            await asyncio.sleep(0)
+
+    try:
+        async with asyncio.timeout(WAIT_SECONDS):
+            await asyncio.gather(write(writers[0], watches[0]), write(writers[1], watches[1]), read())
+    finally:
+        for one in stores:
+            await one.close()
+    assert list(seen.values()) == sorted(seen.values())
+
+
+def test_a_file_of_the_first_version_keeps_its_watches_and_events(tmp_path):
+    """A watches file made before the store counted versions opens with nothing lost."""
+    path = tmp_path / "watches.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript(store_sqlite.MIGRATIONS[0])
+    conditions = json.dumps([[1.1, 1.155], None])
+    old.execute(
+        "INSERT INTO watches VALUES ('w_1', 'o', '0xw', 1, 'morpho', ?, 'https://a.example/h', 's', 1, 1.0)",
+        (conditions,),
+    )
+    old.execute("INSERT INTO failing VALUES ('w_1', 'morpho: NETWORK_ERROR: down')")
+    old.execute(
+        "INSERT INTO events (id, watch_id, owner, kind, body, chain_id, created, webhook, stream, next_attempt) "
+        "VALUES ('msg_1', 'w_1', 'o', 'watch.failing', '{}', 1, 1.0, 1, 1, 1.0)"
+    )
+    old.commit()
+    old.close()
+
+    async def opened() -> tuple[list[Watch], list[str]]:
+        kept = SqliteWatchStore(path)
+        try:
+            return await kept.owned("o"), [event.id for event in await kept.after("o", 0, 10)]
+        finally:
+            await kept.close()
+
+    [watch], events = asyncio.run(opened())
+    assert (watch.id, watch.failing, watch.conditions.health_factor) == (
+        "w_1",
+        "morpho: NETWORK_ERROR: down",
+        Threshold(1.1, 1.155),
+    )
+    assert events == ["msg_1"]
 
 
 def test_a_watch_naming_no_protocol_reads_those_with_borrows():

@@ -13,10 +13,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from errors import PositionError
+from errors import IndexUnavailable, PositionError
 from resolvers.portfolio import INCOMPLETE
 from watches import rules, webhooks
-from watches.store import Watch, WatchStore
+from watches.store import Kept, Watch, WatchStore
 
 log = logging.getLogger("wallet_positions.watches")
 
@@ -63,7 +63,8 @@ class Evaluator:
         self.wake = asyncio.Event()
         """Set by a new watch: evaluate now, not at the next poll."""
         self.chains: dict[int, Chain] = {}
-        self.pairs = self.events = 0
+        self.pairs = self.events = self.watching = 0
+        """Pairs read and events written by this process; watches kept (by every process)."""
         self.due: dict[int, int] = {}
         """Pairs the last evaluation of each chain found due."""
 
@@ -72,13 +73,23 @@ class Evaluator:
         poll (a new watch ends it early)."""
         while True:
             self.wake.clear()
-            for chain_id in self.store.chains():
-                try:
-                    await self.evaluate(chain_id)
-                except Exception:
-                    log.exception("watches of chain %d not evaluated", chain_id)
+            try:
+                self.watching = await self.store.total()
+                for chain_id in await self.store.chains():
+                    if await self.store.claim(chain_id):
+                        await self._evaluated(chain_id)
+            except IndexUnavailable as exc:
+                log.warning("watches not evaluated: %s", exc.message)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), poll_seconds)
+
+    async def _evaluated(self, chain_id: int) -> None:
+        try:
+            await self.evaluate(chain_id)
+        except IndexUnavailable:
+            raise
+        except Exception:
+            log.exception("watches of chain %d not evaluated", chain_id)
 
     async def evaluate(self, chain_id: int) -> int:
         """The chain's due watches at its newest block, unless that block was evaluated; the
@@ -88,7 +99,8 @@ class Evaluator:
         if newest is not None and newest <= kept.evaluated:
             return 0
         owners = self.owners()
-        watches = [watch for watch in self.store.on_chain(chain_id) if watch.owner in owners]
+        found = [(watch, last) for watch, last in await self.store.on_chain(chain_id) if watch.owner in owners]
+        watches = [watch for watch, _ in found]
         pairs = {(watch.wallet, protocol): None for watch in watches for protocol in self._protocols(watch, chain_id)}
         block = newest if newest is not None else kept.evaluated + 1
         asked = [pair for pair in pairs if kept.due.get(pair, 0) <= block]
@@ -96,18 +108,18 @@ class Evaluator:
         # The reorg check rides beside the reads, not before them: no round of its own.
         written: int
         written, answers = await asyncio.gather(
-            self._retract(chain_id, newest, watches, kept), self._read(chain_id, asked)
+            self._retract(chain_id, newest, found, kept), self._read(chain_id, asked)
         )
         read = [one for one in answers.values() if not isinstance(one, PositionError)]
         blocks = [entry["blockNumber"] for entries in read for entry in entries if "blockNumber" in entry]
         kept.evaluated = max([block, *blocks]) if newest is None else newest
         waits: dict[tuple[str, str], int] = {}
-        for watch in watches:
+        for watch, last in found:
             mine = {
                 p: answers[(watch.wallet, p)] for p in self._protocols(watch, chain_id) if (watch.wallet, p) in answers
             }
             if mine:
-                written += self._judge(watch, mine, kept.evaluated, waits)
+                written += await self._judge(watch, last, mine, kept.evaluated, waits)
         for pair, due in waits.items():
             wait = due - kept.evaluated
             if pair not in kept.due and wait > 1:  # a first reading: pairs made together come due apart
@@ -130,13 +142,13 @@ class Evaluator:
             answers.update(zip(batch, await self.answer(chain_id, inputs)))
         return answers
 
-    async def _retract(self, chain_id: int, newest: int | None, watches: list[Watch], kept: Chain) -> int:
+    async def _retract(self, chain_id: int, newest: int | None, watches: list[tuple[Watch, Kept]], kept: Chain) -> int:
         """Events computed at a block the chain no longer has (a reorganisation within
         REORG_WINDOW) retracted, each by a `watch.retracted` event, and the position's state put
         back as it was before, so the next reading judges it afresh on the chain as it is now (a
         pair read beside this check is read again at the next head); the events written. Without
         a followed head (`newest` None) nothing is checked."""
-        recent = [] if newest is None else self.store.since(chain_id, newest - rules.REORG_WINDOW)
+        recent = [] if newest is None else await self.store.since(chain_id, newest - rules.REORG_WINDOW)
         if newest is None or not recent:
             return 0
         try:
@@ -146,11 +158,11 @@ class Evaluator:
             return 0
         gone = [one for one in recent if one.block > newest or found.get(one.block, one.block_hash) != one.block_hash]
         written = 0
-        for watch in watches:
+        for watch, last in watches:
             mine = [one for one in gone if one.watch_id == watch.id]
             if not mine:
                 continue
-            states = self.store.states(watch.id)
+            states = dict(last.states)
             events: list[tuple[dict[str, Any], str | None]] = []
             for one in mine:
                 if one.position is not None and one.kind in rules.BEFORE_RETRACTED:
@@ -167,26 +179,27 @@ class Evaluator:
                 }
                 events.append((_event(rules.RETRACTED, watch, protocol, data), None))
             retracts = tuple(one.id for one in mine)
-            written += len(self.store.record(watch, states, self.store.failing(watch.id), events, retracts))
+            written += len(await self.store.record(watch, last, states, last.failing, events, retracts) or ())
         return written
 
     def _protocols(self, watch: Watch, chain_id: int) -> list[str]:
         return [watch.protocol] if watch.protocol else self.borrowing(chain_id)
 
-    def _judge(
+    async def _judge(
         self,
         watch: Watch,
+        last: Kept,
         answers: Mapping[str, list[dict[str, Any]] | PositionError],
         block: int,
         waits: dict[tuple[str, str], int],
     ) -> int:
         """One watch against the answers of its pairs read now at `block`: its states moved, its
         events written, and each pair's next read no later than this watch needs (`waits`: the
-        nearest watch of a pair decides). A borrow missing from an answer that says it was not
-        read in full (a part unreadable, an account not answered) is not called closed: its state
-        stays until an answer read in full says so."""
-        states = self.store.states(watch.id)
-        failing = self.store.failing(watch.id)
+        nearest watch of a pair decides); nothing is written where nothing moved. A borrow missing
+        from an answer that says it was not read in full (a part unreadable, an account not
+        answered) is not called closed: its state stays until an answer read in full says so."""
+        states = dict(last.states)
+        failing = last.failing
         events: list[tuple[dict[str, Any], str | None]] = []
         for protocol, answer in answers.items():
             if isinstance(answer, PositionError):
@@ -221,7 +234,9 @@ class Evaluator:
             waits[pair] = min(
                 waits.get(pair, block + rules.SPREAD[0][1]), block + rules.wait(found, watch.conditions, crossed)
             )
-        return len(self.store.record(watch, states, failing, events))
+        if (states, failing, events) == (last.states, last.failing, []):
+            return 0
+        return len(await self.store.record(watch, last, states, failing, events) or ())
 
 
 def _incomplete(entries: list[dict[str, Any]]) -> bool:

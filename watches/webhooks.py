@@ -23,6 +23,7 @@ import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
+from errors import IndexUnavailable
 from watches.store import Event, WatchStore
 
 log = logging.getLogger("wallet_positions.watches")
@@ -123,47 +124,62 @@ class Deliverer:
         self.clock = clock
         self.wake = asyncio.Event()
         self.sent = self.retried = self.failed = 0
-        self._busy: set[str] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], str] = {}
+        """Attempts under way, each with its event's id."""
 
     async def run(self, session: aiohttp.ClientSession, poll_seconds: float = 0.5) -> None:
-        """Forever: start the due events' attempts (one in flight per receiver), then wait to be
-        woken by a new event or for the next poll."""
+        """Forever: claim the due events (one in flight per receiver, IN_FLIGHT at most) and start
+        their attempts, then wait to be woken by a new event or an attempt's end, or for the next
+        poll."""
         while True:
-            for event, url, secret in self.store.due(self.clock(), IN_FLIGHT + len(self._busy)):
-                if len(self._tasks) >= IN_FLIGHT:
-                    break
-                if url in self._busy:
-                    continue
-                self._busy.add(url)
-                task = asyncio.create_task(self._attempt(session, event, url, secret))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
             self.wake.clear()
+            try:
+                claimed = await self.store.due(self.clock(), IN_FLIGHT - len(self._tasks))
+            except IndexUnavailable as exc:
+                log.warning("webhook events not claimed: %s", exc.message)
+                claimed = []
+            for event, url, secret in claimed:
+                task = asyncio.create_task(self._attempt(session, event, url, secret))
+                self._tasks[task] = event.id
+                task.add_done_callback(self._tasks.pop)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), poll_seconds)
 
+    @property
+    def attempting(self) -> int:
+        """Attempts under way."""
+        return len(self._tasks)
+
     async def close(self) -> None:
-        for task in list(self._tasks):
+        """Attempts under way stopped and their claims given back, so the next process (or another
+        replica) attempts them at once, not when their leases end."""
+        stopped = dict(self._tasks)
+        for task in stopped:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*stopped, return_exceptions=True)
+        unrecorded = [event_id for task, event_id in stopped.items() if task.cancelled()]
+        with contextlib.suppress(IndexUnavailable):
+            await self.store.release(unrecorded)
 
     async def _attempt(self, session: aiohttp.ClientSession, event: Event, url: str, secret: str) -> None:
+        """One attempt, its outcome recorded (where the store cannot take it, the event's lease
+        ends unrecorded and it is attempted again, with the same id)."""
         try:
             problem = await self._post(session, event, url, secret)
             now = self.clock()
             if problem is None:
                 self.sent += 1
-                self.store.attempted(event.id, True, None, None)
+                await self.store.attempted(event.id, True, None, None)
             elif now - event.created >= self.retry_seconds:
                 self.failed += 1
-                self.store.attempted(event.id, False, None, problem)
+                await self.store.attempted(event.id, False, None, problem)
             else:
                 self.retried += 1
                 delay = min(self.first_delay * 2**event.attempts, MAX_DELAY_SECONDS)
-                self.store.attempted(event.id, False, now + delay, None)
+                await self.store.attempted(event.id, False, now + delay, None)
+        except IndexUnavailable as exc:
+            log.warning("a webhook attempt's outcome not recorded: %s", exc.message)
         finally:
-            self._busy.discard(url)
             self.wake.set()
 
     async def _post(self, session: aiohttp.ClientSession, event: Event, url: str, secret: str) -> str | None:
