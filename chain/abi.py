@@ -46,7 +46,7 @@ class AbiType:
     record: Any = field(default=None, compare=False)
     """The NamedTuple class a named tuple decodes into."""
 
-    @property
+    @functools.cached_property
     def dynamic(self) -> bool:
         if self.kind in ("bytes", "string"):
             return True
@@ -54,7 +54,7 @@ class AbiType:
             return self.size == 0 or self.items[0].dynamic
         return self.kind == "tuple" and any(item.dynamic for item in self.items)
 
-    @property
+    @functools.cached_property
     def canonical(self) -> str:
         """The type without component names, as selectors and other ABI tools spell it."""
         if self.kind == "array":
@@ -65,7 +65,7 @@ class AbiType:
             return f"{self.kind}{self.size}"
         return f"bytes{self.size}" if self.kind == "fixedbytes" else self.kind
 
-    @property
+    @functools.cached_property
     def head_size(self) -> int:
         """Bytes this type takes in its enclosing head: 32 for dynamic types and scalars."""
         if self.dynamic:
@@ -79,6 +79,7 @@ class AbiType:
 
 _BASIC = re.compile(r"(address|bool|string|bytes|uint|int)(\d*)")
 _NAMED = re.compile(r"(.*\S)\s+([A-Za-z_]\w*)")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 
 
 @lru_cache(maxsize=512)
@@ -189,7 +190,7 @@ def _encode(abi_type: AbiType, value: Any) -> bytes:
             raise AbiError(f"bool needs a bool, got {type(value).__name__}")
         return int(value).to_bytes(32, "big")
     if kind == "address":
-        if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]{40}", value):
+        if not isinstance(value, str) or not _ADDRESS.fullmatch(value):
             raise AbiError(f"not an address: {str(value)[:50]!r}")
         return bytes(12) + bytes.fromhex(value[2:])
     if kind == "fixedbytes":

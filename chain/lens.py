@@ -112,9 +112,11 @@ class Tapes:
 
     async def answer(self, target: str, calldata: bytes) -> tuple[bool, bytes] | None:
         """A call's (success, return or revert data) once the lenses that may hold it are back;
-        None when no tape has it."""
+        None when no tape has it. (A batch of many wallets covers a target with a lens each, and
+        asks it many calls: those back cost no await.)"""
         for lens in self._covering.get(target, ()):
-            await asyncio.shield(lens)
+            if not lens.done():
+                await asyncio.shield(lens)
         return self.recorded(target, calldata)
 
     def recorded(self, target: str, calldata: bytes) -> tuple[bool, bytes] | None:
