@@ -555,6 +555,35 @@ def test_the_rewards_read_the_published_abi():
     )
 
 
+SPARK_RISK = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on SparkWalletPositions { blockNumber warnings { code message target }
+    marketStates { marketAddress healthFactor risk { healthFactor loanToValue liquidationLoanToValue
+      liquidationPrices { asset { symbol } priceUsd priceInLoanAsset dropToLiquidation } oracle { address } } } } }
+  errors { error { code message } } } }"""
+
+
+async def test_sparklend_risk_is_its_pools_own(world_client, world):
+    """SparkLend's `risk`, read through its own markets as Aave's: the health factor its Pool's
+    getUserAccountData gives, the oracle its PoolAddressesProvider names, and at the WETH
+    collateral's liquidation price (everything else as it is) a health factor of 1."""
+    (spark,), borrower = world.spark, world.wallets["borrower"]
+    answer = await query_positions(world_client, SPARK_RISK, "spark", [borrower], 31337)
+    assert answer["errors"] == []
+    ((state,),) = [entry["marketStates"] for entry in answer["data"]]
+    risk, expected = state["risk"], Expected(world, answer["data"][0]["blockNumber"])
+    *_, threshold, _, health = expected.call(
+        spark.pool, "getUserAccountData(address)", borrower, returns=["uint256"] * 6
+    )
+    assert risk["healthFactor"] == pytest.approx(health / 1e18, rel=1e-12) == state["healthFactor"]
+    assert risk["liquidationLoanToValue"] == pytest.approx(threshold / 1e4, rel=1e-12)
+    assert risk["oracle"]["address"] == spark.oracle.lower()
+    (price,) = risk["liquidationPrices"]
+    now = expected.call(spark.oracle, "getAssetPrice(address)", spark.tokens["WETH"]) / 1e8
+    assert price["asset"]["symbol"] == "WETH"
+    assert risk["healthFactor"] * price["priceUsd"] / now == pytest.approx(1, rel=1e-9)
+    assert price["dropToLiquidation"] == pytest.approx(1 - price["priceUsd"] / now, rel=1e-9)
+
+
 async def test_sparklend_is_read_as_aave_on_its_own_markets(world_client, world):
     """`spark` reads the markets listed as SparkLend's (an Aave v3 fork) with the same method,
     and only those; its positions and pools say so in their `type`."""

@@ -461,6 +461,37 @@ def test_aave_flows_are_the_actions_and_earnings_add_up(aave: AaveFlows, steps: 
             assert int(row["earned"]) >= -rounding, row
 
 
+async def test_spark_flows_are_read_as_aaves_from_its_own_pool(aave: AaveFlows) -> None:
+    """SparkLend's market flows (adapters/spark/flows.py) are Aave's method on Spark's own Pool: a
+    supply, a borrow and a repay in its DAI market, each at the block its Pool emitted it, priced
+    by Spark's oracle, and earnings that add up."""
+    node, wallet, (spark,) = aave.node, aave.wallet, aave.world.spark
+    pool, dai = spark.pool.lower(), spark.tokens["DAI"].lower()
+    node.send(dai, "mint(uint256)", 1_000 * ETHER, sender=wallet)
+    node.send(dai, "approve(address,uint256)", pool, 2**256 - 1, sender=wallet)
+    start = node.block_number()
+    supplied = node.send(pool, "supply(address,uint256,address,uint16)", dai, 1_000 * ETHER, wallet, 0, sender=wallet)
+    borrow = "borrow(address,uint256,uint256,uint16,address)"
+    borrowed = node.send(pool, borrow, dai, 100 * ETHER, 2, 0, wallet, sender=wallet)
+    repaid = node.send(pool, "repay(address,uint256,uint256,address)", dai, 50 * ETHER, 2, wallet, sender=wallet)
+    node.mine(1)
+    inputs = [{"protocol": "spark", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(aave.folder, aave.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]] == [
+        (f"{pool}:{dai}:supply", "supply", 1_000 * ETHER, _block(supplied)),
+        (f"{pool}:{dai}:borrow", "borrow", 100 * ETHER, _block(borrowed)),
+        (f"{pool}:{dai}:borrow", "repay", -50 * ETHER, _block(repaid)),
+    ]
+    for flow in entry["flows"]:
+        price = node.call(spark.oracle, "getAssetPrice(address)", dai, block=flow["blockNumber"])
+        assert flow["amountUsd"] == pytest.approx(int(flow["amount"]) * price / 10**8 / ETHER, rel=1e-12), flow
+    assert {row["position"] for row in entry["earnings"]} >= {f"{pool}:{dai}:supply", f"{pool}:{dai}:borrow"}
+    for row in entry["earnings"]:
+        earned_adds_up(row)
+
+
 class LidoFlows:
     """Lido's test world: the holder submits, sends, receives and wraps while stETH rebases."""
 

@@ -13,7 +13,7 @@ import pytest
 import auth
 from tests import vault_style_world as V
 from tests.evm import Anvil
-from tests.test_history_flows import _block, ask, chain_fixture, earned_adds_up
+from tests.test_history_flows import _assets, _block, ask, chain_fixture, earned_adds_up
 from tests.test_past_blocks import Service
 
 
@@ -131,3 +131,32 @@ async def test_a_contract_the_flows_need_failing_leaves_the_points_standing(cool
     (warning,) = [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]
     assert warning["target"] == "ethena" and "convertToAssets broken" in warning["message"]
     assert entry["flows"] == entry["earnings"] == []
+
+
+async def test_sky_savings_vaults_minted_and_sent_are_flows(cooldowns: CooldownFlows) -> None:
+    """Sky's savings vaults (sUSDS, sDAI) follow the vault-style flows: a mint into sUSDS (in USDS, as
+    its ERC-4626 event says) and sDAI shares sent away (in DAI, by the vault's own rate then), priced, and
+    earnings that add up."""
+    node, world, wallet = cooldowns.node, cooldowns.world, cooldowns.wallet
+    susds, sdai = world.vaults["sky-susds"].lower(), world.vaults["sky-sdai"].lower()
+    usds = world.tokens["USDS"].lower()
+    node.send(usds, "mint(address,uint256)", wallet, 1_000 * 10**18)
+    node.send(usds, "approve(address,uint256)", susds, 1_000 * 10**18, sender=wallet)
+    start = node.block_number()
+    deposited = node.send(susds, "mint(uint256,address)", 400 * 10**18, wallet, sender=wallet)  # as the world does
+    shares = node.call(sdai, "balanceOf(address)", wallet) // 3
+    sent = node.send(sdai, "transfer(address,uint256)", node.accounts[6], shares, sender=wallet)
+    sent_assets = node.call(sdai, "convertToAssets(uint256)", shares, block=_block(sent))
+    node.mine(1)
+    inputs = [{"protocol": "sky", "chainId": node.chain_id, "walletAddress": wallet}]
+    async with Service(cooldowns.folder, cooldowns.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    assert [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]] == [
+        (susds, "deposit", _assets(deposited, 0, address=susds), _block(deposited)),
+        (sdai, "transfer-out", -sent_assets, _block(sent)),
+    ]
+    assert all(flow["amountUsd"] is not None for flow in entry["flows"])
+    assert {row["position"] for row in entry["earnings"]} == {susds, sdai}
+    for row in entry["earnings"]:
+        earned_adds_up(row)

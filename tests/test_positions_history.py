@@ -50,8 +50,24 @@ async def ask_series(service: Service, inputs: list[dict[str, Any]], **arguments
     return result
 
 
+EVERY_OTHER = [
+    *(("spark", "saver"), ("lido", "saver"), ("maker", "saver"), ("euler", "controller"), ("uniswap", "saver")),
+    *(("ethena", "saver"), ("sky", "saver"), ("erc4626", "saver"), ("etherfi", "saver"), ("rocketpool", "saver")),
+    *(("renzo", "saver"), ("kelp", "saver"), ("balancer", "saver"), ("aura", "saver"), ("curve", "saver")),
+    ("convex", "saver"),
+]
+"""With tests/test_past_blocks.py's INPUTS, a demo wallet holding something of every protocol."""
+ETHER_VALUED = {"etherfi", "rocketpool", "renzo", "kelp"}
+"""Their tokens are valued in ether: at a point where the ETH/USD feed is stale, the null USD
+figures are named by a warning on ether, not on the position (docs/matrix.md: not built yet)."""
+
+
 def inputs_of(worlds: Any) -> list[dict[str, Any]]:
-    return [{key: value for key, value in item.items() if key != "blockNumber"} for item in position_inputs(worlds)]
+    chain = worlds.node.chain_id
+    return [
+        *({key: value for key, value in item.items() if key != "blockNumber"} for item in position_inputs(worlds)),
+        *({"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[role]} for p, role in EVERY_OTHER),
+    ]
 
 
 async def test_every_point_is_the_answer_at_its_block(history):
@@ -62,7 +78,7 @@ async def test_every_point_is_the_answer_at_its_block(history):
     start, end = min(kept), max(kept)
     inputs = inputs_of(worlds)
     movers = []
-    async with Service(folder, key, worlds.node) as service:
+    async with Service(folder, key, worlds.node, rate_limit=100_000) as service:
         for first in range(0, len(inputs), 5):
             batch = inputs[first : first + 5]
             answer = await ask_series(
@@ -83,8 +99,10 @@ async def test_every_point_is_the_answer_at_its_block(history):
                     assert point["totals"] == alone["totals"] == from_legs(alone), where
                     ids = [position["id"] for position in alone["allPositions"]]
                     assert len(ids) == len(set(ids)), ("each position once, by its id", where)
-                    assert close(point["totals"], by_hand(alone)), where
-                    assert unexplained(alone, FIGURES) == [], (batch[number]["protocol"], point["blockNumber"])
+                    if batch[number]["protocol"] not in {p for p, _ in EVERY_OTHER}:  # those by_hand spells out
+                        assert close(point["totals"], by_hand(alone)), where
+                    if batch[number]["protocol"] not in ETHER_VALUED:
+                        assert unexplained(alone, FIGURES) == [], where
                     if None in point["totals"].values():
                         assert alone["warnings"], "a null total is named by its positions' warnings"
             movers += [entry for entry in answer["data"] if len({json.dumps(p["totals"]) for p in entry["points"]}) > 1]
@@ -434,7 +452,7 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
         " earnings { position debt startAmount endAmount netFlows earned }"
     )
     inputs, seen = inputs_of(worlds), {"flows": 0, "earnings": 0}
-    async with Service(folder, key, worlds.node) as service:
+    async with Service(folder, key, worlds.node, rate_limit=100_000) as service:
         for first in range(0, len(inputs), 5):
             body = {
                 "query": series_query(inputs[first : first + 5], more),
