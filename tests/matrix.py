@@ -63,6 +63,11 @@ VERIFY = Done(
     "tests/test_verify.py::test_a_portfolio_with_provenance_verifies_what_it_lists_and_every_empty_check",
 )
 """The tests that ask every protocol of the devnet (each cell names them where no test of its own does more)."""
+TOKEN_IN_ACCOUNT = (
+    "tests/test_fault_schedules.py::test_a_token_held_by_a_controlled_account_is_answered_through_its_route"
+)
+"""A token position sent into a controlled account, answered through its route (every protocol whose position is a
+token the wallet can send)."""
 NO_LENDING = Exempt("it does not lend: no borrow, no risk")
 NOT_IN_ACCOUNTS = Missing(
     "no controlled account (DSProxy, Instadapp DSA, Summer DPM) holds a position of it on the devnet"
@@ -249,7 +254,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_pendle.py::test_pt_yt_lp_and_sy_positions_equal_pendles_own_views",
             "tests/test_pendle.py::test_a_broken_sy_leaves_positions_listed_with_its_figures_null_and_named",
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::pendle (saver)"),
         docs=page("pendle", "Wallet positions", "Flows and earnings (`positionsHistory`)", "Pool details", "Addresses"),
@@ -266,7 +271,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=Exempt("no reward: the yield is stETH's rebase and wstETH's rate (apy)"),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -381,7 +386,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::neutrl (saver)"),
         docs=page("neutrl", "Formulas (every read at `blockNumber`)", "Addresses"),
@@ -395,7 +400,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Done("tests/test_positions_history.py::test_every_protocol_gives_flows_and_earnings_that_add_up"),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::midas (saver)"),
         docs=page("midas", "Formulas (every read at `blockNumber`)", "Addresses"),
@@ -409,7 +414,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Done("tests/test_positions_history.py::test_every_protocol_gives_flows_and_earnings_that_add_up"),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::avantis (saver)"),
         docs=page("avantis", "Formulas (every read at `blockNumber`)", "Addresses"),
@@ -426,7 +431,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=Done("tests/test_portfolio.py::test_an_account_given_what_a_probe_reads_is_answered_through_the_lens"),
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::avant (saver: a vault and its cooldown)"),
         docs=page("avant", "Formulas (every read at `blockNumber`)", "Addresses"),
@@ -437,7 +442,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Done("tests/test_history_vaults.py::test_a_cooldown_started_and_unstaked"),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -454,7 +459,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Done("tests/test_history_vaults.py::test_sky_savings_vaults_minted_and_sent_are_flows"),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -471,7 +476,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=SHARE_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -492,7 +497,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -515,7 +520,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -533,7 +538,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Missing("withdrawal requests from the WithdrawQueue's own events (token transfers are done)"),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -557,7 +562,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -574,7 +579,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Missing("BPT in and out, gauge stake and unstake, BAL and rewards claimed"),
         risk=NO_LENDING,
         rewards=Done("tests/test_balancer.py::test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake"),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -642,7 +647,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_curve.py::test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake",
             "tests/test_curve.py::test_a_stake_alone_is_a_position_and_claimable_tokens_is_called_as_it_writes",
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,

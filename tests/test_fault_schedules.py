@@ -15,6 +15,7 @@ input as retryable. A warning that quoted a node's error would be a misclassific
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -249,6 +250,52 @@ def test_every_protocol_answers_every_demo_wallet_and_any_address(worlds):
         if entry["walletAddress"] == anyone:
             lists = [value for value in entry.values() if isinstance(value, list) and value is not entry["warnings"]]
             assert all(value == [] for value in lists), entry
+
+
+def _balance(node: Anvil, token: str, holder: str) -> int:
+    """`holder`'s balance of `token`; 0 where it is no token (a position's id may be another address)."""
+    try:
+        return int(node.call(token, "balanceOf(address)", holder))
+    except Exception:
+        return 0
+
+
+MOVABLE = (
+    *("lido", "pendle", "neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"),
+    *("etherfi", "rocketpool", "renzo", "kelp", "balancer", "curve"),
+)
+"""The protocols whose positions the saver holds as a token it can send (a position's `id` the token)."""
+
+
+def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worlds):
+    """Part of a token position sent from the saver to the controller's DSProxy: each protocol
+    answers it for the controller, in the DSProxy's entry through `dsproxy`, as it answers a wallet
+    (its probes and index checks find the account holding it), the rest in the saver's."""
+    built, folder, key, _ = worlds
+    node, saver, controller = built.node, built.wallets["saver"], built.wallets["controller"]
+    proxy = next(holder for holder, via in built.parts["accounts"].controlled().items() if via == "dsproxy")
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        moved: dict[str, str] = {}
+        for answer in asyncio.run(every_answer(built, folder, key, [saver])):
+            for entry in answer["data"]:
+                tokens = [p["id"] for p in entry["allPositions"] if re.fullmatch(r"0x[0-9a-f]{40}", p["id"])]
+                held = [(token, balance) for token in tokens if (balance := _balance(node, token, saver)) > 1]
+                for token, balance in held[:1] if entry["protocol"] in MOVABLE else ():
+                    node.send(token, "transfer(address,uint256)", proxy, balance // 2, sender=saver)
+                    moved[entry["protocol"]] = token
+        assert sorted(moved) == sorted(MOVABLE)
+        answers = asyncio.run(every_answer(built, folder, key, [controller]))
+    finally:
+        node.rpc("evm_revert", snapshot)
+    found = {
+        (entry["protocol"], position["id"])
+        for answer in answers
+        for entry in answer["data"]
+        if (entry["holder"], entry["via"]) == (proxy, "dsproxy")
+        for position in entry["allPositions"]
+    }
+    assert sorted(set(moved.items()) - found) == []
 
 
 @settings(
