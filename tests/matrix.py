@@ -75,9 +75,6 @@ NOT_IN_ACCOUNTS = Missing(
 SHARE_YIELD = Exempt("no reward: the yield is in the share's rate (apy)")
 TOKEN_YIELD = Exempt("no reward: the yield is in the token's rate (apy)")
 VAULT_DETAILS = Missing("the vault: total assets, share rate, APY, fees")
-ETHER_NULLS = Missing(
-    "its null USD figures at a stale ETH/USD feed are named by a warning on ether, not on the position"
-)
 
 
 def row(**cells: Cell) -> dict[str, Cell]:
@@ -490,7 +487,6 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_liquid_staking.py::test_withdraw_request_nfts_found_by_their_transfers_pay_what_the_nft_says",
         ),
         poolDetails=Missing("the token: rate, supply, 7-day APY, withdrawal queue"),
-        history=ETHER_NULLS,
         flows=Done(
             "tests/test_history_liquid_staking.py::test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says",
             "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned",
@@ -514,7 +510,6 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_liquid_staking.py::test_a_small_reth_holder_can_burn_all_of_it",
         ),
         poolDetails=Missing("the token: rate, supply, 7-day APY, burn capacity"),
-        history=ETHER_NULLS,
         flows=Done(
             "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned"
         ),
@@ -534,7 +529,6 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_liquid_staking.py::test_renzo_withdrawal_requests_as_the_withdraw_queue_keeps_them",
         ),
         poolDetails=Missing("the token: rate, supply, 7-day APY, withdrawal queue"),
-        history=ETHER_NULLS,
         flows=Missing("withdrawal requests from the WithdrawQueue's own events (token transfers are done)"),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
@@ -555,7 +549,6 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_liquid_staking.py::test_kelp_withdrawal_requests_as_the_withdrawal_manager_keeps_them",
         ),
         poolDetails=Missing("the token: rate, supply, 7-day APY, withdrawal queue"),
-        history=ETHER_NULLS,
         flows=Done(
             "tests/test_history_liquid_staking.py::test_kelp_requests_are_flows_and_unlocking_is_what_they_earn",
             "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned",

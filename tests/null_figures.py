@@ -1,7 +1,9 @@
 """Every null figure of an answer is named by a warning (docs/api.md#warnings): the figures
 (Float and Int fields) a position leaves null, each with a warning whose target is an address or
-id of that position. Two nulls are the answer's shape, not a lack: a `healthFactor` beside a null
-`risk` (nothing borrowed) and a risk oracle's `updatedAt`/`ageSeconds` (the oracle states no time).
+id of that position, or an asset its legs hold (where the answer lists them in `allPositions`: a
+token worth ether, whose USD figure is null while ether's price is). Two nulls are the answer's
+shape, not a lack: a `healthFactor` beside a null `risk` (nothing borrowed) and a risk oracle's
+`updatedAt`/`ageSeconds` (the oracle states no time).
 `allPositions` lists the typed lists' positions again, whose figures are checked there (its `apy`
 is null where a type states no rate: the shape too); a null `totals` is its legs' null `usd`."""
 
@@ -36,12 +38,18 @@ FIGURES = figure_names(build_schema(SDL))
 def unexplained(entry: dict[str, Any], figures: frozenset[str]) -> list[str]:
     """The paths of the entry's null figures that no warning names a part of their position by."""
     targets = {str(warning["target"]).lower() for warning in entry["warnings"]}
+    assets = {
+        str(position["id"]).lower(): {str(leg["asset"]["address"]).lower() for leg in position.get("legs") or []}
+        for position in entry.get("allPositions") or []
+        if "id" in position
+    }
     found = []
     for key, value in entry.items():
         if key in LEFT_ALONE:
             continue
         for index, position in enumerate(value if isinstance(value, list) else [value]):
             named = set(_strings(position)) | {key.lower()}
+            named |= {asset for name in named & assets.keys() for asset in assets[name]}
             found += [f"{key}[{index}].{path}" for path in _nulls(position, figures, "") if not named & targets]
     return found
 

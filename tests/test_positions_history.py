@@ -57,9 +57,6 @@ EVERY_OTHER = [
     ("convex", "saver"),
 ]
 """With tests/test_past_blocks.py's INPUTS, a demo wallet holding something of every protocol."""
-ETHER_VALUED = {"etherfi", "rocketpool", "renzo", "kelp"}
-"""Their tokens are valued in ether: at a point where the ETH/USD feed is stale, the null USD
-figures are named by a warning on ether, not on the position (docs/matrix.md: not built yet)."""
 
 
 def inputs_of(worlds: Any) -> list[dict[str, Any]]:
@@ -101,8 +98,7 @@ async def test_every_point_is_the_answer_at_its_block(history):
                     assert len(ids) == len(set(ids)), ("each position once, by its id", where)
                     if batch[number]["protocol"] not in {p for p, _ in EVERY_OTHER}:  # those by_hand spells out
                         assert close(point["totals"], by_hand(alone)), where
-                    if batch[number]["protocol"] not in ETHER_VALUED:
-                        assert unexplained(alone, FIGURES) == [], where
+                    assert unexplained(alone, FIGURES) == [], where
                     if None in point["totals"].values():
                         assert alone["warnings"], "a null total is named by its positions' warnings"
             movers += [entry for entry in answer["data"] if len({json.dumps(p["totals"]) for p in entry["points"]}) > 1]

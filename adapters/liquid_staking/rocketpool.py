@@ -82,6 +82,7 @@ async def fetch(ctx: FetchContext[RocketPoolAddresses], wallet: str) -> dict[str
             tokens.position("rocketpool-reth", token, balance, balance, eth, rate, price, apy, reader.chain_id)
         ],
         "burn": {
+            "token": token,
             "totalCollateral": str(collateral),
             "burnableREth": str(burnable_reth),
             "burnableEth": str(burnable),
