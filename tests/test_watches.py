@@ -594,3 +594,26 @@ def test_a_borrow_far_from_its_line_is_read_less_often(ratio, blocks):
     value = None if ratio is None else 1.2 * ratio
     assert rules.wait([rules.Figures("0xholder:1", "a borrow", value, None, {})], asked, False) == blocks
     assert rules.wait([rules.Figures("0xholder:1", "a borrow", value, None, {})], asked, True) == 1
+
+
+async def test_the_watch_fields_on_a_database_down_are_a_retryable_error_and_come_back(
+    aiohttp_client, keys_file, api_key, world, tmp_path, postgres, database
+):
+    """Replicas' watches in a PostgreSQL that stops: the watch fields answer INDEX_UNAVAILABLE,
+    retryable, with HTTP 200 (never a 500), and the watches are all there once it is back."""
+    addresses = world.write_addresses(tmp_path / "a.json")
+    api = await world_api(aiohttp_client, keys_file, api_key, addresses, world.node, index_url=database, **WATCHING)
+    given = {"walletAddress": world.wallets["borrower"], "chainId": world.node.chain_id, "stream": True}
+    made = await api.query(CREATE, {"input": {**given, "healthFactor": {"below": 1.1}}})
+    watch_id = made.body["data"]["createWatch"]["watch"]["id"]
+    postgres.kill()
+    try:
+        for query, variables in ((LIST, None), (CREATE, {"input": {**given, "healthFactor": {"below": 1.2}}})):
+            reply = await api.query(query, variables)
+            assert reply.status == 200, reply.body
+            [error] = reply.body["errors"]
+            assert error["extensions"] == {"code": "INDEX_UNAVAILABLE", "retryable": True}, error
+    finally:
+        postgres.start()
+    await asyncio.sleep(2.5)  # the pool is made again no sooner than RETRY_SECONDS after a failure
+    assert [w["id"] for w in (await api.query(LIST)).body["data"]["watches"]] == [watch_id]
