@@ -158,6 +158,90 @@ async def test_every_field_for_a_holder_of_each_protocol(world_client, world):
         }
 
 
+POOL = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { protocol blockNumber warnings { code message target } details {
+    ... on ShareVaultPool { type kind vaultAddress chainId vaultToken { address symbol name decimals }
+      underlyingAsset { address symbol name decimals } totalAssets totalAssetsUsd totalSupply exchangeRate apy }
+    ... on PricedTokenPool { type kind tokenAddress chainId token { address symbol name decimals } totalSupply
+      totalSupplyUsd apy tokenPrice oracleCurrency oracleAddress oracleUpdatedAt } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def pools(api, asked: list[tuple[str, str]]) -> tuple[list[dict], list[dict]]:
+    """poolDetails for (protocol, address) pairs, five a request: (data, errors) in input order."""
+    data, errors = [], []
+    for start in range(0, len(asked), 5):
+        inputs = [{"protocol": p, "chainId": 31337, "poolAddress": a} for p, a in asked[start : start + 5]]
+        reply = await api.query(POOL, {"inputs": inputs})
+        assert reply.status == 200, reply.body
+        data += reply.body["data"]["poolDetails"]["data"]
+        errors += reply.body["data"]["poolDetails"]["errors"]
+    return data, errors
+
+
+async def test_each_vault_and_token_as_a_pool_shows_what_its_positions_show(world_client, world):
+    """Every vault and priced token of the world as a pool: its totals, rate and APY are the
+    holder's position's, its USD the totals at the asset's feed; another address is refused."""
+    holder = world.wallets["holder"]
+    found = await answers(world_client, holder)
+    held = [(SERVED_BY.get(spec.protocol, spec.protocol), spec) for spec in W.VAULTS]
+    asked = [(protocol, world.vaults[spec.kind]) for protocol, spec in held if protocol != "spark"]
+    asked += [("midas", world.tokens[symbol]) for symbol in W.MIDAS]
+    data, errors = await pools(world_client, [*asked, ("sky", world.tokens["USDC"])])
+    assert len(data) == len(asked)
+    (refused,) = errors
+    assert (
+        refused["error"]["code"] == "VALIDATION_ERROR"
+        and "none of sky's vaults and tokens" in refused["error"]["message"]
+    )
+    vaults = {entry["details"]["vaultAddress"]: entry for entry in data if "vaultAddress" in entry["details"]}
+    for protocol, spec in held:
+        if protocol == "spark":
+            continue
+        entry = vaults[world.vaults[spec.kind]]
+        pool = entry["details"]
+        (position,) = [p for p in found[protocol]["vaultPositions"] if p["type"] == spec.kind]
+        now = spec.assets[1]
+        usd_feed = W.USD_FEEDS.get(spec.asset)
+        assert pool == {
+            "type": "share-vault-pool",
+            "kind": spec.kind,
+            "vaultAddress": position["vaultAddress"],
+            "chainId": 31337,
+            "vaultToken": position["vaultToken"],
+            "underlyingAsset": position["underlyingAsset"],
+            "totalAssets": str(now),
+            "totalAssetsUsd": float(Fraction(now * usd_feed, 10 ** (W.DECIMALS[spec.asset] + 8))) if usd_feed else None,
+            "totalSupply": str(spec.supply),
+            "exchangeRate": position["exchangeRate"],
+            "apy": position["apy"],
+        }, spec.kind
+        assert [w["code"] for w in entry["warnings"]] == ([] if usd_feed else ["PRICE_UNAVAILABLE"]), spec.kind
+    tokens = {
+        entry["details"]["tokenAddress"]: entry["details"] for entry in data if "tokenAddress" in entry["details"]
+    }
+    positions = {p["tokenAddress"]: p for p in found["midas"]["tokenPositions"]}
+    for symbol, (currency, (_, now)) in W.MIDAS.items():
+        pool, position = tokens[world.tokens[symbol]], positions[world.tokens[symbol]]
+        supply = world.node.call(world.tokens[symbol], "totalSupply()")
+        unit = Fraction(W.BTC_USD, 10**8) if currency == "BTC" else 1
+        assert pool == {
+            "type": "priced-token-pool",
+            "kind": "midas-token",
+            "tokenAddress": world.tokens[symbol],
+            "chainId": 31337,
+            "token": token(world, symbol),
+            "totalSupply": str(supply),
+            "totalSupplyUsd": float(Fraction(supply * now, 10 ** (18 + 8)) * unit),
+            "apy": position["apy"],
+            "tokenPrice": position["oraclePrice"],
+            "oracleCurrency": currency,
+            "oracleAddress": position["oracleAddress"],
+            "oracleUpdatedAt": position["oracleUpdatedAt"],
+        }, symbol
+        assert supply >= world.midas[holder][symbol] > 0
+
+
 async def test_the_apy_compares_with_the_block_a_week_earlier(world_client, world):
     """The APY's earlier block is the newest at least a week older than the answer's: the week
     is measured in block timestamps, so the growth spans more than 7 days here."""

@@ -1,12 +1,12 @@
 """The vault-style protocols: Midas, Avantis and Avant as data over one method (positions.py), and Neutrl,
 that answer plus the hosted API's single `vaultPosition` (neutrl.py); each reads its own section
-of one shape (section.py)."""
+of one shape (section.py), and answers each vault and token it lists as a pool (pools.py)."""
 
 from __future__ import annotations
 
 from adapters.context import FetchFunction
 from adapters.protocol import Protocol
-from adapters.vault_style import flows, neutrl, positions
+from adapters.vault_style import flows, neutrl, pools, positions
 from adapters.vault_style.section import VaultStyleAddresses, section
 
 VAULT_STYLE = ("midas", "avantis", "avant", "ethena", "sky", "erc4626")
@@ -20,6 +20,7 @@ def _declared(name: str, fetch: FetchFunction) -> Protocol[VaultStyleAddresses]:
         section=section(name),
         deployed=lambda listed: listed.start_block,
         fetch=fetch,
+        details=pools.details,
         flows=flows.flows,
         probe=positions.probes,
     )

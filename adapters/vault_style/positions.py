@@ -41,7 +41,7 @@ from adapters.deployment import before, existing
 from adapters.legs import CLAIMABLE, REQUESTED, SUPPLIED, VAULT, feed_of, leg
 from adapters.legs import position as legs_position
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import LATEST_ROUND_DATA, currency_usd, feed_price, token_feeds, usd_price
+from adapters.prices import LATEST_ROUND_DATA, UsdPrice, currency_usd, feed_price, token_feeds, usd_price
 from adapters.sweep import balances
 from adapters.vault_style.section import PricedToken, ShareVault, VaultStyleAddresses
 from addresses import ChainAddresses
@@ -193,7 +193,7 @@ async def _vault_position(
     target = vault.address
     facts, now = await asyncio.gather(
         warnings.optional(
-            _vault_facts(reader, target, shares),
+            asyncio.gather(vault_facts(reader, target), _assets_of(reader, target, shares)),
             target,
             "its asset, assets, exchange rate, totals, USD values and apy are",
         ),
@@ -215,14 +215,8 @@ async def _vault_position(
     }
     price = None
     if facts is not None:
-        share_token, asset, assets, per_share, total_assets, total_supply = facts
-        one_share = 10 ** share_token["decimals"]
-        price, apy = await asyncio.gather(
-            warnings.optional(usd_price(reader, chain, asset["address"]), asset["address"], "its USD values are"),
-            history.period_apy(reader, period, lambda at: _assets_of(at, target, one_share), warnings, target, "apy is")
-            if vault.rate is None
-            else warnings.optional(savings_apy(reader, vault), target, "apy is"),
-        )
+        (share_token, asset, per_share, total_assets, total_supply), assets = facts
+        price, apy = await vault_prices(reader, chain, period, vault, share_token, asset, warnings)
         position.update(
             vaultToken=share_token,
             underlyingAsset=asset,
@@ -268,19 +262,40 @@ async def savings_apy(reader: ChainReader, vault: ShareVault) -> float:
     return math.expm1(history.YEAR * math.log1p((rate - RAY) / RAY))
 
 
-async def _vault_facts(reader: ChainReader, vault: str, shares: int) -> tuple[Any, ...]:
+async def vault_facts(reader: ChainReader, vault: str) -> tuple[Any, ...]:
+    """(share token, asset token, assets per whole share, totalAssets, totalSupply) of a vault."""
     label = f"vault {vault}"
-    share_token, (asset,), (assets,), (total_assets,), (total_supply,) = await asyncio.gather(
+    share_token, (asset,), (total_assets,), (total_supply,) = await asyncio.gather(
         erc20.token_info(reader, vault),
         reader.call(vault, ASSET, label=label),
-        reader.call(vault, CONVERT_TO_ASSETS, shares, label=label),
         reader.call(vault, TOTAL_ASSETS, label=label),
         reader.call(vault, erc20.TOTAL_SUPPLY, label=label),
     )
     asset_token, per_share = await asyncio.gather(
         erc20.token_info(reader, asset), _assets_of(reader, vault, 10 ** share_token["decimals"])
     )
-    return share_token, asset_token, assets, per_share, total_assets, total_supply
+    return share_token, asset_token, per_share, total_assets, total_supply
+
+
+async def vault_prices(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    period: int,
+    vault: ShareVault,
+    share_token: dict[str, Any],
+    asset: dict[str, Any],
+    warnings: Warnings,
+) -> tuple[UsdPrice | None, float | None]:
+    """The asset's USD price and the vault's APY (its savings rate's, else its exchange rate's
+    growth over the period), each None with a warning where it cannot be had."""
+    target, one_share = vault.address, 10 ** share_token["decimals"]
+    price, apy = await asyncio.gather(
+        warnings.optional(usd_price(reader, chain, asset["address"]), asset["address"], "its USD values are"),
+        history.period_apy(reader, period, lambda at: _assets_of(at, target, one_share), warnings, target, "apy is")
+        if vault.rate is None
+        else warnings.optional(savings_apy(reader, vault), target, "apy is"),
+    )
+    return price, apy
 
 
 async def _per_share(reader: ChainReader, vault: str, at: ChainReader) -> int:
@@ -318,15 +333,8 @@ async def _token_position(
     reader: ChainReader, chain: ChainAddresses, period: int, priced: PricedToken, balance: int, warnings: Warnings
 ) -> dict[str, Any]:
     target, feed = priced.token, priced.feed.feed
-    info, price, unit, apy = await asyncio.gather(
-        warnings.optional(erc20.token_info(reader, target), target, "its symbol, decimals and balanceUsd are"),
-        warnings.optional(feed_price(reader, chain, priced.feed, target), target, "oraclePrice and balanceUsd are"),
-        warnings.optional(currency_usd(reader, chain, priced.currency, priced.feed.pair), target, "balanceUsd is"),
-        history.period_apy(reader, period, lambda at: _answer(at, feed), warnings, target, "apy is"),
-    )
-    usd = None
-    if info and price and unit is not None:
-        usd = float(Fraction(balance * price.answer, 10 ** (info["decimals"] + price.decimals)) * unit)
+    info, price, unit, apy = await token_facts(reader, chain, period, priced, warnings, "balanceUsd")
+    usd = token_usd(balance, info, price, unit)
     legs = [leg(SUPPLIED, target, info, balance, usd, feed)]
     return {
         **legs_position("PricedTokenPosition", target, VAULT, info["symbol"] if info else target, legs),
@@ -343,6 +351,29 @@ async def _token_position(
         "oracleAddress": feed,
         "oracleUpdatedAt": str(price.updated_at) if price else None,
     }
+
+
+async def token_facts(
+    reader: ChainReader, chain: ChainAddresses, period: int, priced: PricedToken, warnings: Warnings, usd: str
+) -> tuple[dict[str, Any] | None, UsdPrice | None, Fraction | None, float | None]:
+    """A priced token's info, its feed's price, the feed currency's USD value and its APY (the
+    price's growth over the period), each None with a warning naming what `usd` (the USD figure
+    they make) then lacks."""
+    target, feed = priced.token, priced.feed.feed
+    info, price, unit, apy = await asyncio.gather(
+        warnings.optional(erc20.token_info(reader, target), target, f"its symbol, decimals and {usd} are"),
+        warnings.optional(feed_price(reader, chain, priced.feed, target), target, f"oraclePrice and {usd} are"),
+        warnings.optional(currency_usd(reader, chain, priced.currency, priced.feed.pair), target, f"{usd} is"),
+        history.period_apy(reader, period, lambda at: _answer(at, feed), warnings, target, "apy is"),
+    )
+    return info, price, unit, apy
+
+
+def token_usd(amount: int, info: dict[str, Any] | None, price: UsdPrice | None, unit: Fraction | None) -> float | None:
+    """`amount` raw units of a priced token in USD: amount x the feed's price x its currency's USD."""
+    if info is None or price is None or unit is None:
+        return None
+    return float(Fraction(amount * price.answer, 10 ** (info["decimals"] + price.decimals)) * unit)
 
 
 async def _answer(reader: ChainReader, feed: str) -> int:
