@@ -76,6 +76,10 @@ SHARE_YIELD = Exempt("no reward: the yield is in the share's rate (apy)")
 TOKEN_YIELD = Exempt("no reward: the yield is in the token's rate (apy)")
 VAULT_DETAILS = Done("tests/test_vault_style.py::test_each_vault_and_token_as_a_pool_shows_what_its_positions_show")
 """A vault or token of a vault-style section as a pool (docs/protocols/vault-style.md)."""
+TOKEN_DETAILS = Done(
+    "tests/test_liquid_staking.py::test_each_token_as_a_pool_is_its_supply_at_the_rate_its_positions_use"
+)
+"""A liquid staking token as a pool, with its way out's figures."""
 
 
 def row(**cells: Cell) -> dict[str, Cell]:
@@ -262,7 +266,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_lido.py::test_steth_and_wsteth_with_their_steth_usd_and_apy",
             "tests/test_lido.py::test_withdrawal_requests_pay_what_the_queue_says",
         ),
-        poolDetails=Missing("stETH: rate, supply, 7-day APY, withdrawal queue"),
+        poolDetails=Done("tests/test_lido.py::test_steth_and_wsteth_as_pools_with_the_queues_totals"),
         flows=Done(
             "tests/test_history_flows.py::test_lido_flows_are_in_steth_and_rebases_are_earned",
             "tests/test_history_flows.py::test_lido_withdrawal_requests_made_claimed_and_sent",
@@ -280,6 +284,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         docs=page(
             "lido",
             "Formulas (every read at `blockNumber`)",
+            "Pool details",
             "Flows and earnings (`positionsHistory`)",
             "Probes (controlled accounts)",
             "Addresses",
@@ -487,7 +492,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_liquid_staking.py::test_eeth_and_weeth_in_ether_by_the_pools_rate",
             "tests/test_liquid_staking.py::test_withdraw_request_nfts_found_by_their_transfers_pay_what_the_nft_says",
         ),
-        poolDetails=Missing("the token: rate, supply, 7-day APY, withdrawal queue"),
+        poolDetails=TOKEN_DETAILS,
         flows=Done(
             "tests/test_history_liquid_staking.py::test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says",
             "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned",
@@ -503,14 +508,20 @@ CELLS: dict[str, dict[str, Cell]] = {
             "bench/latency.py::etherfi (saver: eETH, weETH)",
             "bench/latency.py::etherfi (borrower: withdraw request NFTs)",
         ),
-        docs=page("etherfi", "Formulas (every read at `blockNumber`)", "Probes (controlled accounts)", "Addresses"),
+        docs=page(
+            "etherfi",
+            "Formulas (every read at `blockNumber`)",
+            "Pool details",
+            "Probes (controlled accounts)",
+            "Addresses",
+        ),
     ),
     "rocketpool": row(
         positions=Done(
             "tests/test_liquid_staking.py::test_reth_in_ether_by_its_rate_with_a_burn_the_collateral_caps",
             "tests/test_liquid_staking.py::test_a_small_reth_holder_can_burn_all_of_it",
         ),
-        poolDetails=Missing("the token: rate, supply, 7-day APY, burn capacity"),
+        poolDetails=TOKEN_DETAILS,
         flows=Done(
             "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned"
         ),
@@ -522,14 +533,20 @@ CELLS: dict[str, dict[str, Cell]] = {
             HISTORY,
         ),
         latency=Done("bench/latency.py::rocketpool (saver: rETH, its burn)"),
-        docs=page("rocketpool", "Formulas (every read at `blockNumber`)", "Probes (controlled accounts)", "Addresses"),
+        docs=page(
+            "rocketpool",
+            "Formulas (every read at `blockNumber`)",
+            "Pool details",
+            "Probes (controlled accounts)",
+            "Addresses",
+        ),
     ),
     "renzo": row(
         positions=Done(
             "tests/test_liquid_staking.py::test_ezeth_in_ether_by_what_the_restake_manager_says_backs_it",
             "tests/test_liquid_staking.py::test_renzo_withdrawal_requests_as_the_withdraw_queue_keeps_them",
         ),
-        poolDetails=Missing("the token: rate, supply, 7-day APY, withdrawal queue"),
+        poolDetails=TOKEN_DETAILS,
         flows=Missing("withdrawal requests from the WithdrawQueue's own events (token transfers are done)"),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
@@ -542,14 +559,14 @@ CELLS: dict[str, dict[str, Cell]] = {
             "bench/latency.py::renzo (saver: ezETH)",
             "bench/latency.py::renzo (borrower: WithdrawQueue requests in ETH and stETH)",
         ),
-        docs=page("renzo", "Formulas (every read at `blockNumber`)", "Addresses"),
+        docs=page("renzo", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses"),
     ),
     "kelp": row(
         positions=Done(
             "tests/test_liquid_staking.py::test_rseth_in_ether_by_kelps_oracle",
             "tests/test_liquid_staking.py::test_kelp_withdrawal_requests_as_the_withdrawal_manager_keeps_them",
         ),
-        poolDetails=Missing("the token: rate, supply, 7-day APY, withdrawal queue"),
+        poolDetails=TOKEN_DETAILS,
         flows=Done(
             "tests/test_history_liquid_staking.py::test_kelp_requests_are_flows_and_unlocking_is_what_they_earn",
             "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned",
@@ -562,7 +579,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             HISTORY,
         ),
         latency=Done("bench/latency.py::kelp (saver: rsETH)"),
-        docs=page("kelp", "Formulas (every read at `blockNumber`)", "Addresses"),
+        docs=page("kelp", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses"),
     ),
     "balancer": row(
         positions=Done(

@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from adapters.lido import pools as lido_pools
 from adapters.lido import positions as lido
 from tests import lido_world as L
 from tests.conftest import query_positions, world_fixture
@@ -92,6 +93,59 @@ async def test_withdrawal_requests_pay_what_the_queue_says(world_client, world):
     ]
 
 
+POOL = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress warnings { code message target } details { ... on LidoPool {
+    type token { address symbol name decimals } chainId totalSupply ethPerToken totalEth totalEthUsd apy
+    unfinalizedStETH lastRequestId lastFinalizedRequestId } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_steth_and_wsteth_as_pools_with_the_queues_totals(world_client, world):
+    """stETH's supply is the pooled ether, wstETH's the shares it wraps, worth their stETH; the
+    rate and APY are the positions'; the queue's unfinalized stETH is the pending request's, its
+    last ids the newest made and finalized; the queue's own address is refused naming the tokens."""
+    inputs = [
+        {"protocol": "lido", "chainId": 31337, "poolAddress": a} for a in (world.steth, world.wsteth, world.queue)
+    ]
+    reply = await world_client.query(POOL, {"inputs": inputs})
+    found = reply.body["data"]["poolDetails"]
+    (refused,) = found["errors"]
+    assert (
+        refused["error"]["code"] == "VALIDATION_ERROR"
+        and f"{world.wsteth} (lido-wsteth)" in refused["error"]["message"]
+    )
+    steth, wsteth = (entry["details"] for entry in found["data"])
+    assert all(entry["warnings"] == [] for entry in found["data"])
+    positions = {p["type"]: p for p in (await answer(world_client, world.wallets["holder"]))["stakedPositions"]}
+    pooled, shares = L.TOTALS[1]
+    wrapped = world.shares["wstETH"] * pooled // shares
+    queue = {
+        "unfinalizedStETH": str(sum(r[0] for r in L.REQUESTS.values() if not r[2])),
+        "lastRequestId": str(max(L.REQUESTS)),
+        "lastFinalizedRequestId": str(max(request for request, r in L.REQUESTS.items() if r[2])),
+    }
+    for pool, kind, supply, eth in (
+        (steth, "lido-steth", pooled, pooled),
+        (wsteth, "lido-wsteth", world.shares["wstETH"], wrapped),
+    ):
+        assert pool == {
+            "type": f"{kind}-pool",
+            "token": positions[kind]["token"],
+            "chainId": 31337,
+            "totalSupply": str(supply),
+            "ethPerToken": str(ether_per_share(pooled, shares)),
+            "totalEth": str(eth),
+            "totalEthUsd": float(Fraction(eth * L.STETH_USD, 10 ** (18 + 8))),
+            "apy": positions[kind]["apy"],
+            **queue,
+        }, kind
+    assert queue["unfinalizedStETH"] == str(L.ETHER) and queue["lastFinalizedRequestId"] == "7"
+
+
+def ether_per_share(pooled: int, shares: int) -> int:
+    return L.ETHER * pooled // shares
+
+
 async def test_a_wallet_with_nothing_has_empty_lists(world_client, world):
     entry = await answer(world_client, world.wallets["empty"])
     assert entry["stakedPositions"] == entry["withdrawalRequests"] == []
@@ -108,8 +162,11 @@ def test_the_adapter_reads_lidos_published_abi():
         "LAST_CHECKPOINT_INDEX": "withdrawalQueue",
         "CHECKPOINT_HINTS": "withdrawalQueue",
         "CLAIMABLE_ETHER": "withdrawalQueue",
+        "UNFINALIZED_STETH": "withdrawalQueue",
+        "LAST_REQUEST_ID": "withdrawalQueue",
+        "LAST_FINALIZED_REQUEST_ID": "withdrawalQueue",
     }
-    functions = functions_of(lido)
+    functions = functions_of(lido) | functions_of(lido_pools)
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert published[contracts[name]][function.signature] == function.output_types, name

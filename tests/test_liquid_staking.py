@@ -217,6 +217,78 @@ async def test_rseth_in_ether_by_kelps_oracle(world_client, world):
     ]
 
 
+POOL_COMMON = "type token { address symbol name decimals } chainId totalSupply ethPerToken totalEth totalEthUsd apy"
+POOL = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
+  data {{ poolAddress warnings {{ code message target }} details {{
+    ... on EtherfiPool {{ {POOL_COMMON} lastRequestId lastFinalizedRequestId }}
+    ... on RocketpoolPool {{ {POOL_COMMON} totalCollateral }}
+    ... on RenzoPool {{ {POOL_COMMON} withdrawCooldownSeconds }}
+    ... on KelpPool {{ {POOL_COMMON} withdrawalDelayBlocks }} }} }}
+  errors {{ protocol poolAddress error {{ code message }} }} }} }}"""
+
+
+async def test_each_token_as_a_pool_is_its_supply_at_the_rate_its_positions_use(world_client, world):
+    """eETH, weETH, rETH, ezETH and rsETH as pools: the supply, the rate and the ether the supply
+    is worth by the views the positions read, the APY the holder's position has, and the way
+    out's figures (ether.fi's request ids, rETH's collateral, Renzo's cooldown, Kelp's delay); a
+    token of another protocol is refused naming the protocol's own."""
+    node, c = world.node, world.contracts
+    holder = world.wallets["holder"]
+    asked = [("etherfi", c["eETH"]), ("etherfi", c["weETH"]), ("rocketpool", c["rETH"]), ("renzo", c["ezETH"])]
+    asked += [("kelp", c["rsETH"]), ("kelp", c["ezETH"])]
+    pools, errors = [], []
+    for start in (0, 5):
+        inputs = [{"protocol": p, "chainId": 31337, "poolAddress": a} for p, a in asked[start : start + 5]]
+        reply = await world_client.query(POOL, {"inputs": inputs})
+        assert reply.status == 200, reply.body
+        pools += reply.body["data"]["poolDetails"]["data"]
+        errors += reply.body["data"]["poolDetails"]["errors"]
+    (refused,) = errors
+    assert (
+        refused["error"]["code"] == "VALIDATION_ERROR" and f"{c['rsETH']} (kelp-rseth)" in refused["error"]["message"]
+    )
+    assert all(entry["warnings"] == [] for entry in pools)
+    found = {entry["poolAddress"]: entry["details"] for entry in pools}
+    positions = {
+        position["token"]["address"]: position
+        for protocol in ("etherfi", "rocketpool", "renzo", "kelp")
+        for position in (await answer(world_client, protocol, holder))["stakedPositions"]
+    }
+
+    def supply(token: str) -> int:
+        return node.call(token, "totalSupply()")
+
+    *_, tvl = node.call(c["RestakeManager"], "calculateTVLs()", returns=["uint256[][]", "uint256[]", "uint256"])
+    rseth_price = node.call(c["LRTOracle"], "rsETHPrice()")
+    worth = {
+        c["eETH"]: supply(c["eETH"]),
+        c["weETH"]: node.call(c["weETH"], "getEETHByWeETH(uint256)", supply(c["weETH"])),
+        c["rETH"]: node.call(c["rETH"], "getEthValue(uint256)", supply(c["rETH"])),
+        c["ezETH"]: supply(c["ezETH"]) * tvl // supply(c["ezETH"]),
+        c["rsETH"]: supply(c["rsETH"]) * rseth_price // L.ETHER,
+    }
+    assert supply(c["eETH"]) == L.POOL[1][0] and supply(c["weETH"]) >= world.holdings["weETH"]
+    for token, eth in worth.items():
+        position = positions[token]
+        assert {key: value for key, value in found[token].items() if key in POOL_COMMON.split()} == {
+            "type": f"{position['type']}-pool",
+            "token": position["token"],
+            "chainId": 31337,
+            "totalSupply": str(supply(token)),
+            "ethPerToken": position["ethPerToken"],
+            "totalEth": str(eth),
+            "totalEthUsd": usd(eth),
+            "apy": position["apy"],
+        }, token
+    last = node.call(c["nft"], "nextRequestId()", returns=["uint32"]) - 1
+    assert last >= L.FINALIZED + 1
+    for token in (c["eETH"], c["weETH"]):
+        assert (found[token]["lastRequestId"], found[token]["lastFinalizedRequestId"]) == (str(last), str(L.FINALIZED))
+    assert found[c["rETH"]]["totalCollateral"] == str(L.RETH_BALANCE + L.RETH_EXCESS)
+    assert found[c["ezETH"]]["withdrawCooldownSeconds"] == max(L.RENZO_COOLDOWN, L.RENZO_RISK_COOLDOWN)
+    assert found[c["rsETH"]]["withdrawalDelayBlocks"] == L.KELP_DELAY
+
+
 async def test_a_wallet_with_nothing_has_nothing(world_client, world):
     etherfi = await answer(world_client, "etherfi", world.wallets["empty"])
     assert etherfi["stakedPositions"] == etherfi["withdrawalRequests"] == []
@@ -401,6 +473,8 @@ def test_the_adapter_reads_the_published_abis():
         "GET_REQUEST": "etherfi:WithdrawRequestNFT",
         "IS_FINALIZED": "etherfi:WithdrawRequestNFT",
         "CLAIMABLE_AMOUNT": "etherfi:WithdrawRequestNFT",
+        "NEXT_REQUEST_ID": "etherfi:WithdrawRequestNFT",
+        "LAST_FINALIZED_REQUEST_ID": "etherfi:WithdrawRequestNFT",
         "RETH_EXCHANGE_RATE": "rocketpool:rETH",
         "RETH_ETH_VALUE": "rocketpool:rETH",
         "RETH_VALUE": "rocketpool:rETH",

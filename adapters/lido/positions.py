@@ -88,10 +88,10 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, w
         [LENS.initcode(wallet, lido.steth, lido.wsteth, lido.withdrawal_queue, MAX_REQUESTS, feeds, sequencer)],
         [lido.steth, lido.wsteth, lido.withdrawal_queue, *feeds, sequencer],
     )
-    history.read_ahead(reader, lido.apy_period, functools.partial(_per_share, steth=lido.steth))
+    history.read_ahead(reader, lido.apy_period, functools.partial(per_share, steth=lido.steth))
 
 
-async def _per_share(reader: ChainReader, steth: str) -> int:
+async def per_share(reader: ChainReader, steth: str) -> int:
     (pooled,) = await reader.call(steth, POOLED_ETH_BY_SHARES, ONE_SHARE, label="Lido stETH")
     return cast(int, pooled)
 
@@ -113,7 +113,7 @@ async def _staked(
         reader.call(lido.wsteth, STETH_BY_WSTETH, wsteth_balance, label="Lido wstETH") if wsteth_balance else no_read(),
         warned_usd_price(reader, chain, lido.steth, warnings),
         history.period_apy(
-            reader, lido.apy_period, lambda at: _per_share(at, lido.steth), warnings, lido.steth, "apy is"
+            reader, lido.apy_period, lambda at: per_share(at, lido.steth), warnings, lido.steth, "apy is"
         ),
     )
     (wrapped_steth,) = wrapped or (0,)

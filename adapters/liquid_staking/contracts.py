@@ -34,6 +34,8 @@ GET_REQUEST = Function(
 )
 IS_FINALIZED = Function("isFinalized(uint256)", "33727c4d", ("bool",))
 CLAIMABLE_AMOUNT = Function("getClaimableAmount(uint256)", "7d8ca242", ("uint256",))
+NEXT_REQUEST_ID = Function("nextRequestId()", "6a84a985", ("uint32",))
+LAST_FINALIZED_REQUEST_ID = Function("lastFinalizedRequestId()", "667a739e", ("uint32",))
 
 RETH_EXCHANGE_RATE = Function("getExchangeRate()", "e6aa216c", ("uint256",))
 RETH_ETH_VALUE = Function("getEthValue(uint256)", "8b32fa23", ("uint256",))

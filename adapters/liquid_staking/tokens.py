@@ -1,21 +1,24 @@
-"""What every liquid staking token's position shares: its figures in ether by the protocol's own
-rate, USD through ETH/USD, and the APY of that rate over a period (adapters/history.py)."""
+"""What every liquid staking token's position and pool share: its figures in ether by the protocol's
+own rate, USD through ETH/USD, and the APY of that rate over a period (adapters/history.py)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from adapters import history
+from adapters.context import FetchContext
+from adapters.deployment import require
 from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, WITHDRAWAL, feed_of, leg
 from adapters.legs import position as positioned
 from adapters.position_warnings import Warnings
 from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from addresses import ChainAddresses
-from chain import ChainReader, erc20
+from chain import ChainReader, erc20, first
 from chain.erc20 import NATIVE
 from chain.lens import NONE
+from errors import InputValidationError
 
 Rate = Callable[[ChainReader], Awaitable[int]]
 """A protocol's rate read through the reader it is given (at the pinned block or a period back)."""
@@ -93,3 +96,50 @@ async def held(
         apy(reader, period, rate, warnings, address),
     )
     return [position(kind, info, balance, balance, value, now, price, growth, reader.chain_id)]
+
+
+def chosen(ctx: FetchContext[Any], pool: str, kinds: Mapping[str, str]) -> str:
+    """The kind of the token `pool` names (`kinds`: the protocol's tokens by address); a
+    VALIDATION_ERROR naming them where it is none of them."""
+    kind = kinds.get(pool)
+    if kind is None:
+        listed = ", ".join(f"{address} ({kind})" for address, kind in kinds.items())
+        raise InputValidationError(
+            f"{pool} is none of {ctx.protocol}'s tokens on chain {ctx.chain_id}. Expected one of: {listed}."
+        )
+    return kind
+
+
+async def pool(
+    ctx: FetchContext[Any],
+    typename: str,
+    kind: str,
+    address: str,
+    period: int,
+    rate: Rate,
+    eth: Callable[[int], Awaitable[int]],
+    priced: str = NATIVE,
+) -> dict[str, Any]:
+    """A token's pool: its `totalSupply()`, its rate, the ether the supply is worth (`eth(supply)`),
+    that in USD by `priced`'s feed (ether's; Lido's is stETH's own) and the rate's APY."""
+    reader, warnings = ctx.reader(), ctx.warnings
+    await require(reader, ctx.protocol, address, kind)
+    info, supply, now, price, growth = await asyncio.gather(
+        erc20.token_info(reader, address),
+        first(reader.call(address, erc20.TOTAL_SUPPLY, label=kind)),
+        rate(reader),
+        warned_usd_price(reader, ctx.chain, priced, warnings),
+        apy(reader, period, rate, warnings, address),
+    )
+    worth = await eth(supply)
+    return {
+        "__typename": typename,
+        "type": f"{kind}-pool",
+        "token": info,
+        "chainId": reader.chain_id,
+        "totalSupply": str(supply),
+        "ethPerToken": str(now),
+        "totalEth": str(worth),
+        "totalEthUsd": price.value(worth, 18) if price else None,
+        "apy": growth,
+    }

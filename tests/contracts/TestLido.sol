@@ -26,6 +26,11 @@ contract TestStETH {
         return amount * totalShares / totalPooledEther;
     }
 
+    /// stETH's totalSupply: the ether Lido pools (it rebases).
+    function totalSupply() external view returns (uint256) {
+        return totalPooledEther;
+    }
+
     function balanceOf(address account) external view returns (uint256) {
         return getPooledEthByShares(sharesOf[account]);
     }
@@ -78,6 +83,7 @@ contract TestWstETH {
     uint8 public constant decimals = 18;
     TestStETH public immutable stETH;
     mapping(address => uint256) public balanceOf;
+    uint256 public totalSupply;
 
     constructor(TestStETH steth) {
         stETH = steth;
@@ -91,6 +97,7 @@ contract TestWstETH {
         require(amount > 0, "wstETH: can't wrap zero stETH");
         wrapped = stETH.getSharesByPooledEth(amount);
         balanceOf[msg.sender] += wrapped;
+        totalSupply += wrapped;
         emit Transfer(address(0), msg.sender, wrapped);
         stETH.transferFrom(msg.sender, address(this), amount);
     }
@@ -132,10 +139,26 @@ contract TestWithdrawalQueue {
     mapping(address => uint256[]) internal byOwner;
     uint256 public constant lastCheckpointIndex = 3;
 
+    /// The queue's totals as WithdrawalQueueBase keeps them: the stETH of requests not yet
+    /// finalized, the last id made and the last finalized.
+    uint256 public unfinalizedStETH;
+    uint256 public getLastRequestId;
+    uint256 public getLastFinalizedRequestId;
+
     function setRequest(uint256 id, WithdrawalRequestStatus calldata status, uint256 claimableEther) external {
         if (statuses[id].owner == address(0)) byOwner[status.owner].push(id);
+        _counted(statuses[id], false);
         statuses[id] = status;
+        _counted(status, true);
         claimable[id] = claimableEther;
+        if (id > getLastRequestId) getLastRequestId = id;
+        if (status.isFinalized && id > getLastFinalizedRequestId) getLastFinalizedRequestId = id;
+    }
+
+    function _counted(WithdrawalRequestStatus memory status, bool added) internal {
+        if (status.owner == address(0) || status.isFinalized) return;
+        if (added) unfinalizedStETH += status.amountOfStETH;
+        else unfinalizedStETH -= status.amountOfStETH;
     }
 
     uint256 public nextId = 1000;
@@ -145,6 +168,8 @@ contract TestWithdrawalQueue {
         for (uint256 i = 0; i < amounts.length; i++) {
             uint256 id = nextId++;
             statuses[id] = WithdrawalRequestStatus(amounts[i], amounts[i], owner, block.timestamp, false, false);
+            unfinalizedStETH += amounts[i];
+            if (id > getLastRequestId) getLastRequestId = id;
             byOwner[owner].push(id);
             emit WithdrawalRequested(id, msg.sender, owner, amounts[i], amounts[i]);
             emit Transfer(address(0), owner, id);
@@ -154,6 +179,8 @@ contract TestWithdrawalQueue {
 
     /// The oracle's finalization, as the test decides what the request pays.
     function finalize(uint256 id, uint256 claimableEther) external {
+        _counted(statuses[id], false);
+        if (id > getLastFinalizedRequestId) getLastFinalizedRequestId = id;
         statuses[id].isFinalized = true;
         claimable[id] = claimableEther;
     }

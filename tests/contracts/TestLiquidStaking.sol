@@ -25,14 +25,16 @@ contract TestEtherfiPool {
 }
 
 /// An ERC-20's balances as the tests move them: minted by the test, sent by their holder, each
-/// move a Transfer in the token's own units.
+/// move a Transfer in the token's own units; the supply is what was minted.
 abstract contract TestBalances {
     event Transfer(address indexed from, address indexed to, uint256 value);
 
     mapping(address => uint256) public balanceOf;
+    uint256 public totalSupply;
 
     function mint(address account, uint256 amount) public virtual {
         balanceOf[account] += amount;
+        totalSupply += amount;
         emit Transfer(address(0), account, amount);
     }
 
@@ -73,6 +75,11 @@ contract TestEETH {
 
     function balanceOf(address account) external view returns (uint256) {
         return pool.amountForShare(shares[account]);
+    }
+
+    /// EETH.totalSupply: the pool's ether (it rebases).
+    function totalSupply() external view returns (uint256) {
+        return pool.totalPooledEther();
     }
 
     function transfer(address to, uint256 amount) external returns (bool) {
@@ -122,8 +129,10 @@ contract TestWithdrawRequestNFT {
     mapping(uint256 => uint256) public frozenRateFor;
     mapping(address => uint256) public balanceOf;
     uint32 public lastFinalizedRequestId;
+    uint32 public nextRequestId = 1;
 
     function request(address owner, uint256 id, uint96 amount, uint96 share) external {
+        if (id >= nextRequestId) nextRequestId = uint32(id + 1);
         _requests[id] = WithdrawRequest(amount, share, true, 0);
         _owners[id] = owner;
         balanceOf[owner] += 1;
@@ -230,16 +239,10 @@ contract TestRestakedToken is TestBalances {
     string public name;
     string public symbol;
     uint8 public constant decimals = 18;
-    uint256 public totalSupply;
 
     constructor(string memory name_, string memory symbol_) {
         name = name_;
         symbol = symbol_;
-    }
-
-    function mint(address account, uint256 amount) public override {
-        super.mint(account, amount);
-        totalSupply += amount;
     }
 
     function setTotalSupply(uint256 supply) external {
