@@ -120,7 +120,8 @@ POOLS = RootField(
     "poolDetails",
     "poolAddress",
     POOL_RE,
-    "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id, a Uniswap v4 PoolId)",
+    "0x followed by 40 hexadecimal characters (a contract) or 64 (a Morpho Blue market id, a Uniswap v4 PoolId, a "
+    "Maker ilk)",
     lambda protocol: protocol.details,
     _pool,
 )

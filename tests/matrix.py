@@ -295,7 +295,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
             "tests/test_maker.py::test_vaults_and_urns_the_wallet_owns_itself_and_a_staking_engine_urn",
         ),
-        poolDetails=Missing("Maker ilks: debt ceiling, rate, fee APY, liquidation ratio, price and its age"),
+        poolDetails=Done("tests/test_maker.py::test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show"),
         flows=Missing("frob, give, the CdpManager's and DSProxy's moves; stability fees as the debt's cost"),
         risk=Done(
             "tests/test_maker.py::test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed",
@@ -311,7 +311,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             HISTORY,
         ),
         latency=Done("bench/latency.py::maker (controller: a vault through its DSProxy)"),
-        docs=page("maker", "Formulas (every read at `blockNumber`)", "Addresses", "Not yet"),
+        docs=page("maker", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses", "Not yet"),
     ),
     "euler": row(
         positions=Done(

@@ -206,6 +206,68 @@ def test_the_urns_collateral_came_in_through_the_ilks_joins(world):
     assert found == {"ETH-A": {urn_of["proxy"]: 10 * W.WAD, direct: 5 * W.WAD}, "WBTC-A": {urn_of["direct"]: 2 * W.WAD}}
 
 
+POOL = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress blockNumber warnings { code message target } details { ... on MakerIlkPool {
+    type ilk ilkId chainId collateralAsset { address symbol decimals } debtAsset { symbol } totalNormalizedDebt rate
+    totalDebt totalDebtUsd debtCeiling dust stabilityFeeApy liquidationRatio priceUsd
+    priceOracle { address updatedAt ageSeconds } } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show(world_client, world):
+    """Every ilk of the world by its bytes32 name: the Vat's debt at the rate Jug.drip gives at the
+    block, its ceiling and dust, and the fee, ratio, price and oracle its vaults show; an address
+    and a name the Vat does not know are refused."""
+    vaults = {}
+    for wallet in ("direct", "staker"):
+        (entry,) = await entries(world_client, world.wallets[wallet])
+        vaults |= {vault["ilk"]: vault for vault in entry["vaults"]}
+    vaults["ETH-A"] = (await entries(world_client, world.proxy))[0]["vaults"][0]
+    names = [*W.ILKS, "NOPE-A"]
+    asked = ["0x" + W.ilk_key(name).hex() for name in names] + [world.contracts["MCD_VAT"]]
+    inputs = [{"protocol": "maker", "chainId": 31337, "poolAddress": pool} for pool in asked]
+    reply = await world_client.query(POOL, {"inputs": inputs[:5]})
+    found = reply.body["data"]["poolDetails"]
+    unknown, address = found["errors"]
+    assert unknown["error"]["code"] == address["error"]["code"] == "VALIDATION_ERROR"
+    assert "'NOPE-A'" in unknown["error"]["message"] and "bytes32 name" in address["error"]["message"]
+    node, made = world.node, world.contracts
+    for entry, name in zip(found["data"], W.ILKS):
+        pool, block, key = entry["details"], entry["blockNumber"], W.ilk_key(name)
+        art, rate, _, line, dust = node.call(
+            made["MCD_VAT"], "ilks(bytes32)", key, returns=("uint256",) * 5, block=block
+        )
+        _, mat = node.call(made["MCD_SPOT"], "ilks(bytes32)", key, returns=("address", "uint256"), block=block)
+        drip = node.call(made["MCD_JUG"], "drip(bytes32)", key, block=block)
+        vault = vaults[name]
+        assert entry["warnings"] == []
+        assert pool == {
+            "type": "maker-ilk-pool",
+            "ilk": name,
+            "ilkId": "0x" + key.hex(),
+            "chainId": 31337,
+            "collateralAsset": vault["collateralAsset"],
+            "debtAsset": {"symbol": "DAI"},
+            "totalNormalizedDebt": str(art),
+            "rate": str(drip),
+            "totalDebt": str(-(-art * drip // W.RAY)),
+            "totalDebtUsd": float(Fraction(-(-art * drip // W.RAY), W.WAD)),
+            "debtCeiling": str(line // W.RAY),
+            "dust": str(dust // W.RAY),
+            "stabilityFeeApy": vault["stabilityFeeApy"],
+            "liquidationRatio": vault["liquidationRatio"],
+            "priceUsd": vault["priceUsd"],
+            "priceOracle": {
+                "address": world.pips[name],
+                "updatedAt": pool["priceOracle"]["updatedAt"],
+                "ageSeconds": pool["priceOracle"]["ageSeconds"],
+            },
+        }, name
+        assert rate < drip and mat == W.ILKS[name][3] and line == 10**8 * W.RAD and art > 0
+        assert pool["liquidationRatio"] == float(Fraction(mat, W.RAY))
+        assert pool["priceOracle"] == vault["risk"]["oracle"], "the oracle its borrowers' risk names"
+
+
 async def test_a_wallet_with_nothing_has_an_empty_answer(world_client, world):
     (own,) = await entries(world_client, world.wallets["empty"])
     assert own["vaults"] == [] and own["warnings"] == []

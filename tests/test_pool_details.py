@@ -9,11 +9,15 @@ import json
 import math
 from fractions import Fraction
 
+from protocols import DECLARED
 from tests import morpho_world as W
 from tests.conftest import world_fixture
 from tests.test_morpho import PARAMS, YEAR, Chain, close, market_id
 
 TOKEN = "{ address symbol name decimals }"
+WITH = sorted(protocol.name for protocol in DECLARED if protocol.details)
+WITHOUT = sorted(protocol.name for protocol in DECLARED if not protocol.details)
+"""The protocols with pool details and those without them yet (the matrix, docs/matrix.md, lists them)."""
 VAULT = f"""type vaultAddress chainId name symbol asset {TOKEN} decimals sharePrice totalAssets totalAssetsUsd
   totalSupply apy netApy performanceFee owner curator"""
 QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
@@ -133,7 +137,7 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
         ("morpho", 31337, market_id(world.market_b)),
         ("morpho", 31337, not_a_market),
         ("morpho", 31337, world.usdc),
-        ("midas", 1, "0x" + "11" * 20),
+        (WITHOUT[0], 1, "0x" + "11" * 20),
         ("morpho", 31337, "0x1234"),
     )
     assert [entry["poolAddress"] for entry in result["data"]] == [market_id(world.market_b)]
@@ -151,12 +155,11 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
         "hexadecimal characters)."
     )
     assert errors[2][2] == (
-        "Protocol 'midas' has no poolDetails yet. "
-        "Protocols with poolDetails: aave, compound, euler, fluid, morpho, pendle, spark, uniswap."
+        f"Protocol {WITHOUT[0]!r} has no poolDetails yet. Protocols with poolDetails: {', '.join(WITH)}."
     )
     assert errors[3][2] == (
         "Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
-        "or 64 (a Morpho Blue market id, a Uniswap v4 PoolId)."
+        "or 64 (a Morpho Blue market id, a Uniswap v4 PoolId, a Maker ilk)."
     )
     assert all(e["error"]["retryable"] is False for e in result["errors"])
     result = await pools(world_client, ("aave", 1, not_a_market), ("pendle", 1, not_a_market))

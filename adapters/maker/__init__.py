@@ -1,8 +1,9 @@
-"""Maker (Sky): vaults (urns) through the CDP manager and the DSProxies that own them (positions.py)."""
+"""Maker (Sky): vaults (urns) through the CDP manager and the DSProxies that own them (positions.py);
+a collateral type (ilk) as a pool (pools.py)."""
 
 from __future__ import annotations
 
-from adapters.maker import positions
+from adapters.maker import pools, positions
 from adapters.maker.section import MAKER
 from adapters.protocol import Protocol
 
@@ -13,5 +14,7 @@ PROTOCOLS = (
         section=MAKER,
         deployed=lambda maker: maker.chain_log.start_block,
         fetch=positions.fetch,
+        details=pools.details,
+        pool_ids=True,
     ),
 )

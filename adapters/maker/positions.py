@@ -96,7 +96,7 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     )
     urns = [urn for urn in (*owned, *direct, *staked) if urn.ink or urn.art]
     ilks = list(dict.fromkeys(urn.ilk for urn in urns))
-    facts = await asyncio.gather(*(_ilk(reader, contracts, ilk, ctx.warnings) for ilk in ilks))
+    facts = await asyncio.gather(*(ilk_facts(reader, contracts, ilk, ctx.warnings) for ilk in ilks))
     by_ilk = dict(zip(ilks, facts))
     if not urns:
         return {"vaults": []}
@@ -162,8 +162,11 @@ async def _urn(reader: ChainReader, contracts: Core, ilk: bytes, urn: str) -> tu
 
 @dataclass(frozen=True)
 class Ilk:
+    art: int
     rate: int
     spot: int
+    line: int
+    dust: int
     mat: int
     duty: int
     rho: int
@@ -172,9 +175,9 @@ class Ilk:
     token: dict[str, Any] | None
 
 
-async def _ilk(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warnings) -> Ilk:
-    """A collateral type's figures: the Vat's rate and spot, the Spotter's pip and mat, the Jug's
-    duty and rho, its token (IlkRegistry's gem) and its OSM's last update."""
+async def ilk_facts(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warnings) -> Ilk:
+    """A collateral type's figures: the Vat's Art, rate, spot, line and dust, the Spotter's pip and
+    mat, the Jug's duty and rho, its token (IlkRegistry's gem) and its OSM's last update."""
     name = ilk_name(ilk)
     vat, (pip, mat), (duty, rho), gem = await asyncio.gather(
         reader.call(contracts.vat, VAT_ILKS, ilk, label="Maker Vat"),
@@ -182,12 +185,20 @@ async def _ilk(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warni
         reader.call(contracts.jug, JUG_ILKS, ilk, label="Maker Jug"),
         outcome(first(reader.call(contracts.ilk_registry, ILK_GEM, ilk, label="Maker IlkRegistry"))),
     )
-    known = isinstance(gem, str) and int(gem, 16) != 0  # an ilk the registry has no token for: none
-    token = warnings.value(await outcome(erc20.token_info(reader, gem)) if known else gem, name, "collateralAsset is")
+    if isinstance(gem, str) and not int(gem, 16):
+        gem = ProtocolError(f"the IlkRegistry names no token for {name}")
+    token = warnings.value(
+        gem if isinstance(gem, ProtocolError) else await outcome(erc20.token_info(reader, gem)),
+        name,
+        "collateralAsset is",
+    )
     updated = await outcome(first(reader.call(pip, ZZZ, label=f"Maker {name} oracle"))) if int(pip, 16) else None
     return Ilk(
+        vat.Art,
         vat.rate,
         vat.spot,
+        vat.line,
+        vat.dust,
         mat,
         duty,
         rho,
@@ -195,6 +206,16 @@ async def _ilk(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warni
         None if isinstance(updated, ProtocolError) else updated,
         token,
     )
+
+
+def spot_price(ilk: Ilk, par: int) -> Fraction | None:
+    """USD per whole collateral unit by the Spotter: spot x mat x par / 1e81 (None before its mat is set)."""
+    return Fraction(ilk.spot * ilk.mat * par, RAY**3) if ilk.mat else None
+
+
+def fee_apy(ilk: Ilk, base: int) -> float:
+    """The stability fee a year: ((base + duty) / 1e27)^31,536,000 - 1."""
+    return float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1)
 
 
 def _vault(
@@ -212,7 +233,7 @@ def _vault(
     price from the ilk's oracle, and its debt at the Spotter's par."""
     rate = dripped(ilk.rate, ilk.duty, base, ilk.rho, now)
     owed = urn.art * rate
-    price = Fraction(ilk.spot * ilk.mat * par, RAY**3) if ilk.mat else None
+    price = spot_price(ilk, par)
     usd_per_dai = Fraction(par, RAY)
     collateral = Fraction(urn.ink, WAD)
     risk = None
@@ -233,7 +254,7 @@ def _vault(
     ]
     label = f"{name} {'#' + str(urn.cdp) if urn.cdp is not None else urn.urn}"
     return {
-        **position("MakerVault", key, LENDING, label, legs, apy=float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1)),
+        **position("MakerVault", key, LENDING, label, legs, apy=fee_apy(ilk, base)),
         "type": urn.kind,
         "cdpId": None if urn.cdp is None else str(urn.cdp),
         "urn": urn.urn,
@@ -246,7 +267,7 @@ def _vault(
         "debt": str(-(-owed // RAY)),
         "debtUsd": debt_usd,
         "priceUsd": float(price) if price is not None else None,
-        "stabilityFeeApy": float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1),
+        "stabilityFeeApy": fee_apy(ilk, base),
         "liquidationRatio": float(Fraction(ilk.mat, RAY)),
         "risk": risk,
     }
