@@ -118,6 +118,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> EigenlayerWorld
             artifacts["TestStrategy"], ["address"], [world.tokens[symbol]]
         )
         node.send(strategy, "setTotalShares(uint256)", total)
+        node.send(world.strategy_manager, "addStrategiesToDepositWhitelist(address[])", [strategy])
         node.send(world.tokens[symbol], "mint(address,uint256)", strategy, balance)
         node.send(world.strategy_manager, "setDeposit(address,address,uint256)", staker, strategy, deposit)
         node.send(

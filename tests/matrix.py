@@ -612,7 +612,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_eigenlayer.py::test_restaked_shares_with_slashing_applied_and_the_operator",
             "tests/test_eigenlayer.py::test_queued_withdrawals_with_the_block_they_complete_from",
         ),
-        poolDetails=Missing("EigenLayer strategies"),
+        poolDetails=Done("tests/test_eigenlayer.py::test_each_strategy_as_a_pool_holds_its_total_shares_in_its_token"),
         flows=Missing("deposits, queued and completed withdrawals, slashing as a loss, EigenPod"),
         risk=NO_LENDING,
         rewards=Missing("the RewardsCoordinator's claims are not read"),
@@ -622,7 +622,13 @@ CELLS: dict[str, dict[str, Cell]] = {
             "bench/latency.py::eigenlayer (saver: 2 strategies, 2 queued withdrawals)",
             "bench/latency.py::eigenlayer (borrower: an EigenPod, a queued withdrawal)",
         ),
-        docs=page("eigenlayer", "Formulas (every read at `blockNumber`)", "Probes (controlled accounts)", "Addresses"),
+        docs=page(
+            "eigenlayer",
+            "Formulas (every read at `blockNumber`)",
+            "Pool details",
+            "Probes (controlled accounts)",
+            "Addresses",
+        ),
     ),
     "aura": row(
         positions=Done(

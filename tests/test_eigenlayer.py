@@ -224,6 +224,43 @@ async def test_a_pod_owners_native_restaked_eth(world_client, world):
     }
 
 
+POOL = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress blockNumber warnings { code message target } details { ... on EigenlayerStrategyPool {
+    type strategyAddress chainId underlyingToken { address symbol } totalShares totalUnderlying totalUnderlyingUsd } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_each_strategy_as_a_pool_holds_its_total_shares_in_its_token(world_client, world):
+    """Each whitelisted strategy: its total shares, what they hold by sharesToUnderlyingView and
+    in USD (tEIGEN has no feed: null, named); the beacon chain ETH strategy, a token and a
+    strategy the StrategyManager does not whitelist are refused."""
+    stray = world.node.deploy(E.compile_all()["TestStrategy"], ["address"], [world.tokens["eLST"]])
+    asked = [*world.strategies.values(), E.BEACON, world.tokens["eLST"], stray]
+    inputs = [{"protocol": "eigenlayer", "chainId": 31337, "poolAddress": pool} for pool in asked]
+    reply = await world_client.query(POOL, {"inputs": inputs})
+    found = reply.body["data"]["poolDetails"]
+    assert [e["error"]["code"] for e in found["errors"]] == ["VALIDATION_ERROR"] * 3
+    assert "beacon chain ETH strategy" in found["errors"][0]["error"]["message"]
+    assert all("not a strategy EigenLayer's StrategyManager" in e["error"]["message"] for e in found["errors"][1:])
+    for entry, (symbol, (total, balance, _, _)) in zip(found["data"], E.STRATEGIES.items()):
+        strategy = world.strategies[symbol]
+        underlying = view(
+            world, entry["blockNumber"], strategy, "sharesToUnderlyingView(uint256)", total, returns=("uint256",)
+        )
+        assert underlying == (balance + 1_000) * total // (total + 1_000)
+        priced = symbol == "eLST"
+        assert entry["details"] == {
+            "type": "eigenlayer-strategy-pool",
+            "strategyAddress": strategy,
+            "chainId": 31337,
+            "underlyingToken": {"address": world.tokens[symbol], "symbol": symbol},
+            "totalShares": str(total),
+            "totalUnderlying": str(underlying),
+            "totalUnderlyingUsd": usd(underlying, E.LST_USD) if priced else None,
+        }, symbol
+        assert [w["code"] for w in entry["warnings"]] == ([] if priced else ["PRICE_UNAVAILABLE"]), symbol
+
+
 async def test_a_wallet_with_nothing(world_client, world):
     entry = await answer(world_client, world.wallets["empty"])
     assert entry["operator"] is None and entry["eigenPod"] is None
@@ -271,6 +308,8 @@ def test_the_adapter_reads_eigenlayers_published_abi():
         "WITHDRAWABLE_RESTAKED_GWEI": "EigenPod",
         "UNDERLYING_TOKEN": "StrategyBase",
         "SHARES_TO_UNDERLYING": "StrategyBase",
+        "TOTAL_SHARES": "StrategyBase",
+        "WHITELISTED_FOR_DEPOSIT": "StrategyManager",
     }
     functions = functions_of(eigenlayer)
     assert set(functions) == set(contracts)

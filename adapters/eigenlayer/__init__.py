@@ -1,8 +1,9 @@
-"""EigenLayer: restaked shares, delegation, queued withdrawals and EigenPods (positions.py)."""
+"""EigenLayer: restaked shares, delegation, queued withdrawals and EigenPods (positions.py); a strategy as a
+pool (pools.py)."""
 
 from __future__ import annotations
 
-from adapters.eigenlayer import positions
+from adapters.eigenlayer import pools, positions
 from adapters.eigenlayer.section import EIGENLAYER
 from adapters.protocol import Protocol
 
@@ -12,6 +13,7 @@ PROTOCOLS = (
         section=EIGENLAYER,
         deployed=lambda eigenlayer: eigenlayer.start_block,
         fetch=positions.fetch,
+        details=pools.details,
         probe=positions.probes,
     ),
 )

@@ -31,6 +31,8 @@ POD_OWNER_DEPOSIT_SHARES = Function("podOwnerDepositShares(address)", "d48e8894"
 WITHDRAWABLE_RESTAKED_GWEI = Function("withdrawableRestakedExecutionLayerGwei()", "3474aa16", ("uint64",))
 UNDERLYING_TOKEN = Function("underlyingToken()", "2495a599", ("address",), immutable=True)
 SHARES_TO_UNDERLYING = Function("sharesToUnderlyingView(uint256)", "7a8b2637", ("uint256",))
+TOTAL_SHARES = Function("totalShares()", "3a98ef39", ("uint256",))
+WHITELISTED_FOR_DEPOSIT = Function("strategyIsWhitelistedForDeposit(address)", "663c1de4", ("bool whitelisted",))
 
 BEACON_CHAIN_ETH = "0xbeac0eeeeeeeeeeeeeeeeeeeeeeeeeeeeeebeac0"
 """The virtual strategy of native restaking's shares, one share a wei of ether

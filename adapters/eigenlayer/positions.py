@@ -130,7 +130,7 @@ async def _withdrawable(reader: ChainReader, delegation: str, wallet: str, strat
     return list(withdrawable)
 
 
-async def _valued(
+async def valued(
     reader: ChainReader, chain: ChainAddresses, strategy: str, shares: int, warnings: Warnings
 ) -> tuple[dict[str, Any], str | None]:
     """`shares` of a strategy in its underlying token, with USD: `token`, `amount`, `amountUsd`
@@ -160,28 +160,28 @@ async def _valued(
     }, feed_of(price)
 
 
-def _leg(role: str, key: str, valued: dict[str, Any], source: str | None) -> dict[str, Any]:
-    """The leg of a strategy's shares, as `_valued` gave them."""
-    amount = None if valued["amount"] is None else int(valued["amount"])
-    return leg(role, key, valued["token"], amount, valued["amountUsd"], source)
+def _leg(role: str, key: str, figures: dict[str, Any], source: str | None) -> dict[str, Any]:
+    """The leg of a strategy's shares, as `valued` gave them (`figures`)."""
+    amount = None if figures["amount"] is None else int(figures["amount"])
+    return leg(role, key, figures["token"], amount, figures["amountUsd"], source)
 
 
 async def _restaked(
     reader: ChainReader, chain: ChainAddresses, strategy: str, deposit: int, shares: int, warnings: Warnings
 ) -> dict[str, Any]:
-    valued, source = await _valued(reader, chain, strategy, shares, warnings)
-    label = f"{valued['token']['symbol']} restaked" if valued["token"] else strategy
+    figures, source = await valued(reader, chain, strategy, shares, warnings)
+    label = f"{figures['token']['symbol']} restaked" if figures["token"] else strategy
     return {
         "strategy": strategy,
         "depositShares": str(deposit),
         "withdrawableShares": str(shares),
-        **valued,
+        **figures,
         **position(
             "EigenlayerRestakedPosition",
             strategy.lower(),
             STAKING,
             label,
-            [_leg(STAKED, strategy.lower(), valued, source)],
+            [_leg(STAKED, strategy.lower(), figures, source)],
         ),
     }
 
@@ -202,7 +202,7 @@ async def _queued(
     for withdrawal, paid in zip(withdrawals, shares):
         legs = await asyncio.gather(
             *(
-                _valued(reader, chain, strategy, amount, warnings)
+                valued(reader, chain, strategy, amount, warnings)
                 for strategy, amount in zip(withdrawal.strategies, paid)
             )
         )
@@ -217,8 +217,8 @@ async def _queued(
                     WITHDRAWAL_CATEGORY,
                     f"Withdrawal {withdrawal.nonce}",
                     [
-                        _leg(role, f"{root}:{strategy.lower()}", valued, source)
-                        for strategy, (valued, source) in zip(withdrawal.strategies, legs)
+                        _leg(role, f"{root}:{strategy.lower()}", figures, source)
+                        for strategy, (figures, source) in zip(withdrawal.strategies, legs)
                     ],
                 ),
                 "withdrawalRoot": root,
@@ -228,8 +228,8 @@ async def _queued(
                 "completableFromBlock": completable_from,
                 "completable": block >= completable_from,
                 "strategies": [
-                    {"strategy": strategy, "scaledShares": str(scaled), "shares": str(amount), **valued}
-                    for strategy, scaled, amount, (valued, _) in zip(
+                    {"strategy": strategy, "scaledShares": str(scaled), "shares": str(amount), **figures}
+                    for strategy, scaled, amount, (figures, _) in zip(
                         withdrawal.strategies, withdrawal.scaledShares, paid, legs
                     )
                 ],

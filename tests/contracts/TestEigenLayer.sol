@@ -38,10 +38,18 @@ contract TestStrategy {
     }
 }
 
-/// The StrategyManager: each staker's strategies and deposit shares.
+/// The StrategyManager: each staker's strategies and deposit shares, and the strategies its
+/// whitelister allowed deposits into.
 contract TestStrategyManager is ITestShareManager {
     mapping(address => address[]) internal strategies;
     mapping(address => mapping(address => uint256)) public stakerDepositShares;
+    mapping(address => bool) public strategyIsWhitelistedForDeposit;
+
+    function addStrategiesToDepositWhitelist(address[] calldata added) external {
+        for (uint256 i = 0; i < added.length; i++) {
+            strategyIsWhitelistedForDeposit[added[i]] = true;
+        }
+    }
 
     function setDeposit(address staker, address strategy, uint256 shares) external {
         if (stakerDepositShares[staker][strategy] == 0) strategies[staker].push(strategy);
