@@ -247,7 +247,7 @@ async def test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show(
             "ilkId": "0x" + key.hex(),
             "chainId": 31337,
             "collateralAsset": vault["collateralAsset"],
-            "debtAsset": {"symbol": "DAI"},
+            "debtAsset": {"symbol": "USDS" if name == W.SKY_ILK else "DAI"},
             "totalNormalizedDebt": str(art),
             "rate": str(drip),
             "totalDebt": str(-(-art * drip // W.RAY)),
@@ -263,6 +263,7 @@ async def test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show(
                 "ageSeconds": pool["priceOracle"]["ageSeconds"],
             },
         }, name
+        assert pool["debtAsset"] == {"symbol": vault["debtAsset"]["symbol"]}
         assert rate < drip and mat == W.ILKS[name][3] and line == 10**8 * W.RAD and art > 0
         assert pool["liquidationRatio"] == float(Fraction(mat, W.RAY))
         assert pool["priceOracle"] == vault["risk"]["oracle"], "the oracle its borrowers' risk names"

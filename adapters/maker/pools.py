@@ -17,11 +17,11 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.fixed_point import RAY
-from adapters.maker.contracts import BASE, PAR, WAD, core, dripped, ilk_name
-from adapters.maker.positions import fee_apy, ilk_facts, spot_price
+from adapters.maker.contracts import BASE, ENGINE_ILK, PAR, WAD, Core, core, dripped, ilk_name
+from adapters.maker.positions import fee_apy, ilk_facts, spot_price, usds_token
 from adapters.maker.section import MakerAddresses
 from adapters.risk import oracle_info
-from chain import erc20, first
+from chain import ChainReader, erc20, first
 from errors import InputValidationError
 
 
@@ -36,12 +36,12 @@ async def details(ctx: FetchContext[MakerAddresses], pool: str) -> dict[str, Any
     contracts = await reader.shared(("maker core", log.address), lambda: core(reader, log.address))
     ilk = bytes.fromhex(pool[2:])
     name = ilk_name(ilk)
-    facts, par, base, now, dai = await asyncio.gather(
+    facts, par, base, now, debt_token = await asyncio.gather(
         ilk_facts(reader, contracts, ilk, ctx.warnings),
         first(reader.call(contracts.spot, PAR, label="Maker Spotter")),
         first(reader.call(contracts.jug, BASE, label="Maker Jug")),
         reader.block_timestamp(),
-        erc20.token_info(reader, contracts.dai),
+        _debt_token(reader, contracts, ilk),
     )
     if not facts.rate:
         raise InputValidationError(
@@ -60,7 +60,7 @@ async def details(ctx: FetchContext[MakerAddresses], pool: str) -> dict[str, Any
             "ilkId": pool,
             "chainId": ctx.chain_id,
             "collateralAsset": facts.token,
-            "debtAsset": dai,
+            "debtAsset": debt_token,
             "totalNormalizedDebt": str(facts.art),
             "rate": str(rate),
             "totalDebt": str(owed),
@@ -73,3 +73,12 @@ async def details(ctx: FetchContext[MakerAddresses], pool: str) -> dict[str, Any
             "priceOracle": oracle_info(facts.pip, facts.updated, now),
         }
     }
+
+
+async def _debt_token(reader: ChainReader, contracts: Core, ilk: bytes) -> dict[str, Any] | None:
+    """What the ilk's vaults owe: USDS for the staking engine's ilk, DAI for every other."""
+    if contracts.engine is not None:
+        staked = await first(reader.call(contracts.engine, ENGINE_ILK, label="Sky LockstakeEngine"))
+        if staked == ilk:
+            return await usds_token(reader, contracts)
+    return await erc20.token_info(reader, contracts.dai)

@@ -105,7 +105,7 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
         reader.call(contracts.jug, BASE, label="Maker Jug"),
         reader.block_timestamp(),
         erc20.token_info(reader, contracts.dai),
-        _usds(reader, contracts) if any(urn.kind == "sky-lockstake" for urn in urns) else no_read(),
+        usds_token(reader, contracts) if any(urn.kind == "sky-lockstake" for urn in urns) else no_read(),
     )
     vaults = []
     for urn in urns:
@@ -115,7 +115,7 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     return {"vaults": vaults}
 
 
-async def _usds(reader: ChainReader, contracts: Core) -> dict[str, Any] | None:
+async def usds_token(reader: ChainReader, contracts: Core) -> dict[str, Any] | None:
     assert contracts.engine is not None
     return await erc20.token_info(
         reader, await first(reader.call(contracts.engine, ENGINE_USDS, label="Sky LockstakeEngine"))
