@@ -67,7 +67,7 @@ TOKEN_IN_ACCOUNT = (
     "tests/test_fault_schedules.py::test_a_token_held_by_a_controlled_account_is_answered_through_its_route"
 )
 """A token position sent into a controlled account, answered through its route (every protocol whose position is a
-token the wallet can send)."""
+token the wallet can send, or moves by the protocol's own transfer: a Comet supply, a Uniswap NFT)."""
 NO_LENDING = Exempt("it does not lend: no borrow, no risk")
 NOT_IN_ACCOUNTS = Missing(
     "no controlled account (DSProxy, Instadapp DSA, Summer DPM) holds a position of it on the devnet"
@@ -180,7 +180,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         flows=Done("tests/test_history_flows.py::test_spark_flows_are_read_as_aaves_from_its_own_pool"),
         risk=Done("tests/test_aave.py::test_sparklend_risk_is_its_pools_own"),
         rewards=Missing("answered (rewardPositions, as Aave's) but not asked by a test"),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,
@@ -206,7 +206,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_compound.py::test_supply_borrow_collateral_and_rewards",
             "tests/test_history_compound.py::test_compound_rewards_claimed_in_the_market_that_paid_them",
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::compound (borrower)"),
         docs=page(
@@ -357,7 +357,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         ),
         risk=NO_LENDING,
         rewards=Exempt("no reward: uncollected fees are answered as REWARD legs, tested with its positions"),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_uniswap.py::test_every_position_at_every_step_equals_the_sdk_and_the_managers_own_answers",
             HISTORY,

@@ -262,15 +262,20 @@ def _balance(node: Anvil, token: str, holder: str) -> int:
 
 MOVABLE = (
     *("lido", "pendle", "neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"),
-    *("etherfi", "rocketpool", "renzo", "kelp", "balancer", "curve"),
+    *("etherfi", "rocketpool", "renzo", "kelp", "balancer", "curve", "spark"),
 )
 """The protocols whose positions the saver holds as a token it can send (a position's `id` the token)."""
+TRANSFERRED = ("compound", "uniswap")
+"""The protocols whose positions the saver moves by the protocol's own transfer: Comet's
+`transferAsset` of half its base supply (id `<comet>:supply`), a Uniswap position NFT's
+`transferFrom` (id `<position manager>:<token id>`), one of v3's and one of v4's."""
 
 
 def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worlds):
-    """Part of a token position sent from the saver to the controller's DSProxy: each protocol
-    answers it for the controller, in the DSProxy's entry through `dsproxy`, as it answers a wallet
-    (its probes and index checks find the account holding it), the rest in the saver's."""
+    """Part of a token position sent from the saver to the controller's DSProxy (or moved by the
+    protocol's own transfer: a Comet supply, Uniswap position NFTs): each protocol answers it for
+    the controller, in the DSProxy's entry through `dsproxy`, as it answers a wallet (its probes
+    and index checks find the account holding it), the rest in the saver's."""
     built, folder, key, _ = worlds
     node, saver, controller = built.node, built.wallets["saver"], built.wallets["controller"]
     proxy = next(holder for holder, via in built.parts["accounts"].controlled().items() if via == "dsproxy")
@@ -284,7 +289,12 @@ def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worl
                 for token, balance in held[:1] if entry["protocol"] in MOVABLE else ():
                     node.send(token, "transfer(address,uint256)", proxy, balance // 2, sender=saver)
                     moved[entry["protocol"]] = token
-        assert sorted(moved) == sorted(MOVABLE)
+                if entry["protocol"] in TRANSFERRED:
+                    ids = [p["id"] for p in entry["allPositions"]]
+                    moved |= {
+                        f"{entry['protocol']} {i}": i for i in _transferred(node, entry["protocol"], ids, saver, proxy)
+                    }
+        assert sorted({name.split()[0] for name in moved}) == sorted((*MOVABLE, *TRANSFERRED))
         answers = asyncio.run(every_answer(built, folder, key, [controller]))
     finally:
         node.rpc("evm_revert", snapshot)
@@ -295,7 +305,23 @@ def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worl
         if (entry["holder"], entry["via"]) == (proxy, "dsproxy")
         for position in entry["allPositions"]
     }
-    assert sorted(set(moved.items()) - found) == []
+    assert sorted({(name.split()[0], position) for name, position in moved.items()} - found) == []
+
+
+def _transferred(node: Anvil, protocol: str, ids: list[str], saver: str, proxy: str) -> list[str]:
+    """The positions `saver` moves to `proxy` by `protocol`'s own transfer (TRANSFERRED), by id."""
+    if protocol == "compound":
+        (comet,) = [i.split(":")[0] for i in ids if i.endswith(":supply")]
+        base = node.call(comet, "baseToken()", returns=("address",))
+        half = node.call(comet, "balanceOf(address)", saver) // 2
+        node.send(comet, "transferAsset(address,address,uint256)", proxy, base, half, sender=saver)
+        return [f"{comet}:supply"]
+    managers = list(dict.fromkeys(i.split(":")[0] for i in ids))
+    sent = [next(i for i in ids if i.startswith(manager)) for manager in managers]
+    for position in sent:
+        manager, token_id = position.split(":")
+        node.send(manager, "transferFrom(address,address,uint256)", saver, proxy, int(token_id), sender=saver)
+    return sent
 
 
 @settings(
