@@ -68,6 +68,22 @@ HOLDINGS = {
 }
 CLAIMABLE = {"lp": (1_234 * E18 // 10, 55 * E18), "staker": (9 * E18, 3 * E18)}
 """Wallet -> (CRV claimable, EXTRA claimable) in the stable pool's gauge."""
+COINS_SHAPES = {
+    "factory": 4,
+    "crvusd_factory": 4,
+    "stable_ng_factory": 0,
+    "crypto_factory": 2,
+    "twocrypto_factory": 2,
+    "tricrypto_factory": 3,
+    "main_registry": 8,
+    "crypto_registry": 8,
+}
+"""Each factory's `get_coins` layout, as @curvefi/api's factory ABIs and Curve's registries'
+declare it: a fixed array of this many coins, or (0) stableswap-ng's dynamic one."""
+FEES = {"stable": 1_000_000, "crypto": 26_000_000, "legacy": 4_000_000, "tricrypto": 13_500_000}
+"""Each pool's `fee()`, 1e10 = 100 %."""
+EXTRA_RATE = 31_709_791_983_764
+"""EXTRA a second the stable pool's gauge streams to its stakers (1,000 a year)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -132,6 +148,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
         node.send(world.feeds[name], "set(int256,uint256)", PRICES[name], node.timestamp())
     for name in ("stable_ng_factory", "crypto_factory", "twocrypto_factory"):
         world.factories[name] = node.deploy(artifacts["TestCurveFactory"])
+        node.send(world.factories[name], "setCoinsShape(uint256)", COINS_SHAPES[name])
     pool_types = ["string", "string", "bool"]
     filler = [node.deploy(artifacts["TestCurvePool"], pool_types, [f"filler {i}", "F", False]) for i in range(2)]
     world.stable = node.deploy(artifacts["TestCurvePool"], pool_types, ["USDC/crvUSD", "USDCcrvUSD", False])
@@ -152,6 +169,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
     node.send(world.crypto, "setTokenAmount(uint256,address)", 3, world.crypto_lp)
     node.send(world.crypto, "setPrices(uint256,uint256)", CRYPTO["virtual"], CRYPTO["lp_price"])
     node.send(world.gauge, "addReward(address)", world.tokens["EXTRA"])
+    node.send(world.gauge, "setRewardRate(address,uint256,uint256)", world.tokens["EXTRA"], EXTRA_RATE, 2**40)
+    for pool, name in ((world.stable, "stable"), (world.crypto, "crypto")):
+        node.send(pool, "setFee(uint256)", FEES[name])
     for role, holding in HOLDINGS.items():
         wallet = world.wallets[role]
         node.send(world.stable, "mint(address,uint256)", wallet, holding["stable"])
@@ -174,6 +194,7 @@ def _registries(node: Anvil, world: CurveWorld) -> None:
     world.provider = node.deploy(artifacts["TestCurveAddressProvider"])
     for i, name in ((0, "main_registry"), (5, "crypto_registry")):
         world.registries[name] = node.deploy(artifacts["TestCurveRegistry"])
+        node.send(world.registries[name], "setCoinsShape(uint256)", COINS_SHAPES[name])
         node.send(world.provider, "set(uint256,address)", i, world.registries[name])
     pools, mint = world.older, "mint(address,uint256)"
     for name, crypto, lp_name, symbol in (
@@ -193,6 +214,7 @@ def _registries(node: Anvil, world: CurveWorld) -> None:
     _pool(node, pools["tricrypto"], [usdc, weth, crv], TRICRYPTO)
     for name in ("legacy", "tricrypto"):
         node.send(pools[name], "setTokenAmount(uint256,address)", 1, pools[f"{name}_lp"])
+        node.send(pools[name], "setFee(uint256)", FEES[name])
     wallet, held = world.wallets["lp"], REGISTRY_HOLDINGS
     node.send(pools["legacy_lp"], mint, wallet, held["legacy"])
     node.send(pools["legacy_lp"], mint, pools["legacy_gauge"], held["legacy_staked"])

@@ -657,7 +657,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_curve.py::test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake",
             "tests/test_curve.py::test_the_ng_crypto_pools_pay_on_one_lp_unit_less_but_for_the_whole_supply",
         ),
-        poolDetails=Missing("pools and gauges: balances, fees, reward rates"),
+        poolDetails=Done("tests/test_curve.py::test_each_pool_as_its_factory_or_registry_lists_it_with_its_gauge"),
         flows=Missing("LP in and out, gauge stake and unstake, CRV and rewards claimed"),
         risk=NO_LENDING,
         rewards=Done(
@@ -679,6 +679,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "Pools: Curve's own factories, never a hand list",
             "The scan",
             "Formulas (every read at `blockNumber`)",
+            "Pool details",
             "Addresses",
         ),
     ),

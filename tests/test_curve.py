@@ -308,6 +308,18 @@ PUBLISHED = {
     "CALC_TOKEN_AMOUNT_CRYPTO_2": ("factory-crypto/factory-crypto-pool-2.json", "crveth/swap.json"),
     "COINS_INT128": ("compound/swap.json", "usdt/swap.json", "ren/swap.json", "sbtc/swap.json"),
     "BALANCES_INT128": ("compound/swap.json", "usdt/swap.json", "ren/swap.json", "sbtc/swap.json"),
+    "GET_COINS_4": ("factory.json",),
+    "GET_COINS_NG": ("factory-stable-ng.json",),
+    "GET_COINS_2": ("factory-crypto.json", "factory-twocrypto-ng.json"),
+    "GET_COINS_3": ("factory-tricrypto-mainnet.json",),
+    "FEE": (
+        "3pool/swap.json",
+        "factory-stable-ng/plain-stableswap-ng.json",
+        "factory-crypto/factory-crypto-pool-2.json",
+        "factory-twocrypto/factory-twocrypto-pool.json",
+        "factory-tricrypto/factory-tricrypto-pool.json",
+    ),
+    "REWARD_DATA": ("gauge_v4.json", "gauge_factory.json"),
 }
 """Each function the adapter calls -> @curvefi/api ABIs (lib/constants/abis/) that declare it."""
 REGISTRY_ABI = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())
@@ -319,6 +331,7 @@ REGISTRY_PUBLISHED = {
     "GET_GAUGES": ("MainRegistry", "CryptoRegistry"),
     "POOL_COUNT": ("MainRegistry", "CryptoRegistry"),
     "POOL_LIST": ("MainRegistry", "CryptoRegistry"),
+    "GET_COINS_8": ("MainRegistry", "CryptoRegistry"),
 }
 
 
@@ -457,3 +470,87 @@ def one_lens_call(posts: list) -> bool:
     items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
     calls = [(item["method"], "to" in item["params"][0]) for item in items]
     return header["method"] == "eth_getBlockByNumber" and calls == [("eth_call", False)]
+
+
+POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress warnings { code message target } details { ... on CurvePool {
+    type pool chainId kind factory lpToken { address symbol } totalSupply
+    coins { token { address symbol decimals } poolBalance poolBalanceUsd } tvlUsd virtualPrice lpPriceInCoin0 fee
+    gauge { address totalSupply stakedUsd rewards { token { symbol } rate periodFinish ratePerYearUsd } } } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_each_pool_as_its_factory_or_registry_lists_it_with_its_gauge(world_client, world):
+    """The four pools of the world's factories and registries by their address: each with the
+    kind of the source whose get_coins lists it, its coins' balances and USD, the LP supply, its
+    prices and fee, and its gauge's stake and reward rate; an LP token and a gauge are refused."""
+    older = world.older
+    asked = {
+        world.stable: ("stableswap-ng", world.factories["stable_ng_factory"], world.stable, C.STABLE, "stable"),
+        world.crypto: ("cryptoswap", world.factories["crypto_factory"], world.crypto_lp, C.CRYPTO, "crypto"),
+        older["legacy"]: ("stableswap", world.registries["main_registry"], older["legacy_lp"], C.LEGACY, "legacy"),
+        older["tricrypto"]: (
+            "cryptoswap",
+            world.registries["crypto_registry"],
+            older["tricrypto_lp"],
+            C.TRICRYPTO,
+            "tricrypto",
+        ),
+    }
+    inputs = [{"protocol": "curve", "chainId": 31337, "poolAddress": a} for a in [*asked, world.crypto_lp, world.gauge]]
+    found, errors = [], []
+    for part in (inputs[:3], inputs[3:]):
+        reply = (await world_client.query(POOL_QUERY, {"inputs": part})).body["data"]["poolDetails"]
+        found, errors = found + reply["data"], errors + reply["errors"]
+    assert [e["poolAddress"] for e in errors] == [world.crypto_lp, world.gauge]
+    assert all(e["error"]["code"] == "VALIDATION_ERROR" for e in errors)
+    assert all("no pool of Curve's factories or older registries" in e["error"]["message"] for e in errors)
+    node = world.node
+    for entry in found:
+        pool = entry["details"]
+        kind, source, lp, values, name = asked[entry["poolAddress"]]
+        coins = [row["token"]["address"] for row in pool["coins"]]
+        usd = [
+            float(Fraction(balance * C.PRICES[symbol], 10 ** (C.DECIMALS[symbol] + 8)))
+            for balance, symbol in zip(values["balances"], [row["token"]["symbol"] for row in pool["coins"]])
+        ]
+        crypto = kind == "cryptoswap"
+        assert {key: pool[key] for key in ("type", "pool", "chainId", "kind", "factory", "totalSupply", "fee")} == {
+            "type": "curve-pool",
+            "pool": entry["poolAddress"],
+            "chainId": 31337,
+            "kind": kind,
+            "factory": source,
+            "totalSupply": str(values["supply"]),
+            "fee": C.FEES[name] / 10**10,
+        }, name
+        view = "coins(int128)" if name == "legacy" else "coins(uint256)"
+        assert coins == [node.call(entry["poolAddress"], view, i, returns=("address",)) for i in range(len(coins))]
+        assert pool["lpToken"]["address"] == lp and len(coins) == len(values["balances"]), name
+        assert [row["poolBalance"] for row in pool["coins"]] == [str(b) for b in values["balances"]], name
+        assert [row["poolBalanceUsd"] for row in pool["coins"]] == usd, name
+        assert abs(pool["tvlUsd"] - sum(usd)) <= 1e-9 * sum(usd), name
+        assert pool["virtualPrice"] == str(values["virtual"])
+        assert pool["lpPriceInCoin0"] == (str(values["lp_price"]) if crypto else None), name
+        warned = [w["message"] for w in entry["warnings"]]
+        lacking = ["lpPrice is null: a stableswap pool has no lp_price() (virtualPrice)"]
+        assert warned == ([] if crypto else lacking), name
+    gauges = {entry["poolAddress"]: entry["details"]["gauge"] for entry in found}
+    assert gauges[world.crypto] is None and gauges[older["tricrypto"]] is None
+    staked = node.call(world.gauge, "totalSupply()")
+    stable_tvl = next(entry["details"]["tvlUsd"] for entry in found if entry["poolAddress"] == world.stable)
+    assert gauges[world.stable] == {
+        "address": world.gauge,
+        "totalSupply": str(staked),
+        "stakedUsd": stable_tvl * staked / C.STABLE["supply"],
+        "rewards": [
+            {
+                "token": {"symbol": "EXTRA"},
+                "rate": str(C.EXTRA_RATE),
+                "periodFinish": str(2**40),
+                "ratePerYearUsd": float(Fraction(C.EXTRA_RATE * 365 * 24 * 3600 * C.PRICES["EXTRA"], 10 ** (18 + 8))),
+            }
+        ],
+    }
+    legacy_staked = C.REGISTRY_HOLDINGS["legacy_staked"]
+    assert gauges[older["legacy"]]["totalSupply"] == str(legacy_staked) and gauges[older["legacy"]]["rewards"] == []

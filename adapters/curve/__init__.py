@@ -1,9 +1,18 @@
-"""Curve: LP positions in the pools of Curve's factories and older registries, gauge stakes and their claimables."""
+"""Curve: LP positions in the pools of Curve's factories and older registries, gauge stakes and their
+claimables (positions.py); a pool with its gauge as a pool's details (pools.py)."""
 
 from __future__ import annotations
 
-from adapters.curve import positions
+from adapters.curve import pools, positions
 from adapters.curve.section import CURVE
 from adapters.protocol import Protocol
 
-PROTOCOLS = (Protocol(name="curve", section=CURVE, deployed=lambda curve: curve.start_block, fetch=positions.fetch),)
+PROTOCOLS = (
+    Protocol(
+        name="curve",
+        section=CURVE,
+        deployed=lambda curve: curve.start_block,
+        fetch=positions.fetch,
+        details=pools.details,
+    ),
+)

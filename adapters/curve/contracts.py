@@ -42,6 +42,26 @@ CALC_TOKEN_AMOUNT_4 = Function("calc_token_amount(uint256[4],bool)", "cf701ff7",
 CALC_TOKEN_AMOUNT_NG = Function("calc_token_amount(uint256[],bool)", "3db06dd8", ("uint256",))
 CALC_TOKEN_AMOUNT_CRYPTO_2 = Function("calc_token_amount(uint256[2])", "8d8ea727", ("uint256",))
 COINS_INT128 = Function("coins(int128)", "23746eb8", ("address",))
+GET_COINS_4 = Function("get_coins(address)", "9ac90d3d", ("address[4]",))
+GET_COINS_NG = Function("get_coins(address)", "9ac90d3d", ("address[]",))
+GET_COINS_2 = Function("get_coins(address)", "9ac90d3d", ("address[2]",))
+GET_COINS_3 = Function("get_coins(address)", "9ac90d3d", ("address[3]",))
+GET_COINS_8 = Function("get_coins(address)", "9ac90d3d", ("address[8]",))
+"""A factory's coins of a pool, in its kind's layout (`coins_view`): zeros, or none, for a pool
+it did not make."""
+FEE = Function("fee()", "ddca3f43", ("uint256",))
+REWARD_DATA = Function(
+    "reward_data(address)",
+    "48e9c65e",
+    (
+        "address token",
+        "address distributor",
+        "uint256 period_finish",
+        "uint256 rate",
+        "uint256 last_update",
+        "uint256 integral",
+    ),
+)
 BALANCES_INT128 = Function("balances(int128)", "065a80d8", ("uint256",))
 
 MAX_COINS = 8
@@ -99,6 +119,16 @@ def token_amount_views(coins: int) -> list[tuple[Function, bool]]:
     if coins == 2:
         views.append((CALC_TOKEN_AMOUNT_CRYPTO_2, False))
     return views
+
+
+def coins_view(factory: CurveFactory) -> Function:
+    """`get_coins(pool)` as the factory declares it: 8 coins on the older registries, 4 on the
+    stableswap factories, a dynamic array on stableswap-ng's, 2 on the crypto and twocrypto-ng
+    factories, 3 on tricrypto-ng's."""
+    if is_registry(factory):
+        return GET_COINS_8
+    shapes = {"stableswap": GET_COINS_4, "stableswap-ng": GET_COINS_NG, "tricrypto-ng": GET_COINS_3}
+    return shapes.get(factory.kind, GET_COINS_2)
 
 
 def is_crypto(kind: str) -> bool:

@@ -31,6 +31,7 @@ from adapters.curve.contracts import (
     COINS,
     COINS_INT128,
     CRYPTO_NG_KINDS,
+    FEE,
     GET_VIRTUAL_PRICE,
     LP_PRICE,
     MAX_COINS,
@@ -72,20 +73,10 @@ async def share(
     `lpPrice`, `lpForCoins` (`calc_token_amount` of the coins' amounts), and `legs`, the coins'
     (the position's first legs)."""
     label = f"Curve pool {pool}"
-    token, (supply,), (listed, legacy) = await asyncio.gather(
-        erc20.token_info(reader, lp_token),
-        reader.call(lp_token, erc20.TOTAL_SUPPLY, label=f"Curve LP token {lp_token}"),
-        coins(reader, pool),
-    )
+    token, (supply,), (listed, legacy) = await _lp_and_coins(reader, pool, lp_token)
     withdraw = CALC_WITHDRAW_ONE_COIN_CRYPTO if is_crypto(kind) else CALC_WITHDRAW_ONE_COIN
-    if not is_crypto(kind):
-        warnings.add(FIGURE_UNAVAILABLE, pool, "lpPrice is null: a stableswap pool has no lp_price() (virtualPrice)")
-    balances, infos, prices, one_coin, virtual, lp_price = await asyncio.gather(
-        asyncio.gather(
-            *(reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label) for i in range(len(listed)))
-        ),
-        asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
-        asyncio.gather(*(warned_usd_price(reader, chain, coin, warnings) for coin in listed)),
+    (balances, infos, prices), one_coin, (virtual, lp_price) = await asyncio.gather(
+        _coin_reads(reader, chain, pool, listed, legacy, warnings),
         asyncio.gather(
             *(
                 warnings.optional(
@@ -94,10 +85,7 @@ async def share(
                 for i in range(len(listed))
             )
         ),
-        warnings.optional(first(reader.call(pool, GET_VIRTUAL_PRICE, label=label)), pool, "virtualPrice is"),
-        warnings.optional(first(reader.call(pool, LP_PRICE, label=label)), pool, "lpPrice is")
-        if is_crypto(kind)
-        else no_read(),
+        _lp_prices(reader, pool, kind, warnings),
     )
     rows: list[dict[str, Any]] = []
     total: Fraction | None = Fraction(0)
@@ -130,6 +118,80 @@ async def share(
         "lpPrice": raw(lp_price),
         "lpForCoins": raw(lp_for_coins),
     }
+
+
+async def totals(
+    reader: ChainReader, chain: ChainAddresses, pool: str, lp_token: str, kind: str, warnings: Warnings
+) -> dict[str, Any]:
+    """The pool's own figures (its `poolDetails`): `lpToken`, `totalSupply`, each coin's
+    `poolBalance` and its USD, `tvlUsd` (their sum where every coin is priced: a partial sum would
+    understate it), `virtualPrice`, `lpPriceInCoin0` (`lp_price()`) and `fee()` (1e10 = 100 %)."""
+    token, (supply,), (listed, legacy) = await _lp_and_coins(reader, pool, lp_token)
+    (balances, infos, prices), (virtual, lp_price), fee = await asyncio.gather(
+        _coin_reads(reader, chain, pool, listed, legacy, warnings),
+        _lp_prices(reader, pool, kind, warnings),
+        warnings.optional(first(reader.call(pool, FEE, label=f"Curve pool {pool}")), pool, "fee is"),
+    )
+    rows, total = [], Fraction(0)
+    for info, (balance,), price in zip(infos, balances, prices):
+        usd = price.exact(balance, info["decimals"]) if price else None
+        rows.append({"token": info, "poolBalance": str(balance), "poolBalanceUsd": None if usd is None else float(usd)})
+        total += usd or 0
+    return {
+        "lpToken": token,
+        "totalSupply": str(supply),
+        "coins": rows,
+        "tvlUsd": float(total) if all(prices) else None,
+        "virtualPrice": raw(virtual),
+        "lpPriceInCoin0": raw(lp_price),
+        "fee": None if fee is None else float(Fraction(fee, 10**10)),
+    }
+
+
+async def _lp_and_coins(reader: ChainReader, pool: str, lp_token: str) -> tuple[Any, ...]:
+    """The LP token's info and `totalSupply`, and the pool's coins (`coins`)."""
+    return tuple(
+        await asyncio.gather(
+            erc20.token_info(reader, lp_token),
+            reader.call(lp_token, erc20.TOTAL_SUPPLY, label=f"Curve LP token {lp_token}"),
+            coins(reader, pool),
+        )
+    )
+
+
+async def _coin_reads(
+    reader: ChainReader, chain: ChainAddresses, pool: str, listed: list[str], legacy: bool, warnings: Warnings
+) -> tuple[Any, ...]:
+    """Each coin's pool balance (`balances(i)`, by int128 on the oldest pools), info and USD price."""
+    label = f"Curve pool {pool}"
+    return tuple(
+        await asyncio.gather(
+            asyncio.gather(
+                *(
+                    reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label)
+                    for i in range(len(listed))
+                )
+            ),
+            asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
+            asyncio.gather(*(warned_usd_price(reader, chain, coin, warnings) for coin in listed)),
+        )
+    )
+
+
+async def _lp_prices(reader: ChainReader, pool: str, kind: str, warnings: Warnings) -> tuple[Any, ...]:
+    """`get_virtual_price()`, and `lp_price()` on the crypto pools (a stableswap pool has none:
+    named by a warning)."""
+    label = f"Curve pool {pool}"
+    if not is_crypto(kind):
+        warnings.add(FIGURE_UNAVAILABLE, pool, "lpPrice is null: a stableswap pool has no lp_price() (virtualPrice)")
+    return tuple(
+        await asyncio.gather(
+            warnings.optional(first(reader.call(pool, GET_VIRTUAL_PRICE, label=label)), pool, "virtualPrice is"),
+            warnings.optional(first(reader.call(pool, LP_PRICE, label=label)), pool, "lpPrice is")
+            if is_crypto(kind)
+            else no_read(),
+        )
+    )
 
 
 def paying_lp(kind: str, amount: int, supply: int) -> int:

@@ -82,7 +82,7 @@ async def fetch(ctx: FetchContext[CurveAddresses], wallet: str) -> dict[str, Any
     _prefetch(reader, chain, curve, wallet)
     parts = [*(factory.address for factory in curve.factories), *filter(None, [curve.address_provider])]
     await deployed(reader, "curve", parts, str, "factories and AddressProvider")
-    named = await outcome(_registries(reader, curve))
+    named = await outcome(older_registries(reader, curve))
     registries = ctx.warnings.survivors("Curve AddressProvider", [(curve.address_provider or "", named)])
     sources = [*curve.factories, *(registry for found in registries for registry in found)]
     scanned = await asyncio.gather(*(outcome(_held(reader, curve, factory, wallet)) for factory in sources))
@@ -119,7 +119,7 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses,
     )
 
 
-async def _registries(reader: ChainReader, curve: CurveAddresses) -> list[CurveFactory]:
+async def older_registries(reader: ChainReader, curve: CurveAddresses) -> list[CurveFactory]:
     """The older registries the AddressProvider names at the block (`get_address(id)`: 0 the main
     registry, 5 the crypto registry), scanned as the factories are; an id it leaves at zero names none."""
     if not curve.address_provider:
@@ -146,9 +146,9 @@ async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactor
     pools = await asyncio.gather(
         *(reader.call(factory.address, POOL_LIST, i, label=label) for i, taped in enumerate(recorded) if taped)
     )
-    lp_tokens = await asyncio.gather(*(_lp_token(reader, factory, pool) for (pool,) in pools))
+    lp_tokens = await asyncio.gather(*(lp_token(reader, factory, pool) for (pool,) in pools))
     gauges = await asyncio.gather(
-        *(_gauge_of(reader, curve, factory, pool, lp) for (pool,), lp in zip(pools, lp_tokens))
+        *(gauge_of(reader, curve, factory, pool, lp) for (pool,), lp in zip(pools, lp_tokens))
     )
     held = await asyncio.gather(
         *(_balances(reader, factory, pool, lp, gauge, wallet) for (pool,), lp, gauge in zip(pools, lp_tokens, gauges))
@@ -156,7 +156,7 @@ async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactor
     return [h for h in held if h.balance or h.staked]
 
 
-async def _lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> str:
+async def lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> str:
     if not has_token(factory):
         return pool
     view = GET_LP_TOKEN if is_registry(factory) else GET_TOKEN
@@ -164,7 +164,7 @@ async def _lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> st
     return cast(str, token)
 
 
-async def _gauge_of(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, pool: str, lp: str) -> str:
+async def gauge_of(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, pool: str, lp: str) -> str:
     """The pool's gauge: the factory's `get_gauge(pool)` (an older registry's first
     `get_gauges(pool)`); where the chain has child gauge factories, the first
     `get_gauge_from_lp_token(lp)` of theirs that names one (zero: none)."""

@@ -7,17 +7,69 @@ import "TestToken.sol";
 /// test contracts have the views of the ABIs @curvefi/api publishes (tests/test_curve.py holds the
 /// adapter's functions to them), with values the test sets.
 
-/// A pool factory: `pool_count`, `pool_list`, `get_gauge`, and (the v2 crypto factory's)
-/// `get_token`, the LP token of a pool that is not its own token.
+/// A pool factory: `pool_count`, `pool_list`, `get_gauge`, (the v2 crypto factory's)
+/// `get_token`, the LP token of a pool that is not its own token, and `get_coins` in the layout
+/// of the factory's kind.
 contract TestCurveFactory {
     address[] internal pools;
     mapping(address => address) public get_gauge;
     mapping(address => address) internal tokens;
+    mapping(address => bool) internal made;
+    uint256 internal coinsShape;
 
     function add(address pool, address token, address gauge) external {
         pools.push(pool);
         tokens[pool] = token;
         get_gauge[pool] = gauge;
+        made[pool] = true;
+    }
+
+    /// The length of `get_coins`' fixed array (4 the stableswap factory's, 2 the v2 crypto and
+    /// twocrypto-ng factories', 3 tricrypto-ng's, 8 the older registries'), or 0 for the
+    /// stableswap-ng factory's dynamic array.
+    function setCoinsShape(uint256 shape) external {
+        coinsShape = shape;
+    }
+
+    /// A pool's coins as the factory's Vyper answers them: its coins, zeros (or none) for a pool
+    /// it did not make. The layout is the kind's, so it is returned as encoded here.
+    function get_coins(address pool) external view {
+        address[] memory found = new address[](0);
+        if (made[pool]) found = _coins(pool);
+        bytes memory out;
+        if (coinsShape == 0) {
+            out = abi.encode(found);
+        } else {
+            out = new bytes(32 * coinsShape);
+            for (uint256 i = 0; i < found.length && i < coinsShape; i++) {
+                address coin = found[i];
+                assembly {
+                    mstore(add(add(out, 32), mul(i, 32)), coin)
+                }
+            }
+        }
+        assembly {
+            return(add(out, 32), mload(out))
+        }
+    }
+
+    function _coins(address pool) internal view returns (address[] memory found) {
+        found = new address[](8);
+        uint256 n = 0;
+        for (; n < 8; n++) {
+            try TestCurvePool(pool).coins(n) returns (address coin) {
+                found[n] = coin;
+            } catch {
+                try TestCurvePool(pool).coins(int128(int256(n))) returns (address coin) {
+                    found[n] = coin;
+                } catch {
+                    break;
+                }
+            }
+        }
+        assembly {
+            mstore(found, n)
+        }
     }
 
     function pool_count() external view returns (uint256) {
@@ -136,6 +188,13 @@ contract TestCurvePool is TestToken {
         return price;
     }
 
+    /// The swap fee, 1e10 = 100 % (a cryptoswap pool's current one).
+    uint256 public fee;
+
+    function setFee(uint256 fee_) external {
+        fee = fee_;
+    }
+
     function calc_withdraw_one_coin(uint256 amount, int128 i) external view returns (uint256) {
         require(!crypto, "int128 index on cryptoswap");
         return (amount * withdrawRates[uint256(int256(i))]) / 1e18;
@@ -172,6 +231,25 @@ contract TestCurveGauge is TestToken {
 
     function reward_count() external view returns (uint256) {
         return reward_tokens.length;
+    }
+
+    struct Reward {
+        address distributor;
+        uint256 periodFinish;
+        uint256 rate;
+    }
+
+    mapping(address => Reward) internal rewards;
+
+    function setRewardRate(address token, uint256 rate, uint256 periodFinish) external {
+        rewards[token] = Reward(msg.sender, periodFinish, rate);
+    }
+
+    /// LiquidityGauge v4's `reward_data`: token, distributor, period_finish, rate (a second),
+    /// last_update, integral.
+    function reward_data(address token) external view returns (address, address, uint256, uint256, uint256, uint256) {
+        Reward memory r = rewards[token];
+        return (token, r.distributor, r.periodFinish, r.rate, block.timestamp, 0);
     }
 
     function claimable_tokens(address user) external returns (uint256) {
