@@ -28,6 +28,11 @@ EARNED = {1: 310 * E18 + 17, 2: 12 * E18}
 EXTRA = 44 * E18
 """The extra reward (the Curve world's EXTRA token) pool 1 has earned for the depositor."""
 
+CRV_RATE = (1_268_391_679_350_583, 2**31 - 1)
+"""Pool 1's CRV stream: (a second, period end): 40,000 CRV a year."""
+EXTRA_RATE = (95_129_375_951, 1)
+"""Pool 1's extra reward stream, ended (its period finished at second 1)."""
+
 
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
@@ -97,9 +102,12 @@ def build(
         node.send(
             world.booster, "add(address,address,address,address,bool)", lp, lp, zero, world.rewards[pid], pid == 3
         )
+        node.send(world.rewards[pid], "setPool(address,uint256)", world.booster, pid)
     for pid, amount in DEPOSITS.items():
         node.send(world.rewards[pid], "set(address,uint256,uint256)", depositor, amount, EARNED[pid])
     world.extra = node.deploy(artifacts["TestVirtualBalanceRewardPool"], ["address"], [curve.tokens["EXTRA"]])
     node.send(world.extra, "set(address,uint256)", depositor, EXTRA)
     node.send(world.rewards[1], "addExtraReward(address)", world.extra)
+    node.send(world.rewards[1], "setRate(uint256,uint256)", *CRV_RATE)
+    node.send(world.extra, "setRate(uint256,uint256)", *EXTRA_RATE)
     return world

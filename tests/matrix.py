@@ -685,7 +685,7 @@ CELLS: dict[str, dict[str, Cell]] = {
     ),
     "convex": row(
         positions=Done("tests/test_convex.py::test_deposits_with_their_coins_crv_cvx_and_extra_reward"),
-        poolDetails=Missing("Convex pools: the LP, its gauge, CRV, CVX and extra reward rates"),
+        poolDetails=Done("tests/test_convex.py::test_a_booster_pool_by_its_reward_pool_with_its_deposits_and_rates"),
         flows=Missing("LP in and out, Booster deposits, CRV, CVX and rewards claimed"),
         risk=NO_LENDING,
         rewards=Done(
@@ -698,7 +698,13 @@ CELLS: dict[str, dict[str, Cell]] = {
             HISTORY,
         ),
         latency=Done("bench/latency.py::convex (saver: 2 deposits, CRV, CVX, an extra reward)"),
-        docs=page("convex", "Pools: the Booster's own list", "Formulas (every read at `blockNumber`)", "Addresses"),
+        docs=page(
+            "convex",
+            "Pools: the Booster's own list",
+            "Formulas (every read at `blockNumber`)",
+            "Pool details",
+            "Addresses",
+        ),
     ),
 }
 """Every protocol's cells, by feature key."""

@@ -134,6 +134,10 @@ PUBLISHED = {
     "EXTRA_REWARDS_LENGTH": ("BaseRewardPool.sol", "extraRewardsLength()", ["uint256"]),
     "EXTRA_REWARDS": ("BaseRewardPool.sol", "extraRewards(uint256)", ["address"]),
     "REWARD_TOKEN": ("BaseRewardPool.sol, VirtualBalanceRewardPool.sol", "rewardToken()", ["address"]),
+    "OPERATOR": ("BaseRewardPool.sol", "operator()", ["address"]),
+    "PID": ("BaseRewardPool.sol", "pid()", ["uint256"]),
+    "REWARD_RATE": ("BaseRewardPool.sol, VirtualBalanceRewardPool.sol", "rewardRate()", ["uint256"]),
+    "PERIOD_FINISH": ("BaseRewardPool.sol, VirtualBalanceRewardPool.sol", "periodFinish()", ["uint256"]),
     "MAX_SUPPLY": ("Cvx.sol", "maxSupply()", ["uint256"]),
     "TOTAL_CLIFFS": ("Cvx.sol", "totalCliffs()", ["uint256"]),
     "REDUCTION_PER_CLIFF": ("Cvx.sol", "reductionPerCliff()", ["uint256"]),
@@ -163,3 +167,63 @@ def test_the_adapter_reads_convexs_published_sources():
 def test_the_addresses_are_convexs():
     (section,) = [value["convex"] for value in json.loads(addresses.BUILT_IN.read_text()).values() if "convex" in value]
     assert {name: section[name].lower() for name in ADDRESSES} == {k: v.lower() for k, v in ADDRESSES.items()}
+
+
+POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { poolAddress warnings { code message } details { ... on ConvexPool {
+    type rewardPool chainId pid pool lpToken { address symbol } depositToken curveGauge shutdown totalSupply
+    depositedUsd crv { token { symbol } rate periodFinish ratePerYearUsd } cvxPerYear cvxPerYearUsd
+    rewards { token { symbol } rate periodFinish ratePerYearUsd } } } }
+  errors { poolAddress error { code message } } } }"""
+
+
+async def test_a_booster_pool_by_its_reward_pool_with_its_deposits_and_rates(world_client, world):
+    """Pools 1 and 2 by their reward pools: the LP deposited and its share of the Curve pool's
+    TVL, CRV's stream and the CVX a year of it mints, the ended extra stream; a Curve pool, a
+    reward pool the Booster does not name and an EOA are refused."""
+    curve, year = world.curve, 365 * 24 * 3600
+    stray = world.node.deploy(X.compile_all()["TestBaseRewardPool"], ["address"], [curve.tokens["CRV"]])
+    world.node.send(stray, "setPool(address,uint256)", world.booster, 1)
+    asked = [world.rewards[1], world.rewards[2], curve.stable, stray, world.wallets["empty"]]
+    inputs = [{"protocol": "convex", "chainId": 31337, "poolAddress": pool} for pool in asked]
+    found = (await world_client.query(POOL_QUERY, {"inputs": inputs})).body["data"]["poolDetails"]
+    assert [e["poolAddress"] for e in found["errors"]] == asked[2:]
+    assert all("not the reward pool of a Convex Booster pool" in e["error"]["message"] for e in found["errors"])
+    one, two = (entry["details"] for entry in found["data"])
+    rate, finish = X.CRV_RATE
+    tvl = {1: sum(usd(s, b) for s, b in zip(["USDC", "crvUSD"], C.STABLE["balances"]))}
+    assert one == {
+        "type": "convex-pool",
+        "rewardPool": world.rewards[1],
+        "chainId": 31337,
+        "pid": 1,
+        "pool": curve.stable,
+        "lpToken": {"address": curve.stable, "symbol": "USDCcrvUSD"},
+        "depositToken": curve.stable,
+        "curveGauge": "0x" + "00" * 20,
+        "shutdown": False,
+        "totalSupply": str(X.DEPOSITS[1]),
+        "depositedUsd": pytest.approx(float(tvl[1] * X.DEPOSITS[1] / C.STABLE["supply"]), rel=1e-12),
+        "crv": {
+            "token": {"symbol": "CRV"},
+            "rate": str(rate),
+            "periodFinish": str(finish),
+            "ratePerYearUsd": float(usd("CRV", rate * year)),
+        },
+        "cvxPerYear": str(cvx(rate * year)),
+        "cvxPerYearUsd": float(Fraction(cvx(rate * year) * X.CVX_USD, 10**26)),
+        "rewards": [
+            {
+                "token": {"symbol": "EXTRA"},
+                "rate": str(X.EXTRA_RATE[0]),
+                "periodFinish": str(X.EXTRA_RATE[1]),
+                "ratePerYearUsd": 0.0,
+            }
+        ],
+    }
+    assert (two["pool"], two["lpToken"]["address"], two["totalSupply"]) == (
+        curve.crypto,
+        curve.crypto_lp,
+        str(X.DEPOSITS[2]),
+    )
+    assert two["crv"]["rate"] == "0" and two["cvxPerYear"] == "0" and two["rewards"] == []

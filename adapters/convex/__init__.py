@@ -1,11 +1,18 @@
-"""Convex: deposits of Curve LP in Convex's Booster pools and their claimable CRV, CVX and extra rewards."""
+"""Convex: deposits of Curve LP in Convex's Booster pools and their claimable CRV, CVX and extra rewards
+(positions.py); a Booster pool by its reward pool as a pool's details (pools.py)."""
 
 from __future__ import annotations
 
-from adapters.convex import positions
+from adapters.convex import pools, positions
 from adapters.convex.section import CONVEX
 from adapters.protocol import Protocol
 
 PROTOCOLS = (
-    Protocol(name="convex", section=CONVEX, deployed=lambda convex: convex.start_block, fetch=positions.fetch),
+    Protocol(
+        name="convex",
+        section=CONVEX,
+        deployed=lambda convex: convex.start_block,
+        fetch=positions.fetch,
+        details=pools.details,
+    ),
 )

@@ -22,6 +22,10 @@ REWARD_TOKEN = Function("rewardToken()", "f7c618c1", ("address",))
 MAX_SUPPLY = Function("maxSupply()", "d5abeb01", ("uint256",))
 TOTAL_CLIFFS = Function("totalCliffs()", "1f96e76f", ("uint256",))
 REDUCTION_PER_CLIFF = Function("reductionPerCliff()", "aa74e622", ("uint256",))
+OPERATOR = Function("operator()", "570ca735", ("address",))
+PID = Function("pid()", "f1068454", ("uint256",))
+REWARD_RATE = Function("rewardRate()", "7b0a47ee", ("uint256",))
+PERIOD_FINISH = Function("periodFinish()", "ebe2b12b", ("uint256",))
 MINTER = Function("minter()", "07546172", ("address",))
 """A Curve LP token that is not its pool (CurveTokenV1-V5): its pool (@curvefi/api's curve_lp_token_v5.json)."""
 

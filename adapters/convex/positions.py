@@ -112,7 +112,7 @@ async def _deposits(reader: ChainReader, convex: ConvexAddresses, wallet: str) -
     ]
 
 
-async def _cvx(reader: ChainReader, cvx: str) -> tuple[int, int, int, int]:
+async def cvx_parameters(reader: ChainReader, cvx: str) -> tuple[int, int, int, int]:
     """CVX's totalSupply, maxSupply, totalCliffs and reductionPerCliff (Cvx.sol)."""
     label = f"CVX {cvx}"
     found = await asyncio.gather(
@@ -122,7 +122,7 @@ async def _cvx(reader: ChainReader, cvx: str) -> tuple[int, int, int, int]:
     return supply, max_supply, cliffs, per_cliff
 
 
-async def _pool_of(reader: ChainReader, lp_token: str) -> tuple[str, str]:
+async def pool_of(reader: ChainReader, lp_token: str) -> tuple[str, str]:
     """The LP token's Curve pool (its `minter()`, else the token itself) and its kind (cryptoswap
     where the pool answers `lp_price()`)."""
     try:
@@ -138,9 +138,9 @@ async def _deposit(
 ) -> dict[str, Any]:
     label = f"Convex reward pool {d.rewards}"
     (pool, kind), (crv,), cvx, (rewards, legs), prices, tokens = await asyncio.gather(
-        _pool_of(reader, d.lp_token),
+        pool_of(reader, d.lp_token),
         reader.call(d.rewards, EARNED, wallet, label=label),
-        _cvx(reader, convex.cvx),
+        cvx_parameters(reader, convex.cvx),
         _extra_rewards(reader, chain, d.rewards, wallet, warnings),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in (convex.crv, convex.cvx))),
         asyncio.gather(*(erc20.token_info(reader, token) for token in (convex.crv, convex.cvx))),

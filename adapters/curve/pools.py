@@ -27,7 +27,7 @@ from adapters.curve.section import CurveAddresses, CurveFactory
 from adapters.deployment import deployed
 from adapters.history import YEAR
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from adapters.prices import warned_usd_price
+from adapters.prices import UsdPrice, warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS
@@ -114,19 +114,22 @@ async def _gauge(
         ),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in tokens)),
     )
-    rewards = []
-    for info, reward, price in zip(infos, data, prices):
-        running = reward is not None and reward.period_finish > now
-        per_year = reward.rate * YEAR if reward is not None and running else 0
-        rewards.append(
-            {
-                "token": info,
-                "rate": None if reward is None else str(reward.rate),
-                "periodFinish": None if reward is None else str(reward.period_finish),
-                "ratePerYearUsd": price.value(per_year, info["decimals"]) if price and reward is not None else None,
-            }
-        )
+    rewards = [
+        streamed(info, None if reward is None else (reward.rate, reward.period_finish), price, now)
+        for info, reward, price in zip(infos, data, prices)
+    ]
     return {"address": gauge, "totalSupply": str(supply), "stakedUsd": None, "rewards": rewards}
+
+
+def streamed(token: dict[str, Any], stream: tuple[int, int] | None, price: UsdPrice | None, now: int) -> dict[str, Any]:
+    """A `StreamedReward`: `stream` (rate a second, period end; None where not read) and its USD a
+    year at `price` while the period runs, else 0."""
+    if stream is None:
+        return {"token": token, "rate": None, "periodFinish": None, "ratePerYearUsd": None}
+    rate, finish = stream
+    per_year = rate * YEAR if finish > now else 0
+    usd = price.value(per_year, token["decimals"]) if price else None
+    return {"token": token, "rate": str(rate), "periodFinish": str(finish), "ratePerYearUsd": usd}
 
 
 async def _no_data() -> None:

@@ -28,9 +28,25 @@ contract TestBooster {
     }
 }
 
-/// A BaseRewardPool (a pool's `crvRewards`): deposits as `balanceOf`, CRV `earned`, extra rewards.
-contract TestBaseRewardPool {
+/// The reward stream of a BaseRewardPool or a VirtualBalanceRewardPool: `rewardRate` a second
+/// until `periodFinish`, as `notifyRewardAmount` sets them.
+abstract contract TestRewardStream {
+    uint256 public rewardRate;
+    uint256 public periodFinish;
+
+    function setRate(uint256 rate, uint256 finish) external {
+        rewardRate = rate;
+        periodFinish = finish;
+    }
+}
+
+/// A BaseRewardPool (a pool's `crvRewards`): its Booster (`operator`) and pool id, deposits as
+/// `balanceOf` and their `totalSupply`, CRV `earned`, extra rewards.
+contract TestBaseRewardPool is TestRewardStream {
     address public rewardToken;
+    address public operator;
+    uint256 public pid;
+    uint256 public totalSupply;
     mapping(address => uint256) public balanceOf;
     mapping(address => uint256) public earned;
     address[] public extraRewards;
@@ -39,7 +55,13 @@ contract TestBaseRewardPool {
         rewardToken = crv;
     }
 
+    function setPool(address booster, uint256 pid_) external {
+        operator = booster;
+        pid = pid_;
+    }
+
     function set(address account, uint256 balance, uint256 crv) external {
+        totalSupply = totalSupply - balanceOf[account] + balance;
         balanceOf[account] = balance;
         earned[account] = crv;
     }
@@ -54,7 +76,7 @@ contract TestBaseRewardPool {
 }
 
 /// A VirtualBalanceRewardPool (an extra reward): its token and what each account has earned.
-contract TestVirtualBalanceRewardPool {
+contract TestVirtualBalanceRewardPool is TestRewardStream {
     address public rewardToken;
     mapping(address => uint256) public earned;
 
