@@ -1,6 +1,6 @@
 """Two real Aave v3 markets and one listed as SparkLend's on anvil, deployed from the bytecode Aave
 publishes in `@aave/core-v3` (libraries linked, pool behind its proxy, oracle with mock Chainlink
-aggregators), with suppliers and borrowers, incentives on the first market from the
+aggregators), with suppliers and borrowers, incentives on the first market (and SparkLend's) from the
 RewardsController Aave publishes in `@aave/periphery-v3`, and time advanced so that interest and
 rewards accrue. Used by the tests and scripts/devnet.py.
 """
@@ -335,6 +335,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> AaveWorld:
     supply(node, second, "USDC", 3_000 * USDC, saver)
     spark = deploy_market(deployer, "SparkLendTest", {"WETH": (18, 3000 * 10**8), "DAI": (18, 100_000_000)})
     world.spark = [spark]
+    add_incentives(deployer, spark, {("WETH", 0): 4 * 10**12})
     supply(node, spark, "DAI", 200_000 * ETHER, lender)
     supply(node, spark, "WETH", 4 * ETHER, borrower)
     node.send(spark.pool, BORROW, spark.tokens["DAI"], 5_000 * ETHER, 2, 0, borrower, sender=borrower)

@@ -179,7 +179,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         poolDetails=Done("tests/test_aave.py::test_sparklend_is_read_as_aave_on_its_own_markets"),
         flows=Done("tests/test_history_flows.py::test_spark_flows_are_read_as_aaves_from_its_own_pool"),
         risk=Done("tests/test_aave.py::test_sparklend_risk_is_its_pools_own"),
-        rewards=Missing("answered (rewardPositions, as Aave's) but not asked by a test"),
+        rewards=Done("tests/test_aave.py::test_sparklend_rewards_are_its_controllers_own"),
         accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
@@ -615,7 +615,10 @@ CELLS: dict[str, dict[str, Cell]] = {
         poolDetails=Done("tests/test_eigenlayer.py::test_each_strategy_as_a_pool_holds_its_total_shares_in_its_token"),
         flows=Missing("deposits, queued and completed withdrawals, slashing as a loss, EigenPod"),
         risk=NO_LENDING,
-        rewards=Missing("the RewardsCoordinator's claims are not read"),
+        rewards=Exempt(
+            "rewards are Merkle claims against the roots the RewardsCoordinator posts: what an earner may claim is in "
+            "EigenLayer's off-chain distribution, nothing to read at a block (docs/protocols/eigenlayer.md)"
+        ),
         accounts=NOT_IN_ACCOUNTS,
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done(

@@ -546,6 +546,64 @@ async def test_rewards_are_the_controllers_own(world_client, world):
     assert reserves["WETH"]["borrowRewards"] == reserves["USDC"]["supplyRewards"] == []
 
 
+async def test_sparklend_rewards_are_its_controllers_own(world_client, world):
+    """SparkLend's aWETH earns from its own RewardsController (an Aave v3 one, as Spark's is):
+    the borrower's supply shows its APR as math-utils gives it, and what it may claim as the
+    controller's getAllUserRewards, a `spark-reward`."""
+    (spark,), borrower = world.spark, world.wallets["borrower"]
+    incentives = spark.incentives
+    query = REWARDS.replace("AaveWalletPositions", "SparkWalletPositions")
+    answer = await query_positions(world_client, query, "spark", [borrower], 31337)
+    (entry,) = answer["data"]
+    assert answer["errors"] == [] and entry["warnings"] == []
+    expected = Expected(world, entry["blockNumber"])
+    a_weth = expected.call(
+        spark.data_provider, "getReserveTokensAddresses(address)", spark.tokens["WETH"], returns=["address"] * 3
+    )[0].lower()
+    _, emission, updated, end = expected.call(
+        incentives.controller, "getRewardsData(address,address)", a_weth, incentives.reward, returns=["uint256"] * 4
+    )
+    (apr,) = aave_incentive_aprs(
+        [
+            {
+                "side": "a",
+                "emissionPerSecond": str(emission),
+                "rewardPriceFeed": str(A.REWARD_PRICE),
+                "priceFeedDecimals": 8,
+                "rewardTokenDecimals": 18,
+                "emissionEndTimestamp": end,
+                "incentivesLastUpdateTimestamp": updated,
+                "totalTokenSupply": str(expected.call(a_weth, "totalSupply()")),
+                "price": "3000",
+                "decimals": 18,
+            }
+        ]
+    )
+    (supplied,) = entry["supplyPositions"]
+    rwd = {"address": incentives.reward, "symbol": "RWD", "decimals": 18}
+    assert supplied["rewards"] == [{"token": rwd, "apr": pytest.approx(apr, rel=1e-12), "endsAt": incentives.end}]
+    assert [position["rewards"] for position in entry["borrowPositions"]] == [[]], "its DAI debt earns none"
+    rewards, amounts = expected.call(
+        incentives.controller,
+        "getAllUserRewards(address[],address)",
+        [a_weth],
+        borrower,
+        returns=["address[]", "uint256[]"],
+    )
+    assert [r.lower() for r in rewards] == [incentives.reward] and amounts[0] > 0
+    assert entry["rewardPositions"] == [
+        {
+            "type": "spark-reward",
+            "marketAddress": spark.pool,
+            "marketName": spark.name,
+            "controller": incentives.controller,
+            "rewardToken": {"address": incentives.reward, "symbol": "RWD"},
+            "accrued": str(amounts[0]),
+            "accruedUsd": pytest.approx(amounts[0] / 10**18 * 2.5, rel=1e-12),
+        }
+    ]
+
+
 def test_the_rewards_read_the_published_abi():
     """The incentives views, from Aave's core (the tokens) and periphery (the controller, the
     reward oracle's interface) packages."""
