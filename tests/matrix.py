@@ -547,7 +547,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_liquid_staking.py::test_renzo_withdrawal_requests_as_the_withdraw_queue_keeps_them",
         ),
         poolDetails=TOKEN_DETAILS,
-        flows=Missing("withdrawal requests from the WithdrawQueue's own events (token transfers are done)"),
+        flows=Done(
+            "tests/test_history_liquid_staking.py::test_renzo_requests_are_followed_by_the_queues_own_events",
+            "tests/test_history_liquid_staking.py::test_token_transfers_are_flows_in_ether_and_the_rest_is_earned",
+        ),
         risk=NO_LENDING,
         rewards=TOKEN_YIELD,
         accounts=Done(TOKEN_IN_ACCOUNT),
@@ -559,7 +562,13 @@ CELLS: dict[str, dict[str, Cell]] = {
             "bench/latency.py::renzo (saver: ezETH)",
             "bench/latency.py::renzo (borrower: WithdrawQueue requests in ETH and stETH)",
         ),
-        docs=page("renzo", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses"),
+        docs=page(
+            "renzo",
+            "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
+            "Pool details",
+            "Addresses",
+        ),
     ),
     "kelp": row(
         positions=Done(

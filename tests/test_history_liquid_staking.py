@@ -115,8 +115,8 @@ async def test_token_transfers_are_flows_in_ether_and_the_rest_is_earned(staking
 
 async def test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says(staking: Staking) -> None:
     """A request made, one sent away, one received and one claimed (at a frozen rate below the
-    locked eETH: the claim's loss is what the request earned); Renzo's and Kelp's requests are
-    named, never a silent gap in the earnings."""
+    locked eETH: the claim's loss is what the request earned); Renzo's and Kelp's requests, held
+    throughout, earn nothing and are named by no warning."""
     node, c, w = staking.node, staking.world.contracts, staking.world.wallets
     nft, requester, other = c["nft"], w["requester"], w["other"]
     start = node.block_number()
@@ -148,10 +148,40 @@ async def test_etherfi_requests_are_flows_and_a_claim_pays_what_its_event_says(s
         entry["protocol"]: {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"}
         for entry in entries
     }
-    requests = named.pop("renzo")
-    assert named == {"etherfi": set(), "rocketpool": set(), "kelp": set()}
-    assert requests and all(key.endswith(":withdrawal") for key in requests), "each Renzo request, by its key"
-    assert not {row["position"] for row in entries[2]["earnings"]} & requests, "no earnings for a request not followed"
+    assert named == {"etherfi": set(), "rocketpool": set(), "renzo": set(), "kelp": set()}
+    renzo_requests = [row for row in entries[2]["earnings"] if row["position"].endswith(":withdrawal")]
+    assert renzo_requests and {earned_adds_up(row) for row in renzo_requests} == {0}
+
+
+async def test_renzo_requests_are_followed_by_the_queues_own_events(staking: Staking) -> None:
+    """A request made and one held from before claimed at less than it was to redeem, in the
+    WithdrawQueue's own events (neither names the user in a topic): the claim's shortfall is what
+    the claimed request earned; another wallet's claim is not the requester's."""
+    node, c, w = staking.node, staking.world.contracts, staking.world.wallets
+    queue, requester = c["WithdrawQueue"], w["requester"]
+    held = node.call(queue, "withdrawRequests(address,uint256)", requester, 0, returns=("address",) + ("uint256",) * 4)
+    asset, held_id, held_amount = held[0].lower(), held[1], held[2]
+    start = node.block_number()
+    call = "request(address,address,uint256,uint256)"
+    made = _block(node.send(queue, call, requester, L.NATIVE, 7 * 10**17, 7 * 10**17))
+    made_id = node.call(queue, "withdrawRequestNonce()")
+    node.send(queue, "setValueAtClaim(uint256)", held_amount - 10**15)
+    claimed = _block(node.send(queue, "claim(address,uint256)", requester, 0))
+    other = _block(node.send(queue, "claim(address,uint256)", w["other"], 0))
+    node.mine(1)
+    inputs = [{"protocol": "renzo", "chainId": node.chain_id, "walletAddress": requester}]
+    async with Service(staking.folder, staking.key, node) as service:
+        arguments = {"from": {"blockNumber": start}, "to": {"blockNumber": node.block_number()}, "points": 2}
+        (entry,) = (await ask(service, inputs, **arguments))["data"]
+    requests = [flow for flow in entry["flows"] if flow["position"].endswith(":withdrawal")]
+    assert [(f["position"], f["kind"], f["asset"], int(f["amount"]), f["blockNumber"]) for f in requests] == [
+        (f"{L.NATIVE}:{made_id}:withdrawal", "requested", L.NATIVE, 7 * 10**17, made),
+        (f"{asset}:{held_id}:withdrawal", "claimed", asset, -(held_amount - 10**15), claimed),
+    ]
+    assert other > claimed and [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"] == []
+    rows = {row["position"]: row for row in entry["earnings"]}
+    assert earned_adds_up(rows[f"{asset}:{held_id}:withdrawal"]) == -(10**15), "the claim paid less"
+    assert earned_adds_up(rows[f"{L.NATIVE}:{made_id}:withdrawal"]) == 0
 
 
 async def test_kelp_requests_are_flows_and_unlocking_is_what_they_earn(staking: Staking) -> None:

@@ -23,8 +23,16 @@ LRTWithdrawalManager's `AssetWithdrawalQueued` (withdrawer, asset, nonce indexed
 `AssetWithdrawalFinalized` (withdrawer, asset indexed) takes out its `amountReceived`, from the
 request `completeWithdrawal` pops, the wallet's oldest of the asset at the block before (the k-th
 completion of a block, its k-th oldest). What a request earns is the change unlocking made to its
-expected amount. Renzo's are not derived (its claim event names no one): each request's leg is named
-unavailable (FLOWS_UNAVAILABLE, no earnings); the ezETH sent to make one is a flow out of ezETH.
+expected amount.
+
+Renzo's requests (`<asset>:<withdrawRequestID>:withdrawal`, its `amountToRedeem`, in the asset):
+neither of the WithdrawQueue's events indexes the user, so the queue's own events are read over the
+range (a stream of the queue the RestakeManager names at the range's end, `WalletLogs.more`):
+`WithdrawRequestCreated` whose `user` is the wallet adds its `amountToRedeem` (the ezETH sent to
+make it is a flow out of ezETH); `WithdrawRequestClaimed`, whose request struct carries the id and
+the amount paid (the claim lowers it to the ezETH's value then, where that is less), takes that
+out, for a request the wallet made in the range or held at its start. What a request earns is
+what it paid less what it was to redeem: 0, or the loss of that lowering.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.flows import NO_ONE, Flow, WalletLogs, address_of, topic, transferred
+from adapters.flows import NO_ONE, Flow, WalletLogs, address_of, log_rows, topic, transferred
 from adapters.liquid_staking import etherfi as etherfi_module
 from adapters.liquid_staking import kelp, renzo, rocketpool
 from adapters.liquid_staking.contracts import (
@@ -47,8 +55,10 @@ from adapters.liquid_staking.contracts import (
 )
 from adapters.liquid_staking.section import EtherfiAddresses, KelpAddresses, RenzoAddresses, RocketPoolAddresses
 from chain import ChainReader, Log
-from chain.abi import AbiError, Event, Function, decode
+from chain.abi import ZERO_ADDRESS, AbiError, Event, Function, decode
 from chain.erc20 import NATIVE, TRANSFER
+from chain.event_index import Stream
+from chain.index_store import WALLET_STREAMS
 
 CLAIMED_PAID = Event(
     "WithdrawRequestClaimed(uint32,uint256,uint256,address)",
@@ -72,6 +82,24 @@ contracts/interfaces/ILRTWithdrawalManager.sol, unchanged since they were added 
 AssetWithdrawalQueued(withdrawer, asset, rsETHUnstaked, userNonce) and
 AssetWithdrawalFinalized(withdrawer, asset, amountBurned, amountReceived), the addresses and the
 nonce indexed."""
+RENZO_CREATED = Event(
+    "WithdrawRequestCreated(uint256,address,address,uint256,uint256,uint256,bool,uint256)",
+    "0x600d09550c74d261afbd034c96f1df11e6239324809d812023bfc80ba852d717",
+)
+RENZO_CREATED_V1 = Event(
+    "WithdrawRequestCreated(uint256,address,address,uint256,uint256,uint256)",
+    "0x841b09038d6c9a7ea5c3f3b27783d85c987928773f93183f4e239dbce62c0e5b",
+)
+RENZO_CLAIMED = Event(
+    "WithdrawRequestClaimed((address,uint256,uint256,uint256,uint256))",
+    "0x59557aa2024e953d94077c5e8323a7be3cfc4c508f3c6120136d03017096ed39",
+)
+"""Renzo's WithdrawQueue events (Renzo-Protocol/contracts-public, contracts/Withdraw/WithdrawQueue.sol):
+WithdrawRequestCreated(withdrawRequestID indexed, user, claimToken, amountToRedeem,
+ezETHAmountLocked, withdrawRequestIndex) at 2af5f88, with `queued` and `queueFilled` since v1.8
+(ce2718f, unchanged at fc8c8e0, v2.1); WithdrawRequestClaimed(WithdrawRequest) with the struct
+(collateralToken, withdrawRequestID, amountToRedeem, ezETHLocked, createdAt) of
+WithdrawQueueStorage.sol."""
 """The WithdrawRequestNFT's claim event in its versions (etherfi-protocol/smart-contracts, history of
 src/withdrawals/WithdrawRequestNFT.sol): (requestId, amountOfEEth, shares, owner) pays the amount
 (2024-09, 2026-06); with a fifth word, the fee, it pays amount - fee (2024-02: the amount is
@@ -136,9 +164,7 @@ async def flows(ctx: FetchContext[Staked], wallet: str, logs: WalletLogs, legs: 
     elif isinstance(section, KelpAddresses):
         found += await _kelp_requests(ctx, section, logs, wallet)
     elif isinstance(section, RenzoAddresses):
-        for key in legs:
-            if key.endswith(":withdrawal"):
-                logs.unavailable[key] = "Renzo's claim event names no one, so a claim cannot be matched to its request"
+        found += await _renzo_requests(ctx, section, logs, wallet, legs)
     return sorted([flow for flow in found if flow is not None], key=lambda flow: flow[2:4])
 
 
@@ -149,6 +175,43 @@ async def _etherfi_requests(
     nft, named = etherfi.withdraw_request_nft.address.lower(), topic(wallet)
     nfts = [log for log in logs if log.address == nft and log.topics[:1] == (TRANSFER.topic,)]
     return list(await asyncio.gather(*(_request(ctx, logs, nft, log, named) for log in nfts)))
+
+
+async def _renzo_requests(
+    ctx: FetchContext[Staked], restaked: RenzoAddresses, logs: WalletLogs, wallet: str, legs: Mapping[str, str]
+) -> list[Flow | None]:
+    """Renzo's requests made and claimed, from the WithdrawQueue's own events (RENZO_CREATED,
+    RENZO_CLAIMED) matched to the wallet: by `user`, then by the ids it made or held."""
+    queue = str(await renzo.withdraw_queue(ctx.reader(), restaked)).lower()
+    held = {int(key.split(":")[1]): key.split(":")[0] for key in legs if key.endswith(":withdrawal")}
+    if queue == ZERO_ADDRESS:
+        return []
+    prefix = f"{WALLET_STREAMS}positions-renzo-{queue}-"
+    topics = (RENZO_CREATED.topic, RENZO_CREATED_V1.topic, RENZO_CLAIMED.topic)
+    events = await logs.more(ctx, prefix, lambda start: Stream(f"{prefix}{start}", (queue,), topics, start, log_rows))
+    if events is None:
+        for request, asset in held.items():
+            logs.unavailable[f"{asset}:{request}:withdrawal"] = (
+                "its WithdrawQueue has more events than one request reads"
+            )
+        return []
+    found: list[Flow | None] = []
+    for log in events:
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        if log.signature in (RENZO_CREATED.topic, RENZO_CREATED_V1.topic) and len(log.topics) == 2:
+            words = ("address", "address", "uint256", "uint256", "uint256")
+            user, asset, amount, *_ = decode(
+                words + (("bool", "uint256") if log.signature == RENZO_CREATED.topic else ()), log.data
+            )
+            if str(user).lower() == wallet:
+                request = int(log.topics[1], 16)
+                held[request] = str(asset).lower()
+                found.append(Flow(f"{held[request]}:{request}:withdrawal", "requested", *at, held[request], amount))
+        elif log.signature == RENZO_CLAIMED.topic and len(log.topics) == 1:
+            ((asset, request, paid, _, _),) = decode(("(address,uint256,uint256,uint256,uint256)",), log.data)
+            if held.get(request) == str(asset).lower():
+                found.append(Flow(f"{held[request]}:{request}:withdrawal", "claimed", *at, held[request], -paid))
+    return found
 
 
 async def _kelp_requests(

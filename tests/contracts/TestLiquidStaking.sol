@@ -312,8 +312,22 @@ contract TestRenzoWithdrawQueue {
         uint256 createdAt;
     }
 
+    /// The queue's events as v1.8 to v2.1 emit them (neither indexes the user).
+    event WithdrawRequestCreated(
+        uint256 indexed withdrawRequestID,
+        address user,
+        address claimToken,
+        uint256 amountToRedeem,
+        uint256 ezETHAmountLocked,
+        uint256 withdrawRequestIndex,
+        bool queued,
+        uint256 queueFilled
+    );
+    event WithdrawRequestClaimed(WithdrawRequest withdrawRequest);
+
     uint256 public coolDownPeriod;
     uint256 public withdrawRequestNonce;
+    uint256 internal valueAtClaim;
     address public riskOracleMiddleware;
     mapping(address => WithdrawRequest[]) public withdrawRequests;
     mapping(address => bool) public whitelisted;
@@ -332,12 +346,26 @@ contract TestRenzoWithdrawQueue {
         withdrawRequests[user].push(
             WithdrawRequest(collateral, withdrawRequestNonce, amountToRedeem, ezETHLocked, block.timestamp)
         );
+        uint256 index = withdrawRequests[user].length - 1;
+        emit WithdrawRequestCreated(
+            withdrawRequestNonce, user, collateral, amountToRedeem, ezETHLocked, index, false, 0
+        );
+    }
+
+    /// What the next claim's ezETH is worth (0: what it was to redeem), as `calculateAmountToRedeem`
+    /// gives it at the claim: the claim pays the lesser.
+    function setValueAtClaim(uint256 value) external {
+        valueAtClaim = value;
     }
 
     function claim(address user, uint256 index) external {
         WithdrawRequest[] storage requests = withdrawRequests[user];
+        WithdrawRequest memory claimed = requests[index];
+        if (valueAtClaim != 0 && valueAtClaim < claimed.amountToRedeem) claimed.amountToRedeem = valueAtClaim;
+        valueAtClaim = 0;
         requests[index] = requests[requests.length - 1];
         requests.pop();
+        emit WithdrawRequestClaimed(claimed);
     }
 
     function getOutstandingWithdrawRequests(address user) external view returns (uint256) {
