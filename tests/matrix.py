@@ -301,7 +301,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_maker.py::test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed",
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
         ),
-        rewards=Missing("the staking engine's farm rewards (LockstakeEngine urns) are not answered"),
+        rewards=Done("tests/test_maker.py::test_a_staking_engine_urns_farm_and_what_it_has_earned"),
         accounts=Done(
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
             "tests/test_maker.py::test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed",

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 import addresses
-from adapters.convex import contracts, positions
+from adapters.convex import contracts, figures
 from tests import convex_world as X
 from tests import curve_world as C
 from tests.conftest import proxied_api, query_positions, world_fixture
@@ -160,7 +160,7 @@ def test_the_adapter_reads_convexs_published_sources():
     assert set(functions) == set(PUBLISHED) | {"MINTER"}
     for name, (_, signature, outputs) in PUBLISHED.items():
         assert (functions[name].signature, list(functions[name].output_types)) == (signature, outputs), name
-    assert set(functions_of(positions)) - set(functions) == {"LP_PRICE"}, "Curve's, held in tests/test_curve.py"
+    assert set(functions_of(figures)) - set(functions) == {"LP_PRICE"}, "Curve's, held in tests/test_curve.py"
     assert curve_abi("curve_lp_token_v5.json")["minter()"] == list(contracts.MINTER.output_types)
 
 

@@ -30,7 +30,7 @@ from adapters.convex.contracts import (
     REWARD_TOKEN,
     cvx_minted,
 )
-from adapters.convex.positions import cvx_parameters, pool_of
+from adapters.convex.figures import cvx_parameters, pool_of
 from adapters.convex.section import ConvexAddresses
 from adapters.curve import figures
 from adapters.curve.pools import streamed
@@ -74,12 +74,12 @@ async def details(ctx: FetchContext[ConvexAddresses], pool: str) -> dict[str, An
         asyncio.gather(*(warned_usd_price(reader, ctx.chain, token, warnings) for token in paid)),
     )
     yearly_cvx = cvx_minted(rate * YEAR, *cvx) if finish > now else 0
-    cvx_price = prices[1]
-    cvx_usd = cvx_price.value(yearly_cvx, tokens[1]["decimals"]) if cvx_price else None
+    (crv_token, cvx_token, *extra_tokens), (crv_price, cvx_price, *extra_prices) = tokens, prices
+    cvx_usd = cvx_price.value(yearly_cvx, cvx_token["decimals"]) if cvx_price else None
     tvl, lp_supply = curve["tvlUsd"], int(curve["totalSupply"])
     rewards = [
         streamed(token, (extra_rate, extra_finish), price, now)
-        for token, price, (_, extra_rate, extra_finish) in zip(tokens[2:], prices[2:], extras)
+        for token, price, (_, extra_rate, extra_finish) in zip(extra_tokens, extra_prices, extras)
     ]
     return {
         "details": {
@@ -95,7 +95,7 @@ async def details(ctx: FetchContext[ConvexAddresses], pool: str) -> dict[str, An
             "shutdown": info.shutdown,
             "totalSupply": str(supply),
             "depositedUsd": tvl * supply / lp_supply if tvl is not None and lp_supply else None,
-            "crv": streamed(tokens[0], (rate, finish), prices[0], now),
+            "crv": streamed(crv_token, (rate, finish), crv_price, now),
             "cvxPerYear": str(yearly_cvx),
             "cvxPerYearUsd": cvx_usd,
             "rewards": rewards,

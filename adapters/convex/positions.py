@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.convex.contracts import (
@@ -33,18 +33,14 @@ from adapters.convex.contracts import (
     LENS,
     MAX_HELD,
     MAX_REWARDS,
-    MAX_SUPPLY,
-    MINTER,
     POOL_INFO,
     POOL_LENGTH,
-    REDUCTION_PER_CLIFF,
     REWARD_TOKEN,
-    TOTAL_CLIFFS,
     cvx_minted,
 )
+from adapters.convex.figures import cvx_parameters, pool_of
 from adapters.convex.section import ConvexAddresses
 from adapters.curve import figures
-from adapters.curve.contracts import LP_PRICE
 from adapters.curve.positions import rewards as curve_rewards
 from adapters.deployment import require
 from adapters.legs import LIQUIDITY_POSITION, position
@@ -52,9 +48,8 @@ from adapters.position_warnings import Warnings, outcome
 from adapters.prices import lens_feeds, warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses
-from chain import ChainReader, erc20, first
+from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS
-from errors import ProtocolError
 
 
 @dataclass(frozen=True)
@@ -110,27 +105,6 @@ async def _deposits(reader: ChainReader, convex: ConvexAddresses, wallet: str) -
         for pid, pool, (balance,) in zip(pids, pools, balances)
         if balance
     ]
-
-
-async def cvx_parameters(reader: ChainReader, cvx: str) -> tuple[int, int, int, int]:
-    """CVX's totalSupply, maxSupply, totalCliffs and reductionPerCliff (Cvx.sol)."""
-    label = f"CVX {cvx}"
-    found = await asyncio.gather(
-        *(reader.call(cvx, f, label=label) for f in (erc20.TOTAL_SUPPLY, MAX_SUPPLY, TOTAL_CLIFFS, REDUCTION_PER_CLIFF))
-    )
-    supply, max_supply, cliffs, per_cliff = (value for (value,) in found)
-    return supply, max_supply, cliffs, per_cliff
-
-
-async def pool_of(reader: ChainReader, lp_token: str) -> tuple[str, str]:
-    """The LP token's Curve pool (its `minter()`, else the token itself) and its kind (cryptoswap
-    where the pool answers `lp_price()`)."""
-    try:
-        pool = cast(str, await first(reader.call(lp_token, MINTER, label=f"Curve LP token {lp_token}")))
-    except ProtocolError:
-        pool = lp_token
-    crypto = await outcome(reader.call(pool, LP_PRICE, label=f"Curve pool {pool}"))
-    return pool, "stableswap" if isinstance(crypto, ProtocolError) else "cryptoswap"
 
 
 async def _deposit(

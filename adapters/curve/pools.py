@@ -22,8 +22,8 @@ from typing import Any
 from adapters.context import FetchContext
 from adapters.curve import figures
 from adapters.curve.contracts import REWARD_COUNT, REWARD_DATA, REWARD_TOKENS, coins_view
-from adapters.curve.positions import gauge_of, lp_token, older_registries
 from adapters.curve.section import CurveAddresses, CurveFactory
+from adapters.curve.sources import gauge_of, lp_token, older_registries
 from adapters.deployment import deployed
 from adapters.history import YEAR
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome

@@ -28,14 +28,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.curve import figures
 from adapters.curve.contracts import (
     CLAIMABLE_REWARD,
     CLAIMABLE_TOKENS,
-    GET_ADDRESS,
     GET_GAUGE,
     GET_GAUGE_FROM_LP_TOKEN,
     GET_GAUGES,
@@ -53,7 +52,8 @@ from adapters.curve.contracts import (
     provider_ids,
     scan_flags,
 )
-from adapters.curve.section import REGISTRY_IDS, CurveAddresses, CurveFactory
+from adapters.curve.section import CurveAddresses, CurveFactory
+from adapters.curve.sources import gauge_of, lp_token, older_registries
 from adapters.deployment import deployed
 from adapters.formats import raw
 from adapters.legs import LIQUIDITY_POSITION, REWARD, feed_of, leg, position
@@ -119,22 +119,6 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses,
     )
 
 
-async def older_registries(reader: ChainReader, curve: CurveAddresses) -> list[CurveFactory]:
-    """The older registries the AddressProvider names at the block (`get_address(id)`: 0 the main
-    registry, 5 the crypto registry), scanned as the factories are; an id it leaves at zero names none."""
-    if not curve.address_provider:
-        return []
-    provider = curve.address_provider
-    named = await asyncio.gather(
-        *(reader.call(provider, GET_ADDRESS, i, label=f"Curve AddressProvider {provider}") for i in REGISTRY_IDS)
-    )
-    return [
-        CurveFactory(name, address, kind)
-        for (name, kind), (address,) in zip(REGISTRY_IDS.values(), named)
-        if address != ZERO_ADDRESS
-    ]
-
-
 async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, wallet: str) -> list[Held]:
     """The factory's pools the wallet holds LP of or has staked in their gauge: those the lens
     recorded (its `pool_count()` record vouches for the scan), else a scan in bulk."""
@@ -154,32 +138,6 @@ async def _held(reader: ChainReader, curve: CurveAddresses, factory: CurveFactor
         *(_balances(reader, factory, pool, lp, gauge, wallet) for (pool,), lp, gauge in zip(pools, lp_tokens, gauges))
     )
     return [h for h in held if h.balance or h.staked]
-
-
-async def lp_token(reader: ChainReader, factory: CurveFactory, pool: str) -> str:
-    if not has_token(factory):
-        return pool
-    view = GET_LP_TOKEN if is_registry(factory) else GET_TOKEN
-    (token,) = await reader.call(factory.address, view, pool, label=f"Curve factory {factory.name}")
-    return cast(str, token)
-
-
-async def gauge_of(reader: ChainReader, curve: CurveAddresses, factory: CurveFactory, pool: str, lp: str) -> str:
-    """The pool's gauge: the factory's `get_gauge(pool)` (an older registry's first
-    `get_gauges(pool)`); where the chain has child gauge factories, the first
-    `get_gauge_from_lp_token(lp)` of theirs that names one (zero: none)."""
-    if not curve.child_gauge_factories:
-        label = f"Curve factory {factory.name}"
-        if is_registry(factory):
-            (gauges, _types) = await reader.call(factory.address, GET_GAUGES, pool, label=label)
-            gauge, *_others = gauges
-            return cast(str, gauge)
-        return cast(str, await first(reader.call(factory.address, GET_GAUGE, pool, label=label)))
-    for child in curve.child_gauge_factories:
-        (gauge,) = await reader.call(child, GET_GAUGE_FROM_LP_TOKEN, lp, label=f"Curve child gauge factory {child}")
-        if gauge != ZERO_ADDRESS:
-            return cast(str, gauge)
-    return ZERO_ADDRESS
 
 
 async def _balances(reader: ChainReader, factory: CurveFactory, pool: str, lp: str, gauge: str, wallet: str) -> Held:

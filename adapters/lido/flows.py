@@ -21,8 +21,9 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, own_transfers, topic
-from adapters.lido.positions import STETH_BY_WSTETH, WITHDRAWAL_STATUS
+from adapters.lido.positions import WITHDRAWAL_STATUS
 from adapters.lido.section import LidoAddresses
+from adapters.lido.shares import STETH_BY_WSTETH
 from chain import Log
 from chain.abi import Event, decode
 from chain.erc20 import TRANSFER

@@ -16,8 +16,8 @@ import functools
 from typing import Any, cast
 
 from adapters.context import FetchContext
-from adapters.lido.positions import STETH_BY_WSTETH, per_share
 from adapters.lido.section import LidoAddresses
+from adapters.lido.shares import STETH_BY_WSTETH, per_share
 from adapters.liquid_staking import tokens
 from chain import first
 from chain.abi import Function

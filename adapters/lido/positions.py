@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any, cast
+from typing import Any
 
 from adapters import history
 from adapters.accounts.probes import Probe, balances
@@ -32,6 +32,7 @@ from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, WITHDRAWAL, feed_of, leg, position
 from adapters.lido.section import LidoAddresses
+from adapters.lido.shares import STETH_BY_WSTETH, per_share
 from adapters.position_warnings import Warnings
 from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from addresses import ChainAddresses
@@ -41,8 +42,6 @@ from chain.erc20 import NATIVE
 from chain.lens import NONE, Lens
 
 SHARES_OF = Function("sharesOf(address)", "f5eb42dc", ("uint256",))
-POOLED_ETH_BY_SHARES = Function("getPooledEthByShares(uint256)", "7a28fb88", ("uint256",))
-STETH_BY_WSTETH = Function("getStETHByWstETH(uint256)", "bb2952fc", ("uint256",))
 WITHDRAWAL_REQUESTS = Function("getWithdrawalRequests(address)", "7d031b65", ("uint256[]",))
 WITHDRAWAL_STATUS = Function(
     "getWithdrawalStatus(uint256[])",
@@ -55,7 +54,6 @@ WITHDRAWAL_STATUS = Function(
 LAST_CHECKPOINT_INDEX = Function("getLastCheckpointIndex()", "526eae3e", ("uint256",))
 CHECKPOINT_HINTS = Function("findCheckpointHints(uint256[],uint256,uint256)", "62abe3fa", ("uint256[]",))
 CLAIMABLE_ETHER = Function("getClaimableEther(uint256[],uint256[])", "c97912d8", ("uint256[]",))
-ONE_SHARE = 10**18
 MAX_REQUESTS = 256
 """Withdrawal requests the lens reads per wallet (each is an NFT; a wallet rarely holds more)."""
 LENS = Lens("LidoLens", ("address", "address", "address", "address", "uint256", "address[]", "address"))
@@ -89,11 +87,6 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, lido: LidoAddresses, w
         [lido.steth, lido.wsteth, lido.withdrawal_queue, *feeds, sequencer],
     )
     history.read_ahead(reader, lido.apy_period, functools.partial(per_share, steth=lido.steth))
-
-
-async def per_share(reader: ChainReader, steth: str) -> int:
-    (pooled,) = await reader.call(steth, POOLED_ETH_BY_SHARES, ONE_SHARE, label="Lido stETH")
-    return cast(int, pooled)
 
 
 async def _staked(

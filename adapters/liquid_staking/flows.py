@@ -183,7 +183,8 @@ async def _renzo_requests(
     """Renzo's requests made and claimed, from the WithdrawQueue's own events (RENZO_CREATED,
     RENZO_CLAIMED) matched to the wallet: by `user`, then by the ids it made or held."""
     queue = str(await renzo.withdraw_queue(ctx.reader(), restaked)).lower()
-    held = {int(key.split(":")[1]): key.split(":")[0] for key in legs if key.endswith(":withdrawal")}
+    keys = (key.split(":") for key in legs if key.endswith(":withdrawal"))
+    held = {int(request): asset for asset, request, _ in keys}
     if queue == ZERO_ADDRESS:
         return []
     prefix = f"{WALLET_STREAMS}positions-renzo-{queue}-"
@@ -204,7 +205,8 @@ async def _renzo_requests(
                 words + (("bool", "uint256") if log.signature == RENZO_CREATED.topic else ()), log.data
             )
             if str(user).lower() == wallet:
-                request = int(log.topics[1], 16)
+                _, request_id = log.topics
+                request = int(request_id, 16)
                 held[request] = str(asset).lower()
                 found.append(Flow(f"{held[request]}:{request}:withdrawal", "requested", *at, held[request], amount))
         elif log.signature == RENZO_CLAIMED.topic and len(log.topics) == 1:

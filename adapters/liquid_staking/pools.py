@@ -57,7 +57,10 @@ async def etherfi_details(ctx: FetchContext[EtherfiAddresses], pool: str) -> dic
             "lastRequestId and lastFinalizedRequestId are",
         ),
     )
-    last, finalized = (None, None) if queue is None else (str(queue[0] - 1), str(queue[1]))
+    last, finalized = None, None
+    if queue is not None:
+        following, finalized_id = queue
+        last, finalized = str(following - 1), str(finalized_id)
     return {"details": {**found, "lastRequestId": last, "lastFinalizedRequestId": finalized}}
 
 

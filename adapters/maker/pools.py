@@ -18,7 +18,7 @@ from typing import Any
 from adapters.context import FetchContext
 from adapters.fixed_point import RAY
 from adapters.maker.contracts import BASE, ENGINE_ILK, PAR, WAD, Core, core, dripped, ilk_name
-from adapters.maker.positions import fee_apy, ilk_facts, spot_price, usds_token
+from adapters.maker.ilks import fee_apy, ilk_facts, spot_price, usds_token
 from adapters.maker.section import MakerAddresses
 from adapters.risk import oracle_info
 from chain import ChainReader, erc20, first

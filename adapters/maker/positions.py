@@ -18,6 +18,9 @@ ChainLog's `getAddress` at the block (adapters/maker/contracts.py).
   USD figures: collateral x that price; debt x par (DAI is valued at its target price, as the
   Vat's check does).
 - `stabilityFeeApy` = ((base + duty) / 1e27)^31,536,000 - 1; `liquidationRatio` = mat / 1e27.
+- Farm (staking-engine urns): the engine's `urnFarms(urn)`, where it names one, the farm's
+  `rewardsToken()` and `earned(urn)` (Synthetix's StakingRewards): a REWARD leg, USD through the
+  token's feed.
 - `risk`: Dog's check, `bark` once ink x spot < art x rate' (adapters/risk.py): threshold 1 / mat,
   liquidation price = debt x mat x par / ink. The oracle is the ilk's pip (an OSM), its age
   from `zzz()` where it has one.
@@ -33,41 +36,40 @@ from fractions import Fraction
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.fixed_point import RAY, rpow
-from adapters.legs import COLLATERAL, DEBT, LENDING, leg, position
+from adapters.fixed_point import RAY
+from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, feed_of, leg, position
 from adapters.maker.contracts import (
     BASE,
     ENGINE_ILK,
-    ENGINE_USDS,
+    FARM_EARNED,
+    FARM_REWARDS_TOKEN,
     GET_CDPS_ASC,
-    ILK_GEM,
     ILK_LIST,
-    JUG_ILKS,
     OWNER_URNS,
     OWNER_URNS_COUNT,
     PAR,
-    SPOT_ILKS,
-    VAT_ILKS,
+    URN_FARMS,
     VAT_URNS,
     WAD,
-    ZZZ,
     Core,
     core,
     dripped,
     ilk_name,
 )
+from adapters.maker.ilks import Ilk, fee_apy, ilk_facts, spot_price, usds_token
 from adapters.maker.section import MakerAddresses
 from adapters.position_warnings import Warnings, outcome
+from adapters.prices import UsdPrice, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
+from chain.abi import ZERO_ADDRESS
 from chain.lens import Lens
 from errors import ProtocolError
 
 LENS = Lens("MakerLens", ("address", "address", "uint256"))
 MAX_URNS = 200
 """Staking-engine urns the lens reads per wallet (each is one `open`; a wallet rarely has many)."""
-YEAR = 365 * 24 * 3600
-"""Maker quotes its rates per second and its fees per 365-day year."""
 
 
 @dataclass(frozen=True)
@@ -100,26 +102,49 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     by_ilk = dict(zip(ilks, facts))
     if not urns:
         return {"vaults": []}
-    (par,), (base,), now, dai, usds = await asyncio.gather(
+    (par,), (base,), now, dai, usds, farms = await asyncio.gather(
         reader.call(contracts.spot, PAR, label="Maker Spotter"),
         reader.call(contracts.jug, BASE, label="Maker Jug"),
         reader.block_timestamp(),
         erc20.token_info(reader, contracts.dai),
         usds_token(reader, contracts) if any(urn.kind == "sky-lockstake" for urn in urns) else no_read(),
+        asyncio.gather(*(_farm(reader, ctx.chain, contracts, urn, ctx.warnings) for urn in urns)),
     )
     vaults = []
-    for urn in urns:
+    for urn, farm in zip(urns, farms):
         facts_of = by_ilk[urn.ilk]
         debt_token = usds if urn.kind == "sky-lockstake" else dai
-        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings, contracts.spot.lower()))
+        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings, contracts.spot.lower(), farm))
     return {"vaults": vaults}
 
 
-async def usds_token(reader: ChainReader, contracts: Core) -> dict[str, Any] | None:
-    assert contracts.engine is not None
-    return await erc20.token_info(
-        reader, await first(reader.call(contracts.engine, ENGINE_USDS, label="Sky LockstakeEngine"))
-    )
+async def _farm(
+    reader: ChainReader, chain: ChainAddresses, contracts: Core, urn: Urn, warnings: Warnings
+) -> tuple[dict[str, Any], UsdPrice | None] | None:
+    """A staking-engine urn's farm and what it has earned there (`urnFarms(urn)`, the farm's
+    `rewardsToken()` and `earned(urn)`), with the token's price; None where it farms nothing."""
+    if urn.kind != "sky-lockstake" or contracts.engine is None:
+        return None
+    (farm,) = await reader.call(contracts.engine, URN_FARMS, urn.urn, label="Sky LockstakeEngine")
+    if farm == ZERO_ADDRESS:
+        return None
+    label = f"Sky farm {farm}"
+
+    async def read() -> tuple[dict[str, Any], UsdPrice | None]:
+        (token,), (earned,) = await asyncio.gather(
+            reader.call(farm, FARM_REWARDS_TOKEN, label=label), reader.call(farm, FARM_EARNED, urn.urn, label=label)
+        )
+        info, price = await asyncio.gather(
+            erc20.token_info(reader, token), warned_usd_price(reader, chain, token, warnings)
+        )
+        usd = price.value(earned, info["decimals"]) if price else None
+        return {"farm": str(farm).lower(), "rewardToken": info, "claimable": str(earned), "claimableUsd": usd}, price
+
+    found = await outcome(read())
+    if isinstance(found, ProtocolError):
+        warnings.left_out("the farm rewards of staking-engine urn", urn.urn, found)
+        return None
+    return found
 
 
 async def _managed(reader: ChainReader, contracts: Core, wallet: str) -> list[Urn]:
@@ -160,64 +185,6 @@ async def _urn(reader: ChainReader, contracts: Core, ilk: bytes, urn: str) -> tu
     return ink, art
 
 
-@dataclass(frozen=True)
-class Ilk:
-    art: int
-    rate: int
-    spot: int
-    line: int
-    dust: int
-    mat: int
-    duty: int
-    rho: int
-    pip: str
-    updated: int | None
-    token: dict[str, Any] | None
-
-
-async def ilk_facts(reader: ChainReader, contracts: Core, ilk: bytes, warnings: Warnings) -> Ilk:
-    """A collateral type's figures: the Vat's Art, rate, spot, line and dust, the Spotter's pip and
-    mat, the Jug's duty and rho, its token (IlkRegistry's gem) and its OSM's last update."""
-    name = ilk_name(ilk)
-    vat, (pip, mat), (duty, rho), gem = await asyncio.gather(
-        reader.call(contracts.vat, VAT_ILKS, ilk, label="Maker Vat"),
-        reader.call(contracts.spot, SPOT_ILKS, ilk, label="Maker Spotter"),
-        reader.call(contracts.jug, JUG_ILKS, ilk, label="Maker Jug"),
-        outcome(first(reader.call(contracts.ilk_registry, ILK_GEM, ilk, label="Maker IlkRegistry"))),
-    )
-    if isinstance(gem, str) and not int(gem, 16):
-        gem = ProtocolError(f"the IlkRegistry names no token for {name}")
-    token = warnings.value(
-        gem if isinstance(gem, ProtocolError) else await outcome(erc20.token_info(reader, gem)),
-        name,
-        "collateralAsset is",
-    )
-    updated = await outcome(first(reader.call(pip, ZZZ, label=f"Maker {name} oracle"))) if int(pip, 16) else None
-    return Ilk(
-        vat.Art,
-        vat.rate,
-        vat.spot,
-        vat.line,
-        vat.dust,
-        mat,
-        duty,
-        rho,
-        str(pip).lower(),
-        None if isinstance(updated, ProtocolError) else updated,
-        token,
-    )
-
-
-def spot_price(ilk: Ilk, par: int) -> Fraction | None:
-    """USD per whole collateral unit by the Spotter: spot x mat x par / 1e81 (None before its mat is set)."""
-    return Fraction(ilk.spot * ilk.mat * par, RAY**3) if ilk.mat else None
-
-
-def fee_apy(ilk: Ilk, base: int) -> float:
-    """The stability fee a year: ((base + duty) / 1e27)^31,536,000 - 1."""
-    return float(Fraction(rpow(base + ilk.duty, YEAR), RAY) - 1)
-
-
 def _vault(
     urn: Urn,
     ilk: Ilk,
@@ -227,6 +194,7 @@ def _vault(
     debt_token: dict[str, Any] | None,
     warnings: Warnings,
     spotter: str,
+    farmed: tuple[dict[str, Any], UsdPrice | None] | None = None,
 ) -> dict[str, Any]:
     """A vault's figures and its legs: its collateral in the token's own units (the Vat's ink is
     18 decimals whatever the token's; its join scaled it up exactly), priced by the Spotter's
@@ -252,6 +220,11 @@ def _vault(
         leg(COLLATERAL, f"{key}:collateral", ilk.token, ink, collateral_usd, ilk.pip),
         leg(DEBT, f"{key}:debt", debt_token, -(-owed // RAY), debt_usd, spotter),
     ]
+    farm, farm_price = farmed or (None, None)
+    if farm is not None:
+        token = farm["rewardToken"]
+        reward_key = f"{key}:{token['address']}:reward"
+        legs.append(leg(REWARD, reward_key, token, int(farm["claimable"]), farm["claimableUsd"], feed_of(farm_price)))
     label = f"{name} {'#' + str(urn.cdp) if urn.cdp is not None else urn.urn}"
     return {
         **position("MakerVault", key, LENDING, label, legs, apy=fee_apy(ilk, base)),
@@ -270,4 +243,5 @@ def _vault(
         "stabilityFeeApy": fee_apy(ilk, base),
         "liquidationRatio": float(Fraction(ilk.mat, RAY)),
         "risk": risk,
+        "farm": farm,
     }

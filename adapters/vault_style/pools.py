@@ -18,7 +18,7 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.deployment import require
-from adapters.vault_style.positions import token_facts, token_usd, vault_facts, vault_prices
+from adapters.vault_style.figures import token_facts, token_usd, vault_facts, vault_prices
 from adapters.vault_style.section import PricedToken, ShareVault, VaultStyleAddresses
 from chain import first
 from chain.erc20 import TOTAL_SUPPLY
