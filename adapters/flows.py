@@ -29,7 +29,7 @@ from adapters.prices import UsdPrice, usd_price
 from chain import ChainReader, Log
 from chain.abi import Event, decode
 from chain.erc20 import DECIMALS, NATIVE, TRANSFER
-from chain.erc4626 import CONVERT_TO_ASSETS
+from chain.erc4626 import ASSET, CONVERT_TO_ASSETS
 from chain.event_index import Stream
 from chain.index_store import WALLET_STREAMS, Entry, Rows
 from errors import ProtocolError
@@ -184,6 +184,21 @@ async def share_flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, leg
         elif (moved := transferred(log, named)) is not None and moved.kind in ("transfer-in", "transfer-out"):
             found.append(_valued_shares(ctx, log, moved.kind, at, asset, moved.amount))
     return list(await asyncio.gather(*(_ready(flow) for flow in found)))  # transfers valued side by side
+
+
+async def vault_assets(ctx: FetchContext[Any], logs: WalletLogs, vaults: list[str], label: str) -> dict[str, str]:
+    """The `asset()` of vaults no point holds (entered and left between them), read at the range's
+    last block, by vault; one unreadable is named not derived (`logs.unavailable`) and left out."""
+    reader = ctx.reader()
+    found = await asyncio.gather(*(outcome(reader.call(vault, ASSET, label=f"{label} {vault}")) for vault in vaults))
+    assets = {}
+    for vault, asset in zip(vaults, found):
+        if isinstance(asset, ProtocolError):
+            logs.unavailable[vault] = f"its asset() is unreadable: {asset.message}"
+        else:
+            (address,) = asset
+            assets[vault] = str(address).lower()
+    return assets
 
 
 async def _ready(flow: Flow | Awaitable[Flow]) -> Flow:

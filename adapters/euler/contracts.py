@@ -51,6 +51,24 @@ CONTROLLER_STATUS = Event(
     "ControllerStatus(address,address,bool)", "0x9919d437ee612d4ec7bba88a7d9bc4fc36a0a23608ad6259252711a46b708af9"
 )
 """The EVC's events as an account enables or disables a collateral or controller vault, both indexed."""
+BORROW = Event("Borrow(address,uint256)", "0xcbc04eca7e9da35cb1393a6135a199ca52e450d5e9251cbd99f7847d33a36750")
+REPAY = Event("Repay(address,uint256)", "0x5c16de4f8b59bd9caf0f49a545f25819a895ed223294290b408242e72a594231")
+PULL_DEBT = Event(
+    "PullDebt(address,address,uint256)", "0xe6d0bfd9025bf59969101a13cf02e3ba2811b533816c47d7155546c7c8a1048f"
+)
+DEBT_SOCIALIZED = Event(
+    "DebtSocialized(address,uint256)", "0xe786d0bc2e83bf230ed9895a9c4d7756ab0c6e22eb8a4ff69c161ece76bd36df"
+)
+LIQUIDATE = Event(
+    "Liquidate(address,address,address,uint256,uint256)",
+    "0x8246cc71ab01533b5bebc672a636df812f10637ad720797319d5741d5ebb3962",
+)
+"""An EVK vault's debt events, as euler-xyz/euler-vault-kit declares them (src/EVault/shared/Events.sol
+at 5b98b42): `Borrow(address indexed account, uint256 assets)`, `Repay(address indexed account,
+uint256 assets)`, `PullDebt(address indexed from, address indexed to, uint256 assets)`,
+`DebtSocialized(address indexed account, uint256 assets)`, `Liquidate(address indexed liquidator,
+address indexed violator, address collateral, uint256 repayAssets, uint256 yieldBalance)`; its
+shares' `Transfer`, `Deposit` and `Withdraw` are ERC-20's and ERC-4626's (adapters/flows.py)."""
 
 CONFIG_SCALE = 10_000
 """LTVs and the interest fee, 1e4 for 100 %."""

@@ -20,12 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.flows import WITHDRAW, Flow, WalletLogs, share_flows, topic
+from adapters.flows import WITHDRAW, Flow, WalletLogs, share_flows, topic, vault_assets
 from adapters.position_warnings import outcome
 from adapters.vault_style.section import VaultStyleAddresses
 from chain.abi import ZERO_ADDRESS, Function, decode
 from chain.erc20 import TRANSFER
-from chain.erc4626 import ASSET
 from errors import ProtocolError
 
 SILO = Function("silo()", "eb3beb29", ("address",), immutable=True)
@@ -83,15 +82,7 @@ async def _passing(
     what came out less what went in."""
     touched = {log.address for log in logs} - set(legs)
     vaults = [v.address.lower() for v in (section.vaults if section else ()) if v.address.lower() in touched]
-    reader = ctx.reader()
-    assets = await asyncio.gather(*(outcome(reader.call(vault, ASSET, label=f"vault {vault}")) for vault in vaults))
     passing = {
         t.token.lower(): t.token.lower() for t in (section.tokens if section else ()) if t.token.lower() in touched
     }
-    for vault, asset in zip(vaults, assets):
-        if isinstance(asset, ProtocolError):
-            logs.unavailable[vault] = f"its asset() is unreadable: {asset.message}"
-        else:
-            (address,) = asset
-            passing[vault] = str(address).lower()
-    return passing
+    return {**passing, **await vault_assets(ctx, logs, vaults, "vault")}

@@ -10,16 +10,16 @@ pragma solidity 0.8.19;
 // interest accumulator compounded per second with Euler's half-up rpow, LTVs in 1e4, and bid, mid
 // or ask quotes exactly where EVK asks for each).
 //
-// Left out everywhere, on purpose: EVC operators, permits, lockdown and permit-disabled modes,
-// controlCollateral and batch simulations (nothing a position needs); the vault's proxy, modules
-// and DToken sidecar (one contract instead), its hooks (a new EVK vault starts with every operation
+// Left out everywhere, on purpose: EVC operators, permits, lockdown and permit-disabled modes and
+// batch simulations (nothing a position needs); the vault's proxy, modules and DToken sidecar (one
+// contract instead, so no DToken Transfer), its hooks (a new EVK vault starts with every operation
 // hooked off until its governor configures it; this one starts open), supply and borrow caps, the
-// balance forwarder, Permit2, flash loans and liquidate itself (checkLiquidation stays: it is what a
-// reader asks), and the ProtocolConfig: interest fees outside EVK's guaranteed 10-100 % are refused
-// and convertFees gives every fee share to the fee receiver (the governor when none is set) with no
-// protocol part. Deferred status checks are queued in storage, not EVC's transient storage (0.8.19
-// has none), and run in the order queued when the outermost call or batch ends; a call that reverts
-// takes its queue with it. Views skip EVK's read-only reentrancy guard.
+// balance forwarder, Permit2, flash loans, pullDebt and repayWithShares (the one contract must stay
+// under EIP-170's 24,576 bytes), and the ProtocolConfig: interest fees outside EVK's guaranteed
+// 10-100 % are refused and convertFees gives every fee share to the fee receiver (the governor when
+// none is set) with no protocol part. Deferred status checks are queued in storage, not EVC's
+// transient storage (0.8.19 has none), and run in the order queued when the outermost call or batch
+// ends; a call that reverts takes its queue with it. Views skip EVK's read-only reentrancy guard.
 
 uint256 constant EVK_VIRTUAL_DEPOSIT = 1e6;
 uint256 constant EVK_DEBT_SHIFT = 31;
@@ -29,6 +29,10 @@ uint256 constant EVK_CONFIG_SCALE = 1e4;
 uint256 constant EVK_MAX_INTEREST_RATE = 291867278914945094175;
 // EVK's raw cap 0 ("no cap") resolved: the supply cap maxMint measures against.
 uint256 constant EVK_NO_CAP = type(uint256).max;
+// A debt worth less than this in the unit of account is never socialised (Liquidation's
+// MIN_SOCIALIZATION_LIABILITY_VALUE); the flag that turns socialisation off (CFG_DONT_SOCIALIZE_DEBT).
+uint256 constant EVK_MIN_SOCIALIZATION_LIABILITY_VALUE = 1e6;
+uint32 constant EVK_CFG_DONT_SOCIALIZE_DEBT = 1;
 
 interface IEulerAsset {
     function balanceOf(address) external view returns (uint256);
@@ -88,6 +92,7 @@ contract TestEVC {
     error EVC_InvalidAddress();
     error EVC_InvalidValue();
     error EVC_ChecksReentrancy();
+    error EVC_ControlCollateralReentrancy();
     error EVC_ControllerViolation();
     error EVC_EmptyError();
     error TooManyElements();
@@ -109,12 +114,19 @@ contract TestEVC {
     address[] internal vaultStatusChecks;
     mapping(address => bool) internal accountCheckQueued;
     mapping(address => bool) internal vaultCheckQueued;
-    /// Never set: controlCollateral and operators are left out (see the file's header).
+    /// Set while a controller moves an account's collateral (controlCollateral, a liquidation's seizure).
     bool public isControlCollateralInProgress;
+    /// Never set: operators are left out (see the file's header).
     bool public isOperatorAuthenticated;
 
     modifier nonReentrantChecks() {
         if (checksInProgress) revert EVC_ChecksReentrancy();
+        _;
+    }
+
+    modifier nonReentrantChecksAndControlCollateral() {
+        if (checksInProgress) revert EVC_ChecksReentrancy();
+        if (isControlCollateralInProgress) revert EVC_ControlCollateralReentrancy();
         _;
     }
 
@@ -193,7 +205,7 @@ contract TestEVC {
     function call(address targetContract, address onBehalfOfAccount_, uint256 value, bytes calldata data)
         public
         payable
-        nonReentrantChecks
+        nonReentrantChecksAndControlCollateral
         returns (bytes memory result)
     {
         bool outer = !checksDeferred;
@@ -204,7 +216,32 @@ contract TestEVC {
         _restore(outer);
     }
 
-    function batch(BatchItem[] calldata items) public payable nonReentrantChecks {
+    /// EVC.controlCollateral: the account's only controller (msg.sender) calls one of the account's
+    /// enabled collaterals on its behalf, with checks deferred: how a liquidation seizes collateral.
+    function controlCollateral(
+        address targetCollateral,
+        address onBehalfOfAccount_,
+        uint256 value,
+        bytes calldata data
+    )
+        public
+        payable
+        nonReentrantChecksAndControlCollateral
+        onlyController(onBehalfOfAccount_)
+        returns (bytes memory result)
+    {
+        if (!_contains(accountCollaterals[onBehalfOfAccount_], targetCollateral)) revert EVC_NotAuthorized();
+        bool outer = !checksDeferred;
+        checksDeferred = true;
+        isControlCollateralInProgress = true;
+        bool success;
+        (success, result) = _callWithContext(targetCollateral, onBehalfOfAccount_, value, data);
+        if (!success) _revertBytes(result);
+        isControlCollateralInProgress = false;
+        _restore(outer);
+    }
+
+    function batch(BatchItem[] calldata items) public payable nonReentrantChecksAndControlCollateral {
         bool outer = !checksDeferred;
         checksDeferred = true;
         for (uint256 i; i < items.length; ++i) {
@@ -315,6 +352,14 @@ contract TestEVC {
             return address(this).delegatecall(data);
         }
         if (target != msg.sender) _authenticate(account);
+        return _callWithContext(target, account, value, data);
+    }
+
+    /// The call with `account` as the one acted for, as EVC's callWithContextInternal.
+    function _callWithContext(address target, address account, uint256 value, bytes calldata data)
+        internal
+        returns (bool success, bytes memory result)
+    {
         if (value == type(uint256).max) value = address(this).balance;
         else if (value > address(this).balance) revert EVC_InvalidValue();
         address previous = onBehalfOfAccount;
@@ -584,6 +629,14 @@ contract TestEVault {
     event Borrow(address indexed account, uint256 assets);
     event Repay(address indexed account, uint256 assets);
     event InterestAccrued(address indexed account, uint256 assets);
+    event Liquidate(
+        address indexed liquidator,
+        address indexed violator,
+        address collateral,
+        uint256 repayAssets,
+        uint256 yieldBalance
+    );
+    event DebtSocialized(address indexed account, uint256 assets);
     event ConvertFees(
         address indexed sender,
         address indexed protocolReceiver,
@@ -639,6 +692,9 @@ contract TestEVault {
     error E_BadMaxLiquidationDiscount();
     error E_LTVBorrow();
     error E_LTVLiquidation();
+    error E_ExcessiveRepayAmount();
+    error E_MinYield();
+    error E_InsufficientDebt();
 
     /// The vault's totals as EVK's VaultCache carries them, brought up to the block.
     struct Cache {
@@ -656,6 +712,15 @@ contract TestEVault {
         uint16 initialLiquidationLTV;
         uint48 targetTimestamp;
         uint32 rampDuration;
+    }
+
+    /// Liquidation's LiquidationCache, less the parties and the collateral the caller holds.
+    struct Liquidation {
+        address[] collaterals;
+        uint256 liability;
+        uint256 repay;
+        uint256 yieldBalance;
+        uint256 liabilityValue;
     }
 
     struct User {
@@ -936,36 +1001,8 @@ contract TestEVault {
         view
         returns (uint256 maxRepay, uint256 maxYield)
     {
-        Cache memory c = _loadVault();
-        if (violator == liquidator) revert E_SelfLiquidation();
-        if (ltvLookup[collateral].targetTimestamp == 0) revert E_BadCollateral();
-        _validateController(violator);
-        if (!evc.isCollateralEnabled(violator, collateral)) revert E_CollateralDisabled();
-        if (evc.isAccountStatusCheckDeferred(violator)) revert E_ViolatorLiquidityDeferred();
-        if (block.timestamp < evc.getLastAccountStatusCheckTimestamp(violator) + liquidationCoolOffTime) {
-            revert E_LiquidationCoolOff();
-        }
-        uint256 liability = _owedToAssetsUp(_currentOwed(c, violator));
-        if (liability == 0) return (0, 0);
-        (uint256 collateralAdjustedValue, uint256 liabilityValue) =
-            _calculateLiquidity(c, violator, evc.getCollaterals(violator), true);
-        if (collateralAdjustedValue > liabilityValue || liabilityValue == 0) return (0, 0);
-
-        uint256 discountFactor = collateralAdjustedValue * 1e18 / liabilityValue;
-        uint256 minDiscountFactor = 1e18 - uint256(1e18) * maxLiquidationDiscount / EVK_CONFIG_SCALE;
-        if (discountFactor < minDiscountFactor) discountFactor = minDiscountFactor;
-
-        uint256 collateralBalance = IEulerAsset(collateral).balanceOf(violator);
-        uint256 collateralValue = IEulerPriceOracle(oracle).getQuote(collateralBalance, collateral, unitOfAccount);
-        if (collateralValue == 0) return (0, collateralBalance);
-        uint256 maxRepayValue = liabilityValue;
-        uint256 maxYieldValue = maxRepayValue * 1e18 / discountFactor;
-        if (collateralValue < maxYieldValue) {
-            maxRepayValue = collateralValue * discountFactor / 1e18;
-            maxYieldValue = collateralValue;
-        }
-        maxRepay = _toAmount(maxRepayValue * liability / liabilityValue);
-        maxYield = maxYieldValue * collateralBalance / collateralValue;
+        Liquidation memory l = _calculateLiquidation(_loadVault(), liquidator, violator, collateral, type(uint256).max);
+        return (l.repay, l.yieldBalance);
     }
 
     // ---- ERC-4626 and ERC-20 mutations
@@ -1067,6 +1104,40 @@ contract TestEVault {
         _pullAssets(c, account, assets);
         _decreaseBorrow(c, receiver, assets);
         return assets;
+    }
+
+    /// Liquidation's liquidate: the liquidator (this vault its controller) takes on `repayAssets` of
+    /// the violator's debt (type(uint256).max: the most it may) and is sent the collateral vault's
+    /// shares it yields, by the EVC's controlCollateral on the violator's behalf (whose account check
+    /// that transfer asks for is forgiven). Where no recognised collateral is left and the debt was
+    /// worth at least 1e6 in the unit of account, the rest of it is socialised. Events as EVK's, in
+    /// its order: the debt's Repay and Borrow, the collateral's Transfer, then Withdraw(liquidator, 0,
+    /// 0, rest, 0) and DebtSocialized, and Liquidate last.
+    function liquidate(address violator, address collateral, uint256 repayAssets, uint256 minYieldBalance)
+        external
+        callThroughEVC
+        nonReentrant
+    {
+        (Cache memory c, address liquidator) = _initOperation(true, address(1));
+        Liquidation memory l = _calculateLiquidation(c, liquidator, violator, collateral, repayAssets);
+        if (minYieldBalance > l.yieldBalance) revert E_MinYield();
+        if (l.repay > 0) _transferBorrow(c, violator, liquidator, l.repay);
+        if (l.yieldBalance > 0) {
+            evc.controlCollateral(
+                collateral, violator, 0, abi.encodeCall(IEulerAsset.transfer, (liquidator, l.yieldBalance))
+            );
+            evc.forgiveAccountStatusCheck(violator);
+        }
+        if (
+            l.liabilityValue >= EVK_MIN_SOCIALIZATION_LIABILITY_VALUE && configFlags & EVK_CFG_DONT_SOCIALIZE_DEBT == 0
+                && l.liability > l.repay && _noCollateral(violator, l.collaterals)
+        ) {
+            uint256 rest = l.liability - l.repay;
+            _decreaseBorrow(c, violator, rest);
+            emit Withdraw(liquidator, address(0), address(0), rest, 0);
+            emit DebtSocialized(violator, rest);
+        }
+        emit Liquidate(liquidator, violator, collateral, l.repay, l.yieldBalance);
     }
 
     function disableController() external nonReentrant {
@@ -1482,9 +1553,7 @@ contract TestEVault {
         users[account].owed = owed;
         users[account].interestAccumulator = c.interestAccumulator;
         storedTotalBorrows = c.totalBorrows = _toOwed(c.totalBorrows + (assets << EVK_DEBT_SHIFT));
-        uint256 interest = _owedToAssetsUp(owed) - _owedToAssetsUp(prevOwed) - assets;
-        if (interest != 0) emit InterestAccrued(account, interest);
-        emit Borrow(account, assets);
+        _logBorrow(account, assets, _owedToAssetsUp(prevOwed), _owedToAssetsUp(owed));
     }
 
     /// The remaining debt is rounded up to whole assets first (owed - repaid, << 31), and the
@@ -1499,9 +1568,120 @@ contract TestEVault {
         users[account].interestAccumulator = c.interestAccumulator;
         storedTotalBorrows = c.totalBorrows =
             c.totalBorrows > owedExact ? c.totalBorrows - owedExact + owedRemaining : owedRemaining;
-        uint256 interest = owed - _owedToAssetsUp(prevOwed);
+        _logRepay(account, assets, _owedToAssetsUp(prevOwed), owed - assets);
+    }
+
+    /// EVK's transferBorrow: exact debt moves (all of it where the excess asked, or what would be
+    /// left, is under one unit of exact debt); the Repay and the Borrow logged are the assets asked,
+    /// or the change of the rounded-up debt where that is the smaller.
+    function _transferBorrow(Cache memory c, address from, address to, uint256 assets) internal {
+        uint256 amount = assets << EVK_DEBT_SHIFT;
+        uint256 fromPrev = users[from].owed;
+        uint256 fromOwed = _currentOwed(c, from);
+        uint256 dust = 1 << EVK_DEBT_SHIFT;
+        if ((amount > fromOwed && amount - fromOwed < dust) || (amount < fromOwed && fromOwed - amount < dust)) {
+            amount = fromOwed;
+        }
+        if (amount > fromOwed) revert E_InsufficientDebt();
+        fromOwed -= amount;
+        users[from].owed = fromOwed;
+        users[from].interestAccumulator = c.interestAccumulator;
+        uint256 toPrev = users[to].owed;
+        uint256 toOwed = _toOwed(_currentOwed(c, to) + amount);
+        users[to].owed = toOwed;
+        users[to].interestAccumulator = c.interestAccumulator;
+        (uint256 fromPrevAssets, uint256 fromAssets) = (_owedToAssetsUp(fromPrev), _owedToAssetsUp(fromOwed));
+        uint256 repaid = fromPrevAssets > assets + fromAssets ? fromPrevAssets - fromAssets : assets;
+        _logRepay(from, repaid, fromPrevAssets, fromAssets);
+        (uint256 toPrevAssets, uint256 toAssets) = (_owedToAssetsUp(toPrev), _owedToAssetsUp(toOwed));
+        _logBorrow(to, assets + toPrevAssets > toAssets ? toAssets - toPrevAssets : assets, toPrevAssets, toAssets);
+    }
+
+    /// The interest since the account's last operation, then the borrow itself (each if not 0).
+    function _logBorrow(address account, uint256 assets, uint256 prevOwed, uint256 owed) internal {
+        uint256 interest;
+        unchecked {
+            interest = owed - prevOwed - assets;
+        }
         if (interest != 0) emit InterestAccrued(account, interest);
-        emit Repay(account, assets);
+        if (assets != 0) emit Borrow(account, assets);
+    }
+
+    function _logRepay(address account, uint256 assets, uint256 prevOwed, uint256 owed) internal {
+        uint256 interest;
+        unchecked {
+            interest = owed + assets - prevOwed;
+        }
+        if (interest != 0) emit InterestAccrued(account, interest);
+        if (assets != 0) emit Repay(account, assets);
+    }
+
+    // ---- internals: liquidation (EVK's Liquidation)
+
+    /// The checks and amounts of calculateLiquidation: nothing to repay while the violator is
+    /// healthy; else the most it may (the yield at the discount, capped by its collateral), or
+    /// `desiredRepay` with the yield in proportion.
+    function _calculateLiquidation(
+        Cache memory c,
+        address liquidator,
+        address violator,
+        address collateral,
+        uint256 desiredRepay
+    ) internal view returns (Liquidation memory l) {
+        l.liability = _owedToAssetsUp(_currentOwed(c, violator));
+        l.collaterals = evc.getCollaterals(violator);
+        if (violator == liquidator) revert E_SelfLiquidation();
+        if (ltvLookup[collateral].targetTimestamp == 0) revert E_BadCollateral();
+        _validateController(violator);
+        if (!evc.isCollateralEnabled(violator, collateral)) revert E_CollateralDisabled();
+        if (evc.isAccountStatusCheckDeferred(violator)) revert E_ViolatorLiquidityDeferred();
+        if (block.timestamp < evc.getLastAccountStatusCheckTimestamp(violator) + liquidationCoolOffTime) {
+            revert E_LiquidationCoolOff();
+        }
+        if (l.liability == 0) return l;
+        _maxLiquidation(c, l, violator, collateral);
+        if (desiredRepay != type(uint256).max) {
+            if (desiredRepay > l.repay) revert E_ExcessiveRepayAmount();
+            if (l.repay > 0) {
+                l.yieldBalance = desiredRepay * l.yieldBalance / l.repay;
+                l.repay = _toAmount(desiredRepay);
+            }
+        }
+    }
+
+    function _maxLiquidation(Cache memory c, Liquidation memory l, address violator, address collateral)
+        internal
+        view
+    {
+        uint256 collateralAdjustedValue;
+        (collateralAdjustedValue, l.liabilityValue) = _calculateLiquidity(c, violator, l.collaterals, true);
+        if (collateralAdjustedValue > l.liabilityValue || l.liabilityValue == 0) return;
+        uint256 discountFactor = collateralAdjustedValue * 1e18 / l.liabilityValue;
+        uint256 minDiscountFactor = 1e18 - uint256(1e18) * maxLiquidationDiscount / EVK_CONFIG_SCALE;
+        if (discountFactor < minDiscountFactor) discountFactor = minDiscountFactor;
+        uint256 collateralBalance = IEulerAsset(collateral).balanceOf(violator);
+        uint256 collateralValue = IEulerPriceOracle(oracle).getQuote(collateralBalance, collateral, unitOfAccount);
+        if (collateralValue == 0) {
+            l.yieldBalance = collateralBalance;
+            return;
+        }
+        uint256 maxRepayValue = l.liabilityValue;
+        uint256 maxYieldValue = maxRepayValue * 1e18 / discountFactor;
+        if (collateralValue < maxYieldValue) {
+            maxRepayValue = collateralValue * discountFactor / 1e18;
+            maxYieldValue = collateralValue;
+        }
+        l.repay = _toAmount(maxRepayValue * l.liability / l.liabilityValue);
+        l.yieldBalance = maxYieldValue * collateralBalance / collateralValue;
+    }
+
+    /// LiquidityUtils.checkNoCollateral: no recognised collateral of the account's holds a share of it.
+    function _noCollateral(address account, address[] memory collaterals) internal view returns (bool) {
+        for (uint256 i; i < collaterals.length; ++i) {
+            if (ltvLookup[collaterals[i]].targetTimestamp == 0) continue;
+            if (IEulerAsset(collaterals[i]).balanceOf(account) > 0) return false;
+        }
+        return true;
     }
 
     // ---- internals: liquidity (EVK's LiquidityUtils)
