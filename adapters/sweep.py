@@ -11,9 +11,11 @@ offset. The loop yields after every aggregate3 answer, so other requests keep be
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
-from adapters.position_warnings import PART_UNREADABLE, Warnings
+from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from chain import MULTICALL3, ChainReader, erc20, first
+from chain.abi import AbiError, Function
 from errors import ProtocolError
 
 SWEEP_CALLS = 1_000
@@ -76,6 +78,32 @@ def _decode(data: bytes, count: int) -> list[bytes | None]:
         return results
     except IndexError:
         raise ProtocolError("a bulk read returned undecodable aggregate3 data.") from None
+
+
+async def swept(
+    reader: ChainReader, targets: list[str], function: Function, *args: Any, label: str
+) -> list[tuple[Any, ...] | ProtocolError]:
+    """`function(*args)` on every target of a catalog at the pinned block, in bulk where the chain
+    has Multicall3 (else one call each): each decoded answer, or the ProtocolError of a target
+    that failed it (`label` names the targets: "Balancer gauge")."""
+    if not reader.has_multicall:
+        return list(
+            await asyncio.gather(
+                *(outcome(reader.call(target, function, *args, label=f"{label} {target}")) for target in targets)
+            )
+        )
+    answers = await sweep(reader, [(target, function.calldata(*args)) for target in targets])
+    found: list[tuple[Any, ...] | ProtocolError] = []
+    for target, data in zip(targets, answers):
+        where = f"{label} {target}: {function.name} in a bulk read"
+        if data is None:
+            found.append(ProtocolError(f"{where} reverted."))
+            continue
+        try:
+            found.append(function.decode(data))
+        except AbiError as exc:
+            found.append(ProtocolError(f"{where} returned undecodable data ({exc})."))
+    return found
 
 
 async def swept_balances(

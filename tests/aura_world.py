@@ -3,11 +3,12 @@ Aura's Booster, reward pools, stash token and AURA as test contracts with the vi
 published source (tests/contracts/TestAura.sol: no package ships Aura's bytecode or ABIs). The
 Booster lists the weighted pool (pid 0) and the composable stable pool (pid 1); the depositor
 deposits BPT of the stable pool, where BAL, the AURA it mints (its reward multiplier at 80%) and
-an extra reward (paid in a stash token of RWD) are claimable; AURA's emissions stand past the
-first cliffs. It also lists Balancer v3's weighted pool (pid 2: a v3 pool is its own BPT, with no
-`getPoolId()`), with a deposit and BAL of the depositor's. An earlier Booster (no multipliers, not
-AURA's operator) lists the stable pool too, with a deposit and BAL of the depositor's. With `l2`,
-a sidechain's parts beside them (read through `l2_addresses_override`): a BoosterLite listing the
+an extra reward (paid in a stash token of RWD) are claimable, both paid at a rate for a week;
+AURA's emissions stand past the first cliffs. It also lists Balancer v3's weighted pool (pid 2: a
+v3 pool is its own BPT, with no `getPoolId()`), with a deposit and BAL of the depositor's. An
+earlier Booster (no multipliers, not AURA's operator) lists the stable pool too, with a deposit
+and BAL of the depositor's, shut down since (as Aura's migration left it). With `l2`, a
+sidechain's parts beside them (read through `l2_addresses_override`): a BoosterLite listing the
 weighted pool, with a deposit and BAL of the depositor's, an AuraOFT and an L2Coordinator holding
 it with BAL and AURA accrued.
 """
@@ -40,6 +41,9 @@ L2_ACCRUED = {"BAL": 1_000 * ETHER, "AURA": 1_234 * ETHER + 5}
 """The L2Coordinator's accBalRewards and accAuraRewards (mintRate about 1.234 AURA per BAL)."""
 L2_HELD = 500 * ETHER
 """The AuraOFT the L2Coordinator holds."""
+RATES = {"BAL": 2 * 10**15 + 5, "RWD": 10**15 + 1}
+"""BAL a second the stable pool's reward pool pays its stakers, and RWD its extra reward pool, for a week."""
+WEEK = 7 * 86_400
 INFO = ("address", "address", "address", "address", "address", "bool")
 """poolInfo's outputs: lptoken, token, gauge, crvRewards, stash, shutdown."""
 
@@ -73,6 +77,8 @@ class AuraWorld:
     aura_oft: str = ""
     l2_coordinator: str = ""
     wallets: dict[str, str] = field(default_factory=dict)
+    reward_finish: int = 0
+    """When the stable pool's BAL and extra reward rates end (periodFinish)."""
     start_block: int = 0
     """The block of the world's first deployment: its sections' `startBlock`."""
 
@@ -135,6 +141,9 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     node.send(world.reward_pools[1], "addExtraReward(address)", world.extra)
     node.send(world.reward_pools[1], "setEarned(address,uint256)", depositor, EARNED["BAL"])
     node.send(world.extra, "setEarned(address,uint256)", depositor, EARNED["RWD"])
+    world.reward_finish = node.timestamp() + WEEK
+    for pool, token in ((world.reward_pools[1], "BAL"), (world.extra, "RWD")):
+        node.send(pool, "setRewardRate(uint256,uint256)", RATES[token], world.reward_finish)
     v3 = world.balancer.v3
     assert v3 is not None
     world.v3_pool = _add_pool(node, world.booster, v3.pool, world)
@@ -146,6 +155,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     world.older_deposited = world.deposited // 3
     _deposit(node, world.older_booster, 0, stable, world.older_deposited, depositor)
     node.send(world.older_pool, "setEarned(address,uint256)", depositor, OLDER_EARNED)
+    node.send(world.older_booster, "shutdownPool(uint256)", 0)
     if l2:
         _sidechain(node, artifacts, world, depositor)
     return world

@@ -3,13 +3,16 @@ ProtocolFeePercentagesProvider, the WeightedPoolFactory and the ComposableStable
 factories of 2023-02-06), each deployed from the bytecode `@balancer-labs/v2-deployments` 3.2.0
 publishes (the tarball tools/packs.json pins), and a weighted 80/20 pool and a composable stable
 pool created by them and joined as Balancer's INIT joins do. No package ships a deployable
-gauge (LiquidityGaugeV5 needs the veBAL system behind it), so the gauge and its factory are test
-contracts with the views of the published LiquidityGaugeV5 ABI (tests/contracts/TestBalancer.sol).
+gauge (LiquidityGaugeV5 needs the veBAL system behind it), so the gauges and their factory are
+test contracts with the views of the published LiquidityGaugeV5 ABI and of the L2s'
+ChildChainGauge (tests/contracts/TestBalancer.sol).
 
 The `lp` wallet holds BPT of both pools and stakes part of the weighted pool's in the gauge,
-where BAL and an extra reward token are claimable. Balancer v3 is built on the same chain
-(tests/balancer_v3_world.py): the lp wallet holds BPT of a v3 weighted pool too and stakes a
-quarter of it in a second gauge.
+where BAL and an extra reward token are claimable (the gauge paying it at a rate for a week). A
+third pool, of no type the adapter reads, registers itself in the Vault as any pool does.
+Balancer v3 is built on the same chain (tests/balancer_v3_world.py): the lp wallet holds BPT of a
+v3 weighted pool too and stakes a quarter of it in a second gauge, one with an L2
+ChildChainGauge's views.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ STABLE_IN = {"USDC": 50_000 * 10**6, "DAI": 50_000 * ETHER}
 STAKED_SHARE = 3
 """The lp wallet stakes a third of its weighted BPT in the gauge."""
 CLAIMABLE = {"BAL": 12 * ETHER + 345, "RWD": 7 * ETHER}
+REWARD_RATES = {"weighted": 3 * 10**15 + 7, "v3": 5 * 10**14 + 3}
+"""RWD a second each gauge pays its stakers (reward_data's rate), for a week from the world's build."""
+WEEK = 7 * 86_400
+INFLATION_RATE = 38 * 10**15 + 11
+"""The v2 gauge's inflation_rate(): BAL a second for all gauges, as its last checkpoint read it."""
+OTHER_FEE = 25 * 10**14
+"""The swap fee of the world's pool of no type the adapter reads (0.25 %)."""
 MAX = 2**256 - 1
 
 
@@ -73,6 +83,11 @@ class BalancerWorld:
     wallets: dict[str, str] = field(default_factory=dict)
     v3: BalancerV3 | None = None
     v3_gauge: str = ""
+    """A gauge with a ChildChainGauge's views (an L2's), of the v3 weighted pool."""
+    other_pool: str = ""
+    """A pool of none of the types the adapter reads, registered in the v2 Vault with no liquidity."""
+    reward_finish: int = 0
+    """When the gauges' RWD rates end (period_finish)."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {
@@ -180,15 +195,26 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> BalancerWorld:
     node.send(world.gauge, "add_reward(address)", world.tokens["RWD"])
     node.send(world.gauge, "setClaimable(address,address,uint256)", lp, world.tokens["RWD"], CLAIMABLE["RWD"])
     node.send(world.gauge, "setClaimableBal(address,uint256)", lp, CLAIMABLE["BAL"])
+    node.send(world.gauge, "setInflationRate(uint256)", INFLATION_RATE)
     world.v3 = balancer_v3_world.build(node, world.tokens, lp, artifacts)
-    world.v3_gauge = _staked(world, world.v3.pool, balancer_v3_world.STAKED_SHARE)
+    world.v3_gauge = _staked(world, world.v3.pool, balancer_v3_world.STAKED_SHARE, child=True)
+    node.send(world.v3_gauge, "add_reward(address)", world.tokens["RWD"])
+    world.reward_finish = node.timestamp() + WEEK
+    for gauge, kind in ((world.gauge, "weighted"), (world.v3_gauge, "v3")):
+        rate = (world.tokens["RWD"], REWARD_RATES[kind], world.reward_finish)
+        node.send(gauge, "setRewardRate(address,uint256,uint256)", *rate)
+    others = sorted([world.tokens["TKN"], world.tokens["DAI"]])
+    world.other_pool = node.deploy(
+        artifacts["TestBalancerOtherPool"], ["address", "address[]", "uint256"], [world.vault, others, OTHER_FEE]
+    )
     return world
 
 
-def _staked(world: BalancerWorld, pool: str, share: int) -> str:
-    """A gauge for `pool` from the world's gauge factory, and the lp wallet's deposit of 1/share of its BPT."""
+def _staked(world: BalancerWorld, pool: str, share: int, child: bool = False) -> str:
+    """A gauge for `pool` from the world's gauge factory (`child`: with a ChildChainGauge's views),
+    and the lp wallet's deposit of 1/share of its BPT."""
     node, lp = world.node, world.wallets["lp"]
-    receipt = node.send(world.gauge_factory, "create(address)", pool)
+    receipt = node.send(world.gauge_factory, "createChild(address)" if child else "create(address)", pool)
     gauge = "0x" + receipt["logs"][0]["topics"][1][-40:]
     node.send(pool, "approve(address,uint256)", gauge, MAX, sender=lp)
     node.send(gauge, "deposit(uint256)", node.call(pool, "balanceOf(address)", lp) // share, sender=lp)

@@ -390,6 +390,16 @@ async def query_positions(api: Api, query: str, protocol: str, wallets: Any, cha
     return reply.body["data"]["walletPositions"]
 
 
+async def query_pools(api: Api, query: str, protocol: str, pools: Any, chain_id: int = 31337) -> dict[str, Any]:
+    """`poolDetails` of each pool of one protocol (at most five), as `query_positions` asks wallets."""
+    reply = await api.query(
+        query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "poolAddress": pool} for pool in pools]}
+    )
+    assert reply.status == 200, reply.body
+    found: dict[str, Any] = reply.body["data"]["poolDetails"]
+    return found
+
+
 async def covered_to(store: Any, stream: Any) -> int:
     """The block a store (chain/index_store.py) has a stream covered to."""
     covered: int = (await store.progress(stream.name, stream.start_block)).covered_to

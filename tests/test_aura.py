@@ -14,7 +14,7 @@ from adapters.aura.contracts import aura_minted
 from addresses import BUILT_IN
 from tests import aura_world as A
 from tests import balancer_world as B
-from tests.conftest import query_positions, world_api, world_fixture
+from tests.conftest import query_pools, query_positions, world_api, world_fixture
 from tests.evm import functions_of
 from tests.rpc_proxy import RpcProxy
 
@@ -295,6 +295,133 @@ async def test_a_block_before_the_booster_is_a_validation_error(world_client, wo
     assert f"its Booster {world.booster} has no code then" in error["error"]["message"]
 
 
+POOL_DETAILS = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
+  data {{ poolAddress blockNumber warnings {{ code message target }}
+    details {{ ... on AuraPool {{ type chainId booster pid rewardPool lpToken {TOKEN} depositToken {TOKEN} gauge
+      isShutdown totalSupply totalSupplyUsd rewards {{ rewardPool token {TOKEN} rate periodFinish priceUsd }}
+      auraToken {TOKEN} auraPerBal auraPriceUsd }} }} }}
+  errors {{ poolAddress error {{ code message }} }} }} }}"""
+
+
+def minted_per_bal(world: A.AuraWorld, multiplier: int) -> float:
+    """The AURA the token's own `mintFor` adds for one BAL passed at `multiplier` (undone after)."""
+    node, someone = world.node, world.wallets["empty"]
+    before, with_snapshot = node.call(world.aura, "balanceOf(address)", someone), node.rpc("evm_snapshot")
+    node.send(world.aura, "mintFor(address,uint256)", someone, 10**18 * multiplier // 10_000)
+    minted = node.call(world.aura, "balanceOf(address)", someone) - before
+    node.rpc("evm_revert", with_snapshot)
+    return minted / 10**18
+
+
+async def test_each_booster_pool_by_its_reward_pool_with_its_rates_and_staked_bpt(world_client, l2_client, world):
+    """Each pool of the current Booster, the earlier one (shut down) and a sidechain's BoosterLite,
+    asked by its reward pool: its poolInfo, the reward pools' totalSupply, rewardToken, rewardRate
+    and periodFinish (the extra reward's in its stash token's baseToken), the AURA a claim of one BAL
+    mints (by AURA's own mintFor, 0 for the Booster that is not its operator, the L2Coordinator's
+    mintRate on the sidechain), held to the contracts' views; the staked BPT's USD to the
+    depositor's positions where it is the only staker. An extra reward pool, a BPT and the Booster
+    are refused."""
+    balancer, node = world.balancer, world.node
+    asked = [*world.reward_pools, world.v3_pool, world.older_pool]
+    multipliers = [node.call(world.booster, "getRewardMultipliers(address)", pool) for pool in asked[:3]]
+    assert multipliers == [10_000, A.MULTIPLIER, 10_000]
+    per_bal = [minted_per_bal(world, multiplier) for multiplier in multipliers]
+    found = await query_pools(world_client, POOL_DETAILS, "aura", asked)
+    assert found["errors"] == []
+    (block,) = {entry["blockNumber"] for entry in found["data"]}
+    entries = {entry["poolAddress"]: entry for entry in found["data"]}
+    assert all(entry["warnings"] == [] for entry in entries.values())
+    bal = {"address": balancer.tokens["BAL"], "symbol": "BAL", "name": "BAL", "decimals": 18}
+    rwd = {"address": balancer.tokens["RWD"], "symbol": "RWD", "name": "RWD", "decimals": 18}
+    names = {
+        balancer.pools["weighted"][0]: ("Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"),
+        balancer.pools["stable"][0]: ("Balancer USDC-DAI Stable", "B-USDC-DAI"),
+        balancer.v3.pool: ("Balancer v3 50 TKN 50 RTK", "B3-50TKN-50RTK"),
+    }
+
+    def rate(pool: str, token: dict) -> dict:
+        return {
+            "rewardPool": pool,
+            "token": token,
+            "rate": str(node.call(pool, "rewardRate()", block=block)),
+            "periodFinish": node.call(pool, "periodFinish()", block=block),
+            "priceUsd": B.PRICES[token["symbol"]] / 10**8,
+        }
+
+    def expected(booster: str, pid: int, aura: dict, per_bal: float) -> dict:
+        info = node.call(booster, "poolInfo(uint256)", pid, returns=A.INFO, block=block)
+        lptoken, deposit, gauge, pool, _ = (str(part).lower() for part in info[:5])
+        assert str(node.call(pool, "rewardToken()", returns=("address",), block=block)).lower() == bal["address"]
+        extras = [
+            str(node.call(pool, "extraRewards(uint256)", i, returns=("address",), block=block)).lower()
+            for i in range(node.call(pool, "extraRewardsLength()", block=block))
+        ]
+        name, symbol = names[lptoken]
+        return {
+            "type": "aura-pool",
+            "chainId": 31337,
+            "booster": booster,
+            "pid": pid,
+            "rewardPool": pool,
+            "lpToken": {"address": lptoken, "symbol": symbol, "name": name, "decimals": 18},
+            "depositToken": {"address": deposit, "symbol": "aura-deposit", "name": "Aura Deposit", "decimals": 18},
+            "gauge": gauge,
+            "isShutdown": info[5],
+            "totalSupply": str(node.call(pool, "totalSupply()", block=block)),
+            "rewards": [rate(pool, bal), *(rate(extra, rwd) for extra in extras)],
+            "auraToken": aura,
+            "auraPerBal": per_bal,
+            "auraPriceUsd": A.AURA_USD / 10**8,
+        }
+
+    aura = {"address": world.aura, "symbol": "AURA", "name": "Aura", "decimals": 18}
+    wanted = [
+        *(expected(world.booster, pid, aura, minted) for pid, minted in enumerate(per_bal)),
+        expected(world.older_booster, 0, aura, 0.0),
+    ]
+    for pool, want in zip(asked, wanted):
+        details = dict(entries[pool]["details"])
+        staked = details.pop("totalSupplyUsd")
+        assert details == want, pool
+        assert (staked == 0.0) == (want["totalSupply"] == "0"), pool
+    stable = entries[world.reward_pools[1]]["details"]
+    assert [(r["rewardPool"], r["rate"], r["periodFinish"]) for r in stable["rewards"]] == [
+        (world.reward_pools[1], str(A.RATES["BAL"]), world.reward_finish),
+        (world.extra, str(A.RATES["RWD"]), world.reward_finish),
+    ]
+    assert entries[world.older_pool]["details"]["isShutdown"] and not stable["isShutdown"]
+    assert entries[world.reward_pools[0]]["details"]["totalSupply"] == "0"
+
+    entry = await answer(world_client, world.wallets["depositor"])
+    assert entry["blockNumber"] == block
+    for deposit in entry["deposits"]:
+        details = entries[deposit["rewardPool"]]["details"]
+        assert (details["booster"], details["pid"]) == (deposit["booster"], deposit["pid"])
+        assert details["totalSupply"] == deposit["position"]["balance"], "the depositor is the only staker"
+        assert details["totalSupplyUsd"] == deposit["position"]["valueUsd"] > 0
+        assert details["lpToken"] == deposit["position"]["pool"]
+
+    (l2,) = (await query_pools(l2_client, POOL_DETAILS, "aura", [world.l2_pool]))["data"]
+    assert l2["blockNumber"] == block and l2["warnings"] == []
+    oft = {"address": world.aura_oft, "symbol": "AURA", "name": "Aura", "decimals": 18}
+    mint_rate = node.call(world.l2_coordinator, "mintRate()", block=block)
+    (l2_deposit,) = (await answer(l2_client, world.wallets["depositor"]))["deposits"]
+    assert l2["details"] == expected(world.l2_booster, 0, oft, mint_rate / 10**18) | {
+        "totalSupplyUsd": l2_deposit["position"]["valueUsd"]
+    }
+
+    refused = [world.extra, balancer.pools["stable"][0], world.booster]
+    found = await query_pools(world_client, POOL_DETAILS, "aura", refused)
+    assert found["data"] == []
+    for error, address in zip(found["errors"], refused):
+        assert (error["poolAddress"], error["error"]["code"]) == (address, "VALIDATION_ERROR")
+        assert error["error"]["message"] == (
+            f"{address} is not the reward pool of any pool of Aura's Boosters {world.booster}, "
+            f"{world.older_booster} on chain 31337 at block {block}. Expected a reward pool's address (a "
+            "BaseRewardPool: the Booster's poolInfo(pid).crvRewards)."
+        )
+
+
 PUBLISHED = {
     "poolLength()": ("uint256",),
     "poolInfo(uint256)": ("address", "address", "address", "address", "address", "bool"),
@@ -311,13 +438,16 @@ PUBLISHED = {
     "getRewardMultipliers(address)": ("uint256",),
     "mintRate()": ("uint256",),
     "accBalRewards()": ("uint256",),
+    "rewardRate()": ("uint256",),
+    "periodFinish()": ("uint256",),
 }
 """Aura's published views as its source declares them (no npm package ships Aura's ABIs):
 aurafinance/aura-contracts at a5d63932 (contracts/interfaces/IBooster.sol `poolLength`,
 `poolInfo` -> PoolInfo {lptoken, token, gauge, crvRewards, stash, shutdown}; contracts/core/Aura.sol
 `INIT_MINT_AMOUNT`, `EMISSIONS_MAX_SUPPLY`, `totalCliffs`, `reductionPerCliff` public) and its
 convex-platform submodule at 6c8abb26 (BaseRewardPool.sol `earned`, `rewardToken`,
-`extraRewardsLength`, `extraRewards`; StashToken.sol `baseToken`; Booster.sol
+`extraRewardsLength`, `extraRewards`, `uint256 public periodFinish`, `uint256 public rewardRate`
+(VirtualBalanceRewardPool.sol's alike); StashToken.sol `baseToken`; Booster.sol
 `mapping(address => uint256) public getRewardMultipliers`, REWARD_MULTIPLIER_DENOMINATOR 10000).
 Aura.sol `address public operator`; contracts/sidechain/L2Coordinator.sol `mintRate()` and
 `uint256 public accBalRewards`."""

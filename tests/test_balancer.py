@@ -5,15 +5,17 @@ published ABIs and addresses (`@balancer-labs/v2-deployments`) and its own math
 from __future__ import annotations
 
 import json
+import math
 import re
 from fractions import Fraction
 
 from adapters.balancer import contracts
+from adapters.balancer import pools as balancer_pools
 from adapters.balancer import positions as balancer
 from addresses import BUILT_IN
 from tests import balancer_world as B
 from tests.balancer_v3_world import compile_v3
-from tests.conftest import proxied_api, query_positions, world_fixture
+from tests.conftest import proxied_api, query_pools, query_positions, world_fixture
 from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
@@ -205,6 +207,180 @@ async def test_a_block_before_the_vault_is_a_validation_error(world_client, worl
     assert f"its first contract there was deployed at block {world.start_block}" in error["error"]["message"]
 
 
+POOL_DETAILS = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
+  data {{ poolAddress blockNumber warnings {{ code message target }}
+    details {{ ... on BalancerPool {{ type version poolType poolToken {TOKEN} poolId vault chainId totalSupply
+      tokens {{ token {TOKEN} balance priceUsd balanceUsd }} tvlUsd swapFee
+      gauges {{ address totalSupply isKilled balInflationRate rewards {{ token {TOKEN} rate periodFinish priceUsd }} }}
+    }} }} }}
+  errors {{ poolAddress error {{ code message }} }} }} }}"""
+
+
+def priced(world: B.BalancerWorld, address: str, balance: int) -> tuple[dict, Fraction]:
+    """A pool token's entry at the world's prices, and its balance's exact USD."""
+    info = token(world, address.lower())
+    usd = Fraction(balance * B.PRICES[info["symbol"]], 10 ** (info["decimals"] + 8))
+    entry = {"token": info, "balance": str(balance), "priceUsd": B.PRICES[info["symbol"]] / 10**8}
+    return entry | {"balanceUsd": float(usd)}, usd
+
+
+def gauge_details(world: B.BalancerWorld, gauge: str, block: int, child: bool) -> dict:
+    """A gauge as its own views answer them: a LiquidityGaugeV5's Reward leads with its token, a
+    ChildChainGauge's does not (and it has no inflation_rate())."""
+    rwd = world.tokens["RWD"]
+    layout = ("address", "uint256", "uint256", "uint256", "uint256")
+    data = world.node.call(
+        gauge, "reward_data(address)", rwd, returns=layout if child else ("address", *layout), block=block
+    )
+    finish, rate = data[1:3] if child else data[2:4]
+    assert (rate, finish) == (B.REWARD_RATES["v3" if child else "weighted"], world.reward_finish)
+    inflation = None if child else str(world.node.call(gauge, "inflation_rate()", block=block))
+    return {
+        "address": gauge,
+        "totalSupply": str(world.node.call(gauge, "totalSupply()", block=block)),
+        "isKilled": world.node.call(gauge, "is_killed()", returns=("bool",), block=block),
+        "balInflationRate": inflation,
+        "rewards": [{"token": token(world, rwd), "rate": str(rate), "periodFinish": finish, "priceUsd": 0.5}],
+    }
+
+
+async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it(world_client, world):
+    """Each pool of the world's two Vaults: its tokens, balances, supply and swap fee held to the
+    Vault's and the pool's own views at the answer's block, and to the lp wallet's positions where
+    they state the same figure (supply, balances, USD prices, and the gauges' stakes: the lp wallet
+    is their only staker); its gauges (a LiquidityGaugeV5 and a ChildChainGauge, whose null
+    inflation_rate is named) to theirs; the pool of no type read answered as `other`, with a
+    warning. A token, a gauge and the Vault itself are refused."""
+    assert world.v3 is not None
+    v3 = world.v3
+    weighted, stable = world.pools["weighted"][0], world.pools["stable"][0]
+    pools = [weighted, stable, v3.pool, v3.stable_pool, world.other_pool]
+    found = await query_pools(world_client, POOL_DETAILS, "balancer", pools)
+    assert found["errors"] == []
+    entries = {entry["poolAddress"]: entry for entry in found["data"]}
+    (block,) = {entry["blockNumber"] for entry in found["data"]}
+    node = world.node
+
+    def expected(pool: str, version: int, kind: str, tokens: list, balances: list, supply: int, fee: int) -> dict:
+        shares = [priced(world, address, balance) for address, balance in zip(tokens, balances)]
+        total = sum((usd for _, usd in shares), Fraction(0))
+        name, symbol = NAMES[pool]
+        vault = world.vault if version == 2 else v3.vault
+        return {
+            "type": "balancer-pool",
+            "version": version,
+            "poolType": kind,
+            "poolToken": {"address": pool, "symbol": symbol, "name": name, "decimals": 18},
+            "poolId": next((pool_id for address, pool_id in world.pools.values() if address == pool), None),
+            "vault": vault,
+            "chainId": 31337,
+            "totalSupply": str(supply),
+            "tokens": [entry for entry, _ in shares],
+            "tvlUsd": float(total),
+            "swapFee": fee / 10**18,
+        }
+
+    NAMES = {
+        weighted: ("Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"),
+        stable: ("Balancer USDC-DAI Stable", "B-USDC-DAI"),
+        v3.pool: V3_POOLS["weighted"],
+        v3.stable_pool: V3_POOLS["stable"],
+        world.other_pool: ("Balancer Other Pool", "B-OTHER"),
+    }
+    for kind, pool, pool_type in (("weighted", weighted, "weighted"), ("stable", stable, "composable-stable")):
+        tokens, balances, _ = node.call(
+            world.vault,
+            "getPoolTokens(bytes32)",
+            world.pool_id(kind),
+            returns=("address[]", "uint256[]", "uint256"),
+            block=block,
+        )
+        listed = [(t.lower(), b) for t, b in zip(tokens, balances) if t.lower() != pool]
+        supply = node.call(pool, "getActualSupply()", block=block)
+        fee = node.call(pool, "getSwapFeePercentage()", block=block)
+        gauges = [gauge_details(world, world.gauge, block, child=False)] if kind == "weighted" else []
+        want = expected(pool, 2, pool_type, *zip(*listed), supply, fee) | {"gauges": gauges}
+        assert entries[pool]["details"] == want, kind
+        assert entries[pool]["warnings"] == [], kind
+    for pool, kind in ((v3.pool, "weighted"), (v3.stable_pool, "stable")):
+        tokens, _, balances, _ = node.call(
+            v3.vault,
+            "getPoolTokenInfo(address)",
+            pool,
+            returns=("address[]", "(uint8,address,bool)[]", "uint256[]", "uint256[]"),
+            block=block,
+        )
+        supply = node.call(v3.vault, "totalSupply(address)", pool, block=block)
+        fee = node.call(v3.vault, "getStaticSwapFeePercentage(address)", pool, block=block)
+        assert fee == node.call(pool, "getStaticSwapFeePercentage()", block=block)
+        gauges = [gauge_details(world, world.v3_gauge, block, child=True)] if kind == "weighted" else []
+        want = expected(pool, 3, kind, [t.lower() for t in tokens], list(balances), supply, fee) | {"gauges": gauges}
+        assert entries[pool]["details"] == want, kind
+    (warning,) = entries[v3.pool]["warnings"]
+    assert (warning["code"], warning["target"]) == ("FIGURE_UNAVAILABLE", world.v3_gauge)
+    assert warning["message"].startswith("balInflationRate is null: the gauge answers no inflation_rate()")
+    assert entries[v3.stable_pool]["warnings"] == []
+    assert entries[weighted]["details"]["swapFee"] == 0.003 and entries[v3.pool]["details"]["swapFee"] == 0.01
+
+    other = world.other_pool
+    pool_id = "0x" + node.call(other, "getPoolId()", returns=("bytes32",)).hex()
+    assert (
+        node.call(world.vault, "getPool(bytes32)", bytes.fromhex(pool_id[2:]), returns=("address", "uint8"))[0].lower()
+        == other
+    )
+    tokens, balances, _ = node.call(
+        world.vault, "getPoolTokens(bytes32)", bytes.fromhex(pool_id[2:]), returns=("address[]", "uint256[]", "uint256")
+    )
+    assert entries[other]["details"] == expected(
+        other, 2, "other", [t.lower() for t in tokens], list(balances), 0, B.OTHER_FEE
+    ) | {"poolId": pool_id, "gauges": []}
+    (warning,) = entries[other]["warnings"]
+    assert (warning["code"], warning["target"]) == ("FIGURE_UNAVAILABLE", other)
+    assert warning["message"] == balancer_pools.OTHER
+
+    entry = await answer(world_client, world.wallets["lp"])
+    assert entry["blockNumber"] == block
+    held = [*entry["poolPositions"], *(gauge["position"] for gauge in entry["gaugePositions"])]
+    for position in held:
+        details = entries[position["pool"]["address"]]["details"]
+        assert position["totalSupply"] == details["totalSupply"]
+        assert position["poolType"] == details["poolType"] and position["poolId"] == details["poolId"]
+        assert [share["poolBalance"] for share in position["tokens"]] == [t["balance"] for t in details["tokens"]]
+        for share, listed_token in zip(position["tokens"], details["tokens"]):
+            decimals = share["token"]["decimals"]
+            assert math.isclose(share["amountUsd"], int(share["amount"]) * listed_token["priceUsd"] / 10**decimals)
+    for staked in entry["gaugePositions"]:
+        (gauge,) = entries[staked["position"]["pool"]["address"]]["details"]["gauges"]
+        assert (gauge["address"], gauge["totalSupply"]) == (staked["gauge"], staked["position"]["balance"])
+
+    refused = await query_pools(world_client, POOL_DETAILS, "balancer", [world.tokens["TKN"], world.gauge, world.vault])
+    assert refused["data"] == []
+    for error, address in zip(refused["errors"], (world.tokens["TKN"], world.gauge, world.vault)):
+        assert (error["poolAddress"], error["error"]["code"]) == (address, "VALIDATION_ERROR")
+        assert error["error"]["message"] == (
+            f"{address} is not a pool of Balancer's v2 Vault {world.vault} nor registered in its v3 Vault "
+            f"{v3.vault} on chain 31337 at block {block}. Expected a Balancer pool's address (its BPT)."
+        )
+
+
+CHILD_CHAIN_GAUGE = {
+    "lp_token()": ("address",),
+    "totalSupply()": ("uint256",),
+    "is_killed()": ("bool",),
+    "reward_count()": ("uint256",),
+    "reward_tokens(uint256)": ("address",),
+    "reward_data(address)": ("(address,uint256,uint256,uint256,uint256)",),
+    "inflation_rate(uint256)": ("uint256",),
+    "claimable_tokens(address)": ("uint256",),
+    "claimable_reward(address,address)": ("uint256",),
+}
+"""The L2s' ChildChainGauge's views the adapter reads, as Balancer's deployments repository
+publishes its ABI (balancer/balancer-deployments at 6826feb824e5b279a2b06b7b0d7923f7e82eef0e,
+v2/tasks/20230316-child-chain-gauge-factory-v2/artifact/ChildChainGauge.json; the npm package
+predates it): its Reward has no token (distributor, period_finish, rate, last_update, integral)
+and its `inflation_rate` takes a week; the rest are LiquidityGaugeV5's."""
+
+
 def test_the_adapter_reads_balancers_published_abis():
     """Every function the adapter calls, with its outputs, as the package's ABIs publish it; the
     events' topics are those of the published events."""
@@ -227,6 +403,12 @@ def test_the_adapter_reads_balancers_published_abis():
         "REWARD_COUNT": "gauge",
         "REWARD_TOKENS": "gauge",
         "CLAIMABLE_REWARD": "gauge",
+        "GET_POOL": "vault",
+        "GET_SWAP_FEE_PERCENTAGE": "weighted",
+        "REWARD_DATA": "gauge",
+        "CHILD_REWARD_DATA": "child gauge",
+        "INFLATION_RATE": "gauge",
+        "IS_KILLED": "gauge",
     }
     abis["v3 vault"] = compile_v3()["VaultExtension"].abi
     abis["v3 weighted"] = compile_v3()["WeightedPool"].abi
@@ -237,12 +419,18 @@ def test_the_adapter_reads_balancers_published_abis():
             "V3_GET_CURRENT_LIVE_BALANCES": "v3 vault",
             "V3_GET_POOL_TOKEN_RATES": "v3 vault",
             "V3_TOTAL_SUPPLY": "v3 vault",
+            "V3_IS_POOL_REGISTERED": "v3 vault",
+            "V3_GET_STATIC_SWAP_FEE_PERCENTAGE": "v3 vault",
         }
     )
+    signatures = {name: function_signatures(abi) for name, abi in abis.items()} | {"child gauge": CHILD_CHAIN_GAUGE}
     functions = functions_of(contracts)
     assert set(functions) == set(where)
     for name, function in functions.items():
-        assert function_signatures(abis[where[name]])[function.signature] == tuple(function.output_types), name
+        assert signatures[where[name]][function.signature] == tuple(function.output_types), name
+    shared = ("lp_token()", "totalSupply()", "is_killed()", "reward_count()", "reward_tokens(uint256)")
+    assert all(signatures["gauge"][view] == CHILD_CHAIN_GAUGE[view] for view in shared)
+    assert "inflation_rate()" not in CHILD_CHAIN_GAUGE
     assert function_signatures(abis["v3 weighted"])["getNormalizedWeights()"] == ("uint256[]",)
     amp = contracts.GET_AMPLIFICATION_PARAMETER
     assert function_signatures(abis["v3 stable"])[amp.signature] == tuple(amp.output_types)
@@ -289,8 +477,9 @@ CHILD_CHAIN_GAUGE_FACTORIES = {
 }
 """The ChildChainGaugeFactory v2 of each L2, as the same repository at the same commit records it
 (v2/tasks/20230316-child-chain-gauge-factory-v2/output/<network>.json); the package predates it.
-Its ChildChainGauge's artifact there has the views the adapter reads with the same signatures and
-outputs as LiquidityGaugeV5 (`claimable_tokens` nonpayable too), and the factory emits the same
+Its ChildChainGauge's artifact there has the views positions read with the same signatures and
+outputs as LiquidityGaugeV5 (`claimable_tokens` nonpayable too; its `reward_data` and
+`inflation_rate` differ: CHILD_CHAIN_GAUGE), and the factory emits the same
 `GaugeCreated(address indexed gauge)`."""
 GAUGE_FACTORY_TASKS = ("20220325-mainnet-gauge-factory", "20220822-mainnet-gauge-factory-v2")
 

@@ -1,8 +1,9 @@
-"""Aura: Balancer pool tokens deposited through Aura's Booster (positions.py)."""
+"""Aura: Balancer pool tokens deposited through Aura's Booster (positions.py); a Booster's pool by
+its reward pool (pools.py)."""
 
 from __future__ import annotations
 
-from adapters.aura import positions
+from adapters.aura import pools, positions
 from adapters.aura.section import AURA, section
 from adapters.balancer.section import BALANCER
 from adapters.protocol import Protocol
@@ -14,5 +15,6 @@ PROTOCOLS = (
         parts=(AURA, BALANCER),
         deployed=lambda parts: parts.aura.start_block,
         fetch=positions.fetch,
+        details=pools.details,
     ),
 )

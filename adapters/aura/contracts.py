@@ -16,9 +16,18 @@ POOL_INFO = Function(
     ("address lptoken", "address token", "address gauge", "address crvRewards", "address stash", "bool shutdown"),
     immutable=True,
 )
-"""A pid's contracts never change (only `shutdown`, which the adapter does not read, may)."""
+"""A pid's contracts never change (only `shutdown`, which positions do not read, may)."""
+POOL_STATE = Function(
+    "poolInfo(uint256)",
+    "1526fe27",
+    ("address lptoken", "address token", "address gauge", "address crvRewards", "address stash", "bool shutdown"),
+)
+"""The same view read at the block, for its `shutdown` (pool details)."""
 EARNED = Function("earned(address)", "008cc262", ("uint256",))
 REWARD_TOKEN = Function("rewardToken()", "f7c618c1", ("address",), immutable=True)
+REWARD_RATE = Function("rewardRate()", "7b0a47ee", ("uint256",))
+"""A reward pool's (BaseRewardPool, VirtualBalanceRewardPool) reward token paid a second, raw, until `periodFinish`."""
+PERIOD_FINISH = Function("periodFinish()", "ebe2b12b", ("uint256",))
 EXTRA_REWARDS_LENGTH = Function("extraRewardsLength()", "d55a23f4", ("uint256",))
 EXTRA_REWARDS = Function("extraRewards(uint256)", "40c35446", ("address",))
 BASE_TOKEN = Function("baseToken()", "c55dae63", ("address",), immutable=True)

@@ -37,24 +37,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from adapters.aura.booster import boosters, extra_pools, listed, minted_aura, paid_token
 from adapters.aura.contracts import (
     ACC_BAL_REWARDS,
-    BASE_TOKEN,
     EARNED,
-    EMISSIONS_MAX_SUPPLY,
-    EXTRA_REWARDS,
-    EXTRA_REWARDS_LENGTH,
-    GET_REWARD_MULTIPLIERS,
-    INIT_MINT_AMOUNT,
     MINT_RATE,
-    OPERATOR,
-    POOL_INFO,
-    POOL_LENGTH,
-    REDUCTION_PER_CLIFF,
-    REWARD_MULTIPLIER_DENOMINATOR,
     REWARD_TOKEN,
-    TOTAL_CLIFFS,
-    aura_minted,
     l2_aura_minted,
     l2_claim_blocker,
 )
@@ -63,7 +51,7 @@ from adapters.balancer.section import BalancerAddresses
 from adapters.balancer.shares import pool_by_address, position, reward, staked
 from adapters.context import FetchContext
 from adapters.deployment import require
-from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
 from adapters.prices import token_feeds
 from adapters.sweep import balances
 from addresses import ChainAddresses
@@ -71,18 +59,12 @@ from chain import ChainReader, erc20, first
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
-MAX_EXTRA_REWARDS = 8
 LENS_POOLS = 96
 """Reward pools per AuraLens call: each costs a 72-byte record, a held one about 2 KB more."""
 LENS = Lens("AuraLens", ("address", "address[5]", "uint256[]", "address[]", "address[]", "address"))
 _SEEN: dict[tuple[int, str], list[str]] = {}
 """The reward pools (by pid) each Booster listed when last asked, by chain and Booster: which the lens reads
 (only a hint: every figure comes from the reads the adapter makes)."""
-
-
-def boosters(aura: AuraAddresses) -> tuple[str, ...]:
-    """The current Booster first, then the earlier ones."""
-    return (aura.booster, *aura.older_boosters)
 
 
 async def fetch(ctx: FetchContext[AuraParts], wallet: str) -> dict[str, Any]:
@@ -122,11 +104,7 @@ async def _booster(
     warnings: Warnings,
 ) -> list[dict[str, Any]]:
     """The wallet's deposits in one Booster's pools."""
-    label = "Aura Booster" if booster == aura.booster else f"Aura's earlier Booster {booster}"
-    length = await first(reader.call(booster, POOL_LENGTH, label=label))
-    infos: list[Any] = list(
-        await asyncio.gather(*(reader.call(booster, POOL_INFO, pid, label=label) for pid in range(length)))
-    )
+    infos = await listed(reader, aura, booster)
     pools = [info.crvRewards.lower() for info in infos]
     _SEEN[(chain_id, booster)] = pools
     held = await balances(reader, pools, wallet, warnings, "Aura reward pool")
@@ -207,50 +185,20 @@ async def _claimable(
 ) -> list[tuple[str, int]]:
     """(token, amount) of BAL, the AURA its claim pays, and each extra reward."""
     label = f"Aura reward pool {rewards_pool}"
-    bal, bal_token, count = await asyncio.gather(
+    bal, bal_token, extras = await asyncio.gather(
         first(reader.call(rewards_pool, EARNED, wallet, label=label)),
         first(reader.call(rewards_pool, REWARD_TOKEN, label=label)),
-        first(reader.call(rewards_pool, EXTRA_REWARDS_LENGTH, label=label)),
-    )
-    extras = await asyncio.gather(
-        *(first(reader.call(rewards_pool, EXTRA_REWARDS, i, label=label)) for i in range(min(count, MAX_EXTRA_REWARDS)))
+        extra_pools(reader, rewards_pool),
     )
     minting = (
         _l2_aura(reader, aura, aura.l2_coordinator, rewards_pool, bal, warnings)
         if aura.l2_coordinator
-        else _aura(reader, aura.aura, booster, rewards_pool, bal)
+        else minted_aura(reader, aura.aura, booster, rewards_pool, bal)
     )
     minted, extra_owed = await asyncio.gather(
-        minting, asyncio.gather(*(_extra(reader, str(extra).lower(), wallet) for extra in extras))
+        minting, asyncio.gather(*(_extra(reader, extra, wallet) for extra in extras))
     )
     return [(str(bal_token).lower(), bal), (aura.aura, minted), *extra_owed]
-
-
-async def _aura(reader: ChainReader, token: str, booster: str, rewards_pool: str, bal: int) -> int:
-    """Ethereum: what AURA's `mint` adds when the Booster passes it the claimed BAL (multiplied)."""
-    if not bal:
-        return 0
-    label = "Aura token"
-    operator, multiplier = await asyncio.gather(
-        first(reader.call(token, OPERATOR, label=label)),
-        outcome(first(reader.call(booster, GET_REWARD_MULTIPLIERS, rewards_pool, label="Aura Booster"))),
-    )
-    if str(operator).lower() != booster:
-        return 0
-    passed = bal if isinstance(multiplier, ProtocolError) else bal * multiplier // REWARD_MULTIPLIER_DENOMINATOR
-    answers = await asyncio.gather(
-        *(
-            first(reader.call(token, function, label=label))
-            for function in (
-                erc20.TOTAL_SUPPLY,
-                INIT_MINT_AMOUNT,
-                EMISSIONS_MAX_SUPPLY,
-                TOTAL_CLIFFS,
-                REDUCTION_PER_CLIFF,
-            )
-        )
-    )
-    return aura_minted(passed, *answers)
 
 
 async def _l2_aura(
@@ -281,7 +229,6 @@ async def _extra(reader: ChainReader, extra: str, wallet: str) -> tuple[str, int
     """An extra reward pool's earned, in the token a claim pays (a stash token's `baseToken`)."""
     label = f"Aura extra reward pool {extra}"
     amount, token = await asyncio.gather(
-        first(reader.call(extra, EARNED, wallet, label=label)), first(reader.call(extra, REWARD_TOKEN, label=label))
+        first(reader.call(extra, EARNED, wallet, label=label)), paid_token(reader, extra)
     )
-    base = await outcome(first(reader.call(token, BASE_TOKEN, label=f"Aura stash token {token}")))
-    return (str(token if isinstance(base, ProtocolError) else base).lower(), amount)
+    return (token, amount)

@@ -1,8 +1,9 @@
-"""Balancer v2: pool tokens (BPT) and gauge stakes (positions.py); shares.py the share math Aura reuses."""
+"""Balancer v2 and v3: pool tokens (BPT) and gauge stakes (positions.py), a pool with its gauges
+(pools.py); shares.py the share math Aura reuses."""
 
 from __future__ import annotations
 
-from adapters.balancer import positions
+from adapters.balancer import pools, positions
 from adapters.balancer.contracts import stream
 from adapters.balancer.section import BALANCER
 from adapters.deployment import earliest
@@ -16,6 +17,7 @@ PROTOCOLS = (
             part.start_block for part in (balancer.v2_vault, *balancer.gauge_factories, balancer.v3_vault) if part
         ),
         fetch=positions.fetch,
+        details=pools.details,
         streams=lambda balancer: (stream(balancer),),
         index_probe=positions.index_probe,
     ),

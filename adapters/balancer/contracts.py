@@ -46,6 +46,19 @@ CLAIMABLE_TOKENS = Function("claimable_tokens(address)", "33134583", ("uint256",
 REWARD_COUNT = Function("reward_count()", "963c94b9", ("uint256",))
 REWARD_TOKENS = Function("reward_tokens(uint256)", "54c49fe9", ("address",))
 CLAIMABLE_REWARD = Function("claimable_reward(address,address)", "33fd6f74", ("uint256",))
+GET_POOL = Function("getPool(bytes32)", "f6c00927", ("address", "uint8"))
+"""The v2 Vault's pool of a poolId (and its specialization); reverts for an id it never registered."""
+GET_SWAP_FEE_PERCENTAGE = Function("getSwapFeePercentage()", "55c67628", ("uint256",))
+REWARD_DATA = Function("reward_data(address)", "48e9c65e", ("(address,address,uint256,uint256,uint256,uint256)",))
+"""LiquidityGaugeV5's Reward (token, distributor, period_finish, rate, last_update, integral)."""
+CHILD_REWARD_DATA = Function("reward_data(address)", "48e9c65e", ("(address,uint256,uint256,uint256,uint256)",))
+"""The L2s' ChildChainGauge's Reward, without the token (distributor, period_finish, rate,
+last_update, integral): a LiquidityGaugeV5's longer answer does not decode as this, and this
+one's does not as that."""
+INFLATION_RATE = Function("inflation_rate()", "180692d0", ("uint256",))
+"""LiquidityGaugeV5's: BAL a second for all gauges at its last checkpoint (a ChildChainGauge's
+`inflation_rate(uint256 week)` takes a week)."""
+IS_KILLED = Function("is_killed()", "9c868ac0", ("bool",))
 
 GAUGE_TOPICS = (GAUGE_CREATED.topic, GAUGE_CREATED_V1.topic)
 POOL = "pool"
@@ -75,6 +88,8 @@ V3_GET_POOL_TOKEN_RATES = Function(
     "getPoolTokenRates(address)", "7e361bde", ("uint256[] decimalScalingFactors", "uint256[] tokenRates")
 )
 V3_TOTAL_SUPPLY = Function("totalSupply(address)", "e4dc2aa4", ("uint256",))
+V3_IS_POOL_REGISTERED = Function("isPoolRegistered(address)", "c673bdaf", ("bool",))
+V3_GET_STATIC_SWAP_FEE_PERCENTAGE = Function("getStaticSwapFeePercentage(address)", "b45090f9", ("uint256",))
 POOL_V3 = "pool-v3"
 
 

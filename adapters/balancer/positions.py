@@ -38,12 +38,10 @@ from adapters.balancer.contracts import (
     LP_TOKEN,
     POOL,
     POOL_V3,
-    REWARD_COUNT,
-    REWARD_TOKENS,
     stream,
 )
 from adapters.balancer.section import BalancerAddresses
-from adapters.balancer.shares import Reward, position, reward, v2_pool, v3_pool
+from adapters.balancer.shares import Reward, position, reward, reward_tokens, v2_pool, v3_pool
 from adapters.balancer.shares import staked as staked_position
 from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE, Warnings
@@ -55,8 +53,6 @@ from chain.event_index import View
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
-MAX_REWARD_TOKENS = 8
-"""A LiquidityGaugeV5 holds at most 8 reward tokens (MAX_REWARDS)."""
 LENS_PARTS = 8
 """Pools and gauges per BalancerLens call: a held gauge's records take up to about 2 KB of the tape."""
 LENS = Lens(
@@ -211,8 +207,7 @@ async def claimables(
     """BAL (`claimable_tokens`, where the chain's gauges mint it) and every reward token's
     `claimable_reward`, non-zero ones, each with its USD value."""
     label = f"Balancer gauge {gauge}"
-    count = min(await first(reader.call(gauge, REWARD_COUNT, label=label)), MAX_REWARD_TOKENS)
-    tokens = await asyncio.gather(*(first(reader.call(gauge, REWARD_TOKENS, i, label=label)) for i in range(count)))
+    tokens = await reward_tokens(reader, gauge)
     owed = await asyncio.gather(
         *(first(reader.call(gauge, CLAIMABLE_REWARD, wallet, token, label=label)) for token in tokens),
         first(reader.call(gauge, CLAIMABLE_TOKENS, wallet, label=label)) if bal else _zero(),

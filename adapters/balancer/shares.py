@@ -1,6 +1,6 @@
 """A Balancer pool's state and a holder's share of it: what a BPT amount is worth in the pool's
-tokens, as a proportional exit pays it. Balancer's gauges (positions.py) and Aura's deposits
-(adapters/aura/) both value their BPT here.
+tokens, as a proportional exit pays it. Balancer's positions and gauges (positions.py), its pool
+details (pools.py) and Aura's deposits (adapters/aura/) all value their BPT here.
 
 - v2: the Vault's `getPoolTokens(poolId)` (tokens and balances, raw units). The supply is the
   pool's `getActualSupply()` where it has one (weighted pools from v2 on, composable stable
@@ -21,7 +21,9 @@ tokens, as a proportional exit pays it. Balancer's gauges (positions.py) and Aur
   down, then x 1e18 / (scaling factor x rate) rounded down; for a token without a rate provider
   that is raw balance x bpt / supply.
 - USD: each token's amount x its USD feed (adapters/prices.py); the position's value is their sum,
-  null when any token has no price.
+  null when any token has no price (`valued`, which a pool's balances use too: pools.py).
+- A gauge's reward tokens (`reward_tokens(i)` below `reward_count()`) and a reward token's info
+  and price: what a stake's claimables (positions.py) and a pool's gauges (pools.py) both read.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from adapters.balancer.contracts import (
     GET_NORMALIZED_WEIGHTS,
     GET_POOL_ID,
     GET_POOL_TOKENS,
+    REWARD_COUNT,
+    REWARD_TOKENS,
     TOTAL_SUPPLY,
     V3_GET_CURRENT_LIVE_BALANCES,
     V3_GET_POOL_TOKEN_INFO,
@@ -49,7 +53,7 @@ from adapters.balancer.section import BalancerAddresses
 from adapters.legs import LIQUIDITY, LIQUIDITY_POSITION, REWARD, feed_of, leg
 from adapters.legs import position as positioned
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import warned_usd_price
+from adapters.prices import UsdPrice, warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
 from errors import ProtocolError
@@ -142,23 +146,49 @@ def _kind(weights: Any, amp: Any) -> str:
     return "stable" if not isinstance(amp, ProtocolError) else "other"
 
 
+@dataclass(frozen=True)
+class Valued:
+    """Amounts of a pool's tokens, each with its TokenInfo, USD price and value (null without a
+    price, with a warning), and their sum (null when any is)."""
+
+    infos: list[dict[str, Any]]
+    prices: list[UsdPrice | None]
+    usd: list[Fraction | None]
+    total: Fraction | None
+
+
+async def valued(
+    reader: ChainReader, chain: ChainAddresses, tokens: Sequence[str], amounts: Sequence[int], warnings: Warnings
+) -> Valued:
+    """Each amount in USD by its token's feed, summed exactly and rounded once by the caller: a
+    position's share (`position`) and a pool's balances (pools.py) alike."""
+    infos, prices = await asyncio.gather(
+        asyncio.gather(*(erc20.token_info(reader, token) for token in tokens)),
+        asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in tokens)),
+    )
+    usd = [
+        price.exact(amount, info["decimals"]) if price else None for info, amount, price in zip(infos, amounts, prices)
+    ]
+    total = None if None in usd else sum((value for value in usd if value is not None), Fraction(0))
+    return Valued(list(infos), list(prices), usd, total)
+
+
+def as_float(value: Fraction | None) -> float | None:
+    return float(value) if value is not None else None
+
+
 async def position(
     reader: ChainReader, chain: ChainAddresses, state: PoolState, bpt: int, warnings: Warnings
 ) -> dict[str, Any]:
     """The `BalancerPoolPosition` of `bpt` pool tokens: each token's share with its USD value."""
     amounts = state.amounts(bpt)
-    pool_token, infos, prices = await asyncio.gather(
-        erc20.token_info(reader, state.pool),
-        asyncio.gather(*(erc20.token_info(reader, token) for token in state.tokens)),
-        asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in state.tokens)),
+    pool_token, found = await asyncio.gather(
+        erc20.token_info(reader, state.pool), valued(reader, chain, state.tokens, amounts, warnings)
     )
     shares, legs = [], []
-    total: Fraction | None = Fraction(0)
     pool = state.pool.lower()
-    for info, balance, amount, price in zip(infos, state.balances, amounts, prices):
-        usd = price.exact(amount, info["decimals"]) if price else None
-        total = None if total is None or usd is None else total + usd
-        value = float(usd) if usd is not None else None
+    for info, balance, amount, price, usd in zip(found.infos, state.balances, amounts, found.prices, found.usd):
+        value = as_float(usd)
         shares.append({"token": info, "poolBalance": str(balance), "amount": str(amount), "amountUsd": value})
         legs.append(leg(LIQUIDITY, f"{pool}:{info['address']}", info, amount, value, feed_of(price)))
     return {
@@ -170,7 +200,7 @@ async def position(
         "balance": str(bpt),
         "totalSupply": str(state.supply),
         "tokens": shares,
-        "valueUsd": float(total) if total is not None else None,
+        "valueUsd": as_float(found.total),
     }
 
 
@@ -186,15 +216,41 @@ async def reward(
 ) -> Reward:
     """A `BalancerReward`: the token (null with a warning where it cannot be read), the amount, its
     USD; and its leg, keyed by `where` it accrues (a gauge, a reward pool)."""
-    info, price = await asyncio.gather(
-        warnings.optional(erc20.token_info(reader, token), token, "the reward's token is"),
-        warned_usd_price(reader, chain, token, warnings),
-    )
+    info, price = await reward_token(reader, chain, token, warnings)
     usd = price.value(amount, info["decimals"]) if price and info else None
     key = f"{where.lower()}:{token.lower()}:reward"
     return Reward(
         {"token": info, "amount": str(amount), "amountUsd": usd}, leg(REWARD, key, info, amount, usd, feed_of(price))
     )
+
+
+async def reward_token(
+    reader: ChainReader, chain: ChainAddresses, token: str, warnings: Warnings
+) -> tuple[dict[str, Any] | None, UsdPrice | None]:
+    """A reward's TokenInfo and USD price, each None with a warning where it cannot be read."""
+    info, price = await asyncio.gather(
+        warnings.optional(erc20.token_info(reader, token), token, "the reward's token is"),
+        warned_usd_price(reader, chain, token, warnings),
+    )
+    return info, price
+
+
+def price_usd(price: UsdPrice | None) -> float | None:
+    """USD per whole token by its feed; None without a price (warned where it was read)."""
+    return float(Fraction(price.answer, 10**price.decimals)) if price else None
+
+
+MAX_REWARD_TOKENS = 8
+"""A LiquidityGaugeV5 holds at most 8 reward tokens (MAX_REWARDS)."""
+
+
+async def reward_tokens(reader: ChainReader, gauge: str) -> list[str]:
+    """A gauge's reward tokens (`reward_tokens(i)` below `reward_count()`, at most
+    MAX_REWARD_TOKENS), lower case: what its stakers claim (positions) and what it pays (pools)."""
+    label = f"Balancer gauge {gauge}"
+    count = min(await first(reader.call(gauge, REWARD_COUNT, label=label)), MAX_REWARD_TOKENS)
+    tokens = await asyncio.gather(*(first(reader.call(gauge, REWARD_TOKENS, i, label=label)) for i in range(count)))
+    return [str(token).lower() for token in tokens]
 
 
 def staked(typename: str, identifier: str, share: dict[str, Any], rewards: Sequence[Reward]) -> dict[str, Any]:

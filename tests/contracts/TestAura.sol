@@ -93,11 +93,14 @@ contract TestAuraStashToken {
 }
 
 /// A BaseRewardPool (and, without stakes, a VirtualBalanceRewardPool) with the views the adapter
-/// reads (convex-platform's BaseRewardPool.sol): stakes by the Booster, `earned` set by the test.
+/// reads (convex-platform's BaseRewardPool.sol): stakes by the Booster, `earned` set by the test,
+/// and the rate its `notifyRewardAmount` would set (`rewardRate` until `periodFinish`).
 contract TestAuraRewardPool {
     address public immutable rewardToken;
     address public immutable operator;
     uint256 public totalSupply;
+    uint256 public rewardRate;
+    uint256 public periodFinish;
     mapping(address => uint256) public balanceOf;
     mapping(address => uint256) public earned;
     address[] public extraRewards;
@@ -124,12 +127,17 @@ contract TestAuraRewardPool {
     function setEarned(address account, uint256 amount) external {
         earned[account] = amount;
     }
+
+    function setRewardRate(uint256 rate, uint256 finish) external {
+        rewardRate = rate;
+        periodFinish = finish;
+    }
 }
 
 /// A Booster without reward multipliers, as the adapter reads it (`poolLength`, `poolInfo(pid)`
 /// with its published fields): Ethereum's 2022 Booster (aura's convex-platform Booster.sol before
-/// c17d050) and a sidechain's BoosterLite. `addPool` makes a pool's reward pool, `deposit` takes
-/// BPT and stakes it for the sender.
+/// c17d050) and a sidechain's BoosterLite. `addPool` makes a pool's deposit token and reward pool,
+/// `deposit` takes BPT and stakes it for the sender, `shutdownPool` marks a pool shut down.
 contract TestAuraBoosterLite {
     struct PoolInfo {
         address lptoken;
@@ -153,7 +161,8 @@ contract TestAuraBoosterLite {
 
     function addPool(address lptoken, address gauge) external returns (address rewards) {
         rewards = address(new TestAuraRewardPool(bal, address(this)));
-        poolInfo.push(PoolInfo(lptoken, address(0), gauge, rewards, address(0), false));
+        address token = address(new TestToken("Aura Deposit", "aura-deposit", 18));
+        poolInfo.push(PoolInfo(lptoken, token, gauge, rewards, address(0), false));
         _added(rewards);
     }
 
@@ -161,6 +170,10 @@ contract TestAuraBoosterLite {
         PoolInfo memory pool = poolInfo[pid];
         IPull(pool.lptoken).transferFrom(msg.sender, address(this), amount);
         TestAuraRewardPool(pool.crvRewards).stakeFor(msg.sender, amount);
+    }
+
+    function shutdownPool(uint256 pid) external {
+        poolInfo[pid].shutdown = true;
     }
 
     function _added(address rewards) internal virtual {}

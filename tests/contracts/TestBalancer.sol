@@ -5,12 +5,11 @@ interface ITransferFrom {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
 }
 
-/// A Balancer LiquidityGaugeV5 as the adapter reads it, with the views of its published ABI
-/// (the v2-deployments package: 20220822-mainnet-gauge-factory-v2/abi/LiquidityGaugeV5.json):
-/// `deposit` pulls the pool's BPT and mints the gauge's token (a Transfer from zero), the
-/// claimables are set by the test. `claimable_tokens` is not a view, as the real gauge's (it
+/// What a Balancer gauge has whichever its kind, as the adapter reads it: `deposit` pulls the
+/// pool's BPT and mints the gauge's token (a Transfer from zero), the claimables and each reward's
+/// rate are set by the test. `claimable_tokens` is not a view, as the real gauge's (it
 /// checkpoints): it writes before it answers.
-contract TestBalancerGauge {
+abstract contract TestBalancerGaugeBase {
     address public immutable lp_token;
     uint256 public totalSupply;
     mapping(address => uint256) public balanceOf;
@@ -19,6 +18,11 @@ contract TestBalancerGauge {
     mapping(address => mapping(address => uint256)) public claimable_reward;
     mapping(address => uint256) private _claimableBal;
     uint256 public checkpoints;
+    bool public is_killed;
+    mapping(address => address) internal _distributor;
+    mapping(address => uint256) internal _rate;
+    mapping(address => uint256) internal _periodFinish;
+    mapping(address => uint256) internal _lastUpdate;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
 
@@ -35,6 +39,7 @@ contract TestBalancerGauge {
 
     function add_reward(address token) external {
         reward_tokens[reward_count++] = token;
+        _distributor[token] = msg.sender;
     }
 
     function setClaimable(address user, address token, uint256 amount) external {
@@ -45,9 +50,67 @@ contract TestBalancerGauge {
         _claimableBal[user] = amount;
     }
 
+    /// @dev Stands in for `deposit_reward_token`: the rate a reward is paid at, until its period's finish.
+    function setRewardRate(address token, uint256 rate, uint256 periodFinish) external {
+        _rate[token] = rate;
+        _periodFinish[token] = periodFinish;
+        _lastUpdate[token] = block.timestamp;
+    }
+
+    function killGauge() external {
+        is_killed = true;
+    }
+
     function claimable_tokens(address addr) external returns (uint256) {
         checkpoints += 1;
         return _claimableBal[addr];
+    }
+}
+
+/// A Balancer LiquidityGaugeV5 with the views of its published ABI (the v2-deployments package:
+/// 20220822-mainnet-gauge-factory-v2/abi/LiquidityGaugeV5.json): `reward_data` its Reward (token
+/// first) and `inflation_rate()`, set by the test as its checkpoint would from the BAL token admin.
+contract TestBalancerGauge is TestBalancerGaugeBase {
+    struct Reward {
+        address token;
+        address distributor;
+        uint256 period_finish;
+        uint256 rate;
+        uint256 last_update;
+        uint256 integral;
+    }
+
+    uint256 public inflation_rate;
+
+    constructor(address lpToken) TestBalancerGaugeBase(lpToken) {}
+
+    function setInflationRate(uint256 rate) external {
+        inflation_rate = rate;
+    }
+
+    function reward_data(address token) external view returns (Reward memory) {
+        return Reward(token, _distributor[token], _periodFinish[token], _rate[token], _lastUpdate[token], 0);
+    }
+}
+
+/// An L2's ChildChainGauge with the views of its published artifact (balancer-deployments
+/// v2/tasks/20230316-child-chain-gauge-factory-v2/artifact/ChildChainGauge.json): its Reward has
+/// no token, and its `inflation_rate` takes a week.
+contract TestBalancerChildChainGauge is TestBalancerGaugeBase {
+    struct Reward {
+        address distributor;
+        uint256 period_finish;
+        uint256 rate;
+        uint256 last_update;
+        uint256 integral;
+    }
+
+    mapping(uint256 => uint256) public inflation_rate;
+
+    constructor(address lpToken) TestBalancerGaugeBase(lpToken) {}
+
+    function reward_data(address token) external view returns (Reward memory) {
+        return Reward(_distributor[token], _periodFinish[token], _rate[token], _lastUpdate[token], 0);
     }
 }
 
@@ -59,5 +122,38 @@ contract TestBalancerGaugeFactory {
     function create(address pool) external returns (address gauge) {
         gauge = address(new TestBalancerGauge(pool));
         emit GaugeCreated(gauge);
+    }
+
+    /// @dev A gauge with a ChildChainGauge's views, as the L2s' ChildChainGaugeFactory v2 announces them.
+    function createChild(address pool) external returns (address gauge) {
+        gauge = address(new TestBalancerChildChainGauge(pool));
+        emit GaugeCreated(gauge);
+    }
+}
+
+interface IBalancerVaultRegistry {
+    function registerPool(uint8 specialization) external returns (bytes32);
+
+    function registerTokens(bytes32 poolId, address[] calldata tokens, address[] calldata assetManagers) external;
+}
+
+/// A pool of none of the types the adapter reads (no weights, amplification or BPT index, as
+/// Balancer's linear, managed and Gyro pools): registered in the v2 Vault as every pool registers
+/// itself (`registerPool` with the general specialization, then `registerTokens`), with the views
+/// every v2 pool has (BasePool's `getPoolId`, `getSwapFeePercentage`, its BPT's ERC-20 views).
+contract TestBalancerOtherPool {
+    bytes32 public immutable getPoolId;
+    uint256 public immutable getSwapFeePercentage;
+    string public constant name = "Balancer Other Pool";
+    string public constant symbol = "B-OTHER";
+    uint8 public constant decimals = 18;
+    uint256 public totalSupply;
+    mapping(address => uint256) public balanceOf;
+
+    constructor(address vault, address[] memory tokens, uint256 swapFee) {
+        bytes32 poolId = IBalancerVaultRegistry(vault).registerPool(0);
+        getPoolId = poolId;
+        getSwapFeePercentage = swapFee;
+        IBalancerVaultRegistry(vault).registerTokens(poolId, tokens, new address[](tokens.length));
     }
 }
