@@ -319,7 +319,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_euler.py::test_collateral_and_debt_are_valued_as_the_router_quotes_their_amounts",
         ),
         poolDetails=Done("tests/test_euler.py::test_pool_details_of_a_vault_and_a_clear_error_for_another_address"),
-        flows=Missing("deposits, withdrawals, borrows, repays, liquidations, per sub-account"),
+        flows=Done(
+            "tests/test_history_euler.py::test_each_accounts_flows_are_its_actions_and_its_earnings_add_up",
+            "tests/test_history_euler.py::test_the_test_vault_declares_evks_events_as_the_flows_read_them",
+        ),
         risk=Done(
             "tests/test_euler.py::test_the_risk_is_the_vaults_own_and_its_liquidation_price_where_check_liquidation_turns",
             "tests/test_euler.py::test_collateral_and_debt_are_valued_as_the_router_quotes_their_amounts",
@@ -337,6 +340,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         docs=page(
             "euler",
             "Wallet positions (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
             "Pool details",
             "Probes (controlled accounts)",
             "Addresses",
@@ -595,7 +599,9 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_balancer.py::test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake",
             "tests/test_balancer.py::test_bpt_of_v3_weighted_and_stable_pools_held_and_staked",
         ),
-        poolDetails=Missing("pools and gauges: balances, fees, reward rates"),
+        poolDetails=Done(
+            "tests/test_balancer.py::test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it"
+        ),
         flows=Missing("BPT in and out, gauge stake and unstake, BAL and rewards claimed"),
         risk=NO_LENDING,
         rewards=Done("tests/test_balancer.py::test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake"),
@@ -612,6 +618,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "balancer",
             "Discovery",
             "Formulas (every read at `blockNumber`)",
+            "Pool details",
             "Probes (controlled accounts)",
             "Addresses",
         ),
@@ -647,7 +654,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_aura.py::test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward",
             "tests/test_aura.py::test_a_deposit_of_balancer_v3_bpt_is_valued_as_the_v3_vault_exits",
         ),
-        poolDetails=Missing("Aura pools: the BPT, its gauge, BAL, AURA and extra reward rates"),
+        poolDetails=Done("tests/test_aura.py::test_each_booster_pool_by_its_reward_pool_with_its_rates_and_staked_bpt"),
         flows=Missing("BPT in and out, Booster deposits, BAL, AURA and rewards claimed"),
         risk=NO_LENDING,
         rewards=Done(
@@ -662,7 +669,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         latency=Done(
             "bench/latency.py::aura (saver: deposits in the current and the 2022 Booster, BAL, AURA, an extra reward)"
         ),
-        docs=page("aura", "Formulas (every read at `blockNumber`)", "Addresses", "Devnet"),
+        docs=page("aura", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses", "Devnet"),
     ),
     "curve": row(
         positions=Done(
