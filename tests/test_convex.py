@@ -171,9 +171,9 @@ def test_the_addresses_are_convexs():
 
 POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { poolAddress warnings { code message } details { ... on ConvexPool {
-    type rewardPool chainId pid pool lpToken { address symbol } depositToken curveGauge shutdown totalSupply
+    type rewardPool chainId pid pool lpToken { address symbol } depositToken { address } curveGauge shutdown totalSupply
     depositedUsd crv { token { symbol } rate periodFinish ratePerYearUsd } cvxPerYear cvxPerYearUsd
-    rewards { token { symbol } rate periodFinish ratePerYearUsd } } } }
+    extraRewards { token { symbol } rate periodFinish ratePerYearUsd } } } }
   errors { poolAddress error { code message } } } }"""
 
 
@@ -199,7 +199,7 @@ async def test_a_booster_pool_by_its_reward_pool_with_its_deposits_and_rates(wor
         "pid": 1,
         "pool": curve.stable,
         "lpToken": {"address": curve.stable, "symbol": "USDCcrvUSD"},
-        "depositToken": curve.stable,
+        "depositToken": {"address": curve.stable},
         "curveGauge": "0x" + "00" * 20,
         "shutdown": False,
         "totalSupply": str(X.DEPOSITS[1]),
@@ -212,7 +212,7 @@ async def test_a_booster_pool_by_its_reward_pool_with_its_deposits_and_rates(wor
         },
         "cvxPerYear": str(cvx(rate * year)),
         "cvxPerYearUsd": float(Fraction(cvx(rate * year) * X.CVX_USD, 10**26)),
-        "rewards": [
+        "extraRewards": [
             {
                 "token": {"symbol": "EXTRA"},
                 "rate": str(X.EXTRA_RATE[0]),
@@ -226,4 +226,4 @@ async def test_a_booster_pool_by_its_reward_pool_with_its_deposits_and_rates(wor
         curve.crypto_lp,
         str(X.DEPOSITS[2]),
     )
-    assert two["crv"]["rate"] == "0" and two["cvxPerYear"] == "0" and two["rewards"] == []
+    assert two["crv"]["rate"] == "0" and two["cvxPerYear"] == "0" and two["extraRewards"] == []

@@ -476,7 +476,7 @@ POOL_QUERY = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { poolAddress warnings { code message target } details { ... on CurvePool {
     type pool chainId kind factory lpToken { address symbol } totalSupply
     coins { token { address symbol decimals } poolBalance poolBalanceUsd } tvlUsd virtualPrice lpPriceInCoin0 fee
-    gauge { address totalSupply stakedUsd rewards { token { symbol } rate periodFinish ratePerYearUsd } } } } }
+    liquidityGauge { address totalSupply stakedUsd rewards { token { symbol } rate periodFinish ratePerYearUsd } } } } }
   errors { poolAddress error { code message } } } }"""
 
 
@@ -535,7 +535,7 @@ async def test_each_pool_as_its_factory_or_registry_lists_it_with_its_gauge(worl
         warned = [w["message"] for w in entry["warnings"]]
         lacking = ["lpPrice is null: a stableswap pool has no lp_price() (virtualPrice)"]
         assert warned == ([] if crypto else lacking), name
-    gauges = {entry["poolAddress"]: entry["details"]["gauge"] for entry in found}
+    gauges = {entry["poolAddress"]: entry["details"]["liquidityGauge"] for entry in found}
     assert gauges[world.crypto] is None and gauges[older["tricrypto"]] is None
     staked = node.call(world.gauge, "totalSupply()")
     stable_tvl = next(entry["details"]["tvlUsd"] for entry in found if entry["poolAddress"] == world.stable)

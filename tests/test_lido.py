@@ -8,6 +8,7 @@ import pytest
 
 from adapters.lido import pools as lido_pools
 from adapters.lido import positions as lido
+from adapters.lido import shares as lido_shares
 from tests import lido_world as L
 from tests.conftest import query_positions, world_fixture
 from tests.evm import functions_of
@@ -166,7 +167,7 @@ def test_the_adapter_reads_lidos_published_abi():
         "LAST_REQUEST_ID": "withdrawalQueue",
         "LAST_FINALIZED_REQUEST_ID": "withdrawalQueue",
     }
-    functions = functions_of(lido) | functions_of(lido_pools)
+    functions = functions_of(lido) | functions_of(lido_pools) | functions_of(lido_shares)
     assert set(functions) == set(contracts)
     for name, function in functions.items():
         assert published[contracts[name]][function.signature] == function.output_types, name

@@ -15,9 +15,8 @@ from tests.conftest import world_fixture
 from tests.test_morpho import PARAMS, YEAR, Chain, close, market_id
 
 TOKEN = "{ address symbol name decimals }"
-WITH = sorted(protocol.name for protocol in DECLARED if protocol.details)
 WITHOUT = sorted(protocol.name for protocol in DECLARED if not protocol.details)
-"""The protocols with pool details and those without them yet (the matrix, docs/matrix.md, lists them)."""
+"""The protocols without pool details (the matrix, docs/matrix.md, would list them): none."""
 VAULT = f"""type vaultAddress chainId name symbol asset {TOKEN} decimals sharePrice totalAssets totalAssetsUsd
   totalSupply apy netApy performanceFee owner curator"""
 QUERY = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
@@ -131,13 +130,13 @@ async def test_the_wallet_query_and_pool_details_agree_on_apys(world_client, wor
 
 
 async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_client, world):
+    assert WITHOUT == [], "every protocol has pool details (docs/matrix.md)"
     not_a_market = "0x" + "ab" * 32
     result = await pools(
         world_client,
         ("morpho", 31337, market_id(world.market_b)),
         ("morpho", 31337, not_a_market),
         ("morpho", 31337, world.usdc),
-        (WITHOUT[0], 1, "0x" + "11" * 20),
         ("morpho", 31337, "0x1234"),
     )
     assert [entry["poolAddress"] for entry in result["data"]] == [market_id(world.market_b)]
@@ -145,7 +144,6 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
     assert [(address, code) for address, code, _ in errors] == [
         (not_a_market, "VALIDATION_ERROR"),
         (world.usdc, "VALIDATION_ERROR"),
-        ("0x" + "11" * 20, "VALIDATION_ERROR"),
         ("0x1234", "VALIDATION_ERROR"),
     ]
     assert "has no market parameters. Expected a Morpho Blue market id." in errors[0][2]
@@ -155,9 +153,6 @@ async def test_inputs_that_are_no_pool_get_clear_errors_in_input_order(world_cli
         "hexadecimal characters)."
     )
     assert errors[2][2] == (
-        f"Protocol {WITHOUT[0]!r} has no poolDetails yet. Protocols with poolDetails: {', '.join(WITH)}."
-    )
-    assert errors[3][2] == (
         "Malformed poolAddress: expected 0x followed by 40 hexadecimal characters (a contract) "
         "or 64 (a Morpho Blue market id, a Uniswap v4 PoolId, a Maker ilk)."
     )

@@ -68,10 +68,11 @@ async def details(ctx: FetchContext[ConvexAddresses], pool: str) -> dict[str, An
         _extras(reader, pool),
     )
     paid = [convex.crv, convex.cvx, *(token for token, _, _ in extras)]
-    curve, tokens, prices = await asyncio.gather(
+    curve, tokens, prices, deposit_token = await asyncio.gather(
         figures.totals(reader, ctx.chain, curve_pool, info.lptoken, kind, warnings),
         asyncio.gather(*(erc20.token_info(reader, token) for token in paid)),
         asyncio.gather(*(warned_usd_price(reader, ctx.chain, token, warnings) for token in paid)),
+        erc20.token_info(reader, info.token),
     )
     yearly_cvx = cvx_minted(rate * YEAR, *cvx) if finish > now else 0
     (crv_token, cvx_token, *extra_tokens), (crv_price, cvx_price, *extra_prices) = tokens, prices
@@ -90,7 +91,7 @@ async def details(ctx: FetchContext[ConvexAddresses], pool: str) -> dict[str, An
             "pid": pid,
             "pool": curve_pool,
             "lpToken": curve["lpToken"],
-            "depositToken": info.token,
+            "depositToken": deposit_token,
             "curveGauge": info.gauge,
             "shutdown": info.shutdown,
             "totalSupply": str(supply),
@@ -98,7 +99,7 @@ async def details(ctx: FetchContext[ConvexAddresses], pool: str) -> dict[str, An
             "crv": streamed(crv_token, (rate, finish), crv_price, now),
             "cvxPerYear": str(yearly_cvx),
             "cvxPerYearUsd": cvx_usd,
-            "rewards": rewards,
+            "extraRewards": rewards,
         }
     }
 

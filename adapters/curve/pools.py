@@ -56,7 +56,7 @@ async def details(ctx: FetchContext[CurveAddresses], pool: str) -> dict[str, Any
             "kind": factory.kind,
             "factory": factory.address,
             **found,
-            "gauge": staked,
+            "liquidityGauge": staked,
         }
     }
 
