@@ -441,13 +441,15 @@ async def test_flows_over_the_steps_are_what_the_steps_did(history):
 async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
     """Every protocol and demo wallet over the kept steps, flows and earnings selected: no input
     fails, every earned is end - start - net flows (negated for a debt), and every flow without a
-    USD value is named by a FLOWS_UNPRICED warning of its asset: nothing left out silently."""
+    USD value is named by a FLOWS_UNPRICED warning of its asset: nothing left out silently.
+    EigenLayer's saver deposited and queued a withdrawal in the steps: its flows are derived."""
     worlds, folder, key, kept = history
     more = (
-        "warnings { code target } flows { position asset amount amountUsd }"
+        "warnings { code target } flows { position kind asset amount amountUsd }"
         " earnings { position debt startAmount endAmount netFlows earned }"
     )
     inputs, seen = inputs_of(worlds), {"flows": 0, "earnings": 0}
+    kinds: dict[str, set[str]] = {}
     async with Service(folder, key, worlds.node, rate_limit=100_000) as service:
         for first in range(0, len(inputs), 5):
             body = {
@@ -464,6 +466,9 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
             assert answer["errors"] == [], answer["errors"]
             for entry in answer["data"]:
                 seen = {name: seen[name] + len(entry[name]) for name in seen}
+                kinds.setdefault(entry["protocol"], set()).update(flow["kind"] for flow in entry["flows"])
+                if entry["protocol"] == "eigenlayer":  # its flows are derived, not FLOWS_UNAVAILABLE
+                    assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"], entry
                 unpriced = {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNPRICED"}
                 assert {f["asset"] for f in entry["flows"] if f["amountUsd"] is None} <= unpriced, entry
                 for row in entry["earnings"]:
@@ -471,6 +476,7 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
                         change = int(row["endAmount"]) - int(row["startAmount"]) - int(row["netFlows"])
                         assert int(row["earned"]) == (-change if row["debt"] else change), row
     assert seen["flows"] >= 3 and seen["earnings"] >= 30, seen
+    assert kinds["eigenlayer"] == {"deposit", "queued"}, "the saver's deposit and queued withdrawal"
 
 
 def _token(position: dict[str, Any]) -> str:
