@@ -137,8 +137,8 @@ def log_rows(log: Log) -> Rows:
 
 def _log(entry: Entry) -> Log:
     address, topics, data, transaction = json.loads(entry.value)
-    index = int(entry.key.split(".")[1])
-    return Log(address, tuple(topics), bytes.fromhex(data), entry.block, index, transaction)
+    _, index = entry.key.split(".")  # log_rows' key: block.logIndex
+    return Log(address, tuple(topics), bytes.fromhex(data), entry.block, int(index), transaction)
 
 
 async def wallet_logs(ctx: FetchContext[Any], wallet: str, first: int, last: int) -> WalletLogs:
@@ -151,17 +151,23 @@ async def wallet_logs(ctx: FetchContext[Any], wallet: str, first: int, last: int
 async def stream_logs(
     ctx: FetchContext[Any], prefix: str, make: Callable[[int], Stream], first: int, last: int
 ) -> tuple[list[Log], bool]:
-    """The logs of blocks first..last of the stream `make(start)` builds (its rows are `log_rows`),
-    from the newest start of one stored (names `prefix` + start) at or before `first`, else from
-    `first` rounded down to BUCKET; and whether the index could give them all."""
+    """The logs of blocks first..last of the stream `make(start)` builds (its rows are `log_rows`,
+    its start `started`'s); and whether the index could give them all."""
     index = ctx.indexes.store(ctx.chain_id)
-    starts = [start for _, start, _ in await index.covered(prefix) if start <= first]
-    stream = make(max(starts, default=first // BUCKET * BUCKET))  # the newest that covers `first`: the least to read
+    stream = await started(ctx, prefix, make, first)
     if await index.count(stream.name) <= MAX_LOGS:  # the stored part counted before it is read, the tail after
         view = await ctx.events(stream)
         if len(entries := view.of("log")) <= MAX_LOGS:
             return [_log(entry) for entry in entries if first <= entry.block <= last], view.complete
     raise TooManyLogs(f"more logs name the wallet than the {MAX_LOGS:,} one request reads")
+
+
+async def started(ctx: FetchContext[Any], prefix: str, make: Callable[[int], Stream], first: int) -> Stream:
+    """The stream `make(start)` that serves a range from `first`: from the newest start of one
+    stored (names `prefix` + start) at or before `first` (the least to read), else from `first`
+    rounded down to BUCKET, so that nearby ranges share one."""
+    starts = [start for _, start, _ in await ctx.indexes.store(ctx.chain_id).covered(prefix) if start <= first]
+    return make(max(starts, default=first // BUCKET * BUCKET))
 
 
 async def share_flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:

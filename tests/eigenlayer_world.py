@@ -1,7 +1,9 @@
 """EigenLayer on anvil: the StrategyManager, DelegationManager, EigenPodManager, an EigenPod and two
 strategies as test contracts with the views of EigenLayer's published ABI
 (tests/contracts/TestEigenLayer.sol; no registry package ships EigenLayer's contracts), over
-test tokens and USD feeds.
+test tokens and USD feeds. The starting state below is set (as the real contracts would have
+accumulated it); later actions go through the entry points (`deposit`, `queue_withdrawal`,
+`complete`, `restake`, `checkpoint`, `slash`), which emit EigenLayer's events as mainnet's do.
 
 - `staker`: deposits in two strategies (the second one's operator slashed, so its withdrawable
   shares are below its deposit shares), delegated to an operator, two queued withdrawals (one
@@ -20,6 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import eth_abi
+from eth_hash.auto import keccak
+
 from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
 
 ETHER = WAD = 10**18
@@ -37,6 +42,7 @@ POD_SHARES, POD_GWEI, POD_SLASHING = 64 * ETHER, 1_500_000_000, 9 * WAD // 10
 """The restaker's beacon chain ETH shares, its pod's withdrawableRestakedExecutionLayerGwei, and its
 beacon chain slashing factor."""
 WITHDRAWAL = "(address,address,address,uint256,uint32,address[],uint256[])"
+QUEUED_TOPIC = "0x" + keccak(f"SlashingWithdrawalQueued(bytes32,{WITHDRAWAL},uint256[])".encode()).hex()
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,6 +97,61 @@ class EigenlayerWorld:
         self.node.send(self.delegation_manager, f"queue({WITHDRAWAL})", fields)
         self.withdrawals.append(fields)
 
+    def deposit(self, staker: str, symbol: str, amount: int) -> dict[str, Any]:
+        """StrategyManager.depositIntoStrategy: `amount` of the token (minted to the staker first)
+        into its strategy; the receipt (its `Deposit` says the shares)."""
+        token, manager = self.tokens[symbol], self.strategy_manager
+        self.node.send(token, "mint(address,uint256)", staker, amount)
+        self.node.send(token, "approve(address,uint256)", manager, amount, sender=staker)
+        strategy = self.strategies[symbol]
+        return self.node.send(
+            manager, "depositIntoStrategy(address,address,uint256)", strategy, token, amount, sender=staker
+        )
+
+    def queue_withdrawal(self, staker: str, strategies: list[str], deposit_shares: list[int]) -> dict[str, Any]:
+        """DelegationManager.queueWithdrawals of one withdrawal; its fields join `withdrawals`, and
+        the receipt (its `SlashingWithdrawalQueued`) is returned."""
+        params = [(strategies, deposit_shares, staker)]
+        receipt = self.node.send(
+            self.delegation_manager, "queueWithdrawals((address[],uint256[],address)[])", params, sender=staker
+        )
+        (data,) = [log["data"] for log in receipt["logs"] if log["topics"][0] == QUEUED_TOPIC]
+        _, withdrawal, _ = eth_abi.decode(["bytes32", WITHDRAWAL, "uint256[]"], bytes.fromhex(data[2:]))
+        self.withdrawals.append(withdrawal)
+        return receipt
+
+    def complete(self, withdrawal: tuple[Any, ...], as_tokens: bool) -> dict[str, Any]:
+        """completeQueuedWithdrawal by its withdrawer: paid as the strategies' tokens, or added back as shares."""
+        tokens = [self.token_of(strategy) for strategy in withdrawal[5]]
+        return self.node.send(
+            self.delegation_manager,
+            f"completeQueuedWithdrawal({WITHDRAWAL},address[],bool)",
+            withdrawal,
+            tokens,
+            as_tokens,
+            sender=withdrawal[2],
+        )
+
+    def token_of(self, strategy: str) -> str:
+        """A strategy's token; the beacon chain ETH strategy's is none (the zero address)."""
+        found = [self.tokens[symbol] for symbol, address in self.strategies.items() if address == strategy.lower()]
+        return found[0] if found else "0x" + "00" * 20
+
+    def restake(self, pubkey_hash: bytes, gwei: int) -> dict[str, Any]:
+        """The restaker's pod verifies a validator's withdrawal credentials: its balance restaked."""
+        owner = self.wallets["restaker"]
+        return self.node.send(self.pod, "verifyWithdrawalCredentials(bytes32,uint64)", pubkey_hash, gwei, sender=owner)
+
+    def checkpoint(self, delta_gwei: int) -> dict[str, Any]:
+        """The restaker's pod finalizes a checkpoint: its validators' balances moved by `delta_gwei`."""
+        return self.node.send(self.pod, "checkpoint(int64)", delta_gwei)
+
+    def slash(self, strategy: str, max_magnitude: int) -> dict[str, Any]:
+        """The operator slashed in `strategy` down to `max_magnitude` (WAD: none slashed)."""
+        return self.node.send(
+            self.delegation_manager, "slashOperator(address,address,uint256)", self.operator, strategy, max_magnitude
+        )
+
 
 def build(node: Anvil, wallets: dict[str, str] | None = None) -> EigenlayerWorld:
     """`wallets` (staker, restaker, empty) default to anvil accounts 14-16; the operator is account 6."""
@@ -107,6 +168,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> EigenlayerWorld
         ["address", "address", "uint32"],
         [world.strategy_manager, world.pod_manager, DELAY],
     )
+    for manager in (world.strategy_manager, world.pod_manager):
+        node.send(manager, "setDelegationManager(address)", world.delegation_manager)
     token = artifacts["TestToken"]
     for symbol, name in (("eLST", "EigenLayer Test LST"), ("tEIGEN", "Test EIGEN")):
         world.tokens[symbol] = node.deploy(token, ["string", "string", "uint8"], [name, symbol, 18])

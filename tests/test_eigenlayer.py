@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import eth_abi
+from eth_hash.auto import keccak
 
 import addresses
 import protocols
 import server
 from adapters.eigenlayer import contracts as eigenlayer
 from adapters.eigenlayer.section import EIGENLAYER
+from chain.abi import Event
 from tests import eigenlayer_world as E
 from tests.conftest import query_positions, world_api, world_fixture
-from tests.evm import functions_of, selector
+from tests.evm import abi_type, functions_of, selector
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on EigenlayerWalletPositions { protocol walletAddress chainId blockNumber warnings { code message target }
@@ -112,14 +114,15 @@ async def test_restaked_shares_with_slashing_applied_and_the_operator(world_clie
 
 def completes(world: Any, withdrawal: tuple[Any, ...], block: int, number: int | None = None) -> bool:
     """Whether `completeQueuedWithdrawal` called by its staker on the state of `block` passes the
-    delay check (with `block.number` overridden to `number` where given: a later block's check)."""
+    delay check (with `block.number` overridden to `number` where given: a later block's check),
+    receiving the shares back (no token moves: the world's set withdrawals hold none)."""
     call = {
         "from": withdrawal[0],
         "to": world.delegation_manager,
         "data": "0x"
         + (
             selector(f"completeQueuedWithdrawal({E.WITHDRAWAL},address[],bool)")
-            + eth_abi.encode([E.WITHDRAWAL, "address[]", "bool"], [withdrawal, [ZERO] * len(withdrawal[5]), True])
+            + eth_abi.encode([E.WITHDRAWAL, "address[]", "bool"], [withdrawal, [ZERO] * len(withdrawal[5]), False])
         ).hex(),
     }
     overrides = () if number is None else ({}, {"number": hex(number)})
@@ -310,6 +313,7 @@ def test_the_adapter_reads_eigenlayers_published_abi():
         "SHARES_TO_UNDERLYING": "StrategyBase",
         "TOTAL_SHARES": "StrategyBase",
         "WHITELISTED_FOR_DEPOSIT": "StrategyManager",
+        "QUEUED_WITHDRAWAL": "DelegationManager",
     }
     functions = functions_of(eigenlayer)
     assert set(functions) == set(contracts)
@@ -321,7 +325,47 @@ def test_the_adapter_reads_eigenlayers_published_abi():
         assert all(not theirs or theirs == mine for mine, theirs in zip(ours, published["names"])), name
     fields = ABI["structs"]["Withdrawal"]
     assert "(" + ",".join(f"{kind} {name}" for name, kind in fields) + ")" == eigenlayer.WITHDRAWAL
+    assert "(" + ",".join(kind for _, kind in fields) + ")" == eigenlayer.WITHDRAWAL_TYPES
     assert ABI["beaconChainETHStrategy"].lower() == eigenlayer.BEACON_CHAIN_ETH
+
+
+EMITTERS = {
+    "DEPOSIT": "StrategyManager",
+    "WITHDRAWAL_QUEUED": "DelegationManager",
+    "WITHDRAWAL_COMPLETED": "DelegationManager",
+    "POD_SHARES_UPDATED": "EigenPodManager",
+    "CHECKPOINT_FINALIZED": "EigenPod",
+}
+"""The events the flows read (adapters/eigenlayer/contracts.py) and the contract that emits each."""
+
+
+def test_the_flows_read_eigenlayers_published_events():
+    """Each event the flows decode: its signature and topic as EigenLayer's published ABI (its Go
+    bindings at the recorded commit) declares it, and the fields it indexes as the flows assume
+    (`INDEXED`: no staker in a topic of the StrategyManager's or the DelegationManager's)."""
+    events = {name: value for name, value in vars(eigenlayer).items() if isinstance(value, Event)}
+    assert set(events) == set(EMITTERS) == {name for name, event in events.items() if event in eigenlayer.INDEXED}
+    for name, event in events.items():
+        published = ABI["events"][EMITTERS[name]][event.signature]
+        assert event.topic == published["topic"] == "0x" + keccak(event.signature.encode()).hex(), name
+        indexed = tuple(field for field, flag in zip(published["names"], published["indexed"]) if flag)
+        assert eigenlayer.INDEXED[event] == indexed, name
+
+
+def test_the_test_contracts_emit_eigenlayers_published_events():
+    """The world's contracts declare each event the flows read as EigenLayer's do: the same
+    parameters, names and indexed fields (tests/contracts/TestEigenLayer.sol emits them from its
+    entry points as mainnet's contracts do)."""
+    artifacts = E.compile_all()
+    for contract, events in ABI["events"].items():
+        abi = artifacts[f"Test{contract}"].abi
+        for signature, published in events.items():
+            name = signature.split("(", 1)[0]
+            (declared,) = [item for item in abi if item["type"] == "event" and item["name"] == name]
+            inputs = declared["inputs"]
+            assert f"{name}({','.join(abi_type(item) for item in inputs)})" == signature, (contract, name)
+            assert [item["name"] for item in inputs] == published["names"], (contract, name)
+            assert [item["indexed"] for item in inputs] == published["indexed"], (contract, name)
 
 
 def test_the_addresses_are_eigenlayers_published_deployment():

@@ -155,7 +155,7 @@ def market_id(params: tuple[Any, ...]) -> str:
 
 def first_step(worlds: Any) -> None:
     """A Morpho market and a MetaMorpho vault that did not exist before, with positions in them;
-    an Aave supply; vault-style shares and a Midas token minted; a day."""
+    an Aave supply; vault-style shares and a Midas token minted; an EigenLayer deposit; a day."""
     node, morpho, wallets = worlds.node, worlds.parts["morpho"], worlds.wallets
     market_c = (morpho.usdc, morpho.weth, morpho.oracle, morpho.irm, LLTV_C)
     node.send(morpho.morpho, "enableLltv(uint256)", LLTV_C)
@@ -191,12 +191,14 @@ def first_step(worlds: Any) -> None:
         (vaults.tokens["mTBILL"], "saver", 10**18),
     ):
         node.send(token, "mint(address,uint256)", wallets[role], amount)
+    worlds.parts["eigenlayer"].deposit(wallets["saver"], "eLST", 3 * 10**18)
     node.rpc("evm_increaseTime", DAY)
     node.mine(3)
 
 
 def second_step(worlds: Any) -> None:
-    """A Morpho withdrawal, a Fluid position doubled, the USDC price moved, a day."""
+    """A Morpho withdrawal, a Fluid position doubled, an EigenLayer withdrawal queued, the USDC
+    price moved, a day."""
     node, morpho, wallets = worlds.node, worlds.parts["morpho"], worlds.wallets
     node.send(
         morpho.morpho,
@@ -214,6 +216,8 @@ def second_step(worlds: Any) -> None:
         token: (shares * 2, assets * 2) for token, (shares, assets) in fluid.holdings[lender].items()
     }
     fluid.publish(lender)
+    eigenlayer = worlds.parts["eigenlayer"]
+    eigenlayer.queue_withdrawal(wallets["saver"], [eigenlayer.strategies["eLST"]], [10**18])
     node.rpc("evm_increaseTime", DAY)
     node.mine(2)
     morpho.set_feed(morpho_world.USDC_USD - 20_000)

@@ -442,13 +442,15 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
     """Every protocol and demo wallet over the kept steps, flows and earnings selected: no input
     fails, every earned is end - start - net flows (negated for a debt), and every flow without a
     USD value is named by a FLOWS_UNPRICED warning of its asset: nothing left out silently. Exactly
-    the protocols whose flows are not derived yet (the registry's `flows`) say so of themselves."""
+    the protocols whose flows are not derived yet (the registry's `flows`) say so of themselves.
+    EigenLayer's saver deposited and queued a withdrawal in the steps: its flows are derived."""
     worlds, folder, key, kept = history
     more = (
-        "warnings { code target } flows { position asset amount amountUsd }"
+        "warnings { code target } flows { position kind asset amount amountUsd }"
         " earnings { position debt startAmount endAmount netFlows earned }"
     )
     inputs, seen, flowless = inputs_of(worlds), {"flows": 0, "earnings": 0}, set()
+    kinds: dict[str, set[str]] = {}
     async with Service(folder, key, worlds.node, rate_limit=100_000) as service:
         for first in range(0, len(inputs), 5):
             body = {
@@ -467,6 +469,7 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
                 seen = {name: seen[name] + len(entry[name]) for name in seen}
                 named = {(w["code"], w["target"]) for w in entry["warnings"]}
                 flowless |= {entry["protocol"]} & {target for code, target in named if code == "FLOWS_UNAVAILABLE"}
+                kinds.setdefault(entry["protocol"], set()).update(flow["kind"] for flow in entry["flows"])
                 unpriced = {w["target"] for w in entry["warnings"] if w["code"] == "FLOWS_UNPRICED"}
                 assert {f["asset"] for f in entry["flows"] if f["amountUsd"] is None} <= unpriced, entry
                 for row in entry["earnings"]:
@@ -478,6 +481,7 @@ async def test_every_protocol_gives_flows_and_earnings_that_add_up(history):
     without = {item["protocol"] for item in inputs if served[item["protocol"]].flows is None}
     assert flowless == without, "only a protocol without flows says so of itself"
     assert "euler" in {item["protocol"] for item in inputs} - without, "euler's flows are derived"
+    assert kinds["eigenlayer"] == {"deposit", "queued"}, "the saver's deposit and queued withdrawal"
 
 
 def _token(position: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@
   (each pod owner's restaked ether is its `eigenPod`), so it is refused too.
 - `totalShares` = the strategy's `totalShares()`; `totalUnderlying` =
   `sharesToUnderlyingView(totalShares)` in its `underlyingToken()`, as a position's amount
-  (positions.valued), USD through that token's feed.
+  (shares.valued), USD through that token's feed.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.eigenlayer.contracts import BEACON_CHAIN_ETH, TOTAL_SHARES, WHITELISTED_FOR_DEPOSIT
-from adapters.eigenlayer.positions import valued
 from adapters.eigenlayer.section import EigenlayerAddresses
+from adapters.eigenlayer.shares import valued
 from adapters.position_warnings import outcome
 from chain import first
 from errors import InputValidationError, ProtocolError

@@ -43,13 +43,12 @@ from adapters.eigenlayer.contracts import (
     OWNER_TO_POD,
     POD_OWNER_DEPOSIT_SHARES,
     QUEUED_WITHDRAWALS,
-    SHARES_TO_UNDERLYING,
-    UNDERLYING_TOKEN,
     WITHDRAWABLE_RESTAKED_GWEI,
     WITHDRAWABLE_SHARES,
     WITHDRAWAL,
 )
 from adapters.eigenlayer.section import EigenlayerAddresses
+from adapters.eigenlayer.shares import valued
 from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, feed_of, leg, position
 from adapters.legs import WITHDRAWAL as WITHDRAWAL_CATEGORY
 from adapters.position_warnings import Warnings
@@ -128,36 +127,6 @@ async def _withdrawable(reader: ChainReader, delegation: str, wallet: str, strat
         delegation, WITHDRAWABLE_SHARES, wallet, strategies, label="EigenLayer DelegationManager"
     )
     return list(withdrawable)
-
-
-async def valued(
-    reader: ChainReader, chain: ChainAddresses, strategy: str, shares: int, warnings: Warnings
-) -> tuple[dict[str, Any], str | None]:
-    """`shares` of a strategy in its underlying token, with USD: `token`, `amount`, `amountUsd`
-    (beacon chain ETH: ether, a share a wei), and the feed that priced it. A strategy that fails
-    its views leaves them null with a warning."""
-    if strategy == BEACON_CHAIN_ETH:
-        token, amount = await erc20.token_info(reader, NATIVE), shares
-    else:
-        label = f"EigenLayer strategy {strategy}"
-
-        async def read() -> tuple[dict[str, Any], int]:
-            (underlying,), (amount,) = await asyncio.gather(
-                reader.call(strategy, UNDERLYING_TOKEN, label=label),
-                reader.call(strategy, SHARES_TO_UNDERLYING, shares, label=label),
-            )
-            return await erc20.token_info(reader, underlying), amount
-
-        found = await warnings.optional(read(), strategy, "token, amount and amountUsd are")
-        if found is None:
-            return {"token": None, "amount": None, "amountUsd": None}, None
-        token, amount = found
-    price = await warned_usd_price(reader, chain, token["address"], warnings)
-    return {
-        "token": token,
-        "amount": str(amount),
-        "amountUsd": price.value(amount, token["decimals"]) if price else None,
-    }, feed_of(price)
 
 
 def _leg(role: str, key: str, figures: dict[str, Any], source: str | None) -> dict[str, Any]:
