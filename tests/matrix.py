@@ -629,7 +629,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_eigenlayer.py::test_queued_withdrawals_with_the_block_they_complete_from",
         ),
         poolDetails=Done("tests/test_eigenlayer.py::test_each_strategy_as_a_pool_holds_its_total_shares_in_its_token"),
-        flows=Missing("deposits, queued and completed withdrawals, slashing as a loss, EigenPod"),
+        flows=Done(
+            "tests/test_history_eigenlayer.py::test_deposits_withdrawals_slashing_and_the_pod_are_flows_and_earnings_add_up",
+            "tests/test_history_eigenlayer.py::test_a_strategy_whose_views_fail_names_its_legs_and_the_rest_stand",
+        ),
         risk=NO_LENDING,
         rewards=Exempt(
             "rewards are Merkle claims against the roots the RewardsCoordinator posts: what an earner may claim is in "
@@ -644,6 +647,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         docs=page(
             "eigenlayer",
             "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
             "Pool details",
             "Probes (controlled accounts)",
             "Addresses",
