@@ -455,6 +455,31 @@ REWARDS = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs
   errors { error { code message } } } }"""
 
 
+def incentive_apr(expected, incentives, token: str, side: str, price: str, symbol: str) -> tuple[float, int, int]:
+    """math-utils' calculateIncentiveAPR of the controller's emission on `token` (an aToken "a" or a
+    variable debt token "v") at the block, with the emission and its end."""
+    _, emission, updated, end = expected.call(
+        incentives.controller, "getRewardsData(address,address)", token, incentives.reward, returns=["uint256"] * 4
+    )
+    (apr,) = aave_incentive_aprs(
+        [
+            {
+                "side": side,
+                "emissionPerSecond": str(emission),
+                "rewardPriceFeed": str(A.REWARD_PRICE),
+                "priceFeedDecimals": 8,
+                "rewardTokenDecimals": 18,
+                "emissionEndTimestamp": end,
+                "incentivesLastUpdateTimestamp": updated,
+                "totalTokenSupply": str(expected.call(token, "totalSupply()")),
+                "price": price,
+                "decimals": 18 if symbol == "WETH" else 6,
+            }
+        ]
+    )
+    return apr, emission, end
+
+
 async def test_rewards_are_the_controllers_own(world_client, world):
     """The borrower's aWETH and variable USDC debt earn RWD from Aave's RewardsController: each
     APR as math-utils' calculateIncentiveAPR gives it, what it may claim as getAllUserRewards."""
@@ -479,29 +504,8 @@ async def test_rewards_are_the_controllers_own(world_client, world):
             )[index].lower()
             (reward,) = position["rewards"]
             assert reward["token"] == rwd and reward["endsAt"] == incentives.end
-            _, emission, updated, end = expected.call(
-                incentives.controller,
-                "getRewardsData(address,address)",
-                token,
-                incentives.reward,
-                returns=["uint256"] * 4,
-            )
-            (apr,) = aave_incentive_aprs(
-                [
-                    {
-                        "side": "a" if index == 0 else "v",
-                        "emissionPerSecond": str(emission),
-                        "rewardPriceFeed": str(A.REWARD_PRICE),
-                        "priceFeedDecimals": 8,
-                        "rewardTokenDecimals": 18,
-                        "emissionEndTimestamp": end,
-                        "incentivesLastUpdateTimestamp": updated,
-                        "totalTokenSupply": str(expected.call(token, "totalSupply()")),
-                        "price": prices[symbol],
-                        "decimals": 18 if symbol == "WETH" else 6,
-                    }
-                ]
-            )
+            side = "a" if index == 0 else "v"
+            apr, emission, end = incentive_apr(expected, incentives, token, side, prices[symbol], symbol)
             assert emission == incentives.emissions[token] and end == incentives.end
             assert reward["apr"] == pytest.approx(apr, rel=1e-12), (side, symbol)
             answered[(side, symbol)] = position["rewards"]
@@ -560,25 +564,7 @@ async def test_sparklend_rewards_are_its_controllers_own(world_client, world):
     a_weth = expected.call(
         spark.data_provider, "getReserveTokensAddresses(address)", spark.tokens["WETH"], returns=["address"] * 3
     )[0].lower()
-    _, emission, updated, end = expected.call(
-        incentives.controller, "getRewardsData(address,address)", a_weth, incentives.reward, returns=["uint256"] * 4
-    )
-    (apr,) = aave_incentive_aprs(
-        [
-            {
-                "side": "a",
-                "emissionPerSecond": str(emission),
-                "rewardPriceFeed": str(A.REWARD_PRICE),
-                "priceFeedDecimals": 8,
-                "rewardTokenDecimals": 18,
-                "emissionEndTimestamp": end,
-                "incentivesLastUpdateTimestamp": updated,
-                "totalTokenSupply": str(expected.call(a_weth, "totalSupply()")),
-                "price": "3000",
-                "decimals": 18,
-            }
-        ]
-    )
+    apr, _, _ = incentive_apr(expected, incentives, a_weth, "a", "3000", "WETH")
     (supplied,) = entry["supplyPositions"]
     rwd = {"address": incentives.reward, "symbol": "RWD", "decimals": 18}
     assert supplied["rewards"] == [{"token": rwd, "apr": pytest.approx(apr, rel=1e-12), "endsAt": incentives.end}]
