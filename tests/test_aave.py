@@ -504,8 +504,8 @@ async def test_rewards_are_the_controllers_own(world_client, world):
             )[index].lower()
             (reward,) = position["rewards"]
             assert reward["token"] == rwd and reward["endsAt"] == incentives.end
-            side = "a" if index == 0 else "v"
-            apr, emission, end = incentive_apr(expected, incentives, token, side, prices[symbol], symbol)
+            token_kind = "a" if index == 0 else "v"
+            apr, emission, end = incentive_apr(expected, incentives, token, token_kind, prices[symbol], symbol)
             assert emission == incentives.emissions[token] and end == incentives.end
             assert reward["apr"] == pytest.approx(apr, rel=1e-12), (side, symbol)
             answered[(side, symbol)] = position["rewards"]
