@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 from hypothesis import given
@@ -617,3 +618,20 @@ async def test_the_watch_fields_on_a_database_down_are_a_retryable_error_and_com
         postgres.start()
     await asyncio.sleep(2.5)  # the pool is made again no sooner than RETRY_SECONDS after a failure
     assert [w["id"] for w in (await api.query(LIST)).body["data"]["watches"]] == [watch_id]
+
+
+async def test_a_wake_in_the_same_tick_as_the_stop_still_stops_the_deliverer(tmp_path: Path):
+    """The deliverer waits for a wake or its poll; a wake (an attempt ended, an event made) that
+    lands in the same tick as the stop's cancel must not swallow it: asyncio.wait_for on 3.11
+    returned the wake's result and the loop went on, so a server's shutdown waited forever."""
+    store = SqliteWatchStore(tmp_path / "watches.sqlite")
+    deliverer = webhooks.Deliverer(store, Targets(), retry_seconds=60, first_delay=1)
+    async with aiohttp.ClientSession() as session:
+        running = asyncio.create_task(deliverer.run(session, poll_seconds=60))
+        for _ in range(20):  # to its wait for a wake
+            await asyncio.sleep(0)
+        deliverer.wake.set()
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(running, 5)
+    await store.close()

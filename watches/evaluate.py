@@ -81,7 +81,10 @@ class Evaluator:
             except IndexUnavailable as exc:
                 log.warning("watches not evaluated: %s", exc.message)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), poll_seconds)
+                async with asyncio.timeout(
+                    poll_seconds
+                ):  # not wait_for: on 3.11 a wake racing a cancel loses the cancel
+                    await self.wake.wait()
 
     async def _evaluated(self, chain_id: int) -> None:
         try:

@@ -143,7 +143,10 @@ class Deliverer:
                 self._tasks[task] = event.id
                 task.add_done_callback(self._tasks.pop)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), poll_seconds)
+                async with asyncio.timeout(
+                    poll_seconds
+                ):  # not wait_for: on 3.11 a wake racing a cancel loses the cancel
+                    await self.wake.wait()
 
     @property
     def attempting(self) -> int:
