@@ -27,8 +27,6 @@ PRICES = {"USDC": 10**18, "WETH": 3_000 * 10**18}
 LTV = (8_000, 8_500)
 """WETH as collateral of the USDC vault: borrow and liquidation LTV."""
 SUPPLIED = {"owner": 1_000 * USDC, "lender": 50_000 * USDC}
-REWARDED = 321 * 10**18
-"""EUL the lender sub-account has earned on its eUSDC at the reward streams."""
 COLLATERAL, BORROWED = 10 * ETHER, 20_000 * USDC
 
 
@@ -59,7 +57,7 @@ class EulerWorld:
     def addresses_override(self) -> dict[str, Any]:
         """The `euler` section of a chain's addresses."""
         factory = {"address": self.contracts["factory"], "startBlock": self.start_block}
-        return {"evc": self.contracts["evc"], "eVaultFactory": factory, "rewardStreams": self.contracts["streams"]}
+        return {"evc": self.contracts["evc"], "eVaultFactory": factory}
 
     def feeds(self) -> dict[str, Any]:
         """The assets' USD feeds, a chain's `priceFeeds` entries."""
@@ -113,7 +111,6 @@ def build(node: Anvil, owner: str | None = None, elapse: int = YEAR) -> EulerWor
     node.send(made["eUSDC"], "setLTV(address,uint16,uint16,uint32)", made["eWETH"], *LTV, 0)
     node.send(made["oracle"], "govSetResolvedVault(address,bool)", made["eWETH"], True)
     _positions(world)
-    _rewards(world)
     if elapse:
         node.rpc("evm_increaseTime", elapse)
         node.mine()
@@ -140,18 +137,6 @@ def _positions(world: EulerWorld) -> None:
         (made["eUSDC"], world.sub(1), 0, _data("borrow(uint256,address)", BORROWED, owner)),
     ]
     node.send(made["evc"], "batch((address,address,uint256,bytes)[])", items, sender=owner)
-
-
-def _rewards(world: EulerWorld) -> None:
-    """The reward streams: the lender sub-account (2) enabled EUL on eUSDC and earned REWARDED of it."""
-    node, made, artifacts = world.node, world.contracts, compile_all()
-    made["streams"] = node.deploy(artifacts["TestRewardStreams"])
-    made["EUL"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Euler", "EUL", 18])
-    lender = world.sub(2)
-    node.send(made["streams"], "enableReward(address,address,address)", lender, made["eUSDC"], made["EUL"])
-    node.send(
-        made["streams"], "setEarned(address,address,address,uint256)", lender, made["eUSDC"], made["EUL"], REWARDED
-    )
 
 
 def _data(signature: str, *args: Any) -> bytes:

@@ -207,30 +207,3 @@ async def test_pool_details_of_a_vault_and_a_clear_error_for_another_address(wor
     assert pool["supplyApy"] == lender["vaultPositions"][0]["supplyApy"]
     (error,) = found["errors"]
     assert error["error"]["code"] == "VALIDATION_ERROR" and "not an Euler vault" in error["error"]["message"]
-
-
-REWARDS = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-  data { ... on EulerWalletPositions { holder warnings { code target message }
-    vaultPositions { vaultAddress rewards { token { address symbol } claimable claimableUsd }
-      legs { role key amount } } } }
-  errors { error { code message } } } }"""
-
-
-async def test_rewards_are_the_reward_streams_own(world_client, world):
-    """The lender sub-account enabled EUL on its eUSDC at the reward streams: its position lists
-    what earnedReward says a claim pays, as a REWARD leg (EUL has no feed here: its USD is null,
-    named); the owner's own eUSDC enabled none."""
-    own, _, lender = await input_entries(world_client, REWARDS, "euler", world.owner)
-    made = world.contracts
-    (lent,) = lender["vaultPositions"]
-    earned = world.node.call(
-        made["streams"], "earnedReward(address,address,address,bool)", world.sub(2), made["eUSDC"], made["EUL"], False
-    )
-    assert earned == W.REWARDED
-    assert lent["rewards"] == [
-        {"token": {"address": made["EUL"], "symbol": "EUL"}, "claimable": str(W.REWARDED), "claimableUsd": None}
-    ]
-    key = f"{made['eUSDC']}:{made['EUL']}:reward"
-    assert {"role": "REWARD", "key": key, "amount": str(W.REWARDED)} in lent["legs"]
-    assert [(w["code"], w["target"]) for w in lender["warnings"]] == [("PRICE_UNAVAILABLE", made["EUL"])]
-    assert [position["rewards"] for position in own["vaultPositions"]] == [[]] and own["warnings"] == []

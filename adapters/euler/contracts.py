@@ -35,10 +35,6 @@ ACCOUNT_LIQUIDITY = Function(
 ORACLE = Function("oracle()", "7dc0d1d0", ("address",))
 UNIT_OF_ACCOUNT = Function("unitOfAccount()", "3e833364", ("address",))
 IS_PROXY = Function("isProxy(address)", "29710388", ("bool",))
-ENABLED_REWARDS = Function("enabledRewards(address,address)", "e1f2560a", ("address[]",))
-EARNED_REWARD = Function("earnedReward(address,address,address,bool)", "180be024", ("uint256",))
-"""Euler's reward streams (euler-xyz/reward-streams, src/interfaces/IRewardStreams.sol): the rewards
-an account enabled for a rewarded vault, and what it has earned of one (forfeiting none)."""
 """The eVault factory's word that it made a vault."""
 GET_QUOTE = Function("getQuote(uint256,address,address)", "ae68676c", ("uint256",))
 """The oracle router's price: `inAmount` of `base` in `quote`. A collateral is priced as vault

@@ -9,9 +9,6 @@ How each figure is derived (docs/protocols/euler.md has the long form):
   (adapters/accounts/, `euler-subaccount`).
 - `shares` = `balanceOf`, `assets` = `convertToAssets(shares)`, `borrowed` = `debtOf` (the vault
   accrues both to the block itself); USD through the asset's feed.
-- Rewards (where the data names the chain's reward streams): the streams' `enabledRewards(account,
-  vault)` and each one's `earnedReward(account, vault, reward, false)`, what a claim pays: REWARD
-  legs, USD through each token's feed.
 - APYs: evk-periphery's `_computeAPYs` on `interestRate()`, `cash()`, `totalBorrows()` and
   `interestFee()` (contracts.apys).
 - `risk`, on the controller vault's position: the vault's own liquidation check, collateral
@@ -39,8 +36,6 @@ from adapters.euler.contracts import (
     CASH,
     CONFIG_SCALE,
     DEBT_OF,
-    EARNED_REWARD,
-    ENABLED_REWARDS,
     GET_COLLATERALS,
     GET_CONTROLLERS,
     GET_QUOTE,
@@ -56,7 +51,7 @@ from adapters.euler.contracts import (
     stream,
 )
 from adapters.euler.section import EulerAddresses
-from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, SUPPLIED, feed_of, leg, position
+from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, feed_of, leg, position
 from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
 from adapters.prices import token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
@@ -113,7 +108,7 @@ async def fetch(ctx: FetchContext[EulerAddresses], account: str) -> dict[str, An
     vaults = list(dict.fromkeys(vaults))
     outcomes = await asyncio.gather(*(_held(reader, vault, account) for vault in vaults), return_exceptions=True)
     held = ctx.warnings.survivors("vault", list(zip(vaults, outcomes)))
-    reading = Reading(reader, ctx.chain, account, enabled, controlling, ctx.warnings, euler.reward_streams)
+    reading = Reading(reader, ctx.chain, account, enabled, controlling, ctx.warnings)
     positions = [position for position in held if position.shares or position.borrowed]
     figures = await asyncio.gather(*(_position(reading, position) for position in positions), return_exceptions=True)
     return {"vaultPositions": ctx.warnings.survivors("vault", [(p.vault, f) for p, f in zip(positions, figures)])}
@@ -130,8 +125,6 @@ class Reading:
     enabled: list[str]
     controlling: list[str]
     warnings: Warnings
-    streams: str | None = None
-    """The chain's reward streams (EulerAddresses.reward_streams), where the data names them."""
 
 
 @dataclass(frozen=True)
@@ -172,15 +165,11 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         amount: price.value(amount, token["decimals"]) if price and token else None
         for amount in (assets, held.borrowed)
     }
-    risk, (rewards, reward_legs) = await asyncio.gather(
-        _risk(reading, held, token) if controller and held.borrowed else no_read(),
-        _rewards(reading, vault) if reading.streams and held.shares else _no_rewards(),
-    )
+    risk = await _risk(reading, held, token) if controller and held.borrowed else None
     collateral = vault in reading.enabled
     legs = [
         leg(COLLATERAL if collateral else SUPPLIED, vault.lower(), token, assets, usd[assets], feed_of(price)),
         leg(DEBT, f"{vault.lower()}:borrow", token, held.borrowed, usd[held.borrowed], feed_of(price)),
-        *reward_legs,
     ]
     label = vault_token["symbol"] if vault_token else vault
     apy = supply_apy if assets else borrow_apy
@@ -201,44 +190,7 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         "supplyApy": supply_apy,
         "borrowApy": borrow_apy,
         "risk": risk,
-        "rewards": rewards,
     }
-
-
-async def _rewards(reading: Reading, vault: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The rewards the account enabled for the vault at the reward streams and what it has earned
-    of each (`earnedReward`, forfeiting nothing: what a claim pays), with their legs; none, with a
-    warning, where the streams fail."""
-    reader, streams, account = reading.reader, reading.streams, reading.account
-    assert streams is not None
-    label = f"Euler reward streams {streams}"
-
-    async def read() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        (tokens,) = await reader.call(streams, ENABLED_REWARDS, account, vault, label=label)
-        earned, infos, prices = await asyncio.gather(
-            asyncio.gather(
-                *(first(reader.call(streams, EARNED_REWARD, account, vault, t, False, label=label)) for t in tokens)
-            ),
-            asyncio.gather(*(erc20.token_info(reader, token) for token in tokens)),
-            asyncio.gather(*(warned_usd_price(reader, reading.chain, token, reading.warnings) for token in tokens)),
-        )
-        found, legs = [], []
-        for info, amount, price in zip(infos, earned, prices):
-            usd = price.value(amount, info["decimals"]) if price else None
-            found.append({"token": info, "claimable": str(amount), "claimableUsd": usd})
-            key = f"{vault.lower()}:{info['address']}:reward"
-            legs.append(leg(REWARD, key, info, amount, usd, feed_of(price)))
-        return found, legs
-
-    found = await outcome(read())
-    if isinstance(found, ProtocolError):
-        reading.warnings.left_out("the rewards at Euler's reward streams of vault", vault, found)
-        return [], []
-    return found
-
-
-async def _no_rewards() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    return [], []
 
 
 async def _risk(reading: Reading, held: Held, token: dict[str, Any] | None) -> dict[str, Any]:

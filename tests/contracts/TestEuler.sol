@@ -1750,27 +1750,3 @@ contract TestEVault {
         return string(out);
     }
 }
-
-/// Euler's reward streams (euler-xyz/reward-streams' TrackingRewardStreams, the views of
-/// IRewardStreams): the rewards an account enabled for a rewarded vault and what it has earned of
-/// each, which the test sets.
-contract TestRewardStreams {
-    mapping(address => mapping(address => address[])) internal enabled;
-    mapping(address => mapping(address => mapping(address => uint256))) internal earned;
-
-    function enableReward(address account, address rewarded, address reward) external {
-        enabled[account][rewarded].push(reward);
-    }
-
-    function setEarned(address account, address rewarded, address reward, uint256 amount) external {
-        earned[account][rewarded][reward] = amount;
-    }
-
-    function enabledRewards(address account, address rewarded) external view returns (address[] memory) {
-        return enabled[account][rewarded];
-    }
-
-    function earnedReward(address account, address rewarded, address reward, bool) external view returns (uint256) {
-        return earned[account][rewarded][reward];
-    }
-}
