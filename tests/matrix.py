@@ -301,7 +301,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_maker.py::test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed",
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
         ),
-        rewards=Done("tests/test_maker.py::test_a_staking_engine_urns_farm_and_what_it_has_earned"),
+        rewards=Missing(
+            "a staking-engine urn's farm (urnFarms, the farm's earned): the MakerLens must read it, or a query "
+            "takes a third round"
+        ),
         accounts=Done(
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
             "tests/test_maker.py::test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed",
@@ -327,7 +330,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_euler.py::test_the_risk_is_the_vaults_own_and_its_liquidation_price_where_check_liquidation_turns",
             "tests/test_euler.py::test_collateral_and_debt_are_valued_as_the_router_quotes_their_amounts",
         ),
-        rewards=Missing("Euler's reward streams are not answered"),
+        rewards=Missing(
+            "Euler's reward streams (enabledRewards, earnedReward): the EulerLens must read them, or a query takes "
+            "more than two rounds"
+        ),
         accounts=Done(
             "tests/test_euler.py::test_the_owner_and_its_sub_accounts_each_answer_their_vaults",
             "tests/test_euler.py::test_the_option_answers_the_owner_alone",

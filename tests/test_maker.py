@@ -269,37 +269,6 @@ async def test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show(
         assert pool["priceOracle"] == vault["risk"]["oracle"], "the oracle its borrowers' risk names"
 
 
-FARM = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
-  data { ... on MakerWalletPositions { warnings { code message }
-    vaults { type urn farm { farm rewardToken { address symbol } claimable claimableUsd }
-      legs { role key amount usd } } } }
-  errors { error { code message } } } }"""
-
-
-async def test_a_staking_engine_urns_farm_and_what_it_has_earned(world_client, world):
-    """The staking-engine urn selected a farm through the engine's selectFarm: its vault shows the
-    farm, its reward token and earned(urn) as a REWARD leg; the other vaults farm nothing."""
-    wallets = (world.wallets["staker"], world.wallets["direct"])
-    inputs = [{"protocol": "maker", "chainId": 31337, "walletAddress": wallet} for wallet in wallets]
-    reply = await world_client.query(FARM, {"inputs": inputs})
-    staked, direct = reply.body["data"]["walletPositions"]["data"]
-    (vault,) = staked["vaults"]
-    node, usds, engine = world.node, world.contracts["USDS"], world.contracts["LOCKSTAKE_ENGINE"]
-    assert node.call(engine, "urnFarms(address)", vault["urn"], returns=("address",)).lower() == world.farm
-    assert node.call(world.farm, "earned(address)", vault["urn"]) == W.FARMED
-    assert vault["farm"] == {
-        "farm": world.farm,
-        "rewardToken": {"address": usds, "symbol": "USDS"},
-        "claimable": str(W.FARMED),
-        "claimableUsd": None,
-    }
-    (reward,) = [leg for leg in vault["legs"] if leg["role"] == "REWARD"]
-    key = f"{vault['urn']}:{W.SKY_ILK}:{usds}:reward"
-    assert reward == {"role": "REWARD", "key": key, "amount": str(W.FARMED), "usd": None}
-    assert [w["code"] for w in staked["warnings"]] == ["PRICE_UNAVAILABLE"], "USDS has no feed here: named"
-    assert all(v["farm"] is None for v in direct["vaults"])
-
-
 async def test_a_wallet_with_nothing_has_an_empty_answer(world_client, world):
     (own,) = await entries(world_client, world.wallets["empty"])
     assert own["vaults"] == [] and own["warnings"] == []

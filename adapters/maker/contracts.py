@@ -37,11 +37,6 @@ OWNER_URNS_COUNT = Function("ownerUrnsCount(address)", "a1c03731", ("uint256",))
 OWNER_URNS = Function("ownerUrns(address,uint256)", "d9f06192", ("address",))
 ENGINE_ILK = Function("ilk()", "c5ce281e", ("bytes32",))
 ENGINE_USDS = Function("usds()", "4cf282fb", ("address",))
-URN_FARMS = Function("urnFarms(address)", "2a95b45d", ("address",))
-FARM_EARNED = Function("earned(address)", "008cc262", ("uint256",))
-FARM_REWARDS_TOKEN = Function("rewardsToken()", "d1af0c7d", ("address",), immutable=True)
-"""A staking-engine urn's farm (sky-ecosystem/lockstake LockstakeEngine's `urnFarms`) and the farm's
-views (Synthetix's StakingRewards, which Sky's farms are)."""
 
 KEYS = ("CDP_MANAGER", "GET_CDPS", "MCD_VAT", "MCD_SPOT", "MCD_JUG", "ILK_REGISTRY", "MCD_DAI", "LOCKSTAKE_ENGINE")
 """The ChainLog keys read, in the order `Core` takes them."""
