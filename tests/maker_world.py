@@ -32,8 +32,6 @@ ILKS = {
 }
 """ilk -> (gem symbol, gem decimals, OSM price in USD as a wad, mat, duty)."""
 SKY_ILK = "LSEV2-SKY-A"
-FARMED = 1_234 * WAD
-"""USDS the staking-engine urn has earned in its farm."""
 JOINS = {"ETH-A": "TestGemJoin", "WBTC-A": "TestGemJoin5"}
 """ilk -> its join, mainnet's kind (dss's GemJoin for WETH, dss-gem-joins' GemJoin5 for WBTC's 8
 decimals); the staking ilk has none: the LockstakeEngine slips its collateral itself."""
@@ -69,8 +67,6 @@ class MakerWorld:
     cdps: dict[str, int] = field(default_factory=dict)
     """"proxy" (ETH-A through the DSProxy), "direct" (WBTC-A, owned by the wallet itself)."""
     staked_urn: str = ""
-    farm: str = ""
-    """The farm the staking-engine urn selected (its USDS rewards: FARMED)."""
 
     def addresses_override(self) -> dict[str, Any]:
         """The `maker` section of a chain's addresses."""
@@ -206,9 +202,6 @@ def _vaults(world: MakerWorld, owner: str, direct: str, staker: str) -> None:
     world.staked_urn = world.staked_urn.lower()
     node.send(engine, "lock(address,uint256,uint256,uint16)", staker, 0, 500_000 * WAD, 0, sender=staker)
     node.send(engine, "draw(address,uint256,address,uint256)", staker, 0, staker, 10_000 * WAD, sender=staker)
-    world.farm = node.deploy(compile_all()["TestStakingRewards"], ["address"], [made["USDS"]])
-    node.send(engine, "selectFarm(address,uint256,address,uint16)", staker, 0, world.farm, 0, sender=staker)
-    node.send(world.farm, "setEarned(address,uint256)", world.staked_urn, FARMED)
 
 
 def _hold(world: MakerWorld, ilk: str, wallet: str, amount: int, spender: str) -> None:

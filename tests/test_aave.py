@@ -480,6 +480,31 @@ def incentive_apr(expected, incentives, token: str, side: str, price: str, symbo
     return apr, emission, end
 
 
+def accrued(expected, market, tokens: list[str], wallet: str, kind: str) -> list[dict]:
+    """The reward position the market's controller says `wallet` has accrued on `tokens`
+    (getAllUserRewards), RWD at its oracle's 2.5 USD."""
+    incentives = market.incentives
+    rewards, amounts = expected.call(
+        incentives.controller,
+        "getAllUserRewards(address[],address)",
+        tokens,
+        wallet,
+        returns=["address[]", "uint256[]"],
+    )
+    assert [r.lower() for r in rewards] == [incentives.reward] and amounts[0] > 0
+    return [
+        {
+            "type": kind,
+            "marketAddress": market.pool,
+            "marketName": market.name,
+            "controller": incentives.controller,
+            "rewardToken": {"address": incentives.reward, "symbol": "RWD"},
+            "accrued": str(amounts[0]),
+            "accruedUsd": pytest.approx(amounts[0] / 10**18 * 2.5, rel=1e-12),
+        }
+    ]
+
+
 async def test_rewards_are_the_controllers_own(world_client, world):
     """The borrower's aWETH and variable USDC debt earn RWD from Aave's RewardsController: each
     APR as math-utils' calculateIncentiveAPR gives it, what it may claim as getAllUserRewards."""
@@ -515,25 +540,7 @@ async def test_rewards_are_the_controllers_own(world_client, world):
         )[i].lower()
         for s, i in (("WETH", 0), ("USDC", 2))
     ]
-    rewards, amounts = expected.call(
-        incentives.controller,
-        "getAllUserRewards(address[],address)",
-        tokens,
-        borrower,
-        returns=["address[]", "uint256[]"],
-    )
-    assert [r.lower() for r in rewards] == [incentives.reward] and amounts[0] > 0
-    assert entry["rewardPositions"] == [
-        {
-            "type": "aave-reward",
-            "marketAddress": core.pool,
-            "marketName": core.name,
-            "controller": incentives.controller,
-            "rewardToken": {"address": incentives.reward, "symbol": "RWD"},
-            "accrued": str(amounts[0]),
-            "accruedUsd": pytest.approx(amounts[0] / 10**18 * 2.5, rel=1e-12),
-        }
-    ]
+    assert entry["rewardPositions"] == accrued(expected, core, tokens, borrower, "aave-reward")
 
     reply = await world_client.query(
         """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) { data { blockNumber details {
@@ -569,25 +576,7 @@ async def test_sparklend_rewards_are_its_controllers_own(world_client, world):
     rwd = {"address": incentives.reward, "symbol": "RWD", "decimals": 18}
     assert supplied["rewards"] == [{"token": rwd, "apr": pytest.approx(apr, rel=1e-12), "endsAt": incentives.end}]
     assert [position["rewards"] for position in entry["borrowPositions"]] == [[]], "its DAI debt earns none"
-    rewards, amounts = expected.call(
-        incentives.controller,
-        "getAllUserRewards(address[],address)",
-        [a_weth],
-        borrower,
-        returns=["address[]", "uint256[]"],
-    )
-    assert [r.lower() for r in rewards] == [incentives.reward] and amounts[0] > 0
-    assert entry["rewardPositions"] == [
-        {
-            "type": "spark-reward",
-            "marketAddress": spark.pool,
-            "marketName": spark.name,
-            "controller": incentives.controller,
-            "rewardToken": {"address": incentives.reward, "symbol": "RWD"},
-            "accrued": str(amounts[0]),
-            "accruedUsd": pytest.approx(amounts[0] / 10**18 * 2.5, rel=1e-12),
-        }
-    ]
+    assert entry["rewardPositions"] == accrued(expected, spark, [a_weth], borrower, "spark-reward")
 
 
 def test_the_rewards_read_the_published_abi():

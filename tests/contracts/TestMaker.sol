@@ -1167,7 +1167,6 @@ contract TestLockstakeEngine {
     event Free(address indexed owner, uint256 indexed index, address to, uint256 wad, uint256 freed);
     event Draw(address indexed owner, uint256 indexed index, address to, uint256 wad);
     event Wipe(address indexed owner, uint256 indexed index, uint256 wad);
-    event SelectFarm(address indexed owner, uint256 indexed index, address indexed farm, uint16 ref);
 
     /// Kept for the ABI only.
     mapping(address => uint256) public wards;
@@ -1253,15 +1252,6 @@ contract TestLockstakeEngine {
         emit Nope(owner, index, usr);
     }
 
-    /// The farm the urn's lsSKY is staked in (the real engine unstakes it from the last, stakes it
-    /// in this one; the test farm keeps no stakes).
-    function selectFarm(address owner, uint256 index, address farm, uint16 ref) external {
-        address urn = _getAuthedUrn(owner, index);
-        require(urnFarms[urn] != farm, "LockstakeEngine/same-farm");
-        urnFarms[urn] = farm;
-        emit SelectFarm(owner, index, farm, ref);
-    }
-
     /// Anyone may lock into any urn, as in the real engine: gem slipped in and frobbed as ink.
     function lock(address owner, uint256 index, uint256 wad, uint16 ref) external {
         address urn = _getUrn(owner, index);
@@ -1311,20 +1301,5 @@ contract TestLockstakeEngine {
         vat.move(msg.sender, address(this), wad * RAY);
         vat.frob(ilk, urn, address(0), address(this), 0, -dart);
         emit Wipe(owner, index, wad);
-    }
-}
-
-/// A staking engine farm (Synthetix's StakingRewards, as Sky's farms are): its reward token and
-/// what each staker (an urn) has earned, which the test sets.
-contract TestStakingRewards {
-    address public immutable rewardsToken;
-    mapping(address => uint256) public earned;
-
-    constructor(address token) {
-        rewardsToken = token;
-    }
-
-    function setEarned(address account, uint256 amount) external {
-        earned[account] = amount;
     }
 }
