@@ -37,7 +37,7 @@ import eth_abi
 
 from tests import aave_world
 from tests.aave_world import AaveMarketDeployment, AaveWorld
-from tests.evm import CONTRACTS, TOOLS, Anvil, abi_type, arg_types, compile_contracts, selector
+from tests.evm import CONTRACTS, TOOLS, Anvil, abi_type, calldata, compile_contracts, selector
 
 PACKAGE = "@aave-dao/aave-v3-origin"
 SRC = f"{PACKAGE}/src/contracts"
@@ -209,7 +209,7 @@ def _supply(world: Aave36World, symbol: str, amount: int, wallet: str) -> None:
 def revert_reason(node: Anvil, to: str, signature: str, *args: Any, sender: str) -> str | None:
     """The name of the custom error a call reverts with (by the errors of every compiled ABI), its
     raw revert data if the name is unknown, None if the call succeeds."""
-    data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+    data = "0x" + calldata(signature, *args).hex()
     try:
         node.rpc("eth_call", {"from": sender, "to": to, "data": data}, "latest")
     except RuntimeError as error:

@@ -69,6 +69,11 @@ def selector(signature: str) -> bytes:
     return keccak(signature.encode())[:4]
 
 
+def calldata(signature: str, *args: Any) -> bytes:
+    """A call of `signature` with `args`, encoded as a transaction's or eth_call's data."""
+    return selector(signature) + eth_abi.encode(arg_types(signature), list(args))
+
+
 def abi_type(entry: dict[str, Any]) -> str:
     """The canonical type of an ABI JSON parameter entry (tuples spelled out)."""
     if entry["type"].startswith("tuple"):
@@ -315,13 +320,13 @@ class Anvil:
         return receipt["contractAddress"].lower()
 
     def send(self, to: str, signature: str, *args: Any, sender: str | None = None) -> dict[str, Any]:
-        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        data = "0x" + calldata(signature, *args).hex()
         return self.transact({"to": to, "data": data}, sender)
 
     def call(
         self, to: str, signature: str, *args: Any, returns: Sequence[str] = ("uint256",), block: int | str = "latest"
     ) -> Any:
-        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        data = "0x" + calldata(signature, *args).hex()
         tag = hex(block) if isinstance(block, int) else block
         raw = bytes.fromhex(self.rpc("eth_call", {"to": to, "data": data}, tag)[2:])
         values = eth_abi.decode(list(returns), raw)
@@ -329,7 +334,7 @@ class Anvil:
 
     def call_reverts(self, to: str, signature: str, *args: Any, sender: str) -> bool:
         """Whether `sender` sending this call now would revert (asked with eth_call, nothing sent)."""
-        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        data = "0x" + calldata(signature, *args).hex()
         try:
             self.rpc("eth_call", {"from": sender, "to": to, "data": data}, "latest")
         except RuntimeError as exc:

@@ -66,8 +66,9 @@ VERIFY = Done(
 TOKEN_IN_ACCOUNT = (
     "tests/test_fault_schedules.py::test_a_token_held_by_a_controlled_account_is_answered_through_its_route"
 )
-"""A token position sent into a controlled account, answered through its route (every protocol whose position is a
-token the wallet can send, or moves by the protocol's own transfer: a Comet supply, a Uniswap NFT)."""
+"""A position in a controlled account, answered through its route: a token the wallet sends, one the
+protocol's own transfer moves (a Comet supply, a Uniswap NFT), or one the account makes itself (an
+EigenLayer deposit through the DSProxy, a Fluid lending)."""
 NO_LENDING = Exempt("it does not lend: no borrow, no risk")
 NOT_IN_ACCOUNTS = Missing(
     "no controlled account (DSProxy, Instadapp DSA, Summer DPM) holds a position of it on the devnet"
@@ -236,7 +237,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_fluid.py::test_a_lenders_ftoken_with_its_rates",
             "tests/test_fluid.py::test_pool_details_of_an_ftoken_and_of_vaults",
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done("bench/latency.py::fluid (borrower)"),
         docs=page("fluid", "Wallet positions", "Flows and earnings (`positionsHistory`)", "Pool details", "Addresses"),
@@ -644,7 +645,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "rewards are Merkle claims against the roots the RewardsCoordinator posts: what an earner may claim is in "
             "EigenLayer's off-chain distribution, nothing to read at a block (docs/protocols/eigenlayer.md)"
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(KEPT_BLOCKS, HISTORY),
         latency=Done(
             "bench/latency.py::eigenlayer (saver: 2 strategies, 2 queued withdrawals)",

@@ -23,7 +23,7 @@ from tests.evm import (
     TOOLS,
     Anvil,
     Artifact,
-    arg_types,
+    calldata,
     compile_contracts,
     function_signatures,
     packaged,
@@ -122,7 +122,7 @@ class PendleWorld:
         sender: str | None = None,
     ) -> Any:
         """A RouterStatic view (or a non-view one, simulated) at `block`."""
-        data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+        data = "0x" + calldata(signature, *args).hex()
         call = {"to": self.router_static, "data": data, **({"from": sender} if sender else {})}
         tag = hex(block) if isinstance(block, int) else block
         values = eth_abi.decode(list(returns), bytes.fromhex(self.node.rpc("eth_call", call, tag)[2:]))

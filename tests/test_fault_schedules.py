@@ -42,7 +42,7 @@ from config import Settings
 from schema import SDL, SDL_PATH
 from tests import all_worlds
 from tests.conftest import examples
-from tests.evm import Anvil
+from tests.evm import MULTICALL3, Anvil, calldata
 from tests.rpc_proxy import HEADER_NOT_FOUND, MISSING_TRIE_NODE, NODE_ERRORS, STATE_READS, RpcProxy
 
 INPUTS = [
@@ -273,7 +273,8 @@ TRANSFERRED = ("compound", "uniswap")
 
 def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worlds):
     """Part of a token position sent from the saver to the controller's DSProxy (or moved by the
-    protocol's own transfer: a Comet supply, Uniswap position NFTs): each protocol answers it for
+    protocol's own transfer: a Comet supply, Uniswap position NFTs; or made by the proxy itself:
+    DEPOSITED): each protocol answers it for
     the controller, in the DSProxy's entry through `dsproxy`, as it answers a wallet (its probes
     and index checks find the account holding it), the rest in the saver's."""
     built, folder, key, _ = worlds
@@ -294,7 +295,9 @@ def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worl
                     moved |= {
                         f"{entry['protocol']} {i}": i for i in _transferred(node, entry["protocol"], ids, saver, proxy)
                     }
-        assert sorted({name.split()[0] for name in moved}) == sorted((*MOVABLE, *TRANSFERRED))
+        for protocol, deposit in DEPOSITED.items():
+            moved[protocol] = deposit(built, proxy)
+        assert sorted({name.split()[0] for name in moved}) == sorted((*MOVABLE, *TRANSFERRED, *DEPOSITED))
         answers = asyncio.run(every_answer(built, folder, key, [controller]))
     finally:
         node.rpc("evm_revert", snapshot)
@@ -322,6 +325,41 @@ def _transferred(node: Anvil, protocol: str, ids: list[str], saver: str, proxy: 
         manager, token_id = position.split(":")
         node.send(manager, "transferFrom(address,address,uint256)", saver, proxy, int(token_id), sender=saver)
     return sent
+
+
+def _restaked(built: all_worlds.AllWorlds, proxy: str) -> str:
+    """The proxy deposits eLST into its EigenLayer strategy itself: DSProxy.execute delegates to
+    Multicall3, whose calls (approve, StrategyManager.depositIntoStrategy) are then the proxy's."""
+    node, eigenlayer = built.node, built.parts["eigenlayer"]
+    token, strategy = eigenlayer.tokens["eLST"], eigenlayer.strategies["eLST"]
+    node.send(token, "mint(address,uint256)", proxy, 3 * 10**18)
+    calls = [
+        (token, False, calldata("approve(address,uint256)", eigenlayer.strategy_manager, 3 * 10**18)),
+        (
+            eigenlayer.strategy_manager,
+            False,
+            calldata("depositIntoStrategy(address,address,uint256)", strategy, token, 3 * 10**18),
+        ),
+    ]
+    aggregate = calldata("aggregate3((address,bool,bytes)[])", calls)
+    node.send(proxy, "execute(address,bytes)", MULTICALL3, aggregate, sender=built.wallets["controller"])
+    return strategy
+
+
+def _lent(built: all_worlds.AllWorlds, proxy: str) -> str:
+    """The proxy holds half the lender's fUSDC. Fluid's contracts are not published: the world's
+    resolvers are canned (tests/fluid_world.py), told the proxy's holding as Fluid's would read it."""
+    fluid = built.parts["fluid"]
+    f_usdc = fluid.ftokens[0].address
+    shares, assets = fluid.holdings[built.wallets["lender"]][f_usdc]
+    fluid.holdings[proxy] = {f_usdc: (shares // 2, assets // 2)}
+    fluid.publish(proxy)
+    return f_usdc
+
+
+DEPOSITED = {"eigenlayer": _restaked, "fluid": _lent}
+"""The protocols in which the controller's DSProxy gets a position of its own, not sent by the
+saver (a position no transfer moves), by protocol -> what makes it, returning the position's id."""
 
 
 @settings(

@@ -14,7 +14,7 @@ import pytest
 
 import protocols
 from tests.matrix import CELLS, FEATURES, HISTORY, PAGE, ROOT, TOKEN_IN_ACCOUNT, Done, Exempt, Missing, render
-from tests.test_fault_schedules import MOVABLE, TRANSFERRED
+from tests.test_fault_schedules import DEPOSITED, MOVABLE, TRANSFERRED
 from tests.test_past_blocks import INPUTS
 from tests.test_positions_history import EVERY_OTHER
 
@@ -96,12 +96,12 @@ def test_the_registry_agrees_with_the_cells(protocol):
     ("test", "asked"),
     [
         (HISTORY, {protocol for protocol, _ in [*INPUTS, *EVERY_OTHER]}),
-        (TOKEN_IN_ACCOUNT, {*MOVABLE, *TRANSFERRED}),
+        (TOKEN_IN_ACCOUNT, {*MOVABLE, *TRANSFERRED, *DEPOSITED}),
     ],
 )
 def test_a_cell_naming_a_test_of_many_protocols_is_of_one_it_asks(test, asked):
     """The series test asks the inputs of tests/test_past_blocks.py and EVERY_OTHER, the accounts
-    test the protocols of MOVABLE and TRANSFERRED: a protocol outside them cannot count it as its own."""
+    test the protocols of MOVABLE, TRANSFERRED and DEPOSITED: a protocol outside them cannot count it as its own."""
     naming = {
         p for p, cells in CELLS.items() for cell in cells.values() if isinstance(cell, Done) and test in cell.refs
     }

@@ -23,7 +23,7 @@ from adapters.uniswap.section import UNISWAP
 from chain.erc20 import NATIVE
 from tests import uniswap_world as U
 from tests.conftest import until_indexed, world_api, world_fixture
-from tests.evm import abi_type, arg_types, functions_of, published_artifact, selector
+from tests.evm import abi_type, calldata, functions_of, published_artifact
 from tests.node_oracles import ask
 from tests.null_figures import failed
 from tests.rpc_proxy import RpcProxy
@@ -64,7 +64,7 @@ async def answer(api: Any, wallet: str, block: int | None = None) -> dict[str, A
 
 def static_call(world: U.UniswapWorld, signature: str, args: tuple[Any, ...], returns: list[str], block: int) -> Any:
     """The manager's answer to a call the wallet could send at `block`, asked with eth_call."""
-    data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), list(args))).hex()
+    data = "0x" + calldata(signature, *args).hex()
     call = {"from": world.wallets["lp"], "to": world.manager, "data": data}
     return eth_abi.decode(returns, bytes.fromhex(world.node.rpc("eth_call", call, hex(block))[2:]))
 
