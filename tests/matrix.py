@@ -68,7 +68,7 @@ TOKEN_IN_ACCOUNT = (
 )
 """A position in a controlled account, answered through its route: a token the wallet sends, one the
 protocol's own transfer moves (a Comet supply, a Uniswap NFT), or one the account makes itself (an
-EigenLayer deposit through the DSProxy, a Fluid lending)."""
+EigenLayer deposit or an Aura Booster deposit through the DSProxy, a Fluid lending)."""
 NO_LENDING = Exempt("it does not lend: no borrow, no risk")
 NOT_IN_ACCOUNTS = Missing(
     "no controlled account (DSProxy, Instadapp DSA, Summer DPM) holds a position of it on the devnet"
@@ -672,7 +672,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_aura.py::test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward",
             "tests/test_aura.py::test_a_deposit_in_the_earlier_booster_earns_bal_and_no_aura",
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,

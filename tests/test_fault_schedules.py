@@ -260,6 +260,7 @@ def _balance(node: Anvil, token: str, holder: str) -> int:
         return 0
 
 
+APPROVE = "approve(address,uint256)"
 MOVABLE = (
     *("lido", "pendle", "neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626"),
     *("etherfi", "rocketpool", "renzo", "kelp", "balancer", "curve", "spark"),
@@ -327,23 +328,34 @@ def _transferred(node: Anvil, protocol: str, ids: list[str], saver: str, proxy: 
     return sent
 
 
+def _as_proxy(built: all_worlds.AllWorlds, proxy: str, calls: list[tuple[str, str, tuple[Any, ...]]]) -> None:
+    """`calls` (target, signature, arguments) made by the proxy itself: DSProxy.execute delegates to
+    Multicall3, whose calls are then the proxy's, as a protocol's entry points see them."""
+    aggregate = calldata(
+        "aggregate3((address,bool,bytes)[])", [(to, False, calldata(sig, *args)) for to, sig, args in calls]
+    )
+    built.node.send(proxy, "execute(address,bytes)", MULTICALL3, aggregate, sender=built.wallets["controller"])
+
+
 def _restaked(built: all_worlds.AllWorlds, proxy: str) -> str:
-    """The proxy deposits eLST into its EigenLayer strategy itself: DSProxy.execute delegates to
-    Multicall3, whose calls (approve, StrategyManager.depositIntoStrategy) are then the proxy's."""
-    node, eigenlayer = built.node, built.parts["eigenlayer"]
-    token, strategy = eigenlayer.tokens["eLST"], eigenlayer.strategies["eLST"]
-    node.send(token, "mint(address,uint256)", proxy, 3 * 10**18)
-    calls = [
-        (token, False, calldata("approve(address,uint256)", eigenlayer.strategy_manager, 3 * 10**18)),
-        (
-            eigenlayer.strategy_manager,
-            False,
-            calldata("depositIntoStrategy(address,address,uint256)", strategy, token, 3 * 10**18),
-        ),
-    ]
-    aggregate = calldata("aggregate3((address,bool,bytes)[])", calls)
-    node.send(proxy, "execute(address,bytes)", MULTICALL3, aggregate, sender=built.wallets["controller"])
+    """The proxy deposits eLST into its EigenLayer strategy itself (StrategyManager.depositIntoStrategy)."""
+    eigenlayer, amount = built.parts["eigenlayer"], 3 * 10**18
+    token, strategy, manager = eigenlayer.tokens["eLST"], eigenlayer.strategies["eLST"], eigenlayer.strategy_manager
+    built.node.send(token, "mint(address,uint256)", proxy, amount)
+    deposit = "depositIntoStrategy(address,address,uint256)"
+    _as_proxy(built, proxy, [(token, APPROVE, (manager, amount)), (manager, deposit, (strategy, token, amount))])
     return strategy
+
+
+def _boosted(built: all_worlds.AllWorlds, proxy: str) -> str:
+    """The saver sends the proxy stable-pool BPT, which the proxy deposits in Aura's Booster itself
+    (pid 1; the position's id `<booster>:<pid>`)."""
+    aura, saver = built.parts["aura"], built.wallets["saver"]
+    stable, amount = aura.balancer.pools["stable"][0], aura.deposited // 2
+    built.node.send(stable, "transfer(address,uint256)", proxy, amount, sender=saver)
+    booster = aura.booster
+    _as_proxy(built, proxy, [(stable, APPROVE, (booster, amount)), (booster, "deposit(uint256,uint256)", (1, amount))])
+    return f"{booster.lower()}:1"
 
 
 def _lent(built: all_worlds.AllWorlds, proxy: str) -> str:
@@ -357,7 +369,8 @@ def _lent(built: all_worlds.AllWorlds, proxy: str) -> str:
     return f_usdc
 
 
-DEPOSITED = {"eigenlayer": _restaked, "fluid": _lent}
+DEPOSITED = {"eigenlayer": _restaked, "fluid": _lent, "aura": _boosted}
+
 """The protocols in which the controller's DSProxy gets a position of its own, not sent by the
 saver (a position no transfer moves), by protocol -> what makes it, returning the position's id."""
 
