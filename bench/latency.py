@@ -97,6 +97,16 @@ QUERIES = [
         ],
     ),
 ]
+POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { details { __typename } } errors { error { code message } } } }"""
+
+
+FLOW_ROWS = [
+    ("euler (controller)", [("euler", "controller")]),
+    ("eigenlayer (saver)", [("eigenlayer", "saver")]),
+    ("renzo (borrower: WithdrawQueue requests)", [("renzo", "borrower")]),
+]
+"""Series rows of the protocols whose flows came last (their own streams and events)."""
 PORTFOLIO = """query($wallet: String!, $chains: [Int!]) { portfolio(walletAddress: $wallet, chainIds: $chains) {
   data { __typename } errors { error { code message } } coverage { complete } } }"""
 PAST = 10
@@ -129,13 +139,15 @@ async def timed(
     rtts: list[int],
     series: bool = False,
     portfolio_chains: list[int] | None = None,
+    pools: bool = False,
 ) -> Timed:
     """`runs` runs, each asking once at every RTT of `rtts` in turn (each chain's proxy holding
     every request that long; a block mined on every chain before each ask, and seen by its head
     follower before the query, as on chains whose blocks come while nobody asks, and the server's
     work in the background settled, as tests/test_rounds.py does), after one warm-up
     run (which also starts the followers, where no query has yet). `inputs` a wallet's address: its
-    `portfolio` (on `portfolio_chains`, or the server's own chains)."""
+    `portfolio` (on `portfolio_chains`, or the server's own chains); with `pools`, `poolDetails` of
+    the inputs."""
     node = chains[0][0]
     durations: dict[int, list[float]] = {rtt: [] for rtt in rtts}
     requests, again = [], []
@@ -153,10 +165,14 @@ async def timed(
             await settled(lambda: sum(proxy.handling for _, proxy, _ in chains))
             before = sum(proxy.reads() for _, proxy, _ in chains)
             started = time.perf_counter()
-            await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
+            await ask(
+                client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains, pools
+            )
             elapsed = (time.perf_counter() - started) * 1000
             between = sum(proxy.reads() for _, proxy, _ in chains)
-            await ask(client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains)
+            await ask(
+                client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains, pools
+            )
             if run:
                 durations[rtt].append(elapsed)
                 requests.append(between - before)
@@ -170,11 +186,12 @@ async def ask(
     inputs: list[dict[str, Any]] | str,
     series_from: int | None = None,
     portfolio_chains: list[int] | None = None,
+    pools: bool = False,
 ) -> None:
     """One query: `walletPositions` of the inputs, or from `series_from` their SERIES_POINTS-point
     series to the newest block; more than five inputs, five a request, the requests at once (what
     a client sends without `portfolio` for a wallet's whole portfolio); a wallet's `portfolio` on
-    `portfolio_chains` (None: the server's own)."""
+    `portfolio_chains` (None: the server's own); with `pools`, the inputs' `poolDetails`."""
     if isinstance(inputs, str):
         variables = {"wallet": inputs, "chains": portfolio_chains}
         async with client.post(
@@ -189,15 +206,15 @@ async def ask(
         await asyncio.gather(*(ask(client, key, inputs[i : i + 5], series_from) for i in range(0, len(inputs), 5)))
         return
     variables: dict[str, Any] = {"inputs": inputs}
+    query, field = (POOLS, "poolDetails") if pools else (QUERY, "walletPositions")
     if series_from is not None:
         variables |= {"from": {"blockNumber": series_from}, "points": SERIES_POINTS}
+        query, field = SERIES, "positionsHistory"
     async with client.post(
-        "/graphql",
-        json={"query": QUERY if series_from is None else SERIES, "variables": variables},
-        headers={"x-api-key": key},
+        "/graphql", json={"query": query, "variables": variables}, headers={"x-api-key": key}
     ) as response:
         body = await response.json()
-    result = body["data"]["walletPositions" if series_from is None else "positionsHistory"]
+    result = body["data"][field]
     assert not result["errors"], result["errors"]
     failed = [point["error"] for entry in result["data"] for point in entry.get("points", []) if point["error"]]
     assert not failed, failed
@@ -234,6 +251,9 @@ async def measure(
             for name, wanted in QUERIES:
                 inputs = [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in wanted]
                 await row(name, one, inputs)
+            for name, wanted_pools in all_worlds.pools(worlds):
+                asked = [{"protocol": p, "chainId": chain, "poolAddress": a} for p, a in wanted_pools]
+                await row(name, one, asked, pools=True)
             saver = worlds.wallets["saver"]
             every = [{"protocol": name, "chainId": chain, "walletAddress": saver} for name in app[server.REGISTRY]]
             await row(
@@ -249,7 +269,11 @@ async def measure(
             past = [{**item, "blockNumber": worlds.node.block_number() - PAST} for item in mix]
             await row(f"the same 5 inputs, {PAST} blocks back", one, past)
             worlds.node.mine(SERIES_SPAN)  # a span past the worlds' making, where each is as it stays
-            for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix)):
+            flows = [
+                (name, [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in wanted])
+                for name, wanted in FLOW_ROWS
+            ]
+            for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix), *flows):
                 await row(f"{name}, a {SERIES_POINTS}-point series", one, inputs, series=True)
     return found
 

@@ -34,6 +34,7 @@ from chain.futures import shared_future
 from chain.head import Follower, Head, hex_int, settle_depth
 from chain.lens import MAX_INITCODE, PROBE, PROBE_ANSWER, Tapes
 from chain.pins import header_by_hash, newest_header
+from chain.plans import CallKey, Planned, Plans, note
 from chain.rounds import MULTICALL3, PINNED, Call, Pin, Rounds
 from chain.rpc import Endpoint, RpcError, RpcStats, clean, hex_bytes
 from chain.rpc_batches import Coalescer, Exchange
@@ -90,6 +91,8 @@ class Chains:
         self.hints: dict[tuple[Any, ...], Any] = {}
         """Guesses kept across requests that a read then checks (the block last found at a time,
         adapters/history.py), never facts: a recorded request uses them too, its reads confirm."""
+        self.plans = Plans()
+        """Each input's last calls in rounds, asked together in its next answer's first round (chain/plans.py)."""
         self._urls = dict(urls)
         self._configured = frozenset(urls if configured is None else configured) & frozenset(urls)
         self._endpoints: dict[int, Endpoint] = {}
@@ -201,6 +204,8 @@ class ChainReader:
         self._calls: dict[tuple[Any, ...], asyncio.Future[tuple[Any, ...]]] = {}
         """Every call of the request, by target, calldata and outputs: asked once, however many
         inputs and positions ask (all read the same pinned block, so the answer is the same)."""
+        self.taped: set[CallKey] = set()
+        """The calls a lens's tape answered: no input's plan asks them again (chain/plans.py)."""
 
     @property
     def past(self) -> bool:
@@ -453,20 +458,31 @@ class ChainReader:
         Strings in the result are capped and stripped of control characters (rpc.safe_text)."""
         if not isinstance(target, str) or not _ADDRESS.fullmatch(target):
             raise ProtocolError(f"{label or 'a contract'}: {function.name} has no valid target address.")
-        target = target.lower()
-        calldata = function.calldata(*args)
-        key = (self.chain_id, target, calldata, function.outputs)
+        planned = (target.lower(), function, function.calldata(*args), label or f"contract {target.lower()}")
+        note(self, planned)
+        key = (self.chain_id, planned[0], planned[2], function.outputs)
         if function.immutable and (cached := self._cache.get(key)) is not None:
             return cast(tuple[Any, ...], cached)
-        if key not in self._calls:
-            future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-            self._calls[key] = shared_future(
-                self._read(Call(target, function, calldata, label or f"contract {target}", future))
-            )
-        result = await asyncio.shield(self._calls[key])
+        result = await asyncio.shield(self._started(key, planned))
         if function.immutable:
             self._cache.put(key, result)
         return result
+
+    def _started(self, key: tuple[Any, ...], planned: Planned) -> asyncio.Future[tuple[Any, ...]]:
+        """The call's one future of the request, started now if it is not yet."""
+        if key not in self._calls:
+            future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+            self._calls[key] = shared_future(self._read(Call(*planned, future)))
+        return self._calls[key]
+
+    def plan(self, planned: Iterable[Planned]) -> None:
+        """Start the calls of an input's plan (chain/plans.py) now, to go in the next round: the
+        adapter's identical calls then share their futures. A fact kept in the cache is not asked."""
+        for call in planned:
+            target, function, calldata, _ = call
+            key = (self.chain_id, target, calldata, function.outputs)
+            if not (function.immutable and self._cache.get(key) is not None):
+                self._started(key, call)
 
     async def _read(self, call: Call) -> tuple[Any, ...]:
         """A call's answer from the lenses' tapes once those that may hold it are back, else
@@ -474,6 +490,7 @@ class ChainReader:
         recorded = await self.tapes.answer(call.target, call.calldata)
         if recorded is None:
             return await self._rounds.read(call)
+        self.taped.add((call.target, call.calldata, call.function.outputs))
         success, answer = recorded
         self.endpoint.metrics.rpc_lens_reads.labels(self.endpoint.label).inc()
         self._rounds.settle(call, await self.block_number(), answer if success else None, None if success else answer)

@@ -118,7 +118,7 @@ async def fetch_input(
                 if answer is not None:
                     return answer
             header = shared_future(reader.block_header()) if protocol.kept else None
-            with noting_prices(reader) as prices:
+            with noting_prices(reader) as prices, planned(request, reader, key):
                 position = await (protocol.answer(function, context, address) if gated else function(context, address))
             if not isinstance(position, dict):
                 raise TypeError(f"fetch returned {type(position).__name__}, not a dict")
@@ -141,6 +141,16 @@ async def fetch_input(
         if there is not None and request.shared is not None:
             request.shared.put(there, position)
     return position
+
+
+def planned(request: RequestContext, reader: ChainReader, key: InputKey) -> contextlib.AbstractContextManager[None]:
+    """The input's plan started (its last answer's calls in rounds, in this answer's first round),
+    and this answer's calls recorded as its next (chain/plans.py); neither with provenance."""
+    if key[6]:
+        return contextlib.nullcontext()
+    plans = request.chains.chains.plans
+    reader.plan(plans.get(key[:4]))
+    return plans.recording(key[:4], reader)
 
 
 Kept = tuple["tuple[Any, ...] | None", "tuple[Any, ...] | None"]

@@ -163,3 +163,27 @@ def prepare(node: Anvil, folder: Path, key_name: str) -> tuple[AllWorlds, str]:
     worlds = build(node)
     (folder / "addresses.json").write_text(json.dumps(worlds.addresses))
     return worlds, auth.create_key(folder / "keys.env", key_name)[0]
+
+
+def pools(worlds: AllWorlds) -> list[tuple[str, list[tuple[str, str]]]]:
+    """A pool of each kind the protocols answer `poolDetails` for (a name, its (protocol, pool)
+    inputs): what bench/latency.py times and tests/test_rounds.py counts."""
+    parts, data = worlds.parts, worlds.addresses[str(worlds.node.chain_id)]
+    balancer = parts["balancer"]
+    return [
+        ("morpho pool (a market)", [("morpho", morpho_world.market_id(parts["morpho"].market_a))]),
+        ("maker pool (an ilk, ETH-A, by its bytes32 name)", [("maker", "0x" + maker_world.ilk_key("ETH-A").hex())]),
+        ("euler pool (an EVK vault, eUSDC)", [("euler", parts["euler"].contracts["eUSDC"])]),
+        ("eigenlayer pool (a strategy)", [("eigenlayer", parts["eigenlayer"].strategies["eLST"])]),
+        ("curve pool (a stableswap-ng pool and its gauge)", [("curve", parts["curve"].stable)]),
+        ("convex pool (a Booster pool by its reward pool)", [("convex", min(parts["convex"].rewards.values()))]),
+        ("balancer pool (a v2 composable stable pool and its gauge)", [("balancer", balancer.pools["stable"][0])]),
+        ("balancer pool (a v3 weighted pool)", [("balancer", balancer.v3.pool)]),
+        ("aura pool (a Booster pool by its reward pool)", [("aura", parts["aura"].reward_pools[1])]),
+        ("lido pool (stETH, its withdrawal queue)", [("lido", data["lido"]["stETH"])]),
+        ("etherfi pool (weETH, its withdraw request NFT)", [("etherfi", data["etherfi"]["weETH"])]),
+        ("rocketpool pool (rETH)", [("rocketpool", data["rocketpool"]["rETH"])]),
+        ("renzo pool (ezETH)", [("renzo", data["renzo"]["ezETH"])]),
+        ("kelp pool (rsETH)", [("kelp", data["kelp"]["rsETH"])]),
+        ("sky pool (a vault)", [("sky", data["sky"]["vaults"][0]["address"])]),
+    ]

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import eth_abi
+from eth_hash.auto import keccak
+
 from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts
 
 WAD = 10**18
@@ -301,3 +304,8 @@ def add_hostile_parts(world: MorphoWorld, artifacts: dict[str, Artifact]) -> dic
     world.set_feed(USDC_USD)
     world.hostile = {"flaky": flaky, "bombed": bombed, "hostile_vault": hostile_vault}
     return world.hostile
+
+
+def market_id(params: tuple[Any, ...]) -> str:
+    """A market's id: keccak256 of its ABI-encoded MarketParams (Morpho Blue's MarketParamsLib)."""
+    return "0x" + keccak(eth_abi.encode(["(address,address,address,address,uint256)"], [params])).hex()

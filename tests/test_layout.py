@@ -33,14 +33,14 @@ CHAIN_MAY_USE = {"errors", "metrics", "immutable_cache"}
 ADAPTERS_MAY_USE = {"errors", "addresses", "addresses.fields"}
 CHAIN_LAYERS = [
     {"chain.abi", "chain.keccak", "chain.rpc", "chain.rpc_batches", "chain.futures", "chain.index_store"},
-    {"chain.head", "chain.lens", "chain.rounds", "chain.index_sqlite"},
+    {"chain.head", "chain.lens", "chain.plans", "chain.rounds", "chain.index_sqlite"},
     {"chain.event_logs", "chain.index_postgres", "chain.pins"},
     {"chain.reader", "chain"},
     {"chain.erc20", "chain.erc4626", "chain.provenance"},
     {"chain.event_index"},
 ]
 """Within `chain/`, bottom up: the transport, the codec, the hash, the shared futures and what the
-index stores; the head follower, the lenses' tapes, the rounds of calls and the index's SQLite
+index stores; the head follower, the lenses' tapes, the read plans, the rounds of calls and the index's SQLite
 store; eth_getLogs in those rounds, its PostgreSQL store (which writes SQLite snapshots) and the
 pins that take a round trip; the
 reader (and the face that re-exports it), the token views read through it, and the event index

@@ -13,9 +13,7 @@ import math
 import re
 from fractions import Fraction
 
-import eth_abi
 import pytest
-from eth_hash.auto import keccak
 
 import protocols
 import server
@@ -24,6 +22,7 @@ from adapters.morpho.section import MORPHO
 from tests import morpho_world as W
 from tests.conftest import covered_to, query_positions, until_indexed, world_api, world_fixture
 from tests.evm import TOOLS, Anvil
+from tests.morpho_world import market_id
 from tests.rpc_proxy import RpcProxy
 
 PARAMS = "(address,address,address,address,uint256)"
@@ -46,10 +45,6 @@ world = world_fixture(lambda node: W.build(node, W.compile_all()))
 
 async def positions(api, *wallets, chain_id=31337):
     return await query_positions(api, QUERY, "morpho", wallets, chain_id)
-
-
-def market_id(params) -> str:
-    return "0x" + keccak(eth_abi.encode([PARAMS], [params])).hex()
 
 
 class Chain:

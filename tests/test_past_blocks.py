@@ -17,10 +17,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import eth_abi
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from eth_hash.auto import keccak
 from graphql import build_schema
 
 import protocols
@@ -29,6 +27,7 @@ from config import Settings
 from schema import SDL
 from tests import aave_world, all_worlds, fluid_world, morpho_world, test_fault_schedules
 from tests.evm import Anvil
+from tests.morpho_world import market_id
 from tests.rpc_proxy import RpcProxy
 from tests.test_fault_schedules import positions_query, select_all
 
@@ -147,10 +146,6 @@ def pool_inputs(worlds: Any, block: int | None = None) -> list[dict[str, Any]]:
         }
         for protocol, pool in pools
     ]
-
-
-def market_id(params: tuple[Any, ...]) -> str:
-    return "0x" + keccak(eth_abi.encode([PARAMS], [params])).hex()
 
 
 def first_step(worlds: Any) -> None:

@@ -339,3 +339,25 @@ async def test_vaults_that_misbehave_cost_only_their_own_figures(world_client, w
     assert "more than the 32 this service reads" in by_figure["adapters are"]["message"]
     assert {"apy and netApy are", "totalAssets is", "curator is"} <= set(by_figure)
     assert all(w["target"] == hostile and w["code"] == "FIGURE_UNAVAILABLE" for w in claimed["warnings"])
+
+
+async def test_a_read_plan_changes_no_figure(world_client, world):
+    """A pool asked before has a read plan (chain/plans.py): its calls, asked in the next answer's
+    first round, answer only the adapter's identical calls. The market and the vaults, asked at the
+    block before (their plans kept), then at the newest block, are the answer with `provenance` at
+    that block, which reads without a plan."""
+    inputs = [
+        ("morpho", 31337, market_id(world.market_a)),
+        ("morpho", 31337, world.vault_v1),
+        ("morpho", 31337, world.vault_v2),
+    ]
+    newest = world.node.block_number()
+    at = lambda block: [{"protocol": p, "chainId": c, "poolAddress": a, "blockNumber": block} for p, c, a in inputs]  # noqa: E731
+    recorded = QUERY.replace("data {", "data { provenance { method }", 1)
+    first = await world_client.query(QUERY, {"inputs": at(newest - 1)})
+    assert first.status == 200 and first.body["data"]["poolDetails"]["errors"] == []
+    planned = (await world_client.query(QUERY, {"inputs": at(newest)})).body["data"]["poolDetails"]
+    afresh = (await world_client.query(recorded, {"inputs": at(newest)})).body["data"]["poolDetails"]
+    assert planned["errors"] == afresh["errors"] == []
+    assert all(entry.pop("provenance") for entry in afresh["data"])
+    assert planned["data"] == afresh["data"]

@@ -12,7 +12,10 @@ one chain holding every test world, with a block mined before each query as on a
   whose event index is scanned from each stream's start): at most FIRST;
 - the five-input mix at the head and ten blocks back: at most ROUNDS; 30-point series: at most SERIES;
 - each demo wallet's `portfolio` (every protocol on the chain at once): at most ROUNDS, and again
-  at the same block no request at all.
+  at the same block no request at all;
+- `poolDetails` of a pool of each kind (tests/all_worlds.py `pools`), once asked before (its read
+  plan kept, chain/plans.py): at most ROUNDS (POOL_ROUNDS names the exceptions); its first
+  answer's rounds are printed, not held.
 
 bench/latency.py times the same paths behind a provider's round-trip time; this counts them.
 """
@@ -29,6 +32,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 import server
+from tests import all_worlds
 from tests.conftest import served_fixture
 from tests.evm import Anvil
 from tests.rpc_proxy import Lockstep, RpcProxy, settled
@@ -67,6 +71,13 @@ SERIES_QUERY = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $point
   positionsHistory(inputs: $inputs, from: $from, points: $points) {
     data { points { blockNumber error { code message } positions { __typename } } }
     errors { error { code message } } } }"""
+
+
+POOLS = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
+  data { details { __typename } } errors { error { code message } } } }"""
+POOL_ROUNDS = {"balancer": 4}
+"""A pool's rounds where more than ROUNDS: Balancer's gauges are found among every gauge the event
+index lists (its tail read, then a sweep of their `lp_token()`, in rounds a plan does not hold)."""
 
 
 PORTFOLIO = """query($wallet: String!) { portfolio(walletAddress: $wallet) {
@@ -217,6 +228,10 @@ def counted(worlds: Any, holders: dict[str, list[str]]) -> Iterator[dict[str, An
                 found[f"portfolio ({role}), again at the same block"] = (
                     await server_.count(PORTFOLIO, [], {"wallet": wallet})
                 )[:2]
+            for name, wanted in all_worlds.pools(built):
+                asked = [{"protocol": p, "chainId": chain, "poolAddress": a} for p, a in wanted]
+                found[f"poolDetails, the first: {name}"] = await server_.fresh(POOLS, asked)
+                found[f"poolDetails: {name}"] = await server_.fresh(POOLS, asked)
             found["the 5-input mix"] = await server_.fresh(query(inputs(*MIX)), inputs(*MIX))
             back = node.block_number() + 1 - PAST
             found[f"the 5-input mix, {PAST} blocks back"] = await server_.fresh(
@@ -256,7 +271,7 @@ def test_every_protocol_is_counted(counted: dict[str, Any], holders: dict[str, l
 
 
 def test_a_query_takes_at_most_two_rounds(counted: dict[str, Any]) -> None:
-    plain = lambda name: "," not in name or "blocks back" in name  # noqa: E731
+    plain = lambda name: ("," not in name or "blocks back" in name) and not name.startswith("poolDetails")  # noqa: E731
     assert not over(counted, ROUNDS, plain)
 
 
@@ -278,3 +293,13 @@ def test_a_first_deployments_first_query_takes_at_most_first_rounds(counted: dic
 
 def test_a_series_takes_at_most_three_rounds(counted: dict[str, Any]) -> None:
     assert not over(counted, SERIES, lambda name: "series" in name)
+
+
+def test_a_pools_details_take_at_most_two_rounds_once_asked(counted: dict[str, Any]) -> None:
+    """The second `poolDetails` of a pool: its plan's calls go in its first round (chain/plans.py)."""
+    asked = {name: figures for name, figures in counted.items() if name.startswith("poolDetails: ")}
+    assert len(asked) >= 15
+    over_budget = {
+        name: rounds for name, (rounds, _) in asked.items() if rounds > POOL_ROUNDS.get(name.split()[1], ROUNDS)
+    }
+    assert over_budget == {}
