@@ -36,6 +36,26 @@ interface IEVault {
         returns (uint256 collateralValue, uint256 liabilityValue);
 }
 
+/// @dev Euler's reward streams (euler-xyz/reward-streams' IRewardStreams): an account's enabled
+/// rewards for a rewarded vault, what it earned, the shares counted for it, and each stream's
+/// current epoch amount and eligible shares.
+interface IRewardStreams {
+    function EPOCH_DURATION() external view returns (uint256);
+
+    function enabledRewards(address account, address rewarded) external view returns (address[] memory);
+
+    function earnedReward(address account, address rewarded, address reward, bool ignoreRecentReward)
+        external
+        view
+        returns (uint256);
+
+    function balanceOf(address account, address rewarded) external view returns (uint256);
+
+    function rewardAmount(address rewarded, address reward) external view returns (uint256);
+
+    function totalRewardedEligible(address rewarded, address reward) external view returns (uint256);
+}
+
 /// @dev Euler's oracle router.
 interface IPriceOracle {
     function getQuote(uint256 inAmount, address base, address quote) external view returns (uint256 outAmount);
@@ -48,13 +68,16 @@ interface IPriceOracle {
 /// facts, `convertToAssets`, the rate, fee, cash and borrows, and the asset's USD feed (from
 /// `priced`/`feeds`); for a controller it owes: the oracle, the unit of account (and its feed),
 /// `accountLiquidity(account, true)`, and each enabled collateral's LTV, balance, token facts and
-/// quote, with the debt's; and the sequencer uptime feed (an L2's prices count only while it is up).
+/// quote, with the debt's; where it holds shares and the chain has reward streams: the rewards it
+/// enabled for the vault, the shares counted for it, the epoch's length and, per reward, its token
+/// facts, earnings, the epoch's amount, the eligible shares (and their assets) and its feed; and the sequencer uptime feed (an L2's prices count only while it is up).
 contract EulerLens is Recorder {
     address private constant USD = address(840);
 
     struct Context {
         Tape tape;
         address account;
+        address streams;
         address[] collaterals;
         address[] priced;
         address[] feeds;
@@ -63,6 +86,7 @@ contract EulerLens is Recorder {
     constructor(
         address account,
         address evc,
+        address streams,
         address[] memory known,
         address[] memory priced,
         address[] memory feeds,
@@ -71,6 +95,7 @@ contract EulerLens is Recorder {
         Context memory ctx;
         ctx.tape = _tape();
         ctx.account = account;
+        ctx.streams = streams;
         ctx.priced = priced;
         ctx.feeds = feeds;
         _call(ctx.tape, evc, abi.encodeCall(IEVC.getAccountOwner, (account)));
@@ -108,6 +133,24 @@ contract EulerLens is Recorder {
         _call(ctx.tape, vault, abi.encodeCall(IEVault.totalBorrows, ()));
         _feed(ctx.tape, _lookup(asset, ctx.priced, ctx.feeds));
         if (controller && borrowed != 0) _risk(ctx, vault, asset, borrowed);
+        if (shares != 0 && ctx.streams != address(0)) _rewards(ctx, vault);
+    }
+
+    function _rewards(Context memory ctx, address vault) private view {
+        address streams = ctx.streams;
+        address[] memory rewards =
+            _list(ctx.tape, streams, abi.encodeCall(IRewardStreams.enabledRewards, (ctx.account, vault)));
+        _call(ctx.tape, streams, abi.encodeCall(IRewardStreams.balanceOf, (ctx.account, vault)));
+        _call(ctx.tape, streams, abi.encodeCall(IRewardStreams.EPOCH_DURATION, ()));
+        for (uint256 i = 0; i < rewards.length; i++) {
+            address reward = rewards[i];
+            _tokenInfo(ctx.tape, reward);
+            _call(ctx.tape, streams, abi.encodeCall(IRewardStreams.earnedReward, (ctx.account, vault, reward, false)));
+            _call(ctx.tape, streams, abi.encodeCall(IRewardStreams.rewardAmount, (vault, reward)));
+            uint256 eligible = _word(ctx.tape, streams, abi.encodeCall(IRewardStreams.totalRewardedEligible, (vault, reward)));
+            _feed(ctx.tape, _lookup(reward, ctx.priced, ctx.feeds));
+            _call(ctx.tape, vault, abi.encodeCall(IERC4626.convertToAssets, (eligible)));
+        }
     }
 
     /// The router quotes the debt and each balance themselves, as EVK's LiquidityUtils does.

@@ -2,7 +2,9 @@
 collateral), an oracle router in USD and the eVault factory's events, as test contracts with the
 signatures and arithmetic of Euler's own (tests/contracts/TestEuler.sol: no package ships Euler
 v2's bytecode). An owner whose sub-account 1 borrows USDC against WETH, whose sub-account 2 lends
-USDC, and who lends a little USDC itself; USD feeds for both assets.
+USDC, and who lends a little USDC itself; USD feeds for both assets. Reward streams
+(tests/contracts/TestEulerRewardStreams.sol) pay EUL on eUSDC from the epoch after the positions,
+and the lender sub-account enabled it, its shares forwarded as EVK's balance forwarder does.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ LTV = (8_000, 8_500)
 """WETH as collateral of the USDC vault: borrow and liquidation LTV."""
 SUPPLIED = {"owner": 1_000 * USDC, "lender": 50_000 * USDC}
 COLLATERAL, BORROWED = 10 * ETHER, 20_000 * USDC
+EPOCH = 10 * 7 * 86_400
+"""The reward streams' EPOCH_DURATION: reward-streams' longest, so the stream runs past the year."""
+PER_EPOCH, EPOCHS = 100 * ETHER, 25
+"""EUL registered per epoch on eUSDC, for reward-streams' longest distribution."""
+EUL_USD = 2 * 10**8
+"""The EUL/USD feed's answer (8 decimals)."""
 
 
 def sub_account(owner: str, index: int) -> str:
@@ -40,6 +48,7 @@ def compile_all() -> dict[str, Artifact]:
         [
             CONTRACTS / "TestEuler.sol",
             CONTRACTS / "TestEulerFactory.sol",
+            CONTRACTS / "TestEulerRewardStreams.sol",
             CONTRACTS / "TestToken.sol",
             CONTRACTS / "TestPriceFeed.sol",
         ]
@@ -51,13 +60,16 @@ class EulerWorld:
     node: Anvil
     owner: str = ""
     start_block: int = 0
+    rewards_start: int = 0
+    """When the EUL stream began paying: the start of the epoch after its registration (unix seconds)."""
     contracts: dict[str, str] = field(default_factory=dict)
-    """evc, factory, oracle, irm, and by asset symbol its token, its vault ("eUSDC") and its feed ("USDC/USD")."""
+    """evc, factory, oracle, irm, streams (the reward streams), and by asset symbol its token, its vault
+    ("eUSDC") and its feed ("USDC/USD"); EUL and EUL/USD."""
 
     def addresses_override(self) -> dict[str, Any]:
         """The `euler` section of a chain's addresses."""
         factory = {"address": self.contracts["factory"], "startBlock": self.start_block}
-        return {"evc": self.contracts["evc"], "eVaultFactory": factory}
+        return {"evc": self.contracts["evc"], "eVaultFactory": factory, "rewardStreams": self.contracts["streams"]}
 
     def feeds(self) -> dict[str, Any]:
         """The assets' USD feeds, a chain's `priceFeeds` entries."""
@@ -67,7 +79,7 @@ class EulerWorld:
                 "feed": self.contracts[f"{symbol}/USD"],
                 "heartbeat": 10**9,
             }
-            for symbol in PRICES
+            for symbol in (*PRICES, "EUL")
         }
 
     def write_addresses(self, path: Path) -> Path:
@@ -111,6 +123,7 @@ def build(node: Anvil, owner: str | None = None, elapse: int = YEAR) -> EulerWor
     node.send(made["eUSDC"], "setLTV(address,uint16,uint16,uint32)", made["eWETH"], *LTV, 0)
     node.send(made["oracle"], "govSetResolvedVault(address,bool)", made["eWETH"], True)
     _positions(world)
+    _rewards(world)
     if elapse:
         node.rpc("evm_increaseTime", elapse)
         node.mine()
@@ -137,6 +150,32 @@ def _positions(world: EulerWorld) -> None:
         (made["eUSDC"], world.sub(1), 0, _data("borrow(uint256,address)", BORROWED, owner)),
     ]
     node.send(made["evc"], "batch((address,address,uint256,bytes)[])", items, sender=owner)
+
+
+def _rewards(world: EulerWorld) -> None:
+    """The reward streams: a funder registers EUL on eUSDC for EPOCHS epochs from the next; the
+    lender sub-account (2) enables it through the EVC and its vault forwards its shares. The test
+    vault has no balance forwarder (it would pass EIP-170's size), so its one call of EVK's
+    `enableBalanceForwarder`, `balanceTrackerHook(account, balance, false)`, is made as the vault."""
+    node, made, artifacts, owner = world.node, world.contracts, compile_all(), world.owner
+    made["streams"] = node.deploy(artifacts["TestRewardStreams"], ["address", "uint48"], [made["evc"], EPOCH])
+    made["EUL"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Euler", "EUL", 18])
+    made["EUL/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    node.send(made["EUL/USD"], "set(int256,uint256)", EUL_USD, node.timestamp())
+    funder = node.accounts[0]
+    node.send(made["EUL"], "mint(address,uint256)", funder, PER_EPOCH * EPOCHS)
+    node.send(made["EUL"], "approve(address,uint256)", made["streams"], PER_EPOCH * EPOCHS, sender=funder)
+    register = "registerReward(address,address,uint48,uint128[])"
+    node.send(made["streams"], register, made["eUSDC"], made["EUL"], 0, [PER_EPOCH] * EPOCHS, sender=funder)
+    world.rewards_start = (node.call(made["streams"], "currentEpoch()") + 1) * EPOCH
+    lender, vault = world.sub(2), made["eUSDC"]
+    enable = _data("enableReward(address,address)", vault, made["EUL"])
+    node.send(made["evc"], "call(address,address,uint256,bytes)", made["streams"], lender, 0, enable, sender=owner)
+    shares = node.call(vault, "balanceOf(address)", lender)
+    node.rpc("anvil_impersonateAccount", vault)
+    node.rpc("anvil_setBalance", vault, hex(10**18))
+    node.send(made["streams"], "balanceTrackerHook(address,uint256,bool)", lender, shares, False, sender=vault)
+    node.rpc("anvil_stopImpersonatingAccount", vault)
 
 
 def _data(signature: str, *args: Any) -> bytes:

@@ -4,6 +4,7 @@ liquidation price checked by the vault's own `checkLiquidation`."""
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
@@ -12,8 +13,9 @@ import pytest
 
 from adapters.euler import contracts as C
 from tests import euler_world as W
-from tests.conftest import input_entries, world_fixture
+from tests.conftest import input_entries, world_api, world_fixture
 from tests.node_oracles import abi_functions
+from tests.test_lenses import lens_interfaces
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on EulerWalletPositions { walletAddress holder via blockNumber warnings { code target message }
@@ -186,6 +188,46 @@ def test_the_adapter_reads_the_views_the_test_contracts_declare():
             assert declared[function.signature] == function.output_types, (contract, function.signature)
 
 
+REWARD_STREAMS_ABI = {
+    "EPOCH_DURATION()": ["uint256"],
+    "MAX_EPOCHS_AHEAD()": ["uint256"],
+    "MAX_DISTRIBUTION_LENGTH()": ["uint256"],
+    "MAX_REWARDS_ENABLED()": ["uint256"],
+    "registerReward(address,address,uint48,uint128[])": [],
+    "claimReward(address,address,address,bool)": ["uint256"],
+    "enableReward(address,address)": ["bool"],
+    "earnedReward(address,address,address,bool)": ["uint256"],
+    "enabledRewards(address,address)": ["address[]"],
+    "isRewardEnabled(address,address,address)": ["bool"],
+    "balanceOf(address,address)": ["uint256"],
+    "rewardAmount(address,address)": ["uint256"],
+    "totalRewardedEligible(address,address)": ["uint256"],
+    "totalRewardRegistered(address,address)": ["uint256"],
+    "totalRewardClaimed(address,address)": ["uint256"],
+    "rewardAmount(address,address,uint48)": ["uint256"],
+    "currentEpoch()": ["uint48"],
+    "getEpoch(uint48)": ["uint48"],
+    "getEpochStartTimestamp(uint48)": ["uint48"],
+    "getEpochEndTimestamp(uint48)": ["uint48"],
+    "balanceTrackerHook(address,uint256,bool)": [],
+}
+"""ITrackingRewardStreams as euler-xyz/reward-streams publishes it (src/interfaces/IRewardStreams.sol
+and IBalanceTracker.sol at a63c358, no npm package), less `updateReward` and `disableReward`, which
+the test streams leave out."""
+
+
+def test_the_test_reward_streams_and_the_lens_declare_the_published_interface():
+    """The test streams declare every function of the published interface (but the two left out)
+    with its outputs; the adapter's and the lens's reads are among them."""
+    declared = abi_functions(W.compile_all()["TestRewardStreams"].abi)
+    assert {signature: declared.get(signature) for signature in REWARD_STREAMS_ABI} == REWARD_STREAMS_ABI
+    functions = (C.ENABLED_REWARDS, C.EARNED_REWARD, C.STREAM_BALANCE, C.REWARD_AMOUNT, C.TOTAL_REWARDED_ELIGIBLE)
+    for function in (*functions, C.EPOCH_DURATION):
+        assert REWARD_STREAMS_ABI[function.signature] == function.output_types, function.signature
+    lens = abi_functions(lens_interfaces()["IRewardStreams"])
+    assert lens.items() <= REWARD_STREAMS_ABI.items()
+
+
 POOL = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) {
   data { details { ... on EulerVaultPool { type vaultAddress totalAssets cash totalBorrows supplyApy borrowApy
     interestFee oracle unitOfAccount collateralVaults { vaultAddress borrowLtv liquidationLtv } } } }
@@ -207,3 +249,57 @@ async def test_pool_details_of_a_vault_and_a_clear_error_for_another_address(wor
     assert pool["supplyApy"] == lender["vaultPositions"][0]["supplyApy"]
     (error,) = found["errors"]
     assert error["error"]["code"] == "VALIDATION_ERROR" and "not an Euler vault" in error["error"]["message"]
+
+
+REWARDS = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on EulerWalletPositions { blockNumber warnings { code target message }
+    vaultPositions { vaultAddress asset { decimals } rewards { token { address symbol } claimable claimableUsd
+      eligibleShares apr } legs { role key amount } } } }
+  errors { error { code message } } } }"""
+
+
+async def test_rewards_are_the_reward_streams_own(world_client, world):
+    """The lender sub-account enabled EUL on its eUSDC at the reward streams and its shares were
+    forwarded: its position lists what earnedReward says a claim pays (all the stream paid since it
+    began, the lender being its only eligible holder), as a REWARD leg, with the stream's APR from
+    its own views; the owner's own eUSDC enabled none."""
+    own, _, lender = await input_entries(world_client, REWARDS, "euler", world.owner)
+    node, made, block = world.node, world.contracts, lender["blockNumber"]
+    streams, vault, eul = made["streams"], made["eUSDC"], made["EUL"]
+    (lent,) = lender["vaultPositions"]
+    (reward,) = lent["rewards"]
+    earned = node.call(
+        streams, "earnedReward(address,address,address,bool)", world.sub(2), vault, eul, False, block=block
+    )
+    paid = Fraction(W.PER_EPOCH * (node.timestamp(block) - world.rewards_start), W.EPOCH)
+    assert 0 < earned <= paid and paid - earned < 10**6, "the stream's own arithmetic: all of it, less rounding"
+    assert reward["token"] == {"address": eul, "symbol": "EUL"} and reward["claimable"] == str(earned)
+    assert reward["claimableUsd"] == pytest.approx(earned / 10**18 * W.EUL_USD / 10**8)
+    assert reward["eligibleShares"] == str(W.SUPPLIED["lender"])
+    key = f"{vault}:{eul}:reward"
+    assert {"role": "REWARD", "key": key, "amount": str(earned)} in lent["legs"]
+    amount = node.call(streams, "rewardAmount(address,address)", vault, eul, block=block)
+    eligible = node.call(streams, "totalRewardedEligible(address,address)", vault, eul, block=block)
+    assets = node.call(vault, "convertToAssets(uint256)", eligible, block=block)
+    assert amount == W.PER_EPOCH and eligible == W.SUPPLIED["lender"]
+    yearly_usd = Fraction(amount * C.SECONDS_PER_YEAR, W.EPOCH) / 10**18 * Fraction(W.EUL_USD, 10**8)
+    assert reward["apr"] == pytest.approx(float(yearly_usd / Fraction(assets, W.USDC)), rel=1e-12)
+    assert lender["warnings"] == []
+    assert [position["rewards"] for position in own["vaultPositions"]] == [[]] and own["warnings"] == []
+
+
+async def test_a_reward_without_a_price_is_named_and_its_apr_null(aiohttp_client, keys_file, api_key, world, tmp_path):
+    """With EUL's feed left out of the data, what the lender earned is still listed, its USD and
+    the stream's APR null, each named."""
+    made = world.contracts
+    feeds = {token: feed for token, feed in world.feeds().items() if token != made["EUL"]}
+    chain = {"name": "anvil devnet", "euler": world.addresses_override(), "priceFeeds": feeds}
+    (tmp_path / "a.json").write_text(json.dumps({str(world.node.chain_id): chain}))
+    api = await world_api(aiohttp_client, keys_file, api_key, tmp_path / "a.json", world.node)
+    _, _, lender = await input_entries(api, REWARDS, "euler", world.owner)
+    ((reward,),) = [position["rewards"] for position in lender["vaultPositions"]]
+    assert int(reward["claimable"]) > 0 and (reward["claimableUsd"], reward["apr"]) == (None, None)
+    warned = {w["code"]: (w["target"], w["message"]) for w in lender["warnings"]}
+    assert warned.keys() == {"PRICE_UNAVAILABLE", "FIGURE_UNAVAILABLE"} and len(lender["warnings"]) == 2
+    assert warned["PRICE_UNAVAILABLE"][0] == made["EUL"] and warned["FIGURE_UNAVAILABLE"][0] == made["eUSDC"]
+    assert "EUL reward stream's APR" in warned["FIGURE_UNAVAILABLE"][1]

@@ -238,6 +238,7 @@ UNPUBLISHED = {
     "IEVC": "Euler publishes its ABIs on a public repository only (euler-xyz/euler-interfaces), no npm package",
     "IEVault": "likewise",
     "IPriceOracle": "likewise",
+    "IRewardStreams": "likewise (euler-xyz/reward-streams; tests/test_euler.py holds it to IRewardStreams.sol)",
     "IAuraBooster": "Aura publishes its ABIs in its source only (aurafinance/aura-contracts; docs/protocols/aura.md)",
     "IAuraRewards": "likewise",
     "IAuraStashToken": "likewise",

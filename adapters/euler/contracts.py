@@ -36,6 +36,16 @@ ORACLE = Function("oracle()", "7dc0d1d0", ("address",))
 UNIT_OF_ACCOUNT = Function("unitOfAccount()", "3e833364", ("address",))
 IS_PROXY = Function("isProxy(address)", "29710388", ("bool",))
 """The eVault factory's word that it made a vault."""
+ENABLED_REWARDS = Function("enabledRewards(address,address)", "e1f2560a", ("address[]",))
+EARNED_REWARD = Function("earnedReward(address,address,address,bool)", "180be024", ("uint256",))
+STREAM_BALANCE = Function("balanceOf(address,address)", "f7888aec", ("uint256",))
+REWARD_AMOUNT = Function("rewardAmount(address,address)", "81783f17", ("uint256",))
+TOTAL_REWARDED_ELIGIBLE = Function("totalRewardedEligible(address,address)", "33c359e3", ("uint256",))
+EPOCH_DURATION = Function("EPOCH_DURATION()", "a70b9f0c", ("uint256",), immutable=True)
+"""Euler's reward streams (euler-xyz/reward-streams, src/interfaces/IRewardStreams.sol): the rewards
+an account enabled for a rewarded vault, what it has earned of one, the vault shares the streams
+count for it (what its vault forwarded), the current epoch's amount of a stream, the shares
+eligible to it, and the epoch's length in seconds."""
 GET_QUOTE = Function("getQuote(uint256,address,address)", "ae68676c", ("uint256",))
 """The oracle router's price: `inAmount` of `base` in `quote`. A collateral is priced as vault
 shares (the router converts them to the vault's asset), a debt as the vault's asset."""

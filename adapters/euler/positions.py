@@ -9,6 +9,11 @@ How each figure is derived (docs/protocols/euler.md has the long form):
   (adapters/accounts/, `euler-subaccount`).
 - `shares` = `balanceOf`, `assets` = `convertToAssets(shares)`, `borrowed` = `debtOf` (the vault
   accrues both to the block itself); USD through the asset's feed.
+- Rewards (where the data names the chain's reward streams): the streams' `enabledRewards(account,
+  vault)`, each one's `earnedReward(account, vault, reward, false)` (what a claim pays) as a
+  REWARD leg, and its APR: the current epoch's `rewardAmount` x (a year / `EPOCH_DURATION`) in USD
+  over the USD value of `convertToAssets(totalRewardedEligible)`; `balanceOf(account, vault)` is
+  the shares the streams count for the account (those its vault forwarded).
 - APYs: evk-periphery's `_computeAPYs` on `interestRate()`, `cash()`, `totalBorrows()` and
   `interestFee()` (contracts.apys).
 - `risk`, on the controller vault's position: the vault's own liquidation check, collateral
@@ -36,6 +41,9 @@ from adapters.euler.contracts import (
     CASH,
     CONFIG_SCALE,
     DEBT_OF,
+    EARNED_REWARD,
+    ENABLED_REWARDS,
+    EPOCH_DURATION,
     GET_COLLATERALS,
     GET_CONTROLLERS,
     GET_QUOTE,
@@ -43,7 +51,11 @@ from adapters.euler.contracts import (
     INTEREST_RATE,
     LTV_LIQUIDATION,
     ORACLE,
+    REWARD_AMOUNT,
+    SECONDS_PER_YEAR,
+    STREAM_BALANCE,
     TOTAL_BORROWS,
+    TOTAL_REWARDED_ELIGIBLE,
     UNIT_OF_ACCOUNT,
     USD,
     VAULT,
@@ -51,16 +63,16 @@ from adapters.euler.contracts import (
     stream,
 )
 from adapters.euler.section import EulerAddresses
-from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, feed_of, leg, position
-from adapters.position_warnings import PART_UNREADABLE, Warnings, outcome
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, SUPPLIED, feed_of, leg, position
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
+from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, erc4626, first, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
-LENS = Lens("EulerLens", ("address", "address", "address[]", "address[]", "address[]", "address"))
+LENS = Lens("EulerLens", ("address", "address", "address", "address[]", "address[]", "address[]", "address"))
 
 
 def probes(euler: EulerAddresses) -> tuple[Probe, ...]:
@@ -83,8 +95,9 @@ async def fetch(ctx: FetchContext[EulerAddresses], account: str) -> dict[str, An
     priced = token_feeds(ctx.chain)
     feeds = [feed.feed for feed in priced.values()]
     sequencer = ctx.chain.sequencer_uptime_feed or NONE
-    initcode = LENS.initcode(account, euler.evc, known, list(priced), feeds, sequencer)
-    reader.prefetch([initcode], [euler.evc, *known, *feeds, sequencer])
+    streams = euler.reward_streams or NONE
+    initcode = LENS.initcode(account, euler.evc, streams, known, list(priced), feeds, sequencer)
+    reader.prefetch([initcode], [euler.evc, streams, *known, *feeds, sequencer])
     try:
         view, (controllers,), (collaterals,) = await asyncio.gather(
             ctx.events(stream(euler)),
@@ -108,7 +121,7 @@ async def fetch(ctx: FetchContext[EulerAddresses], account: str) -> dict[str, An
     vaults = list(dict.fromkeys(vaults))
     outcomes = await asyncio.gather(*(_held(reader, vault, account) for vault in vaults), return_exceptions=True)
     held = ctx.warnings.survivors("vault", list(zip(vaults, outcomes)))
-    reading = Reading(reader, ctx.chain, account, enabled, controlling, ctx.warnings)
+    reading = Reading(reader, ctx.chain, account, enabled, controlling, ctx.warnings, euler.reward_streams)
     positions = [position for position in held if position.shares or position.borrowed]
     figures = await asyncio.gather(*(_position(reading, position) for position in positions), return_exceptions=True)
     return {"vaultPositions": ctx.warnings.survivors("vault", [(p.vault, f) for p, f in zip(positions, figures)])}
@@ -125,6 +138,8 @@ class Reading:
     enabled: list[str]
     controlling: list[str]
     warnings: Warnings
+    streams: str | None
+    """The chain's reward streams (EulerAddresses.reward_streams), where the data names them."""
 
 
 @dataclass(frozen=True)
@@ -165,11 +180,15 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         amount: price.value(amount, token["decimals"]) if price and token else None
         for amount in (assets, held.borrowed)
     }
-    risk = await _risk(reading, held, token) if controller and held.borrowed else None
+    risk, (rewards, reward_legs) = await asyncio.gather(
+        _risk(reading, held, token) if controller and held.borrowed else no_read(),
+        _rewards(reading, vault, token, price) if reading.streams and held.shares else _no_rewards(),
+    )
     collateral = vault in reading.enabled
     legs = [
         leg(COLLATERAL if collateral else SUPPLIED, vault.lower(), token, assets, usd[assets], feed_of(price)),
         leg(DEBT, f"{vault.lower()}:borrow", token, held.borrowed, usd[held.borrowed], feed_of(price)),
+        *reward_legs,
     ]
     label = vault_token["symbol"] if vault_token else vault
     apy = supply_apy if assets else borrow_apy
@@ -190,7 +209,94 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
         "supplyApy": supply_apy,
         "borrowApy": borrow_apy,
         "risk": risk,
+        "rewards": rewards,
     }
+
+
+Rewards = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+"""A position's `EulerReward`s and their legs."""
+
+
+async def _rewards(reading: Reading, vault: str, asset: dict[str, Any] | None, asset_usd: UsdPrice | None) -> Rewards:
+    """The rewards the account enabled for the vault at the reward streams, what it has earned of
+    each (`earnedReward`, forfeiting nothing: what a claim pays) and each stream's APR, with their
+    legs; none, with a warning, where the streams fail."""
+    reader, streams, account = reading.reader, reading.streams, reading.account
+    assert streams is not None
+    label = f"Euler reward streams {streams}"
+
+    async def read() -> Rewards:
+        (tokens,), (eligible,), (epoch,) = await asyncio.gather(
+            reader.call(streams, ENABLED_REWARDS, account, vault, label=label),
+            reader.call(streams, STREAM_BALANCE, account, vault, label=label),
+            reader.call(streams, EPOCH_DURATION, label=label),
+        )
+        reads = await asyncio.gather(*(_stream(reading, vault, str(token)) for token in tokens))
+        found, legs = [], []
+        for info, earned, amount, total, price in reads:
+            usd = price.value(earned, info["decimals"]) if price else None
+            yearly = Fraction(amount * SECONDS_PER_YEAR, epoch) if epoch else None
+            found.append(
+                {
+                    "token": info,
+                    "claimable": str(earned),
+                    "claimableUsd": usd,
+                    "eligibleShares": str(eligible),
+                    "apr": _apr(reading, vault, info, yearly, price, total, asset, asset_usd),
+                }
+            )
+            legs.append(leg(REWARD, f"{vault.lower()}:{info['address']}:reward", info, earned, usd, feed_of(price)))
+        return found, legs
+
+    found = await outcome(read())
+    if isinstance(found, ProtocolError):
+        reading.warnings.left_out("the rewards at Euler's reward streams of vault", vault, found)
+        return [], []
+    return found
+
+
+async def _stream(reading: Reading, vault: str, token: str) -> tuple[dict[str, Any], int, int, int, UsdPrice | None]:
+    """One enabled reward: its token, what the account earned, the current epoch's amount, the
+    eligible shares as assets of the vault, and the token's price."""
+    reader, streams, label = reading.reader, reading.streams, f"Euler reward streams {reading.streams}"
+    assert streams is not None
+    info, (earned,), (amount,), (total,), price = await asyncio.gather(
+        erc20.token_info(reader, token),
+        reader.call(streams, EARNED_REWARD, reading.account, vault, token, False, label=label),
+        reader.call(streams, REWARD_AMOUNT, vault, token, label=label),
+        reader.call(streams, TOTAL_REWARDED_ELIGIBLE, vault, token, label=label),
+        warned_usd_price(reader, reading.chain, token, reading.warnings),
+    )
+    assets = await first(reader.call(vault, erc4626.CONVERT_TO_ASSETS, total, label=f"Euler vault {vault}"))
+    return info, earned, amount, assets, price
+
+
+def _apr(
+    reading: Reading,
+    vault: str,
+    info: dict[str, Any],
+    yearly: Fraction | None,
+    price: UsdPrice | None,
+    eligible: int,
+    asset: dict[str, Any] | None,
+    asset_usd: UsdPrice | None,
+) -> float | None:
+    """The stream's APR: the current epoch's amount over a year in USD / the USD value of the
+    eligible shares' assets; 0 while the stream pays nothing this epoch; null, named, where a
+    price, the epoch or any eligible shares are missing."""
+    if yearly == 0:
+        return 0.0
+    if yearly is None or price is None or asset is None or asset_usd is None or not eligible:
+        why = "no shares are eligible to it" if yearly is not None and not eligible else "a figure it needs is missing"
+        message = f"the {info['symbol']} reward stream's APR on vault {vault} is null: {why}"
+        reading.warnings.add(FIGURE_UNAVAILABLE, vault, message)
+        return None
+    paid = Fraction(price.answer, 10**price.decimals) * yearly / 10 ** info["decimals"]
+    return float(paid / asset_usd.exact(eligible, asset["decimals"]))
+
+
+async def _no_rewards() -> Rewards:
+    return [], []
 
 
 async def _risk(reading: Reading, held: Held, token: dict[str, Any] | None) -> dict[str, Any]:

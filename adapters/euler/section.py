@@ -15,6 +15,9 @@ class EulerAddresses:
 
     evc: str
     factory: Deployment
+    reward_streams: str | None = None
+    """`rewardStreams`: the chain's TrackingRewardStreams, the balance tracker Euler's vaults
+    report to, where the data names it: each vault position's rewards are read from it."""
 
 
 def parse(value: Any, where: str) -> EulerAddresses:
@@ -22,6 +25,7 @@ def parse(value: Any, where: str) -> EulerAddresses:
     return EulerAddresses(
         fields.address(value.get("evc"), f"{where} evc"),
         fields.deployment(value.get("eVaultFactory"), f"{where} eVaultFactory"),
+        fields.optional_address(value, "rewardStreams", where),
     )
 
 
