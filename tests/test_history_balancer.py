@@ -39,25 +39,26 @@ class Pools:
         self.world.write_addresses(folder / "addresses.json")
         self.key = auth.create_key(folder / "keys.env", "balancer-flows")[0]
 
-    def shares(self, bpt: int, block: int) -> dict[str, int]:
-        """What `bpt` of the weighted pool pays of each token in a proportional exit at `block`."""
-        node, world = self.node, self.world
-        pool, pool_id = world.pools["weighted"]
-        tokens, balances, _ = node.call(
-            world.vault,
-            "getPoolTokens(bytes32)",
-            bytes.fromhex(pool_id[2:]),
-            returns=("address[]", "uint256[]", "uint256"),
-            block=block,
-        )
-        supply = node.call(pool, "getActualSupply()", block=block)
-        return {token.lower(): balance * bpt // supply for token, balance in zip(tokens, balances)}
+
+def proportional(world: W.BalancerWorld, kind: str, bpt: int, block: int) -> dict[str, int]:
+    """What `bpt` of a v2 pool without its own BPT among its tokens pays of each token in a
+    proportional exit at `block`, by the Vault's and the pool's own views."""
+    pool, pool_id = world.pools[kind]
+    tokens, balances, _ = world.node.call(
+        world.vault,
+        "getPoolTokens(bytes32)",
+        bytes.fromhex(pool_id[2:]),
+        returns=("address[]", "uint256[]", "uint256"),
+        block=block,
+    )
+    supply = world.node.call(pool, "getActualSupply()", block=block)
+    return {token.lower(): balance * bpt // supply for token, balance in zip(tokens, balances)}
 
 
 pools = chain_fixture(Pools)
 
 
-def _bpt(receipt: dict[str, Any], token: str, wallet: str) -> int:
+def bpt_moved(receipt: dict[str, Any], token: str, wallet: str) -> int:
     """The BPT (or gauge token) the receipt moved to (positive) or from the wallet."""
     named = "0x" + "00" * 12 + wallet[2:]
     for log in receipt["logs"]:
@@ -76,8 +77,8 @@ async def test_flows_over_the_worlds_history_are_its_actions_and_add_up(pools: P
     expected: list[tuple[str, str, int]] = []
 
     def moved(holder: str, kind: str, receipt: dict[str, Any], token: str) -> None:
-        bpt, block = _bpt(receipt, token, lp), _block(receipt)
-        for asset, amount in pools.shares(abs(bpt), block).items():
+        bpt, block = bpt_moved(receipt, token, lp), _block(receipt)
+        for asset, amount in proportional(world, "weighted", abs(bpt), block).items():
             expected.append((f"{holder}:{asset}", kind, amount if bpt > 0 else -amount))
 
     supply = node.call(pool, "getActualSupply()")
