@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import auth
+from adapters.aura import contracts as C
 from tests import aura_world as A
 from tests.evm import Anvil
-from tests.test_history_balancer import bpt_moved, proportional
+from tests.test_history_balancer import bpt_moved, events_of, proportional
 from tests.test_history_flows import _block, adds_up_in_usd, ask, chain_fixture, earned_adds_up
 from tests.test_past_blocks import Service
 
@@ -137,3 +138,27 @@ def _earnings(entry: dict[str, Any], claimed: dict[str, int]) -> None:
     for key, amount in claimed.items():
         assert int(rows[key]["endAmount"]) == 0 and int(rows[key]["earned"]) == amount, rows[key]
     adds_up_in_usd(entry)
+
+
+def test_the_test_contracts_declare_auras_events_as_the_flows_read_them() -> None:
+    """The events of aura's convex-platform (6c8abb2: BaseRewardPool.sol's Staked, Withdrawn,
+    RewardPaid and Transfer, BaseRewardPool4626's ERC-4626 Deposit, Booster.sol's Deposited and
+    Withdrawn), recorded from there (no package ships Aura's ABIs), in the test contracts whose
+    emits the flows test reads; the adapter's topics are theirs."""
+    recorded = {
+        "TestAuraRewardPool": {
+            "Staked(address,uint256)": [True, False],
+            "Withdrawn(address,uint256)": [True, False],
+            "RewardPaid(address,uint256)": [True, False],
+            "Transfer(address,address,uint256)": [True, True, False],
+            "Deposit(address,address,uint256,uint256)": [True, True, False, False],
+        },
+        "TestAuraBooster": {
+            "Deposited(address,uint256,uint256)": [True, True, False],
+            "Withdrawn(address,uint256,uint256)": [True, True, False],
+        },
+    }
+    artifacts = A.compile_all()
+    for name, events in recorded.items():
+        assert {e: events_of(artifacts[name].abi).get(e) for e in events} == events, name
+    assert {C.STAKED.signature, C.WITHDRAWN.signature, C.REWARD_PAID.signature} <= set(recorded["TestAuraRewardPool"])

@@ -11,6 +11,7 @@ and without swaps the pool's legs earn nothing but rounding."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ import eth_abi
 import pytest
 
 import auth
+from adapters.balancer import contracts as C
 from tests import balancer_world as W
 from tests.evm import Anvil
+from tests.node_oracles import pack
 from tests.test_history_flows import TRANSFER_TOPIC, _block, adds_up_in_usd, ask, chain_fixture, earned_adds_up
 from tests.test_past_blocks import Service
 
@@ -139,3 +142,39 @@ async def test_flows_over_the_worlds_history_are_its_actions_and_add_up(pools: P
     assert int(bal_row["endAmount"]) == W.CLAIMABLE["BAL"] // 3
     assert int(bal_row["earned"]) == W.CLAIMABLE["BAL"] + W.CLAIMABLE["BAL"] // 3
     adds_up_in_usd(entry)
+
+
+def events_of(abi: list[dict[str, Any]]) -> dict[str, list[bool]]:
+    """An ABI's events by signature, with which inputs are indexed."""
+    return {
+        f"{e['name']}({','.join(i['type'] for i in e['inputs'])})": [i["indexed"] for i in e["inputs"]]
+        for e in abi
+        if e["type"] == "event"
+    }
+
+
+def test_the_events_the_flows_read_are_balancers_published_ones() -> None:
+    """`Minted` and `minted(user, gauge)` as BalancerMinter's published ABI declares them, and the
+    test gauges' and Minter's events as LiquidityGaugeV5's and BalancerMinter's (which the flows
+    test reads: a Transfer of the gauge token beside `Deposit` / `Withdraw`)."""
+    published = {
+        name: json.loads(pack(W.PACKAGE)[f"{W.TASKS}/{task}/abi/{name}.json"])
+        for task, name in (
+            ("20220325-gauge-controller", "BalancerMinter"),
+            ("20220822-mainnet-gauge-factory-v2", "LiquidityGaugeV5"),
+        )
+    }
+    minter, gauge = events_of(published["BalancerMinter"]), events_of(published["LiquidityGaugeV5"])
+    assert minter[C.MINTED.signature] == [True, False, False]
+    (minted,) = [f for f in published["BalancerMinter"] if f.get("name") == "minted"]
+    assert ([i["type"] for i in minted["inputs"]], [o["type"] for o in minted["outputs"]]) == (
+        ["address", "address"],
+        ["uint256"],
+    )
+    assert C.MINTED_SO_FAR.signature == "minted(address,address)"
+    artifacts = W.compile_all()
+    assert events_of(artifacts["TestBalancerMinter"].abi)[C.MINTED.signature] == minter[C.MINTED.signature]
+    for name in ("TestBalancerGauge", "TestBalancerChildChainGauge"):
+        test_gauge = events_of(artifacts[name].abi)
+        for event in ("Deposit(address,uint256)", "Withdraw(address,uint256)", "Transfer(address,address,uint256)"):
+            assert test_gauge[event] == gauge[event], (name, event)
