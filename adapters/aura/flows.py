@@ -46,7 +46,7 @@ async def flows(ctx: FetchContext[AuraParts], wallet: str, logs: WalletLogs, leg
     pools = await _pools(ctx, logs, legs)
     mine = [log for log in logs if log.address in pools and log.topics[1:2] == (named,)]
     paying = sorted({log.address for log in mine if log.signature == REWARD_PAID.topic})
-    held = sorted({key.split(":")[0] for key in legs if key.split(":")[0] in pools} | set(paying))
+    held = sorted({_holder(key) for key in legs if _holder(key) in pools} | set(paying))
     extras, tokens = await asyncio.gather(_extras(ctx, held), _reward_tokens(ctx, paying))
     moves, claims, paid = [], [], []
     for log in logs:
@@ -87,7 +87,7 @@ async def _pools(ctx: FetchContext[AuraParts], logs: WalletLogs, legs: Mapping[s
     for booster, failed in zip(present, listings):
         if isinstance(failed, ProtocolError):
             for key in legs:
-                if key.split(":")[0] not in pools:
+                if _holder(key) not in pools:
                     logs.unavailable[key] = f"Aura Booster {booster}'s pools are unreadable: {failed.message}"
     return pools
 
@@ -119,9 +119,14 @@ def _aura(parts: AuraParts, logs: WalletLogs, named: str, paid: list[Log]) -> li
         moved = transferred(log, named)
         if log.address != aura.aura or moved is None or moved.amount <= 0 or moved.other != source:
             continue
-        after = [p for p in paid if p.transaction_hash == log.transaction_hash and p.log_index > log.log_index]
-        if after:
-            pool = after[0].address
+        after = (p.address for p in paid if p.transaction_hash == log.transaction_hash and p.log_index > log.log_index)
+        if pool := next(after, None):
             at = (log.block_number, log.log_index, log.transaction_hash)
             found.append(Flow(f"{pool}:{aura.aura}:reward", "claim", *at, aura.aura, -moved.amount))
     return found
+
+
+def _holder(key: str) -> str:
+    """The contract a leg's key names first (a reward pool)."""
+    holder, _, _ = key.partition(":")
+    return holder

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from adapters.balancer.contracts import LP_TOKEN, MINTED, MINTED_SO_FAR, Catalog, stream
 from adapters.balancer.section import BalancerAddresses
@@ -113,30 +114,38 @@ async def _minted(ctx: FetchContext[BalancerAddresses], wallet: str, claims: lis
     assert bal is not None  # claims are gathered only where the chain's BAL is known
     paid = {log.transaction_hash for log in logs if log.address == bal and _received(log, named)}
     claims = [log for log in claims if log.transaction_hash in paid]
-    before: dict[tuple[str, str, int], int] = {}
-    reads = []
+    before: dict[Minting, int] = {}
     for log in claims:
-        gauge, _total = decode(("address", "uint256"), log.data)
-        key = (log.address, str(gauge).lower(), log.block_number)
-        if key not in before:
-            before[key] = -1
-            reads.append(key)
-    found = await asyncio.gather(*(outcome(_minted_before(ctx, wallet, *key)) for key in reads))
+        before.setdefault(_minting(log), -1)
+    reads = list(before)
+    found = await asyncio.gather(*(outcome(_minted_before(ctx, wallet, key)) for key in reads))
     for key, total in zip(reads, found):
         if isinstance(total, ProtocolError):
-            logs.unavailable[key[1]] = f"the Minter {key[0]}'s minted at block {key[2] - 1}: {total.message}"
+            logs.unavailable[key.gauge] = f"the Minter {key.minter}'s minted at block {key.block - 1}: {total.message}"
         else:
             before[key] = total
     flows = []
     for log in claims:
-        gauge, total = decode(("address", "uint256"), log.data)
-        key = (log.address, str(gauge).lower(), log.block_number)
+        key, (_, total) = _minting(log), decode(("address", "uint256"), log.data)
         if before[key] < 0:
             continue
         at = (log.block_number, log.log_index, log.transaction_hash)
-        flows.append(Flow(f"{key[1]}:{bal}:reward", "claim", *at, bal, -(total - before[key])))
+        flows.append(Flow(f"{key.gauge}:{bal}:reward", "claim", *at, bal, -(total - before[key])))
         before[key] = total  # the next Minted of the gauge in the block counts from this one
     return flows
+
+
+class Minting(NamedTuple):
+    """A Minter's mints of a gauge's BAL in a block."""
+
+    minter: str
+    gauge: str
+    block: int
+
+
+def _minting(log: Log) -> Minting:
+    gauge, _ = decode(("address", "uint256"), log.data)
+    return Minting(log.address, str(gauge).lower(), log.block_number)
 
 
 def _received(log: Log, named: str) -> bool:
@@ -144,6 +153,7 @@ def _received(log: Log, named: str) -> bool:
     return moved is not None and moved.amount > 0
 
 
-async def _minted_before(ctx: FetchContext[BalancerAddresses], wallet: str, minter: str, gauge: str, block: int) -> int:
-    reader = ctx.chains.reader(ctx.chain_id, block - 1)
-    return int(await first(reader.call(minter, MINTED_SO_FAR, wallet, gauge, label=f"Balancer Minter {minter}")))
+async def _minted_before(ctx: FetchContext[BalancerAddresses], wallet: str, key: Minting) -> int:
+    reader = ctx.chains.reader(ctx.chain_id, key.block - 1)
+    label = f"Balancer Minter {key.minter}"
+    return int(await first(reader.call(key.minter, MINTED_SO_FAR, wallet, key.gauge, label=label)))

@@ -264,9 +264,15 @@ def staked(
     the pool share's legs keyed by the `holder` they are staked in (`<holder>:<token>`, apart from
     the same pool's unstaked BPT, so that a stake is a flow out of one and into the other), and the
     rewards'."""
-    tokens = [{**each, "key": f"{holder.lower()}:{each['key'].rsplit(':', 1)[1]}"} for each in share["legs"]]
+    tokens = [{**each, "key": f"{holder.lower()}:{_token(each)}"} for each in share["legs"]]
     legs = [*tokens, *(each.leg for each in rewards)]
     return positioned(typename, identifier, LIQUIDITY_POSITION, f"{share['label']} staked", legs)
+
+
+def _token(share_leg: dict[str, Any]) -> str:
+    """The token of a pool share's leg (its key `<pool>:<token>`)."""
+    _, _, token = share_leg["key"].rpartition(":")
+    return str(token)
 
 
 class BptMove(NamedTuple):
