@@ -131,13 +131,18 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     world.booster = node.deploy(artifacts["TestAuraBooster"], ["address"], [tokens["BAL"]])
     world.booster_block = node.block_number()
     node.send(world.aura, "setOperator(address)", world.booster)
+    node.send(world.booster, "setMinter(address)", world.aura)
     world.reward_pools = [_add_pool(node, world.booster, world.balancer.pools[kind][0], world) for kind in POOLS]
     node.send(world.booster, "setRewardMultiplier(address,uint256)", world.reward_pools[1], MULTIPLIER)
     stable = world.balancer.pools["stable"][0]
     world.deposited = node.call(stable, "balanceOf(address)", depositor) // 4
     _deposit(node, world.booster, 1, stable, world.deposited, depositor)
     world.stash = node.deploy(artifacts["TestAuraStashToken"], ["address"], [tokens["RWD"]])
-    world.extra = node.deploy(artifacts["TestAuraRewardPool"], ["address", "address"], [world.stash, world.booster])
+    world.extra = node.deploy(
+        artifacts["TestAuraRewardPool"],
+        ["address", "address", "uint256", "address"],
+        [world.stash, world.booster, 0, "0x" + "00" * 20],
+    )
     node.send(world.reward_pools[1], "addExtraReward(address)", world.extra)
     node.send(world.reward_pools[1], "setEarned(address,uint256)", depositor, EARNED["BAL"])
     node.send(world.extra, "setEarned(address,uint256)", depositor, EARNED["RWD"])
@@ -151,6 +156,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, balancer: Any = No
     _deposit(node, world.booster, 2, v3.pool, world.v3_deposited, depositor)
     node.send(world.v3_pool, "setEarned(address,uint256)", depositor, V3_EARNED)
     world.older_booster = node.deploy(artifacts["TestAuraBoosterLite"], ["address"], [tokens["BAL"]])
+    node.send(world.older_booster, "setMinter(address)", world.aura)
     world.older_pool = _add_pool(node, world.older_booster, stable, world)
     world.older_deposited = world.deposited // 3
     _deposit(node, world.older_booster, 0, stable, world.older_deposited, depositor)
@@ -174,7 +180,7 @@ def _add_pool(node: Anvil, booster: str, pool: str, world: AuraWorld) -> str:
 
 def _deposit(node: Anvil, booster: str, pid: int, pool: str, amount: int, depositor: str) -> None:
     node.send(pool, "approve(address,uint256)", booster, amount, sender=depositor)
-    node.send(booster, "deposit(uint256,uint256)", pid, amount, sender=depositor)
+    node.send(booster, "deposit(uint256,uint256,bool)", pid, amount, True, sender=depositor)
 
 
 def _sidechain(node: Anvil, artifacts: dict[str, Artifact], world: AuraWorld, depositor: str) -> None:
@@ -188,5 +194,6 @@ def _sidechain(node: Anvil, artifacts: dict[str, Artifact], world: AuraWorld, de
     node.send(world.l2_pool, "setEarned(address,uint256)", depositor, L2_EARNED)
     world.aura_oft = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Aura", "AURA", 18])
     world.l2_coordinator = node.deploy(artifacts["TestL2Coordinator"], ["address"], [world.aura_oft])
+    node.send(world.l2_booster, "setMinter(address)", world.l2_coordinator)
     node.send(world.aura_oft, "mint(address,uint256)", world.l2_coordinator, L2_HELD)
     node.send(world.l2_coordinator, "setAccrued(uint256,uint256)", L2_ACCRUED["BAL"], L2_ACCRUED["AURA"])

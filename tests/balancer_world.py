@@ -88,6 +88,8 @@ class BalancerWorld:
     """A pool of none of the types the adapter reads, registered in the v2 Vault with no liquidity."""
     reward_finish: int = 0
     """When the gauges' RWD rates end (period_finish)."""
+    minter: str = ""
+    """The BalancerMinter both gauges' BAL is claimed from (`mint(gauge)`)."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {
@@ -187,8 +189,10 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> BalancerWorld:
     _init_join(world, "weighted", WEIGHTED_IN, lp)
     _init_join(world, "stable", STABLE_IN, lp)
     world.gauge_factory = node.deploy(artifacts["TestBalancerGaugeFactory"])
+    world.minter = node.deploy(artifacts["TestBalancerMinter"], ["address"], [world.tokens["BAL"]])
     receipt = node.send(world.gauge_factory, "create(address)", world.pools["weighted"][0])
     world.gauge = "0x" + receipt["logs"][0]["topics"][1][-40:]
+    node.send(world.gauge, "setMinter(address)", world.minter)
     staked = node.call(world.pools["weighted"][0], "balanceOf(address)", lp) // STAKED_SHARE
     node.send(world.pools["weighted"][0], "approve(address,uint256)", world.gauge, MAX, sender=lp)
     node.send(world.gauge, "deposit(uint256)", staked, sender=lp)
@@ -216,6 +220,7 @@ def _staked(world: BalancerWorld, pool: str, share: int, child: bool = False) ->
     node, lp = world.node, world.wallets["lp"]
     receipt = node.send(world.gauge_factory, "createChild(address)" if child else "create(address)", pool)
     gauge = "0x" + receipt["logs"][0]["topics"][1][-40:]
+    node.send(gauge, "setMinter(address)", world.minter)
     node.send(pool, "approve(address,uint256)", gauge, MAX, sender=lp)
     node.send(gauge, "deposit(uint256)", node.call(pool, "balanceOf(address)", lp) // share, sender=lp)
     return gauge

@@ -389,6 +389,7 @@ def test_the_adapter_reads_balancers_published_abis():
         "weighted": balancer_abi("20230206-weighted-pool-v3", "WeightedPool"),
         "stable": balancer_abi("20230206-composable-stable-pool-v3", "ComposableStablePool"),
         "gauge": balancer_abi("20220822-mainnet-gauge-factory-v2", "LiquidityGaugeV5"),
+        "minter": balancer_abi("20220325-gauge-controller", "BalancerMinter"),
     }
     where = {
         "GET_POOL_TOKENS": "vault",
@@ -409,6 +410,7 @@ def test_the_adapter_reads_balancers_published_abis():
         "CHILD_REWARD_DATA": "child gauge",
         "INFLATION_RATE": "gauge",
         "IS_KILLED": "gauge",
+        "MINTED_SO_FAR": "minter",
     }
     abis["v3 vault"] = compile_v3()["VaultExtension"].abi
     abis["v3 weighted"] = compile_v3()["WeightedPool"].abi

@@ -9,7 +9,6 @@ flows, and over the legs the PnL adds up to the change of the totals less the fl
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from adapters.flows import DEPOSIT, WITHDRAW
 from chain.erc20 import TRANSFER
 from tests import euler_world as W
 from tests.evm import Anvil
-from tests.test_history_flows import _block, ask, chain_fixture, earned_adds_up
+from tests.test_history_flows import _block, adds_up_in_usd, ask, chain_fixture, earned_adds_up
 from tests.test_past_blocks import Service
 
 CALL = "call(address,address,uint256,bytes)"
@@ -167,19 +166,9 @@ async def test_each_accounts_flows_are_its_actions_and_its_earnings_add_up(euler
             earned_adds_up(row)
         if e_weth in rows:
             assert abs(int(rows[e_weth]["earned"])) <= 2, "a vault without borrows earns nothing"
-        _adds_up_in_usd(entry)
+        adds_up_in_usd(entry)
     borrowed = {row["position"]: row for row in entries[1]["earnings"]}[debt]
     assert borrowed["endAmount"] == "0" and int(borrowed["earned"]) < 0, "the interest it paid"
-
-
-def _adds_up_in_usd(entry: dict[str, Any]) -> None:
-    """Over an account's legs, the PnL is the change of its net USD less what flowed in (a debt's
-    flows counted against it), as the points' totals give them."""
-    first, *_, last = entry["points"]
-    flows_in = math.fsum((-1 if row["debt"] else 1) * row["flowsUsd"] for row in entry["earnings"])
-    pnl = math.fsum(row["pnlUsd"] for row in entry["earnings"])
-    change = last["totals"]["netUsd"] - first["totals"]["netUsd"]
-    assert pnl == pytest.approx(change - flows_in, abs=0.01), entry["earnings"]
 
 
 def test_the_test_vault_declares_evks_events_as_the_flows_read_them():

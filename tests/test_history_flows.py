@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -142,6 +143,16 @@ def earned_adds_up(row: dict[str, Any]) -> int:
     start_amount, end_amount, net = (int(row[name]) for name in ("startAmount", "endAmount", "netFlows"))
     assert int(row["earned"]) == (-1 if row["debt"] else 1) * (end_amount - start_amount - net), row
     return int(row["earned"])
+
+
+def adds_up_in_usd(entry: dict[str, Any]) -> None:
+    """Over an account's legs, the PnL is the change of its net USD less what flowed in (a debt's
+    flows counted against it), as the points' totals give them."""
+    first, *_, last = entry["points"]
+    flows_in = math.fsum((-1 if row["debt"] else 1) * row["flowsUsd"] for row in entry["earnings"])
+    pnl = math.fsum(row["pnlUsd"] for row in entry["earnings"])
+    change = last["totals"]["netUsd"] - first["totals"]["netUsd"]
+    assert pnl == pytest.approx(change - flows_in, abs=0.01), entry["earnings"]
 
 
 def act(world: World, action: Action, expected: Expected) -> None:

@@ -1,9 +1,9 @@
 """Aura: Balancer pool tokens deposited through Aura's Booster (positions.py); a Booster's pool by
-its reward pool (pools.py)."""
+its reward pool (pools.py); their flows (flows.py)."""
 
 from __future__ import annotations
 
-from adapters.aura import pools, positions
+from adapters.aura import flows, pools, positions
 from adapters.aura.section import AURA, section
 from adapters.balancer.section import BALANCER
 from adapters.protocol import Protocol
@@ -16,5 +16,6 @@ PROTOCOLS = (
         deployed=lambda parts: parts.aura.start_block,
         fetch=positions.fetch,
         details=pools.details,
+        flows=flows.flows,
     ),
 )

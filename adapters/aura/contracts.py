@@ -7,7 +7,7 @@ test holds these to the signatures recorded from there)."""
 
 from __future__ import annotations
 
-from chain.abi import Function
+from chain.abi import Event, Function
 
 POOL_LENGTH = Function("poolLength()", "081e3eda", ("uint256",))
 POOL_INFO = Function(
@@ -85,3 +85,9 @@ def l2_claim_blocker(bal: int, mint_rate: int, acc_bal: int, coordinator_aura: i
     if minted > coordinator_aura:
         return f"its {minted} AURA exceed the L2Coordinator's AURA balance {coordinator_aura}"
     return None
+
+
+STAKED = Event("Staked(address,uint256)", "0x9e71bc8eea02a63969f509818f2dafb9254532904319f9dbda79b67bd34a5f3d")
+WITHDRAWN = Event("Withdrawn(address,uint256)", "0x7084f5476618d8e60b11ef0d7d3f06914655adb8793e28ff7f018d4c76d505d5")
+REWARD_PAID = Event("RewardPaid(address,uint256)", "0xe2403640ba68fed3a2f88b7557551d1993f84b99bb10ff833f0cf8db0c5e0486")
+"""BaseRewardPool's (and VirtualBalanceRewardPool's) Staked, Withdrawn and RewardPaid(user indexed, amount)."""

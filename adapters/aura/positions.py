@@ -176,7 +176,7 @@ async def _deposit(
         "rewardPool": rewards_pool,
         "position": share,
         "rewards": [each.answer for each in rewards],
-        **staked("AuraDeposit", f"{booster.lower()}:{pid}", share, rewards),
+        **staked("AuraDeposit", f"{booster.lower()}:{pid}", rewards_pool, share, rewards),
     }
 
 

@@ -1,9 +1,9 @@
 """Balancer v2 and v3: pool tokens (BPT) and gauge stakes (positions.py), a pool with its gauges
-(pools.py); shares.py the share math Aura reuses."""
+(pools.py), their flows (flows.py); shares.py the share math Aura reuses."""
 
 from __future__ import annotations
 
-from adapters.balancer import pools, positions
+from adapters.balancer import flows, pools, positions
 from adapters.balancer.contracts import stream
 from adapters.balancer.section import BALANCER
 from adapters.deployment import earliest
@@ -20,5 +20,6 @@ PROTOCOLS = (
         details=pools.details,
         streams=lambda balancer: (stream(balancer),),
         index_probe=positions.index_probe,
+        flows=flows.flows,
     ),
 )

@@ -17,7 +17,7 @@ import functools
 from adapters.balancer.section import BalancerAddresses
 from chain import Log, erc20
 from chain.abi import Event, Function
-from chain.event_index import Stream
+from chain.event_index import Stream, View
 from chain.index_store import Entry, Holding, Rows
 
 POOL_REGISTERED = Event(
@@ -59,6 +59,11 @@ INFLATION_RATE = Function("inflation_rate()", "180692d0", ("uint256",))
 """LiquidityGaugeV5's: BAL a second for all gauges at its last checkpoint (a ChildChainGauge's
 `inflation_rate(uint256 week)` takes a week)."""
 IS_KILLED = Function("is_killed()", "9c868ac0", ("bool",))
+MINTED = Event("Minted(address,address,uint256)", "0x9d228d69b5fdb8d273a2336f8fb8612d039631024ea9bf09c424a9503aa078f0")
+"""BalancerMinter's (and the L2s' pseudo minter's) Minted(recipient indexed, gauge, minted): `minted`
+is the recipient's total minted from the gauge so far, not this mint's amount."""
+MINTED_SO_FAR = Function("minted(address,address)", "8b752bb0", ("uint256",))
+"""BalancerMinter's minted(user, gauge): the total `Minted` last named."""
 
 GAUGE_TOPICS = (GAUGE_CREATED.topic, GAUGE_CREATED_V1.topic)
 POOL = "pool"
@@ -91,6 +96,18 @@ V3_TOTAL_SUPPLY = Function("totalSupply(address)", "e4dc2aa4", ("uint256",))
 V3_IS_POOL_REGISTERED = Function("isPoolRegistered(address)", "c673bdaf", ("bool",))
 V3_GET_STATIC_SWAP_FEE_PERCENTAGE = Function("getStaticSwapFeePercentage(address)", "b45090f9", ("uint256",))
 POOL_V3 = "pool-v3"
+
+
+class Catalog:
+    """The index's (the `stream` below) v2 pools (address -> poolId), v3 pools and gauges."""
+
+    def __init__(self, view: View) -> None:
+        self.pools = {entry.key: "0x" + entry.value.hex() for entry in view.of(POOL)}
+        self.v3_pools = {entry.key for entry in view.of(POOL_V3)}
+        self.gauges = {entry.key for entry in view.of(GAUGE)}
+
+    def pool(self, key: str) -> bool:
+        return key in self.pools or key in self.v3_pools
 
 
 @functools.cache

@@ -31,15 +31,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from adapters.balancer.contracts import (
-    CLAIMABLE_REWARD,
-    CLAIMABLE_TOKENS,
-    GAUGE,
-    LP_TOKEN,
-    POOL,
-    POOL_V3,
-    stream,
-)
+from adapters.balancer.contracts import CLAIMABLE_REWARD, CLAIMABLE_TOKENS, LP_TOKEN, Catalog, stream
 from adapters.balancer.section import BalancerAddresses
 from adapters.balancer.shares import Reward, position, reward, reward_tokens, v2_pool, v3_pool
 from adapters.balancer.shares import staked as staked_position
@@ -49,7 +41,6 @@ from adapters.prices import token_feeds
 from adapters.sweep import balances, swept_balances
 from addresses import ChainAddresses
 from chain import ChainReader, first
-from chain.event_index import View
 from chain.lens import NONE, Lens
 from errors import ProtocolError
 
@@ -59,18 +50,6 @@ LENS = Lens(
     "BalancerLens",
     ("address", "address", "address[]", "bytes32[]", "address[]", "address[]", "address", "address", "address[]"),
 )
-
-
-class Catalog:
-    """The index's v2 pools (address -> poolId), v3 pools and gauges."""
-
-    def __init__(self, view: View) -> None:
-        self.pools = {entry.key: "0x" + entry.value.hex() for entry in view.of(POOL)}
-        self.v3_pools = {entry.key for entry in view.of(POOL_V3)}
-        self.gauges = {entry.key for entry in view.of(GAUGE)}
-
-    def pool(self, key: str) -> bool:
-        return key in self.pools or key in self.v3_pools
 
 
 async def index_probe(ctx: FetchContext[BalancerAddresses], account: str) -> bool:
@@ -197,7 +176,7 @@ async def _gauge(
         "gauge": gauge,
         "position": share,
         "rewards": answers,
-        **staked_position("BalancerGaugePosition", gauge.lower(), share, rewards),
+        **staked_position("BalancerGaugePosition", gauge.lower(), gauge, share, rewards),
     }
 
 

@@ -24,6 +24,8 @@ details (pools.py) and Aura's deposits (adapters/aura/) all value their BPT here
   null when any token has no price (`valued`, which a pool's balances use too: pools.py).
 - A gauge's reward tokens (`reward_tokens(i)` below `reward_count()`) and a reward token's info
   and price: what a stake's claimables (positions.py) and a pool's gauges (pools.py) both read.
+- BPT that moved, as `positionsHistory` flows of the pool's tokens at the move's block
+  (`bpt_flows`): Balancer's flows (flows.py) and Aura's.
 """
 
 from __future__ import annotations
@@ -50,12 +52,14 @@ from adapters.balancer.contracts import (
     V3_TOTAL_SUPPLY,
 )
 from adapters.balancer.section import BalancerAddresses
+from adapters.context import FetchContext
+from adapters.flows import Flow, WalletLogs
 from adapters.legs import LIQUIDITY, LIQUIDITY_POSITION, REWARD, feed_of, leg
 from adapters.legs import position as positioned
 from adapters.position_warnings import Warnings, outcome
 from adapters.prices import UsdPrice, warned_usd_price
 from addresses import ChainAddresses
-from chain import ChainReader, erc20, first
+from chain import ChainReader, Log, erc20, first
 from errors import ProtocolError
 
 
@@ -253,8 +257,57 @@ async def reward_tokens(reader: ChainReader, gauge: str) -> list[str]:
     return [str(token).lower() for token in tokens]
 
 
-def staked(typename: str, identifier: str, share: dict[str, Any], rewards: Sequence[Reward]) -> dict[str, Any]:
-    """The `Position` of pool tokens staked where they earn rewards (a gauge, an Aura deposit):
-    the pool share's legs and the rewards'."""
-    legs = [*share["legs"], *(each.leg for each in rewards)]
+def staked(
+    typename: str, identifier: str, holder: str, share: dict[str, Any], rewards: Sequence[Reward]
+) -> dict[str, Any]:
+    """The `Position` of pool tokens staked where they earn rewards (a gauge, an Aura reward pool):
+    the pool share's legs keyed by the `holder` they are staked in (`<holder>:<token>`, apart from
+    the same pool's unstaked BPT, so that a stake is a flow out of one and into the other), and the
+    rewards'."""
+    tokens = [{**each, "key": f"{holder.lower()}:{_token(each)}"} for each in share["legs"]]
+    legs = [*tokens, *(each.leg for each in rewards)]
     return positioned(typename, identifier, LIQUIDITY_POSITION, f"{share['label']} staked", legs)
+
+
+def _token(share_leg: dict[str, Any]) -> str:
+    """The token of a pool share's leg (its key `<pool>:<token>`)."""
+    _, _, token = share_leg["key"].rpartition(":")
+    return str(token)
+
+
+class BptMove(NamedTuple):
+    """BPT that came into (`bpt` > 0) or went out of what `holder` keeps for the wallet: the
+    pool's own tokens (`holder` the pool) or a stake (a gauge, an Aura reward pool)."""
+
+    holder: str
+    pool: str
+    kind: str
+    log: Log
+    bpt: int
+
+
+async def bpt_flows(
+    ctx: FetchContext[Any], balancer: BalancerAddresses, moves: Sequence[BptMove], logs: WalletLogs
+) -> list[Flow]:
+    """Each move as a flow of each of its pool's tokens, keyed as the position's legs
+    (`<holder>:<token>`): what the BPT pays in a proportional exit at the move's block
+    (`PoolState.amounts` of the pool's state after that block, as the position values it). A pool
+    whose state cannot be read at a block names the holder's legs unavailable."""
+    at = sorted({(move.pool, move.log.block_number) for move in moves})
+    states = await asyncio.gather(
+        *(outcome(pool_by_address(ctx.chains.reader(ctx.chain_id, block), balancer, pool)) for pool, block in at)
+    )
+    state_at = dict(zip(at, states))
+    found = []
+    for move in moves:
+        log, state = move.log, state_at[(move.pool, move.log.block_number)]
+        if isinstance(state, ProtocolError):
+            logs.unavailable[move.holder] = f"pool {move.pool} at block {log.block_number}: {state.message}"
+            continue
+        sign = 1 if move.bpt > 0 else -1
+        where = (log.block_number, log.log_index, log.transaction_hash)
+        found += [
+            Flow(f"{move.holder}:{token}", move.kind, *where, token, sign * amount)
+            for token, amount in zip(state.tokens, state.amounts(abs(move.bpt)))
+        ]
+    return found

@@ -3,12 +3,25 @@ pragma solidity 0.8.19;
 
 interface ITransferFrom {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
+
+    function transfer(address to, uint256 amount) external returns (bool);
+}
+
+interface IMintedSoFar {
+    function minted(address user, address gauge) external view returns (uint256);
+}
+
+interface ITestMint {
+    function mint(address to, uint256 amount) external;
 }
 
 /// What a Balancer gauge has whichever its kind, as the adapter reads it: `deposit` pulls the
-/// pool's BPT and mints the gauge's token (a Transfer from zero), the claimables and each reward's
-/// rate are set by the test. `claimable_tokens` is not a view, as the real gauge's (it
-/// checkpoints): it writes before it answers.
+/// pool's BPT and mints the gauge's token, `withdraw` burns it and returns the BPT, with
+/// LiquidityGaugeV5's events (`Deposit`/`Withdraw(provider, value)` and the Transfer from or to
+/// zero); `claim_rewards` pays each reward token's claimable (by a transfer, no event of its own,
+/// as the published gauge); the claimables and each reward's rate are set by the test. BAL is
+/// `integrate_fraction` less what the Minter minted (`claimable_tokens`, which is not a view, as
+/// the real gauge's: it checkpoints, so it writes before it answers).
 abstract contract TestBalancerGaugeBase {
     address public immutable lp_token;
     uint256 public totalSupply;
@@ -16,7 +29,8 @@ abstract contract TestBalancerGaugeBase {
     address[8] public reward_tokens;
     uint256 public reward_count;
     mapping(address => mapping(address => uint256)) public claimable_reward;
-    mapping(address => uint256) private _claimableBal;
+    mapping(address => uint256) public integrate_fraction;
+    address public minter;
     uint256 public checkpoints;
     bool public is_killed;
     mapping(address => address) internal _distributor;
@@ -24,6 +38,8 @@ abstract contract TestBalancerGaugeBase {
     mapping(address => uint256) internal _periodFinish;
     mapping(address => uint256) internal _lastUpdate;
 
+    event Deposit(address indexed provider, uint256 value);
+    event Withdraw(address indexed provider, uint256 value);
     event Transfer(address indexed from, address indexed to, uint256 value);
 
     constructor(address lpToken) {
@@ -34,7 +50,31 @@ abstract contract TestBalancerGaugeBase {
         ITransferFrom(lp_token).transferFrom(msg.sender, address(this), _value);
         balanceOf[msg.sender] += _value;
         totalSupply += _value;
+        emit Deposit(msg.sender, _value);
         emit Transfer(address(0), msg.sender, _value);
+    }
+
+    function withdraw(uint256 _value) external {
+        balanceOf[msg.sender] -= _value;
+        totalSupply -= _value;
+        ITransferFrom(lp_token).transfer(msg.sender, _value);
+        emit Withdraw(msg.sender, _value);
+        emit Transfer(msg.sender, address(0), _value);
+    }
+
+    function claim_rewards() external {
+        for (uint256 i = 0; i < reward_count; i++) {
+            address token = reward_tokens[i];
+            uint256 amount = claimable_reward[msg.sender][token];
+            if (amount != 0) {
+                claimable_reward[msg.sender][token] = 0;
+                ITransferFrom(token).transfer(msg.sender, amount);
+            }
+        }
+    }
+
+    function setMinter(address minter_) external {
+        minter = minter_;
     }
 
     function add_reward(address token) external {
@@ -46,8 +86,9 @@ abstract contract TestBalancerGaugeBase {
         claimable_reward[user][token] = amount;
     }
 
+    /// @dev BAL the user may claim now: integrate_fraction is that plus what the Minter minted.
     function setClaimableBal(address user, uint256 amount) external {
-        _claimableBal[user] = amount;
+        integrate_fraction[user] = amount + _minted(user);
     }
 
     /// @dev Stands in for `deposit_reward_token`: the rate a reward is paid at, until its period's finish.
@@ -63,7 +104,42 @@ abstract contract TestBalancerGaugeBase {
 
     function claimable_tokens(address addr) external returns (uint256) {
         checkpoints += 1;
-        return _claimableBal[addr];
+        return integrate_fraction[addr] - _minted(addr);
+    }
+
+    function user_checkpoint(address) external returns (bool) {
+        checkpoints += 1;
+        return true;
+    }
+
+    function _minted(address user) private view returns (uint256) {
+        return minter == address(0) ? 0 : IMintedSoFar(minter).minted(user, address(this));
+    }
+}
+
+/// Balancer's BalancerMinter as a claim of BAL meets it (the v2-deployments package:
+/// 20220325-gauge-controller/abi/BalancerMinter.json; its source's `_updateGauge`): `mint(gauge)`
+/// checkpoints the gauge, mints the user's `integrate_fraction` less what it minted before, and
+/// emits `Minted(recipient, gauge, minted)` with the user's new TOTAL minted from the gauge.
+contract TestBalancerMinter {
+    address public immutable bal;
+    mapping(address => mapping(address => uint256)) public minted;
+
+    event Minted(address indexed recipient, address gauge, uint256 minted);
+
+    constructor(address bal_) {
+        bal = bal_;
+    }
+
+    function mint(address gauge) external returns (uint256 tokensToMint) {
+        TestBalancerGaugeBase(gauge).user_checkpoint(msg.sender);
+        uint256 totalMint = TestBalancerGaugeBase(gauge).integrate_fraction(msg.sender);
+        tokensToMint = totalMint - minted[msg.sender][gauge];
+        if (tokensToMint > 0) {
+            minted[msg.sender][gauge] = totalMint;
+            emit Minted(msg.sender, gauge, totalMint);
+            ITestMint(bal).mint(msg.sender, tokensToMint);
+        }
     }
 }
 

@@ -18,7 +18,7 @@ contract TestToken {
         decimals = decimals_;
     }
 
-    function mint(address to, uint256 amount) external {
+    function mint(address to, uint256 amount) external virtual {
         _beforeTransfer(address(0), to);
         balanceOf[to] += amount;
         totalSupply += amount;
