@@ -331,9 +331,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_euler.py::test_the_risk_is_the_vaults_own_and_its_liquidation_price_where_check_liquidation_turns",
             "tests/test_euler.py::test_collateral_and_debt_are_valued_as_the_router_quotes_their_amounts",
         ),
-        rewards=Missing(
-            "Euler's reward streams (enabledRewards, earnedReward): the EulerLens must read them, or a query takes "
-            "more than two rounds"
+        rewards=Done(
+            "tests/test_euler.py::test_rewards_are_the_reward_streams_own",
+            "tests/test_euler.py::test_a_reward_without_a_price_is_named_and_its_apr_null",
+            "tests/test_euler.py::test_the_test_reward_streams_and_the_lens_declare_the_published_interface",
         ),
         accounts=Done(
             "tests/test_euler.py::test_the_owner_and_its_sub_accounts_each_answer_their_vaults",
@@ -347,6 +348,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         docs=page(
             "euler",
             "Wallet positions (every read at `blockNumber`)",
+            "Rewards",
             "Flows and earnings (`positionsHistory`)",
             "Pool details",
             "Probes (controlled accounts)",
@@ -609,7 +611,10 @@ CELLS: dict[str, dict[str, Cell]] = {
         poolDetails=Done(
             "tests/test_balancer.py::test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it"
         ),
-        flows=Missing("BPT in and out, gauge stake and unstake, BAL and rewards claimed"),
+        flows=Done(
+            "tests/test_history_balancer.py::test_flows_over_the_worlds_history_are_its_actions_and_add_up",
+            "tests/test_history_balancer.py::test_the_events_the_flows_read_are_balancers_published_ones",
+        ),
         risk=NO_LENDING,
         rewards=Done("tests/test_balancer.py::test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake"),
         accounts=Done(TOKEN_IN_ACCOUNT),
@@ -625,6 +630,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "balancer",
             "Discovery",
             "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
             "Pool details",
             "Probes (controlled accounts)",
             "Addresses",
@@ -666,7 +672,10 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_aura.py::test_a_deposit_of_balancer_v3_bpt_is_valued_as_the_v3_vault_exits",
         ),
         poolDetails=Done("tests/test_aura.py::test_each_booster_pool_by_its_reward_pool_with_its_rates_and_staked_bpt"),
-        flows=Missing("BPT in and out, Booster deposits, BAL, AURA and rewards claimed"),
+        flows=Done(
+            "tests/test_history_aura.py::test_flows_over_the_worlds_history_are_its_actions_and_add_up",
+            "tests/test_history_aura.py::test_the_test_contracts_declare_auras_events_as_the_flows_read_them",
+        ),
         risk=NO_LENDING,
         rewards=Done(
             "tests/test_aura.py::test_a_deposit_with_its_pool_share_bal_aura_and_an_extra_reward",
@@ -680,7 +689,14 @@ CELLS: dict[str, dict[str, Cell]] = {
         latency=Done(
             "bench/latency.py::aura (saver: deposits in the current and the 2022 Booster, BAL, AURA, an extra reward)"
         ),
-        docs=page("aura", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses", "Devnet"),
+        docs=page(
+            "aura",
+            "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
+            "Pool details",
+            "Addresses",
+            "Devnet",
+        ),
     ),
     "curve": row(
         positions=Done(
