@@ -92,9 +92,9 @@ NOTE_SIZE = 288
 
 
 @dataclass
-class Vault:
-    """An urn the wallet held some time in the range: its ilk, its legs' assets, and when it was
-    the wallet's (None: from the start; a place: from there; the wallet's gives of it)."""
+class Tracked:
+    """An urn the wallet held some time in the range: its ilk, whether the staking engine's, its
+    cdp, and when it was the wallet's (from the start or not, then the manager's moves of it)."""
 
     urn: str
     ilk: bytes
@@ -123,22 +123,22 @@ async def flows(
         before.call(contracts.get_cdps, GET_CDPS_ASC, contracts.manager, wallet, label="Maker GetCdps"),
         _engine_ilk(reader, contracts),
     )
-    vaults: dict[str, Vault] = {}
+    vaults: dict[str, Tracked] = {}
     for cdp, urn, ilk in zip(start_ids, start_urns, start_ilks):
-        vaults[str(urn).lower()] = Vault(str(urn).lower(), ilk, cdp=cdp)
+        vaults[str(urn).lower()] = Tracked(str(urn).lower(), ilk, cdp=cdp)
     opened = _opened(logs, contracts, named)
     new = [cdp for cdp in opened if cdp not in start_ids]
     found = await asyncio.gather(*(_cdp(reader, contracts, cdp) for cdp in new))
     for cdp, (urn, ilk) in zip(new, found):
-        vaults.setdefault(urn, Vault(urn, ilk, cdp=cdp, owned_from_start=False))
+        vaults.setdefault(urn, Tracked(urn, ilk, cdp=cdp, owned_from_start=False))
     for log in logs:  # the staking engine's urns opened in the range
         if contracts.engine and log.address == contracts.engine and log.topics[:2] == (ENGINE_OPEN.topic, named):
             (urn,) = decode(("address",), log.data[:32])
-            vaults.setdefault(str(urn).lower(), Vault(str(urn).lower(), engine_ilk or b"", engine=True))
+            vaults.setdefault(str(urn).lower(), Tracked(str(urn).lower(), engine_ilk or b"", engine=True))
     for leg in legs:  # the urns the points hold (the wallet's own urn, the engine's opened earlier)
         urn, ilk, *rest = leg.split(":")
         if rest in (["collateral"], ["debt"]) and urn not in vaults:
-            vaults[urn] = Vault(urn, key(ilk), engine=urn != wallet and key(ilk) == engine_ilk)
+            vaults[urn] = Tracked(urn, key(ilk), engine=urn != wallet and key(ilk) == engine_ilk)
     cdps = {vault.cdp: vault for vault in vaults.values() if vault.cdp is not None}
     notes = await _notes(ctx, logs, contracts, wallet, vaults, cdps)
     if notes is None:
@@ -194,8 +194,8 @@ async def _notes(
     logs: WalletLogs,
     contracts: Core,
     wallet: str,
-    vaults: dict[str, Vault],
-    cdps: dict[int, Vault],
+    vaults: dict[str, Tracked],
+    cdps: dict[int, Tracked],
 ) -> tuple[list[Log], list[Log]] | None:
     """The Vat's frob, fork and grab notes of the vaults' urns, and the manager's gives of their
     cdps, in chain order (the wallet's own urn's from its logs, the others' from a stream of their
@@ -267,7 +267,7 @@ class Change:
     dart: int
 
 
-def _changes(vat: list[Log], vaults: dict[str, Vault]) -> list[Change]:
+def _changes(vat: list[Log], vaults: dict[str, Tracked]) -> list[Change]:
     """Each Vat note's change to a vault the wallet held at its place."""
     found = []
     for log in vat:
@@ -288,7 +288,7 @@ def _kind(event: str, dink: int, dart: int) -> tuple[str, str]:
     return "lock" if dink > 0 else "free", "draw" if dart > 0 else "wipe"
 
 
-async def _given(ctx: FetchContext[Any], contracts: Core, vat: list[Log], cdps: dict[int, Vault]) -> list[Change]:
+async def _given(ctx: FetchContext[Any], contracts: Core, vat: list[Log], cdps: dict[int, Tracked]) -> list[Change]:
     """A give of a vault to or from the wallet: its whole ink and art at the give, the Vat's state
     at the give's block less the changes after the give there."""
     moved = [
@@ -298,7 +298,7 @@ async def _given(ctx: FetchContext[Any], contracts: Core, vat: list[Log], cdps: 
         if log.topics[0] == GIVE and after != (vault.moves[index - 1][1] if index else vault.owned_from_start)
     ]
 
-    async def held(vault: Vault, log: Log) -> tuple[int, int]:
+    async def held(vault: Tracked, log: Log) -> tuple[int, int]:
         reader = ctx.chains.reader(ctx.chain_id, log.block_number)
         ink, art = await reader.call(contracts.vat, VAT_URNS, vault.ilk, vault.urn, label="Maker Vat")
         for note in vat:
@@ -324,7 +324,7 @@ async def _amounts(
     ctx: FetchContext[Any],
     contracts: Core,
     changes: list[Change],
-    vaults: dict[str, Vault],
+    vaults: dict[str, Tracked],
     legs: Mapping[str, str],
     wallet: str,
 ) -> list[Flow]:
@@ -334,7 +334,7 @@ async def _amounts(
     held = {change.urn for change in changes}
     names = {urn: f"{urn}:{ilk_name(vaults[urn].ilk)}" for urn in held}
 
-    async def assets(vault: Vault) -> tuple[str, str]:
+    async def assets(vault: Tracked) -> tuple[str, str]:
         collateral, debt = legs.get(f"{names[vault.urn]}:collateral"), legs.get(f"{names[vault.urn]}:debt")
         if collateral is None:
             (gem,) = await reader.call(contracts.ilk_registry, ILK_GEM, vault.ilk, label="Maker IlkRegistry")
