@@ -42,7 +42,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.context import FetchContext
 from adapters.fixed_point import RAY
@@ -91,6 +91,28 @@ NOTE_SIZE = 288
 """A LogNote's data: the bytes' offset and length words, then 224 bytes of calldata."""
 
 
+class Topics(NamedTuple):
+    """A note's or a three-indexed event's topics: topic0, then the three indexed words."""
+
+    event: str
+    one: str
+    two: str
+    three: str
+
+
+def _topics(log: Log) -> Topics:
+    """The topics of a log with four (the caller checked)."""
+    return Topics(*log.topics)
+
+
+class Move(NamedTuple):
+    """The manager's give or open of a vault's cdp: where, and whether the wallet owns it after."""
+
+    place: Place
+    owned: bool
+    log: Log
+
+
 @dataclass
 class Tracked:
     """An urn the wallet held some time in the range: its ilk, whether the staking engine's, its
@@ -101,15 +123,15 @@ class Tracked:
     engine: bool = False
     cdp: int | None = None
     owned_from_start: bool = True
-    moves: list[tuple[Place, bool, Log]] = field(default_factory=list)
-    """The manager's gives and opens of its cdp, in order: (place, the wallet's after it, the log)."""
+    moves: list[Move] = field(default_factory=list)
+    """The manager's gives and opens of its cdp, in chain order."""
 
     def owned(self, place: Place) -> bool:
         owned = self.owned_from_start
-        for at, after, _ in self.moves:
-            if at > place:
+        for move in self.moves:
+            if move.place > place:
                 break
-            owned = after
+            owned = move.owned
         return owned
 
 
@@ -145,13 +167,13 @@ async def flows(
         return []
     vat, gives = notes
     for log in gives:
-        vault = cdps[int(log.topics[2], 16)]
-        vault.moves.append(((log.block_number, log.log_index), log.topics[3] == named, log))
+        given = _topics(log)
+        cdps[int(given.two, 16)].moves.append(Move((log.block_number, log.log_index), given.three == named, log))
     for cdp, opening in opened.items():
         if opening is not None and cdp in cdps:
-            cdps[cdp].moves.append(((opening.block_number, opening.log_index), True, opening))
+            cdps[cdp].moves.append(Move((opening.block_number, opening.log_index), True, opening))
     for vault in cdps.values():
-        vault.moves.sort(key=lambda move: move[0])
+        vault.moves.sort(key=lambda move: move.place)
     changes = _changes(vat, vaults) + await _given(ctx, contracts, vat, cdps)
     changes.sort(key=lambda change: (change.block, change.log_index))
     return await _amounts(ctx, contracts, changes, vaults, legs, wallet) + await _claims(
@@ -173,10 +195,11 @@ def _opened(logs: WalletLogs, contracts: Core, named: str) -> dict[int, Log | No
     for log in logs:
         if log.address != contracts.manager or len(log.topics) != 4:
             continue
-        if log.topics[0] == NEW_CDP.topic and log.topics[2] == named:
-            found[int(log.topics[3], 16)] = log
-        elif log.topics[0] == GIVE and log.topics[3] == named:
-            found.setdefault(int(log.topics[2], 16), None)
+        event, _, second, third = _topics(log)
+        if event == NEW_CDP.topic and second == named:
+            found[int(third, 16)] = log
+        elif event == GIVE and third == named:
+            found.setdefault(int(second, 16), None)
     return found
 
 
@@ -228,13 +251,12 @@ async def _notes(
         found += more
     unique = {(log.block_number, log.log_index): log for log in found}
     ordered = [unique[place] for place in sorted(unique)]
-    vat = [
-        log for log in ordered if log.address == contracts.vat and _note(log) and log.topics[0] in (FROB, FORK, GRAB)
-    ]
+    notes = [log for log in ordered if _note(log)]
+    vat = [log for log in notes if log.address == contracts.vat and _topics(log).event in (FROB, FORK, GRAB)]
     gives = [
         log
-        for log in ordered
-        if log.address == contracts.manager and _note(log) and log.topics[0] == GIVE and int(log.topics[2], 16) in cdps
+        for log in notes
+        if log.address == contracts.manager and _topics(log).event == GIVE and int(_topics(log).two, 16) in cdps
     ]
     return vat, gives
 
@@ -245,7 +267,7 @@ def _note(log: Log) -> bool:
 
 def _deltas(note: Log) -> list[tuple[str, int, int]]:
     """A Vat note's change to each urn it names: (urn, dink, dart), signed for that urn."""
-    event, _, first_urn, second = note.topics
+    event, _, first_urn, second = _topics(note)
     payload = note.data[64 + 4 :]
     *_, dink, dart = (int.from_bytes(payload[at : at + 32], "big", signed=True) for at in range(0, 192, 32))
     if event == FORK:  # fork(ilk, src, dst, dink, dart): the words after src and dst
@@ -258,8 +280,8 @@ class Change:
     """One log's change to a vault's ink and art (wads), before it is valued."""
 
     urn: str
-    kind: tuple[str, str]
-    """The flow's kind for the collateral and for the debt."""
+    collateral_kind: str
+    debt_kind: str
     block: int
     log_index: int
     transaction: str
@@ -274,9 +296,11 @@ def _changes(vat: list[Log], vaults: dict[str, Tracked]) -> list[Change]:
         at = (log.block_number, log.log_index, log.transaction_hash)
         for urn, dink, dart in _deltas(log):
             vault = vaults.get(urn)
-            if vault is None or bytes.fromhex(log.topics[1][2:]) != vault.ilk or not vault.owned(at[:2]):
+            event, ilk, *_ = _topics(log)
+            if vault is None or bytes.fromhex(ilk[2:]) != vault.ilk or not vault.owned(at[:2]):
                 continue
-            found.append(Change(urn, _kind(log.topics[0], dink, dart), *at, dink, dart))
+            collateral_kind, debt_kind = _kind(event, dink, dart)
+            found.append(Change(urn, collateral_kind, debt_kind, *at, dink, dart))
     return found
 
 
@@ -292,10 +316,10 @@ async def _given(ctx: FetchContext[Any], contracts: Core, vat: list[Log], cdps: 
     """A give of a vault to or from the wallet: its whole ink and art at the give, the Vat's state
     at the give's block less the changes after the give there."""
     moved = [
-        (vault, after, log)
+        (vault, move.owned, move.log)
         for vault in cdps.values()
-        for index, (_, after, log) in enumerate(vault.moves)
-        if log.topics[0] == GIVE and after != (vault.moves[index - 1][1] if index else vault.owned_from_start)
+        for move, owned_before in zip(vault.moves, [vault.owned_from_start, *(m.owned for m in vault.moves)])
+        if _topics(move.log).event == GIVE and move.owned != owned_before
     ]
 
     async def held(vault: Tracked, log: Log) -> tuple[int, int]:
@@ -316,7 +340,7 @@ async def _given(ctx: FetchContext[Any], contracts: Core, vat: list[Log], cdps: 
     for (vault, inward, log), (ink, art) in zip(moved, states):
         sign, kind = (1, "transfer-in") if inward else (-1, "transfer-out")
         at = (log.block_number, log.log_index, log.transaction_hash)
-        found.append(Change(vault.urn, (kind, kind), *at, sign * ink, sign * art))
+        found.append(Change(vault.urn, kind, kind, *at, sign * ink, sign * art))
     return found
 
 
@@ -364,7 +388,7 @@ async def _amounts(
     gems = sorted({collateral for collateral, _ in found})
     decimals = dict(zip(gems, await asyncio.gather(*(first(reader.call(gem, DECIMALS)) for gem in gems))))
     moments = sorted(
-        {(vaults[change.urn].ilk, change.block, change.kind[1] in MOVES) for change in changes if change.dart}
+        {(vaults[change.urn].ilk, change.block, change.debt_kind in MOVES) for change in changes if change.dart}
     )
     rates = dict(zip(moments, await asyncio.gather(*(rate(*moment) for moment in moments))))
     flows = []
@@ -373,13 +397,13 @@ async def _amounts(
         at = (change.block, change.log_index, change.transaction)
         scale = 10 ** max(0, 18 - int(decimals[collateral]))
         if amount := _toward_zero(change.dink, scale):
-            flows.append(Flow(f"{names[change.urn]}:collateral", change.kind[0], *at, collateral, amount))
+            flows.append(Flow(f"{names[change.urn]}:collateral", change.collateral_kind, *at, collateral, amount))
         if change.dart and (
             amount := _toward_zero(
-                change.dart * rates[vaults[change.urn].ilk, change.block, change.kind[1] in MOVES], RAY
+                change.dart * rates[vaults[change.urn].ilk, change.block, change.debt_kind in MOVES], RAY
             )
         ):
-            flows.append(Flow(f"{names[change.urn]}:debt", change.kind[1], *at, debt, amount))
+            flows.append(Flow(f"{names[change.urn]}:debt", change.debt_kind, *at, debt, amount))
     return flows
 
 
@@ -402,30 +426,31 @@ async def _claims(
     engine = contracts.engine
     if engine is None or ilk is None:
         return []
-    mine = [log for log in logs if log.address == engine and len(log.topics) == 4 and log.topics[1] == named]
-    paid = [log for log in mine if log.topics[0] == GET_REWARD.topic and len(log.data) == 64]
-    moved = [log for log in mine if log.topics[0] == SELECT_FARM.topic]
+    mine = [log for log in logs if log.address == engine and len(log.topics) == 4 and _topics(log).one == named]
+    paid = [log for log in mine if _topics(log).event == GET_REWARD.topic and len(log.data) == 64]
+    moved = [log for log in mine if _topics(log).event == SELECT_FARM.topic]
     reader, label = ctx.reader(), "Sky LockstakeEngine"
-    indexes = sorted({int(log.topics[2], 16) for log in (*paid, *moved)})
+    indexes = sorted({int(_topics(log).two, 16) for log in (*paid, *moved)})
     urns = await asyncio.gather(
         *(first(reader.call(engine, OWNER_URNS, wallet, index, label=label)) for index in indexes)
     )
-    by_index = {index: str(urn).lower() for index, urn in zip(indexes, urns)}
-    farms = sorted({address_of(log.topics[3]) for log in paid})
+    by_index = {f"0x{index:064x}": str(urn).lower() for index, urn in zip(indexes, urns)}
+    farms = sorted({address_of(_topics(log).three) for log in paid})
     tokens = await asyncio.gather(
         *(first(reader.call(farm, FARM_REWARDS_TOKEN, label=f"Sky farm {farm}")) for farm in farms)
     )
     by_farm = {farm: str(token).lower() for farm, token in zip(farms, tokens)}
     for log in moved:
-        prefix = f"{by_index[int(log.topics[2], 16)]}:{ilk_name(ilk)}:"
+        prefix = f"{by_index[_topics(log).two]}:{ilk_name(ilk)}:"
         for leg in legs:
             if leg.startswith(prefix) and leg.endswith(":reward"):
                 logs.unavailable[leg] = "its urn changed farms in the range"
     found = []
     for log in paid:
+        _, _, index, farm = _topics(log)
         _, amount = decode(("address", "uint256"), log.data)
-        token = by_farm[address_of(log.topics[3])]
-        leg = f"{by_index[int(log.topics[2], 16)]}:{ilk_name(ilk)}:{token}:reward"
+        token = by_farm[address_of(farm)]
+        leg = f"{by_index[index]}:{ilk_name(ilk)}:{token}:reward"
         found.append(Flow(leg, "claim", log.block_number, log.log_index, log.transaction_hash, token, -amount))
     return found
 
@@ -444,7 +469,7 @@ async def prices(ctx: FetchContext[Any], reader: ChainReader, moved: list[Flow])
         )
         return Fraction(price * mat * par, RAY**3) if mat else None
 
-    ilks = sorted({flow.position.split(":")[1] for flow in moved if flow.position.endswith(":collateral")})
+    ilks = sorted({_ilk_of(flow) for flow in moved if flow.position.endswith(":collateral")})
     found = dict(zip(ilks, await asyncio.gather(*(spot(key(name)) for name in ilks))))
     valued: dict[int, Fraction | None] = {}
     for index, flow in enumerate(moved):
@@ -454,3 +479,8 @@ async def prices(ctx: FetchContext[Any], reader: ChainReader, moved: list[Flow])
         elif leg == "debt":
             valued[index] = Fraction(par, RAY)
     return valued
+
+
+def _ilk_of(flow: Flow) -> str:
+    _, name, _ = flow.position.split(":", 2)
+    return name
