@@ -61,13 +61,26 @@ interface ILockstakeEngine {
     function ilk() external view returns (bytes32);
 
     function usds() external view returns (address);
+
+    function urnFarms(address urn) external view returns (address);
+}
+
+/// @dev A staking-engine farm (Sky's StakingRewards, a Synthetix fork): its reward token and what a
+/// staker (an urn) has earned.
+interface IStakingRewards {
+    function rewardsToken() external view returns (address);
+
+    function earned(address account) external view returns (uint256);
 }
 
 /// @title The reads of one Maker input (adapters/maker/positions.py), in one call
 /// @notice The ChainLog's contracts; the wallet's CdpManager vaults (GetCdps) and their urns in the
 /// Vat; its own urn in every ilk of the IlkRegistry; its staking-engine urns (up to `maxUrns`).
-/// Then, for each ilk where something is held: the Vat's, Spotter's and Jug's figures, its token
-/// and its OSM's last update; and once: `par`, `base`, DAI's token and the engine's USDS.
+/// Each staking-engine urn that holds something: its farm (`urnFarms`), the farm's reward token,
+/// what the urn has earned there, the token's info and USD feed (of `feedKeys`/`feeds`, the
+/// addresses data's). Then, for each ilk where something is held: the Vat's, Spotter's and Jug's
+/// figures, its token and its OSM's last update; and once: `par`, `base`, DAI's token and the
+/// engine's USDS.
 contract MakerLens is Recorder {
     struct Core {
         address manager;
@@ -82,12 +95,12 @@ contract MakerLens is Recorder {
 
     bytes32[] private held;
 
-    constructor(address wallet, address chainLog, uint256 maxUrns) {
+    constructor(address wallet, address chainLog, uint256 maxUrns, address[] memory feedKeys, address[] memory feeds) {
         Tape memory tape = _tape();
         Core memory core = _core(tape, IChainLog(chainLog));
         _managed(tape, core, wallet);
         _direct(tape, core, wallet);
-        bool staked = core.engine != address(0) && _staked(tape, core, wallet, maxUrns);
+        bool staked = core.engine != address(0) && _staked(tape, core, wallet, maxUrns, feedKeys, feeds);
         for (uint256 i = 0; i < held.length; i++) {
             _ilk(tape, core, held[i]);
         }
@@ -136,14 +149,38 @@ contract MakerLens is Recorder {
         }
     }
 
-    function _staked(Tape memory tape, Core memory core, address wallet, uint256 maxUrns) private returns (bool found) {
+    function _staked(
+        Tape memory tape,
+        Core memory core,
+        address wallet,
+        uint256 maxUrns,
+        address[] memory feedKeys,
+        address[] memory feeds
+    ) private returns (bool found) {
         ILockstakeEngine engine = ILockstakeEngine(core.engine);
         uint256 count = _word(tape, address(engine), abi.encodeCall(ILockstakeEngine.ownerUrnsCount, (wallet)));
         bytes32 ilk = bytes32(_word(tape, address(engine), abi.encodeCall(ILockstakeEngine.ilk, ())));
         for (uint256 i = 0; i < count && i < maxUrns; i++) {
             address urn = address(uint160(_word(tape, address(engine), abi.encodeCall(ILockstakeEngine.ownerUrns, (wallet, i)))));
-            found = _urn(tape, core, ilk, urn) || found;
+            if (_urn(tape, core, ilk, urn)) {
+                found = true;
+                _farm(tape, engine, urn, feedKeys, feeds);
+            }
         }
+    }
+
+    /// @dev An urn's farm, where it names one: its reward token, the urn's earned, the token's info and feed.
+    function _farm(Tape memory tape, ILockstakeEngine engine, address urn, address[] memory feedKeys, address[] memory feeds)
+        private
+        view
+    {
+        address farm = address(uint160(_word(tape, address(engine), abi.encodeCall(ILockstakeEngine.urnFarms, (urn)))));
+        if (farm == address(0)) return;
+        address token = address(uint160(_word(tape, farm, abi.encodeCall(IStakingRewards.rewardsToken, ()))));
+        _call(tape, farm, abi.encodeCall(IStakingRewards.earned, (urn)));
+        if (token == address(0)) return;
+        _tokenInfo(tape, token);
+        _feed(tape, _lookup(token, feedKeys, feeds));
     }
 
     /// @dev An urn's ink and art; its ilk is kept for the figures when it holds anything.

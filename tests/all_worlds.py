@@ -123,6 +123,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["convex"] = convex.addresses_override()[chain]["convex"]
     data[chain]["priceFeeds"].update(convex.price_feeds())
     data[chain]["priceFeeds"].update(euler.feeds())
+    data[chain]["priceFeeds"].update(maker.feeds())
     data[chain]["eigenlayer"] = eigenlayer.addresses_override()[chain]["eigenlayer"]
     data[chain]["priceFeeds"].update(eigenlayer.addresses_override()[chain]["priceFeeds"])
     for protocol in ("neutrl", "midas", "avantis", "avant", "ethena", "sky", "erc4626", "sparkVaults"):

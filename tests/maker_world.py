@@ -5,8 +5,9 @@ ChainLog and an IlkRegistry (TestMakerRegistries.sol). Three collateral types wi
 vault through a DSProxy, a CdpManager vault and an urn a wallet owns directly, and a staking-engine
 urn, each given its collateral as on mainnet: the wallet's tokens through the ilk's join (by
 DssProxyActions' lockGemAndDraw for the DSProxy, whose dai leaves as DAI through the DaiJoin), the
-staking engine's through its own lock; a year of stability fees accrued but not dripped, so the
-debt is the Jug's compounding to the block.
+staking engine's through its own lock, its ink staked in a farm that pays USDS (priced by a USD
+feed); a year of stability fees accrued but not dripped, so the debt is the Jug's compounding to
+the block.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ ILKS = {
 }
 """ilk -> (gem symbol, gem decimals, OSM price in USD as a wad, mat, duty)."""
 SKY_ILK = "LSEV2-SKY-A"
+FARM_REWARD = 700_000 * WAD
+"""USDS the staking-engine urn's farm pays out over its week (the urn is its only staker)."""
+USDS_USD = 100_000_000
+"""USDS' USD feed answer (8 decimals): 1 USD."""
 JOINS = {"ETH-A": "TestGemJoin", "WBTC-A": "TestGemJoin5"}
 """ilk -> its join, mainnet's kind (dss's GemJoin for WETH, dss-gem-joins' GemJoin5 for WBTC's 8
 decimals); the staking ilk has none: the LockstakeEngine slips its collateral itself."""
@@ -49,7 +54,12 @@ def join_key(ilk: str) -> str:
 @functools.lru_cache(maxsize=1)
 def compile_all() -> dict[str, Artifact]:
     return compile_contracts(
-        [CONTRACTS / "TestMaker.sol", CONTRACTS / "TestMakerRegistries.sol", CONTRACTS / "TestToken.sol"]
+        [
+            CONTRACTS / "TestMaker.sol",
+            CONTRACTS / "TestMakerRegistries.sol",
+            CONTRACTS / "TestToken.sol",
+            CONTRACTS / "TestPriceFeed.sol",
+        ]
     )
 
 
@@ -67,14 +77,20 @@ class MakerWorld:
     cdps: dict[str, int] = field(default_factory=dict)
     """"proxy" (ETH-A through the DSProxy), "direct" (WBTC-A, owned by the wallet itself)."""
     staked_urn: str = ""
+    farm: str = ""
+    """The staking-engine urn's farm (a StakingRewards paying USDS)."""
 
     def addresses_override(self) -> dict[str, Any]:
         """The `maker` section of a chain's addresses."""
         return {"chainLog": {"address": self.contracts["CHAIN_LOG"], "startBlock": self.start_block}}
 
+    def feeds(self) -> dict[str, Any]:
+        """USDS' USD feed, a chain's `priceFeeds` entry (what the farm's reward is priced by)."""
+        return {self.contracts["USDS"]: {"pair": "USDS/USD", "feed": self.contracts["USDS/USD"], "heartbeat": 10**9}}
+
     def write_addresses(self, path: Path) -> Path:
-        """Maker and its ProxyRegistry on the node's chain."""
-        chain = {"name": "anvil devnet", "maker": self.addresses_override()}
+        """Maker, USDS' feed and its ProxyRegistry on the node's chain."""
+        chain = {"name": "anvil devnet", "maker": self.addresses_override(), "priceFeeds": self.feeds()}
         chain["accounts"] = {"proxyRegistries": [self.contracts["PROXY_REGISTRY"]]}
         path.write_text(json.dumps({str(self.node.chain_id): chain}))
         return path
@@ -110,6 +126,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, elapse: int = YEAR
     made["ILK_REGISTRY"] = node.deploy(artifacts["TestIlkRegistry"])
     made["MCD_DAI"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Dai Stablecoin", "DAI", 18])
     made["USDS"] = node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USDS Stablecoin", "USDS", 18])
+    made["USDS/USD"] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
+    node.send(made["USDS/USD"], "set(int256,uint256)", USDS_USD, node.timestamp())  # a heartbeat of 31 years
     made["PROXY_REGISTRY"] = node.deploy(artifacts["TestProxyRegistry"])
     made["PROXY_ACTIONS"] = node.deploy(artifacts["TestProxyActions"])
     made["MCD_JOIN_DAI"] = node.deploy(artifacts["TestDaiJoin"], ["address", "address"], [vat, made["MCD_DAI"]])
@@ -200,6 +218,12 @@ def _vaults(world: MakerWorld, owner: str, direct: str, staker: str) -> None:
     node.send(engine, "open(uint256)", 0, sender=staker)
     world.staked_urn = node.call(engine, "ownerUrns(address,uint256)", staker, 0, returns=("address",))
     world.staked_urn = world.staked_urn.lower()
+    usds = made["USDS"]
+    world.farm = node.deploy(compile_all()["TestStakingRewards"], ["address", "address"], [usds, world.gems[SKY_ILK]])
+    node.send(usds, "mint(address,uint256)", world.farm, FARM_REWARD)
+    node.send(world.farm, "notifyRewardAmount(uint256)", FARM_REWARD)
+    node.send(engine, "addFarm(address)", world.farm)
+    node.send(engine, "selectFarm(address,uint256,address,uint16)", staker, 0, world.farm, 0, sender=staker)
     node.send(engine, "lock(address,uint256,uint256,uint16)", staker, 0, 500_000 * WAD, 0, sender=staker)
     node.send(engine, "draw(address,uint256,address,uint256)", staker, 0, staker, 10_000 * WAD, sender=staker)
 

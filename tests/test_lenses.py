@@ -235,6 +235,7 @@ UNPUBLISHED = {
     "IAccountGuard": "Summer.fi publishes its AccountGuard's ABI on a public repository only (docs/accounts.md)",
     "IChainLog": "dai-plugin-mcd ships no ChainLog ABI; `getAddress(bytes32)` is dss-chain-log's",
     "ILockstakeEngine": "Sky publishes no npm package of the LockstakeEngine's ABI",
+    "IStakingRewards": "Sky publishes no npm package of its farms' ABI (tests/test_maker.py records StakingRewards')",
     "IEVC": "Euler publishes its ABIs on a public repository only (euler-xyz/euler-interfaces), no npm package",
     "IEVault": "likewise",
     "IPriceOracle": "likewise",

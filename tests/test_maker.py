@@ -269,6 +269,81 @@ async def test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show(
         assert pool["priceOracle"] == vault["risk"]["oracle"], "the oracle its borrowers' risk names"
 
 
+FARM = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on MakerWalletPositions { blockNumber warnings { code message }
+    vaults { type urn farm { farm rewardToken { address symbol } claimable claimableUsd }
+      legs { role key amount usd } } } }
+  errors { error { code message } } } }"""
+WEEK = 7 * 24 * 3600
+
+
+async def test_a_staking_engine_urns_farm_and_what_it_has_earned(world_client, world):
+    """The staking-engine urn staked its ink in a farm through the engine's selectFarm, and the
+    farm paid out its week: the vault shows the farm, its reward token and earned(urn) at the
+    block as a REWARD leg priced by USDS' feed; the other vaults farm nothing."""
+    wallets = (world.wallets["staker"], world.wallets["direct"])
+    inputs = [{"protocol": "maker", "chainId": 31337, "walletAddress": wallet} for wallet in wallets]
+    reply = await world_client.query(FARM, {"inputs": inputs})
+    staked, direct = reply.body["data"]["walletPositions"]["data"]
+    (vault,) = staked["vaults"]
+    node, usds, engine, block = (
+        world.node,
+        world.contracts["USDS"],
+        world.contracts["LOCKSTAKE_ENGINE"],
+        staked["blockNumber"],
+    )
+    assert node.call(engine, "urnFarms(address)", vault["urn"], returns=("address",)).lower() == world.farm
+    earned = node.call(world.farm, "earned(address)", vault["urn"], block=block)
+    rate = node.call(world.farm, "rewardRate()")
+    assert 0 < rate * WEEK - earned < 60 * rate, "the urn, its only staker, earned all but the seconds before it staked"
+    assert vault["farm"] == {
+        "farm": world.farm,
+        "rewardToken": {"address": usds, "symbol": "USDS"},
+        "claimable": str(earned),
+        "claimableUsd": pytest.approx(earned * W.USDS_USD / 10**8 / W.WAD, rel=1e-12),
+    }
+    (reward,) = [leg for leg in vault["legs"] if leg["role"] == "REWARD"]
+    key = f"{vault['urn']}:{W.SKY_ILK}:{usds}:reward"
+    assert reward == {"role": "REWARD", "key": key, "amount": str(earned), "usd": vault["farm"]["claimableUsd"]}
+    assert staked["warnings"] == []
+    assert direct["vaults"] and all(v["farm"] is None for v in direct["vaults"])
+
+
+def test_the_test_farm_is_skys_staking_rewards():
+    """The test farm's views and events are those of Sky's StakingRewards (makerdao/endgame-toolkit
+    src/synthetix/StakingRewards.sol at ba4bb4d, recorded here: Sky publishes no package of its
+    ABI), and the adapter reads it by them."""
+    views = {
+        "rewardsToken()": ["address"],
+        "stakingToken()": ["address"],
+        "earned(address)": ["uint256"],
+        "rewardRate()": ["uint256"],
+        "periodFinish()": ["uint256"],
+        "rewardsDuration()": ["uint256"],
+        "rewardPerToken()": ["uint256"],
+        "totalSupply()": ["uint256"],
+        "balanceOf(address)": ["uint256"],
+    }
+    events = {
+        "RewardAdded(uint256)": [False],
+        "Staked(address,uint256)": [True, False],
+        "Referral(uint16,address,uint256)": [True, True, False],
+        "Withdrawn(address,uint256)": [True, False],
+        "RewardPaid(address,uint256)": [True, False],
+    }
+    abi = W.compile_all()["TestStakingRewards"].abi
+    declared = abi_functions(abi)
+    assert {name: declared.get(name) for name in views} == views
+    found = {
+        f"{e['name']}({','.join(i['type'] for i in e['inputs'])})": [i["indexed"] for i in e["inputs"]]
+        for e in abi
+        if e["type"] == "event"
+    }
+    assert found == events
+    for function in (C.FARM_REWARDS_TOKEN, C.FARM_EARNED):
+        assert list(function.output_types) == views[function.signature]
+
+
 async def test_a_wallet_with_nothing_has_an_empty_answer(world_client, world):
     (own,) = await entries(world_client, world.wallets["empty"])
     assert own["vaults"] == [] and own["warnings"] == []

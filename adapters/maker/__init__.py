@@ -1,9 +1,9 @@
 """Maker (Sky): vaults (urns) through the CDP manager and the DSProxies that own them (positions.py);
-a collateral type (ilk) as a pool (pools.py)."""
+a collateral type (ilk) as a pool (pools.py); the vaults' flows (flows.py)."""
 
 from __future__ import annotations
 
-from adapters.maker import pools, positions
+from adapters.maker import flows, pools, positions
 from adapters.maker.section import MAKER
 from adapters.protocol import Protocol
 
@@ -16,5 +16,7 @@ PROTOCOLS = (
         fetch=positions.fetch,
         details=pools.details,
         pool_ids=True,
+        flows=flows.flows,
+        flow_prices=flows.prices,
     ),
 )

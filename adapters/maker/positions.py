@@ -18,11 +18,14 @@ ChainLog's `getAddress` at the block (adapters/maker/contracts.py).
   USD figures: collateral x that price; debt x par (DAI is valued at its target price, as the
   Vat's check does).
 - `stabilityFeeApy` = ((base + duty) / 1e27)^31,536,000 - 1; `liquidationRatio` = mat / 1e27.
+- Farm (staking-engine urns): the engine's `urnFarms(urn)`, where it names one, the farm's
+  `rewardsToken()` and `earned(urn)` (Sky's StakingRewards): a REWARD leg, USD through the token's
+  feed.
 - `risk`: Dog's check, `bark` once ink x spot < art x rate' (adapters/risk.py): threshold 1 / mat,
   liquidation price = debt x mat x par / ink. The oracle is the ilk's pip (an OSM), its age
   from `zzz()` where it has one.
 
-All reads go out at once in MakerLens (lenses/, chain/lens.py).
+All reads go out at once in MakerLens (lenses/, chain/lens.py), the farms' and their feeds' too.
 """
 
 from __future__ import annotations
@@ -34,15 +37,18 @@ from typing import Any
 
 from adapters.context import FetchContext
 from adapters.fixed_point import RAY
-from adapters.legs import COLLATERAL, DEBT, LENDING, leg, position
+from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, feed_of, leg, position
 from adapters.maker.contracts import (
     BASE,
     ENGINE_ILK,
+    FARM_EARNED,
+    FARM_REWARDS_TOKEN,
     GET_CDPS_ASC,
     ILK_LIST,
     OWNER_URNS,
     OWNER_URNS_COUNT,
     PAR,
+    URN_FARMS,
     VAT_URNS,
     WAD,
     Core,
@@ -52,12 +58,16 @@ from adapters.maker.contracts import (
 )
 from adapters.maker.ilks import Ilk, fee_apy, ilk_facts, spot_price, usds_token
 from adapters.maker.section import MakerAddresses
-from adapters.position_warnings import Warnings
+from adapters.position_warnings import Warnings, outcome
+from adapters.prices import UsdPrice, token_feeds, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info
+from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
+from chain.abi import ZERO_ADDRESS
 from chain.lens import Lens
+from errors import ProtocolError
 
-LENS = Lens("MakerLens", ("address", "address", "uint256"))
+LENS = Lens("MakerLens", ("address", "address", "uint256", "address[]", "address[]"))
 MAX_URNS = 200
 """Staking-engine urns the lens reads per wallet (each is one `open`; a wallet rarely has many)."""
 
@@ -79,7 +89,10 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     log, key = maker.chain_log, ("maker core", maker.chain_log.address)
     # An account's input after the wallet's knows the ChainLog's contracts: its first reads wait for its lens too.
     known: Core | None = reader.settled(key)
-    reader.prefetch([LENS.initcode(wallet, log.address, MAX_URNS)], [log.address, *(known.first_read if known else ())])
+    priced = token_feeds(ctx.chain)
+    feeds = [feed.feed for feed in priced.values()]
+    initcode = LENS.initcode(wallet, log.address, MAX_URNS, list(priced), feeds)
+    reader.prefetch([initcode], [log.address, *(known.first_read if known else ())])
     contracts = await reader.shared(key, lambda: core(reader, log.address))
     owned, direct, staked = await asyncio.gather(
         _managed(reader, contracts, wallet),
@@ -92,19 +105,54 @@ async def fetch(ctx: FetchContext[MakerAddresses], wallet: str) -> dict[str, Any
     by_ilk = dict(zip(ilks, facts))
     if not urns:
         return {"vaults": []}
-    (par,), (base,), now, dai, usds = await asyncio.gather(
+    (par,), (base,), now, dai, usds, farms = await asyncio.gather(
         reader.call(contracts.spot, PAR, label="Maker Spotter"),
         reader.call(contracts.jug, BASE, label="Maker Jug"),
         reader.block_timestamp(),
         erc20.token_info(reader, contracts.dai),
         usds_token(reader, contracts) if any(urn.kind == "sky-lockstake" for urn in urns) else no_read(),
+        asyncio.gather(*(_farm(reader, ctx.chain, contracts, urn, ctx.warnings) for urn in urns)),
     )
     vaults = []
-    for urn in urns:
+    for urn, farm in zip(urns, farms):
         facts_of = by_ilk[urn.ilk]
         debt_token = usds if urn.kind == "sky-lockstake" else dai
-        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings, contracts.spot.lower()))
+        vaults.append(_vault(urn, facts_of, par, base, now, debt_token, ctx.warnings, contracts.spot.lower(), farm))
     return {"vaults": vaults}
+
+
+Farmed = tuple[dict[str, Any], UsdPrice | None]
+"""A staking-engine urn's farm as `MakerFarm` shows it, and its reward token's USD price."""
+
+
+async def _farm(
+    reader: ChainReader, chain: ChainAddresses, contracts: Core, urn: Urn, warnings: Warnings
+) -> Farmed | None:
+    """A staking-engine urn's farm and what it has earned there (`urnFarms(urn)`, the farm's
+    `rewardsToken()` and `earned(urn)`), with the token's price; None where it farms nothing. The
+    lens read them all with the urn (lenses/MakerLens.sol)."""
+    if urn.kind != "sky-lockstake" or contracts.engine is None:
+        return None
+    (farm,) = await reader.call(contracts.engine, URN_FARMS, urn.urn, label="Sky LockstakeEngine")
+    if farm == ZERO_ADDRESS:
+        return None
+    label = f"Sky farm {farm}"
+
+    async def read() -> Farmed:
+        (token,), (earned,) = await asyncio.gather(
+            reader.call(farm, FARM_REWARDS_TOKEN, label=label), reader.call(farm, FARM_EARNED, urn.urn, label=label)
+        )
+        info, price = await asyncio.gather(
+            erc20.token_info(reader, token), warned_usd_price(reader, chain, token, warnings)
+        )
+        usd = price.value(earned, info["decimals"]) if price else None
+        return {"farm": str(farm).lower(), "rewardToken": info, "claimable": str(earned), "claimableUsd": usd}, price
+
+    found = await outcome(read())
+    if isinstance(found, ProtocolError):
+        warnings.left_out("the farm rewards of staking-engine urn", urn.urn, found)
+        return None
+    return found
 
 
 async def _managed(reader: ChainReader, contracts: Core, wallet: str) -> list[Urn]:
@@ -154,6 +202,7 @@ def _vault(
     debt_token: dict[str, Any] | None,
     warnings: Warnings,
     spotter: str,
+    farmed: Farmed | None,
 ) -> dict[str, Any]:
     """A vault's figures and its legs: its collateral in the token's own units (the Vat's ink is
     18 decimals whatever the token's; its join scaled it up exactly), priced by the Spotter's
@@ -179,6 +228,11 @@ def _vault(
         leg(COLLATERAL, f"{key}:collateral", ilk.token, ink, collateral_usd, ilk.pip),
         leg(DEBT, f"{key}:debt", debt_token, -(-owed // RAY), debt_usd, spotter),
     ]
+    farm, farm_price = farmed or (None, None)
+    if farm is not None:
+        token = farm["rewardToken"]
+        reward_key = f"{key}:{token['address']}:reward"
+        legs.append(leg(REWARD, reward_key, token, int(farm["claimable"]), farm["claimableUsd"], feed_of(farm_price)))
     label = f"{name} {'#' + str(urn.cdp) if urn.cdp is not None else urn.urn}"
     return {
         **position("MakerVault", key, LENDING, label, legs, apy=fee_apy(ilk, base)),
@@ -197,4 +251,5 @@ def _vault(
         "stabilityFeeApy": fee_apy(ilk, base),
         "liquidationRatio": float(Fraction(ilk.mat, RAY)),
         "risk": risk,
+        "farm": farm,
     }

@@ -13,9 +13,9 @@ pragma solidity 0.8.19;
 //
 // Left out everywhere, on purpose: authorization (`wards` is kept as a view so the ABI matches, and
 // the worlds rely what mainnet relies, but nothing checks it: the tests are the only callers, so
-// TestVat.slip, fold, grab and suck are open to anyone), LibNote's anonymous LogNote events outside
-// the joins (mainnet's Vat, Jug, Spotter and DssCdpManager emit them too; the joins' are kept, the
-// only events the ABIs Maker publishes for them show), DaiJoin.join (DAI burnt to pay back: no demo
+// TestVat.slip, fold, grab and suck are open to anyone), LibNote's anonymous LogNote events of the
+// Jug and the Spotter (the Vat's, the DssCdpManager's and the joins' are kept: the flows of
+// positionsHistory read the Vat's and the manager's), DaiJoin.join (DAI burnt to pay back: no demo
 // pays back), the staking engine's tokens (see TestLockstakeEngine), and a failed check reverts with
 // Panic(0x11) where the originals revert with no data.
 
@@ -26,6 +26,27 @@ uint256 constant RAY = 10 ** 27;
 /// Checks are those of dss's vat.sol, in its order; every product it checks for overflow is
 /// computed before the check that reads it, as dss does, so the same calls revert.
 contract TestVat {
+    /// The mainnet Vat's (dss 1.0.0's) own LogNote, unlike LibNote's: its topics are the selector
+    /// and the first three argument words (no caller), its data the first 224 bytes of calldata.
+    event LogNote(
+        bytes4 indexed sig, bytes32 indexed arg1, bytes32 indexed arg2, bytes32 indexed arg3, bytes data
+    ) anonymous;
+
+    modifier note() {
+        _;
+        bytes memory data = new bytes(224);
+        bytes32 arg1;
+        bytes32 arg2;
+        bytes32 arg3;
+        assembly {
+            calldatacopy(add(data, 0x20), 0, 224)
+            arg1 := calldataload(4)
+            arg2 := calldataload(36)
+            arg3 := calldataload(68)
+        }
+        emit LogNote(msg.sig, arg1, arg2, arg3, data);
+    }
+
     struct Ilk {
         uint256 Art; // normalised debt [wad]
         uint256 rate; // accumulated rate [ray]
@@ -56,19 +77,19 @@ contract TestVat {
         wards[msg.sender] = 1;
     }
 
-    function rely(address usr) external {
+    function rely(address usr) external note {
         wards[usr] = 1;
     }
 
-    function deny(address usr) external {
+    function deny(address usr) external note {
         wards[usr] = 0;
     }
 
-    function hope(address usr) external {
+    function hope(address usr) external note {
         can[msg.sender][usr] = 1;
     }
 
-    function nope(address usr) external {
+    function nope(address usr) external note {
         can[msg.sender][usr] = 0;
     }
 
@@ -99,18 +120,18 @@ contract TestVat {
 
     // --- administration ---
 
-    function init(bytes32 ilk) external {
+    function init(bytes32 ilk) external note {
         require(ilks[ilk].rate == 0, "Vat/ilk-already-init");
         ilks[ilk].rate = RAY;
     }
 
-    function file(bytes32 what, uint256 data) external {
+    function file(bytes32 what, uint256 data) external note {
         require(live == 1, "Vat/not-live");
         if (what == "Line") Line = data;
         else revert("Vat/file-unrecognized-param");
     }
 
-    function file(bytes32 ilk, bytes32 what, uint256 data) external {
+    function file(bytes32 ilk, bytes32 what, uint256 data) external note {
         require(live == 1, "Vat/not-live");
         if (what == "spot") ilks[ilk].spot = data;
         else if (what == "line") ilks[ilk].line = data;
@@ -118,7 +139,7 @@ contract TestVat {
         else revert("Vat/file-unrecognized-param");
     }
 
-    function cage() external {
+    function cage() external note {
         live = 0;
     }
 
@@ -126,17 +147,17 @@ contract TestVat {
 
     /// A join's (or the staking engine's) credit of collateral; its wards are not checked (see the
     /// file's header), but only those call it.
-    function slip(bytes32 ilk, address usr, int256 wad) external {
+    function slip(bytes32 ilk, address usr, int256 wad) external note {
         gem[ilk][usr] = _add(gem[ilk][usr], wad);
     }
 
-    function flux(bytes32 ilk, address src, address dst, uint256 wad) external {
+    function flux(bytes32 ilk, address src, address dst, uint256 wad) external note {
         require(_wish(src, msg.sender), "Vat/not-allowed");
         gem[ilk][src] -= wad;
         gem[ilk][dst] += wad;
     }
 
-    function move(address src, address dst, uint256 rad) external {
+    function move(address src, address dst, uint256 rad) external note {
         require(_wish(src, msg.sender), "Vat/not-allowed");
         dai[src] -= rad;
         dai[dst] += rad;
@@ -148,7 +169,7 @@ contract TestVat {
     /// dss's rules: within the ceilings unless the debt falls; safe (art*rate <= ink*spot) unless
     /// the urn only gets safer (dart <= 0 and dink >= 0); u's consent unless it only gets safer,
     /// v's to give gem, w's to pay back dai; and no dusty debt.
-    function frob(bytes32 i, address u, address v, address w, int256 dink, int256 dart) external {
+    function frob(bytes32 i, address u, address v, address w, int256 dink, int256 dart) external note {
         require(live == 1, "Vat/not-live");
         Urn memory urn = urns[i][u];
         Ilk memory ilk = ilks[i];
@@ -182,7 +203,7 @@ contract TestVat {
     }
 
     /// Move ink and art between two urns of one ilk (DssCdpManager's quit, enter and shift).
-    function fork(bytes32 ilk, address src, address dst, int256 dink, int256 dart) external {
+    function fork(bytes32 ilk, address src, address dst, int256 dink, int256 dart) external note {
         Urn storage u = urns[ilk][src];
         Urn storage v = urns[ilk][dst];
         Ilk storage i = ilks[ilk];
@@ -202,7 +223,7 @@ contract TestVat {
     }
 
     /// Confiscation, as the Dog does it: ink goes to v's gem, the debt becomes w's sin (and vice).
-    function grab(bytes32 i, address u, address v, address w, int256 dink, int256 dart) external {
+    function grab(bytes32 i, address u, address v, address w, int256 dink, int256 dart) external note {
         Urn storage urn = urns[i][u];
         Ilk storage ilk = ilks[i];
 
@@ -218,14 +239,14 @@ contract TestVat {
 
     // --- settlement ---
 
-    function heal(uint256 rad) external {
+    function heal(uint256 rad) external note {
         sin[msg.sender] -= rad;
         dai[msg.sender] -= rad;
         vice -= rad;
         debt -= rad;
     }
 
-    function suck(address u, address v, uint256 rad) external {
+    function suck(address u, address v, uint256 rad) external note {
         sin[u] += rad;
         dai[v] += rad;
         vice += rad;
@@ -235,7 +256,7 @@ contract TestVat {
     // --- rates ---
 
     /// The Jug's fee: the ilk's rate grows by `rate`, and Art*rate of new dai goes to u (the vow).
-    function fold(bytes32 i, address u, int256 rate) external {
+    function fold(bytes32 i, address u, int256 rate) external note {
         require(live == 1, "Vat/not-live");
         Ilk storage ilk = ilks[i];
         ilk.rate = _add(ilk.rate, rate);
@@ -248,6 +269,7 @@ contract TestVat {
 /// The ERC-20 calls Maker's joins and DssProxyActions make of a collateral token.
 interface TestGemLike {
     function decimals() external view returns (uint8);
+    function balanceOf(address) external view returns (uint256);
     function transfer(address, uint256) external returns (bool);
     function transferFrom(address, address, uint256) external returns (bool);
     function approve(address, uint256) external returns (bool);
@@ -783,9 +805,10 @@ contract TestUrnHandler {
     }
 }
 
-/// dss-cdp-manager's DssCdpManager: numbered CDPs, each with an UrnHandler, kept per owner in a
-/// doubly linked list (first, last, list(prev, next), count) exactly as the real one keeps it.
-contract TestDssCdpManager {
+/// dss-cdp-manager's DssCdpManager (as deployed in 2019, with LibNote: every action noted): numbered
+/// CDPs, each with an UrnHandler, kept per owner in a doubly linked list (first, last, list(prev,
+/// next), count) exactly as the real one keeps it.
+contract TestDssCdpManager is TestLibNote {
     struct List {
         uint256 prev;
         uint256 next;
@@ -833,7 +856,7 @@ contract TestDssCdpManager {
     }
 
     /// A new CDP for `usr`, appended to usr's list; NewCdp names the caller (usr) and owner (own).
-    function open(bytes32 ilk, address usr) public returns (uint256) {
+    function open(bytes32 ilk, address usr) public note returns (uint256) {
         require(usr != address(0), "usr-address-0");
         uint256 cdp = ++cdpi;
         urns[cdp] = address(new TestUrnHandler(vat));
@@ -851,7 +874,7 @@ contract TestDssCdpManager {
     }
 
     /// Hand the CDP to `dst`: unlinked from its owner's list, appended to dst's.
-    function give(uint256 cdp, address dst) public cdpAllowed(cdp) {
+    function give(uint256 cdp, address dst) public note cdpAllowed(cdp) {
         require(dst != address(0), "dst-address-0");
         address own = owns[cdp];
         require(dst != own, "dst-already-owner");
@@ -871,34 +894,34 @@ contract TestDssCdpManager {
     }
 
     /// vat.frob on the CDP's urn, which gives the collateral and takes the dai itself.
-    function frob(uint256 cdp, int256 dink, int256 dart) public cdpAllowed(cdp) {
+    function frob(uint256 cdp, int256 dink, int256 dart) public note cdpAllowed(cdp) {
         address urn = urns[cdp];
         TestVat(vat).frob(ilks[cdp], urn, urn, urn, dink, dart);
     }
 
-    function flux(uint256 cdp, address dst, uint256 wad) public cdpAllowed(cdp) {
+    function flux(uint256 cdp, address dst, uint256 wad) public note cdpAllowed(cdp) {
         TestVat(vat).flux(ilks[cdp], urns[cdp], dst, wad);
     }
 
-    function flux(bytes32 ilk, uint256 cdp, address dst, uint256 wad) public cdpAllowed(cdp) {
+    function flux(bytes32 ilk, uint256 cdp, address dst, uint256 wad) public note cdpAllowed(cdp) {
         TestVat(vat).flux(ilk, urns[cdp], dst, wad);
     }
 
-    function move(uint256 cdp, address dst, uint256 rad) public cdpAllowed(cdp) {
+    function move(uint256 cdp, address dst, uint256 rad) public note cdpAllowed(cdp) {
         TestVat(vat).move(urns[cdp], dst, rad);
     }
 
-    function quit(uint256 cdp, address dst) public cdpAllowed(cdp) urnAllowed(dst) {
+    function quit(uint256 cdp, address dst) public note cdpAllowed(cdp) urnAllowed(dst) {
         (uint256 ink, uint256 art) = TestVat(vat).urns(ilks[cdp], urns[cdp]);
         TestVat(vat).fork(ilks[cdp], urns[cdp], dst, _toInt(ink), _toInt(art));
     }
 
-    function enter(address src, uint256 cdp) public urnAllowed(src) cdpAllowed(cdp) {
+    function enter(address src, uint256 cdp) public note urnAllowed(src) cdpAllowed(cdp) {
         (uint256 ink, uint256 art) = TestVat(vat).urns(ilks[cdp], src);
         TestVat(vat).fork(ilks[cdp], src, urns[cdp], _toInt(ink), _toInt(art));
     }
 
-    function shift(uint256 cdpSrc, uint256 cdpDst) public cdpAllowed(cdpSrc) cdpAllowed(cdpDst) {
+    function shift(uint256 cdpSrc, uint256 cdpDst) public note cdpAllowed(cdpSrc) cdpAllowed(cdpDst) {
         require(ilks[cdpSrc] == ilks[cdpDst], "non-matching-cdps");
         (uint256 ink, uint256 art) = TestVat(vat).urns(ilks[cdpSrc], urns[cdpSrc]);
         TestVat(vat).fork(ilks[cdpSrc], urns[cdpSrc], urns[cdpDst], _toInt(ink), _toInt(art));
@@ -1138,8 +1161,9 @@ contract TestProxyActions {
     }
 }
 
-/// Sky's LockstakeEngine urn: hopes the engine in the Vat, as LockstakeUrn.init does (the real urn
-/// is an EIP-1167 clone that also stakes in farms).
+/// Sky's LockstakeEngine urn: hopes the engine in the Vat, as LockstakeUrn.init does, and stakes in
+/// the engine's farm for it (the real urn is an EIP-1167 clone that stakes its lsSKY; the test farm
+/// takes no token).
 contract TestLockstakeUrn {
     address public immutable engine;
     address public immutable vat;
@@ -1149,14 +1173,123 @@ contract TestLockstakeUrn {
         vat = vat_;
         TestVat(vat_).hope(msg.sender);
     }
+
+    modifier isEngine() {
+        require(msg.sender == engine, "LockstakeUrn/not-engine");
+        _;
+    }
+
+    function stake(address farm, uint256 wad, uint16 ref) external isEngine {
+        TestStakingRewards(farm).stake(wad, ref);
+    }
+
+    function withdraw(address farm, uint256 wad) external isEngine {
+        TestStakingRewards(farm).withdraw(wad);
+    }
+
+    /// The farm's reward paid to the urn, passed on to `usr` whole (LockstakeUrn.getReward).
+    function getReward(address farm, address usr) external isEngine returns (uint256 amt) {
+        TestStakingRewards(farm).getReward();
+        TestGemLike token = TestGemLike(TestStakingRewards(farm).rewardsToken());
+        amt = token.balanceOf(address(this));
+        token.transfer(usr, amt);
+    }
+}
+
+/// A staking engine farm: Sky's StakingRewards (endgame-toolkit's Synthetix fork) with its views,
+/// reward arithmetic and events, but no staking token taken or given back (the test urns hold none).
+contract TestStakingRewards {
+    event RewardAdded(uint256 reward);
+    event Staked(address indexed user, uint256 amount);
+    event Referral(uint16 indexed referral, address indexed user, uint256 amount);
+    event Withdrawn(address indexed user, uint256 amount);
+    event RewardPaid(address indexed user, uint256 reward);
+
+    address public immutable rewardsToken;
+    address public immutable stakingToken;
+    uint256 public periodFinish;
+    uint256 public rewardRate;
+    uint256 public rewardsDuration = 7 days;
+    uint256 public lastUpdateTime;
+    uint256 public rewardPerTokenStored;
+    mapping(address => uint256) public userRewardPerTokenPaid;
+    mapping(address => uint256) public rewards;
+    uint256 public totalSupply;
+    mapping(address => uint256) public balanceOf;
+
+    constructor(address rewardsToken_, address stakingToken_) {
+        rewardsToken = rewardsToken_;
+        stakingToken = stakingToken_;
+    }
+
+    function lastTimeRewardApplicable() public view returns (uint256) {
+        return block.timestamp < periodFinish ? block.timestamp : periodFinish;
+    }
+
+    function rewardPerToken() public view returns (uint256) {
+        if (totalSupply == 0) return rewardPerTokenStored;
+        return rewardPerTokenStored + (lastTimeRewardApplicable() - lastUpdateTime) * rewardRate * 1e18 / totalSupply;
+    }
+
+    function earned(address account) public view returns (uint256) {
+        return balanceOf[account] * (rewardPerToken() - userRewardPerTokenPaid[account]) / 1e18 + rewards[account];
+    }
+
+    modifier updateReward(address account) {
+        rewardPerTokenStored = rewardPerToken();
+        lastUpdateTime = lastTimeRewardApplicable();
+        if (account != address(0)) {
+            rewards[account] = earned(account);
+            userRewardPerTokenPaid[account] = rewardPerTokenStored;
+        }
+        _;
+    }
+
+    function stake(uint256 amount, uint16 referral) external updateReward(msg.sender) {
+        require(amount > 0, "Cannot stake 0");
+        totalSupply += amount;
+        balanceOf[msg.sender] += amount;
+        emit Staked(msg.sender, amount);
+        emit Referral(referral, msg.sender, amount);
+    }
+
+    function withdraw(uint256 amount) public updateReward(msg.sender) {
+        require(amount > 0, "Cannot withdraw 0");
+        totalSupply -= amount;
+        balanceOf[msg.sender] -= amount;
+        emit Withdrawn(msg.sender, amount);
+    }
+
+    function getReward() public updateReward(msg.sender) {
+        uint256 reward = rewards[msg.sender];
+        if (reward > 0) {
+            rewards[msg.sender] = 0;
+            TestGemLike(rewardsToken).transfer(msg.sender, reward);
+            emit RewardPaid(msg.sender, reward);
+        }
+    }
+
+    /// Its distribution's call, open here: `reward` (already sent) paid out over rewardsDuration.
+    function notifyRewardAmount(uint256 reward) external updateReward(address(0)) {
+        if (block.timestamp >= periodFinish) {
+            rewardRate = reward / rewardsDuration;
+        } else {
+            rewardRate = (reward + (periodFinish - block.timestamp) * rewardRate) / rewardsDuration;
+        }
+        uint256 balance = TestGemLike(rewardsToken).balanceOf(address(this));
+        require(rewardRate <= balance / rewardsDuration, "Provided reward too high");
+        lastUpdateTime = block.timestamp;
+        periodFinish = block.timestamp + rewardsDuration;
+        emit RewardAdded(reward);
+    }
 }
 
 /// Sky's LockstakeEngine (makerdao/lockstake 602edbb, Nov 2024; the same signatures for these in the
 /// SKY-based engine live since 2025) as a reader sees it: urns per owner, locked collateral as
 /// the ilk's ink, debt drawn with the Jug's rate. Without tokens (lock takes no MKR/SKY, draw pays
 /// `to` in the Vat's internal dai, wipe takes the caller's internal dai, which needs
-/// vat.hope(engine); `usds` is only an address to report), vote delegates, farms or auctions (those
-/// views stay zero).
+/// vat.hope(engine); `usds` is only an address to report), vote delegates or auctions (those views
+/// stay zero). Its farms are test StakingRewards that take no token.
 contract TestLockstakeEngine {
     event File(bytes32 indexed what, address data);
     event File(bytes32 indexed what, uint256 data);
@@ -1167,6 +1300,9 @@ contract TestLockstakeEngine {
     event Free(address indexed owner, uint256 indexed index, address to, uint256 wad, uint256 freed);
     event Draw(address indexed owner, uint256 indexed index, address to, uint256 wad);
     event Wipe(address indexed owner, uint256 indexed index, uint256 wad);
+    event AddFarm(address farm);
+    event SelectFarm(address indexed owner, uint256 indexed index, address indexed farm, uint16 ref);
+    event GetReward(address indexed owner, uint256 indexed index, address indexed farm, address to, uint256 amt);
 
     /// Kept for the ABI only.
     mapping(address => uint256) public wards;
@@ -1176,6 +1312,8 @@ contract TestLockstakeEngine {
     mapping(address => mapping(address => uint256)) public urnCan;
     mapping(address => address) public urnVoteDelegates;
     mapping(address => address) public urnFarms;
+    /// The farms governance added (1: active), as the real engine's FarmStatus.
+    mapping(address => uint256) public farms;
     mapping(address => uint256) public urnAuctions;
     TestJug public jug;
     uint256 public fee; // exit fee [wad]
@@ -1252,12 +1390,41 @@ contract TestLockstakeEngine {
         emit Nope(owner, index, usr);
     }
 
-    /// Anyone may lock into any urn, as in the real engine: gem slipped in and frobbed as ink.
+    function addFarm(address farm) external {
+        farms[farm] = 1;
+        emit AddFarm(farm);
+    }
+
+    /// The farm the urn's ink is staked in: unstaked from the last, staked in this one.
+    function selectFarm(address owner, uint256 index, address farm, uint16 ref) external {
+        address urn = _getAuthedUrn(owner, index);
+        require(farm == address(0) || farms[farm] == 1, "LockstakeEngine/farm-unsupported-or-deleted");
+        address prev = urnFarms[urn];
+        require(prev != farm, "LockstakeEngine/same-farm");
+        (uint256 ink,) = vat.urns(ilk, urn);
+        if (prev != address(0) && ink > 0) TestLockstakeUrn(urn).withdraw(prev, ink);
+        urnFarms[urn] = farm;
+        if (farm != address(0) && ink > 0) TestLockstakeUrn(urn).stake(farm, ink, ref);
+        emit SelectFarm(owner, index, farm, ref);
+    }
+
+    /// What the urn's farm has earned, paid to `to` (the engine's getReward).
+    function getReward(address owner, uint256 index, address farm, address to) external returns (uint256 amt) {
+        address urn = _getAuthedUrn(owner, index);
+        require(farms[farm] > 0, "LockstakeEngine/farm-unsupported");
+        amt = TestLockstakeUrn(urn).getReward(farm, to);
+        emit GetReward(owner, index, farm, to, amt);
+    }
+
+    /// Anyone may lock into any urn, as in the real engine: gem slipped in and frobbed as ink, and
+    /// staked in the urn's farm.
     function lock(address owner, uint256 index, uint256 wad, uint16 ref) external {
         address urn = _getUrn(owner, index);
         int256 dink = _toInt(wad);
         vat.slip(ilk, urn, dink);
         vat.frob(ilk, urn, urn, address(0), dink, 0);
+        address farm = urnFarms[urn];
+        if (farm != address(0) && wad > 0) TestLockstakeUrn(urn).stake(farm, wad, ref);
         emit Lock(owner, index, wad, ref);
     }
 
@@ -1265,6 +1432,8 @@ contract TestLockstakeEngine {
     function free(address owner, uint256 index, address to, uint256 wad) external returns (uint256 freed) {
         address urn = _getAuthedUrn(owner, index);
         int256 dink = _toInt(wad);
+        address farm = urnFarms[urn];
+        if (farm != address(0) && wad > 0) TestLockstakeUrn(urn).withdraw(farm, wad);
         vat.frob(ilk, urn, urn, address(0), -dink, 0);
         vat.slip(ilk, urn, -dink);
         freed = wad - wad * fee / WAD;
