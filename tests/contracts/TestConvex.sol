@@ -157,8 +157,7 @@ contract TestBaseRewardPool is TestRewardStream {
 
     function withdrawAndUnwrap(uint256 amount, bool claim) external returns (bool) {
         _unstaked(amount);
-        TestToken(stakingToken).transfer(operator, amount);
-        TestBooster(operator).withdrawTo(pid, amount, msg.sender);
+        TestBooster(operator).withdrawTo(pid, amount, msg.sender); // the Booster holds a deposit's LP here
         emit Withdrawn(msg.sender, amount);
         if (claim) getReward(msg.sender, true);
         return true;
