@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import auth
 from adapters.convex import contracts as C
 from tests import convex_world as W
 from tests import curve_world
 from tests.evm import Anvil
-from tests.test_history_curve import STEP, adds_up, in_coins, series
-from tests.test_history_flows import _block, chain_fixture
+from tests.test_history_curve import Actions, adds_up, in_coins, series
+from tests.test_history_flows import chain_fixture
 
 MAX = 2**256 - 1
 
@@ -47,16 +46,8 @@ async def test_deposits_withdrawals_stakes_and_claims_are_flows_and_add_up(conve
     node.send(stable, "mint(address,uint256)", depositor, 5_000 * curve_world.E18)
     for spender in (world.booster, rewards):
         node.send(stable, "approve(address,uint256)", spender, MAX, sender=depositor)
-    start = node.block_number() + 1
-    blocks: list[int] = []
-
-    def act(target: str, signature: str, *args: Any) -> int:
-        node.mine(start + STEP * len(blocks) - node.block_number() - 1)
-        block = _block(node.send(target, signature, *args, sender=depositor))
-        assert block == start + STEP * len(blocks)
-        blocks.append(block)
-        return block
-
+    act = Actions(node, depositor)
+    blocks = act.blocks
     expected: list[tuple[str, str, int, int]] = []
 
     def lp_flow(kind: str, lp: int, block: int) -> None:

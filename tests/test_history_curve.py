@@ -71,6 +71,24 @@ async def series(flows: Any, protocol: str, wallet: str, start: int, end: int, p
     return dict(entry)
 
 
+class Actions:
+    """A wallet's actions, each at the next point's block (STEP blocks apart from the first, the
+    next block): `blocks` lists them, so a series of as many points falls on them."""
+
+    def __init__(self, node: Anvil, wallet: str) -> None:
+        self.node, self.wallet = node, wallet
+        self.start = node.block_number() + 1
+        self.blocks: list[int] = []
+
+    def __call__(self, target: str, signature: str, *args: Any) -> int:
+        node, at = self.node, self.start + STEP * len(self.blocks)
+        node.mine(at - node.block_number() - 1)
+        block = _block(node.send(target, signature, *args, sender=self.wallet))
+        assert block == at
+        self.blocks.append(block)
+        return block
+
+
 def in_coins(node: Anvil, pool: str, lp_token: str, coins: list[str], lp: int, block: int, legacy: bool) -> list[int]:
     """`lp` of the pool in each coin at `block`, read from the pool: balance x lp / supply."""
     supply = node.call(lp_token, "totalSupply()", block=block)
@@ -117,17 +135,8 @@ async def test_lp_stakes_removals_and_claims_are_flows_and_add_up(curve: CurveFl
             node.send(coin, "approve(address,uint256)", spender, MAX, sender=lp)
     node.send(stable, "approve(address,uint256)", gauge, MAX, sender=lp)
     node.send(legacy_lp, "approve(address,uint256)", legacy_gauge, MAX, sender=lp)
-    start = node.block_number() + 1
-    blocks: list[int] = []
-
-    def act(target: str, signature: str, *args: Any) -> int:
-        """One action of the wallet's at the next point's block."""
-        node.mine(start + STEP * len(blocks) - node.block_number() - 1)
-        block = _block(node.send(target, signature, *args, sender=lp))
-        assert block == start + STEP * len(blocks)
-        blocks.append(block)
-        return block
-
+    act = Actions(node, lp)
+    blocks = act.blocks
     expected: list[tuple[str, str, int, int]] = []
 
     def lp_flow(part: str, pool: str, token: str, kind: str, lp_amount: int, block: int, old: bool = False) -> None:
