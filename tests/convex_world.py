@@ -4,7 +4,9 @@ and the CVX token as test contracts with the views of convex-eth/platform's sour
 
 Booster pools: 0 a Curve pool no one here deposits in, 1 the stable pool (CRV and an extra
 reward), 2 the crypto pool (its LP token's minter is the pool), 3 shut down. The `depositor`
-has deposits in pools 1 and 2; `empty` has none. CVX's supply sits in its 642nd cliff.
+has deposits in pools 1 and 2; `empty` has none. CVX's supply sits in its 642nd cliff. Deposits,
+withdrawals and claims go through the Booster's and the reward pools' own entry points
+(tests/test_history_convex.py acts through them).
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ def build(
             world.booster, "add(address,address,address,address,bool)", lp, lp, zero, world.rewards[pid], pid == 3
         )
         node.send(world.rewards[pid], "setPool(address,uint256)", world.booster, pid)
+        node.send(world.rewards[pid], "setStakingToken(address)", lp)
+    node.send(world.booster, "setMinter(address)", world.cvx)
     for pid, amount in DEPOSITS.items():
         node.send(world.rewards[pid], "set(address,uint256,uint256)", depositor, amount, EARNED[pid])
     world.extra = node.deploy(artifacts["TestVirtualBalanceRewardPool"], ["address"], [curve.tokens["EXTRA"]])

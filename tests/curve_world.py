@@ -4,6 +4,9 @@
 A stableswap-ng factory with a USDC/crvUSD pool (its own LP token) whose gauge holds CRV and an
 extra reward for the wallets, and two pools no one here holds; a v2 crypto factory with a
 WETH/CRV pool whose LP token is a contract of its own (`get_token`); an empty twocrypto-ng factory.
+Each pool holds its coins and takes liquidity through its own entry points (add_liquidity,
+remove_liquidity, ...), each gauge stakes its LP (deposit, withdraw, claim_rewards), and Curve's
+Minter mints the CRV a gauge owes (tests/test_history_curve.py acts through them).
 An AddressProvider naming a main registry (id 0) with a legacy pool of the oldest kind (coins by
 int128 index, its LP token and gauge contracts of their own) and a crypto registry (id 5) with a
 three-coin crypto pool (its own LP token, no gauge).
@@ -105,6 +108,8 @@ class CurveWorld:
     crypto_lp: str = ""
     gauge: str = ""
     provider: str = ""
+    minter: str = ""
+    """Curve's Minter: `mint(gauge)` pays the CRV a gauge owes its caller."""
     registries: dict[str, str] = field(default_factory=dict)
     older: dict[str, str] = field(default_factory=dict)
     """The older registries' pools: legacy (its LP token legacy_lp, gauge legacy_gauge), tricrypto (tricrypto_lp)."""
@@ -168,6 +173,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> CurveWorld:
     node.send(world.stable, "setTokenAmount(uint256,address)", 2, "0x" + "00" * 20)
     node.send(world.crypto, "setTokenAmount(uint256,address)", 3, world.crypto_lp)
     node.send(world.crypto, "setPrices(uint256,uint256)", CRYPTO["virtual"], CRYPTO["lp_price"])
+    node.send(world.gauge, "setLpToken(address)", world.stable)
+    world.minter = node.deploy(artifacts["TestCurveMinter"], ["address"], [world.tokens["CRV"]])
     node.send(world.gauge, "addReward(address)", world.tokens["EXTRA"])
     node.send(world.gauge, "setRewardRate(address,uint256,uint256)", world.tokens["EXTRA"], EXTRA_RATE, 2**40)
     for pool, name in ((world.stable, "stable"), (world.crypto, "crypto")):
@@ -205,6 +212,7 @@ def _registries(node: Anvil, world: CurveWorld) -> None:
         lp_types = ["string", "string", "address"]
         pools[f"{name}_lp"] = node.deploy(artifacts["TestCurveLpToken"], lp_types, [lp_name, symbol, pools[name]])
     pools["legacy_gauge"] = node.deploy(artifacts["TestCurveGauge"])
+    node.send(pools["legacy_gauge"], "setLpToken(address)", pools["legacy_lp"])
     node.send(pools["legacy"], "setLegacy()")
     add, zero = "add(address,address,address)", "0x" + "00" * 20
     node.send(world.registries["main_registry"], add, pools["legacy"], pools["legacy_lp"], pools["legacy_gauge"])
@@ -226,5 +234,8 @@ def _registries(node: Anvil, world: CurveWorld) -> None:
 
 
 def _pool(node: Anvil, pool: str, coins: list[str], values: dict[str, Any]) -> None:
+    """The pool's coins, which it holds (its balances), and its prices."""
     node.send(pool, "setCoins(address[],uint256[],uint256[])", coins, values["balances"], values["rates"])
+    for coin, balance in zip(coins, values["balances"]):
+        node.send(coin, "mint(address,uint256)", pool, balance)
     node.send(pool, "setPrices(uint256,uint256)", values["virtual"], values.get("lp_price", 0))

@@ -297,14 +297,14 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_maker.py::test_vaults_and_urns_the_wallet_owns_itself_and_a_staking_engine_urn",
         ),
         poolDetails=Done("tests/test_maker.py::test_each_ilk_as_a_pool_by_its_bytes32_name_with_what_its_vaults_show"),
-        flows=Missing("frob, give, the CdpManager's and DSProxy's moves; stability fees as the debt's cost"),
+        flows=Done("tests/test_history_maker.py::test_each_vaults_flows_are_its_actions_and_each_point_adds_up"),
         risk=Done(
             "tests/test_maker.py::test_the_liquidation_price_is_where_the_dogs_bark_starts_to_succeed",
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
         ),
-        rewards=Missing(
-            "a staking-engine urn's farm (urnFarms, the farm's earned): the MakerLens must read it, or a query "
-            "takes a third round"
+        rewards=Done(
+            "tests/test_maker.py::test_a_staking_engine_urns_farm_and_what_it_has_earned",
+            "tests/test_maker.py::test_the_test_farm_is_skys_staking_rewards",
         ),
         accounts=Done(
             "tests/test_maker.py::test_a_vault_through_a_dsproxy_is_the_proxys_entry_with_every_figure_from_the_contracts",
@@ -315,7 +315,14 @@ CELLS: dict[str, dict[str, Cell]] = {
             HISTORY,
         ),
         latency=Done("bench/latency.py::maker (controller: a vault through its DSProxy)"),
-        docs=page("maker", "Formulas (every read at `blockNumber`)", "Pool details", "Addresses", "Not yet"),
+        docs=page(
+            "maker",
+            "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
+            "Pool details",
+            "Addresses",
+            "Not yet",
+        ),
     ),
     "euler": row(
         positions=Done(
@@ -704,7 +711,11 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_curve.py::test_the_ng_crypto_pools_pay_on_one_lp_unit_less_but_for_the_whole_supply",
         ),
         poolDetails=Done("tests/test_curve.py::test_each_pool_as_its_factory_or_registry_lists_it_with_its_gauge"),
-        flows=Missing("LP in and out, gauge stake and unstake, CRV and rewards claimed"),
+        flows=Done(
+            "tests/test_history_curve.py::test_lp_stakes_removals_and_claims_are_flows_and_add_up",
+            "tests/test_history_curve.py::test_a_pool_entered_and_left_between_the_points_is_named",
+            "tests/test_history_curve.py::test_the_test_contracts_declare_curves_events_as_the_flows_read_them",
+        ),
         risk=NO_LENDING,
         rewards=Done(
             "tests/test_curve.py::test_lp_in_a_stableswap_and_a_cryptoswap_pool_with_a_gauge_stake",
@@ -725,6 +736,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "Pools: Curve's own factories, never a hand list",
             "The scan",
             "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
             "Pool details",
             "Addresses",
         ),
@@ -732,7 +744,10 @@ CELLS: dict[str, dict[str, Cell]] = {
     "convex": row(
         positions=Done("tests/test_convex.py::test_deposits_with_their_coins_crv_cvx_and_extra_reward"),
         poolDetails=Done("tests/test_convex.py::test_a_booster_pool_by_its_reward_pool_with_its_deposits_and_rates"),
-        flows=Missing("LP in and out, Booster deposits, CRV, CVX and rewards claimed"),
+        flows=Done(
+            "tests/test_history_convex.py::test_deposits_withdrawals_stakes_and_claims_are_flows_and_add_up",
+            "tests/test_history_convex.py::test_the_test_contracts_declare_convexs_events_as_the_flows_read_them",
+        ),
         risk=NO_LENDING,
         rewards=Done(
             "tests/test_convex.py::test_deposits_with_their_coins_crv_cvx_and_extra_reward",
@@ -748,6 +763,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "convex",
             "Pools: the Booster's own list",
             "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
             "Pool details",
             "Addresses",
         ),

@@ -6,7 +6,7 @@ mint formula and the lens.
 
 from __future__ import annotations
 
-from chain.abi import Function
+from chain.abi import Event, Function
 from chain.lens import Lens
 
 POOL_LENGTH = Function("poolLength()", "081e3eda", ("uint256",))
@@ -28,6 +28,20 @@ REWARD_RATE = Function("rewardRate()", "7b0a47ee", ("uint256",))
 PERIOD_FINISH = Function("periodFinish()", "ebe2b12b", ("uint256",))
 MINTER = Function("minter()", "07546172", ("address",))
 """A Curve LP token that is not its pool (CurveTokenV1-V5): its pool (@curvefi/api's curve_lp_token_v5.json)."""
+DEPOSITED = Event(
+    "Deposited(address,uint256,uint256)", "0x73a19dd210f1a7f902193214c0ee91dd35ee5b4d920cba8d519eca65a7b488ca"
+)
+WITHDRAWN = Event(
+    "Withdrawn(address,uint256,uint256)", "0x92ccf450a286a957af52509bc1c9939d1a6a481783e142e41e2499f0bb66ebc6"
+)
+"""The Booster's `Deposited(user indexed, poolid indexed, amount)` and `Withdrawn(user indexed,
+poolid indexed, amount)` (Booster.sol)."""
+STAKED = Event("Staked(address,uint256)", "0x9e71bc8eea02a63969f509818f2dafb9254532904319f9dbda79b67bd34a5f3d")
+UNSTAKED = Event("Withdrawn(address,uint256)", "0x7084f5476618d8e60b11ef0d7d3f06914655adb8793e28ff7f018d4c76d505d5")
+REWARD_PAID = Event("RewardPaid(address,uint256)", "0xe2403640ba68fed3a2f88b7557551d1993f84b99bb10ff833f0cf8db0c5e0486")
+"""A BaseRewardPool's `Staked(user indexed, amount)`, `Withdrawn(user indexed, amount)` and
+`RewardPaid(user indexed, reward)`; a VirtualBalanceRewardPool's `RewardPaid` alike
+(BaseRewardPool.sol, VirtualBalanceRewardPool.sol)."""
 
 MAX_HELD = 32
 """Deposits whose details the lens reads; any more are read in rounds."""

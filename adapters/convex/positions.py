@@ -65,19 +65,24 @@ async def fetch(ctx: FetchContext[ConvexAddresses], wallet: str) -> dict[str, An
     chain = ctx.chain
     convex = ctx.section
     reader = ctx.reader()
-    keys, feeds, sequencer = lens_feeds(chain)
-    reader.prefetch(
-        [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, sequencer)],
-        [convex.booster],
-    )
-    await require(reader, "convex", convex.booster, "Booster")
-    deposits = await _deposits(reader, convex, wallet)
+    deposits = await held(reader, chain, convex, wallet)
     if not deposits:
         return {"deposits": []}
     outcomes = await asyncio.gather(
         *(outcome(_deposit(reader, chain, convex, d, wallet, ctx.warnings)) for d in deposits)
     )
     return {"deposits": ctx.warnings.survivors("Convex pool", zip((d.rewards for d in deposits), outcomes))}
+
+
+async def held(reader: ChainReader, chain: ChainAddresses, convex: ConvexAddresses, wallet: str) -> list[Deposit]:
+    """The wallet's deposits at the reader's block, scanned in the lens."""
+    keys, feeds, sequencer = lens_feeds(chain)
+    reader.prefetch(
+        [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, sequencer)],
+        [convex.booster],
+    )
+    await require(reader, "convex", convex.booster, "Booster")
+    return await _deposits(reader, convex, wallet)
 
 
 async def _deposits(reader: ChainReader, convex: ConvexAddresses, wallet: str) -> list[Deposit]:
@@ -144,19 +149,23 @@ async def _extra_rewards(
     reader: ChainReader, chain: ChainAddresses, rewards: str, wallet: str, warnings: Warnings
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Each extra reward pool's token and what it has earned for the wallet, and their legs."""
-    label = f"Convex reward pool {rewards}"
-    (count,) = await reader.call(rewards, EXTRA_REWARDS_LENGTH, label=label)
-    pools = await asyncio.gather(
-        *(reader.call(rewards, EXTRA_REWARDS, i, label=label) for i in range(min(count, MAX_REWARDS)))
-    )
+    pools = await extra_pools(reader, rewards)
     tokens, amounts = await asyncio.gather(
-        asyncio.gather(*(reader.call(extra, REWARD_TOKEN, label=f"Convex extra reward {extra}") for (extra,) in pools)),
-        asyncio.gather(
-            *(reader.call(extra, EARNED, wallet, label=f"Convex extra reward {extra}") for (extra,) in pools)
-        ),
+        asyncio.gather(*(reader.call(extra, REWARD_TOKEN, label=f"Convex extra reward {extra}") for extra in pools)),
+        asyncio.gather(*(reader.call(extra, EARNED, wallet, label=f"Convex extra reward {extra}") for extra in pools)),
     )
     infos, prices = await asyncio.gather(
         asyncio.gather(*(erc20.token_info(reader, token) for (token,) in tokens)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for (token,) in tokens)),
     )
     return curve_rewards(rewards, infos, [amount for (amount,) in amounts], prices)
+
+
+async def extra_pools(reader: ChainReader, rewards: str) -> list[str]:
+    """The reward pool's extra reward pools (VirtualBalanceRewardPools), at most MAX_REWARDS."""
+    label = f"Convex reward pool {rewards}"
+    (count,) = await reader.call(rewards, EXTRA_REWARDS_LENGTH, label=label)
+    pools = await asyncio.gather(
+        *(reader.call(rewards, EXTRA_REWARDS, i, label=label) for i in range(min(count, MAX_REWARDS)))
+    )
+    return [str(extra).lower() for (extra,) in pools]

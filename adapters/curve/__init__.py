@@ -1,9 +1,10 @@
 """Curve: LP positions in the pools of Curve's factories and older registries, gauge stakes and their
-claimables (positions.py); a pool with its gauge as a pool's details (pools.py)."""
+claimables (positions.py); a pool with its gauge as a pool's details (pools.py); LP in and out, stakes and
+claims as `positionsHistory` flows (flows.py)."""
 
 from __future__ import annotations
 
-from adapters.curve import pools, positions
+from adapters.curve import flows, pools, positions
 from adapters.curve.section import CURVE
 from adapters.protocol import Protocol
 
@@ -14,5 +15,6 @@ PROTOCOLS = (
         deployed=lambda curve: curve.start_block,
         fetch=positions.fetch,
         details=pools.details,
+        flows=flows.flows,
     ),
 )

@@ -15,7 +15,7 @@ AddressProvider's `get_address` and the older registries' `get_lp_token`/`get_ga
 from __future__ import annotations
 
 from adapters.curve.section import REGISTRY_IDS, CurveAddresses, CurveFactory
-from chain.abi import Function
+from chain.abi import Event, Function
 from chain.lens import Lens
 
 POOL_COUNT = Function("pool_count()", "956aae3a", ("uint256",))
@@ -63,6 +63,118 @@ REWARD_DATA = Function(
     ),
 )
 BALANCES_INT128 = Function("balances(int128)", "065a80d8", ("uint256",))
+
+ADD_LIQUIDITY = (
+    Event(
+        "AddLiquidity(address,uint256[2],uint256[2],uint256,uint256)",
+        "0x26f55a85081d24974e85c6c00045d0f0453991e95873f52bff0d21af4079a768",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[3],uint256[3],uint256,uint256)",
+        "0x423f6495a08fc652425cf4ed0d1f9e37e571d9b9529b1c1c23cce780b2e7df0d",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[4],uint256[4],uint256,uint256)",
+        "0x3f1915775e0c9a38a57a7bb7f1f9005f486fb904e1f84aa215364d567319a58d",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[],uint256[],uint256,uint256)",
+        "0x189c623b666b1b45b83d7178f39b8c087cb09774317ca2f53c2d3c3726f222a2",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[2],uint256,uint256)",
+        "0x540ab385f9b5d450a27404172caade516b3ba3f4be88239ac56a2ad1de2a1f5a",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[3],uint256,uint256)",
+        "0x96b486485420b963edd3fdec0b0195730035600feb7de6f544383d7950fa97ee",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[2],uint256,uint256,uint256)",
+        "0x7196cbf63df1f2ec20638e683ebe51d18260be510592ee1e2efe3f3cfd4c33e9",
+    ),
+    Event(
+        "AddLiquidity(address,uint256[3],uint256,uint256,uint256)",
+        "0xe1b60455bd9e33720b547f60e4e0cfbf1252d0f2ee0147d53029945f39fe3c1a",
+    ),
+)
+REMOVE_LIQUIDITY = (
+    Event(
+        "RemoveLiquidity(address,uint256[2],uint256[2],uint256)",
+        "0x7c363854ccf79623411f8995b362bce5eddff18c927edc6f5dbbb5e05819a82c",
+    ),
+    Event(
+        "RemoveLiquidity(address,uint256[3],uint256[3],uint256)",
+        "0xa49d4cf02656aebf8c771f5a8585638a2a15ee6c97cf7205d4208ed7c1df252d",
+    ),
+    Event(
+        "RemoveLiquidity(address,uint256[4],uint256[4],uint256)",
+        "0x9878ca375e106f2a43c3b599fc624568131c4c9a4ba66a14563715763be9d59d",
+    ),
+    Event(
+        "RemoveLiquidity(address,uint256[],uint256[],uint256)",
+        "0x347ad828e58cbe534d8f6b67985d791360756b18f0d95fd9f197a66cc46480ea",
+    ),
+    Event(
+        "RemoveLiquidity(address,uint256[2],uint256)",
+        "0xdd3c0336a16f1b64f172b7bb0dad5b2b3c7c76f91e8c4aafd6aae60dce800153",
+    ),
+    Event(
+        "RemoveLiquidity(address,uint256[3],uint256)",
+        "0xd6cc314a0b1e3b2579f8e64248e82434072e8271290eef8ad0886709304195f5",
+    ),
+)
+REMOVE_LIQUIDITY_ONE = (
+    Event(
+        "RemoveLiquidityOne(address,uint256,uint256)",
+        "0x9e96dd3b997a2a257eec4df9bb6eaf626e206df5f543bd963682d143300be310",
+    ),
+    Event(
+        "RemoveLiquidityOne(address,uint256,uint256,uint256)",
+        "0x5ad056f2e28a8cec232015406b843668c1e36cda598127ec3b8c59b8c72773a0",
+    ),
+    Event(
+        "RemoveLiquidityOne(address,int128,uint256,uint256,uint256)",
+        "0x6f48129db1f37ccb9cc5dd7e119cb32750cabdf75b48375d730d26ce3659bbe1",
+    ),
+    Event(
+        "RemoveLiquidityOne(address,uint256,uint256,uint256,uint256,uint256)",
+        "0xe200e24d4a4c7cd367dd9befe394dc8a14e6d58c88ff5e2f512d65a9e0aa9c5c",
+    ),
+)
+REMOVE_LIQUIDITY_IMBALANCE = (
+    Event(
+        "RemoveLiquidityImbalance(address,uint256[2],uint256[2],uint256,uint256)",
+        "0x2b5508378d7e19e0d5fa338419034731416c4f5b219a10379956f764317fd47e",
+    ),
+    Event(
+        "RemoveLiquidityImbalance(address,uint256[3],uint256[3],uint256,uint256)",
+        "0x173599dbf9c6ca6f7c3b590df07ae98a45d74ff54065505141e7de6c46a624c2",
+    ),
+    Event(
+        "RemoveLiquidityImbalance(address,uint256[4],uint256[4],uint256,uint256)",
+        "0xb964b72f73f5ef5bf0fdc559b2fab9a7b12a39e47817a547f1f0aee47febd602",
+    ),
+    Event(
+        "RemoveLiquidityImbalance(address,uint256[],uint256[],uint256,uint256)",
+        "0x3631c28b1f9dd213e0319fb167b554d76b6c283a41143eb400a0d1adb1af1755",
+    ),
+)
+"""A pool's liquidity events, `provider` indexed first in every form, as @curvefi/api's pool ABIs
+declare them: the stableswap pools' (fixed arrays of 2 to 4 coins, fees per coin), stableswap-ng's
+(dynamic arrays; RemoveLiquidityOne with the coin's int128 index), the v2 crypto pools' and
+tricrypto2's (one fee), twocrypto-ng's and tricrypto-ng's (a packed price scale besides); the
+oldest pools' RemoveLiquidityOne names no coin."""
+GAUGE_DEPOSIT = Event("Deposit(address,uint256)", "0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c")
+GAUGE_WITHDRAW = Event(
+    "Withdraw(address,uint256)", "0x884edad9ce6fa2440d8a54cc123490eb96d2768479d49ff9c7366125a9424364"
+)
+"""A gauge's `Deposit(provider indexed, value)` and `Withdraw(provider indexed, value)` (gauge_v5.json
+and every gauge ABI of @curvefi/api): LP staked and unstaked."""
+MINTED = Event("Minted(address,address,uint256)", "0x9d228d69b5fdb8d273a2336f8fb8612d039631024ea9bf09c424a9503aa078f0")
+"""CRV minted for a gauge: the Minter's `Minted(recipient indexed, gauge, minted)` (minter_mainnet.json),
+the child gauge factory's `Minted(user indexed, gauge indexed, new)` (child_gauge_factory.json); both
+log the total minted to the user by the gauge so far (Minter.vy's `total_mint`), not this claim's."""
 
 MAX_COINS = 8
 """A Curve pool has at most 8 coins: `coins(i)` is read up to its first revert, at most this many."""

@@ -40,7 +40,7 @@ from adapters.curve.contracts import (
 )
 from adapters.formats import raw
 from adapters.legs import LIQUIDITY, feed_of, leg
-from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
@@ -66,12 +66,21 @@ async def coins(reader: ChainReader, pool: str) -> tuple[list[str], bool]:
 
 
 async def share(
-    reader: ChainReader, chain: ChainAddresses, pool: str, lp_token: str, kind: str, amount: int, warnings: Warnings
+    reader: ChainReader,
+    chain: ChainAddresses,
+    pool: str,
+    lp_token: str,
+    kind: str,
+    amount: int,
+    warnings: Warnings,
+    staked: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
     """The pool's figures for `amount` of its LP token: `lpToken`, `totalSupply`, `coins` (each
     coin's pool balance, share, USD and `calc_withdraw_one_coin`), `valueUsd`, `virtualPrice`,
     `lpPrice`, `lpForCoins` (`calc_token_amount` of the coins' amounts), and `legs`, the coins'
-    (the position's first legs)."""
+    (the position's first legs), keyed `<pool>:<coin>`; where `staked` names a gauge and the part
+    of `amount` staked in it, that part's coins are legs of their own, `<gauge>:<coin>` (its
+    share of each coin as the pool pays it, the rest the pool's legs')."""
     label = f"Curve pool {pool}"
     token, (supply,), (listed, legacy) = await _lp_and_coins(reader, pool, lp_token)
     withdraw = CALC_WITHDRAW_ONE_COIN_CRYPTO if is_crypto(kind) else CALC_WITHDRAW_ONE_COIN
@@ -89,11 +98,14 @@ async def share(
     )
     rows: list[dict[str, Any]] = []
     total: Fraction | None = Fraction(0)
-    paying = paying_lp(kind, amount, supply)
-    amounts = [balance * paying // supply if supply else 0 for (balance,) in balances]
+    amounts = in_coins([balance for (balance,) in balances], kind, amount, supply)
     lp_for_coins = await warnings.optional(token_amount(reader, pool, amounts), pool, "lpForCoins is")
     legs = []
-    for info, (balance,), held, price, withdrawn in zip(infos, balances, amounts, prices, one_coin):
+    gauge, part = staked or ("", 0)
+    in_gauge = in_coins([balance for (balance,) in balances], kind, part, supply) if part else [0] * len(amounts)
+    for info, (balance,), held, price, withdrawn, held_staked in zip(
+        infos, balances, amounts, prices, one_coin, in_gauge
+    ):
         usd = price.exact(held, info["decimals"]) if price else None
         total = None if usd is None or total is None else total + usd
         value = float(usd) if usd is not None else None
@@ -106,7 +118,10 @@ async def share(
                 "withdrawOneCoin": raw(withdrawn),
             }
         )
-        legs.append(leg(LIQUIDITY, f"{pool.lower()}:{info['address']}", info, held, value, feed_of(price)))
+        for key, coins_held in ((pool, held - held_staked), (gauge, held_staked)):
+            if key:
+                value = float(price.exact(coins_held, info["decimals"])) if price else None
+                legs.append(leg(LIQUIDITY, f"{key.lower()}:{info['address']}", info, coins_held, value, feed_of(price)))
     return {
         "legs": legs,
         "lpToken": token,
@@ -192,6 +207,50 @@ async def _lp_prices(reader: ChainReader, pool: str, kind: str, warnings: Warnin
             else no_read(),
         )
     )
+
+
+def in_coins(balances: list[int], kind: str, amount: int, supply: int) -> list[int]:
+    """What `amount` of LP is worth in each coin of balances `balances` at LP supply `supply`, as
+    `remove_liquidity` pays it (`paying_lp`)."""
+    paying = paying_lp(kind, amount, supply)
+    return [balance * paying // supply if supply else 0 for balance in balances]
+
+
+async def coin_list(reader: ChainReader, pool: str) -> tuple[list[str], bool]:
+    """The pool's coins as `coins` reads them, but every `coins(i)` of both index types in one
+    round (no lens records these reads: the flows' pools, at the series' last block)."""
+    label = f"Curve pool {pool}"
+    forms = await asyncio.gather(
+        *(
+            asyncio.gather(*(outcome(reader.call(pool, view, i, label=label)) for i in range(MAX_COINS)))
+            for view in (COINS, COINS_INT128)
+        )
+    )
+    for legacy, answers in zip((False, True), forms):
+        found = []
+        for answer in answers:
+            if isinstance(answer, ProtocolError):
+                break
+            found.append(str(answer[0]).lower())
+        if found:
+            return found, legacy
+    raise ProtocolError(f"Curve pool {pool} lists no coins.")
+
+
+async def lp_in_coins(
+    reader: ChainReader, pool: str, lp_token: str, kind: str, coins: tuple[list[str], bool], amount: int
+) -> list[int]:
+    """`amount` of the pool's LP in each coin at the reader's block, as a position's legs are
+    (`in_coins` of `balances(i)` and the LP token's `totalSupply`)."""
+    label = f"Curve pool {pool}"
+    listed, legacy = coins
+    (supply,), balances = await asyncio.gather(
+        reader.call(lp_token, erc20.TOTAL_SUPPLY, label=f"Curve LP token {lp_token}"),
+        asyncio.gather(
+            *(reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label) for i in range(len(listed)))
+        ),
+    )
+    return in_coins([balance for (balance,) in balances], kind, amount, supply)
 
 
 def paying_lp(kind: str, amount: int, supply: int) -> int:

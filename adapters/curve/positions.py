@@ -17,7 +17,8 @@ How each figure is derived (docs/protocols/curve.md has the long form):
   the reads of the pools the wallet holds only; where no lens ran (an endpoint that refuses calls
   without `to`), the same reads go through Multicall3 in bulk (adapters/sweep.py).
 - The wallet's share of each coin and its USD value: adapters/curve/figures.py, for the LP held
-  plus the LP staked.
+  plus the LP staked; its legs apart, the LP held's coins keyed by the pool, the staked LP's by
+  the gauge (`<gauge>:<coin>`), so that a stake moves the coins from one to the other.
 - Gauge: `claimable_tokens(wallet)` (CRV; it writes on LiquidityGauge v1-v4, so it is called as
   a transaction would call it, never staticcall), `reward_count()`, `reward_tokens(i)`,
   `claimable_reward(wallet, token)`; USD through each token's feed.
@@ -79,17 +80,25 @@ async def fetch(ctx: FetchContext[CurveAddresses], wallet: str) -> dict[str, Any
     chain = ctx.chain
     curve = ctx.section
     reader = ctx.reader()
+    held = await holdings(reader, chain, curve, wallet, ctx.warnings)
+    outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
+    return {"curvePositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
+
+
+async def holdings(
+    reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, wallet: str, warnings: Warnings
+) -> list[Held]:
+    """The pools the wallet holds LP of or has staked in their gauge at the reader's block, each
+    once; a factory or registry that cannot be read is named in `warnings` and left out."""
     _prefetch(reader, chain, curve, wallet)
     parts = [*(factory.address for factory in curve.factories), *filter(None, [curve.address_provider])]
     await deployed(reader, "curve", parts, str, "factories and AddressProvider")
     named = await outcome(older_registries(reader, curve))
-    registries = ctx.warnings.survivors("Curve AddressProvider", [(curve.address_provider or "", named)])
+    registries = warnings.survivors("Curve AddressProvider", [(curve.address_provider or "", named)])
     sources = [*curve.factories, *(registry for found in registries for registry in found)]
     scanned = await asyncio.gather(*(outcome(_held(reader, curve, factory, wallet)) for factory in sources))
-    found = ctx.warnings.survivors("Curve factory", zip((f.address for f in sources), scanned))
-    held = _distinct([pool for pools in found for pool in pools])
-    outcomes = await asyncio.gather(*(outcome(_position(reader, chain, curve, h, wallet, ctx.warnings)) for h in held))
-    return {"curvePositions": ctx.warnings.survivors("Curve pool", zip((h.pool for h in held), outcomes))}
+    found = warnings.survivors("Curve factory", zip((f.address for f in sources), scanned))
+    return _distinct([pool for pools in found for pool in pools])
 
 
 def _distinct(held: list[Held]) -> list[Held]:
@@ -191,8 +200,11 @@ async def _swept(reader: ChainReader, curve: CurveAddresses, factory: CurveFacto
 async def _position(
     reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses, held: Held, wallet: str, warnings: Warnings
 ) -> dict[str, Any]:
+    staked = (held.gauge, held.staked) if held.gauge else None
     share, gauge = await asyncio.gather(
-        figures.share(reader, chain, held.pool, held.lp_token, held.factory.kind, held.balance + held.staked, warnings),
+        figures.share(
+            reader, chain, held.pool, held.lp_token, held.factory.kind, held.balance + held.staked, warnings, staked
+        ),
         _gauge(reader, chain, curve, held.gauge, wallet, warnings) if held.gauge else _no_gauge(),
     )
     (rewards, legs) = gauge.pop("rewards")

@@ -26,6 +26,41 @@ contract TestBooster {
     function poolLength() external view returns (uint256) {
         return poolInfo.length;
     }
+
+    /// Deposits through its own entry points, with Booster.sol's events: `deposit` takes the LP and,
+    /// staking, stakes the deposit for the caller in the pool's reward pool (staking only here);
+    /// `withdrawTo` (its reward pool's) pays the LP back; a reward pool's claim mints CVX.
+    event Deposited(address indexed user, uint256 indexed poolid, uint256 amount);
+    event Withdrawn(address indexed user, uint256 indexed poolid, uint256 amount);
+
+    address public minter;
+
+    function setMinter(address cvx) external {
+        minter = cvx;
+    }
+
+    function deposit(uint256 pid, uint256 amount, bool stake) external returns (bool) {
+        PoolInfo storage pool = poolInfo[pid];
+        require(!pool.shutdown, "pool is closed");
+        require(stake, "staking deposits only");
+        TestToken(pool.lptoken).transferFrom(msg.sender, address(this), amount);
+        TestBaseRewardPool(pool.crvRewards).stakeFor(msg.sender, amount);
+        emit Deposited(msg.sender, pid, amount);
+        return true;
+    }
+
+    function withdrawTo(uint256 pid, uint256 amount, address to) external returns (bool) {
+        require(msg.sender == poolInfo[pid].crvRewards, "!auth");
+        TestToken(poolInfo[pid].lptoken).transfer(to, amount);
+        emit Withdrawn(to, pid, amount);
+        return true;
+    }
+
+    function rewardClaimed(uint256 pid, address to, uint256 amount) external returns (bool) {
+        require(msg.sender == poolInfo[pid].crvRewards, "!auth");
+        TestCvx(minter).mintFor(to, amount);
+        return true;
+    }
 }
 
 /// The reward stream of a BaseRewardPool or a VirtualBalanceRewardPool: `rewardRate` a second
@@ -73,6 +108,81 @@ contract TestBaseRewardPool is TestRewardStream {
     function extraRewardsLength() external view returns (uint256) {
         return extraRewards.length;
     }
+
+    /// Staking and claims through BaseRewardPool's entry points, with its events (`Staked`,
+    /// `Withdrawn`, `RewardPaid`, the user indexed): the Booster's deposit stakes for the user,
+    /// `stake` and `withdraw` move the deposit token (here the LP itself), `withdrawAndUnwrap`
+    /// pays the LP back through the Booster, `getReward` pays CRV, has the Booster mint CVX and
+    /// pays the extra rewards.
+    event Staked(address indexed user, uint256 amount);
+    event Withdrawn(address indexed user, uint256 amount);
+    event RewardPaid(address indexed user, uint256 reward);
+
+    address public stakingToken;
+
+    function setStakingToken(address token) external {
+        stakingToken = token;
+    }
+
+    function _staked(address account, uint256 amount) internal {
+        totalSupply += amount;
+        balanceOf[account] += amount;
+        emit Staked(account, amount);
+    }
+
+    function stakeFor(address account, uint256 amount) external returns (bool) {
+        require(msg.sender == operator, "booster only here");
+        _staked(account, amount);
+        return true;
+    }
+
+    function stake(uint256 amount) external returns (bool) {
+        TestToken(stakingToken).transferFrom(msg.sender, address(this), amount);
+        _staked(msg.sender, amount);
+        return true;
+    }
+
+    function _unstaked(uint256 amount) internal {
+        totalSupply -= amount;
+        balanceOf[msg.sender] -= amount;
+    }
+
+    function withdraw(uint256 amount, bool claim) external returns (bool) {
+        _unstaked(amount);
+        TestToken(stakingToken).transfer(msg.sender, amount);
+        emit Withdrawn(msg.sender, amount);
+        if (claim) getReward(msg.sender, true);
+        return true;
+    }
+
+    function withdrawAndUnwrap(uint256 amount, bool claim) external returns (bool) {
+        _unstaked(amount);
+        TestBooster(operator).withdrawTo(pid, amount, msg.sender); // the Booster holds a deposit's LP here
+        emit Withdrawn(msg.sender, amount);
+        if (claim) getReward(msg.sender, true);
+        return true;
+    }
+
+    function getReward(address account, bool claimExtras) public returns (bool) {
+        uint256 reward = earned[account];
+        if (reward > 0) {
+            earned[account] = 0;
+            TestToken(rewardToken).mint(address(this), reward);
+            TestToken(rewardToken).transfer(account, reward);
+            TestBooster(operator).rewardClaimed(pid, account, reward);
+            emit RewardPaid(account, reward);
+        }
+        if (claimExtras) {
+            for (uint256 i = 0; i < extraRewards.length; i++) {
+                TestVirtualBalanceRewardPool(extraRewards[i]).getReward(account);
+            }
+        }
+        return true;
+    }
+
+    function getReward() external returns (bool) {
+        return getReward(msg.sender, true);
+    }
 }
 
 /// A VirtualBalanceRewardPool (an extra reward): its token and what each account has earned.
@@ -87,6 +197,19 @@ contract TestVirtualBalanceRewardPool is TestRewardStream {
     function set(address account, uint256 amount) external {
         earned[account] = amount;
     }
+
+    event RewardPaid(address indexed user, uint256 reward);
+
+    /// VirtualBalanceRewardPool's `getReward(account)`: its token paid, `RewardPaid` logged.
+    function getReward(address account) external {
+        uint256 reward = earned[account];
+        if (reward > 0) {
+            earned[account] = 0;
+            TestToken(rewardToken).mint(address(this), reward);
+            TestToken(rewardToken).transfer(account, reward);
+            emit RewardPaid(account, reward);
+        }
+    }
 }
 
 /// The Cvx token's public mint parameters, as Cvx.sol sets them.
@@ -96,4 +219,18 @@ contract TestCvx is TestToken {
     uint256 public reductionPerCliff = maxSupply / totalCliffs;
 
     constructor() TestToken("Convex Token", "CVX", 18) {}
+
+    /// Cvx.sol's `mint(to, amount)` for the CRV a claim paid: reduced by the supply's cliff.
+    function mintFor(address to, uint256 crv) external {
+        uint256 amount = crv;
+        if (totalSupply != 0) {
+            uint256 cliff = totalSupply / reductionPerCliff;
+            if (cliff >= totalCliffs) return;
+            amount = (crv * (totalCliffs - cliff)) / totalCliffs;
+            if (amount > maxSupply - totalSupply) amount = maxSupply - totalSupply;
+        }
+        balanceOf[to] += amount;
+        totalSupply += amount;
+        emit Transfer(address(0), to, amount);
+    }
 }

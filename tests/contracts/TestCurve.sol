@@ -204,6 +204,88 @@ contract TestCurvePool is TestToken {
         require(crypto, "uint256 index on stableswap");
         return (amount * withdrawRates[i]) / 1e18;
     }
+
+    /// Liquidity through the pool's own entry points, with stableswap-ng's events (CurveStableSwapNG.vy:
+    /// AddLiquidity, RemoveLiquidity, RemoveLiquidityOne, RemoveLiquidityImbalance, `provider` indexed):
+    /// the coins move between the caller and the pool, the LP is minted and burnt in its token.
+    event AddLiquidity(address indexed provider, uint256[] token_amounts, uint256[] fees, uint256 invariant, uint256 token_supply);
+    event RemoveLiquidity(address indexed provider, uint256[] token_amounts, uint256[] fees, uint256 token_supply);
+    event RemoveLiquidityOne(address indexed provider, int128 token_id, uint256 token_amount, uint256 coin_amount, uint256 token_supply);
+    event RemoveLiquidityImbalance(address indexed provider, uint256[] token_amounts, uint256[] fees, uint256 invariant, uint256 token_supply);
+
+    function _supply() internal view returns (uint256) {
+        return lpToken == address(0) ? totalSupply : TestToken(lpToken).totalSupply();
+    }
+
+    function _mintLp(address to, uint256 amount) internal {
+        if (lpToken == address(0)) {
+            balanceOf[to] += amount;
+            totalSupply += amount;
+            emit Transfer(address(0), to, amount);
+        } else {
+            TestToken(lpToken).mint(to, amount);
+        }
+    }
+
+    function _burnLp(address from, uint256 amount) internal {
+        if (lpToken == address(0)) {
+            balanceOf[from] -= amount;
+            totalSupply -= amount;
+            emit Transfer(from, address(0), amount);
+        } else {
+            TestCurveLpToken(lpToken).burnFrom(from, amount);
+        }
+    }
+
+    /// LP minted: the mean over the coins of amount x supply / balance (the balanced deposit's).
+    function add_liquidity(uint256[] calldata amounts, uint256 min_mint) external returns (uint256 lp) {
+        uint256 supply = _supply();
+        for (uint256 i = 0; i < amounts.length; i++) {
+            lp += (amounts[i] * supply) / balanceList[i];
+            TestToken(coinList[i]).transferFrom(msg.sender, address(this), amounts[i]);
+            balanceList[i] += amounts[i];
+        }
+        lp /= amounts.length;
+        require(lp >= min_mint, "slippage");
+        _mintLp(msg.sender, lp);
+        emit AddLiquidity(msg.sender, amounts, new uint256[](amounts.length), 0, supply + lp);
+    }
+
+    function remove_liquidity(uint256 amount, uint256[] calldata) external returns (uint256[] memory paid) {
+        uint256 supply = _supply();
+        paid = new uint256[](coinList.length);
+        for (uint256 i = 0; i < coinList.length; i++) {
+            paid[i] = (balanceList[i] * amount) / supply;
+            balanceList[i] -= paid[i];
+            TestToken(coinList[i]).transfer(msg.sender, paid[i]);
+        }
+        _burnLp(msg.sender, amount);
+        emit RemoveLiquidity(msg.sender, paid, new uint256[](coinList.length), supply - amount);
+    }
+
+    /// One coin paid at the rate `calc_withdraw_one_coin` answers.
+    function remove_liquidity_one_coin(uint256 amount, int128 i, uint256) external returns (uint256 paid) {
+        uint256 coin = uint256(int256(i));
+        paid = (amount * withdrawRates[coin]) / 1e18;
+        balanceList[coin] -= paid;
+        TestToken(coinList[coin]).transfer(msg.sender, paid);
+        _burnLp(msg.sender, amount);
+        emit RemoveLiquidityOne(msg.sender, i, amount, paid, _supply());
+    }
+
+    /// The LP burnt is the mean over the coins of amount x supply / balance.
+    function remove_liquidity_imbalance(uint256[] calldata amounts, uint256 max_burn) external returns (uint256 lp) {
+        uint256 supply = _supply();
+        for (uint256 i = 0; i < amounts.length; i++) {
+            lp += (amounts[i] * supply) / balanceList[i];
+            balanceList[i] -= amounts[i];
+            TestToken(coinList[i]).transfer(msg.sender, amounts[i]);
+        }
+        lp = lp / amounts.length + 1;
+        require(lp <= max_burn, "slippage");
+        _burnLp(msg.sender, lp);
+        emit RemoveLiquidityImbalance(msg.sender, amounts, new uint256[](amounts.length), 0, supply - lp);
+    }
 }
 
 /// A liquidity gauge (v4/v5 views): staked LP as `balanceOf`, CRV claimable through
@@ -252,6 +334,50 @@ contract TestCurveGauge is TestToken {
         return (token, r.distributor, r.periodFinish, r.rate, block.timestamp, 0);
     }
 
+    /// The LP it stakes, and staking through its own entry points with LiquidityGauge's events
+    /// (`Deposit(provider indexed, value)`, `Withdraw(provider indexed, value)`; the gauge token
+    /// minted and burnt), extra rewards paid by `claim_rewards` as transfers from the gauge.
+    address public lp_token;
+
+    event Deposit(address indexed provider, uint256 value);
+    event Withdraw(address indexed provider, uint256 value);
+
+    function setLpToken(address lp) external {
+        lp_token = lp;
+    }
+
+    function deposit(uint256 value) external {
+        TestToken(lp_token).transferFrom(msg.sender, address(this), value);
+        balanceOf[msg.sender] += value;
+        totalSupply += value;
+        emit Deposit(msg.sender, value);
+        emit Transfer(address(0), msg.sender, value);
+    }
+
+    function withdraw(uint256 value) external {
+        balanceOf[msg.sender] -= value;
+        totalSupply -= value;
+        TestToken(lp_token).transfer(msg.sender, value);
+        emit Withdraw(msg.sender, value);
+        emit Transfer(msg.sender, address(0), value);
+    }
+
+    function claim_rewards() external {
+        for (uint256 i = 0; i < reward_tokens.length; i++) {
+            address token = reward_tokens[i];
+            uint256 amount = claimable_reward[msg.sender][token];
+            claimable_reward[msg.sender][token] = 0;
+            TestToken(token).mint(address(this), amount);
+            TestToken(token).transfer(msg.sender, amount);
+        }
+    }
+
+    /// What Curve's Minter mints for the user (its `integrate_fraction` less what it minted): read and reset.
+    function minted_for(address user) external returns (uint256 amount) {
+        amount = crv[user];
+        crv[user] = 0;
+    }
+
     function claimable_tokens(address user) external returns (uint256) {
         checkpoints += 1;
         return crv[user];
@@ -264,6 +390,36 @@ contract TestCurveLpToken is TestToken {
 
     constructor(string memory name_, string memory symbol_, address minter_) TestToken(name_, symbol_, 18) {
         minter = minter_;
+    }
+
+    /// The pool burns what `remove_liquidity` takes (CurveTokenV5's `burnFrom`, the minter's only).
+    function burnFrom(address from, uint256 amount) external {
+        require(msg.sender == minter, "minter only");
+        balanceOf[from] -= amount;
+        totalSupply -= amount;
+        emit Transfer(from, address(0), amount);
+    }
+}
+
+/// Curve's Minter (curve-dao-contracts Minter.vy): `mint(gauge)` mints the CRV the gauge owes the
+/// caller and logs `Minted(recipient indexed, gauge, minted)` with the total minted to it by the gauge.
+contract TestCurveMinter {
+    address public immutable token;
+    mapping(address => mapping(address => uint256)) public minted;
+
+    event Minted(address indexed recipient, address gauge, uint256 minted);
+
+    constructor(address crv) {
+        token = crv;
+    }
+
+    function mint(address gauge) external {
+        uint256 amount = TestCurveGauge(gauge).minted_for(msg.sender);
+        if (amount != 0) {
+            TestToken(token).mint(msg.sender, amount);
+            minted[msg.sender][gauge] += amount;
+            emit Minted(msg.sender, gauge, minted[msg.sender][gauge]);
+        }
     }
 }
 
