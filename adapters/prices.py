@@ -88,9 +88,19 @@ async def warned_usd_price(
 ) -> UsdPrice | None:
     """usd_price, read once per request however many inputs ask; None with a warning in this
     input's `warnings` (each input that needs it gets its own) when the feed fails."""
+    return warned(reader, await shared_usd_price(reader, chain, token), token, warnings)
+
+
+async def shared_usd_price(reader: ChainReader, chain: ChainAddresses, token: str) -> UsdPrice | ProtocolError:
+    """usd_price, read once per request however many inputs ask, or why not: read in the same
+    round as a figure that decides whether the price is used (`warned` then warns where it is)."""
     token = token.lower()
-    found = await reader.shared(("usd price", token), lambda: outcome(usd_price(reader, chain, token)))
-    return noted(reader, warnings.value(found, token, "USD values are"))
+    return await reader.shared(("usd price", token), lambda: outcome(usd_price(reader, chain, token)))
+
+
+def warned(reader: ChainReader, found: UsdPrice | ProtocolError, token: str, warnings: Warnings) -> UsdPrice | None:
+    """A shared_usd_price used: noted, or None with its warning."""
+    return noted(reader, warnings.value(found, token.lower(), "USD values are"))
 
 
 async def oldest_update(reader: ChainReader, feeds: list[str], label: str) -> int | None:

@@ -20,6 +20,28 @@ interface ICurveLegacyPool {
     function coins(int128 i) external view returns (address);
 
     function balances(int128 i) external view returns (uint256);
+
+    /// @dev The lending ones' (compound, usdt, y, busd, pax): the token coin i wraps.
+    function underlying_coins(int128 i) external view returns (address);
+}
+
+/// @dev The lending pools with uint256 indices (aave, saave, ib): the token coin i wraps.
+interface ICurveLendingPool {
+    function underlying_coins(uint256 i) external view returns (address);
+}
+
+/// @dev A lending pool's wrapped coin, by the view its kind answers (adapters/curve/wrapped.py):
+/// an aToken names its underlying, a cToken (cyToken) and a yToken give their rate.
+interface IAToken {
+    function UNDERLYING_ASSET_ADDRESS() external view returns (address);
+}
+
+interface ICToken {
+    function exchangeRateStored() external view returns (uint256);
+}
+
+interface IYToken {
+    function getPricePerFullShare() external view returns (uint256);
 }
 
 /// @dev `calc_token_amount(amounts, is_deposit)` in each form: a fixed array of 2, 3 or 4 and the
@@ -59,7 +81,10 @@ interface ICurveCryptoSwap {
 /// pools, whose `coins(uint256)` of 0 reverts), each coin's facts and feed,
 /// `calc_withdraw_one_coin` of the amount in each coin (int128 index on stableswap, uint256 on
 /// cryptoswap), the pool's `calc_token_amount` of the share of each coin, `get_virtual_price`,
-/// and `lp_price` on cryptoswap.
+/// and `lp_price` on cryptoswap. And each coin's `underlying_coins(i)` (by the coins' index type;
+/// it reverts on most pools); where it names another token, the coin wraps it: that token's
+/// facts and feed, and the wrapper's `UNDERLYING_ASSET_ADDRESS`, `exchangeRateStored` and
+/// `getPricePerFullShare`, whichever it answers (adapters/curve/wrapped.py).
 abstract contract CurvePools is Recorder {
     uint256 internal constant MAX_COINS = 8;
     /// @dev How a pool's `remove_liquidity` pays each coin's balance x LP / totalSupply
@@ -136,6 +161,7 @@ abstract contract CurvePools is Recorder {
             );
             if (coin != NATIVE) _tokenInfo(tape, coin);
             _feed(tape, _lookup(coin, feedKeys, feeds));
+            _underlying(tape, pool, coin, n, legacy, feedKeys, feeds);
             if (crypto) {
                 _call(tape, pool, abi.encodeCall(ICurveCryptoSwap.calc_withdraw_one_coin, (amount, n)));
             } else {
@@ -153,6 +179,33 @@ abstract contract CurvePools is Recorder {
         assembly {
             mstore(found, n)
         }
+    }
+
+    /// @dev Coin `n`'s `underlying_coins(n)` and, where it names another token, what the wrapper is of it.
+    function _underlying(
+        Tape memory tape,
+        address pool,
+        address coin,
+        uint256 n,
+        bool legacy,
+        address[] memory feedKeys,
+        address[] memory feeds
+    ) private view {
+        (bool ok, bytes memory ret) = _call(
+            tape,
+            pool,
+            legacy
+                ? abi.encodeCall(ICurveLegacyPool.underlying_coins, (int128(int256(n))))
+                : abi.encodeCall(ICurveLendingPool.underlying_coins, (n))
+        );
+        if (!ok || ret.length < 32) return;
+        address underlying = address(uint160(_at(ret, 0)));
+        if (underlying == coin || underlying == address(0)) return;
+        if (underlying != NATIVE) _tokenInfo(tape, underlying);
+        _feed(tape, _lookup(underlying, feedKeys, feeds));
+        _call(tape, coin, abi.encodeCall(IAToken.UNDERLYING_ASSET_ADDRESS, ()));
+        _call(tape, coin, abi.encodeCall(ICToken.exchangeRateStored, ()));
+        _call(tape, coin, abi.encodeCall(IYToken.getPricePerFullShare, ()));
     }
 
     /// @dev `calc_token_amount(held, false)` by the first form the pool answers, as

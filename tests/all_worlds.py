@@ -1,8 +1,8 @@
 """Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
 protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
-Kelp, Balancer's v2 and v3 Vaults, pools and gauges, Aura's Booster, Curve's factories, pools and gauges,
-Convex's Booster on them, in which the same demo wallets hold
+Kelp, Balancer's v2 and v3 Vaults, pools and gauges, Aura's Booster, Curve's factories, pools and gauges
+(its lending pools of wrapped coins too), Convex's Booster on them, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
@@ -24,6 +24,7 @@ from tests import (
     balancer_world,
     compound_world,
     convex_world,
+    curve_lending_world,
     curve_world,
     eigenlayer_world,
     euler_world,
@@ -70,6 +71,7 @@ def build(node: Anvil) -> AllWorlds:
         node, {"lp": accounts["saver"], "staker": accounts["borrower"], "empty": accounts["empty"]}
     )
     convex = convex_world.build(node, curve, {"depositor": accounts["saver"], "empty": accounts["empty"]})
+    curve_lending_world.build(node, curve)
     uniswap = uniswap_world.build(
         node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )

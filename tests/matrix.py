@@ -68,11 +68,8 @@ TOKEN_IN_ACCOUNT = (
 )
 """A position in a controlled account, answered through its route: a token the wallet sends, one the
 protocol's own transfer moves (a Comet supply, a Uniswap NFT), or one the account makes itself (an
-EigenLayer deposit or an Aura Booster deposit through the DSProxy, a Fluid lending)."""
+EigenLayer deposit or an Aura or Convex Booster deposit through the DSProxy, a Fluid lending)."""
 NO_LENDING = Exempt("it does not lend: no borrow, no risk")
-NOT_IN_ACCOUNTS = Missing(
-    "no controlled account (DSProxy, Instadapp DSA, Summer DPM) holds a position of it on the devnet"
-)
 SHARE_YIELD = Exempt("no reward: the yield is in the share's rate (apy)")
 TOKEN_YIELD = Exempt("no reward: the yield is in the token's rate (apy)")
 VAULT_DETAILS = Done("tests/test_vault_style.py::test_each_vault_and_token_as_a_pool_shows_what_its_positions_show")
@@ -753,7 +750,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_convex.py::test_deposits_with_their_coins_crv_cvx_and_extra_reward",
             "tests/test_convex.py::test_cvx_minted_follows_cvx_sols_cliffs",
         ),
-        accounts=NOT_IN_ACCOUNTS,
+        accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
             "tests/test_lenses.py::test_the_one_call_path_answers_as_the_rounds_do",
             HISTORY,

@@ -308,6 +308,8 @@ PUBLISHED = {
     "CALC_TOKEN_AMOUNT_CRYPTO_2": ("factory-crypto/factory-crypto-pool-2.json", "crveth/swap.json"),
     "COINS_INT128": ("compound/swap.json", "usdt/swap.json", "ren/swap.json", "sbtc/swap.json"),
     "BALANCES_INT128": ("compound/swap.json", "usdt/swap.json", "ren/swap.json", "sbtc/swap.json"),
+    "UNDERLYING_COINS": ("aave/swap.json", "saave/swap.json", "ib/swap.json"),
+    "UNDERLYING_COINS_INT128": ("compound/swap.json", "usdt/swap.json", "iearn/swap.json", "busd/swap.json"),
     "GET_COINS_4": ("factory.json",),
     "GET_COINS_NG": ("factory-stable-ng.json",),
     "GET_COINS_2": ("factory-crypto.json", "factory-twocrypto-ng.json"),

@@ -353,8 +353,8 @@ def _boosted(built: all_worlds.AllWorlds, proxy: str) -> str:
     aura, saver = built.parts["aura"], built.wallets["saver"]
     stable, amount = aura.balancer.pools["stable"][0], aura.deposited // 2
     built.node.send(stable, "transfer(address,uint256)", proxy, amount, sender=saver)
-    booster = aura.booster
-    _as_proxy(built, proxy, [(stable, APPROVE, (booster, amount)), (booster, "deposit(uint256,uint256)", (1, amount))])
+    booster, deposit = aura.booster, "deposit(uint256,uint256,bool)"
+    _as_proxy(built, proxy, [(stable, APPROVE, (booster, amount)), (booster, deposit, (1, amount, True))])
     return f"{booster.lower()}:1"
 
 
@@ -369,7 +369,18 @@ def _lent(built: all_worlds.AllWorlds, proxy: str) -> str:
     return f_usdc
 
 
-DEPOSITED = {"eigenlayer": _restaked, "fluid": _lent, "aura": _boosted}
+def _convexed(built: all_worlds.AllWorlds, proxy: str) -> str:
+    """The saver sends the proxy Curve stable-pool LP, which the proxy deposits in Convex's Booster
+    itself (pid 1, staked; the position's id its reward pool)."""
+    convex, saver = built.parts["convex"], built.wallets["saver"]
+    lp, amount = convex.curve.stable, 100 * 10**18
+    built.node.send(lp, "transfer(address,uint256)", proxy, amount, sender=saver)
+    deposit = "deposit(uint256,uint256,bool)"
+    _as_proxy(built, proxy, [(lp, APPROVE, (convex.booster, amount)), (convex.booster, deposit, (1, amount, True))])
+    return str(convex.rewards[1]).lower()
+
+
+DEPOSITED = {"eigenlayer": _restaked, "fluid": _lent, "aura": _boosted, "convex": _convexed}
 
 """The protocols in which the controller's DSProxy gets a position of its own, not sent by the
 saver (a position no transfer moves), by protocol -> what makes it, returning the position's id."""

@@ -214,6 +214,10 @@ PUBLISHED = {
     "ICurveTokenAmountNG": ("curve:factory-stable-ng/plain-stableswap-ng.json",),
     "ICurveCryptoTokenAmount": ("curve:factory-crypto/factory-crypto-pool-2.json", "curve:crveth/swap.json"),
     "ICurveLegacyPool": ("curve:compound/swap.json", "curve:usdt/swap.json", "curve:ren/swap.json"),
+    "ICurveLendingPool": ("curve:aave/swap.json", "curve:saave/swap.json", "curve:ib/swap.json"),
+    "IAToken": ("aave:protocol/tokenization/AToken.sol/AToken",),
+    "ICToken": ("curve:cERC20.json",),
+    "IYToken": ("curve:yERC20.json",),
     "ICurveRegistry": ("curve-registry:MainRegistry", "curve-registry:CryptoRegistry"),
     "ICurveAddressProvider": ("curve-registry:AddressProvider",),
 }

@@ -63,6 +63,11 @@ REWARD_DATA = Function(
     ),
 )
 BALANCES_INT128 = Function("balances(int128)", "065a80d8", ("uint256",))
+UNDERLYING_COINS = Function("underlying_coins(uint256)", "b9947eb0", ("address",))
+UNDERLYING_COINS_INT128 = Function("underlying_coins(int128)", "b739953e", ("address",))
+"""The lending pools' token each coin wraps: by int128 on the oldest (compound, usdt, y, busd, pax:
+@curvefi/api's compound/usdt/iearn/busd/pax swap.json), by uint256 on aave, saave and ib (its
+aave/saave/ib swap.json); most pools have none."""
 
 ADD_LIQUIDITY = (
     Event(

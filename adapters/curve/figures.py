@@ -8,8 +8,10 @@ For `amount` of a pool's LP token (held, staked in its gauge, or deposited throu
 - `withdrawOneCoin` of coin i is the pool's own `calc_withdraw_one_coin(amount, i)` (int128 index on
   stableswap, uint256 on cryptoswap): what withdrawing all of it in that coin alone would pay, the
   pool's view to hold the share against;
-- USD: each coin's amount x its Chainlink feed (adapters/prices.py); the position's `valueUsd` is
-  their sum where every coin is priced, null otherwise (a partial sum would understate it);
+- USD: each coin's amount x its Chainlink feed (adapters/prices.py); a lending pool's wrapped coin
+  (a cToken, yToken, aToken) through the token it wraps, its `underlying` (adapters/curve/wrapped.py):
+  the amount x the wrapper's rate, x the underlying's feed. The position's `valueUsd` is their
+  sum where every coin is priced, null otherwise (a partial sum would understate it);
 - `virtualPrice` is `get_virtual_price()`, and on cryptoswap pools `lpPrice` is `lp_price()` (in
   coin 0), as the pool reports them;
 - `lpForCoins` is the pool's own `calc_token_amount(amounts, false)` of the coin amounts above:
@@ -23,6 +25,7 @@ import asyncio
 from fractions import Fraction
 from typing import Any, cast
 
+from adapters.curve import wrapped
 from adapters.curve.contracts import (
     BALANCES,
     BALANCES_INT128,
@@ -41,7 +44,7 @@ from adapters.curve.contracts import (
 from adapters.formats import raw
 from adapters.legs import LIQUIDITY, feed_of, leg
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from adapters.prices import warned_usd_price
+from adapters.prices import UsdPrice, shared_usd_price, warned
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
 from errors import ProtocolError
@@ -84,7 +87,7 @@ async def share(
     label = f"Curve pool {pool}"
     token, (supply,), (listed, legacy) = await _lp_and_coins(reader, pool, lp_token)
     withdraw = CALC_WITHDRAW_ONE_COIN_CRYPTO if is_crypto(kind) else CALC_WITHDRAW_ONE_COIN
-    (balances, infos, prices), one_coin, (virtual, lp_price) = await asyncio.gather(
+    (balances, infos, prices, wraps), one_coin, (virtual, lp_price) = await asyncio.gather(
         _coin_reads(reader, chain, pool, listed, legacy, warnings),
         asyncio.gather(
             *(
@@ -103,10 +106,10 @@ async def share(
     legs = []
     gauge, part = staked or ("", 0)
     in_gauge = in_coins([balance for (balance,) in balances], kind, part, supply) if part else [0] * len(amounts)
-    for info, (balance,), held, price, withdrawn, held_staked in zip(
-        infos, balances, amounts, prices, one_coin, in_gauge
+    for info, (balance,), held, price, wrap, withdrawn, held_staked in zip(
+        infos, balances, amounts, prices, wraps, one_coin, in_gauge
     ):
-        usd = price.exact(held, info["decimals"]) if price else None
+        usd = _usd(held, info, price, wrap)
         total = None if usd is None or total is None else total + usd
         value = float(usd) if usd is not None else None
         rows.append(
@@ -115,13 +118,16 @@ async def share(
                 "poolBalance": str(balance),
                 "amount": str(held),
                 "amountUsd": value,
+                "underlying": wrap.row(held) if wrap else None,
                 "withdrawOneCoin": raw(withdrawn),
             }
         )
+        source = feed_of(wrap.price if wrap else price)
         for key, coins_held in ((pool, held - held_staked), (gauge, held_staked)):
             if key:
-                value = float(price.exact(coins_held, info["decimals"])) if price else None
-                legs.append(leg(LIQUIDITY, f"{key.lower()}:{info['address']}", info, coins_held, value, feed_of(price)))
+                part_usd = _usd(coins_held, info, price, wrap)
+                part_value = None if part_usd is None else float(part_usd)
+                legs.append(leg(LIQUIDITY, f"{key.lower()}:{info['address']}", info, coins_held, part_value, source))
     return {
         "legs": legs,
         "lpToken": token,
@@ -139,24 +145,33 @@ async def totals(
     reader: ChainReader, chain: ChainAddresses, pool: str, lp_token: str, kind: str, warnings: Warnings
 ) -> dict[str, Any]:
     """The pool's own figures (its `poolDetails`): `lpToken`, `totalSupply`, each coin's
-    `poolBalance` and its USD, `tvlUsd` (their sum where every coin is priced: a partial sum would
-    understate it), `virtualPrice`, `lpPriceInCoin0` (`lp_price()`) and `fee()` (1e10 = 100 %)."""
+    `poolBalance`, its underlying (a wrapped coin's) and its USD, `tvlUsd` (their sum where every
+    coin is priced: a partial sum would understate it), `virtualPrice`, `lpPriceInCoin0`
+    (`lp_price()`) and `fee()` (1e10 = 100 %)."""
     token, (supply,), (listed, legacy) = await _lp_and_coins(reader, pool, lp_token)
-    (balances, infos, prices), (virtual, lp_price), fee = await asyncio.gather(
+    (balances, infos, prices, wraps), (virtual, lp_price), fee = await asyncio.gather(
         _coin_reads(reader, chain, pool, listed, legacy, warnings),
         _lp_prices(reader, pool, kind, warnings),
         warnings.optional(first(reader.call(pool, FEE, label=f"Curve pool {pool}")), pool, "fee is"),
     )
-    rows, total = [], Fraction(0)
-    for info, (balance,), price in zip(infos, balances, prices):
-        usd = price.exact(balance, info["decimals"]) if price else None
-        rows.append({"token": info, "poolBalance": str(balance), "poolBalanceUsd": None if usd is None else float(usd)})
-        total += usd or 0
+    rows: list[dict[str, Any]] = []
+    total: Fraction | None = Fraction(0)
+    for info, (balance,), price, wrap in zip(infos, balances, prices, wraps):
+        usd = _usd(balance, info, price, wrap)
+        rows.append(
+            {
+                "token": info,
+                "poolBalance": str(balance),
+                "poolBalanceUsd": None if usd is None else float(usd),
+                "underlying": wrap.row(balance) if wrap else None,
+            }
+        )
+        total = None if usd is None or total is None else total + usd
     return {
         "lpToken": token,
         "totalSupply": str(supply),
         "coins": rows,
-        "tvlUsd": float(total) if all(prices) else None,
+        "tvlUsd": None if total is None else float(total),
         "virtualPrice": raw(virtual),
         "lpPriceInCoin0": raw(lp_price),
         "fee": None if fee is None else float(Fraction(fee, 10**10)),
@@ -177,20 +192,30 @@ async def _lp_and_coins(reader: ChainReader, pool: str, lp_token: str) -> tuple[
 async def _coin_reads(
     reader: ChainReader, chain: ChainAddresses, pool: str, listed: list[str], legacy: bool, warnings: Warnings
 ) -> tuple[Any, ...]:
-    """Each coin's pool balance (`balances(i)`, by int128 on the oldest pools), info and USD price."""
+    """Each coin's pool balance (`balances(i)`, by int128 on the oldest pools), info, USD price and,
+    a wrapped coin's, what it wraps (wrapped.py; its price then is the underlying's, its own unused).
+    `underlying_coins` goes in the round of the balances, so a pool without it pays no round."""
     label = f"Curve pool {pool}"
-    return tuple(
-        await asyncio.gather(
-            asyncio.gather(
-                *(
-                    reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label)
-                    for i in range(len(listed))
-                )
-            ),
-            asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
-            asyncio.gather(*(warned_usd_price(reader, chain, coin, warnings) for coin in listed)),
-        )
+    balances, infos, outcomes, underlying = await asyncio.gather(
+        asyncio.gather(
+            *(reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label) for i in range(len(listed)))
+        ),
+        asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
+        asyncio.gather(*(shared_usd_price(reader, chain, coin) for coin in listed)),
+        wrapped.underlying_coins(reader, pool, listed, legacy),
     )
+    wraps = await asyncio.gather(
+        *(wrapped.wrapped(reader, chain, coin, under, warnings) for coin, under in zip(listed, underlying))
+    )
+    prices = [None if wrap else warned(reader, got, coin, warnings) for coin, got, wrap in zip(listed, outcomes, wraps)]
+    return balances, infos, prices, wraps
+
+
+def _usd(amount: int, info: dict[str, Any], price: UsdPrice | None, wrap: wrapped.Wrapped | None) -> Fraction | None:
+    """`amount` of a coin in USD: by its feed, a wrapped coin's through its underlying."""
+    if wrap:
+        return wrap.usd(amount)
+    return price.exact(amount, info["decimals"]) if price else None
 
 
 async def _lp_prices(reader: ChainReader, pool: str, kind: str, warnings: Warnings) -> tuple[Any, ...]:
