@@ -105,6 +105,11 @@ FLOW_ROWS = [
     ("euler (controller)", [("euler", "controller")]),
     ("eigenlayer (saver)", [("eigenlayer", "saver")]),
     ("renzo (borrower: WithdrawQueue requests)", [("renzo", "borrower")]),
+    ("maker (saver)", [("maker", "saver")]),
+    ("curve (saver)", [("curve", "saver")]),
+    ("convex (saver)", [("convex", "saver")]),
+    ("balancer (saver)", [("balancer", "saver")]),
+    ("aura (saver)", [("aura", "saver")]),
 ]
 """Series rows of the protocols whose flows came last (their own streams and events)."""
 PORTFOLIO = """query($wallet: String!, $chains: [Int!]) { portfolio(walletAddress: $wallet, chainIds: $chains) {
@@ -115,6 +120,8 @@ SERIES = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $points: Int
   positionsHistory(inputs: $inputs, from: $from, points: $points) {
     data { points { blockNumber error { code message } positions { __typename } } }
     errors { error { code message } } } }"""
+FLOWS_SERIES = SERIES.replace("data { points", "data { flows { kind amountUsd } earnings { earned } points")
+"""A series with its flows and earnings: the rows of FLOW_ROWS."""
 SERIES_POINTS, SERIES_SPAN = 30, 290
 """The series rows: 30 points over the newest 290 blocks (a point every 10), new blocks each run."""
 FOLLOWER_WAIT = 10
@@ -140,6 +147,7 @@ async def timed(
     series: bool = False,
     portfolio_chains: list[int] | None = None,
     pools: bool = False,
+    flows: bool = False,
 ) -> Timed:
     """`runs` runs, each asking once at every RTT of `rtts` in turn (each chain's proxy holding
     every request that long; a block mined on every chain before each ask, and seen by its head
@@ -147,7 +155,7 @@ async def timed(
     work in the background settled, as tests/test_rounds.py does), after one warm-up
     run (which also starts the followers, where no query has yet). `inputs` a wallet's address: its
     `portfolio` (on `portfolio_chains`, or the server's own chains); with `pools`, `poolDetails` of
-    the inputs."""
+    the inputs; with `flows`, a series' flows and earnings too."""
     node = chains[0][0]
     durations: dict[int, list[float]] = {rtt: [] for rtt in rtts}
     requests, again = [], []
@@ -163,16 +171,13 @@ async def timed(
                         raise RuntimeError(f"the head follower did not see block {newest} in {FOLLOWER_WAIT} s")
                     await asyncio.sleep(0.005)
             await settled(lambda: sum(proxy.handling for _, proxy, _ in chains))
+            since = node.block_number() - SERIES_SPAN if series else None
             before = sum(proxy.reads() for _, proxy, _ in chains)
             started = time.perf_counter()
-            await ask(
-                client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains, pools
-            )
+            await ask(client, key, inputs, since, portfolio_chains, pools, flows)
             elapsed = (time.perf_counter() - started) * 1000
             between = sum(proxy.reads() for _, proxy, _ in chains)
-            await ask(
-                client, key, inputs, node.block_number() - SERIES_SPAN if series else None, portfolio_chains, pools
-            )
+            await ask(client, key, inputs, since, portfolio_chains, pools, flows)
             if run:
                 durations[rtt].append(elapsed)
                 requests.append(between - before)
@@ -187,11 +192,13 @@ async def ask(
     series_from: int | None = None,
     portfolio_chains: list[int] | None = None,
     pools: bool = False,
+    flows: bool = False,
 ) -> None:
     """One query: `walletPositions` of the inputs, or from `series_from` their SERIES_POINTS-point
     series to the newest block; more than five inputs, five a request, the requests at once (what
     a client sends without `portfolio` for a wallet's whole portfolio); a wallet's `portfolio` on
-    `portfolio_chains` (None: the server's own); with `pools`, the inputs' `poolDetails`."""
+    `portfolio_chains` (None: the server's own); with `pools`, the inputs' `poolDetails`; with
+    `flows`, the series' flows and earnings."""
     if isinstance(inputs, str):
         variables = {"wallet": inputs, "chains": portfolio_chains}
         async with client.post(
@@ -209,7 +216,7 @@ async def ask(
     query, field = (POOLS, "poolDetails") if pools else (QUERY, "walletPositions")
     if series_from is not None:
         variables |= {"from": {"blockNumber": series_from}, "points": SERIES_POINTS}
-        query, field = SERIES, "positionsHistory"
+        query, field = FLOWS_SERIES if flows else SERIES, "positionsHistory"
     async with client.post(
         "/graphql", json={"query": query, "variables": variables}, headers={"x-api-key": key}
     ) as response:
@@ -273,8 +280,10 @@ async def measure(
                 (name, [{"protocol": p, "chainId": chain, "walletAddress": worlds.wallets[w]} for p, w in wanted])
                 for name, wanted in FLOW_ROWS
             ]
-            for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix), *flows):
+            for name, inputs in (("morpho (saver)", mix[:1]), ("the same 5 inputs", mix)):
                 await row(f"{name}, a {SERIES_POINTS}-point series", one, inputs, series=True)
+            for name, inputs in flows:
+                await row(f"{name}, a {SERIES_POINTS}-point series with flows", one, inputs, series=True, flows=True)
     return found
 
 

@@ -33,8 +33,9 @@ ILKS = {
 }
 """ilk -> (gem symbol, gem decimals, OSM price in USD as a wad, mat, duty)."""
 SKY_ILK = "LSEV2-SKY-A"
-FARM_REWARD = 700_000 * WAD
-"""USDS the staking-engine urn's farm pays out over its week (the urn is its only staker)."""
+FARM_REWARD = 60 * WAD
+"""USDS the staking-engine urn's farm pays out over its week (the urn is its only staker): about
+10 % a year of its collateral's $30,000, as Sky's farms pay, not a figure that dwarfs the vault."""
 USDS_USD = 100_000_000
 """USDS' USD feed answer (8 decimals): 1 USD."""
 JOINS = {"ETH-A": "TestGemJoin", "WBTC-A": "TestGemJoin5"}
