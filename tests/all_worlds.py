@@ -171,7 +171,7 @@ def prepare(node: Anvil, folder: Path, key_name: str) -> tuple[AllWorlds, str]:
 
 
 def later_day(worlds: AllWorlds) -> str:
-    """A day of the demo wallets after the worlds were built (the devnet's, and the third step of
+    """A day of the demo wallets after the worlds were built (the devnet's, and the second step of
     tests/test_past_blocks.py): each wallet holding a position that only its world's build made
     acts once or twice, small, through the protocol's own entry points, so that a series over the
     chain finds flows (every world makes its positions at its deployment, before any point a
