@@ -7,9 +7,10 @@ package, tokens, oracle, IRM, markets, V1 and V2 test vaults, a USDC/USD feed), 
 v3 markets (from Aave's npm artifacts), two Comet test markets, two Pendle maturities (Pendle's
 own PT, YT and market from its npm artifacts), Fluid resolvers and the vault-style protocols'
 vaults and feeds (Neutrl, Midas, Avantis, Avant, Ethena, an ERC-4626 vault), in which the same
-demo wallets hold positions; writes the addresses file that points the service at all of them, prints the
-environment for `python server.py` and the demo wallets, and keeps the chain up until
-interrupted.
+demo wallets hold positions, and act in them a day later (all_worlds.later_day: a series over the
+chain finds flows); writes the addresses file that points the service at all of them, prints the
+environment for `python server.py`, the later day and the demo wallets, and keeps the chain up
+until interrupted.
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def main() -> None:
     server = None
     try:
         worlds = all_worlds.build(node)
+        node.rpc("evm_increaseTime", DAY)  # a day later the demo wallets act: a series over the chain finds flows
+        node.mine(5)
+        later = all_worlds.later_day(worlds)
+        node.mine(1)
         node.rpc("evm_setAutomine", True)  # built block by block (tests/evm.py); a user's transactions mine as sent
         path = Path(args.addresses_file).resolve()
         path.write_text(json.dumps(timeless_feeds(worlds.addresses), indent=2))
@@ -126,6 +131,7 @@ def main() -> None:
         held = asyncio.run(holdings(served, node.chain_id, node.url, worlds.wallets))
         print(f"# chain id {node.chain_id}; protocols {protocols}.")
         print(clock(node.timestamp()))
+        print(f"# A day after the worlds were built (a series of positionsHistory finds these flows): {later}")
         print("# Any address answers (empty lists where it holds nothing). The demo wallets, and what each")
         print("# holds now, by protocol:")
         for role, wallet in worlds.wallets.items():
@@ -151,6 +157,8 @@ def main() -> None:
             server.wait(30)
         node.stop()
 
+
+DAY = 24 * 3600
 
 PORTFOLIO = (
     "query($wallet: String!) { portfolio(walletAddress: $wallet) { data { ... on WalletEntry { protocol holder "

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import eth_abi
+
 import auth
 from tests import (
     aave_world,
@@ -37,7 +39,7 @@ from tests import (
     uniswap_world,
     vault_style_world,
 )
-from tests.evm import Anvil
+from tests.evm import Anvil, selector
 
 
 @dataclass
@@ -166,6 +168,136 @@ def prepare(node: Anvil, folder: Path, key_name: str) -> tuple[AllWorlds, str]:
     worlds = build(node)
     (folder / "addresses.json").write_text(json.dumps(worlds.addresses))
     return worlds, auth.create_key(folder / "keys.env", key_name)[0]
+
+
+def later_day(worlds: AllWorlds) -> str:
+    """A day of the demo wallets after the worlds were built (the devnet's, and the second step of
+    tests/test_past_blocks.py): each wallet holding a position that only its world's build made
+    acts once or twice, small, through the protocol's own entry points, so that a series over the
+    chain finds flows (every world makes its positions at its deployment, before any point a
+    series from block 1 keeps). The coins a deposit takes are minted to the wallet first, as a
+    purchase would give them. Returns what they did, one line."""
+    node, parts, wallets = worlds.node, worlds.parts, worlds.wallets
+    saver, borrower, controller = wallets["saver"], wallets["borrower"], wallets["controller"]
+    done: list[str] = []
+    _maker(worlds.parts["maker"], controller, saver, borrower)
+    done.append(
+        "Maker: the controller's DSProxy locks 1 WETH and draws 500 DAI (DssProxyActions), the saver "
+        "locks 0.01 WBTC and draws 100 DAI on its vault (CdpManager.frob) and 0.5 WETH in its own urn "
+        "(Vat.frob), the borrower locks 1,000 SKY and draws 100 USDS in the staking engine"
+    )
+    euler = parts["euler"].contracts
+    node.send(euler["USDC"], "mint(address,uint256)", controller, 100 * euler_world.USDC)
+    call = "call(address,address,uint256,bytes)"
+    node.send(euler["USDC"], "mint(address,uint256)", controller, 100 * euler_world.USDC)
+    node.send(euler["eUSDC"], "deposit(uint256,address)", 100 * euler_world.USDC, controller, sender=controller)
+    lend = euler_world._data("deposit(uint256,address)", 100 * euler_world.USDC, parts["euler"].sub(2))
+    node.send(euler["evc"], call, euler["eUSDC"], controller, 0, lend, sender=controller)
+    borrow = euler_world._data("borrow(uint256,address)", 50 * euler_world.USDC, controller)
+    node.send(euler["evc"], call, euler["eUSDC"], parts["euler"].sub(1), 0, borrow, sender=controller)
+    done.append(
+        "Euler: the controller deposits 100 USDC, its sub-account 2 100 USDC, its sub-account 1 borrows 50 (the EVC)"
+    )
+    eigenlayer = parts["eigenlayer"]
+    eigenlayer.deposit(saver, "eLST", eigenlayer_world.ETHER // 2)
+    eigenlayer.queue_withdrawal(saver, [eigenlayer.strategies["eLST"]], [eigenlayer_world.ETHER // 10])
+    done.append("EigenLayer: the saver deposits 0.5 eLST and queues a withdrawal of 0.1")
+    _curve(parts["curve"], parts["convex"], saver)
+    done.append(
+        "Curve: the saver adds 100 USDC and 100 crvUSD to the stable pool, stakes 50 LP in its gauge and "
+        "claims its rewards; Convex: it deposits 20 LP in the Booster and claims its rewards"
+    )
+    _balancer(parts["balancer"], parts["aura"], saver)
+    done.append(
+        "Balancer: the saver joins the weighted pool through the Vault and stakes BPT in its gauge; "
+        "Aura: it deposits stable BPT in the Booster"
+    )
+    lido = parts["lido"]
+    submit = "0x" + (selector("submit(address)") + bytes(32)).hex()
+    node.transact({"to": lido.steth, "data": submit, "value": hex(lido_world.ETHER // 2)}, saver)
+    node.send(lido.steth, "approve(address,uint256)", lido.wsteth, lido_world.ETHER // 10, sender=saver)
+    node.send(lido.wsteth, "wrap(uint256)", lido_world.ETHER // 10, sender=saver)
+    comet = parts["compound"]
+    node.send(comet.weth_market, "supplyTo(address,address,uint256)", borrower, comet.tokens["WBTC"], 10**6,
+              sender=borrower)  # fmt: skip
+    aave_world.supply(node, parts["aave"].spark[0], "WETH", lido_world.ETHER // 10, saver)
+    pendle = parts["pendle"].active
+    node.send(pendle.pt, "transfer(address,uint256)", staking_other(worlds), lido_world.ETHER, sender=saver)
+    done.append(
+        "Compound: the borrower supplies 0.01 WBTC to the WETH Comet; Spark: the saver supplies 0.1 WETH; "
+        "Pendle: the saver sends 1 PT to another wallet"
+    )
+    done.append("Lido: the saver stakes 0.5 ETH (submit) and wraps 0.1 stETH")
+    staking = parts["liquid_staking"]
+    other = staking_other(worlds)
+    for token in ("eETH", "weETH", "rETH", "ezETH", "rsETH"):
+        node.send(staking.contracts[token], "transfer(address,uint256)", other, 10**17, sender=saver)
+    done.append(
+        "ether.fi, Rocket Pool, Renzo, Kelp: the saver sends 0.1 of each token to another wallet "
+        "(their test tokens have no deposit entry point)"
+    )
+    return "; ".join(done) + "."
+
+
+def staking_other(worlds: AllWorlds) -> str:
+    """The wallet the demo wallets send tokens to (no demo wallet: "other" of the liquid staking world)."""
+    return str(worlds.parts["liquid_staking"].wallets["other"])
+
+
+def _maker(maker: maker_world.MakerWorld, controller: str, saver: str, borrower: str) -> None:
+    node, made = maker.node, maker.contracts
+    manager, wad = made["CDP_MANAGER"], maker_world.WAD
+    maker_world._hold(maker, "ETH-A", controller, wad, maker.proxy)
+    lock = maker_world._calldata(
+        "lockGemAndDraw(address,address,address,address,uint256,uint256,uint256,bool)",
+        manager, made["MCD_JUG"], made[maker_world.join_key("ETH-A")], made["MCD_JOIN_DAI"], maker.cdps["proxy"],
+        wad, 500 * wad, True,
+    )  # fmt: skip
+    node.send(maker.proxy, "execute(address,bytes)", made["PROXY_ACTIONS"], lock, sender=controller)
+    wbtc_join, btc = made[maker_world.join_key("WBTC-A")], 10 ** maker_world.ILKS["WBTC-A"][1]
+    urn = node.call(manager, "urns(uint256)", maker.cdps["direct"], returns=("address",))
+    maker_world._hold(maker, "WBTC-A", saver, btc // 100, wbtc_join)
+    node.send(wbtc_join, "join(address,uint256)", urn, btc // 100, sender=saver)
+    node.send(manager, "frob(uint256,int256,int256)", maker.cdps["direct"], wad // 100, 100 * wad, sender=saver)
+    eth_join = made[maker_world.join_key("ETH-A")]
+    maker_world._hold(maker, "ETH-A", saver, wad // 2, eth_join)
+    node.send(eth_join, "join(address,uint256)", saver, wad // 2, sender=saver)
+    frob = "frob(bytes32,address,address,address,int256,int256)"
+    node.send(made["MCD_VAT"], frob, maker_world.ilk_key("ETH-A"), saver, saver, saver, wad // 2, 0, sender=saver)
+    engine = made["LOCKSTAKE_ENGINE"]
+    node.send(engine, "lock(address,uint256,uint256,uint16)", borrower, 0, 1_000 * wad, 0, sender=borrower)
+    node.send(engine, "draw(address,uint256,address,uint256)", borrower, 0, borrower, 100 * wad, sender=borrower)
+
+
+def _curve(curve: curve_world.CurveWorld, convex: convex_world.ConvexWorld, saver: str) -> None:
+    node, e18 = curve.node, curve_world.E18
+    amounts = [100 * 10**6, 100 * e18]
+    for coin, amount in zip((curve.tokens["USDC"], curve.tokens["crvUSD"]), amounts):
+        node.send(coin, "mint(address,uint256)", saver, amount)
+        node.send(coin, "approve(address,uint256)", curve.stable, amount, sender=saver)
+    node.send(curve.stable, "add_liquidity(uint256[],uint256)", amounts, 0, sender=saver)
+    node.send(curve.stable, "approve(address,uint256)", curve.gauge, 50 * e18, sender=saver)
+    node.send(curve.gauge, "deposit(uint256)", 50 * e18, sender=saver)
+    node.send(curve.gauge, "claim_rewards()", sender=saver)
+    node.send(curve.stable, "approve(address,uint256)", convex.booster, 20 * e18, sender=saver)
+    node.send(convex.booster, "deposit(uint256,uint256,bool)", 1, 20 * e18, True, sender=saver)
+    node.send(convex.rewards[1], "getReward()", sender=saver)
+
+
+def _balancer(balancer: balancer_world.BalancerWorld, aura: aura_world.AuraWorld, saver: str) -> None:
+    node = balancer.node
+    pool, _ = balancer.pools["weighted"]
+    tokens, _ = balancer.pool_tokens("weighted")
+    bpt_out = node.call(pool, "getActualSupply()") // 1000
+    join = eth_abi.encode(["uint256", "uint256"], [3, bpt_out])  # ALL_TOKENS_IN_FOR_EXACT_BPT_OUT
+    request = (tokens, [balancer_world.MAX] * len(tokens), join, False)
+    joined = "joinPool(bytes32,address,address,(address[],uint256[],bytes,bool))"
+    node.send(balancer.vault, joined, balancer.pool_id("weighted"), saver, saver, request, sender=saver)
+    node.send(balancer.gauge, "deposit(uint256)", bpt_out // 2, sender=saver)
+    stable = balancer.pools["stable"][0]
+    deposit = node.call(stable, "balanceOf(address)", saver) // 100
+    node.send(stable, "approve(address,uint256)", aura.booster, deposit, sender=saver)
+    node.send(aura.booster, "deposit(uint256,uint256,bool)", 1, deposit, True, sender=saver)
 
 
 def pools(worlds: AllWorlds) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -224,6 +224,8 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         assert env["RPC_URL_31337"] == f"http://127.0.0.1:{rpc_port}", "the port asked for, stable across starts"
         key = env["KEY"]
         assert any(line.startswith("# The chain's clock reads ") and "days ahead" in line for line in lines)
+        (later,) = [line for line in lines if line.startswith("# A day after the worlds were built")]
+        assert "Maker: " in later and "Kelp: " in later, "what the demo wallets did, printed"
         saver = next(line.split()[2] for line in lines if line.startswith("#   saver"))
         held = {
             line.split()[1]: line.split(None, 3)[3]
@@ -232,7 +234,7 @@ def test_devnet_helper_serves_morpho_positions_to_a_real_server(tmp_path):
         }
         assert "morpho: 1 vaultV2Positions" in held["saver"], "what the README's query selects"
         assert held["empty"] == "nothing" and "fluid: 6 vaultPositions" in held["borrower"]
-        assert "eigenlayer: 2 restakedPositions, 2 queuedWithdrawals" in held["saver"]
+        assert "eigenlayer: 2 restakedPositions, 3 queuedWithdrawals" in held["saver"], "one queued a day later"
         assert "eigenlayer: 1 queuedWithdrawals" in held["borrower"], "its EigenPod's withdrawal"
         warned = [line for line in lines if line.startswith("#   depositor / morpho: FIGURE_UNAVAILABLE")]
         assert warned and "chain 31337" in warned[0], "on purpose, said in full"

@@ -192,8 +192,9 @@ def first_step(worlds: Any) -> None:
 
 
 def second_step(worlds: Any) -> None:
-    """A Morpho withdrawal, a Fluid position doubled, an EigenLayer withdrawal queued, the USDC
-    price moved, a day."""
+    """A Morpho withdrawal, a Fluid position doubled, an EigenLayer withdrawal queued, the devnet's
+    later day (all_worlds.later_day: the other demo wallets act in their protocols), the USDC price
+    moved, a day."""
     node, morpho, wallets = worlds.node, worlds.parts["morpho"], worlds.wallets
     node.send(
         morpho.morpho,
@@ -213,6 +214,7 @@ def second_step(worlds: Any) -> None:
     fluid.publish(lender)
     eigenlayer = worlds.parts["eigenlayer"]
     eigenlayer.queue_withdrawal(wallets["saver"], [eigenlayer.strategies["eLST"]], [10**18])
+    all_worlds.later_day(worlds)
     node.rpc("evm_increaseTime", DAY)
     node.mine(2)
     morpho.set_feed(morpho_world.USDC_USD - 20_000)
