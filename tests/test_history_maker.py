@@ -18,8 +18,7 @@ from typing import Any
 import auth
 from tests import maker_world as W
 from tests.evm import Anvil
-from tests.test_history_euler import _adds_up_in_usd
-from tests.test_history_flows import _block, chain_fixture, earned_adds_up
+from tests.test_history_flows import _block, adds_up_in_usd, chain_fixture, earned_adds_up
 from tests.test_past_blocks import Service
 
 QUERY = """query($inputs: [PositionInput!]!, $from: HistoryBound!, $to: HistoryBound, $points: Int!) {
@@ -219,7 +218,7 @@ async def test_each_vaults_flows_are_its_actions_and_each_point_adds_up(maker: M
             if position.endswith(":debt"):
                 owed = int(row["startAmount"]) or int(row["endAmount"]) or int(row["netFlows"])
                 assert earned < 0 if owed else earned == 0, ("a debt's interest", holder, row)
-        _adds_up_in_usd(entry)
+        adds_up_in_usd(entry)
         _each_point_adds_up(entry)
     _each_point_adds_up(result["data"][0])
     staked = {row["position"]: row for row in result["data"][2]["earnings"]}[f"{sky}:{usds}:reward"]
