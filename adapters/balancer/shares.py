@@ -195,8 +195,8 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
     found = PoolState(pool, 3, None, _kind(weights, amp), tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
     if not isinstance(sale, ProtocolError):
         return replace(found, pool_type="lbp", lbp=_lbp(own, tokens, sale, now))
-    named = [name for name, answer in zip(UNSUPPORTED, types) if not isinstance(answer, ProtocolError)]
-    return replace(found, pool_type="other", unsupported=named[0]) if named else found
+    named = next((name for name, answer in zip(UNSUPPORTED, types) if not isinstance(answer, ProtocolError)), None)
+    return replace(found, pool_type="other", unsupported=named) if named else found
 
 
 def _lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> Lbp:
