@@ -185,28 +185,37 @@ abstract contract BalancerPools is Recorder {
         else if (v3Vault != address(0)) _poolV3(tape, v3Vault, pool);
     }
 
-    /// @dev A v3 pool's reads: its token facts, the v3 Vault's views of it, its type views (the
-    /// weighted and stable pools', an LBP's own two, and the one view each of Gyro's E-CLP and 2-CLP
-    /// and ReClamm's pools answers, by which the adapter names a type it does not read) and each
-    /// token's facts.
+    /// @dev A v3 pool's reads: its token facts, the v3 Vault's views of it, its type views
+    /// (`_types`) and each token's facts.
     function _poolV3(Tape memory tape, address v3Vault, address pool) internal view {
         _tokenInfo(tape, pool);
         (bool ok, bytes memory ret) = _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getPoolTokenInfo, (pool)));
         _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getCurrentLiveBalances, (pool)));
         _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.getPoolTokenRates, (pool)));
         _call(tape, v3Vault, abi.encodeCall(IBalancerV3Vault.totalSupply, (pool)));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getNormalizedWeights, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerPool.getAmplificationParameter, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerLBPool.getLBPoolImmutableData, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerLBPool.getLBPoolDynamicData, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerGyroECLPPool.getECLPParams, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerGyro2CLPPool.getGyro2CLPPoolImmutableData, ()));
-        _call(tape, pool, abi.encodeCall(IBalancerReClammPool.getReClammPoolDynamicData, ()));
+        _types(tape, pool);
         if (!ok || ret.length < 128) return;
         (address[] memory tokens,,,) =
             abi.decode(ret, (address[], IBalancerV3Vault.TokenInfo[], uint256[], uint256[]));
         for (uint256 i = 0; i < tokens.length; i++) {
             _tokenInfo(tape, tokens[i]);
+        }
+    }
+
+    /// @dev A v3 pool's type views, as shares.py `v3_pool` asks them: the weighted and stable pools'
+    /// and an LBP's immutable data; its dynamic data where it is an LBP; where it is none of these,
+    /// the one view each of Gyro's E-CLP and 2-CLP and ReClamm's pools answers, by which the
+    /// adapter names a type it does not read.
+    function _types(Tape memory tape, address pool) private view {
+        (bool weighted,) = _call(tape, pool, abi.encodeCall(IBalancerPool.getNormalizedWeights, ()));
+        (bool stable,) = _call(tape, pool, abi.encodeCall(IBalancerPool.getAmplificationParameter, ()));
+        (bool lbp,) = _call(tape, pool, abi.encodeCall(IBalancerLBPool.getLBPoolImmutableData, ()));
+        if (lbp) {
+            _call(tape, pool, abi.encodeCall(IBalancerLBPool.getLBPoolDynamicData, ()));
+        } else if (!weighted && !stable) {
+            _call(tape, pool, abi.encodeCall(IBalancerGyroECLPPool.getECLPParams, ()));
+            _call(tape, pool, abi.encodeCall(IBalancerGyro2CLPPool.getGyro2CLPPoolImmutableData, ()));
+            _call(tape, pool, abi.encodeCall(IBalancerReClammPool.getReClammPoolDynamicData, ()));
         }
     }
 }

@@ -12,11 +12,13 @@ details (pools.py) and Aura's deposits (adapters/aura/) all value their BPT here
   to 18 decimals times each token's rate), `getPoolTokenRates(pool)` (decimal scaling factors and
   rates) and `totalSupply(pool)`. No BPT is preminted and protocol fees are kept apart from the
   balances, so the supply is the Vault's `totalSupply`.
-- The pool type by the views it answers: `getBptIndex()` composable-stable, else (v3) both of an
-  LBP's `getLBPoolImmutableData()` / `getLBPoolDynamicData()` lbp (an LBPool is a WeightedPool
-  too: its own views come first; its sale's figures are read from them, `Lbp`), else (v3) one of
-  UNSUPPORTED's views other, the type named in a warning (its own views not read), else
-  `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else other.
+- The pool type by the views it answers: `getBptIndex()` composable-stable, else (v3) an LBP's
+  `getLBPoolImmutableData()` lbp (an LBPool is a WeightedPool too: its own view comes first; its
+  sale's figures are read from it and `getLBPoolDynamicData()`, `Lbp`), else
+  `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else other: (v3)
+  the type named in a warning where the pool answers one of UNSUPPORTED's views (its own views
+  not read). Each view asked after another's answer is asked by the lens in the same order
+  (lenses/BalancerPools.sol `_types`), so positions read them all from its tape.
 - The share of each token: balance x bpt / supply, rounded down (a proportional exit;
   `tests/test_balancer.py` compares it with `@balancer-labs/balancer-maths`' proportional remove).
   v3 as its Vault's proportional remove computes it (BasePoolMath.computeProportionalAmountsOut
@@ -177,7 +179,7 @@ async def v2_pool(reader: ChainReader, vault: str, pool: str, pool_id: str) -> P
 async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
     """A v3 pool's state at the pinned block from its Vault's views; ProtocolError when they cannot answer."""
     label, own = "Balancer v3 Vault", f"Balancer pool {pool}"
-    info, live, rates, supply, weights, amp, sale, now, *types = await asyncio.gather(
+    info, live, rates, supply, weights, amp, sale = await asyncio.gather(
         reader.call(vault, V3_GET_POOL_TOKEN_INFO, pool, label=label),
         first(reader.call(vault, V3_GET_CURRENT_LIVE_BALANCES, pool, label=label)),
         reader.call(vault, V3_GET_POOL_TOKEN_RATES, pool, label=label),
@@ -185,8 +187,6 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
         outcome(reader.call(pool, GET_NORMALIZED_WEIGHTS, label=own)),
         outcome(reader.call(pool, GET_AMPLIFICATION_PARAMETER, label=own)),
         outcome(first(reader.call(pool, LBP_IMMUTABLE_DATA, label=own))),
-        outcome(first(reader.call(pool, LBP_DYNAMIC_DATA, label=own))),
-        *(outcome(reader.call(pool, function, label=own)) for function in UNSUPPORTED.values()),
     )
     tokens = tuple(token.lower() for token in info.tokens)
     scales = tuple(factor * rate for factor, rate in zip(rates.decimalScalingFactors, rates.tokenRates))
@@ -194,9 +194,13 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
         raise ProtocolError(f"{label}: the pool {pool}'s token lists do not match.")
     found = PoolState(pool, 3, None, _kind(weights, amp), tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
     if not isinstance(sale, ProtocolError):
+        now = await outcome(first(reader.call(pool, LBP_DYNAMIC_DATA, label=own)))
         return replace(found, pool_type="lbp", lbp=_lbp(own, tokens, sale, now))
+    if found.pool_type != "other":
+        return found
+    types = await asyncio.gather(*(outcome(reader.call(pool, view, label=own)) for view in UNSUPPORTED.values()))
     named = next((name for name, answer in zip(UNSUPPORTED, types) if not isinstance(answer, ProtocolError)), None)
-    return replace(found, pool_type="other", unsupported=named) if named else found
+    return replace(found, unsupported=named)
 
 
 def _lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> Lbp:
