@@ -22,7 +22,8 @@ interface IBalancerGauge {
 /// For each v3 pool likewise: the v3 Vault's `getPoolTokenInfo`, `getCurrentLiveBalances`,
 /// `getPoolTokenRates` and `totalSupply(pool)`, the pool's type views and each token's facts.
 /// For each gauge: the wallet's `balanceOf`; where it holds some, `lp_token()`, that pool's reads
-/// as above (its poolId by `getPoolId()`; a v3 pool's reads where it has none), `reward_count()`, each `reward_tokens(i)` (up to 8) with
+/// as above unless they are on the tape already (a pool the wallet holds BPT of too: a tape keeps
+/// each read once), (its poolId by `getPoolId()`; a v3 pool's reads where it has none), `reward_count()`, each `reward_tokens(i)` (up to 8) with
 /// `claimable_reward` and the token's facts. Then the USD feeds and the sequencer uptime feed, and
 /// last each held gauge's `claimable_tokens`, whose writes stay inside the call.
 contract BalancerLens is BalancerPools {
@@ -38,17 +39,20 @@ contract BalancerLens is BalancerPools {
         address[] memory v3Pools
     ) {
         Tape memory tape = _tape();
+        address[] memory read = new address[](pools.length + v3Pools.length);
         for (uint256 i = 0; i < pools.length; i++) {
             if (_word(tape, pools[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
                 _pool(tape, vault, pools[i], poolIds[i]);
+                read[i] = pools[i];
             }
         }
         for (uint256 i = 0; i < v3Pools.length; i++) {
             if (_word(tape, v3Pools[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0) {
                 _poolV3(tape, v3Vault, v3Pools[i]);
+                read[pools.length + i] = v3Pools[i];
             }
         }
-        bool[] memory staked = _gauges(tape, vault, v3Vault, gauges, wallet);
+        bool[] memory staked = _gauges(tape, [vault, v3Vault], gauges, wallet, read);
         for (uint256 i = 0; i < feeds.length; i++) {
             _feed(tape, feeds[i]);
         }
@@ -59,21 +63,31 @@ contract BalancerLens is BalancerPools {
         _finish(tape);
     }
 
-    function _gauges(Tape memory tape, address vault, address v3Vault, address[] memory gauges, address wallet)
-        private
-        view
-        returns (bool[] memory staked)
-    {
+    /// @dev `vaults`: the v2 and v3 Vaults; `read`: the pools read already.
+    function _gauges(
+        Tape memory tape,
+        address[2] memory vaults,
+        address[] memory gauges,
+        address wallet,
+        address[] memory read
+    ) private view returns (bool[] memory staked) {
         staked = new bool[](gauges.length);
         for (uint256 i = 0; i < gauges.length; i++) {
             staked[i] = _word(tape, gauges[i], abi.encodeCall(IERC20.balanceOf, (wallet))) != 0;
-            if (staked[i]) _gauge(tape, vault, v3Vault, gauges[i], wallet);
+            if (staked[i]) _gauge(tape, vaults, gauges[i], wallet, read);
         }
     }
 
-    function _gauge(Tape memory tape, address vault, address v3Vault, address gauge, address wallet) private view {
+    function _gauge(Tape memory tape, address[2] memory vaults, address gauge, address wallet, address[] memory read)
+        private
+        view
+    {
         address pool = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.lp_token, ()))));
-        _poolByAddress(tape, vault, v3Vault, pool);
+        bool seen = false;
+        for (uint256 i = 0; i < read.length && !seen; i++) {
+            seen = read[i] == pool;
+        }
+        if (!seen) _poolByAddress(tape, vaults[0], vaults[1], pool);
         uint256 count = _word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_count, ()));
         for (uint256 i = 0; i < count && i < 8; i++) {
             address token = address(uint160(_word(tape, gauge, abi.encodeCall(IBalancerGauge.reward_tokens, (i)))));

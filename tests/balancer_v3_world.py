@@ -5,17 +5,26 @@ OpenZeppelin 5.1.0 from tools/) by solcjs 0.8.27 with the monorepo's settings (v
 cancun; optimizer runs 1, so that the Vault's code fits the 24,576-byte limit, which Balancer's
 build meets by tuning the Yul optimizer's steps instead): the VaultAdmin, VaultExtension,
 ProtocolFeeController and Vault (deployed at the address the first three were built for, as
-Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory and the StablePoolFactory.
+Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory, the StablePoolFactory and
+the LBPoolFactory (and the Gyro pools' interfaces, for their ABIs).
 
-A weighted 50/50 pool of TKN and a token WITH_RATE (a rate provider at 1.05) and a stable pool of
-USDC (6 decimals) and DAI are created by the factories and initialized through the Vault's
-`unlock` / `initialize` / `settle`. Balancer's Router needs Permit2, which no npm package
-publishes, so the INIT goes through a test stand-in (tests/contracts/TestBalancerV3.sol). The `lp`
-wallet holds both pools' BPT and (tests/balancer_world.py) stakes part of the weighted one's in a
-gauge (the same test gauge as v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
+A weighted 50/50 pool of TKN and a token WITH_RATE (a rate provider at 1.05), a stable pool of
+USDC (6 decimals) and DAI and a liquidity bootstrapping pool (LBP) selling TKN for DAI, owned by
+the lp wallet, are created by the factories and initialized through the Vault's `unlock` /
+`initialize` / `settle`. Balancer's Router needs Permit2, which no npm package publishes, so the
+INIT goes through a test stand-in (tests/contracts/TestBalancerV3.sol), which the LBP trusts as
+its router (its `getSender()` the LBP's owner). The `lp` wallet holds the three pools' BPT and
+(tests/balancer_world.py) stakes part of the weighted one's in a gauge (the same test gauge as
+v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
 
-Compiling takes about a minute with solcjs; the output is cached on disk, keyed by the compiler,
-the settings and the pinned tarballs, under tools/node_modules/.cache/balancer-v3/.
+Gyro's E-CLP and 2-CLP pools and ReClamm pools have no factory on npm (only Gyro's interfaces in
+`v3-interfaces`; ReClamm's in balancer/reclamm's repository): a stand-in of each
+(TestBalancerV3.sol: every v3 pool's BPT and IBasePool part, and its type's own view) is
+registered in the Vault as a factory registers a pool and initialized by the `holder` account
+(anvil's first), which holds their BPT.
+
+Compiling takes about three minutes with solcjs; the output is cached on disk, keyed by the
+compiler, the settings and the pinned tarballs, under tools/node_modules/.cache/balancer-v3/.
 """
 
 from __future__ import annotations
@@ -53,6 +62,10 @@ UNITS = {
     "WeightedPool": "@balancer-labs/v3-pool-weighted/contracts/WeightedPool.sol",
     "StablePoolFactory": "@balancer-labs/v3-pool-stable/contracts/StablePoolFactory.sol",
     "StablePool": "@balancer-labs/v3-pool-stable/contracts/StablePool.sol",
+    "LBPoolFactory": "@balancer-labs/v3-pool-weighted/contracts/lbp/LBPoolFactory.sol",
+    "LBPool": "@balancer-labs/v3-pool-weighted/contracts/lbp/LBPool.sol",
+    "IGyroECLPPool": "@balancer-labs/v3-interfaces/contracts/pool-gyro/IGyroECLPPool.sol",
+    "IGyro2CLPPool": "@balancer-labs/v3-interfaces/contracts/pool-gyro/IGyro2CLPPool.sol",
 }
 SETTINGS: dict[str, Any] = {
     "viaIR": True,
@@ -80,6 +93,24 @@ STABLE_INIT = {"USDC": 40_000 * 10**6, "DAI": 40_000 * ETHER}
 """The stable pool's INIT (a 6- and an 18-decimal token: the Vault's decimal scaling at work)."""
 AMP = 200
 RATE = 105 * 10**16
+LBP_WEIGHTS = (90 * 10**16, 10 * 10**16, 30 * 10**16, 70 * 10**16)
+"""The LBP's project token (TKN) and reserve token (DAI) start weights, then their end weights."""
+LBP_INIT = {"TKN": 10 * ETHER, "DAI": 2_000 * ETHER}
+LBP_SALE = (3_600, 30 * 86_400)
+"""The sale starts an hour after the LBP is made and lasts 30 days."""
+STAND_INS = {
+    "eclp": ("TestBalancerV3GyroECLPPool", ("USDC", "DAI"), (30_000 * 10**6, 30_000 * ETHER)),
+    "2clp": ("TestBalancerV3Gyro2CLPPool", ("USDC", "DAI"), (10_000 * 10**6, 10_000 * ETHER)),
+    "reclamm": ("TestBalancerV3ReClammPool", ("TKN", "DAI"), (5 * ETHER, 10_000 * ETHER)),
+}
+"""Each stand-in's contract, its tokens and the holder's INIT of them."""
+RECLAMM_DYNAMIC_DATA = (
+    "(uint256[],uint256[],uint256,uint256,uint256,uint256[],uint256,uint256,uint256,uint256,uint256,uint256,uint256,"
+    "uint32,uint32,bool,bool,bool)"
+)
+"""ReClamm's `getReClammPoolDynamicData()` answer (ReClammPoolDynamicData), as balancer/reclamm
+declares it (contracts/interfaces/IReClammPoolExtension.sol at
+952d3884bf27f492f7ef9cee3fe11c25c82ad145); no package publishes ReClamm's sources or ABI."""
 STAKED_SHARE = 4
 """The lp wallet stakes a quarter of its v3 BPT in a gauge."""
 SWAP_FEE = 10**16
@@ -141,6 +172,11 @@ class BalancerV3:
     stable_pool: str
     """The stable pool (USDC, DAI)."""
     rate_provider: str
+    lbp: str
+    """The liquidity bootstrapping pool (TKN sold for DAI), seeded by its owner the lp wallet."""
+    stand_ins: dict[str, str]
+    """STAND_INS' pools by kind, their BPT the holder's."""
+    holder: str
 
 
 def _next_address(node: Anvil, sender: str, ahead: int) -> str:
@@ -211,13 +247,75 @@ def build(node: Anvil, tokens: dict[str, str], lp: str, artifacts: dict[str, Art
     )
     stable_pool = _registered(vault, receipt)
     router = node.deploy(artifacts["TestBalancerV3Router"], ["address"], [vault])
+    lbp = _lbp(node, v3, vault, router, tokens, lp)
     by_address |= {tokens[name]: name for name in STABLE_INIT}
     for token in [*pair, *stables]:
         node.send(token, "approve(address,uint256)", router, MAX, sender=lp)
-    for initialized, listed, amounts in ((pool, pair, INIT), (stable_pool, stables, STABLE_INIT)):
-        paid = [amounts[by_address[token]] for token in listed]
+    sold = sorted([tokens["TKN"], tokens["DAI"]])
+    for initialized, listed, paid in (
+        (pool, pair, [INIT[by_address[token]] for token in pair]),
+        (stable_pool, stables, [STABLE_INIT[by_address[token]] for token in stables]),
+        (lbp, sold, [LBP_INIT[by_address[token]] for token in sold]),
+    ):
         node.send(router, "initialize(address,address[],uint256[])", initialized, listed, paid, sender=lp)
-    return BalancerV3(vault, start_block, pool, stable_pool, rate_provider)
+    stand_ins = {kind: _stand_in(node, artifacts, vault, router, tokens, kind) for kind in STAND_INS}
+    return BalancerV3(vault, start_block, pool, stable_pool, rate_provider, lbp, stand_ins, admin)
+
+
+def _lbp(node: Anvil, v3: dict[str, Artifact], vault: str, router: str, tokens: dict[str, str], lp: str) -> str:
+    """An LBPool made by Balancer's LBPoolFactory (the test router its trusted router, no
+    migration) selling TKN for DAI, owned by the lp wallet, its sale an hour ahead."""
+    factory = node.deploy(
+        v3["LBPoolFactory"],
+        ["address", "uint32", "string", "string", "address", "address"],
+        [vault, 365 * 86_400, "test", "test", router, ZERO],
+    )
+    now = node.timestamp()
+    common = ("Balancer v3 LBP TKN", "LBP-TKN", lp, tokens["TKN"], tokens["DAI"], now + LBP_SALE[0], now + LBP_SALE[1])
+    receipt = node.send(
+        factory,
+        "create((string,string,address,address,address,uint256,uint256,bool),(uint256,uint256,uint256,uint256,uint256),"
+        "uint256,bytes32,address)",
+        (*common, True),
+        (*LBP_WEIGHTS, 0),
+        SWAP_FEE,
+        b"\0" * 32,
+        ZERO,
+    )
+    return _registered(vault, receipt)
+
+
+def _stand_in(
+    node: Anvil, artifacts: dict[str, Artifact], vault: str, router: str, tokens: dict[str, str], kind: str
+) -> str:
+    """STAND_INS' `kind` pool, registered in the Vault by the holder as a factory registers a pool
+    (standard tokens, no hooks, no role accounts) and initialized by it through the router."""
+    name, names, amounts = STAND_INS[kind]
+    holder = node.accounts[0]
+    listed = sorted(zip((tokens[each] for each in names), amounts))
+    addresses = [token for token, _ in listed]
+    types, args = (["address", "address[]"], [vault, addresses]) if kind == "2clp" else (["address"], [vault])
+    pool = node.deploy(artifacts[name], types, args, holder)
+    node.send(
+        vault,
+        "registerPool(address,(address,uint8,address,bool)[],uint256,uint32,bool,(address,address,address),address,"
+        "(bool,bool,bool,bool))",
+        pool,
+        [(token, 0, ZERO, False) for token in addresses],
+        SWAP_FEE,
+        0,
+        False,
+        (ZERO, ZERO, ZERO),
+        ZERO,
+        (False, False, False, False),
+        sender=holder,
+    )
+    for token, amount in listed:
+        node.send(token, "mint(address,uint256)", holder, amount, sender=holder)
+        node.send(token, "approve(address,uint256)", router, MAX, sender=holder)
+    paid = [amount for _, amount in listed]
+    node.send(router, "initialize(address,address[],uint256[])", pool, addresses, paid, sender=holder)
+    return pool
 
 
 def _registered(vault: str, receipt: dict[str, Any]) -> str:

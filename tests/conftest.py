@@ -390,10 +390,14 @@ async def query_positions(api: Api, query: str, protocol: str, wallets: Any, cha
     return reply.body["data"]["walletPositions"]
 
 
-async def query_pools(api: Api, query: str, protocol: str, pools: Any, chain_id: int = 31337) -> dict[str, Any]:
-    """`poolDetails` of each pool of one protocol (at most five), as `query_positions` asks wallets."""
+async def query_pools(
+    api: Api, query: str, protocol: str, pools: Any, chain_id: int = 31337, **more: Any
+) -> dict[str, Any]:
+    """`poolDetails` of each pool of one protocol (at most five), as `query_positions` asks wallets;
+    `more` the inputs' other fields (a `blockNumber`)."""
     reply = await api.query(
-        query, {"inputs": [{"protocol": protocol, "chainId": chain_id, "poolAddress": pool} for pool in pools]}
+        query,
+        {"inputs": [{"protocol": protocol, "chainId": chain_id, "poolAddress": pool, **more} for pool in pools]},
     )
     assert reply.status == 200, reply.body
     found: dict[str, Any] = reply.body["data"]["poolDetails"]

@@ -14,14 +14,16 @@ from adapters.balancer import pools as balancer_pools
 from adapters.balancer import positions as balancer
 from addresses import BUILT_IN
 from tests import balancer_world as B
-from tests.balancer_v3_world import compile_v3
+from tests.balancer_v3_world import LBP_WEIGHTS, RECLAMM_DYNAMIC_DATA, compile_v3
 from tests.conftest import proxied_api, query_pools, query_positions, world_fixture
 from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
 TOKEN = "{ address symbol name decimals }"
+LBP = """lbp { projectToken reserveToken startTime endTime startWeights endWeights weights isSwapEnabled
+  isProjectTokenSwapInBlocked reserveTokenVirtualBalance }"""
 POOL = f"""version poolType pool {TOKEN} poolId balance totalSupply valueUsd
-  tokens {{ token {TOKEN} poolBalance amount amountUsd }}"""
+  tokens {{ token {TOKEN} poolBalance amount amountUsd }} {LBP}"""
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on BalancerWalletPositions {{ protocol walletAddress chainId blockNumber
     warnings {{ code message target }}
@@ -68,6 +70,7 @@ def valued(world: B.BalancerWorld, pool: dict, amounts: list[tuple[str, int, int
         "pool": pool,
         "tokens": [{**share, "amountUsd": float(share["amountUsd"])} for share in shares],
         "valueUsd": float(sum(share["amountUsd"] for share in shares)),
+        "lbp": None,
     }
 
 
@@ -80,7 +83,7 @@ async def test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake(
     assert held["weighted"] and held["stable"] and staked
     by_pool = {position["pool"]["address"]: position for position in entry["poolPositions"]}
     assert world.v3 is not None
-    assert set(by_pool) == {weighted, stable, world.v3.pool, world.v3.stable_pool}
+    assert set(by_pool) == {weighted, stable, world.v3.pool, world.v3.stable_pool, world.v3.lbp}
     assert by_pool[weighted] == expected(
         world, "weighted", held["weighted"], "weighted", "Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"
     )
@@ -116,30 +119,47 @@ def v3_state(world: B.BalancerWorld, pool: str) -> dict:
 V3_POOLS = {
     "weighted": ("Balancer v3 50 TKN 50 RTK", "B3-50TKN-50RTK"),
     "stable": ("Balancer v3 USDC-DAI Stable", "B3-USDC-DAI"),
+    "lbp": ("Balancer v3 LBP TKN", "LBP-TKN"),
+    "eclp": ("Balancer v3 Gyro E-CLP", "B3-ECLP"),
+    "2clp": ("Balancer v3 Gyro 2-CLP", "B3-2CLP"),
+    "reclamm": ("Balancer v3 ReClamm", "B3-RECLAMM"),
 }
+"""Each v3 pool of the world by kind (STAND_INS' by theirs): its BPT's name and symbol."""
 
 
-def expected_v3(world: B.BalancerWorld, kind: str, bpt: int) -> dict:
-    """A v3 pool's position as its Vault's views give it: getPoolTokenInfo's tokens and raw
-    balances, totalSupply(pool), and each token's proportional exit as the Vault computes it."""
+def v3_pools(world: B.BalancerWorld) -> dict[str, str]:
+    """The world's v3 pools by V3_POOLS' kinds."""
     assert world.v3 is not None
-    vault = world.v3.vault
-    pool = world.v3.pool if kind == "weighted" else world.v3.stable_pool
-    tokens, _, balances, _ = world.node.call(
+    v3 = world.v3
+    return {"weighted": v3.pool, "stable": v3.stable_pool, "lbp": v3.lbp, **v3.stand_ins}
+
+
+def expected_v3(world: B.BalancerWorld, kind: str, bpt: int, block: int | str = "latest") -> dict:
+    """A v3 pool's position as its Vault's views give it at `block`: getPoolTokenInfo's tokens and
+    raw balances, totalSupply(pool), and each token's proportional exit as the Vault computes it
+    (an LBP's `lbp` apart: lbp_views)."""
+    assert world.v3 is not None
+    vault, node = world.v3.vault, world.node
+    pool = v3_pools(world)[kind]
+    tokens, _, balances, _ = node.call(
         vault,
         "getPoolTokenInfo(address)",
         pool,
         returns=("address[]", "(uint8,address,bool)[]", "uint256[]", "uint256[]"),
+        block=block,
     )
-    factors, rates = world.node.call(vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"))
-    live = world.node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",))
-    supply = world.node.call(vault, "totalSupply(address)", pool)
-    assert supply == world.node.call(pool, "totalSupply()")
+    factors, rates = node.call(
+        vault, "getPoolTokenRates(address)", pool, returns=("uint256[]", "uint256[]"), block=block
+    )
+    live = node.call(vault, "getCurrentLiveBalances(address)", pool, returns=("uint256[]",), block=block)
+    supply = node.call(vault, "totalSupply(address)", pool, block=block)
+    assert supply == node.call(pool, "totalSupply()", block=block)
     amounts = [
         (address, balance, scaled * bpt // supply * 10**18 // (factor * rate))
         for address, balance, factor, rate, scaled in zip(tokens, balances, factors, rates, live)
     ]
-    found = {"version": 3, "poolType": kind, "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
+    pool_type = kind if kind in ("weighted", "stable", "lbp") else "other"
+    found = {"version": 3, "poolType": pool_type, "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
     name, symbol = V3_POOLS[kind]
     return found | valued(world, {"address": pool, "symbol": symbol, "name": name, "decimals": 18}, amounts)
 
@@ -168,26 +188,138 @@ async def test_bpt_of_v3_weighted_and_stable_pools_held_and_staked(world_client,
     assert int(rated["amount"]) <= int(rated["poolBalance"]) * held // supply
 
 
+LBP_SALE = (
+    "(address[],uint256[],uint256,uint256,uint256,uint256,bool,uint256[],uint256[],uint256,address,uint256,uint256,"
+    "uint256,uint256)"
+)
+"""LBPoolImmutableData (v3-interfaces 1.0.0, pool-weighted/ILBPool.sol): tokens, decimalScalingFactors,
+startTime, endTime, projectTokenIndex, reserveTokenIndex, isProjectTokenSwapInBlocked, startWeights,
+endWeights, reserveTokenVirtualBalance, then the migration's five."""
+LBP_NOW = "(uint256[],uint256,uint256,bool,bool,bool,bool,uint256[])"
+"""LBPoolDynamicData: balancesLiveScaled18, staticSwapFeePercentage, totalSupply, isPoolInitialized,
+isPoolPaused, isPoolInRecoveryMode, isSwapEnabled, normalizedWeights."""
+
+
+def lbp_views(world: B.BalancerWorld, block: int) -> dict:
+    """The LBP's `lbp` as its own views answer at `block`."""
+    assert world.v3 is not None
+    node, pool = world.node, world.v3.lbp
+    sale = node.call(pool, "getLBPoolImmutableData()", returns=(LBP_SALE,), block=block)
+    now = node.call(pool, "getLBPoolDynamicData()", returns=(LBP_NOW,), block=block)
+    tokens = [token.lower() for token in sale[0]]
+    assert now[2] == node.call(world.v3.vault, "totalSupply(address)", pool, block=block)
+    return {
+        "projectToken": tokens[sale[4]],
+        "reserveToken": tokens[sale[5]],
+        "startTime": sale[2],
+        "endTime": sale[3],
+        "startWeights": [weight / 10**18 for weight in sale[7]],
+        "endWeights": [weight / 10**18 for weight in sale[8]],
+        "weights": [weight / 10**18 for weight in now[7]],
+        "isSwapEnabled": now[6],
+        "isProjectTokenSwapInBlocked": sale[6],
+        "reserveTokenVirtualBalance": str(sale[9]),
+    }
+
+
+async def test_an_lbp_is_read_by_its_own_views_before_and_during_its_sale(world_client, world):
+    """The LBP Balancer's LBPoolFactory made (an LBPool is a WeightedPool too) is answered as `lbp`:
+    the lp wallet's BPT valued as every v3 pool's (the Vault's proportional exit), and its sale as
+    getLBPoolImmutableData and getLBPoolDynamicData answer at the answer's block; then, time moved
+    into the sale, its weights between the start and end ones and its swaps on."""
+    assert world.v3 is not None
+    lp, lbp, node = world.wallets["lp"], world.v3.lbp, world.node
+    for moved in (False, True):
+        if moved:
+            start = node.call(lbp, "getLBPoolImmutableData()", returns=(LBP_SALE,))[2]
+            node.rpc("evm_setNextBlockTimestamp", hex(max(node.timestamp() + 1, start + 5 * 86_400)))
+            node.mine()
+        entry = await answer(world_client, lp)
+        block = entry["blockNumber"]
+        (position,) = [found for found in entry["poolPositions"] if found["pool"]["address"] == lbp]
+        held = node.call(lbp, "balanceOf(address)", lp, block=block)
+        sale = lbp_views(world, block)
+        assert position == expected_v3(world, "lbp", held, block) | {"lbp": sale}
+        assert (sale["projectToken"], sale["reserveToken"]) == (world.tokens["TKN"], world.tokens["DAI"])
+        project = [token["token"]["address"] for token in position["tokens"]].index(world.tokens["TKN"])
+        assert (sale["startWeights"][project], sale["endWeights"][project]) == (
+            LBP_WEIGHTS[0] / 10**18,
+            LBP_WEIGHTS[2] / 10**18,
+        )
+        assert sale["isSwapEnabled"] is moved
+        if moved:
+            assert sale["endWeights"][project] < sale["weights"][project] < sale["startWeights"][project]
+        else:
+            assert sale["weights"] == sale["startWeights"]
+
+
+STAND_IN_TYPES = {
+    "eclp": ("Gyro E-CLP", "getECLPParams()"),
+    "2clp": ("Gyro 2-CLP", "getGyro2CLPPoolImmutableData()"),
+    "reclamm": ("ReClamm", "getReClammPoolDynamicData()"),
+}
+"""What each stand-in's warning names: its type and the published view that told it."""
+
+
+def unsupported(kind: str, pool: str) -> dict:
+    """The warning a pool of a type no published factory deploys is answered with."""
+    name, view = STAND_IN_TYPES[kind]
+    return {
+        "code": "FIGURE_UNAVAILABLE",
+        "target": pool,
+        "message": f"poolType is other: the pool is a {name} pool (it answers {view}), a type whose own views are "
+        "not read (unsupported); its tokens, balances and supply are the Vault's, which every v3 pool type shares, and "
+        "a share of it is what the Vault's proportional exit pays",
+    }
+
+
+async def test_gyro_and_reclamm_pools_are_named_unsupported_and_their_bpt_valued_by_the_vault(world_client, world):
+    """Stand-ins of a Gyro E-CLP, a Gyro 2-CLP and a ReClamm pool, registered in the v3 Vault (no
+    published factory deploys one), each told by its own published view: `other`, a warning naming
+    its type, and the holder's BPT valued as the Vault's proportional exit pays (and as
+    `@balancer-labs/balancer-maths`' does)."""
+    assert world.v3 is not None
+    holder = world.v3.holder
+    found = await query_positions(world_client, QUERY, "balancer", [holder], 31337)
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    by_pool = {position["pool"]["address"]: position for position in entry["poolPositions"]}
+    assert set(by_pool) == set(world.v3.stand_ins.values()) and entry["gaugePositions"] == []
+    for kind, pool in world.v3.stand_ins.items():
+        held = world.node.call(pool, "balanceOf(address)", holder, block=entry["blockNumber"])
+        assert held and by_pool[pool] == expected_v3(world, kind, held, entry["blockNumber"]), kind
+    assert sorted(entry["warnings"], key=lambda w: w["target"]) == sorted(
+        (unsupported(kind, pool) for kind, pool in world.v3.stand_ins.items()), key=lambda w: w["target"]
+    )
+    positions = list(by_pool.values())
+    exits = balancer_proportional_exits([maths_case(world, position) for position in positions])
+    assert [[int(share["amount"]) for share in position["tokens"]] for position in positions] == exits
+
+
+def maths_case(world: B.BalancerWorld, position: dict) -> dict:
+    """A position as `@balancer-labs/balancer-maths`' proportional remove takes it (its pool's
+    type, balances and supply; a v3 pool's rates and live balances)."""
+    size = len(position["tokens"])
+    return {
+        "poolType": "STABLE" if position["poolType"] in ("stable", "composable-stable") else "WEIGHTED",
+        "balances": [share["poolBalance"] for share in position["tokens"]],
+        "decimals": [share["token"]["decimals"] for share in position["tokens"]],
+        "totalSupply": position["totalSupply"],
+        "bpt": position["balance"],
+        "weights": [str(10**18 // size)] * size,
+        "amp": "200000",
+        **(v3_state(world, position["pool"]["address"]) if position["version"] == 3 else {}),
+    }
+
+
 async def test_the_shares_are_balancer_maths_proportional_exit(world_client, world):
     """`@balancer-labs/balancer-maths`' proportional remove of the wallet's BPT from each pool's
     balances and supply pays what the answer says each token is worth."""
     entry = await answer(world_client, world.wallets["lp"])
     positions = [*entry["poolPositions"], *(gauge["position"] for gauge in entry["gaugePositions"])]
-    cases = [
-        {
-            "poolType": "WEIGHTED" if position["poolType"] == "weighted" else "STABLE",
-            "balances": [share["poolBalance"] for share in position["tokens"]],
-            "decimals": [share["token"]["decimals"] for share in position["tokens"]],
-            "totalSupply": position["totalSupply"],
-            "bpt": position["balance"],
-            "weights": [str(10**18 // len(position["tokens"]))] * len(position["tokens"]),
-            "amp": "200000",
-            **(v3_state(world, position["pool"]["address"]) if position["version"] == 3 else {}),
-        }
-        for position in positions
-    ]
+    cases = [maths_case(world, position) for position in positions]
     exits = balancer_proportional_exits(cases)
-    assert len(exits) == 6
+    assert len(exits) == 7
     for position, amounts in zip(positions, exits):
         assert [int(share["amount"]) for share in position["tokens"]] == amounts
         assert all(amounts)
@@ -212,7 +344,7 @@ POOL_DETAILS = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs)
     details {{ ... on BalancerPool {{ type version poolType poolToken {TOKEN} poolId vault chainId totalSupply
       tokens {{ token {TOKEN} balance priceUsd balanceUsd }} tvlUsd swapFee
       gauges {{ address totalSupply isKilled balInflationRate rewards {{ token {TOKEN} rate periodFinish priceUsd }} }}
-    }} }} }}
+      {LBP} }} }} }}
   errors {{ poolAddress error {{ code message }} }} }} }}"""
 
 
@@ -254,11 +386,13 @@ async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it
     assert world.v3 is not None
     v3 = world.v3
     weighted, stable = world.pools["weighted"][0], world.pools["stable"][0]
-    pools = [weighted, stable, v3.pool, v3.stable_pool, world.other_pool]
-    found = await query_pools(world_client, POOL_DETAILS, "balancer", pools)
-    assert found["errors"] == []
-    entries = {entry["poolAddress"]: entry for entry in found["data"]}
+    pools = [weighted, stable, *v3_pools(world).values(), world.other_pool]
+    found = await query_pools(world_client, POOL_DETAILS, "balancer", pools[:5])
     (block,) = {entry["blockNumber"] for entry in found["data"]}
+    rest = await query_pools(world_client, POOL_DETAILS, "balancer", pools[5:], blockNumber=block)
+    assert found["errors"] == rest["errors"] == []
+    entries = {entry["poolAddress"]: entry for entry in found["data"] + rest["data"]}
+    assert {entry["blockNumber"] for entry in rest["data"]} == {block} and len(entries) == len(pools)
     node = world.node
 
     def expected(pool: str, version: int, kind: str, tokens: list, balances: list, supply: int, fee: int) -> dict:
@@ -278,13 +412,13 @@ async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it
             "tokens": [entry for entry, _ in shares],
             "tvlUsd": float(total),
             "swapFee": fee / 10**18,
+            "lbp": None,
         }
 
     NAMES = {
         weighted: ("Balancer 80 TKN 20 USDC", "B-80TKN-20USDC"),
         stable: ("Balancer USDC-DAI Stable", "B-USDC-DAI"),
-        v3.pool: V3_POOLS["weighted"],
-        v3.stable_pool: V3_POOLS["stable"],
+        **{pool: V3_POOLS[kind] for kind, pool in v3_pools(world).items()},
         world.other_pool: ("Balancer Other Pool", "B-OTHER"),
     }
     for kind, pool, pool_type in (("weighted", weighted, "weighted"), ("stable", stable, "composable-stable")):
@@ -302,7 +436,7 @@ async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it
         want = expected(pool, 2, pool_type, *zip(*listed), supply, fee) | {"gauges": gauges}
         assert entries[pool]["details"] == want, kind
         assert entries[pool]["warnings"] == [], kind
-    for pool, kind in ((v3.pool, "weighted"), (v3.stable_pool, "stable")):
+    for kind, pool in v3_pools(world).items():
         tokens, _, balances, _ = node.call(
             v3.vault,
             "getPoolTokenInfo(address)",
@@ -312,14 +446,19 @@ async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it
         )
         supply = node.call(v3.vault, "totalSupply(address)", pool, block=block)
         fee = node.call(v3.vault, "getStaticSwapFeePercentage(address)", pool, block=block)
-        assert fee == node.call(pool, "getStaticSwapFeePercentage()", block=block)
+        if kind not in v3.stand_ins:  # PoolInfo's (v3-pool-utils), which the published pools have
+            assert fee == node.call(pool, "getStaticSwapFeePercentage()", block=block)
         gauges = [gauge_details(world, world.v3_gauge, block, child=True)] if kind == "weighted" else []
-        want = expected(pool, 3, kind, [t.lower() for t in tokens], list(balances), supply, fee) | {"gauges": gauges}
-        assert entries[pool]["details"] == want, kind
+        pool_type = kind if kind in ("weighted", "stable", "lbp") else "other"
+        listed = [t.lower() for t in tokens]
+        want = expected(pool, 3, pool_type, listed, list(balances), supply, fee) | {"gauges": gauges}
+        assert entries[pool]["details"] == want | {"lbp": lbp_views(world, block) if kind == "lbp" else None}, kind
     (warning,) = entries[v3.pool]["warnings"]
     assert (warning["code"], warning["target"]) == ("FIGURE_UNAVAILABLE", world.v3_gauge)
     assert warning["message"].startswith("balInflationRate is null: the gauge answers no inflation_rate()")
-    assert entries[v3.stable_pool]["warnings"] == []
+    assert entries[v3.stable_pool]["warnings"] == entries[v3.lbp]["warnings"] == []
+    for kind, pool in v3.stand_ins.items():
+        assert entries[pool]["warnings"] == [unsupported(kind, pool)], kind
     assert entries[weighted]["details"]["swapFee"] == 0.003 and entries[v3.pool]["details"]["swapFee"] == 0.01
 
     other = world.other_pool
@@ -415,8 +554,16 @@ def test_the_adapter_reads_balancers_published_abis():
     abis["v3 vault"] = compile_v3()["VaultExtension"].abi
     abis["v3 weighted"] = compile_v3()["WeightedPool"].abi
     abis["v3 stable"] = compile_v3()["StablePool"].abi
+    abis["v3 lbp"] = compile_v3()["LBPool"].abi
+    abis["gyro e-clp"] = compile_v3()["IGyroECLPPool"].abi
+    abis["gyro 2-clp"] = compile_v3()["IGyro2CLPPool"].abi
     where.update(
         {
+            "LBP_IMMUTABLE_DATA": "v3 lbp",
+            "LBP_DYNAMIC_DATA": "v3 lbp",
+            "GYRO_ECLP_PARAMS": "gyro e-clp",
+            "GYRO_2CLP_IMMUTABLE_DATA": "gyro 2-clp",
+            "RECLAMM_DYNAMIC_DATA": "reclamm",
             "V3_GET_POOL_TOKEN_INFO": "v3 vault",
             "V3_GET_CURRENT_LIVE_BALANCES": "v3 vault",
             "V3_GET_POOL_TOKEN_RATES": "v3 vault",
@@ -425,7 +572,10 @@ def test_the_adapter_reads_balancers_published_abis():
             "V3_GET_STATIC_SWAP_FEE_PERCENTAGE": "v3 vault",
         }
     )
-    signatures = {name: function_signatures(abi) for name, abi in abis.items()} | {"child gauge": CHILD_CHAIN_GAUGE}
+    signatures = {name: function_signatures(abi) for name, abi in abis.items()} | {
+        "child gauge": CHILD_CHAIN_GAUGE,
+        "reclamm": {"getReClammPoolDynamicData()": (RECLAMM_DYNAMIC_DATA,)},
+    }
     functions = functions_of(contracts)
     assert set(functions) == set(where)
     for name, function in functions.items():
@@ -558,7 +708,7 @@ async def test_a_query_is_one_lens_call_beside_the_index_tail(
     world.node.mine()
     before = len(proxy.posts)
     entry = await answer(api, world.wallets["lp"])
-    assert len(entry["poolPositions"]) == 4 and len(entry["gaugePositions"]) == 2
+    assert len(entry["poolPositions"]) == 5 and len(entry["gaugePositions"]) == 2
     header, *rest = proxy.posts[before:]
     items = [item for post in rest for item in (post if isinstance(post, list) else [post])]
     calls = [item for item in items if item["method"] == "eth_call"]

@@ -34,7 +34,7 @@ from adapters.morpho import positions as morpho_positions
 from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
-from tests.balancer_v3_world import compile_v3
+from tests.balancer_v3_world import RECLAMM_DYNAMIC_DATA, compile_v3
 from tests.conftest import examples, served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
 from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi, packs, registries
@@ -164,6 +164,10 @@ PUBLISHED = {
     ),
     "IBalancerGauge": ("balancer:20220822-mainnet-gauge-factory-v2/LiquidityGaugeV5",),
     "IBalancerV3Vault": ("balancer-v3:VaultExtension",),
+    "IBalancerLBPool": ("balancer-v3:LBPool",),
+    "IBalancerGyroECLPPool": ("balancer-v3:IGyroECLPPool",),
+    "IBalancerGyro2CLPPool": ("balancer-v3:IGyro2CLPPool",),
+    "IBalancerReClammPool": ("reclamm:IReClammPoolExtension",),
     "IJug": ("maker:Jug",),
     "IIlkRegistry": ("maker:IlkRegistry",),
     "IOsm": ("maker:OSM",),
@@ -328,7 +332,9 @@ def published_abis() -> dict[str, Signatures]:
     curve_registries = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())["functions"]
     for contract, functions in curve_registries.items():
         found[f"curve-registry:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
-    found["balancer-v3:VaultExtension"] = function_signatures(compile_v3()["VaultExtension"].abi)
+    for name in ("VaultExtension", "LBPool", "IGyroECLPPool", "IGyro2CLPPool"):
+        found[f"balancer-v3:{name}"] = function_signatures(compile_v3()[name].abi)
+    found["reclamm:IReClammPoolExtension"] = {"getReClammPoolDynamicData()": (RECLAMM_DYNAMIC_DATA,)}
     eigenlayer = json.loads((Path(__file__).parent / "eigenlayer_abi.json").read_text())["functions"]
     for contract, functions in eigenlayer.items():
         found[f"eigenlayer:{contract}"] = {signature: tuple(f["outputs"]) for signature, f in functions.items()}

@@ -93,6 +93,52 @@ V3_GET_POOL_TOKEN_RATES = Function(
     "getPoolTokenRates(address)", "7e361bde", ("uint256[] decimalScalingFactors", "uint256[] tokenRates")
 )
 V3_TOTAL_SUPPLY = Function("totalSupply(address)", "e4dc2aa4", ("uint256",))
+LBP_IMMUTABLE_DATA = Function(
+    "getLBPoolImmutableData()",
+    "0ca89848",
+    (
+        "(address[] tokens,uint256[] decimalScalingFactors,uint256 startTime,uint256 endTime,uint256 projectTokenIndex,"
+        "uint256 reserveTokenIndex,bool isProjectTokenSwapInBlocked,uint256[] startWeights,uint256[] endWeights,"
+        "uint256 reserveTokenVirtualBalance,address migrationRouter,uint256 lockDurationAfterMigration,"
+        "uint256 bptPercentageToMigrate,uint256 migrationWeightProjectToken,uint256 migrationWeightReserveToken)",
+    ),
+    immutable=True,
+)
+"""A v3 LBPool's LBPoolImmutableData (v3-interfaces 1.0.0, pool-weighted/ILBPool.sol); only an LBP answers it."""
+LBP_DYNAMIC_DATA = Function(
+    "getLBPoolDynamicData()",
+    "e565c29e",
+    (
+        "(uint256[] balancesLiveScaled18,uint256 staticSwapFeePercentage,uint256 totalSupply,bool isPoolInitialized,"
+        "bool isPoolPaused,bool isPoolInRecoveryMode,bool isSwapEnabled,uint256[] normalizedWeights)",
+    ),
+)
+"""A v3 LBPool's LBPoolDynamicData: its weights now (interpolated from start to end over the sale)."""
+GYRO_ECLP_PARAMS = Function(
+    "getECLPParams()",
+    "7be219a2",
+    (
+        "(int256,int256,int256,int256,int256)",
+        "((int256,int256),(int256,int256),int256,int256,int256,int256,int256)",
+    ),
+    immutable=True,
+)
+"""A Gyro E-CLP pool's EclpParams and DerivedEclpParams (v3-interfaces 1.0.0, pool-gyro/IGyroECLPPool.sol):
+what tells the type, not read further."""
+GYRO_2CLP_IMMUTABLE_DATA = Function(
+    "getGyro2CLPPoolImmutableData()", "7e148d61", ("(address[],uint256[],uint256,uint256)",), immutable=True
+)
+"""A Gyro 2-CLP pool's Gyro2CLPPoolImmutableData (pool-gyro/IGyro2CLPPool.sol): what tells the type."""
+RECLAMM_DYNAMIC_DATA = Function(
+    "getReClammPoolDynamicData()",
+    "2c357688",
+    (
+        "(uint256[],uint256[],uint256,uint256,uint256,uint256[],uint256,uint256,uint256,uint256,uint256,uint256,"
+        "uint256,uint32,uint32,bool,bool,bool)",
+    ),
+)
+"""A ReClamm pool's ReClammPoolDynamicData (balancer/reclamm's IReClammPoolExtension; no package
+publishes it): what tells the type."""
 V3_IS_POOL_REGISTERED = Function("isPoolRegistered(address)", "c673bdaf", ("bool",))
 V3_GET_STATIC_SWAP_FEE_PERCENTAGE = Function("getStaticSwapFeePercentage(address)", "b45090f9", ("uint256",))
 POOL_V3 = "pool-v3"

@@ -10,8 +10,10 @@
   Each balance in USD by its token's feed; `tvlUsd` their sum, null when any is.
 - `swapFee`: v2 the pool's `getSwapFeePercentage()`, v3 the Vault's
   `getStaticSwapFeePercentage(pool)`, over 1e18.
-- `poolType` other: a pool none of whose type views positions read; its own views (Gyro's,
-  ReClamm's, an LBP's...) are not read either, which a warning says: its figures are the Vault's.
+- `poolType` as a position's (shares.py): an LBP's sale (`lbp`) from its own views; a pool of a
+  type named unsupported (Gyro's E-CLP and 2-CLP, ReClamm) or of no type recognized is `other`,
+  its own views not read, which a warning says (naming the type where it was recognized): its
+  figures are the Vault's.
 - Gauges: those of the index's gauges (every `GaugeCreated` of the data's gauge factories, as
   positions find them) whose `lp_token()` is the pool, asked of them all in one bulk read (no
   registry maps a pool to its gauges: only the first factory has `getPoolGauge`). Each with its
@@ -48,6 +50,7 @@ from adapters.balancer.shares import (
     price_usd,
     reward_token,
     reward_tokens,
+    unsupported_warning,
     v2_pool,
     v3_pool,
     valued,
@@ -62,8 +65,9 @@ from errors import InputValidationError, ProtocolError
 
 FEE_SCALE = 10**18
 OTHER = (
-    "poolType is other: the pool answers none of the weighted, stable and composable stable pools' views, and its "
-    "own (Gyro's, ReClamm's, an LBP's...) are not read; its figures here are the Vault's, which every pool type shares"
+    "poolType is other: the pool answers none of the views of the weighted, stable, composable stable and "
+    "liquidity bootstrapping pools, nor of a type named unsupported, and its own are not read; its figures here are "
+    "the Vault's, which every pool type shares"
 )
 
 
@@ -82,7 +86,9 @@ async def details(ctx: FetchContext[BalancerAddresses], pool: str) -> dict[str, 
         erc20.token_info(reader, pool),
         _gauges(ctx, pool),
     )
-    if state.pool_type == "other":
+    if state.unsupported:
+        warnings.add(FIGURE_UNAVAILABLE, pool, unsupported_warning(state))
+    elif state.pool_type == "other":
         warnings.add(FIGURE_UNAVAILABLE, pool, OTHER)
     vault = balancer.v2_vault if state.version == 2 else balancer.v3_vault
     assert vault is not None  # a v3 pool was found in the v3 Vault
@@ -104,6 +110,7 @@ async def details(ctx: FetchContext[BalancerAddresses], pool: str) -> dict[str, 
             "tvlUsd": as_float(found.total),
             "swapFee": fee,
             "gauges": gauges,
+            "lbp": state.lbp.answer() if state.lbp else None,
         }
     }
 

@@ -12,8 +12,13 @@ details (pools.py) and Aura's deposits (adapters/aura/) all value their BPT here
   to 18 decimals times each token's rate), `getPoolTokenRates(pool)` (decimal scaling factors and
   rates) and `totalSupply(pool)`. No BPT is preminted and protocol fees are kept apart from the
   balances, so the supply is the Vault's `totalSupply`.
-- The pool type by the views it answers: `getBptIndex()` composable-stable, else
-  `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else other.
+- The pool type by the views it answers: `getBptIndex()` composable-stable, else (v3) an LBP's
+  `getLBPoolImmutableData()` lbp (an LBPool is a WeightedPool too: its own view comes first; its
+  sale's figures are read from it and `getLBPoolDynamicData()`, `Lbp`), else
+  `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else other: (v3)
+  the type named in a warning where the pool answers one of UNSUPPORTED's views (its own views
+  not read). Each view asked after another's answer is asked by the lens in the same order
+  (lenses/BalancerPools.sol `_types`), so positions read them all from its tape.
 - The share of each token: balance x bpt / supply, rounded down (a proportional exit;
   `tests/test_balancer.py` compares it with `@balancer-labs/balancer-maths`' proportional remove).
   v3 as its Vault's proportional remove computes it (BasePoolMath.computeProportionalAmountsOut
@@ -32,7 +37,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -43,6 +48,11 @@ from adapters.balancer.contracts import (
     GET_NORMALIZED_WEIGHTS,
     GET_POOL_ID,
     GET_POOL_TOKENS,
+    GYRO_2CLP_IMMUTABLE_DATA,
+    GYRO_ECLP_PARAMS,
+    LBP_DYNAMIC_DATA,
+    LBP_IMMUTABLE_DATA,
+    RECLAMM_DYNAMIC_DATA,
     REWARD_COUNT,
     REWARD_TOKENS,
     TOTAL_SUPPLY,
@@ -56,11 +66,59 @@ from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs
 from adapters.legs import LIQUIDITY, LIQUIDITY_POSITION, REWARD, feed_of, leg
 from adapters.legs import position as positioned
-from adapters.position_warnings import Warnings, outcome
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import UsdPrice, warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, Log, erc20, first
+from chain.abi import Function
 from errors import ProtocolError
+
+WAD = 10**18
+UNSUPPORTED: dict[str, Function] = {
+    "Gyro E-CLP": GYRO_ECLP_PARAMS,
+    "Gyro 2-CLP": GYRO_2CLP_IMMUTABLE_DATA,
+    "ReClamm": RECLAMM_DYNAMIC_DATA,
+}
+"""v3 pool types no published package deploys (Gyro's published only as interfaces, ReClamm's not
+on npm at all), each by the one view of its own that tells it: answered as `other`, named in a
+warning, their own views not read."""
+
+
+@dataclass(frozen=True)
+class Lbp:
+    """A v3 liquidity bootstrapping pool's sale, as its own views answer it: `getLBPoolImmutableData()`
+    (the tokens sold and bought, the sale's times and start and end weights) and
+    `getLBPoolDynamicData()` (its weights now, interpolated over the sale, and whether it swaps)."""
+
+    project_token: str
+    reserve_token: str
+    start_time: int
+    end_time: int
+    start_weights: tuple[int, ...]
+    end_weights: tuple[int, ...]
+    weights: tuple[int, ...]
+    swap_enabled: bool
+    project_token_swap_in_blocked: bool
+    reserve_token_virtual_balance: int
+
+    def answer(self) -> dict[str, Any]:
+        """The `BalancerLbp`: weights as fractions (over 1e18), in the Vault's token order."""
+        return {
+            "projectToken": self.project_token,
+            "reserveToken": self.reserve_token,
+            "startTime": self.start_time,
+            "endTime": self.end_time,
+            "startWeights": _fractions(self.start_weights),
+            "endWeights": _fractions(self.end_weights),
+            "weights": _fractions(self.weights),
+            "isSwapEnabled": self.swap_enabled,
+            "isProjectTokenSwapInBlocked": self.project_token_swap_in_blocked,
+            "reserveTokenVirtualBalance": str(self.reserve_token_virtual_balance),
+        }
+
+
+def _fractions(weights: Sequence[int]) -> list[float]:
+    return [float(Fraction(weight, WAD)) for weight in weights]
 
 
 @dataclass(frozen=True)
@@ -79,6 +137,10 @@ class PoolState:
     scales: tuple[int, ...] = ()
     """v3: each token's decimal scaling factor (10 ** (18 - decimals)) x its rate (1e18 for an
     18-decimal token at rate 1)."""
+    lbp: Lbp | None = None
+    """An LBP's sale (pool_type lbp)."""
+    unsupported: str | None = None
+    """The type of UNSUPPORTED a pool of type other was recognized as (its own views not read)."""
 
     def amounts(self, bpt: int) -> list[int]:
         """What `bpt` pool tokens pay of each token in a proportional exit, rounded down."""
@@ -116,21 +178,64 @@ async def v2_pool(reader: ChainReader, vault: str, pool: str, pool_id: str) -> P
 
 async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
     """A v3 pool's state at the pinned block from its Vault's views; ProtocolError when they cannot answer."""
-    label = "Balancer v3 Vault"
-    info, live, rates, supply, weights, amp = await asyncio.gather(
+    label, own = "Balancer v3 Vault", f"Balancer pool {pool}"
+    info, live, rates, supply, weights, amp, sale = await asyncio.gather(
         reader.call(vault, V3_GET_POOL_TOKEN_INFO, pool, label=label),
         first(reader.call(vault, V3_GET_CURRENT_LIVE_BALANCES, pool, label=label)),
         reader.call(vault, V3_GET_POOL_TOKEN_RATES, pool, label=label),
         first(reader.call(vault, V3_TOTAL_SUPPLY, pool, label=label)),
-        outcome(reader.call(pool, GET_NORMALIZED_WEIGHTS, label=f"Balancer pool {pool}")),
-        outcome(reader.call(pool, GET_AMPLIFICATION_PARAMETER, label=f"Balancer pool {pool}")),
+        outcome(reader.call(pool, GET_NORMALIZED_WEIGHTS, label=own)),
+        outcome(reader.call(pool, GET_AMPLIFICATION_PARAMETER, label=own)),
+        outcome(first(reader.call(pool, LBP_IMMUTABLE_DATA, label=own))),
     )
     tokens = tuple(token.lower() for token in info.tokens)
     scales = tuple(factor * rate for factor, rate in zip(rates.decimalScalingFactors, rates.tokenRates))
     if not len(tokens) == len(info.balancesRaw) == len(live) == len(scales) or not all(scales):
         raise ProtocolError(f"{label}: the pool {pool}'s token lists do not match.")
-    pool_type = _kind(weights, amp)
-    return PoolState(pool, 3, None, pool_type, tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
+    found = PoolState(pool, 3, None, _kind(weights, amp), tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
+    if not isinstance(sale, ProtocolError):
+        now = await outcome(first(reader.call(pool, LBP_DYNAMIC_DATA, label=own)))
+        return replace(found, pool_type="lbp", lbp=_lbp(own, tokens, sale, now))
+    if found.pool_type != "other":
+        return found
+    types = await asyncio.gather(*(outcome(reader.call(pool, view, label=own)) for view in UNSUPPORTED.values()))
+    named = next((name for name, answer in zip(UNSUPPORTED, types) if not isinstance(answer, ProtocolError)), None)
+    return replace(found, unsupported=named)
+
+
+def _lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> Lbp:
+    """An LBP's sale from its two views; ProtocolError where its dynamic data cannot be read or
+    its tokens are not the Vault's."""
+    if isinstance(now, ProtocolError):
+        raise ProtocolError(f"{label}: getLBPoolImmutableData answers but getLBPoolDynamicData does not: {now.message}")
+    lists = (sale.startWeights, sale.endWeights, now.normalizedWeights)
+    if tuple(token.lower() for token in sale.tokens) != tokens or any(len(weights) != len(tokens) for weights in lists):
+        raise ProtocolError(f"{label}: its LBP data's tokens or weights are not the Vault's tokens.")
+    if not (sale.projectTokenIndex < len(tokens) and sale.reserveTokenIndex < len(tokens)):
+        raise ProtocolError(f"{label}: its LBP data's project or reserve token index is not a token of the pool.")
+    return Lbp(
+        tokens[sale.projectTokenIndex],
+        tokens[sale.reserveTokenIndex],
+        sale.startTime,
+        sale.endTime,
+        tuple(sale.startWeights),
+        tuple(sale.endWeights),
+        tuple(now.normalizedWeights),
+        now.isSwapEnabled,
+        sale.isProjectTokenSwapInBlocked,
+        sale.reserveTokenVirtualBalance,
+    )
+
+
+def unsupported_warning(state: PoolState) -> str:
+    """What a pool of a type named unsupported (UNSUPPORTED) is answered with, and what not."""
+    assert state.unsupported is not None
+    view = UNSUPPORTED[state.unsupported].signature
+    return (
+        f"poolType is other: the pool is a {state.unsupported} pool (it answers {view}), a type whose "
+        "own views are not read (unsupported); its tokens, balances and supply are the Vault's, which every v3 pool "
+        "type shares, and a share of it is what the Vault's proportional exit pays"
+    )
 
 
 async def pool_by_address(reader: ChainReader, balancer: BalancerAddresses, pool: str) -> PoolState:
@@ -186,6 +291,8 @@ async def position(
 ) -> dict[str, Any]:
     """The `BalancerPoolPosition` of `bpt` pool tokens: each token's share with its USD value."""
     amounts = state.amounts(bpt)
+    if state.unsupported:
+        warnings.add(FIGURE_UNAVAILABLE, state.pool, unsupported_warning(state))
     pool_token, found = await asyncio.gather(
         erc20.token_info(reader, state.pool), valued(reader, chain, state.tokens, amounts, warnings)
     )
@@ -205,6 +312,7 @@ async def position(
         "totalSupply": str(state.supply),
         "tokens": shares,
         "valueUsd": as_float(found.total),
+        "lbp": state.lbp.answer() if state.lbp else None,
     }
 
 
