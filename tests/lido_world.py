@@ -78,12 +78,12 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> LidoWorld:
     """`wallets` (holder, requester, empty) default to anvil accounts 17-19."""
     artifacts = compile_all()
     world = LidoWorld(node)
-    world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("holder", "requester", "empty"), node.accounts[17:20]))
     holder, requester = world.wallets["holder"], world.wallets["requester"]
     world.steth = node.deploy(artifacts["TestStETH"])
     world.wsteth = node.deploy(artifacts["TestWstETH"], ["address"], [world.steth])
     world.queue = node.deploy(artifacts["TestWithdrawalQueue"])
+    world.start_block = node.block_number()  # its contracts all there: a point at it reads each
     for name, answer in (("stETH", STETH_USD), ("ETH", ETH_USD)):
         world.feeds[name] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[name], "set(int256,uint256)", answer, node.timestamp())
