@@ -212,23 +212,34 @@ LBP_NOW = "(uint256[],uint256,uint256,bool,bool,bool,bool,uint256[])"
 isPoolPaused, isPoolInRecoveryMode, isSwapEnabled, normalizedWeights."""
 
 
-def lbp_views(world: B.BalancerWorld, block: int) -> dict:
-    """The LBP's `lbp` as its own views answer at `block`."""
+def sale_views(world: B.BalancerWorld, pool: str, views: tuple[str, str, str, str], block: int) -> tuple:
+    """An LBP's immutable and dynamic data at `block` (`views`: each view and its answer's type),
+    and what every LBP type's answer shares of them (both structs lead with the same fields)."""
     assert world.v3 is not None
-    node, pool = world.node, world.v3.lbp
-    sale = node.call(pool, "getLBPoolImmutableData()", returns=(LBP_SALE,), block=block)
-    now = node.call(pool, "getLBPoolDynamicData()", returns=(LBP_NOW,), block=block)
+    node = world.node
+    sale = node.call(pool, views[0], returns=(views[1],), block=block)
+    now = node.call(pool, views[2], returns=(views[3],), block=block)
     tokens = [token.lower() for token in sale[0]]
     assert now[2] == node.call(world.v3.vault, "totalSupply(address)", pool, block=block)
-    return {
+    shared = {
         "projectToken": tokens[sale[4]],
         "reserveToken": tokens[sale[5]],
         "startTime": sale[2],
         "endTime": sale[3],
+        "isSwapEnabled": now[6],
+    }
+    return sale, now, shared
+
+
+def lbp_views(world: B.BalancerWorld, block: int) -> dict:
+    """The LBP's `lbp` as its own views answer at `block`."""
+    assert world.v3 is not None
+    views = ("getLBPoolImmutableData()", LBP_SALE, "getLBPoolDynamicData()", LBP_NOW)
+    sale, now, shared = sale_views(world, world.v3.lbp, views, block)
+    return shared | {
         "startWeights": [weight / 10**18 for weight in sale[7]],
         "endWeights": [weight / 10**18 for weight in sale[8]],
         "weights": [weight / 10**18 for weight in now[7]],
-        "isSwapEnabled": now[6],
         "isProjectTokenSwapInBlocked": sale[6],
         "reserveTokenVirtualBalance": str(sale[9]),
     }
@@ -276,19 +287,9 @@ isPoolInitialized, isPoolPaused, isPoolInRecoveryMode, isSwapEnabled."""
 def fixed_price_lbp_views(world: B.BalancerWorld, block: int) -> dict:
     """The fixed-price LBP's `fixedPriceLbp` as its own views answer at `block`."""
     assert world.v3 is not None
-    node, pool = world.node, world.v3.fixed_price_lbp
-    sale = node.call(pool, "getFixedPriceLBPoolImmutableData()", returns=(FIXED_SALE,), block=block)
-    now = node.call(pool, "getFixedPriceLBPoolDynamicData()", returns=(FIXED_NOW,), block=block)
-    tokens = [token.lower() for token in sale[0]]
-    assert now[2] == node.call(world.v3.vault, "totalSupply(address)", pool, block=block)
-    return {
-        "projectToken": tokens[sale[4]],
-        "reserveToken": tokens[sale[5]],
-        "startTime": sale[2],
-        "endTime": sale[3],
-        "projectTokenRate": sale[6] / 10**18,
-        "isSwapEnabled": now[6],
-    }
+    views = ("getFixedPriceLBPoolImmutableData()", FIXED_SALE, "getFixedPriceLBPoolDynamicData()", FIXED_NOW)
+    sale, _, shared = sale_views(world, world.v3.fixed_price_lbp, views, block)
+    return shared | {"projectTokenRate": sale[6] / 10**18}
 
 
 async def test_a_fixed_price_lbp_is_read_by_its_own_views_before_and_during_its_sale(world_client, world):

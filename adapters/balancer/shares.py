@@ -89,33 +89,47 @@ warning, their own views not read."""
 
 
 @dataclass(frozen=True)
-class Lbp:
-    """A v3 liquidity bootstrapping pool's sale, as its own views answer it: `getLBPoolImmutableData()`
-    (the tokens sold and bought, the sale's times and start and end weights) and
-    `getLBPoolDynamicData()` (its weights now, interpolated over the sale, and whether it swaps)."""
+class Sale:
+    """What every v3 LBP type's own views say of its sale: the tokens sold and bought, its times
+    and whether it swaps (is on) at the block."""
 
     project_token: str
     reserve_token: str
     start_time: int
     end_time: int
+    swap_enabled: bool
+
+    def answer(self) -> dict[str, Any]:
+        """The fields `BalancerLbp` and `BalancerFixedPriceLbp` share."""
+        return {
+            "projectToken": self.project_token,
+            "reserveToken": self.reserve_token,
+            "startTime": self.start_time,
+            "endTime": self.end_time,
+            "isSwapEnabled": self.swap_enabled,
+        }
+
+
+@dataclass(frozen=True)
+class Lbp:
+    """A v3 liquidity bootstrapping pool's sale, as its own views answer it: `getLBPoolImmutableData()`
+    (the sale, its start and end weights) and `getLBPoolDynamicData()` (its weights now,
+    interpolated over the sale, and whether it swaps)."""
+
+    sale: Sale
     start_weights: tuple[int, ...]
     end_weights: tuple[int, ...]
     weights: tuple[int, ...]
-    swap_enabled: bool
     project_token_swap_in_blocked: bool
     reserve_token_virtual_balance: int
 
     def answer(self) -> dict[str, Any]:
         """The `BalancerLbp`: weights as fractions (over 1e18), in the Vault's token order."""
         return {
-            "projectToken": self.project_token,
-            "reserveToken": self.reserve_token,
-            "startTime": self.start_time,
-            "endTime": self.end_time,
+            **self.sale.answer(),
             "startWeights": _fractions(self.start_weights),
             "endWeights": _fractions(self.end_weights),
             "weights": _fractions(self.weights),
-            "isSwapEnabled": self.swap_enabled,
             "isProjectTokenSwapInBlocked": self.project_token_swap_in_blocked,
             "reserveTokenVirtualBalance": str(self.reserve_token_virtual_balance),
         }
@@ -124,27 +138,16 @@ class Lbp:
 @dataclass(frozen=True)
 class FixedPriceLbp:
     """A v3 fixed-price liquidity bootstrapping pool's sale, as its own views answer it:
-    `getFixedPriceLBPoolImmutableData()` (the tokens sold and bought, the sale's times and its
-    fixed rate) and `getFixedPriceLBPoolDynamicData()` (whether it swaps). A fixed-price LBP is
-    buy-only: its project token is never bought back."""
+    `getFixedPriceLBPoolImmutableData()` (the sale, its fixed rate) and
+    `getFixedPriceLBPoolDynamicData()` (whether it swaps). A fixed-price LBP is buy-only: its
+    project token is never bought back."""
 
-    project_token: str
-    reserve_token: str
-    start_time: int
-    end_time: int
+    sale: Sale
     project_token_rate: int
-    swap_enabled: bool
 
     def answer(self) -> dict[str, Any]:
         """The `BalancerFixedPriceLbp`: the rate as reserve tokens per project token (over 1e18)."""
-        return {
-            "projectToken": self.project_token,
-            "reserveToken": self.reserve_token,
-            "startTime": self.start_time,
-            "endTime": self.end_time,
-            "projectTokenRate": float(Fraction(self.project_token_rate, WAD)),
-            "isSwapEnabled": self.swap_enabled,
-        }
+        return {**self.sale.answer(), "projectTokenRate": float(Fraction(self.project_token_rate, WAD))}
 
 
 def _fractions(weights: Sequence[int]) -> list[float]:
@@ -243,9 +246,9 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
 
 def _sale(
     label: str, views: tuple[Function, Function], tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError
-) -> tuple[str, str, Any]:
-    """An LBP's (`views`: its immutable and dynamic data's) project and reserve tokens and its
-    dynamic data; ProtocolError where that cannot be read or its tokens are not the Vault's."""
+) -> tuple[Sale, Any]:
+    """An LBP's Sale from its immutable and dynamic data (`views`), and the dynamic data;
+    ProtocolError where that cannot be read or its tokens are not the Vault's."""
     immutable, dynamic = (view.signature for view in views)
     if isinstance(now, ProtocolError):
         raise ProtocolError(f"{label}: {immutable} answers but {dynamic} does not: {now.message}")
@@ -253,30 +256,27 @@ def _sale(
         raise ProtocolError(f"{label}: its LBP data's tokens are not the Vault's tokens.")
     if not (sale.projectTokenIndex < len(tokens) and sale.reserveTokenIndex < len(tokens)):
         raise ProtocolError(f"{label}: its LBP data's project or reserve token index is not a token of the pool.")
-    return tokens[sale.projectTokenIndex], tokens[sale.reserveTokenIndex], now
+    project, reserve = tokens[sale.projectTokenIndex], tokens[sale.reserveTokenIndex]
+    return Sale(project, reserve, sale.startTime, sale.endTime, now.isSwapEnabled), now
 
 
 def _fixed_price_lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> FixedPriceLbp:
     """A fixed-price LBP's sale from its two views (`_sale`'s errors)."""
-    project, reserve, now = _sale(label, (FIXED_LBP_IMMUTABLE_DATA, FIXED_LBP_DYNAMIC_DATA), tokens, sale, now)
-    return FixedPriceLbp(project, reserve, sale.startTime, sale.endTime, sale.projectTokenRate, now.isSwapEnabled)
+    found, _ = _sale(label, (FIXED_LBP_IMMUTABLE_DATA, FIXED_LBP_DYNAMIC_DATA), tokens, sale, now)
+    return FixedPriceLbp(found, sale.projectTokenRate)
 
 
 def _lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> Lbp:
     """An LBP's sale from its two views (`_sale`'s errors; ProtocolError where its weights are not
     one for each token)."""
-    project, reserve, now = _sale(label, (LBP_IMMUTABLE_DATA, LBP_DYNAMIC_DATA), tokens, sale, now)
+    found, now = _sale(label, (LBP_IMMUTABLE_DATA, LBP_DYNAMIC_DATA), tokens, sale, now)
     if any(len(weights) != len(tokens) for weights in (sale.startWeights, sale.endWeights, now.normalizedWeights)):
         raise ProtocolError(f"{label}: its LBP data's weights are not one for each of the Vault's tokens.")
     return Lbp(
-        project,
-        reserve,
-        sale.startTime,
-        sale.endTime,
+        found,
         tuple(sale.startWeights),
         tuple(sale.endWeights),
         tuple(now.normalizedWeights),
-        now.isSwapEnabled,
         sale.isProjectTokenSwapInBlocked,
         sale.reserveTokenVirtualBalance,
     )
