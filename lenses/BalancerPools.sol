@@ -88,6 +88,34 @@ interface IBalancerLBPool {
     function getLBPoolDynamicData() external view returns (LBPoolDynamicData memory data);
 }
 
+/// @dev A v3 fixed-price liquidity bootstrapping pool's own views (v3-interfaces 1.0.0,
+/// pool-weighted/IFixedPriceLBPool.sol); it is no WeightedPool.
+interface IBalancerFixedPriceLBPool {
+    struct FixedPriceLBPoolImmutableData {
+        address[] tokens;
+        uint256[] decimalScalingFactors;
+        uint256 startTime;
+        uint256 endTime;
+        uint256 projectTokenIndex;
+        uint256 reserveTokenIndex;
+        uint256 projectTokenRate;
+    }
+
+    struct FixedPriceLBPoolDynamicData {
+        uint256[] balancesLiveScaled18;
+        uint256 staticSwapFeePercentage;
+        uint256 totalSupply;
+        bool isPoolInitialized;
+        bool isPoolPaused;
+        bool isPoolInRecoveryMode;
+        bool isSwapEnabled;
+    }
+
+    function getFixedPriceLBPoolImmutableData() external view returns (FixedPriceLBPoolImmutableData memory data);
+
+    function getFixedPriceLBPoolDynamicData() external view returns (FixedPriceLBPoolDynamicData memory data);
+}
+
 /// @dev A Gyro E-CLP pool's parameters (v3-interfaces 1.0.0, pool-gyro/IGyroECLPPool.sol): what
 /// tells the pool's type, its answer not read.
 interface IBalancerGyroECLPPool {
@@ -204,8 +232,9 @@ abstract contract BalancerPools is Recorder {
 
     /// @dev A v3 pool's type views, as shares.py `v3_pool` asks them: the weighted and stable pools'
     /// and an LBP's immutable data; its dynamic data where it is an LBP; where it is none of these,
-    /// the one view each of Gyro's E-CLP and 2-CLP and ReClamm's pools answers, by which the
-    /// adapter names a type it does not read.
+    /// a fixed-price LBP's immutable data and the one view each of Gyro's E-CLP and 2-CLP and
+    /// ReClamm's pools answers, by which the adapter names a type it does not read; then a
+    /// fixed-price LBP's dynamic data where it is one.
     function _types(Tape memory tape, address pool) private view {
         (bool weighted,) = _call(tape, pool, abi.encodeCall(IBalancerPool.getNormalizedWeights, ()));
         (bool stable,) = _call(tape, pool, abi.encodeCall(IBalancerPool.getAmplificationParameter, ()));
@@ -213,9 +242,14 @@ abstract contract BalancerPools is Recorder {
         if (lbp) {
             _call(tape, pool, abi.encodeCall(IBalancerLBPool.getLBPoolDynamicData, ()));
         } else if (!weighted && !stable) {
+            (bool fixedPrice,) =
+                _call(tape, pool, abi.encodeCall(IBalancerFixedPriceLBPool.getFixedPriceLBPoolImmutableData, ()));
             _call(tape, pool, abi.encodeCall(IBalancerGyroECLPPool.getECLPParams, ()));
             _call(tape, pool, abi.encodeCall(IBalancerGyro2CLPPool.getGyro2CLPPoolImmutableData, ()));
             _call(tape, pool, abi.encodeCall(IBalancerReClammPool.getReClammPoolDynamicData, ()));
+            if (fixedPrice) {
+                _call(tape, pool, abi.encodeCall(IBalancerFixedPriceLBPool.getFixedPriceLBPoolDynamicData, ()));
+            }
         }
     }
 }

@@ -87,7 +87,9 @@ def build(node: Anvil) -> AllWorlds:
         node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
     )
     euler = euler_world.build(node, controller, elapse=0)
-    balancer = balancer_world.build(node, {"lp": accounts["saver"], "empty": accounts["empty"]})
+    balancer = balancer_world.build(
+        node, {"lp": accounts["saver"], "empty": accounts["empty"], "seller": accounts["borrower"]}
+    )
     aura = aura_world.build(node, {"depositor": accounts["saver"], "empty": accounts["empty"]}, balancer)
     eigenlayer = eigenlayer_world.build(
         node, {"staker": accounts["saver"], "restaker": accounts["borrower"], "empty": accounts["empty"]}

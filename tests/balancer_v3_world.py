@@ -6,14 +6,17 @@ cancun; optimizer runs 1, so that the Vault's code fits the 24,576-byte limit, w
 build meets by tuning the Yul optimizer's steps instead): the VaultAdmin, VaultExtension,
 ProtocolFeeController and Vault (deployed at the address the first three were built for, as
 Balancer's VaultFactory does with CREATE3), the WeightedPoolFactory, the StablePoolFactory and
-the LBPoolFactory (and the Gyro pools' interfaces, for their ABIs).
+the LBPoolFactory and the FixedPriceLBPoolFactory (and the Gyro pools' interfaces, for their ABIs).
 
 A weighted 50/50 pool of TKN and a token WITH_RATE (a rate provider at 1.05), a stable pool of
 USDC (6 decimals) and DAI and a liquidity bootstrapping pool (LBP) selling TKN for DAI, owned by
 the lp wallet, are created by the factories and initialized through the Vault's `unlock` /
 `initialize` / `settle`. Balancer's Router needs Permit2, which no npm package publishes, so the
 INIT goes through a test stand-in (tests/contracts/TestBalancerV3.sol), which the LBP trusts as
-its router (its `getSender()` the LBP's owner). The `lp` wallet holds the three pools' BPT and
+its router (its `getSender()` the LBP's owner). A fixed-price LBP selling TKN for DAI at a fixed
+rate (FIXED_RATE) is owned by the `seller` wallet, its sole LP: it seeds it with TKN alone, as the
+pool requires (a "seedless", buy-only sale), through the same router (the pool's trusted router
+too), and holds its BPT. The `lp` wallet holds the three other pools' BPT and
 (tests/balancer_world.py) stakes part of the weighted one's in a gauge (the same test gauge as
 v2's: v3 pools' gauges are the same LiquidityGaugeV5s).
 
@@ -64,6 +67,8 @@ UNITS = {
     "StablePool": "@balancer-labs/v3-pool-stable/contracts/StablePool.sol",
     "LBPoolFactory": "@balancer-labs/v3-pool-weighted/contracts/lbp/LBPoolFactory.sol",
     "LBPool": "@balancer-labs/v3-pool-weighted/contracts/lbp/LBPool.sol",
+    "FixedPriceLBPoolFactory": "@balancer-labs/v3-pool-weighted/contracts/lbp/FixedPriceLBPoolFactory.sol",
+    "FixedPriceLBPool": "@balancer-labs/v3-pool-weighted/contracts/lbp/FixedPriceLBPool.sol",
     "IGyroECLPPool": "@balancer-labs/v3-interfaces/contracts/pool-gyro/IGyroECLPPool.sol",
     "IGyro2CLPPool": "@balancer-labs/v3-interfaces/contracts/pool-gyro/IGyro2CLPPool.sol",
 }
@@ -97,7 +102,11 @@ LBP_WEIGHTS = (90 * 10**16, 10 * 10**16, 30 * 10**16, 70 * 10**16)
 """The LBP's project token (TKN) and reserve token (DAI) start weights, then their end weights."""
 LBP_INIT = {"TKN": 10 * ETHER, "DAI": 2_000 * ETHER}
 LBP_SALE = (3_600, 30 * 86_400)
-"""The sale starts an hour after the LBP is made and lasts 30 days."""
+"""The sale starts an hour after the LBP is made and lasts 30 days (the fixed-price LBP's too)."""
+FIXED_RATE = 1_500 * ETHER
+"""The fixed-price LBP's projectTokenRate: DAI paid per TKN (18 decimals)."""
+FIXED_INIT = 20 * ETHER
+"""The TKN its seller seeds it with (no DAI: a fixed-price LBP is seeded with its project token alone)."""
 STAND_INS = {
     "eclp": ("TestBalancerV3GyroECLPPool", ("USDC", "DAI"), (30_000 * 10**6, 30_000 * ETHER)),
     "2clp": ("TestBalancerV3Gyro2CLPPool", ("USDC", "DAI"), (10_000 * 10**6, 10_000 * ETHER)),
@@ -174,6 +183,8 @@ class BalancerV3:
     rate_provider: str
     lbp: str
     """The liquidity bootstrapping pool (TKN sold for DAI), seeded by its owner the lp wallet."""
+    fixed_price_lbp: str
+    """The fixed-price LBP (TKN sold for DAI at FIXED_RATE), seeded by its owner the seller wallet."""
     stand_ins: dict[str, str]
     """STAND_INS' pools by kind, their BPT the holder's."""
     holder: str
@@ -190,10 +201,10 @@ def _next_address(node: Anvil, sender: str, ahead: int) -> str:
     return "0x" + keccak(bytes([0xC0 + len(body)]) + body)[-20:].hex()
 
 
-def build(node: Anvil, tokens: dict[str, str], lp: str, artifacts: dict[str, Artifact]) -> BalancerV3:
+def build(node: Anvil, tokens: dict[str, str], lp: str, seller: str, artifacts: dict[str, Artifact]) -> BalancerV3:
     """The v3 Vault, a weighted pool of `tokens` TKN and RTK (RTK with a rate provider) and the lp
-    wallet's INIT of it (`artifacts`: the tests/contracts build with TestBalancerV3Router and
-    TestBalancerV3RateProvider); the v2 world stakes part of the BPT in a gauge."""
+    wallet's INIT of it, and the other pools above (`artifacts`: the tests/contracts build with
+    TestBalancerV3Router and TestBalancerV3RateProvider); the v2 world stakes part of the BPT in a gauge."""
     v3 = compile_v3()
     admin = node.accounts[0]
     start_block = node.block_number() + 1
@@ -258,8 +269,9 @@ def build(node: Anvil, tokens: dict[str, str], lp: str, artifacts: dict[str, Art
         (lbp, sold, [LBP_INIT[by_address[token]] for token in sold]),
     ):
         node.send(router, "initialize(address,address[],uint256[])", initialized, listed, paid, sender=lp)
+    fixed = _fixed_price_lbp(node, v3, vault, router, tokens, seller)
     stand_ins = {kind: _stand_in(node, artifacts, vault, router, tokens, kind) for kind in STAND_INS}
-    return BalancerV3(vault, start_block, pool, stable_pool, rate_provider, lbp, stand_ins, admin)
+    return BalancerV3(vault, start_block, pool, stable_pool, rate_provider, lbp, fixed, stand_ins, admin)
 
 
 def _lbp(node: Anvil, v3: dict[str, Artifact], vault: str, router: str, tokens: dict[str, str], lp: str) -> str:
@@ -283,6 +295,38 @@ def _lbp(node: Anvil, v3: dict[str, Artifact], vault: str, router: str, tokens: 
         ZERO,
     )
     return _registered(vault, receipt)
+
+
+def _fixed_price_lbp(
+    node: Anvil, v3: dict[str, Artifact], vault: str, router: str, tokens: dict[str, str], seller: str
+) -> str:
+    """A FixedPriceLBPool made by Balancer's FixedPriceLBPoolFactory (the test router its trusted
+    router; buy-only, as the factory requires) selling TKN for DAI at FIXED_RATE, owned by the
+    seller, who seeds it with FIXED_INIT TKN and no DAI (the pool refuses any other seed) before its sale."""
+    factory = node.deploy(
+        v3["FixedPriceLBPoolFactory"],
+        ["address", "uint32", "string", "string", "address"],
+        [vault, 365 * 86_400, "test", "test", router],
+    )
+    now = node.timestamp()
+    project, reserve = tokens["TKN"], tokens["DAI"]
+    common = ("Balancer v3 Fixed LBP TKN", "FLBP-TKN", seller, project, reserve, now + LBP_SALE[0], now + LBP_SALE[1])
+    receipt = node.send(
+        factory,
+        "create((string,string,address,address,address,uint256,uint256,bool),uint256,uint256,bytes32,address)",
+        (*common, True),
+        FIXED_RATE,
+        SWAP_FEE,
+        b"\0" * 32,
+        ZERO,
+    )
+    pool = _registered(vault, receipt)
+    node.send(project, "mint(address,uint256)", seller, FIXED_INIT)
+    node.send(project, "approve(address,uint256)", router, MAX, sender=seller)
+    sold = sorted([project, reserve])
+    paid = [FIXED_INIT if token == project else 0 for token in sold]
+    node.send(router, "initialize(address,address[],uint256[])", pool, sold, paid, sender=seller)
+    return pool
 
 
 def _stand_in(

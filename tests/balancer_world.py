@@ -12,7 +12,7 @@ where BAL and an extra reward token are claimable (the gauge paying it at a rate
 third pool, of no type the adapter reads, registers itself in the Vault as any pool does.
 Balancer v3 is built on the same chain (tests/balancer_v3_world.py): the lp wallet holds BPT of a
 v3 weighted pool too and stakes a quarter of it in a second gauge, one with an L2
-ChildChainGauge's views.
+ChildChainGauge's views; the `seller` wallet owns and seeds a v3 fixed-price LBP.
 """
 
 from __future__ import annotations
@@ -124,10 +124,10 @@ class BalancerWorld:
 
 
 def build(node: Anvil, wallets: dict[str, str] | None = None) -> BalancerWorld:
-    """`wallets` (lp, empty) default to anvil accounts 14-15."""
+    """`wallets` (lp, empty, seller) default to anvil accounts 14-16."""
     artifacts = compile_all()
     world = BalancerWorld(node)
-    world.wallets = wallets or dict(zip(("lp", "empty"), node.accounts[14:16]))
+    world.wallets = wallets or dict(zip(("lp", "empty", "seller"), node.accounts[14:17]))
     lp = world.wallets["lp"]
     for name, answer in PRICES.items():
         token_args = [name, name, DECIMALS[name]]
@@ -200,7 +200,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> BalancerWorld:
     node.send(world.gauge, "setClaimable(address,address,uint256)", lp, world.tokens["RWD"], CLAIMABLE["RWD"])
     node.send(world.gauge, "setClaimableBal(address,uint256)", lp, CLAIMABLE["BAL"])
     node.send(world.gauge, "setInflationRate(uint256)", INFLATION_RATE)
-    world.v3 = balancer_v3_world.build(node, world.tokens, lp, artifacts)
+    world.v3 = balancer_v3_world.build(node, world.tokens, lp, world.wallets["seller"], artifacts)
     world.v3_gauge = _staked(world, world.v3.pool, balancer_v3_world.STAKED_SHARE, child=True)
     node.send(world.v3_gauge, "add_reward(address)", world.tokens["RWD"])
     world.reward_finish = node.timestamp() + WEEK

@@ -13,15 +13,17 @@ from adapters.balancer import contracts
 from adapters.balancer import pools as balancer_pools
 from adapters.balancer import positions as balancer
 from addresses import BUILT_IN
+from chain import erc20
 from tests import balancer_world as B
-from tests.balancer_v3_world import LBP_WEIGHTS, RECLAMM_DYNAMIC_DATA, compile_v3
+from tests.balancer_v3_world import FIXED_INIT, FIXED_RATE, LBP_WEIGHTS, RECLAMM_DYNAMIC_DATA, compile_v3
 from tests.conftest import proxied_api, query_pools, query_positions, world_fixture
 from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
 TOKEN = "{ address symbol name decimals }"
 LBP = """lbp { projectToken reserveToken startTime endTime startWeights endWeights weights isSwapEnabled
-  isProjectTokenSwapInBlocked reserveTokenVirtualBalance }"""
+  isProjectTokenSwapInBlocked reserveTokenVirtualBalance }
+  fixedPriceLbp { projectToken reserveToken startTime endTime projectTokenRate isSwapEnabled }"""
 POOL = f"""version poolType pool {TOKEN} poolId balance totalSupply valueUsd
   tokens {{ token {TOKEN} poolBalance amount amountUsd }} {LBP}"""
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
@@ -71,6 +73,7 @@ def valued(world: B.BalancerWorld, pool: dict, amounts: list[tuple[str, int, int
         "tokens": [{**share, "amountUsd": float(share["amountUsd"])} for share in shares],
         "valueUsd": float(sum(share["amountUsd"] for share in shares)),
         "lbp": None,
+        "fixedPriceLbp": None,
     }
 
 
@@ -120,24 +123,33 @@ V3_POOLS = {
     "weighted": ("Balancer v3 50 TKN 50 RTK", "B3-50TKN-50RTK"),
     "stable": ("Balancer v3 USDC-DAI Stable", "B3-USDC-DAI"),
     "lbp": ("Balancer v3 LBP TKN", "LBP-TKN"),
+    "fixed-price-lbp": ("Balancer v3 Fixed LBP TKN", "FLBP-TKN"),
     "eclp": ("Balancer v3 Gyro E-CLP", "B3-ECLP"),
     "2clp": ("Balancer v3 Gyro 2-CLP", "B3-2CLP"),
     "reclamm": ("Balancer v3 ReClamm", "B3-RECLAMM"),
 }
 """Each v3 pool of the world by kind (STAND_INS' by theirs): its BPT's name and symbol."""
+OWN_TYPES = ("weighted", "stable", "lbp", "fixed-price-lbp")
+"""The v3 kinds answered as their own poolType (the stand-ins' as other)."""
 
 
 def v3_pools(world: B.BalancerWorld) -> dict[str, str]:
     """The world's v3 pools by V3_POOLS' kinds."""
     assert world.v3 is not None
     v3 = world.v3
-    return {"weighted": v3.pool, "stable": v3.stable_pool, "lbp": v3.lbp, **v3.stand_ins}
+    return {
+        "weighted": v3.pool,
+        "stable": v3.stable_pool,
+        "lbp": v3.lbp,
+        "fixed-price-lbp": v3.fixed_price_lbp,
+        **v3.stand_ins,
+    }
 
 
 def expected_v3(world: B.BalancerWorld, kind: str, bpt: int, block: int | str = "latest") -> dict:
     """A v3 pool's position as its Vault's views give it at `block`: getPoolTokenInfo's tokens and
     raw balances, totalSupply(pool), and each token's proportional exit as the Vault computes it
-    (an LBP's `lbp` apart: lbp_views)."""
+    (an LBP's `lbp` apart: lbp_views, fixed_price_lbp_views)."""
     assert world.v3 is not None
     vault, node = world.v3.vault, world.node
     pool = v3_pools(world)[kind]
@@ -158,7 +170,7 @@ def expected_v3(world: B.BalancerWorld, kind: str, bpt: int, block: int | str = 
         (address, balance, scaled * bpt // supply * 10**18 // (factor * rate))
         for address, balance, factor, rate, scaled in zip(tokens, balances, factors, rates, live)
     ]
-    pool_type = kind if kind in ("weighted", "stable", "lbp") else "other"
+    pool_type = kind if kind in OWN_TYPES else "other"
     found = {"version": 3, "poolType": pool_type, "poolId": None, "balance": str(bpt), "totalSupply": str(supply)}
     name, symbol = V3_POOLS[kind]
     return found | valued(world, {"address": pool, "symbol": symbol, "name": name, "decimals": 18}, amounts)
@@ -200,23 +212,34 @@ LBP_NOW = "(uint256[],uint256,uint256,bool,bool,bool,bool,uint256[])"
 isPoolPaused, isPoolInRecoveryMode, isSwapEnabled, normalizedWeights."""
 
 
-def lbp_views(world: B.BalancerWorld, block: int) -> dict:
-    """The LBP's `lbp` as its own views answer at `block`."""
+def sale_views(world: B.BalancerWorld, pool: str, views: tuple[str, str, str, str], block: int) -> tuple:
+    """An LBP's immutable and dynamic data at `block` (`views`: each view and its answer's type),
+    and what every LBP type's answer shares of them (both structs lead with the same fields)."""
     assert world.v3 is not None
-    node, pool = world.node, world.v3.lbp
-    sale = node.call(pool, "getLBPoolImmutableData()", returns=(LBP_SALE,), block=block)
-    now = node.call(pool, "getLBPoolDynamicData()", returns=(LBP_NOW,), block=block)
+    node = world.node
+    sale = node.call(pool, views[0], returns=(views[1],), block=block)
+    now = node.call(pool, views[2], returns=(views[3],), block=block)
     tokens = [token.lower() for token in sale[0]]
     assert now[2] == node.call(world.v3.vault, "totalSupply(address)", pool, block=block)
-    return {
+    shared = {
         "projectToken": tokens[sale[4]],
         "reserveToken": tokens[sale[5]],
         "startTime": sale[2],
         "endTime": sale[3],
+        "isSwapEnabled": now[6],
+    }
+    return sale, now, shared
+
+
+def lbp_views(world: B.BalancerWorld, block: int) -> dict:
+    """The LBP's `lbp` as its own views answer at `block`."""
+    assert world.v3 is not None
+    views = ("getLBPoolImmutableData()", LBP_SALE, "getLBPoolDynamicData()", LBP_NOW)
+    sale, now, shared = sale_views(world, world.v3.lbp, views, block)
+    return shared | {
         "startWeights": [weight / 10**18 for weight in sale[7]],
         "endWeights": [weight / 10**18 for weight in sale[8]],
         "weights": [weight / 10**18 for weight in now[7]],
-        "isSwapEnabled": now[6],
         "isProjectTokenSwapInBlocked": sale[6],
         "reserveTokenVirtualBalance": str(sale[9]),
     }
@@ -251,6 +274,57 @@ async def test_an_lbp_is_read_by_its_own_views_before_and_during_its_sale(world_
             assert sale["endWeights"][project] < sale["weights"][project] < sale["startWeights"][project]
         else:
             assert sale["weights"] == sale["startWeights"]
+
+
+FIXED_SALE = "(address[],uint256[],uint256,uint256,uint256,uint256,uint256)"
+"""FixedPriceLBPoolImmutableData (v3-interfaces 1.0.0, pool-weighted/IFixedPriceLBPool.sol): tokens,
+decimalScalingFactors, startTime, endTime, projectTokenIndex, reserveTokenIndex, projectTokenRate."""
+FIXED_NOW = "(uint256[],uint256,uint256,bool,bool,bool,bool)"
+"""FixedPriceLBPoolDynamicData: balancesLiveScaled18, staticSwapFeePercentage, totalSupply,
+isPoolInitialized, isPoolPaused, isPoolInRecoveryMode, isSwapEnabled."""
+
+
+def fixed_price_lbp_views(world: B.BalancerWorld, block: int) -> dict:
+    """The fixed-price LBP's `fixedPriceLbp` as its own views answer at `block`."""
+    assert world.v3 is not None
+    views = ("getFixedPriceLBPoolImmutableData()", FIXED_SALE, "getFixedPriceLBPoolDynamicData()", FIXED_NOW)
+    sale, _, shared = sale_views(world, world.v3.fixed_price_lbp, views, block)
+    return shared | {"projectTokenRate": sale[6] / 10**18}
+
+
+async def test_a_fixed_price_lbp_is_read_by_its_own_views_before_and_during_its_sale(world_client, world):
+    """The fixed-price LBP Balancer's FixedPriceLBPoolFactory made (no WeightedPool) is answered as
+    `fixed-price-lbp`: the seller's BPT (it seeded the pool with TKN alone) valued as every v3 pool's
+    (the Vault's proportional exit, and `@balancer-labs/balancer-maths`'), and its sale as
+    getFixedPriceLBPoolImmutableData and getFixedPriceLBPoolDynamicData answer at the answer's
+    block: at the block it was seeded (before its sale), then with time moved into the sale."""
+    assert world.v3 is not None
+    seller, pool, node = world.wallets["seller"], world.v3.fixed_price_lbp, world.node
+    since = {"address": pool, "fromBlock": hex(world.v3.start_block), "topics": [erc20.TRANSFER.topic]}
+    logs = node.rpc("eth_getLogs", since)
+    (seeded,) = {int(log["blockNumber"], 16) for log in logs}
+    start = node.call(pool, "getFixedPriceLBPoolImmutableData()", returns=(FIXED_SALE,))[2]
+    node.rpc("evm_setNextBlockTimestamp", hex(max(node.timestamp() + 1, start + 5 * 86_400)))
+    node.mine()
+    for block in (seeded, node.block_number()):
+        asked = {"protocol": "balancer", "chainId": 31337, "walletAddress": seller, "blockNumber": block}
+        reply = (await world_client.query(QUERY, {"inputs": [asked]})).body["data"]["walletPositions"]
+        assert reply["errors"] == []
+        (entry,) = reply["data"]
+        assert entry["warnings"] == [] and entry["gaugePositions"] == []
+        (position,) = entry["poolPositions"]
+        held = node.call(pool, "balanceOf(address)", seller, block=block)
+        sale = fixed_price_lbp_views(world, block)
+        assert held and position == expected_v3(world, "fixed-price-lbp", held, block) | {"fixedPriceLbp": sale}
+        assert (sale["projectToken"], sale["reserveToken"]) == (world.tokens["TKN"], world.tokens["DAI"])
+        assert sale["projectTokenRate"] == FIXED_RATE / 10**18
+        assert sale["isSwapEnabled"] is (block != seeded)
+        # Seeded with the project token alone: the seller's share is TKN (all of it but the
+        # Vault's minimum supply's part) and no DAI.
+        amounts = {share["token"]["symbol"]: int(share["amount"]) for share in position["tokens"]}
+        assert amounts["DAI"] == 0 and 0 < FIXED_INIT - amounts["TKN"] < FIXED_INIT // 10**9
+    (exit,) = balancer_proportional_exits([maths_case(world, position)])
+    assert [int(share["amount"]) for share in position["tokens"]] == exit
 
 
 STAND_IN_TYPES = {
@@ -413,6 +487,7 @@ async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it
             "tvlUsd": float(total),
             "swapFee": fee / 10**18,
             "lbp": None,
+            "fixedPriceLbp": None,
         }
 
     NAMES = {
@@ -449,14 +524,18 @@ async def test_each_pool_with_its_gauges_as_the_vaults_and_the_positions_have_it
         if kind not in v3.stand_ins:  # PoolInfo's (v3-pool-utils), which the published pools have
             assert fee == node.call(pool, "getStaticSwapFeePercentage()", block=block)
         gauges = [gauge_details(world, world.v3_gauge, block, child=True)] if kind == "weighted" else []
-        pool_type = kind if kind in ("weighted", "stable", "lbp") else "other"
+        pool_type = kind if kind in OWN_TYPES else "other"
         listed = [t.lower() for t in tokens]
         want = expected(pool, 3, pool_type, listed, list(balances), supply, fee) | {"gauges": gauges}
-        assert entries[pool]["details"] == want | {"lbp": lbp_views(world, block) if kind == "lbp" else None}, kind
+        sales = {
+            "lbp": lbp_views(world, block) if kind == "lbp" else None,
+            "fixedPriceLbp": fixed_price_lbp_views(world, block) if kind == "fixed-price-lbp" else None,
+        }
+        assert entries[pool]["details"] == want | sales, kind
     (warning,) = entries[v3.pool]["warnings"]
     assert (warning["code"], warning["target"]) == ("FIGURE_UNAVAILABLE", world.v3_gauge)
     assert warning["message"].startswith("balInflationRate is null: the gauge answers no inflation_rate()")
-    assert entries[v3.stable_pool]["warnings"] == entries[v3.lbp]["warnings"] == []
+    assert all(entries[pool]["warnings"] == [] for pool in (v3.stable_pool, v3.lbp, v3.fixed_price_lbp))
     for kind, pool in v3.stand_ins.items():
         assert entries[pool]["warnings"] == [unsupported(kind, pool)], kind
     assert entries[weighted]["details"]["swapFee"] == 0.003 and entries[v3.pool]["details"]["swapFee"] == 0.01
@@ -555,12 +634,15 @@ def test_the_adapter_reads_balancers_published_abis():
     abis["v3 weighted"] = compile_v3()["WeightedPool"].abi
     abis["v3 stable"] = compile_v3()["StablePool"].abi
     abis["v3 lbp"] = compile_v3()["LBPool"].abi
+    abis["v3 fixed lbp"] = compile_v3()["FixedPriceLBPool"].abi
     abis["gyro e-clp"] = compile_v3()["IGyroECLPPool"].abi
     abis["gyro 2-clp"] = compile_v3()["IGyro2CLPPool"].abi
     where.update(
         {
             "LBP_IMMUTABLE_DATA": "v3 lbp",
             "LBP_DYNAMIC_DATA": "v3 lbp",
+            "FIXED_LBP_IMMUTABLE_DATA": "v3 fixed lbp",
+            "FIXED_LBP_DYNAMIC_DATA": "v3 fixed lbp",
             "GYRO_ECLP_PARAMS": "gyro e-clp",
             "GYRO_2CLP_IMMUTABLE_DATA": "gyro 2-clp",
             "RECLAMM_DYNAMIC_DATA": "reclamm",

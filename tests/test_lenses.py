@@ -165,6 +165,7 @@ PUBLISHED = {
     "IBalancerGauge": ("balancer:20220822-mainnet-gauge-factory-v2/LiquidityGaugeV5",),
     "IBalancerV3Vault": ("balancer-v3:VaultExtension",),
     "IBalancerLBPool": ("balancer-v3:LBPool",),
+    "IBalancerFixedPriceLBPool": ("balancer-v3:FixedPriceLBPool",),
     "IBalancerGyroECLPPool": ("balancer-v3:IGyroECLPPool",),
     "IBalancerGyro2CLPPool": ("balancer-v3:IGyro2CLPPool",),
     "IBalancerReClammPool": ("reclamm:IReClammPoolExtension",),
@@ -332,7 +333,7 @@ def published_abis() -> dict[str, Signatures]:
     curve_registries = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())["functions"]
     for contract, functions in curve_registries.items():
         found[f"curve-registry:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
-    for name in ("VaultExtension", "LBPool", "IGyroECLPPool", "IGyro2CLPPool"):
+    for name in ("VaultExtension", "LBPool", "FixedPriceLBPool", "IGyroECLPPool", "IGyro2CLPPool"):
         found[f"balancer-v3:{name}"] = function_signatures(compile_v3()[name].abi)
     found["reclamm:IReClammPoolExtension"] = {"getReClammPoolDynamicData()": (RECLAMM_DYNAMIC_DATA,)}
     eigenlayer = json.loads((Path(__file__).parent / "eigenlayer_abi.json").read_text())["functions"]

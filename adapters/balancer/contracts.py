@@ -114,6 +114,26 @@ LBP_DYNAMIC_DATA = Function(
     ),
 )
 """A v3 LBPool's LBPoolDynamicData: its weights now (interpolated from start to end over the sale)."""
+FIXED_LBP_IMMUTABLE_DATA = Function(
+    "getFixedPriceLBPoolImmutableData()",
+    "69a7ad8c",
+    (
+        "(address[] tokens,uint256[] decimalScalingFactors,uint256 startTime,uint256 endTime,uint256 projectTokenIndex,"
+        "uint256 reserveTokenIndex,uint256 projectTokenRate)",
+    ),
+    immutable=True,
+)
+"""A v3 FixedPriceLBPool's FixedPriceLBPoolImmutableData (v3-interfaces 1.0.0,
+pool-weighted/IFixedPriceLBPool.sol); only a fixed-price LBP answers it (it is no WeightedPool)."""
+FIXED_LBP_DYNAMIC_DATA = Function(
+    "getFixedPriceLBPoolDynamicData()",
+    "aaff392c",
+    (
+        "(uint256[] balancesLiveScaled18,uint256 staticSwapFeePercentage,uint256 totalSupply,bool isPoolInitialized,"
+        "bool isPoolPaused,bool isPoolInRecoveryMode,bool isSwapEnabled)",
+    ),
+)
+"""A v3 FixedPriceLBPool's FixedPriceLBPoolDynamicData: whether its sale is on."""
 GYRO_ECLP_PARAMS = Function(
     "getECLPParams()",
     "7be219a2",

@@ -10,7 +10,8 @@
   Each balance in USD by its token's feed; `tvlUsd` their sum, null when any is.
 - `swapFee`: v2 the pool's `getSwapFeePercentage()`, v3 the Vault's
   `getStaticSwapFeePercentage(pool)`, over 1e18.
-- `poolType` as a position's (shares.py): an LBP's sale (`lbp`) from its own views; a pool of a
+- `poolType` as a position's (shares.py): an LBP's sale (`lbp`, a fixed-price LBP's
+  `fixedPriceLbp`) from its own views; a pool of a
   type named unsupported (Gyro's E-CLP and 2-CLP, ReClamm) or of no type recognized is `other`,
   its own views not read, which a warning says (naming the type where it was recognized): its
   figures are the Vault's.
@@ -50,6 +51,7 @@ from adapters.balancer.shares import (
     price_usd,
     reward_token,
     reward_tokens,
+    sales,
     unsupported_warning,
     v2_pool,
     v3_pool,
@@ -110,7 +112,7 @@ async def details(ctx: FetchContext[BalancerAddresses], pool: str) -> dict[str, 
             "tvlUsd": as_float(found.total),
             "swapFee": fee,
             "gauges": gauges,
-            "lbp": state.lbp.answer() if state.lbp else None,
+            **sales(state),
         }
     }
 

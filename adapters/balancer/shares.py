@@ -15,10 +15,12 @@ details (pools.py) and Aura's deposits (adapters/aura/) all value their BPT here
 - The pool type by the views it answers: `getBptIndex()` composable-stable, else (v3) an LBP's
   `getLBPoolImmutableData()` lbp (an LBPool is a WeightedPool too: its own view comes first; its
   sale's figures are read from it and `getLBPoolDynamicData()`, `Lbp`), else
-  `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else other: (v3)
-  the type named in a warning where the pool answers one of UNSUPPORTED's views (its own views
-  not read). Each view asked after another's answer is asked by the lens in the same order
-  (lenses/BalancerPools.sol `_types`), so positions read them all from its tape.
+  `getNormalizedWeights()` weighted, else `getAmplificationParameter()` stable, else (v3) a
+  fixed-price LBP's `getFixedPriceLBPoolImmutableData()` fixed-price-lbp (its sale read from it
+  and `getFixedPriceLBPoolDynamicData()`, `FixedPriceLbp`), else other: (v3) the type named in a
+  warning where the pool answers one of UNSUPPORTED's views (its own views not read). Each view
+  asked after another's answer is asked by the lens in the same order (lenses/BalancerPools.sol
+  `_types`), so positions read them all from its tape.
 - The share of each token: balance x bpt / supply, rounded down (a proportional exit;
   `tests/test_balancer.py` compares it with `@balancer-labs/balancer-maths`' proportional remove).
   v3 as its Vault's proportional remove computes it (BasePoolMath.computeProportionalAmountsOut
@@ -42,6 +44,8 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from adapters.balancer.contracts import (
+    FIXED_LBP_DYNAMIC_DATA,
+    FIXED_LBP_IMMUTABLE_DATA,
     GET_ACTUAL_SUPPLY,
     GET_AMPLIFICATION_PARAMETER,
     GET_BPT_INDEX,
@@ -85,36 +89,65 @@ warning, their own views not read."""
 
 
 @dataclass(frozen=True)
-class Lbp:
-    """A v3 liquidity bootstrapping pool's sale, as its own views answer it: `getLBPoolImmutableData()`
-    (the tokens sold and bought, the sale's times and start and end weights) and
-    `getLBPoolDynamicData()` (its weights now, interpolated over the sale, and whether it swaps)."""
+class Sale:
+    """What every v3 LBP type's own views say of its sale: the tokens sold and bought, its times
+    and whether it swaps (is on) at the block."""
 
     project_token: str
     reserve_token: str
     start_time: int
     end_time: int
+    swap_enabled: bool
+
+    def answer(self) -> dict[str, Any]:
+        """The fields `BalancerLbp` and `BalancerFixedPriceLbp` share."""
+        return {
+            "projectToken": self.project_token,
+            "reserveToken": self.reserve_token,
+            "startTime": self.start_time,
+            "endTime": self.end_time,
+            "isSwapEnabled": self.swap_enabled,
+        }
+
+
+@dataclass(frozen=True)
+class Lbp:
+    """A v3 liquidity bootstrapping pool's sale, as its own views answer it: `getLBPoolImmutableData()`
+    (the sale, its start and end weights) and `getLBPoolDynamicData()` (its weights now,
+    interpolated over the sale, and whether it swaps)."""
+
+    sale: Sale
     start_weights: tuple[int, ...]
     end_weights: tuple[int, ...]
     weights: tuple[int, ...]
-    swap_enabled: bool
     project_token_swap_in_blocked: bool
     reserve_token_virtual_balance: int
 
     def answer(self) -> dict[str, Any]:
         """The `BalancerLbp`: weights as fractions (over 1e18), in the Vault's token order."""
         return {
-            "projectToken": self.project_token,
-            "reserveToken": self.reserve_token,
-            "startTime": self.start_time,
-            "endTime": self.end_time,
+            **self.sale.answer(),
             "startWeights": _fractions(self.start_weights),
             "endWeights": _fractions(self.end_weights),
             "weights": _fractions(self.weights),
-            "isSwapEnabled": self.swap_enabled,
             "isProjectTokenSwapInBlocked": self.project_token_swap_in_blocked,
             "reserveTokenVirtualBalance": str(self.reserve_token_virtual_balance),
         }
+
+
+@dataclass(frozen=True)
+class FixedPriceLbp:
+    """A v3 fixed-price liquidity bootstrapping pool's sale, as its own views answer it:
+    `getFixedPriceLBPoolImmutableData()` (the sale, its fixed rate) and
+    `getFixedPriceLBPoolDynamicData()` (whether it swaps). A fixed-price LBP is buy-only: its
+    project token is never bought back."""
+
+    sale: Sale
+    project_token_rate: int
+
+    def answer(self) -> dict[str, Any]:
+        """The `BalancerFixedPriceLbp`: the rate as reserve tokens per project token (over 1e18)."""
+        return {**self.sale.answer(), "projectTokenRate": float(Fraction(self.project_token_rate, WAD))}
 
 
 def _fractions(weights: Sequence[int]) -> list[float]:
@@ -139,6 +172,8 @@ class PoolState:
     18-decimal token at rate 1)."""
     lbp: Lbp | None = None
     """An LBP's sale (pool_type lbp)."""
+    fixed_price_lbp: FixedPriceLbp | None = None
+    """A fixed-price LBP's sale (pool_type fixed-price-lbp)."""
     unsupported: str | None = None
     """The type of UNSUPPORTED a pool of type other was recognized as (its own views not read)."""
 
@@ -198,30 +233,50 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
         return replace(found, pool_type="lbp", lbp=_lbp(own, tokens, sale, now))
     if found.pool_type != "other":
         return found
-    types = await asyncio.gather(*(outcome(reader.call(pool, view, label=own)) for view in UNSUPPORTED.values()))
+    fixed, *types = await asyncio.gather(
+        outcome(first(reader.call(pool, FIXED_LBP_IMMUTABLE_DATA, label=own))),
+        *(outcome(reader.call(pool, view, label=own)) for view in UNSUPPORTED.values()),
+    )
+    if not isinstance(fixed, ProtocolError):
+        now = await outcome(first(reader.call(pool, FIXED_LBP_DYNAMIC_DATA, label=own)))
+        return replace(found, pool_type="fixed-price-lbp", fixed_price_lbp=_fixed_price_lbp(own, tokens, fixed, now))
     named = next((name for name, answer in zip(UNSUPPORTED, types) if not isinstance(answer, ProtocolError)), None)
     return replace(found, unsupported=named)
 
 
-def _lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> Lbp:
-    """An LBP's sale from its two views; ProtocolError where its dynamic data cannot be read or
-    its tokens are not the Vault's."""
+def _sale(
+    label: str, views: tuple[Function, Function], tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError
+) -> tuple[Sale, Any]:
+    """An LBP's Sale from its immutable and dynamic data (`views`), and the dynamic data;
+    ProtocolError where that cannot be read or its tokens are not the Vault's."""
+    immutable, dynamic = (view.signature for view in views)
     if isinstance(now, ProtocolError):
-        raise ProtocolError(f"{label}: getLBPoolImmutableData answers but getLBPoolDynamicData does not: {now.message}")
-    lists = (sale.startWeights, sale.endWeights, now.normalizedWeights)
-    if tuple(token.lower() for token in sale.tokens) != tokens or any(len(weights) != len(tokens) for weights in lists):
-        raise ProtocolError(f"{label}: its LBP data's tokens or weights are not the Vault's tokens.")
+        raise ProtocolError(f"{label}: {immutable} answers but {dynamic} does not: {now.message}")
+    if tuple(token.lower() for token in sale.tokens) != tokens:
+        raise ProtocolError(f"{label}: its LBP data's tokens are not the Vault's tokens.")
     if not (sale.projectTokenIndex < len(tokens) and sale.reserveTokenIndex < len(tokens)):
         raise ProtocolError(f"{label}: its LBP data's project or reserve token index is not a token of the pool.")
+    project, reserve = tokens[sale.projectTokenIndex], tokens[sale.reserveTokenIndex]
+    return Sale(project, reserve, sale.startTime, sale.endTime, now.isSwapEnabled), now
+
+
+def _fixed_price_lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> FixedPriceLbp:
+    """A fixed-price LBP's sale from its two views (`_sale`'s errors)."""
+    found, _ = _sale(label, (FIXED_LBP_IMMUTABLE_DATA, FIXED_LBP_DYNAMIC_DATA), tokens, sale, now)
+    return FixedPriceLbp(found, sale.projectTokenRate)
+
+
+def _lbp(label: str, tokens: tuple[str, ...], sale: Any, now: Any | ProtocolError) -> Lbp:
+    """An LBP's sale from its two views (`_sale`'s errors; ProtocolError where its weights are not
+    one for each token)."""
+    found, now = _sale(label, (LBP_IMMUTABLE_DATA, LBP_DYNAMIC_DATA), tokens, sale, now)
+    if any(len(weights) != len(tokens) for weights in (sale.startWeights, sale.endWeights, now.normalizedWeights)):
+        raise ProtocolError(f"{label}: its LBP data's weights are not one for each of the Vault's tokens.")
     return Lbp(
-        tokens[sale.projectTokenIndex],
-        tokens[sale.reserveTokenIndex],
-        sale.startTime,
-        sale.endTime,
+        found,
         tuple(sale.startWeights),
         tuple(sale.endWeights),
         tuple(now.normalizedWeights),
-        now.isSwapEnabled,
         sale.isProjectTokenSwapInBlocked,
         sale.reserveTokenVirtualBalance,
     )
@@ -312,7 +367,15 @@ async def position(
         "totalSupply": str(state.supply),
         "tokens": shares,
         "valueUsd": as_float(found.total),
+        **sales(state),
+    }
+
+
+def sales(state: PoolState) -> dict[str, Any]:
+    """A position's and a pool's `lbp` and `fixedPriceLbp`: the sale of the LBP the pool is, else null."""
+    return {
         "lbp": state.lbp.answer() if state.lbp else None,
+        "fixedPriceLbp": state.fixed_price_lbp.answer() if state.fixed_price_lbp else None,
     }
 
 
