@@ -612,6 +612,7 @@ CELLS: dict[str, dict[str, Cell]] = {
             "tests/test_balancer.py::test_bpt_in_a_weighted_and_a_composable_stable_pool_and_a_gauge_stake",
             "tests/test_balancer.py::test_bpt_of_v3_weighted_and_stable_pools_held_and_staked",
             "tests/test_balancer.py::test_an_lbp_is_read_by_its_own_views_before_and_during_its_sale",
+            "tests/test_balancer.py::test_a_fixed_price_lbp_is_read_by_its_own_views_before_and_during_its_sale",
             "tests/test_balancer.py::test_gyro_and_reclamm_pools_are_named_unsupported_and_their_bpt_valued_by_the_vault",
         ),
         poolDetails=Done(
