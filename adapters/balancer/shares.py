@@ -27,7 +27,7 @@ details (pools.py) and Aura's deposits (adapters/aura/) all value their BPT here
   on the live balances, then ScalingHelpers.toRawUndoRateRoundDown): live x bpt / supply rounded
   down, then x 1e18 / (scaling factor x rate) rounded down; for a token without a rate provider
   that is raw balance x bpt / supply.
-- USD: each token's amount x its USD feed (adapters/prices.py); the position's value is their sum,
+- USD: each token's amount x its USD feed (adapters/prices/); the position's value is their sum,
   null when any token has no price (`valued`, which a pool's balances use too: pools.py).
 - A gauge's reward tokens (`reward_tokens(i)` below `reward_count()`) and a reward token's info
   and price: what a stake's claimables (positions.py) and a pool's gauges (pools.py) both read.

@@ -8,7 +8,7 @@ For `amount` of a pool's LP token (held, staked in its gauge, or deposited throu
 - `withdrawOneCoin` of coin i is the pool's own `calc_withdraw_one_coin(amount, i)` (int128 index on
   stableswap, uint256 on cryptoswap): what withdrawing all of it in that coin alone would pay, the
   pool's view to hold the share against;
-- USD: each coin's amount x its Chainlink feed (adapters/prices.py); a lending pool's wrapped coin
+- USD: each coin's amount x its Chainlink feed (adapters/prices/); a lending pool's wrapped coin
   (a cToken, yToken, aToken) through the token it wraps, its `underlying` (adapters/curve/wrapped.py):
   the amount x the wrapper's rate, x the underlying's feed. The position's `valueUsd` is their
   sum where every coin is priced, null otherwise (a partial sum would understate it);

@@ -26,7 +26,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/fl
   only below t - 1); see `liquidation_debt` (Instadapp/fluid-contracts-public: vaultTypesCommon
   coreModule main.sol `_liquidate`, helpers.sol `fetchLatestPosition` and `_addDebtToTickWrite`;
   resolvers/vault `positionByNftId`).
-- USD: a normal side through the token's feed (adapters/prices.py); a smart side through the other side's
+- USD: a normal side through the token's feed (adapters/prices/); a smart side through the other side's
   token and the vault's operate price; null when both sides are smart or no feed prices it.
 - Both resolvers and every USD feed of the chain are read at once in FluidLens (lenses/,
   chain/lens.py), which returns their raw answers, and with them the branch of each liquidated

@@ -11,7 +11,7 @@ on-chain at the request's block (docs/protocols/morpho.md has the long form).
   price / 1e36 x LLTV / borrowed assets; collateral USD is collateral priced by the market oracle
   in loan-asset units, times the loan asset's USD price.
 - Vaults: assets `convertToAssets(balanceOf)`; APYs the vaults' net rates (vaults.py).
-- USD: the asset's Chainlink-style USD feed (adapters/prices.py); none or stale: null.
+- USD: the asset's Chainlink-style USD feed (adapters/prices/); none or stale: null.
 - Failures: a vault whose `balanceOf` fails is left out, and a held position whose figures
   cannot be read is listed with those figures null, each with a warning (position_warnings).
 - All reads for the markets and vaults the stored index names go out at once in MorphoLens

@@ -25,7 +25,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/pe
   eth_call (what a claim at this block pays, fees off); interest is in SY. A YT the wallet no
   longer holds is listed while its stored `userInterest` still owes interest.
 - USD: the asset's amount (PT, YT and asset share the asset's raw unit) x the asset's USD feed
-  (adapters/prices.py); none or stale: null. Rewards through the reward token's feed.
+  (adapters/prices/); none or stale: null. Rewards through the reward token's feed.
 - All reads for the tokens the stored index names go out at once in PendleLens (lenses/,
   chain/lens.py), in the round that reads the index's tail; it makes the same calls, the claim
   simulation last, and returns their raw answers.

@@ -10,7 +10,7 @@ How each figure is derived (all at the request's pinned block; docs/protocols/va
   share; totals = `totalAssets()` and `totalSupply()`. An Ethena-style vault (sNUSD, savUSD) keeps
   what the wallet unstaked in `cooldowns(wallet)` (amount in the asset, claimable from
   `cooldownEnd`): listed as the position's cooldown, and a wallet with only a cooldown has a
-  position. USD = assets x the asset's feed (adapters/prices.py): null where the data names no feed.
+  position. USD = assets x the asset's feed (adapters/prices/): null where the data names no feed.
 - Priced tokens: balance = `balanceOf(wallet)`; oracle price = the issuer feed's
   `latestRoundData()` answer / 10^`decimals()`, in the feed's currency, refused when older than
   the feed's heartbeat; USD = balance x oracle price x the currency's USD feed (1 for USD).
