@@ -14,7 +14,7 @@ import eth_abi
 import pytest
 
 import auth
-from adapters.uniswap import tick_math
+from adapters import tick_math
 from tests import uniswap_world as U
 from tests.evm import Anvil
 from tests.test_history_flows import ask, chain_fixture, earned_adds_up

@@ -17,7 +17,8 @@ from eth_hash.auto import keccak
 
 import protocols
 import server
-from adapters.uniswap import contracts, tick_math
+from adapters import tick_math
+from adapters.uniswap import contracts
 from adapters.uniswap import positions as uniswap
 from adapters.uniswap.section import UNISWAP
 from chain.erc20 import NATIVE

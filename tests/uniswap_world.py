@@ -28,7 +28,7 @@ from typing import Any
 import eth_abi
 from eth_hash.auto import keccak
 
-from adapters.uniswap import tick_math
+from adapters import tick_math
 from tests.evm import CONTRACTS, TOOLS, Anvil, Artifact, compile_contracts, packaged, published_artifact, selector
 
 CORE = TOOLS / "@uniswap" / "v3-core" / "artifacts" / "contracts"

@@ -1,4 +1,4 @@
-"""Uniswap: v3 liquidity positions (positions.py), pools (pools.py), and the contracts' integer math (tick_math.py)."""
+"""Uniswap: v3 and v4 liquidity positions (positions.py, v4.py) and pools (pools.py); its integer math is adapters/tick_math.py (prices use it too)."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from adapters import tick_math
 from adapters.formats import ratio
 from adapters.legs import CLAIMABLE, LIQUIDITY, LIQUIDITY_POSITION, REWARD, feed_of, leg, position
 from adapters.prices import UsdPrice
-from adapters.uniswap import tick_math
 
 LEGS = (("token", "amount"), ("fees", "uncollectedFees"), ("owed", "principalOwed"))
 """Each leg and the field of a position's answer that holds its amounts (both tokens' each)."""

@@ -34,10 +34,11 @@ import hashlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple
 
+from adapters import tick_math
 from adapters.context import FetchContext
 from adapters.flows import NO_ONE, Flow, WalletLogs, log_rows, topic
 from adapters.position_warnings import outcome
-from adapters.uniswap import owed, tick_math, v4
+from adapters.uniswap import owed, v4
 from adapters.uniswap.contracts import (
     COLLECT,
     DECREASE_LIQUIDITY,

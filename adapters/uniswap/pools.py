@@ -16,11 +16,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from adapters import deployment
+from adapters import deployment, tick_math
 from adapters.context import FetchContext
 from adapters.formats import ratio
 from adapters.prices import warned_usd_price
-from adapters.uniswap import tick_math
 from adapters.uniswap.contracts import (
     FEE,
     GET_LIQUIDITY,

@@ -40,6 +40,7 @@ from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE
 from adapters.prices import token_feeds, warned_usd_price
+from adapters.tick_math import fee_growth_inside, fees_owed
 from adapters.uniswap import owed, v4
 from adapters.uniswap.contracts import (
     LABEL,
@@ -51,7 +52,6 @@ from adapters.uniswap.contracts import (
 )
 from adapters.uniswap.figures import position_answer
 from adapters.uniswap.section import UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
-from adapters.uniswap.tick_math import fee_growth_inside, fees_owed
 from adapters.uniswap.v3_pool import pool_of, pool_state
 from addresses import ChainAddresses
 from chain import ChainReader, erc20

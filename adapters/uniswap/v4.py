@@ -26,10 +26,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from adapters import tick_math
 from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE, Warnings
 from adapters.prices import warned_usd_price
-from adapters.uniswap import tick_math
 from adapters.uniswap.contracts import (
     GET_FEE_GROWTH_INSIDE,
     GET_POSITION_INFO,
