@@ -1,4 +1,6 @@
-"""Uniswap: v3 and v4 liquidity positions (positions.py, v4.py) and pools (pools.py); its integer math is adapters/tick_math.py (prices use it too)."""
+"""Uniswap: v3 and v4 liquidity positions (positions.py, v4.py) and pools (pools.py).
+
+Its integer math is adapters/tick_math.py, which the TWAP prices use too."""
 
 from __future__ import annotations
 
