@@ -47,8 +47,9 @@ HEADER = frozenset(("warnings", "usdPrices", "provenance", "allPositions", "tota
 
 
 def feed_of(price: UsdPrice | None) -> str | None:
-    """The feed a price was read from (as `usdPrices` lists it); None for a price of no feed."""
-    return price.source.feed.feed if price is not None and price.source is not None else None
+    """The contract a price was read from (its `usdPrices` entry's source: a feed, a rate's
+    contract, a pool); None for a price of no source."""
+    return price.source.read if price is not None and price.source is not None else None
 
 
 def symbol(token: Mapping[str, Any] | None) -> str:

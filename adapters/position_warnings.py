@@ -6,9 +6,11 @@ Nothing is dropped silently. Every adapter reports through one `Warnings` per in
   failed is left out; the wallet may hold a position there that the answer does not show.
 - FIGURE_UNAVAILABLE: a position the wallet holds is listed, but figures that need a failed
   contract read are null (the message names them).
-- PRICE_UNAVAILABLE: a USD figure is null because its asset has no price source in the addresses
-  data, or its source failed or is not trustworthy at the block (stale, or an L2 sequencer down or
-  just back). Every null figure of an answer is named by a warning.
+- PRICE_UNAVAILABLE: a USD figure is null because no source in the order of adapters/prices/
+  prices its asset at the block (the message names the token and what each source lacked: no
+  feed, a stale one or an L2 sequencer down or just back, no rate, no pool deep enough), or a
+  liquidation price in USD would rest on a market's price. Every null figure of an answer is
+  named by a warning.
 - HISTORY_UNAVAILABLE: a figure that compares with the state a period earlier (an APY from the
   growth of an exchange rate or oracle price) is null: the endpoint keeps no state that old (a
   pruned, non-archive node), or the chain has no block that old.

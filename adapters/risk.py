@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from adapters.position_warnings import NO_LIQUIDATION_PRICE, Warnings
+from adapters.position_warnings import NO_LIQUIDATION_PRICE, PRICE_UNAVAILABLE, Warnings
+from adapters.prices import UsdPrice
 
 Line = tuple[Fraction, Fraction]
 """slope x p + rest: a figure of the check as a function of one source's price p."""
@@ -69,6 +70,24 @@ class Unit:
 
     usd: Fraction | None
     per_loan_asset: Fraction | None
+
+
+def unit_usd(price: UsdPrice | None, warnings: Warnings, target: str) -> Fraction | None:
+    """USD per whole unit of a check's unit for its liquidation prices in USD: None where it has
+    no price (its warning is given where it was read) or its price rests on a market, which a
+    trade within the block could move (then with a warning saying so): a liquidation figure
+    keeps to feeds and protocol rates."""
+    if price is None:
+        return None
+    checked = price.for_checks()
+    if checked is None and price.source is not None:
+        warnings.add(
+            PRICE_UNAVAILABLE,
+            target,
+            f"liquidation prices in USD are null: the USD price of {price.source.asset} is a market's "
+            f"({price.source.kind.value} of {price.source.read}), which no liquidation figure uses.",
+        )
+    return checked
 
 
 def borrow_risk(

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from addresses.sections import Deployment, PriceFeed
+from addresses.sections import Deployment, PriceFeed, PriceRate
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+_VIEW = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\(\)")
 
 
 class AddressesError(ValueError):
@@ -68,6 +69,15 @@ def feed(value: Any, where: str) -> PriceFeed:
     if not isinstance(heartbeat, int) or isinstance(heartbeat, bool) or heartbeat <= 0:
         raise AddressesError(f"{where}: heartbeat must be a positive number of seconds")
     return PriceFeed(str(value.get("pair", "")), address(value.get("feed"), where), heartbeat)
+
+
+def rate(value: Any, where: str) -> PriceRate:
+    """A `priceRates` entry: {"of": token, "view": "stEthPerToken()", "contract": optional}."""
+    entry = mapping(value, where)
+    view = entry.get("view")
+    if view is not None and (not isinstance(view, str) or not _VIEW.fullmatch(view)):
+        raise AddressesError(f"{where}: view must be a function signature without arguments, like stEthPerToken()")
+    return PriceRate(address(entry.get("of"), f"{where} of"), view, optional_address(entry, "contract", where))
 
 
 def period(section: dict[str, Any], where: str) -> int:

@@ -9,11 +9,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from addresses.fields import AddressesError, address, feed, mapping
+from addresses.fields import AddressesError, address, feed, mapping, rate
 from addresses.sections import ChainAddresses, Section
 
 BUILT_IN = Path(__file__).resolve().parents[1] / "addresses.json"
-SHARED = ("name", "priceFeeds", "currencyFeeds", "sequencerUptimeFeed")
+SHARED = ("name", "priceFeeds", "priceRates", "currencyFeeds", "sequencerUptimeFeed")
 """A chain's entries that are no protocol's section."""
 
 
@@ -31,9 +31,9 @@ def load(sections: Iterable[Section[Any]], override: str | Path | None = None) -
             if not isinstance(entries, dict):
                 raise AddressesError(f"{override}: chain {chain} must map to an object")
             merged = dict(raw.get(chain, {}))
-            feeds = {**merged.get("priceFeeds", {}), **entries.get("priceFeeds", {})}
+            tokens = {key: {**merged.get(key, {}), **entries.get(key, {})} for key in ("priceFeeds", "priceRates")}
             merged.update(entries)
-            merged["priceFeeds"] = feeds
+            merged.update(tokens)
             raw[chain] = merged
     source = f"{BUILT_IN.name}{f' + {override}' if override else ''}"
     return {chain.chain_id: chain for chain in (_chain(key, value, source, by_key) for key, value in raw.items())}
@@ -69,6 +69,10 @@ def _chain(key: str, value: Any, source: str, sections: Mapping[str, Section[Any
         price_feeds={
             address(token, f"{where} priceFeeds"): feed(entry, f"{where} priceFeeds {token}")
             for token, entry in feeds.items()
+        },
+        price_rates={
+            address(token, f"{where} priceRates"): rate(entry, f"{where} priceRates {token}")
+            for token, entry in mapping(value.get("priceRates", {}), f"{where} priceRates").items()
         },
         currency_feeds={
             currency: feed(entry, f"{where} currencyFeeds {currency}")

@@ -29,6 +29,19 @@ class PriceFeed:
 
 
 @dataclass(frozen=True)
+class PriceRate:
+    """A token that is a claim on another, at the rate its protocol's own view states
+    (adapters/prices/rates.py): `view()` on `contract` answers how much of `of`, scaled by 1e18,
+    one whole token is worth; no view: one for one (the protocol redeems one for one)."""
+
+    of: str
+    view: str | None = None
+    """A view's signature without arguments, answering one uint256 (stEthPerToken())."""
+    contract: str | None = None
+    """Where the view is read; None: the token itself."""
+
+
+@dataclass(frozen=True)
 class Section(Generic[Shape]):
     """A protocol's part of a chain's addresses data: its key in `addresses.json` and the parser
     that checks and types it, declared in the protocol's package (`section.py`)."""
@@ -51,6 +64,8 @@ class ChainAddresses:
     """By lower-case token address."""
     currency_feeds: Mapping[str, PriceFeed] = field(default_factory=dict)
     """USD feeds of currencies that are not tokens ("ETH", "BTC"), for prices quoted in them."""
+    price_rates: Mapping[str, PriceRate] = field(default_factory=dict)
+    """Tokens priced by their protocol's own rate of another token, by lower-case address."""
     sequencer_uptime_feed: str | None = None
     """On an L2, Chainlink's sequencer uptime feed: prices count only while the sequencer is up."""
     parts: Mapping[str, object] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from chain.event_logs import Log
 from chain.futures import first, no_read, shared_future
 from chain.head import BLOCK_SECONDS, settle_depth
 from chain.reader import ChainConfig, ChainReader, ChainRequest, Chains
-from chain.rounds import MULTICALL3, UndecodableReturn
+from chain.rounds import MULTICALL3, NoCode, UndecodableReturn
 
 __all__ = [
     "BLOCK_SECONDS",
@@ -22,6 +22,7 @@ __all__ = [
     "ChainRequest",
     "Chains",
     "Log",
+    "NoCode",
     "UndecodableReturn",
     "first",
     "no_read",

@@ -70,6 +70,11 @@ class UndecodableReturn(ProtocolError):
     """A call succeeded but its return data does not decode as the function's outputs."""
 
 
+class NoCode(ProtocolError):
+    """A call succeeded with no data where the function returns some: no contract at the target
+    (a call to an address without code succeeds), as for a pool address computed, never deployed."""
+
+
 @dataclass
 class Call:
     """An eth_call waiting for the next round."""
@@ -267,9 +272,7 @@ class Rounds:
             reason = _revert_reason(revert) if revert else clean(message) or "no reason given"
             _resolve(call.future, error=ProtocolError(f"{where} reverted ({reason})."))
         elif not data and call.function.outputs:
-            _resolve(
-                call.future, error=ProtocolError(f"{where} returned no data (no contract code at {call.target}?).")
-            )
+            _resolve(call.future, error=NoCode(f"{where} returned no data (no contract code at {call.target}?)."))
         else:
             try:
                 _resolve(call.future, _safe(call.function.decode(data)))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-import "Recorder.sol";
+import "Prices.sol";
 
 /// @dev EigenLayer's StrategyManager: a staker's token deposits.
 interface IEigenStrategyManager {
@@ -58,12 +58,12 @@ interface IEigenStrategy {
 /// @notice The StrategyManager's `getDeposits`, the DelegationManager's `delegatedTo`, the
 /// EigenPodManager's `ownerToPod` and `podOwnerDepositShares`; the DelegationManager's
 /// `getWithdrawableShares` of the deposits' strategies (and the beacon chain ETH strategy where the
-/// wallet has a pod); for each token strategy its `underlyingToken`, the token's facts and USD feed
-/// (from `priced`/`feeds`) and `sharesToUnderlyingView` of the withdrawable shares; the pod's
-/// `withdrawableRestakedExecutionLayerGwei`; the DelegationManager's `getQueuedWithdrawals` and, where
+/// wallet has a pod); for each token strategy its `underlyingToken`, the token's facts and USD price
+/// (its feed from `priced`/`feeds`, else its other sources in `market`: lenses/Prices.sol) and
+/// `sharesToUnderlyingView` of the withdrawable shares; the pod's `withdrawableRestakedExecutionLayerGwei`; the DelegationManager's `getQueuedWithdrawals` and, where
 /// any is queued, `minWithdrawalDelayBlocks` and each withdrawal's strategies as above with its
 /// shares; ether's feed where beacon chain ETH is held or queued; the sequencer uptime feed.
-contract EigenlayerLens is Recorder {
+contract EigenlayerLens is Prices {
     address private constant BEACON_CHAIN_ETH = 0xbeaC0eeEeeeeEEeEeEEEEeeEEeEeeeEeeEEBEaC0;
     address private constant NATIVE = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
@@ -73,6 +73,7 @@ contract EigenlayerLens is Recorder {
         address delegation;
         address[] priced;
         address[] feeds;
+        address[] market;
         bool eth;
     }
 
@@ -83,9 +84,10 @@ contract EigenlayerLens is Recorder {
         address podManager,
         address[] memory priced,
         address[] memory feeds,
+        address[] memory market,
         address sequencer
     ) {
-        Context memory ctx = Context(_tape(), wallet, delegationManager, priced, feeds, false);
+        Context memory ctx = Context(_tape(), wallet, delegationManager, priced, feeds, market, false);
         address[] memory strategies;
         (bool ok, bytes memory ret) =
             _call(ctx.tape, strategyManager, abi.encodeCall(IEigenStrategyManager.getDeposits, (wallet)));
@@ -149,6 +151,6 @@ contract EigenlayerLens is Recorder {
         _call(ctx.tape, strategy, abi.encodeCall(IEigenStrategy.sharesToUnderlyingView, (shares)));
         if (token == address(0)) return;
         _tokenInfo(ctx.tape, token);
-        _feed(ctx.tape, _lookup(token, ctx.priced, ctx.feeds));
+        _price(ctx.tape, token, ctx.priced, ctx.feeds, ctx.market);
     }
 }

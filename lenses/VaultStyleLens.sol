@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-import "Recorder.sol";
+import "Prices.sol";
 
 /// @dev Ethena's sUSDe (StakedUSDeV2): what a wallet unstaked, and when it may claim it.
 interface IStakedUSDeV2 {
@@ -32,12 +32,13 @@ interface IPot {
 /// @notice For each share vault: the wallet's `balanceOf` and, where the vault has them,
 /// `cooldowns`; for a vault it holds or waits on: the share token's name, symbol and decimals,
 /// `asset()`, `convertToAssets` of its shares and of one whole share, `totalAssets()`,
-/// `totalSupply()`, the asset's token facts and its USD feed, and its savings rate where it names
+/// `totalSupply()`, the asset's token facts and its USD price (its feed, else its other sources in
+/// `market`: lenses/Prices.sol), and its savings rate where it names
 /// one (`ssr()`, `pot()` and the Pot's `dsr()`, or `vsr()`). Flags per vault: 1 cooldowns, 2 ssr,
 /// 4 dsr, 8 vsr. For each priced token: `balanceOf`;
 /// for a held one: its token facts, its issuer feed and its currency's USD feed. Then the
 /// sequencer uptime feed, where the chain has one.
-contract VaultStyleLens is Recorder {
+contract VaultStyleLens is Prices {
     constructor(
         address wallet,
         address[] memory vaults,
@@ -47,13 +48,11 @@ contract VaultStyleLens is Recorder {
         address[] memory currencyFeeds,
         address[] memory priced,
         address[] memory feeds,
+        address[] memory market,
         address sequencer
     ) {
         Tape memory tape = _tape();
-        bool held = false;
-        for (uint256 i = 0; i < vaults.length; i++) {
-            held = _vault(tape, vaults[i], flags[i], wallet, priced, feeds) || held;
-        }
+        bool held = _vaults(tape, wallet, vaults, flags, [priced, feeds, market]);
         for (uint256 i = 0; i < tokens.length; i++) {
             if (_word(tape, tokens[i], abi.encodeCall(IERC20.balanceOf, (wallet))) == 0) continue;
             held = true;
@@ -65,13 +64,24 @@ contract VaultStyleLens is Recorder {
         _finish(tape);
     }
 
+    function _vaults(
+        Tape memory tape,
+        address wallet,
+        address[] memory vaults,
+        uint8[] memory flags,
+        address[][3] memory pricing
+    ) private view returns (bool held) {
+        for (uint256 i = 0; i < vaults.length; i++) {
+            held = _vault(tape, vaults[i], flags[i], wallet, pricing) || held;
+        }
+    }
+
     function _vault(
         Tape memory tape,
         address vault,
         uint8 flags,
         address wallet,
-        address[] memory priced,
-        address[] memory feeds
+        address[][3] memory pricing
     ) private view returns (bool) {
         uint256 shares = _word(tape, vault, abi.encodeCall(IERC20.balanceOf, (wallet)));
         uint256 waiting =
@@ -85,7 +95,7 @@ contract VaultStyleLens is Recorder {
         if (decimals < 78) _call(tape, vault, abi.encodeCall(IERC4626.convertToAssets, (10 ** decimals)));
         if (asset != address(0)) {
             _tokenInfo(tape, asset);
-            _feed(tape, _lookup(asset, priced, feeds));
+            _price(tape, asset, pricing[0], pricing[1], pricing[2]);
         }
         if (flags & 2 != 0) _call(tape, vault, abi.encodeCall(ISUsds.ssr, ()));
         if (flags & 8 != 0) _call(tape, vault, abi.encodeCall(ISparkVaultV2.vsr, ()));

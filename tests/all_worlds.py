@@ -7,12 +7,15 @@ positions; and a demo wallet (`controller`) whose positions are held by the acco
 a Maker vault and a Morpho supply through its DSProxy, Instadapp DSAs with Aave and Morpho
 supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-accounts (one
 borrowing); EigenLayer's restaked shares and queued withdrawals (saver) and an EigenPod
-(borrower). The devnet and the fault-schedule property test use it."""
+(borrower). Tokens with no feed are paired in Uniswap v3 pools deep enough for their average to
+price them (tEIGEN with WETH, avUSD and NUSD with USDC: tests/prices_world.py), made before the
+vault-style world's week passes. The devnet and the fault-schedule property test use it."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,7 @@ from tests import (
     maker_world,
     morpho_world,
     pendle_world,
+    prices_world,
     uniswap_world,
     vault_style_world,
 )
@@ -105,8 +109,20 @@ def build(node: Anvil) -> AllWorlds:
         },
         elapse=False,
     )
+    maker_of_markets = prices_world.Pools(
+        node, uniswap.factory, uniswap.manager, uniswap.router, node.accounts[19].lower(), node.accounts[13].lower()
+    )
+
+    def paired(listed: vault_style_world.VaultStyleWorld) -> None:
+        usdc, weth = uniswap.tokens["USDC"], uniswap.tokens["WETH"]
+        maker_of_markets.listed(eigenlayer.tokens["tEIGEN"], weth, Fraction(1, 1_000), Fraction(200))
+        maker_of_markets.listed(listed.tokens["avUSD"], usdc, Fraction(1), Fraction(2_000_000), fee=500)
+        maker_of_markets.listed(listed.tokens["NUSD"], usdc, Fraction(9_995, 10_000), Fraction(1_500_000), fee=500)
+
     vaults = vault_style_world.build(
-        node, {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]}
+        node,
+        {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]},
+        listed=paired,
     )
     staking.grow()
     node.send(comet.eth_usd, "set(int256,uint256)", compound_world.PRICES["WETH"], world.timestamp())
@@ -136,7 +152,7 @@ def build(node: Anvil) -> AllWorlds:
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
-    for other in (pendle, fluid, lido, uniswap, vaults):
+    for other in (pendle, fluid, lido, uniswap, vaults, staking):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     data[chain]["priceFeeds"].update(aura.addresses_override()[chain]["priceFeeds"])
     for protocol in ("etherfi", "rocketpool", "renzo", "kelp"):

@@ -150,6 +150,7 @@ PUBLISHED = {
     "INonfungiblePositionManager": ("uniswap-v3-periphery:NonfungiblePositionManager.sol/NonfungiblePositionManager",),
     "IUniswapV3Factory": ("uniswap-v3-core:UniswapV3Factory.sol/UniswapV3Factory",),
     "IUniswapV3Pool": ("uniswap-v3-core:UniswapV3Pool.sol/UniswapV3Pool",),
+    "IUniswapV3PoolOracle": ("uniswap-v3-core:UniswapV3Pool.sol/UniswapV3Pool",),
     "IPositionManager": ("uniswap-v4:PositionManager.sol/PositionManager",),
     "IStateView": ("uniswap-v4:StateView.sol/StateView",),
     "IProxyRegistry": ("maker:ProxyRegistry",),

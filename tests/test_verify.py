@@ -126,6 +126,8 @@ def test_honest_answers_of_every_protocol_and_demo_wallet_verify(worlds):
         if query == WALLETS:
             entries += answer["data"]["walletPositions"]["data"]
     assert all(entry["provenance"] for entry in entries)
+    derived = {price["kind"] for entry in entries for price in entry["usdPrices"]}
+    assert {"FEED", "UNISWAP_V3_TWAP"} <= derived, "a pool's average is verified with the feeds"
     done = verify(folder, {"data": {"walletPositions": {"data": entries, "errors": []}}}, built.node.url)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(entries)} entries" in done.stdout and done.stdout.rstrip().endswith("agree")

@@ -4,12 +4,14 @@
 // the pool's token0Price (each as the numerator and denominator of whole token1 per whole
 // token0), and the uncollected fees (TickLibrary.getFeeGrowthInside,
 // PositionLibrary.getTokensOwed, plus the stored tokensOwed). v4 (items with "hooks"): the v4
-// SDK's Pool.getPoolId, Position.amount0/amount1 and the same prices.
+// SDK's Pool.getPoolId, Position.amount0/amount1 and the same prices. A TWAP's quote (items
+// with "quoteAtTick"): tickToPrice(base, quote, tick).quote(amount of base), in raw quote units,
+// as OracleLibrary.getQuoteAtTick answers.
 "use strict";
 
 const tools = process.argv[2];
 const JSBI = require(tools + "/jsbi");
-const { Ether, Token } = require(tools + "/@uniswap/sdk-core");
+const { CurrencyAmount, Ether, Token } = require(tools + "/@uniswap/sdk-core");
 const { Pool, Position, PositionLibrary, TickLibrary, tickToPrice } = require(tools + "/@uniswap/v3-sdk");
 const v4 = require(tools + "/@uniswap/v4-sdk");
 
@@ -41,7 +43,15 @@ function answerV4(item) {
   };
 }
 
+function answerQuote(item) {
+  const base = new Token(item.chainId, item.base, item.baseDecimals);
+  const quote = new Token(item.chainId, item.quote, item.quoteDecimals);
+  const price = tickToPrice(base, quote, item.quoteAtTick);
+  return { quote: price.quote(CurrencyAmount.fromRawAmount(base, item.amount)).quotient.toString() };
+}
+
 function answer(item) {
+  if (item.quoteAtTick !== undefined) return answerQuote(item);
   if (item.hooks !== undefined) return answerV4(item);
   const token0 = new Token(item.chainId, item.token0.address, item.token0.decimals);
   const token1 = new Token(item.chainId, item.token1.address, item.token1.decimals);

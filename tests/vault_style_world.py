@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -201,8 +202,12 @@ class VaultStyleWorld:
         return float(Fraction(now) / Fraction(then)) ** (365 * 24 * 3600 / (self.timestamp(block) - self.t_then)) - 1
 
 
-def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld:
-    """`wallets` (holder, cooler: a cooldown only, empty) default to anvil accounts 14-16."""
+def build(
+    node: Anvil, wallets: dict[str, str] | None = None, listed: Callable[[VaultStyleWorld], None] | None = None
+) -> VaultStyleWorld:
+    """`wallets` (holder, cooler: a cooldown only, empty) default to anvil accounts 14-16;
+    `listed` is called once the tokens are deployed, before the week passes (to pair them in
+    pools whose average the week's end can read)."""
     artifacts = compile_all()
     node.install_multicall(artifacts["Multicall3"])
     world = VaultStyleWorld(node)
@@ -212,6 +217,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VaultStyleWorld
         world.tokens[symbol] = node.deploy(
             artifacts["TestToken"], ["string", "string", "uint8"], [f"Test {symbol}", symbol, decimals]
         )
+    if listed is not None:
+        listed(world)
     for symbol in (*USD_FEEDS, *MIDAS, "BTC"):
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [FEED_DECIMALS])
     for spec in VAULTS:

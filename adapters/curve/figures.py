@@ -44,7 +44,7 @@ from adapters.curve.contracts import (
 from adapters.formats import raw
 from adapters.legs import LIQUIDITY, feed_of, leg
 from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from adapters.prices import UsdPrice, shared_usd_price, warned
+from adapters.prices import UsdPrice, fed, shared_usd_price, warned
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first, no_read
 from errors import ProtocolError
@@ -193,21 +193,26 @@ async def _coin_reads(
     reader: ChainReader, chain: ChainAddresses, pool: str, listed: list[str], legacy: bool, warnings: Warnings
 ) -> tuple[Any, ...]:
     """Each coin's pool balance (`balances(i)`, by int128 on the oldest pools), info, USD price and,
-    a wrapped coin's, what it wraps (wrapped.py; its price then is the underlying's, its own unused).
-    `underlying_coins` goes in the round of the balances, so a pool without it pays no round."""
+    a wrapped coin's, what it wraps (wrapped.py; its price then is the underlying's). A coin's feed
+    goes in the round of the balances, as does `underlying_coins`, so a pool without wrapped coins
+    pays no round; a coin with no feed is priced by the next sources once it is known not to be a
+    wrapper (whose own price would go unused)."""
     label = f"Curve pool {pool}"
-    balances, infos, outcomes, underlying = await asyncio.gather(
+    balances, infos, _, underlying = await asyncio.gather(
         asyncio.gather(
             *(reader.call(pool, BALANCES_INT128 if legacy else BALANCES, i, label=label) for i in range(len(listed)))
         ),
         asyncio.gather(*(erc20.token_info(reader, coin) for coin in listed)),
-        asyncio.gather(*(shared_usd_price(reader, chain, coin) for coin in listed)),
+        asyncio.gather(*(shared_usd_price(reader, chain, coin) if fed(chain, coin) else no_read() for coin in listed)),
         wrapped.underlying_coins(reader, pool, listed, legacy),
     )
     wraps = await asyncio.gather(
         *(wrapped.wrapped(reader, chain, coin, under, warnings) for coin, under in zip(listed, underlying))
     )
-    prices = [None if wrap else warned(reader, got, coin, warnings) for coin, got, wrap in zip(listed, outcomes, wraps)]
+    found = await asyncio.gather(  # a fed coin's price is in already (shared), the others' read now
+        *(no_read() if wrap else shared_usd_price(reader, chain, coin) for coin, wrap in zip(listed, wraps))
+    )
+    prices = [None if got is None else warned(reader, got, coin, warnings) for coin, got in zip(listed, found)]
     return balances, infos, prices, wraps
 
 

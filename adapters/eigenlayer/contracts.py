@@ -83,4 +83,6 @@ BEACON_CHAIN_ETH = "0xbeac0eeeeeeeeeeeeeeeeeeeeeeeeeeeeeebeac0"
 (DelegationManagerStorage.beaconChainETHStrategy; "not a real contract", EigenLayer's README)."""
 GWEI = 10**9
 
-LENS = Lens("EigenlayerLens", ("address", "address", "address", "address", "address[]", "address[]", "address"))
+LENS = Lens(
+    "EigenlayerLens", ("address", "address", "address", "address", "address[]", "address[]", "address[]", "address")
+)

@@ -52,7 +52,7 @@ from adapters.eigenlayer.shares import valued
 from adapters.legs import CLAIMABLE, REQUESTED, STAKED, STAKING, feed_of, leg, position
 from adapters.legs import WITHDRAWAL as WITHDRAWAL_CATEGORY
 from adapters.position_warnings import Warnings
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import lens_market, token_feeds, warned_usd_price
 from addresses import ChainAddresses
 from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS, encode
@@ -114,7 +114,7 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, eigen: EigenlayerAddre
     sequencer = chain.sequencer_uptime_feed or NONE
     managers = (eigen.strategy_manager, eigen.delegation_manager, eigen.eigen_pod_manager)
     reader.prefetch(
-        [LENS.initcode(wallet, *managers, list(priced), feeds, sequencer)],
+        [LENS.initcode(wallet, *managers, list(priced), feeds, lens_market(chain), sequencer)],
         [*managers, *feeds, sequencer],
     )
 

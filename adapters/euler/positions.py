@@ -66,7 +66,7 @@ from adapters.euler.section import EulerAddresses
 from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, SUPPLIED, feed_of, leg, position
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
 from adapters.prices import UsdPrice, token_feeds, warned_usd_price
-from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unit_usd, unknown_risk
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, erc4626, first, no_read
 from chain.lens import NONE, Lens
@@ -350,5 +350,4 @@ async def _checked(
 
 async def _unit_usd(reader: ChainReader, chain: ChainAddresses, unit: str, warnings: Warnings) -> Fraction | None:
     """USD per whole unit of a token the vault accounts in (WETH, say), through its feed."""
-    price = await warned_usd_price(reader, chain, unit, warnings)
-    return None if price is None else Fraction(price.answer, 10**price.decimals)
+    return unit_usd(await warned_usd_price(reader, chain, unit, warnings), warnings, unit)

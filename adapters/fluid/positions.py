@@ -60,7 +60,7 @@ from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, VAULT, feed_of, l
 from adapters.legs import position as positioned
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, outcome
 from adapters.prices import token_feeds
-from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unit_usd, unknown_risk
 from chain import ChainReader, no_read
 from chain.lens import NONE, Lens
 from errors import ProtocolError
@@ -306,7 +306,7 @@ async def _risk(fluid: FluidReader, vault: Any, supply: int, owed: Fraction, nft
         threshold,
     )
     unit = Unit(
-        usd=Fraction(debt_price.answer, 10**debt_price.decimals) if known and debt_price else None,
+        usd=unit_usd(debt_price, fluid.warnings, vault.vault) if known else None,
         per_loan_asset=Fraction(1) if known else None,
     )
     return {**borrow_risk(owed / debt_scale, [held], unit, fluid.warnings, vault.vault), **oracle}

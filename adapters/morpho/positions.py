@@ -44,7 +44,7 @@ from adapters.morpho.section import MorphoAddresses
 from adapters.morpho.vaults import Rates, vault_asset, vault_v1_rates, vault_v2_rates
 from adapters.position_warnings import PART_UNREADABLE
 from adapters.prices import UsdPrice, token_feeds
-from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
+from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unit_usd, unknown_risk
 from adapters.sweep import balances, sweep, swept_balances
 from addresses import ChainAddresses
 from chain import ChainReader, first, no_read
@@ -380,7 +380,7 @@ def _risk(
         (10 ** loan["decimals"], 10 ** collateral_token["decimals"]) if loan and collateral_token else (1, 1)
     )
     unit = Unit(
-        usd=Fraction(loan_price.answer, 10**loan_price.decimals) if loan_price and loan and collateral_token else None,
+        usd=unit_usd(loan_price, morpho.warnings, market_id) if loan and collateral_token else None,
         per_loan_asset=Fraction(1) if loan and collateral_token else None,
     )
     held = Collateral(

@@ -1,35 +1,32 @@
 """USD prices at the answer's block, each with its source stated (`usdPrices`).
 
-feeds: Chainlink-style feeds from the addresses data, with heartbeat staleness.
+sources: the order of sources a token's price is found by; feeds, rates and twap: the sources;
+stated: a price with its source, noted by each input whose figures use it.
 """
 
 from adapters.prices.feeds import (
     LATEST_ROUND_DATA,
-    PriceSource,
-    UsdPrice,
     currency_usd,
     feed_price,
     lens_feeds,
     native_feed,
-    noted,
-    noting_prices,
     oldest_update,
-    shared_usd_price,
-    states_usd,
     token_feeds,
-    usd_price,
-    used_prices,
-    warned,
-    warned_usd_price,
 )
+from adapters.prices.sources import fed, shared_usd_price, usd_price, warned, warned_usd_price
+from adapters.prices.stated import Kind, PriceSource, UsdPrice, noted, noting_prices, states_usd, used_prices
+from adapters.prices.twap import lens_market
 
 __all__ = [
     "LATEST_ROUND_DATA",
+    "Kind",
     "PriceSource",
     "UsdPrice",
     "currency_usd",
+    "fed",
     "feed_price",
     "lens_feeds",
+    "lens_market",
     "native_feed",
     "noted",
     "noting_prices",

@@ -40,7 +40,7 @@ from adapters.deployment import before, existing
 from adapters.legs import CLAIMABLE, REQUESTED, SUPPLIED, VAULT, feed_of, leg
 from adapters.legs import position as legs_position
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import token_feeds
+from adapters.prices import lens_market, token_feeds
 from adapters.sweep import balances
 from adapters.vault_style.figures import (
     assets_of,
@@ -64,7 +64,7 @@ COOLDOWN_FLAG, SSR_FLAG, DSR_FLAG, VSR_FLAG = 1, 2, 4, 8
 """The lens's flags per vault: what else it reads of it."""
 LENS = Lens(
     "VaultStyleLens",
-    ("address", "address[]", "uint8[]", "address[]", "address[]", "address[]", "address[]", "address[]", "address"),
+    ("address", "address[]", "uint8[]", *("address[]",) * 6, "address"),
 )
 
 
@@ -108,6 +108,7 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, section: VaultStyleAdd
         feeds,
         list(priced),
         asset_feeds,
+        lens_market(chain),
         sequencer,
     )
     targets = [vault.address for vault in section.vaults] + [token.token for token in section.tokens]
