@@ -231,7 +231,7 @@ def test_every_usd_figure_of_a_member_is_in_a_position_or_says_why_not():
         walk(member)
     account = {("AaveMarketState", name) for name in ("netWorthUsd", "totalCollateralUsd", "totalDebtUsd")}
     totals = {("PositionTotals", name) for name in ("suppliedUsd", "collateralUsd", "debtUsd", "rewardsUsd", "netUsd")}
-    prices = {("LiquidationPrice", "priceUsd"), ("UsdPriceSource", "priceUsd")}
+    prices = {("LiquidationPrice", "priceUsd"), ("UsdPriceSource", "priceUsd"), ("UsdPriceSource", "liquidityUsd")}
     parts = {("AaveMarketState", "availableBorrowsUsd"), ("RocketpoolBurn", "burnableEthUsd")}
     assert outside == account | totals | prices | parts
     assert len(SCHEMA.get_possible_types(position)) > 30

@@ -22,6 +22,7 @@ from adapters.prices.stated import UsdPrice, noted
 from adapters.prices.twap import twap_price
 from addresses import ChainAddresses
 from chain import ChainReader
+from chain.erc20 import NATIVE
 from errors import ProtocolError
 
 DEPTH = 3
@@ -42,6 +43,8 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str, thro
     if feed is not None:
         return await feed_price(reader, chain, feed, token)
     no_feed = f"the addresses data names no USD feed for {token} on chain {reader.chain_id}"
+    if token == NATIVE:
+        raise PriceUnavailable(f"{no_feed} (nor for its coin in currencyFeeds); the native coin has no other source")
     if token in through or len(through) >= DEPTH:
         raise PriceUnavailable(f"{no_feed}, and a price derived from it would pass through {' -> '.join(through)}")
 

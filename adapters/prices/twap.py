@@ -31,7 +31,7 @@ from adapters.position_warnings import PriceUnavailable, outcome
 from adapters.prices.stated import Kind, UsdPrice, noted
 from adapters.tick_math import sqrt_ratio_at_tick
 from addresses import ChainAddresses
-from chain import ChainReader, NoCode
+from chain import ChainReader, NoCode, first
 from chain.abi import Function, encode
 from chain.erc20 import DECIMALS
 from chain.keccak import keccak256
@@ -51,8 +51,8 @@ FEES = (100, 500, 3000, 10000)
 """The factory's fee tiers, in hundredths of a basis point."""
 FLOOR_USD = 100_000
 """The least depth (in USD, as measured above) of a pool whose average is used."""
-QUOTES = ("ETH", "WETH", "USDC", "USDT")
-"""What a quote token's feed prices (its pair's first part): tokens most pools are paired with."""
+QUOTES = ("ETH/", "WETH/", "USDC/", "USDT/")
+"""How a quote token's feed's pair starts: the tokens most pools are paired with."""
 Q96 = 2**96
 Q128 = 2**128
 Q192 = 2**192
@@ -83,9 +83,7 @@ def v3_factory(chain: ChainAddresses) -> str | None:
 
 def quotes(chain: ChainAddresses, token: str) -> list[str]:
     """The tokens a pool may pair `token` with: those whose feed prices one of QUOTES."""
-    return sorted(
-        quote for quote, feed in chain.price_feeds.items() if feed.pair.split("/")[0] in QUOTES and quote != token
-    )
+    return sorted(quote for quote, feed in chain.price_feeds.items() if feed.pair.startswith(QUOTES) and quote != token)
 
 
 def lens_market(chain: ChainAddresses) -> list[str]:
@@ -103,13 +101,16 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
         raise PriceUnavailable(f"no Uniswap v3 average: {'no v3 factory' if factory is None else 'no quote token'}")
     candidates = [(pool_address(factory, token, quote, fee), quote) for quote in paired for fee in FEES]
     decimals, averages = await asyncio.gather(
-        outcome(reader.call(token, DECIMALS, label=f"{token}'s decimals")),
+        outcome(first(reader.call(token, DECIMALS, label=f"{token}'s decimals"))),
         asyncio.gather(*(outcome(_average(reader, pool)) for pool, _ in candidates)),
     )
     if isinstance(decimals, ProtocolError):
         raise PriceUnavailable(f"no Uniswap v3 average: its decimals failed ({decimals.message})")
-    live = [(pool, quote, average) for (pool, quote), average in zip(candidates, averages, strict=True)]
-    live = [found for found in live if not isinstance(found[2], NoCode)]
+    live = [
+        (pool, quote, average)
+        for (pool, quote), average in zip(candidates, averages, strict=True)
+        if not isinstance(average, NoCode)
+    ]
     if not live:
         raise PriceUnavailable(f"no Uniswap v3 pool pairs it with {', '.join(paired)}")
     # The quotes' prices only where a pool pairs them: one round after the pools' observations.
@@ -130,8 +131,8 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
             deep.append((depth, pool, quote, average, *priced))
     if not deep:
         raise PriceUnavailable(f"no Uniswap v3 average: {'; '.join(passed)}")
-    depth, pool, quote, average, quote_price, quote_decimals = max(deep, key=lambda found: (found[0], found[1]))
-    amount = quote_at_tick(average.tick, 10 ** decimals[0], token, quote)
+    depth, pool, quote, average, quote_price, quote_decimals = max(deep, key=lambda found: found[:2])
+    amount = quote_at_tick(average.tick, 10**decimals, token, quote)
     stated = quote_price.source and replace(
         quote_price.source,
         asset=token,
@@ -163,9 +164,10 @@ def average(ticks: list[int], per_liquidity: list[int]) -> Average:
     remainder is) and harmonic mean liquidity (its uint160 difference wraps and its uint128 cast
     truncates, as the library's; where no liquidity was in range, which consult cannot divide
     by, 0), from `observe([WINDOW, 0])`."""
-    delta = (per_liquidity[1] - per_liquidity[0]) % 2**160
+    (tick_then, tick_now), (liquidity_then, liquidity_now) = ticks, per_liquidity
+    delta = (liquidity_now - liquidity_then) % 2**160
     liquidity = (WINDOW * UINT160_MAX) // (delta << 32) % 2**128 if delta else 0
-    return Average((ticks[1] - ticks[0]) // WINDOW, liquidity)
+    return Average((tick_now - tick_then) // WINDOW, liquidity)
 
 
 def pool_address(factory: str, token: str, quote: str, fee: int) -> str:
