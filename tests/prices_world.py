@@ -9,7 +9,9 @@ router and liquidity provider); `build` is a world of its own for the price test
 with feeds, TKN and THIN with none (a deep TKN/WETH pool, a shallower TKN/USDC one at another
 price, a THIN/USDC pool under the floor), FED (a feed and a pool that disagree), an ERC-4626
 vault of TKN and a token worth a named rate of WETH (priceRates); then time passes beyond the
-window, and YOUNG's deep pool is created after it.
+window, and YOUNG's deep pool is created after it. And Curve's factories and pools
+(tests/contracts/TestCurve.sol: the views of @curvefi/api's ABIs, with values set here), one for
+each token of CURVE, whose `price_oracle` answers the average set.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from math import isqrt
 from typing import Any
 
 from adapters import tick_math
-from tests import uniswap_world
+from tests import curve_world, uniswap_world
 from tests.evm import CONTRACTS, Anvil, Artifact, compile_contracts, published_artifact
 from tests.uniswap_world import CORE, FOREVER, MINT, PERIPHERY, SWAP, minted
 
@@ -35,6 +37,23 @@ WINDOW_PASSED = 1800 + 120
 PRICES = {"WETH": 3_000, "USDC": 1, "FED": 2}
 """USD feeds (whole dollars), 8 decimals."""
 DECIMALS = {"WETH": 18, "USDC": 6, "TKN": 18, "THIN": 8, "FED": 18, "YOUNG": 18, "wTKN": 18}
+DECIMALS |= {"CRVY": 18, "TRI": 18, "NGT": 18, "BUGGY": 18, "SHALLOW": 18}
+E18 = 10**18
+CURVE = {
+    "CRVY": ("twocrypto-ng", ("USDC", "CRVY"), (1_000_000 * 10**6, 2_000_000 * E18), (E18 // 2,)),
+    "TRI": ("tricrypto-ng", ("USDC", "WETH", "TRI"), (10**12, 100 * E18, 10_000 * E18), (3_000 * E18, 45 * E18)),
+    "NGT": ("stableswap-ng", ("WETH", "NGT"), (200 * E18, 210 * E18), (E18 * 98 // 100,)),
+    "BUGGY": ("stableswap-ng", ("USDC", "BUGGY"), (500_000 * 10**6, 500_000 * E18), (E18,)),
+    "SHALLOW": ("twocrypto-ng", ("WETH", "SHALLOW"), (10 * E18, 500 * E18), (3 * E18 // 100,)),
+}
+"""Each Curve pool by the token it prices: its factory's kind, its coins, their raw balances and
+its `price_oracle` (coin k + 1's price in coin 0, 1e18). CRVY is 0.5 USDC (1.25 M USD deep),
+TRI 45 USDC or 45 / 3,000 WETH (its USDC side the deeper), NGT 0.98 WETH (stableswap-ng, every
+coin of 18 decimals), BUGGY a stableswap-ng pool with USDC (not all 18 decimals: not used),
+SHALLOW 0.03 WETH, 75,000 USD deep (under the floor)."""
+KINDS = {"stableswap-ng": ("stable_ng_factory", 0), "twocrypto-ng": ("twocrypto_factory", 2)}
+KINDS["tricrypto-ng"] = ("tricrypto_factory", 3)
+"""Each kind's factory in the addresses data, and its `get_coins` shape (TestCurveFactory)."""
 RATE = 1_050_000_000_000_000_000
 """What one whole wTKN is worth in WETH by its named rate view (scaled by 1e18): 1.05."""
 
@@ -45,6 +64,7 @@ def compile_all() -> dict[str, Artifact]:
     the groups other tests compile them in)."""
     return {
         **uniswap_world.compile_all(),
+        **curve_world.compile_all(),
         **compile_contracts([CONTRACTS / "TestErc4626.sol"]),
         **compile_contracts([CONTRACTS / "Multicall3.sol", CONTRACTS / "TestToken.sol", CONTRACTS / "TestFaults.sol"]),
     }
@@ -142,6 +162,10 @@ class PricesWorld:
     tokens: dict[str, str] = field(default_factory=dict)
     """By symbol (DECIMALS), and "vault" (the ERC-4626 vault of TKN)."""
     feeds: dict[str, str] = field(default_factory=dict)
+    factories: dict[str, str] = field(default_factory=dict)
+    """Curve's, by their name in the addresses data."""
+    curve: dict[str, str] = field(default_factory=dict)
+    """Each Curve pool by the token of CURVE it prices."""
     rate: str = ""
     """The contract whose `latestAnswer()` states wTKN's rate of WETH (a stand-in rate view)."""
 
@@ -151,6 +175,7 @@ class PricesWorld:
             str(self.node.chain_id): {
                 "name": "anvil prices",
                 "uniswap": {"v3": {"factory": self.v3.factory, "positionManager": self.v3.manager, "startBlock": 1}},
+                "curve": {"factories": self.factories, "startBlock": 1},
                 "priceFeeds": {
                     t[symbol]: {"pair": f"{symbol}/USD", "feed": self.feeds[symbol], "heartbeat": 10**9}
                     for symbol in PRICES
@@ -189,8 +214,35 @@ def build(node: Anvil) -> PricesWorld:
     pools.listed(tokens["THIN"], tokens["USDC"], Fraction(5), Fraction(20_000))
     pools.listed(tokens["FED"], tokens["USDC"], Fraction(3), Fraction(1_000_000))
     pools.listed(tokens["vault"], tokens["USDC"], Fraction(40), Fraction(1_000_000))
+    curve(world, artifacts)
     node.rpc("evm_increaseTime", hex(WINDOW_PASSED))
     node.mine()
     pools.listed(tokens["YOUNG"], tokens["USDC"], Fraction(7), Fraction(1_000_000))
     node.mine()
     return world
+
+
+def curve(world: PricesWorld, artifacts: dict[str, Artifact]) -> None:
+    """Curve's three factories, and a pool of each token of CURVE in its kind's."""
+    node = world.node
+    for name, shape in KINDS.values():
+        world.factories[name] = node.deploy(artifacts["TestCurveFactory"])
+        node.send(world.factories[name], "setCoinsShape(uint256)", shape)
+    for token, (kind, coins, balances, oracle) in CURVE.items():
+        crypto = kind != "stableswap-ng"
+        pool = node.deploy(artifacts["TestCurvePool"], ["string", "string", "bool"], [f"{token} pool", token, crypto])
+        addresses = [world.tokens[coin] for coin in coins]
+        node.send(pool, "setCoins(address[],uint256[],uint256[])", addresses, list(balances), [E18] * len(coins))
+        rates = [10 ** (36 - DECIMALS[coin]) for coin in coins]
+        node.send(pool, "setOracle(uint256[],uint256[],uint256)", list(oracle), rates, 866)
+        node.send(world.factories[KINDS[kind][0]], "add(address,address,address)", pool, pool, "0x" + "00" * 20)
+        world.curve[token] = pool
+
+
+def curve_usd(token: str) -> Fraction:
+    """What CURVE's pool makes of `token` in USD: its average in the deepest pool's quote, times
+    that quote's feed."""
+    _, coins, _, oracle = CURVE[token]
+    prices = [Fraction(1), *(Fraction(value, E18) for value in oracle)]
+    quote = "USDC" if "USDC" in coins else "WETH"
+    return prices[coins.index(token)] / prices[coins.index(quote)] * PRICES[quote]

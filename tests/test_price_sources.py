@@ -1,7 +1,8 @@
 """USD prices by their order of sources (adapters/prices/), read over JSON-RPC from a real anvil
-with Uniswap v3's own contracts (tests/prices_world.py): a feed first, then a protocol's rate,
-then the deepest pool's 30-minute average above the floor, else PRICE_UNAVAILABLE naming every
-source tried. Each price is held to what the contracts and Uniswap's SDK say at the same block."""
+with Uniswap v3's own contracts and Curve's test pools (tests/prices_world.py): a feed first,
+then a protocol's rate, then the deepest pool's 30-minute average above the floor, then Curve's
+own average from the deepest pool of a kind whose average holds, else PRICE_UNAVAILABLE naming
+every source tried. Each price is held to what the contracts and Uniswap's SDK say at the block."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ import pytest
 
 import protocols
 from adapters.position_warnings import PriceUnavailable, Warnings
-from adapters.prices import Kind, UsdPrice, usd_price
+from adapters.prices import Kind, UsdPrice, curve_average, usd_price
 from adapters.prices.twap import FLOOR_USD, WINDOW, pool_address, quote_at_tick
 from adapters.risk import unit_usd
 from tests import price_coverage, prices_world
 from tests.conftest import world_fixture
-from tests.node_oracles import ask
+from tests.evm import functions_of
+from tests.node_oracles import ask, curve_abi
 
 world = world_fixture(prices_world.build)
 
@@ -128,6 +130,51 @@ async def test_no_liquidation_figure_uses_a_market_price(open_chains, world, tmp
     assert unit_usd(await price_of(open_chains, world, tmp_path, "TKN"), warnings, "market") is None
     assert [w["code"] for w in warnings.as_list()] == ["PRICE_UNAVAILABLE"]
     assert unit_usd(await price_of(open_chains, world, tmp_path, "wTKN"), warnings, "rate") == 3_150
+
+
+async def test_curves_average_prices_a_token_no_uniswap_pool_does(open_chains, world, tmp_path):
+    """Each kind's `price_oracle` read the way round its coins are (coin k + 1 in coin 0), held to
+    the pool's own view; of two pools, the deeper; a stableswap-ng pool of other decimals and a
+    shallow pool are not used."""
+    node, t = world.node, world.tokens
+    for token in ("CRVY", "TRI", "NGT"):
+        price = await price_of(open_chains, world, tmp_path, token)
+        assert price.per_token() == prices_world.curve_usd(token), token
+        source = price.source
+        assert source is not None and source.kind == Kind.CURVE_ORACLE and source.market
+        assert (source.source, source.window) == (world.curve[token], 866)
+    tri = await price_of(open_chains, world, tmp_path, "TRI")
+    assert tri.source is not None and tri.source.derived_from == t["USDC"], "its USDC side is the deeper"
+    assert node.call(world.curve["TRI"], "price_oracle(uint256)", 1) == 45 * prices_world.E18, "the pool's own view"
+    assert tri.per_token() == 45
+    with pytest.raises(PriceUnavailable) as buggy:
+        await price_of(open_chains, world, tmp_path, "BUGGY")
+    assert f"Curve pool {world.curve['BUGGY']}" in buggy.value.message and "18 decimals" in buggy.value.message
+    with pytest.raises(PriceUnavailable) as shallow:
+        await price_of(open_chains, world, tmp_path, "SHALLOW")
+    assert f"Curve pool {world.curve['SHALLOW']} is 75,000 USD deep, under the floor" in shallow.value.message
+
+
+CURVE_PUBLISHED = {
+    "FIND_POOL_FOR_COINS": ("factory-stable-ng.json", "factory-twocrypto-ng.json", "factory-tricrypto-mainnet.json"),
+    "COIN_INDICES_NG": ("factory-stable-ng.json",),
+    "COIN_INDICES": ("factory-twocrypto-ng.json", "factory-tricrypto-mainnet.json"),
+    "PRICE_ORACLE": ("factory-twocrypto/factory-twocrypto-pool.json",),
+    "PRICE_ORACLE_K": ("factory-stable-ng/plain-stableswap-ng.json", "factory-tricrypto/factory-tricrypto-pool.json"),
+    "BALANCES": ("factory-stable-ng/plain-stableswap-ng.json", "factory-twocrypto/factory-twocrypto-pool.json"),
+    "STORED_RATES": ("factory-stable-ng/plain-stableswap-ng.json",),
+    "MA_TIME": ("factory-twocrypto/factory-twocrypto-pool.json", "factory-tricrypto/factory-tricrypto-pool.json"),
+    "MA_EXP_TIME": ("factory-stable-ng/plain-stableswap-ng.json",),
+}
+"""Each function the Curve source calls -> @curvefi/api ABIs (lib/constants/abis/) that declare it."""
+
+
+def test_the_curve_source_reads_curves_published_abis():
+    functions = {name: f for name, f in functions_of(curve_average).items() if name != "DECIMALS"}  # ERC-20's
+    assert set(functions) == set(CURVE_PUBLISHED)
+    for name, function in functions.items():
+        for path in CURVE_PUBLISHED[name]:
+            assert curve_abi(path)[function.signature] == list(function.output_types), (name, path)
 
 
 def test_the_page_of_sources_by_token_is_current():

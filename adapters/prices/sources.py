@@ -4,10 +4,13 @@
 2. its protocol's own rate of another token (rates.py), that token priced by this same order;
 3. Uniswap v3's average over 30 minutes against a token priced by its feed, from a pool deep
    enough (twap.py);
-4. otherwise none: PriceUnavailable naming the token and every source tried.
+4. Curve's own moving average against a token priced by its feed, from a pool deep enough
+   (curve_average.py);
+5. otherwise none: PriceUnavailable naming the token and every source tried.
 
-Sources 2 and 3 are read together, in the same rounds (each takes two: what the token is, then
-its figures), and the first in order that prices the token is used. A derived price is derived
+Sources 2 to 4 are read together, in the same rounds (each takes two: what the token is or which
+pools hold it, then their figures with the other token's price), and the first in order that
+prices the token is used. A derived price is derived
 at most DEPTH tokens deep, never through itself.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
+from adapters.prices.curve_average import curve_price
 from adapters.prices.feeds import feed_price, native_feed
 from adapters.prices.rates import rate_price
 from adapters.prices.stated import UsdPrice, noted
@@ -52,7 +56,9 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str, thro
         return await usd_price(reader, chain, priced, (*through, token))
 
     found = await asyncio.gather(
-        outcome(rate_price(reader, chain, token, other)), outcome(twap_price(reader, chain, token, other))
+        outcome(rate_price(reader, chain, token, other)),
+        outcome(twap_price(reader, chain, token, other)),
+        outcome(curve_price(reader, chain, token, other)),
     )
     for price in found:
         if isinstance(price, UsdPrice):

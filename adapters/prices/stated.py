@@ -27,6 +27,7 @@ class Kind(Enum):
     FEED = "FEED"
     PROTOCOL_RATE = "PROTOCOL_RATE"
     UNISWAP_V3_TWAP = "UNISWAP_V3_TWAP"
+    CURVE_ORACLE = "CURVE_ORACLE"
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class PriceSource:
     derived_from: str | None = None
     """The priced token this price is derived from (the vault's asset, the pool's other token)."""
     window: int | None = None
-    """A time-weighted price's window, in seconds."""
+    """A time-weighted price's window, or a moving average's time, in seconds."""
     liquidity_usd: float | None = None
     """The USD depth behind a market price (twap.py says how it is measured)."""
     market: bool = False

@@ -76,6 +76,34 @@ contract TestCurveFactory {
         return pools.length;
     }
 
+    /// The `i`-th of its pools that holds both coins; zero where there is none.
+    function find_pool_for_coins(address from, address to, uint256 i) external view returns (address) {
+        for (uint256 p = 0; p < pools.length; p++) {
+            address[] memory held = _coins(pools[p]);
+            if (_index(held, from) < held.length && _index(held, to) < held.length) {
+                if (i == 0) return pools[p];
+                i--;
+            }
+        }
+        return address(0);
+    }
+
+    /// The coins' indices in the pool: (int128, int128, bool underlying) on the stableswap-ng
+    /// factory, (uint256, uint256) on the crypto ones.
+    function get_coin_indices(address pool, address from, address to) external view {
+        address[] memory held = _coins(pool);
+        (uint256 i, uint256 j) = (_index(held, from), _index(held, to));
+        require(i < held.length && j < held.length, "coin not found");
+        bytes memory out = coinsShape == 0 ? abi.encode(int128(int256(i)), int128(int256(j)), false) : abi.encode(i, j);
+        assembly {
+            return(add(out, 32), mload(out))
+        }
+    }
+
+    function _index(address[] memory held, address coin) internal pure returns (uint256 i) {
+        while (i < held.length && held[i] != coin) i++;
+    }
+
     function pool_list(uint256 i) external view returns (address) {
         return pools[i];
     }
@@ -181,6 +209,45 @@ contract TestCurvePool is TestToken {
     function balances(int128 i) external view returns (uint256) {
         require(legacy, "uint256 index");
         return balanceList[uint256(int256(i))];
+    }
+
+    uint256[] internal oracle;
+    uint256[] internal storedRates;
+    /// The EMA's time: a crypto pool's `ma_time`, a stableswap-ng pool's `ma_exp_time`.
+    uint256 internal maTime;
+
+    /// What `price_oracle` answers: the EMA price of coin k + 1 in coin 0 (1e18), one per coin
+    /// after the first; and a stableswap-ng pool's `stored_rates` (1e18 an 18-decimal coin's).
+    function setOracle(uint256[] calldata prices, uint256[] calldata rates, uint256 time) external {
+        oracle = prices;
+        storedRates = rates;
+        maTime = time;
+    }
+
+    /// twocrypto-ng's (and the v2 crypto pools'): coin 1's price in coin 0.
+    function price_oracle() external view returns (uint256) {
+        require(crypto && oracle.length == 1, "price_oracle(k) on this pool");
+        return oracle[0];
+    }
+
+    /// stableswap-ng's and tricrypto-ng's: coin k + 1's price in coin 0.
+    function price_oracle(uint256 k) external view returns (uint256) {
+        return oracle[k];
+    }
+
+    function stored_rates() external view returns (uint256[] memory) {
+        require(!crypto, "stableswap-ng only");
+        return storedRates;
+    }
+
+    function ma_exp_time() external view returns (uint256) {
+        require(!crypto, "stableswap-ng only");
+        return maTime;
+    }
+
+    function ma_time() external view returns (uint256) {
+        require(crypto, "cryptoswap only");
+        return maTime;
     }
 
     function lp_price() external view returns (uint256) {
