@@ -9,8 +9,8 @@
 5. otherwise none: PriceUnavailable naming the token and every source tried.
 
 Sources 2 to 4 are read together, in the same rounds (each takes two: what the token is or which
-pools hold it, then their figures with the other token's price), and the first in order that
-prices the token is used. A derived price is derived
+pools hold it, then their figures with the other token's price); the first in order that prices
+the token is used, as soon as it and those before it are in (the later ones are stopped). A derived price is derived
 at most DEPTH tokens deep, never through itself.
 """
 
@@ -55,16 +55,24 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str, thro
     async def other(priced: str) -> UsdPrice:
         return await usd_price(reader, chain, priced, (*through, token))
 
-    found = await asyncio.gather(
-        outcome(rate_price(reader, chain, token, other)),
-        outcome(twap_price(reader, chain, token, other)),
-        outcome(curve_price(reader, chain, token, other)),
-    )
-    for price in found:
-        if isinstance(price, UsdPrice):
-            return noted(reader, price)
-    reasons = "; ".join(failure.message for failure in found if isinstance(failure, ProtocolError))
-    raise PriceUnavailable(f"{no_feed}; {reasons}")
+    started = [
+        asyncio.ensure_future(outcome(source(reader, chain, token, other)))
+        for source in (rate_price, twap_price, curve_price)
+    ]
+    reasons = [no_feed]
+    try:
+        for source in started:  # in order; a later source's reads stop once an earlier one prices
+            price = await source
+            if isinstance(price, UsdPrice):
+                return noted(reader, price)
+            reasons.append(price.message)
+    finally:
+        for source in started:
+            if not source.done():
+                source.cancel()
+            elif not source.cancelled():
+                source.exception()  # retrieved: a node's failure it met is the awaited one's too
+    raise PriceUnavailable("; ".join(reasons))
 
 
 async def warned_usd_price(
