@@ -45,12 +45,14 @@ CURVE = {
     "NGT": ("stableswap-ng", ("WETH", "NGT"), (200 * E18, 210 * E18), (E18 * 98 // 100,)),
     "BUGGY": ("stableswap-ng", ("USDC", "BUGGY"), (500_000 * 10**6, 500_000 * E18), (E18,)),
     "SHALLOW": ("twocrypto-ng", ("WETH", "SHALLOW"), (10 * E18, 500 * E18), (3 * E18 // 100,)),
+    "TKN": ("twocrypto-ng", ("USDC", "TKN"), (1_000_000 * 10**6, 25_000 * E18), (40 * E18,)),
 }
 """Each Curve pool by the token it prices: its factory's kind, its coins, their raw balances and
 its `price_oracle` (coin k + 1's price in coin 0, 1e18). CRVY is 0.5 USDC (1.25 M USD deep),
 TRI 45 USDC or 45 / 3,000 WETH (its USDC side the deeper), NGT 0.98 WETH (stableswap-ng, every
 coin of 18 decimals), BUGGY a stableswap-ng pool with USDC (not all 18 decimals: not used),
-SHALLOW 0.03 WETH, 75,000 USD deep (under the floor)."""
+SHALLOW 0.03 WETH, 75,000 USD deep (under the floor); TKN 40 USDC, where its Uniswap pools'
+average (30 USD) comes first."""
 KINDS = {"stableswap-ng": ("stable_ng_factory", 0), "twocrypto-ng": ("twocrypto_factory", 2)}
 KINDS["tricrypto-ng"] = ("tricrypto_factory", 3)
 """Each kind's factory in the addresses data, and its `get_coins` shape (TestCurveFactory)."""

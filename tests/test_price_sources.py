@@ -106,12 +106,14 @@ async def test_a_swap_within_the_block_does_not_move_the_average(open_chains, wo
 
 
 async def test_the_sources_are_tried_in_their_order(open_chains, world, tmp_path):
+    tkn = await price_of(open_chains, world, tmp_path, "TKN")
+    assert tkn.source is not None and tkn.source.kind == Kind.UNISWAP_V3_TWAP, "Uniswap's average before Curve's"
+    assert prices_world.curve_usd("TKN") == 40 and tkn.per_token() == pytest.approx(30, rel=1e-3)
     fed = await price_of(open_chains, world, tmp_path, "FED")
     assert fed.source is not None and fed.source.kind == Kind.FEED and fed.per_token() == 2, "the feed, not its pool"
     vault = await price_of(open_chains, world, tmp_path, "vault")
     assert vault.source is not None and vault.source.kind == Kind.PROTOCOL_RATE, "the vault's rate, not its pool"
     assets = world.node.call(world.tokens["vault"], "convertToAssets(uint256)", 10**18)
-    tkn = await price_of(open_chains, world, tmp_path, "TKN")
     assert vault.per_token() == Fraction(assets, 10**18) * tkn.per_token()
     assert (vault.source.source, vault.source.derived_from) == (world.tokens["vault"], world.tokens["TKN"])
     assert vault.source.market, "it rests on TKN's average"
