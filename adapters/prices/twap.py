@@ -1,8 +1,8 @@
 """The third source of USD prices: Uniswap v3's time-weighted average price against a token priced
 by its feed, from pools deep enough that moving the average would cost more than it is worth.
 
-The pools: for every quote token (a token whose feed prices ether, USDC or USDT: QUOTES) and
-every fee tier (FEES), the address the chain's Uniswap v3 factory deploys that pool at (CREATE2
+The pools: for every quote token (a token whose feed prices ether, USDC, USDT or the chain's own
+coin: QUOTES) and every fee tier (FEES), the address the chain's Uniswap v3 factory deploys that pool at (CREATE2
 of the factory, keccak256(abi.encode(token0, token1, fee)) and the pool's init code hash, which
 Uniswap's v3-sdk publishes: `pool_address`), so no round asks the factory first; an address with
 no code is a pool never created. For each pool, the figures of Uniswap's OracleLibrary.consult
@@ -51,8 +51,9 @@ FEES = (100, 500, 3000, 10000)
 """The factory's fee tiers, in hundredths of a basis point."""
 FLOOR_USD = 100_000
 """The least depth (in USD, as measured above) of a pool whose average is used."""
-QUOTES = ("ETH/", "WETH/", "USDC/", "USDT/")
-"""How a quote token's feed's pair starts: the tokens most pools are paired with."""
+QUOTES = ("ETH/", "WETH/", "USDC/", "USDT/", "MATIC/", "POL/", "AVAX/", "BNB/", "MNT/", "S/", "RON/")
+"""How a quote token's feed's pair starts: the tokens most pools are paired with (ether, the
+dollar stablecoins, and the wrapper of a chain's own coin where its feed names it so)."""
 Q96 = 2**96
 Q128 = 2**128
 Q192 = 2**192
