@@ -2,18 +2,18 @@
 by its feed, from pools deep enough that moving the average would cost more than it is worth.
 
 The pools: for every quote token (a token whose feed prices ether, USDC, USDT or the chain's own
-coin: QUOTES) and every fee tier (FEES), the address the chain's Uniswap v3 factory deploys that pool at (CREATE2
-of the factory, keccak256(abi.encode(token0, token1, fee)) and the pool's init code hash, which
-Uniswap's v3-sdk publishes: `pool_address`), so no round asks the factory first; an address with
-no code is a pool never created. For each pool, the figures of Uniswap's OracleLibrary.consult
-from the pool's own `observe([WINDOW, 0])`: the arithmetic mean tick over the window (the tick
-cumulatives' difference over WINDOW, rounded toward negative infinity, as the library rounds it)
-and the harmonic mean in-range liquidity L (WINDOW x (2^160 - 1) / (the seconds-per-liquidity
-difference << 32)). The pool's depth: the virtual reserves L holds at the mean tick, both sides
-valued at the quote's USD price, 2 x L x sqrtP of token1 or 2 x L / sqrtP of token0, whichever
-the quote is. Only pools at least FLOOR_USD deep count, and the deepest of those prices the
-token: OracleLibrary.getQuoteAtTick(mean tick, 10^decimals, token, quote) raw units of the quote
-per whole token, times the quote's USD price.
+coin: QUOTES) and every fee tier (FEES), the address the chain's Uniswap v3 factory deploys that
+pool at (CREATE2 of the factory, keccak256(abi.encode(token0, token1, fee)) and the pool's init
+code hash, which Uniswap's v3-sdk publishes: `pool_address`), so no round asks the factory first;
+an address with no code is a pool never created. For each pool, the figures of Uniswap's
+OracleLibrary.consult from the pool's own `observe([WINDOW, 0])`: the arithmetic mean tick over
+the window (the tick cumulatives' difference over WINDOW, rounded toward negative infinity, as
+the library rounds it) and the harmonic mean in-range liquidity L (WINDOW x (2^160 - 1) / (the
+seconds-per-liquidity difference << 32)). The pool's depth: the virtual reserves L holds at the
+mean tick, both sides valued at the quote's USD price, 2 x L x sqrtP of token1 or 2 x L / sqrtP
+of token0, whichever the quote is. Only pools at least FLOOR_USD deep count, and the deepest of
+those prices the token: OracleLibrary.getQuoteAtTick(mean tick, 10^decimals, token, quote) raw
+units of the quote per whole token, times the quote's USD price.
 
 A pool whose observations do not reach WINDOW back (`observe` reverts: its cardinality is too
 small, or it is younger) is not used. A swap within the answer's block does not move the price:
