@@ -14,7 +14,7 @@ import pytest
 
 import protocols
 from adapters.position_warnings import PriceUnavailable, Warnings
-from adapters.prices import Kind, UsdPrice, curve_average, usd_price
+from adapters.prices import Kind, UsdPrice, curve_average, noting_prices, usd_price
 from adapters.prices.twap import FLOOR_USD, WINDOW, pool_address, quote_at_tick
 from adapters.risk import unit_usd
 from tests import price_coverage, prices_world
@@ -25,13 +25,19 @@ from tests.node_oracles import ask, curve_abi
 world = world_fixture(prices_world.build)
 
 
-async def price_of(open_chains: Any, world: Any, tmp_path: Any, symbol: str, block: int | None = None) -> UsdPrice:
+async def price_of(
+    open_chains: Any, world: Any, tmp_path: Any, symbol: str, listed: set[Any] | None = None
+) -> UsdPrice:
+    """`symbol`'s price at the newest block; `listed` gets what an entry would list for it."""
     chain = protocols.load_addresses(world.write_addresses(tmp_path / "a.json"))[world.node.chain_id]
     chains = await open_chains({world.node.chain_id: world.node.url})
     reader = chains.request(asyncio.get_running_loop().time() + 30).reader(world.node.chain_id)
-    if block is not None:
-        reader = reader.at(block)
-    return await usd_price(reader, chain, world.tokens[symbol])
+    with noting_prices(reader) as prices:
+        price = await usd_price(reader, chain, world.tokens[symbol])
+    (listed if listed is not None else set()).update(
+        (p.source.asset, p.source.kind) for p in prices.values() if p.source
+    )
+    return price
 
 
 def observed_tick(world: Any, pool: str, block: int | str = "latest") -> int:
@@ -111,12 +117,19 @@ async def test_the_sources_are_tried_in_their_order(open_chains, world, tmp_path
     assert prices_world.curve_usd("TKN") == 40 and tkn.per_token() == pytest.approx(30, rel=1e-3)
     fed = await price_of(open_chains, world, tmp_path, "FED")
     assert fed.source is not None and fed.source.kind == Kind.FEED and fed.per_token() == 2, "the feed, not its pool"
-    vault = await price_of(open_chains, world, tmp_path, "vault")
+    listed: set[Any] = set()
+    vault = await price_of(open_chains, world, tmp_path, "vault", listed)
     assert vault.source is not None and vault.source.kind == Kind.PROTOCOL_RATE, "the vault's rate, not its pool"
     assets = world.node.call(world.tokens["vault"], "convertToAssets(uint256)", 10**18)
     assert vault.per_token() == Fraction(assets, 10**18) * tkn.per_token()
     assert (vault.source.source, vault.source.derived_from) == (world.tokens["vault"], world.tokens["TKN"])
     assert vault.source.market, "it rests on TKN's average"
+    t = world.tokens
+    assert listed == {
+        (t["vault"], Kind.PROTOCOL_RATE),
+        (t["TKN"], Kind.UNISWAP_V3_TWAP),
+        (t["WETH"], Kind.FEED),
+    }, "what its price rests on, not the USDC feed its own pool's average read"
     wrapped = await price_of(open_chains, world, tmp_path, "wTKN")
     assert wrapped.source is not None and wrapped.source.kind == Kind.PROTOCOL_RATE
     assert wrapped.per_token() == Fraction(prices_world.RATE, 10**18) * 3_000

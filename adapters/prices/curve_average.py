@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from adapters.position_warnings import PriceUnavailable, outcome
-from adapters.prices.stated import Kind, UsdPrice, noted
+from adapters.prices.stated import Kind, UsdPrice
 from adapters.prices.twap import FLOOR_USD, quotes
 from addresses import ChainAddresses
 from chain import ChainReader, first, no_read
@@ -129,7 +129,7 @@ async def curve_price(reader: ChainReader, chain: ChainAddresses, token: str, pr
     # p(token) / p(quote) x the quote's answer, rounded down to 18 more decimals than its feed's
     # (exact where the quote is coin 0: p(quote) = 1e18).
     answer = average.price.numerator * quote_price.answer * SCALE // average.price.denominator
-    return noted(reader, UsdPrice(answer, quote_price.decimals + 18, quote_price.updated_at, stated))
+    return UsdPrice(answer, quote_price.decimals + 18, quote_price.updated_at, stated, (quote_price,))
 
 
 async def _quote(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:

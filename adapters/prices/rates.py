@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from adapters.position_warnings import PriceUnavailable
-from adapters.prices.stated import Kind, UsdPrice, noted
+from adapters.prices.stated import Kind, UsdPrice
 from addresses import ChainAddresses
 from chain import ChainReader
 from chain.abi import Function
@@ -60,7 +60,8 @@ async def rate_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
         underlying.source, asset=token, kind=Kind.PROTOCOL_RATE, source=contract, derived_from=of
     )
     answer = rate * underlying.answer * 10 ** max(-scale, 0)
-    return noted(reader, UsdPrice(answer, 18 + underlying.decimals + max(scale, 0), underlying.updated_at, stated))
+    decimals = 18 + underlying.decimals + max(scale, 0)
+    return UsdPrice(answer, decimals, underlying.updated_at, stated, (underlying,))
 
 
 async def _rate(reader: ChainReader, chain: ChainAddresses, token: str) -> tuple[str, str, int, int | None]:

@@ -9,8 +9,8 @@
 5. otherwise none: PriceUnavailable naming the token and every source tried.
 
 Sources 2 to 4 are read together, in the same rounds (each takes two: what the token is or which
-pools hold it, then their figures with the other token's price); the first in order that prices
-the token is used, as soon as it and those before it are in (the later ones are stopped). A derived price is derived
+pools hold it, then their figures with the other token's price), and the first in order that
+prices the token is used. A derived price is derived
 at most DEPTH tokens deep, never through itself.
 """
 
@@ -22,7 +22,7 @@ from adapters.position_warnings import PriceUnavailable, Warnings, outcome
 from adapters.prices.curve_average import curve_price
 from adapters.prices.feeds import feed_price, native_feed
 from adapters.prices.rates import rate_price
-from adapters.prices.stated import UsdPrice, noted
+from adapters.prices.stated import UsdPrice, noted, unnoted
 from adapters.prices.twap import twap_price
 from addresses import ChainAddresses
 from chain import ChainReader
@@ -53,25 +53,19 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str, thro
         raise PriceUnavailable(f"{no_feed}, and a price derived from it would pass through {' -> '.join(through)}")
 
     async def other(priced: str) -> UsdPrice:
-        return await usd_price(reader, chain, priced, (*through, token))
+        with unnoted():
+            return await usd_price(reader, chain, priced, (*through, token))
 
-    started = [
-        asyncio.ensure_future(outcome(source(reader, chain, token, other)))
-        for source in (rate_price, twap_price, curve_price)
-    ]
+    # Every source is read to its end, even once an earlier one prices: the reads are the same
+    # however the rounds fall, so `verify` replays them all (and each takes two rounds anyway).
+    found = await asyncio.gather(
+        *(outcome(source(reader, chain, token, other)) for source in (rate_price, twap_price, curve_price))
+    )
     reasons = [no_feed]
-    try:
-        for source in started:  # in order; a later source's reads stop once an earlier one prices
-            price = await source
-            if isinstance(price, UsdPrice):
-                return noted(reader, price)
-            reasons.append(price.message)
-    finally:
-        for source in started:
-            if not source.done():
-                source.cancel()
-            elif not source.cancelled():
-                source.exception()  # retrieved: a node's failure it met is the awaited one's too
+    for price in found:
+        if isinstance(price, UsdPrice):
+            return noted(reader, price)
+        reasons.append(price.message)
     raise PriceUnavailable("; ".join(reasons))
 
 

@@ -66,6 +66,9 @@ class UsdPrice:
     updated_at: int = 0
     """When the root feed's answer was set (unix seconds)."""
     source: PriceSource | None = None
+    rests_on: tuple[UsdPrice, ...] = ()
+    """The price a derived one is made of (the vault's asset's, the pool's other token's): noted
+    with it, since its figures use that price too."""
 
     def value(self, amount: int, token_decimals: int) -> float:
         """USD value of `amount` raw token units, computed exactly, rounded once to a float."""
@@ -110,7 +113,20 @@ def noted(reader: ChainReader, price: T) -> T:
     pinned, prices = noting
     if pinned is reader:
         prices[(price.source.asset, price.source.read)] = price
+        for base in price.rests_on:
+            noted(reader, base)
     return price
+
+
+@contextmanager
+def unnoted() -> Iterator[None]:
+    """While a source reads the price of the token a candidate price would rest on: noted only
+    with the candidate that is chosen (`rests_on`), not as it is read."""
+    token = _NOTED.set(None)
+    try:
+        yield
+    finally:
+        _NOTED.reset(token)
 
 
 def used_prices(prices: Mapping[tuple[str, str], UsdPrice], answer: Mapping[str, Any]) -> list[dict[str, Any]]:

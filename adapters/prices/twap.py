@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from adapters.position_warnings import PriceUnavailable, outcome
-from adapters.prices.stated import Kind, UsdPrice, noted
+from adapters.prices.stated import Kind, UsdPrice
 from adapters.tick_math import sqrt_ratio_at_tick
 from addresses import ChainAddresses
 from chain import ChainReader, NoCode, first
@@ -145,7 +145,7 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
         market=True,
     )
     answer, scale = amount * quote_price.answer, quote_decimals + quote_price.decimals
-    return noted(reader, UsdPrice(answer, scale, quote_price.updated_at, stated))
+    return UsdPrice(answer, scale, quote_price.updated_at, stated, (quote_price,))
 
 
 async def _quote(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:
