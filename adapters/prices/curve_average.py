@@ -22,14 +22,13 @@ deepest prices the token. Its `windowSeconds` is the pool's average's time.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from adapters.position_warnings import PriceUnavailable, outcome
-from adapters.prices.stated import Kind, UsdPrice
-from adapters.prices.twap import FLOOR_USD, quotes
+from adapters.prices.stated import Kind, Price, UsdPrice
+from adapters.prices.twap import FLOOR_USD, quoted, quotes
 from addresses import ChainAddresses
 from chain import ChainReader, first, no_read
 from chain.abi import ZERO_ADDRESS, Function
@@ -48,9 +47,6 @@ STORED_RATES = Function("stored_rates()", "fd0684b1", ("uint256[]",))
 MA_TIME = Function("ma_time()", "09c3da6a", ("uint256",))
 MA_EXP_TIME = Function("ma_exp_time()", "1be913a5", ("uint256",))
 SCALE = 10**18
-
-Price = Callable[[str], Awaitable[UsdPrice]]
-"""The USD price of another token, by the whole order of sources."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +91,7 @@ async def curve_price(reader: ChainReader, chain: ChainAddresses, token: str, pr
     pairing = sorted({quote for *_, quote in pools})
     averages, quoted, decimals = await asyncio.gather(
         asyncio.gather(*(outcome(_average(reader, token, *pool)) for pool in pools)),
-        asyncio.gather(*(outcome(_quote(reader, quote, price)) for quote in pairing)),
+        asyncio.gather(*(outcome(quoted(reader, quote, price)) for quote in pairing)),
         outcome(first(reader.call(token, DECIMALS, label=f"{token}'s decimals"))),
     )
     if isinstance(decimals, ProtocolError):
@@ -130,12 +126,6 @@ async def curve_price(reader: ChainReader, chain: ChainAddresses, token: str, pr
     # (exact where the quote is coin 0: p(quote) = 1e18).
     answer = average.price.numerator * quote_price.answer * SCALE // average.price.denominator
     return UsdPrice(answer, quote_price.decimals + 18, quote_price.updated_at, stated, (quote_price,))
-
-
-async def _quote(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:
-    """A quote token's USD price and decimals."""
-    priced, (decimals,) = await asyncio.gather(price(quote), reader.call(quote, DECIMALS, label=f"{quote}'s decimals"))
-    return priced, decimals
 
 
 async def _average(reader: ChainReader, token: str, pool: str, factory: str, kind: str, quote: str) -> Average:

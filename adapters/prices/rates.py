@@ -16,11 +16,10 @@ as the protocol accrues or is reported to.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from adapters.position_warnings import PriceUnavailable
-from adapters.prices.stated import Kind, UsdPrice
+from adapters.prices.stated import Kind, Price, UsdPrice
 from addresses import ChainAddresses
 from chain import ChainReader
 from chain.abi import Function
@@ -31,9 +30,6 @@ from errors import ProtocolError
 
 RATE_SCALE = 10**18
 """What a named view's rate and `convertToAssets`' share amount are scaled by."""
-
-Price = Callable[[str], Awaitable[UsdPrice]]
-"""The USD price of another token, by the whole order of sources."""
 
 
 async def rate_price(reader: ChainReader, chain: ChainAddresses, token: str, price: Price) -> UsdPrice:

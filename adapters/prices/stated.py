@@ -8,7 +8,7 @@ TWAP, a moving average) is `market`: a trade can move it, so no liquidation chec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -87,6 +87,9 @@ class UsdPrice:
         (a trade could move it), so those figures keep to feeds and protocol rates."""
         return None if self.source is not None and self.source.market else self.per_token()
 
+
+Price = Callable[[str], Awaitable[UsdPrice]]
+"""The USD price of another token by the whole order of sources: what a derived source is given."""
 
 _NOTED: ContextVar[tuple[ChainReader, dict[tuple[str, str], UsdPrice]] | None] = ContextVar("noted", default=None)
 """The input being fetched: its reader (at its block) and the prices its figures use so far."""

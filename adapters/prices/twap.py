@@ -23,12 +23,11 @@ the observation the block writes holds the tick before it, and no time has passe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from adapters.position_warnings import PriceUnavailable, outcome
-from adapters.prices.stated import Kind, UsdPrice
+from adapters.prices.stated import Kind, Price, UsdPrice
 from adapters.tick_math import sqrt_ratio_at_tick
 from addresses import ChainAddresses
 from chain import ChainReader, NoCode, first
@@ -59,9 +58,6 @@ Q128 = 2**128
 Q192 = 2**192
 UINT128_MAX = 2**128 - 1
 UINT160_MAX = 2**160 - 1
-
-Price = Callable[[str], Awaitable[UsdPrice]]
-"""The USD price of another token, by the whole order of sources."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +112,7 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
         raise PriceUnavailable(f"no Uniswap v3 pool pairs it with {', '.join(paired)}")
     # The quotes' prices only where a pool pairs them: one round after the pools' observations.
     pairing = sorted({quote for _, quote, _ in live})
-    quoted = await asyncio.gather(*(outcome(_quote(reader, quote, price)) for quote in pairing))
+    quoted = await asyncio.gather(*(outcome(quoted(reader, quote, price)) for quote in pairing))
     by_quote = dict(zip(pairing, quoted, strict=True))
     deep: list[tuple[Fraction, str, str, Average, UsdPrice, int]] = []
     passed: list[str] = []
@@ -148,8 +144,8 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
     return UsdPrice(answer, scale, quote_price.updated_at, stated, (quote_price,))
 
 
-async def _quote(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:
-    """A quote token's USD price and decimals."""
+async def quoted(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:
+    """A quote token's USD price and decimals (both averages' sources ask them)."""
     priced, (decimals,) = await asyncio.gather(price(quote), reader.call(quote, DECIMALS, label=f"{quote}'s decimals"))
     return priced, decimals
 
