@@ -28,7 +28,7 @@ from typing import Any
 
 from adapters.position_warnings import PriceUnavailable, outcome
 from adapters.prices.stated import Kind, Price, UsdPrice
-from adapters.prices.twap import FLOOR_USD, quoted, quotes
+from adapters.prices.twap import FLOOR_USD, priced_quote, quotes
 from addresses import ChainAddresses
 from chain import ChainReader, first, no_read
 from chain.abi import ZERO_ADDRESS, Function
@@ -91,7 +91,7 @@ async def curve_price(reader: ChainReader, chain: ChainAddresses, token: str, pr
     pairing = sorted({quote for *_, quote in pools})
     averages, quoted, decimals = await asyncio.gather(
         asyncio.gather(*(outcome(_average(reader, token, *pool)) for pool in pools)),
-        asyncio.gather(*(outcome(quoted(reader, quote, price)) for quote in pairing)),
+        asyncio.gather(*(outcome(priced_quote(reader, quote, price)) for quote in pairing)),
         outcome(first(reader.call(token, DECIMALS, label=f"{token}'s decimals"))),
     )
     if isinstance(decimals, ProtocolError):

@@ -112,7 +112,7 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
         raise PriceUnavailable(f"no Uniswap v3 pool pairs it with {', '.join(paired)}")
     # The quotes' prices only where a pool pairs them: one round after the pools' observations.
     pairing = sorted({quote for _, quote, _ in live})
-    quoted = await asyncio.gather(*(outcome(quoted(reader, quote, price)) for quote in pairing))
+    quoted = await asyncio.gather(*(outcome(priced_quote(reader, quote, price)) for quote in pairing))
     by_quote = dict(zip(pairing, quoted, strict=True))
     deep: list[tuple[Fraction, str, str, Average, UsdPrice, int]] = []
     passed: list[str] = []
@@ -144,7 +144,7 @@ async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
     return UsdPrice(answer, scale, quote_price.updated_at, stated, (quote_price,))
 
 
-async def quoted(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:
+async def priced_quote(reader: ChainReader, quote: str, price: Price) -> tuple[UsdPrice, int]:
     """A quote token's USD price and decimals (both averages' sources ask them)."""
     priced, (decimals,) = await asyncio.gather(price(quote), reader.call(quote, DECIMALS, label=f"{quote}'s decimals"))
     return priced, decimals
