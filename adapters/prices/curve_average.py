@@ -14,7 +14,8 @@ the quote is then p(token) / p(quote), p(coin 0) being 1.
 Not used: a stableswap-ng pool whose `stored_rates()` are not all 1e18 (a coin of other than 18
 decimals, or one with a rate oracle): there, Curve's docs say, the implementation its factory
 used until 12 December 2023 moves the average sharply when liquidity is removed unevenly, and
-which implementation a pool has is not read here; a pool less than twap.FLOOR_USD deep (its
+which implementation a pool has is not read here; a metapool whose factory finds the coins
+among its underlying ones; a pool less than twap.FLOOR_USD deep (its
 balances of the two coins, valued at the average and at the quote's USD price). Of the rest, the
 deepest prices the token. Its `windowSeconds` is the pool's average's time.
 """
@@ -150,7 +151,9 @@ async def _average(reader: ChainReader, token: str, pool: str, factory: str, kin
             "a stableswap-ng pool of coins not all of 18 decimals, or with rates, whose early implementation's "
             "average Curve's docs name as unreliable"
         )
-    i, j, *_ = (int(index) for index in indices)
+    i, j, *underlying = indices
+    if any(underlying):
+        raise PriceUnavailable("a metapool, whose indices are of its underlying coins, which its average is not of")
     p = [SCALE, *(value if isinstance(value, int) else 0 for value in prices)]
     held = [value if isinstance(value, int) else -1 for value in balances]
     if max(i, j) >= len(p) or not p[i] or not p[j] or min(held[i], held[j]) < 0:
