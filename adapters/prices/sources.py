@@ -8,9 +8,9 @@
    (curve_average.py);
 5. otherwise none: PriceUnavailable naming the token and every source tried.
 
-Sources 2 to 4 are read together, in the same rounds (each takes two: what the token is or which
-pools hold it, then their figures with the other token's price), and the first in order that
-prices the token is used. A derived price is derived
+Sources 2 and 3 are read together, in the same rounds (each takes two: what the token is or which
+pools hold it, then their figures with the other token's price), and the first that prices the
+token is used; Curve's (two rounds more) only where neither does. A derived price is derived
 at most DEPTH tokens deep, never through itself.
 """
 
@@ -56,16 +56,16 @@ async def usd_price(reader: ChainReader, chain: ChainAddresses, token: str, thro
         with unnoted():
             return await usd_price(reader, chain, priced, (*through, token))
 
-    # Every source is read to its end, even once an earlier one prices: the reads are the same
-    # however the rounds fall, so `verify` replays them all (and each takes two rounds anyway).
-    found = await asyncio.gather(
-        *(outcome(source(reader, chain, token, other)) for source in (rate_price, twap_price, curve_price))
-    )
+    # The rate's and Uniswap's reads together (a lens that prices what it finds records both);
+    # Curve's only where neither prices. Each read to its end, so the reads do not depend on
+    # timing and `verify` replays them all.
     reasons = [no_feed]
-    for price in found:
-        if isinstance(price, UsdPrice):
-            return noted(reader, price)
-        reasons.append(price.message)
+    for sources in ((rate_price, twap_price), (curve_price,)):
+        found = await asyncio.gather(*(outcome(source(reader, chain, token, other)) for source in sources))
+        for price in found:
+            if isinstance(price, UsdPrice):
+                return noted(reader, price)
+            reasons.append(price.message)
     raise PriceUnavailable("; ".join(reasons))
 
 
