@@ -31,7 +31,10 @@ def load(sections: Iterable[Section[Any]], override: str | Path | None = None) -
             if not isinstance(entries, dict):
                 raise AddressesError(f"{override}: chain {chain} must map to an object")
             merged = dict(raw.get(chain, {}))
-            tokens = {key: {**merged.get(key, {}), **entries.get(key, {})} for key in ("priceFeeds", "priceRates")}
+            tokens = {
+                key: {**merged.get(key, {}), **mapping(entries.get(key, {}), f"{override}: chain {chain} {key}")}
+                for key in ("priceFeeds", "priceRates")
+            }
             merged.update(entries)
             merged.update(tokens)
             raw[chain] = merged

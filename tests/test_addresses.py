@@ -133,6 +133,15 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
         ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),
         ('{"5": {"aura": {"booster": "0x%s"}}}' % ("12" * 20), "aura aura: 'None' is not an address"),
         ('{"5": {"sparkVaults": {"vaults": [{}]}}}', r"sparkVaults vaults\[0\]: 'None' is not an address"),
+        ('{"1": {"priceFeeds": []}}', "chain 1 priceFeeds: must be an object"),
+        ('{"1": {"priceRates": []}}', "chain 1 priceRates: must be an object"),
+        ('{"5": {"priceRates": []}}', "chain 5 priceRates: must be an object"),
+        ('{"5": {"priceRates": {"0x%s": {}}}}' % ("12" * 20), "priceRates 0x1212.* of: 'None' is not an address"),
+        (
+            '{"5": {"priceRates": {"0x%s": {"of": "0x%s", "view": "rate(uint256)"}}}}' % ("12" * 20, "34" * 20),
+            "view must be a function signature without arguments",
+        ),
+        ('{"5": {"priceRates": {"0x12": {"of": "0x%s"}}}}' % ("34" * 20), "priceRates: '0x12' is not an address"),
     ],
 )
 def test_unusable_data_is_a_clear_error(tmp_path, content, problem):
