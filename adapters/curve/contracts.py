@@ -15,6 +15,7 @@ AddressProvider's `get_address` and the older registries' `get_lp_token`/`get_ga
 from __future__ import annotations
 
 from adapters.curve.section import REGISTRY_IDS, CurveAddresses, CurveFactory
+from adapters.prices.curve_average import BALANCES as BALANCES  # one declaration: prices read pools too
 from chain.abi import Event, Function
 from chain.lens import Lens
 
@@ -24,7 +25,6 @@ GET_GAUGE = Function("get_gauge(address)", "daf297b9", ("address",))
 GET_TOKEN = Function("get_token(address)", "977d9122", ("address",))
 GET_GAUGE_FROM_LP_TOKEN = Function("get_gauge_from_lp_token(address)", "5d95c65e", ("address",))
 COINS = Function("coins(uint256)", "c6610657", ("address",))
-BALANCES = Function("balances(uint256)", "4903b0d1", ("uint256",))
 GET_VIRTUAL_PRICE = Function("get_virtual_price()", "bb7b8b80", ("uint256",))
 LP_PRICE = Function("lp_price()", "54f0f7d5", ("uint256",))
 CALC_WITHDRAW_ONE_COIN = Function("calc_withdraw_one_coin(uint256,int128)", "cc2b27d7", ("uint256",))
