@@ -187,12 +187,18 @@ class Indexes:
 
     async def stored(self, reader: ChainReader, stream: Stream) -> View:
         """The stream's stored part as of the reader's block, with no round trip: what an adapter
-        sends its one-call reads for while `view` reads the tail in the same round."""
+        sends its one-call reads for while `view` reads the tail in the same round. Where the
+        chain's head is followed, the background scan is moved on towards its settled block, as
+        `view` does: a stream others consult only here (a price route's) keeps up although its
+        own protocol is not asked."""
         block = await reader.block_number()
         try:
             progress, entries = await self._snapshot(reader.chain_id, stream)
         except IndexUnavailable:
             return self._unavailable(stream, block)
+        follower = self.chains.follower(reader.chain_id)
+        if follower.current() is not None and follower.settled is not None:
+            self._advance(reader.chain_id, stream, progress.covered_to, min(block, follower.settled))
         return View(entries, {}, progress, self.store(reader.chain_id), stream, {}, block)
 
     async def reach(self, reader: ChainReader, stream: Stream) -> tuple[int, bool]:
