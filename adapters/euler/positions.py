@@ -65,7 +65,7 @@ from adapters.euler.contracts import (
 from adapters.euler.section import EulerAddresses
 from adapters.legs import COLLATERAL, DEBT, LENDING, REWARD, SUPPLIED, feed_of, leg, position
 from adapters.position_warnings import FIGURE_UNAVAILABLE, PART_UNREADABLE, Warnings, outcome
-from adapters.prices import UsdPrice, token_feeds, warned_usd_price
+from adapters.prices import UsdPrice, shared_usd_price, token_feeds, warned, warned_usd_price
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unit_usd, unknown_risk
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, erc4626, first, no_read
@@ -161,9 +161,10 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
     reader, warnings = reading.reader, reading.warnings
     vault, label = held.vault, f"Euler vault {held.vault}"
     asset_address = await first(reader.call(vault, erc4626.ASSET, label=label))
-    shares_token, asset, assets, rate, fee, cash, borrows = await asyncio.gather(
+    shares_token, asset, priced, assets, rate, fee, cash, borrows = await asyncio.gather(
         outcome(erc20.token_info(reader, vault)),
         outcome(erc20.token_info(reader, asset_address)),
+        shared_usd_price(reader, reading.chain, str(asset_address)),  # in the round of the asset's facts
         first(reader.call(vault, erc4626.CONVERT_TO_ASSETS, held.shares, label=label)) if held.shares else no_read(),
         first(reader.call(vault, INTEREST_RATE, label=label)),
         first(reader.call(vault, INTEREST_FEE, label=label)),
@@ -173,7 +174,7 @@ async def _position(reading: Reading, held: Held) -> dict[str, Any]:
     assets = assets or 0
     supply_apy, borrow_apy = apy_figures(rate, cash, borrows, fee, warnings, vault)
     token = warnings.value(asset, vault, "asset and the USD figures are")
-    price = await warned_usd_price(reader, reading.chain, str(asset_address), warnings) if token else None
+    price = warned(reader, priced, str(asset_address), warnings) if token else None
     vault_token = warnings.value(shares_token, vault, "vaultName and vaultSymbol are")
     controller = vault in reading.controlling
     usd = {
