@@ -390,7 +390,7 @@ async def _history(
                 return protocol.context(deadline, context.chains, context.indexes, chain_id, block)
 
             async with asyncio.timeout(context.input_timeout):
-                await series.kept_flows(at, context.answers, protocol, address, answer)
+                await series.kept_flows(at, context.answers, protocol, address, answer, context.routes)
         return {"protocol": protocol.name, "chainId": chain_id, "walletAddress": address, **answer}
 
 

@@ -27,6 +27,7 @@ from adapters.earnings import Held, earnings
 from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
 from adapters.legs import DEBT, GROWS
+from adapters.prices import RateRoute, routing
 from chain import ChainReader
 from errors import BeforeChain, BeforeDeployment, InputValidationError, PositionError, ProtocolError
 from immutable_cache import ImmutableCache
@@ -204,9 +205,11 @@ async def kept_flows(
     protocol: Protocol,
     wallet: str,
     answer: dict[str, Any],
+    routes: tuple[RateRoute, ...],
 ) -> None:
     """`flows`, kept like answers: per range and the last point's block key (its hash), so a
-    repeat reads no logs; not kept while the index is behind (FLOWS_INCOMPLETE)."""
+    repeat reads no logs; not kept while the index is behind (FLOWS_INCOMPLETE). Priced as the
+    points are, with the protocols' rates of their own tokens (`routes`)."""
     answered = [point["blockNumber"] for point in answer["points"] if point["positions"] is not None]
     ctx = at(answered[-1])
     block_key = await ctx.reader().block_key() if answers.max_bytes > 0 else None
@@ -216,7 +219,8 @@ async def kept_flows(
         answer["warnings"] = answer["warnings"] + kept["warnings"]
         return
     before = len(answer["warnings"])
-    await flows(ctx, protocol, wallet, answer)
+    with routing(routes):
+        await flows(ctx, protocol, wallet, answer)
     added = answer["warnings"][before:]
     if block_key is not None and not any(warning["code"] == "FLOWS_INCOMPLETE" for warning in added):
         answers.put(key, {"flows": answer["flows"], "earnings": answer["earnings"], "warnings": added})

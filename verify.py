@@ -35,7 +35,7 @@ from typing import Any, TextIO
 from adapters import accounts
 from chain import ChainConfig, Chains
 from chain.abi import decode
-from chain.event_index import Indexes, open_stores
+from chain.event_index import Indexes, Stream, open_stores
 from chain.head import HASH_PROBE_ADDRESS
 from chain.lens import PROBE, TapeError, digest, records
 from chain.provenance import entries as provenance_entries
@@ -287,7 +287,7 @@ async def _recompute(
             "to the addresses file of the server that answered (docs/verifying.md)"
         )
     holder = entry.get("holder") or address  # an account the wallet controls is answered as itself
-    for stream in protocol.chain_streams(chain_id):
+    for stream in (*protocol.chain_streams(chain_id), *_route_streams(entry, node.registry, chain_id)):
         # Built first, as a served index is, so the answer finds what it did (no cold-index sweep).
         if (chain_id, stream.name) not in node.built:
             scan = chains.request(asyncio.get_running_loop().time() + 600).reader(chain_id)
@@ -309,6 +309,15 @@ async def _recompute(
         answer = root.output(protocol, chain_id, address, answer)[0]
     taped = {(target.lower(), key) for target, key in request.stats.taped or ()}
     return answer, provenance_entries(request.stats.reads or []), taped
+
+
+def _route_streams(entry: dict[str, Any], registry: Registry, chain_id: int) -> Iterator[Stream]:
+    """The streams of the protocols whose own rate priced a token of the entry (its `usdPrices`
+    name their contract): their routes find their tokens in their index, as the server's did."""
+    sources = {str(price.get("source", "")).lower() for price in entry.get("usdPrices") or ()}
+    for protocol in registry.values():
+        if protocol.price_contract(chain_id) in sources:
+            yield from protocol.streams(protocol.part(protocol.chain(chain_id)))
 
 
 def _compare(answered: Any, fresh: Any, path: str) -> Iterator[str]:

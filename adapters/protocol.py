@@ -1,9 +1,10 @@
 """A protocol as the service knows it, declared once in its package (`PROTOCOLS` in
 `adapters/<package>/__init__.py`): its name, what of a chain's addresses data is its section (the
 chains where that holds something are the protocol's chains), its fetch, and where it has them its
-event streams, pool details, flows with their prices and routes of its own to the accounts a
-wallet controls. The registry (protocols.py) collects the declarations and binds each to the
-addresses data (`bound`); nothing else names a protocol's parts.
+event streams, pool details, flows with their prices, the rates of its own tokens wherever they
+appear, and routes of its own to the accounts a wallet controls. The registry (protocols.py)
+collects the declarations and binds each to the addresses data (`bound`); nothing else names a
+protocol's parts.
 
 A fetch function takes `(ctx, wallet_address)`, the address already validated and lower-cased
 and the input's chain, its addresses and its block in `ctx`, and returns the position object as a
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+import functools
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -28,8 +30,9 @@ from adapters.accounts.probes import Probe
 from adapters.context import FetchContext
 from adapters.deployment import before
 from adapters.flows import FlowFunction, FlowPrices
+from adapters.prices import Rate, RateRoute
 from addresses import ChainAddresses, Section
-from chain import ChainRequest
+from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream
 
 Shape = TypeVar("Shape")
@@ -43,6 +46,19 @@ def _no_streams(section: Any) -> tuple[Stream, ...]:
 
 def _undeclared(section: Any) -> int | None:
     return None
+
+
+@dataclass(frozen=True)
+class PriceRoute(Generic[Shape]):
+    """A protocol's own rate of its tokens, for their USD price wherever they appear
+    (adapters/prices/routes.py)."""
+
+    rate: Callable[[Indexes, Shape, ChainReader, str], Awaitable[Rate | None]]
+    """(the app's index, its section, the input's reader, a token) -> the token's rate, None
+    where the token is not its own."""
+    contract: Callable[[Shape], str | None]
+    """The contract its rates are read on, as a `usdPrices` entry's `source` names it (None: the
+    chain has none): `verify` builds its index where an answer names it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,6 +99,8 @@ class Protocol(Generic[Shape]):
     flow_prices: FlowPrices | None = None
     """The flows' USD prices where the protocol values its positions by its own oracle; None:
     the chain's feeds, as its positions."""
+    price_route: PriceRoute[Shape] | None = None
+    """The rate of its own tokens wherever they appear; None: it gives none."""
     routes: tuple[str, ...] = ()
     """How the accounts a wallet controls are found (adapters/accounts/): each input also answers
     theirs, unless it asks not to; every protocol of the registry has them (`bound`), a test's
@@ -119,6 +137,19 @@ class Protocol(Generic[Shape]):
     def part(self, chain: ChainAddresses) -> Shape | None:
         """Its section of the chain's data, None (or empty) where the chain has none."""
         return self.section.of(chain) if isinstance(self.section, Section) else self.section(chain)
+
+    async def price_rate(self, indexes: Indexes, reader: ChainReader, token: str) -> Rate | None:
+        """Its route's rate of a token on the reader's chain; None where it has no route there or
+        the token is not its own."""
+        section = self.part(self.chain(reader.chain_id)) if reader.chain_id in self.chains else None
+        if self.price_route is None or not section:
+            return None
+        return await self.price_route.rate(indexes, section, reader, token)
+
+    def price_contract(self, chain_id: int) -> str | None:
+        """The contract its route reads on a chain (PriceRoute.contract), None where none."""
+        section = self.part(self.chain(chain_id)) if chain_id in self.chains else None
+        return None if self.price_route is None or not section else self.price_route.contract(section)
 
     def chain(self, chain_id: int) -> ChainAddresses:
         """What the addresses data holds for a chain this protocol is asked on."""
@@ -180,3 +211,10 @@ class Protocol(Generic[Shape]):
         section = self.part(chain)
         own = self.streams(section) if section else ()
         return (*own, *account_streams(accounts.of(chain), self.routes))
+
+
+def price_routes(protocols: Iterable[Protocol[Any]], indexes: Indexes) -> tuple[RateRoute, ...]:
+    """The routes an input is fetched with (adapters/prices/routes.py): each protocol's that has one."""
+    return tuple(
+        functools.partial(protocol.price_rate, indexes) for protocol in protocols if protocol.price_route is not None
+    )

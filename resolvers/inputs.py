@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import typing
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.context import FetchFunction
-from adapters.prices import noting_prices, used_prices
+from adapters.prices import RateRoute, noting_prices, routing, used_prices
+from adapters.protocol import price_routes
 from chain import ChainReader, ChainRequest, shared_future
 from chain.event_index import Indexes
 from chain.provenance import entries as provenance_entries
@@ -64,6 +66,11 @@ class RequestContext:
     """The name of the calling key (whose watches the watch fields read and write)."""
     watches: Watches | None = None
     """The watch fields' store and rules; None where the server runs none."""
+
+    @functools.cached_property
+    def routes(self) -> tuple[RateRoute, ...]:
+        """The protocols' rates of their own tokens, for their prices wherever they appear."""
+        return price_routes(self.registry.values(), self.indexes)
 
 
 @contextlib.contextmanager
@@ -118,7 +125,7 @@ async def fetch_input(
                 if answer is not None:
                     return answer
             header = shared_future(reader.block_header()) if protocol.kept else None
-            with noting_prices(reader) as prices, planned(request, reader, key):
+            with noting_prices(reader) as prices, routing(request.routes), planned(request, reader, key):
                 position = await (protocol.answer(function, context, address) if gated else function(context, address))
             if not isinstance(position, dict):
                 raise TypeError(f"fetch returned {type(position).__name__}, not a dict")

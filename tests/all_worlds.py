@@ -9,7 +9,8 @@ supplies, Summer.fi DPM accounts with Morpho supplies, and two Euler sub-account
 borrowing); EigenLayer's restaked shares and queued withdrawals (saver) and an EigenPod
 (borrower). Tokens with no feed are paired in Uniswap v3 pools deep enough for their average to
 price them (tEIGEN with WETH, avUSD and NUSD with USDC: tests/prices_world.py), made before the
-vault-style world's week passes. The devnet and the fault-schedule property test use it."""
+vault-style world's week passes; Pendle's PT has an Euler vault, where the saver deposits (priced
+by Pendle's oracle there). The devnet and the fault-schedule property test use it."""
 
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ def build(node: Anvil) -> AllWorlds:
         node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
     )
     euler = euler_world.build(node, controller, elapse=0)
+    _pt_vault(euler, pendle.active, accounts["saver"])
     balancer = balancer_world.build(
         node, {"lp": accounts["saver"], "empty": accounts["empty"], "seller": accounts["borrower"]}
     )
@@ -260,6 +262,21 @@ def later_day(worlds: AllWorlds) -> str:
 def staking_other(worlds: AllWorlds) -> str:
     """The wallet the demo wallets send tokens to (no demo wallet: "other" of the liquid staking world)."""
     return str(worlds.parts["liquid_staking"].wallets["other"])
+
+
+def _pt_vault(euler: euler_world.EulerWorld, pendle: pendle_world.Maturity, saver: str) -> None:
+    """An Euler vault of Pendle's PT, as Euler lists PT vaults, where the saver deposits 10 PT
+    (EVK's deposit): the PT, which has no feed, priced there by Pendle's own oracle."""
+    node, made = euler.node, euler.contracts
+    made["ePT"] = node.deploy(
+        euler_world.compile_all()["TestEVault"],
+        ["address", "address", "address", "address", "uint256"],
+        [made["evc"], pendle.pt, made["oracle"], euler_world.USD, 1],
+    )
+    node.send(made["factory"], "record(address,bytes)", made["ePT"], b"")
+    node.send(made["oracle"], "setPrice(address,uint256)", pendle.pt, 95 * 10**16)
+    node.send(pendle.pt, "approve(address,uint256)", made["ePT"], 2**256 - 1, sender=saver)
+    node.send(made["ePT"], "deposit(uint256,address)", 10 * lido_world.ETHER, saver, sender=saver)
 
 
 def _maker(maker: maker_world.MakerWorld, controller: str, saver: str, borrower: str) -> None:

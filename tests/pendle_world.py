@@ -1,7 +1,8 @@
 """Pendle on anvil with Pendle's own contracts: PendlePrincipalToken, PendleYieldToken and
 PendleMarketV7 (OracleLib linked) from the `@pendle/core-v2` artifacts, behind a test factory
 and a test SY of ours (tests/contracts/TestPendle.sol; the package ships no SY), and Pendle's
-RouterStatic (its proxy and facets, from the same artifacts) to compare figures with.
+RouterStatic (its proxy and facets, from the same artifacts) to compare figures with, and its
+PendlePYLpOracle, whose rates price PT, YT and LP wherever they appear.
 
 Two maturities of one SY: a market 180 days out where a wallet holds PT, YT, LP and SY, and a
 market that expires during the setup where it keeps PT and YT (PT redeemable, YT interest due).
@@ -91,6 +92,8 @@ class PendleWorld:
     active: Maturity | None = None
     expired: Maturity | None = None
     router_static: str = ""
+    oracle: str = ""
+    """Pendle's PendlePYLpOracle, as the package builds it (its views need no initialising)."""
     market_code: bytes = b""
     """PendleMarketV7's creation code, OracleLib linked."""
     wallets: dict[str, str] = field(default_factory=dict)
@@ -101,7 +104,11 @@ class PendleWorld:
         return {
             str(self.node.chain_id): {
                 "name": "anvil devnet",
-                "pendle": {"marketFactories": [factory], "yieldContractFactories": [factory]},
+                "pendle": {
+                    "marketFactories": [factory],
+                    "yieldContractFactories": [factory],
+                    "pyYtLpOracle": self.oracle,
+                },
                 "priceFeeds": {
                     self.tokens["USDE"]: {"pair": "USDe/USD", "feed": self.feeds["USDE"], "heartbeat": 10**9},
                     self.tokens["RWD"]: {"pair": "RWD/USD", "feed": self.feeds["RWD"], "heartbeat": 10**9},
@@ -157,6 +164,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> PendleWorld:
     oracle_lib = node.deploy(package_artifact("core/Market/OracleLib.sol/OracleLib"))
     world.market_code = linked("core/Market/PendleMarketV7.sol/PendleMarketV7", {"OracleLib": oracle_lib})
     world.router_static = _router_static(node)
+    world.oracle = node.deploy(package_artifact("oracles/PtYtLpOracle/PendlePYLpOracle.sol/PendlePYLpOracle"))
     provider = node.accounts[0]
     node.send(world.sy, "mint(address,uint256)", provider, 100_000 * ETHER)
     world.active = maturity(node, world, now + 180 * DAY)

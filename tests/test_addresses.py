@@ -289,7 +289,8 @@ PENDLE_DEPLOYMENTS = TOOLS / "@pendle" / "core-v2" / "deployments"
 def test_every_pendle_factory_is_pendles_records_and_none_is_missing():
     """Against Pendle's deployment records (@pendle/core-v2 `deployments/<chain>-core.json`,
     pinned in tools/): every market and yield-contract factory listed, by version, is the
-    record's, and every one the records hold on a served chain is listed."""
+    record's, and every one the records hold on a served chain is listed; so is its PT, YT and
+    LP oracle (`pyYtLpOracle`)."""
     data = json.loads(addresses.BUILT_IN.read_text())
     for chain, value in data.items():
         record = PENDLE_DEPLOYMENTS / f"{chain}-core.json"
@@ -316,6 +317,7 @@ def test_every_pendle_factory_is_pendles_records_and_none_is_missing():
             for factory in section[field]
         }
         assert listed == wanted, chain
+        assert section.get("pyYtLpOracle", "").lower() == published.get("pyYtLpOracle", "").lower(), chain
 
 
 def test_every_usd_feed_is_one_chainlink_lists_in_the_address_book():

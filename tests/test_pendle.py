@@ -13,14 +13,17 @@ import json
 from datetime import UTC, datetime
 from fractions import Fraction
 
+import pytest
+
 import protocols
 import server
 from adapters.history import iso_date
 from adapters.pendle import contracts
 from adapters.pendle.market import PendleReader
 from adapters.pendle.section import PENDLE
-from adapters.position_warnings import Warnings
-from adapters.prices import noting_prices
+from adapters.position_warnings import PriceUnavailable, Warnings
+from adapters.prices import Kind, PriceSource, UsdPrice, noting_prices, routing, usd_price
+from adapters.protocol import price_routes
 from chain.abi import Function, parse_type
 from errors import IndexUnavailable
 from tests import pendle_world as P
@@ -198,6 +201,61 @@ async def test_inputs_that_share_an_sys_asset_each_note_its_price(world, open_ch
 
     first, second = await asyncio.gather(one_input(), one_input())
     assert first == second and len(first) == 1
+
+
+async def test_pt_yt_and_lp_are_priced_wherever_they_appear_by_pendles_own_oracle(world_client, world):
+    """A PT, YT or LP token met outside Pendle (a lending market's collateral) is priced by
+    Pendle's PendlePYLpOracle: its rate of the market over 900 s in the SY's asset (raw per raw,
+    1e18), times the asset's feed; stated as a protocol rate that rests on a market, so no
+    liquidation check uses it. A market traded within the window has no such rate: named."""
+    node, chain_id = world.node, world.node.chain_id
+    node.mine(100)  # Pendle's tokens settled: the route finds them in the index's stored part
+    await positions(world_client, world.wallets["pendler"])
+    app = world_client.app
+    registry, indexes = app[server.REGISTRY], app[server.INDEXES]
+    chain = registry["pendle"].chain(chain_id)
+    await until_indexed(indexes.store(chain_id), contracts.stream(PENDLE.of(chain)), node)
+    active, expired = world.active, world.expired
+    asked = {
+        active.pt: ("getPtToAssetRate(address,uint32)", active.market),
+        active.yt: ("getYtToAssetRate(address,uint32)", active.market),
+        active.market: ("getLpToAssetRate(address,uint32)", active.market),
+        expired.pt: ("getPtToAssetRate(address,uint32)", expired.market),
+    }
+
+    async def priced(token: str) -> UsdPrice:
+        reader = app[server.CHAINS].request(asyncio.get_running_loop().time() + 10).reader(chain_id)
+        with routing(price_routes(registry.values(), indexes)):
+            return await usd_price(reader, chain, token)
+
+    block = node.block_number()
+    for token, (view, market) in asked.items():
+        price = await priced(token)
+        rate = node.call(world.oracle, view, market, 900, block=block)
+        assert rate > 0 and price.per_token() == Fraction(rate, WAD) * Fraction(P.USDE_USD, 10**8), token
+        assert price.source == PriceSource(
+            token,
+            world.feeds["USDE"],
+            price.source.age,
+            Kind.PROTOCOL_RATE,
+            world.oracle,
+            world.tokens["USDE"],
+            window=900,
+            market=True,
+        ), token
+        assert price.for_checks() is None
+    reader = app[server.CHAINS].request(asyncio.get_running_loop().time() + 10).reader(chain_id)
+    with pytest.raises(PriceUnavailable, match="no protocol's own"):
+        await usd_price(reader, chain, active.pt)  # no routes: not Pendle's to price
+
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(active.pt, "transfer(address,uint256)", active.market, WAD)
+        node.send(active.market, "swapExactPtForSy(address,uint256,bytes)", node.accounts[0], WAD, b"")
+        with pytest.raises(PriceUnavailable, match=f"Pendle's oracle has no 900 s rate of market {active.market}"):
+            await priced(active.pt)
+    finally:
+        node.rpc("evm_revert", snapshot)
 
 
 async def test_a_wallet_without_pendle_positions_gets_empty_lists(world_client, world):
@@ -404,12 +462,13 @@ def test_the_functions_called_are_as_pendle_publishes_them():
             "core/Market/PendleMarketV7.sol/PendleMarketV7",
             "interfaces/IStandardizedYield.sol/IStandardizedYield",
             "interfaces/IPMarketFactory.sol/IPMarketFactory",
+            "oracles/PtYtLpOracle/PendlePYLpOracle.sol/PendlePYLpOracle",
         )
         for entry in P.package_artifact(path).abi
         if entry.get("type") == "function"
     }
     functions = [value for value in vars(contracts).values() if isinstance(value, Function)]
-    assert len(functions) == 12
+    assert len(functions) == 15
     for function in functions:
         outputs = published[function.signature]
         assert function.output_types == [abi_type(output) for output in outputs], function.signature

@@ -1,13 +1,14 @@
 """Pendle: PT, YT, LP and SY positions (positions.py), a market as a pool (pools.py), both on its ground
-floor: the contracts and the index stream that finds them (contracts.py), a market's state (market.py)."""
+floor: the contracts and the index stream that finds them (contracts.py), a market's state (market.py);
+its oracle's rates price its tokens wherever they appear (rates.py)."""
 
 from __future__ import annotations
 
 from adapters.deployment import earliest
-from adapters.pendle import flows, pools, positions
+from adapters.pendle import flows, pools, positions, rates
 from adapters.pendle.contracts import stream
 from adapters.pendle.section import PENDLE
-from adapters.protocol import Protocol
+from adapters.protocol import PriceRoute, Protocol
 
 PROTOCOLS = (
     Protocol(
@@ -21,5 +22,6 @@ PROTOCOLS = (
         details=pools.details,
         flows=flows.flows,
         flow_prices=flows.prices,
+        price_route=PriceRoute(rates.rate, lambda pendle: pendle.oracle),
     ),
 )

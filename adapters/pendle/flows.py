@@ -77,17 +77,9 @@ async def prices(
     catalog = Catalog(await ctx.stored_events(stream(deployment)))
     pendle = PendleReader(reader, ctx.chain, ctx.warnings)
 
-    def pair_of(token: str) -> tuple[str | None, YieldContract] | None:
-        """The market (if any) and yield contract behind a PT, YT or LP token."""
-        if (pair := catalog.pairs.get(token) or catalog.by_yt.get(token)) is not None:
-            return catalog.market_of_pt.get(pair.pt), pair
-        if token in catalog.markets and (pair := catalog.pairs.get(catalog.markets[token])) is not None:
-            return token, pair
-        return None
-
     async def price(token: str) -> Fraction | None:
         """USD per whole token at the block."""
-        found = pair_of(token)
+        found = catalog.pair_of(token)
         asset, per_raw, decimals = await asyncio.gather(
             pendle.asset(token if found is None else found[1].sy), per_unit(token, found), decimals_of(token)
         )
@@ -112,7 +104,7 @@ async def prices(
     mine = {
         index: flow.asset
         for index, flow in enumerate(moved)
-        if pair_of(flow.asset) is not None or flow.asset in catalog.sys
+        if catalog.pair_of(flow.asset) is not None or flow.asset in catalog.sys
     }
     found = await asyncio.gather(*(outcome(price(token)) for token in mine.values()))
     return {index: None if isinstance(value, ProtocolError) else value for index, value in zip(mine, found)}

@@ -89,6 +89,14 @@ class Catalog:
     def sys(self) -> list[str]:
         return sorted({pair.sy for pair in self.pairs.values()})
 
+    def pair_of(self, token: str) -> tuple[str | None, YieldContract] | None:
+        """The market (if any) and yield contract behind a PT, YT or LP token; None for another."""
+        if (pair := self.pairs.get(token) or self.by_yt.get(token)) is not None:
+            return self.market_of_pt.get(pair.pt), pair
+        if token in self.markets and (pair := self.pairs.get(self.markets[token])) is not None:
+            return token, pair
+        return None
+
 
 async def fetch(ctx: FetchContext[PendleAddresses], wallet: str) -> dict[str, Any]:
     chain_id, chain = ctx.chain_id, ctx.chain

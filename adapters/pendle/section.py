@@ -1,5 +1,5 @@
 """Pendle's part of a chain's addresses data ("pendle"): every factory version, each from its
-deployment block."""
+deployment block, and its PT, YT and LP oracle."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ class PendleAddresses:
     """Every market factory version: markets are created by their CreateNewMarket events."""
     yield_contract_factories: tuple[Deployment, ...]
     """Every yield-contract factory version: PT and YT pairs by their CreateYieldContract events."""
+    oracle: str | None = None
+    """PendlePYLpOracle ("pyYtLpOracle" in Pendle's deployment records): its PT, YT and LP rates
+    price those tokens wherever they appear (rates.py); None where the chain has none."""
 
 
 def parse(value: Any, where: str) -> PendleAddresses:
@@ -22,6 +25,7 @@ def parse(value: Any, where: str) -> PendleAddresses:
     return PendleAddresses(
         fields.deployments(value.get("marketFactories", []), f"{where} marketFactories"),
         fields.deployments(value.get("yieldContractFactories", []), f"{where} yieldContractFactories"),
+        fields.optional_address(value, "pyYtLpOracle", where),
     )
 
 

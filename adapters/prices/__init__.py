@@ -1,6 +1,7 @@
 """USD prices at the answer's block, each with its source stated (`usdPrices`).
 
-sources: the order of sources a token's price is found by; feeds, rates and twap: the sources;
+sources: the order of sources a token's price is found by; feeds, rates (with routes, the
+protocols' own), twap and curve_average: the sources;
 stated: a price with its source, noted by each input whose figures use it.
 """
 
@@ -13,6 +14,7 @@ from adapters.prices.feeds import (
     oldest_update,
     token_feeds,
 )
+from adapters.prices.routes import Rate, RateRoute, routing
 from adapters.prices.sources import fed, shared_usd_price, usd_price, warned, warned_usd_price
 from adapters.prices.stated import Kind, PriceSource, UsdPrice, noted, noting_prices, states_usd, used_prices
 from adapters.prices.twap import lens_market
@@ -21,6 +23,8 @@ __all__ = [
     "LATEST_ROUND_DATA",
     "Kind",
     "PriceSource",
+    "Rate",
+    "RateRoute",
     "UsdPrice",
     "currency_usd",
     "fed",
@@ -31,6 +35,7 @@ __all__ = [
     "noted",
     "noting_prices",
     "oldest_update",
+    "routing",
     "shared_usd_price",
     "states_usd",
     "token_feeds",

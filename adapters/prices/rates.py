@@ -4,6 +4,7 @@
   how much of the other token one whole token is worth, scaled by 1e18 (Lido's `stEthPerToken()`
   for wstETH), or one for one where the protocol redeems one for one (stETH for ether, through
   Lido's withdrawal queue).
+- A rate the token's own protocol gives (routes.py): Pendle's PT, YT and LP by its PYLpOracle.
 - Any ERC-4626 vault's share, found by asking it: `asset()`, and `convertToAssets(10**18)`, what
   10^18 raw shares redeem for at the block.
 
@@ -18,9 +19,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from adapters.position_warnings import PriceUnavailable
+from adapters.position_warnings import PriceUnavailable, outcome
+from adapters.prices.routes import Rate, routed_rate
 from adapters.prices.stated import Kind, Price, UsdPrice
-from addresses import ChainAddresses
+from addresses import ChainAddresses, PriceRate
 from chain import ChainReader
 from chain.abi import Function
 from chain.erc20 import DECIMALS
@@ -35,9 +37,23 @@ RATE_SCALE = 10**18
 async def rate_price(reader: ChainReader, chain: ChainAddresses, token: str, price: Price) -> UsdPrice:
     """The token's USD price by its protocol's rate; PriceUnavailable where it has none or the
     token it is a claim on has no price."""
-    contract, of, rate, decimals = await _rate(reader, chain, token)
-    if rate <= 0:
-        raise PriceUnavailable(f"its protocol rate ({contract}) is {rate}")
+    named = chain.price_rates.get(token)
+    if named is not None:
+        return await _priced(reader, token, await _named_rate(reader, token, named), price)
+    # A protocol knows its own tokens with no round trip (its stored index), so a vault's reads
+    # are asked only for a token no protocol claims, in the round the route would have read in.
+    routed = await routed_rate(reader, token)
+    found = routed if routed is not None else await outcome(_vault_rate(reader, token))
+    if isinstance(found, ProtocolError):
+        raise found
+    return await _priced(reader, token, found, price)
+
+
+async def _priced(reader: ChainReader, token: str, found: Rate, price: Price) -> UsdPrice:
+    """The rate times the price of the token it is of."""
+    of, decimals = found.of, found.decimals
+    if found.rate <= 0:
+        raise PriceUnavailable(f"its protocol rate ({found.contract}) is {found.rate}")
     if decimals is None:
         underlying, scale = await price(of), 0
     else:
@@ -51,32 +67,40 @@ async def rate_price(reader: ChainReader, chain: ChainAddresses, token: str, pri
             raise PriceUnavailable(f"its asset {of} has no decimals: {exc.message}") from None
         scale = of_decimals - decimals
     # USD per whole token = rate / 1e18 x 10^-scale x the other's USD price (scale: how many
-    # decimals finer the other token's raw unit is than this one's; 0 for a named rate).
+    # decimals finer the other token's raw unit is than this one's; 0 for a rate of whole ones).
     stated = underlying.source and replace(
-        underlying.source, asset=token, kind=Kind.PROTOCOL_RATE, source=contract, derived_from=of
+        underlying.source,
+        asset=token,
+        kind=Kind.PROTOCOL_RATE,
+        source=found.contract,
+        derived_from=of,
+        window=found.window or underlying.source.window,
+        market=found.market or underlying.source.market,
     )
-    answer = rate * underlying.answer * 10 ** max(-scale, 0)
+    answer = found.rate * underlying.answer * 10 ** max(-scale, 0)
     decimals = 18 + underlying.decimals + max(scale, 0)
     return UsdPrice(answer, decimals, underlying.updated_at, stated, (underlying,))
 
 
-async def _rate(reader: ChainReader, chain: ChainAddresses, token: str) -> tuple[str, str, int, int | None]:
-    """(the contract read, the token it is a claim on, the rate scaled by 1e18, this token's
-    decimals where the rate is in raw units (an ERC-4626 share's), None where in whole ones)."""
-    named = chain.price_rates.get(token)
-    if named is not None and named.view is None:
-        return token, named.of, RATE_SCALE, None
-    if named is not None and named.view is not None:
-        view = Function(named.view, keccak256(named.view.encode())[:4].hex(), ("uint256",))
-        contract = named.contract or token
-        try:
-            (rate,) = await reader.call(contract, view, label=f"{token}'s rate")
-        except ProtocolError as exc:
-            raise PriceUnavailable(f"its rate {named.view} on {contract} failed: {exc.message}") from None
-        return contract, named.of, rate, None
+async def _named_rate(reader: ChainReader, token: str, named: PriceRate) -> Rate:
+    """A rate the addresses data names (`priceRates`)."""
+    if named.view is None:
+        return Rate(token, named.of, RATE_SCALE)
+    view = Function(named.view, keccak256(named.view.encode())[:4].hex(), ("uint256",))
+    contract = named.contract or token
+    try:
+        (rate,) = await reader.call(contract, view, label=f"{token}'s rate")
+    except ProtocolError as exc:
+        raise PriceUnavailable(f"its rate {named.view} on {contract} failed: {exc.message}") from None
+    return Rate(contract, named.of, rate)
+
+
+async def _vault_rate(reader: ChainReader, token: str) -> Rate:
+    """The token's rate as an ERC-4626 vault's share."""
     label = f"{token} as an ERC-4626 vault"
     of: str
     decimals: int
+    rate: int
     try:
         (of,), (rate,), (decimals,) = await asyncio.gather(
             reader.call(token, ASSET, label=label),
@@ -84,5 +108,7 @@ async def _rate(reader: ChainReader, chain: ChainAddresses, token: str) -> tuple
             reader.call(token, DECIMALS, label=label),
         )
     except ProtocolError:
-        raise PriceUnavailable("no protocol rate: no priceRates entry, and not an ERC-4626 vault") from None
-    return token, of.lower(), rate, decimals
+        raise PriceUnavailable(
+            "no protocol rate: no priceRates entry, no protocol's own, and not an ERC-4626 vault"
+        ) from None
+    return Rate(token, of.lower(), rate, decimals)
