@@ -60,7 +60,10 @@ async def rate(indexes: Indexes, pendle: PendleAddresses, reader: ChainReader, t
             reader.call(token, DECIMALS, label=f"Pendle token {token}"),
         )
     except ProtocolError as exc:
-        raise PriceUnavailable(f"Pendle's oracle has no {WINDOW} s rate of market {market}: {exc.message}") from None
+        raise PriceUnavailable(
+            f"Pendle's rate of it (its oracle's {WINDOW} s rate of market {market}, its SY's asset) failed: "
+            f"{exc.message}"
+        ) from None
     return Rate(pendle.oracle, str(asset).lower(), value, decimals, WINDOW, market=True)
 
 
