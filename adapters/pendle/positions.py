@@ -76,14 +76,29 @@ MAX_REWARD_TOKENS = 16
 
 
 class Catalog:
-    """The index's markets and yield contracts, looked up the ways positions need them."""
+    """The index's markets and yield contracts, looked up the ways positions need them; each
+    table is built when first used (a chain's thousands of entries), a single token's lookup
+    builds none but the markets' where the token is Pendle's."""
 
     def __init__(self, view: View) -> None:
-        self.pairs = {entry.key: YieldContract.of_entry(entry.value) for entry in view.of("pt")}
-        self.by_yt = {pair.yt: pair for pair in self.pairs.values()}
-        self.markets = {entry.key: "0x" + entry.value.hex() for entry in view.of("market")}
-        self.market_of_pt = {pt: market for market, pt in self.markets.items()}
+        self.view = view
+
+    @functools.cached_property
+    def pairs(self) -> dict[str, YieldContract]:
+        return {entry.key: YieldContract.of_entry(entry.value) for entry in self.view.of("pt")}
+
+    @functools.cached_property
+    def by_yt(self) -> dict[str, YieldContract]:
+        return {pair.yt: pair for pair in self.pairs.values()}
+
+    @functools.cached_property
+    def markets(self) -> dict[str, str]:
+        return {entry.key: "0x" + entry.value.hex() for entry in self.view.of("market")}
+
+    @functools.cached_property
+    def market_of_pt(self) -> dict[str, str]:
         """Created last wins: `view.of` lists in creation order."""
+        return {pt: market for market, pt in self.markets.items()}
 
     @functools.cached_property
     def sys(self) -> list[str]:
@@ -91,10 +106,13 @@ class Catalog:
 
     def pair_of(self, token: str) -> tuple[str | None, YieldContract] | None:
         """The market (if any) and yield contract behind a PT, YT or LP token; None for another."""
-        if (pair := self.pairs.get(token) or self.by_yt.get(token)) is not None:
+        pts = self.view.kind("pt")
+        if (entry := pts.get(token) or self.view.kind("yt").get(token)) is not None:
+            pair = YieldContract.of_entry(entry.value)
             return self.market_of_pt.get(pair.pt), pair
-        if token in self.markets and (pair := self.pairs.get(self.markets[token])) is not None:
-            return token, pair
+        if (market := self.view.kind("market").get(token)) is not None:
+            pt = pts.get("0x" + market.value.hex())
+            return None if pt is None else (token, YieldContract.of_entry(pt.value))
         return None
 
 
