@@ -201,6 +201,16 @@ class Indexes:
             self._advance(reader.chain_id, stream, progress.covered_to, min(block, follower.settled))
         return View(entries, {}, progress, self.store(reader.chain_id), stream, {}, block)
 
+    async def known(self, reader: ChainReader, stream: Stream) -> View:
+        """The stream as another protocol's answer consults it (a price route's catalog): its stored
+        part, with no round trip, once scanned and not far behind; on a cold start the view a
+        request of its own protocol reads (the tail, or the scan waited for), shared with such a
+        request, so an answer does not depend on whether that protocol was asked first."""
+        stored = await self.stored(reader, stream)
+        if stored.covered_to >= stream.start_block and not self._behind(reader, stored.block, stored.covered_to):
+            return stored
+        return await reader.shared(("events", stream.name), lambda: self.view(reader, stream))
+
     async def reach(self, reader: ChainReader, stream: Stream) -> tuple[int, bool]:
         """How far the stream reaches at the reader's block, read with no round trip: the block its
         stored part reaches, and whether a request's view of it would be complete (the store can be

@@ -3,8 +3,9 @@ they appear (a PT as a lending market's collateral, a vault's asset); Pendle's o
 keep the market's state at the block (positions.py).
 
 - Which tokens are Pendle's: the PTs, YTs and markets (LP tokens) of the index's stored part
-  (contracts.py's stream, read with no round trip); a PT traded in several markets is priced in
-  the one created last, as positions are. One created after the stored part is not found here.
+  (contracts.py's stream, read with no round trip; on a cold start, the index as a Pendle query
+  reads it); a PT traded in several markets is priced in the one created last, as positions are.
+  One created after the stored part reaches is not found here.
 - The rate: PendlePYLpOracle's `getPtToAssetRate`, `getYtToAssetRate` or `getLpToAssetRate` of
   (market, WINDOW), raw asset per raw token x 1e18 (Pendle's PendlePYOracleLib and
   PendleLpOracleLib: the market's implied rate averaged over WINDOW seconds from its `observe`,
@@ -68,4 +69,4 @@ async def rate(indexes: Indexes, pendle: PendleAddresses, reader: ChainReader, t
 
 
 async def _catalog(indexes: Indexes, pendle: PendleAddresses, reader: ChainReader) -> Catalog:
-    return Catalog(await indexes.stored(reader, stream(pendle)))
+    return Catalog(await indexes.known(reader, stream(pendle)))
