@@ -141,15 +141,19 @@ class Protocol(Generic[Shape]):
     async def price_rate(self, indexes: Indexes, reader: ChainReader, token: str) -> Rate | None:
         """Its route's rate of a token on the reader's chain; None where it has no route there or
         the token is not its own."""
-        section = self.part(self.chain(reader.chain_id)) if reader.chain_id in self.chains else None
+        section = self._served(reader.chain_id)
         if self.price_route is None or not section:
             return None
         return await self.price_route.rate(indexes, section, reader, token)
 
     def price_contract(self, chain_id: int) -> str | None:
         """The contract its route reads on a chain (PriceRoute.contract), None where none."""
-        section = self.part(self.chain(chain_id)) if chain_id in self.chains else None
+        section = self._served(chain_id)
         return None if self.price_route is None or not section else self.price_route.contract(section)
+
+    def _served(self, chain_id: int) -> Shape | None:
+        """Its section on a chain it serves; None elsewhere."""
+        return self.part(self.chain(chain_id)) if chain_id in self.chains else None
 
     def chain(self, chain_id: int) -> ChainAddresses:
         """What the addresses data holds for a chain this protocol is asked on."""

@@ -142,6 +142,7 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             "view must be a function signature without arguments",
         ),
         ('{"5": {"priceRates": {"0x12": {"of": "0x%s"}}}}' % ("34" * 20), "priceRates: '0x12' is not an address"),
+        ('{"5": {"pendle": {"pyYtLpOracle": "0x12"}}}', "pendle pyYtLpOracle: '0x12' is not an address"),
     ],
 )
 def test_unusable_data_is_a_clear_error(tmp_path, content, problem):
