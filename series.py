@@ -27,7 +27,7 @@ from adapters.earnings import Held, earnings
 from adapters.flows import usd_values, wallet_logs
 from adapters.history import block_at
 from adapters.legs import DEBT, GROWS
-from adapters.prices import RateRoute, routing
+from adapters.prices import Routes, routing
 from chain import ChainReader
 from errors import BeforeChain, BeforeDeployment, InputValidationError, PositionError, ProtocolError
 from immutable_cache import ImmutableCache
@@ -205,7 +205,7 @@ async def kept_flows(
     protocol: Protocol,
     wallet: str,
     answer: dict[str, Any],
-    routes: tuple[RateRoute, ...],
+    routes: Routes,
 ) -> None:
     """`flows`, kept like answers: per range and the last point's block key (its hash), so a
     repeat reads no logs; not kept while the index is behind (FLOWS_INCOMPLETE). Priced as the

@@ -316,7 +316,7 @@ def _route_streams(entry: dict[str, Any], registry: Registry, chain_id: int) -> 
     name their contract): their routes find their tokens in their index, as the server's did."""
     sources = {str(price.get("source", "")).lower() for price in entry.get("usdPrices") or ()}
     for protocol in registry.values():
-        if protocol.price_contract(chain_id) in sources:
+        if sources.intersection(protocol.price_contracts(chain_id)):
             yield from protocol.streams(protocol.part(protocol.chain(chain_id)))
 
 

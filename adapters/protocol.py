@@ -30,7 +30,7 @@ from adapters.accounts.probes import Probe
 from adapters.context import FetchContext
 from adapters.deployment import before
 from adapters.flows import FlowFunction, FlowPrices
-from adapters.prices import Rate, RateRoute
+from adapters.prices import RateRoute, Routed, Routes
 from addresses import ChainAddresses, Section
 from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream
@@ -53,12 +53,15 @@ class PriceRoute(Generic[Shape]):
     """A protocol's own rate of its tokens, for their USD price wherever they appear
     (adapters/prices/routes.py)."""
 
-    rate: Callable[[Indexes, Shape, ChainReader, str], Awaitable[Rate | None]]
+    rate: Callable[[Indexes, Shape, ChainReader, str], Awaitable[Routed | None]]
     """(the app's index, its section, the input's reader, a token) -> the token's rate, None
     where the token is not its own."""
-    contract: Callable[[Shape], str | None]
-    """The contract its rates are read on, as a `usdPrices` entry's `source` names it (None: the
-    chain has none): `verify` builds its index where an answer names it."""
+    contracts: Callable[[Shape], tuple[str, ...]]
+    """The contracts its rates are read on where it knows its tokens from its index, as a
+    `usdPrices` entry's `source` names them: `verify` builds its index where an answer names one."""
+    probes: bool = False
+    """Whether it asks the chain which tokens are its own (Curve's factories), in the round of the
+    ERC-4626 probe, rather than knowing them with no round trip (routes.Routes)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,7 +141,7 @@ class Protocol(Generic[Shape]):
         """Its section of the chain's data, None (or empty) where the chain has none."""
         return self.section.of(chain) if isinstance(self.section, Section) else self.section(chain)
 
-    async def price_rate(self, indexes: Indexes, reader: ChainReader, token: str) -> Rate | None:
+    async def price_rate(self, indexes: Indexes, reader: ChainReader, token: str) -> Routed | None:
         """Its route's rate of a token on the reader's chain; None where it has no route there or
         the token is not its own."""
         section = self._served(reader.chain_id)
@@ -146,10 +149,11 @@ class Protocol(Generic[Shape]):
             return None
         return await self.price_route.rate(indexes, section, reader, token)
 
-    def price_contract(self, chain_id: int) -> str | None:
-        """The contract its route reads on a chain (PriceRoute.contract), None where none."""
+    def price_contracts(self, chain_id: int) -> tuple[str, ...]:
+        """The contracts its route reads on a chain (PriceRoute.contracts), lower case."""
         section = self._served(chain_id)
-        return None if self.price_route is None or not section else self.price_route.contract(section)
+        found = () if self.price_route is None or not section else self.price_route.contracts(section)
+        return tuple(contract.lower() for contract in found)
 
     def _served(self, chain_id: int) -> Shape | None:
         """Its section on a chain it serves; None elsewhere."""
@@ -217,8 +221,11 @@ class Protocol(Generic[Shape]):
         return (*own, *account_streams(accounts.of(chain), self.routes))
 
 
-def price_routes(protocols: Iterable[Protocol[Any]], indexes: Indexes) -> tuple[RateRoute, ...]:
+def price_routes(protocols: Iterable[Protocol[Any]], indexes: Indexes) -> Routes:
     """The routes an input is fetched with (adapters/prices/routes.py): each protocol's that has one."""
-    return tuple(
-        functools.partial(protocol.price_rate, indexes) for protocol in protocols if protocol.price_route is not None
-    )
+    lookups: list[RateRoute] = []
+    probes: list[RateRoute] = []
+    for protocol in protocols:
+        if protocol.price_route is not None:
+            (probes if protocol.price_route.probes else lookups).append(functools.partial(protocol.price_rate, indexes))
+    return Routes(tuple(lookups), tuple(probes))

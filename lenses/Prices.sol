@@ -17,14 +17,17 @@ interface IUniswapV3PoolOracle {
 /// costs its input no round more than one with a feed (where its rate's asset has a feed).
 abstract contract Prices is Recorder {
     uint32 internal constant WINDOW = 1800;
+    /// @dev `get_coins(address)` of Curve's factories, whatever the layout of its answer.
+    bytes4 internal constant GET_COINS = 0x9ac90d3d;
     /// @dev keccak256 of UniswapV3Pool's creation code, as @uniswap/v3-sdk publishes it (adapters/prices/twap.py).
     bytes32 internal constant POOL_INIT_CODE_HASH = 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54;
 
     /// @dev The token's feed where `priced` names one. Else: whether it is an ERC-4626 vault
-    /// (`asset()`, `convertToAssets(1e18)`, `decimals()`) and its asset's decimals and feed; and,
-    /// where `market` names a Uniswap v3 factory followed by the quote tokens, `observe([WINDOW, 0])`
-    /// at the address of the token's pool with each quote and fee tier, and the quote's decimals
-    /// and feed where one of its pools exists.
+    /// (`asset()`, `convertToAssets(1e18)`, `decimals()`) and its asset's decimals and feed;
+    /// where `market` names a Uniswap v3 factory (else zero) followed by the quote tokens,
+    /// `observe([WINDOW, 0])` at the address of the token's pool with each quote and fee tier, and
+    /// the quote's decimals and feed where one of its pools exists; and where a zero follows them,
+    /// each Curve factory after it asked `get_coins(token)` (whether the token is its pool).
     function _price(
         Tape memory tape,
         address token,
@@ -45,11 +48,15 @@ abstract contract Prices is Recorder {
             _call(tape, asset, abi.encodeCall(IERC20.decimals, ()));
             _feed(tape, _lookup(asset, priced, feeds));
         }
-        for (uint256 i = 1; i < market.length; i++) {
+        uint256 i = 1;
+        for (; i < market.length && market[i] != address(0); i++) {
             if (market[i] != token && _observed(tape, market[0], token, market[i])) {
                 _call(tape, market[i], abi.encodeCall(IERC20.decimals, ()));
                 _feed(tape, _lookup(market[i], priced, feeds));
             }
+        }
+        for (i++; i < market.length; i++) {
+            _call(tape, market[i], abi.encodeWithSelector(GET_COINS, token));
         }
     }
 

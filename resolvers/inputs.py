@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.context import FetchFunction
-from adapters.prices import RateRoute, noting_prices, routing, used_prices
+from adapters.prices import Routes, noting_prices, routing, used_prices
 from adapters.protocol import price_routes
 from chain import ChainReader, ChainRequest, shared_future
 from chain.event_index import Indexes
@@ -68,7 +68,7 @@ class RequestContext:
     """The watch fields' store and rules; None where the server runs none."""
 
     @functools.cached_property
-    def routes(self) -> tuple[RateRoute, ...]:
+    def routes(self) -> Routes:
         """The protocols' rates of their own tokens, for their prices wherever they appear."""
         return price_routes(self.registry.values(), self.indexes)
 

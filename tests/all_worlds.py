@@ -92,11 +92,14 @@ def build(node: Anvil) -> AllWorlds:
         node, world, controller, node.accounts[8], aave, registry=maker.contracts["PROXY_REGISTRY"]
     )
     euler = euler_world.build(node, controller, elapse=0)
-    _pt_vault(euler, pendle.active, accounts["saver"])
+    _listed_vault(euler, "ePT", pendle.active.pt, 95 * 10**16, accounts["saver"], 10 * lido_world.ETHER)
     balancer = balancer_world.build(
         node, {"lp": accounts["saver"], "empty": accounts["empty"], "seller": accounts["borrower"]}
     )
     aura = aura_world.build(node, {"depositor": accounts["saver"], "empty": accounts["empty"]}, balancer)
+    bpt = balancer.pools["stable"][0]
+    held = node.call(bpt, "balanceOf(address)", accounts["saver"])
+    _listed_vault(euler, "eBPT", bpt, lido_world.ETHER, accounts["saver"], held // 10)
     eigenlayer = eigenlayer_world.build(
         node, {"staker": accounts["saver"], "restaker": accounts["borrower"], "empty": accounts["empty"]}
     )
@@ -264,19 +267,20 @@ def staking_other(worlds: AllWorlds) -> str:
     return str(worlds.parts["liquid_staking"].wallets["other"])
 
 
-def _pt_vault(euler: euler_world.EulerWorld, pendle: pendle_world.Maturity, saver: str) -> None:
-    """An Euler vault of Pendle's PT, as Euler lists PT vaults, where the saver deposits 10 PT
-    (EVK's deposit): the PT, which has no feed, priced there by Pendle's own oracle."""
+def _listed_vault(euler: euler_world.EulerWorld, name: str, token: str, price: int, saver: str, amount: int) -> None:
+    """An Euler vault of a token with no feed, as Euler lists vaults of Pendle's PTs and of pool
+    tokens, where the saver deposits `amount` (EVK's deposit): the token priced there by its own
+    protocol (Pendle's oracle, Balancer's pool); `price` is Euler's oracle's, USD x 1e18."""
     node, made = euler.node, euler.contracts
-    made["ePT"] = node.deploy(
+    made[name] = node.deploy(
         euler_world.compile_all()["TestEVault"],
         ["address", "address", "address", "address", "uint256"],
-        [made["evc"], pendle.pt, made["oracle"], euler_world.USD, 1],
+        [made["evc"], token, made["oracle"], euler_world.USD, 1],
     )
-    node.send(made["factory"], "record(address,bytes)", made["ePT"], b"")
-    node.send(made["oracle"], "setPrice(address,uint256)", pendle.pt, 95 * 10**16)
-    node.send(pendle.pt, "approve(address,uint256)", made["ePT"], 2**256 - 1, sender=saver)
-    node.send(made["ePT"], "deposit(uint256,address)", 10 * lido_world.ETHER, saver, sender=saver)
+    node.send(made["factory"], "record(address,bytes)", made[name], b"")
+    node.send(made["oracle"], "setPrice(address,uint256)", token, price)
+    node.send(token, "approve(address,uint256)", made[name], 2**256 - 1, sender=saver)
+    node.send(made[name], "deposit(uint256,address)", amount, saver, sender=saver)
 
 
 def _maker(maker: maker_world.MakerWorld, controller: str, saver: str, borrower: str) -> None:

@@ -4,19 +4,28 @@ published ABIs and addresses (`@balancer-labs/v2-deployments`) and its own math
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
+from dataclasses import replace
 from fractions import Fraction
 
+import pytest
+
+import server
 from adapters.balancer import contracts
 from adapters.balancer import pools as balancer_pools
 from adapters.balancer import positions as balancer
+from adapters.balancer.section import BALANCER
+from adapters.position_warnings import PriceUnavailable
+from adapters.prices import Kind, PriceSource, routing, usd_price
+from adapters.protocol import price_routes
 from addresses import BUILT_IN
 from chain import erc20
 from tests import balancer_world as B
 from tests.balancer_v3_world import FIXED_INIT, FIXED_RATE, LBP_WEIGHTS, RECLAMM_DYNAMIC_DATA, compile_v3
-from tests.conftest import proxied_api, query_pools, query_positions, world_fixture
+from tests.conftest import proxied_api, query_pools, query_positions, until_indexed, world_fixture
 from tests.evm import abi_type, function_signatures, functions_of
 from tests.node_oracles import balancer_abi, balancer_proportional_exits, pack
 
@@ -397,6 +406,56 @@ async def test_the_shares_are_balancer_maths_proportional_exit(world_client, wor
     for position, amounts in zip(positions, exits):
         assert [int(share["amount"]) for share in position["tokens"]] == amounts
         assert all(amounts)
+
+
+def usd(tokens: list[dict], amounts: list[int]) -> Fraction:
+    """The USD of raw amounts of the tokens at the world's prices, exactly."""
+    return sum(
+        (
+            Fraction(amount * B.PRICES[info["symbol"]], 10 ** (info["decimals"] + 8))
+            for amount, info in zip(amounts, tokens)
+        ),
+        Fraction(0),
+    )
+
+
+async def test_a_pool_token_is_priced_wherever_it_appears_by_what_balancer_maths_exit_pays(world_client, world):
+    """A BPT met outside Balancer (a vault's asset) is priced by its pool, v2 and v3: what a
+    proportional exit of 10^18 whole BPT pays of each token (`@balancer-labs/balancer-maths`'
+    proportional remove from the pool's balances and supply), each at its feed; stated as a
+    protocol rate of the Vault that rests on a market (a trade moves the balances), with the
+    pool's depth. A position's value is its balance at that price. Without the routes: no price."""
+    node, app = world.node, world_client.app
+    node.mine(100)  # the pools settled: the route finds them in the index's stored part
+    entry = await answer(world_client, world.wallets["lp"])
+    registry, indexes = app[server.REGISTRY], app[server.INDEXES]
+    chain = registry["balancer"].chain(node.chain_id)
+    await until_indexed(indexes.store(node.chain_id), contracts.stream(BALANCER.of(chain)), node)
+
+    async def priced(token: str, routed: bool = True):
+        reader = app[server.CHAINS].request(asyncio.get_running_loop().time() + 10).reader(node.chain_id)
+        with routing(price_routes(registry.values() if routed else (), indexes)):
+            return await usd_price(reader, chain, token)
+
+    held = [position for position in entry["poolPositions"] if position["valueUsd"] is not None]
+    assert {position["version"] for position in held} == {2, 3} and len(held) >= 4
+    whole = 10**36
+    exits = balancer_proportional_exits([maths_case(world, {**found, "balance": str(whole)}) for found in held])
+    for position, amounts in zip(held, exits):
+        pool, tokens = position["pool"]["address"], [share["token"] for share in position["tokens"]]
+        price = await priced(pool)
+
+        assert price.per_token() == usd(tokens, amounts) / 10**18, pool
+        depth = usd(tokens, [int(share["poolBalance"]) for share in position["tokens"]])
+        vault = world.vault if position["version"] == 2 else world.v3.vault
+        assert price.source is not None and price.source.feed in {world.feeds[info["symbol"]] for info in tokens}
+        assert replace(price.source, feed="", age=0) == PriceSource(
+            pool, "", 0, Kind.PROTOCOL_RATE, vault, None, None, float(depth), market=True
+        ), pool
+        assert price.for_checks() is None
+        assert math.isclose(position["valueUsd"], price.per_token() * int(position["balance"]) / 10**18, rel_tol=1e-9)
+    with pytest.raises(PriceUnavailable, match="no protocol's own"):
+        await priced(held[0]["pool"]["address"], routed=False)
 
 
 async def test_a_wallet_with_nothing_has_empty_lists(world_client, world):

@@ -3,11 +3,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
+
+import server
 from adapters.curve import contracts, figures, positions
+from adapters.position_warnings import PriceUnavailable
+from adapters.prices import Kind, PriceSource, routing, usd_price
+from adapters.protocol import price_routes
 from tests import curve_world as C
 from tests.conftest import proxied_api, query_positions, world_api, world_fixture
 from tests.evm import functions_of
@@ -188,6 +196,46 @@ def registry_positions(world) -> list[dict]:
             factory=world.registries["crypto_registry"],
         ),
     ]
+
+
+async def test_a_pool_that_is_its_own_lp_token_is_priced_wherever_it_appears_by_what_it_pays(world_client, world):
+    """The stableswap-ng pool's LP met outside Curve (a vault's asset) is priced by its pool: each
+    coin's balances(i) x 10^18 whole LP / totalSupply, rounded down, at its feed; stated as a
+    protocol rate of the pool that rests on a market (a trade moves the balances), with the pool's
+    depth. The v2 crypto pool's LP token is a contract apart from its pool: no factory lists coins
+    of it, so Curve does not price it; nor the stable pool's LP without the routes."""
+    app, node = world_client.app, world.node
+    registry = app[server.REGISTRY]
+    chain = registry["curve"].chain(node.chain_id)
+
+    async def priced(token: str, routed: bool = True):
+        reader = app[server.CHAINS].request(asyncio.get_running_loop().time() + 10).reader(node.chain_id)
+        with routing(price_routes(registry.values() if routed else (), app[server.INDEXES])):
+            return await usd_price(reader, chain, token)
+
+    price = await priced(world.stable)
+    supply = node.call(world.stable, "totalSupply()")
+    coins = [node.call(world.stable, "coins(uint256)", i, returns=("address",)).lower() for i in range(2)]
+    names = [next(name for name, at in world.tokens.items() if at == coin) for coin in coins]
+    balances = [node.call(world.stable, "balances(uint256)", i) for i in range(2)]
+    value = sum(
+        Fraction(balance * 10**36 // supply * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8))
+        for balance, name in zip(balances, names)
+    )
+    assert price.per_token() == value / 10**18 and 0.99 < float(price.per_token()) < 1.1
+    depth = sum(
+        Fraction(balance * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8)) for balance, name in zip(balances, names)
+    )
+    assert price.source is not None and price.source.feed in {world.feeds[name] for name in names}
+    assert replace(price.source, feed="", age=0) == PriceSource(
+        world.stable, "", 0, Kind.PROTOCOL_RATE, world.stable, None, None, float(depth), market=True
+    )
+    assert price.for_checks() is None
+    assert {base.source.asset for base in price.rests_on if base.source} == set(coins)
+    with pytest.raises(PriceUnavailable, match="no protocol's own"):
+        await priced(world.crypto_lp)
+    with pytest.raises(PriceUnavailable, match="no protocol's own"):
+        await priced(world.stable, routed=False)
 
 
 async def test_lp_for_coins_is_the_wallets_lp_again(world_client, world):

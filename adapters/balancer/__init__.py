@@ -1,13 +1,14 @@
 """Balancer v2 and v3: pool tokens (BPT) and gauge stakes (positions.py), a pool with its gauges
-(pools.py), their flows (flows.py); shares.py the share math Aura reuses."""
+(pools.py), their flows (flows.py); shares.py the share math Aura reuses; a pool token priced
+wherever it appears by that math (rates.py)."""
 
 from __future__ import annotations
 
-from adapters.balancer import flows, pools, positions
+from adapters.balancer import flows, pools, positions, rates
 from adapters.balancer.contracts import stream
 from adapters.balancer.section import BALANCER
 from adapters.deployment import earliest
-from adapters.protocol import Protocol
+from adapters.protocol import PriceRoute, Protocol
 
 PROTOCOLS = (
     Protocol(
@@ -21,5 +22,6 @@ PROTOCOLS = (
         streams=lambda balancer: (stream(balancer),),
         index_probe=positions.index_probe,
         flows=flows.flows,
+        price_route=PriceRoute(rates.rate, rates.contracts),
     ),
 )

@@ -189,16 +189,12 @@ class PoolState:
 async def v2_pool(reader: ChainReader, vault: str, pool: str, pool_id: str) -> PoolState:
     """A v2 pool's state at the pinned block; ProtocolError when the Vault or the pool cannot answer."""
     label = f"Balancer pool {pool}"
-    tokens, actual, total, bpt_index, weights, amp = await asyncio.gather(
-        reader.call(vault, GET_POOL_TOKENS, bytes.fromhex(pool_id[2:]), label="Balancer v2 Vault"),
-        outcome(first(reader.call(pool, GET_ACTUAL_SUPPLY, label=label))),
-        first(reader.call(pool, TOTAL_SUPPLY, label=label)),
+    (listed, balances, supply), bpt_index, weights, amp = await asyncio.gather(
+        v2_holdings(reader, vault, pool, pool_id),
         outcome(reader.call(pool, GET_BPT_INDEX, label=label)),
         outcome(reader.call(pool, GET_NORMALIZED_WEIGHTS, label=label)),
         outcome(reader.call(pool, GET_AMPLIFICATION_PARAMETER, label=label)),
     )
-    listed = [token.lower() for token in tokens.tokens]
-    balances = list(tokens.balances)
     if not isinstance(bpt_index, ProtocolError):
         (index,) = bpt_index
         if index >= len(listed) or listed[index] != pool:
@@ -207,27 +203,34 @@ async def v2_pool(reader: ChainReader, vault: str, pool: str, pool_id: str) -> P
         pool_type = "composable-stable"
     else:
         pool_type = _kind(weights, amp)
-    supply: int = total if isinstance(actual, ProtocolError) else actual
     return PoolState(pool, 2, pool_id, pool_type, tuple(listed), tuple(balances), supply)
+
+
+async def v2_holdings(reader: ChainReader, vault: str, pool: str, pool_id: str) -> tuple[list[str], list[int], int]:
+    """The Vault's tokens (lower case; a composable stable pool's own BPT among them) and raw
+    balances of a v2 pool, and the supply its exits are computed against: no view a pool of
+    some type lacks but `getActualSupply` (read beside `totalSupply`)."""
+    label = f"Balancer pool {pool}"
+    tokens, actual, total = await asyncio.gather(
+        reader.call(vault, GET_POOL_TOKENS, bytes.fromhex(pool_id[2:]), label="Balancer v2 Vault"),
+        outcome(first(reader.call(pool, GET_ACTUAL_SUPPLY, label=label))),
+        first(reader.call(pool, TOTAL_SUPPLY, label=label)),
+    )
+    supply: int = total if isinstance(actual, ProtocolError) else actual
+    return [token.lower() for token in tokens.tokens], list(tokens.balances), supply
 
 
 async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
     """A v3 pool's state at the pinned block from its Vault's views; ProtocolError when they cannot answer."""
-    label, own = "Balancer v3 Vault", f"Balancer pool {pool}"
-    info, live, rates, supply, weights, amp, sale = await asyncio.gather(
-        reader.call(vault, V3_GET_POOL_TOKEN_INFO, pool, label=label),
-        first(reader.call(vault, V3_GET_CURRENT_LIVE_BALANCES, pool, label=label)),
-        reader.call(vault, V3_GET_POOL_TOKEN_RATES, pool, label=label),
-        first(reader.call(vault, V3_TOTAL_SUPPLY, pool, label=label)),
+    own = f"Balancer pool {pool}"
+    held, weights, amp, sale = await asyncio.gather(
+        v3_holdings(reader, vault, pool),
         outcome(reader.call(pool, GET_NORMALIZED_WEIGHTS, label=own)),
         outcome(reader.call(pool, GET_AMPLIFICATION_PARAMETER, label=own)),
         outcome(first(reader.call(pool, LBP_IMMUTABLE_DATA, label=own))),
     )
-    tokens = tuple(token.lower() for token in info.tokens)
-    scales = tuple(factor * rate for factor, rate in zip(rates.decimalScalingFactors, rates.tokenRates))
-    if not len(tokens) == len(info.balancesRaw) == len(live) == len(scales) or not all(scales):
-        raise ProtocolError(f"{label}: the pool {pool}'s token lists do not match.")
-    found = PoolState(pool, 3, None, _kind(weights, amp), tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
+    found: PoolState = replace(held, pool_type=_kind(weights, amp))
+    tokens = found.tokens
     if not isinstance(sale, ProtocolError):
         now = await outcome(first(reader.call(pool, LBP_DYNAMIC_DATA, label=own)))
         return replace(found, pool_type="lbp", lbp=_lbp(own, tokens, sale, now))
@@ -242,6 +245,23 @@ async def v3_pool(reader: ChainReader, vault: str, pool: str) -> PoolState:
         return replace(found, pool_type="fixed-price-lbp", fixed_price_lbp=_fixed_price_lbp(own, tokens, fixed, now))
     named = next((name for name, answer in zip(UNSUPPORTED, types) if not isinstance(answer, ProtocolError)), None)
     return replace(found, unsupported=named)
+
+
+async def v3_holdings(reader: ChainReader, vault: str, pool: str) -> PoolState:
+    """A v3 pool's tokens, balances, rates and supply from its Vault's views alone, which every
+    pool type answers (its type `other` until its own views are read: v3_pool)."""
+    label = "Balancer v3 Vault"
+    info, live, rates, supply = await asyncio.gather(
+        reader.call(vault, V3_GET_POOL_TOKEN_INFO, pool, label=label),
+        first(reader.call(vault, V3_GET_CURRENT_LIVE_BALANCES, pool, label=label)),
+        reader.call(vault, V3_GET_POOL_TOKEN_RATES, pool, label=label),
+        first(reader.call(vault, V3_TOTAL_SUPPLY, pool, label=label)),
+    )
+    tokens = tuple(token.lower() for token in info.tokens)
+    scales = tuple(factor * rate for factor, rate in zip(rates.decimalScalingFactors, rates.tokenRates))
+    if not len(tokens) == len(info.balancesRaw) == len(live) == len(scales) or not all(scales):
+        raise ProtocolError(f"{label}: the pool {pool}'s token lists do not match.")
+    return PoolState(pool, 3, None, "other", tokens, tuple(info.balancesRaw), supply, tuple(live), scales)
 
 
 def _sale(

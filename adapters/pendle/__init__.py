@@ -22,6 +22,6 @@ PROTOCOLS = (
         details=pools.details,
         flows=flows.flows,
         flow_prices=flows.prices,
-        price_route=PriceRoute(rates.rate, lambda pendle: pendle.oracle),
+        price_route=PriceRoute(rates.rate, lambda pendle: tuple(filter(None, [pendle.oracle]))),
     ),
 )

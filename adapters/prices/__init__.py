@@ -1,7 +1,7 @@
 """USD prices at the answer's block, each with its source stated (`usdPrices`).
 
 sources: the order of sources a token's price is found by; feeds, rates (with routes, the
-protocols' own), twap and curve_average: the sources;
+protocols' own), twap and curve_average: the sources; lens: what a lens that prices is told;
 stated: a price with its source, noted by each input whose figures use it.
 """
 
@@ -14,17 +14,21 @@ from adapters.prices.feeds import (
     oldest_update,
     token_feeds,
 )
-from adapters.prices.routes import Rate, RateRoute, routing
+from adapters.prices.lens import lens_market
+from adapters.prices.routes import BASKET_DECIMALS, Basket, Rate, RateRoute, Routed, Routes, routing
 from adapters.prices.sources import fed, shared_usd_price, usd_price, warned, warned_usd_price
 from adapters.prices.stated import Kind, PriceSource, UsdPrice, noted, noting_prices, states_usd, used_prices
-from adapters.prices.twap import lens_market
 
 __all__ = [
+    "BASKET_DECIMALS",
     "LATEST_ROUND_DATA",
+    "Basket",
     "Kind",
     "PriceSource",
     "Rate",
     "RateRoute",
+    "Routed",
+    "Routes",
     "UsdPrice",
     "currency_usd",
     "fed",

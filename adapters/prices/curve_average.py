@@ -69,6 +69,13 @@ def factories(chain: ChainAddresses) -> list[tuple[str, str]]:
     return [(factory.address, factory.kind) for factory in found if getattr(factory, "kind", "") in CURVE_KINDS]
 
 
+def lp_factories(chain: ChainAddresses) -> list[str]:
+    """The Curve factories whose pools are their own LP token (all but the v2 crypto factory's,
+    adapters/curve/contracts.py `has_token`): those Curve's price route asks `get_coins(token)`."""
+    found = getattr(chain.parts.get("curve"), "factories", ())
+    return [factory.address for factory in found if getattr(factory, "kind", "") != "cryptoswap"]
+
+
 async def curve_price(reader: ChainReader, chain: ChainAddresses, token: str, price: Price) -> UsdPrice:
     """The token's USD price by the deepest Curve pool's average; PriceUnavailable naming why no
     pool counts."""

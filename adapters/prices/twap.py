@@ -83,13 +83,6 @@ def quotes(chain: ChainAddresses, token: str) -> list[str]:
     return sorted(quote for quote, feed in chain.price_feeds.items() if feed.pair.startswith(QUOTES) and quote != token)
 
 
-def lens_market(chain: ChainAddresses) -> list[str]:
-    """What a lens that prices the tokens it finds (lenses/Prices.sol) reads pools by: the v3
-    factory, then every quote token; none where the chain has no factory."""
-    factory = v3_factory(chain)
-    return [] if factory is None else [factory, *quotes(chain, "")]
-
-
 async def twap_price(reader: ChainReader, chain: ChainAddresses, token: str, price: Price) -> UsdPrice:
     """The token's USD price by the deepest Uniswap v3 pool's average; PriceUnavailable naming
     why no pool counts."""
