@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from chain.keccak import keccak256
+
 ZERO_ADDRESS = "0x" + "00" * 20
 """The zero address as decoded (lower case): a contract's "none"."""
 
@@ -332,10 +334,25 @@ class Function:
     outputs: tuple[str, ...]
     immutable: bool = False
     """The answer can never change (token symbol, decimals...), so it may be cached forever."""
+    errors: tuple[str, ...] = ()
+    """Signatures of the custom errors it may revert with: a revert's reason names one with its
+    arguments, not as raw data."""
 
     @property
     def name(self) -> str:
         return self.signature.split("(", 1)[0]
+
+    def named_error(self, data: bytes) -> str | None:
+        """A revert payload as one of `errors` with its arguments; None where it is none of them."""
+        for error in self.errors:
+            name, _, types = error.partition("(")
+            if data[:4] == keccak256(error.encode())[:4]:
+                try:
+                    values = decode(split_types(types[:-1]), data[4:])
+                except AbiError:
+                    return None
+                return f"{name}({', '.join(str(value) for value in values)})"
+        return None
 
     @functools.cached_property
     def inputs(self) -> tuple[str, ...]:

@@ -269,7 +269,7 @@ class Rounds:
         the result are capped and stripped of control characters (rpc.safe_text)."""
         where = f"{call.label}: {call.function.name} on chain {self.chain_id} at block {block}"
         if data is None:
-            reason = _revert_reason(revert) if revert else clean(message) or "no reason given"
+            reason = _revert_reason(revert, call.function) if revert else clean(message) or "no reason given"
             _resolve(call.future, error=ProtocolError(f"{where} reverted ({reason})."))
         elif not data and call.function.outputs:
             _resolve(call.future, error=NoCode(f"{where} returned no data (no contract code at {call.target}?)."))
@@ -320,8 +320,9 @@ def _resolve(future: asyncio.Future[Any], result: Any = None, error: BaseExcepti
         future.set_result(result)
 
 
-def _revert_reason(data: Any) -> str:
-    """The reason of an Error(string) revert payload, else a short description of it."""
+def _revert_reason(data: Any, function: Function) -> str:
+    """The reason of an Error(string) revert payload, or the function's custom error it is, else
+    a short description of it."""
     try:
         raw = bytes.fromhex(data[2:]) if isinstance(data, str) and data.startswith("0x") else data
     except ValueError:
@@ -333,7 +334,8 @@ def _revert_reason(data: Any) -> str:
             return f"reason {clean(decode(['string'], raw[4:])[0])!r}"
         except AbiError:
             pass
-    return f"revert data 0x{raw[:36].hex()}"
+    named = function.named_error(raw)
+    return f"error {clean(named)}" if named else f"revert data 0x{raw[:36].hex()}"
 
 
 def _safe(value: Any) -> Any:

@@ -56,9 +56,12 @@ GET_REWARD_TOKENS = Function("getRewardTokens()", "c4f59f9b", ("address[]",))
 IS_VALID_MARKET = Function("isValidMarket(address)", "58e6309f", ("bool",))
 READ_TOKENS = Function("readTokens()", "2c8ce6bc", ("address SY", "address PT", "address YT"), immutable=True)
 EXPIRY = Function("expiry()", "e184c9be", ("uint256",), immutable=True)
-GET_PT_TO_ASSET_RATE = Function("getPtToAssetRate(address,uint32)", "abca0eab", ("uint256",))
-GET_YT_TO_ASSET_RATE = Function("getYtToAssetRate(address,uint32)", "bb0856fe", ("uint256",))
-GET_LP_TO_ASSET_RATE = Function("getLpToAssetRate(address,uint32)", "6cda9833", ("uint256",))
+ORACLE_ERRORS = ("OracleTargetTooOld(uint32,uint32)",)
+"""What the oracle's rates revert with where a market's observations do not reach the window back
+(its OracleLib: the target time, the oldest observation's)."""
+GET_PT_TO_ASSET_RATE = Function("getPtToAssetRate(address,uint32)", "abca0eab", ("uint256",), errors=ORACLE_ERRORS)
+GET_YT_TO_ASSET_RATE = Function("getYtToAssetRate(address,uint32)", "bb0856fe", ("uint256",), errors=ORACLE_ERRORS)
+GET_LP_TO_ASSET_RATE = Function("getLpToAssetRate(address,uint32)", "6cda9833", ("uint256",), errors=ORACLE_ERRORS)
 """PendlePYLpOracle's time-weighted rates (rates.py)."""
 
 YIELD_CONTRACT = ("address", "uint256", "address", "address")
