@@ -11,14 +11,38 @@ interface IUniswapV3PoolOracle {
         returns (int56[] memory tickCumulatives, uint160[] memory secondsPerLiquidityCumulativeX128s);
 }
 
+/// @dev A pool of a Curve factory, its own LP token (@curvefi/api's pool ABIs).
+interface ICurveOwnPool {
+    function coins(uint256 i) external view returns (address);
+
+    function balances(uint256 i) external view returns (uint256);
+}
+
+/// @dev Curve's older registries (curvefi/metaregistry's MainRegistry.json and
+/// CryptoRegistry.json): the pool of an LP token, its coins and balances.
+interface ICurveLpRegistry {
+    function get_pool_from_lp_token(address lp) external view returns (address);
+
+    function get_coins(address pool) external view returns (address[8] memory);
+
+    function get_balances(address pool) external view returns (uint256[8] memory);
+}
+
+/// @dev Curve's AddressProvider: `get_address(id)` (0 the main registry, 5 the crypto registry).
+interface ICurveRegistryProvider {
+    function get_address(uint256 id) external view returns (address);
+}
+
 /// @title The reads of a token's USD price, for lenses that price the tokens they find
 /// @notice adapters/prices/ tries a token's sources in a fixed order: its feed, its protocol's
 /// rate, Uniswap v3's 30-minute average. A lens records what each asks, so a token with no feed
 /// costs its input no round more than one with a feed (where its rate's asset has a feed).
 abstract contract Prices is Recorder {
     uint32 internal constant WINDOW = 1800;
-    /// @dev `get_coins(address)` of Curve's factories, whatever the layout of its answer.
+    /// @dev `get_coins(address)` of Curve's factories, whatever the layout of its answer
+    /// (a fixed array of 2, 3 or 4 coins, or stableswap-ng's dynamic one).
     bytes4 internal constant GET_COINS = 0x9ac90d3d;
+    address private constant NATIVE_COIN = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
     /// @dev keccak256 of UniswapV3Pool's creation code, as @uniswap/v3-sdk publishes it (adapters/prices/twap.py).
     bytes32 internal constant POOL_INIT_CODE_HASH = 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54;
 
@@ -27,7 +51,10 @@ abstract contract Prices is Recorder {
     /// where `market` names a Uniswap v3 factory (else zero) followed by the quote tokens,
     /// `observe([WINDOW, 0])` at the address of the token's pool with each quote and fee tier, and
     /// the quote's decimals and feed where one of its pools exists; and where a zero follows them,
-    /// each Curve factory after it asked `get_coins(token)` (whether the token is its pool).
+    /// Curve's price route's reads (adapters/curve/rates.py): each Curve factory after it asked
+    /// `get_coins(token)`, and after another zero the AddressProvider's registries; the pool's
+    /// basket where a factory made the token, else where a registry's `get_pool_from_lp_token`
+    /// names its pool, and its coins' prices.
     function _price(
         Tape memory tape,
         address token,
@@ -55,8 +82,110 @@ abstract contract Prices is Recorder {
                 _feed(tape, _lookup(market[i], priced, feeds));
             }
         }
-        for (i++; i < market.length; i++) {
-            _call(tape, market[i], abi.encodeWithSelector(GET_COINS, token));
+        bool own;
+        for (i++; i < market.length && market[i] != address(0); i++) {
+            (bool ok, bytes memory ret) = _call(tape, market[i], abi.encodeWithSelector(GET_COINS, token));
+            own = own || (ok && _listsCoins(ret));
+        }
+        address[2] memory registries;
+        if (i + 1 < market.length) registries = _registries(tape, market[i + 1]);
+        if (own) {
+            _ownPool(tape, token, priced, feeds, market);
+            return;
+        }
+        address[2] memory pools;
+        for (uint256 k = 0; k < 2; k++) {
+            if (registries[k] == address(0)) continue;
+            bytes memory lookup = abi.encodeCall(ICurveLpRegistry.get_pool_from_lp_token, (token));
+            pools[k] = address(uint160(_word(tape, registries[k], lookup)));
+        }
+        for (uint256 k = 0; k < 2; k++) {
+            if (pools[k] != address(0)) {
+                _registryPool(tape, registries[k], pools[k], token, priced, feeds, market);
+                return;
+            }
+        }
+    }
+
+    /// @dev Whether a factory's `get_coins` answer lists a coin: a fixed array's words, or a
+    /// dynamic array's items (its offset and length first).
+    function _listsCoins(bytes memory ret) private pure returns (bool) {
+        uint256 words = ret.length / 32;
+        uint256 from = words >= 2 && _at(ret, 0) == 32 && _at(ret, 1) == words - 2 ? 2 : 0;
+        for (uint256 w = from; w < words; w++) {
+            if (_at(ret, w) != 0) return true;
+        }
+        return false;
+    }
+
+    /// @dev The registries the AddressProvider names (ids 0 and 5), zero where none.
+    function _registries(Tape memory tape, address provider) private view returns (address[2] memory found) {
+        uint256[2] memory ids = [uint256(0), 5];
+        for (uint256 k = 0; k < 2; k++) {
+            bytes memory data = abi.encodeCall(ICurveRegistryProvider.get_address, (ids[k]));
+            found[k] = address(uint160(_word(tape, provider, data)));
+        }
+    }
+
+    /// @dev A factory's pool, its own LP token: `balances(i)` of each coin (`coins(i)`, read
+    /// unrecorded up to the first that fails), then the basket's supply and prices.
+    function _ownPool(Tape memory tape, address pool, address[] memory priced, address[] memory feeds, address[] memory market)
+        private
+        view
+    {
+        address[] memory coins = new address[](8);
+        uint256 n = 0;
+        for (; n < 8; n++) {
+            (bool ok, bytes memory ret) = pool.staticcall(abi.encodeCall(ICurveOwnPool.coins, (n)));
+            if (!ok || ret.length < 32 || _at(ret, 0) == 0) break;
+            coins[n] = address(uint160(_at(ret, 0)));
+            _call(tape, pool, abi.encodeCall(ICurveOwnPool.balances, (n)));
+        }
+        assembly {
+            mstore(coins, n)
+        }
+        _basket(tape, pool, coins, priced, feeds, market);
+    }
+
+    /// @dev A registry's pool, its LP token apart: the registry's coins and balances of it, then
+    /// the basket's supply and prices.
+    function _registryPool(
+        Tape memory tape,
+        address registry,
+        address pool,
+        address token,
+        address[] memory priced,
+        address[] memory feeds,
+        address[] memory market
+    ) private view {
+        (bool ok, bytes memory ret) = _call(tape, registry, abi.encodeCall(ICurveLpRegistry.get_coins, (pool)));
+        _call(tape, registry, abi.encodeCall(ICurveLpRegistry.get_balances, (pool)));
+        address[] memory coins = new address[](8);
+        uint256 n = 0;
+        while (ok && n < 8 && _at(ret, n) != 0) {
+            coins[n] = address(uint160(_at(ret, n)));
+            n++;
+        }
+        assembly {
+            mstore(coins, n)
+        }
+        _basket(tape, token, coins, priced, feeds, market);
+    }
+
+    /// @dev The LP token's supply and decimals, and each coin's decimals and price.
+    function _basket(
+        Tape memory tape,
+        address token,
+        address[] memory coins,
+        address[] memory priced,
+        address[] memory feeds,
+        address[] memory market
+    ) private view {
+        _call(tape, token, abi.encodeCall(IERC20.totalSupply, ()));
+        _call(tape, token, abi.encodeCall(IERC20.decimals, ()));
+        for (uint256 c = 0; c < coins.length; c++) {
+            if (coins[c] != NATIVE_COIN) _call(tape, coins[c], abi.encodeCall(IERC20.decimals, ()));
+            _price(tape, coins[c], priced, feeds, market);
         }
     }
 

@@ -17,6 +17,7 @@ from adapters.position_warnings import PriceUnavailable
 from adapters.prices import Kind, PriceSource, routing, usd_price
 from adapters.protocol import price_routes
 from tests import curve_world as C
+from tests import vault_style_world
 from tests.conftest import proxied_api, query_positions, world_api, world_fixture
 from tests.evm import functions_of
 from tests.node_oracles import curve_abi
@@ -198,12 +199,14 @@ def registry_positions(world) -> list[dict]:
     ]
 
 
-async def test_a_pool_that_is_its_own_lp_token_is_priced_wherever_it_appears_by_what_it_pays(world_client, world):
-    """The stableswap-ng pool's LP met outside Curve (a vault's asset) is priced by its pool: each
-    coin's balances(i) x 10^18 whole LP / totalSupply, rounded down, at its feed; stated as a
-    protocol rate of the pool that rests on a market (a trade moves the balances), with the pool's
-    depth. The v2 crypto pool's LP token is a contract apart from its pool: no factory lists coins
-    of it, so Curve does not price it; nor the stable pool's LP without the routes."""
+async def test_an_lp_token_is_priced_wherever_it_appears_by_what_its_pool_pays(world_client, world):
+    """An LP token met outside Curve (a vault's asset) is priced by its pool: each coin's balance
+    x 10^18 whole LP / the LP's totalSupply, rounded down, at its feed; stated as a protocol rate
+    of the pool that rests on a market (a trade moves the balances), with the pool's depth. The
+    stableswap-ng pool is its own LP token (its factory lists coins of it); the older registries'
+    pools have LP tokens of their own (the registry's `get_pool_from_lp_token`), the oldest by
+    int128 index. The v2 crypto pool's LP token maps back to no pool: Curve does not price it;
+    nor any LP without the routes."""
     app, node = world_client.app, world.node
     registry = app[server.REGISTRY]
     chain = registry["curve"].chain(node.chain_id)
@@ -213,29 +216,83 @@ async def test_a_pool_that_is_its_own_lp_token_is_priced_wherever_it_appears_by_
         with routing(price_routes(registry.values() if routed else (), app[server.INDEXES])):
             return await usd_price(reader, chain, token)
 
-    price = await priced(world.stable)
-    supply = node.call(world.stable, "totalSupply()")
-    coins = [node.call(world.stable, "coins(uint256)", i, returns=("address",)).lower() for i in range(2)]
-    names = [next(name for name, at in world.tokens.items() if at == coin) for coin in coins]
-    balances = [node.call(world.stable, "balances(uint256)", i) for i in range(2)]
-    value = sum(
-        Fraction(balance * 10**36 // supply * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8))
-        for balance, name in zip(balances, names)
-    )
-    assert price.per_token() == value / 10**18 and 0.99 < float(price.per_token()) < 1.1
-    depth = sum(
-        Fraction(balance * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8)) for balance, name in zip(balances, names)
-    )
-    assert price.source is not None and price.source.feed in {world.feeds[name] for name in names}
-    assert replace(price.source, feed="", age=0) == PriceSource(
-        world.stable, "", 0, Kind.PROTOCOL_RATE, world.stable, None, None, float(depth), market=True
-    )
-    assert price.for_checks() is None
-    assert {base.source.asset for base in price.rests_on if base.source} == set(coins)
+    legacy, tricrypto = world.older["legacy"], world.older["tricrypto"]
+    cases = [
+        (world.stable, world.stable, "uint256", C.STABLE),
+        (world.older["legacy_lp"], legacy, "int128", C.LEGACY),
+        (world.older["tricrypto_lp"], tricrypto, "uint256", C.TRICRYPTO),
+    ]
+    for token, pool, index, made in cases:
+        price = await priced(token)
+        supply = node.call(token, "totalSupply()")
+        coins = [
+            node.call(pool, f"coins({index})", i, returns=("address",)).lower() for i in range(len(made["balances"]))
+        ]
+        names = [next(name for name, at in world.tokens.items() if at == coin) for coin in coins]
+        balances = [node.call(pool, f"balances({index})", i) for i in range(len(coins))]
+        value = sum(
+            Fraction(balance * 10**36 // supply * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8))
+            for balance, name in zip(balances, names)
+        )
+        assert len(coins) >= 2 and price.per_token() == value / 10**18, token
+        depth = sum(
+            Fraction(balance * C.PRICES[name], 10 ** (C.DECIMALS[name] + 8)) for balance, name in zip(balances, names)
+        )
+        assert price.source is not None and price.source.feed in {world.feeds[name] for name in names}
+        assert replace(price.source, feed="", age=0) == PriceSource(
+            token, "", 0, Kind.PROTOCOL_RATE, pool, None, None, float(depth), market=True
+        )
+        assert price.for_checks() is None
+        assert {base.source.asset for base in price.rests_on if base.source} == set(coins)
     with pytest.raises(PriceUnavailable, match="no protocol's own"):
         await priced(world.crypto_lp)
     with pytest.raises(PriceUnavailable, match="no protocol's own"):
         await priced(world.stable, routed=False)
+
+
+LENSED = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
+  data { ... on WalletEntry { protocol warnings { code message }
+    allPositions { legs { asset { address } usd priceSource } }
+    usdPrices { asset kind source } provenance { method params result } } }
+  errors { error { code message } } } }"""
+
+
+async def test_a_lens_that_prices_what_it_finds_records_curves_reads_of_an_lp_token(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
+    """An ERC-4626 vault of the stable pool's LP token, whose asset the vault-style lens prices
+    (lenses/Prices.sol): Curve's reads of it (the factories' get_coins, the AddressProvider's
+    registries, the pool's balances and supply, its coins' feeds) are on the lens's tape, so an
+    answer with provenance reads no Curve contract outside the lens; its assets are priced by the pool."""
+    node, lp = world.node, world.wallets["lp"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        vault = node.deploy(
+            vault_style_world.compile_all()["TestShareVault"],
+            ["string", "string", "uint8", "address"],
+            ["Staked LP", "sLP", 18, world.stable],
+        )
+        node.send(world.stable, "approve(address,uint256)", vault, 2**256 - 1, sender=lp)
+        node.send(vault, "mint(uint256,address)", 100 * C.E18, lp, sender=lp)
+        data = world.addresses_override()
+        data[str(node.chain_id)]["erc4626"] = {
+            "apyPeriodDays": 7,
+            "vaults": [{"type": "erc4626-vault", "address": vault, "cooldown": False}],
+            "startBlock": world.start_block,
+        }
+        (tmp_path / "a.json").write_text(json.dumps(data))
+        api = await world_api(aiohttp_client, keys_file, api_key, tmp_path / "a.json", node)
+        found = await query_positions(api, LENSED, "erc4626", [lp])
+    finally:
+        node.rpc("evm_revert", snapshot)
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    (leg,) = [leg for position in entry["allPositions"] for leg in position["legs"] if leg["asset"]]
+    assert leg["asset"]["address"] == world.stable and leg["usd"] and leg["priceSource"] == world.stable
+    assert {"asset": world.stable, "kind": "PROTOCOL_RATE", "source": world.stable} in entry["usdPrices"]
+    curve = {world.stable, *world.factories.values(), *world.registries.values(), world.provider}
+    outside = [read["params"].lower() for read in entry["provenance"] if '"lens"' not in read["params"]]
+    assert outside and not [params for params in outside if any(address[2:] in params for address in curve)]
 
 
 async def test_lp_for_coins_is_the_wallets_lp_again(world_client, world):
@@ -382,6 +439,8 @@ REGISTRY_PUBLISHED = {
     "POOL_COUNT": ("MainRegistry", "CryptoRegistry"),
     "POOL_LIST": ("MainRegistry", "CryptoRegistry"),
     "GET_COINS_8": ("MainRegistry", "CryptoRegistry"),
+    "GET_POOL_FROM_LP_TOKEN": ("MainRegistry", "CryptoRegistry"),
+    "GET_BALANCES_8": ("MainRegistry", "CryptoRegistry"),
 }
 
 

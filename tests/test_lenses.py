@@ -225,6 +225,13 @@ PUBLISHED = {
     "ICToken": ("curve:cERC20.json",),
     "IYToken": ("curve:yERC20.json",),
     "ICurveRegistry": ("curve-registry:MainRegistry", "curve-registry:CryptoRegistry"),
+    "ICurveLpRegistry": ("curve-registry:MainRegistry", "curve-registry:CryptoRegistry"),
+    "ICurveRegistryProvider": ("curve-registry:AddressProvider",),
+    "ICurveOwnPool": (
+        "curve:factory-stable-ng/plain-stableswap-ng.json",
+        "curve:factory-twocrypto/factory-twocrypto-pool.json",
+        "curve:factory-tricrypto/factory-tricrypto-pool.json",
+    ),
     "ICurveAddressProvider": ("curve-registry:AddressProvider",),
 }
 """Each interface of the lenses -> the published ABIs that hold it: each of its functions is in

@@ -8,8 +8,9 @@ lib/constants/abis/factory*.json; the pools' views are its pool ABIs (stableswap
 gauge_v4/v5.json (`claimable_tokens` is declared a view there but writes on LiquidityGauge
 v1-v4, so it is read by a call that may write: aggregate3 or the lens's last calls); the oldest
 pools' `coins(int128)`/`balances(int128)` its compound/usdt/ren/sbtc swap.json. The
-AddressProvider's `get_address` and the older registries' `get_lp_token`/`get_gauges` are in no
-@curvefi/api ABI: curvefi/metaregistry's (tests/curve_registry_abi.json records them).
+AddressProvider's `get_address` and the older registries' `get_lp_token`/`get_gauges`,
+`get_pool_from_lp_token` and `get_balances` are in no @curvefi/api ABI: curvefi/metaregistry's
+(tests/curve_registry_abi.json records them).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ GET_COINS_3 = Function("get_coins(address)", "9ac90d3d", ("address[3]",))
 GET_COINS_8 = Function("get_coins(address)", "9ac90d3d", ("address[8]",))
 """A factory's coins of a pool, in its kind's layout (`coins_view`): zeros, or none, for a pool
 it did not make."""
+GET_POOL_FROM_LP_TOKEN = Function("get_pool_from_lp_token(address)", "bdf475c3", ("address",))
+GET_BALANCES_8 = Function("get_balances(address)", "92e3cc2d", ("uint256[8]",))
+"""An older registry's pool of an LP token (zero: none of its pools') and a pool's balances (rates.py)."""
 FEE = Function("fee()", "ddca3f43", ("uint256",))
 REWARD_DATA = Function(
     "reward_data(address)",

@@ -76,6 +76,12 @@ def lp_factories(chain: ChainAddresses) -> list[str]:
     return [factory.address for factory in found if getattr(factory, "kind", "") != "cryptoswap"]
 
 
+def address_provider(chain: ChainAddresses) -> str | None:
+    """Curve's AddressProvider, whose older registries Curve's price route asks (None: none)."""
+    found = getattr(chain.parts.get("curve"), "address_provider", None)
+    return found if isinstance(found, str) else None
+
+
 async def curve_price(reader: ChainReader, chain: ChainAddresses, token: str, price: Price) -> UsdPrice:
     """The token's USD price by the deepest Curve pool's average; PriceUnavailable naming why no
     pool counts."""

@@ -5,9 +5,9 @@
   for wstETH), or one for one where the protocol redeems one for one (stETH for ether, through
   Lido's withdrawal queue).
 - A rate the token's own protocol gives (routes.py): Pendle's PT, YT and LP by its PYLpOracle
-  (known from its index); a Balancer pool's token (known from its index) or a Curve pool that is
-  its own LP token (its factory's `get_coins` lists coins of it, asked in the round of the
-  ERC-4626 probe) by what a proportional exit pays (a `Basket`).
+  (known from its index); a Balancer pool's token (known from its index) or a Curve LP token
+  (its factories and registries asked, from the round of the ERC-4626 probe) by what a
+  proportional exit pays (a `Basket`).
 - Any ERC-4626 vault's share, found by asking it: `asset()`, and `convertToAssets(10**18)`, what
   10^18 raw shares redeem for at the block.
 
@@ -32,7 +32,7 @@ from adapters.prices.stated import Kind, Price, PriceSource, UsdPrice
 from addresses import ChainAddresses, PriceRate
 from chain import ChainReader
 from chain.abi import Function
-from chain.erc20 import DECIMALS, token_info
+from chain.erc20 import DECIMALS, NATIVE
 from chain.erc4626 import ASSET, CONVERT_TO_ASSETS
 from chain.keccak import keccak256
 from errors import ProtocolError
@@ -67,9 +67,9 @@ async def _basket_priced(reader: ChainReader, token: str, basket: Basket, price:
     if not any(basket.amounts):
         raise PriceUnavailable(f"its pool ({basket.contract}) holds nothing for it: no supply or no balances")
     try:
-        prices, infos = await asyncio.gather(
+        prices, decimals = await asyncio.gather(
             asyncio.gather(*(price(of) for of in basket.tokens)),
-            asyncio.gather(*(token_info(reader, of) for of in basket.tokens)),
+            asyncio.gather(*(_decimals(reader, of) for of in basket.tokens)),
         )
     except PriceUnavailable as exc:
         raise PriceUnavailable(f"a token of its pool ({basket.contract}) has no price: {exc.message}") from None
@@ -77,7 +77,7 @@ async def _basket_priced(reader: ChainReader, token: str, basket: Basket, price:
         raise PriceUnavailable(f"a token of its pool ({basket.contract}) has no decimals: {exc.message}") from None
     # Each amount's USD is amount x answer / 10^(its decimals + the price's decimals): over one
     # denominator, the largest of those, the sum is exact.
-    scales = [info["decimals"] + found.decimals for info, found in zip(infos, prices)]
+    scales = [places + found.decimals for places, found in zip(decimals, prices)]
     top = max(scales)
     answer = sum(
         amount * found.answer * 10 ** (top - scale) for amount, found, scale in zip(basket.amounts, prices, scales)
@@ -98,6 +98,14 @@ async def _basket_priced(reader: ChainReader, token: str, basket: Basket, price:
         market=True,
     )
     return UsdPrice(answer, top + BASKET_DECIMALS, root.updated_at, stated, tuple(prices))
+
+
+async def _decimals(reader: ChainReader, token: str) -> int:
+    """A token's `decimals()`; the native coin's 18, with no read."""
+    if token == NATIVE:
+        return 18
+    (places,) = await reader.call(token, DECIMALS, label=f"token {token}")
+    return int(places)
 
 
 def _restated(root: PriceSource, token: str, contract: str, **changes: Any) -> PriceSource:

@@ -512,6 +512,28 @@ contract TestCurveRegistry is TestCurveFactory {
         found[0] = get_gauge[pool];
         types[0] = found[0] == address(0) ? int128(0) : int128(5);
     }
+
+    /// The pool whose LP token `lp` is; zero where it is none of its pools'.
+    function get_pool_from_lp_token(address lp) external view returns (address) {
+        for (uint256 i = 0; i < pools.length; i++) {
+            if (tokens[pools[i]] == lp) return pools[i];
+        }
+        return address(0);
+    }
+
+    /// A pool's balances in its coins' order (`balances(i)`, by int128 on the oldest pools), zeros
+    /// past them and for a pool it does not list.
+    function get_balances(address pool) external view returns (uint256[8] memory found) {
+        if (!made[pool]) return found;
+        uint256 n = _coins(pool).length;
+        for (uint256 i = 0; i < n; i++) {
+            try TestCurvePool(pool).balances(i) returns (uint256 balance) {
+                found[i] = balance;
+            } catch {
+                found[i] = TestCurvePool(pool).balances(int128(int256(i)));
+            }
+        }
+    }
 }
 
 /// Curve's AddressProvider: `get_address(id)` (0 the main registry, 5 the crypto registry).
