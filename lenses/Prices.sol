@@ -35,8 +35,9 @@ interface ICurveRegistryProvider {
 
 /// @title The reads of a token's USD price, for lenses that price the tokens they find
 /// @notice adapters/prices/ tries a token's sources in a fixed order: its feed, its protocol's
-/// rate, Uniswap v3's 30-minute average. A lens records what each asks, so a token with no feed
-/// costs its input no round more than one with a feed (where its rate's asset has a feed).
+/// rate, Uniswap v3's 30-minute average. A lens records what each asks, once per token, so a
+/// token with no feed costs its input no round more than one with a feed (where its rate's asset
+/// has a feed).
 abstract contract Prices is Recorder {
     uint32 internal constant WINDOW = 1800;
     /// @dev `get_coins(address)` of Curve's factories, whatever the layout of its answer
@@ -62,6 +63,7 @@ abstract contract Prices is Recorder {
         address[] memory feeds,
         address[] memory market
     ) internal view {
+        if (_pricedBefore(tape, token)) return;
         address feed = _lookup(token, priced, feeds);
         if (feed != address(0)) {
             _feed(tape, feed);
@@ -105,6 +107,17 @@ abstract contract Prices is Recorder {
                 return;
             }
         }
+    }
+
+    /// @dev Whether the token's price reads are on the tape already (a token met twice: a
+    /// strategy's deposit and its queued withdrawal, a coin of two pools), else noted as they are
+    /// about to be; a price in progress counts, so a pool that holds itself does not loop.
+    function _pricedBefore(Tape memory tape, address token) private pure returns (bool) {
+        for (uint256 k = 0; k < tape.pricedCount; k++) {
+            if (tape.priced[k] == token) return true;
+        }
+        if (tape.pricedCount < MEMO) tape.priced[tape.pricedCount++] = token;
+        return false;
     }
 
     /// @dev Whether a factory's `get_coins` answer lists a coin: a fixed array's words, or a

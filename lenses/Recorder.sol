@@ -16,15 +16,21 @@ import "Standards.sol";
 abstract contract Recorder {
     uint256 internal constant LIMIT = 24_000;
 
+    /// @dev Tokens a lens that prices what it finds (Prices.sol) has priced so far.
+    uint256 internal constant MEMO = 64;
+
     struct Tape {
         bytes data;
         uint256 used;
         bool full;
+        address[] priced;
+        uint256 pricedCount;
     }
 
     function _tape() internal pure returns (Tape memory tape) {
         tape.data = new bytes(LIMIT + 32);
         tape.used = 1;
+        tape.priced = new address[](MEMO);
     }
 
     /// @dev `target.staticcall(data)`, recorded.
