@@ -176,8 +176,8 @@ class Indexes:
         await asyncio.gather(*scans, return_exceptions=True)
         await self.stores.close()
 
-    async def _snapshot(self, chain_id: int, stream: Stream) -> tuple[Progress, Entries]:
-        progress, entries = await self.store(chain_id).snapshot(stream.name, stream.start_block)
+    async def _snapshot(self, chain_id: int, stream: Stream, stale: bool = False) -> tuple[Progress, Entries]:
+        progress, entries = await self.store(chain_id).snapshot(stream.name, stream.start_block, stale)
         self._seen(chain_id, stream, progress)
         return progress, entries
 
@@ -185,15 +185,16 @@ class Indexes:
         if not stream.name.startswith(WALLET_STREAMS):
             self._covered[(chain_id, stream.name)] = progress.covered_to
 
-    async def stored(self, reader: ChainReader, stream: Stream) -> View:
+    async def stored(self, reader: ChainReader, stream: Stream, stale: bool = False) -> View:
         """The stream's stored part as of the reader's block, with no round trip: what an adapter
-        sends its one-call reads for while `view` reads the tail in the same round. Where the
-        chain's head is followed, the background scan is moved on towards its settled block, as
-        `view` does: a stream others consult only here (a price route's) keeps up although its
-        own protocol is not asked."""
+        sends its one-call reads for while `view` reads the tail in the same round (`stale`: a copy
+        a shared store keeps in memory, however old; IndexStore.snapshot). Where the chain's head is
+        followed, the background scan is moved on towards its settled block, as `view` does: a
+        stream others consult only here (a price route's) keeps up although its own protocol is
+        not asked."""
         block = await reader.block_number()
         try:
-            progress, entries = await self._snapshot(reader.chain_id, stream)
+            progress, entries = await self._snapshot(reader.chain_id, stream, stale)
         except IndexUnavailable:
             return self._unavailable(stream, block)
         follower = self.chains.follower(reader.chain_id)
@@ -205,8 +206,10 @@ class Indexes:
         """The stream as another protocol's answer consults it (a price route's catalog): its stored
         part, with no round trip, once scanned and not far behind; on a cold start the view a
         request of its own protocol reads (the tail, or the scan waited for), shared with such a
-        request, so an answer does not depend on whether that protocol was asked first."""
-        stored = await self.stored(reader, stream)
+        request, so an answer does not depend on whether that protocol was asked first. A shared
+        store's copy in memory is taken however old (read again in the background): the reads the
+        lookup decides must not wait a database query, or they miss their round."""
+        stored = await self.stored(reader, stream, stale=True)
         if stored.covered_to >= stream.start_block and not self._behind(reader, stored.block, stored.covered_to):
             return stored
         return await reader.shared(("events", stream.name), lambda: self.view(reader, stream))

@@ -7,7 +7,8 @@ window is written in one transaction that first locks the stream's progress row 
 still stands where the writer read it: a writer that lost its lock unnoticed stores nothing, so
 no window is stored twice and none is skipped. Every replica reads: a stream's progress and
 entries are kept in memory and read again once REFRESH_SECONDS old (only the entries of the
-blocks since, unless the stream was rewound: `epoch` counts rewinds). The tables are made and
+blocks since, unless the stream was rewound: `epoch` counts rewinds); a caller that takes a
+stale copy (a price route's lookup) has it read again in the background. The tables are made and
 migrated by the service itself (`index_schema` holds the version). A database that cannot be
 reached is `IndexUnavailable` (retryable); the pool is made again at the next use, no sooner
 than RETRY_SECONDS after a failure, so a database down costs requests no waiting.
@@ -176,6 +177,8 @@ class PostgresStores:
         return [chain for (chain,) in rows]
 
     async def close(self) -> None:
+        for store in self._stores.values():
+            store.cancel_refreshes()
         if self._locks is not None:
             self._locks.terminate()
         self._locks = None
@@ -211,6 +214,7 @@ class PostgresIndex:
         self.stores = stores
         self.chain_id = chain_id
         self._cached: dict[str, _Cached] = {}
+        self._refreshing: dict[str, asyncio.Future[_Cached]] = {}
 
     async def _row(self, connection: Connection, name: str, start_block: int, lock: str = "") -> Any:
         row = await connection.fetchrow(
@@ -223,15 +227,42 @@ class PostgresIndex:
     async def progress(self, name: str, start_block: int) -> Progress:
         return (await self.snapshot(name, start_block))[0]
 
-    async def snapshot(self, name: str, start_block: int) -> tuple[Progress, Entries]:
+    async def snapshot(self, name: str, start_block: int, stale: bool = False) -> tuple[Progress, Entries]:
         cached = self._cached.get(name)
-        now = time.monotonic()
-        if cached is not None and cached.progress.start_block == start_block and now - cached.read_at < REFRESH_SECONDS:
-            return cached.progress, cached.entries
+        if cached is not None and cached.progress.start_block == start_block:
+            if time.monotonic() - cached.read_at < REFRESH_SECONDS:
+                return cached.progress, cached.entries
+            if stale:
+                self._refresh(name, start_block)
+                return cached.progress, cached.entries
+        fresh = await self._fresh(name, start_block)
+        return fresh.progress, fresh.entries
+
+    async def _fresh(self, name: str, start_block: int) -> _Cached:
+        cached = self._cached.get(name)
         fresh = await self.stores.run(lambda connection: self._read(connection, name, start_block, cached))
         if not name.startswith(WALLET_STREAMS):
             self._cached[name] = fresh
-        return fresh.progress, fresh.entries
+        return fresh
+
+    def _refresh(self, name: str, start_block: int) -> None:
+        """Read a stream again in the background, once at a time: what a caller that takes a stale
+        copy (a price route's lookup, which must not wait a database query: the reads it decides
+        would miss their round) leaves behind. A failure keeps the copy; the next use tries again."""
+        if name in self._refreshing:
+            return
+        task = asyncio.ensure_future(self._fresh(name, start_block))
+        self._refreshing[name] = task
+        task.add_done_callback(lambda done: self._refreshed(name, done))
+
+    def _refreshed(self, name: str, done: asyncio.Future[_Cached]) -> None:
+        self._refreshing.pop(name, None)
+        if not done.cancelled():
+            done.exception()  # IndexUnavailable, logged where it was raised
+
+    def cancel_refreshes(self) -> None:
+        for task in list(self._refreshing.values()):
+            task.cancel()
 
     async def _read(self, connection: Connection, name: str, start_block: int, cached: _Cached | None) -> _Cached:
         """The progress, and the entries: those since the cached progress where it still holds."""

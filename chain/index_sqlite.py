@@ -51,7 +51,7 @@ class SqliteIndex:
         found = row.fetchone()
         return Progress(*found) if found is not None and found[0] == start_block else Progress.none(start_block)
 
-    async def snapshot(self, name: str, start_block: int) -> tuple[Progress, Entries]:
+    async def snapshot(self, name: str, start_block: int, stale: bool = False) -> tuple[Progress, Entries]:
         return self.progress_now(name, start_block), self._stored(name)
 
     def _stored(self, name: str) -> Entries:

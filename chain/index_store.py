@@ -62,8 +62,9 @@ class IndexStore(Protocol):
 
     chain_id: int
 
-    async def snapshot(self, name: str, start_block: int) -> tuple[Progress, Entries]:
-        """The stream's progress and its entries as of that progress (entries shared, not copied)."""
+    async def snapshot(self, name: str, start_block: int, stale: bool = False) -> tuple[Progress, Entries]:
+        """The stream's progress and its entries as of that progress (entries shared, not copied);
+        `stale`: a copy kept in memory, however old, is as good (read again in the background)."""
         ...
 
     async def progress(self, name: str, start_block: int) -> Progress: ...

@@ -329,10 +329,10 @@ async def test_a_store_unreadable_for_the_prefetch_but_read_for_the_view_costs_n
     store = world_client.app[server.INDEXES].store(node.chain_id)
     snapshot, failures = store.snapshot, [IndexUnavailable("the event index database cannot be reached")]
 
-    async def once_unreadable(name: str, start_block: int):
+    async def once_unreadable(name: str, start_block: int, stale: bool = False):
         if name == stream.name and failures and unreadable:
             raise failures.pop()
-        return await snapshot(name, start_block)
+        return await snapshot(name, start_block, stale)
 
     unreadable = False
     monkeypatch.setattr(store, "snapshot", once_unreadable)

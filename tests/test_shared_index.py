@@ -25,7 +25,7 @@ from errors import IndexUnavailable
 from tests.conftest import covered_to
 from tests.evm import CHAIN_ID
 from tests.test_chain import WALLET, deploy_token
-from tests.test_event_index import amounts, indexed, transfers
+from tests.test_event_index import amounts, indexed, reader, transfers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -197,6 +197,36 @@ async def test_a_database_down_answers_without_it_and_recovers(anvil, artifacts,
     view = await indexed(indexes, stream)
     assert view.complete and amounts(view) == [3] and await view.keys(WALLET) == {token}
     assert f"reaches block {view.covered_to} of {view.block}" in view.shortfall(CHAIN_ID, "market")
+
+
+async def test_a_price_routes_lookup_takes_the_copy_in_memory_and_never_waits_the_database(
+    anvil, artifacts, postgres, replicas
+):
+    """A route's lookup (`Indexes.known`) takes the stored part a replica keeps in memory however
+    old, and has it read again in the background: with the database gone past the copy's refresh
+    time it still finds what was stored, where a request of the stream's own protocol is told the
+    index cannot be read now; once the database is back, the background read brings what was
+    stored since."""
+    token, _, stream = minted_stream(anvil, artifacts, 3)
+    indexes = await replicas(anvil.url)
+    assert amounts(await indexed(indexes, stream)) == [3]
+    await asyncio.sleep(1.1)  # past the copy's refresh
+    postgres.kill()
+    try:
+        known = await indexes.known(reader(indexes.chains), stream)
+        assert known.store is not None and amounts(known) == [3]
+        assert (await indexes.stored(reader(indexes.chains), stream)).store is None
+    finally:
+        postgres.start()
+    await asyncio.sleep(2.1)  # a failed pool is made again no sooner than this
+    anvil.send(token, "mint(address,uint256)", WALLET, 4)
+    anvil.mine(100)
+    await indexed(indexes, stream)  # the scan stores the new mint
+    for _ in range(100):
+        await asyncio.sleep(0.1)  # the copy's refresh, then its background read
+        if amounts(await indexes.known(reader(indexes.chains), stream)) == [3, 4]:
+            break
+    assert amounts(await indexes.known(reader(indexes.chains), stream)) == [3, 4]
 
 
 def test_a_malformed_index_url_stops_start_up_naming_the_setting(tmp_path):
