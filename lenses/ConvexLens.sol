@@ -46,7 +46,8 @@ interface ICurveLpToken {
 /// `earned(wallet)`, the token's facts and feed; the LP token's `minter()` (its Curve pool, else
 /// the LP token is the pool), the pool's `lp_price()` (it answers on cryptoswap pools), and the
 /// pool's share of the deposit (CurvePools). Then CVX's facts, `totalSupply`, `maxSupply`,
-/// `totalCliffs`, `reductionPerCliff`, CRV's facts, both feeds and the sequencer feed.
+/// `totalCliffs`, `reductionPerCliff`, CRV's facts, both feeds and the sequencer feed; last, the
+/// next sources' reads of the tokens with no feed (Prices.sol `_pricesLater`).
 contract ConvexLens is CurvePools {
     uint256 internal constant MAX_REWARDS = 8;
 
@@ -56,8 +57,7 @@ contract ConvexLens is CurvePools {
         address cvx;
         address crv;
         uint256 maxHeld;
-        address[] feedKeys;
-        address[] feeds;
+        address[][3] pricing;
         address sequencer;
     }
 
@@ -73,11 +73,12 @@ contract ConvexLens is CurvePools {
         address cvx,
         address crv,
         uint256 maxHeld,
-        address[] memory feedKeys,
+        address[] memory priced,
         address[] memory feeds,
+        address[] memory market,
         address sequencer
     ) {
-        _run(Args(wallet, booster, cvx, crv, maxHeld, feedKeys, feeds, sequencer));
+        _run(Args(wallet, booster, cvx, crv, maxHeld, [priced, feeds, market], sequencer));
     }
 
     function _run(Args memory args) private {
@@ -95,12 +96,13 @@ contract ConvexLens is CurvePools {
             _call(tape, args.cvx, abi.encodeCall(ICvx.totalCliffs, ()));
             _call(tape, args.cvx, abi.encodeCall(ICvx.reductionPerCliff, ()));
             _tokenInfo(tape, args.crv);
-            _feed(tape, _lookup(args.crv, args.feedKeys, args.feeds));
-            _feed(tape, _lookup(args.cvx, args.feedKeys, args.feeds));
+            _priceLater(tape, args.crv, _pricing(args.pricing));
+            _priceLater(tape, args.cvx, _pricing(args.pricing));
             if (args.sequencer != address(0)) {
                 _call(tape, args.sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
             }
         }
+        _pricesLater(tape, _pricing(args.pricing));
         _finish(tape);
     }
 
@@ -121,17 +123,22 @@ contract ConvexLens is CurvePools {
 
     function _deposit(Tape memory tape, Held memory held, Args memory args) private view {
         _call(tape, held.rewards, abi.encodeCall(IConvexRewards.earned, (args.wallet)));
+        _extras(tape, held, args);
+        (bool minted, bytes memory minter) = _call(tape, held.lptoken, abi.encodeCall(ICurveLpToken.minter, ()));
+        address pool = minted && minter.length >= 32 ? abi.decode(minter, (address)) : held.lptoken;
+        (bool crypto,) = _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
+        _share(tape, pool, held.lptoken, crypto ? CRYPTOSWAP : STABLESWAP, held.amount, _pricing(args.pricing));
+    }
+
+    /// @dev The deposit's extra rewards: each `extraRewards(i)`, its `rewardToken`, `earned`, the token's facts and price.
+    function _extras(Tape memory tape, Held memory held, Args memory args) private view {
         uint256 n = _word(tape, held.rewards, abi.encodeCall(IConvexRewards.extraRewardsLength, ()));
         for (uint256 i = 0; i < n && i < MAX_REWARDS; i++) {
             address extra = address(uint160(_word(tape, held.rewards, abi.encodeCall(IConvexRewards.extraRewards, (i)))));
             address token = address(uint160(_word(tape, extra, abi.encodeCall(IConvexRewards.rewardToken, ()))));
             _call(tape, extra, abi.encodeCall(IConvexRewards.earned, (args.wallet)));
             _tokenInfo(tape, token);
-            _feed(tape, _lookup(token, args.feedKeys, args.feeds));
+            _priceLater(tape, token, _pricing(args.pricing));
         }
-        (bool minted, bytes memory minter) = _call(tape, held.lptoken, abi.encodeCall(ICurveLpToken.minter, ()));
-        address pool = minted && minter.length >= 32 ? abi.decode(minter, (address)) : held.lptoken;
-        (bool crypto,) = _call(tape, pool, abi.encodeCall(ICurvePool.lp_price, ()));
-        _share(tape, pool, held.lptoken, crypto ? CRYPTOSWAP : STABLESWAP, held.amount, args.feedKeys, args.feeds);
     }
 }

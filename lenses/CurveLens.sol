@@ -53,11 +53,13 @@ interface ICurveGauge {
 /// registry's `pool_count()` is recorded after its scan, so its record on the tape means every
 /// held pool of it was recorded before (the tape is cut whole from some record on). Then, for up
 /// to `maxHeld` held pools: the LP token's facts and `totalSupply`, `coins(i)` and `balances(i)`
-/// up to the first revert (at most 8), each coin's facts and feed, `get_virtual_price`,
+/// up to the first revert (at most 8), each coin's facts and feed (`pricing`: the tokens with a
+/// feed, their feeds, the market; a token with no feed has its next sources' reads recorded
+/// last, Prices.sol `_pricesLater`, in what room the tape has left), `get_virtual_price`,
 /// `lp_price` (crypto), `calc_withdraw_one_coin` of the wallet's LP (LP + staked) in each coin,
 /// the gauge's `reward_count`, `reward_tokens(i)`, `claimable_reward`, each reward's facts and
 /// feed, CRV's facts and feed; last, each gauge's `claimable_tokens` by a call that may write
-/// (it checkpoints on LiquidityGauge v1-v4), and the sequencer feed.
+/// (it checkpoints on LiquidityGauge v1-v4), and the sequencer feed; then the tokens with no feed.
 /// Then the same scan of each older registry the AddressProvider's `get_address(id)` names
 /// (recorded), for each of `providerIds`: the id (0 the main registry, 5 the crypto registry) in
 /// its low 128 bits, the registry's flags above them.
@@ -82,8 +84,7 @@ contract CurveLens is CurvePools {
         uint256[] flags;
         uint256 maxHeld;
         address crv;
-        address[] feedKeys;
-        address[] feeds;
+        address[][3] pricing;
         address sequencer;
         address[] childGauges;
         address provider;
@@ -96,8 +97,7 @@ contract CurveLens is CurvePools {
         uint256[] memory flags,
         uint256 maxHeld,
         address crv,
-        address[] memory feedKeys,
-        address[] memory feeds,
+        address[][3] memory pricing,
         address sequencer,
         address[] memory childGauges,
         address provider,
@@ -110,8 +110,7 @@ contract CurveLens is CurvePools {
                 flags,
                 maxHeld,
                 crv,
-                feedKeys,
-                feeds,
+                pricing,
                 sequencer,
                 childGauges,
                 provider,
@@ -140,7 +139,7 @@ contract CurveLens is CurvePools {
         if (detailed > 0) {
             if (args.crv != address(0)) {
                 _tokenInfo(tape, args.crv);
-                _feed(tape, _lookup(args.crv, args.feedKeys, args.feeds));
+                _priceLater(tape, args.crv, _pricing(args.pricing));
             }
             if (args.sequencer != address(0)) {
                 _call(tape, args.sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
@@ -151,6 +150,7 @@ contract CurveLens is CurvePools {
                 _mutatingCall(tape, held[h].gauge, abi.encodeCall(ICurveGauge.claimable_tokens, (args.wallet)));
             }
         }
+        _pricesLater(tape, _pricing(args.pricing));
         _finish(tape);
     }
 
@@ -241,7 +241,7 @@ contract CurveLens is CurvePools {
 
     function _pool(Tape memory tape, Held memory held, Args memory args) private view {
         uint256 kind = held.flags & 8 == 8 ? CRYPTO_NG : held.flags & 2 == 2 ? CRYPTOSWAP : STABLESWAP;
-        _share(tape, held.pool, held.lp, kind, held.amount, args.feedKeys, args.feeds);
+        _share(tape, held.pool, held.lp, kind, held.amount, _pricing(args.pricing));
         if (held.gauge != address(0)) _rewards(tape, held.gauge, args);
     }
 
@@ -251,7 +251,7 @@ contract CurveLens is CurvePools {
             address token = address(uint160(_word(tape, gauge, abi.encodeCall(ICurveGauge.reward_tokens, (i)))));
             _call(tape, gauge, abi.encodeCall(ICurveGauge.claimable_reward, (args.wallet, token)));
             _tokenInfo(tape, token);
-            _feed(tape, _lookup(token, args.feedKeys, args.feeds));
+            _priceLater(tape, token, _pricing(args.pricing));
         }
     }
 }

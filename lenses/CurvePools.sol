@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-import "Recorder.sol";
+import "Prices.sol";
 
 /// @dev A Curve pool's views (stableswap's `calc_withdraw_one_coin` indexes coins by int128,
 /// cryptoswap's by uint256).
@@ -85,7 +85,7 @@ interface ICurveCryptoSwap {
 /// it reverts on most pools); where it names another token, the coin wraps it: that token's
 /// facts and feed, and the wrapper's `UNDERLYING_ASSET_ADDRESS`, `exchangeRateStored` and
 /// `getPricePerFullShare`, whichever it answers (adapters/curve/wrapped.py).
-abstract contract CurvePools is Recorder {
+abstract contract CurvePools is Prices {
     uint256 internal constant MAX_COINS = 8;
     /// @dev How a pool's `remove_liquidity` pays each coin's balance x LP / totalSupply
     /// (adapters/curve/figures.py `paying_lp`): on the whole LP (stableswap), on one LP unit less
@@ -121,12 +121,11 @@ abstract contract CurvePools is Recorder {
         address lp,
         uint256 kind,
         uint256 amount,
-        address[] memory feedKeys,
-        address[] memory feeds
+        Pricing memory pricing
     ) internal view {
         _tokenInfo(tape, lp);
         uint256 supply = _word(tape, lp, abi.encodeCall(IERC20.totalSupply, ()));
-        uint256[] memory held = _coins(tape, pool, kind != STABLESWAP, amount, feedKeys, feeds);
+        uint256[] memory held = _coins(tape, pool, kind != STABLESWAP, amount, pricing);
         uint256 paying = kind == STABLESWAP || (kind == CRYPTO_NG && amount == supply) ? amount : amount - 1;
         for (uint256 i = 0; i < held.length; i++) {
             held[i] = supply == 0 ? 0 : (held[i] * paying) / supply;
@@ -142,8 +141,7 @@ abstract contract CurvePools is Recorder {
         address pool,
         bool crypto,
         uint256 amount,
-        address[] memory feedKeys,
-        address[] memory feeds
+        Pricing memory pricing
     ) private view returns (uint256[] memory found) {
         found = new uint256[](MAX_COINS);
         (bool ok, bytes memory ret) = _call(tape, pool, abi.encodeCall(ICurvePool.coins, (0)));
@@ -160,8 +158,8 @@ abstract contract CurvePools is Recorder {
                     : abi.encodeCall(ICurvePool.balances, (n))
             );
             if (coin != NATIVE) _tokenInfo(tape, coin);
-            _feed(tape, _lookup(coin, feedKeys, feeds));
-            _underlying(tape, pool, coin, n, legacy, feedKeys, feeds);
+            _priceLater(tape, coin, pricing);
+            _underlying(tape, pool, coin, n, legacy, pricing);
             if (crypto) {
                 _call(tape, pool, abi.encodeCall(ICurveCryptoSwap.calc_withdraw_one_coin, (amount, n)));
             } else {
@@ -188,8 +186,7 @@ abstract contract CurvePools is Recorder {
         address coin,
         uint256 n,
         bool legacy,
-        address[] memory feedKeys,
-        address[] memory feeds
+        Pricing memory pricing
     ) private view {
         (bool ok, bytes memory ret) = _call(
             tape,
@@ -202,7 +199,7 @@ abstract contract CurvePools is Recorder {
         address underlying = address(uint160(_at(ret, 0)));
         if (underlying == coin || underlying == address(0)) return;
         if (underlying != NATIVE) _tokenInfo(tape, underlying);
-        _feed(tape, _lookup(underlying, feedKeys, feeds));
+        _priceLater(tape, underlying, pricing);
         _call(tape, coin, abi.encodeCall(IAToken.UNDERLYING_ASSET_ADDRESS, ()));
         _call(tape, coin, abi.encodeCall(ICToken.exchangeRateStored, ()));
         _call(tape, coin, abi.encodeCall(IYToken.getPricePerFullShare, ()));

@@ -44,6 +44,41 @@ abstract contract Prices is Recorder {
     /// (a fixed array of 2, 3 or 4 coins, or stableswap-ng's dynamic one).
     bytes4 internal constant GET_COINS = 0x9ac90d3d;
     address private constant NATIVE_COIN = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+
+    /// @dev What `_price` is told: the tokens with a feed and their feeds, and `market` (below).
+    struct Pricing {
+        address[] priced;
+        address[] feeds;
+        address[] market;
+    }
+
+    function _price(Tape memory tape, address token, Pricing memory pricing) internal view {
+        _price(tape, token, pricing.priced, pricing.feeds, pricing.market);
+    }
+
+    /// @dev A token's feed now, where it has one; else its next sources' reads last
+    /// (`_pricesLater`): a lens whose own reads must fit the tape first (Curve's, Convex's) leaves
+    /// those, which may be many, to what room is left.
+    function _priceLater(Tape memory tape, address token, Pricing memory pricing) internal view {
+        address feed = _lookup(token, pricing.priced, pricing.feeds);
+        if (feed != address(0)) {
+            if (!_pricedBefore(tape, token)) _feed(tape, feed);
+        } else if (tape.laterCount < MEMO) {
+            tape.later[tape.laterCount++] = token;
+        }
+    }
+
+    /// @dev The next sources' reads of the tokens `_priceLater` left.
+    function _pricesLater(Tape memory tape, Pricing memory pricing) internal view {
+        for (uint256 k = 0; k < tape.laterCount; k++) {
+            _price(tape, tape.later[k], pricing);
+        }
+    }
+
+    /// @dev A lens's `pricing` argument (its tokens with a feed, their feeds, the market) as `_price` takes it.
+    function _pricing(address[][3] memory pricing) internal pure returns (Pricing memory) {
+        return Pricing(pricing[0], pricing[1], pricing[2]);
+    }
     /// @dev keccak256 of UniswapV3Pool's creation code, as @uniswap/v3-sdk publishes it (adapters/prices/twap.py).
     bytes32 internal constant POOL_INIT_CODE_HASH = 0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54;
 

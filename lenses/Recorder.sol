@@ -16,7 +16,8 @@ import "Standards.sol";
 abstract contract Recorder {
     uint256 internal constant LIMIT = 24_000;
 
-    /// @dev Tokens a lens that prices what it finds (Prices.sol) has priced so far.
+    /// @dev Tokens a lens that prices what it finds (Prices.sol) has priced so far, and those it
+    /// prices last.
     uint256 internal constant MEMO = 64;
 
     struct Tape {
@@ -25,12 +26,15 @@ abstract contract Recorder {
         bool full;
         address[] priced;
         uint256 pricedCount;
+        address[] later;
+        uint256 laterCount;
     }
 
     function _tape() internal pure returns (Tape memory tape) {
         tape.data = new bytes(LIMIT + 32);
         tape.used = 1;
         tape.priced = new address[](MEMO);
+        tape.later = new address[](MEMO);
     }
 
     /// @dev `target.staticcall(data)`, recorded.

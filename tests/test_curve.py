@@ -295,6 +295,30 @@ async def test_a_lens_that_prices_what_it_finds_records_curves_reads_of_an_lp_to
     assert outside and not [params for params in outside if any(address[2:] in params for address in curve)]
 
 
+async def test_a_coin_with_no_feed_costs_the_lens_no_read_of_its_own(
+    aiohttp_client, keys_file, api_key, world, tmp_path
+):
+    """The lens prices each coin and reward it meets as lenses/Prices.sol does: for a coin with no
+    feed (crvUSD, its feed taken out of the addresses data) the next sources' reads are on its
+    tape (the ERC-4626 probe, Curve's factories' `get_coins`), so an answer with provenance makes
+    none of them outside the lens."""
+    node, lp = world.node, world.wallets["lp"]
+    crvusd = world.tokens["crvUSD"]
+    data = world.addresses_override()
+    feeds = data[str(node.chain_id)]["priceFeeds"]
+    (key,) = [key for key in feeds if key.lower() == crvusd]
+    del feeds[key]
+    (tmp_path / "a.json").write_text(json.dumps(data))
+    api = await world_api(aiohttp_client, keys_file, api_key, tmp_path / "a.json", node)
+    found = await query_positions(api, LENSED, "curve", [lp])
+    assert found["errors"] == []
+    (entry,) = found["data"]
+    assert not any(price["asset"] == crvusd and price["kind"] == "FEED" for price in entry["usdPrices"])
+    outside = [read["params"].lower() for read in entry["provenance"] if '"lens"' not in read["params"]]
+    probe, listed = "38d52e0f", "9ac90d3d" + crvusd[2:].rjust(64, "0")
+    assert outside and not [params for params in outside if probe in params or listed in params]
+
+
 async def test_lp_for_coins_is_the_wallets_lp_again(world_client, world):
     """The cross-check: each pool's own calc_token_amount(the wallet's share of each coin, false)
     (in whichever of its forms the pool has: a dynamic array, a fixed one without the flag, a fixed
@@ -469,7 +493,16 @@ def test_the_scan_costs_about_16_500_gas_a_pool(world):
     def gas(registries: list[str], through: str) -> int:
         ids = contracts.provider_ids()[:1] if through != ZERO else []
         code = contracts.LENS.initcode(
-            node.accounts[5], registries, [0] * len(registries), 32, world.tokens["CRV"], [], [], ZERO, [], through, ids
+            node.accounts[5],
+            registries,
+            [0] * len(registries),
+            32,
+            world.tokens["CRV"],
+            [[], [], []],
+            ZERO,
+            [],
+            through,
+            ids,
         )
         return int(node.rpc("eth_estimateGas", {"data": "0x" + code.hex()}), 16)
 

@@ -46,7 +46,10 @@ REWARD_PAID = Event("RewardPaid(address,uint256)", "0xe2403640ba68fed3a2f88b7557
 MAX_HELD = 32
 """Deposits whose details the lens reads; any more are read in rounds."""
 MAX_REWARDS = 8
-LENS = Lens("ConvexLens", ("address", "address", "address", "address", "uint256", "address[]", "address[]", "address"))
+LENS = Lens(
+    "ConvexLens",
+    ("address", "address", "address", "address", "uint256", "address[]", "address[]", "address[]", "address"),
+)
 
 
 def cvx_minted(crv: int, supply: int, max_supply: int, total_cliffs: int, reduction_per_cliff: int) -> int:

@@ -45,7 +45,7 @@ from adapters.curve.positions import rewards as curve_rewards
 from adapters.deployment import require
 from adapters.legs import LIQUIDITY_POSITION, position
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import lens_feeds, warned_usd_price
+from adapters.prices import lens_feeds, lens_market, warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses
 from chain import ChainReader, erc20
@@ -77,8 +77,9 @@ async def fetch(ctx: FetchContext[ConvexAddresses], wallet: str) -> dict[str, An
 async def held(reader: ChainReader, chain: ChainAddresses, convex: ConvexAddresses, wallet: str) -> list[Deposit]:
     """The wallet's deposits at the reader's block, scanned in the lens."""
     keys, feeds, sequencer = lens_feeds(chain)
+    market = lens_market(chain)
     reader.prefetch(
-        [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, sequencer)],
+        [LENS.initcode(wallet, convex.booster, convex.cvx, convex.crv, MAX_HELD, keys, feeds, market, sequencer)],
         [convex.booster],
     )
     await require(reader, "convex", convex.booster, "Booster")

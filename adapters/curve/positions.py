@@ -59,7 +59,7 @@ from adapters.deployment import deployed
 from adapters.formats import raw
 from adapters.legs import LIQUIDITY_POSITION, REWARD, feed_of, leg, position
 from adapters.position_warnings import Warnings, outcome
-from adapters.prices import UsdPrice, lens_feeds, warned_usd_price
+from adapters.prices import UsdPrice, lens_feeds, lens_market, warned_usd_price
 from adapters.sweep import sweep
 from addresses import ChainAddresses
 from chain import ChainReader, erc20, first
@@ -117,13 +117,14 @@ def _prefetch(reader: ChainReader, chain: ChainAddresses, curve: CurveAddresses,
     """The scan of every factory and the reads of the pools held, in one lens call."""
     registries = [factory.address for factory in curve.factories]
     keys, feeds, sequencer = lens_feeds(chain)
+    pricing = [keys, feeds, lens_market(chain)]
     children = list(curve.child_gauge_factories)
     provider = curve.address_provider or ZERO_ADDRESS
     ids = provider_ids() if curve.address_provider else []
     flags = scan_flags(curve)
     crv = curve.crv or ZERO_ADDRESS
     reader.prefetch(
-        [LENS.initcode(wallet, registries, flags, MAX_HELD, crv, keys, feeds, sequencer, children, provider, ids)],
+        [LENS.initcode(wallet, registries, flags, MAX_HELD, crv, pricing, sequencer, children, provider, ids)],
         [*registries, *children, *([provider] if curve.address_provider else [])],
     )
 
