@@ -235,7 +235,10 @@ class PostgresIndex:
             if stale:
                 self._refresh(name, start_block)
                 return cached.progress, cached.entries
-        fresh = await self._fresh(name, start_block)
+        # A read of the same stream already under way in the background is joined, not made twice.
+        same = cached is not None and cached.progress.start_block == start_block
+        refreshing = self._refreshing.get(name) if same else None
+        fresh = await (asyncio.shield(refreshing) if refreshing is not None else self._fresh(name, start_block))
         return fresh.progress, fresh.entries
 
     async def _fresh(self, name: str, start_block: int) -> _Cached:

@@ -69,7 +69,7 @@ async def _basket_priced(reader: ChainReader, token: str, basket: Basket, price:
     try:
         prices, decimals = await asyncio.gather(
             asyncio.gather(*(price(of) for of in basket.tokens)),
-            asyncio.gather(*(_decimals(reader, of) for of in basket.tokens)),
+            asyncio.gather(*(_decimals(reader, of, f"{token}'s pool's token") for of in basket.tokens)),
         )
     except PriceUnavailable as exc:
         raise PriceUnavailable(f"a token of its pool ({basket.contract}) has no price: {exc.message}") from None
@@ -100,11 +100,11 @@ async def _basket_priced(reader: ChainReader, token: str, basket: Basket, price:
     return UsdPrice(answer, top + BASKET_DECIMALS, root.updated_at, stated, tuple(prices))
 
 
-async def _decimals(reader: ChainReader, token: str) -> int:
+async def _decimals(reader: ChainReader, token: str, label: str) -> int:
     """A token's `decimals()`; the native coin's 18, with no read."""
     if token == NATIVE:
         return 18
-    (places,) = await reader.call(token, DECIMALS, label=f"token {token}")
+    (places,) = await reader.call(token, DECIMALS, label=label)
     return int(places)
 
 
@@ -123,9 +123,7 @@ async def _priced(reader: ChainReader, token: str, found: Rate, price: Price) ->
         underlying, scale = await price(of), 0
     else:
         try:
-            underlying, (of_decimals,) = await asyncio.gather(
-                price(of), reader.call(of, DECIMALS, label=f"{token}'s asset")
-            )
+            underlying, of_decimals = await asyncio.gather(price(of), _decimals(reader, of, f"{token}'s asset"))
         except PriceUnavailable:
             raise
         except ProtocolError as exc:
