@@ -28,6 +28,7 @@ from adapters import (
     liquid_staking,
     maker,
     morpho,
+    pancakeswap,
     pendle,
     protocol,
     spark,
@@ -59,6 +60,7 @@ DECLARED: tuple[Protocol, ...] = (
     *aura.PROTOCOLS,
     *curve.PROTOCOLS,
     *convex.PROTOCOLS,
+    *pancakeswap.PROTOCOLS,
 )
 
 

@@ -12,7 +12,9 @@ from addresses import ChainAddresses
 from chain import ChainReader, ChainRequest
 from chain.event_index import Indexes, Stream, View
 
-Shape = TypeVar("Shape")
+Shape = TypeVar("Shape", covariant=True)
+"""Covariant (the context is frozen): a protocol whose section extends another's (PancakeSwap's
+Uniswap section) hands its context to the other's reads."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import isqrt
@@ -55,6 +56,8 @@ DECREASE = "decreaseLiquidity((uint256,uint128,uint256,uint256,uint256))"
 COLLECT = "collect((uint256,address,uint128,uint128))"
 SWAP = "exactInputSingle((address,address,uint24,address,uint256,uint256,uint256,uint160))"
 SPACING = {500: 10, 3000: 60}
+SLOT0 = ("uint160", "int24", "uint16", "uint16", "uint16", "uint8", "bool")
+"""What v3-core's `slot0()` answers (feeProtocol a uint8)."""
 POSITION = ("uint96", "address", "address", "address", "uint24", "int24", "int24", "uint128", "uint256", "uint256")
 POSITION += ("uint128", "uint128")
 """What the manager's `positions(tokenId)` answers."""
@@ -120,6 +123,11 @@ class UniswapWorld:
     holds: (fees, fees + the whole liquidity), taken in a snapshot that is then reverted."""
     start_block: int = 0
     """The block of the world's first deployment: its sections' `startBlock`."""
+    spacing: dict[int, int] = field(default_factory=lambda: dict(SPACING))
+    """The fee tiers of the world's two v3 pools, and their tick spacings."""
+    main_fee: int = 3000
+    """The pool most positions are in (the other holds the partly withdrawn one)."""
+    slot0_types: tuple[str, ...] = SLOT0
 
     def addresses_override(self) -> dict[str, Any]:
         return {
@@ -149,13 +157,15 @@ class UniswapWorld:
         answer = self.node.call(
             self.pools[fee],
             "slot0()",
-            returns=("uint160", "int24", "uint16", "uint16", "uint16", "uint8", "bool"),
+            returns=self.slot0_types,
             block=block,
         )
         return answer[0], answer[1]
 
-    def swap_to(self, tick: int, fee: int = 3000) -> None:
-        """The trader swaps in a pool until its price reaches `tick`'s (a price limit, an ample input)."""
+    def swap_to(self, tick: int, fee: int | None = None) -> None:
+        """The trader swaps in a pool (the main one by default) until its price reaches `tick`'s (a
+        price limit, an ample input)."""
+        fee = fee or self.main_fee
         _, now = self.slot0(fee)
         zero_for_one = tick < now
         token_in, token_out = (self.token0, self.token1) if zero_for_one else (self.token1, self.token0)
@@ -300,8 +310,33 @@ def initial_sqrt_price(token0_is_weth: bool) -> int:
 def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False) -> UniswapWorld:
     """`wallets` (lp, trader, empty) default to anvil accounts 14-16; `demo`: positions of a
     person's size."""
-    artifacts = compile_all()
     world = UniswapWorld(node, demo=demo)
+    build_v3(world, wallets, _uniswap_v3)
+    build_v4(world)
+    return world
+
+
+def _uniswap_v3(world: UniswapWorld) -> None:
+    """UniswapV3Factory, NonfungiblePositionManager and SwapRouter as Uniswap publishes them."""
+    node, weth = world.node, world.tokens["WETH"]
+    world.factory = node.deploy(published_artifact(CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json"))
+    world.manager = node.deploy(
+        published_artifact(PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json"),
+        ["address", "address", "address"],
+        [world.factory, weth, "0x" + "00" * 19 + "01"],
+    )
+    world.router = node.deploy(
+        published_artifact(PERIPHERY / "SwapRouter.sol" / "SwapRouter.json"),
+        ["address", "address"],
+        [world.factory, weth],
+    )
+
+
+def build_v3(world: UniswapWorld, wallets: dict[str, str] | None, deploy: Callable[[UniswapWorld], None]) -> None:
+    """A Uniswap v3 codebase's world: `deploy` sets the world's factory, manager and router; then
+    two pools of the world's fee tiers and the wallet's positions of every kind, in ticks of the
+    main pool's spacing, and the trader's swaps."""
+    node, artifacts = world.node, compile_all()
     world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("lp", "trader", "empty"), node.accounts[14:17]))
     world.tokens = {
@@ -309,17 +344,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False
         "USDC": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USD Coin", "USDC", 6]),
     }
     world.token0, world.token1 = sorted(world.tokens.values())
-    world.factory = node.deploy(published_artifact(CORE / "UniswapV3Factory.sol" / "UniswapV3Factory.json"))
-    world.manager = node.deploy(
-        published_artifact(PERIPHERY / "NonfungiblePositionManager.sol" / "NonfungiblePositionManager.json"),
-        ["address", "address", "address"],
-        [world.factory, world.tokens["WETH"], "0x" + "00" * 19 + "01"],
-    )
-    world.router = node.deploy(
-        published_artifact(PERIPHERY / "SwapRouter.sol" / "SwapRouter.json"),
-        ["address", "address"],
-        [world.factory, world.tokens["WETH"]],
-    )
+    deploy(world)
     for symbol, answer in (("WETH", WETH_USD), ("USDC", USDC_USD)):
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[symbol], "set(int256,uint256)", answer, node.timestamp())
@@ -329,7 +354,7 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False
             for spender in (world.manager, world.router):
                 node.send(token, "approve(address,uint256)", spender, 2**256 - 1, sender=wallet)
     sqrt_price = initial_sqrt_price(world.token0 == world.tokens["WETH"])
-    for fee in SPACING:
+    for fee in world.spacing:
         node.send(
             world.manager,
             "createAndInitializePoolIfNecessary(address,address,uint24,uint160)",
@@ -341,24 +366,27 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False
         world.pools[fee] = node.call(
             world.factory, "getPool(address,address,uint24)", world.token0, world.token1, fee, returns=("address",)
         ).lower()
-    _, tick = world.slot0(3000)
-    base = world.base = tick // 60 * 60
+    main = world.main_fee
+    (other,) = set(world.spacing) - {main}
+    s = world.spacing[main]
+    _, tick = world.slot0(main)
+    base = world.base = tick // s * s
     for name, fee, lower, upper in (
-        ("wide", 3000, base - 6000, base + 6000),
-        ("narrow", 3000, base - 120, base + 180),
-        ("below", 3000, base - 3000, base - 1200),
-        ("above", 3000, base + 1200, base + 3000),
-        ("collected", 3000, base - 600, base + 600),
-        ("partly", 500, base - 500, base + 500),
-        ("closed", 3000, base - 1200, base + 1200),
-        ("burned", 3000, base - 1800, base + 1800),
+        ("wide", main, base - 100 * s, base + 100 * s),
+        ("narrow", main, base - 2 * s, base + 3 * s),
+        ("below", main, base - 50 * s, base - 20 * s),
+        ("above", main, base + 20 * s, base + 50 * s),
+        ("collected", main, base - 10 * s, base + 10 * s),
+        ("partly", other, base - 500, base + 500),
+        ("closed", main, base - 20 * s, base + 20 * s),
+        ("burned", main, base - 30 * s, base + 30 * s),
     ):
         world.mint(name, fee, lower, upper)
     world.steps.append(node.block_number())
     for offset in STEPS:
         world.swap_to(base + offset)
         world.steps.append(node.block_number())
-    world.swap_to(base + 250, 500)
+    world.swap_to(base + 250, other)
     world.collect("collected")
     world.decrease("partly", world.liquidity("partly") // 2)
     for name in ("closed", "burned"):
@@ -366,8 +394,6 @@ def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False
         world.collect(name)
     node.send(world.manager, "burn(uint256)", world.ids.pop("burned"), sender=world.wallets["lp"])
     world.steps.append(node.block_number())
-    build_v4(world)
-    return world
 
 
 def permit2_runtime() -> str:

@@ -6,8 +6,9 @@ PoolId, PositionInfo, currencies)."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
-from adapters.uniswap.section import UniswapV4Addresses
+from adapters.uniswap.section import UniswapV3Addresses, UniswapV4Addresses
 from chain import Log, erc20
 from chain.abi import ZERO_ADDRESS, Event, Function, encode
 from chain.erc20 import NATIVE
@@ -15,8 +16,6 @@ from chain.event_index import Stream
 from chain.index_store import Holding, Rows
 from chain.keccak import keccak256
 
-LABEL = "Uniswap v3 position manager"
-LABEL_POOL = "Uniswap v3 pool {}"
 V4_LABEL = "Uniswap v4 position manager"
 STATE_VIEW = "Uniswap v4 state view"
 
@@ -45,6 +44,16 @@ SLOT0 = Function(
         *("uint16 observationCardinalityNext", "uint8 feeProtocol", "bool unlocked"),
     ),
 )
+PANCAKESWAP_SLOT0 = Function(
+    "slot0()",
+    "3850c7bd",
+    (
+        *("uint160 sqrtPriceX96", "int24 tick", "uint16 observationIndex", "uint16 observationCardinality"),
+        *("uint16 observationCardinalityNext", "uint32 feeProtocol", "bool unlocked"),
+    ),
+)
+"""PancakeV3Pool's `slot0()`: its feeProtocol is a uint32 (two 16-bit fees), which v3-core's
+uint8 fails to decode (`@pancakeswap/v3-core`'s ABI)."""
 TICK_SPACING = Function("tickSpacing()", "d0c93a7c", ("int24",), immutable=True)
 LIQUIDITY = Function("liquidity()", "1a686502", ("uint128",))
 FEE_GROWTH_GLOBAL = (
@@ -60,6 +69,37 @@ TICKS = Function(
         *("uint32 secondsOutside", "bool initialized"),
     ),
 )
+
+
+@dataclass(frozen=True)
+class Codebase:
+    """What a v3 codebase read as Uniswap v3 names differently: its name in labels and position
+    types, and its pool's `slot0`."""
+
+    name: str
+    kind: str
+    slot0: Function
+
+
+CODEBASES = {
+    "uniswap": Codebase("Uniswap v3", "uniswap-v3", SLOT0),
+    "pancakeswap": Codebase("PancakeSwap v3", "pancakeswap-v3", PANCAKESWAP_SLOT0),
+}
+"""By UniswapV3Addresses.codebase."""
+
+
+def codebase(v3: UniswapV3Addresses) -> Codebase:
+    return CODEBASES[v3.codebase]
+
+
+def label(v3: UniswapV3Addresses) -> str:
+    """The position manager's name in errors and provenance."""
+    return f"{codebase(v3).name} position manager"
+
+
+def pool_label(v3: UniswapV3Addresses, pool: str) -> str:
+    return f"{codebase(v3).name} pool {pool}"
+
 
 # ---------------------------------------------------------------- v4: PositionManager, StateView
 

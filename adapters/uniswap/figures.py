@@ -72,6 +72,7 @@ def position_answer(
         "type": kind,
         "tokenId": str(token_id),
         "positionManager": manager,
+        "farm": None,
         "pool": pool,
         "hooks": hooks,
         "token0": token0,

@@ -44,13 +44,13 @@ from adapters.uniswap.contracts import (
     DECREASE_LIQUIDITY,
     GET_SLOT0,
     INCREASE_LIQUIDITY,
-    LABEL,
     MODIFY_LIQUIDITY,
     POOL_AND_POSITION_INFO,
     POSITIONS,
     STATE_VIEW,
     V4_LABEL,
     currency,
+    label,
     pool_id,
 )
 from adapters.uniswap.figures import LEGS
@@ -93,9 +93,10 @@ async def flows(
     ctx: FetchContext[UniswapAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
 ) -> list[Flow]:
     uniswap, named = ctx.section, topic(wallet)
+    v3_name = label(uniswap.v3) if uniswap.v3 else ""
     found: list[Flow] = []
     for manager, events, pair in (
-        (uniswap.v3 and uniswap.v3.position_manager.lower(), _v3, _v3_pair),
+        (uniswap.v3 and uniswap.v3.position_manager.lower(), _v3, _v3_pair(v3_name)),
         (uniswap.v4 and uniswap.v4.position_manager.address.lower(), _v4, _v4_pair),
     ):
         if not manager:
@@ -136,9 +137,14 @@ async def _passing(ctx: FetchContext[Any], logs: WalletLogs, manager: str, pair:
     return {f"{manager}:{token_id}:{leg}{side}": found[side] for leg, _ in LEGS for side in (0, 1)}
 
 
-async def _v3_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
-    nft: Any = await reader.call(manager, POSITIONS, token_id, label=LABEL)
-    return str(nft.token0).lower(), str(nft.token1).lower()
+def _v3_pair(name: str) -> Pair:
+    """A v3 NFT's tokens, read from the position manager `name` labels."""
+
+    async def pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:
+        nft: Any = await reader.call(manager, POSITIONS, token_id, label=name)
+        return str(nft.token0).lower(), str(nft.token1).lower()
+
+    return pair
 
 
 async def _v4_pair(reader: ChainReader, manager: str, token_id: int) -> tuple[str, str]:

@@ -24,7 +24,6 @@ from adapters.uniswap.contracts import (
     FEE,
     GET_LIQUIDITY,
     GET_SLOT0,
-    LABEL_POOL,
     LIQUIDITY,
     POOL_KEYS,
     STATE_VIEW,
@@ -32,8 +31,10 @@ from adapters.uniswap.contracts import (
     TOKEN0,
     TOKEN1,
     V4_LABEL,
+    codebase,
     currency,
     pool_id,
+    pool_label,
 )
 from adapters.uniswap.figures import usd
 from adapters.uniswap.section import UniswapAddresses, UniswapV4Addresses
@@ -51,25 +52,26 @@ async def details(ctx: FetchContext[UniswapAddresses], pool: str) -> dict[str, A
     block = await reader.block_number()
     if len(pool) == 66:
         return {"details": await _v4_pool(reader, chain, uniswap.v4, pool, block)}
-    if uniswap.v3 is None:
+    v3 = uniswap.v3
+    if v3 is None:
         raise InputValidationError(f"Uniswap v3 is not configured on chain {chain_id}. Expected a v4 PoolId.")
-    await deployment.require(reader, "uniswap", pool, "pool")
-    label = LABEL_POOL.format(pool)
+    await deployment.require(reader, ctx.protocol, pool, "pool")
+    label, name = pool_label(v3, pool), codebase(v3).name
     try:
         (token0,), (token1,), (fee,) = await asyncio.gather(
             *(reader.call(pool, function, label=label) for function in (TOKEN0, TOKEN1, FEE))
         )
-        registered = await pool_of(reader, uniswap.v3, token0, token1, fee)
+        registered = await pool_of(reader, v3, token0, token1, fee)
     except ProtocolError:
         registered = None
     if registered != pool:
         raise InputValidationError(
-            f"{pool} is not a Uniswap v3 pool on chain {chain_id} at block {block}: the configured factory "
-            "did not create it. Expected a Uniswap v3 pool address."
+            f"{pool} is not a {name} pool on chain {chain_id} at block {block}: the configured factory "
+            f"did not create it. Expected a {name} pool address."
         )
     tokens = (str(token0).lower(), str(token1).lower())
     state, (spacing,), (liquidity,), info, balances, prices = await asyncio.gather(
-        pool_state(reader, pool),
+        pool_state(reader, v3, pool),
         reader.call(pool, TICK_SPACING, label=label),
         reader.call(pool, LIQUIDITY, label=label),
         asyncio.gather(*(erc20.token_info(reader, token) for token in tokens)),
@@ -78,7 +80,8 @@ async def details(ctx: FetchContext[UniswapAddresses], pool: str) -> dict[str, A
     )
     held = [balance for (balance,) in balances]
     balance0, balance1 = held
-    answer = _pool_answer("uniswap-v3-pool", chain, info, fee, spacing, (state.sqrt_price, state.tick), liquidity)
+    kind = f"{codebase(v3).kind}-pool"
+    answer = _pool_answer(kind, chain, info, fee, spacing, (state.sqrt_price, state.tick), liquidity)
     return {
         "details": {
             **answer,

@@ -43,12 +43,13 @@ from adapters.prices import token_feeds, warned_usd_price
 from adapters.tick_math import fee_growth_inside, fees_owed
 from adapters.uniswap import owed, v4
 from adapters.uniswap.contracts import (
-    LABEL,
-    LABEL_POOL,
     POSITIONS,
     TICK_SPACING,
     TICKS,
     TOKEN_OF_OWNER_BY_INDEX,
+    codebase,
+    label,
+    pool_label,
 )
 from adapters.uniswap.figures import position_answer
 from adapters.uniswap.section import UniswapAddresses, UniswapV3Addresses, UniswapV4Addresses
@@ -92,7 +93,7 @@ async def fetch(ctx: FetchContext[UniswapAddresses], wallet: str) -> dict[str, A
     uniswap = ctx.section
     reader = ctx.reader()
     block = await reader.block_number()
-    v3_on, v4_on = await _deployed(reader, uniswap, block)
+    v3_on, v4_on = await _deployed(reader, ctx.protocol, uniswap, block)
     stored = await v4.candidates(ctx, v4_on, wallet, stored=True) if v4_on else []
     _prefetch(reader, chain, v3_on, v4_on, wallet, stored)
     v3_positions, v4_positions = await asyncio.gather(
@@ -103,7 +104,7 @@ async def fetch(ctx: FetchContext[UniswapAddresses], wallet: str) -> dict[str, A
 
 
 async def _deployed(
-    reader: ChainReader, uniswap: UniswapAddresses, block: int
+    reader: ChainReader, protocol: str, uniswap: UniswapAddresses, block: int
 ) -> tuple[UniswapV3Addresses | None, UniswapV4Addresses | None]:
     """The versions whose position manager existed at the block: at a past block, those with
     code (and v4 not before its scan starts); VALIDATION_ERROR when neither did (a block before
@@ -112,7 +113,7 @@ async def _deployed(
     if v4_addresses and block < v4_addresses.position_manager.start_block:
         v4_addresses = None
     managers = [m for m in (v3 and v3.position_manager, v4_addresses and v4_addresses.position_manager.address) if m]
-    present = await deployment.deployed(reader, "uniswap", managers, lambda manager: manager, "position managers")
+    present = await deployment.deployed(reader, protocol, managers, lambda manager: manager, "position managers")
     return (
         v3 if v3 and v3.position_manager in present else None,
         v4_addresses if v4_addresses and v4_addresses.position_manager.address in present else None,
@@ -157,25 +158,37 @@ def _prefetch(
 
 
 async def _v3_positions(ctx: FetchContext[Any], v3: UniswapV3Addresses, wallet: str) -> list[dict[str, Any]]:
-    reader, warnings, manager = ctx.reader(), ctx.warnings, v3.position_manager
-    (count,) = await reader.call(manager, erc20.BALANCE_OF, wallet, label=LABEL)
+    ids = await owned_ids(ctx, v3.position_manager, label(v3), wallet)
+    return await v3_positions(ctx, v3, ids)
+
+
+async def owned_ids(ctx: FetchContext[Any], enumerator: str, name: str, wallet: str, how: str = "owns") -> list[int]:
+    """The NFTs `enumerator` lists for the wallet (`balanceOf`, `tokenOfOwnerByIndex`), the first
+    MAX_POSITIONS of them: a position manager's own, or a farm's that keeps the NFTs staked in it
+    (`how` the wallet has them, for the warning)."""
+    reader = ctx.reader()
+    (count,) = await reader.call(enumerator, erc20.BALANCE_OF, wallet, label=name)
     if count > MAX_POSITIONS:
-        warnings.add(
+        ctx.warnings.add(
             PART_UNREADABLE,
-            manager,
-            f"the wallet owns {count} position NFTs; {count - MAX_POSITIONS} after the first {MAX_POSITIONS} "
+            enumerator,
+            f"the wallet {how} {count} position NFTs; {count - MAX_POSITIONS} after the first {MAX_POSITIONS} "
             "are left out",
         )
     ids = await asyncio.gather(
         *(
-            reader.call(manager, TOKEN_OF_OWNER_BY_INDEX, wallet, i, label=LABEL)
+            reader.call(enumerator, TOKEN_OF_OWNER_BY_INDEX, wallet, i, label=name)
             for i in range(min(count, MAX_POSITIONS))
         )
     )
-    outcomes = await asyncio.gather(
-        *(position(ctx, reader, v3, token_id) for (token_id,) in ids), return_exceptions=True
-    )
-    found = warnings.survivors("position", [(f"{manager} #{token_id}", o) for (token_id,), o in zip(ids, outcomes)])
+    return [token_id for (token_id,) in ids]
+
+
+async def v3_positions(ctx: FetchContext[Any], v3: UniswapV3Addresses, ids: list[int]) -> list[dict[str, Any]]:
+    """The NFTs' positions, those that hold something; one that cannot be read is named in a warning."""
+    reader, manager = ctx.reader(), v3.position_manager
+    outcomes = await asyncio.gather(*(position(ctx, reader, v3, token_id) for token_id in ids), return_exceptions=True)
+    found = ctx.warnings.survivors("position", [(f"{manager} #{token_id}", o) for token_id, o in zip(ids, outcomes)])
     return [p for p in found if p is not None]
 
 
@@ -184,17 +197,17 @@ async def position(
 ) -> dict[str, Any] | None:
     """One v3 NFT's position at the reader's block; None when it holds nothing."""
     manager, chain, warnings = v3.position_manager, ctx.chain, ctx.warnings
-    nft: Any = await reader.call(manager, POSITIONS, token_id, label=LABEL)
+    nft: Any = await reader.call(manager, POSITIONS, token_id, label=label(v3))
     owed_now = (nft.tokensOwed0, nft.tokensOwed1)
     if not nft.liquidity and not any(owed_now):
         return None
     pool_address = await pool_of(reader, v3, nft.token0, nft.token1, nft.fee)
-    label = LABEL_POOL.format(pool_address)
+    at_pool = pool_label(v3, pool_address)
     pair, lower, upper = (nft.token0, nft.token1), nft.tickLower, nft.tickUpper
     pool, (spacing,), (outside_lower, outside_upper), infos, prices, principal = await asyncio.gather(
-        pool_state(reader, pool_address),
-        reader.call(pool_address, TICK_SPACING, label=label),
-        asyncio.gather(*(_fee_growth_outside(reader, pool_address, tick, label) for tick in (lower, upper))),
+        pool_state(reader, v3, pool_address),
+        reader.call(pool_address, TICK_SPACING, label=at_pool),
+        asyncio.gather(*(_fee_growth_outside(reader, pool_address, tick, at_pool) for tick in (lower, upper))),
         asyncio.gather(*(erc20.token_info(reader, token) for token in pair)),
         asyncio.gather(*(warned_usd_price(reader, chain, token, warnings) for token in pair)),
         _principal(ctx, reader, manager, token_id, owed_now),
@@ -211,7 +224,7 @@ async def position(
         )
     ]
     return position_answer(
-        kind="uniswap-v3-position",
+        kind=f"{codebase(v3).kind}-position",
         token_id=token_id,
         manager=manager,
         pool=pool.address,

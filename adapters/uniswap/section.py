@@ -19,6 +19,9 @@ class UniswapV3Addresses:
     start_block: int | None = None
     """`startBlock`: the block its factory was deployed at, where the data says (its page
     under docs/protocols/ cites the source): a block before it is refused with no read."""
+    codebase: str = "uniswap"
+    """Whose v3 contracts these are: "uniswap", or "pancakeswap" for PancakeSwap v3 (Uniswap v3's
+    code with a wider `slot0`), read the same way (contracts.CODEBASES)."""
 
 
 @dataclass(frozen=True)
@@ -38,15 +41,18 @@ class UniswapAddresses:
     v4: UniswapV4Addresses | None
 
 
+def parse_v3(value: Any, where: str, codebase: str = "uniswap") -> UniswapV3Addresses:
+    """A v3 part ({factory, positionManager, startBlock}) of the addresses data."""
+    part = fields.mapping(value, where)
+    factory, manager = (fields.address(part.get(name), f"{where} {name}") for name in ("factory", "positionManager"))
+    return UniswapV3Addresses(factory, manager, fields.start_block(part, where), codebase)
+
+
 def parse(value: Any, where: str) -> UniswapAddresses:
     value = fields.mapping(value, where)
     v3 = v4 = None
     if "v3" in value:
-        part = fields.mapping(value["v3"], f"{where} v3")
-        factory, manager = (
-            fields.address(part.get(name), f"{where} v3 {name}") for name in ("factory", "positionManager")
-        )
-        v3 = UniswapV3Addresses(factory, manager, fields.start_block(part, f"{where} v3"))
+        v3 = parse_v3(value["v3"], f"{where} v3")
     if "v4" in value:
         part = fields.mapping(value["v4"], f"{where} v4")
         v4 = UniswapV4Addresses(

@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, cast
 
-from adapters.uniswap.contracts import FEE_GROWTH_GLOBAL, GET_POOL, LABEL_POOL, SLOT0
+from adapters.uniswap.contracts import FEE_GROWTH_GLOBAL, GET_POOL, codebase, pool_label
 from adapters.uniswap.section import UniswapV3Addresses
 from chain import ChainReader
 from chain.abi import ZERO_ADDRESS
@@ -27,17 +27,18 @@ class PoolState:
 
 async def pool_of(reader: ChainReader, v3: UniswapV3Addresses, token0: str, token1: str, fee: int) -> str:
     """The factory's pool for the pair and fee; ProtocolError when it has none."""
-    (pool,) = await reader.call(v3.factory, GET_POOL, token0, token1, fee, label="Uniswap v3 factory")
+    factory = f"{codebase(v3).name} factory"
+    (pool,) = await reader.call(v3.factory, GET_POOL, token0, token1, fee, label=factory)
     if pool == ZERO_ADDRESS:
-        raise ProtocolError(f"Uniswap v3 factory: no pool for {token0}/{token1} at fee {fee}.")
+        raise ProtocolError(f"{factory}: no pool for {token0}/{token1} at fee {fee}.")
     return cast(str, pool).lower()
 
 
-async def pool_state(reader: ChainReader, pool: str) -> PoolState:
-    label = LABEL_POOL.format(pool)
+async def pool_state(reader: ChainReader, v3: UniswapV3Addresses, pool: str) -> PoolState:
+    label = pool_label(v3, pool)
     slot0: Any
     slot0, (growth0,), (growth1,) = await asyncio.gather(
-        reader.call(pool, SLOT0, label=label),
+        reader.call(pool, codebase(v3).slot0, label=label),
         *(reader.call(pool, function, label=label) for function in FEE_GROWTH_GLOBAL),
     )
     return PoolState(pool, slot0.sqrtPriceX96, slot0.tick, (growth0, growth1))

@@ -1,0 +1,82 @@
+"""PancakeSwap v3: the liquidity NFTs a wallet owns and those it has staked in MasterChefV3, with
+the CAKE each staked one has earned (docs/protocols/pancakeswap.md).
+
+A PancakeSwap v3 position is a Uniswap v3 position (PancakeSwap's v3 is Uniswap v3's code): its
+figures are the Uniswap package's (adapters/uniswap/positions.py, the same reads and math, the pool's
+wider `slot0` decoded as PancakeSwap's). What is PancakeSwap's own is the farm:
+
+- A staked NFT is owned by MasterChefV3, which lists it for the wallet that staked it: its
+  `balanceOf(wallet)` and `tokenOfOwnerByIndex(wallet, i)` (MasterChefV3 keeps that enumeration,
+  Enumerable.sol). Each is read as a held one, with `farm` the MasterChef.
+- Its CAKE earned and not harvested: MasterChefV3's `pendingCake(tokenId)`, the farm's own view
+  (the LM pool's reward growth inside the range since the NFT was last accounted, times its
+  boosted liquidity, plus what was accounted and not harvested). One `PancakeFarmReward` per
+  staked NFT with CAKE pending, CAKE (MasterChefV3's `CAKE()`) in USD by its feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from adapters.context import FetchContext
+from adapters.legs import REWARD, REWARDS, feed_of, leg, position
+from adapters.pancakeswap.contracts import CAKE, MASTER_CHEF, PENDING_CAKE
+from adapters.pancakeswap.section import PancakeSwapAddresses
+from adapters.prices import warned_usd_price
+from adapters.uniswap import positions as uniswap
+from chain import erc20
+
+
+async def fetch(ctx: FetchContext[PancakeSwapAddresses], wallet: str) -> dict[str, Any]:
+    held, (staked, rewards) = await asyncio.gather(uniswap.fetch(ctx, wallet), _farmed(ctx, wallet))
+    return {"positions": held["positions"] + staked, "farmRewards": rewards}
+
+
+async def _farmed(
+    ctx: FetchContext[PancakeSwapAddresses], wallet: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The wallet's NFTs staked in MasterChefV3 and the CAKE they have earned."""
+    pancake = ctx.section
+    chef, v3 = pancake.master_chef, pancake.v3
+    if chef is None or v3 is None or not await ctx.reader().has_code(chef):
+        return [], []
+    ids = await uniswap.owned_ids(ctx, chef, MASTER_CHEF, wallet, "has staked")
+    found, rewards = await asyncio.gather(uniswap.v3_positions(ctx, v3, ids), _rewards(ctx, chef, ids))
+    return [{**found_position, "farm": chef} for found_position in found], rewards
+
+
+async def _rewards(ctx: FetchContext[PancakeSwapAddresses], chef: str, ids: list[int]) -> list[dict[str, Any]]:
+    if not ids:
+        return []
+    reader = ctx.reader()
+    ((cake,), pending) = await asyncio.gather(
+        reader.call(chef, CAKE, label=MASTER_CHEF),
+        asyncio.gather(*(reader.call(chef, PENDING_CAKE, token_id, label=MASTER_CHEF) for token_id in ids)),
+    )
+    cake = str(cake).lower()
+    info, price = await asyncio.gather(
+        erc20.token_info(reader, cake), warned_usd_price(reader, ctx.chain, cake, ctx.warnings)
+    )
+    found = []
+    for token_id, (amount,) in zip(ids, pending):
+        if not amount:
+            continue
+        usd = None if price is None else price.value(amount, info["decimals"])
+        found.append(
+            {
+                "tokenId": str(token_id),
+                "farm": chef,
+                "rewardToken": info,
+                "pending": str(amount),
+                "pendingUsd": usd,
+                **position(
+                    "PancakeFarmReward",
+                    f"{chef}:{token_id}:cake",
+                    REWARDS,
+                    f"CAKE of #{token_id}",
+                    [leg(REWARD, f"{chef}:{token_id}:cake", info, amount, usd, feed_of(price))],
+                ),
+            }
+        )
+    return found

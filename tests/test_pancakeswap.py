@@ -1,0 +1,163 @@
+"""PancakeSwap v3 against PancakeSwap's own contracts (tests/pancakeswap_world.py): every position,
+held or staked in MasterChefV3, at every step equals the position manager's own answers
+(`collect` and `decreaseLiquidity` asked as static calls at the same block, by the NFT's owner), and
+each staked NFT's CAKE is MasterChefV3's own `pendingCake`, which its `harvest` pays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import eth_abi
+import pytest
+
+from adapters.pancakeswap import contracts as pancake_contracts
+from adapters.uniswap import contracts
+from chain.keccak import keccak256
+from tests import pancakeswap_world as P
+from tests import uniswap_world as U
+from tests.conftest import world_fixture
+from tests.evm import abi_type, calldata, functions_of
+from tests.null_figures import failed
+from tests.test_uniswap import TOKEN, token, usd, withdrawn_uncollected
+
+POSITION = f"""type tokenId positionManager farm pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing
+  tickLower tickUpper tickCurrent sqrtPriceX96 inRange liquidity amount0 amount1 uncollectedFees0 uncollectedFees1
+  principalOwed0 principalOwed1 valueUsd"""
+QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
+  data {{ ... on PancakeswapWalletPositions {{ protocol blockNumber warnings {{ code message target }}
+    positions {{ {POSITION} }}
+    farmRewards {{ tokenId farm rewardToken {TOKEN} pending pendingUsd category legs {{ role key amount usd }} }}
+  }} }}
+  errors {{ error {{ code message }} }} }} }}"""
+INIT_CODE_HASH = "6ce8eb472fa82df5469c6ab6d485f17c3ad13c8cd7af59b3d4a8026c5ce0f7e2"
+"""PoolAddress.POOL_INIT_CODE_HASH of `@pancakeswap/v3-periphery` (and `@pancakeswap/v3-sdk`)."""
+
+world = world_fixture(P.build)
+
+
+async def answer(api: Any, wallet: str, block: int | None = None) -> dict[str, Any]:
+    at = {} if block is None else {"blockNumber": block}
+    inputs = [{"protocol": "pancakeswap", "chainId": 31337, "walletAddress": wallet, **at}]
+    reply = await api.query(QUERY, {"inputs": inputs})
+    assert reply.status == 200, reply.body
+    found = reply.body["data"]["walletPositions"]
+    assert found["errors"] == [], found["errors"]
+    (entry,) = found["data"]
+    return dict(entry)
+
+
+def static_call(
+    world: P.PancakeWorld, sender: str, to: str, signature: str, args: tuple[Any, ...], block: int
+) -> tuple[int, int]:
+    call = {"from": sender, "to": to, "data": "0x" + calldata(signature, *args).hex()}
+    return eth_abi.decode(["uint256", "uint256"], bytes.fromhex(world.node.rpc("eth_call", call, hex(block))[2:]))
+
+
+async def test_every_position_held_or_staked_equals_the_managers_own_answers(world_client, world):
+    """At every step: the NFTs the wallet owns, then those the farm holds for it; each one's
+    amounts as `decreaseLiquidity` of its whole liquidity pays them and its fees as `collect` pays
+    them less the principal owed, both asked of the manager by the NFT's owner (the farm's too)."""
+    wallet, chef = world.wallets["lp"], world.master_chef
+    for block in world.steps + world.farm_steps:
+        entry = await answer(world_client, wallet, block)
+        assert failed(entry["warnings"]) == [] and entry["blockNumber"] == block
+        staked = sorted(world.staked.values()) if block >= world.farm_steps[0] else []
+        listed = entry["positions"]
+        assert [int(p["tokenId"]) for p in listed if p["farm"] == chef] == staked, block
+        held = [int(p["tokenId"]) for p in listed if p["farm"] is None]
+        assert held and all(i not in staked for i in held)
+        for position in listed:
+            token_id, owner = int(position["tokenId"]), chef if position["farm"] else wallet
+            liquidity = int(position["liquidity"])
+            paid = (
+                static_call(world, owner, world.manager, U.DECREASE, ((token_id, liquidity, 0, 0, U.FOREVER),), block)
+                if liquidity
+                else (0, 0)
+            )
+            collect = ((token_id, owner, U.UINT128_MAX, U.UINT128_MAX),)
+            paid_out = static_call(world, owner, world.manager, U.COLLECT, collect, block)
+            owed = withdrawn_uncollected(world, token_id, block)
+            fees = (paid_out[0] - owed[0], paid_out[1] - owed[1])
+            assert (int(position["amount0"]), int(position["amount1"])) == paid, (block, token_id)
+            assert (int(position["uncollectedFees0"]), int(position["uncollectedFees1"])) == fees, (block, token_id)
+            assert position["type"] == "pancakeswap-v3-position"
+            assert position["pool"] == world.pools[position["feeTier"]]
+            assert position["tickSpacing"] == P.SPACING[position["feeTier"]]
+            assert position["token0"] == token(world, world.token0)
+            assert position["valueUsd"] == usd(world, *paid)
+
+
+async def test_each_staked_nft_earns_the_farms_own_pending_cake(world_client, world):
+    """farmRewards is MasterChefV3's `pendingCake` of each staked NFT at the block, which its
+    `harvest` pays (asked as a static call there), in USD by CAKE's feed; the harvested one has
+    none right after."""
+    wallet, chef = world.wallets["lp"], world.master_chef
+    seen = {}
+    for block in world.farm_steps[1:]:
+        entry = await answer(world_client, wallet, block)
+        for reward in entry["farmRewards"]:
+            token_id = int(reward["tokenId"])
+            pending = world.pending(token_id, block)
+            call = {
+                "from": wallet,
+                "to": chef,
+                "data": "0x" + calldata("harvest(uint256,address)", token_id, wallet).hex(),
+            }
+            harvested = int(world.node.rpc("eth_call", call, hex(block)), 16)
+            assert int(reward["pending"]) == pending == harvested > 0
+            cake = pending * P.CAKE_USD / 10**26
+            assert reward["pendingUsd"] == pytest.approx(cake, rel=1e-12)
+            assert reward["farm"] == chef and reward["rewardToken"]["symbol"] == "Cake"
+            assert reward["category"] == "REWARDS" and [leg["role"] for leg in reward["legs"]] == ["REWARD"]
+            seen.setdefault(block, set()).add(token_id)
+    first, *_, last = world.farm_steps[1:]
+    assert seen[first] == set(world.staked.values())
+    assert seen[last] == {world.staked["ranged"]}, "harvested: nothing pending right after"
+
+
+def test_the_pools_are_where_pancakeswaps_init_code_hash_puts_them(world):
+    """The stand-in deployer CREATE2s the published pool bytecode with PancakeSwap's salt: each
+    pool is at the address the manager and the SDK compute with POOL_INIT_CODE_HASH."""
+    for fee, pool in world.pools.items():
+        salt = keccak256(eth_abi.encode(["address", "address", "uint24"], [world.token0, world.token1, fee]))
+        packed = b"\xff" + bytes.fromhex(world.pool_deployer[2:]) + salt + bytes.fromhex(INIT_CODE_HASH)
+        assert "0x" + keccak256(packed)[12:].hex() == pool
+
+
+def test_the_adapter_reads_pancakeswaps_published_abi():
+    """Every function the adapter calls of PancakeSwap's contracts, as in their published ABIs
+    (`@pancakeswap/v3-core`, v3-periphery, masterchef-v3): Uniswap v3's reads hold for PancakeSwap's
+    manager, factory and pool but `slot0`, which PancakeSwap's own reads."""
+    import json
+
+    from tests.node_oracles import pack
+
+    def outputs(package: str, path: str) -> dict[str, tuple[str, ...]]:
+        abi = json.loads(pack(package)[f"artifacts/contracts/{path}"])["abi"]
+
+        def spelled(entry: dict[str, Any]) -> str:
+            return f"{entry['type']} {entry['name']}" if entry["name"] else entry["type"]
+
+        return {
+            f"{e['name']}({','.join(abi_type(arg) for arg in e['inputs'])})": tuple(map(spelled, e["outputs"]))
+            for e in abi
+            if e.get("type") == "function"
+        }
+
+    manager = outputs(P.PERIPHERY, "NonfungiblePositionManager.sol/NonfungiblePositionManager.json")
+    factory = outputs(P.CORE, "PancakeV3Factory.sol/PancakeV3Factory.json")
+    pool = outputs(P.CORE, "PancakeV3Pool.sol/PancakeV3Pool.json")
+    chef = outputs(P.MASTERCHEF, "MasterChefV3.sol/MasterChefV3.json")
+    v3 = {
+        **dict.fromkeys(["TOKEN_OF_OWNER_BY_INDEX", "POSITIONS"], manager),
+        "GET_POOL": factory,
+        **dict.fromkeys(["PANCAKESWAP_SLOT0", "TICKS", "TOKEN0", "TOKEN1", "FEE", "TICK_SPACING", "LIQUIDITY"], pool),
+    }
+    functions = functions_of(contracts)
+    for name, abi in v3.items():
+        assert abi[functions[name].signature] == functions[name].outputs, name
+    for i, function in enumerate(contracts.FEE_GROWTH_GLOBAL):
+        assert pool[function.signature] == function.outputs, i
+    for name, function in functions_of(pancake_contracts).items():
+        assert chef[function.signature] == function.outputs, name
+    assert chef["tokenOfOwnerByIndex(address,uint256)"] == ("uint256",)
