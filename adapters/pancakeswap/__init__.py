@@ -4,7 +4,7 @@ shares."""
 
 from __future__ import annotations
 
-from adapters.pancakeswap import positions
+from adapters.pancakeswap import flows, positions
 from adapters.pancakeswap.section import PANCAKESWAP
 from adapters.protocol import Protocol
 from adapters.uniswap import pools
@@ -16,5 +16,6 @@ PROTOCOLS = (
         deployed=lambda pancake: pancake.v3.start_block if pancake.v3 else None,
         fetch=positions.fetch,
         details=pools.details,
+        flows=flows.flows,
     ),
 )

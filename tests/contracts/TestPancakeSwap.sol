@@ -65,8 +65,9 @@ interface IMasterChefV3Periods {
 /// A farm's LM pool, simplified: every position MasterChefV3 stakes counts as in range, so the
 /// reward growth inside any range is the pool's global growth. It grows by the farm's CAKE per
 /// second (MasterChefV3's `getLatestPeriodInfo`, scaled by its 1e12 precision) over the liquidity
-/// staked, up to the period's end, and the view includes the time since the last accumulation.
-/// MasterChefV3's own `pendingCake` and `harvest` compute what a position is owed from it.
+/// staked, up to the period's end, when the pool (a swap) or MasterChefV3 (a deposit, a harvest)
+/// accumulates; as PancakeV3LmPool's, the view answers the growth last accumulated, so
+/// MasterChefV3's own `pendingCake` lags what its `harvest` (which accumulates first) pays.
 contract TestPancakeLmPool {
     uint256 private constant PRECISION = 1e12;
     uint256 private constant Q128 = 1 << 128;
@@ -104,7 +105,7 @@ contract TestPancakeLmPool {
     }
 
     function getRewardGrowthInside(int24, int24) external view returns (uint256) {
-        return _growth(uint32(block.timestamp));
+        return rewardGrowthGlobalX128;
     }
 
     function _growth(uint32 time) private view returns (uint256) {
