@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from adapters.vault_style.section import section
 from addresses import AddressesError, Section, sections
 from chain.erc20 import NATIVE, native_coin
 from tests.evm import TOOLS
-from tests.node_oracles import packs, registries
+from tests.node_oracles import pack, packs, registries
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
 
@@ -507,3 +508,59 @@ def test_the_bounds_taken_from_venus_are_its_published_max_stale_periods():
         venus["unichainmainnet"][a]["address"].lower() for a in ("WETH", "USDC")
     )
     assert venus["bscmainnet"]["WBNB"]["maxStalePeriod"] == 300, "the isolated pools' bound, not taken (docs)"
+
+
+PANCAKESWAP_SDK = "@pancakeswap/v3-sdk"
+PANCAKESWAP_CHAINS = {"ETHEREUM": "1", "BSC": "56", "BASE": "8453", "ARBITRUM_ONE": "42161", "LINEA": "59144"}
+"""`@pancakeswap/chains`' ChainId names of the served chains, by their ids."""
+MASTER_CHEFS = {
+    "1": "0x556B9306565093C855AEA9AE92A594704c2Cd59e",
+    "56": "0x556B9306565093C855AEA9AE92A594704c2Cd59e",
+    "8453": "0xC6A2Db661D5a5690172d8eB0a7DEA2d3008665A3",
+    "42161": "0x5e09ACf80C0296740eC5d6F643005a4ef8DaA694",
+    "59144": "0x22E2f236065B780FA33EC8C4E58b99ebc8B55c57",
+}
+"""MasterChefV3 by chain: no package publishes them. Ethereum's and BNB Chain's are PancakeSwap's
+deployment records (pancakeswap/pancake-v3-contracts `projects/masterchef-v3/deployments/eth.json`
+and `bscMainnet.json` at 5cc479f); Base's, Arbitrum's and Linea's its developer docs' v3 addresses."""
+
+
+def pancakeswap_map(source: str, name: str) -> dict[str, str]:
+    """One of the SDK's address maps (`FACTORY_ADDRESSES`, ...) by chain id, for the served chains."""
+    constants = dict(re.findall(r'^var (\w+) = "(0x[0-9a-fA-F]+)";$', source, re.M))
+    body = source.split(f"var {name} = {{", 1)[1].split("};", 1)[0]
+    entries = dict(re.findall(r"\[chains\.ChainId\.(\w+)\]: (\w+|\"0x[0-9a-fA-F]+\")", body))
+    return {
+        PANCAKESWAP_CHAINS[chain]: constants.get(value, value.strip('"'))
+        for chain, value in entries.items()
+        if chain in PANCAKESWAP_CHAINS
+    }
+
+
+def test_every_pancakeswap_deployment_is_its_sdks_and_none_is_missing():
+    """Against PancakeSwap's own maps in `@pancakeswap/v3-sdk` (pinned in tools/packs.json): the
+    factory and position manager of every served chain the maps list, and PancakeSwap listed on each;
+    MasterChefV3 as PancakeSwap records it (MASTER_CHEFS)."""
+    source = pack(PANCAKESWAP_SDK)["dist/index.js"].decode()
+    factories = pancakeswap_map(source, "FACTORY_ADDRESSES")
+    managers = pancakeswap_map(source, "NFT_POSITION_MANAGER_ADDRESSES")
+    data = json.loads(addresses.BUILT_IN.read_text())
+    served = {chain: value["pancakeswap"] for chain, value in data.items() if "pancakeswap" in value}
+    assert sorted(served) == sorted(factories) == sorted(managers) == sorted(MASTER_CHEFS)
+    for chain, pancake in served.items():
+        assert pancake["v3"] == {"factory": factories[chain], "positionManager": managers[chain]}, chain
+        assert pancake["masterChef"] == MASTER_CHEFS[chain], chain
+
+
+def test_the_pancakeswap_world_deploys_pools_where_the_sdks_init_code_hash_puts_them():
+    """The SDK's POOL_INIT_CODE_HASH on every served chain is the keccak of the pool bytecode
+    `@pancakeswap/v3-core` publishes, which the test world deploys."""
+    from eth_hash.auto import keccak
+
+    from tests.pancakeswap_world import CORE, published
+
+    source = pack(PANCAKESWAP_SDK)["dist/index.js"].decode()
+    hashes = set(pancakeswap_map(source, "POOL_INIT_CODE_HASHES").values())
+    assert hashes == {
+        "0x" + keccak(bytes.fromhex(published(CORE, "PancakeV3Pool.sol/PancakeV3Pool.json").bytecode[2:])).hex()
+    }
