@@ -28,6 +28,17 @@ interface INonfungiblePositionManager {
         );
 }
 
+/// @dev PancakeSwap's MasterChefV3: it holds staked v3 NFTs and lists them for their stakers.
+interface IMasterChefV3 {
+    function balanceOf(address owner) external view returns (uint256);
+
+    function tokenOfOwnerByIndex(address owner, uint256 index) external view returns (uint256);
+
+    function pendingCake(uint256 _tokenId) external view returns (uint256 reward);
+
+    function CAKE() external view returns (address);
+}
+
 interface IUniswapV3Factory {
     function getPool(address tokenA, address tokenB, uint24 fee) external view returns (address pool);
 }
@@ -105,7 +116,9 @@ interface IStateView {
 
 /// @title The reads of one Uniswap input (adapters/uniswap/positions.py and v4.py), in one call
 /// @notice v3: the position manager's `balanceOf(wallet)`; for up to `maxPositions` of the
-/// wallet's NFTs, `tokenOfOwnerByIndex` and `positions(tokenId)`; for each that holds something,
+/// wallet's NFTs, `tokenOfOwnerByIndex` and `positions(tokenId)` (a v3 fork's farm given, the NFTs
+/// the farm holds for the wallet: its `balanceOf` and `tokenOfOwnerByIndex`, the manager's
+/// `positions`, the farm's `pendingCake` of each and its `CAKE()`, whose facts and feed follow); for each that holds something,
 /// the factory's `getPool`, the pool's `slot0`, `tickSpacing`, `feeGrowthGlobal0X128`,
 /// `feeGrowthGlobal1X128` (once per pool) and `ticks` at both ends of the range. v4: the
 /// PositionManager's `balanceOf(wallet)`; for each candidate id (the event index's), `ownerOf`;
@@ -121,6 +134,12 @@ contract UniswapLens is Recorder {
         uint256 count;
     }
 
+    struct V3 {
+        address manager;
+        address factory;
+        address farm;
+    }
+
     struct V4 {
         address manager;
         address stateView;
@@ -129,8 +148,7 @@ contract UniswapLens is Recorder {
 
     constructor(
         address wallet,
-        address manager,
-        address factory,
+        V3 memory v3,
         uint256 maxPositions,
         address v4Manager,
         address stateView,
@@ -140,8 +158,8 @@ contract UniswapLens is Recorder {
         address sequencer
     ) {
         Tape memory tape = _tape();
-        Seen memory tokens = Seen(new address[](2 * (maxPositions + v4Ids.length)), 0);
-        if (manager != address(0)) _positions(tape, wallet, manager, factory, maxPositions, tokens);
+        Seen memory tokens = Seen(new address[](2 * (maxPositions + v4Ids.length) + 1), 0);
+        if (v3.manager != address(0)) _positions(tape, wallet, v3, maxPositions, tokens);
         if (v4Manager != address(0)) _v4Positions(tape, wallet, V4(v4Manager, stateView, v4Ids), tokens);
         for (uint256 i = 0; i < tokens.count; i++) {
             _feed(tape, _lookup(tokens.items[i], feedTokens, feeds));
@@ -152,34 +170,36 @@ contract UniswapLens is Recorder {
         _finish(tape);
     }
 
-    /// @dev The wallet's first `maxPositions` v3 NFTs; `tokens` gains those of the ones that hold something.
-    function _positions(
-        Tape memory tape,
-        address wallet,
-        address manager,
-        address factory,
-        uint256 maxPositions,
-        Seen memory tokens
-    ) private view {
-        uint256 n = _word(tape, manager, abi.encodeCall(INonfungiblePositionManager.balanceOf, (wallet)));
+    /// @dev The wallet's first `maxPositions` v3 NFTs (those the farm holds for it, where one is
+    /// given); `tokens` gains those of the ones that hold something, and the farm's CAKE.
+    function _positions(Tape memory tape, address wallet, V3 memory v3, uint256 maxPositions, Seen memory tokens)
+        private
+        view
+    {
+        address lister = v3.farm == address(0) ? v3.manager : v3.farm;
+        uint256 n = _word(tape, lister, abi.encodeCall(INonfungiblePositionManager.balanceOf, (wallet)));
         if (n > maxPositions) n = maxPositions;
         Seen memory pools = Seen(new address[](n), 0);
         for (uint256 i = 0; i < n; i++) {
-            bytes memory byIndex = abi.encodeCall(INonfungiblePositionManager.tokenOfOwnerByIndex, (wallet, i));
-            _position(tape, manager, factory, byIndex, pools, tokens);
+            uint256 id = _word(tape, lister, abi.encodeCall(INonfungiblePositionManager.tokenOfOwnerByIndex, (wallet, i)));
+            _position(tape, v3.manager, v3.factory, id, pools, tokens);
+            if (v3.farm != address(0)) _call(tape, v3.farm, abi.encodeCall(IMasterChefV3.pendingCake, (id)));
+        }
+        if (v3.farm != address(0) && n > 0) {
+            address cake = address(uint160(_word(tape, v3.farm, abi.encodeCall(IMasterChefV3.CAKE, ()))));
+            if (_first(tokens, cake)) _tokenInfo(tape, cake);
         }
     }
 
-    /// @dev One NFT (`byIndex` asks its id): its position, and its pool and tokens where it holds something.
+    /// @dev One NFT: its position, and its pool and tokens where it holds something.
     function _position(
         Tape memory tape,
         address manager,
         address factory,
-        bytes memory byIndex,
+        uint256 id,
         Seen memory pools,
         Seen memory tokens
     ) private view {
-        uint256 id = _word(tape, manager, byIndex);
         (bool ok, bytes memory p) = _call(tape, manager, abi.encodeCall(INonfungiblePositionManager.positions, (id)));
         if (!ok || (_at(p, 7) == 0 && _at(p, 10) == 0 && _at(p, 11) == 0)) return;
         address token0 = address(uint160(_at(p, 2)));

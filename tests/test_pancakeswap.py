@@ -15,9 +15,10 @@ from adapters.uniswap import contracts
 from chain.keccak import keccak256
 from tests import pancakeswap_world as P
 from tests import uniswap_world as U
-from tests.conftest import world_fixture
+from tests.conftest import world_api, world_fixture
 from tests.evm import abi_type, calldata, functions_of
 from tests.null_figures import failed
+from tests.rpc_proxy import RpcProxy
 from tests.test_uniswap import TOKEN, token, usd, withdrawn_uncollected
 
 POSITION = f"""type tokenId positionManager farm pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing
@@ -162,3 +163,24 @@ def test_the_adapter_reads_pancakeswaps_published_abi():
     for name, function in functions_of(pancake_contracts).items():
         assert chef[function.signature] == function.outputs, name
     assert chef["tokenOfOwnerByIndex(address,uint256)"] == ("uint256",)
+
+
+async def test_held_and_staked_nfts_are_read_in_one_round_of_two_lens_calls(
+    aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path
+):
+    """The NFTs the wallet owns and those the farm holds for it, with their pools, tokens, CAKE
+    and feeds: two UniswapLens calls in one request, and no read outside them."""
+    proxy = RpcProxy(world.node.url)
+    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
+    path = world.write_addresses(tmp_path / "a.json")
+    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node, url=str(proxied.make_url("/")))
+    await answer(api, world.wallets["lp"])
+    world.node.mine()
+    proxy.posts.clear()
+    entry = await answer(api, world.wallets["lp"])
+    assert {p["farm"] for p in entry["positions"]} == {None, world.master_chef} and entry["farmRewards"]
+    calls = proxy.calls("eth_call")
+    assert [call for call in calls if "to" in call["params"][0]] == [], "every read came from a tape"
+    assert len(calls) == 2, "one lens call for the wallet's NFTs, one for the farm's"
+    (batch,) = [post for post in proxy.posts if isinstance(post, list) and calls[0] in post]
+    assert calls[1] in batch, "in one round"

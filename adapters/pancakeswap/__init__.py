@@ -17,5 +17,6 @@ PROTOCOLS = (
         fetch=positions.fetch,
         details=pools.details,
         flows=flows.flows,
+        probe=positions.probes,
     ),
 )

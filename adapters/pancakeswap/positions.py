@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from adapters import deployment
+from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.legs import REWARD, REWARDS, feed_of, leg, position
 from adapters.pancakeswap.contracts import CAKE, MASTER_CHEF, PENDING_CAKE
@@ -26,6 +28,11 @@ from adapters.pancakeswap.section import PancakeSwapAddresses
 from adapters.prices import warned_usd_price
 from adapters.uniswap import positions as uniswap
 from chain import erc20
+
+
+def probes(pancake: PancakeSwapAddresses) -> tuple[Probe, ...]:
+    """What an account must hold to be shown anything: a position NFT, its own or staked."""
+    return balances(*(part for part in (pancake.v3 and pancake.v3.position_manager, pancake.master_chef) if part))
 
 
 async def fetch(ctx: FetchContext[PancakeSwapAddresses], wallet: str) -> dict[str, Any]:
@@ -37,10 +44,11 @@ async def _farmed(
     ctx: FetchContext[PancakeSwapAddresses], wallet: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The wallet's NFTs staked in MasterChefV3 and the CAKE they have earned."""
-    pancake = ctx.section
+    pancake, reader = ctx.section, ctx.reader()
     chef, v3 = pancake.master_chef, pancake.v3
-    if chef is None or v3 is None or not await ctx.reader().has_code(chef):
+    if chef is None or v3 is None or not await deployment.existing(reader, [chef], lambda farm: farm):
         return [], []
+    uniswap.lens(reader, ctx.chain, wallet, (v3.position_manager, v3.factory, chef), [chef, v3.position_manager])
     ids = await uniswap.owned_ids(ctx, chef, MASTER_CHEF, wallet, "has staked")
     found, rewards = await asyncio.gather(uniswap.v3_positions(ctx, v3, ids), _rewards(ctx, chef, ids))
     return [{**found_position, "farm": chef} for found_position in found], rewards

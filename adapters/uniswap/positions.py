@@ -68,18 +68,12 @@ V4_LENS_POSITIONS = 20
 LENS = Lens(
     "UniswapLens",
     (
-        "address",
-        "address",
-        "address",
-        "uint256",
-        "address",
-        "address",
-        "uint256[]",
-        "address[]",
-        "address[]",
-        "address",
+        *("address", "(address,address,address)", "uint256", "address", "address", "uint256[]"),
+        *("address[]", "address[]", "address"),
     ),
 )
+"""(wallet, v3 (manager, factory, farm), NFTs, v4 manager, state view, v4 ids, feeds' tokens, feeds,
+sequencer)."""
 
 
 def probes(uniswap: UniswapAddresses) -> tuple[Probe, ...]:
@@ -135,26 +129,31 @@ def _prefetch(
     """The wallet's first LENS_POSITIONS v3 NFTs, and its first V4_LENS_POSITIONS v4 candidates
     (`ids`), their pools and tokens and the tokens' USD feeds: a lens call for each version read,
     in one round."""
+    if v3:
+        lens(reader, chain, wallet, (v3.position_manager, v3.factory, NONE), [v3.position_manager, v3.factory])
+    if v4_addresses:
+        manager, state_view = v4_addresses.position_manager.address, v4_addresses.state_view
+        lens(reader, chain, wallet, (NONE, NONE, NONE), [manager, state_view], (manager, state_view, ids))
+
+
+def lens(
+    reader: ChainReader,
+    chain: ChainAddresses,
+    wallet: str,
+    v3: tuple[str, str, str],
+    targets: list[str],
+    v4: tuple[str, str, list[int]] = (NONE, NONE, []),
+) -> None:
+    """One UniswapLens call in the next round: the v3 NFTs of `v3` (manager, factory, and the farm
+    that lists them, NONE for the manager's own) or the v4 candidates of `v4` (manager, state
+    view, ids), with the tokens' USD feeds; reads of `targets` and the feeds wait for it."""
     priced = token_feeds(chain)
     feeds = [feed.feed for feed in priced.values()]
     sequencer = chain.sequencer_uptime_feed or NONE
-    calls, targets = [], [*feeds, sequencer]
-    if v3:
-        calls.append(
-            LENS.initcode(
-                wallet, v3.position_manager, v3.factory, LENS_POSITIONS, NONE, NONE, [], list(priced), feeds, sequencer
-            )
-        )
-        targets += [v3.position_manager, v3.factory]
-    if v4_addresses:
-        manager, state_view = v4_addresses.position_manager.address, v4_addresses.state_view
-        calls.append(
-            LENS.initcode(
-                wallet, NONE, NONE, 0, manager, state_view, ids[:V4_LENS_POSITIONS], list(priced), feeds, sequencer
-            )
-        )
-        targets += [manager, state_view]
-    reader.prefetch(calls, targets)
+    nfts = LENS_POSITIONS if v3[0] != NONE else 0
+    manager, state_view, ids = v4
+    code = LENS.initcode(wallet, v3, nfts, manager, state_view, ids[:V4_LENS_POSITIONS], list(priced), feeds, sequencer)
+    reader.prefetch([code], [*targets, *feeds, sequencer])
 
 
 async def _v3_positions(ctx: FetchContext[Any], v3: UniswapV3Addresses, wallet: str) -> list[dict[str, Any]]:
