@@ -39,6 +39,7 @@ from tests import (
     liquid_staking_world,
     maker_world,
     morpho_world,
+    pancakeswap_world,
     pendle_world,
     prices_world,
     uniswap_world,
@@ -129,6 +130,9 @@ def build(node: Anvil) -> AllWorlds:
         {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]},
         listed=paired,
     )
+    pancake = pancakeswap_world.build(
+        node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
+    )
     staking.grow()
     node.send(comet.eth_usd, "set(int256,uint256)", compound_world.PRICES["WETH"], world.timestamp())
     world.set_feed(morpho_world.USDC_USD)
@@ -141,6 +145,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
     data[chain]["uniswap"] = uniswap.addresses_override()[chain]["uniswap"]
+    data[chain]["pancakeswap"] = pancake.addresses_override()[chain]["pancakeswap"]
     data[chain]["maker"] = maker.addresses_override()
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
@@ -157,7 +162,7 @@ def build(node: Anvil) -> AllWorlds:
         data[chain][protocol] = vaults.addresses_override()[chain][protocol]
     for other in (comet, vaults):
         data[chain].setdefault("currencyFeeds", {}).update(other.addresses_override()[chain]["currencyFeeds"])
-    for other in (pendle, fluid, lido, uniswap, vaults, staking):
+    for other in (pendle, fluid, lido, uniswap, pancake, vaults, staking):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     data[chain]["priceFeeds"].update(aura.addresses_override()[chain]["priceFeeds"])
     for protocol in ("etherfi", "rocketpool", "renzo", "kelp"):
@@ -170,6 +175,7 @@ def build(node: Anvil) -> AllWorlds:
         "fluid": fluid,
         "lido": lido,
         "uniswap": uniswap,
+        "pancakeswap": pancake,
         "balancer": balancer,
         "aura": aura,
         "maker": maker,
@@ -235,6 +241,9 @@ def later_day(worlds: AllWorlds) -> str:
         "Balancer: the saver joins the weighted pool through the Vault and stakes BPT in its gauge; "
         "Aura: it deposits stable BPT in the Booster"
     )
+    pancake = parts["pancakeswap"]
+    node.send(pancake.master_chef, "harvest(uint256,address)", pancake.staked["ranged"], saver, sender=saver)
+    done.append("PancakeSwap: the saver harvests a day's CAKE of an NFT it staked (MasterChefV3.harvest)")
     lido = parts["lido"]
     submit = "0x" + (selector("submit(address)") + bytes(32)).hex()
     node.transact({"to": lido.steth, "data": submit, "value": hex(lido_world.ETHER // 2)}, saver)

@@ -39,6 +39,7 @@ from tests.conftest import examples, served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
 from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi, packs, registries
 from tests.null_figures import failed
+from tests.pancakeswap_world import MASTERCHEF, published
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
 
@@ -67,6 +68,7 @@ PROTOCOLS = (
     "eigenlayer",
     "curve",
     "convex",
+    "pancakeswap",
 )
 
 
@@ -148,6 +150,7 @@ PUBLISHED = {
     "IPYieldToken": ("pendle:core/YieldContracts/PendleYieldToken.sol/PendleYieldToken",),
     "IPMarket": ("pendle:interfaces/IPMarket.sol/IPMarket",),
     "INonfungiblePositionManager": ("uniswap-v3-periphery:NonfungiblePositionManager.sol/NonfungiblePositionManager",),
+    "IMasterChefV3": ("pancakeswap:MasterChefV3",),
     "IUniswapV3Factory": ("uniswap-v3-core:UniswapV3Factory.sol/UniswapV3Factory",),
     "IUniswapV3Pool": ("uniswap-v3-core:UniswapV3Pool.sol/UniswapV3Pool",),
     "IUniswapV3PoolOracle": ("uniswap-v3-core:UniswapV3Pool.sol/UniswapV3Pool",),
@@ -341,6 +344,9 @@ def published_abis() -> dict[str, Signatures]:
     curve_registries = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())["functions"]
     for contract, functions in curve_registries.items():
         found[f"curve-registry:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
+    found["pancakeswap:MasterChefV3"] = function_signatures(
+        published(MASTERCHEF, "MasterChefV3.sol/MasterChefV3.json").abi
+    )
     for name in ("VaultExtension", "LBPool", "FixedPriceLBPool", "IGyroECLPPool", "IGyro2CLPPool"):
         found[f"balancer-v3:{name}"] = function_signatures(compile_v3()[name].abi)
     found["reclamm:IReClammPoolExtension"] = {"getReClammPoolDynamicData()": (RECLAMM_DYNAMIC_DATA,)}

@@ -54,7 +54,7 @@ EVERY_OTHER = [
     *(("spark", "saver"), ("lido", "saver"), ("maker", "saver"), ("euler", "controller"), ("uniswap", "saver")),
     *(("ethena", "saver"), ("sky", "saver"), ("erc4626", "saver"), ("etherfi", "saver"), ("rocketpool", "saver")),
     *(("renzo", "saver"), ("kelp", "saver"), ("balancer", "saver"), ("aura", "saver"), ("curve", "saver")),
-    ("convex", "saver"),
+    *(("convex", "saver"), ("pancakeswap", "saver")),
 ]
 """With tests/test_past_blocks.py's INPUTS, a demo wallet holding something of every protocol."""
 

@@ -36,6 +36,7 @@ MORE = [
     ("ethena", "saver"),
     ("curve", "saver"),
     ("convex", "saver"),
+    ("pancakeswap", "saver"),
 ]
 WALLETS, PLAIN = "every field with provenance", "every field"
 """What `ask` selects of its inputs' answers (tests/test_fault_schedules.py's positions_query), or a
