@@ -86,6 +86,7 @@ QUERIES = [
     ("curve (saver: stableswap-ng, cryptoswap, main and crypto registry pools, 2 gauge stakes)", [("curve", "saver")]),
     ("curve (borrower: a gauge stake alone)", [("curve", "borrower")]),
     ("convex (saver: 2 deposits, CRV, CVX, an extra reward)", [("convex", "saver")]),
+    ("pancakeswap (saver: 6 held and 2 staked positions, CAKE)", [("pancakeswap", "saver")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -768,6 +768,33 @@ CELLS: dict[str, dict[str, Cell]] = {
             "Addresses",
         ),
     ),
+    "pancakeswap": row(
+        positions=Done(
+            "tests/test_pancakeswap.py::test_every_position_held_or_staked_equals_the_managers_own_answers",
+            "tests/test_pancakeswap.py::test_held_and_staked_nfts_are_read_in_one_round_of_two_lens_calls",
+        ),
+        poolDetails=Done("tests/test_pancakeswap.py::test_pool_details_are_the_pools_own_state"),
+        flows=Done(
+            "tests/test_history_pancakeswap.py::test_staking_moves_nothing_and_harvests_take_from_the_cake_legs"
+        ),
+        risk=NO_LENDING,
+        rewards=Done("tests/test_pancakeswap.py::test_each_staked_nft_earns_the_farms_own_pending_cake"),
+        accounts=Done(TOKEN_IN_ACCOUNT),
+        pastBlocks=Done(
+            "tests/test_pancakeswap.py::test_every_position_held_or_staked_equals_the_managers_own_answers",
+            HISTORY,
+        ),
+        latency=Done("bench/latency.py::pancakeswap (saver: 6 held and 2 staked positions, CAKE)"),
+        docs=page(
+            "pancakeswap",
+            "Which positions",
+            "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
+            "Pool details",
+            "Probes (controlled accounts)",
+            "Addresses",
+        ),
+    ),
 }
 """Every protocol's cells, by feature key."""
 

@@ -10,6 +10,7 @@ from typing import Any
 import eth_abi
 import pytest
 
+from adapters import tick_math
 from adapters.pancakeswap import contracts as pancake_contracts
 from adapters.uniswap import contracts
 from chain.keccak import keccak256
@@ -184,3 +185,39 @@ async def test_held_and_staked_nfts_are_read_in_one_round_of_two_lens_calls(
     assert len(calls) == 2, "one lens call for the wallet's NFTs, one for the farm's"
     (batch,) = [post for post in proxy.posts if isinstance(post, list) and calls[0] in post]
     assert calls[1] in batch, "in one round"
+
+
+async def test_pool_details_are_the_pools_own_state(world_client, world):
+    """A PancakeSwap pool by its address, as a Uniswap v3 pool with PancakeSwap's slot0; an
+    address its factory did not create is refused, saying what was expected."""
+    pool = world.pools[world.main_fee]
+    query = f"""query($inputs: [PoolInput!]!) {{ poolDetails(inputs: $inputs) {{
+      data {{ blockNumber warnings {{ code }} details {{ ... on UniswapPool {{ type poolAddress feeTier tickSpacing
+        tickCurrent sqrtPriceX96 price activeLiquidity balance0 balance1 tvlUsd token0 {TOKEN} }} }} }}
+      errors {{ error {{ code message }} }} }} }}"""
+    asked = {"protocol": "pancakeswap", "chainId": 31337}
+    reply = await world_client.query(query, {"inputs": [{**asked, "poolAddress": pool}]})
+    (found,) = reply.body["data"]["poolDetails"]["data"]
+    block, node = found["blockNumber"], world.node
+    sqrt_price, tick = world.slot0(world.main_fee, block)
+    balances = [node.call(token, "balanceOf(address)", pool, block=block) for token in (world.token0, world.token1)]
+    decimals = [token(world, address)["decimals"] for address in (world.token0, world.token1)]
+    assert found["details"] == {
+        "type": "pancakeswap-v3-pool",
+        "poolAddress": pool,
+        "feeTier": world.main_fee,
+        "tickSpacing": P.SPACING[world.main_fee],
+        "tickCurrent": tick,
+        "sqrtPriceX96": str(sqrt_price),
+        "price": float(tick_math.price(sqrt_price, *decimals)),
+        "activeLiquidity": str(node.call(pool, "liquidity()", block=block)),
+        "balance0": str(balances[0]),
+        "balance1": str(balances[1]),
+        "tvlUsd": usd(world, *balances),
+        "token0": token(world, world.token0),
+    }
+    assert found["warnings"] == []
+    reply = await world_client.query(query, {"inputs": [{**asked, "poolAddress": world.manager}]})
+    (error,) = reply.body["data"]["poolDetails"]["errors"]
+    assert error["error"]["code"] == "VALIDATION_ERROR"
+    assert "is not a PancakeSwap v3 pool" in error["error"]["message"], error

@@ -49,24 +49,26 @@ def _in_custody(logs: list[Log], chef: str, manager: str, named: str) -> list[Lo
     the farm left out, a Withdraw to another address read as the wallet's Transfer there."""
     farm, kept = topic(chef), []
     for log in logs:
-        if log.address == manager and log.signature == TRANSFER.topic and len(log.topics) == 4:
-            if {log.topics[1], log.topics[2]} == {named, farm}:
-                continue
-        elif log.address == chef and log.signature == WITHDRAW.topic and len(log.topics) == 4:
+        if len(log.topics) != 4:
+            kept.append(log)
+            continue
+        event, source, target, token_id = log.topics
+        if log.address == chef and event == WITHDRAW.topic:
             (to,) = decode(("address",), log.data)
             if str(to).lower() != address_of(named):  # to the zero address: burned
-                topics = (TRANSFER.topic, named, topic(str(to)), log.topics[3])
+                topics = (TRANSFER.topic, named, topic(str(to)), token_id)
                 kept.append(dataclasses.replace(log, address=manager, topics=topics, data=b""))
-            continue
-        kept.append(log)
+        elif not (log.address == manager and event == TRANSFER.topic and {source, target} == {named, farm}):
+            kept.append(log)
     return kept
 
 
 def _harvest(log: Log, chef: str, named: str) -> bool:
-    return log.address == chef and log.signature == HARVEST.topic and len(log.topics) == 4 and log.topics[1] == named
+    return log.address == chef and len(log.topics) == 4 and log.topics[:2] == (HARVEST.topic, named)
 
 
 def _claim(chef: str, cake: str, log: Log) -> Flow:
     _, reward = decode(("address", "uint256"), log.data)
-    key = f"{chef}:{int(log.topics[3], 16)}:cake"
+    *_, token_id = log.topics
+    key = f"{chef}:{int(token_id, 16)}:cake"
     return Flow(key, "claim", log.block_number, log.log_index, log.transaction_hash, cake, -reward)

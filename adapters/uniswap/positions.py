@@ -150,7 +150,8 @@ def lens(
     priced = token_feeds(chain)
     feeds = [feed.feed for feed in priced.values()]
     sequencer = chain.sequencer_uptime_feed or NONE
-    nfts = LENS_POSITIONS if v3[0] != NONE else 0
+    v3_manager, *_ = v3
+    nfts = LENS_POSITIONS if v3_manager != NONE else 0
     manager, state_view, ids = v4
     code = LENS.initcode(wallet, v3, nfts, manager, state_view, ids[:V4_LENS_POSITIONS], list(priced), feeds, sequencer)
     reader.prefetch([code], [*targets, *feeds, sequencer])
