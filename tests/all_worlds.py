@@ -83,6 +83,9 @@ def build(node: Anvil) -> AllWorlds:
     uniswap = uniswap_world.build(
         node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
+    pancake = pancakeswap_world.build(
+        node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, True, uniswap
+    )
     controller = node.accounts[7]
     maker = maker_world.build(
         node,
@@ -129,9 +132,6 @@ def build(node: Anvil) -> AllWorlds:
         node,
         {"holder": accounts["saver"], "cooler": accounts["borrower"], "empty": accounts["empty"]},
         listed=paired,
-    )
-    pancake = pancakeswap_world.build(
-        node, {"lp": accounts["saver"], "trader": node.accounts[13], "empty": accounts["empty"]}, demo=True
     )
     staking.grow()
     node.send(comet.eth_usd, "set(int256,uint256)", compound_world.PRICES["WETH"], world.timestamp())

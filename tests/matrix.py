@@ -770,7 +770,7 @@ CELLS: dict[str, dict[str, Cell]] = {
     ),
     "pancakeswap": row(
         positions=Done(
-            "tests/test_pancakeswap.py::test_every_position_held_or_staked_equals_the_managers_own_answers",
+            "tests/test_pancakeswap.py::test_every_position_held_or_staked_equals_the_sdk_and_the_managers_own_answers",
             "tests/test_pancakeswap.py::test_held_and_staked_nfts_are_read_in_one_round_of_two_lens_calls",
         ),
         poolDetails=Done("tests/test_pancakeswap.py::test_pool_details_are_the_pools_own_state"),
@@ -781,7 +781,7 @@ CELLS: dict[str, dict[str, Cell]] = {
         rewards=Done("tests/test_pancakeswap.py::test_each_staked_nft_earns_the_farms_own_pending_cake"),
         accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(
-            "tests/test_pancakeswap.py::test_every_position_held_or_staked_equals_the_managers_own_answers",
+            "tests/test_pancakeswap.py::test_every_position_held_or_staked_equals_the_sdk_and_the_managers_own_answers",
             HISTORY,
         ),
         latency=Done("bench/latency.py::pancakeswap (saver: 6 held and 2 staked positions, CAKE)"),

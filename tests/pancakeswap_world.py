@@ -117,11 +117,13 @@ def _pancakeswap_v3(world: UniswapWorld) -> None:
     )
 
 
-def build(node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False) -> PancakeWorld:
+def build(
+    node: Anvil, wallets: dict[str, str] | None = None, demo: bool = False, of: UniswapWorld | None = None
+) -> PancakeWorld:
     """`wallets` (lp, trader, empty) default to anvil accounts 14-16; `demo`: positions of a
-    person's size."""
+    person's size; `of`: the Uniswap world whose WETH and USDC it shares (the devnet's)."""
     world = PancakeWorld(node, demo=demo, spacing=dict(SPACING), main_fee=2500, slot0_types=SLOT0)
-    build_v3(world, wallets, _pancakeswap_v3)
+    build_v3(world, wallets, _pancakeswap_v3, of)
     _farm(world)
     return world
 

@@ -1,7 +1,7 @@
 """PancakeSwap v3 against PancakeSwap's own contracts (tests/pancakeswap_world.py): every position,
-held or staked in MasterChefV3, at every step equals the position manager's own answers
-(`collect` and `decreaseLiquidity` asked as static calls at the same block, by the NFT's owner), and
-each staked NFT's CAKE is MasterChefV3's own `pendingCake`, which its `harvest` pays."""
+held or staked in MasterChefV3, at every step equals PancakeSwap's SDK (`@pancakeswap/v3-sdk`) and
+the position manager's own answers (`collect` and `decreaseLiquidity` asked as static calls at the
+same block, by the NFT's owner), and each staked NFT's CAKE is MasterChefV3's own `pendingCake`."""
 
 from __future__ import annotations
 
@@ -18,13 +18,14 @@ from tests import pancakeswap_world as P
 from tests import uniswap_world as U
 from tests.conftest import world_api, world_fixture
 from tests.evm import abi_type, calldata, functions_of
+from tests.node_oracles import ask
 from tests.null_figures import failed
 from tests.rpc_proxy import RpcProxy
-from tests.test_uniswap import TOKEN, token, usd, withdrawn_uncollected
+from tests.test_uniswap import TOKEN, figures, oracle_request, token, usd, withdrawn_uncollected
 
 POSITION = f"""type tokenId positionManager farm pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing
-  tickLower tickUpper tickCurrent sqrtPriceX96 inRange liquidity amount0 amount1 uncollectedFees0 uncollectedFees1
-  principalOwed0 principalOwed1 valueUsd"""
+  tickLower tickUpper tickCurrent sqrtPriceX96 priceLower priceUpper priceCurrent inRange liquidity amount0 amount1
+  uncollectedFees0 uncollectedFees1 principalOwed0 principalOwed1 valueUsd"""
 QUERY = f"""query($inputs: [PositionInput!]!) {{ walletPositions(inputs: $inputs) {{
   data {{ ... on PancakeswapWalletPositions {{ protocol blockNumber warnings {{ code message target }}
     positions {{ {POSITION} }}
@@ -53,10 +54,11 @@ def static_call(
     return eth_abi.decode(["uint256", "uint256"], bytes.fromhex(world.node.rpc("eth_call", call, hex(block))[2:]))
 
 
-async def test_every_position_held_or_staked_equals_the_managers_own_answers(world_client, world):
+async def test_every_position_held_or_staked_equals_the_sdk_and_the_managers_own_answers(world_client, world):
     """At every step: the NFTs the wallet owns, then those the farm holds for it; each one's
-    amounts as `decreaseLiquidity` of its whole liquidity pays them and its fees as `collect` pays
-    them less the principal owed, both asked of the manager by the NFT's owner (the farm's too)."""
+    figures as PancakeSwap's SDK computes them, its amounts as `decreaseLiquidity` of its whole
+    liquidity pays them and its fees as `collect` pays them less the principal owed, both asked of
+    the manager by the NFT's owner (the farm's too)."""
     wallet, chef = world.wallets["lp"], world.master_chef
     for block in world.steps + world.farm_steps:
         entry = await answer(world_client, wallet, block)
@@ -66,7 +68,8 @@ async def test_every_position_held_or_staked_equals_the_managers_own_answers(wor
         assert [int(p["tokenId"]) for p in listed if p["farm"] == chef] == staked, block
         held = [int(p["tokenId"]) for p in listed if p["farm"] is None]
         assert held and all(i not in staked for i in held)
-        for position in listed:
+        requests = [oracle_request(world, int(position["tokenId"]), block) for position in listed]
+        for position, request, sdk in zip(listed, requests, ask("pancakeswap_sdk.cjs", requests)):
             token_id, owner = int(position["tokenId"]), chef if position["farm"] else wallet
             liquidity = int(position["liquidity"])
             paid = (
@@ -78,8 +81,11 @@ async def test_every_position_held_or_staked_equals_the_managers_own_answers(wor
             paid_out = static_call(world, owner, world.manager, U.COLLECT, collect, block)
             owed = withdrawn_uncollected(world, token_id, block)
             fees = (paid_out[0] - owed[0], paid_out[1] - owed[1])
-            assert (int(position["amount0"]), int(position["amount1"])) == paid, (block, token_id)
-            assert (int(position["uncollectedFees0"]), int(position["uncollectedFees1"])) == fees, (block, token_id)
+            assert (int(sdk["amount0"]), int(sdk["amount1"])) == paid, (block, token_id)
+            assert (int(sdk["fees0"]), int(sdk["fees1"])) == paid_out, (block, token_id)
+            assert {key: position[key] for key in figures(request, sdk, paid, fees, owed)} == figures(
+                request, sdk, paid, fees, owed
+            ), (block, token_id)
             assert position["type"] == "pancakeswap-v3-position"
             assert position["pool"] == world.pools[position["feeTier"]]
             assert position["tickSpacing"] == P.SPACING[position["feeTier"]]

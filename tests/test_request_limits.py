@@ -317,7 +317,7 @@ async def test_the_widest_portfolio_document_a_client_needs_is_within_the_bounds
 
 
 async def test_a_document_of_every_member_is_refused_and_told_to_use_the_interfaces(api):
-    """Every field of all 26 members of WalletPositions: wider than any five inputs need."""
+    """Every field of every member of WalletPositions: wider than any five inputs need."""
     query = (
         "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) "
         + select_all(SCHEMA.type_map["WalletPositionsResult"])

@@ -332,20 +332,33 @@ def _uniswap_v3(world: UniswapWorld) -> None:
     )
 
 
-def build_v3(world: UniswapWorld, wallets: dict[str, str] | None, deploy: Callable[[UniswapWorld], None]) -> None:
+def build_v3(
+    world: UniswapWorld,
+    wallets: dict[str, str] | None,
+    deploy: Callable[[UniswapWorld], None],
+    of: UniswapWorld | None = None,
+) -> None:
     """A Uniswap v3 codebase's world: `deploy` sets the world's factory, manager and router; then
     two pools of the world's fee tiers and the wallet's positions of every kind, in ticks of the
-    main pool's spacing, and the trader's swaps."""
+    main pool's spacing, and the trader's swaps. Its WETH and USDC, with their feeds, are new, or
+    `of`'s (the devnet's exchanges share their tokens, as a chain's do)."""
     node, artifacts = world.node, compile_all()
     world.start_block = node.block_number() + 1
     world.wallets = wallets or dict(zip(("lp", "trader", "empty"), node.accounts[14:17]))
-    world.tokens = {
-        "WETH": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Wrapped Ether", "WETH", 18]),
-        "USDC": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USD Coin", "USDC", 6]),
-    }
+    world.tokens = (
+        {symbol: of.tokens[symbol] for symbol in ("WETH", "USDC")}
+        if of
+        else {
+            "WETH": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["Wrapped Ether", "WETH", 18]),
+            "USDC": node.deploy(artifacts["TestToken"], ["string", "string", "uint8"], ["USD Coin", "USDC", 6]),
+        }
+    )
     world.token0, world.token1 = sorted(world.tokens.values())
     deploy(world)
     for symbol, answer in (("WETH", WETH_USD), ("USDC", USDC_USD)):
+        if of:
+            world.feeds[symbol] = of.feeds[symbol]
+            continue
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[symbol], "set(int256,uint256)", answer, node.timestamp())
     for wallet in (world.wallets["lp"], world.wallets["trader"]):
