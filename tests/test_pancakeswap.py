@@ -96,7 +96,8 @@ async def test_every_position_held_or_staked_equals_the_sdk_and_the_managers_own
 async def test_each_staked_nft_earns_the_farms_own_pending_cake(world_client, world):
     """farmRewards is MasterChefV3's `pendingCake` of each staked NFT at the block, in USD by
     CAKE's feed: what the LM pool last accumulated, which its `harvest` pays with what accrued
-    since (asked as a static call there); the harvested one has none right after."""
+    since (asked as a static call there); every staked NFT is listed, with 0 where nothing is
+    accumulated for it (an hour with no swap) or right after its harvest."""
     wallet, chef = world.wallets["lp"], world.master_chef
     seen = {}
     for block in world.farm_steps[1:]:
@@ -110,16 +111,17 @@ async def test_each_staked_nft_earns_the_farms_own_pending_cake(world_client, wo
                 "data": "0x" + calldata("harvest(uint256,address)", token_id, wallet).hex(),
             }
             harvested = int(world.node.rpc("eth_call", call, hex(block)), 16)
-            assert int(reward["pending"]) == pending > 0 and harvested >= pending
+            assert int(reward["pending"]) == pending and harvested >= pending
             cake = pending * P.CAKE_USD / 10**26
             assert reward["pendingUsd"] == pytest.approx(cake, rel=1e-12)
             assert reward["farm"] == chef and reward["rewardToken"]["symbol"] == "Cake"
             assert reward["category"] == "REWARDS" and [leg["role"] for leg in reward["legs"]] == ["REWARD"]
-            seen.setdefault(block, set()).add(token_id)
+            seen.setdefault(block, {})[token_id] = pending
     idle, swapped, harvested_at = world.farm_steps[1:]
-    assert idle not in seen, "an hour with nothing accumulated: the farm's view owes nothing yet"
-    assert seen[swapped] == set(world.staked.values()), "the swap accumulated the hour"
-    assert seen[harvested_at] == {world.staked["ranged"]}, "harvested: nothing pending right after"
+    staked = set(world.staked.values())
+    assert seen[idle] == dict.fromkeys(staked, 0), "an hour with nothing accumulated: the farm's view owes nothing yet"
+    assert set(seen[swapped]) == staked and all(seen[swapped].values()), "the swap accumulated the hour"
+    assert seen[harvested_at][world.staked["harvested"]] == 0 < seen[harvested_at][world.staked["ranged"]]
 
 
 def test_the_pools_are_where_pancakeswaps_init_code_hash_puts_them(world):

@@ -11,7 +11,8 @@ wider `slot0` decoded as PancakeSwap's). What is PancakeSwap's own is the farm:
 - Its CAKE earned and not harvested: MasterChefV3's `pendingCake(tokenId)`, the farm's own view
   (the LM pool's reward growth inside the range since the NFT was last accounted, times its
   boosted liquidity, plus what was accounted and not harvested). One `PancakeFarmReward` per
-  staked NFT with CAKE pending, CAKE (MasterChefV3's `CAKE()`) in USD by its feed.
+  staked NFT, none pending included (its leg is followed through harvests), CAKE (MasterChefV3's
+  `CAKE()`) in USD by its feed.
 """
 
 from __future__ import annotations
@@ -68,8 +69,6 @@ async def _rewards(ctx: FetchContext[PancakeSwapAddresses], chef: str, ids: list
     )
     found = []
     for token_id, (amount,) in zip(ids, pending):
-        if not amount:
-            continue
         usd = None if price is None else price.value(amount, info["decimals"])
         found.append(
             {
