@@ -4,7 +4,8 @@ requests on stdin and answers a JSON list on stdout, with the packages pinned in
 - morpho_sdk.cjs: Morpho's `@morpho-org/blue-sdk` (IRM, markets, positions, vaults).
 - aave_math.cjs: Aave's `@aave/math-utils` (compounded rates, incentive APRs).
 - pendle_math.cjs: Pendle's offchain math (market trades and prices).
-- uniswap_sdk.cjs: Uniswap's `@uniswap/v3-sdk` (position amounts, prices, uncollected fees).
+- uniswap_sdk.cjs: Uniswap's `@uniswap/v3-sdk` (position amounts, prices, uncollected fees), and
+  PancakeSwap's `@pancakeswap/v3-sdk` the same for its items.
 - registries.cjs: the protocols' published registries (Aave's address book, Morpho's addresses,
   Lido's ABIs, Uniswap's addresses).
 - balancer_maths.cjs: Balancer's `@balancer-labs/balancer-maths` (a proportional exit), read from

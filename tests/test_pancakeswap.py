@@ -22,6 +22,7 @@ from tests.node_oracles import ask
 from tests.null_figures import failed
 from tests.rpc_proxy import RpcProxy
 from tests.test_uniswap import TOKEN, figures, oracle_request, token, usd, withdrawn_uncollected
+from tests.test_uniswap import answer as uniswap_answer
 
 POSITION = f"""type tokenId positionManager farm pool hooks token0 {TOKEN} token1 {TOKEN} feeTier tickSpacing
   tickLower tickUpper tickCurrent sqrtPriceX96 priceLower priceUpper priceCurrent inRange liquidity amount0 amount1
@@ -37,14 +38,7 @@ world = world_fixture(P.build)
 
 
 async def answer(api: Any, wallet: str, block: int | None = None) -> dict[str, Any]:
-    at = {} if block is None else {"blockNumber": block}
-    inputs = [{"protocol": "pancakeswap", "chainId": 31337, "walletAddress": wallet, **at}]
-    reply = await api.query(QUERY, {"inputs": inputs})
-    assert reply.status == 200, reply.body
-    found = reply.body["data"]["walletPositions"]
-    assert found["errors"] == [], found["errors"]
-    (entry,) = found["data"]
-    return dict(entry)
+    return await uniswap_answer(api, wallet, block, "pancakeswap", QUERY)
 
 
 def static_call(
@@ -69,7 +63,9 @@ async def test_every_position_held_or_staked_equals_the_sdk_and_the_managers_own
         held = [int(p["tokenId"]) for p in listed if p["farm"] is None]
         assert held and all(i not in staked for i in held)
         requests = [oracle_request(world, int(position["tokenId"]), block) for position in listed]
-        for position, request, sdk in zip(listed, requests, ask("pancakeswap_sdk.cjs", requests)):
+        for position, request, sdk in zip(
+            listed, requests, ask("uniswap_sdk.cjs", [{**request, "sdk": "pancakeswap"} for request in requests])
+        ):
             token_id, owner = int(position["tokenId"]), chef if position["farm"] else wallet
             liquidity = int(position["liquidity"])
             paid = (

@@ -52,10 +52,13 @@ DECREASED, COLLECTED = (
 world = world_fixture(U.build)
 
 
-async def answer(api: Any, wallet: str, block: int | None = None) -> dict[str, Any]:
+async def answer(
+    api: Any, wallet: str, block: int | None = None, protocol: str = "uniswap", query: str = QUERY
+) -> dict[str, Any]:
+    """The one input's entry (`protocol` on the test chain, asked with `query`); no error."""
     at = {} if block is None else {"blockNumber": block}
-    inputs = [{"protocol": "uniswap", "chainId": 31337, "walletAddress": wallet, **at}]
-    reply = await api.query(QUERY, {"inputs": inputs})
+    inputs = [{"protocol": protocol, "chainId": 31337, "walletAddress": wallet, **at}]
+    reply = await api.query(query, {"inputs": inputs})
     assert reply.status == 200, reply.body
     found = reply.body["data"]["walletPositions"]
     assert found["errors"] == [], found["errors"]

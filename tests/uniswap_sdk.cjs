@@ -1,6 +1,7 @@
-// Uniswap's own SDKs (@uniswap/v3-sdk and @uniswap/v4-sdk, pinned in tools/) as test oracles:
-// reads a JSON list of positions with their pool's state as read from the chain, and answers,
-// per position, what the SDK says. v3: Position.amount0/amount1, tickToPrice at both ends and
+// Uniswap's own SDKs (@uniswap/v3-sdk and @uniswap/v4-sdk, pinned in tools/) as test oracles, and
+// PancakeSwap's (@pancakeswap/v3-sdk) for items with "sdk": "pancakeswap": reads a JSON list of
+// positions with their pool's state as read from the chain, and answers, per position, what the
+// SDK says. v3: Position.amount0/amount1, tickToPrice at both ends and
 // the pool's token0Price (each as the numerator and denominator of whole token1 per whole
 // token0), and the uncollected fees (TickLibrary.getFeeGrowthInside,
 // PositionLibrary.getTokensOwed, plus the stored tokensOwed). v4 (items with "hooks"): the v4
@@ -14,6 +15,15 @@ const JSBI = require(tools + "/jsbi");
 const { CurrencyAmount, Ether, Token } = require(tools + "/@uniswap/sdk-core");
 const { Pool, Position, PositionLibrary, TickLibrary, tickToPrice } = require(tools + "/@uniswap/v3-sdk");
 const v4 = require(tools + "/@uniswap/v4-sdk");
+
+// A v3 codebase's SDK: Uniswap's counts in JSBI, PancakeSwap's (@pancakeswap/v3-sdk, items with
+// "sdk": "pancakeswap") in bigint, with the same classes and libraries.
+const UNISWAP = { Token, Pool, Position, PositionLibrary, TickLibrary, tickToPrice, big: JSBI.BigInt, add: JSBI.add };
+function v3Sdk(name) {
+  if (name !== "pancakeswap") return UNISWAP;
+  const pancake = require(tools + "/@pancakeswap/v3-sdk");
+  return { ...pancake, Token: require(tools + "/@pancakeswap/swap-sdk-core").Token, big: BigInt, add: (a, b) => a + b };
+}
 
 const ZERO = "0x0000000000000000000000000000000000000000";
 
@@ -53,9 +63,10 @@ function answerQuote(item) {
 function answer(item) {
   if (item.quoteAtTick !== undefined) return answerQuote(item);
   if (item.hooks !== undefined) return answerV4(item);
-  const token0 = new Token(item.chainId, item.token0.address, item.token0.decimals);
-  const token1 = new Token(item.chainId, item.token1.address, item.token1.decimals);
-  const pool = new Pool(token0, token1, item.fee, item.sqrtPriceX96, item.poolLiquidity, item.tick);
+  const { Token, Pool, Position, PositionLibrary, TickLibrary, tickToPrice, big, add } = v3Sdk(item.sdk);
+  const token0 = new Token(item.chainId, item.token0.address, item.token0.decimals, "T0");
+  const token1 = new Token(item.chainId, item.token1.address, item.token1.decimals, "T1");
+  const pool = new Pool(token0, token1, item.fee, big(item.sqrtPriceX96), big(item.poolLiquidity), item.tick);
   const position = new Position({ pool, liquidity: item.liquidity, tickLower: item.tickLower, tickUpper: item.tickUpper });
   const [inside0, inside1] = TickLibrary.getFeeGrowthInside(
     { feeGrowthOutside0X128: big(item.lower[0]), feeGrowthOutside1X128: big(item.lower[1]) },
@@ -79,8 +90,8 @@ function answer(item) {
     priceLower: decimal(tickToPrice(token0, token1, item.tickLower)),
     priceUpper: decimal(tickToPrice(token0, token1, item.tickUpper)),
     priceCurrent: decimal(pool.token0Price),
-    fees0: JSBI.add(owed0, big(item.tokensOwed[0])).toString(),
-    fees1: JSBI.add(owed1, big(item.tokensOwed[1])).toString(),
+    fees0: add(owed0, big(item.tokensOwed[0])).toString(),
+    fees1: add(owed1, big(item.tokensOwed[1])).toString(),
   };
 }
 
