@@ -176,16 +176,26 @@ contract UniswapLens is Recorder {
         private
         view
     {
-        address lister = v3.farm == address(0) ? v3.manager : v3.farm;
-        uint256 n = _word(tape, lister, abi.encodeCall(INonfungiblePositionManager.balanceOf, (wallet)));
+        bool farmed = v3.farm != address(0);
+        address lister = farmed ? v3.farm : v3.manager;
+        uint256 n = _word(
+            tape,
+            lister,
+            farmed
+                ? abi.encodeCall(IMasterChefV3.balanceOf, (wallet))
+                : abi.encodeCall(INonfungiblePositionManager.balanceOf, (wallet))
+        );
         if (n > maxPositions) n = maxPositions;
         Seen memory pools = Seen(new address[](n), 0);
         for (uint256 i = 0; i < n; i++) {
-            uint256 id = _word(tape, lister, abi.encodeCall(INonfungiblePositionManager.tokenOfOwnerByIndex, (wallet, i)));
+            bytes memory byIndex = farmed
+                ? abi.encodeCall(IMasterChefV3.tokenOfOwnerByIndex, (wallet, i))
+                : abi.encodeCall(INonfungiblePositionManager.tokenOfOwnerByIndex, (wallet, i));
+            uint256 id = _word(tape, lister, byIndex);
             _position(tape, v3.manager, v3.factory, id, pools, tokens);
-            if (v3.farm != address(0)) _call(tape, v3.farm, abi.encodeCall(IMasterChefV3.pendingCake, (id)));
+            if (farmed) _call(tape, v3.farm, abi.encodeCall(IMasterChefV3.pendingCake, (id)));
         }
-        if (v3.farm != address(0) && n > 0) {
+        if (farmed && n > 0) {
             address cake = address(uint160(_word(tape, v3.farm, abi.encodeCall(IMasterChefV3.CAKE, ()))));
             if (_first(tokens, cake)) _tokenInfo(tape, cake);
         }

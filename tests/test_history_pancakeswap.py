@@ -1,8 +1,11 @@
 """Flows and earnings of PancakeSwap v3 positions (adapters/pancakeswap/flows.py) in
 `positionsHistory`, on PancakeSwap's own contracts (tests/pancakeswap_world.py): the wallet stakes
 an NFT in MasterChefV3, adds liquidity to a staked one through the farm, harvests, withdraws one
-to another address and one back to itself. Staking and a withdrawal back move nothing; the farm's
-increase is the wallet's; each CAKE leg loses what a Harvest paid, read from the CAKE balances."""
+to another address and one back to itself, and sends one into the farm by a plain `transferFrom`
+(no Deposit: stuck there). Staking and a withdrawal back move nothing; the farm's increase is the
+wallet's; each CAKE leg loses what a Harvest paid, read from the CAKE balances; the NFT withdrawn
+to another address is sent out of the wallet's series and into the receiver's, and the one sent
+by `transferFrom` is sent out."""
 
 from __future__ import annotations
 
@@ -68,6 +71,8 @@ async def test_staking_moves_nothing_and_harvests_take_from_the_cake_legs(pancak
     before = pancake.balances()
     node.send(chef, "withdraw(uint256,address)", world.ids["wide"], wallet, sender=wallet)
     claimed("wide", before, wallet)
+    node.send(manager, "transferFrom(address,address,uint256)", wallet, chef, world.ids["below"], sender=wallet)
+    stuck = node.block_number()
     node.mine(1)
     end = node.block_number()
     inputs = [{"protocol": "pancakeswap", "chainId": node.chain_id, "walletAddress": wallet}]
@@ -76,12 +81,22 @@ async def test_staking_moves_nothing_and_harvests_take_from_the_cake_legs(pancak
         (entry,) = (await ask(service, inputs, **arguments))["data"]
         receiver = {**inputs[0], "walletAddress": trader, "blockNumber": sent}
         held: list[dict[str, Any]] = (await service.positions([receiver]))["data"][0]["positions"]
+        (theirs,) = (await ask(service, [{**inputs[0], "walletAddress": trader}], **arguments))["data"]
+        before_stuck = {**inputs[0], "blockNumber": stuck - 1}
+        kept: list[dict[str, Any]] = (await service.positions([before_stuck]))["data"][0]["positions"]
     (away,) = [p for p in held if p["tokenId"] == str(world.ids["harvested"])]
+    (below,) = [p for p in kept if p["tokenId"] == str(world.ids["below"])]
+    received = []
     for leg, field in (("token", "amount"), ("fees", "uncollectedFees"), ("owed", "principalOwed")):
         for side in (0, 1):
             if amount := int(away[f"{field}{side}"]):
                 key = f"{manager}:{world.ids['harvested']}:{leg}{side}"
                 expected.append((key, "transfer-out", -amount, sent))
+                received.append((key, "transfer-in", amount, sent))
+            if amount := int(below[f"{field}{side}"]):
+                expected.append((f"{manager}:{world.ids['below']}:{leg}{side}", "transfer-out", -amount, stuck))
+    their_flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in theirs["flows"]]
+    assert sorted(their_flows) == sorted(received), "the receiver's: the NFT came in, the staker's past is not its"
     flows = [(f["position"], f["kind"], int(f["amount"]), f["blockNumber"]) for f in entry["flows"]]
     assert sorted(flows, key=lambda f: (f[3], f[0])) == sorted(expected, key=lambda f: (f[3], f[0]))
     assert not [w for w in entry["warnings"] if w["code"] == "FLOWS_UNAVAILABLE"]

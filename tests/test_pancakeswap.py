@@ -120,6 +120,23 @@ async def test_each_staked_nft_earns_the_farms_own_pending_cake(world_client, wo
     assert seen[harvested_at][world.staked["harvested"]] == 0 < seen[harvested_at][world.staked["ranged"]]
 
 
+async def test_a_farm_view_that_reverts_leaves_its_rewards_out_named(world_client, world):
+    """MasterChefV3's `pendingCake` calls the pool's LM pool: where that reverts (here an LM pool
+    with no such view), each staked NFT's CAKE is left out with a PART_UNREADABLE warning naming
+    it, and every position, held or staked, is still answered."""
+    node, pool = world.node, world.pools[world.main_fee]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(world.factory, "setLmPool(address,address)", pool, world.factory)
+        entry = await answer(world_client, world.wallets["lp"])
+    finally:
+        node.rpc("evm_revert", snapshot)
+    assert entry["farmRewards"] == []
+    assert {int(p["tokenId"]) for p in entry["positions"] if p["farm"]} == set(world.staked.values())
+    named = sorted(w["target"] for w in entry["warnings"] if w["code"] == "PART_UNREADABLE")
+    assert named == sorted(f"{world.master_chef} #{token_id}" for token_id in world.staked.values()), entry["warnings"]
+
+
 def test_the_pools_are_where_pancakeswaps_init_code_hash_puts_them(world):
     """The stand-in deployer CREATE2s the published pool bytecode with PancakeSwap's salt: each
     pool is at the address the manager and the SDK compute with the init code hash, the bytecode's

@@ -22,10 +22,10 @@ from chain import ChainReader, erc20
 from chain.abi import ZERO_ADDRESS, AbiError, Function
 
 PER_LENS = 28
-"""Probes per AccountsLens: a probe's record on the tape is 72 bytes or more (chain/lens.py) and
-the discovery's own reads take some kilobytes, so a lens's 24,000 bytes hold 28 probes of ten
-accounts (measured on the devnet: its controller's 7 accounts fit 29 probes in one lens, and 31
-cut the tape, the accounts past the cut then answered in full, a round more); a chain with more
+"""Probes per AccountsLens: a probe's record on the tape is 72 bytes or more (chain/lens.py, more
+where it answers a struct) and the discovery's own reads take kilobytes of the lens's 24,000
+bytes. Measured on the devnet: its controller's 7 accounts fit 29 probes in one lens, and 31 cut
+the tape (the accounts past the cut are then answered in full, a round more). A chain with more
 probes splits them among lenses of the same round (each makes the discovery's reads again)."""
 
 
@@ -54,7 +54,7 @@ def distinct(probes: Iterable[Probe]) -> list[Probe]:
 def lens_parts(asked: Sequence[Probe]) -> list[tuple[list[str], list[bytes]]]:
     """The probes' (targets, selectors) for each AccountsLens of a discovery, in the same round:
     PER_LENS at most each (one lens, without probes, where none are asked), so that a lens's tape
-    holds every probe of a dozen accounts (docs/accounts.md, "Probes")."""
+    holds every probe of the accounts a wallet has (docs/accounts.md, "Probes")."""
     parts = max(1, math.ceil(len(asked) / PER_LENS))
     chunks = [asked[len(asked) * part // parts : len(asked) * (part + 1) // parts] for part in range(parts)]
     return [

@@ -1,12 +1,15 @@
 """A wallet's flows in PancakeSwap v3 (docs/protocols/pancakeswap.md): its NFTs' legs as Uniswap
 v3's (adapters/uniswap/flows.py), with the farm as the wallet's custody, and the CAKE legs.
 
-- Staking (the NFT sent to MasterChefV3) and a `withdraw` back to the wallet move nothing: the
-  position stays the wallet's, and the manager's events for it count while the farm holds it
-  (MasterChefV3 increases, decreases and collects for the wallet). A `withdraw` to another address
-  is the NFT sent there: MasterChefV3's Withdraw names the wallet, the manager's Transfer does
-  not, so it is read as the wallet's Transfer to that address at the Withdraw's place (to the zero
-  address where `burn` burned it).
+- Staking (the NFT's Transfer to MasterChefV3, with the farm's Deposit of it in the same
+  transaction) and a `withdraw` back to the wallet (the Transfer from the farm, with its Withdraw)
+  move nothing: the position stays the wallet's, and the manager's events for it count while the
+  farm holds it (MasterChefV3 increases, decreases and collects for the wallet). A `withdraw` to
+  another address is the NFT sent there: MasterChefV3's Withdraw names the wallet, the manager's
+  Transfer does not, so it is read as the wallet's Transfer to that address at the Withdraw's
+  place (to the zero address where `burn` burned it). Any other Transfer between the wallet and
+  the farm (a plain `transferFrom` into it, stuck there; another staker's `withdraw` to the
+  wallet) is a Transfer as any.
 - `<farm>:<tokenId>:cake`, the CAKE pending (PancakeFarmReward): what it earns is the CAKE accrued;
   each Harvest the wallet sends (a harvest, or a withdraw, which harvests first) takes its reward
   out (`claim`).
@@ -19,7 +22,7 @@ from collections.abc import Mapping
 
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, address_of, topic
-from adapters.pancakeswap.contracts import CAKE, HARVEST, MASTER_CHEF, WITHDRAW
+from adapters.pancakeswap.contracts import CAKE, DEPOSIT, HARVEST, MASTER_CHEF, WITHDRAW, cake_leg
 from adapters.pancakeswap.section import PancakeSwapAddresses
 from adapters.uniswap import flows as uniswap
 from chain import Log
@@ -45,22 +48,38 @@ async def flows(
 
 
 def _in_custody(logs: list[Log], chef: str, manager: str, named: str) -> list[Log]:
-    """The wallet's logs with the farm as its custody: the NFT's Transfers between the wallet and
-    the farm left out, a Withdraw to another address read as the wallet's Transfer there."""
+    """The wallet's logs with the farm as its custody: a Transfer between the wallet and the farm
+    left out where the farm's Deposit or Withdraw of the wallet's moves that NFT in the same
+    transaction, a Withdraw to another address read as the wallet's Transfer there."""
     farm, kept = topic(chef), []
+    staking = {(log.transaction_hash, token_id) for log, token_id in _farm_moves(logs, chef, named)}
     for log in logs:
-        if len(log.topics) != 4:
-            kept.append(log)
+        if log.address == chef:
+            for withdrawn, token_id in _farm_moves([log], chef, named, (WITHDRAW.topic,)):
+                (to,) = decode(("address",), withdrawn.data)
+                if str(to).lower() != address_of(named):  # elsewhere (the zero address: burned)
+                    topics = (TRANSFER.topic, named, topic(str(to)), token_id)
+                    kept.append(dataclasses.replace(withdrawn, address=manager, topics=topics, data=b""))
             continue
-        event, source, target, token_id = log.topics
-        if log.address == chef and event == WITHDRAW.topic:
-            (to,) = decode(("address",), log.data)
-            if str(to).lower() != address_of(named):  # to the zero address: burned
-                topics = (TRANSFER.topic, named, topic(str(to)), token_id)
-                kept.append(dataclasses.replace(log, address=manager, topics=topics, data=b""))
-        elif not (log.address == manager and event == TRANSFER.topic and {source, target} == {named, farm}):
-            kept.append(log)
+        if log.address == manager and len(log.topics) == 4 and log.signature == TRANSFER.topic:
+            _, source, target, token_id = log.topics
+            if {source, target} == {named, farm} and (log.transaction_hash, token_id) in staking:
+                continue
+        kept.append(log)
     return kept
+
+
+def _farm_moves(
+    logs: list[Log], chef: str, named: str, events: tuple[str, ...] = (DEPOSIT.topic, WITHDRAW.topic)
+) -> list[tuple[Log, str]]:
+    """The farm's `events` of the wallet's NFTs among `logs`, each with its tokenId topic."""
+    found = []
+    for log in logs:
+        if log.address == chef and len(log.topics) == 4 and log.signature in events:
+            _, staker, _, token_id = log.topics
+            if staker == named:
+                found.append((log, token_id))
+    return found
 
 
 def _harvest(log: Log, chef: str, named: str) -> bool:
@@ -70,5 +89,5 @@ def _harvest(log: Log, chef: str, named: str) -> bool:
 def _claim(chef: str, cake: str, log: Log) -> Flow:
     _, reward = decode(("address", "uint256"), log.data)
     *_, token_id = log.topics
-    key = f"{chef}:{int(token_id, 16)}:cake"
+    key = cake_leg(chef, int(token_id, 16))
     return Flow(key, "claim", log.block_number, log.log_index, log.transaction_hash, cake, -reward)

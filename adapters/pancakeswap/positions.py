@@ -24,11 +24,13 @@ from adapters import deployment
 from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.legs import REWARD, REWARDS, feed_of, leg, position
-from adapters.pancakeswap.contracts import CAKE, MASTER_CHEF, PENDING_CAKE
+from adapters.pancakeswap.contracts import CAKE, MASTER_CHEF, PENDING_CAKE, cake_leg
 from adapters.pancakeswap.section import PancakeSwapAddresses
+from adapters.position_warnings import outcome
 from adapters.prices import warned_usd_price
 from adapters.uniswap import positions as uniswap
 from chain import erc20
+from errors import ProtocolError
 
 
 def probes(pancake: PancakeSwapAddresses) -> tuple[Probe, ...]:
@@ -37,7 +39,13 @@ def probes(pancake: PancakeSwapAddresses) -> tuple[Probe, ...]:
 
 
 async def fetch(ctx: FetchContext[PancakeSwapAddresses], wallet: str) -> dict[str, Any]:
-    held, (staked, rewards) = await asyncio.gather(uniswap.fetch(ctx, wallet), _farmed(ctx, wallet))
+    held, farmed = await asyncio.gather(uniswap.fetch(ctx, wallet), outcome(_farmed(ctx, wallet)))
+    staked: list[dict[str, Any]] = []
+    rewards: list[dict[str, Any]] = []
+    if isinstance(farmed, ProtocolError):  # the held NFTs answer without the farm, which is named
+        ctx.warnings.left_out("the farm", str(ctx.section.master_chef), farmed)
+    else:
+        staked, rewards = farmed
     return {"positions": held["positions"] + staked, "farmRewards": rewards}
 
 
@@ -61,14 +69,18 @@ async def _rewards(ctx: FetchContext[PancakeSwapAddresses], chef: str, ids: list
     reader = ctx.reader()
     ((cake,), pending) = await asyncio.gather(
         reader.call(chef, CAKE, label=MASTER_CHEF),
-        asyncio.gather(*(reader.call(chef, PENDING_CAKE, token_id, label=MASTER_CHEF) for token_id in ids)),
+        asyncio.gather(*(outcome(reader.call(chef, PENDING_CAKE, token_id, label=MASTER_CHEF)) for token_id in ids)),
     )
     cake = str(cake).lower()
     info, price = await asyncio.gather(
         erc20.token_info(reader, cake), warned_usd_price(reader, ctx.chain, cake, ctx.warnings)
     )
     found = []
-    for token_id, (amount,) in zip(ids, pending):
+    for token_id, read in zip(ids, pending):
+        if isinstance(read, ProtocolError):  # its LM pool's view failed: this reward alone is left out
+            ctx.warnings.left_out("the CAKE pending of NFT", f"{chef} #{token_id}", read)
+            continue
+        (amount,) = read
         usd = None if price is None else price.value(amount, info["decimals"])
         found.append(
             {
@@ -79,10 +91,10 @@ async def _rewards(ctx: FetchContext[PancakeSwapAddresses], chef: str, ids: list
                 "pendingUsd": usd,
                 **position(
                     "PancakeFarmReward",
-                    f"{chef}:{token_id}:cake",
+                    cake_leg(chef, token_id),
                     REWARDS,
                     f"CAKE of #{token_id}",
-                    [leg(REWARD, f"{chef}:{token_id}:cake", info, amount, usd, feed_of(price))],
+                    [leg(REWARD, cake_leg(chef, token_id), info, amount, usd, feed_of(price))],
                 ),
             }
         )

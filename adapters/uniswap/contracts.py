@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from adapters.uniswap.section import Codebase as CodebaseName
 from adapters.uniswap.section import UniswapV3Addresses, UniswapV4Addresses
 from chain import Log, erc20
 from chain.abi import ZERO_ADDRESS, Event, Function, encode
@@ -81,7 +82,7 @@ class Codebase:
     slot0: Function
 
 
-CODEBASES = {
+CODEBASES: dict[CodebaseName, Codebase] = {
     "uniswap": Codebase("Uniswap v3", "uniswap-v3", SLOT0),
     "pancakeswap": Codebase("PancakeSwap v3", "pancakeswap-v3", PANCAKESWAP_SLOT0),
 }

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from addresses import Deployment, Section, fields
 from addresses.fields import AddressesError
+
+Codebase = Literal["uniswap", "pancakeswap"]
+"""Whose v3 contracts a v3 part is (contracts.CODEBASES)."""
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,7 @@ class UniswapV3Addresses:
     start_block: int | None = None
     """`startBlock`: the block its factory was deployed at, where the data says (its page
     under docs/protocols/ cites the source): a block before it is refused with no read."""
-    codebase: str = "uniswap"
+    codebase: Codebase = "uniswap"
     """Whose v3 contracts these are: "uniswap", or "pancakeswap" for PancakeSwap v3 (Uniswap v3's
     code with a wider `slot0`), read the same way (contracts.CODEBASES)."""
 
@@ -41,7 +44,7 @@ class UniswapAddresses:
     v4: UniswapV4Addresses | None
 
 
-def parse_v3(value: Any, where: str, codebase: str = "uniswap") -> UniswapV3Addresses:
+def parse_v3(value: Any, where: str, codebase: Codebase = "uniswap") -> UniswapV3Addresses:
     """A v3 part ({factory, positionManager, startBlock}) of the addresses data."""
     part = fields.mapping(value, where)
     factory, manager = (fields.address(part.get(name), f"{where} {name}") for name in ("factory", "positionManager"))
