@@ -262,7 +262,12 @@ async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer:
     unpriced = [flow.asset for flow, value in zip(found, values) if value is None]
     for asset in sorted(set(unpriced)):
         message = f"{asset} has no USD price at the blocks of {unpriced.count(asset)} of its flows: their amountUsd, "
-        warn("FLOWS_UNPRICED", asset, message + "and their positions' flowsUsd, pnlUsd and cost basis, are null.")
+        warn(
+            "FLOWS_UNPRICED",
+            asset,
+            message + "and their positions' flowsUsd, pnlUsd and cost basis, and earnedUsd where no point prices "
+            "it, are null.",
+        )
     answer["flows"] = [
         {
             "position": flow.position,
@@ -289,6 +294,13 @@ async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer:
         if not {row["position"], row["position"].rsplit(":", 1)[0]} & set(named)
     ]
     for row in answer["earnings"]:
+        if row["earned"] is not None and row["earnedUsd"] is None and row["asset"] not in unpriced:
+            warn(
+                "PRICE_UNAVAILABLE",
+                row["position"],
+                f"earnedUsd and priceEffectUsd of {row['position']} are null: neither it nor another leg of "
+                f"{row['asset']} holds an amount with a USD value at the last or the first point.",
+            )
         if amount := row.pop("unexplained", 0):
             warn(
                 "FLOWS_UNEXPLAINED",

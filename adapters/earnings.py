@@ -36,6 +36,7 @@ def earnings(
     for flow in flows:
         by_key.setdefault(flow["position"], []).append(flow)
     found = []
+    units = [_asset_units(end), _asset_units(start)]
     for key in sorted({*start, *end, *by_key}):
         moved = by_key.get(key, [])
         was, now = start.get(key), end.get(key)
@@ -52,7 +53,9 @@ def earnings(
         earned = None if a0 is None or a1 is None or unexplained else sign * (a1 - a0 - net)
         pnl = None if u0 is None or u1 is None or flows_usd is None or unexplained else sign * (u1 - u0 - flows_usd)
         unit = _unit_price((a1, u1), (a0, u0))
-        earned_usd = None if earned is None or unit is None else earned * unit
+        if unit is None and asset is not None:  # none held at either end: the asset's price there
+            unit = next((known[asset] for known in units if asset in known), None)
+        earned_usd = None if earned is None or (unit is None and earned) else earned * (unit or 0.0)
         found.append(
             {
                 "position": key,
@@ -119,6 +122,15 @@ def _amount(held: Held | None) -> int | None:
 def _usd(held: Held | None) -> float | None:
     """A leg's USD figure; 0 for a leg not held or empty (even without a price)."""
     return 0.0 if held is None or held.amount == 0 else held.usd
+
+
+def _asset_units(legs: Mapping[str, Held]) -> dict[str, float]:
+    """USD per raw unit of each asset some leg at a point holds with a price."""
+    return {
+        held.asset: held.usd / held.amount
+        for held in legs.values()
+        if held.asset and held.amount and held.usd is not None
+    }
 
 
 def _unit_price(*candidates: tuple[int | None, float | None]) -> float | None:

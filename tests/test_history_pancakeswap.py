@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import auth
 from tests import pancakeswap_world as P
 from tests import uniswap_world as U
@@ -105,6 +107,9 @@ async def test_staking_moves_nothing_and_harvests_take_from_the_cake_legs(pancak
         cake = rows[f"{chef}:{world.ids[name]}:cake"]
         assert earned_adds_up(cake) > 0, (name, cake)
         assert cake["asset"] == world.cake
+        in_usd = int(cake["earned"]) * P.CAKE_USD / 10**26
+        assert cake["earnedUsd"] == pytest.approx(in_usd, rel=1e-9), "at CAKE's price, a leg claimed to 0 too"
+    assert not [w for w in entry["warnings"] if w["code"] == "PRICE_UNAVAILABLE"]
     for name in ("wide", "ranged"):
         fees = [earned_adds_up(rows[f"{manager}:{world.ids[name]}:fees{side}"]) for side in (0, 1)]
         assert min(fees) >= 0 and max(fees) > 0, "staked, it earned the swap's fees as the wallet's"
