@@ -294,18 +294,25 @@ async def flows(ctx: FetchContext[Any], protocol: Protocol, wallet: str, answer:
         if not {row["position"], row["position"].rsplit(":", 1)[0]} & set(named)
     ]
     for row in answer["earnings"]:
-        if row["earned"] is not None and row["earnedUsd"] is None and row["asset"] not in unpriced:
-            warn(
-                "PRICE_UNAVAILABLE",
-                row["position"],
-                f"earnedUsd and priceEffectUsd of {row['position']} are null: neither it nor another leg of "
-                f"{row['asset']} holds an amount with a USD value at the last or the first point.",
-            )
-        if amount := row.pop("unexplained", 0):
-            warn(
+        for code, message in _earnings_warnings(row, set(unpriced)):
+            warn(code, row["position"], message)
+
+
+def _earnings_warnings(row: dict[str, Any], unpriced: set[str]) -> list[tuple[str, str]]:
+    """What names an earnings row's null figures (its `unexplained` amount popped): the figures of
+    a leg fed by a path the flows do not follow; an earned amount no point prices, where the
+    asset's FLOWS_UNPRICED does not already name it."""
+    found = []
+    if row["earned"] is not None and row["earnedUsd"] is None and row["asset"] not in unpriced:
+        why = f"no leg of {row['asset']} holds an amount with a USD value at the last or the first point"
+        found.append(("PRICE_UNAVAILABLE", f"earnedUsd and priceEffectUsd of {row['position']} are null: {why}."))
+    if amount := row.pop("unexplained", 0):
+        found.append(
+            (
                 "FLOWS_UNEXPLAINED",
-                row["position"],
                 f"{amount} raw units of {row['asset']} came into this leg after a point at which it held nothing, "
                 "with no flow that brings them in (a transfer or mint by a path the flows do not follow): its "
                 "earned, earnedUsd, pnlUsd and priceEffectUsd are null, not counted as yield.",
             )
+        )
+    return found
