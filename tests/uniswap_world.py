@@ -355,12 +355,10 @@ def build_v3(
     )
     world.token0, world.token1 = sorted(world.tokens.values())
     deploy(world)
-    for symbol, answer in (("WETH", WETH_USD), ("USDC", USDC_USD)):
-        if of:
-            world.feeds[symbol] = of.feeds[symbol]
-            continue
+    for symbol, answer in () if of else (("WETH", WETH_USD), ("USDC", USDC_USD)):
         world.feeds[symbol] = node.deploy(artifacts["TestPriceFeed"], ["uint8"], [8])
         node.send(world.feeds[symbol], "set(int256,uint256)", answer, node.timestamp())
+    world.feeds |= {symbol: of.feeds[symbol] for symbol in ("WETH", "USDC")} if of else {}
     for wallet in (world.wallets["lp"], world.wallets["trader"]):
         for token in world.tokens.values():
             node.send(token, "mint(address,uint256)", wallet, 10**30)

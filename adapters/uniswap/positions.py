@@ -39,7 +39,7 @@ from adapters import deployment
 from adapters.accounts.probes import Probe, balances
 from adapters.context import FetchContext
 from adapters.position_warnings import PART_UNREADABLE
-from adapters.prices import token_feeds, warned_usd_price
+from adapters.prices import lens_feeds, warned_usd_price
 from adapters.tick_math import fee_growth_inside, fees_owed
 from adapters.uniswap import owed, v4
 from adapters.uniswap.contracts import (
@@ -147,13 +147,11 @@ def lens(
     """One UniswapLens call in the next round: the v3 NFTs of `v3` (manager, factory, and the farm
     that lists them, NONE for the manager's own) or the v4 candidates of `v4` (manager, state
     view, ids), with the tokens' USD feeds; reads of `targets` and the feeds wait for it."""
-    priced = token_feeds(chain)
-    feeds = [feed.feed for feed in priced.values()]
-    sequencer = chain.sequencer_uptime_feed or NONE
+    tokens, feeds, sequencer = lens_feeds(chain)
     v3_manager, *_ = v3
     nfts = LENS_POSITIONS if v3_manager != NONE else 0
     manager, state_view, ids = v4
-    code = LENS.initcode(wallet, v3, nfts, manager, state_view, ids[:V4_LENS_POSITIONS], list(priced), feeds, sequencer)
+    code = LENS.initcode(wallet, v3, nfts, manager, state_view, ids[:V4_LENS_POSITIONS], tokens, feeds, sequencer)
     reader.prefetch([code], [*targets, *feeds, sequencer])
 
 
