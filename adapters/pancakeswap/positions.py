@@ -30,7 +30,6 @@ from adapters.position_warnings import outcome
 from adapters.prices import warned_usd_price
 from adapters.uniswap import positions as uniswap
 from chain import erc20
-from chain.futures import no_read
 from errors import ProtocolError
 
 
@@ -73,9 +72,8 @@ async def _rewards(ctx: FetchContext[PancakeSwapAddresses], chef: str, ids: list
         asyncio.gather(*(outcome(reader.call(chef, PENDING_CAKE, token_id, label=MASTER_CHEF)) for token_id in ids)),
     )
     cake = str(cake).lower()
-    due = any(read != (0,) for read in pending if not isinstance(read, ProtocolError))
-    info, price = await asyncio.gather(  # CAKE is priced only where some is pending (0 is worth 0)
-        erc20.token_info(reader, cake), warned_usd_price(reader, ctx.chain, cake, ctx.warnings) if due else no_read()
+    info, price = await asyncio.gather(
+        erc20.token_info(reader, cake), warned_usd_price(reader, ctx.chain, cake, ctx.warnings)
     )
     found = []
     for token_id, read in zip(ids, pending):
@@ -83,7 +81,7 @@ async def _rewards(ctx: FetchContext[PancakeSwapAddresses], chef: str, ids: list
             ctx.warnings.left_out("the CAKE pending of NFT", f"{chef} #{token_id}", read)
             continue
         (amount,) = read
-        usd = 0.0 if not amount else None if price is None else price.value(amount, info["decimals"])
+        usd = None if price is None else price.value(amount, info["decimals"])
         found.append(
             {
                 "tokenId": str(token_id),
