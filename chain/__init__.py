@@ -9,7 +9,7 @@ each other by their full names, never through this face; nothing here imports th
 """
 
 from chain.event_logs import Log
-from chain.futures import first, no_read, shared_future
+from chain.futures import first, known, no_read, shared_future
 from chain.head import BLOCK_SECONDS, settle_depth
 from chain.reader import ChainConfig, ChainReader, ChainRequest, Chains
 from chain.rounds import MULTICALL3, NoCode, UndecodableReturn
@@ -25,6 +25,7 @@ __all__ = [
     "NoCode",
     "UndecodableReturn",
     "first",
+    "known",
     "no_read",
     "settle_depth",
     "shared_future",

@@ -28,6 +28,11 @@ async def no_read() -> None:
     return None
 
 
+async def known(value: T) -> T:
+    """In a gather, the place of a read whose answer is known without it (a version without the view)."""
+    return value
+
+
 async def first(call: Awaitable[tuple[Any, ...]]) -> Any:
     """The first (often only) value a call returns."""
     return (await call)[0]

@@ -167,6 +167,22 @@ interface IRewardsController {
         returns (address[] memory, uint256[] memory);
 }
 
+/// @dev Aave v2's IncentivesController (aave/incentives-controller; `@aave/aave-stake`): one reward token.
+interface IIncentivesControllerV2 {
+    function assets(address asset) external view returns (uint256, uint256, uint256);
+
+    function REWARD_TOKEN() external view returns (address);
+
+    function DISTRIBUTION_END() external view returns (uint256);
+
+    function getRewardsBalance(address[] memory assets, address user) external view returns (uint256);
+}
+
+/// @dev A safety module's token (stkAAVE): the token it stakes, which prices it.
+interface IStakedToken {
+    function STAKED_TOKEN() external view returns (address);
+}
+
 /// @dev A CAPO adapter of a stablecoin (bgd-labs/aave-capo's IPriceCapAdapterStable): the feed it caps.
 interface IPriceCapAdapterStable {
     function ASSET_TO_USD_AGGREGATOR() external view returns (address);
@@ -187,6 +203,9 @@ interface IPriceCapAdapter {
 /// `getReserveConfigurationData`, `getAssetPrice`, the token facts, in an e-mode the Pool's
 /// `getReserveData`, for a supply its debt ceiling and, when the wallet borrows, the time of its
 /// price (adapters/aave/risk.py: the oracle's source, its round, or the feed a CAPO adapter wraps).
+/// A v2 market (its `versions` entry 2) makes v2's reads: no e-mode, data provider from its
+/// provider, base currency, collateral rules or debt ceilings; its IncentivesController's reads
+/// (adapters/aave/incentives.py) in place of the RewardsController's.
 contract AaveLens is Recorder {
     uint256 private constant MAX_RESERVES = 128;
     uint256 private constant MAX_REWARDS = 32;
@@ -197,6 +216,7 @@ contract AaveLens is Recorder {
         address oracle;
         uint256 emode;
         bool borrowing;
+        bool v2;
     }
 
     struct Holdings {
@@ -221,11 +241,12 @@ contract AaveLens is Recorder {
         address[] memory pools,
         address[] memory providers,
         address[] memory dataProviders,
-        address[] memory oracles
+        address[] memory oracles,
+        uint256[] memory versions
     ) {
         Tape memory tape = _tape();
         for (uint256 i = 0; i < pools.length; i++) {
-            Market memory market = Market(pools[i], dataProviders[i], oracles[i], 0, false);
+            Market memory market = Market(pools[i], dataProviders[i], oracles[i], 0, false, versions[i] == 2);
             _market(tape, market, providers[i], wallet);
         }
         _finish(tape);
@@ -234,25 +255,27 @@ contract AaveLens is Recorder {
     function _market(Tape memory tape, Market memory market, address provider, address wallet) private view {
         (bool listed, bytes memory list) = _call(tape, market.pool, abi.encodeCall(IPool.getReservesList, ()));
         market.borrowing = _wordAt(tape, market.pool, abi.encodeCall(IPool.getUserAccountData, (wallet)), 1) != 0;
-        market.emode = _word(tape, market.pool, abi.encodeCall(IPool.getUserEMode, (wallet)));
-        market.dataProvider =
-            _current(tape, provider, IPoolAddressesProvider.getPoolDataProvider.selector, market.dataProvider);
+        if (!market.v2) {
+            market.emode = _word(tape, market.pool, abi.encodeCall(IPool.getUserEMode, (wallet)));
+            market.dataProvider =
+                _current(tape, provider, IPoolAddressesProvider.getPoolDataProvider.selector, market.dataProvider);
+        }
         market.oracle = _current(tape, provider, IPoolAddressesProvider.getPriceOracle.selector, market.oracle);
         if (!listed || list.length < 64) return;
         address[] memory reserves = abi.decode(list, (address[]));
         if (reserves.length > MAX_RESERVES) return;
         Holdings memory holdings = _holdings(tape, market, reserves, wallet);
-        _call(tape, market.oracle, abi.encodeCall(IAaveOracle.BASE_CURRENCY, ()));
+        if (!market.v2) _call(tape, market.oracle, abi.encodeCall(IAaveOracle.BASE_CURRENCY, ()));
         _call(tape, market.oracle, abi.encodeCall(IAaveOracle.BASE_CURRENCY_UNIT, ()));
         if (!holdings.any) return;
-        if (holdings.supplies) _rules(tape, market, holdings.flagged, holdings.flags);
+        if (holdings.supplies && !market.v2) _rules(tape, market, holdings.flagged, holdings.flags);
         Earning memory earning = Earning(new address[](2 * reserves.length), new address[](2 * reserves.length), 0);
         for (uint256 i = 0; i < reserves.length; i++) {
             if (!holdings.held[i]) continue;
             _reserve(tape, market, reserves[i], holdings.supplied[i]);
             _incentives(tape, market, reserves[i], holdings.supplied[i], holdings.variable[i], earning);
         }
-        _claims(tape, earning, wallet);
+        _claims(tape, market, earning, wallet);
     }
 
     /// @dev The reserve's tokens, and the incentives of those the wallet holds (adapters/aave/rewards.py).
@@ -267,17 +290,24 @@ contract AaveLens is Recorder {
         (bool ok, bytes memory tokens) =
             _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getReserveTokensAddresses, (asset)));
         if (!ok || tokens.length < 96) return;
-        if (supplied) _rates(tape, address(uint160(_at(tokens, 0))), earning);
-        if (variable) _rates(tape, address(uint160(_at(tokens, 2))), earning);
+        if (supplied) _rates(tape, market, address(uint160(_at(tokens, 0))), earning);
+        if (variable) _rates(tape, market, address(uint160(_at(tokens, 2))), earning);
     }
 
     /// @dev A token's controller, its rewards, their terms, tokens and prices, and its total supply.
-    function _rates(Tape memory tape, address token, Earning memory earning) private view {
+    function _rates(Tape memory tape, Market memory market, address token, Earning memory earning) private view {
         address controller =
             address(uint160(_wordAt(tape, token, abi.encodeCall(IIncentivizedERC20.getIncentivesController, ()), 0)));
         earning.tokens[earning.count] = token;
         earning.controllers[earning.count++] = controller;
         if (controller == address(0)) return;
+        if (market.v2) {
+            _call(tape, controller, abi.encodeCall(IIncentivesControllerV2.assets, (token)));
+            _call(tape, controller, abi.encodeCall(IIncentivesControllerV2.DISTRIBUTION_END, ()));
+            _call(tape, token, abi.encodeCall(IERC20.totalSupply, ()));
+            _v2Reward(tape, market, controller);
+            return;
+        }
         (bool ok, bytes memory list) =
             _call(tape, controller, abi.encodeCall(IRewardsController.getRewardsByAsset, (token)));
         _call(tape, token, abi.encodeCall(IERC20.totalSupply, ()));
@@ -299,9 +329,24 @@ contract AaveLens is Recorder {
         _call(tape, oracle, abi.encodeCall(IAggregator.decimals, ()));
     }
 
-    /// @dev Per controller (in the order first named), `getAllUserRewards` over the wallet's tokens
-    /// it pays on, then the token facts and price of each reward it owes.
-    function _claims(Tape memory tape, Earning memory earning, address wallet) private view {
+    /// @dev A v2 controller's reward token, its facts and its price by the market's oracle (or, at
+    /// none, that of the token it stakes).
+    function _v2Reward(Tape memory tape, Market memory market, address controller) private view {
+        address reward = address(
+            uint160(_wordAt(tape, controller, abi.encodeCall(IIncentivesControllerV2.REWARD_TOKEN, ()), 0))
+        );
+        if (reward == address(0)) return;
+        _tokenInfo(tape, reward);
+        uint256 price = _wordAt(tape, market.oracle, abi.encodeCall(IAaveOracle.getAssetPrice, (reward)), 0);
+        address staked = address(uint160(_wordAt(tape, reward, abi.encodeCall(IStakedToken.STAKED_TOKEN, ()), 0)));
+        if (price == 0 && staked != address(0)) {
+            _call(tape, market.oracle, abi.encodeCall(IAaveOracle.getAssetPrice, (staked)));
+        }
+    }
+
+    /// @dev Per controller (in the order first named), `getAllUserRewards` (v2: `getRewardsBalance`)
+    /// over the wallet's tokens it pays on, then the token facts and price of each reward it owes.
+    function _claims(Tape memory tape, Market memory market, Earning memory earning, address wallet) private view {
         for (uint256 i = 0; i < earning.count; i++) {
             address controller = earning.controllers[i];
             bool first = controller != address(0);
@@ -309,26 +354,41 @@ contract AaveLens is Recorder {
                 first = earning.controllers[k] != controller;
             }
             if (!first) continue;
-            address[] memory tokens = new address[](earning.count);
-            uint256 n = 0;
-            for (uint256 k = i; k < earning.count; k++) {
-                if (earning.controllers[k] == controller) tokens[n++] = earning.tokens[k];
+            address[] memory tokens = _paidBy(earning, i);
+            if (market.v2) {
+                bytes memory balance = abi.encodeCall(IIncentivesControllerV2.getRewardsBalance, (tokens, wallet));
+                if (_wordAt(tape, controller, balance, 0) != 0) _v2Reward(tape, market, controller);
+            } else {
+                _owed(tape, controller, tokens, wallet);
             }
-            assembly {
-                mstore(tokens, n)
-            }
-            (bool ok, bytes memory owed) =
-                _call(tape, controller, abi.encodeCall(IRewardsController.getAllUserRewards, (tokens, wallet)));
-            if (!ok) continue;
-            uint256 rewards = _at(owed, 0) / 32;
-            uint256 amounts = _at(owed, 1) / 32;
-            uint256 count = _at(owed, rewards);
-            for (uint256 j = 0; j < count && j < MAX_REWARDS; j++) {
-                if (_at(owed, amounts + 1 + j) == 0) continue;
-                address reward = address(uint160(_at(owed, rewards + 1 + j)));
-                _tokenInfo(tape, reward);
-                _rewardPrice(tape, controller, reward);
-            }
+        }
+    }
+
+    /// @dev The wallet's tokens the controller of token `i` pays on, from that one on.
+    function _paidBy(Earning memory earning, uint256 i) private pure returns (address[] memory tokens) {
+        tokens = new address[](earning.count);
+        uint256 n = 0;
+        for (uint256 k = i; k < earning.count; k++) {
+            if (earning.controllers[k] == earning.controllers[i]) tokens[n++] = earning.tokens[k];
+        }
+        assembly {
+            mstore(tokens, n)
+        }
+    }
+
+    /// @dev A RewardsController's `getAllUserRewards`, then the facts and price of each reward owed.
+    function _owed(Tape memory tape, address controller, address[] memory tokens, address wallet) private view {
+        (bool ok, bytes memory owed) =
+            _call(tape, controller, abi.encodeCall(IRewardsController.getAllUserRewards, (tokens, wallet)));
+        if (!ok) return;
+        uint256 rewards = _at(owed, 0) / 32;
+        uint256 amounts = _at(owed, 1) / 32;
+        uint256 count = _at(owed, rewards);
+        for (uint256 j = 0; j < count && j < MAX_REWARDS; j++) {
+            if (_at(owed, amounts + 1 + j) == 0) continue;
+            address reward = address(uint160(_at(owed, rewards + 1 + j)));
+            _tokenInfo(tape, reward);
+            _rewardPrice(tape, controller, reward);
         }
     }
 
@@ -389,7 +449,9 @@ contract AaveLens is Recorder {
         _call(tape, market.oracle, abi.encodeCall(IAaveOracle.getAssetPrice, (asset)));
         _tokenInfo(tape, asset);
         if (market.emode != 0) _call(tape, market.pool, abi.encodeCall(IPool.getReserveData, (asset)));
-        if (supplied) _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getDebtCeiling, (asset)));
+        if (supplied && !market.v2) {
+            _call(tape, market.dataProvider, abi.encodeCall(IPoolDataProvider.getDebtCeiling, (asset)));
+        }
         if (market.borrowing) _priceTime(tape, market.oracle, asset);
     }
 

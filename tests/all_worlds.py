@@ -1,4 +1,4 @@
-"""Every test world on one chain: the Morpho world, two Aave v3 markets, two Comets, two Pendle
+"""Every test world on one chain: the Morpho world, two Aave v3 markets and two v2 ones, two Comets, two Pendle
 maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
 protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
 Kelp, Balancer's v2 and v3 Vaults, pools and gauges, Aura's Booster, Curve's factories, pools and gauges
@@ -24,6 +24,7 @@ import eth_abi
 
 import auth
 from tests import (
+    aave2_world,
     aave_world,
     accounts_world,
     aura_world,
@@ -70,6 +71,7 @@ def build(node: Anvil) -> AllWorlds:
     artifacts = morpho_world.compile_all()
     world = morpho_world.build(node, artifacts)
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
+    aave2 = aave2_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
     lido = lido_world.build(
@@ -138,7 +140,7 @@ def build(node: Anvil) -> AllWorlds:
     world.set_feed(morpho_world.USDC_USD)
     chain = str(node.chain_id)
     data = world.addresses_override()
-    data[chain]["aave"] = aave.addresses_override()[chain]["aave"]
+    data[chain]["aave"] = aave.addresses_override()[chain]["aave"] + aave2.addresses_override()[chain]["aave"]
     data[chain]["spark"] = aave.addresses_override()[chain]["spark"]
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
@@ -170,6 +172,7 @@ def build(node: Anvil) -> AllWorlds:
     parts = {
         "morpho": world,
         "aave": aave,
+        "aave2": aave2,
         "compound": comet,
         "pendle": pendle,
         "fluid": fluid,

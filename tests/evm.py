@@ -113,8 +113,10 @@ recording: dict[str, Any] | None = None
 
 
 def worlds_key() -> str:
-    """What the compiled worlds follow from: the pinned packages and the tests' own contracts."""
+    """What the compiled worlds follow from: the pinned packages (installed, and the tarballs
+    tools/packs.json pins) and the tests' own contracts."""
     digest = hashlib.sha256((ROOT / "tools" / "package-lock.json").read_bytes())
+    digest.update((ROOT / "tools" / "packs.json").read_bytes())
     for path in sorted([*CONTRACTS.rglob("*.sol"), ROOT / "tests" / "compile.cjs"]):
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()

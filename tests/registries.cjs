@@ -1,7 +1,7 @@
 // The protocols' own published address registries (pinned in tools/) as test oracles: reads a
 // JSON list of registry names on stdin and answers, for each, what the package publishes.
-// - "aave": every Aave v3 market of @bgd-labs/aave-address-book (Aave's address book), by name:
-//   chain id, Pool, PoolAddressesProvider, AaveProtocolDataProvider, AaveOracle.
+// - "aave": every Aave v3 and v2 market of @bgd-labs/aave-address-book (Aave's address book), by
+//   name: chain id, version, Pool, PoolAddressesProvider, AaveProtocolDataProvider, AaveOracle.
 // - "chainlink": the Chainlink feeds of the same address book (its Chainlink<Chain> files), by
 //   chain id: every feed address it lists, lower case.
 // - "morpho": Morpho's registry in @morpho-org/morpho-ts, by chain id: Morpho Blue, the
@@ -21,9 +21,11 @@ function aave() {
   const book = require(process.argv[2] + "/@bgd-labs/aave-address-book");
   const markets = {};
   for (const [name, market] of Object.entries(book)) {
-    if (!name.startsWith("AaveV3") || !market || !market.POOL || market.CHAIN_ID === undefined) continue;
+    const version = name.startsWith("AaveV3") ? 3 : name.startsWith("AaveV2") ? 2 : undefined;
+    if (!version || !market || !market.POOL || market.CHAIN_ID === undefined) continue;
     markets[name] = {
       chainId: market.CHAIN_ID,
+      version,
       pool: market.POOL,
       addressesProvider: market.POOL_ADDRESSES_PROVIDER,
       dataProvider: market.AAVE_PROTOCOL_DATA_PROVIDER,

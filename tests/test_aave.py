@@ -283,7 +283,7 @@ async def test_a_market_by_its_addresses_provider_or_pool_with_every_reserve(wor
     (error,) = result["errors"]
     assert (error["poolAddress"], error["error"]["code"]) == ("0x" + "77" * 20, "VALIDATION_ERROR")
     assert error["error"]["message"] == (
-        f"{'0x' + '77' * 20} is not an Aave v3 market on chain 31337: expected the PoolAddressesProvider (or Pool) of "
+        f"{'0x' + '77' * 20} is not an Aave market on chain 31337: expected the PoolAddressesProvider (or Pool) of "
         f"one of AaveV3TestCore {core.provider}, AaveV3TestSecond {second.provider}."
     )
     expected = Expected(world, by_provider["blockNumber"])
@@ -649,4 +649,4 @@ async def test_sparklend_is_read_as_aave_on_its_own_markets(world_client, world)
     result = reply.body["data"]["poolDetails"]
     ((pool,), (error,)) = result["data"], result["errors"]
     assert pool["details"]["type"] == "spark-market-pool" and pool["details"]["marketName"] == "SparkLendTest"
-    assert error["error"]["code"] == "VALIDATION_ERROR" and "is not an Aave v3 market" in error["error"]["message"]
+    assert error["error"]["code"] == "VALIDATION_ERROR" and "is not an Aave market" in error["error"]["message"]

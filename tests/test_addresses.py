@@ -209,7 +209,8 @@ def test_the_native_coin_is_priced_by_its_currency_feed_unless_the_data_names_on
 
 def test_every_aave_market_is_the_address_books_and_none_is_missing():
     """Against Aave's own address book (@bgd-labs/aave-address-book, pinned in tools/): each
-    listed market's four addresses are the book's, and every market the book lists on a chain
+    listed market's four addresses and its version (v3, or v2: AaveV2Ethereum, its AMM and Arc
+    markets, Polygon's, Avalanche's) are the book's, and every market the book lists on a chain
     this service serves is listed (an address that drifts from its publisher fails here)."""
     (book,) = registries(["aave"])
     data = json.loads(addresses.BUILT_IN.read_text())
@@ -219,6 +220,7 @@ def test_every_aave_market_is_the_address_books_and_none_is_missing():
             published = book[market["name"]]
             listed.add(market["name"])
             assert published["chainId"] == int(chain), market["name"]
+            assert market.get("version", 3) == published["version"], market["name"]
             for field in ("pool", "addressesProvider", "dataProvider", "oracle"):
                 assert market[field].lower() == published[field].lower(), (market["name"], field)
     missing = sorted(name for name, market in book.items() if str(market["chainId"]) in data and name not in listed)

@@ -1,4 +1,10 @@
-"""Whether an Aave v3 supply is the wallet's collateral, and whether it can be, as the Pool decides.
+"""Whether an Aave supply is the wallet's collateral, and whether it can be, as the Pool decides.
+
+Aave v2 (protocol-v2: GenericLogic.calculateUserAccountData, ValidationLogic.
+validateSetUseReserveAsCollateral) has one rule and no e-mode, isolation or caps: a supply counts
+when the wallet's flag is set and the reserve's liquidation threshold is not 0. Its LendingPool lets
+any supply be flagged, so canBeCollateral is whether flagging it would make it count: the
+threshold is not 0 (`v2_rules`).
 
 The rules changed in v3.6 (e-mode-only collateral). From Aave's sources (aave-v3-origin:
 GenericLogic.calculateUserAccountData, ValidationLogic.validateUseAsCollateral and, from v3.6,
@@ -69,6 +75,8 @@ class Rules:
     """Up to v3.1, the category's price source (an asset key of the oracle), where it has one."""
     emode_price: int | None = None
     """Its price."""
+    v2: bool = False
+    """An Aave v2 Pool's rules (see the module)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,11 @@ async def rules(
     )
 
 
+async def v2_rules(flagged: list[str]) -> Rules:
+    """An Aave v2 wallet's rules: only its flags count (no read)."""
+    return Rules(v3_6=False, emode=0, flagged=tuple(flagged), ceilings={}, v2=True)
+
+
 async def pool_reserve(reader: ChainReader, pool: str, asset: str, emode: int, label: str) -> Reserve | None:
     """The Pool's record of the reserve, read only for a wallet in an e-mode, in the same round as
     the rules (the fields are at the same places from v3.0 on)."""
@@ -166,6 +179,8 @@ def decide(
     """(isCollateral, canBeCollateral) of one supply, as the Pool decides them (see the module).
     canBeCollateral is whether the Pool lets the wallet enable it, again if it is enabled now:
     judged against the wallet's other collateral."""
+    if rules.v2:
+        return asset in rules.flagged and liquidation_threshold != 0, liquidation_threshold != 0
     is_collateral = asset in rules.flagged and (rules.v3_6 or liquidation_threshold != 0)
     wallet_ltv = ltv
     if rules.v3_6 and reserve is not None and in_emode(rules, reserve):

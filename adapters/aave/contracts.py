@@ -1,10 +1,13 @@
-"""Aave v3's ground floor: every view the adapter calls (the Pool, its PoolAddressesProvider, the
+"""Aave's ground floor: every view the adapter calls (the Pool, its PoolAddressesProvider, the
 AaveProtocolDataProvider, the AaveOracle and its price sources, the RewardsController and the
-reserve tokens), with the output names Aave publishes, and the scales of their answers.
+reserve tokens), with the output names Aave publishes, and the scales of their answers; then
+what v2 has in their place (its data provider's reserve data, its Pool's pause, its
+IncentivesController).
 
-Names are those of Aave's ABIs (`@aave/core-v3`, `@aave/periphery-v3`; the tests hold these
-functions to them) or, where an ABI leaves an output unnamed, of the struct or NatSpec in the
-source. The data provider's `getReserveData` and the Pool's share a selector, not a layout.
+Names are those of Aave's ABIs (`@aave/core-v3`, `@aave/periphery-v3`, `@aave/protocol-v2`,
+`@aave/aave-stake`; the tests hold these functions to them) or, where an ABI leaves an output
+unnamed, of the struct or NatSpec in the source. The data provider's `getReserveData` and the
+Pool's share a selector, not a layout; v2's data provider has a third layout on it.
 """
 
 from __future__ import annotations
@@ -171,7 +174,39 @@ ALL_USER_REWARDS = Function(
 LATEST_ANSWER = Function("latestAnswer()", "50d25bcd", ("int256",))
 """The reward oracle's price (IEACAggregatorProxy)."""
 
-LENS = Lens("AaveLens", ("address", "address[]", "address[]", "address[]", "address[]"))
-"""AaveLens(wallet, pools, addresses providers, data providers, oracles): every market's reads."""
+LENS = Lens("AaveLens", ("address", "address[]", "address[]", "address[]", "address[]", "uint256[]"))
+"""AaveLens(wallet, pools, addresses providers, data providers, oracles, versions): every market's reads."""
 LENS_COLUMNS = ("pool", "addresses_provider", "data_provider", "oracle")
-"""The AaveMarket fields the lens's four address lists carry, in its order."""
+"""The AaveMarket fields the lens's four address lists carry, in its order (then their versions)."""
+
+# Aave v2: its views with a layout of their own (the others are v3's, same selectors, same layouts).
+V2_RESERVE_DATA = Function(
+    "getReserveData(address)",
+    "35ea6a75",
+    (
+        "uint256 availableLiquidity",
+        "uint256 totalStableDebt",
+        "uint256 totalVariableDebt",
+        "uint256 liquidityRate",
+        "uint256 variableBorrowRate",
+        "uint256 stableBorrowRate",
+        "uint256 averageStableBorrowRate",
+        "uint256 liquidityIndex",
+        "uint256 variableBorrowIndex",
+        "uint40 lastUpdateTimestamp",
+    ),
+)
+"""v2's AaveProtocolDataProvider: the reserve's cash, its debts accrued to the block, its rates."""
+POOL_PAUSED = Function("paused()", "5c975abb", ("bool",))
+"""A v2 LendingPool pauses as a whole (v3 pauses reserves: PAUSED)."""
+V2_ASSETS = Function("assets(address)", "f11b8188", ("uint256 emissionPerSecond", "uint256 second", "uint256 third"))
+"""The v2 IncentivesController's per-token distribution. Its first field is emissionPerSecond in
+every version; the other two swap places between them (aave-stake: lastUpdateTimestamp, index;
+the StakedTokenIncentivesController: index, lastUpdateTimestamp), so they go unnamed. Aave's own
+UiIncentiveDataProviderV2V3 reads this view for the same reason where `getAssetData` fails."""
+REWARD_TOKEN = Function("REWARD_TOKEN()", "99248ea7", ("address",), immutable=True)
+DISTRIBUTION_END = Function("DISTRIBUTION_END()", "919cd40f", ("uint256",))
+REWARDS_BALANCE = Function("getRewardsBalance(address[],address)", "8b599f26", ("uint256",))
+"""What the wallet may claim on these tokens: what it accrued, stored or pending at the block."""
+STAKED_TOKEN = Function("STAKED_TOKEN()", "312f6b83", ("address",), immutable=True)
+"""A safety module's staked token (stkAAVE: AAVE), which Aave's own software prices it by."""

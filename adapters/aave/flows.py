@@ -1,6 +1,8 @@
-"""A wallet's flows in Aave v3 and SparkLend markets (docs/protocols/aave.md).
+"""A wallet's flows in Aave v3, Aave v2 and SparkLend markets (docs/protocols/aave.md).
 
-The Pool's events name the account they change and carry the underlying amount it moved:
+The Pool's events name the account they change and carry the underlying amount it moved (v2's
+`Deposit` is v3's `Supply`; its `Borrow` has a uint256 rate mode, its `Repay` no aToken flag; its
+IncentivesController's `RewardsClaimed` names no reward, which is the controller's one):
 
 - supply (`<pool>:<asset>:supply`, the aToken balance): `Supply` (onBehalfOf) adds `amount`,
   `Withdraw` (user) takes it out, `Repay` with `useATokens` takes the repaid amount out of it,
@@ -21,8 +23,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from adapters.aave import incentives
 from adapters.aave.contracts import GET_PRICE_ORACLE, RESERVE_TOKENS
-from adapters.aave.market import asset_price, current, markets_of, usd_unit_of
+from adapters.aave.market import asset_price, base_usd, current, ether_usd, markets_of
 from adapters.aave.rewards import reward_price
 from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
@@ -59,6 +62,29 @@ REWARDS_CLAIMED = Event(
     "0xc052130bc4ef84580db505783484b067ea8b71b3bca78a7e12db7aea8658f004",
 )
 """IRewardsController's RewardsClaimed(user, reward, to, claimer, amount): user, reward and to indexed."""
+V2_DEPOSIT = Event(
+    "Deposit(address,address,address,uint256,uint16)",
+    "0xde6857219544bb5b7746f48ed30be6386fefc61b2f864cacf559893bf50fd951",
+)
+V2_BORROW = Event(
+    "Borrow(address,address,address,uint256,uint256,uint256,uint16)",
+    "0xc6a898309e823ee50bac64e45ca8adba6690e99e7841c45d754e2a38e9019d9b",
+)
+V2_REPAY = Event(
+    "Repay(address,address,address,uint256)", "0x4cdde6e09bb755c9a5589ebaec640bbfedff1362d4b255ebf8339782b9942faa"
+)
+"""ILendingPool's (protocol-v2) events where v3's differ; Withdraw and LiquidationCall are the same."""
+V2_REWARDS_CLAIMED = (
+    Event(
+        "RewardsClaimed(address,address,address,uint256)",
+        "0x5637d7f962248a7f05a7ab69eec6446e31f3d0a299d997f135a65c62806e7891",
+    ),
+    Event(
+        "RewardsClaimed(address,address,uint256)", "0x9310ccfcb8de723f578a9e4282ea9f521f05ae40dc08f3068dfad528a65ee3c7"
+    ),
+)
+"""A v2 IncentivesController's RewardsClaimed: (user, to, claimer, amount), all but the amount indexed
+(StakedTokenIncentivesController), and (user, to, amount) (`@aave/aave-stake`'s)."""
 
 
 async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
@@ -72,7 +98,7 @@ async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Map
             continue
         at, event = (log.block_number, log.log_index, log.transaction_hash), log.signature
         pool = log.address
-        if event == SUPPLY.topic and log.topics[2] == named:
+        if event in (SUPPLY.topic, V2_DEPOSIT.topic) and log.topics[2] == named:
             _, amount = decode(("address", "uint256"), log.data)
             found.append(
                 Flow(f"{pool}:{address_of(log.topics[1])}:supply", "supply", *at, address_of(log.topics[1]), amount)
@@ -82,13 +108,17 @@ async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Map
             found.append(
                 Flow(f"{pool}:{address_of(log.topics[1])}:supply", "withdraw", *at, address_of(log.topics[1]), -amount)
             )
-        elif event == BORROW.topic and log.topics[2] == named:
+        elif event in (BORROW.topic, V2_BORROW.topic) and log.topics[2] == named:
             _, amount, _, _ = decode(("address", "uint256", "uint8", "uint256"), log.data)
             found.append(
                 Flow(f"{pool}:{address_of(log.topics[1])}:borrow", "borrow", *at, address_of(log.topics[1]), amount)
             )
-        elif event == REPAY.topic and log.topics[2] == named:
-            amount, with_atokens = decode(("uint256", "bool"), log.data)
+        elif event in (REPAY.topic, V2_REPAY.topic) and log.topics[2] == named:
+            amount, with_atokens = (
+                decode(("uint256", "bool"), log.data)
+                if event == REPAY.topic
+                else (*decode(("uint256",), log.data), False)
+            )
             asset = address_of(log.topics[1])
             found.append(Flow(f"{pool}:{asset}:borrow", "repay", *at, asset, -amount))
             if with_atokens:
@@ -112,18 +142,24 @@ async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Map
 
 
 def _claims(logs: WalletLogs, named: str, legs: Mapping[str, str]) -> list[Flow]:
-    """Rewards the wallet claimed from a RewardsController whose rewards a point holds
-    (`<controller>:<reward>:rewards`, the controller's accrued of the reward over its markets)."""
-    controllers = {key.partition(":")[0] for key in legs if key.endswith(":rewards")}
+    """Rewards the wallet claimed from a RewardsController (or v2 IncentivesController) whose
+    rewards a point holds (`<controller>:<reward>:rewards`, the controller's accrued of the reward
+    over its markets)."""
+    rewarded = [key.split(":")[:2] for key in legs if key.endswith(":rewards")]
+    controllers = {controller: reward for controller, reward in rewarded}
     found = []
     for log in logs:
-        if log.address not in controllers or len(log.topics) != 4:
+        if log.address not in controllers or len(log.topics) < 3 or log.topics[1] != named:
             continue
-        event, user, reward, _ = log.topics
-        if event == REWARDS_CLAIMED.topic and user == named:
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        if log.signature == REWARDS_CLAIMED.topic and len(log.topics) == 4:
             _, amount = decode(("address", "uint256"), log.data)
-            at, token = (log.block_number, log.log_index, log.transaction_hash), address_of(reward)
-            found.append(Flow(f"{log.address}:{token}:rewards", "claim", *at, token, -amount))
+            token = address_of(log.topics[2])
+        elif log.signature in (claimed.topic for claimed in V2_REWARDS_CLAIMED):
+            (amount,), token = decode(("uint256",), log.data), controllers[log.address]
+        else:
+            continue
+        found.append(Flow(f"{log.address}:{token}:rewards", "claim", *at, token, -amount))
     return found
 
 
@@ -161,28 +197,37 @@ async def _atoken_transfers(
 
 async def prices(ctx: FetchContext[Any], reader: ChainReader, moved: list[Flow]) -> dict[int, Fraction | None]:
     """The flows of the markets' reserves (keys `<pool>:<asset>:...`) valued as their positions
-    are: the market's current oracle, `getAssetPrice` over its BASE_CURRENCY_UNIT (USD only);
-    rewards claimed by the controller's oracle for the reward; the rest (Spark's vault shares) go
-    by the chain's feeds."""
-    pools = {market.pool.lower(): market for market in markets_of(ctx.chain, ctx.protocol)}
+    are: the market's current oracle, `getAssetPrice` in its unit (market.base_usd); rewards claimed
+    by the controller's oracle for the reward, or a v2 controller's by the oracle of the chain's
+    first v2 market (the markets of one chain share it); the rest (Spark's vault shares) go by the
+    chain's feeds."""
+    markets = markets_of(ctx.chain, ctx.protocol)
+    pools = {market.pool.lower(): market for market in markets}
     mine = {
         index: pools[pool] for index, flow in enumerate(moved) if (pool := flow.position.partition(":")[0]) in pools
     }
     claims = {index: flow for index, flow in enumerate(moved) if flow.position.endswith(":rewards")}
 
-    async def price(market: AaveMarket, asset: str) -> Fraction | None:
+    async def unit(market: AaveMarket) -> tuple[str, Fraction]:
         label = f"Aave market {market.name}"
+        ether = ether_usd(reader, ctx.chain, market)
         oracle = await current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label)
-        found, unit = await asyncio.gather(
-            asset_price(reader, oracle, asset, label), usd_unit_of(reader, oracle, label)
-        )
-        return None if unit is None else Fraction(found, unit)
+        return oracle, await base_usd(reader, market, oracle, ether, label)
+
+    async def price(market: AaveMarket, asset: str) -> Fraction:
+        oracle, base = await unit(market)
+        return await asset_price(reader, oracle, asset, f"Aave market {market.name}") * base
+
+    async def claimed(controller: str, reward: str) -> Fraction | None:
+        found = await outcome(reward_price(reader, controller, reward, "Aave"))
+        v2 = next((market for market in markets if market.version == 2), None)
+        if not isinstance(found, ProtocolError) or v2 is None:
+            return None if isinstance(found, ProtocolError) else found
+        oracle, base = await unit(v2)
+        return await incentives.reward_price(reader, reward, oracle, base, f"Aave market {v2.name}")
 
     found = await asyncio.gather(
         *(outcome(price(market, moved[index].asset)) for index, market in mine.items()),
-        *(
-            outcome(reward_price(reader, flow.position.partition(":")[0], flow.asset, "Aave"))
-            for flow in claims.values()
-        ),
+        *(outcome(claimed(flow.position.partition(":")[0], flow.asset)) for flow in claims.values()),
     )
     return {index: None if isinstance(value, ProtocolError) else value for index, value in zip([*mine, *claims], found)}

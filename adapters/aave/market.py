@@ -1,6 +1,13 @@
 """What the wallet query (positions.py) and poolDetails (pools.py) read and compute alike for an
-Aave v3 market, so a position and its reserve's row never disagree: the markets listed, the
-contracts the market uses now, its USD unit, a reserve's price, APY and USD values.
+Aave market, so a position and its reserve's row never disagree: the markets listed, the
+contracts the market uses now, the USD value of its oracle's unit, a reserve's price, APY and USD
+values.
+
+The oracle's unit (`base_usd`): a v3 AaveOracle quotes in USD where its BASE_CURRENCY is the zero
+address, at BASE_CURRENCY_UNIT. A v2 one quotes in ETH (wei per whole token; Ethereum's, the AMM
+market's and Polygon's), which is converted by the chain's ETH/USD feed (`currencyFeeds`), or in
+USD where it answers a BASE_CURRENCY_UNIT other than 10^18 (Avalanche's): the test Aave's own
+UiPoolDataProviderV2V3 makes.
 """
 
 from __future__ import annotations
@@ -8,15 +15,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
 
-from adapters.aave.contracts import ASSET_PRICE, BASE_CURRENCY, BASE_CURRENCY_UNIT, MAX_RESERVES, RAY, SECONDS_PER_YEAR
+from adapters.aave.contracts import (
+    ASSET_PRICE,
+    BASE_CURRENCY,
+    BASE_CURRENCY_UNIT,
+    MAX_RESERVES,
+    RAY,
+    SECONDS_PER_YEAR,
+    WAD,
+)
 from adapters.aave.section import AAVE, SPARKLEND, AaveMarket
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
+from adapters.prices import currency_usd
 from addresses import ChainAddresses
-from chain import ChainReader
+from chain import ChainReader, shared_future
 from chain.abi import ZERO_ADDRESS, Function
 from errors import ProtocolError
 
@@ -62,17 +79,37 @@ async def current(reader: ChainReader, provider: str, function: Function, record
     return cast(str, address)
 
 
-async def usd_unit_of(reader: ChainReader, oracle: str, label: str) -> int | None:
-    """The oracle's BASE_CURRENCY_UNIT when its base currency is USD (the zero address), else
-    None: the market's prices are then in no currency this service converts."""
-    base_currency, unit = await asyncio.gather(
+def ether_usd(
+    reader: ChainReader, chain: ChainAddresses, market: AaveMarket
+) -> Awaitable[Fraction | ProtocolError] | None:
+    """ETH's USD price for a v2 market (None for v3), started at once so that its reads join the
+    market's first round, before the oracle is known."""
+    if market.version == 3:
+        return None
+    return shared_future(outcome(currency_usd(reader, chain, "ETH", market.name)))
+
+
+async def base_usd(
+    reader: ChainReader, market: AaveMarket, oracle: str, ether: Awaitable[Fraction | ProtocolError] | None, label: str
+) -> Fraction:
+    """USD per unit of the oracle's prices (see the module; `ether` is `ether_usd`'s);
+    PriceUnavailable, naming why, where they are in no currency this service converts."""
+    if ether is not None:  # v2
+        unit, usd = await asyncio.gather(
+            outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")), ether
+        )
+        if not isinstance(unit, ProtocolError) and unit[0] not in (0, WAD):
+            return Fraction(1, unit[0])
+        if isinstance(usd, ProtocolError):
+            raise PriceUnavailable(f"the market's prices are in ETH, and {usd.message}")
+        return cast(Fraction, usd) / WAD
+    currency, units = await asyncio.gather(
         outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
         outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")),
     )
-    if base_currency != (ZERO_ADDRESS,) or isinstance(unit, ProtocolError):
-        return None
-    (value,) = unit
-    return cast(int, value) or None
+    if currency != (ZERO_ADDRESS,) or isinstance(units, ProtocolError) or not units[0]:
+        raise PriceUnavailable("the market's base currency is not USD")
+    return Fraction(1, units[0])
 
 
 async def asset_price(reader: ChainReader, oracle: str, asset: str, label: str) -> int:
@@ -86,25 +123,29 @@ async def asset_price(reader: ChainReader, oracle: str, asset: str, label: str) 
 
 @dataclass(frozen=True)
 class Valuation:
-    """How a reserve's amounts are valued: its decimals, the oracle's price and the market's
-    BASE_CURRENCY_UNIT (each None where it is unknown: its read failed, or the base is not USD)."""
+    """How a reserve's amounts are valued: its decimals, the oracle's price and the USD value of
+    the oracle's unit (base_usd; each None where it is unknown: its read failed)."""
 
     decimals: int | None
     price: int | None
-    usd_unit: int | None
+    base: Fraction | None
+    oracle: str
+    """The market's AaveOracle (v2's incentives price their reward by it)."""
 
     @classmethod
-    def of(cls, config: Any, token: dict[str, Any] | None, price: int | None, usd_unit: int | None) -> Valuation:
+    def of(
+        cls, config: Any, token: dict[str, Any] | None, price: int | None, base: Fraction | None, oracle: str
+    ) -> Valuation:
         """The decimals from the reserve's configuration (RESERVE_CONFIGURATION), else its token's."""
-        return cls(config.decimals if config else token["decimals"] if token else None, price, usd_unit)
+        return cls(config.decimals if config else token["decimals"] if token else None, price, base, oracle)
 
     def usd(self, amount: int | None) -> float | None:
-        """amount / 10^decimals x price / BASE_CURRENCY_UNIT; None where a part is unknown."""
-        if amount is None or self.usd_unit is None or self.price is None or self.decimals is None:
+        """amount / 10^decimals x price x base_usd; None where a part is unknown."""
+        if amount is None or self.base is None or self.price is None or self.decimals is None:
             return None
-        return float(Fraction(amount * self.price, 10**self.decimals * self.usd_unit))
+        return float(Fraction(amount * self.price, 10**self.decimals) * self.base)
 
     @property
     def asset_usd(self) -> Fraction | None:
         """USD per whole token, as the incentives' APRs weigh the reserve."""
-        return Fraction(self.price, self.usd_unit) if self.price is not None and self.usd_unit else None
+        return self.price * self.base if self.price is not None and self.base is not None else None

@@ -21,26 +21,40 @@ and valued as it values them (market.py).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
+from fractions import Fraction
 from typing import Any, NamedTuple
 
-from adapters.aave import rewards
+from adapters.aave import incentives, rewards
 from adapters.aave.contracts import (
     GET_POOL_DATA_PROVIDER,
     GET_PRICE_ORACLE,
     PAUSED,
+    POOL_PAUSED,
     RESERVE_CAPS,
     RESERVE_CONFIGURATION,
     RESERVE_DATA,
     RESERVE_TOKENS,
     RESERVES_LIST,
+    V2_RESERVE_DATA,
 )
-from adapters.aave.market import Valuation, asset_price, bounded_reserves, current, markets_of, quoted_apy, usd_unit_of
+from adapters.aave.market import (
+    Valuation,
+    asset_price,
+    base_usd,
+    bounded_reserves,
+    current,
+    ether_usd,
+    markets_of,
+    quoted_apy,
+)
 from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
 from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
-from chain import ChainReader, erc20
+from addresses import ChainAddresses
+from chain import ChainReader, erc20, known, shared_future
 from chain.abi import Function
 from errors import InputValidationError
 
@@ -52,7 +66,7 @@ class Kind(NamedTuple):
     market: str
 
 
-MARKET_KIND = {"aave": Kind("Aave", "an Aave v3 market"), "spark": Kind("SparkLend", "a SparkLend market")}
+MARKET_KIND = {"aave": Kind("Aave", "an Aave market"), "spark": Kind("SparkLend", "a SparkLend market")}
 
 
 async def details(ctx: FetchContext[Any], pool: str) -> dict[str, Any]:
@@ -67,56 +81,88 @@ async def details(ctx: FetchContext[Any], pool: str) -> dict[str, Any]:
         )
     reader = ctx.reader()
     await require(reader, f"the {kind.protocol} market {market.name}", market.pool, "Pool")
-    return {"details": await _market(reader, market, ctx.warnings)}
+    return {"details": await _market(reader, ctx.chain, market, ctx.warnings)}
 
 
-async def _market(reader: ChainReader, market: AaveMarket, warnings: Warnings) -> dict[str, Any]:
-    label = f"Aave market {market.name}"
-    (reserves,), data_provider, oracle = await asyncio.gather(
+class _Market(NamedTuple):
+    """What every reserve's row reads by: the market's current contracts and the USD value of its
+    oracle's unit (None where it is unknown: the warning names it once)."""
+
+    market: AaveMarket
+    data_provider: str
+    oracle: str
+    base: Awaitable[Fraction | None]
+    """Read once, beside the reserves' reads."""
+    label: str
+
+
+async def _market(reader: ChainReader, chain: ChainAddresses, market: AaveMarket, warnings: Warnings) -> dict[str, Any]:
+    label, v2 = f"Aave market {market.name}", market.version == 2
+    ether = ether_usd(reader, chain, market)
+    (reserves,), data_provider, oracle, paused = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
-        current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
+        known(market.data_provider)  # v2's provider does not name it
+        if v2
+        else current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
         current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label),
+        warnings.optional(reader.call(market.pool, POOL_PAUSED, label=label), market.pool, "isPaused is")
+        if v2
+        else known(None),
     )
     bounded_reserves(reserves, label)
-    rows = await asyncio.gather(
-        *(_reserve(reader, data_provider, oracle, asset, label, warnings) for asset in reserves)
+    base = shared_future(
+        warnings.optional(base_usd(reader, market, oracle, ether, label), market.pool, "the USD values are")
     )
+    where = _Market(market, data_provider, oracle, base, label)
+    rows = await asyncio.gather(*(_reserve(reader, where, asset, paused, warnings) for asset in reserves))
     return {
         "__typename": "AaveMarketPool",
         "type": f"{market.protocol}-market-pool",
         "addressesProvider": market.addresses_provider.lower(),
         "chainId": reader.chain_id,
         "marketName": market.name,
+        "version": market.version,
         "pool": market.pool.lower(),
         "reserves": list(rows),
     }
 
 
 async def _reserve(
-    reader: ChainReader, data_provider: str, oracle: str, asset: str, label: str, warnings: Warnings
+    reader: ChainReader, where: _Market, asset: str, pool_paused: tuple[bool] | None, warnings: Warnings
 ) -> dict[str, Any]:
-    """One reserve, every figure null with a warning where its read fails."""
-    optional, provider = warnings.optional, f"{label} data provider"
+    """One reserve, every figure null with a warning where its read fails. A v2 reserve has no caps
+    (they read as 0, none) and pauses with its Pool (`pool_paused`: its `paused()`)."""
+    optional, provider, v2 = warnings.optional, f"{where.label} data provider", where.market.version == 2
 
     def read(function: Function, what: str) -> Any:
-        return optional(reader.call(data_provider, function, asset, label=provider), asset, what)
+        return optional(reader.call(where.data_provider, function, asset, label=provider), asset, what)
 
-    token, data, config, caps, paused, tokens, price, usd_unit = await asyncio.gather(
+    token, data, config, caps, paused, tokens, price, base = await asyncio.gather(
         optional(erc20.token_info(reader, asset), asset, "asset is"),
-        read(RESERVE_DATA, "the totals, utilization and APYs are"),
+        read(V2_RESERVE_DATA if v2 else RESERVE_DATA, "the totals, utilization and APYs are"),
         read(RESERVE_CONFIGURATION, "the reserve's configuration is"),
-        read(RESERVE_CAPS, "supplyCap and borrowCap are"),
-        read(PAUSED, "isPaused is"),
+        known((0, 0)) if v2 else read(RESERVE_CAPS, "supplyCap and borrowCap are"),
+        known(pool_paused) if v2 else read(PAUSED, "isPaused is"),
         read(RESERVE_TOKENS, "aToken and variableDebtToken are"),
-        optional(asset_price(reader, oracle, asset, label), asset, "the USD values are"),
-        reader.shared(("aave usd unit", oracle), lambda: usd_unit_of(reader, oracle, label)),
+        optional(asset_price(reader, where.oracle, asset, where.label), asset, "the USD values are"),
+        where.base,
     )
-    value = Valuation.of(config, token, price, usd_unit)
+    value = Valuation.of(config, token, price, base, where.oracle)
     a_token, debt_token = (tokens.aTokenAddress, tokens.variableDebtTokenAddress) if tokens else (None, None)
     supply_rewards, borrow_rewards = await rewards.on_reserve(
-        reader, ((a_token, "supplyRewards are"), (debt_token, "borrowRewards are")), value, warnings, asset, label
+        reader,
+        ((a_token, "supplyRewards are"), (debt_token, "borrowRewards are")),
+        value,
+        warnings,
+        asset,
+        where.label,
+        incentives.rates if v2 else rewards.rates,
     )
-    supplied = data.totalAToken if data else None
+    supplied = (
+        (data.availableLiquidity + data.totalStableDebt + data.totalVariableDebt if v2 else data.totalAToken)
+        if data
+        else None
+    )
     borrowed = data.totalStableDebt + data.totalVariableDebt if data else None
     return {
         "asset": token,
@@ -135,13 +181,13 @@ async def _reserve(
         "liquidationThreshold": config.liquidationThreshold / 10_000 if config else None,
         "liquidationBonus": _bonus(config.liquidationBonus) if config else None,
         "reserveFactor": config.reserveFactor / 10_000 if config else None,
-        "supplyCap": str(caps.supplyCap) if caps else None,
-        "borrowCap": str(caps.borrowCap) if caps else None,
+        "supplyCap": str(caps[1]) if caps else None,
+        "borrowCap": str(caps[0]) if caps else None,
         "usageAsCollateralEnabled": config.usageAsCollateralEnabled if config else None,
         "borrowingEnabled": config.borrowingEnabled if config else None,
         "isActive": config.isActive if config else None,
         "isFrozen": config.isFrozen if config else None,
-        "isPaused": paused.isPaused if paused else None,
+        "isPaused": paused[0] if paused else None,
         "priceUsd": None if value.decimals is None else value.usd(10**value.decimals),
     }
 

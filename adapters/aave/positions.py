@@ -25,8 +25,8 @@ deprecated (stable debt, `unbacked`) keep their slots and read as 0 there.
   `getUserAccountData` likewise, except net worth = Σ supplies - Σ debts in USD (all supplies,
   as Aave's own UI counts them, not only collateral); health factor / 1e18, null without debt;
   ltv and liquidation threshold in basis points / 1e4.
-- All reads of an input go out at once in AaveLens (lenses/, chain/lens.py), which makes the
-  same calls in the same dependent order and returns their raw answers.
+- All reads of an input go out at once in AaveLens (lenses/, chain/lens.py), a call per market
+  in one round, which makes the same calls in the same dependent order and returns their raw answers.
 - isCollateral and canBeCollateral as the Pool decides them, v3.0 to v3.5 and v3.6 on (e-mode-only
   collateral): collateral.py. Its reads join the held reserves' round.
 - The account's liquidation risk by the Pool's own check (risk.py), on the market state when it
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from adapters.aave import collateral, rewards, risk
+from adapters.aave import collateral, incentives, rewards, risk
 from adapters.aave.contracts import (
     DEBT_CEILING,
     GET_POOL_DATA_PROVIDER,
@@ -56,15 +56,26 @@ from adapters.aave.contracts import (
     USER_ACCOUNT_DATA,
     USER_EMODE,
     USER_RESERVE_DATA,
+    V2_RESERVE_DATA,
     WAD,
 )
-from adapters.aave.market import Valuation, asset_price, bounded_reserves, current, markets_of, quoted_apy, usd_unit_of
+from adapters.aave.market import (
+    Valuation,
+    asset_price,
+    base_usd,
+    bounded_reserves,
+    current,
+    ether_usd,
+    markets_of,
+    quoted_apy,
+)
 from adapters.aave.section import AaveMarket
 from adapters.context import FetchContext
 from adapters.deployment import deployed
 from adapters.legs import COLLATERAL, DEBT, LENDING, SUPPLIED, leg, position, symbol
-from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
-from chain import ChainReader, erc20, no_read
+from adapters.position_warnings import FIGURE_UNAVAILABLE, PriceUnavailable, Warnings, outcome
+from addresses import ChainAddresses
+from chain import ChainReader, erc20, known, no_read
 from errors import ProtocolError
 
 
@@ -76,7 +87,7 @@ async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
     _prefetch(reader, listed, wallet)
     markets = await deployed(reader, protocol, listed, lambda market: market.pool, "markets' Pools")
     results = await asyncio.gather(
-        *(_market(reader, market, wallet, ctx.warnings) for market in markets), return_exceptions=True
+        *(_market(reader, ctx.chain, market, wallet, ctx.warnings) for market in markets), return_exceptions=True
     )
     kept = ctx.warnings.survivors("Aave market", ((market.pool, result) for market, result in zip(markets, results)))
     if not kept:
@@ -90,9 +101,13 @@ async def fetch(ctx: FetchContext[Any], wallet: str) -> dict[str, Any]:
 
 
 def _prefetch(reader: ChainReader, markets: tuple[AaveMarket, ...], wallet: str) -> None:
-    """Every market's reads for `wallet` in one lens call."""
-    columns = [[getattr(market, name) for market in markets] for name in LENS_COLUMNS]
-    reader.prefetch([LENS.initcode(wallet, *columns)], [address for column in columns for address in column])
+    """Every market's reads for `wallet`, a lens call per market in one round: a wallet in many
+    markets (Ethereum has seven) would fill one tape."""
+    columns = [[getattr(market, name) for name in LENS_COLUMNS] for market in markets]
+    reader.prefetch(
+        [LENS.initcode(wallet, *([address] for address in column), [m.version]) for column, m in zip(columns, markets)],
+        [address for column in columns for address in column],
+    )
 
 
 class _Part(NamedTuple):
@@ -112,7 +127,8 @@ class _Account:
     market: AaveMarket
     data_provider: str
     oracle: str
-    usd_unit: int | None
+    base: Fraction | PriceUnavailable
+    """USD per unit of the oracle's prices, or why it is unknown (market.base_usd)."""
     emode: int
     rules: Callable[[], Awaitable[collateral.Rules]]
     """The wallet's collateral rules, read once per market when a supply asks."""
@@ -160,25 +176,30 @@ class _Reserve(NamedTuple):
     """Added with the incentives."""
 
 
-async def _market(reader: ChainReader, market: AaveMarket, wallet: str, warnings: Warnings) -> _Part:
-    label = f"Aave market {market.name}"
+async def _market(
+    reader: ChainReader, chain: ChainAddresses, market: AaveMarket, wallet: str, warnings: Warnings
+) -> _Part:
+    label, v2 = f"Aave market {market.name}", market.version == 2
+    ether = ether_usd(reader, chain, market)
     (reserves,), totals, (emode,), data_provider, oracle = await asyncio.gather(
         reader.call(market.pool, RESERVES_LIST, label=label),
         outcome(reader.call(market.pool, USER_ACCOUNT_DATA, wallet, label=label)),
-        reader.call(market.pool, USER_EMODE, wallet, label=label),
-        current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
+        known((0,)) if v2 else reader.call(market.pool, USER_EMODE, wallet, label=label),  # v2 has no e-mode
+        known(market.data_provider)  # v2's provider does not name it
+        if v2
+        else current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
         current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label),
     )
     bounded_reserves(reserves, label)
     user_data: list[Any]
-    user_data, usd_unit = await asyncio.gather(
+    user_data, base = await asyncio.gather(
         asyncio.gather(
             *(
                 reader.call(data_provider, USER_RESERVE_DATA, asset, wallet, label=f"{label} data provider")
                 for asset in reserves
             )
         ),
-        usd_unit_of(reader, oracle, label),
+        outcome(base_usd(reader, market, oracle, ether, label)),
     )
     held = [
         (asset, user)
@@ -193,11 +214,15 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str, warnings
         market=market,
         data_provider=data_provider,
         oracle=oracle,
-        usd_unit=usd_unit,
+        base=base,
         emode=emode,
         rules=lambda: reader.shared(
             ("aave collateral rules", market.pool, wallet),
-            lambda: collateral.rules(reader, market.pool, data_provider, oracle, emode, flagged, label),
+            lambda: (
+                collateral.v2_rules(flagged)
+                if v2
+                else collateral.rules(reader, market.pool, data_provider, oracle, emode, flagged, label)
+            ),
         ),
         borrowing=not isinstance(totals, ProtocolError) and totals.totalDebtBase > 0,
         warnings=warnings,
@@ -206,15 +231,13 @@ async def _market(reader: ChainReader, market: AaveMarket, wallet: str, warnings
     parts = await asyncio.gather(*(_reserve(account, asset, user) for asset, user in held))
     supplies = [part.supply for part in parts if part.supply]
     borrows = [part.borrow for part in parts if part.borrow]
-    state = _state(market, totals, emode, usd_unit, supplies, borrows, warnings)
+    state = _state(market, totals, emode, base, supplies, borrows, warnings)
     if state is not None:  # the account's totals in USD, so its risk too, each borrow's as well
         state["risk"] = await _risk(account, totals, [part.held for part in parts], bool(supplies))
         for borrow in borrows:
             borrow["risk"] = state["risk"]
     earning = [token for part in parts for token in part.earning]
-    claims = await warnings.optional(
-        _claims(reader, earning, wallet, label, market.pool), market.pool, "reward positions are"
-    )
+    claims = await warnings.optional(_claims(account, earning, wallet), market.pool, "reward positions are")
     base = {"type": f"{market.protocol}-reward", "marketAddress": market.pool, "marketName": market.name}
     return _Part(state, supplies, borrows, [{**base, **claim} for claim in claims or []])
 
@@ -230,7 +253,7 @@ async def _risk(account: _Account, totals: Any, held: list[risk.Held], supplies:
         reader,
         held,
         totals,
-        account.usd_unit,
+        None if isinstance(account.base, PriceUnavailable) else account.base,
         account.oracle,
         category,
         await reader.block_timestamp(),
@@ -240,15 +263,23 @@ async def _risk(account: _Account, totals: Any, held: list[risk.Held], supplies:
     )
 
 
-async def _claims(reader: ChainReader, tokens: list[str], wallet: str, label: str, pool: str) -> list[dict[str, Any]]:
-    """What the wallet may claim for the tokens it holds, from each controller they name."""
+async def _claims(account: _Account, tokens: list[str], wallet: str) -> list[dict[str, Any]]:
+    """What the wallet may claim for the tokens it holds, from each controller they name (a v2
+    IncentivesController, or a v3 RewardsController)."""
+    reader, label, pool = account.reader, account.label, account.market.pool
     controllers = await asyncio.gather(*(rewards.controller_of(reader, token, label) for token in tokens))
     by_controller: dict[str, list[str]] = {}
     for token, controller in zip(tokens, controllers):
         if controller is not None:
             by_controller.setdefault(controller, []).append(token)
+    base = None if isinstance(account.base, PriceUnavailable) else account.base
     found = await asyncio.gather(
-        *(rewards.claimable(reader, c, held, wallet, label, pool) for c, held in by_controller.items())
+        *(
+            incentives.claimable(reader, c, held, wallet, label, pool, account.oracle, base)
+            if account.market.version == 2
+            else rewards.claimable(reader, c, held, wallet, label, pool)
+            for c, held in by_controller.items()
+        )
     )
     return [claim for claims in found for claim in claims]
 
@@ -257,7 +288,7 @@ def _state(
     market: AaveMarket,
     totals: Any,
     emode: int,
-    usd_unit: int | None,
+    base: Fraction | PriceUnavailable,
     supplies: list[dict[str, Any]],
     borrows: list[dict[str, Any]],
     warnings: Warnings,
@@ -267,27 +298,28 @@ def _state(
     problem = (
         totals.message
         if isinstance(totals, ProtocolError)
-        else "the market's base currency is not USD"
-        if usd_unit is None
+        else base.message
+        if isinstance(base, PriceUnavailable)
         else f"e-mode category {emode} is not one Aave can have"
         if emode > 255
         else None
     )
-    if problem:
+    if problem or isinstance(base, PriceUnavailable):
         warnings.add(FIGURE_UNAVAILABLE, market.pool, f"the marketState of {market.name} is left out: {problem}")
         return None
     collateral_base, debt = totals.totalCollateralBase, totals.totalDebtBase
     if None in [p["balanceUsd"] for p in supplies] + [p["debtUsd"] for p in borrows]:
-        net_worth = float(Fraction(collateral_base - debt, usd_unit))
+        net_worth = float((collateral_base - debt) * base)
     else:
         net_worth = sum(p["balanceUsd"] for p in supplies) - sum(p["debtUsd"] for p in borrows)
     return {
         "marketAddress": market.pool,
         "marketName": market.name,
+        "version": market.version,
         "netWorthUsd": net_worth,
-        "totalCollateralUsd": float(Fraction(collateral_base, usd_unit)),
-        "totalDebtUsd": float(Fraction(debt, usd_unit)),
-        "availableBorrowsUsd": float(Fraction(totals.availableBorrowsBase, usd_unit)),
+        "totalCollateralUsd": float(collateral_base * base),
+        "totalDebtUsd": float(debt * base),
+        "availableBorrowsUsd": float(totals.availableBorrowsBase * base),
         "healthFactor": float(Fraction(totals.healthFactor, WAD)) if debt else None,
         "ltv": totals.ltv / 10_000,
         "liquidationThreshold": totals.currentLiquidationThreshold / 10_000,
@@ -299,7 +331,8 @@ async def _reserve(account: _Account, asset: str, user: Any) -> _Reserve:
     """One reserve the wallet holds (`user`: its USER_RESERVE_DATA): its round's reads, the
     positions and risk terms they give, then the incentives on the tokens the wallet holds."""
     reads = await _read(account, asset, user)
-    value = Valuation.of(reads.config, reads.token, reads.price, account.usd_unit)
+    base = None if isinstance(account.base, PriceUnavailable) else account.base
+    value = Valuation.of(reads.config, reads.token, reads.price, base, account.oracle)
     part = _shape(account, asset, user, reads, value)
     tokens, variable_debt = reads.tokens, user.currentVariableDebt
     a_token = tokens.aTokenAddress if tokens and part.supply else None
@@ -311,6 +344,7 @@ async def _reserve(account: _Account, asset: str, user: Any) -> _Reserve:
         account.warnings,
         asset,
         account.label,
+        incentives.rates if account.market.version == 2 else rewards.rates,
     )
     if part.supply:
         part.supply["rewards"] = supply_rates
@@ -326,8 +360,9 @@ async def _read(account: _Account, asset: str, user: Any) -> _Reads:
     reader, warnings, label = account.reader, account.warnings, account.label
     optional, provider = warnings.optional, f"{label} data provider"
     supplied = user.currentATokenBalance
+    reserve_data = V2_RESERVE_DATA if account.market.version == 2 else RESERVE_DATA
     data, config, price, token, terms, (record, updated_at, tokens) = await asyncio.gather(
-        optional(reader.call(account.data_provider, RESERVE_DATA, asset, label=provider), asset, "apy is"),
+        optional(reader.call(account.data_provider, reserve_data, asset, label=provider), asset, "apy is"),
         optional(
             reader.call(account.data_provider, RESERVE_CONFIGURATION, asset, label=provider),
             asset,
@@ -352,10 +387,12 @@ async def _read(account: _Account, asset: str, user: Any) -> _Reads:
 
 
 async def _collateral_terms(account: _Account, asset: str) -> _Terms:
-    """The wallet's rules and the reserve's debt ceiling, read in the round of its other reads."""
+    """The wallet's rules and the reserve's debt ceiling (none in v2), read in the round of its other reads."""
     rules, (debt_ceiling,) = await asyncio.gather(
         account.rules(),
-        account.reader.call(account.data_provider, DEBT_CEILING, asset, label=f"{account.label} data provider"),
+        known((0,))
+        if account.market.version == 2
+        else account.reader.call(account.data_provider, DEBT_CEILING, asset, label=f"{account.label} data provider"),
     )
     return _Terms(rules, debt_ceiling)
 

@@ -20,9 +20,9 @@ scaled balances, so a holder's share is their balance over the token's `totalSup
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from adapters.aave.contracts import (
     ALL_USER_REWARDS,
@@ -58,6 +58,14 @@ async def reward_price(reader: ChainReader, controller: str, reward: str, label:
     return Fraction(answer, 10**decimals) if answer > 0 else None
 
 
+class Rates(Protocol):
+    """How a version reads one token's `RewardRate`s: `rates` here (v3), incentives.rates (v2)."""
+
+    def __call__(
+        self, reader: ChainReader, token: str, value: Valuation, now: int, warnings: Warnings, target: str, label: str
+    ) -> Awaitable[list[dict[str, Any]]]: ...
+
+
 async def on_reserve(
     reader: ChainReader,
     sides: Sequence[tuple[str | None, str]],
@@ -65,14 +73,15 @@ async def on_reserve(
     warnings: Warnings,
     asset: str,
     label: str,
+    read: Rates,
 ) -> list[list[dict[str, Any]] | None]:
     """The `RewardRate`s on a reserve's aToken and variable debt token, as positions and poolDetails
-    give them: per side, its token (None: not asked, None back) and the figures a contract's failure
-    leaves null, with a warning on `asset`."""
+    give them (`read`: the market's version's reads): per side, its token (None: not asked, None
+    back) and the figures a contract's failure leaves null, with a warning on `asset`."""
     now = await reader.block_timestamp()
     return await asyncio.gather(
         *(
-            warnings.optional(rates(reader, token, value, now, warnings, asset, label), asset, what)
+            warnings.optional(read(reader, token, value, now, warnings, asset, label), asset, what)
             if token
             else no_read()
             for token, what in sides
@@ -103,25 +112,41 @@ async def rates(
             for reward in rewards
         )
     )
-    found = []
-    decimals, asset_usd = value.decimals, value.asset_usd
-    for data, info, price in reads:
-        emission, end = data.emissionPerSecond, data.distributionEnd
-        apr: float | None = 0.0
-        if emission and end > now:
-            if price is None or asset_usd is None or decimals is None or not total:
-                warnings.add(
-                    PRICE_UNAVAILABLE,
-                    target,
-                    f"the {info['symbol']} reward's APR on {token} is null: "
-                    + ("nothing holds the token" if not total else "a price it needs cannot be read"),
-                )
-                apr = None
-            else:
-                yearly = Fraction(emission, 10 ** info["decimals"]) * price * YEAR
-                apr = float(yearly / (Fraction(total, 10**decimals) * asset_usd))
-        found.append({"token": info, "apr": apr, "endsAt": end})
-    return found
+    return [
+        rate(data.emissionPerSecond, data.distributionEnd, now, info, price, total, value, warnings, target, token)
+        for data, info, price in reads
+    ]
+
+
+def rate(
+    emission: int,
+    end: int,
+    now: int,
+    info: dict[str, Any],
+    price: Fraction | None,
+    total: int,
+    value: Valuation,
+    warnings: Warnings,
+    target: str,
+    token: str,
+) -> dict[str, Any]:
+    """One reward's `RewardRate` on `token` (see the module), v3's and v2's alike: `emission` reward
+    wei a second over the token's `total` supply until `end`, the reward at `price` (USD per whole
+    token, None where it has none); a missing price is warned about on `target`."""
+    apr: float | None = 0.0
+    if emission and end > now:
+        if price is None or value.asset_usd is None or value.decimals is None or not total:
+            warnings.add(
+                PRICE_UNAVAILABLE,
+                target,
+                f"the {info['symbol']} reward's APR on {token} is null: "
+                + ("nothing holds the token" if not total else "a price it needs cannot be read"),
+            )
+            apr = None
+        else:
+            yearly = Fraction(emission, 10 ** info["decimals"]) * price * YEAR
+            apr = float(yearly / (Fraction(total, 10**value.decimals) * value.asset_usd))
+    return {"token": info, "apr": apr, "endsAt": end}
 
 
 async def claimable(
@@ -141,22 +166,28 @@ async def claimable(
             for reward, _ in owed
         )
     )
-    claims = []
-    for (reward, amount), (info, price, (oracle,)) in zip(owed, reads):
-        usd = None if price is None else float(Fraction(amount, 10 ** info["decimals"]) * price)
-        claims.append(
-            {
-                "rewardToken": info,
-                "accrued": str(amount),
-                "accruedUsd": usd,
-                "controller": controller,
-                **position(
-                    "AaveRewardPosition",
-                    f"{pool.lower()}:{controller.lower()}:{reward}",
-                    REWARDS,
-                    symbol(info),
-                    [leg(REWARD, f"{controller.lower()}:{reward}:rewards", info, amount, usd, oracle.lower())],
-                ),
-            }
-        )
-    return claims
+    return [
+        claim(pool, controller, reward, info, amount, price, oracle)
+        for (reward, amount), (info, price, (oracle,)) in zip(owed, reads)
+    ]
+
+
+def claim(
+    pool: str, controller: str, reward: str, info: dict[str, Any], amount: int, price: Fraction | None, source: str
+) -> dict[str, Any]:
+    """What the wallet may claim of one reward from `controller` in the market whose Pool is
+    `pool`, valued at `price` (USD per whole token; None: no value) from `source`, v3's and v2's alike."""
+    usd = None if price is None else float(Fraction(amount, 10 ** info["decimals"]) * price)
+    return {
+        "rewardToken": info,
+        "accrued": str(amount),
+        "accruedUsd": usd,
+        "controller": controller,
+        **position(
+            "AaveRewardPosition",
+            f"{pool.lower()}:{controller.lower()}:{reward}",
+            REWARDS,
+            symbol(info),
+            [leg(REWARD, f"{controller.lower()}:{reward}:rewards", info, amount, usd, source.lower())],
+        ),
+    }

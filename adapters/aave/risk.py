@@ -100,7 +100,7 @@ async def account_risk(
     reader: ChainReader,
     held: list[Held],
     account: Any,
-    usd_unit: int | None,
+    base: Fraction | None,
     oracle: str,
     rules: Rules | None,
     now: int,
@@ -109,7 +109,8 @@ async def account_risk(
     label: str,
 ) -> dict[str, Any]:
     """The account's `BorrowRisk` from its held reserves and its `account` data (USER_ACCOUNT_DATA:
-    what it owes); warnings name `target` (the Pool).
+    what it owes), in the oracle's unit, worth `base` USD (market.base_usd; None: unknown);
+    warnings name `target` (the Pool).
     Up to v3.1 the wallet's e-mode category may price the reserves in it by its own source, whose
     time is then read (in the round of the reserves' own, by the lens)."""
     if rules is not None and rules.emode_source is not None and any(h.in_category for h in held):
@@ -136,7 +137,7 @@ async def account_risk(
         }
     loan_price = loans[0].price if len(loans) == 1 else None
     unit = Unit(
-        usd=None if usd_unit is None else Fraction(1, usd_unit),
+        usd=base,
         per_loan_asset=Fraction(loan_price) if loan_price else None,
     )
     owed: dict[str, Fraction] = {}
