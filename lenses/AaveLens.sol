@@ -169,7 +169,7 @@ interface IRewardsController {
 
 /// @dev Aave v2's IncentivesController (aave/incentives-controller; `@aave/aave-stake`): one reward token.
 interface IIncentivesControllerV2 {
-    function assets(address asset) external view returns (uint256, uint256, uint256);
+    function assets(address asset) external view returns (uint128, uint128, uint256);
 
     function REWARD_TOKEN() external view returns (address);
 

@@ -9,14 +9,17 @@ ETH/USD feed where the market prices in ETH.
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
+import eth_abi
 import pytest
 
 from adapters.aave import contracts
 from tests import aave2_world as W
+from tests import test_aave as aave_tests
 from tests.conftest import query_pools, query_positions, world_api, world_fixture
-from tests.evm import function_signatures
+from tests.evm import arg_types, function_signatures, selector
 from tests.node_oracles import aave_apys, aave_incentive_aprs
 from tests.rpc_proxy import RpcProxy
 from tests.test_aave import output_names, published_names
@@ -25,7 +28,8 @@ QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) 
   data { ... on AaveWalletPositions { blockNumber warnings { code message target }
     marketStates { marketAddress marketName version netWorthUsd totalCollateralUsd totalDebtUsd
       availableBorrowsUsd healthFactor ltv liquidationThreshold eModeCategoryId
-      risk { healthFactor liquidationLoanToValue liquidationPrices { asset { symbol } priceUsd } oracle { address } } }
+      risk { healthFactor liquidationLoanToValue oracle { address }
+        liquidationPrices { asset { symbol } priceUsd priceInLoanAsset } } }
     supplyPositions { marketName currency { symbol decimals } balance balanceUsd apy isCollateral canBeCollateral
       rewards { token { address symbol } apr endsAt } }
     borrowPositions { marketName currency { symbol } debt debtUsd apy rewards { token { address symbol } apr endsAt } }
@@ -92,7 +96,13 @@ async def test_a_borrower_in_an_eth_market_is_valued_through_the_eth_feed(world_
     eth, usd = world.markets
     borrower = world.wallets["borrower"]
     entry = await answer_of(world_client, borrower)
-    assert entry["warnings"] == []
+    assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("FIGURE_UNAVAILABLE", eth.pool)], (
+        "owing USDC and DAI there, it has no one loan asset to price its liquidation in"
+    )
+    assert [s["risk"]["liquidationPrices"][0]["priceInLoanAsset"] is None for s in entry["marketStates"]] == [
+        True,
+        False,
+    ]
     expected = Expected(world, entry["blockNumber"])
     supplies = {(p["marketName"], p["currency"]["symbol"]): p for p in entry["supplyPositions"]}
     borrows = {(p["marketName"], p["currency"]["symbol"]): p for p in entry["borrowPositions"]}
@@ -300,8 +310,10 @@ def v2_signature(contract: str, name: str) -> tuple[str, tuple[str, ...]]:
 
 
 def test_the_v2_views_are_held_to_the_published_abis():
-    """Every v2 view the adapter calls has the signature and output types of Aave's v2 artifacts
-    (and names where they name them); `assets` is read by its first field only (see contracts)."""
+    """Every v2 view the adapter calls (those test_aave.py counts as v2's) has the signature and
+    output types of Aave's v2 artifacts (and names where they name them); `assets` is read by its
+    first field only (see contracts)."""
+    assert set(V2_VIEWS) == aave_tests.V2_VIEWS
     for name, (_, contract) in V2_VIEWS.items():
         function = getattr(contracts, name)
         signature, outputs = v2_signature(contract, function.name)
@@ -329,7 +341,7 @@ async def test_a_v2_borrower_is_read_in_one_round(aiohttp_client, aiohttp_server
     world.node.mine()
     proxy.posts.clear()
     entry = await answer_of(api, world.wallets["borrower"])
-    assert entry["rewardPositions"] and entry["warnings"] == []
+    assert entry["rewardPositions"] and [w["code"] for w in entry["warnings"]] == ["FIGURE_UNAVAILABLE"]
     calls = proxy.calls("eth_call")
     outside = [call["params"][0]["to"] for call in calls if "to" in call["params"][0]]
     assert set(outside) <= {world.eth_usd}, "every read but the feed's came from the tape"
@@ -337,3 +349,42 @@ async def test_a_v2_borrower_is_read_in_one_round(aiohttp_client, aiohttp_server
         post for post in proxy.posts if any(call in (post if isinstance(post, list) else [post]) for call in calls)
     ]
     assert len(rounds) == 1, "in one round"
+
+
+def v2_refusal(node, market, borrower: str, liquidator: str) -> str | None:
+    """The reason v2's liquidationCall of some of the borrower's USDC against its WETH reverts
+    with now (v2's LendingPool passes on its collateral manager's numbered message); None where it
+    would liquidate."""
+    signature = "liquidationCall(address,address,address,uint256,bool)"
+    args = [market.tokens["WETH"], market.tokens["USDC"], borrower, 100 * W.USDC, False]
+    data = "0x" + (selector(signature) + eth_abi.encode(arg_types(signature), args)).hex()
+    try:
+        node.rpc("eth_call", {"from": liquidator, "to": market.pool, "data": data}, "latest")
+    except RuntimeError as error:
+        found = re.search(r"0x08c379a0([0-9a-fA-F]*)", str(error))  # Error(string)
+        assert found, error
+        (reason,) = eth_abi.decode(["string"], bytes.fromhex(found.group(1)))
+        return str(reason)
+    return None
+
+
+async def test_the_pool_liquidates_just_below_the_answered_price(world_client, world):
+    """The USD market's WETH liquidation price, held to v2's own liquidationCall: with WETH's
+    source at that price x (1 + 1e-6) it refuses with 42 (LPCM_HEALTH_FACTOR_NOT_BELOW_THRESHOLD),
+    at x (1 - 1e-6) it liquidates."""
+    _, usd = world.markets
+    node, borrower, liquidator = world.node, world.wallets["borrower"], world.wallets["lender"]
+    entry = await answer_of(world_client, borrower)
+    state = next(s for s in entry["marketStates"] if s["marketName"] == usd.name)
+    (price,) = state["risk"]["liquidationPrices"]
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(usd.tokens["USDC"], "mint(uint256)", 1_000 * W.USDC, sender=liquidator)
+        node.send(usd.tokens["USDC"], "approve(address,uint256)", usd.pool, 2**256 - 1, sender=liquidator)
+        for factor, refused in ((1 + 1e-6, "42"), (1 - 1e-6, None)):
+            answer = round(Fraction(price["priceUsd"]) * factor * W.USD_UNIT)
+            node.rpc("anvil_setStorageAt", usd.sources["WETH"], "0x0", "0x" + answer.to_bytes(32, "big").hex())
+            assert node.call(usd.oracle, "getAssetPrice(address)", usd.tokens["WETH"]) == answer
+            assert v2_refusal(node, usd, borrower, liquidator) == refused, factor
+    finally:
+        node.rpc("evm_revert", snapshot)

@@ -34,6 +34,7 @@ from adapters.morpho import positions as morpho_positions
 from adapters.pendle import positions as pendle_positions
 from chain.lens import BYTECODE, PROBE, TapeError, digest, records
 from tests import aave_world, morpho_world, vault_style_world
+from tests.aave2_world import artifact as aave_v2_artifact
 from tests.balancer_v3_world import RECLAMM_DYNAMIC_DATA, compile_v3
 from tests.conftest import examples, served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
@@ -139,6 +140,8 @@ PUBLISHED = {
     "IAaveOracle": ("aave:interfaces/IAaveOracle.sol/IAaveOracle",),
     "IIncentivizedERC20": ("aave:protocol/tokenization/AToken.sol/AToken",),
     "IRewardsController": ("aave-periphery:rewards/RewardsController.sol/RewardsController",),
+    "IIncentivesControllerV2": ("aave-v2:AaveIncentivesController",),
+    "IStakedToken": ("aave-v2:StakedAave",),
     "IComet": ("compound:Comet",),
     "IFluidLendingResolver": ("fluid:LendingResolver",),
     "IFluidVaultResolver": ("fluid:VaultResolver",),
@@ -344,6 +347,8 @@ def published_abis() -> dict[str, Signatures]:
     curve_registries = json.loads((Path(__file__).parent / "curve_registry_abi.json").read_text())["functions"]
     for contract, functions in curve_registries.items():
         found[f"curve-registry:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
+    for name in ("AaveIncentivesController", "StakedAave"):
+        found[f"aave-v2:{name}"] = function_signatures(aave_v2_artifact(name)["abi"])
     found["pancakeswap:MasterChefV3"] = function_signatures(
         published(MASTERCHEF, "MasterChefV3.sol/MasterChefV3.json").abi
     )

@@ -149,13 +149,16 @@ def _claims(logs: WalletLogs, named: str, legs: Mapping[str, str]) -> list[Flow]
     controllers = {controller: reward for controller, reward in rewarded}
     found = []
     for log in logs:
-        if log.address not in controllers or len(log.topics) < 3 or log.topics[1] != named:
+        if log.address not in controllers or len(log.topics) < 3:
             continue
+        event, user, second, *_ = log.topics
         at = (log.block_number, log.log_index, log.transaction_hash)
-        if log.signature == REWARDS_CLAIMED.topic and len(log.topics) == 4:
+        if user != named:
+            continue
+        if event == REWARDS_CLAIMED.topic and len(log.topics) == 4:
             _, amount = decode(("address", "uint256"), log.data)
-            token = address_of(log.topics[2])
-        elif log.signature in (claimed.topic for claimed in V2_REWARDS_CLAIMED):
+            token = address_of(second)
+        elif event in (claimed.topic for claimed in V2_REWARDS_CLAIMED):
             (amount,), token = decode(("uint256",), log.data), controllers[log.address]
         else:
             continue

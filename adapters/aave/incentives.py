@@ -36,7 +36,7 @@ from adapters.aave.contracts import (
 from adapters.aave.market import Valuation
 from adapters.aave.rewards import claim, controller_of, rate
 from adapters.position_warnings import Warnings, outcome
-from chain import ChainReader, erc20
+from chain import ChainReader, erc20, first
 from chain.abi import ZERO_ADDRESS
 from errors import ProtocolError
 
@@ -47,14 +47,14 @@ async def reward_price(
     """USD per whole reward token by the market's `oracle`, whose unit is worth `base` USD (see the
     module); None without one."""
     price, staked = await asyncio.gather(
-        outcome(reader.call(oracle, ASSET_PRICE, reward, label=f"{label} oracle")),
-        outcome(reader.call(reward, STAKED_TOKEN, label=f"{label} reward")),
+        outcome(first(reader.call(oracle, ASSET_PRICE, reward, label=f"{label} oracle"))),
+        outcome(first(reader.call(reward, STAKED_TOKEN, label=f"{label} reward"))),
     )
-    if (isinstance(price, ProtocolError) or not price[0]) and not isinstance(staked, ProtocolError):
-        price = await outcome(reader.call(oracle, ASSET_PRICE, staked[0], label=f"{label} oracle"))
-    if isinstance(price, ProtocolError) or not price[0] or base is None:
+    if (isinstance(price, ProtocolError) or not price) and isinstance(staked, str):
+        price = await outcome(first(reader.call(oracle, ASSET_PRICE, staked, label=f"{label} oracle")))
+    if isinstance(price, ProtocolError) or not price or base is None:
         return None
-    return cast(int, price[0]) * base
+    return cast(int, price) * base
 
 
 async def rates(

@@ -33,7 +33,7 @@ from adapters.aave.section import AAVE, SPARKLEND, AaveMarket
 from adapters.position_warnings import PriceUnavailable, Warnings, outcome
 from adapters.prices import currency_usd
 from addresses import ChainAddresses
-from chain import ChainReader, shared_future
+from chain import ChainReader, first, shared_future
 from chain.abi import ZERO_ADDRESS, Function
 from errors import ProtocolError
 
@@ -96,20 +96,21 @@ async def base_usd(
     PriceUnavailable, naming why, where they are in no currency this service converts."""
     if ether is not None:  # v2
         unit, usd = await asyncio.gather(
-            outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")), ether
+            outcome(first(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle"))), ether
         )
-        if not isinstance(unit, ProtocolError) and unit[0] not in (0, WAD):
-            return Fraction(1, unit[0])
+        if not isinstance(unit, ProtocolError) and unit not in (0, WAD):
+            return Fraction(1, unit)
         if isinstance(usd, ProtocolError):
             raise PriceUnavailable(f"the market's prices are in ETH, and {usd.message}")
         return cast(Fraction, usd) / WAD
-    currency, units = await asyncio.gather(
-        outcome(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle")),
-        outcome(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle")),
+    currency: Any
+    currency, unit = await asyncio.gather(
+        outcome(first(reader.call(oracle, BASE_CURRENCY, label=f"{label} oracle"))),
+        outcome(first(reader.call(oracle, BASE_CURRENCY_UNIT, label=f"{label} oracle"))),
     )
-    if currency != (ZERO_ADDRESS,) or isinstance(units, ProtocolError) or not units[0]:
+    if currency != ZERO_ADDRESS or isinstance(unit, ProtocolError) or not unit:
         raise PriceUnavailable("the market's base currency is not USD")
-    return Fraction(1, units[0])
+    return Fraction(1, unit)
 
 
 async def asset_price(reader: ChainReader, oracle: str, asset: str, label: str) -> int:

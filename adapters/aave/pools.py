@@ -54,7 +54,7 @@ from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
 from addresses import ChainAddresses
-from chain import ChainReader, erc20, known, shared_future
+from chain import ChainReader, erc20, first, known, shared_future
 from chain.abi import Function
 from errors import InputValidationError
 
@@ -84,6 +84,19 @@ async def details(ctx: FetchContext[Any], pool: str) -> dict[str, Any]:
     return {"details": await _market(reader, ctx.chain, market, ctx.warnings)}
 
 
+class _Caps(NamedTuple):
+    """A v2 reserve's caps: none (v3's RESERVE_CAPS reads 0 for none)."""
+
+    borrowCap: int = 0
+    supplyCap: int = 0
+
+
+class _Paused(NamedTuple):
+    """A v2 reserve's pause: its Pool's (v3's PAUSED is the reserve's)."""
+
+    isPaused: bool
+
+
 class _Market(NamedTuple):
     """What every reserve's row reads by: the market's current contracts and the USD value of its
     oracle's unit (None where it is unknown: the warning names it once)."""
@@ -105,7 +118,7 @@ async def _market(reader: ChainReader, chain: ChainAddresses, market: AaveMarket
         if v2
         else current(reader, market.addresses_provider, GET_POOL_DATA_PROVIDER, market.data_provider, label),
         current(reader, market.addresses_provider, GET_PRICE_ORACLE, market.oracle, label),
-        warnings.optional(reader.call(market.pool, POOL_PAUSED, label=label), market.pool, "isPaused is")
+        warnings.optional(first(reader.call(market.pool, POOL_PAUSED, label=label)), market.pool, "isPaused is")
         if v2
         else known(None),
     )
@@ -128,7 +141,7 @@ async def _market(reader: ChainReader, chain: ChainAddresses, market: AaveMarket
 
 
 async def _reserve(
-    reader: ChainReader, where: _Market, asset: str, pool_paused: tuple[bool] | None, warnings: Warnings
+    reader: ChainReader, where: _Market, asset: str, pool_paused: bool | None, warnings: Warnings
 ) -> dict[str, Any]:
     """One reserve, every figure null with a warning where its read fails. A v2 reserve has no caps
     (they read as 0, none) and pauses with its Pool (`pool_paused`: its `paused()`)."""
@@ -141,8 +154,8 @@ async def _reserve(
         optional(erc20.token_info(reader, asset), asset, "asset is"),
         read(V2_RESERVE_DATA if v2 else RESERVE_DATA, "the totals, utilization and APYs are"),
         read(RESERVE_CONFIGURATION, "the reserve's configuration is"),
-        known((0, 0)) if v2 else read(RESERVE_CAPS, "supplyCap and borrowCap are"),
-        known(pool_paused) if v2 else read(PAUSED, "isPaused is"),
+        known(_Caps()) if v2 else read(RESERVE_CAPS, "supplyCap and borrowCap are"),
+        known(None if pool_paused is None else _Paused(pool_paused)) if v2 else read(PAUSED, "isPaused is"),
         read(RESERVE_TOKENS, "aToken and variableDebtToken are"),
         optional(asset_price(reader, where.oracle, asset, where.label), asset, "the USD values are"),
         where.base,
@@ -181,13 +194,13 @@ async def _reserve(
         "liquidationThreshold": config.liquidationThreshold / 10_000 if config else None,
         "liquidationBonus": _bonus(config.liquidationBonus) if config else None,
         "reserveFactor": config.reserveFactor / 10_000 if config else None,
-        "supplyCap": str(caps[1]) if caps else None,
-        "borrowCap": str(caps[0]) if caps else None,
+        "supplyCap": str(caps.supplyCap) if caps else None,
+        "borrowCap": str(caps.borrowCap) if caps else None,
         "usageAsCollateralEnabled": config.usageAsCollateralEnabled if config else None,
         "borrowingEnabled": config.borrowingEnabled if config else None,
         "isActive": config.isActive if config else None,
         "isFrozen": config.isFrozen if config else None,
-        "isPaused": paused[0] if paused else None,
+        "isPaused": paused.isPaused if paused else None,
         "priceUsd": None if value.decimals is None else value.usd(10**value.decimals),
     }
 

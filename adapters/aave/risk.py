@@ -37,7 +37,7 @@ from typing import Any, cast
 
 from adapters.aave.collateral import Rules
 from adapters.aave.contracts import SOURCE_OF_ASSET, WRAPPED_FEEDS
-from adapters.position_warnings import Warnings, outcome
+from adapters.position_warnings import FIGURE_UNAVAILABLE, Warnings, outcome
 from adapters.prices import LATEST_ROUND_DATA
 from adapters.risk import Collateral, Unit, borrow_risk, oracle_info, unknown_risk
 from chain import ChainReader
@@ -136,6 +136,13 @@ async def account_risk(
             "oracle": risk_oracle,
         }
     loan_price = loans[0].price if len(loans) == 1 else None
+    if len(loans) > 1 and collaterals:
+        warnings.add(
+            FIGURE_UNAVAILABLE,
+            target,
+            f"the liquidation prices' priceInLoanAsset is null: the account owes {len(loans)} assets, "
+            "so no one loan asset prices them (priceUsd gives them)",
+        )
     unit = Unit(
         usd=base,
         per_loan_asset=Fraction(loan_price) if loan_price else None,
