@@ -252,6 +252,7 @@ async def test_a_v2_market_in_pool_details(world_client, world):
         assert (row["supplyCap"], row["borrowCap"], row["isPaused"]) == ("0", "0", False)
     assert rows["RWD"]["usageAsCollateralEnabled"] is False and rows["WETH"]["ltv"] == 0.8
     assert rows["WETH"]["supplyRewards"][0]["apr"] > 0
+    assert rows["DAI"]["supplyRewards"] == [], "its aToken names the controller, which pays nothing on it"
 
 
 async def test_without_an_eth_feed_the_usd_figures_are_null_and_named(

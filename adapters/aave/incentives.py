@@ -9,7 +9,8 @@ proportion to their balances, as v3's RewardsController shares it. Hence, as for
 
 - the APR of a reserve's supply (or variable borrow): emissionPerSecond / 10^rewardDecimals x
   reward price x 31,536,000 / (totalSupply / 10^decimals x asset price); 0 once the distribution
-  has ended at the block.
+  has ended at the block. A token with no emission has no `RewardRate` (every token of a market
+  names its controller, whether it pays on it or not).
 - the reward's price: the market's own AaveOracle, `getAssetPrice(reward)` in its unit
   (market.base_usd): WMATIC and WAVAX are reserves of their markets. Where the oracle prices it
   at 0 or fails, a safety module token (stkAAVE, Ethereum's reward) is priced as the token it
@@ -61,7 +62,8 @@ async def rates(
     reader: ChainReader, token: str, value: Valuation, now: int, warnings: Warnings, target: str, label: str
 ) -> list[dict[str, Any]]:
     """The `RewardRate` of one aToken or variable debt token (see the module): none without a
-    controller. A contract's failure propagates (the caller names the figure)."""
+    controller or an emission on it (every token names the market's controller, paid or not). A
+    contract's failure propagates (the caller names the figure)."""
     controller = await controller_of(reader, token, label)
     if controller is None:
         return []
@@ -71,7 +73,7 @@ async def rates(
         reader.call(controller, REWARD_TOKEN, label=f"{label} incentives"),
         reader.call(token, erc20.TOTAL_SUPPLY, label=f"{label} token"),
     )
-    if reward == ZERO_ADDRESS:
+    if reward == ZERO_ADDRESS or not emission:  # a token the controller was never set to pay on (or no longer)
         return []
     info, price = await asyncio.gather(
         erc20.token_info(reader, reward), reward_price(reader, reward, value.oracle, value.base, label)
