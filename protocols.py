@@ -34,6 +34,7 @@ from adapters import (
     spark,
     uniswap,
     vault_style,
+    venus,
 )
 from adapters.accounts.section import ACCOUNTS
 from addresses import ChainAddresses
@@ -61,6 +62,7 @@ DECLARED: tuple[Protocol, ...] = (
     *curve.PROTOCOLS,
     *convex.PROTOCOLS,
     *pancakeswap.PROTOCOLS,
+    *venus.PROTOCOLS,
 )
 
 

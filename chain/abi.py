@@ -337,6 +337,9 @@ class Function:
     errors: tuple[str, ...] = ()
     """Signatures of the custom errors it may revert with: a revert's reason names one with its
     arguments, not as raw data."""
+    writes: bool = False
+    """Not a view: it writes before it answers (a market's accrual), which an eth_call runs with no
+    effect, but a batch's later calls would see: it goes as a plain eth_call, never in aggregate3."""
 
     @property
     def name(self) -> str:

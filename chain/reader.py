@@ -472,7 +472,7 @@ class ChainReader:
         """The call's one future of the request, started now if it is not yet."""
         if key not in self._calls:
             future: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
-            self._calls[key] = shared_future(self._read(Call(*planned, future)))
+            self._calls[key] = shared_future(self._read(Call(*planned, future, alone=planned[1].writes)))
         return self._calls[key]
 
     def plan(self, planned: Iterable[Planned]) -> None:

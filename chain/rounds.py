@@ -85,7 +85,8 @@ class Call:
     label: str
     future: asyncio.Future[tuple[Any, ...]]
     alone: bool = False
-    """Sent as a plain eth_call, not inside aggregate3 (a re-run of a starved sub-call)."""
+    """Sent as a plain eth_call, not inside aggregate3: a re-run of a starved sub-call, or a call that
+    writes before it answers (Function.writes), whose writes the batch's later calls would see."""
 
 
 @dataclass

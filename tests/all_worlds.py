@@ -1,6 +1,6 @@
-"""Every test world on one chain: the Morpho world, two Aave v3 markets and two v2 ones, two Comets, two Pendle
-maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's vaults, the vault-style
-protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
+"""Every test world on one chain: the Morpho world, two Aave v3 markets and two v2 ones, Venus's
+core pool, two Comets, two Pendle maturities, Fluid's resolvers, Lido, Uniswap v3's pools, Maker's
+vaults, the vault-style protocols' vaults and feeds (Neutrl, Midas, Avantis, Avant), ether.fi, Rocket Pool, Renzo and
 Kelp, Balancer's v2 and v3 Vaults, pools and gauges, Aura's Booster, Curve's factories, pools and gauges
 (its lending pools of wrapped coins too), Convex's Booster on them, in which the same demo wallets hold
 positions; and a demo wallet (`controller`) whose positions are held by the accounts it controls:
@@ -45,6 +45,7 @@ from tests import (
     prices_world,
     uniswap_world,
     vault_style_world,
+    venus_world,
 )
 from tests.evm import Anvil, selector
 
@@ -72,6 +73,7 @@ def build(node: Anvil) -> AllWorlds:
     world = morpho_world.build(node, artifacts)
     aave = aave_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     aave2 = aave2_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
+    venus = venus_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
     lido = lido_world.build(
@@ -148,6 +150,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
     data[chain]["uniswap"] = uniswap.addresses_override()[chain]["uniswap"]
     data[chain]["pancakeswap"] = pancake.addresses_override()[chain]["pancakeswap"]
+    data[chain]["venus"] = venus.addresses_override()[chain]["venus"]
     data[chain]["maker"] = maker.addresses_override()
     data[chain]["accounts"] = controlled.addresses_override()
     data[chain]["euler"] = euler.addresses_override()
@@ -173,6 +176,7 @@ def build(node: Anvil) -> AllWorlds:
         "morpho": world,
         "aave": aave,
         "aave2": aave2,
+        "venus": venus,
         "compound": comet,
         "pendle": pendle,
         "fluid": fluid,
@@ -263,6 +267,13 @@ def later_day(worlds: AllWorlds) -> str:
         "Pendle: the saver sends 1 PT to another wallet"
     )
     done.append("Lido: the saver stakes 0.5 ETH (submit) and wraps 0.1 stETH")
+    venus = parts["venus"]
+    usdt = venus.markets["USDT"]
+    node.send(usdt.underlying, "faucet(uint256)", 100 * venus_world.ETHER, sender=borrower)
+    node.send(usdt.underlying, "approve(address,uint256)", usdt.vtoken, 100 * venus_world.ETHER, sender=borrower)
+    venus_world.succeed(node, usdt.vtoken, "repayBorrow(uint256)", 100 * venus_world.ETHER, sender=borrower)
+    venus_world.supply(node, venus, "USDT", 1_000 * venus_world.ETHER, saver)
+    done.append("Venus: the borrower repays 100 USDT (repayBorrow), the saver supplies 1,000 USDT (mint)")
     staking = parts["liquid_staking"]
     other = staking_other(worlds)
     for token in ("eETH", "weETH", "rETH", "ezETH", "rsETH"):

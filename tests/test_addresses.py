@@ -566,3 +566,14 @@ def test_the_pancakeswap_world_deploys_pools_where_the_sdks_init_code_hash_puts_
     assert hashes == {
         "0x" + keccak(bytes.fromhex(published(CORE, "PancakeV3Pool.sol/PancakeV3Pool.json").bytecode[2:])).hex()
     }
+
+
+def test_venus_core_pool_is_venus_deployment_record():
+    """The core pool's Unitroller on BNB Chain is the one Venus's own deployment record names
+    (`deployments/bscmainnet_addresses.json` in the pinned `@venusprotocol/venus-protocol`), and
+    no other chain lists a core pool: Venus has one only there (its other chains run isolated pools)."""
+    record = json.loads(pack("@venusprotocol/venus-protocol")["deployments/bscmainnet_addresses.json"])
+    assert int(record["chainId"]) == 56
+    data = json.loads(addresses.BUILT_IN.read_text())
+    listed = {chain: value["venus"] for chain, value in data.items() if "venus" in value}
+    assert listed == {"56": {"comptroller": record["addresses"]["Unitroller"]}}

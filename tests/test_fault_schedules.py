@@ -266,11 +266,11 @@ MOVABLE = (
     *("etherfi", "rocketpool", "renzo", "kelp", "balancer", "curve", "spark"),
 )
 """The protocols whose positions the saver holds as a token it can send (a position's `id` the token)."""
-TRANSFERRED = ("compound", "uniswap", "pancakeswap")
+TRANSFERRED = ("compound", "uniswap", "pancakeswap", "venus")
 """The protocols whose positions the saver moves by the protocol's own transfer: Comet's
 `transferAsset` of half its base supply (id `<comet>:supply`), a Uniswap or PancakeSwap position
 NFT's `transferFrom` (id `<position manager>:<token id>`), one of each manager's (Uniswap's v3 and
-v4)."""
+v4), half its vTokens of a Venus supply (id `<vToken>:supply`)."""
 
 
 def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worlds):
@@ -321,6 +321,16 @@ def _transferred(node: Anvil, protocol: str, ids: list[str], saver: str, proxy: 
         half = node.call(comet, "balanceOf(address)", saver) // 2
         node.send(comet, "transferAsset(address,address,uint256)", proxy, base, half, sender=saver)
         return [f"{comet}:supply"]
+    if protocol == "venus":
+        vtoken = next(i.split(":")[0] for i in ids if i.endswith(":supply"))
+        node.send(
+            vtoken,
+            "transfer(address,uint256)",
+            proxy,
+            node.call(vtoken, "balanceOf(address)", saver) // 2,
+            sender=saver,
+        )
+        return [f"{vtoken}:supply"]
     ids = [i for i in ids if i.count(":") == 1]  # the NFTs (a farm's CAKE is <farm>:<token id>:cake)
     managers = list(dict.fromkeys(i.split(":")[0] for i in ids))
     sent = [next(i for i in ids if i.startswith(manager)) for manager in managers]

@@ -38,11 +38,12 @@ from tests.aave2_world import artifact as aave_v2_artifact
 from tests.balancer_v3_world import RECLAMM_DYNAMIC_DATA, compile_v3
 from tests.conftest import examples, served_fixture
 from tests.evm import LENSES, SDKS, TOOLS, compile_contracts, compile_lenses, function_signatures, published_artifact
-from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi, packs, registries
+from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi, pack, packs, registries
 from tests.null_figures import failed
 from tests.pancakeswap_world import MASTERCHEF, published
 from tests.rpc_proxy import RpcProxy
 from tests.test_past_blocks import Service
+from tests.venus_world import artifact as venus_artifact
 
 PROTOCOLS = (
     "morpho",
@@ -70,6 +71,7 @@ PROTOCOLS = (
     "curve",
     "convex",
     "pancakeswap",
+    "venus",
 )
 
 
@@ -142,6 +144,11 @@ PUBLISHED = {
     "IRewardsController": ("aave-periphery:rewards/RewardsController.sol/RewardsController",),
     "IIncentivesControllerV2": ("aave-v2:AaveIncentivesController",),
     "IStakedToken": ("aave-v2:StakedAave",),
+    "IVenusComptroller": ("venus:MarketFacet", "venus:PolicyFacet", "venus:RewardFacet"),
+    "IVToken": ("venus:VBep20Delegate",),
+    "IVenusRateModel": ("venus:JumpRateModel",),
+    "IVenusOracle": ("venus:PriceOracle", "venus-oracle:ResilientOracle"),
+    "IVAIController": ("venus:VAIController",),
     "IComet": ("compound:Comet",),
     "IFluidLendingResolver": ("fluid:LendingResolver",),
     "IFluidVaultResolver": ("fluid:VaultResolver",),
@@ -349,6 +356,11 @@ def published_abis() -> dict[str, Signatures]:
         found[f"curve-registry:{contract}"] = {signature: tuple(outputs) for signature, outputs in functions.items()}
     for name in ("AaveIncentivesController", "StakedAave"):
         found[f"aave-v2:{name}"] = function_signatures(aave_v2_artifact(name)["abi"])
+    for name in ("MarketFacet", "PolicyFacet", "RewardFacet", "VBep20Delegate", "JumpRateModel", "PriceOracle"):
+        found[f"venus:{name}"] = function_signatures(venus_artifact(name)["abi"])
+    found["venus:VAIController"] = function_signatures(venus_artifact("VAIController")["abi"])
+    resilient = pack("@venusprotocol/oracle")["artifacts/contracts/ResilientOracle.sol/ResilientOracle.json"]
+    found["venus-oracle:ResilientOracle"] = function_signatures(json.loads(resilient)["abi"])
     found["pancakeswap:MasterChefV3"] = function_signatures(
         published(MASTERCHEF, "MasterChefV3.sol/MasterChefV3.json").abi
     )

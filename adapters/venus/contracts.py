@@ -1,0 +1,105 @@
+"""Venus's ground floor: every view the adapter calls on the core pool's Comptroller (a Diamond
+behind its Unitroller: MarketFacet, PolicyFacet, RewardFacet), its vTokens, their interest rate
+models and the pool's oracle, with the output names Venus publishes (`@venusprotocol/venus-protocol`
+10.3.0's artifacts; the tests hold these functions to them), and the scales of their answers.
+
+A vToken's `exchangeRateCurrent()` and `borrowBalanceCurrent(account)` are not views: they accrue
+the market's interest first. An eth_call runs them with no effect, so they give the market's own
+figures accrued to the block (what CompoundLens and VenusLens read too); each goes alone
+(`writes`), so that no other read of its round sees the accrual.
+"""
+
+from __future__ import annotations
+
+from chain.abi import Function
+from chain.lens import Lens
+
+MANTISSA = 10**18
+"""Venus's fixed point (Exp): rates, factors and exchange rates are mantissas of 1e18."""
+DOUBLE = 10**36
+"""Its reward indexes' fixed point (Double)."""
+PRICE_SCALE = 10**36
+"""`getUnderlyingPrice` is USD x 10^(36 - the underlying's decimals) per whole unit of it."""
+MAX_MARKETS = 256
+"""More markets than any Comptroller lists (the core pool has about 50): a longer list is not one
+to read with a call per market."""
+LTV_FACTOR, THRESHOLD_FACTOR = 0, 1
+"""`getEffectiveLtvFactor`'s WeightFunction: the collateral factor, the liquidation threshold."""
+
+# The Comptroller.
+ALL_MARKETS = Function("getAllMarkets()", "b0772d0b", ("address[]",))
+ASSETS_IN = Function("getAssetsIn(address)", "abfceffc", ("address[]",))
+"""The markets the account has entered: its supplies there count as collateral."""
+ORACLE = Function("oracle()", "7dc0d1d0", ("address",))
+ACCOUNT_LIQUIDITY = Function("getAccountLiquidity(address)", "5ec88c79", ("uint256", "uint256", "uint256"))
+"""(error, liquidity, shortfall) in USD x 1e18, against the liquidation thresholds (Venus v10),
+from stored balances; unnamed in the ABI: PolicyFacet's NatSpec."""
+MARKETS = Function(
+    "markets(address)",
+    "8e8f294b",
+    (
+        "bool isListed",
+        "uint256 collateralFactorMantissa",
+        "bool isVenus",
+        "uint256 liquidationThresholdMantissa",
+        "uint256 liquidationIncentiveMantissa",
+        "uint96 marketPoolId",
+        "bool isBorrowAllowed",
+    ),
+)
+"""The market's core-pool terms (Venus v10's layout: Compound's has three fields)."""
+EFFECTIVE_LTV_FACTOR = Function("getEffectiveLtvFactor(address,address,uint8)", "19ef3e8b", ("uint256",))
+"""The factor the Comptroller applies to this account's collateral in this market (its e-mode
+pool's where it joined one): LTV_FACTOR or THRESHOLD_FACTOR."""
+VENUS_ACCRUED = Function("venusAccrued(address)", "8a7dc165", ("uint256",))
+XVS_ADDRESS = Function("getXVSAddress()", "bf32442d", ("address",), immutable=True)
+SUPPLY_STATE = Function("venusSupplyState(address)", "b8324c7c", ("uint224 index", "uint32 block"))
+BORROW_STATE = Function("venusBorrowState(address)", "e37d4b79", ("uint224 index", "uint32 block"))
+SUPPLY_SPEED = Function("venusSupplySpeeds(address)", "5dd3fc9d", ("uint256",))
+BORROW_SPEED = Function("venusBorrowSpeeds(address)", "bbb8864a", ("uint256",))
+SUPPLIER_INDEX = Function("venusSupplierIndex(address,address)", "41a18d2c", ("uint256",))
+BORROWER_INDEX = Function("venusBorrowerIndex(address,address)", "08e0225c", ("uint256",))
+INITIAL_INDEX = Function("venusInitialIndex()", "c5b4db55", ("uint224",), immutable=True)
+SUPPLY_CAP = Function("supplyCaps(address)", "02c3bcbb", ("uint256",))
+BORROW_CAP = Function("borrowCaps(address)", "4a584432", ("uint256",))
+"""In the underlying's raw units; 0 stops new supply (or borrows) in Venus v10."""
+
+VAI_CONTROLLER = Function("vaiController()", "9254f5e5", ("address",))
+"""The core pool's VAIController (the zero address: none): VAI minted against the account's
+collateral is a debt the Comptroller's liquidity counts, at 1 USD a VAI."""
+
+# The VAIController.
+VAI_REPAY_AMOUNT = Function("getVAIRepayAmount(address)", "78c2f922", ("uint256",))
+"""What the account must repay: the VAI it minted and the interest on it, at the block."""
+VAI_ADDRESS = Function("getVAIAddress()", "cbeb2b28", ("address",), immutable=True)
+VAI_RATE = Function("getVAIRepayRatePerBlock()", "75c3de43", ("uint256",))
+VAI_BLOCKS_PER_YEAR = Function("getBlocksPerYear()", "741de148", ("uint256",))
+
+# A vToken.
+ACCOUNT_SNAPSHOT = Function("getAccountSnapshot(address)", "c37f68e2", ("uint256", "uint256", "uint256", "uint256"))
+"""(error, vToken balance, borrow balance stored, exchange rate stored); unnamed in the ABI."""
+EXCHANGE_RATE_CURRENT = Function("exchangeRateCurrent()", "bd6d894d", ("uint256",), writes=True)
+BORROW_BALANCE_CURRENT = Function("borrowBalanceCurrent(address)", "17bfdfbc", ("uint256",), writes=True)
+UNDERLYING = Function("underlying()", "6f307dc3", ("address",), immutable=True)
+"""None on vBNB, whose underlying is the chain's coin."""
+SUPPLY_RATE = Function("supplyRatePerBlock()", "ae9d70b0", ("uint256",))
+BORROW_RATE = Function("borrowRatePerBlock()", "f8f9da28", ("uint256",))
+INTEREST_RATE_MODEL = Function("interestRateModel()", "f3fdb15a", ("address",))
+TOTAL_BORROWS = Function("totalBorrows()", "47bd3718", ("uint256",))
+BORROW_INDEX = Function("borrowIndex()", "aa5af0fd", ("uint256",))
+BORROW_BALANCE_STORED = Function("borrowBalanceStored(address)", "95dd9193", ("uint256",))
+TOTAL_BORROWS_CURRENT = Function("totalBorrowsCurrent()", "73acee98", ("uint256",), writes=True)
+"""The market's borrows accrued to the block (its accrual, run with no effect)."""
+CASH = Function("getCash()", "3b1d21a2", ("uint256",))
+TOTAL_RESERVES = Function("totalReserves()", "8f840ddd", ("uint256",))
+RESERVE_FACTOR = Function("reserveFactorMantissa()", "173b9904", ("uint256",))
+
+# Its interest rate model and the pool's oracle.
+BLOCKS_PER_YEAR = Function("blocksPerYear()", "a385fb96", ("uint256",))
+"""The model's periods a year: BNB Chain's blocks (70,080,000 since its 0.45 s blocks)."""
+UNDERLYING_PRICE = Function("getUnderlyingPrice(address)", "fc57d4df", ("uint256",))
+ASSET_PRICE = Function("getPrice(address)", "41976e09", ("uint256",))
+"""An asset's price by the pool's oracle (the ResilientOracle), on getUnderlyingPrice's scale: XVS's."""
+
+LENS = Lens("VenusLens", ("address", "address"))
+"""VenusLens(wallet, comptroller): every read of an input."""

@@ -1,0 +1,225 @@
+"""A wallet's flows in Venus's core pool (docs/protocols/venus.md).
+
+Venus's vTokens and VAIController name the account in their events' data, not in a topic, so the
+wallet's own stream does not hold them: the events of the markets the points' legs name come from
+a stream of their own (`WalletLogs.more`), kept where they name the wallet, with the underlying
+amounts the contracts moved:
+
+- supply (`<vToken>:supply`, raw units of the underlying): `Mint` (minter) and `MintBehalf`
+  (receiver) add `mintAmount`; `Redeem` (redeemer) takes out `redeemAmount` and the `RedeemFee`
+  of the same redemption (what its vTokens were worth: the treasury's share);
+- borrow (`<vToken>:borrow`): `Borrow` (borrower) adds `borrowAmount`; `RepayBorrow` (borrower, by
+  whoever pays) and `LiquidateBorrow` (borrower) take out `repayAmount`;
+- VAI (`<VAIController>:borrow`): `MintVAI` (minter) adds, `RepayVAI` and `LiquidateVAI`
+  (borrower) take out;
+- vTokens moved between holders, from the wallet's stream (the vToken's `Transfer`, its mints and
+  redemptions left to the events above): the tokens x `exchangeRateStored()` at their block; in a
+  liquidation of the wallet's borrow, what was seized (to the liquidator, and the protocol's share
+  to the vToken itself) is `liquidation-seized`;
+- XVS (`<comptroller>:<XVS>:rewards`): a `Transfer` of XVS from the Comptroller to the wallet (a claim).
+
+A stream that holds more logs than one request reads leaves the legs it serves out, named in
+FLOWS_UNAVAILABLE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Mapping
+from fractions import Fraction
+
+from adapters.context import FetchContext
+from adapters.flows import Flow, WalletLogs, address_of, log_rows, topic, transferred
+from adapters.position_warnings import outcome
+from adapters.venus.contracts import ASSET_PRICE, MANTISSA, ORACLE, PRICE_SCALE, UNDERLYING_PRICE, VAI_CONTROLLER
+from adapters.venus.markets import LABEL
+from adapters.venus.section import VenusAddresses
+from chain import ChainReader, Log, erc20, first
+from chain.abi import Event, Function, decode
+from chain.event_index import Stream
+from chain.index_store import WALLET_STREAMS
+from errors import ProtocolError
+
+MINT = Event(
+    "Mint(address,uint256,uint256,uint256)", "0xb4c03061fb5b7fed76389d5af8f2e0ddb09f8c70d1333abbb62582835e10accb"
+)
+MINT_BEHALF = Event(
+    "MintBehalf(address,address,uint256,uint256,uint256)",
+    "0xa24ddbdf0865ba440d364725c062eac72a908faeedffc33fe64d4640c82e3ab8",
+)
+REDEEM = Event(
+    "Redeem(address,uint256,uint256,uint256)", "0xbd5034ffbd47e4e72a94baa2cdb74c6fad73cb3bcdc13036b72ec8306f5a7646"
+)
+REDEEM_FEE = Event(
+    "RedeemFee(address,uint256,uint256)", "0xccf8e53b86a99b7e9ecf796342c165764d66154780f638c08e6241d711fba6d4"
+)
+BORROW = Event(
+    "Borrow(address,uint256,uint256,uint256)", "0x13ed6866d4e1ee6da46f845c46d7e54120883d75c5ea9a2dacc1c4ca8984ab80"
+)
+REPAY_BORROW = Event(
+    "RepayBorrow(address,address,uint256,uint256,uint256)",
+    "0x1a2a22cb034d26d1854bdc6666a5b91fe25efbbb5dcad3b0355478d6f5c362a1",
+)
+LIQUIDATE_BORROW = Event(
+    "LiquidateBorrow(address,address,uint256,address,uint256)",
+    "0x298637f684da70674f26509b10f07ec2fbc77a335ab1e7d6215a4b2484d8bb52",
+)
+"""A core-pool vToken's events (Venus v10's VTokenInterfaces; none indexed)."""
+MINT_VAI = Event("MintVAI(address,uint256)", "0x002e68ab1600fc5e7290e2ceaa79e2f86b4dbaca84a48421e167e0b40409218a")
+REPAY_VAI = Event(
+    "RepayVAI(address,address,uint256)", "0x1db858e6f7e1a0d5e92c10c6507d42b3dabfe0a4867fe90c5a14d9963662ef7e"
+)
+LIQUIDATE_VAI = Event(
+    "LiquidateVAI(address,address,uint256,address,uint256)",
+    "0x42d401f96718a0c42e5cea8108973f0022677b7e2e5f4ee19851b2de7a0394e7",
+)
+"""The VAIController's (none indexed)."""
+MARKET_EVENTS = (MINT, MINT_BEHALF, REDEEM, REDEEM_FEE, BORROW, REPAY_BORROW, LIQUIDATE_BORROW)
+VAI_EVENTS = (MINT_VAI, REPAY_VAI, LIQUIDATE_VAI)
+EXCHANGE_RATE_STORED = Function("exchangeRateStored()", "182df0f5", ("uint256",))
+
+
+async def flows(
+    ctx: FetchContext[VenusAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
+) -> list[Flow]:
+    comptroller, named = ctx.section.comptroller.lower(), wallet.lower()
+    contracts = sorted({_contract(key) for key in legs if key.endswith((":supply", ":borrow"))})
+    events = await _events(ctx, logs, contracts, legs)
+    found: list[Flow] = []
+    liquidated: set[str] = set()
+    for log in events:
+        found += _decoded(log, named, legs)
+        if log.signature == LIQUIDATE_BORROW.topic and _address(log.data, 1) == named:
+            liquidated.add(log.transaction_hash)
+    found += await _moved(ctx, logs, topic(wallet), legs, liquidated)
+    rewards = {_token(key): key for key in legs if key.startswith(f"{comptroller}:") and key.endswith(":rewards")}
+    for log in logs:
+        moved = transferred(log, topic(wallet)) if log.address in rewards else None
+        if moved and moved.kind == "transfer-in" and address_of(moved.other) == comptroller:
+            at = (log.block_number, log.log_index, log.transaction_hash)
+            found.append(Flow(rewards[log.address], "claim", *at, log.address, -moved.amount))
+    return sorted(found, key=lambda flow: flow[2:4])
+
+
+async def _events(
+    ctx: FetchContext[VenusAddresses], logs: WalletLogs, contracts: list[str], legs: Mapping[str, str]
+) -> list[Log]:
+    """The vTokens' and the VAIController's events over the range (a stream of their own); none,
+    with their legs named unavailable, where it holds more than one request reads."""
+    if not contracts:
+        return []
+    digest = hashlib.sha256(",".join(contracts).encode()).hexdigest()[:16]
+    prefix = f"{WALLET_STREAMS}positions-venus-{digest}-"
+    topics = tuple(event.topic for event in (*MARKET_EVENTS, *VAI_EVENTS))
+
+    def stream(start: int) -> Stream:
+        return Stream(f"{prefix}{start}", tuple(contracts), topics, start, log_rows)
+
+    found = await logs.more(ctx, prefix, stream)
+    if found is None:
+        for key in legs:
+            if _contract(key) in contracts:
+                logs.unavailable[key] = "its market has more events over the range than one request reads"
+        return []
+    return found
+
+
+def _contract(key: str) -> str:
+    """The contract a leg's key starts with (a vToken, the VAIController, the Comptroller)."""
+    contract, _, _ = key.partition(":")
+    return contract
+
+
+def _token(key: str) -> str:
+    """The reward token of a `<comptroller>:<token>:rewards` key."""
+    _, token, _ = key.split(":")
+    return token
+
+
+def _address(data: bytes, word: int) -> str:
+    """The address in word `word` of an event's data."""
+    return "0x" + data[32 * word + 12 : 32 * word + 32].hex()
+
+
+def _decoded(log: Log, named: str, legs: Mapping[str, str]) -> list[Flow]:
+    """The flows one market or VAI event gives the wallet's legs (see the module)."""
+    at, event, data = (log.block_number, log.log_index, log.transaction_hash), log.signature, log.data
+    supply, borrow = f"{log.address}:supply", f"{log.address}:borrow"
+    changes: list[tuple[str, str, int]] = []
+    if event == MINT.topic and _address(data, 0) == named:
+        _, amount, _, _ = decode(("address", "uint256", "uint256", "uint256"), data)
+        changes.append((supply, "supply", amount))
+    elif event == MINT_BEHALF.topic and _address(data, 1) == named:
+        _, _, amount, _, _ = decode(("address", "address", "uint256", "uint256", "uint256"), data)
+        changes.append((supply, "supply", amount))
+    elif event in (REDEEM.topic, REDEEM_FEE.topic) and _address(data, 0) == named:
+        _, amount, *_ = decode(("address", "uint256", "uint256"), data[:96])
+        changes.append((supply, "withdraw" if event == REDEEM.topic else "redeem-fee", -amount))
+    elif event in (BORROW.topic, MINT_VAI.topic) and _address(data, 0) == named:
+        _, amount = decode(("address", "uint256"), data[:64])
+        changes.append((borrow, "borrow", amount))
+    elif event in (REPAY_BORROW.topic, REPAY_VAI.topic) and _address(data, 1) == named:
+        _, _, amount = decode(("address", "address", "uint256"), data[:96])
+        changes.append((borrow, "repay", -amount))
+    elif event in (LIQUIDATE_BORROW.topic, LIQUIDATE_VAI.topic) and _address(data, 1) == named:
+        _, _, amount = decode(("address", "address", "uint256"), data[:96])
+        changes.append((borrow, "liquidation-repaid", -amount))
+    return [Flow(leg, kind, *at, legs[leg], amount) for leg, kind, amount in changes if leg in legs]
+
+
+async def _moved(
+    ctx: FetchContext[VenusAddresses], logs: WalletLogs, named: str, legs: Mapping[str, str], liquidated: set[str]
+) -> list[Flow]:
+    """vTokens of the wallet's supply legs moved to or from another holder (not the vToken itself:
+    its mints and redemptions), valued at the market's stored exchange rate at their block."""
+    supplies = {_contract(key): key for key in legs if key.endswith(":supply")}
+    moved = []
+    for log in logs:
+        change = transferred(log, named) if log.address in supplies else None
+        to_itself = change is not None and address_of(change.other) == log.address
+        if change is None or change.kind in ("mint", "burn") or (to_itself and log.transaction_hash not in liquidated):
+            continue  # its own mints and redemptions are the market's events; a liquidation's protocol share is not
+        moved.append((log, change.amount, change.kind))
+
+    async def rate(log: Log) -> int:
+        reader = ctx.chains.reader(ctx.chain_id, log.block_number)
+        return int(await first(reader.call(log.address, EXCHANGE_RATE_STORED, label="Venus vToken")))
+
+    rates = await asyncio.gather(*(rate(log) for log, _, _ in moved))
+    found = []
+    for (log, tokens, kind), stored in zip(moved, rates):
+        seized = kind == "transfer-out" and log.transaction_hash in liquidated
+        at = (log.block_number, log.log_index, log.transaction_hash)
+        key = supplies[log.address]
+        amount = tokens * stored // MANTISSA if tokens > 0 else -(-tokens * stored // MANTISSA)
+        found.append(Flow(key, "liquidation-seized" if seized else kind, *at, legs[key], amount))
+    return found
+
+
+async def prices(
+    ctx: FetchContext[VenusAddresses], reader: ChainReader, moved: list[Flow]
+) -> dict[int, Fraction | None]:
+    """The flows valued as their positions are, by the pool's oracle at the flow's block: a
+    market's (`<vToken>:...`) by `getUnderlyingPrice(vToken)`, XVS claimed by `getPrice(XVS)`, each
+    x 10^decimals / 1e36 per whole token; VAI at 1 USD, as the Comptroller counts it."""
+    comptroller = ctx.section.comptroller.lower()
+    oracle, vai = await asyncio.gather(
+        first(reader.call(comptroller, ORACLE, label=LABEL)),
+        outcome(first(reader.call(comptroller, VAI_CONTROLLER, label=LABEL))),
+    )
+
+    async def price(flow: Flow) -> Fraction:
+        contract = _contract(flow.position)
+        if contract == (vai if isinstance(vai, str) else None):
+            return Fraction(1)
+        read = (
+            reader.call(str(oracle), ASSET_PRICE, flow.asset, label=f"{LABEL} oracle")
+            if contract == comptroller
+            else reader.call(str(oracle), UNDERLYING_PRICE, contract, label=f"{LABEL} oracle")
+        )
+        (answer,), (decimals,) = await asyncio.gather(read, reader.call(flow.asset, erc20.DECIMALS, label=LABEL))
+        return Fraction(answer * 10**decimals, PRICE_SCALE)
+
+    found = await asyncio.gather(*(outcome(price(flow)) for flow in moved))
+    return {index: None if isinstance(value, ProtocolError) else value for index, value in enumerate(found)}

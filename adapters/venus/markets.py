@@ -1,0 +1,98 @@
+"""What the wallet query reads and computes alike of one Venus market (a vToken): its underlying
+token, its oracle price, its rates as APYs, its terms for the account.
+
+- The underlying: `underlying()`, or the chain's coin where the vToken has none (vBNB).
+- Price: the pool's oracle, `getUnderlyingPrice(vToken)` = USD x 10^(36 - decimals) per whole
+  unit, so USD per whole token = price x 10^decimals / 1e36 (the ResilientOracle's scale).
+- APY from the per-block rates, compounded per block over the model's year:
+  (1 + ratePerBlock / 1e18)^blocksPerYear - 1, `blocksPerYear()` of the market's interest rate
+  model (70,080,000 on BNB Chain since its 0.45 s blocks; Venus's own figures compound daily,
+  which differs in the sixth digit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from adapters.position_warnings import Warnings, outcome
+from adapters.venus.contracts import (
+    BLOCKS_PER_YEAR,
+    BORROW_RATE,
+    INTEREST_RATE_MODEL,
+    MANTISSA,
+    PRICE_SCALE,
+    SUPPLY_RATE,
+    UNDERLYING,
+    UNDERLYING_PRICE,
+)
+from chain import ChainReader, erc20, first, no_read
+from chain.erc20 import NATIVE
+from errors import ProtocolError
+
+LABEL = "Venus core pool"
+"""How errors and warnings name the pool's reads."""
+
+
+@dataclass(frozen=True)
+class MarketFigures:
+    """One vToken's figures the positions share (each None where its read failed: warned)."""
+
+    vtoken: str
+    token: dict[str, Any] | None
+    """The underlying's TokenInfo."""
+    usd: Fraction | None
+    """USD per whole underlying token."""
+    supply_apy: float | None
+    borrow_apy: float | None
+    blocks_per_year: int | None
+
+    def value(self, amount: int | None) -> float | None:
+        """`amount` raw units of the underlying in USD; None where a part is unknown."""
+        if amount is None or self.usd is None or self.token is None:
+            return None
+        return float(Fraction(amount, 10 ** self.token["decimals"]) * self.usd)
+
+
+def apy(rate_per_block: int, blocks_per_year: int) -> float:
+    """Per-block compounding of a per-block rate (a mantissa) over the model's year."""
+    return math.expm1(blocks_per_year * math.log1p(rate_per_block / MANTISSA))
+
+
+async def underlying(reader: ChainReader, vtoken: str, label: str) -> str:
+    """The market's underlying token; the chain's coin (erc20.NATIVE) for a vToken without one."""
+    found = await outcome(first(reader.call(vtoken, UNDERLYING, label=label)))
+    return NATIVE if isinstance(found, ProtocolError) else str(found).lower()
+
+
+async def market(reader: ChainReader, oracle: str, vtoken: str, warnings: Warnings, label: str) -> MarketFigures:
+    """The market's token, price and APYs (see the module): one round, then the model's year and
+    the token's facts."""
+    optional = warnings.optional
+    asset, price, supply_rate, borrow_rate, model = await asyncio.gather(
+        underlying(reader, vtoken, label),
+        optional(
+            first(reader.call(oracle, UNDERLYING_PRICE, vtoken, label=f"{label} oracle")), vtoken, "USD values are"
+        ),
+        optional(first(reader.call(vtoken, SUPPLY_RATE, label=label)), vtoken, "the supply apy is"),
+        optional(first(reader.call(vtoken, BORROW_RATE, label=label)), vtoken, "the borrow apy is"),
+        optional(first(reader.call(vtoken, INTEREST_RATE_MODEL, label=label)), vtoken, "apys are"),
+    )
+    token, year = await asyncio.gather(
+        optional(erc20.token_info(reader, asset), vtoken, "currency is"),
+        optional(first(reader.call(model, BLOCKS_PER_YEAR, label=f"{label} rate model")), vtoken, "apys are")
+        if model
+        else no_read(),
+    )
+    usd = Fraction(price * 10 ** token["decimals"], PRICE_SCALE) if price is not None and token else None
+    return MarketFigures(
+        vtoken=vtoken,
+        token=token,
+        usd=usd,
+        supply_apy=apy(supply_rate, year) if supply_rate is not None and year else None,
+        borrow_apy=apy(borrow_rate, year) if borrow_rate is not None and year else None,
+        blocks_per_year=year,
+    )
