@@ -18,10 +18,9 @@ import pytest
 from adapters.aave import contracts
 from tests import aave2_world as W
 from tests import test_aave as aave_tests
-from tests.conftest import query_pools, query_positions, world_api, world_fixture
+from tests.conftest import proxied_api, query_pools, query_positions, world_api, world_fixture
 from tests.evm import arg_types, function_signatures, selector
 from tests.node_oracles import aave_apys, aave_incentive_aprs
-from tests.rpc_proxy import RpcProxy
 from tests.test_aave import output_names, published_names
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -334,10 +333,7 @@ def test_the_v2_views_are_held_to_the_published_abis():
 async def test_a_v2_borrower_is_read_in_one_round(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
     """Both v2 markets, their reserves, incentives and what the wallet may claim: one AaveLens
     call, with the ETH/USD feed's reads beside it in the same request, and no read outside them."""
-    proxy = RpcProxy(world.node.url)
-    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
-    path = world.write_addresses(tmp_path / "a.json")
-    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node, url=str(proxied.make_url("/")))
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
     await answer_of(api, world.wallets["borrower"])
     world.node.mine()
     proxy.posts.clear()

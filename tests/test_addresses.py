@@ -130,6 +130,18 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             '"oracle": "0x%s", "startBlock": -1}]}}' % (("12" * 20,) * 4),
             r"aave\[0\]: startBlock must be a block number",
         ),
+        (
+            '{"5": {"aave": [{"name": "m", "addressesProvider": "0x%s", "pool": "0x%s", "dataProvider": "0x%s", '
+            '"oracle": "0x%s", "version": 4}]}}' % (("12" * 20,) * 4),
+            r"aave\[0\] version: must be 3 or, for an Aave market, 2",
+        ),
+        (
+            '{"5": {"spark": [{"name": "m", "addressesProvider": "0x%s", "pool": "0x%s", "dataProvider": "0x%s", '
+            '"oracle": "0x%s", "version": 2}]}}' % (("12" * 20,) * 4),
+            r"spark\[0\] version: must be 3 or, for an Aave market, 2",
+        ),
+        ('{"5": {"venus": {}}}', "venus comptroller: 'None' is not an address"),
+        ('{"5": {"venus": []}}', "venus: must be an object"),
         ('{"5": {"morhpo": {}}}', r"chain 5: no section has the key 'morhpo' \(the keys: \[.*'morpho'"),
         ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),
         ('{"5": {"aura": {"booster": "0x%s"}}}' % ("12" * 20), "aura aura: 'None' is not an address"),

@@ -17,10 +17,9 @@ import pytest
 
 from adapters.venus import contracts
 from tests import venus_world as V
-from tests.conftest import query_positions, world_api, world_fixture
+from tests.conftest import proxied_api, query_positions, world_fixture
 from tests.evm import CONTRACTS, compile_contracts, function_signatures, selector
 from tests.node_oracles import pack
-from tests.rpc_proxy import RpcProxy
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on VenusWalletPositions { blockNumber warnings { code message target }
@@ -214,12 +213,9 @@ def test_every_view_is_held_to_the_published_abi():
 
 
 async def test_an_account_is_read_in_one_round(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
-    """The pool, every market's snapshot, the held markets' reads, XVS's feed and the accruals: one
+    """The pool, every market's snapshot, the held markets' reads, XVS's price and the accruals: one
     VenusLens call, and no read outside it."""
-    proxy = RpcProxy(world.node.url)
-    proxied = await aiohttp_server(proxy.app(), host="127.0.0.1")
-    path = world.write_addresses(tmp_path / "a.json")
-    api = await world_api(aiohttp_client, keys_file, api_key, path, world.node, url=str(proxied.make_url("/")))
+    proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
     await answer_of(api, world.wallets["borrower"])
     world.node.mine()
     proxy.posts.clear()

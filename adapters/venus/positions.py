@@ -3,15 +3,15 @@
 - Round 1, the Comptroller: `getAllMarkets()`, the markets the account entered (`getAssetsIn`),
   the pool's `oracle()`, `getAccountLiquidity(account)`, `venusAccrued(account)`, XVS's address
   and `venusInitialIndex()`.
-- Round 2: every market's `getAccountSnapshot(account)` (its vToken balance and stored borrow).
+- Round 2: every market's `getAccountSnapshot(account)` (its vToken balance and stored borrow),
+  and the VAI it owes where the pool has a VAIController.
+- Round 3, per market it holds: `exchangeRateCurrent()` and `borrowBalanceCurrent(account)`
+  (eth_call runs their accrual with no effect: the market's own figures at the block), the
+  account's effective collateral factor and liquidation threshold (`getEffectiveLtvFactor`), its
+  token, price and rates (markets.py) and its XVS (rewards.py); then XVS's price by the oracle.
 - All of these go out in one call (VenusLens, lenses/, chain/lens.py), which makes them in the
   same dependent order, the accruals last (they write), and returns their raw answers; without it
   they take four rounds.
-- Round 3, per market it holds: `exchangeRateCurrent()` and `borrowBalanceCurrent(account)`
-  (eth_call runs their accrual with no effect: the market's own figures at the block), the
-  market's terms (`markets(vToken)`, the account's effective collateral factor and liquidation
-  threshold, `getEffectiveLtvFactor`), its token, price and rates (markets.py) and its XVS
-  (rewards.py).
 - Amounts: supply = vToken balance x exchangeRateCurrent / 1e18, floored as `balanceOfUnderlying`;
   debt = `borrowBalanceCurrent`.
 - isCollateral: the account entered the market and its liquidation threshold there is not 0;
@@ -89,6 +89,7 @@ class _Held(NamedTuple):
     supply: dict[str, Any] | None
     borrow: dict[str, Any] | None
     collateral: Collateral | None
+    supplied: int
     owed: int
     accrual: rewards.Accrual | None
 
@@ -166,7 +167,7 @@ async def _vai(reader: ChainReader, controller: str, wallet: str, warnings: Warn
     rates = apy(rate, year) if rate is not None and year else None
     found = MarketFigures(controller, token, Fraction(1), None, rates, year)
     borrow = {**_borrow(found, owed, controller), "type": "venus-vai"}
-    return _Held(found, None, borrow, None, owed, None)
+    return _Held(found, None, borrow, None, 0, owed, None)
 
 
 async def _held(
@@ -201,17 +202,17 @@ async def _held(
     supply = borrow = collateral = None
     if balance:
         supply = _supply(found, supplied, balance, entered, ltv, threshold, pool.oracle)
-        if entered and threshold and supplied is not None and found.token and found.usd is not None:
+        if entered and threshold and found.token and found.usd is not None:
             whole = Fraction(supplied, 10 ** found.token["decimals"])
             collateral = Collateral(found.token, whole, found.usd, Fraction(threshold, MANTISSA), source=vtoken)
     if stored:
         borrow = _borrow(found, debt, pool.oracle)
-    return _Held(found, supply, borrow, collateral, debt or 0, accrual)
+    return _Held(found, supply, borrow, collateral, supplied, debt or 0, accrual)
 
 
 def _supply(
     found: MarketFigures,
-    supplied: int | None,
+    supplied: int,
     balance: int,
     entered: bool,
     ltv: int | None,
@@ -224,7 +225,7 @@ def _supply(
         "type": "venus-supply",
         "vToken": found.vtoken,
         "currency": found.token,
-        "balance": None if supplied is None else str(supplied),
+        "balance": str(supplied),
         "balanceUsd": usd,
         "vTokenBalance": str(balance),
         "apy": found.supply_apy,
@@ -242,13 +243,13 @@ def _supply(
     }
 
 
-def _borrow(found: MarketFigures, debt: int | None, oracle: str) -> dict[str, Any]:
+def _borrow(found: MarketFigures, debt: int, oracle: str) -> dict[str, Any]:
     key, usd = f"{found.vtoken}:borrow", found.value(debt)
     return {
         "type": "venus-borrow",
         "vToken": found.vtoken,
         "currency": found.token,
-        "debt": None if debt is None else str(debt),
+        "debt": str(debt),
         "debtUsd": usd,
         "apy": found.borrow_apy,
         **position(
@@ -266,7 +267,7 @@ async def _state(
 ) -> dict[str, Any]:
     """The account's totals in the pool and its risk (see the module); `complete`: every debt was
     read (else the debt, net worth and risk are unknown)."""
-    supplies = [p.market.value(int(p.supply["balance"])) if p.supply["balance"] else None for p in parts if p.supply]
+    supplies = [p.market.value(p.supplied) for p in parts if p.supply]
     loans = [p for p in parts if p.owed]
     priced = [(_whole(p), p.market.usd) for p in loans]
     debt_known = complete and all(whole is not None and usd is not None for whole, usd in priced)
