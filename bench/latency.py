@@ -87,7 +87,7 @@ QUERIES = [
     ("curve (borrower: a gauge stake alone)", [("curve", "borrower")]),
     ("convex (saver: 2 deposits, CRV, CVX, an extra reward)", [("convex", "saver")]),
     ("pancakeswap (saver: 6 held and 2 staked positions, CAKE)", [("pancakeswap", "saver")]),
-    ("venus (borrower: 2 supplies, a borrow, VAI, XVS)", [("venus", "borrower")]),
+    ("venus (borrower: the core pool and two isolated pools)", [("venus", "borrower")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.19;
 
-import "Recorder.sol";
+import "VenusRecorder.sol";
 
 /// @dev The core pool's Comptroller (a Diamond: MarketFacet, PolicyFacet, RewardFacet), as Venus's
 /// venus-protocol package (10.3.0) publishes their ABIs.
@@ -51,39 +51,14 @@ interface IVAIController {
     function getBlocksPerYear() external view returns (uint256);
 }
 
-/// @dev A vToken (VBep20Delegate); `exchangeRateCurrent` and `borrowBalanceCurrent` accrue first.
-interface IVToken {
-    function getAccountSnapshot(address account) external view returns (uint256, uint256, uint256, uint256);
-
-    function underlying() external view returns (address);
-
-    function supplyRatePerBlock() external view returns (uint256);
-
-    function borrowRatePerBlock() external view returns (uint256);
-
+/// @dev The core pool's vToken's rate model, which says its year.
+interface ICoreVToken {
     function interestRateModel() external view returns (address);
-
-    function totalSupply() external view returns (uint256);
-
-    function totalBorrows() external view returns (uint256);
-
-    function borrowIndex() external view returns (uint256);
-
-    function exchangeRateCurrent() external returns (uint256);
-
-    function borrowBalanceCurrent(address account) external returns (uint256);
 }
 
 /// @dev The market's interest rate model (JumpRateModel, WhitePaperInterestRateModel).
 interface IVenusRateModel {
     function blocksPerYear() external view returns (uint256);
-}
-
-/// @dev The pool's oracle (PriceOracle: the ResilientOracle on BNB Chain).
-interface IVenusOracle {
-    function getUnderlyingPrice(address vToken) external view returns (uint256);
-
-    function getPrice(address asset) external view returns (uint256);
 }
 
 /// @title The reads of one Venus input (adapters/venus/positions.py, markets.py, rewards.py), in one call
@@ -93,9 +68,7 @@ interface IVenusOracle {
 /// account's effective factors and the XVS indexes and speeds; XVS's token facts and price; then,
 /// last (they write: each market's accrual, kept inside the lens), the markets' accrued exchange
 /// rates and the account's accrued borrows.
-contract VenusLens is Recorder {
-    uint256 private constant MAX_MARKETS = 256;
-
+contract VenusLens is VenusRecorder {
     constructor(address wallet, address comptroller) {
         Tape memory tape = _tape();
         (address[] memory markets, address oracle, address xvs) = _pool(tape, comptroller, wallet);
@@ -106,11 +79,7 @@ contract VenusLens is Recorder {
         }
         _tokenInfo(tape, xvs);
         _call(tape, oracle, abi.encodeCall(IVenusOracle.getPrice, (xvs)));
-        for (uint256 i = 0; i < markets.length; i++) {
-            if (!held[i]) continue;
-            _mutatingCall(tape, markets[i], abi.encodeCall(IVToken.exchangeRateCurrent, ()));
-            if (borrowed[i]) _mutatingCall(tape, markets[i], abi.encodeCall(IVToken.borrowBalanceCurrent, (wallet)));
-        }
+        _accruals(tape, markets, held, borrowed, wallet);
         _finish(tape);
     }
 
@@ -129,7 +98,7 @@ contract VenusLens is Recorder {
         xvs = address(uint160(_word(tape, comptroller, abi.encodeCall(IVenusComptroller.getXVSAddress, ()))));
         _call(tape, comptroller, abi.encodeCall(IVenusComptroller.venusInitialIndex, ()));
         if (listed && list.length >= 64) markets = abi.decode(list, (address[]));
-        if (markets.length > MAX_MARKETS) markets = new address[](0);
+        if (markets.length > MAX_ITEMS) markets = new address[](0);
     }
 
     /// @dev The VAI the account owes, its token and rate, where the pool has a VAIController.
@@ -145,33 +114,13 @@ contract VenusLens is Recorder {
         if (owed != 0) _tokenInfo(tape, vai);
     }
 
-    /// @dev Every market's account snapshot: the markets it holds, and those where it borrows.
-    function _snapshots(Tape memory tape, address[] memory markets, address wallet)
-        private
-        view
-        returns (bool[] memory held, bool[] memory borrowed)
-    {
-        held = new bool[](markets.length);
-        borrowed = new bool[](markets.length);
-        for (uint256 i = 0; i < markets.length; i++) {
-            (bool ok, bytes memory snapshot) =
-                _call(tape, markets[i], abi.encodeCall(IVToken.getAccountSnapshot, (wallet)));
-            held[i] = ok && _at(snapshot, 0) == 0 && (_at(snapshot, 1) != 0 || _at(snapshot, 2) != 0);
-            borrowed[i] = held[i] && _at(snapshot, 2) != 0;
-        }
-    }
-
     /// @dev A held market's views (markets.py, positions.py, rewards.py).
     function _market(Tape memory tape, address comptroller, address oracle, address vToken, address wallet)
         private
         view
     {
-        (bool native, bytes memory token) = _call(tape, vToken, abi.encodeCall(IVToken.underlying, ()));
-        _call(tape, oracle, abi.encodeCall(IVenusOracle.getUnderlyingPrice, (vToken)));
-        _call(tape, vToken, abi.encodeCall(IVToken.supplyRatePerBlock, ()));
-        _call(tape, vToken, abi.encodeCall(IVToken.borrowRatePerBlock, ()));
-        address model = address(uint160(_word(tape, vToken, abi.encodeCall(IVToken.interestRateModel, ()))));
-        if (native && token.length >= 32) _tokenInfo(tape, address(uint160(_at(token, 0))));
+        _vToken(tape, oracle, vToken);
+        address model = address(uint160(_word(tape, vToken, abi.encodeCall(ICoreVToken.interestRateModel, ()))));
         if (model != address(0)) _call(tape, model, abi.encodeCall(IVenusRateModel.blocksPerYear, ()));
         for (uint8 weight = 0; weight < 2; weight++) {
             _call(tape, comptroller, abi.encodeCall(IVenusComptroller.getEffectiveLtvFactor, (wallet, vToken, weight)));
@@ -187,8 +136,6 @@ contract VenusLens is Recorder {
         _call(tape, comptroller, abi.encodeCall(IVenusComptroller.venusBorrowSpeeds, (vToken)));
         _call(tape, comptroller, abi.encodeCall(IVenusComptroller.venusSupplierIndex, (vToken, wallet)));
         _call(tape, comptroller, abi.encodeCall(IVenusComptroller.venusBorrowerIndex, (vToken, wallet)));
-        _call(tape, vToken, abi.encodeCall(IVToken.totalSupply, ()));
-        _call(tape, vToken, abi.encodeCall(IVToken.totalBorrows, ()));
-        _call(tape, vToken, abi.encodeCall(IVToken.borrowIndex, ()));
+        _totals(tape, vToken);
     }
 }

@@ -273,7 +273,14 @@ def later_day(worlds: AllWorlds) -> str:
     node.send(usdt.underlying, "approve(address,uint256)", usdt.vtoken, 100 * venus_world.ETHER, sender=borrower)
     venus_world.succeed(node, usdt.vtoken, "repayBorrow(uint256)", 100 * venus_world.ETHER, sender=borrower)
     venus_world.supply(node, venus, "USDT", 1_000 * venus_world.ETHER, saver)
-    done.append("Venus: the borrower repays 100 USDT (repayBorrow), the saver supplies 1,000 USDT (mint)")
+    usdc = venus.pools.pools["Stablecoins"].markets["USDC"]
+    node.send(usdc.underlying, "faucet(uint256)", 500 * venus_world.ETHER, sender=borrower)
+    node.send(usdc.underlying, "approve(address,uint256)", usdc.vtoken, 500 * venus_world.ETHER, sender=borrower)
+    node.send(usdc.vtoken, "repayBorrow(uint256)", 500 * venus_world.ETHER, sender=borrower)
+    done.append(
+        "Venus: the borrower repays 100 USDT (repayBorrow) and, in the Stablecoins pool, 500 USDC; "
+        "the saver supplies 1,000 USDT (mint)"
+    )
     staking = parts["liquid_staking"]
     other = staking_other(worlds)
     for token in ("eETH", "weETH", "rETH", "ezETH", "rsETH"):

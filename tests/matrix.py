@@ -798,15 +798,25 @@ CELLS: dict[str, dict[str, Cell]] = {
     "venus": row(
         positions=Done(
             "tests/test_venus.py::test_amounts_are_the_markets_own_at_the_block",
+            "tests/test_venus_pools.py::test_amounts_factors_and_apys_are_the_markets_own",
             "tests/test_venus.py::test_an_account_is_read_in_one_round",
         ),
-        poolDetails=Done("tests/test_venus.py::test_the_pool_by_its_comptroller_or_a_market_by_its_vtoken"),
+        poolDetails=Done(
+            "tests/test_venus.py::test_the_pool_by_its_comptroller_or_a_market_by_its_vtoken",
+            "tests/test_venus_pools.py::test_an_isolated_pool_by_its_comptroller_or_a_market_by_its_vtoken",
+        ),
         flows=Done("tests/test_history_venus.py::test_the_markets_events_are_the_flows_and_earnings_add_up"),
-        risk=Done("tests/test_venus.py::test_the_liquidation_price_is_where_the_comptroller_finds_a_shortfall"),
-        rewards=Done("tests/test_venus.py::test_the_xvs_owed_is_what_a_claim_pays_at_the_block"),
+        risk=Done(
+            "tests/test_venus.py::test_the_liquidation_price_is_where_the_comptroller_finds_a_shortfall",
+            "tests/test_venus_pools.py::test_the_liquidation_price_is_where_the_comptroller_finds_a_shortfall",
+        ),
+        rewards=Done(
+            "tests/test_venus.py::test_the_xvs_owed_is_what_a_claim_pays_at_the_block",
+            "tests/test_venus_pools.py::test_each_distributor_owes_what_its_claim_pays_at_the_block",
+        ),
         accounts=Done(TOKEN_IN_ACCOUNT),
         pastBlocks=Done(HISTORY),
-        latency=Done("bench/latency.py::venus (borrower: 2 supplies, a borrow, VAI, XVS)"),
+        latency=Done("bench/latency.py::venus (borrower: the core pool and two isolated pools)"),
         docs=page(
             "venus",
             "Formulas (every read at `blockNumber`)",

@@ -140,7 +140,8 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             '"oracle": "0x%s", "version": 2}]}}' % (("12" * 20,) * 4),
             r"spark\[0\] version: must be 3 or, for an Aave market, 2",
         ),
-        ('{"5": {"venus": {}}}', "venus comptroller: 'None' is not an address"),
+        ('{"5": {"venus": {}}}', "venus: needs the core pool's comptroller, a poolRegistry, or both"),
+        ('{"5": {"venus": {"poolRegistry": "0x12"}}}', "venus poolRegistry: '0x12' is not an address"),
         ('{"5": {"venus": []}}', "venus: must be an object"),
         ('{"5": {"morhpo": {}}}', r"chain 5: no section has the key 'morhpo' \(the keys: \[.*'morpho'"),
         ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),
@@ -580,12 +581,26 @@ def test_the_pancakeswap_world_deploys_pools_where_the_sdks_init_code_hash_puts_
     }
 
 
-def test_venus_core_pool_is_venus_deployment_record():
+def test_venus_pools_are_venus_deployment_records():
     """The core pool's Unitroller on BNB Chain is the one Venus's own deployment record names
-    (`deployments/bscmainnet_addresses.json` in the pinned `@venusprotocol/venus-protocol`), and
-    no other chain lists a core pool: Venus has one only there (its other chains run isolated pools)."""
+    (`deployments/bscmainnet_addresses.json` in the pinned `@venusprotocol/venus-protocol`), and no
+    other chain lists a core pool: Venus has one only there. Every chain served where Venus runs
+    isolated pools lists the PoolRegistry of `@venusprotocol/isolated-pools`' records for it, and
+    its startBlock is that record's deployment block (BNB Chain's core pool is older: none)."""
     record = json.loads(pack("@venusprotocol/venus-protocol")["deployments/bscmainnet_addresses.json"])
     assert int(record["chainId"]) == 56
     data = json.loads(addresses.BUILT_IN.read_text())
     listed = {chain: value["venus"] for chain, value in data.items() if "venus" in value}
-    assert listed == {"56": {"comptroller": record["addresses"]["Unitroller"]}}
+    assert {c for c, v in listed.items() if "comptroller" in v} == {"56"}
+    assert listed["56"]["comptroller"] == record["addresses"]["Unitroller"]
+    files = pack("@venusprotocol/isolated-pools")
+    networks = {"56": "bscmainnet", "1": "ethereum", "42161": "arbitrumone", "8453": "basemainnet"}
+    networks |= {"10": "opmainnet", "130": "unichainmainnet"}
+    assert set(listed) == set(networks)
+    for chain, network in networks.items():
+        names = json.loads(files[f"deployments/{network}_addresses.json"])
+        assert int(names["chainId"]) == int(chain), chain
+        assert names["addresses"]["PoolRegistry"] == listed[chain]["poolRegistry"], chain
+        proxy = json.loads(files[f"deployments/{network}/PoolRegistry_Proxy.json"])
+        assert proxy["address"] == listed[chain]["poolRegistry"], chain
+        assert listed[chain].get("startBlock") == (None if chain == "56" else proxy["receipt"]["blockNumber"]), chain

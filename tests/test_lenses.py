@@ -145,8 +145,13 @@ PUBLISHED = {
     "IIncentivesControllerV2": ("aave-v2:AaveIncentivesController",),
     "IStakedToken": ("aave-v2:StakedAave",),
     "IVenusComptroller": ("venus:MarketFacet", "venus:PolicyFacet", "venus:RewardFacet"),
-    "IVToken": ("venus:VBep20Delegate",),
+    "IVToken": ("venus:VBep20Delegate", "venus-pools:VTokenImpl"),
+    "ICoreVToken": ("venus:VBep20Delegate",),
     "IVenusRateModel": ("venus:JumpRateModel",),
+    "IVenusPoolRegistry": ("venus-pools:PoolRegistry_Implementation",),
+    "IPoolComptroller": ("venus-pools:ComptrollerImpl",),
+    "IPoolVToken": ("venus-pools:VTokenImpl",),
+    "IRewardsDistributor": ("venus-pools:RewardsDistributorImpl",),
     "IVenusOracle": ("venus:PriceOracle", "venus-oracle:ResilientOracle"),
     "IVAIController": ("venus:VAIController",),
     "IComet": ("compound:Comet",),
@@ -359,6 +364,11 @@ def published_abis() -> dict[str, Signatures]:
     for name in ("MarketFacet", "PolicyFacet", "RewardFacet", "VBep20Delegate", "JumpRateModel", "PriceOracle"):
         found[f"venus:{name}"] = function_signatures(venus_artifact(name)["abi"])
     found["venus:VAIController"] = function_signatures(venus_artifact("VAIController")["abi"])
+    pools = pack("@venusprotocol/isolated-pools")
+    for name in ("PoolRegistry_Implementation", "ComptrollerImpl", "VTokenImpl", "RewardsDistributorImpl"):
+        found[f"venus-pools:{name}"] = function_signatures(
+            json.loads(pools[f"deployments/arbitrumone/{name}.json"])["abi"]
+        )
     resilient = pack("@venusprotocol/oracle")["artifacts/contracts/ResilientOracle.sol/ResilientOracle.json"]
     found["venus-oracle:ResilientOracle"] = function_signatures(json.loads(resilient)["abi"])
     found["pancakeswap:MasterChefV3"] = function_signatures(

@@ -18,18 +18,18 @@ import pytest
 from adapters.venus import contracts
 from tests import venus_world as V
 from tests.conftest import proxied_api, query_positions, world_fixture
-from tests.evm import CONTRACTS, compile_contracts, function_signatures, selector
+from tests.evm import CONTRACTS, calldata, compile_contracts, function_signatures, selector
 from tests.node_oracles import pack
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
   data { ... on VenusWalletPositions { blockNumber warnings { code message target }
-    marketState { comptroller totalSupplyUsd totalDebtUsd netWorthUsd liquidityUsd shortfallUsd healthFactor
+    poolStates { pool comptroller totalSupplyUsd totalDebtUsd netWorthUsd liquidityUsd shortfallUsd healthFactor
       risk { healthFactor liquidationLoanToValue liquidationPrices { asset { symbol } priceUsd priceInLoanAsset }
         oracle { address } } }
-    supplyPositions { type vToken currency { symbol decimals } balance balanceUsd vTokenBalance apy isCollateral
-      canBeCollateral collateralFactor liquidationThreshold }
-    borrowPositions { type vToken currency { symbol } debt debtUsd apy }
-    rewardPositions { type rewardToken { address symbol } accrued accruedUsd } } }
+    supplyPositions { type comptroller vToken currency { symbol decimals } balance balanceUsd vTokenBalance apy
+      isCollateral canBeCollateral collateralFactor liquidationThreshold }
+    borrowPositions { type comptroller vToken currency { symbol } debt debtUsd apy }
+    rewardPositions { type comptroller distributor rewardToken { address symbol } accrued accruedUsd } } }
   errors { error { code message } } } }"""
 
 world = world_fixture(V.build)
@@ -40,11 +40,18 @@ def at(world: V.VenusWorld, block: int, to: str, signature: str, *args, returns=
     return world.node.call(to, signature, *args, returns=returns, block=block)
 
 
-async def answer_of(client, wallet):
+async def answer_of(client, wallet, comptroller):
+    """The wallet's answer, narrowed to one pool's (`comptroller`) state (`marketState`, None where
+    it holds nothing there) and positions; its warnings, whole."""
     answer = await query_positions(client, QUERY, "venus", [wallet], 31337)
     assert answer["errors"] == []
     (entry,) = answer["data"]
-    return entry
+    states = [state for state in entry["poolStates"] if state["comptroller"] == comptroller]
+    ours = {side: [p for p in entry[side] if p["comptroller"] == comptroller] for side in SIDES}
+    return {**entry, **ours, "marketState": states[0] if states else None}
+
+
+SIDES = ("supplyPositions", "borrowPositions", "rewardPositions")
 
 
 async def test_amounts_are_the_markets_own_at_the_block(world_client, world):
@@ -52,7 +59,7 @@ async def test_amounts_are_the_markets_own_at_the_block(world_client, world):
     says (both accrue the market first); USD by the pool's oracle; the supplies of entered markets
     are collateral."""
     borrower = world.wallets["borrower"]
-    entry = await answer_of(world_client, borrower)
+    entry = await answer_of(world_client, borrower, world.comptroller)
     block = entry["blockNumber"]
     assert [(w["code"], w["target"]) for w in entry["warnings"]] == [("NO_LIQUIDATION_PRICE", world.comptroller)], (
         "its BTCB alone covers the debt: no fall of ETH's price liquidates it"
@@ -82,7 +89,7 @@ async def test_amounts_are_the_markets_own_at_the_block(world_client, world):
 
 async def test_a_supply_in_a_market_not_entered_is_not_collateral(world_client, world):
     saver = world.wallets["saver"]
-    entry = await answer_of(world_client, saver)
+    entry = await answer_of(world_client, saver, world.comptroller)
     (supply,) = entry["supplyPositions"]
     assert (supply["isCollateral"], supply["canBeCollateral"]) == (False, True)
     assert entry["marketState"]["risk"] is None and entry["borrowPositions"] == []
@@ -91,7 +98,8 @@ async def test_a_supply_in_a_market_not_entered_is_not_collateral(world_client, 
 async def test_apys_compound_the_models_per_block_rates(world_client, world):
     """(1 + ratePerBlock / 1e18)^blocksPerYear - 1, the rates and the year the market's own model gives."""
     borrower, saver = world.wallets["borrower"], world.wallets["saver"]
-    borrowed, saved = await answer_of(world_client, borrower), await answer_of(world_client, saver)
+    borrowed = await answer_of(world_client, borrower, world.comptroller)
+    saved = await answer_of(world_client, saver, world.comptroller)
     usdt = world.markets["USDT"].vtoken
     year = at(world, saved["blockNumber"], world.irm, "blocksPerYear()")
     assert year == V.BLOCKS_PER_YEAR
@@ -105,19 +113,23 @@ async def test_apys_compound_the_models_per_block_rates(world_client, world):
         assert position["apy"] == pytest.approx(math.expm1(year * math.log1p(rate / 1e18)), rel=1e-12)
 
 
-def claimed(world: V.VenusWorld, block: int, holder: str) -> int:
-    """What the Comptroller's claimVenus pays `holder` at `block` (TestVenusClaim, run by eth_call)."""
+def claimed(world: V.VenusWorld, block: int, payer: str, token: str, holder: str) -> int:
+    """What `payer`'s own claim pays `holder` at `block` (TestVenusClaim, run by eth_call): the core
+    pool's claimVenus, a RewardsDistributor's claimRewardToken."""
     probe = compile_contracts([CONTRACTS / "TestVenusClaim.sol"])["TestVenusClaim"]
-    args = eth_abi.encode(["address", "address", "address"], [world.comptroller, world.xvs, holder])
+    signature = "claimVenus(address)" if payer == world.comptroller else "claimRewardToken(address)"
+    claim = calldata(signature, holder)
+    args = eth_abi.encode(["address", "address", "address", "bytes"], [payer, token, holder, claim])
     answer = world.node.rpc("eth_call", {"data": probe.bytecode + args.hex()}, hex(block))
     return int(answer, 16)
 
 
 async def test_the_xvs_owed_is_what_a_claim_pays_at_the_block(world_client, world):
     for role in ("borrower", "saver", "lender"):
-        entry = await answer_of(world_client, world.wallets[role])
+        entry = await answer_of(world_client, world.wallets[role], world.comptroller)
         (reward,) = entry["rewardPositions"]
-        paid = claimed(world, entry["blockNumber"], world.wallets[role])
+        assert reward["distributor"] == world.comptroller
+        paid = claimed(world, entry["blockNumber"], world.comptroller, world.xvs, world.wallets[role])
         assert paid > 0 and reward["accrued"] == str(paid), role
         assert reward["rewardToken"] == {"address": world.xvs, "symbol": "XVS"}
         assert reward["accruedUsd"] == pytest.approx(paid / 10**18 * V.XVS_USD / 10**18, rel=1e-12), (
@@ -125,34 +137,46 @@ async def test_the_xvs_owed_is_what_a_claim_pays_at_the_block(world_client, worl
         )
 
 
-async def test_the_liquidation_price_is_where_the_comptroller_finds_a_shortfall(world_client, world):
-    """With every market accrued (so the Comptroller's stored balances are the answer's), BTCB's
-    answered liquidation price x (1 + 1e-6) leaves no shortfall, x (1 - 1e-6) makes one; the health
-    factor is getAccountLiquidity's (liquidity + debt) / debt."""
+async def liquidation_holds(client, world, comptroller, vtokens, symbol, set_price) -> None:
+    """With the pool's markets (`vtokens`) accrued, so its Comptroller's stored balances are the
+    answer's: `symbol`'s answered liquidation price x (1 + 1e-6) leaves no shortfall, x (1 - 1e-6)
+    makes one (`set_price(price)` sets it, USD x 1e18); the health factor is
+    getAccountLiquidity's (liquidity + debt) / debt."""
     node, borrower = world.node, world.wallets["borrower"]
+
+    def liquidity() -> tuple[int, int]:
+        _, excess, shortfall = node.call(comptroller, "getAccountLiquidity(address)", borrower, returns=["uint256"] * 3)
+        return excess, shortfall
+
     snapshot = node.rpc("evm_snapshot")
     try:
-        for market in world.markets.values():
-            node.send(market.vtoken, "accrueInterest()")
-        entry = await answer_of(world_client, borrower)
-        state = entry["marketState"]
-        _, liquidity, shortfall = node.call(
-            world.comptroller, "getAccountLiquidity(address)", borrower, returns=["uint256"] * 3
-        )
-        assert shortfall == 0 and state["liquidityUsd"] == pytest.approx(liquidity / 1e18, rel=1e-12)
+        for vtoken in vtokens:
+            node.send(vtoken, "accrueInterest()")
+        state = (await answer_of(client, borrower, comptroller))["marketState"]
+        excess, shortfall = liquidity()
+        assert shortfall == 0 and state["liquidityUsd"] == pytest.approx(excess / 1e18, rel=1e-12)
         assert state["healthFactor"] == pytest.approx(
-            (liquidity / 1e18 + state["totalDebtUsd"]) / state["totalDebtUsd"], rel=1e-9
+            (excess / 1e18 + state["totalDebtUsd"]) / state["totalDebtUsd"], rel=1e-9
         )
-        (btcb,) = [p for p in state["risk"]["liquidationPrices"] if p["asset"]["symbol"] == "BTCB"]
+        (found,) = [p for p in state["risk"]["liquidationPrices"] if p["asset"]["symbol"] == symbol]
         for factor, short in ((1 + 1e-6, False), (1 - 1e-6, True)):
-            price = round(Fraction(btcb["priceUsd"]) * Fraction(factor) * 10**18)
-            node.send(world.oracle, "setDirectPrice(address,uint256)", world.markets["BTCB"].underlying, price)
-            _, _, found = node.call(
-                world.comptroller, "getAccountLiquidity(address)", borrower, returns=["uint256"] * 3
-            )
-            assert (found > 0) is short, factor
+            set_price(round(Fraction(found["priceUsd"]) * Fraction(factor) * 10**18))
+            assert (liquidity()[1] > 0) is short, factor
     finally:
         node.rpc("evm_revert", snapshot)
+
+
+async def test_the_liquidation_price_is_where_the_comptroller_finds_a_shortfall(world_client, world):
+    """BTCB's, in the core pool (see liquidation_holds)."""
+    btcb = world.markets["BTCB"].underlying
+    await liquidation_holds(
+        world_client,
+        world,
+        world.comptroller,
+        [m.vtoken for m in world.markets.values()],
+        "BTCB",
+        lambda price: world.node.send(world.oracle, "setDirectPrice(address,uint256)", btcb, price),
+    )
 
 
 PUBLISHED = {
@@ -198,11 +222,9 @@ PUBLISHED = {
 }
 
 
-def test_every_view_is_held_to_the_published_abi():
-    """Each function of contracts.py has the signature and output types of Venus's artifacts."""
-    assert {name for name in vars(contracts) if isinstance(getattr(contracts, name), type(contracts.ORACLE))} == set(
-        PUBLISHED
-    )
+def test_every_core_view_is_held_to_the_published_abi():
+    """Each core-pool function of contracts.py has the signature and output types of Venus's
+    artifacts (tests/test_venus_pools.py holds the isolated pools' and that none is left out)."""
     resilient = pack("@venusprotocol/oracle")["artifacts/contracts/ResilientOracle.sol/ResilientOracle.json"]
     for name, contract in PUBLISHED.items():
         function = getattr(contracts, name)
@@ -213,23 +235,25 @@ def test_every_view_is_held_to_the_published_abi():
 
 
 async def test_an_account_is_read_in_one_round(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path):
-    """The pool, every market's snapshot, the held markets' reads, XVS's price and the accruals: one
-    VenusLens call, and no read outside it."""
+    """The pools, every market's snapshot, the held markets' reads, the reward tokens' prices and
+    the accruals: one VenusLens call (the core pool) and one VenusPoolsLens call (the isolated
+    pools), and no read outside them."""
     proxy, api = await proxied_api(aiohttp_client, aiohttp_server, keys_file, api_key, world, tmp_path)
-    await answer_of(api, world.wallets["borrower"])
+    await answer_of(api, world.wallets["borrower"], world.comptroller)
     world.node.mine()
     proxy.posts.clear()
-    entry = await answer_of(api, world.wallets["borrower"])
-    assert entry["rewardPositions"] and entry["borrowPositions"]
+    entry = await answer_of(api, world.wallets["borrower"], world.comptroller)
+    assert entry["rewardPositions"] and entry["borrowPositions"] and len(entry["poolStates"]) == 3
     calls = proxy.calls("eth_call")
     assert [call for call in calls if "to" in call["params"][0]] == [], "every read came from the tape"
-    assert len(calls) == 1
+    assert len(calls) == 2
 
 
 POOL = """query($inputs: [PoolInput!]!) { poolDetails(inputs: $inputs) { data { blockNumber warnings { code message }
-  details { ... on VenusPool { type comptroller oracle markets { vToken asset { symbol } totalSupplied totalSuppliedUsd
-    totalBorrowed utilization supplyApy borrowApy collateralFactor liquidationThreshold isListed isBorrowAllowed
-    reserveFactor supplyCap borrowCap xvsSupplyPerBlock xvsBorrowPerBlock priceUsd } } } }
+  details { ... on VenusPool { type name comptroller oracle markets { vToken asset { symbol } totalSupplied
+    totalSuppliedUsd totalBorrowed utilization supplyApy borrowApy periodsPerYear collateralFactor liquidationThreshold
+    isListed isBorrowAllowed reserveFactor supplyCap borrowCap
+    rewardSpeeds { payer rewardToken supplyPerPeriod borrowPerPeriod } priceUsd } } } }
   errors { poolAddress error { code message } } } }"""
 
 
@@ -249,6 +273,7 @@ async def test_the_pool_by_its_comptroller_or_a_market_by_its_vtoken(world_clien
     found = reply.body["data"]["poolDetails"]
     whole, alone = found["data"]
     assert whole["warnings"] == [] and whole["details"]["oracle"] == world.oracle
+    assert whole["details"]["name"] == "Core Pool"
     rows = {row["vToken"]: row for row in whole["details"]["markets"]}
     assert set(rows) == {m.vtoken for m in world.markets.values()}
     block = whole["blockNumber"]
@@ -261,6 +286,9 @@ async def test_the_pool_by_its_comptroller_or_a_market_by_its_vtoken(world_clien
         assert (row["isListed"], row["isBorrowAllowed"]) == (True, True)
         assert row["liquidationThreshold"] == V.LISTINGS[symbol].liquidation_threshold / 10**18
     assert rows[usdt]["utilization"] > 0 and rows[usdt]["borrowApy"] > rows[usdt]["supplyApy"] > 0
+    assert rows[usdt]["periodsPerYear"] == V.BLOCKS_PER_YEAR
+    speeds = {"supplyPerPeriod": str(V.LISTINGS["USDT"].supply_speed), "borrowPerPeriod": str(2 * 10**16)}
+    assert rows[usdt]["rewardSpeeds"] == [{"payer": world.comptroller, "rewardToken": world.xvs, **speeds}]
     assert alone["details"]["markets"] == [rows[usdt]]
     (refused,) = found["errors"]
     assert refused["error"]["code"] == "VALIDATION_ERROR" and world.comptroller in refused["error"]["message"]

@@ -37,8 +37,11 @@ VAI_BASE_RATE stability fee; the Comptroller's `_setVAIController` and `_setVAIM
 controller's year is its hard-coded 70,080,000 blocks (no setter) and, with no float rate, it never
 asks the oracle for VAI's price. No VAIVault and no XVS for VAI minters.
 
+The isolated pools (tests/venus_pools_world.py) join them on the same chain, paying the same XVS.
+
 The lender, borrower and saver open their positions through the vTokens' and the Comptroller's own
-entry points, and the borrower mints VAI_MINTED; then ELAPSED_BLOCKS are mined, as Venus accrues
+entry points, and the borrower mints VAI_MINTED, then theirs in the isolated pools; then
+ELAPSED_SECONDS pass and ELAPSED_BLOCKS are mined, as Venus accrues
 interest and XVS per block. The VAI index accrues only when something calls the controller
 (`accrueVAIInterest`, a mint, repay or liquidation), so after the mined blocks a plain
 `getVAIRepayAmount` still answers the stored VAI_MINTED: reading the interest takes an accrual in
@@ -55,10 +58,12 @@ from typing import Any
 
 from eth_abi.abi import decode
 
+from tests import venus_pools_world
 from tests.aave_world import Deployer
 from tests.compound_world import compile_all
 from tests.evm import Anvil, calldata, function_signatures, packaged, selector
 from tests.node_oracles import pack
+from tests.venus_pools_world import Listing
 
 PACKAGE = "@venusprotocol/venus-protocol"
 ETHER = 10**18
@@ -66,6 +71,8 @@ MANTISSA = 10**18
 BLOCKS_PER_YEAR = 70_080_000
 """BNB Chain's blocks a year since its 0.45 s blocks (the package's VAIController says the same)."""
 ELAPSED_BLOCKS = 1_000
+ELAPSED_SECONDS = 450
+"""What those blocks take on BNB Chain, for the isolated pool that counts seconds."""
 """Blocks mined once the positions are open (~7.5 minutes of BNB Chain). anvil mines slower the
 longer its chain: here 1,000 take 1.5 s, 10,000 a minute (past the RPC's 60 s timeout in one
 `anvil_mine`); and 10,000 would push the world's first blocks out of the past states tests/evm.py's
@@ -94,23 +101,6 @@ VAI_BASE_RATE = MANTISSA * 4 // 100
 VAI_MINT_CAP = 10**9 * ETHER
 VAI_MINTED = 1_000 * ETHER
 """What the borrower mints (its liquidity allows ~40,000)."""
-
-
-@dataclass(frozen=True)
-class Listing:
-    """A market's configuration: underlying decimals, USD price, factors and XVS speeds per block."""
-
-    decimals: int
-    usd: int
-    collateral_factor: int
-    liquidation_threshold: int
-    supply_speed: int
-    borrow_speed: int
-
-    @property
-    def price(self) -> int:
-        """The oracle's price: USD x 1e(36 - decimals)."""
-        return int(self.usd * 10 ** (36 - self.decimals))
 
 
 LISTINGS = {
@@ -164,12 +154,20 @@ class VenusWorld:
     """The VAI token (18 decimals, $1 by the protocol's own reckoning)."""
     vai_controller: str = ""
     """The VAIUnitroller: the VAI controller's address, whatever its implementation."""
+    vai_block: int = 0
+    """The block the borrower minted its VAI at (the controller accrues from it)."""
+    pools: venus_pools_world.PoolsWorld = field(default_factory=venus_pools_world.PoolsWorld)
+    """The isolated pools (tests/venus_pools_world.py)."""
 
     def addresses_override(self) -> dict[str, Any]:
         return {
             str(self.node.chain_id): {
                 "name": "anvil devnet",
-                "venus": {"comptroller": self.comptroller, "startBlock": self.start_block},
+                "venus": {
+                    "comptroller": self.comptroller,
+                    "poolRegistry": self.pools.registry,
+                    "startBlock": self.start_block,
+                },
             }
         }
 
@@ -325,6 +323,7 @@ def open_positions(world: VenusWorld) -> None:
     borrow(node, world, "USDT", 20_000 * ETHER, borrower)
     supply(node, world, "USDT", 10_000 * ETHER, saver)
     succeed(node, world.vai_controller, "mintVAI(uint256)", VAI_MINTED, sender=borrower)
+    world.vai_block = node.block_number()
 
 
 def build(node: Anvil, wallets: dict[str, str] | None = None) -> VenusWorld:
@@ -343,5 +342,8 @@ def build(node: Anvil, wallets: dict[str, str] | None = None) -> VenusWorld:
     deploy_vai(venus, world)
     node.send(world.oracle, "setDirectPrice(address,uint256)", world.xvs, XVS_USD)  # as BNB Chain's oracle prices XVS
     open_positions(world)
+    world.pools = venus_pools_world.build(node, world.xvs, XVS_USD)
+    venus_pools_world.open_positions(node, world.pools, world.wallets)
+    node.rpc("evm_increaseTime", ELAPSED_SECONDS)
     node.mine(ELAPSED_BLOCKS)
     return world

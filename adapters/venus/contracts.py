@@ -1,7 +1,9 @@
 """Venus's ground floor: every view the adapter calls on the core pool's Comptroller (a Diamond
 behind its Unitroller: MarketFacet, PolicyFacet, RewardFacet), its vTokens, their interest rate
 models and the pool's oracle, with the output names Venus publishes (`@venusprotocol/venus-protocol`
-10.3.0's artifacts; the tests hold these functions to them), and the scales of their answers.
+10.3.0's artifacts), and on the isolated pools' PoolRegistry, Comptrollers, vTokens and
+RewardsDistributors (`@venusprotocol/isolated-pools` 4.4.0's deployment records); the tests hold
+these functions to them. Also the scales of their answers.
 
 A vToken's `exchangeRateCurrent()` and `borrowBalanceCurrent(account)` are not views: they accrue
 the market's interest first. An eth_call runs them with no effect, so they give the market's own
@@ -101,5 +103,58 @@ UNDERLYING_PRICE = Function("getUnderlyingPrice(address)", "fc57d4df", ("uint256
 ASSET_PRICE = Function("getPrice(address)", "41976e09", ("uint256",))
 """An asset's price by the pool's oracle (the ResilientOracle), on getUnderlyingPrice's scale: XVS's."""
 
+# The isolated pools: the chain's PoolRegistry and each pool's Comptroller.
+ALL_POOLS = Function(
+    "getAllPools()",
+    "d88ff1f4",
+    ("(string name,address creator,address comptroller,uint256 blockPosted,uint256 timestampPosted)[]",),
+)
+REWARD_DISTRIBUTORS = Function("getRewardDistributors()", "61252fd1", ("address[]",))
+POOL_MARKETS = Function(
+    "markets(address)",
+    "8e8f294b",
+    ("bool isListed", "uint256 collateralFactorMantissa", "uint256 liquidationThresholdMantissa"),
+)
+"""An isolated pool's terms for a market (its Comptroller's three-field layout)."""
+ACTION_PAUSED = Function("actionPaused(address,uint8)", "e85a2960", ("bool",))
+BORROW_ACTION = 2
+"""Action.BORROW, whose pause stops new borrows in an isolated pool's market."""
+PERIODS_PER_YEAR = Function("blocksOrSecondsPerYear()", "6857249c", ("uint256",), immutable=True)
+"""An isolated vToken's periods a year: its chain's blocks, or 31,536,000 seconds where it counts
+time (its `isTimeBased()`: the pools on Arbitrum, Base, OP Mainnet and Unichain); its
+`...PerBlock` rates are then per second."""
+
+# A RewardsDistributor (an isolated pool's rewards, in any token).
+REWARD_TOKEN = Function("rewardToken()", "f7c618c1", ("address",), immutable=True)
+TIME_BASED = Function("isTimeBased()", "c7ad0895", ("bool",), immutable=True)
+"""Whether the distributor counts seconds; the distributors BNB Chain's and Ethereum's pools
+deployed first have no such view (they count blocks)."""
+REWARD_ACCRUED = Function("rewardTokenAccrued(address)", "1627ee89", ("uint256",))
+REWARD_INITIAL_INDEX = Function("INITIAL_INDEX()", "160c3a03", ("uint224",), immutable=True)
+REWARD_SUPPLY_STATE = Function(
+    "rewardTokenSupplyState(address)", "92a18235", ("uint224 index", "uint32 block", "uint32 lastRewardingBlock")
+)
+REWARD_BORROW_STATE = Function(
+    "rewardTokenBorrowState(address)", "2c427b57", ("uint224 index", "uint32 block", "uint32 lastRewardingBlock")
+)
+REWARD_SUPPLY_STATE_BY_TIME = Function(
+    "rewardTokenSupplyStateTimeBased(address)",
+    "81814945",
+    ("uint224 index", "uint256 timestamp", "uint256 lastRewardingTimestamp"),
+)
+REWARD_BORROW_STATE_BY_TIME = Function(
+    "rewardTokenBorrowStateTimeBased(address)",
+    "8f693ec7",
+    ("uint224 index", "uint256 timestamp", "uint256 lastRewardingTimestamp"),
+)
+REWARD_SUPPLY_SPEED = Function("rewardTokenSupplySpeeds(address)", "74c4c1cc", ("uint256",))
+REWARD_BORROW_SPEED = Function("rewardTokenBorrowSpeeds(address)", "7c05a7c5", ("uint256",))
+REWARD_SUPPLIER_INDEX = Function("rewardTokenSupplierIndex(address,address)", "552c0971", ("uint256",))
+REWARD_BORROWER_INDEX = Function("rewardTokenBorrowerIndex(address,address)", "6dfd08ca", ("uint256",))
+VTOKEN_COMPTROLLER = Function("comptroller()", "5fe3b567", ("address",), immutable=True)
+"""A vToken's pool (its Comptroller)."""
+
 LENS = Lens("VenusLens", ("address", "address"))
-"""VenusLens(wallet, comptroller): every read of an input."""
+"""VenusLens(wallet, comptroller): every read of an input in the core pool."""
+POOLS_LENS = Lens("VenusPoolsLens", ("address", "address"))
+"""VenusPoolsLens(wallet, poolRegistry): every read of an input in the isolated pools."""

@@ -1,9 +1,11 @@
-"""A wallet's flows in Venus's core pool (docs/protocols/venus.md).
+"""A wallet's flows in Venus's pools (docs/protocols/venus.md).
 
-Venus's vTokens and VAIController name the account in their events' data, not in a topic, so the
-wallet's own stream does not hold them: the events of the markets the points' legs name come from
-a stream of their own (`WalletLogs.more`), kept where they name the wallet, with the underlying
-amounts the contracts moved:
+The core pool's vTokens and VAIController name the account in their events' data, not in a
+topic, so the wallet's own stream does not hold them: the events of the markets the points' legs
+name come from a stream of their own (`WalletLogs.more`), kept where they name the wallet, with
+the underlying amounts the contracts moved. An isolated pool's vTokens emit the same events with
+the accounts indexed (its Mint and Redeem the same four fields, the fourth the account's balance):
+they come from the same stream, read in declaration order whichever layout they have.
 
 - supply (`<vToken>:supply`, raw units of the underlying): `Mint` (minter) and `MintBehalf`
   (receiver) add `mintAmount`; `Redeem` (redeemer) takes out `redeemAmount` and the `RedeemFee`
@@ -16,7 +18,9 @@ amounts the contracts moved:
   redemptions left to the events above): the tokens x `exchangeRateStored()` at their block; in a
   liquidation of the wallet's borrow, what was seized (to the liquidator, and the protocol's share
   to the vToken itself) is `liquidation-seized`;
-- XVS (`<comptroller>:<XVS>:rewards`): a `Transfer` of XVS from the Comptroller to the wallet (a claim).
+- rewards (`<comptroller>:<XVS>:rewards` in the core pool, `<comptroller>:<distributor>:<token>:rewards`
+  in an isolated pool): a `Transfer` of the token from its payer (the core pool's Comptroller, a
+  RewardsDistributor) to the wallet (a claim).
 
 A stream that holds more logs than one request reads leaves the legs it serves out, named in
 FLOWS_UNAVAILABLE.
@@ -32,8 +36,15 @@ from fractions import Fraction
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, address_of, log_rows, topic, transferred
 from adapters.position_warnings import outcome
-from adapters.venus.contracts import ASSET_PRICE, MANTISSA, ORACLE, PRICE_SCALE, UNDERLYING_PRICE, VAI_CONTROLLER
-from adapters.venus.markets import LABEL
+from adapters.venus.contracts import (
+    ASSET_PRICE,
+    MANTISSA,
+    ORACLE,
+    PRICE_SCALE,
+    UNDERLYING_PRICE,
+    VAI_CONTROLLER,
+    VTOKEN_COMPTROLLER,
+)
 from adapters.venus.section import VenusAddresses
 from chain import ChainReader, Log, erc20, first
 from chain.abi import Event, Function, decode
@@ -65,7 +76,17 @@ LIQUIDATE_BORROW = Event(
     "LiquidateBorrow(address,address,uint256,address,uint256)",
     "0x298637f684da70674f26509b10f07ec2fbc77a335ab1e7d6215a4b2484d8bb52",
 )
-"""A core-pool vToken's events (Venus v10's VTokenInterfaces; none indexed)."""
+"""A core-pool vToken's events (Venus v10's VTokenInterfaces; none indexed); an isolated pool's
+vToken emits Mint, Redeem, Borrow, RepayBorrow and LiquidateBorrow with the fields INDEXED names
+as topics."""
+INDEXED = {
+    MINT.topic: (0,),
+    REDEEM.topic: (0,),
+    BORROW.topic: (0,),
+    REPAY_BORROW.topic: (0, 1),
+    LIQUIDATE_BORROW.topic: (0, 1, 3),
+}
+"""Which fields an isolated pool's vToken indexes (isolated-pools' VTokenInterfaces)."""
 MINT_VAI = Event("MintVAI(address,uint256)", "0x002e68ab1600fc5e7290e2ceaa79e2f86b4dbaca84a48421e167e0b40409218a")
 REPAY_VAI = Event(
     "RepayVAI(address,address,uint256)", "0x1db858e6f7e1a0d5e92c10c6507d42b3dabfe0a4867fe90c5a14d9963662ef7e"
@@ -78,27 +99,30 @@ LIQUIDATE_VAI = Event(
 MARKET_EVENTS = (MINT, MINT_BEHALF, REDEEM, REDEEM_FEE, BORROW, REPAY_BORROW, LIQUIDATE_BORROW)
 VAI_EVENTS = (MINT_VAI, REPAY_VAI, LIQUIDATE_VAI)
 EXCHANGE_RATE_STORED = Function("exchangeRateStored()", "182df0f5", ("uint256",))
+LABEL = "Venus"
+"""How the flows' reads name themselves in errors."""
 
 
 async def flows(
     ctx: FetchContext[VenusAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
 ) -> list[Flow]:
-    comptroller, named = ctx.section.comptroller.lower(), wallet.lower()
+    named = wallet.lower()
     contracts = sorted({_contract(key) for key in legs if key.endswith((":supply", ":borrow"))})
     events = await _events(ctx, logs, contracts, legs)
     found: list[Flow] = []
     liquidated: set[str] = set()
     for log in events:
         found += _decoded(log, named, legs)
-        if log.signature == LIQUIDATE_BORROW.topic and _address(log.data, 1) == named:
+        if log.signature == LIQUIDATE_BORROW.topic and _address(_fields(log), 1) == named:
             liquidated.add(log.transaction_hash)
     found += await _moved(ctx, logs, topic(wallet), legs, liquidated)
-    rewards = {_token(key): key for key in legs if key.startswith(f"{comptroller}:") and key.endswith(":rewards")}
+    rewards = {_payer(key): key for key in legs if key.endswith(":rewards")}
     for log in logs:
-        moved = transferred(log, topic(wallet)) if log.address in rewards else None
-        if moved and moved.kind == "transfer-in" and address_of(moved.other) == comptroller:
+        moved = transferred(log, topic(wallet))
+        key = rewards.get((address_of(moved.other), log.address)) if moved and moved.kind == "transfer-in" else None
+        if moved and key:
             at = (log.block_number, log.log_index, log.transaction_hash)
-            found.append(Flow(rewards[log.address], "claim", *at, log.address, -moved.amount))
+            found.append(Flow(key, "claim", *at, log.address, -moved.amount))
     return sorted(found, key=lambda flow: flow[2:4])
 
 
@@ -131,10 +155,21 @@ def _contract(key: str) -> str:
     return contract
 
 
-def _token(key: str) -> str:
-    """The reward token of a `<comptroller>:<token>:rewards` key."""
-    _, token, _ = key.split(":")
-    return token
+def _payer(key: str) -> tuple[str, str]:
+    """The payer and token of a rewards key (see the module)."""
+    *_, payer, token, _ = key.split(":")
+    return payer, token
+
+
+def _fields(log: Log) -> bytes:
+    """The event's fields in declaration order, one word each: its data where nothing is indexed
+    (the core pool's), else its topics and data merged by INDEXED (an isolated pool's)."""
+    if len(log.topics) == 1 or log.signature not in INDEXED:
+        return log.data
+    topics = iter(bytes.fromhex(t.removeprefix("0x")) for t in log.topics[1:])
+    words = iter(log.data[start : start + 32] for start in range(0, len(log.data), 32))
+    count = len(log.topics) - 1 + len(log.data) // 32
+    return b"".join(next(topics) if i in INDEXED[log.signature] else next(words) for i in range(count))
 
 
 def _address(data: bytes, word: int) -> str:
@@ -144,7 +179,7 @@ def _address(data: bytes, word: int) -> str:
 
 def _decoded(log: Log, named: str, legs: Mapping[str, str]) -> list[Flow]:
     """The flows one market or VAI event gives the wallet's legs (see the module)."""
-    at, event, data = (log.block_number, log.log_index, log.transaction_hash), log.signature, log.data
+    at, event, data = (log.block_number, log.log_index, log.transaction_hash), log.signature, _fields(log)
     supply, borrow = f"{log.address}:supply", f"{log.address}:borrow"
     changes: list[tuple[str, str, int]] = []
     if event == MINT.topic and _address(data, 0) == named:
@@ -184,7 +219,7 @@ async def _moved(
 
     async def rate(log: Log) -> int:
         reader = ctx.chains.reader(ctx.chain_id, log.block_number)
-        return int(await first(reader.call(log.address, EXCHANGE_RATE_STORED, label="Venus vToken")))
+        return int(await first(reader.call(log.address, EXCHANGE_RATE_STORED, label=f"{LABEL} vToken")))
 
     rates = await asyncio.gather(*(rate(log) for log, _, _ in moved))
     found = []
@@ -200,23 +235,24 @@ async def _moved(
 async def prices(
     ctx: FetchContext[VenusAddresses], reader: ChainReader, moved: list[Flow]
 ) -> dict[int, Fraction | None]:
-    """The flows valued as their positions are, by the pool's oracle at the flow's block: a
-    market's (`<vToken>:...`) by `getUnderlyingPrice(vToken)`, XVS claimed by `getPrice(XVS)`, each
-    x 10^decimals / 1e36 per whole token; VAI at 1 USD, as the Comptroller counts it."""
-    comptroller = ctx.section.comptroller.lower()
-    oracle, vai = await asyncio.gather(
-        first(reader.call(comptroller, ORACLE, label=LABEL)),
-        outcome(first(reader.call(comptroller, VAI_CONTROLLER, label=LABEL))),
-    )
+    """The flows valued as their positions are, by their pool's oracle at the flow's block: a
+    market's (`<vToken>:...`) by `getUnderlyingPrice(vToken)` of its Comptroller's (`comptroller()`)
+    oracle, a reward claimed (`<comptroller>:...:rewards`) by `getPrice(token)`, each x
+    10^decimals / 1e36 per whole token; VAI at 1 USD, as the Comptroller counts it."""
+    core = ctx.section.comptroller
+    vai = await outcome(first(reader.call(core, VAI_CONTROLLER, label=LABEL))) if core else None
 
     async def price(flow: Flow) -> Fraction:
         contract = _contract(flow.position)
         if contract == (vai if isinstance(vai, str) else None):
             return Fraction(1)
+        reward = flow.position.endswith(":rewards")
+        pool = contract if reward else await first(reader.call(contract, VTOKEN_COMPTROLLER, label=LABEL))
+        oracle = str(await first(reader.call(str(pool), ORACLE, label=LABEL)))
         read = (
-            reader.call(str(oracle), ASSET_PRICE, flow.asset, label=f"{LABEL} oracle")
-            if contract == comptroller
-            else reader.call(str(oracle), UNDERLYING_PRICE, contract, label=f"{LABEL} oracle")
+            reader.call(oracle, ASSET_PRICE, flow.asset, label=f"{LABEL} oracle")
+            if reward
+            else reader.call(oracle, UNDERLYING_PRICE, contract, label=f"{LABEL} oracle")
         )
         (answer,), (decimals,) = await asyncio.gather(read, reader.call(flow.asset, erc20.DECIMALS, label=LABEL))
         return Fraction(answer * 10**decimals, PRICE_SCALE)

@@ -4,10 +4,12 @@ token, its oracle price, its rates as APYs, its terms for the account.
 - The underlying: `underlying()`, or the chain's coin where the vToken has none (vBNB).
 - Price: the pool's oracle, `getUnderlyingPrice(vToken)` = USD x 10^(36 - decimals) per whole
   unit, so USD per whole token = price x 10^decimals / 1e36 (the ResilientOracle's scale).
-- APY from the per-block rates, compounded per block over the model's year:
-  (1 + ratePerBlock / 1e18)^blocksPerYear - 1, `blocksPerYear()` of the market's interest rate
-  model (70,080,000 on BNB Chain since its 0.45 s blocks; Venus's own figures compound daily,
-  which differs in the sixth digit).
+- APY from the per-period rates, compounded per period over the market's year:
+  (1 + ratePerBlock / 1e18)^periodsPerYear - 1. In the core pool the periods are blocks and the
+  year is `blocksPerYear()` of the market's interest rate model (70,080,000 on BNB Chain since
+  its 0.45 s blocks); an isolated vToken says its own, `blocksOrSecondsPerYear()` (its chain's
+  blocks, or 31,536,000 where it counts seconds, its "per block" rates then per second). Venus's
+  own figures compound daily, which differs in the sixth digit.
 """
 
 from __future__ import annotations
@@ -24,17 +26,16 @@ from adapters.venus.contracts import (
     BORROW_RATE,
     INTEREST_RATE_MODEL,
     MANTISSA,
+    PERIODS_PER_YEAR,
     PRICE_SCALE,
     SUPPLY_RATE,
     UNDERLYING,
     UNDERLYING_PRICE,
 )
-from chain import ChainReader, erc20, first, no_read
+from adapters.venus.listing import ListedPool
+from chain import ChainReader, erc20, first
 from chain.erc20 import NATIVE
 from errors import ProtocolError
-
-LABEL = "Venus core pool"
-"""How errors and warnings name the pool's reads."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class MarketFigures:
     """USD per whole underlying token."""
     supply_apy: float | None
     borrow_apy: float | None
-    blocks_per_year: int | None
+    periods_per_year: int | None
 
     def value(self, amount: int | None) -> float | None:
         """`amount` raw units of the underlying in USD; None where a part is unknown."""
@@ -57,9 +58,9 @@ class MarketFigures:
         return float(Fraction(amount, 10 ** self.token["decimals"]) * self.usd)
 
 
-def apy(rate_per_block: int, blocks_per_year: int) -> float:
-    """Per-block compounding of a per-block rate (a mantissa) over the model's year."""
-    return math.expm1(blocks_per_year * math.log1p(rate_per_block / MANTISSA))
+def apy(rate_per_period: int, periods_per_year: int) -> float:
+    """Per-period compounding of a per-period rate (a mantissa) over the market's year."""
+    return math.expm1(periods_per_year * math.log1p(rate_per_period / MANTISSA))
 
 
 async def underlying(reader: ChainReader, vtoken: str, label: str) -> str:
@@ -68,25 +69,28 @@ async def underlying(reader: ChainReader, vtoken: str, label: str) -> str:
     return NATIVE if isinstance(found, ProtocolError) else str(found).lower()
 
 
-async def market(reader: ChainReader, oracle: str, vtoken: str, warnings: Warnings, label: str) -> MarketFigures:
-    """The market's token, price and APYs (see the module): one round, then the model's year and
-    the token's facts."""
-    optional = warnings.optional
-    asset, price, supply_rate, borrow_rate, model = await asyncio.gather(
+async def _year(reader: ChainReader, pool: ListedPool, vtoken: str) -> int:
+    """The market's periods a year (see the module)."""
+    if not pool.core:
+        return int(await first(reader.call(vtoken, PERIODS_PER_YEAR, label=pool.label)))
+    model = await first(reader.call(vtoken, INTEREST_RATE_MODEL, label=pool.label))
+    return int(await first(reader.call(model, BLOCKS_PER_YEAR, label=f"{pool.label} rate model")))
+
+
+async def market(reader: ChainReader, pool: ListedPool, oracle: str, vtoken: str, warnings: Warnings) -> MarketFigures:
+    """The market's token, price and APYs (see the module): one round, then the model's year (the
+    core pool's) and the token's facts."""
+    optional, label = warnings.optional, pool.label
+    asset, price, supply_rate, borrow_rate, year = await asyncio.gather(
         underlying(reader, vtoken, label),
         optional(
             first(reader.call(oracle, UNDERLYING_PRICE, vtoken, label=f"{label} oracle")), vtoken, "USD values are"
         ),
         optional(first(reader.call(vtoken, SUPPLY_RATE, label=label)), vtoken, "the supply apy is"),
         optional(first(reader.call(vtoken, BORROW_RATE, label=label)), vtoken, "the borrow apy is"),
-        optional(first(reader.call(vtoken, INTEREST_RATE_MODEL, label=label)), vtoken, "apys are"),
+        optional(_year(reader, pool, vtoken), vtoken, "apys are"),
     )
-    token, year = await asyncio.gather(
-        optional(erc20.token_info(reader, asset), vtoken, "currency is"),
-        optional(first(reader.call(model, BLOCKS_PER_YEAR, label=f"{label} rate model")), vtoken, "apys are")
-        if model
-        else no_read(),
-    )
+    token = await optional(erc20.token_info(reader, asset), vtoken, "currency is")
     usd = Fraction(price * 10 ** token["decimals"], PRICE_SCALE) if price is not None and token else None
     return MarketFigures(
         vtoken=vtoken,
@@ -94,5 +98,5 @@ async def market(reader: ChainReader, oracle: str, vtoken: str, warnings: Warnin
         usd=usd,
         supply_apy=apy(supply_rate, year) if supply_rate is not None and year else None,
         borrow_apy=apy(borrow_rate, year) if borrow_rate is not None and year else None,
-        blocks_per_year=year,
+        periods_per_year=year,
     )

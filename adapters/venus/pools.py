@@ -1,13 +1,16 @@
-"""Venus's `poolDetails`: the core pool by its Comptroller (every market it lists, in its order) or
-one market by its vToken, read through the views the wallet query uses (markets.py).
+"""Venus's `poolDetails`: a pool by its Comptroller (the core pool's Unitroller or an isolated
+pool's: every market it lists, in its order) or one market by its vToken, read through the views
+the wallet query uses (markets.py, listing.py, rewards.py).
 
 Per market: `totalSupplied` = the vToken's totalSupply x `exchangeRateCurrent` / 1e18 and
 `totalBorrowed` = `totalBorrowsCurrent`, both accrued to the block by the market's own accrual (an
 eth_call runs it with no effect); `utilization` = borrows / (cash + borrows - reserves) from the
 stored `getCash`, `totalBorrows` and `totalReserves`, as the rate model weighs them for the rates
-it answers now; APYs, price and USD as on positions; the collateral factor, liquidation threshold
-and whether borrowing is allowed from the Comptroller's `markets(vToken)`; caps in the underlying's
-raw units; XVS speeds per block.
+it answers now (an isolated pool's model adds its `badDebt` to both sides); APYs, price and USD as
+on positions; the collateral factor and liquidation threshold from the Comptroller's
+`markets(vToken)`; whether borrowing is allowed (the core pool's `isBorrowAllowed`; in an isolated
+pool, its borrow action not paused, `actionPaused(vToken, BORROW)`); caps in the underlying's raw
+units; each payer's reward speeds a period (block or second, as the market counts).
 """
 
 from __future__ import annotations
@@ -16,54 +19,60 @@ import asyncio
 from typing import Any
 
 from adapters.context import FetchContext
-from adapters.deployment import require
 from adapters.formats import raw
 from adapters.position_warnings import Warnings
+from adapters.venus import rewards
 from adapters.venus.contracts import (
+    ACTION_PAUSED,
     ALL_MARKETS,
+    BORROW_ACTION,
     BORROW_CAP,
-    BORROW_SPEED,
     CASH,
     EXCHANGE_RATE_CURRENT,
     MANTISSA,
     MARKETS,
     MAX_MARKETS,
     ORACLE,
+    POOL_MARKETS,
     RESERVE_FACTOR,
+    REWARD_DISTRIBUTORS,
+    REWARD_TOKEN,
     SUPPLY_CAP,
-    SUPPLY_SPEED,
     TOTAL_BORROWS,
     TOTAL_BORROWS_CURRENT,
     TOTAL_RESERVES,
+    XVS_ADDRESS,
 )
-from adapters.venus.markets import LABEL, market
+from adapters.venus.listing import ListedPool, pools
+from adapters.venus.markets import market
 from adapters.venus.section import VenusAddresses
-from chain import ChainReader, erc20, first
+from chain import ChainReader, erc20, first, no_read
 from chain.abi import Function
 from errors import InputValidationError, ProtocolError
 
 
-async def details(ctx: FetchContext[VenusAddresses], pool: str) -> dict[str, Any]:
-    reader, comptroller = ctx.reader(), ctx.section.comptroller.lower()
-    await require(reader, f"the {LABEL}", comptroller, "Comptroller")
-    (markets,), oracle = await asyncio.gather(
-        reader.call(comptroller, ALL_MARKETS, label=LABEL), first(reader.call(comptroller, ORACLE, label=LABEL))
-    )
-    if len(markets) > MAX_MARKETS:
-        raise ProtocolError(f"the {LABEL} lists {len(markets)} markets, more than {MAX_MARKETS}")
-    listed = [str(vtoken).lower() for vtoken in markets]
-    if pool != comptroller and pool not in listed:
+async def details(ctx: FetchContext[VenusAddresses], address: str) -> dict[str, Any]:
+    reader = ctx.reader()
+    listed = await pools(reader, ctx.section)
+    lists = await asyncio.gather(*(_markets(reader, pool) for pool in listed))
+    chosen = next(((p, m) for p, m in zip(listed, lists) if p.comptroller == address), None)
+    chosen = chosen or next(((p, [address]) for p, m in zip(listed, lists) if address in m), None)
+    if chosen is None:
         raise InputValidationError(
-            f"{pool} is not the {LABEL} on chain {ctx.chain_id} nor one of its markets: expected its Comptroller "
-            f"{comptroller} or a vToken its getAllMarkets() lists."
+            f"{address} is not a Venus pool on chain {ctx.chain_id} nor one of its markets: expected a "
+            f"Comptroller ({', '.join(p.comptroller for p in listed)}) or a vToken its getAllMarkets() lists."
         )
-    chosen = listed if pool == comptroller else [pool]
-    rows = await asyncio.gather(*(_row(reader, comptroller, str(oracle), v, ctx.warnings) for v in chosen))
+    pool, vtokens = chosen
+    oracle, payers = await asyncio.gather(
+        first(reader.call(pool.comptroller, ORACLE, label=pool.label)), _payers(reader, pool)
+    )
+    rows = await asyncio.gather(*(_row(reader, pool, str(oracle), payers, v, ctx.warnings) for v in vtokens))
     return {
         "details": {
             "__typename": "VenusPool",
             "type": "venus-pool",
-            "comptroller": comptroller,
+            "name": pool.name,
+            "comptroller": pool.comptroller,
             "chainId": ctx.chain_id,
             "oracle": str(oracle).lower(),
             "markets": list(rows),
@@ -71,34 +80,68 @@ async def details(ctx: FetchContext[VenusAddresses], pool: str) -> dict[str, Any
     }
 
 
-async def _row(reader: ChainReader, comptroller: str, oracle: str, vtoken: str, warnings: Warnings) -> dict[str, Any]:
+async def _markets(reader: ChainReader, pool: ListedPool) -> list[str]:
+    (markets,) = await reader.call(pool.comptroller, ALL_MARKETS, label=pool.label)
+    if len(markets) > MAX_MARKETS:
+        raise ProtocolError(f"the {pool.label} lists {len(markets)} markets, more than {MAX_MARKETS}")
+    return [str(vtoken).lower() for vtoken in markets]
+
+
+async def _payers(reader: ChainReader, pool: ListedPool) -> list[tuple[str, str, rewards.Views]]:
+    """Who pays the pool's rewards: (payer, token, its views); the speeds are the views' only reads
+    here, which every clock names alike."""
+    if pool.core:
+        xvs = await first(reader.call(pool.comptroller, XVS_ADDRESS, label=pool.label))
+        return [(pool.comptroller, str(xvs).lower(), rewards.CORE)]
+    (distributors,) = await reader.call(pool.comptroller, REWARD_DISTRIBUTORS, label=pool.label)
+    tokens = await asyncio.gather(
+        *(first(reader.call(d, REWARD_TOKEN, label=f"{pool.label} RewardsDistributor")) for d in distributors)
+    )
+    return [(str(d).lower(), str(t).lower(), rewards.BY_BLOCK) for d, t in zip(distributors, tokens)]
+
+
+async def _row(
+    reader: ChainReader,
+    pool: ListedPool,
+    oracle: str,
+    payers: list[tuple[str, str, rewards.Views]],
+    vtoken: str,
+    warnings: Warnings,
+) -> dict[str, Any]:
     """One market, every figure null with a warning where its read fails."""
+    comptroller, label = pool.comptroller, pool.label
 
     def read(target: str, function: Function, *args: Any, what: str) -> Any:
-        return warnings.optional(first(reader.call(target, function, *args, label=LABEL)), vtoken, what)
+        return warnings.optional(first(reader.call(target, function, *args, label=label)), vtoken, what)
 
-    found, terms, supply, rate, borrowed, cash, borrows, reserves, factor, caps, speeds = await asyncio.gather(
-        market(reader, oracle, vtoken, warnings, LABEL),
-        warnings.optional(reader.call(comptroller, MARKETS, vtoken, label=LABEL), vtoken, "the market's terms are"),
+    def speeds(payer: str, views: rewards.Views) -> Any:
+        return asyncio.gather(
+            read(payer, views.supply_speed, vtoken, what="rewardSpeeds are"),
+            read(payer, views.borrow_speed, vtoken, what="rewardSpeeds are"),
+        )
+
+    found, terms, paused, supply, rate, borrowed, utilized, factor, caps, paid = await asyncio.gather(
+        market(reader, pool, oracle, vtoken, warnings),
+        warnings.optional(
+            reader.call(comptroller, MARKETS if pool.core else POOL_MARKETS, vtoken, label=label),
+            vtoken,
+            "the market's terms are",
+        ),
+        no_read() if pool.core else read(comptroller, ACTION_PAUSED, vtoken, BORROW_ACTION, what="isBorrowAllowed is"),
         read(vtoken, erc20.TOTAL_SUPPLY, what="totalSupplied is"),
         read(vtoken, EXCHANGE_RATE_CURRENT, what="totalSupplied is"),
         read(vtoken, TOTAL_BORROWS_CURRENT, what="totalBorrowed is"),
-        read(vtoken, CASH, what="utilization is"),
-        read(vtoken, TOTAL_BORROWS, what="utilization is"),
-        read(vtoken, TOTAL_RESERVES, what="utilization is"),
+        asyncio.gather(*(read(vtoken, f, what="utilization is") for f in (CASH, TOTAL_BORROWS, TOTAL_RESERVES))),
         read(vtoken, RESERVE_FACTOR, what="reserveFactor is"),
         asyncio.gather(
             read(comptroller, SUPPLY_CAP, vtoken, what="supplyCap is"),
             read(comptroller, BORROW_CAP, vtoken, what="borrowCap is"),
         ),
-        asyncio.gather(
-            read(comptroller, SUPPLY_SPEED, vtoken, what="xvsSupplyPerBlock is"),
-            read(comptroller, BORROW_SPEED, vtoken, what="xvsBorrowPerBlock is"),
-        ),
+        asyncio.gather(*(speeds(payer, views) for payer, _, views in payers)),
     )
-    (supply_cap, borrow_cap), (supply_speed, borrow_speed) = caps, speeds
     supplied = None if supply is None or rate is None else supply * rate // MANTISSA
-    stored = None if None in (cash, borrows, reserves) else cash + borrows - reserves
+    (cash, borrows, reserves), (supply_cap, borrow_cap) = utilized, caps
+    stored = None if None in utilized else cash + borrows - reserves
     return {
         "vToken": vtoken,
         "asset": found.token,
@@ -109,14 +152,21 @@ async def _row(reader: ChainReader, comptroller: str, oracle: str, vtoken: str, 
         "utilization": None if stored is None else (borrows / stored if stored else 0.0),
         "supplyApy": found.supply_apy,
         "borrowApy": found.borrow_apy,
+        "periodsPerYear": found.periods_per_year,
         "collateralFactor": terms.collateralFactorMantissa / MANTISSA if terms else None,
         "liquidationThreshold": terms.liquidationThresholdMantissa / MANTISSA if terms else None,
         "isListed": terms.isListed if terms else None,
-        "isBorrowAllowed": terms.isBorrowAllowed if terms else None,
+        "isBorrowAllowed": (terms.isBorrowAllowed if terms else None) if pool.core else _not(paused),
         "reserveFactor": None if factor is None else factor / MANTISSA,
         "supplyCap": raw(supply_cap),
         "borrowCap": raw(borrow_cap),
-        "xvsSupplyPerBlock": raw(supply_speed),
-        "xvsBorrowPerBlock": raw(borrow_speed),
+        "rewardSpeeds": [
+            {"payer": payer, "rewardToken": token, "supplyPerPeriod": raw(s), "borrowPerPeriod": raw(b)}
+            for (payer, token, _), (s, b) in zip(payers, paid)
+        ],
         "priceUsd": None if found.token is None else found.value(10 ** found.token["decimals"]),
     }
+
+
+def _not(paused: bool | None) -> bool | None:
+    return None if paused is None else not paused

@@ -1,17 +1,21 @@
-"""XVS the core pool owes an account at the block, as the Comptroller's RewardFacet would pay it
-on a claim (XVSRewardsHelper: updateVenusSupplyIndex, distributeSupplierVenus and their borrow
-twins), from its views:
+"""Rewards a Venus pool owes an account at the block, as a claim would pay them, from the payer's
+views. The core pool's Comptroller pays XVS (RewardFacet's XVSRewardsHelper:
+updateVenusSupplyIndex, distributeSupplierVenus and their borrow twins); an isolated pool pays
+through its RewardsDistributors, each in its own token, by the same steps
+(RewardsDistributor: _updateRewardTokenSupplyIndex, _distributeSupplierRewardToken, ...):
 
-- what it stored for the account, `venusAccrued(account)`;
-- per market the account holds, the supply index brought to the block: index + speed x blocks
-  since the state's block x 1e36 / totalSupply (`venusSupplySpeeds`, `venusSupplyState`); the
-  account's share: vToken balance x (index - its `venusSupplierIndex`) / 1e36 (an index of 0 read
-  as `venusInitialIndex` once the market's has passed it);
-- borrow alike: the index grows by speed x blocks x 1e36 / (totalBorrows x 1e18 / borrowIndex),
-  the share is borrowBalanceStored x 1e18 / borrowIndex x (index - `venusBorrowerIndex`) / 1e36,
+- what it stored for the account (`venusAccrued`, `rewardTokenAccrued`);
+- per market the account holds, the supply index brought to now: index + speed x periods since
+  the state's x 1e36 / totalSupply, where now is the block (the core pool, a distributor that
+  counts blocks) or its timestamp (one that counts seconds: its `...TimeBased` states), and a
+  distributor's state stops at its last rewarding period where one is set; the account's share:
+  vToken balance x (index - its supplier index) / 1e36 (an index of 0 read as the initial index
+  once the market's has passed it);
+- borrow alike: the index grows by speed x periods x 1e36 / (totalBorrows x 1e18 / borrowIndex),
+  the share is borrowBalanceStored x 1e18 / borrowIndex x (index - its borrower index) / 1e36,
   with the market's stored borrowIndex, as a claim reads it.
 
-Each step floors as the contract's ExponentialNoError does.
+Each step floors as the contracts' ExponentialNoError does.
 """
 
 from __future__ import annotations
@@ -26,32 +30,80 @@ from adapters.venus.contracts import (
     BORROWER_INDEX,
     DOUBLE,
     MANTISSA,
+    REWARD_BORROW_SPEED,
+    REWARD_BORROW_STATE,
+    REWARD_BORROW_STATE_BY_TIME,
+    REWARD_BORROWER_INDEX,
+    REWARD_SUPPLIER_INDEX,
+    REWARD_SUPPLY_SPEED,
+    REWARD_SUPPLY_STATE,
+    REWARD_SUPPLY_STATE_BY_TIME,
     SUPPLIER_INDEX,
     SUPPLY_SPEED,
     SUPPLY_STATE,
     TOTAL_BORROWS,
 )
 from chain import ChainReader, erc20, first
+from chain.abi import Function
 
 
 @dataclass(frozen=True)
-class Accrual:
-    """A market's XVS for one account: what is pending on its supply and its borrow, and what the
-    market's APRs need: its speeds (XVS wei a block), vToken supply and borrows."""
+class Views:
+    """How a payer names its market states, speeds and account indexes."""
 
-    pending: int
-    supply_speed: int
-    borrow_speed: int
-    total_supply: int
-    total_borrows: int
+    supply_state: Function
+    borrow_state: Function
+    supply_speed: Function
+    borrow_speed: Function
+    supplier_index: Function
+    borrower_index: Function
 
 
-def _advanced(index: int, since: int, block: int, speed: int, amount: int) -> int:
-    """A reward index brought from `since` to `block` at `speed` over `amount` (fraction: x 1e36)."""
-    blocks = block - since
-    if blocks <= 0 or not speed:
+CORE = Views(SUPPLY_STATE, BORROW_STATE, SUPPLY_SPEED, BORROW_SPEED, SUPPLIER_INDEX, BORROWER_INDEX)
+"""The core pool's Comptroller (venus*)."""
+BY_BLOCK = Views(
+    REWARD_SUPPLY_STATE,
+    REWARD_BORROW_STATE,
+    REWARD_SUPPLY_SPEED,
+    REWARD_BORROW_SPEED,
+    REWARD_SUPPLIER_INDEX,
+    REWARD_BORROWER_INDEX,
+)
+"""A RewardsDistributor that counts blocks."""
+BY_TIME = Views(
+    REWARD_SUPPLY_STATE_BY_TIME,
+    REWARD_BORROW_STATE_BY_TIME,
+    REWARD_SUPPLY_SPEED,
+    REWARD_BORROW_SPEED,
+    REWARD_SUPPLIER_INDEX,
+    REWARD_BORROWER_INDEX,
+)
+"""A RewardsDistributor that counts seconds."""
+
+
+@dataclass(frozen=True)
+class Payer:
+    """Who pays a pool's rewards: the core pool's Comptroller (XVS) or a RewardsDistributor."""
+
+    address: str
+    token: str
+    accrued: int
+    """What it stored for the account."""
+    initial: int
+    """The index an account's 0 is read as."""
+    views: Views
+
+    @property
+    def by_time(self) -> bool:
+        return self.views is BY_TIME
+
+
+def _advanced(index: int, since: int, now: int, speed: int, amount: int) -> int:
+    """A reward index brought from `since` to `now` at `speed` over `amount` (fraction: x 1e36)."""
+    periods = now - since
+    if periods <= 0 or not speed:
         return index
-    return index + (speed * blocks * DOUBLE // amount if amount else 0)
+    return index + (speed * periods * DOUBLE // amount if amount else 0)
 
 
 def _share(index: int, account_index: int, initial: int, amount: int) -> int:
@@ -60,19 +112,21 @@ def _share(index: int, account_index: int, initial: int, amount: int) -> int:
     return amount * (index - account_index) // DOUBLE
 
 
+def _brought(state: tuple[int, ...], now: int, speed: int, amount: int) -> int:
+    """A market state's index brought to `now`, stopped at the state's last rewarding period
+    where it has one (a distributor's third field; 0: none)."""
+    index, since, *last = state
+    end = next(iter(last), 0)
+    return _advanced(index, since, min(now, end) if end else now, speed, amount)
+
+
 async def accrual(
-    reader: ChainReader,
-    comptroller: str,
-    vtoken: str,
-    wallet: str,
-    held: tuple[int, int],
-    initial: int,
-    label: str,
-) -> Accrual:
-    """What the market owes `wallet` beyond `venusAccrued` at the block; `held`: its vToken balance
-    and stored borrow balance (its account snapshot's)."""
+    reader: ChainReader, payer: Payer, vtoken: str, wallet: str, held: tuple[int, int], label: str
+) -> int:
+    """What the market owes `wallet` beyond the payer's stored amount at the block; `held`: its
+    vToken balance and stored borrow balance (its account snapshot's)."""
     balance, borrowed = held
-    call = reader.call
+    call, views, at = reader.call, payer.views, payer.address
     (
         supply_state,
         borrow_state,
@@ -83,23 +137,23 @@ async def accrual(
         total_supply,
         total_borrows,
         borrow_index,
-        block,
+        now,
     ) = await asyncio.gather(
-        call(comptroller, SUPPLY_STATE, vtoken, label=label),
-        call(comptroller, BORROW_STATE, vtoken, label=label),
-        first(call(comptroller, SUPPLY_SPEED, vtoken, label=label)),
-        first(call(comptroller, BORROW_SPEED, vtoken, label=label)),
-        first(call(comptroller, SUPPLIER_INDEX, vtoken, wallet, label=label)),
-        first(call(comptroller, BORROWER_INDEX, vtoken, wallet, label=label)),
+        call(at, views.supply_state, vtoken, label=label),
+        call(at, views.borrow_state, vtoken, label=label),
+        first(call(at, views.supply_speed, vtoken, label=label)),
+        first(call(at, views.borrow_speed, vtoken, label=label)),
+        first(call(at, views.supplier_index, vtoken, wallet, label=label)),
+        first(call(at, views.borrower_index, vtoken, wallet, label=label)),
         first(call(vtoken, erc20.TOTAL_SUPPLY, label=label)),
         first(call(vtoken, TOTAL_BORROWS, label=label)),
         first(call(vtoken, BORROW_INDEX, label=label)),
-        reader.block_number(),
+        reader.block_timestamp() if payer.by_time else reader.block_number(),
     )
-    supply_index = _advanced(supply_state.index, supply_state.block, block, supply_speed, total_supply)
+    supply_index = _brought(supply_state, now, supply_speed, total_supply)
     borrow_amount = total_borrows * MANTISSA // borrow_index if borrow_index else 0
-    borrow_index_now = _advanced(borrow_state.index, borrow_state.block, block, borrow_speed, borrow_amount)
-    owed = _share(supply_index, supplier, initial, balance)
+    borrow_index_now = _brought(borrow_state, now, borrow_speed, borrow_amount)
+    owed = _share(supply_index, supplier, payer.initial, balance)
     if borrow_index:
-        owed += _share(borrow_index_now, borrower, initial, borrowed * MANTISSA // borrow_index)
-    return Accrual(owed, supply_speed, borrow_speed, total_supply, total_borrows)
+        owed += _share(borrow_index_now, borrower, payer.initial, borrowed * MANTISSA // borrow_index)
+    return owed
