@@ -19,6 +19,7 @@ from adapters import (
     aura,
     balancer,
     compound,
+    compound_v2,
     convex,
     curve,
     eigenlayer,
@@ -63,6 +64,7 @@ DECLARED: tuple[Protocol, ...] = (
     *convex.PROTOCOLS,
     *pancakeswap.PROTOCOLS,
     *venus.PROTOCOLS,
+    *compound_v2.PROTOCOLS,
 )
 
 

@@ -88,6 +88,7 @@ QUERIES = [
     ("convex (saver: 2 deposits, CRV, CVX, an extra reward)", [("convex", "saver")]),
     ("pancakeswap (saver: 6 held and 2 staked positions, CAKE)", [("pancakeswap", "saver")]),
     ("venus (borrower: the core pool and two isolated pools)", [("venus", "borrower")]),
+    ("compound-v2 (borrower: cETH collateral, USDC and DAI debts, COMP)", [("compound-v2", "borrower")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

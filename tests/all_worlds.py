@@ -29,6 +29,7 @@ from tests import (
     accounts_world,
     aura_world,
     balancer_world,
+    compound_v2_world,
     compound_world,
     convex_world,
     curve_lending_world,
@@ -75,6 +76,9 @@ def build(node: Anvil) -> AllWorlds:
     aave2 = aave2_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     venus = venus_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")})
     comet = compound_world.build(node, {role: world.wallets[role] for role in ("saver", "borrower", "empty")})
+    compound_v2 = compound_v2_world.build(
+        node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")}
+    )
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
     lido = lido_world.build(
         node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
@@ -145,6 +149,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["aave"] = aave.addresses_override()[chain]["aave"] + aave2.addresses_override()[chain]["aave"]
     data[chain]["spark"] = aave.addresses_override()[chain]["spark"]
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
+    data[chain]["compoundV2"] = compound_v2.section()
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
@@ -178,6 +183,7 @@ def build(node: Anvil) -> AllWorlds:
         "aave2": aave2,
         "venus": venus,
         "compound": comet,
+        "compound_v2": compound_v2,
         "pendle": pendle,
         "fluid": fluid,
         "lido": lido,
@@ -259,11 +265,14 @@ def later_day(worlds: AllWorlds) -> str:
     comet = parts["compound"]
     node.send(comet.weth_market, "supplyTo(address,address,uint256)", borrower, comet.tokens["WBTC"], 10**6,
               sender=borrower)  # fmt: skip
+    v2 = parts["compound_v2"]
+    compound_v2_world.borrow(node, v2, "USDC", 100 * 10**6, borrower)
     aave_world.supply(node, parts["aave"].spark[0], "WETH", lido_world.ETHER // 10, saver)
     pendle = parts["pendle"].active
     node.send(pendle.pt, "transfer(address,uint256)", staking_other(worlds), lido_world.ETHER, sender=saver)
     done.append(
-        "Compound: the borrower supplies 0.01 WBTC to the WETH Comet; Spark: the saver supplies 0.1 WETH; "
+        "Compound: the borrower supplies 0.01 WBTC to the WETH Comet and borrows 100 USDC more in v2; "
+        "Spark: the saver supplies 0.1 WETH; "
         "Pendle: the saver sends 1 PT to another wallet"
     )
     done.append("Lido: the saver stakes 0.5 ETH (submit) and wraps 0.1 stETH")

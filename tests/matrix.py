@@ -825,6 +825,25 @@ CELLS: dict[str, dict[str, Cell]] = {
             "Addresses",
         ),
     ),
+    "compound-v2": row(
+        positions=Done(
+            "tests/test_compound_v2.py::test_amounts_are_the_markets_own_at_the_block",
+            "tests/test_compound_v2.py::test_an_account_is_read_in_one_round",
+        ),
+        poolDetails=Done("tests/test_compound_v2.py::test_the_comptroller_or_a_ctoken_as_a_pool"),
+        flows=Done("tests/test_history_compound_v2.py::test_the_ctokens_events_are_the_flows_and_earnings_add_up"),
+        risk=Done("tests/test_compound_v2.py::test_the_liquidation_price_is_where_the_comptroller_finds_a_shortfall"),
+        rewards=Done("tests/test_compound_v2.py::test_the_comp_owed_is_what_a_claim_pays_at_the_block"),
+        accounts=Done(TOKEN_IN_ACCOUNT),
+        pastBlocks=Done(HISTORY),
+        latency=Done("bench/latency.py::compound-v2 (borrower: cETH collateral, USDC and DAI debts, COMP)"),
+        docs=page(
+            "compound-v2",
+            "Formulas (every read at `blockNumber`)",
+            "Flows and earnings (`positionsHistory`)",
+            "Addresses",
+        ),
+    ),
 }
 """Every protocol's cells, by feature key."""
 

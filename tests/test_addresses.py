@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from adapters.prices import native_feed, token_feeds
 from adapters.vault_style.section import section
 from addresses import AddressesError, Section, sections
 from chain.erc20 import NATIVE, native_coin
-from tests.evm import TOOLS
+from tests.evm import SDKS, TOOLS
 from tests.node_oracles import pack, packs, registries
 
 FEED = {"pair": "X/USD", "feed": "0x" + "11" * 20, "heartbeat": 3600}
@@ -141,6 +142,10 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             r"spark\[0\] version: must be 3 or, for an Aave market, 2",
         ),
         ('{"5": {"venus": {}}}', "venus: needs the core pool's comptroller, a poolRegistry, or both"),
+        (
+            '{"5": {"compoundV2": {"comptroller": "0x%s"}}}' % ("12" * 20),
+            "compoundV2 blocksPerYear: must be the chain's blocks a year, a positive integer",
+        ),
         ('{"5": {"venus": {"poolRegistry": "0x12"}}}', "venus poolRegistry: '0x12' is not an address"),
         ('{"5": {"venus": []}}', "venus: must be an object"),
         ('{"5": {"morhpo": {}}}', r"chain 5: no section has the key 'morhpo' \(the keys: \[.*'morpho'"),
@@ -604,3 +609,16 @@ def test_venus_pools_are_venus_deployment_records():
         proxy = json.loads(files[f"deployments/{network}/PoolRegistry_Proxy.json"])
         assert proxy["address"] == listed[chain]["poolRegistry"], chain
         assert listed[chain].get("startBlock") == (None if chain == "56" else proxy["receipt"]["blockNumber"]), chain
+
+
+def test_compound_v2_is_compound_js_address_book():
+    """Compound v2's Comptroller (its Unitroller) on Ethereum is compound-js 0.6.2's
+    `address.mainnet.Comptroller` (tools/sdk); no other chain lists a v2. Its startBlock, 7,710,671,
+    is compound-config's record of the Unitroller's block (docs/protocols/compound-v2.md cites it)."""
+    script = (
+        "console.log(require('@compound-finance/compound-js/dist/nodejs/constants.js').address.mainnet.Comptroller)"
+    )
+    done = subprocess.run(["node", "-e", script], cwd=SDKS.parent, capture_output=True, text=True, check=True)
+    data = json.loads(addresses.BUILT_IN.read_text())
+    listed = {chain: value["compoundV2"] for chain, value in data.items() if "compoundV2" in value}
+    assert listed == {"1": {"comptroller": done.stdout.strip(), "blocksPerYear": 2_628_000, "startBlock": 7_710_671}}

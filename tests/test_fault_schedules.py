@@ -266,11 +266,12 @@ MOVABLE = (
     *("etherfi", "rocketpool", "renzo", "kelp", "balancer", "curve", "spark"),
 )
 """The protocols whose positions the saver holds as a token it can send (a position's `id` the token)."""
-TRANSFERRED = ("compound", "uniswap", "pancakeswap", "venus")
+TRANSFERRED = ("compound", "uniswap", "pancakeswap", "venus", "compound-v2")
 """The protocols whose positions the saver moves by the protocol's own transfer: Comet's
 `transferAsset` of half its base supply (id `<comet>:supply`), a Uniswap or PancakeSwap position
 NFT's `transferFrom` (id `<position manager>:<token id>`), one of each manager's (Uniswap's v3 and
-v4), half its vTokens of a Venus supply (id `<vToken>:supply`)."""
+v4), half its vTokens of a Venus supply (id `<vToken>:supply`), half its cTokens of a Compound v2
+supply (id `<cToken>:supply`)."""
 
 
 def test_a_token_held_by_a_controlled_account_is_answered_through_its_route(worlds):
@@ -321,7 +322,7 @@ def _transferred(node: Anvil, protocol: str, ids: list[str], saver: str, proxy: 
         half = node.call(comet, "balanceOf(address)", saver) // 2
         node.send(comet, "transferAsset(address,address,uint256)", proxy, base, half, sender=saver)
         return [f"{comet}:supply"]
-    if protocol == "venus":
+    if protocol in ("venus", "compound-v2"):
         vtoken = next(i.split(":")[0] for i in ids if i.endswith(":supply"))
         node.send(
             vtoken,

@@ -42,6 +42,7 @@ from tests.node_oracles import balancer_abi, curve_abi, defisaver_abi, maker_abi
 from tests.null_figures import failed
 from tests.pancakeswap_world import MASTERCHEF, published
 from tests.rpc_proxy import RpcProxy
+from tests.test_compound_v2 import compound_js_abis
 from tests.test_past_blocks import Service
 from tests.venus_world import artifact as venus_artifact
 
@@ -152,6 +153,7 @@ PUBLISHED = {
     "IPoolComptroller": ("venus-pools:ComptrollerImpl",),
     "IPoolVToken": ("venus-pools:VTokenImpl",),
     "IRewardsDistributor": ("venus-pools:RewardsDistributorImpl",),
+    "ICompoundV2Comptroller": ("compound-js:Comptroller",),
     "IVenusOracle": ("venus:PriceOracle", "venus-oracle:ResilientOracle"),
     "IVAIController": ("venus:VAIController",),
     "IComet": ("compound:Comet",),
@@ -364,6 +366,7 @@ def published_abis() -> dict[str, Signatures]:
     for name in ("MarketFacet", "PolicyFacet", "RewardFacet", "VBep20Delegate", "JumpRateModel", "PriceOracle"):
         found[f"venus:{name}"] = function_signatures(venus_artifact(name)["abi"])
     found["venus:VAIController"] = function_signatures(venus_artifact("VAIController")["abi"])
+    found["compound-js:Comptroller"] = function_signatures(compound_js_abis()["Comptroller"])
     pools = pack("@venusprotocol/isolated-pools")
     for name in ("PoolRegistry_Implementation", "ComptrollerImpl", "VTokenImpl", "RewardsDistributorImpl"):
         found[f"venus-pools:{name}"] = function_signatures(

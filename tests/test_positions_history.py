@@ -54,7 +54,7 @@ EVERY_OTHER = [
     *(("spark", "saver"), ("lido", "saver"), ("maker", "saver"), ("euler", "controller"), ("uniswap", "saver")),
     *(("ethena", "saver"), ("sky", "saver"), ("erc4626", "saver"), ("etherfi", "saver"), ("rocketpool", "saver")),
     *(("renzo", "saver"), ("kelp", "saver"), ("balancer", "saver"), ("aura", "saver"), ("curve", "saver")),
-    *(("convex", "saver"), ("pancakeswap", "saver"), ("venus", "borrower")),
+    *(("convex", "saver"), ("pancakeswap", "saver"), ("venus", "borrower"), ("compound-v2", "borrower")),
 ]
 """With tests/test_past_blocks.py's INPUTS, a demo wallet holding something of every protocol."""
 
@@ -230,11 +230,16 @@ def test_every_usd_figure_of_a_member_is_in_a_position_or_says_why_not():
     for member in SCHEMA.type_map["WalletPositions"].types:
         walk(member)
     account = {("AaveMarketState", name) for name in ("netWorthUsd", "totalCollateralUsd", "totalDebtUsd")}
-    account |= {("VenusAccountState", name) for name in ("netWorthUsd", "totalSupplyUsd", "totalDebtUsd")}
+    for state in ("VenusAccountState", "CompoundV2AccountState"):
+        account |= {(state, name) for name in ("netWorthUsd", "totalSupplyUsd", "totalDebtUsd")}
     totals = {("PositionTotals", name) for name in ("suppliedUsd", "collateralUsd", "debtUsd", "rewardsUsd", "netUsd")}
     prices = {("LiquidationPrice", "priceUsd"), ("UsdPriceSource", "priceUsd"), ("UsdPriceSource", "liquidityUsd")}
     parts = {("AaveMarketState", "availableBorrowsUsd"), ("RocketpoolBurn", "burnableEthUsd")}
-    parts |= {("VenusAccountState", "liquidityUsd"), ("VenusAccountState", "shortfallUsd")}
+    parts |= {
+        (state, name)
+        for state in ("VenusAccountState", "CompoundV2AccountState")
+        for name in ("liquidityUsd", "shortfallUsd")
+    }
     assert outside == account | totals | prices | parts
     assert len(SCHEMA.get_possible_types(position)) > 30
 

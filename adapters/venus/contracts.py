@@ -154,7 +154,26 @@ REWARD_BORROWER_INDEX = Function("rewardTokenBorrowerIndex(address,address)", "6
 VTOKEN_COMPTROLLER = Function("comptroller()", "5fe3b567", ("address",), immutable=True)
 """A vToken's pool (its Comptroller)."""
 
+# Compound v2's Comptroller, which Venus forked (compound-js 0.6.2's ABI): what it names otherwise.
+COMPOUND_MARKETS = Function(
+    "markets(address)", "8e8f294b", ("bool isListed", "uint256 collateralFactorMantissa", "bool isComped")
+)
+"""Its three-field terms: the collateral factor is also where liquidation starts."""
+COMP_ACCRUED = Function("compAccrued(address)", "cc7ebdc4", ("uint256",))
+COMP_ADDRESS = Function("getCompAddress()", "9d1b5a0a", ("address",), immutable=True)
+COMP_INITIAL_INDEX = Function("compInitialIndex()", "a7f0e231", ("uint224",), immutable=True)
+COMP_SUPPLY_STATE = Function("compSupplyState(address)", "6b79c38d", ("uint224 index", "uint32 block"))
+COMP_BORROW_STATE = Function("compBorrowState(address)", "8c57804e", ("uint224 index", "uint32 block"))
+COMP_SUPPLY_SPEED = Function("compSupplySpeeds(address)", "6aa875b5", ("uint256",))
+COMP_BORROW_SPEED = Function("compBorrowSpeeds(address)", "f4a433c0", ("uint256",))
+COMP_SUPPLIER_INDEX = Function("compSupplierIndex(address,address)", "b21be7fd", ("uint256",))
+COMP_BORROWER_INDEX = Function("compBorrowerIndex(address,address)", "ca0af043", ("uint256",))
+BORROW_GUARDIAN_PAUSED = Function("borrowGuardianPaused(address)", "6d154ea5", ("bool",))
+"""Whether new borrows are paused in the market (Compound v2 has no supply caps, and borrowCaps as Venus's)."""
+
 LENS = Lens("VenusLens", ("address", "address"))
 """VenusLens(wallet, comptroller): every read of an input in the core pool."""
 POOLS_LENS = Lens("VenusPoolsLens", ("address", "address"))
 """VenusPoolsLens(wallet, poolRegistry): every read of an input in the isolated pools."""
+COMPOUND_LENS = Lens("CompoundV2Lens", ("address", "address"))
+"""CompoundV2Lens(wallet, comptroller): every read of an input in Compound v2."""

@@ -32,11 +32,13 @@ import asyncio
 import hashlib
 from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from adapters.context import FetchContext
 from adapters.flows import Flow, WalletLogs, address_of, log_rows, topic, transferred
 from adapters.position_warnings import outcome
 from adapters.venus.contracts import (
+    ALL_MARKETS,
     ASSET_PRICE,
     MANTISSA,
     ORACLE,
@@ -45,6 +47,7 @@ from adapters.venus.contracts import (
     VAI_CONTROLLER,
     VTOKEN_COMPTROLLER,
 )
+from adapters.venus.markets import underlying
 from adapters.venus.section import VenusAddresses
 from chain import ChainReader, Log, erc20, first
 from chain.abi import Event, Function, decode
@@ -96,16 +99,33 @@ LIQUIDATE_VAI = Event(
     "0x42d401f96718a0c42e5cea8108973f0022677b7e2e5f4ee19851b2de7a0394e7",
 )
 """The VAIController's (none indexed)."""
-MARKET_EVENTS = (MINT, MINT_BEHALF, REDEEM, REDEEM_FEE, BORROW, REPAY_BORROW, LIQUIDATE_BORROW)
+COMPOUND_MINT = Event(
+    "Mint(address,uint256,uint256)", "0x4c209b5fc8ad50758f13e2e1088ba56a560dff690a1c6fef26394f4c03821c4f"
+)
+COMPOUND_REDEEM = Event(
+    "Redeem(address,uint256,uint256)", "0xe5b754fb1abb7f01b499791d0b820ae3b6af3424ac1c59768edb53f4ec31a929"
+)
+"""Compound v2's cTokens' (and BNB Chain's first vBNB's) three-field Mint and Redeem; their other
+events are the core pool's."""
+MARKET_EVENTS = (
+    MINT,
+    MINT_BEHALF,
+    REDEEM,
+    REDEEM_FEE,
+    BORROW,
+    REPAY_BORROW,
+    LIQUIDATE_BORROW,
+    COMPOUND_MINT,
+    COMPOUND_REDEEM,
+)
 VAI_EVENTS = (MINT_VAI, REPAY_VAI, LIQUIDATE_VAI)
 EXCHANGE_RATE_STORED = Function("exchangeRateStored()", "182df0f5", ("uint256",))
 LABEL = "Venus"
 """How the flows' reads name themselves in errors."""
 
 
-async def flows(
-    ctx: FetchContext[VenusAddresses], wallet: str, logs: WalletLogs, legs: Mapping[str, str]
-) -> list[Flow]:
+async def flows(ctx: FetchContext[Any], wallet: str, logs: WalletLogs, legs: Mapping[str, str]) -> list[Flow]:
+    """The legs' flows (Compound v2's too: adapters/compound/flows.py)."""
     named = wallet.lower()
     contracts = sorted({_contract(key) for key in legs if key.endswith((":supply", ":borrow"))})
     events = await _events(ctx, logs, contracts, legs)
@@ -126,9 +146,7 @@ async def flows(
     return sorted(found, key=lambda flow: flow[2:4])
 
 
-async def _events(
-    ctx: FetchContext[VenusAddresses], logs: WalletLogs, contracts: list[str], legs: Mapping[str, str]
-) -> list[Log]:
+async def _events(ctx: FetchContext[Any], logs: WalletLogs, contracts: list[str], legs: Mapping[str, str]) -> list[Log]:
     """The vTokens' and the VAIController's events over the range (a stream of their own); none,
     with their legs named unavailable, where it holds more than one request reads."""
     if not contracts:
@@ -182,15 +200,15 @@ def _decoded(log: Log, named: str, legs: Mapping[str, str]) -> list[Flow]:
     at, event, data = (log.block_number, log.log_index, log.transaction_hash), log.signature, _fields(log)
     supply, borrow = f"{log.address}:supply", f"{log.address}:borrow"
     changes: list[tuple[str, str, int]] = []
-    if event == MINT.topic and _address(data, 0) == named:
-        _, amount, _, _ = decode(("address", "uint256", "uint256", "uint256"), data)
+    if event in (MINT.topic, COMPOUND_MINT.topic) and _address(data, 0) == named:
+        _, amount = decode(("address", "uint256"), data[:64])
         changes.append((supply, "supply", amount))
     elif event == MINT_BEHALF.topic and _address(data, 1) == named:
         _, _, amount, _, _ = decode(("address", "address", "uint256", "uint256", "uint256"), data)
         changes.append((supply, "supply", amount))
-    elif event in (REDEEM.topic, REDEEM_FEE.topic) and _address(data, 0) == named:
+    elif event in (REDEEM.topic, REDEEM_FEE.topic, COMPOUND_REDEEM.topic) and _address(data, 0) == named:
         _, amount, *_ = decode(("address", "uint256", "uint256"), data[:96])
-        changes.append((supply, "withdraw" if event == REDEEM.topic else "redeem-fee", -amount))
+        changes.append((supply, "redeem-fee" if event == REDEEM_FEE.topic else "withdraw", -amount))
     elif event in (BORROW.topic, MINT_VAI.topic) and _address(data, 0) == named:
         _, amount = decode(("address", "uint256"), data[:64])
         changes.append((borrow, "borrow", amount))
@@ -204,7 +222,7 @@ def _decoded(log: Log, named: str, legs: Mapping[str, str]) -> list[Flow]:
 
 
 async def _moved(
-    ctx: FetchContext[VenusAddresses], logs: WalletLogs, named: str, legs: Mapping[str, str], liquidated: set[str]
+    ctx: FetchContext[Any], logs: WalletLogs, named: str, legs: Mapping[str, str], liquidated: set[str]
 ) -> list[Flow]:
     """vTokens of the wallet's supply legs moved to or from another holder (not the vToken itself:
     its mints and redemptions), valued at the market's stored exchange rate at their block."""
@@ -241,21 +259,37 @@ async def prices(
     10^decimals / 1e36 per whole token; VAI at 1 USD, as the Comptroller counts it."""
     core = ctx.section.comptroller
     vai = await outcome(first(reader.call(core, VAI_CONTROLLER, label=LABEL))) if core else None
+    return await priced(reader, moved, vai if isinstance(vai, str) else None, compound=False)
+
+
+async def priced(reader: ChainReader, moved: list[Flow], vai: str | None, compound: bool) -> dict[int, Fraction | None]:
+    """`prices`, for Compound v2 too (`compound`), whose oracle prices cTokens only: a reward is
+    priced as the market whose underlying it is."""
 
     async def price(flow: Flow) -> Fraction:
         contract = _contract(flow.position)
-        if contract == (vai if isinstance(vai, str) else None):
+        if contract == vai:
             return Fraction(1)
         reward = flow.position.endswith(":rewards")
         pool = contract if reward else await first(reader.call(contract, VTOKEN_COMPTROLLER, label=LABEL))
         oracle = str(await first(reader.call(str(pool), ORACLE, label=LABEL)))
-        read = (
-            reader.call(oracle, ASSET_PRICE, flow.asset, label=f"{LABEL} oracle")
-            if reward
-            else reader.call(oracle, UNDERLYING_PRICE, contract, label=f"{LABEL} oracle")
-        )
-        (answer,), (decimals,) = await asyncio.gather(read, reader.call(flow.asset, erc20.DECIMALS, label=LABEL))
-        return Fraction(answer * 10**decimals, PRICE_SCALE)
+        if reward and not compound:
+            read = reader.call(oracle, ASSET_PRICE, flow.asset, label=f"{LABEL} oracle")
+        else:
+            market = await _holding(reader, str(pool), flow.asset) if reward else contract
+            read = reader.call(oracle, UNDERLYING_PRICE, market, label=f"{LABEL} oracle")
+        (answer,), token = await asyncio.gather(read, erc20.token_info(reader, flow.asset))
+        return Fraction(answer * 10 ** token["decimals"], PRICE_SCALE)
 
     found = await asyncio.gather(*(outcome(price(flow)) for flow in moved))
     return {index: None if isinstance(value, ProtocolError) else value for index, value in enumerate(found)}
+
+
+async def _holding(reader: ChainReader, comptroller: str, token: str) -> str:
+    """The Comptroller's market whose underlying `token` is."""
+    (markets,) = await reader.call(comptroller, ALL_MARKETS, label=LABEL)
+    held = await asyncio.gather(*(outcome(underlying(reader, str(m).lower(), LABEL)) for m in markets))
+    found = next((str(m).lower() for m, asset in zip(markets, held) if asset == token), None)
+    if found is None:
+        raise ProtocolError(f"no market of the Comptroller {comptroller} holds {token}")
+    return found

@@ -9,7 +9,8 @@ token, its oracle price, its rates as APYs, its terms for the account.
   year is `blocksPerYear()` of the market's interest rate model (70,080,000 on BNB Chain since
   its 0.45 s blocks); an isolated vToken says its own, `blocksOrSecondsPerYear()` (its chain's
   blocks, or 31,536,000 where it counts seconds, its "per block" rates then per second). Venus's
-  own figures compound daily, which differs in the sixth digit.
+  own figures compound daily, which differs in the sixth digit. Compound v2's year is the chain's
+  blocks, declared (`blocksPerYear`: its rate models' 2,102,400 are 15-second blocks').
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ async def underlying(reader: ChainReader, vtoken: str, label: str) -> str:
 
 
 async def _year(reader: ChainReader, pool: ListedPool, vtoken: str) -> int:
-    """The market's periods a year (see the module)."""
+    """The market's periods a year (see the module; Compound v2's, declared)."""
+    if pool.periods_per_year:
+        return pool.periods_per_year
     if not pool.core:
         return int(await first(reader.call(vtoken, PERIODS_PER_YEAR, label=pool.label)))
     model = await first(reader.call(vtoken, INTEREST_RATE_MODEL, label=pool.label))

@@ -49,6 +49,10 @@ from adapters.venus.contracts import (
     ASSET_PRICE,
     ASSETS_IN,
     BORROW_BALANCE_CURRENT,
+    COMP_ACCRUED,
+    COMP_ADDRESS,
+    COMP_INITIAL_INDEX,
+    COMPOUND_MARKETS,
     EFFECTIVE_LTV_FACTOR,
     EXCHANGE_RATE_CURRENT,
     INITIAL_INDEX,
@@ -66,6 +70,7 @@ from adapters.venus.contracts import (
     REWARD_TOKEN,
     THRESHOLD_FACTOR,
     TIME_BASED,
+    UNDERLYING_PRICE,
     VAI_ADDRESS,
     VAI_BLOCKS_PER_YEAR,
     VAI_CONTROLLER,
@@ -74,8 +79,8 @@ from adapters.venus.contracts import (
     VENUS_ACCRUED,
     XVS_ADDRESS,
 )
-from adapters.venus.listing import ListedPool, pools
-from adapters.venus.markets import MarketFigures, apy, market
+from adapters.venus.listing import VENUS_ISOLATED, ListedPool, pools
+from adapters.venus.markets import MarketFigures, apy, market, underlying
 from adapters.venus.section import VenusAddresses
 from chain import ChainReader, erc20, first, known, no_read
 from chain.abi import ZERO_ADDRESS
@@ -109,7 +114,7 @@ class _Held(NamedTuple):
     """What each of the pool's payers owes on it beyond their stored amounts (None: unreadable, warned)."""
 
 
-class _Account(NamedTuple):
+class Account(NamedTuple):
     """The account in one pool: its state (None where it holds nothing) and positions."""
 
     state: dict[str, Any] | None
@@ -124,22 +129,23 @@ async def fetch(ctx: FetchContext[VenusAddresses], wallet: str) -> dict[str, Any
     lenses += [POOLS_LENS.initcode(wallet, venus.pool_registry)] if venus.pool_registry else []
     reader.prefetch(lenses, [a for a in (venus.comptroller, venus.pool_registry) if a])
     listed = await pools(reader, venus)
-    found = await asyncio.gather(*(outcome(_account(ctx, pool, wallet)) for pool in listed))
-    accounts = []
-    for pool, account in zip(listed, found):
-        if isinstance(account, ProtocolError):
-            ctx.warnings.left_out(f"the {pool.label} of Comptroller", pool.comptroller, account)
+    found = await asyncio.gather(*(outcome(account(ctx, pool, wallet)) for pool in listed))
+    held: list[Account] = []
+    for pool, answer in zip(listed, found):
+        if isinstance(answer, ProtocolError):
+            ctx.warnings.left_out(f"the {pool.label} of Comptroller", pool.comptroller, answer)
         else:
-            accounts.append(account)
+            held.append(answer)
     return {
-        "poolStates": [account.state for account in accounts if account.state],
-        "supplyPositions": [p for account in accounts for p in account.supplies],
-        "borrowPositions": [p for account in accounts for p in account.borrows],
-        "rewardPositions": [p for account in accounts for p in account.claims],
+        "poolStates": [one.state for one in held if one.state],
+        "supplyPositions": [p for one in held for p in one.supplies],
+        "borrowPositions": [p for one in held for p in one.borrows],
+        "rewardPositions": [p for one in held for p in one.claims],
     }
 
 
-async def _account(ctx: FetchContext[VenusAddresses], pool: ListedPool, wallet: str) -> _Account:
+async def account(ctx: FetchContext[Any], pool: ListedPool, wallet: str) -> Account:
+    """The account in one pool (Compound v2's Comptroller too: adapters/compound)."""
     reader, warnings = ctx.reader(), ctx.warnings
     first_round = await _round(reader, pool, wallet)
     vai, *snapshots = await asyncio.gather(
@@ -167,7 +173,7 @@ async def _account(ctx: FetchContext[VenusAddresses], pool: ListedPool, wallet: 
     parts += [vai] if isinstance(vai, _Held) else []
     state = await _state(first_round, parts, not missing, warnings) if parts or missing else None
     claims = await _claims(ctx, first_round, parts)
-    return _Account(
+    return Account(
         state,
         [part.supply for part in parts if part.supply],
         [part.borrow for part in parts if part.borrow],
@@ -182,7 +188,9 @@ async def _round(reader: ChainReader, pool: ListedPool, wallet: str) -> _Round:
         reader.call(comptroller, ASSETS_IN, wallet, label=label),
         first(reader.call(comptroller, ORACLE, label=label)),
         outcome(reader.call(comptroller, ACCOUNT_LIQUIDITY, wallet, label=label)),
-        _core_payer(reader, pool, wallet) if pool.core else _distributors(reader, pool, wallet),
+        _distributors(reader, pool, wallet)
+        if pool.kind == VENUS_ISOLATED
+        else _comptroller_payer(reader, pool, wallet),
         first(reader.call(comptroller, VAI_CONTROLLER, label=label)) if pool.core else known(ZERO_ADDRESS),
     )
     if len(markets) > MAX_MARKETS:
@@ -193,15 +201,21 @@ async def _round(reader: ChainReader, pool: ListedPool, wallet: str) -> _Round:
     return _Round(pool, lowered, entered_markets, str(oracle), liquidity, payers, controller)
 
 
-async def _core_payer(reader: ChainReader, pool: ListedPool, wallet: str) -> list[rewards.Payer]:
-    """The core pool's Comptroller, which pays XVS."""
+async def _comptroller_payer(reader: ChainReader, pool: ListedPool, wallet: str) -> list[rewards.Payer]:
+    """The Comptroller itself: the core pool's pays XVS (venus*), Compound v2's COMP (comp*)."""
     comptroller, label = pool.comptroller, pool.label
-    accrued, xvs, initial = await asyncio.gather(
-        first(reader.call(comptroller, VENUS_ACCRUED, wallet, label=label)),
-        first(reader.call(comptroller, XVS_ADDRESS, label=label)),
-        first(reader.call(comptroller, INITIAL_INDEX, label=label)),
+    owed, address, index = (
+        (COMP_ACCRUED, COMP_ADDRESS, COMP_INITIAL_INDEX)
+        if pool.compound
+        else (VENUS_ACCRUED, XVS_ADDRESS, INITIAL_INDEX)
     )
-    return [rewards.Payer(comptroller, str(xvs).lower(), accrued, initial, rewards.CORE)]
+    accrued, token, initial = await asyncio.gather(
+        first(reader.call(comptroller, owed, wallet, label=label)),
+        first(reader.call(comptroller, address, label=label)),
+        first(reader.call(comptroller, index, label=label)),
+    )
+    views = rewards.COMP if pool.compound else rewards.CORE
+    return [rewards.Payer(comptroller, str(token).lower(), accrued, initial, views)]
 
 
 async def _distributors(reader: ChainReader, pool: ListedPool, wallet: str) -> list[rewards.Payer]:
@@ -251,6 +265,12 @@ async def _factors(reader: ChainReader, found: _Round, vtoken: str, wallet: str,
     warned): the core pool's effective ones for it (`getEffectiveLtvFactor`, its e-mode pool's
     where it joined one), an isolated pool's `markets(vToken)`."""
     comptroller, label, optional = found.pool.comptroller, found.pool.label, warnings.optional
+    if found.pool.compound:
+        terms = await optional(reader.call(comptroller, COMPOUND_MARKETS, vtoken, label=label), vtoken, "its factor is")
+        if terms is None:
+            return None, None
+        _, factor, _ = terms
+        return factor, factor
     if not found.pool.core:
         terms = await optional(reader.call(comptroller, POOL_MARKETS, vtoken, label=label), vtoken, "its factors are")
         if terms is None:
@@ -308,10 +328,6 @@ async def _held(
     return _Held(figures, supply, borrow, collateral, supplied, debt or 0, tuple(pending))
 
 
-def _title(pool: ListedPool, token: dict[str, Any] | None) -> str:
-    return f"{symbol(token)} (Venus)" if pool.core else f"{symbol(token)} (Venus {pool.name})"
-
-
 def _supply(
     found: _Round,
     figures: MarketFigures,
@@ -320,47 +336,52 @@ def _supply(
     entered: bool,
     factors: tuple[int | None, int | None],
 ) -> dict[str, Any]:
-    key, usd = f"{figures.vtoken}:supply", figures.value(supplied)
+    key, usd, pool = f"{figures.vtoken}:supply", figures.value(supplied), found.pool
     ltv, threshold = factors
     is_collateral = None if threshold is None else entered and threshold > 0
     return {
-        "type": "venus-supply",
-        "comptroller": found.pool.comptroller,
-        "vToken": figures.vtoken,
+        "type": f"{_prefix(pool)}-supply",
+        "comptroller": pool.comptroller,
+        pool.token_field: figures.vtoken,
         "currency": figures.token,
         "balance": str(supplied),
         "balanceUsd": usd,
-        "vTokenBalance": str(balance),
+        f"{pool.token_field}Balance": str(balance),
         "apy": figures.supply_apy,
         "isCollateral": is_collateral,
         "canBeCollateral": None if threshold is None else threshold > 0,
         "collateralFactor": None if ltv is None else ltv / MANTISSA,
         "liquidationThreshold": None if threshold is None else threshold / MANTISSA,
         **position(
-            "VenusSupplyPosition",
+            f"{pool.typename}SupplyPosition",
             key,
             LENDING,
-            _title(found.pool, figures.token),
+            pool.title(symbol(figures.token)),
             [leg(COLLATERAL if is_collateral else SUPPLIED, key, figures.token, supplied, usd, found.oracle.lower())],
         ),
     }
 
 
+def _prefix(pool: ListedPool) -> str:
+    """The positions' `type` prefix: venus, compound-v2."""
+    return "compound-v2" if pool.compound else "venus"
+
+
 def _borrow(pool: ListedPool, figures: MarketFigures, debt: int, oracle: str) -> dict[str, Any]:
     key, usd = f"{figures.vtoken}:borrow", figures.value(debt)
     return {
-        "type": "venus-borrow",
+        "type": f"{_prefix(pool)}-borrow",
         "comptroller": pool.comptroller,
-        "vToken": figures.vtoken,
+        pool.token_field: figures.vtoken,
         "currency": figures.token,
         "debt": str(debt),
         "debtUsd": usd,
         "apy": figures.borrow_apy,
         **position(
-            "VenusBorrowPosition",
+            f"{pool.typename}BorrowPosition",
             key,
             LENDING,
-            _title(pool, figures.token),
+            pool.title(symbol(figures.token)),
             [leg(DEBT, key, figures.token, debt, usd, oracle.lower())],
         ),
     }
@@ -417,13 +438,20 @@ def _risk(found: _Round, parts: list[_Held], debt_usd: Fraction | None, warnings
         return {**unknown_risk([p.market.token for p in parts if p.supply], None), "oracle": risk_oracle}
     loans = [p for p in parts if p.owed]
     single = next(iter(loans)).market.usd if len(loans) == 1 else None
+    if len(loans) > 1 and collateral:
+        warnings.add(
+            FIGURE_UNAVAILABLE,
+            found.pool.comptroller,
+            f"the liquidation prices' priceInLoanAsset is null: the account owes {len(loans)} assets, "
+            "so no one loan asset prices them (priceUsd gives them)",
+        )
     owed = {p.market.vtoken: cast(Fraction, _whole(p)) for p in loans}
     unit = Unit(usd=Fraction(1), per_loan_asset=single)
     comptroller = found.pool.comptroller
     return {**borrow_risk(debt_usd, collateral, unit, warnings, comptroller, owed=owed), "oracle": risk_oracle}
 
 
-async def _claims(ctx: FetchContext[VenusAddresses], found: _Round, parts: list[_Held]) -> list[dict[str, Any]]:
+async def _claims(ctx: FetchContext[Any], found: _Round, parts: list[_Held]) -> list[dict[str, Any]]:
     """What each of the pool's payers owes the account: its stored amount and what its markets
     owe at the block (see rewards.py); a payer whose share of a held market is unreadable is left
     out, with the warning that names it."""
@@ -438,32 +466,37 @@ async def _claims(ctx: FetchContext[VenusAddresses], found: _Round, parts: list[
     return list(await asyncio.gather(*claims))
 
 
-async def _claim(ctx: FetchContext[VenusAddresses], found: _Round, payer: rewards.Payer, amount: int) -> dict[str, Any]:
-    """One payer's claim, priced by the pool's oracle (`getPrice(token)`)."""
-    reader, label = ctx.reader(), found.pool.label
+async def _claim(ctx: FetchContext[Any], found: _Round, payer: rewards.Payer, amount: int) -> dict[str, Any]:
+    """One payer's claim, priced by the pool's oracle: `getPrice(token)` (Venus's ResilientOracle),
+    or in Compound v2, whose oracle prices cTokens only, the price of the market whose underlying
+    the token is (cCOMP's)."""
+    reader = ctx.reader()
     info, price = await asyncio.gather(
         erc20.token_info(reader, payer.token),
-        ctx.warnings.optional(
-            first(reader.call(found.oracle, ASSET_PRICE, payer.token, label=f"{label} oracle")),
-            payer.token,
-            "accruedUsd is",
-        ),
+        ctx.warnings.optional(_reward_price(reader, found, payer.token), payer.token, "accruedUsd is"),
     )
     usd = None if price is None else float(Fraction(amount * price, PRICE_SCALE))
     pool = found.pool.comptroller
     key = f"{pool}:{payer.token}:rewards" if payer.address == pool else f"{pool}:{payer.address}:{payer.token}:rewards"
+    legs = [leg(REWARD, key, info, amount, usd, found.oracle.lower())]
     return {
-        "type": "venus-reward",
+        "type": f"{_prefix(found.pool)}-reward",
         "comptroller": pool,
         "distributor": payer.address,
         "rewardToken": info,
         "accrued": str(amount),
         "accruedUsd": usd,
-        **position(
-            "VenusRewardPosition",
-            key,
-            REWARDS,
-            symbol(info),
-            [leg(REWARD, key, info, amount, usd, found.oracle.lower())],
-        ),
+        **position(f"{found.pool.typename}RewardPosition", key, REWARDS, symbol(info), legs),
     }
+
+
+async def _reward_price(reader: ChainReader, found: _Round, token: str) -> int:
+    """The pool's oracle's price of a reward token (see _claim)."""
+    label = f"{found.pool.label} oracle"
+    if not found.pool.compound:
+        return int(await first(reader.call(found.oracle, ASSET_PRICE, token, label=label)))
+    held = await asyncio.gather(*(outcome(underlying(reader, m, label)) for m in found.markets))
+    market = next((m for m, asset in zip(found.markets, held) if asset == token), None)
+    if market is None:
+        raise ProtocolError(f"no market of {found.pool.label} holds {token}, whose price its oracle would give")
+    return int(await first(reader.call(found.oracle, UNDERLYING_PRICE, market, label=label)))

@@ -1,5 +1,6 @@
-"""Rewards a Venus pool owes an account at the block, as a claim would pay them, from the payer's
-views. The core pool's Comptroller pays XVS (RewardFacet's XVSRewardsHelper:
+"""Rewards a Venus pool (or Compound v2) owes an account at the block, as a claim would pay them,
+from the payer's views. Compound v2's Comptroller pays COMP (comp*: updateCompSupplyIndex,
+distributeSupplierComp and their borrow twins); the core pool's Comptroller pays XVS (RewardFacet's XVSRewardsHelper:
 updateVenusSupplyIndex, distributeSupplierVenus and their borrow twins); an isolated pool pays
 through its RewardsDistributors, each in its own token, by the same steps
 (RewardsDistributor: _updateRewardTokenSupplyIndex, _distributeSupplierRewardToken, ...):
@@ -28,6 +29,12 @@ from adapters.venus.contracts import (
     BORROW_SPEED,
     BORROW_STATE,
     BORROWER_INDEX,
+    COMP_BORROW_SPEED,
+    COMP_BORROW_STATE,
+    COMP_BORROWER_INDEX,
+    COMP_SUPPLIER_INDEX,
+    COMP_SUPPLY_SPEED,
+    COMP_SUPPLY_STATE,
     DOUBLE,
     MANTISSA,
     REWARD_BORROW_SPEED,
@@ -61,6 +68,10 @@ class Views:
 
 CORE = Views(SUPPLY_STATE, BORROW_STATE, SUPPLY_SPEED, BORROW_SPEED, SUPPLIER_INDEX, BORROWER_INDEX)
 """The core pool's Comptroller (venus*)."""
+COMP = Views(
+    COMP_SUPPLY_STATE, COMP_BORROW_STATE, COMP_SUPPLY_SPEED, COMP_BORROW_SPEED, COMP_SUPPLIER_INDEX, COMP_BORROWER_INDEX
+)
+"""Compound v2's Comptroller (comp*), whose steps Venus's core pool keeps."""
 BY_BLOCK = Views(
     REWARD_SUPPLY_STATE,
     REWARD_BORROW_STATE,
