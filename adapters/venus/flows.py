@@ -47,7 +47,7 @@ from adapters.venus.contracts import (
     VAI_CONTROLLER,
     VTOKEN_COMPTROLLER,
 )
-from adapters.venus.markets import underlying
+from adapters.venus.markets import holding
 from adapters.venus.section import VenusAddresses
 from chain import ChainReader, Log, erc20, first
 from chain.abi import Event, Function, decode
@@ -288,8 +288,4 @@ async def priced(reader: ChainReader, moved: list[Flow], vai: str | None, compou
 async def _holding(reader: ChainReader, comptroller: str, token: str) -> str:
     """The Comptroller's market whose underlying `token` is."""
     (markets,) = await reader.call(comptroller, ALL_MARKETS, label=LABEL)
-    held = await asyncio.gather(*(outcome(underlying(reader, str(m).lower(), LABEL)) for m in markets))
-    found = next((str(m).lower() for m, asset in zip(markets, held) if asset == token), None)
-    if found is None:
-        raise ProtocolError(f"no market of the Comptroller {comptroller} holds {token}")
-    return found
+    return await holding(reader, [str(m).lower() for m in markets], token, f"Comptroller {comptroller}")

@@ -70,6 +70,16 @@ async def underlying(reader: ChainReader, vtoken: str, label: str) -> str:
     return NATIVE if isinstance(found, ProtocolError) else str(found).lower()
 
 
+async def holding(reader: ChainReader, markets: list[str], token: str, label: str) -> str:
+    """The market of `markets` whose underlying `token` is: how Compound v2, whose oracle prices
+    cTokens only, prices COMP (positions' claims, flows)."""
+    held = await asyncio.gather(*(underlying(reader, market, label) for market in markets))
+    found = next((market for market, asset in zip(markets, held) if asset == token), None)
+    if found is None:
+        raise ProtocolError(f"no market of the {label} holds {token}, whose price its oracle would give")
+    return found
+
+
 async def _year(reader: ChainReader, pool: ListedPool, vtoken: str) -> int:
     """The market's periods a year (see the module; Compound v2's, declared)."""
     if pool.periods_per_year:

@@ -80,7 +80,7 @@ from adapters.venus.contracts import (
     XVS_ADDRESS,
 )
 from adapters.venus.listing import VENUS_ISOLATED, ListedPool, pools
-from adapters.venus.markets import MarketFigures, apy, market, underlying
+from adapters.venus.markets import MarketFigures, apy, holding, market
 from adapters.venus.section import VenusAddresses
 from chain import ChainReader, erc20, first, known, no_read
 from chain.abi import ZERO_ADDRESS
@@ -495,8 +495,5 @@ async def _reward_price(reader: ChainReader, found: _Round, token: str) -> int:
     label = f"{found.pool.label} oracle"
     if not found.pool.compound:
         return int(await first(reader.call(found.oracle, ASSET_PRICE, token, label=label)))
-    held = await asyncio.gather(*(outcome(underlying(reader, m, label)) for m in found.markets))
-    market = next((m for m, asset in zip(found.markets, held) if asset == token), None)
-    if market is None:
-        raise ProtocolError(f"no market of {found.pool.label} holds {token}, whose price its oracle would give")
+    market = await holding(reader, found.markets, token, found.pool.label)
     return int(await first(reader.call(found.oracle, UNDERLYING_PRICE, market, label=label)))
