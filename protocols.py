@@ -27,6 +27,7 @@ from adapters import (
     fluid,
     lido,
     liquid_staking,
+    liquity,
     maker,
     morpho,
     pancakeswap,
@@ -65,6 +66,7 @@ DECLARED: tuple[Protocol, ...] = (
     *pancakeswap.PROTOCOLS,
     *venus.PROTOCOLS,
     *compound_v2.PROTOCOLS,
+    *liquity.PROTOCOLS,
 )
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+DEBT_KEYS = (":borrow", ":debt")
+"""How every DEBT leg's key ends (adapters/*/positions.py): a debt opened and closed inside a
+series, which neither end holds, is still one."""
+
 
 class Held(NamedTuple):
     """A leg at a point: its raw amount (None: unreadable), USD figure, asset, whether a debt, and
@@ -40,7 +44,7 @@ def earnings(
     for key in sorted({*start, *end, *by_key}):
         moved = by_key.get(key, [])
         was, now = start.get(key), end.get(key)
-        debt = any(held.debt for held in (was, now) if held) or key.endswith(":borrow")
+        debt = any(held.debt for held in (was, now) if held) or key.endswith(DEBT_KEYS)
         asset = next((held.asset for held in (now, was) if held and held.asset), None)
         asset = asset or next((flow["asset"] for flow in moved), None)
         a0, a1 = _amount(was), _amount(now)

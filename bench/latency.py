@@ -89,6 +89,7 @@ QUERIES = [
     ("pancakeswap (saver: 6 held and 2 staked positions, CAKE)", [("pancakeswap", "saver")]),
     ("venus (borrower: the core pool and two isolated pools)", [("venus", "borrower")]),
     ("compound-v2 (borrower: cETH collateral, USDC and DAI debts, COMP)", [("compound-v2", "borrower")]),
+    ("liquity (depositor: a trove and a Stability Pool deposit with its gains)", [("liquity", "depositor")]),
     (
         "5 inputs: morpho, aave, compound, pendle, fluid",
         [

@@ -24,7 +24,8 @@ interface IBalancerGauge {
 /// For each gauge: the wallet's `balanceOf`; where it holds some, `lp_token()`, that pool's reads
 /// as above unless they are on the tape already (a pool the wallet holds BPT of too: a tape keeps
 /// each read once), (its poolId by `getPoolId()`; a v3 pool's reads where it has none), `reward_count()`, each `reward_tokens(i)` (up to 8) with
-/// `claimable_reward` and the token's facts. Then the USD feeds and the sequencer uptime feed, and
+/// `claimable_reward` and the token's facts. Then the USD feeds of the tokens read (`pricing`: the
+/// chain's tokens with a feed, BAL's key zero, and their feeds) and the sequencer uptime feed, and
 /// last each held gauge's `claimable_tokens`, whose writes stay inside the call.
 contract BalancerLens is BalancerPools {
     constructor(
@@ -33,7 +34,7 @@ contract BalancerLens is BalancerPools {
         address[] memory pools,
         bytes32[] memory poolIds,
         address[] memory gauges,
-        address[] memory feeds,
+        address[][2] memory pricing,
         address sequencer,
         address v3Vault,
         address[] memory v3Pools
@@ -53,9 +54,7 @@ contract BalancerLens is BalancerPools {
             }
         }
         bool[] memory staked = _gauges(tape, [vault, v3Vault], gauges, wallet, read);
-        for (uint256 i = 0; i < feeds.length; i++) {
-            _feed(tape, feeds[i]);
-        }
+        _feedsOfRead(tape, pricing[0], pricing[1]);
         if (sequencer != address(0)) _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
         for (uint256 i = 0; i < gauges.length; i++) {
             if (staked[i]) _mutatingCall(tape, gauges[i], abi.encodeCall(IBalancerGauge.claimable_tokens, (wallet)));

@@ -102,6 +102,32 @@ abstract contract Recorder {
         return address(0);
     }
 
+    /// @dev The feed of each token `priced[i]` the tape has made a read of (its facts, a balance),
+    /// and of each zero key (a token always priced): a lens that finds its tokens prices those
+    /// alone, not every token of the chain, whose feeds would take its tape (34 on Ethereum).
+    function _feedsOfRead(Tape memory tape, address[] memory priced, address[] memory feeds) internal view {
+        for (uint256 i = 0; i < priced.length; i++) {
+            if (priced[i] == address(0) || _onTape(tape, priced[i])) _feed(tape, feeds[i]);
+        }
+    }
+
+    /// @dev Whether a record of the tape has `target` as its call's target.
+    function _onTape(Tape memory tape, address target) internal pure returns (bool) {
+        bytes memory out = tape.data;
+        for (uint256 at = 1; at < tape.used;) {
+            address found;
+            uint256 size;
+            assembly {
+                let p := add(add(out, 32), at)
+                found := shr(96, mload(p))
+                size := shr(232, mload(add(p, 37)))
+            }
+            if (found == target) return true;
+            at += 40 + size;
+        }
+        return false;
+    }
+
     /// @dev A revert without data that used up the gas it was given may have been starved (a
     /// call gets 63/64 of what is left): it is not recorded, and the service makes it alone.
     function _record(Tape memory tape, address target, bytes memory data, bool ok, bytes memory ret, uint256 before)

@@ -39,6 +39,7 @@ from tests import (
     fluid_world,
     lido_world,
     liquid_staking_world,
+    liquity_world,
     maker_world,
     morpho_world,
     pancakeswap_world,
@@ -79,6 +80,7 @@ def build(node: Anvil) -> AllWorlds:
     compound_v2 = compound_v2_world.build(
         node, {role: world.wallets[role] for role in ("lender", "borrower", "saver", "empty")}
     )
+    liquity = liquity_world.build(node, {role: accounts[role] for role in ("borrower", "depositor", "saver", "empty")})
     fluid = fluid_world.build(node, {role: world.wallets[role] for role in ("lender", "borrower", "empty")})
     lido = lido_world.build(
         node, {"holder": accounts["saver"], "requester": accounts["borrower"], "empty": accounts["empty"]}
@@ -150,6 +152,7 @@ def build(node: Anvil) -> AllWorlds:
     data[chain]["spark"] = aave.addresses_override()[chain]["spark"]
     data[chain]["compound"] = comet.addresses_override()[chain]["compound"]
     data[chain]["compoundV2"] = compound_v2.section()
+    data[chain]["liquity"] = liquity.section()
     data[chain]["pendle"] = pendle.addresses_override()[chain]["pendle"]
     data[chain]["fluid"] = fluid.addresses_override()[chain]["fluid"]
     data[chain]["lido"] = lido.addresses_override()[chain]["lido"]
@@ -175,6 +178,7 @@ def build(node: Anvil) -> AllWorlds:
     for other in (pendle, fluid, lido, uniswap, pancake, vaults, staking):
         data[chain]["priceFeeds"].update(other.addresses_override()[chain]["priceFeeds"])
     data[chain]["priceFeeds"].update(aura.addresses_override()[chain]["priceFeeds"])
+    data[chain]["priceFeeds"].update(liquity.addresses_override()[chain]["priceFeeds"])
     for protocol in ("etherfi", "rocketpool", "renzo", "kelp"):
         data[chain][protocol] = staking.addresses_override()[chain][protocol]
     parts = {
@@ -184,6 +188,7 @@ def build(node: Anvil) -> AllWorlds:
         "venus": venus,
         "compound": comet,
         "compound_v2": compound_v2,
+        "liquity": liquity,
         "pendle": pendle,
         "fluid": fluid,
         "lido": lido,
@@ -276,6 +281,15 @@ def later_day(worlds: AllWorlds) -> str:
         "Pendle: the saver sends 1 PT to another wallet"
     )
     done.append("Lido: the saver stakes 0.5 ETH (submit) and wraps 0.1 stETH")
+    liquity = parts["liquity"]
+    node.send(liquity.borrower_operations, "withdrawLUSD(uint256,uint256,address,address)",
+              liquity_world.MAX_BORROWING_FEE, 500 * liquity_world.ETHER, liquity_world.ZERO, liquity_world.ZERO,
+              sender=borrower)  # fmt: skip
+    node.send(liquity.stability_pool, "withdrawFromSP(uint256)", 100 * liquity_world.ETHER, sender=wallets["depositor"])
+    done.append(
+        "Liquity: the borrower draws 500 LUSD more from its trove; the depositor takes 100 LUSD out of the "
+        "Stability Pool, with its ether and LQTY gains"
+    )
     venus = parts["venus"]
     usdt = venus.markets["USDT"]
     node.send(usdt.underlying, "faucet(uint256)", 100 * venus_world.ETHER, sender=borrower)

@@ -844,6 +844,26 @@ CELLS: dict[str, dict[str, Cell]] = {
             "Addresses",
         ),
     ),
+    "liquity": row(
+        positions=Done(
+            "tests/test_liquity.py::test_a_trove_is_the_trove_managers_own_at_the_block",
+            "tests/test_liquity.py::test_a_deposit_and_its_gains_are_the_stability_pools_own",
+            "tests/test_liquity.py::test_an_account_is_read_in_one_round",
+        ),
+        poolDetails=Done("tests/test_liquity.py::test_the_system_as_a_pool"),
+        flows=Done(
+            "tests/test_history_liquity.py::test_the_events_new_figures_are_the_flows_and_earnings_add_up",
+            "tests/test_history_liquity.py::test_a_redemption_and_a_liquidation_take_out_what_they_took",
+        ),
+        risk=Done("tests/test_liquity.py::test_the_liquidation_price_is_where_the_trove_manager_would_liquidate"),
+        rewards=Done("tests/test_liquity.py::test_a_stake_and_its_fee_gains_are_lqty_stakings_own"),
+        accounts=Done(TOKEN_IN_ACCOUNT),
+        pastBlocks=Done(HISTORY),
+        latency=Done("bench/latency.py::liquity (depositor: a trove and a Stability Pool deposit with its gains)"),
+        docs=page(
+            "liquity", "Formulas (every read at `blockNumber`)", "Flows and earnings (`positionsHistory`)", "Addresses"
+        ),
+    ),
 }
 """Every protocol's cells, by feature key."""
 

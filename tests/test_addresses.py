@@ -13,6 +13,7 @@ import addresses
 import protocols
 import server
 from adapters import vault_style
+from adapters.liquity import section as liquity_section
 from adapters.morpho.section import MORPHO
 from adapters.prices import native_feed, token_feeds
 from adapters.vault_style.section import section
@@ -622,3 +623,13 @@ def test_compound_v2_is_compound_js_address_book():
     data = json.loads(addresses.BUILT_IN.read_text())
     listed = {chain: value["compoundV2"] for chain, value in data.items() if "compoundV2" in value}
     assert listed == {"1": {"comptroller": done.stdout.strip(), "blocksPerYear": 2_628_000, "startBlock": 7_710_671}}
+
+
+def test_liquity_is_lib_ethers_mainnet_deployment():
+    """Liquity v1's contracts on Ethereum, and its startBlock, are `@liquity/lib-ethers` 3.4.0's
+    deployments/default/mainnet.json (tools/packs); no other chain lists Liquity v1."""
+    published = json.loads(pack("@liquity/lib-ethers")["deployments/default/mainnet.json"])
+    data = json.loads(addresses.BUILT_IN.read_text())
+    listed = {chain: value["liquity"] for chain, value in data.items() if "liquity" in value}
+    expected = {name: published["addresses"][name] for name in liquity_section.NAMES}
+    assert (published["chainId"], listed) == (1, {"1": {**expected, "startBlock": published["startBlock"]}})

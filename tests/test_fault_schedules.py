@@ -393,7 +393,22 @@ def _convexed(built: all_worlds.AllWorlds, proxy: str) -> str:
     return str(convex.rewards[1]).lower()
 
 
-DEPOSITED = {"eigenlayer": _restaked, "fluid": _lent, "aura": _boosted, "convex": _convexed}
+def _staked_lqty(built: all_worlds.AllWorlds, proxy: str) -> str:
+    """The proxy stakes LQTY in Liquity's LQTYStaking itself (its position's id the staking
+    contract): no Liquity position moves by a transfer."""
+    liquity, amount = built.parts["liquity"], 10 * 10**18
+    built.node.send(liquity.lqty, "mint(address,uint256)", proxy, amount)
+    _as_proxy(built, proxy, [(liquity.lqty_staking, "stake(uint256)", (amount,))])
+    return str(liquity.lqty_staking)
+
+
+DEPOSITED = {
+    "eigenlayer": _restaked,
+    "fluid": _lent,
+    "aura": _boosted,
+    "convex": _convexed,
+    "liquity": _staked_lqty,
+}
 
 """The protocols in which the controller's DSProxy gets a position of its own, not sent by the
 saver (a position no transfer moves), by protocol -> what makes it, returning the position's id."""

@@ -43,6 +43,7 @@ from tests.null_figures import failed
 from tests.pancakeswap_world import MASTERCHEF, published
 from tests.rpc_proxy import RpcProxy
 from tests.test_compound_v2 import compound_js_abis
+from tests.test_liquity import lib_ethers_abi
 from tests.test_past_blocks import Service
 from tests.venus_world import artifact as venus_artifact
 
@@ -154,6 +155,11 @@ PUBLISHED = {
     "IPoolVToken": ("venus-pools:VTokenImpl",),
     "IRewardsDistributor": ("venus-pools:RewardsDistributorImpl",),
     "ICompoundV2Comptroller": ("compound-js:Comptroller",),
+    "ILiquityTroveManager": ("liquity:TroveManager",),
+    "ILiquityStabilityPool": ("liquity:StabilityPool",),
+    "ILiquityStaking": ("liquity:LQTYStaking",),
+    "ILiquitySurplus": ("liquity:CollSurplusPool",),
+    "ILiquityPriceFeed": ("liquity:PriceFeed",),
     "IVenusOracle": ("venus:PriceOracle", "venus-oracle:ResilientOracle"),
     "IVAIController": ("venus:VAIController",),
     "IComet": ("compound:Comet",),
@@ -367,6 +373,8 @@ def published_abis() -> dict[str, Signatures]:
         found[f"venus:{name}"] = function_signatures(venus_artifact(name)["abi"])
     found["venus:VAIController"] = function_signatures(venus_artifact("VAIController")["abi"])
     found["compound-js:Comptroller"] = function_signatures(compound_js_abis()["Comptroller"])
+    for name in ("TroveManager", "StabilityPool", "LQTYStaking", "CollSurplusPool", "PriceFeed"):
+        found[f"liquity:{name}"] = function_signatures(lib_ethers_abi(name))
     pools = pack("@venusprotocol/isolated-pools")
     for name in ("PoolRegistry_Implementation", "ComptrollerImpl", "VTokenImpl", "RewardsDistributorImpl"):
         found[f"venus-pools:{name}"] = function_signatures(

@@ -416,13 +416,13 @@ async def test_a_future_block_or_one_before_the_protocol_is_a_validation_error(h
 
 
 async def test_every_member_answers_the_shared_header_through_its_interface(history):
-    """`... on WalletEntry` selects every member's header (all 29 protocols), and answers the very
+    """`... on WalletEntry` selects every member's header (all 30 protocols), and answers the very
     bytes that the same fields under `... on <Member>` do: a client written before the interface
     keeps its answers, and one that knows no member renders every entry's header."""
     worlds, folder, key, _ = history
     header = select_all(SCHEMA.type_map["WalletEntry"])
     members = SCHEMA.type_map["WalletPositions"].types
-    assert len(members) == 29 and all(SCHEMA.type_map["WalletEntry"] in member.interfaces for member in members)
+    assert len(members) == 30 and all(SCHEMA.type_map["WalletEntry"] in member.interfaces for member in members)
     query = "query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) { data %s errors { protocol } } }"
     generic = query % f"{{ ... on WalletEntry {header} }}"
     chain, wallet = worlds.node.chain_id, worlds.wallets["saver"]

@@ -55,6 +55,7 @@ EVERY_OTHER = [
     *(("ethena", "saver"), ("sky", "saver"), ("erc4626", "saver"), ("etherfi", "saver"), ("rocketpool", "saver")),
     *(("renzo", "saver"), ("kelp", "saver"), ("balancer", "saver"), ("aura", "saver"), ("curve", "saver")),
     *(("convex", "saver"), ("pancakeswap", "saver"), ("venus", "borrower"), ("compound-v2", "borrower")),
+    ("liquity", "borrower"),
 ]
 """With tests/test_past_blocks.py's INPUTS, a demo wallet holding something of every protocol."""
 

@@ -565,7 +565,7 @@ def test_a_file_of_the_first_version_keeps_its_watches_and_events(tmp_path):
 def test_a_watch_naming_no_protocol_reads_those_with_borrows():
     """Those whose positions carry a `BorrowRisk`: the lending protocols, not the staking ones."""
     registry = protocols.registry(protocols.load_addresses())
-    expected = ["aave", "compound", "compound-v2", "euler", "fluid", "maker", "morpho", "spark", "venus"]
+    expected = ["aave", "compound", "compound-v2", "euler", "fluid", "liquity", "maker", "morpho", "spark", "venus"]
     assert borrowing(registry)(1) == expected
     assert "lido" in registry and all(
         p.borrows == (p.name in borrowing(registry)(1)) for p in registry.values() if 1 in p.chains

@@ -48,7 +48,7 @@ LENS_PARTS = 8
 """Pools and gauges per BalancerLens call: a held gauge's records take up to about 2 KB of the tape."""
 LENS = Lens(
     "BalancerLens",
-    ("address", "address", "address[]", "bytes32[]", "address[]", "address[]", "address", "address", "address[]"),
+    ("address", "address", "address[]", "bytes32[]", "address[]", "address[][2]", "address", "address", "address[]"),
 )
 
 
@@ -115,7 +115,9 @@ def _prefetch(
     v3_pools = sorted(key for key in held if key in catalog.v3_pools)
     gauges = sorted(key for key in held if key in catalog.gauges and not catalog.pool(key))
     ids = [bytes.fromhex(catalog.pools[pool][2:]) for pool in pools]
-    feeds = [feed.feed for feed in token_feeds(chain).values()]
+    priced = token_feeds(chain)
+    keys = [NONE if token == balancer.bal else token for token in priced]  # BAL, minted by gauges: always
+    feeds = [feed.feed for feed in priced.values()]
     sequencer = chain.sequencer_uptime_feed or NONE
     vault = balancer.v2_vault.address
     v3_vault = balancer.v3_vault.address if balancer.v3_vault else NONE
@@ -126,7 +128,7 @@ def _prefetch(
             pools[i : i + LENS_PARTS],
             ids[i : i + LENS_PARTS],
             gauges[i : i + LENS_PARTS],
-            feeds if i == 0 else [],
+            [keys, feeds] if i == 0 else [[], []],
             sequencer,
             v3_vault,
             v3_pools[i : i + LENS_PARTS],
