@@ -159,7 +159,11 @@ def used_prices(prices: Mapping[tuple[str, str], UsdPrice], answer: Mapping[str,
 
 
 def states_usd(value: Any) -> bool:
-    """Whether an answer states a USD figure: a field named ...Usd with a value, at any depth."""
+    """Whether an answer states a USD figure: a field named ...Usd, or a leg's `usd`, with a value,
+    at any depth (a position whose USD figures are its legs' alone, as Liquity's, states them)."""
     if isinstance(value, Mapping):
-        return any((name.endswith("Usd") and item is not None) or states_usd(item) for name, item in value.items())
+        return any(
+            ((name.endswith("Usd") or name == "usd") and item is not None) or states_usd(item)
+            for name, item in value.items()
+        )
     return isinstance(value, list) and any(states_usd(item) for item in value)
