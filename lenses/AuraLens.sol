@@ -63,7 +63,8 @@ interface IAuraL2Coordinator {
 /// `baseToken()` and token facts, and what AURA a claim pays: on Ethereum (no `coordinator`) the
 /// Booster's `getRewardMultipliers(rewardPool)` and the AURA token's operator, supply and mint
 /// constants; on a sidechain the L2Coordinator's `mintRate()`, `accBalRewards()` and its AuraOFT
-/// balance. Then the USD feeds.
+/// balance. Then the USD feeds of the tokens read (`pricing`: the chain's tokens with a feed and
+/// their feeds).
 contract AuraLens is BalancerPools {
     /// @param aura The Booster, the AURA token (an AuraOFT on a sidechain), the sidechain's
     /// L2Coordinator (none on Ethereum), Balancer's Vault and its v3 Vault (none where the chain has none).
@@ -72,16 +73,14 @@ contract AuraLens is BalancerPools {
         address[5] memory aura,
         uint256[] memory pids,
         address[] memory rewardPools,
-        address[] memory feeds,
+        address[][2] memory pricing,
         address sequencer
     ) {
         Tape memory tape = _tape();
         _call(tape, aura[0], abi.encodeCall(IAuraBooster.poolLength, ()));
         if (_deposits(tape, aura, pids, rewardPools, wallet)) {
             _auraToken(tape, aura[1], aura[2]);
-            for (uint256 i = 0; i < feeds.length; i++) {
-                _feed(tape, feeds[i]);
-            }
+            _feedsOfRead(tape, pricing[0], pricing[1]);
             if (sequencer != address(0)) _call(tape, sequencer, abi.encodeCall(IAggregator.latestRoundData, ()));
         }
         _finish(tape);

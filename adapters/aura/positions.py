@@ -61,7 +61,7 @@ from errors import ProtocolError
 
 LENS_POOLS = 96
 """Reward pools per AuraLens call: each costs a 72-byte record, a held one about 2 KB more."""
-LENS = Lens("AuraLens", ("address", "address[5]", "uint256[]", "address[]", "address[]", "address"))
+LENS = Lens("AuraLens", ("address", "address[5]", "uint256[]", "address[]", "address[][2]", "address"))
 _SEEN: dict[tuple[int, str], list[str]] = {}
 """The reward pools (by pid) each Booster listed when last asked, by chain and Booster: which the lens reads
 (only a hint: every figure comes from the reads the adapter makes)."""
@@ -128,7 +128,8 @@ def _prefetch(
     wallet: str,
 ) -> None:
     pools = _SEEN.get((chain.chain_id, booster), [])
-    feeds = [feed.feed for feed in token_feeds(chain).values()]
+    priced = token_feeds(chain)
+    feeds = [feed.feed for feed in priced.values()]
     sequencer = chain.sequencer_uptime_feed or NONE
     coordinator = aura.l2_coordinator or NONE
     vault, v3_vault = balancer.v2_vault.address, balancer.v3_vault.address if balancer.v3_vault else NONE
@@ -138,7 +139,7 @@ def _prefetch(
             [booster, aura.aura, coordinator, vault, v3_vault],
             list(range(i, min(i + LENS_POOLS, len(pools)))),
             pools[i : i + LENS_POOLS],
-            feeds if i == 0 else [],
+            [list(priced), feeds],
             sequencer,
         )
         for i in range(0, max(len(pools), 1), LENS_POOLS)

@@ -128,7 +128,7 @@ def _prefetch(
             pools[i : i + LENS_PARTS],
             ids[i : i + LENS_PARTS],
             gauges[i : i + LENS_PARTS],
-            [keys, feeds] if i == 0 else [[], []],
+            [keys, feeds],
             sequencer,
             v3_vault,
             v3_pools[i : i + LENS_PARTS],
