@@ -148,6 +148,11 @@ def test_the_vault_style_protocols_are_data_on_their_chains():
             "compoundV2 blocksPerYear: must be the chain's blocks a year, a positive integer",
         ),
         ('{"5": {"venus": {"poolRegistry": "0x12"}}}', "venus poolRegistry: '0x12' is not an address"),
+        ('{"5": {"liquity": {"troveManager": "0x12"}}}', "liquity troveManager: '0x12' is not an address"),
+        (
+            '{"5": {"liquity": {"troveManager": "0x%s"}}}' % ("12" * 20),
+            "liquity borrowerOperations: 'None' is not an address",
+        ),
         ('{"5": {"venus": []}}', "venus: must be an object"),
         ('{"5": {"morhpo": {}}}', r"chain 5: no section has the key 'morhpo' \(the keys: \[.*'morpho'"),
         ('{"5": {"accounts": {"proxyRegistries": "0x12"}}}', "accounts proxyRegistries: must be a list"),

@@ -15,7 +15,7 @@ import pytest
 from adapters.liquity import contracts
 from tests import liquity_world as L
 from tests.conftest import proxied_api, query_pools, query_positions, world_fixture
-from tests.evm import CONTRACTS, compile_contracts, function_signatures, selector
+from tests.evm import CONTRACTS, calldata, compile_contracts, function_signatures, selector
 from tests.node_oracles import pack
 
 QUERY = """query($inputs: [PositionInput!]!) { walletPositions(inputs: $inputs) {
@@ -88,7 +88,8 @@ async def test_the_liquidation_price_is_where_the_trove_manager_would_liquidate(
     """For every trove of the world: at its answered liquidation price x (1 + 1e-6) the
     TroveManager's views leave it safe, at x (1 - 1e-6) it is liquidatable (below MCR, or in
     recovery mode below the system's ratio: the riskier trove's price is where recovery mode
-    begins). The health factor is the ratio over that price's threshold."""
+    begins); for the troves priced by MCR, `liquidate` itself fails above and succeeds below.
+    The health factor is the ratio over that price's threshold."""
     seen = set()
     for role in ("borrower", "depositor", *world.trove_roles):
         wallet = world.wallets[role]
@@ -100,8 +101,35 @@ async def test_the_liquidation_price_is_where_the_trove_manager_would_liquidate(
             assert liquidatable(world, wallet, price) is expected, (role, factor)
         threshold = trove["risk"]["liquidationLoanToValue"]
         assert trove["risk"]["healthFactor"] == pytest.approx(trove["collateralRatio"] * threshold, rel=1e-12)
-        seen.add(threshold == pytest.approx(1 / 1.1, rel=1e-15))
+        by_mcr = threshold == pytest.approx(1 / 1.1, rel=1e-15)
+        seen.add(by_mcr)
+        if by_mcr:  # the stand-in liquidates below MCR only: its entry point confirms these
+            for factor, expected in ((1 + 1e-6, False), (1 - 1e-6, True)):
+                assert liquidated(world, wallet, Fraction(found["priceUsd"]) * Fraction(factor)) is expected, role
     assert seen == {True, False}, "a trove by MCR and one by recovery mode"
+
+
+def liquidated(world: L.LiquityWorld, wallet: str, usd: Fraction) -> bool:
+    """Whether `liquidate(wallet)` succeeds, run by an eth_call, once the PriceFeed's aggregator
+    says `usd` per ether (in a snapshot, undone)."""
+    node = world.node
+    snapshot = node.rpc("evm_snapshot")
+    try:
+        node.send(
+            world.price_feed, "setPrice(uint256)", round(usd * 10**L.FEED_DECIMALS) * 10 ** (18 - L.FEED_DECIMALS)
+        )
+        call = {
+            "from": node.accounts[0],
+            "to": world.trove_manager,
+            "data": "0x" + calldata("liquidate(address)", wallet).hex(),
+        }
+        try:
+            node.rpc("eth_call", call, "latest")
+        except RuntimeError:
+            return False
+        return True
+    finally:
+        node.rpc("evm_revert", snapshot)
 
 
 async def test_a_deposit_and_its_gains_are_the_stability_pools_own(world_client, world):

@@ -147,9 +147,12 @@ async def fetch(ctx: FetchContext[LiquityAddresses], wallet: str) -> dict[str, A
     )
     if not (trove or deposit or stake):
         return {"troves": [], "stabilityDeposits": [], "stakes": []}
-    prices = await _prices(ctx, liquity, warnings, bool(deposit or stake))
+    prices, system = await asyncio.gather(  # one round: neither needs the other
+        _prices(ctx, liquity, warnings, bool(deposit or stake)),
+        _system(reader, liquity, trove.debt, warnings) if trove else known(None),
+    )
     return {
-        "troves": [await _trove_position(reader, liquity, trove, prices, warnings)] if trove else [],
+        "troves": [_trove_position(liquity, trove, prices, system, warnings)] if trove and system else [],
         "stabilityDeposits": [_deposit(liquity.stability_pool, deposit, prices)] if deposit else [],
         "stakes": [_stake(liquity.lqty_staking, stake, prices)] if stake else [],
     }
@@ -202,20 +205,36 @@ async def _prices(
     return Quoted(eth, erc20.native_info(reader.chain_id), lusd_token, lqty_token, lqty_usd, feed, tm)
 
 
-async def _trove_position(
-    reader: ChainReader, liquity: LiquityAddresses, trove: Trove, prices: Quoted, warnings: Warnings
-) -> dict[str, Any]:
-    tm, label, debt, coll = liquity.trove_manager, "Liquity TroveManager", trove.debt, trove.coll
+@dataclass(frozen=True)
+class System:
+    """The TroveManager's figures a trove's risk is computed from, and its oracle's last update."""
+
+    mcr: int
+    ccr: int
+    coll: int
+    debt: int
+    borrowing_rate: int
+    updated: int | None
+    now: int
+
+
+async def _system(reader: ChainReader, liquity: LiquityAddresses, debt: int, warnings: Warnings) -> System:
+    tm, feed, label = liquity.trove_manager, liquity.price_feed, "Liquity TroveManager"
     views = (MCR, CCR, SYSTEM_COLL, SYSTEM_DEBT, BORROWING_RATE)
     figures, updated, now = await asyncio.gather(
         asyncio.gather(*(first(reader.call(tm, view, label=label)) for view in views)),
-        warnings.optional(updated_at(reader, liquity.price_feed), liquity.price_feed, "the oracle's updatedAt is")
-        if debt
-        else known(None),
+        warnings.optional(updated_at(reader, feed), feed, "the oracle's updatedAt is") if debt else known(None),
         reader.block_timestamp(),
     )
     mcr, ccr, system_coll, system_debt, rate = figures
-    price = prices.eth
+    return System(mcr, ccr, system_coll, system_debt, rate, updated, now)
+
+
+def _trove_position(
+    liquity: LiquityAddresses, trove: Trove, prices: Quoted, system: System, warnings: Warnings
+) -> dict[str, Any]:
+    tm, debt, coll, price = liquity.trove_manager, trove.debt, trove.coll, prices.eth
+    mcr, ccr, system_coll, system_debt = system.mcr, system.ccr, system.coll, system.debt
     ratio = None if price is None or not debt else Fraction(coll * price // debt, WAD)
     recovery = None if price is None or not system_debt else system_coll * price // system_debt < ccr
     risk = None
@@ -225,7 +244,7 @@ async def _trove_position(
             threshold = max(threshold, Fraction(ccr, WAD) * Fraction(system_debt * coll, system_coll * debt))
         held = Collateral(prices.eth_token, Fraction(coll, WAD), Fraction(price, WAD), 1 / threshold)
         risk = borrow_risk(Fraction(debt, WAD), [held], Unit(Fraction(1), Fraction(1)), warnings, tm)
-        risk["oracle"] = oracle_info(liquity.price_feed, updated, now)
+        risk["oracle"] = oracle_info(liquity.price_feed, system.updated, system.now)
     eth, feed = prices.eth_token, prices.price_feed
     legs = [
         leg(COLLATERAL, f"{tm}:collateral", eth, coll, prices.eth_usd(coll), feed),
@@ -241,7 +260,7 @@ async def _trove_position(
         "debt": str(debt),
         "collateralRatio": None if ratio is None else float(ratio),
         "collateralSurplus": str(trove.surplus),
-        "borrowingRate": float(Fraction(rate, WAD)),
+        "borrowingRate": float(Fraction(system.borrowing_rate, WAD)),
         "recoveryMode": recovery,
     }
 
@@ -272,14 +291,7 @@ def _stake(staking: str, amounts: tuple[int, ...], prices: Quoted) -> dict[str, 
     legs = [
         leg(STAKED, f"{staking}:stake", prices.lqty, stake, prices.lqty_value(stake), feed_of(prices.lqty_usd)),
         leg(REWARD, f"{staking}:eth-gain", prices.eth_token, eth_gain, prices.eth_usd(eth_gain), prices.price_feed),
-        leg(
-            REWARD,
-            f"{staking}:lusd-gain",
-            prices.lusd,
-            lusd_gain,
-            float(Fraction(lusd_gain, WAD)),
-            prices.trove_manager,
-        ),
+        leg(REWARD, f"{staking}:lusd-gain", prices.lusd, lusd_gain, lusd_usd(lusd_gain), prices.trove_manager),
     ]
     return {
         **position("LiquityStake", staking, STAKING, "LQTY staking", legs, apy=None),

@@ -19,7 +19,8 @@ import "TestPriceFeed.sol";
 //   (`sortedTroves()` is the zero address and the hints are ignored);
 // - the TroveManager is also the ActivePool, DefaultPool and GasPool: it holds the troves'
 //   ether and both pools' debts, and the gas compensation LUSD is minted to it;
-// - liquidation in normal mode only, one trove a call; front ends are not supported (tag zero,
+// - liquidation below MCR only (in recovery mode, of a trove at 100 % or more: the offset and
+//   redistribution of normal mode, as Liquity's), one trove a call; front ends are not supported (tag zero,
 //   kickback 100 %); no bootstrap period before redemptions; no owner;
 // - the PriceFeed takes its Chainlink aggregator's answer (no Tellor fallback);
 // - CommunityIssuance issues LQTY linearly, ISSUANCE_PER_SECOND from its deployment, out of
@@ -217,6 +218,7 @@ contract TestTroveManager {
 
     uint8 internal constant APPLY_PENDING_REWARDS = 0;
     uint8 internal constant LIQUIDATE_IN_NORMAL_MODE = 1;
+    uint8 internal constant LIQUIDATE_IN_RECOVERY_MODE = 2;
     uint8 internal constant REDEEM_COLLATERAL = 3;
 
     struct Trove {
@@ -433,8 +435,11 @@ contract TestTroveManager {
     function liquidate(address _borrower) external {
         require(Troves[_borrower].status == Status.active, "TroveManager: Trove does not exist or is closed");
         uint256 price = priceFeed.fetchPrice();
-        require(!checkRecoveryMode(price), "TestTroveManager: liquidations in recovery mode are not supported");
-        require(getCurrentICR(_borrower, price) < MCR, "TroveManager: nothing to liquidate");
+        uint256 icr = getCurrentICR(_borrower, price);
+        require(icr < MCR, "TroveManager: nothing to liquidate");
+        bool recovery = checkRecoveryMode(price);
+        require(!recovery || icr >= _100pct, "TestTroveManager: recovery mode below 100 % is not supported");
+        uint8 operation = recovery ? LIQUIDATE_IN_RECOVERY_MODE : LIQUIDATE_IN_NORMAL_MODE;
         uint256 inPool = stabilityPool.getTotalLUSDDeposits();
         (uint256 debt, uint256 coll, uint256 pendingDebt, uint256 pendingColl) = getEntireDebtAndColl(_borrower);
         _movePendingTroveRewardsToActivePool(pendingDebt, pendingColl);
@@ -444,8 +449,8 @@ contract TestTroveManager {
         uint256 debtToOffset = TestLiquityMath.min(debt, inPool);
         uint256 collToSendToSP = debtToOffset == 0 ? 0 : collToLiquidate * debtToOffset / debt;
         _closeTrove(_borrower, Status.closedByLiquidation);
-        emit TroveLiquidated(_borrower, debt, coll, LIQUIDATE_IN_NORMAL_MODE);
-        emit TroveUpdated(_borrower, 0, 0, 0, LIQUIDATE_IN_NORMAL_MODE);
+        emit TroveLiquidated(_borrower, debt, coll, operation);
+        emit TroveUpdated(_borrower, 0, 0, 0, operation);
         stabilityPool.offset(debtToOffset, collToSendToSP);
         _redistributeDebtAndColl(debt - debtToOffset, collToLiquidate - collToSendToSP);
         _updateSystemSnapshotsExcludeCollRemainder(collGasCompensation);
